@@ -1,0 +1,41 @@
+# Developer entry points. `make help` lists them.
+VENV ?= .venv
+PYTHON ?= python3
+GSVENDOR := $(VENV)/bin/gsvendor
+TAG ?= v0.20.0
+SOURCE ?= ../shared/upstream/kserve-$(TAG).tar.gz
+
+.DEFAULT_GOAL := help
+.PHONY: help venv tools sync verify diff test lint bench
+
+help: ## List the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[test]'
+	touch $@
+
+venv: $(VENV)/.installed ## Create .venv with gsvendor and the test tools.
+
+tools: ## Install the pinned helm into .tools/bin (unless present).
+	hack/install-helm.sh
+
+sync: venv ## Vendor $(TAG) from $(SOURCE) into helm/ (offline with the default SOURCE).
+	$(GSVENDOR) sync $(TAG) --source $(SOURCE)
+
+verify: venv ## Prove helm/ is upstream plus the declared overlays.
+	$(GSVENDOR) verify
+
+diff: venv ## Show the delta from upstream per file.
+	$(GSVENDOR) diff
+
+lint: venv ## ruff on the code and tests.
+	$(VENV)/bin/ruff check gsvendor tests benchmarks
+
+test: venv tools lint ## Lint and run the test suite (needs ../shared/upstream).
+	$(VENV)/bin/pytest -q
+
+bench: venv tools ## Print the benchmark figures.
+	$(VENV)/bin/python benchmarks/bench_sync.py

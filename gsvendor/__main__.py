@@ -1,0 +1,5 @@
+"""Allow ``python -m gsvendor``."""
+
+from gsvendor.cli import main
+
+main()

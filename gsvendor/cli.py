@@ -1,0 +1,263 @@
+"""The command line: parse arguments, call the workflows, map typed errors to exit codes.
+
+Exit codes: 0 ok, 1 a check failed, 2 usage or input error. Every user mistake is one line on
+stderr (``error: …``), never a traceback. Heavy modules are imported inside commands so
+``gsvendor --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+app = typer.Typer(
+    name="gsvendor",
+    help=(
+        "Vendor upstream KServe Helm charts with declared Giant Swarm overlays, and check them.\n\n"
+        "Reads gsvendor.yaml (upstream repository, charts, output folder, overlays folder) from the "
+        "current folder unless --config names another."
+    ),
+    epilog=(
+        "Examples:\n\n"
+        "  gsvendor sync v0.20.0 --source ../shared/upstream/kserve-v0.20.0.tar.gz\n\n"
+        "  gsvendor verify\n\n"
+        "  gsvendor diff kserve-resources"
+    ),
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Globals:
+    """Options shared by every command."""
+
+    config: Path
+    cache_dir: Path | None
+    quiet: bool
+
+
+def _cache_dir(value: Path | None) -> Path | None:
+    if value is not None:
+        return value
+    if os.environ.get("GSVENDOR_CACHE_DIR"):
+        return Path(os.environ["GSVENDOR_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gsvendor"
+
+
+@app.callback()
+def _globals(
+    ctx: typer.Context,
+    config: Annotated[Path, typer.Option("--config", "-c", help="Configuration file.", show_default=True)] = Path(
+        "gsvendor.yaml"
+    ),
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(help="Download cache [default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor]."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+) -> None:
+    ctx.obj = Globals(config=config, cache_dir=_cache_dir(cache_dir), quiet=quiet)
+
+
+def _stderr() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def _stdout() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False)
+
+
+def handles_errors(function: F) -> F:
+    """Turn :class:`~gsvendor.errors.GsvendorError` into ``error: …`` on stderr and its exit code."""
+
+    @wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from gsvendor.errors import GsvendorError
+
+        try:
+            return function(*args, **kwargs)
+        except GsvendorError as exc:
+            console = _stderr()
+            for line in str(exc).splitlines() or [type(exc).__name__]:
+                console.print(f"[red]error:[/] {line}", markup=True, soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            _stderr().print("interrupted")
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _load(ctx: typer.Context) -> Any:
+    from gsvendor.config import load_config
+
+    return load_config(ctx.obj.config)
+
+
+def _fetch_options(ctx: typer.Context, timeout: float = 30.0, retries: int = 3) -> Any:
+    from gsvendor.upstream import FetchOptions
+
+    return FetchOptions(
+        cache_dir=ctx.obj.cache_dir,
+        timeout=timeout,
+        retries=retries,
+        progress=not ctx.obj.quiet and sys.stderr.isatty(),
+    )
+
+
+def _status(ctx: typer.Context, message: str) -> Any:
+    """A spinner on stderr for long work (a no-op when quiet or not a terminal)."""
+    import contextlib
+
+    if ctx.obj.quiet or not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    return _stderr().status(message)
+
+
+SourceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--source",
+        "-s",
+        help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
+        "[default: the GitHub archive of TAG].",
+    ),
+]
+
+
+@app.command()
+@handles_errors
+def sync(
+    ctx: typer.Context,
+    tag: Annotated[str, typer.Argument(help="Upstream tag, e.g. v0.20.0.")],
+    source: SourceOption = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the plan; write nothing.")] = False,
+    force: Annotated[bool, typer.Option(help="Replace hand edits, keeping a backup of them.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every file change.")] = False,
+    timeout: Annotated[float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1)] = 30.0,
+    retries: Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10)] = 3,
+) -> None:
+    """Vendor the charts of upstream TAG into the output folder, with the overlays applied.
+
+    The new tree is built aside and swapped in only when everything succeeded; a lock file
+    records the source and the sha256 of every upstream and result file. Hand edits that the
+    lock and the overlays do not explain stop the sync (exit 1) unless --force.
+
+    [bold]Examples[/]
+
+      gsvendor sync v0.20.0 --source ../shared/upstream/kserve-v0.20.0.tar.gz
+
+      gsvendor sync v0.20.0 --source https://github.com/kserve/kserve.git --dry-run
+    """
+    from gsvendor import report
+    from gsvendor import sync as workflow
+
+    config = _load(ctx)
+    with _status(ctx, f"syncing {tag}"):
+        result = workflow.sync(config, tag, source, _fetch_options(ctx, timeout, retries), dry_run=dry_run, force=force)
+    if json_output:
+        report.print_json(_stdout(), report.sync_summary(result))
+    else:
+        report.print_sync(_stdout(), result, verbose=verbose)
+
+
+@app.command()
+@handles_errors
+def verify(
+    ctx: typer.Context,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Prove the output is upstream plus the declared overlays: rebuild from the lock and compare.
+
+    Exit 0 when every file is identical; exit 1 with a unified diff (expected → actual) of
+    every undeclared change.
+
+    [bold]Example[/]
+
+      gsvendor verify
+    """
+    from gsvendor import report
+    from gsvendor import sync as workflow
+
+    config = _load(ctx)
+    with _status(ctx, "rebuilding from the lock"):
+        lock, diffs = workflow.verify(config, _fetch_options(ctx))
+    out = _stdout()
+    if json_output:
+        report.print_json(
+            out,
+            {
+                "tag": lock.tag,
+                "ok": not diffs,
+                "differences": [{"path": d.path, "status": d.status, "diff": d.text} for d in diffs],
+            },
+        )
+    else:
+        report.print_diffs(out, diffs)
+    if diffs:
+        listed = ", ".join(d.path for d in diffs[:10]) + (" …" if len(diffs) > 10 else "")
+        _stderr().print(f"[red]verify failed[/]: {len(diffs)} file(s) differ from {lock.tag} + overlays: {listed}")
+        raise typer.Exit(1)
+    if not json_output:
+        out.print(f"[green]ok[/]: output is upstream {lock.tag} plus the declared overlays")
+
+
+@app.command()
+@handles_errors
+def diff(
+    ctx: typer.Context,
+    chart: Annotated[str | None, typer.Argument(help="Only this chart.")] = None,
+    stat: Annotated[bool, typer.Option("--stat", help="A table of files and line counts instead of diffs.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the diffs as JSON.")] = False,
+) -> None:
+    """Show the delta from upstream to the vendored charts, per file, as unified diffs.
+
+    What a reviewer of a version bump reads: every overlay and Giant Swarm-only file.
+
+    [bold]Examples[/]
+
+      gsvendor diff
+
+      gsvendor diff kserve-resources --stat
+    """
+    from gsvendor import report
+    from gsvendor import sync as workflow
+
+    config = _load(ctx)
+    lock, diffs = workflow.diff(config, _fetch_options(ctx), chart)
+    out = _stdout()
+    if json_output:
+        report.print_json(
+            out, {"tag": lock.tag, "files": [{"path": d.path, "status": d.status, "diff": d.text} for d in diffs]}
+        )
+    elif stat:
+        report.print_diff_stat(out, diffs)
+    else:
+        report.print_diffs(out, diffs)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""Typed errors, each carrying the exit code the CLI maps it to.
+
+Exit codes follow the project convention: 0 ok, 1 a check failed, 2 usage or input error.
+"""
+
+from __future__ import annotations
+
+
+class GsvendorError(Exception):
+    """Base class of every error gsvendor reports to a user as one line.
+
+    ``exit_code`` is the process exit code the CLI uses for it.
+    """
+
+    exit_code: int = 2
+
+
+class UsageError(GsvendorError):
+    """Bad arguments or options on the command line (exit 2)."""
+
+
+class ConfigError(GsvendorError):
+    """The configuration file is missing, not YAML, or breaks its schema (exit 2).
+
+    The message reads ``file[:line]: key: what is wrong``.
+    """
+
+
+class SourceError(GsvendorError):
+    """The upstream source cannot be read: unknown tag, HTTP error, corrupt or unsafe archive (exit 2)."""
+
+
+class OverlayDefinitionError(GsvendorError):
+    """An overlay file under overlays/ is malformed: not YAML, unknown operation, missing key (exit 2)."""
+
+
+class OverlayApplyError(GsvendorError):
+    """A declared overlay no longer applies to upstream: its anchor is gone or matched a wrong count (exit 1).
+
+    The message names chart, file, overlay, operation and what it expected to find.
+    """
+
+    exit_code = 1
+
+
+class LockError(GsvendorError):
+    """The lock file is missing or unreadable where a command needs it (exit 2)."""
+
+
+class HandEditError(GsvendorError):
+    """The output tree holds changes that neither the lock nor the overlays explain (exit 1)."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, paths: list[str]) -> None:
+        super().__init__(message)
+        self.paths = paths
+
+
+class ToolError(GsvendorError):
+    """An external tool (helm, git) is missing or failed in a way that is not the user's input (exit 2)."""
+
+
+class CheckFailed(GsvendorError):
+    """A check ran and found problems; the report was already printed (exit 1)."""
+
+    exit_code = 1

@@ -1,0 +1,180 @@
+"""Reporting: rich tables for people, JSON and JUnit XML for machines.
+
+Every function takes the console to print to, so nothing here holds global state.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from gsvendor.sync import FileDiff, SyncResult
+
+
+def print_json(console: Console, data: Any) -> None:
+    """Print ``data`` as indented JSON on ``console`` (no colour, no wrapping)."""
+    console.out(json.dumps(data, indent=2), highlight=False)
+
+
+def sync_summary(result: SyncResult) -> dict[str, Any]:
+    """The machine-readable form of a sync result."""
+    snapshot = result.build.snapshot
+    return {
+        "tag": snapshot.tag,
+        "source": {
+            "kind": snapshot.kind,
+            "location": snapshot.location,
+            "sha256": snapshot.sha256,
+            "commit": snapshot.commit,
+        },
+        "dryRun": result.dry_run,
+        "charts": [
+            {
+                "name": chart.spec.name,
+                "dest": chart.spec.dest,
+                "files": len(chart.files),
+                "overlays": chart.overlays,
+                "applied": [
+                    {"overlay": a.overlay, "operation": a.operation, "files": list(a.files)} for a in chart.applied
+                ],
+                "skipped": chart.skipped,
+                "normalized": chart.normalized,
+                "changes": [{"path": c.path, "status": c.status} for c in result.changes if c.dest == chart.spec.dest],
+            }
+            for chart in result.build.charts
+        ],
+        "lockChanged": result.lock_changed,
+        "backup": str(result.backup) if result.backup else None,
+        "replacedHandEdits": result.forced,
+    }
+
+
+def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> None:
+    """A table per chart: files added/changed/removed and overlays applied; then the outcome line."""
+    from rich.table import Table
+
+    snapshot = result.build.snapshot
+    title = f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag} from {snapshot.kind} {snapshot.location}"
+    table = Table(title=title, title_justify="left")
+    for column in ("chart", "files", "added", "changed", "removed", "overlays applied"):
+        table.add_column(column, justify="right" if column in ("files", "added", "changed", "removed") else "left")
+    for chart in result.build.charts:
+        counts = {s: 0 for s in ("added", "changed", "removed")}
+        for change in result.changes:
+            if change.dest == chart.spec.dest:
+                counts[change.status] += 1
+        table.add_row(
+            f"{chart.spec.name} → {chart.spec.dest}",
+            str(len(chart.files)),
+            str(counts["added"]),
+            str(counts["changed"]),
+            str(counts["removed"]),
+            ", ".join(chart.overlays) or "-",
+        )
+    console.print(table)
+    if result.dry_run or verbose:
+        for change in result.changes:
+            mark = {"added": "[green]+[/]", "changed": "[yellow]~[/]", "removed": "[red]-[/]"}[change.status]
+            console.print(f"  {mark} {change.dest}/{change.path}", highlight=False)
+        for chart in result.build.charts:
+            for skipped in chart.skipped:
+                console.print(f"  [dim]{chart.spec.name}: skipped {skipped}[/]", highlight=False)
+    if result.forced:
+        console.print(f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {result.backup}[/]")
+    if result.dry_run:
+        console.print(f"dry run: {len(result.changes)} file change(s) planned, nothing written")
+    elif result.changes or result.lock_changed:
+        console.print(f"[green]wrote {len(result.changes)} file change(s)[/] and the lock file")
+    else:
+        console.print("[green]up to date[/]: nothing changed")
+
+
+def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
+    """Unified diffs, coloured on a terminal, plain when piped."""
+    for item in diffs:
+        if not console.is_terminal:
+            console.out(item.text, end="", highlight=False)
+            continue
+        from rich.text import Text
+
+        for line in item.text.splitlines():
+            style = (
+                "bold"
+                if line.startswith(("---", "+++"))
+                else "green"
+                if line.startswith("+")
+                else "red"
+                if line.startswith("-")
+                else "cyan"
+                if line.startswith("@@")
+                else ""
+            )
+            console.print(Text(line, style=style))
+
+
+def print_diff_stat(console: Console, diffs: Sequence[FileDiff]) -> None:
+    """A table of changed files with lines added and removed."""
+    from rich.table import Table
+
+    table = Table()
+    for column in ("file", "status", "+", "-"):
+        table.add_column(column, justify="right" if column in "+-" else "left")
+    for item in diffs:
+        lines = item.text.splitlines()
+        plus = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+        minus = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+        table.add_row(item.path, item.status, str(plus), str(minus))
+    console.print(table)
+
+
+@dataclass
+class TestCase:
+    """One JUnit test case: ``name`` within ``classname``; ``failures`` are messages (empty: passed)."""
+
+    classname: str
+    name: str
+    failures: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    output: str = ""
+    seconds: float = 0.0
+
+
+def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
+    """Write JUnit XML (the schema CircleCI's ``store_test_results`` reads) for ``cases`` to ``path``."""
+    import xml.etree.ElementTree as ET
+
+    cases = list(cases)
+    root = ET.Element(
+        "testsuites",
+        name=suite,
+        tests=str(len(cases)),
+        failures=str(sum(bool(c.failures) for c in cases)),
+        errors=str(sum(bool(c.errors) for c in cases)),
+    )
+    element = ET.SubElement(
+        root,
+        "testsuite",
+        name=suite,
+        tests=str(len(cases)),
+        failures=str(sum(bool(c.failures) for c in cases)),
+        errors=str(sum(bool(c.errors) for c in cases)),
+    )
+    for case in cases:
+        node = ET.SubElement(element, "testcase", classname=case.classname, name=case.name, time=f"{case.seconds:.3f}")
+        if case.failures:
+            failure = ET.SubElement(node, "failure", message=case.failures[0][:200])
+            failure.text = "\n".join(case.failures)
+        if case.errors:
+            error = ET.SubElement(node, "error", message=case.errors[0][:200])
+            error.text = "\n".join(case.errors)
+        if case.output:
+            ET.SubElement(node, "system-out").text = case.output
+    ET.indent(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")

@@ -1,0 +1,176 @@
+"""The sync, verify and diff workflows: config + source → build → compare or write.
+
+Each function returns a result object and raises typed errors; printing is the CLI's job
+(:mod:`gsvendor.report`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gsvendor import lock as lockfile
+from gsvendor.config import Config
+from gsvendor.errors import HandEditError, LockError, UsageError
+from gsvendor.overlays import load_overlays
+from gsvendor.upstream import FetchOptions, UpstreamSnapshot, fetch_upstream
+from gsvendor.vendor import Build, build, wanted_for
+from gsvendor.writer import FileChange, hand_edits, plan_changes, read_tree, write_atomically
+
+
+@dataclass
+class SyncResult:
+    """What a sync did (or, with ``dry_run``, would do).
+
+    ``changes`` lists files added, changed or removed per destination; ``backup`` is the folder
+    holding replaced hand edits (``--force``); ``forced`` lists those hand-edited files.
+    """
+
+    build: Build
+    changes: list[FileChange]
+    lock_changed: bool
+    dry_run: bool
+    backup: Path | None = None
+    forced: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """A unified diff of one file between two versions; ``text`` is empty when they are equal."""
+
+    path: str
+    status: str
+    text: str
+
+
+def resolve_source(config: Config, tag: str, source: str | None) -> str:
+    """``source`` as given, else the configured archive URL of ``tag`` (GitHub's by default)."""
+    return source if source else config.archive_url_for(tag)
+
+
+def fetch(
+    config: Config, tag: str, source: str, options: FetchOptions, expected_sha256: str | None = None
+) -> UpstreamSnapshot:
+    """Read the files sync needs from ``source`` at ``tag``."""
+    return fetch_upstream(tag, source, wanted_for(config), options, expected_sha256=expected_sha256)
+
+
+def read_lock_if_any(config: Config) -> lockfile.Lock | None:
+    """The lock file when present; a malformed one is an error, a missing one is ``None``."""
+    return lockfile.read(config.lock_path) if config.lock_path.exists() else None
+
+
+def sync(
+    config: Config, tag: str, source: str | None, options: FetchOptions, *, dry_run: bool, force: bool
+) -> SyncResult:
+    """Vendor ``tag`` into the configured destinations with the overlays, atomically.
+
+    Raises :class:`HandEditError` (exit 1) naming hand-edited files unless ``force``;
+    :class:`~gsvendor.errors.SourceError`, :class:`~gsvendor.errors.OverlayApplyError` and
+    definition errors propagate with nothing written.
+    """
+    if not tag.strip() or any(c.isspace() for c in tag):
+        raise UsageError(f"{tag!r} is not an upstream tag")
+    overlays = load_overlays(config.overlays_dir)
+    previous = read_lock_if_any(config)
+    source = resolve_source(config, tag, source)
+    snapshot = fetch(config, tag, source, options)
+    result = build(config, snapshot, overlays)
+    desired = result.desired()
+    lock_bytes = lockfile.render(result, lockfile.source_location(snapshot.kind, source, config.root))
+    changes = plan_changes(config.root, desired)
+    old_lock = config.lock_path.read_bytes() if config.lock_path.is_file() else None
+    edits = hand_edits(config.root, desired, previous)
+    if edits and not force:
+        listed = ", ".join(edits[:10]) + (f" and {len(edits) - 10} more" if len(edits) > 10 else "")
+        raise HandEditError(
+            f"refusing to overwrite changes the lock and the overlays do not explain: {listed} "
+            "(declare them as an overlay, or re-run with --force to replace them and keep a backup)",
+            edits,
+        )
+    backup = None
+    if not dry_run and (changes or old_lock != lock_bytes):
+        backup = write_atomically(config.root, desired, config.lock_path, lock_bytes, backup=edits or None)
+    return SyncResult(
+        build=result,
+        changes=changes,
+        lock_changed=old_lock != lock_bytes,
+        dry_run=dry_run,
+        backup=backup,
+        forced=edits,
+    )
+
+
+def unified(path: str, before: bytes | None, after: bytes | None, labels: tuple[str, str]) -> str:
+    """A unified diff (3 lines of context) from ``before`` to ``after``; ``None`` is an absent file."""
+    if before == after:
+        return ""
+    if (before and b"\0" in before) or (after and b"\0" in after):
+        return f"Binary files {labels[0]}/{path} and {labels[1]}/{path} differ\n"
+    old = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    new = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        old,
+        new,
+        fromfile=f"{labels[0]}/{path}" if before is not None else "/dev/null",
+        tofile=f"{labels[1]}/{path}" if after is not None else "/dev/null",
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def compare(before: dict[str, bytes], after: dict[str, bytes], prefix: str, labels: tuple[str, str]) -> list[FileDiff]:
+    """Per-file diffs between two trees (relative path → bytes), only files that differ."""
+    diffs = []
+    for path in sorted(set(before) | set(after)):
+        old, new = before.get(path), after.get(path)
+        if old == new:
+            continue
+        status = "added" if old is None else "removed" if new is None else "changed"
+        full = f"{prefix}/{path}"
+        diffs.append(FileDiff(full, status, unified(full, old, new, labels)))
+    return diffs
+
+
+def _rebuild_from_lock(config: Config, options: FetchOptions) -> tuple[lockfile.Lock, Build]:
+    lock = lockfile.read(config.lock_path)
+    snapshot = fetch(config, lock.tag, lock.source_for(config.root), options, expected_sha256=lock.sha256)
+    return lock, build(config, snapshot, load_overlays(config.overlays_dir))
+
+
+def verify(config: Config, options: FetchOptions) -> tuple[lockfile.Lock, list[FileDiff]]:
+    """Rebuild from the lock's tag and source and compare with the disk, file by file.
+
+    Returns the lock and the diffs from the expected output (``a/``) to the disk (``b/``);
+    an empty list means the output is exactly upstream plus the declared overlays.
+    """
+    lock, result = _rebuild_from_lock(config, options)
+    diffs = []
+    for chart in result.charts:
+        on_disk = read_tree(config.root, chart.spec.dest)
+        diffs += compare(chart.files, on_disk, chart.spec.dest, ("expected", "actual"))
+    return lock, diffs
+
+
+def diff(config: Config, options: FetchOptions, chart: str | None = None) -> tuple[lockfile.Lock, list[FileDiff]]:
+    """The delta from upstream (``a/``) to what is on disk (``b/``) per file, for one chart or all.
+
+    Raises :class:`LockError` without a lock and :class:`~gsvendor.errors.ConfigError` for an
+    unknown chart.
+    """
+    specs = [config.chart(chart)] if chart else list(config.charts)
+    lock = lockfile.read(config.lock_path)
+    if lock is None:
+        raise LockError("no lock file")
+    snapshot = fetch(config, lock.tag, lock.source_for(config.root), options, expected_sha256=lock.sha256)
+    from gsvendor.vendor import chart_files
+
+    diffs = []
+    for spec in specs:
+        diffs += compare(
+            chart_files(snapshot, spec), read_tree(config.root, spec.dest), spec.dest, ("upstream", "vendored")
+        )
+    return lock, diffs

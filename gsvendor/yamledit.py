@@ -1,0 +1,292 @@
+"""Surgical YAML edits: set, merge or delete keys so that only those lines change.
+
+A round-trip dump would re-flow comments, quoting and indentation of the whole file; a reviewer
+diffing upstream against the result must see only the keys an overlay names. So the document is
+*composed* (ruamel.yaml nodes carry exact start/end marks) and the text is spliced at those marks.
+
+Keys are addressed with JSON Pointer (RFC 6901): ``/annotations/application.giantswarm.io~1team``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+_INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
+
+
+class YamlEditError(Exception):
+    """An edit cannot be made: the document is not YAML, or a pointer crosses a non-mapping."""
+
+
+def parse_pointer(pointer: str) -> list[str]:
+    """Split a JSON Pointer (RFC 6901) into unescaped keys; ``""`` is the whole document.
+
+    Raises :class:`YamlEditError` when it does not start with ``/``.
+    """
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise YamlEditError(f"{pointer!r} is not a JSON Pointer (it must start with '/')")
+    return [part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/")]
+
+
+def _compose(text: str) -> Any:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        return YAML(typ="rt", pure=True).compose(text)
+    except YAMLError as exc:
+        raise YamlEditError(f"not valid YAML: {' '.join(str(exc).split())}") from None
+
+
+def _is_mapping(node: Any) -> bool:
+    return type(node).__name__ == "MappingNode"
+
+
+def _is_scalar(node: Any) -> bool:
+    return type(node).__name__ == "ScalarNode"
+
+
+def _find(mapping: Any, key: str) -> tuple[Any, Any] | None:
+    for key_node, value_node in mapping.value:
+        if _is_scalar(key_node) and key_node.value == key:
+            return key_node, value_node
+    return None
+
+
+def _content_end(text: str, node: Any) -> int:
+    """Index of the newline that ends the last line holding ``node``'s content (or len(text)).
+
+    Block collections' end marks run on over trailing comment lines that belong to what
+    follows; the last leaf's end is where the content really stops.
+    """
+    leaf = node
+    while not _is_scalar(leaf) and leaf.value and leaf.flow_style is not True:
+        last = leaf.value[-1]
+        leaf = last[1] if isinstance(last, tuple) else last
+    end = leaf.end_mark.index
+    if end > 0 and text[end - 1] == "\n":
+        return end - 1
+    newline = text.find("\n", end)
+    return len(text) if newline < 0 else newline
+
+
+def is_plain_safe(value: str) -> bool:
+    """Whether ``value`` can be written as a plain (unquoted) YAML scalar and read back unchanged."""
+    if not value or value != value.strip() or "\n" in value or value[0] in _INDICATORS:
+        return False
+    if ": " in value or " #" in value or value.endswith(":"):
+        return False
+    from ruamel.yaml import YAML
+
+    try:
+        return YAML(typ="safe", pure=True).load(f"k: {value}\n") == {"k": value}
+    except Exception:
+        return False
+
+
+def render_scalar(value: Any, style: str | None = None) -> str:
+    """YAML text of a scalar. Strings stay plain when safe, else double-quoted.
+
+    ``style`` (``'"'`` or ``"'"``) keeps the quoting an upstream value already had.
+    """
+    import json
+
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    text = str(value)
+    if style == "'" and "\n" not in text:
+        return "'" + text.replace("'", "''") + "'"
+    if style == '"' or not is_plain_safe(text):
+        return json.dumps(text, ensure_ascii=False)
+    return text
+
+
+def render_block(value: Any, indent: int) -> str:
+    """Block-style YAML of a mapping or list, every line indented by ``indent`` spaces, no final newline."""
+    lines: list[str] = []
+    pad = " " * indent
+    if isinstance(value, dict):
+        if not value:
+            return pad + "{}"
+        for key, item in value.items():
+            key_text = render_scalar(str(key))
+            if isinstance(item, (dict, list)) and item:
+                lines.append(f"{pad}{key_text}:")
+                lines.append(render_block(item, indent + 2))
+            else:
+                lines.append(f"{pad}{key_text}: {render_inline(item)}")
+    else:
+        if not value:
+            return pad + "[]"
+        for item in value:
+            if isinstance(item, dict) and item:
+                block = render_block(item, indent + 2)
+                lines.append(pad + "- " + block[indent + 2 :])
+            elif isinstance(item, list) and item:
+                lines.append(pad + "-")
+                lines.append(render_block(item, indent + 2))
+            else:
+                lines.append(f"{pad}- {render_inline(item)}")
+    return "\n".join(lines)
+
+
+def render_inline(value: Any) -> str:
+    """One-line YAML of a value: scalars, and empty collections as ``{}``/``[]``."""
+    if isinstance(value, dict):
+        return (
+            "{}"
+            if not value
+            else "{" + ", ".join(f"{render_scalar(k)}: {render_inline(v)}" for k, v in value.items()) + "}"
+        )
+    if isinstance(value, list):
+        return "[" + ", ".join(render_inline(v) for v in value) + "]"
+    return render_scalar(value)
+
+
+@dataclass
+class _Splice:
+    start: int
+    end: int
+    text: str
+
+
+def _plan_set(text: str, node: Any, keys: list[str], value: Any, where: str) -> _Splice:
+    """The one text splice that sets ``keys`` below mapping ``node`` to ``value``."""
+    if not _is_mapping(node):
+        raise YamlEditError(f"{where} is not a mapping")
+    key, rest = keys[0], keys[1:]
+    found = _find(node, key)
+    path = f"{where}/{key}" if where != "(document)" else f"/{key}"
+    if found is None:
+        nested: Any = value
+        for inner in reversed(rest):
+            nested = {inner: nested}
+        return _insert(text, node, key, nested)
+    key_node, value_node = found
+    if rest:
+        if value_node.tag.endswith(":null") and not value_node.value:
+            nested = value
+            for inner in reversed(rest):
+                nested = {inner: nested}
+            return _replace_value(text, key_node, value_node, nested)
+        return _plan_set(text, value_node, rest, value, path)
+    return _replace_value(text, key_node, value_node, value)
+
+
+def _replace_value(text: str, key_node: Any, value_node: Any, value: Any) -> _Splice:
+    scalar_text = _is_scalar(value_node) and (value_node.value != "" or value_node.style)
+    if not isinstance(value, (dict, list)) and scalar_text:
+        start, end = value_node.start_mark.index, value_node.end_mark.index
+        old = text[start:end]
+        new = render_scalar(value, value_node.style if value_node.style in ('"', "'") else None)
+        if value_node.style in ("|", ">"):
+            new += "\n" if old.endswith("\n") else ""
+        return _Splice(start, end, new)
+    colon = text.index(":", key_node.end_mark.index)
+    if value_node.value:
+        end = _content_end(text, value_node)
+    elif _is_scalar(value_node) and not text[value_node.start_mark.index : value_node.end_mark.index].strip():
+        end = colon + 1  # an empty (null) value: nothing to replace after the colon
+    else:
+        end = value_node.end_mark.index
+    if isinstance(value, (dict, list)) and value:
+        return _Splice(colon + 1, end, "\n" + render_block(value, key_node.start_mark.column + 2))
+    return _Splice(colon + 1, end, " " + render_inline(value))
+
+
+def _insert(text: str, mapping: Any, key: str, value: Any) -> _Splice:
+    """Append ``key: value`` as the last entry of a block mapping (or fill an empty ``{}``)."""
+    if mapping.flow_style:
+        if mapping.value:
+            raise YamlEditError("cannot add a key to a non-empty flow mapping ({...}); rewrite it in block style")
+        start, end = mapping.start_mark.index, mapping.end_mark.index
+        indent = mapping.start_mark.column
+        line_start = text.rfind("\n", 0, start) + 1
+        if text[line_start:start].strip():  # `key: {}` — the block goes on the next lines
+            indent = len(text[line_start:]) - len(text[line_start:].lstrip(" ")) + 2
+            return _Splice(start - 1 if text[start - 1] == " " else start, end, "\n" + _entry(key, value, indent))
+        return _Splice(start, end, _entry(key, value, indent))
+    indent = mapping.value[0][0].start_mark.column
+    end = _content_end(text, mapping)
+    if end >= len(text):
+        return _Splice(
+            len(text), len(text), ("" if text.endswith("\n") or not text else "\n") + _entry(key, value, indent) + "\n"
+        )
+    return _Splice(end, end, "\n" + _entry(key, value, indent))
+
+
+def _entry(key: str, value: Any, indent: int) -> str:
+    pad = " " * indent
+    if isinstance(value, (dict, list)) and value:
+        return f"{pad}{render_scalar(key)}:\n{render_block(value, indent + 2)}"
+    return f"{pad}{render_scalar(key)}: {render_inline(value)}"
+
+
+def set_value(text: str, pointer: str, value: Any) -> str:
+    """Return ``text`` with the key at ``pointer`` set to ``value``; nothing else changes.
+
+    A missing key (and missing parents) is appended to its parent mapping with the parent's
+    indentation. A mapping ``value`` replaces the old value; use :func:`merge` to merge.
+    Raises :class:`YamlEditError`.
+    """
+    keys = parse_pointer(pointer)
+    if not keys:
+        raise YamlEditError("cannot set the whole document")
+    root = _compose(text)
+    if root is None:
+        nested: Any = value
+        for key in reversed(keys[1:]):
+            nested = {key: nested}
+        return text + _entry(keys[0], nested, 0) + "\n"
+    splice = _plan_set(text, root, keys, value, "(document)")
+    return text[: splice.start] + splice.text + text[splice.end :]
+
+
+def merge(text: str, pointer: str, value: Any) -> str:
+    """Set every leaf of mapping ``value`` below ``pointer`` (a deep merge); lists replace."""
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            escaped = str(key).replace("~", "~0").replace("/", "~1")
+            text = merge(text, f"{pointer}/{escaped}", item)
+        return text
+    return set_value(text, pointer, value)
+
+
+def delete(text: str, pointer: str) -> str:
+    """Remove the key at ``pointer`` with its value's lines. Raises :class:`YamlEditError` when absent."""
+    keys = parse_pointer(pointer)
+    node = _compose(text)
+    key_node = value_node = None
+    for key in keys:
+        if node is None or not _is_mapping(node):
+            raise YamlEditError(f"{pointer}: parent is not a mapping")
+        found = _find(node, key)
+        if found is None:
+            raise YamlEditError(f"{pointer}: no such key")
+        key_node, node = found
+        value_node = node
+    if key_node is None:
+        raise YamlEditError("cannot delete the whole document")
+    start = text.rfind("\n", 0, key_node.start_mark.index) + 1
+    end = _content_end(text, value_node) if value_node.value else text.find("\n", key_node.end_mark.index)
+    end = len(text) if end < 0 else min(end + 1, len(text))
+    return text[:start] + text[end:]
+
+
+def get_value(text: str, pointer: str) -> Any:
+    """The plain Python value at ``pointer`` (``KeyError`` when absent)."""
+    from ruamel.yaml import YAML
+
+    data = YAML(typ="safe", pure=True).load(text)
+    for key in parse_pointer(pointer):
+        if not isinstance(data, dict) or key not in data:
+            raise KeyError(pointer)
+        data = data[key]
+    return data
