@@ -255,8 +255,8 @@ def diff(
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point (also ``python -m gsvendor``)."""
+    app(prog_name="gsvendor")
 
 
 if __name__ == "__main__":

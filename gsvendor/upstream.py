@@ -185,7 +185,8 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
                 target = posixpath.normpath(posixpath.join(posixpath.dirname(path), member.linkname))
             else:
                 target = posixpath.normpath(member.linkname)
-            if member.linkname.startswith("/") or target == ".." or target.startswith("../"):
+            top = path.split("/", 1)[0]
+            if member.linkname.startswith("/") or not target.startswith(f"{top}/"):
                 raise SourceError(
                     f"{location}: refusing link leading outside the archive: {member.name} -> {member.linkname}"
                 )

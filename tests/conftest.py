@@ -1,0 +1,112 @@
+"""Shared fixtures: the real upstream tarballs in ../shared/upstream, temporary projects, the CLI."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+UPSTREAM = ROOT.parent / "shared" / "upstream"
+CHARTS = ("kserve-crd", "kserve-llmisvc-crd", "kserve-resources", "kserve-llmisvc-resources", "kserve-runtime-configs")
+TAGS = ("v0.19.0", "v0.20.0-rc1", "v0.20.0")
+
+if not UPSTREAM.is_dir():  # the suite is about real upstream data: missing data is an error, not a skip
+    raise RuntimeError(f"upstream test data not found at {UPSTREAM} (expected ../shared/upstream beside the repo)")
+
+
+def tarball(tag: str) -> Path:
+    """The upstream archive of ``tag`` in ../shared/upstream."""
+    return UPSTREAM / f"kserve-{tag}.tar.gz"
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file below ``folder`` (relative path → bytes)."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def upstream_files(tag: str, prefix: str = "") -> dict[str, bytes]:
+    """The files of the upstream archive of ``tag`` below ``prefix`` (path relative to the top folder)."""
+    out = {}
+    with tarfile.open(tarball(tag)) as archive:
+        for member in archive.getmembers():
+            if not member.isfile():
+                continue
+            rel = member.name.split("/", 1)[1]
+            if rel.startswith(prefix):
+                out[rel[len(prefix) :]] = archive.extractfile(member).read()
+    return out
+
+
+@pytest.fixture(scope="session")
+def extracted(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """Extract an upstream archive once per session; returns its top folder (an upstream checkout)."""
+    cache: dict[str, Path] = {}
+
+    def get(tag: str) -> Path:
+        if tag not in cache:
+            folder = tmp_path_factory.mktemp(f"upstream-{tag}")
+            with tarfile.open(tarball(tag)) as archive:
+                archive.extractall(folder, filter="data")
+            cache[tag] = next(folder.iterdir())
+        return cache[tag]
+
+    return get
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A fresh project: this repository's gsvendor.yaml and overlays/ in a temporary folder."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    shutil.copy(ROOT / "gsvendor.yaml", folder / "gsvendor.yaml")
+    shutil.copytree(ROOT / "overlays", folder / "overlays")
+    return folder
+
+
+class Cli:
+    """Runs ``python -m gsvendor`` in a real subprocess, as a user would."""
+
+    def __init__(self, cache: Path) -> None:
+        self.env = {**os.environ, "GSVENDOR_CACHE_DIR": str(cache), "NO_COLOR": "1", "COLUMNS": "200"}
+
+    def __call__(self, cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "gsvendor", *args],
+            cwd=cwd,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    """The CLI with a per-test download cache."""
+    return Cli(tmp_path / "cache")
+
+
+@pytest.fixture(scope="session")
+def helm() -> str:
+    """The helm binary (hack/install-helm.sh puts a pinned one in .tools/bin)."""
+    from gsvendor.render import find_helm
+
+    return find_helm(project_root=ROOT)
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, *needles: str) -> None:
+    """The command failed with ``code``, printed no traceback, and its error names every needle."""
+    assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr + result.stdout
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert errors, result.stderr
+    for needle in needles:
+        assert needle in result.stderr, (needle, result.stderr)

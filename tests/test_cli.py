@@ -1,0 +1,193 @@
+"""Bad input: one clear line, the right exit code, no traceback, and nothing on disk changed."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import time
+from pathlib import Path
+
+import pytest
+from conftest import Cli, assert_one_line_error, tarball, tree
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+
+@pytest.fixture
+def synced(cli: Cli, project: Path) -> Path:
+    """A project synced at v0.20.0, so that every failure below has a helm/ to leave alone."""
+    result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
+    assert result.returncode == 0, result.stderr
+    return project
+
+
+def fails_untouched(cli: Cli, project: Path, code: int, args: list[str], *needles: str) -> None:
+    before = tree(project)
+    result = cli(project, *args)
+    assert_one_line_error(result, code, *needles)
+    after = tree(project)
+    assert after.keys() == before.keys() and after == before
+
+
+def test_help_and_version_paths(cli: Cli, project: Path) -> None:
+    top = cli(project, "--help")
+    assert top.returncode == 0
+    for command in ("sync", "verify", "diff"):
+        assert command in top.stdout
+    sync_help = cli(project, "sync", "--help")
+    assert sync_help.returncode == 0 and "gsvendor sync v0.20.0 --source" in sync_help.stdout
+    usage = cli(project, "sync")
+    assert usage.returncode == 2 and "missing argument 'tag'" in usage.stderr.lower()
+    assert usage.stderr.startswith("Usage: gsvendor sync")
+    assert cli(project, "frobnicate").returncode == 2
+
+
+def test_unknown_tag_in_archive(cli: Cli, synced: Path) -> None:
+    fails_untouched(
+        cli,
+        synced,
+        2,
+        ["sync", "v9.9.9", "--source", str(tarball("v0.20.0"))],
+        "archive holds kserve-0.20.0/, not upstream tag v9.9.9",
+    )
+
+
+def test_missing_and_corrupt_tarballs(cli: Cli, synced: Path, tmp_path: Path) -> None:
+    fails_untouched(
+        cli, synced, 2, ["sync", "v0.20.0", "--source", str(tmp_path / "nope.tar.gz")], "no such file or folder"
+    )
+    corrupt = tmp_path / "kserve-v0.20.0.tar.gz"
+    corrupt.write_bytes(tarball("v0.20.0").read_bytes()[:20000])
+    fails_untouched(cli, synced, 2, ["sync", "v0.20.0", "--source", str(corrupt)], str(corrupt))
+    garbage = tmp_path / "garbage.tar.gz"
+    garbage.write_bytes(b"\x1f\x8b not gzip")
+    fails_untouched(cli, synced, 2, ["sync", "v0.20.0", "--source", str(garbage)], "not a readable tar.gz archive")
+
+
+def test_tarball_member_escaping_with_dotdot(cli: Cli, synced: Path, tmp_path: Path) -> None:
+    evil = tmp_path / "evil.tar.gz"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        info = tarfile.TarInfo("kserve-0.20.0/../../escape.txt")
+        info.size = 1
+        archive.addfile(info, io.BytesIO(b"x"))
+    evil.write_bytes(buffer.getvalue())
+    fails_untouched(cli, synced, 2, ["sync", "v0.20.0", "--source", str(evil)], "refusing member with '..'")
+    assert not (tmp_path.parent / "escape.txt").exists()
+
+
+def test_http_404_500_and_timeout(cli: Cli, synced: Path, httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/missing.tar.gz").respond_with_data("no", status=404)
+    httpserver.expect_request("/broken.tar.gz").respond_with_data("oops", status=500)
+
+    def slow(request: Request) -> Response:
+        time.sleep(1.5)
+        return Response("late")
+
+    httpserver.expect_request("/slow.tar.gz").respond_with_handler(slow)
+    fails_untouched(
+        cli,
+        synced,
+        2,
+        ["sync", "v0.20.0", "--source", httpserver.url_for("/missing.tar.gz")],
+        "HTTP 404",
+        "unknown tag v0.20.0",
+    )
+    fails_untouched(
+        cli,
+        synced,
+        2,
+        ["sync", "v0.20.0", "--retries", "1", "--source", httpserver.url_for("/broken.tar.gz")],
+        "download failed after 2 attempts: HTTP 500",
+    )
+    assert sum(1 for request, _ in httpserver.log if request.path == "/broken.tar.gz") == 2
+    fails_untouched(
+        cli,
+        synced,
+        2,
+        ["sync", "v0.20.0", "--retries", "0", "--timeout", "0.3", "--source", httpserver.url_for("/slow.tar.gz")],
+        "timed out after 0.3 s",
+    )
+
+
+@pytest.mark.parametrize(
+    ("config", "needles"),
+    [
+        ("upstream: {repository: kserve/kserve}\n", ["gsvendor.yaml: (top level): 'charts' is a required property"]),
+        (
+            "upstream: {repository: kserve}\ncharts: [a]\n",
+            ["gsvendor.yaml:1: upstream.repository: 'kserve' does not match"],
+        ),
+        (
+            "upstream: {repository: a/b}\ncharts:\n  - a\n  - 5\n",
+            ["gsvendor.yaml:4: charts[1]: 5 is not of type 'string'"],
+        ),
+        ("upstream: {repository: a/b}\ncharts: [a]\noutput: ../x\n", ["output: '../x' must be a relative path"]),
+        (
+            "upstream: {repository: a/b}\ncharts: [a]\nfoo: 1\n",
+            ["Additional properties are not allowed ('foo' was unexpected)"],
+        ),
+        ("upstream: [\n", ["gsvendor.yaml:2: invalid YAML"]),
+        ("", ["gsvendor.yaml: the file is empty"]),
+    ],
+)
+def test_malformed_configuration(cli: Cli, synced: Path, config: str, needles: list[str]) -> None:
+    (synced / "gsvendor.yaml").write_text(config)
+    fails_untouched(cli, synced, 2, ["sync", "v0.20.0", "--source", str(tarball("v0.20.0"))], *needles)
+
+
+def test_missing_configuration(cli: Cli, tmp_path: Path) -> None:
+    result = cli(tmp_path, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
+    assert_one_line_error(result, 2, "gsvendor.yaml: not found")
+
+
+def test_malformed_overlay(cli: Cli, synced: Path) -> None:
+    (synced / "overlays" / "50-bad.yaml").write_text("operations:\n  - op: yaml-set\n    file: Chart.yaml\n")
+    fails_untouched(
+        cli,
+        synced,
+        2,
+        ["sync", "v0.20.0", "--source", str(tarball("v0.20.0"))],
+        "overlays/50-bad.yaml:2: operations[0]: 'values' is a required property",
+    )
+
+
+def test_overlay_whose_anchor_is_gone(cli: Cli, synced: Path) -> None:
+    (synced / "overlays" / "50-gone.yaml").write_text(
+        "operations:\n  - op: replace\n    charts: [kserve-resources]\n    file: values.yaml\n"
+        "    find: 'quay.io/gone'\n    with: x\n"
+    )
+    fails_untouched(
+        cli,
+        synced,
+        1,
+        ["sync", "v0.20.0", "--source", str(tarball("v0.20.0"))],
+        "kserve-resources/values.yaml: overlay 50-gone operations[0] (replace): "
+        "expected 1 match of 'quay.io/gone', found 0",
+    )
+
+
+def test_chart_missing_upstream(cli: Cli, synced: Path) -> None:
+    config = (synced / "gsvendor.yaml").read_text().replace("  - kserve-runtime-configs\n", "  - kserve-nope\n")
+    (synced / "gsvendor.yaml").write_text(config)
+    fails_untouched(
+        cli,
+        synced,
+        2,
+        ["sync", "v0.20.0", "--source", str(tarball("v0.20.0"))],
+        "has no charts/kserve-nope/ (chart kserve-nope)",
+    )
+
+
+def test_verify_and_diff_without_lock(cli: Cli, project: Path) -> None:
+    assert_one_line_error(cli(project, "verify"), 2, "gsvendor.lock.yaml: no lock file; run `gsvendor sync TAG` first")
+    assert_one_line_error(cli(project, "diff"), 2, "no lock file")
+
+
+def test_malformed_lock(cli: Cli, synced: Path) -> None:
+    (synced / "gsvendor.lock.yaml").write_text("kind: Lock\ntag: [\n")
+    assert_one_line_error(cli(synced, "verify"), 2, "gsvendor.lock.yaml: malformed lock file")
+
+
+def test_python_dash_m_entry_point(cli: Cli, project: Path) -> None:
+    assert cli(project, "--help").returncode == 0

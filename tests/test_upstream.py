@@ -1,0 +1,120 @@
+"""Upstream sources: archives are read safely, and every source kind gives the same files."""
+
+from __future__ import annotations
+
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+from conftest import tarball, upstream_files
+from pytest_httpserver import HTTPServer
+
+from gsvendor.errors import SourceError
+from gsvendor.upstream import FetchOptions, Wanted, classify_source, fetch_upstream, read_tarball
+
+WANTED = Wanted(folders=("charts/kserve-crd",), files=("go.mod",))
+
+
+def make_tar(members: list[tuple[str, bytes | None, dict]]) -> bytes:
+    """A .tar.gz of (name, data or None, TarInfo attributes) members."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data, attrs in members:
+            info = tarfile.TarInfo(name)
+            for key, value in attrs.items():
+                setattr(info, key, value)
+            if data is not None:
+                info.size = len(data)
+            archive.addfile(info, io.BytesIO(data) if data is not None else None)
+    return buffer.getvalue()
+
+
+def test_real_archive_reads_only_wanted_files_with_commit_and_sha() -> None:
+    data = tarball("v0.20.0").read_bytes()
+    snapshot = read_tarball(data, "v0.20.0", WANTED, kind="tarball", location="x")
+    assert snapshot.commit == "1fb781055dd1567164358233e1125142ca6ef1fe"
+    assert snapshot.sha256 == "5d1b52446e3a92e93aee66d967cc97913a0da38d272f1710120f1777a0992969"
+    expected = {f"charts/kserve-crd/{p}" for p in upstream_files("v0.20.0", "charts/kserve-crd/")} | {"go.mod"}
+    assert set(snapshot.files) == expected
+    assert snapshot.files["go.mod"].startswith(b"module github.com/kserve/kserve\n")
+
+
+@pytest.mark.parametrize(
+    ("members", "message"),
+    [
+        ([("kserve-1.0.0/../evil", b"x", {})], "refusing member with '..' in its path: kserve-1.0.0/../evil"),
+        ([("/etc/evil", b"x", {})], "refusing member with an absolute path: /etc/evil"),
+        (
+            [("kserve-1.0.0/charts/l", None, {"type": tarfile.SYMTYPE, "linkname": "../../etc/passwd"})],
+            "refusing link leading outside the archive: kserve-1.0.0/charts/l -> ../../etc/passwd",
+        ),
+        (
+            [("kserve-1.0.0/charts/h", None, {"type": tarfile.LNKTYPE, "linkname": "/etc/passwd"})],
+            "refusing link leading outside the archive",
+        ),
+        ([("kserve-1.0.0/dev", None, {"type": tarfile.CHRTYPE})], "refusing device or FIFO member: kserve-1.0.0/dev"),
+        ([("kserve-1.0.0/fifo", None, {"type": tarfile.FIFOTYPE})], "refusing device or FIFO member"),
+        ([("a-1.0.0/x", b"", {}), ("b-1.0.0/y", b"", {})], "expected one top folder"),
+        ([("kserve-0.9.0/go.mod", b"", {})], "archive holds kserve-0.9.0/, not upstream tag v1.0.0"),
+    ],
+)
+def test_unsafe_or_wrong_archives_are_refused(members: list, message: str) -> None:
+    with pytest.raises(SourceError) as error:
+        read_tarball(make_tar(members), "v1.0.0", WANTED, kind="tarball", location="t.tar.gz")
+    assert message in str(error.value)
+    assert str(error.value).startswith("t.tar.gz: ")
+
+
+def test_links_inside_the_archive_are_followed() -> None:
+    data = make_tar(
+        [
+            ("kserve-1.0.0/charts/kserve-crd/real.yaml", b"real\n", {}),
+            ("kserve-1.0.0/charts/kserve-crd/link.yaml", None, {"type": tarfile.SYMTYPE, "linkname": "real.yaml"}),
+        ]
+    )
+    files = read_tarball(data, "v1.0.0", WANTED, kind="tarball", location="t").files
+    assert files == {"charts/kserve-crd/real.yaml": b"real\n", "charts/kserve-crd/link.yaml": b"real\n"}
+
+
+@pytest.mark.parametrize("data", [b"", b"not a tarball", tarball("v0.20.0").read_bytes()[:5000]])
+def test_corrupt_archives(data: bytes) -> None:
+    with pytest.raises(SourceError, match=r"^t\.tar\.gz: (not a readable tar\.gz archive|corrupt member)"):
+        read_tarball(data, "v0.20.0", WANTED, kind="tarball", location="t.tar.gz")
+
+
+def test_classify_sources(tmp_path: Path) -> None:
+    assert classify_source("file:///x/repo") == "git"
+    assert classify_source("git@github.com:kserve/kserve.git") == "git"
+    assert classify_source("https://github.com/kserve/kserve.git") == "git"
+    assert classify_source("https://example.com/a.tar.gz") == "http"
+    assert classify_source(str(tmp_path)) == "folder"
+    assert classify_source(str(tarball("v0.20.0"))) == "tarball"
+    with pytest.raises(SourceError, match="no such file or folder"):
+        classify_source(str(tmp_path / "missing.tar.gz"))
+
+
+def test_http_download_is_cached_per_tag_and_sha(httpserver: HTTPServer, tmp_path: Path) -> None:
+    data = tarball("v0.20.0").read_bytes()
+    httpserver.expect_oneshot_request("/kserve.tar.gz").respond_with_data(data)
+    options = FetchOptions(cache_dir=tmp_path / "cache", retries=0)
+    url = httpserver.url_for("/kserve.tar.gz")
+    first = fetch_upstream("v0.20.0", url, WANTED, options)
+    assert (tmp_path / "cache" / "v0.20.0" / f"{first.sha256}.tar.gz").read_bytes() == data
+    second = fetch_upstream("v0.20.0", url, WANTED, options)  # the oneshot server would answer 500 now
+    assert second.files == first.files and second.sha256 == first.sha256
+    assert len(httpserver.log) == 1
+
+
+def test_http_retries_5xx_then_succeeds(httpserver: HTTPServer, tmp_path: Path) -> None:
+    httpserver.expect_ordered_request("/k.tar.gz").respond_with_data("busy", status=503)
+    httpserver.expect_ordered_request("/k.tar.gz").respond_with_data(tarball("v0.20.0").read_bytes())
+    options = FetchOptions(cache_dir=None, retries=2, backoff=0.01)
+    snapshot = fetch_upstream("v0.20.0", httpserver.url_for("/k.tar.gz"), WANTED, options)
+    assert snapshot.kind == "http" and "go.mod" in snapshot.files
+    assert [entry[1].status_code for entry in httpserver.log] == [503, 200]
+
+
+def test_lock_sha_mismatch_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="differs from the lock's"):
+        fetch_upstream("v0.20.0", str(tarball("v0.20.0")), WANTED, FetchOptions(), expected_sha256="0" * 64)
