@@ -13,7 +13,7 @@ Each ``overlays/*.yaml`` file declares one overlay (validated against :data:`OVE
 Operations (every one may carry ``charts``, ``versions`` and ``description`` of its own):
 
 ``yaml-set`` / ``yaml-merge`` / ``yaml-delete``
-    keys addressed by JSON Pointer in ``file`` or every file matching ``glob``;
+    keys addressed by JSON Pointer in ``file`` or every file matching ``glob`` (minus ``exclude`` globs);
 ``replace``
     ``find`` (literal, or ``regex: true``) → ``with``, exactly ``count`` times (default 1);
 ``insert-after`` / ``insert-before``
@@ -43,6 +43,7 @@ from gsvendor.errors import OverlayApplyError, OverlayDefinitionError
 _TARGET = {
     "file": {"type": "string", "minLength": 1},
     "glob": {"type": "string", "minLength": 1},
+    "exclude": {"type": "array", "items": {"type": "string"}, "minItems": 1},
 }
 _COMMON = {
     "op": {"type": "string"},
@@ -373,7 +374,12 @@ def _targets(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operatio
         if params["file"] not in files:
             raise _fail(chart, params["file"], overlay, op, "the file does not exist upstream")
         return [params["file"]]
-    matched = sorted(p for p in files if fnmatch.fnmatchcase(p, params["glob"]))
+    excluded = params.get("exclude", ())
+    matched = sorted(
+        p
+        for p in files
+        if fnmatch.fnmatchcase(p, params["glob"]) and not any(fnmatch.fnmatchcase(p, e) for e in excluded)
+    )
     if not matched:
         raise _fail(chart, params["glob"], overlay, op, "the glob matches no file")
     return matched

@@ -16,18 +16,22 @@ from gsvendor import yamledit
 from gsvendor.render import documents, template
 
 # chart → files the declared overlays change or add (everything else must be upstream's bytes)
+_COMMON = {
+    "Chart.yaml",
+    "values.yaml",
+    "templates/_helpers.tpl",
+    ".schema.yaml",
+    "zz_generated.app-platform.values.yaml",
+}
+_CRD = {f"templates/{p}" for p in upstream_files("v0.20.0", "charts/kserve-crd/templates/")}
+_LLMISVC_CRD = {f"templates/{p}" for p in upstream_files("v0.20.0", "charts/kserve-llmisvc-crd/templates/")}
 OVERLAID = {
-    "kserve-crd": {"Chart.yaml", "values.yaml", "templates/_helpers.tpl", ".schema.yaml",
-                   "zz_generated.app-platform.values.yaml"},
-    "kserve-llmisvc-crd": {"Chart.yaml", "values.yaml", "templates/_helpers.tpl", ".schema.yaml",
-                           "zz_generated.app-platform.values.yaml"},
-    "kserve-resources": {"Chart.yaml", "values.yaml", "templates/_helpers.tpl", ".schema.yaml",
-                         "zz_generated.app-platform.values.yaml", ".kube-linter.yaml"},
-    "kserve-llmisvc-resources": {"Chart.yaml", "values.yaml", "templates/_helpers.tpl", ".schema.yaml",
-                                 "zz_generated.app-platform.values.yaml", ".kube-linter.yaml"},
-    "kserve-runtime-configs": {"Chart.yaml", "values.yaml", "templates/_helpers.tpl", ".schema.yaml",
-                               "zz_generated.app-platform.values.yaml"},
-}  # fmt: skip
+    "kserve-crd": _COMMON | _CRD,
+    "kserve-llmisvc-crd": _COMMON | _LLMISVC_CRD,
+    "kserve-resources": _COMMON | {".kube-linter.yaml"},
+    "kserve-llmisvc-resources": _COMMON | {".kube-linter.yaml"},
+    "kserve-runtime-configs": set(_COMMON),
+}
 
 
 def sync(cli: Cli, project: Path, tag: str, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -68,7 +72,7 @@ def test_sync_writes_upstream_bytes_plus_declared_overlays(cli: Cli, project: Pa
         if chart != "kserve-runtime-configs":  # renders nothing with its defaults (switches off)
             assert documents(rendered.manifests)
     assert normalized["kserve-crd"] == set()
-    assert (project / "helm/kserve-crd/values.yaml").read_bytes() == b"{}\n"
+    assert yamledit.get_value((project / "helm/kserve-crd/values.yaml").read_text(), "/crd") == {"keep": True}
 
 
 def test_chart_metadata_overlay_values(cli: Cli, project: Path) -> None:
@@ -165,7 +169,12 @@ def test_lock_file_records_source_and_hashes(cli: Cli, project: Path) -> None:
     assert not lock["source"]["location"].startswith("/")
     crd = lock["charts"]["kserve-crd"]
     assert crd["dest"] == "helm/kserve-crd"
-    assert crd["overlays"] == ["10-chart-metadata", "20-team-label", "90-giantswarm-files"]
+    assert crd["overlays"] == [
+        "10-chart-metadata",
+        "20-team-label",
+        "30-crd-keep",
+        "90-giantswarm-files",
+    ]
     import hashlib
 
     upstream_chart = upstream_files("v0.20.0", "charts/kserve-crd/")["Chart.yaml"]
