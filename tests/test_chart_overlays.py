@@ -157,3 +157,141 @@ def test_readme_lists_every_declared_overlay() -> None:
     assert documented == declared, (
         f"documented but not declared: {documented - declared}; declared but not documented: {declared - documented}"
     )
+
+
+def _images(node: object) -> list[str]:
+    """Every ``image`` string anywhere below ``node``."""
+    if isinstance(node, dict):
+        return [v for k, v in node.items() if k == "image" and isinstance(v, str)] + [
+            i for k, v in node.items() if k != "image" for i in _images(v)
+        ]
+    if isinstance(node, list):
+        return [i for v in node for i in _images(v)]
+    return []
+
+
+def presets(helm: str, project: Path, *sets: str, namespace: str = "kserve", set_json: tuple[str, ...] = ()) -> dict:
+    rendered = template(
+        helm,
+        project / "helm/kserve-runtime-configs",
+        namespace=namespace,
+        set_values=("kserve.llmisvcConfigs.enabled=true", *sets),
+        set_json=set_json,
+    )
+    assert rendered.ok, rendered.error
+    return {d["metadata"]["name"]: d for d in documents(rendered.manifests)}
+
+
+def test_classic_runtimes_ship_no_image(synced: tuple[str, Path], helm: str) -> None:
+    tag, project = synced
+    chart = project / "helm/kserve-runtime-configs"
+    none = template(helm, chart, set_values=["kserve.servingruntime.enabled=true"])
+    assert not none.ok
+    assert "no ClusterServingRuntime has an image: set kserve.servingruntime.<runtime>.image" in none.error
+    one = template(
+        helm,
+        chart,
+        set_values=[
+            "kserve.servingruntime.enabled=true",
+            "kserve.servingruntime.sklearnserver.image=gsoci.azurecr.io/giantswarm/sklearnserver",
+        ],
+    )
+    assert one.ok, one.error
+    docs = documents(one.manifests)
+    assert [(d["kind"], d["metadata"]["name"]) for d in docs] == [("ClusterServingRuntime", "kserve-sklearnserver")]
+    assert docs[0]["spec"]["containers"][0]["image"] == f"gsoci.azurecr.io/giantswarm/sklearnserver:{tag}"
+
+
+def test_presets_images_default_to_gsoci_and_follow_namespace(synced: tuple[str, Path], helm: str) -> None:
+    _, project = synced
+    docs = presets(helm, project, namespace="ai")
+    upstream = (project / "helm/kserve-runtime-configs/files/llmisvcconfigs/resources.yaml").read_text()
+    assert len(docs) == len(upstream.split("\n---\n")) >= 8
+    images = [i for d in docs.values() for i in _images(d)]
+    assert images and all(i.startswith(GSOCI) for i in images), images
+    assert any(i.startswith(f"{GSOCI}llm-d-cuda:") for i in images)
+    assert {d["metadata"]["namespace"] for d in docs.values()} == {"ai"}
+
+
+def test_presets_image_registry_override(synced: tuple[str, Path], helm: str) -> None:
+    _, project = synced
+    docs = presets(helm, project, "kserve.llmisvcConfigs.imageRegistry=registry.example.com/llm-d/")
+    images = [i for d in docs.values() for i in _images(d)]
+    assert images and all(i.startswith("registry.example.com/llm-d/llm-d-") for i in images), images
+
+
+def test_presets_render_byte_for_byte_with_upstream_registry(synced: tuple[str, Path], helm: str) -> None:
+    tag, project = synced
+    rendered = template(
+        helm,
+        project / "helm/kserve-runtime-configs",
+        namespace="kserve",
+        set_values=["kserve.llmisvcConfigs.enabled=true", "kserve.llmisvcConfigs.imageRegistry=ghcr.io/llm-d/"],
+    )
+    assert rendered.ok, rendered.error
+    upstream = (project / "helm/kserve-runtime-configs/files/llmisvcconfigs/resources.yaml").read_text()
+    from conftest import upstream_files
+
+    assert (
+        upstream.encode()
+        == upstream_files(tag, "charts/kserve-runtime-configs/")["files/llmisvcconfigs/resources.yaml"]
+    )
+    for document in upstream.split("\n---\n"):
+        assert document.strip() in rendered.manifests
+
+
+def test_preset_container_override_changes_exactly_one_container(synced: tuple[str, Path], helm: str) -> None:
+    _, project = synced
+    before = presets(helm, project)
+    after = presets(
+        helm,
+        project,
+        set_json=('kserve.llmisvcConfigs.images={"kserve-config-llm-template":{"main":"example.com/vllm:arm64"}}',),
+    )
+    changed = [
+        (name, a, b)
+        for name in before
+        for a, b in zip(_images(before[name]), _images(after[name]), strict=True)
+        if a != b
+    ]
+    assert len(changed) == 1
+    name, old, new = changed[0]
+    assert (
+        name == "kserve-config-llm-template"
+        and old.startswith(f"{GSOCI}llm-d-cuda:")
+        and new == "example.com/vllm:arm64"
+    )
+    main = [c for c in after[name]["spec"]["template"]["containers"] if c["name"] == "main"]
+    assert main[0]["image"] == "example.com/vllm:arm64"
+
+
+def test_rollout_strategy_only_in_single_node_workload_presets(synced: tuple[str, Path], helm: str) -> None:
+    _, project = synced
+    docs = presets(helm, project, "kserve.llmisvcConfigs.rolloutStrategy.type=RollingUpdate")
+    with_rollout = sorted(n for n, d in docs.items() if "rolloutStrategy" in d["spec"])
+    assert with_rollout == [
+        "kserve-config-llm-decode-template",
+        "kserve-config-llm-prefill-template",
+        "kserve-config-llm-template",
+    ]
+    assert all(docs[n]["spec"]["rolloutStrategy"] == {"type": "RollingUpdate"} for n in with_rollout)
+
+
+def test_tracing_preset_takes_values(synced: tuple[str, Path], helm: str) -> None:
+    tag, project = synced
+    docs = presets(helm, project, set_json=('kserve.llmisvcConfigs.tracing={"samplerArg":"1"}',))
+    if tag == "v0.19.0":  # upstream added the tracing preset in v0.20; nothing else may take the values
+        assert "kserve-config-llm-tracing" not in docs
+        assert all("tracing" not in d["spec"] for d in docs.values())
+        return
+    tracing = docs["kserve-config-llm-tracing"]["spec"]["tracing"]
+    assert tracing["samplerArg"] == "1" and tracing["exporter"] == "otlp"
+
+
+def test_new_values_keys_are_documented(synced: tuple[str, Path]) -> None:
+    _, project = synced
+    text = (project / "helm/kserve-runtime-configs/values.yaml").read_text()
+    for key in ("imageRegistry", "images", "rolloutStrategy", "tracing"):
+        assert re.search(rf"(?m)^    # -- .+\n    {key}: ", text), key
+    crd = (project / "helm/kserve-crd/values.yaml").read_text()
+    assert re.search(r"(?m)^  # -- .+\n  keep: true$", crd)

@@ -30,7 +30,12 @@ OVERLAID = {
     "kserve-llmisvc-crd": _COMMON | _LLMISVC_CRD,
     "kserve-resources": _COMMON | {".kube-linter.yaml"},
     "kserve-llmisvc-resources": _COMMON | {".kube-linter.yaml"},
-    "kserve-runtime-configs": set(_COMMON),
+    "kserve-runtime-configs": _COMMON
+    | {
+        "templates/runtimes/resources.yaml",
+        "templates/llmisvcconfigs/resources.yaml",
+        "templates/_giantswarm_llmisvcconfigs.tpl",
+    },
 }
 
 
@@ -210,7 +215,7 @@ def test_dry_run_prints_plan_and_writes_nothing(cli: Cli, project: Path) -> None
     result = sync(cli, project, "v0.20.0", "--dry-run")
     assert tree(project) == before
     assert "+ helm/kserve-crd/Chart.yaml" in result.stdout
-    assert "dry run: 94 file change(s) planned, nothing written" in result.stdout
+    assert "dry run: 95 file change(s) planned, nothing written" in result.stdout
     sync(cli, project, "v0.19.0")
     plan = sync(cli, project, "v0.20.0", "--dry-run", "--json")
     crd = next(c for c in json.loads(plan.stdout)["charts"] if c["name"] == "kserve-llmisvc-crd")
