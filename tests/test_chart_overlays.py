@@ -295,3 +295,33 @@ def test_new_values_keys_are_documented(synced: tuple[str, Path]) -> None:
         assert re.search(rf"(?m)^    # -- .+\n    {key}: ", text), key
     crd = (project / "helm/kserve-crd/values.yaml").read_text()
     assert re.search(r"(?m)^  # -- .+\n  keep: true$", crd)
+
+
+def _switches(values: object, path: str = "") -> list[str]:
+    """``--set`` expressions turning on every boolean ``enabled``/``create…`` switch of a values tree."""
+    out = []
+    if isinstance(values, dict):
+        for key, value in values.items():
+            dotted = f"{path}.{key}" if path else str(key)
+            if isinstance(value, bool) and (key == "enabled" or str(key).startswith("create")):
+                out.append(f"{dotted}=true")
+            else:
+                out += _switches(value, dotted)
+    return out
+
+
+@pytest.mark.parametrize("chart", ["kserve-resources", "kserve-llmisvc-resources"])
+def test_every_rendered_container_image_is_gsoci_with_switches_on(
+    synced: tuple[str, Path], helm: str, chart: str
+) -> None:
+    _, project = synced
+    values = yamledit.get_value((project / "helm" / chart / "values.yaml").read_text(), "")
+    switches = _switches(values)
+    assert switches
+    for sets in ([], switches):
+        rendered = template(helm, project / "helm" / chart, namespace="kserve", set_values=sets)
+        assert rendered.ok, rendered.error
+        docs = documents(rendered.manifests)
+        workloads = [d for d in docs if d["kind"] in ("Deployment", "DaemonSet", "StatefulSet", "Job")]
+        images = [i for d in workloads for i in _images(d)]
+        assert images and all(i.startswith(GSOCI) for i in images), images
