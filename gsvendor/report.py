@@ -61,24 +61,29 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
 
     snapshot = result.build.snapshot
     title = f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag} from {snapshot.kind} {snapshot.location}"
+    default_dests = all(c.spec.dest.rsplit("/", 1)[-1] == c.spec.name for c in result.build.charts)
+    parents = {c.spec.dest.rsplit("/", 1)[0] if "/" in c.spec.dest else "." for c in result.build.charts}
+    show_dest = not (default_dests and len(parents) == 1)
+    if not show_dest:
+        title += f" into {parents.pop()}/"
     table = Table(title=title, title_justify="left")
-    for column in ("chart", "files", "added", "changed", "removed", "overlays applied"):
-        table.add_column(column, justify="right" if column in ("files", "added", "changed", "removed") else "left")
+    table.add_column("chart", no_wrap=True)
+    if show_dest:
+        table.add_column("destination", no_wrap=True)
+    for column in ("files", "+", "~", "-", "overlays"):
+        table.add_column(column, justify="right")
     for chart in result.build.charts:
         counts = {s: 0 for s in ("added", "changed", "removed")}
         for change in result.changes:
             if change.dest == chart.spec.dest:
                 counts[change.status] += 1
-        table.add_row(
-            f"{chart.spec.name} → {chart.spec.dest}",
-            str(len(chart.files)),
-            str(counts["added"]),
-            str(counts["changed"]),
-            str(counts["removed"]),
-            ", ".join(chart.overlays) or "-",
-        )
+        cells = [chart.spec.name, *([chart.spec.dest] if show_dest else [])]
+        cells += [str(len(chart.files)), str(counts["added"]), str(counts["changed"]), str(counts["removed"])]
+        table.add_row(*cells, str(len(chart.overlays)))
     console.print(table)
     if result.dry_run or verbose:
+        for chart in result.build.charts:
+            console.print(f"  {chart.spec.name}: overlays {', '.join(chart.overlays) or '-'}", highlight=False)
         for change in result.changes:
             mark = {"added": "[green]+[/]", "changed": "[yellow]~[/]", "removed": "[red]-[/]"}[change.status]
             console.print(f"  {mark} {change.dest}/{change.path}", highlight=False)

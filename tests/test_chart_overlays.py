@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT, TAGS, Cli, tarball
 
 from gsvendor import yamledit
-from gsvendor.render import documents, template
+from gsvendor.render import documents, find_helm, template
 
 
 @pytest.fixture(scope="module", params=TAGS)
@@ -80,6 +80,9 @@ def test_later_upstream_with_inject_ca_from_gets_release_namespace(tmp_path: Pat
 
     later = tmp_path / "kserve-0.21.0"
     shutil.copytree(extracted("v0.20.0"), later)
+    presets = later / "charts/kserve-runtime-configs/files/llmisvcconfigs/resources.yaml"
+    tokenizer = "docker.io/vllm/vllm-tokenizer@sha256:" + "ab" * 32
+    presets.write_text(presets.read_text().replace("ghcr.io/llm-d/llm-d-uds-tokenizer:vllm-v0.19.1", tokenizer))
     crd = later / "charts/kserve-crd/templates/serving.kserve.io_inferenceservices.yaml"
     crd.write_text(
         crd.read_text().replace(
@@ -96,6 +99,15 @@ def test_later_upstream_with_inject_ca_from_gets_release_namespace(tmp_path: Pat
     assert cli(project, "sync", "v0.21.0", "--source", str(archive)).returncode == 0
     text = (project / "helm/kserve-crd/templates/serving.kserve.io_inferenceservices.yaml").read_text()
     assert "    cert-manager.io/inject-ca-from: {{ .Release.Namespace }}/serving-cert\n" in text
+    # a docker.io/vllm/ image in a preset (later upstream's tokenizer) renders as its gsoci copy, digest kept
+    rendered = template(
+        find_helm(project_root=ROOT),
+        project / "helm/kserve-runtime-configs",
+        set_values=["kserve.llmisvcConfigs.enabled=true"],
+    )
+    assert rendered.ok, rendered.error
+    scheduler = next(d for d in documents(rendered.manifests) if d["metadata"]["name"] == "kserve-config-llm-scheduler")
+    assert "gsoci.azurecr.io/giantswarm/vllm-tokenizer@sha256:" + "ab" * 32 in _images(scheduler)
     # where it should apply but upstream dropped it, the sync fails loudly instead of skipping
     crd.write_text(crd.read_text().replace("    cert-manager.io/inject-ca-from: kserve/serving-cert\n", ""))
     with tarfile.open(archive, "w:gz") as out:

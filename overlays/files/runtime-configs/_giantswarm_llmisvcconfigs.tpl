@@ -2,7 +2,8 @@
 Giant Swarm: the llmisvc presets (files/llmisvcconfigs/resources.yaml, kept upstream's verbatim)
 rendered with
 - ghcr.io/llm-d/ rewritten to kserve.llmisvcConfigs.imageRegistry, docker.io/vllm/ to its gsoci
-  copy (digests kept), and the hardcoded namespace: kserve following .Release.Namespace;
+  copy (digests kept), and the hardcoded namespace: kserve following .Release.Namespace
+  (upstream's kserve-common.replaceNamespace);
 - kserve.llmisvcConfigs.images.<preset>.<container> replacing one container's image;
 - kserve.llmisvcConfigs.rolloutStrategy in the single-node workload presets;
 - kserve.llmisvcConfigs.tracing merged into the tracing preset's spec.tracing.
@@ -17,7 +18,7 @@ the registry is ghcr.io/llm-d/ and the release namespace is kserve.
 {{- $out := list -}}
 {{- range $doc := splitList "\n---\n" (.Files.Get "files/llmisvcconfigs/resources.yaml") -}}
 {{- $text := $doc | replace "ghcr.io/llm-d/" $registry | replace "docker.io/vllm/" "gsoci.azurecr.io/giantswarm/" -}}
-{{- $text = regexReplaceAll "(?m)^  namespace: kserve$" $text (printf "  namespace: %s" $.Release.Namespace) -}}
+{{- $text = include "kserve-common.replaceNamespace" (list $text $.Release.Namespace) -}}
 {{- $name := (fromYaml $text).metadata.name | default "" -}}
 {{- $overrides := get $images $name | default dict -}}
 {{- $rollout := and $values.rolloutStrategy (has $name $singleNode) -}}
