@@ -131,6 +131,14 @@ def _status(ctx: typer.Context, message: str) -> Any:
     return _stderr().status(message)
 
 
+HelmOption = Annotated[
+    str | None,
+    typer.Option(
+        "--helm",
+        help="helm binary (for charts vendored rendered) [default: $GSVENDOR_HELM, .tools/bin/helm, PATH].",
+    ),
+]
+
 SourceOption = Annotated[
     str | None,
     typer.Option(
@@ -154,6 +162,7 @@ def sync(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every file change.")] = False,
     timeout: Annotated[float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1)] = 30.0,
     retries: Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10)] = 3,
+    helm: HelmOption = None,
 ) -> None:
     """Vendor the charts of upstream TAG into the output folder, with the overlays applied.
 
@@ -172,7 +181,9 @@ def sync(
 
     config = _load(ctx)
     with _status(ctx, f"syncing {tag}"):
-        result = workflow.sync(config, tag, source, _fetch_options(ctx, timeout, retries), dry_run=dry_run, force=force)
+        result = workflow.sync(
+            config, tag, source, _fetch_options(ctx, timeout, retries), dry_run=dry_run, force=force, helm=helm
+        )
     if json_output:
         report.print_json(_stdout(), report.sync_summary(result))
     else:
@@ -184,6 +195,7 @@ def sync(
 def verify(
     ctx: typer.Context,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    helm: HelmOption = None,
 ) -> None:
     """Prove the output is upstream plus the declared overlays: rebuild from the lock and compare.
 
@@ -199,7 +211,7 @@ def verify(
 
     config = _load(ctx)
     with _status(ctx, "rebuilding from the lock"):
-        lock, diffs = workflow.verify(config, _fetch_options(ctx))
+        lock, diffs = workflow.verify(config, _fetch_options(ctx), helm)
     out = _stdout()
     if json_output:
         report.print_json(
@@ -227,6 +239,7 @@ def diff(
     chart: Annotated[str | None, typer.Argument(help="Only this chart.")] = None,
     stat: Annotated[bool, typer.Option("--stat", help="A table of files and line counts instead of diffs.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the diffs as JSON.")] = False,
+    helm: HelmOption = None,
 ) -> None:
     """Show the delta from upstream to the vendored charts, per file, as unified diffs.
 
@@ -242,7 +255,7 @@ def diff(
     from gsvendor import sync as workflow
 
     config = _load(ctx)
-    lock, diffs = workflow.diff(config, _fetch_options(ctx), chart)
+    lock, diffs = workflow.diff(config, _fetch_options(ctx), chart, helm)
     out = _stdout()
     if json_output:
         report.print_json(

@@ -20,6 +20,34 @@ DEFAULT_ARCHIVE_URL = "https://github.com/${repository}/archive/refs/tags/${tag}
 _NAME = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]*$"}
 _RELPATH = {"type": "string", "minLength": 1, "not": {"pattern": r"(^/)|(^|/)\.\.(/|$)"}}
 
+_RENDER = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "release": _NAME,
+        "namespace": _NAME,
+        "values": {"type": "object"},
+        "valuesFiles": {"type": "array", "items": _RELPATH},
+        "fileName": {"type": "string", "pattern": r"^[^/]*\{(kind|name)\}[^/]*$"},
+    },
+}
+# A path glob (charts vendored as source) or a {kind, name} glob pair (rendered manifests).
+_SELECTORS = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "oneOf": [
+            {"type": "string", "minLength": 1},
+            {
+                "type": "object",
+                "additionalProperties": False,
+                "minProperties": 1,
+                "properties": {"kind": {"type": "string"}, "name": {"type": "string"}},
+            },
+        ]
+    },
+}
+
 CONFIG_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
@@ -53,9 +81,21 @@ CONFIG_SCHEMA: dict[str, Any] = {
                             "name": _NAME,
                             "path": _RELPATH,
                             "dest": _RELPATH,
+                            "render": _RENDER,
+                            "include": _SELECTORS,
+                            "exclude": _SELECTORS,
                         },
                     },
                 ]
+            },
+        },
+        "files": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["from", "to"],
+                "properties": {"from": _RELPATH, "to": _RELPATH},
             },
         },
     },
@@ -63,15 +103,52 @@ CONFIG_SCHEMA: dict[str, Any] = {
 
 
 @dataclass(frozen=True)
+class Selector:
+    """Selects files (``path`` glob, charts vendored as source) or documents (``kind``/``name`` globs, rendered)."""
+
+    path: str | None = None
+    kind: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class RenderSpec:
+    """Vendor a chart's rendered manifests (``helm template``) instead of its source, one document per file.
+
+    ``values`` are inline values, ``values_files`` project-relative values files; ``file_name`` names each
+    document's file from ``{kind}``, ``{kind_lower}``, ``{name}`` and ``{namespace}``.
+    """
+
+    release: str = "release"
+    namespace: str = "default"
+    values: dict[str, Any] = field(default_factory=dict)
+    values_files: tuple[str, ...] = ()
+    file_name: str = "{kind_lower}-{name}.yaml"
+
+
+@dataclass(frozen=True)
 class ChartSpec:
     """One vendored chart.
 
     ``name``: chart name; ``upstream_path``: folder in the upstream tree (``charts/<name>``);
-    ``dest``: output folder relative to the project root (``<output>/<name>``).
+    ``dest``: output folder relative to the project root (``<output>/<name>``); ``render``: vendor
+    rendered manifests instead of the source; ``include``/``exclude``: what to keep. Several charts
+    may share a destination folder as long as their files do not collide.
     """
 
     name: str
     upstream_path: str
+    dest: str
+    render: RenderSpec | None = None
+    include: tuple[Selector, ...] = ()
+    exclude: tuple[Selector, ...] = ()
+
+
+@dataclass(frozen=True)
+class FileSpec:
+    """One single upstream file (``source``, upstream-relative) copied to ``dest`` (project-relative)."""
+
+    source: str
     dest: str
 
 
@@ -88,6 +165,7 @@ class Config:
     overlays_dir: Path
     lock_path: Path
     charts: tuple[ChartSpec, ...]
+    files: tuple[FileSpec, ...] = ()
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def chart(self, name: str) -> ChartSpec:
@@ -193,25 +271,51 @@ def load_config(path: Path) -> Config:
     root = path.parent
     upstream = document["upstream"]
     output = str(document.get("output", "helm"))
+    data = to_plain(document)
     charts: list[ChartSpec] = []
-    seen: dict[str, str] = {}
-    for index, entry in enumerate(document["charts"]):
+    seen: dict[str, str] = {}  # destination → what writes it
+    for index, entry in enumerate(data["charts"]):
         if isinstance(entry, str):
             entry = {"name": entry}
         name = str(entry["name"])
         dest = str(PurePosixPath(entry.get("dest", f"{output}/{name}")))
-        spec = ChartSpec(name=name, upstream_path=str(entry.get("path", f"charts/{name}")), dest=dest)
-        for other_dest, other in seen.items():
-            a, b = PurePosixPath(dest), PurePosixPath(other_dest)
-            if a == b or a in b.parents or b in a.parents:
-                raise ConfigError(
-                    f"{label}:{_line_of(document, ['charts', index]) or '?'}: charts[{index}]: "
-                    f"destination {dest} overlaps {other_dest} of chart {other}"
-                )
+        where = f"{label}:{_line_of(document, ['charts', index]) or '?'}: charts[{index}]"
         if name in {c.name for c in charts}:
-            raise ConfigError(f"{label}: charts[{index}]: chart {name!r} is listed twice")
-        seen[dest] = name
-        charts.append(spec)
+            raise ConfigError(f"{where}: chart {name!r} is listed twice")
+        render = None
+        if "render" in entry:
+            r = entry["render"]
+            render = RenderSpec(
+                release=r.get("release", name),
+                namespace=r.get("namespace", "default"),
+                values=r.get("values", {}),
+                values_files=tuple(r.get("valuesFiles", ())),
+                file_name=r.get("fileName", "{kind_lower}-{name}.yaml"),
+            )
+        selectors = {}
+        for key in ("include", "exclude"):
+            items = tuple(_selector(item) for item in entry.get(key, ()))
+            if any((s.path is None) != (render is None) for s in items):
+                wanted = "{kind, name} selectors (the chart is rendered)" if render else "path globs"
+                raise ConfigError(f"{where}: {key}: use {wanted}")
+            selectors[key] = items
+        _claim(seen, dest, f"chart {name}", where, folder=True)
+        charts.append(
+            ChartSpec(
+                name=name,
+                upstream_path=str(entry.get("path", f"charts/{name}")),
+                dest=dest,
+                render=render,
+                include=selectors["include"],
+                exclude=selectors["exclude"],
+            )
+        )
+    files = []
+    for index, entry in enumerate(data.get("files", ())):
+        where = f"{label}:{_line_of(document, ['files', index]) or '?'}: files[{index}]"
+        dest = str(PurePosixPath(entry["to"]))
+        _claim(seen, dest, f"files[{index}]", where, folder=False)
+        files.append(FileSpec(source=str(PurePosixPath(entry["from"])), dest=dest))
     return Config(
         path=path,
         root=root,
@@ -222,5 +326,45 @@ def load_config(path: Path) -> Config:
         overlays_dir=root / str(document.get("overlays", "overlays")),
         lock_path=root / str(document.get("lock", "gsvendor.lock.yaml")),
         charts=tuple(charts),
+        files=tuple(files),
         raw=document,
     )
+
+
+def _selector(item: Any) -> Selector:
+    if isinstance(item, str):
+        return Selector(path=item)
+    return Selector(kind=item.get("kind"), name=item.get("name"))
+
+
+_FOLDER = "/"  # marks a destination claimed as a whole folder in _claim's registry
+
+
+def _claim(seen: dict[str, str], dest: str, owner: str, where: str, *, folder: bool) -> None:
+    """Register ``dest``; folders may be shared by charts, anything else must not overlap."""
+    path = PurePosixPath(dest)
+    for other_key, other in seen.items():
+        other_dest, other_folder = other_key.rstrip(_FOLDER), other_key.endswith(_FOLDER)
+        other_path = PurePosixPath(other_dest)
+        if path == other_path and folder and other_folder:
+            continue  # charts sharing one folder: their files must not collide (checked when built)
+        if path == other_path or path in other_path.parents or other_path in path.parents:
+            raise ConfigError(f"{where}: destination {dest} overlaps {other_dest} of {other}")
+    seen[dest + (_FOLDER if folder else "")] = owner
+
+
+def to_plain(node: Any) -> Any:
+    """A ruamel round-trip value as plain dicts, lists and scalars."""
+    if isinstance(node, dict):
+        return {str(k): to_plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [to_plain(v) for v in node]
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    return node

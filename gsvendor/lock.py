@@ -53,6 +53,13 @@ class Lock:
     sha256: str | None
     commit: str | None
     charts: dict[str, LockedChart] = field(default_factory=dict)
+    files: dict[str, LockedFile] = field(default_factory=dict)
+
+    def results(self) -> dict[str, str]:
+        """Project-relative path → sha256 of every file the lock says sync wrote."""
+        out = {f"{c.dest}/{p}": f.result for c in self.charts.values() for p, f in c.files.items()}
+        out.update({path: f.result for path, f in self.files.items()})
+        return out
 
     def source_for(self, root: Path) -> str:
         """The source as ``fetch_upstream`` takes it: a URL, or a local path resolved against ``root``."""
@@ -98,6 +105,11 @@ def render(build: Build, location: str) -> bytes:
         },
         "charts": charts,
     }
+    if build.copies:
+        document["files"] = {
+            copy.spec.dest: {"source": copy.spec.source, "upstream": sha256(copy.data), "result": sha256(copy.data)}
+            for copy in sorted(build.copies, key=lambda c: c.spec.dest)
+        }
     yaml = YAML(typ="rt", pure=True)
     yaml.default_flow_style = False
     yaml.width = 4096
@@ -130,7 +142,12 @@ def read(path: Path) -> Lock:
             )
             for name, chart in (data.get("charts") or {}).items()
         }
+        copies = {
+            str(path): LockedFile(upstream=entry.get("upstream"), result=str(entry["result"]))
+            for path, entry in (data.get("files") or {}).items()
+        }
         return Lock(
+            files=copies,
             tag=str(data["tag"]),
             kind=str(source["kind"]),
             location=str(source["location"]),

@@ -197,7 +197,7 @@ def load_overlays(folder: Path) -> list[Overlay]:
     (and line) for invalid YAML, schema violations, bad version ranges, unknown ``${…}``
     variables and referenced files that do not exist.
     """
-    from gsvendor.config import load_yaml_document, validate
+    from gsvendor.config import load_yaml_document, to_plain, validate
     from gsvendor.errors import ConfigError
 
     if not folder.is_dir():
@@ -212,7 +212,7 @@ def load_overlays(folder: Path) -> list[Overlay]:
             validate(document, OVERLAY_SCHEMA, label)
         except ConfigError as exc:
             raise OverlayDefinitionError(str(exc)) from None
-        data = _plain(document)
+        data = to_plain(document)
         operations = []
         assets: dict[str, bytes] = {}
         for index, raw in enumerate(data["operations"]):
@@ -257,23 +257,6 @@ def load_overlays(folder: Path) -> list[Overlay]:
             )
         )
     return overlays
-
-
-def _plain(node: Any) -> Any:
-    """A ruamel round-trip value as plain dicts, lists and scalars."""
-    if isinstance(node, dict):
-        return {str(k): _plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [_plain(v) for v in node]
-    if isinstance(node, str):
-        return str(node)
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    return node
 
 
 _VARIABLE = re.compile(r"\$(\$?)\{([^}]*)\}")

@@ -12,10 +12,11 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gsvendor.errors import ToolError
 
@@ -121,3 +122,35 @@ def documents(manifests: str) -> list[dict]:
     from ruamel.yaml import YAML
 
     return [d for d in YAML(typ="safe").load_all(manifests) if isinstance(d, dict)]  # libyaml: CRDs are megabytes
+
+
+def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, bytes]], str]:
+    """A :data:`gsvendor.vendor.Renderer` that runs ``helm template`` on in-memory chart files.
+
+    The files are written to a temporary chart folder; the chart spec's ``render`` gives release,
+    namespace, inline values and project-relative values files. Raises :class:`ToolError` with
+    helm's message when rendering fails.
+    """
+
+    def render(spec: Any, files: dict[str, bytes]) -> str:
+        import json
+
+        with tempfile.TemporaryDirectory(prefix="gsvendor-chart-") as tmp:
+            chart = Path(tmp) / spec.name
+            for path, data in files.items():
+                target = chart / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            values = [project_root / f for f in spec.render.values_files]
+            if spec.render.values:
+                inline = Path(tmp) / "inline-values.yaml"
+                inline.write_text(json.dumps(spec.render.values))  # JSON is YAML
+                values.append(inline)
+            result = template(
+                helm, chart, release=spec.render.release, namespace=spec.render.namespace, values_files=values
+            )
+        if not result.ok:
+            raise ToolError(f"chart {spec.name}: helm template failed: {result.error}")
+        return result.manifests
+
+    return render

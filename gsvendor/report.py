@@ -86,7 +86,7 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
             console.print(f"  {chart.spec.name}: overlays {', '.join(chart.overlays) or '-'}", highlight=False)
         for change in result.changes:
             mark = {"added": "[green]+[/]", "changed": "[yellow]~[/]", "removed": "[red]-[/]"}[change.status]
-            console.print(f"  {mark} {change.dest}/{change.path}", highlight=False)
+            console.print(f"  {mark} {change.full_path}", highlight=False)
         for chart in result.build.charts:
             for skipped in chart.skipped:
                 console.print(f"  [dim]{chart.spec.name}: skipped {skipped}[/]", highlight=False)

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from gsvendor import lock as lockfile
 from gsvendor.config import Config
-from gsvendor.errors import HandEditError, LockError, UsageError
+from gsvendor.errors import HandEditError, UsageError
 from gsvendor.overlays import load_overlays
 from gsvendor.upstream import FetchOptions, UpstreamSnapshot, fetch_upstream
-from gsvendor.vendor import Build, build, wanted_for
-from gsvendor.writer import FileChange, hand_edits, plan_changes, read_tree, write_atomically
+from gsvendor.vendor import Build, Renderer, build, wanted_for
+from gsvendor.writer import FileChange, hand_edits, plan_changes, read_file, read_tree, write_atomically
 
 
 @dataclass
@@ -61,8 +61,24 @@ def read_lock_if_any(config: Config) -> lockfile.Lock | None:
     return lockfile.read(config.lock_path) if config.lock_path.exists() else None
 
 
+def renderer_for(config: Config, helm: str | None = None) -> Renderer | None:
+    """A helm-backed renderer when some chart is vendored rendered, else ``None`` (helm not needed)."""
+    if not any(c.render for c in config.charts):
+        return None
+    from gsvendor.render import chart_renderer, find_helm
+
+    return chart_renderer(find_helm(helm, config.root), config.root)
+
+
 def sync(
-    config: Config, tag: str, source: str | None, options: FetchOptions, *, dry_run: bool, force: bool
+    config: Config,
+    tag: str,
+    source: str | None,
+    options: FetchOptions,
+    *,
+    dry_run: bool,
+    force: bool,
+    helm: str | None = None,
 ) -> SyncResult:
     """Vendor ``tag`` into the configured destinations with the overlays, atomically.
 
@@ -76,12 +92,12 @@ def sync(
     previous = read_lock_if_any(config)
     source = resolve_source(config, tag, source)
     snapshot = fetch(config, tag, source, options)
-    result = build(config, snapshot, overlays)
-    desired = result.desired()
+    result = build(config, snapshot, overlays, renderer_for(config, helm))
+    output = result.output()
     lock_bytes = lockfile.render(result, lockfile.source_location(snapshot.kind, source, config.root))
-    changes = plan_changes(config.root, desired)
+    changes = plan_changes(config.root, output)
     old_lock = config.lock_path.read_bytes() if config.lock_path.is_file() else None
-    edits = hand_edits(config.root, desired, previous)
+    edits = hand_edits(config.root, output, previous)
     if edits and not force:
         listed = ", ".join(edits[:10]) + (f" and {len(edits) - 10} more" if len(edits) > 10 else "")
         raise HandEditError(
@@ -91,7 +107,7 @@ def sync(
         )
     backup = None
     if not dry_run and (changes or old_lock != lock_bytes):
-        backup = write_atomically(config.root, desired, config.lock_path, lock_bytes, backup=edits or None)
+        backup = write_atomically(config.root, output, config.lock_path, lock_bytes, backup=edits or None)
     return SyncResult(
         build=result,
         changes=changes,
@@ -135,42 +151,58 @@ def compare(before: dict[str, bytes], after: dict[str, bytes], prefix: str, labe
     return diffs
 
 
-def _rebuild_from_lock(config: Config, options: FetchOptions) -> tuple[lockfile.Lock, Build]:
+def _rebuild_from_lock(config: Config, options: FetchOptions, helm: str | None) -> tuple[lockfile.Lock, Build]:
     lock = lockfile.read(config.lock_path)
     snapshot = fetch(config, lock.tag, lock.source_for(config.root), options, expected_sha256=lock.sha256)
-    return lock, build(config, snapshot, load_overlays(config.overlays_dir))
+    return lock, build(config, snapshot, load_overlays(config.overlays_dir), renderer_for(config, helm))
 
 
-def verify(config: Config, options: FetchOptions) -> tuple[lockfile.Lock, list[FileDiff]]:
+def verify(config: Config, options: FetchOptions, helm: str | None = None) -> tuple[lockfile.Lock, list[FileDiff]]:
     """Rebuild from the lock's tag and source and compare with the disk, file by file.
 
     Returns the lock and the diffs from the expected output (``a/``) to the disk (``b/``);
     an empty list means the output is exactly upstream plus the declared overlays.
     """
-    lock, result = _rebuild_from_lock(config, options)
+    lock, result = _rebuild_from_lock(config, options, helm)
+    output = result.output()
+    labels = ("expected", "actual")
     diffs = []
-    for chart in result.charts:
-        on_disk = read_tree(config.root, chart.spec.dest)
-        diffs += compare(chart.files, on_disk, chart.spec.dest, ("expected", "actual"))
+    for dest, files in output.folders.items():
+        diffs += compare(files, read_tree(config.root, dest), dest, labels)
+    for dest, data in output.files.items():
+        on_disk = read_file(config.root, dest)
+        if on_disk != data:
+            status = "removed" if on_disk is None else "changed"
+            diffs.append(FileDiff(dest, status, unified(dest, data, on_disk, labels)))
     return lock, diffs
 
 
-def diff(config: Config, options: FetchOptions, chart: str | None = None) -> tuple[lockfile.Lock, list[FileDiff]]:
+def diff(
+    config: Config, options: FetchOptions, chart: str | None = None, helm: str | None = None
+) -> tuple[lockfile.Lock, list[FileDiff]]:
     """The delta from upstream (``a/``) to what is on disk (``b/``) per file, for one chart or all.
 
-    Raises :class:`LockError` without a lock and :class:`~gsvendor.errors.ConfigError` for an
-    unknown chart.
+    For a chart vendored as rendered manifests, "upstream" is the rendering of upstream's chart
+    without overlays; single copied files are compared with their upstream file. Raises
+    :class:`~gsvendor.errors.LockError` without a lock and :class:`~gsvendor.errors.ConfigError`
+    for an unknown chart.
     """
-    specs = [config.chart(chart)] if chart else list(config.charts)
-    lock = lockfile.read(config.lock_path)
-    if lock is None:
-        raise LockError("no lock file")
-    snapshot = fetch(config, lock.tag, lock.source_for(config.root), options, expected_sha256=lock.sha256)
-    from gsvendor.vendor import chart_files
-
+    names = {config.chart(chart).name} if chart else {c.name for c in config.charts}
+    lock, result = _rebuild_from_lock(config, options, helm)
+    labels = ("upstream", "vendored")
+    dests = [c.spec.dest for c in result.charts]
     diffs = []
-    for spec in specs:
-        diffs += compare(
-            chart_files(snapshot, spec), read_tree(config.root, spec.dest), spec.dest, ("upstream", "vendored")
-        )
+    for built in result.charts:
+        if built.spec.name not in names:
+            continue
+        on_disk = read_tree(config.root, built.spec.dest)
+        if dests.count(built.spec.dest) > 1:  # a folder several charts write: only this chart's files
+            on_disk = {p: d for p, d in on_disk.items() if p in built.files or p in built.upstream}
+        diffs += compare(built.upstream, on_disk, built.spec.dest, labels)
+    if not chart:
+        for copy in result.copies:
+            on_disk_file = read_file(config.root, copy.spec.dest)
+            if on_disk_file != copy.data:
+                text = unified(copy.spec.dest, copy.data, on_disk_file, labels)
+                diffs.append(FileDiff(copy.spec.dest, "changed", text))
     return lock, diffs

@@ -1,25 +1,34 @@
 """Planning: upstream snapshot + overlays → the exact bytes of every vendored file.
 
-Pure code (no disk writes): :func:`build` is what ``sync``, ``verify`` and ``diff`` share, so
-the three can never disagree about what the output should be.
+:func:`build` is what ``sync``, ``verify`` and ``diff`` share, so the three can never disagree
+about what the output should be. It writes nothing; rendering (for charts vendored as rendered
+manifests) goes through an injected :data:`Renderer`, so the planning itself stays testable
+without helm.
 """
 
 from __future__ import annotations
 
+import fnmatch
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gsvendor.config import ChartSpec, Config
-from gsvendor.errors import SourceError
+from gsvendor.config import ChartSpec, Config, FileSpec, Selector
+from gsvendor.errors import ConfigError, SourceError, ToolError
 from gsvendor.overlays import AppliedOperation, Overlay, apply_overlays
 from gsvendor.upstream import UpstreamSnapshot, Wanted
+
+# (chart spec, chart-relative files) → helm's rendered manifests; raises GsvendorError on failure
+Renderer = Callable[[ChartSpec, dict[str, bytes]], str]
 
 
 @dataclass
 class ChartBuild:
-    """One chart's result. ``upstream`` and ``files`` map chart-relative paths to bytes.
+    """One chart's result. ``upstream`` and ``files`` map destination-relative paths to bytes.
 
-    ``normalized`` lists the files whose whitespace was fixed as pre-commit's
-    trailing-whitespace and end-of-file-fixer hooks would fix it.
+    For a chart vendored as source, ``upstream`` is upstream's files; for a rendered chart, the
+    documents rendered from upstream's chart without overlays. ``normalized`` lists the files whose
+    whitespace was fixed as pre-commit's trailing-whitespace and end-of-file-fixer hooks would.
     """
 
     spec: ChartSpec
@@ -34,9 +43,21 @@ class ChartBuild:
         """Names of the overlays that changed this chart, in the order they applied."""
         return list(dict.fromkeys(a.overlay for a in self.applied))
 
-    def touched_by(self, path: str) -> list[str]:
-        """``overlay operations[i] (kind)`` labels of every operation that touched ``path``."""
-        return [f"{a.overlay} {a.operation}" for a in self.applied if path in a.files]
+
+@dataclass(frozen=True)
+class FileCopy:
+    """One single upstream file copied verbatim to a project path."""
+
+    spec: FileSpec
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Output:
+    """Everything a build writes: whole ``folders`` (destination → relative path → bytes) and single ``files``."""
+
+    folders: dict[str, dict[str, bytes]]
+    files: dict[str, bytes]
 
 
 @dataclass
@@ -45,20 +66,37 @@ class Build:
 
     snapshot: UpstreamSnapshot
     charts: list[ChartBuild]
+    copies: list[FileCopy] = field(default_factory=list)
 
     @property
     def tag(self) -> str:
         """The upstream tag built."""
         return self.snapshot.tag
 
-    def desired(self) -> dict[str, dict[str, bytes]]:
-        """Destination folder (project-relative) → chart-relative path → bytes."""
-        return {c.spec.dest: c.files for c in self.charts}
+    def output(self) -> Output:
+        """The merged output. Charts sharing a destination folder contribute their files to it.
+
+        Raises :class:`ConfigError` when two charts would write the same file.
+        """
+        folders: dict[str, dict[str, bytes]] = {}
+        owners: dict[str, str] = {}
+        for chart in self.charts:
+            folder = folders.setdefault(chart.spec.dest, {})
+            for path, data in chart.files.items():
+                key = f"{chart.spec.dest}/{path}"
+                if key in owners:
+                    raise ConfigError(f"gsvendor.yaml: charts {owners[key]} and {chart.spec.name} both write {key}")
+                owners[key] = chart.spec.name
+                folder[path] = data
+        return Output(folders=folders, files={c.spec.dest: c.data for c in self.copies})
 
 
 def wanted_for(config: Config) -> Wanted:
-    """The upstream paths ``sync`` reads: each chart's folder and ``go.mod``."""
-    return Wanted(folders=tuple(c.upstream_path for c in config.charts), files=("go.mod",))
+    """The upstream paths ``sync`` reads: each chart's folder, each copied file, and ``go.mod``."""
+    return Wanted(
+        folders=tuple(c.upstream_path for c in config.charts),
+        files=("go.mod", *(f.source for f in config.files)),
+    )
 
 
 def normalize_whitespace(data: bytes) -> bytes:
@@ -99,23 +137,96 @@ def chart_files(snapshot: UpstreamSnapshot, spec: ChartSpec) -> dict[str, bytes]
     return files
 
 
-def build(config: Config, snapshot: UpstreamSnapshot, overlays: list[Overlay]) -> Build:
-    """Vendor every configured chart of ``snapshot`` and apply ``overlays``.
+def _selected(selectors: tuple[Selector, ...], path: str | None = None, kind: str = "", name: str = "") -> bool:
+    for selector in selectors:
+        if selector.path is not None:
+            if path is not None and fnmatch.fnmatchcase(path, selector.path):
+                return True
+        elif fnmatch.fnmatchcase(kind, selector.kind or "*") and fnmatch.fnmatchcase(name, selector.name or "*"):
+            return True
+    return False
 
-    Raises :class:`SourceError` when a chart is missing upstream and
-    :class:`~gsvendor.errors.OverlayApplyError` when an overlay no longer applies.
+
+def select_files(spec: ChartSpec, files: dict[str, bytes]) -> dict[str, bytes]:
+    """Keep the files ``include`` selects (all when empty) that ``exclude`` does not."""
+    return {
+        p: d
+        for p, d in files.items()
+        if (not spec.include or _selected(spec.include, path=p)) and not _selected(spec.exclude, path=p)
+    }
+
+
+_SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
+
+
+def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
+    """Split helm's output into one file per selected document, named by ``render.fileName``.
+
+    Each file holds the document as helm rendered it, without helm's ``# Source:`` comment: plain
+    YAML with no template directives. Raises :class:`ConfigError` when two documents get one name.
+    """
+    from ruamel.yaml import YAML
+
+    assert spec.render is not None
+    yaml = YAML(typ="safe")
+    files: dict[str, bytes] = {}
+    for chunk in _SEPARATOR.split(manifests):
+        lines = [line for line in chunk.splitlines() if not line.startswith("# Source: ")]
+        text = "\n".join(lines).strip("\n")
+        if not text.strip():
+            continue
+        document = yaml.load(text)
+        if not isinstance(document, dict):
+            continue
+        kind = str(document.get("kind", ""))
+        metadata = document.get("metadata") or {}
+        name = str(metadata.get("name", ""))
+        if spec.include and not _selected(spec.include, kind=kind, name=name):
+            continue
+        if _selected(spec.exclude, kind=kind, name=name):
+            continue
+        file_name = spec.render.file_name.format(
+            kind=kind, kind_lower=kind.lower(), name=name, namespace=metadata.get("namespace", "")
+        )
+        if file_name in files:
+            raise ConfigError(f"gsvendor.yaml: chart {spec.name}: two documents are named {file_name}")
+        files[file_name] = (text + "\n").encode()
+    return files
+
+
+def _normalized(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
+    out, changed = {}, []
+    for path in sorted(files):
+        data = normalize_whitespace(files[path])
+        if data != files[path]:
+            changed.append(path)
+        out[path] = data
+    return out, changed
+
+
+def build(
+    config: Config, snapshot: UpstreamSnapshot, overlays: list[Overlay], renderer: Renderer | None = None
+) -> Build:
+    """Vendor every configured chart and file of ``snapshot`` and apply ``overlays``.
+
+    Raises :class:`SourceError` when a chart or file is missing upstream,
+    :class:`~gsvendor.errors.OverlayApplyError` when an overlay no longer applies, and
+    :class:`ToolError` when a chart is to be rendered but no ``renderer`` is given.
     """
     charts = []
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)
         result = apply_overlays(spec.name, upstream, overlays, snapshot.tag)
-        files: dict[str, bytes] = {}
-        normalized = []
-        for path in sorted(result.files):
-            data = normalize_whitespace(result.files[path])
-            if data != result.files[path]:
-                normalized.append(path)
-            files[path] = data
+        if spec.render is None:
+            files, normalized = _normalized(select_files(spec, result.files))
+            upstream = select_files(spec, upstream)
+        else:
+            if renderer is None:
+                raise ToolError(f"chart {spec.name} is vendored rendered, which needs helm")
+            rendered = split_documents(spec, renderer(spec, result.files))
+            files, normalized = _normalized(rendered)
+            # "upstream" of a rendered chart: upstream's chart rendered without overlays
+            upstream = split_documents(spec, renderer(spec, upstream)) if result.applied else rendered
         charts.append(
             ChartBuild(
                 spec=spec,
@@ -126,4 +237,9 @@ def build(config: Config, snapshot: UpstreamSnapshot, overlays: list[Overlay]) -
                 normalized=normalized,
             )
         )
-    return Build(snapshot=snapshot, charts=charts)
+    copies = []
+    for file_spec in config.files:
+        if file_spec.source not in snapshot.files:
+            raise SourceError(f"{snapshot.location}: upstream {snapshot.tag} has no {file_spec.source}")
+        copies.append(FileCopy(spec=file_spec, data=snapshot.files[file_spec.source]))
+    return Build(snapshot=snapshot, charts=charts, copies=copies)

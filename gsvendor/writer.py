@@ -1,4 +1,4 @@
-"""Writing the output tree atomically, and telling our own output from hand edits.
+"""Writing the output atomically, and telling our own output from hand edits.
 
 :func:`plan_changes` and :func:`hand_edits` only read; :func:`write_atomically` builds every
 destination aside (in a staging folder on the same file system) and swaps them in with renames,
@@ -17,17 +17,25 @@ from pathlib import Path
 
 from gsvendor.errors import GsvendorError
 from gsvendor.lock import Lock, sha256
-
-Tree = dict[str, dict[str, bytes]]  # destination folder → relative path → bytes
+from gsvendor.vendor import Output
 
 
 @dataclass(frozen=True)
 class FileChange:
-    """One file that differs between disk and the desired tree: ``added``, ``changed`` or ``removed``."""
+    """One file that differs between disk and the desired output: ``added``, ``changed`` or ``removed``.
+
+    ``dest`` is the destination (a folder, or the file itself for single files); ``path`` is
+    relative to it (empty for single files).
+    """
 
     dest: str
     path: str
     status: str
+
+    @property
+    def full_path(self) -> str:
+        """The project-relative path of the file."""
+        return f"{self.dest}/{self.path}" if self.path else self.dest
 
 
 def read_tree(root: Path, dest: str) -> dict[str, bytes]:
@@ -42,10 +50,16 @@ def read_tree(root: Path, dest: str) -> dict[str, bytes]:
     return files
 
 
-def plan_changes(root: Path, desired: Tree) -> list[FileChange]:
-    """What writing ``desired`` would change on disk, sorted by destination and path."""
+def read_file(root: Path, dest: str) -> bytes | None:
+    """The bytes of ``root/dest``, or ``None`` when it is not a file."""
+    path = root / dest
+    return path.read_bytes() if path.is_file() else None
+
+
+def plan_changes(root: Path, output: Output) -> list[FileChange]:
+    """What writing ``output`` would change on disk, sorted by destination and path."""
     changes = []
-    for dest, files in desired.items():
+    for dest, files in output.folders.items():
         current = read_tree(root, dest)
         for path in sorted(set(files) | set(current)):
             if path not in current:
@@ -54,30 +68,31 @@ def plan_changes(root: Path, desired: Tree) -> list[FileChange]:
                 changes.append(FileChange(dest, path, "removed"))
             elif files[path] != current[path]:
                 changes.append(FileChange(dest, path, "changed"))
+    for dest, data in sorted(output.files.items()):
+        current_file = read_file(root, dest)
+        if current_file is None:
+            changes.append(FileChange(dest, "", "added"))
+        elif current_file != data:
+            changes.append(FileChange(dest, "", "changed"))
     return changes
 
 
-def hand_edits(root: Path, desired: Tree, lock: Lock | None) -> list[str]:
+def hand_edits(root: Path, output: Output, lock: Lock | None) -> list[str]:
     """Files on disk that neither the lock nor the new output explain (project-relative paths).
 
     A file is explained when its bytes equal what the lock recorded as the result, or what the
     new build will write. Files the lock lists but that are missing on disk lose no work and are
     not reported.
     """
-    recorded: dict[str, str] = {}
-    if lock is not None:
-        for chart in lock.charts.values():
-            for path, entry in chart.files.items():
-                recorded[f"{chart.dest}/{path}"] = entry.result
-    unexplained = []
-    for dest, files in desired.items():
-        for path, data in read_tree(root, dest).items():
-            if files.get(path) == data:
-                continue
-            if recorded.get(f"{dest}/{path}") == sha256(data):
-                continue
-            unexplained.append(f"{dest}/{path}")
-    return unexplained
+    recorded = lock.results() if lock is not None else {}
+    on_disk: list[tuple[str, bytes, bytes | None]] = []
+    for dest, files in output.folders.items():
+        on_disk += [(f"{dest}/{p}", d, files.get(p)) for p, d in read_tree(root, dest).items()]
+    for dest, data in output.files.items():
+        current = read_file(root, dest)
+        if current is not None:
+            on_disk.append((dest, current, data))
+    return [path for path, data, new in on_disk if data != new and recorded.get(path) != sha256(data)]
 
 
 def _write_files(folder: Path, files: dict[str, bytes]) -> None:
@@ -90,24 +105,28 @@ def _write_files(folder: Path, files: dict[str, bytes]) -> None:
 
 def write_atomically(
     root: Path,
-    desired: Tree,
+    output: Output,
     lock_path: Path,
     lock_bytes: bytes,
     backup: list[str] | None = None,
 ) -> Path | None:
-    """Replace each destination folder under ``root`` with ``desired`` and write the lock file.
+    """Replace each destination under ``root`` with ``output`` and write the lock file.
 
-    ``backup`` lists project-relative files to keep before they are replaced; they are copied to
-    ``.gsvendor-backup/<UTC time>/`` whose path is returned. On any error every destination is
-    put back as it was and :class:`GsvendorError` is raised.
+    Folders are replaced whole; single files one by one. ``backup`` lists project-relative files
+    to keep before they are replaced; they are copied to ``.gsvendor-backup/<UTC time>/``, whose
+    path is returned. On any error every destination is put back as it was and
+    :class:`GsvendorError` is raised.
     """
     staging = Path(tempfile.mkdtemp(prefix=".gsvendor-staging-", dir=root))
+    targets = [*output.folders, *output.files]
     swapped: list[tuple[Path, Path | None]] = []  # (destination, where its old copy went)
     created_parents: list[Path] = []
     backup_dir = None
     try:
-        for index, files in enumerate(desired.values()):
+        for index, files in enumerate(output.folders.values()):
             _write_files(staging / f"new-{index}", files)
+        for index, data in enumerate(output.files.values(), start=len(output.folders)):
+            (staging / f"new-{index}").write_bytes(data)
         if backup:
             backup_dir = root / ".gsvendor-backup" / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
             for rel in backup:
@@ -116,7 +135,7 @@ def write_atomically(
                 shutil.copy2(root / rel, target)
         lock_tmp = staging / "lock"
         lock_tmp.write_bytes(lock_bytes)
-        for index, dest in enumerate(desired):
+        for index, dest in enumerate(targets):
             target = root / dest
             parent = target.parent
             missing = []
@@ -135,8 +154,10 @@ def write_atomically(
         os.replace(lock_tmp, lock_path)
     except BaseException as exc:
         for target, old in reversed(swapped):
-            if target.exists():
+            if target.is_dir() and not target.is_symlink():
                 shutil.rmtree(target, ignore_errors=True)
+            elif target.exists() or target.is_symlink():
+                target.unlink()
             if old is not None:
                 os.rename(old, target)
         for folder in reversed(created_parents):
