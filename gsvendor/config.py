@@ -218,10 +218,11 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
     lines = []
     for error in errors:
         path = list(error.absolute_path)
-        best = jsonschema.exceptions.best_match([error])
-        message = best.message
+        message = error.message
         if error.validator == "oneOf" and error.context:
-            message = min(error.context, key=lambda e: len(e.message)).message
+            # the alternative that got furthest into the document says best what is wrong
+            inner = max(error.context, key=lambda e: (len(e.absolute_path), -len(e.message)))
+            path, message = list(inner.absolute_path), inner.message
         if error.validator == "not":
             message = f"{error.instance!r} must be a relative path inside the project"
         line = _line_of(document, path)
@@ -295,7 +296,7 @@ def load_config(path: Path) -> Config:
         selectors = {}
         for key in ("include", "exclude"):
             items = tuple(_selector(item) for item in entry.get(key, ()))
-            if any((s.path is None) != (render is None) for s in items):
+            if any((s.path is None) != (render is not None) for s in items):
                 wanted = "{kind, name} selectors (the chart is rendered)" if render else "path globs"
                 raise ConfigError(f"{where}: {key}: use {wanted}")
             selectors[key] = items

@@ -24,13 +24,15 @@ RENDER_VERSION = "0.0.0-gsvendor"
 
 
 def find_helm(explicit: str | None = None, project_root: Path | None = None) -> str:
-    """Locate helm: ``explicit`` (``--helm``), ``$GSVENDOR_HELM``, ``<project>/.tools/bin/helm``, then PATH.
+    """Locate helm: ``explicit`` (``--helm``), ``$GSVENDOR_HELM``, ``.tools/bin/helm`` in the project or a
+    folder above it, then PATH.
 
     Raises :class:`ToolError` naming ``hack/install-helm.sh`` when none is found.
     """
     candidates = [explicit, os.environ.get("GSVENDOR_HELM")]
-    if project_root is not None:
-        candidates.append(str(project_root / ".tools" / "bin" / "helm"))
+    if project_root is not None:  # the project's tools folder, or one of an enclosing repository
+        root = project_root.resolve()
+        candidates += [str(folder / ".tools" / "bin" / "helm") for folder in (root, *root.parents)]
     for candidate in candidates:
         if candidate:
             if os.path.isfile(candidate) and os.access(candidate, os.X_OK):

@@ -63,23 +63,36 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
     title = f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag} from {snapshot.kind} {snapshot.location}"
     default_dests = all(c.spec.dest.rsplit("/", 1)[-1] == c.spec.name for c in result.build.charts)
     parents = {c.spec.dest.rsplit("/", 1)[0] if "/" in c.spec.dest else "." for c in result.build.charts}
-    show_dest = not (default_dests and len(parents) == 1)
+    show_dest = not (default_dests and len(parents) == 1) or bool(result.build.copies)
     if not show_dest:
         title += f" into {parents.pop()}/"
     table = Table(title=title, title_justify="left")
-    table.add_column("chart", no_wrap=True)
+    table.add_column("chart", overflow="fold")
     if show_dest:
-        table.add_column("destination", no_wrap=True)
+        table.add_column("destination", overflow="fold")
     for column in ("files", "+", "~", "-", "overlays"):
-        table.add_column(column, justify="right")
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
+    first_of_dest: dict[str, str] = {}
+    for chart in result.build.charts:
+        first_of_dest.setdefault(chart.spec.dest, chart.spec.name)
     for chart in result.build.charts:
         counts = {s: 0 for s in ("added", "changed", "removed")}
         for change in result.changes:
-            if change.dest == chart.spec.dest:
+            # a folder several charts write: a change belongs to the chart that writes the file
+            # (a removed file to the folder's first chart)
+            ours = change.path in chart.files or (
+                change.status == "removed" and first_of_dest[chart.spec.dest] == chart.spec.name
+            )
+            if change.dest == chart.spec.dest and ours:
                 counts[change.status] += 1
         cells = [chart.spec.name, *([chart.spec.dest] if show_dest else [])]
         cells += [str(len(chart.files)), str(counts["added"]), str(counts["changed"]), str(counts["removed"])]
         table.add_row(*cells, str(len(chart.overlays)))
+    for copy in result.build.copies:
+        status = next((c.status for c in result.changes if c.dest == copy.spec.dest and not c.path), None)
+        cells = [copy.spec.source, *([copy.spec.dest] if show_dest else [])]
+        cells += ["1", str(int(status == "added")), str(int(status == "changed")), "0", "-"]
+        table.add_row(*cells)
     console.print(table)
     if result.dry_run or verbose:
         for chart in result.build.charts:

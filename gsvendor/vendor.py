@@ -159,6 +159,22 @@ def select_files(spec: ChartSpec, files: dict[str, bytes]) -> dict[str, bytes]:
 _SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
 
 
+_TOP_KEY = re.compile(r"^([A-Za-z_][\w.-]*):")
+
+
+def _head(document: str) -> str:
+    """Only the ``kind`` and ``metadata`` entries of a YAML document: CRDs are megabytes, and only
+    those two are needed to select and name a document."""
+    kept, keep = [], False
+    for line in document.splitlines():
+        match = _TOP_KEY.match(line)
+        if match:
+            keep = match.group(1) in ("kind", "metadata")
+        if keep:
+            kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
 def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
     """Split helm's output into one file per selected document, named by ``render.fileName``.
 
@@ -175,7 +191,7 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
         text = "\n".join(lines).strip("\n")
         if not text.strip():
             continue
-        document = yaml.load(text)
+        document = yaml.load(_head(text))
         if not isinstance(document, dict):
             continue
         kind = str(document.get("kind", ""))

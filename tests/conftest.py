@@ -74,7 +74,10 @@ class Cli:
     """Runs ``python -m gsvendor`` in a real subprocess, as a user would."""
 
     def __init__(self, cache: Path) -> None:
+        from gsvendor.render import find_helm
+
         self.env = {**os.environ, "GSVENDOR_CACHE_DIR": str(cache), "NO_COLOR": "1", "COLUMNS": "200"}
+        self.env["GSVENDOR_HELM"] = find_helm(project_root=ROOT)  # projects in tmp have no .tools/
 
     def __call__(self, cwd: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
