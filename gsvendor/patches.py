@@ -735,6 +735,11 @@ def verify_series(
         report.source = {"kind": snapshot.kind, "location": snapshot.location, "commit": snapshot.commit}
         report.fetched = tuple(sorted(snapshot.files))
         files = snapshot.files
+        if not any(path in files for patch in readable for path in patch.touched):
+            # e.g. a charts-only archive: every patch would fail for a reason that is not the patch's
+            report.notes.append(
+                f"{snapshot.location} holds none of the files the patches touch: is it the full upstream source tree?"
+            )
     with tempfile.TemporaryDirectory(prefix="gsvendor-patches-") as tmp:
         tree = Path(tmp) / "tree"
         _write_tree(files, tree)

@@ -388,3 +388,15 @@ def test_a_corrupt_hunk_is_malformed(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert "corrupt" in (parse_patch(path).problem or "")
+
+
+def test_a_charts_only_source_is_noted(maker: PatchMaker, project: Path, tmp_path: Path) -> None:
+    charts_only = Upstream(tmp_path / "charts-only", {"charts/README.md": "x\n", "go.mod": "module x\n\ngo 1.25.8\n"})
+    git(charts_only.path, "tag", "v1.0.0")
+    patch_0001(maker, project)
+    tarball = charts_only.archive("v1.0.0", tmp_path)
+    code, data, _ = run_json(project, "patch-verify", "--source", str(tarball), "--tag", "v1.0.0")
+    assert code == 1
+    [note] = data["notes"]
+    assert note == f"{tarball} holds none of the files the patches touch: is it the full upstream source tree?"
+    assert data["results"][0]["failures"][0]["reason"] == "upstream v1.0.0 has no pkg/a.go"
