@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import json
 import os
 import re
 import shutil
@@ -43,7 +44,7 @@ ALREADY_UPSTREAM = "already upstream"
 MALFORMED = "malformed"
 STATUSES = (APPLIES, DOES_NOT_APPLY, ALREADY_UPSTREAM, MALFORMED)
 
-_FROM_LINE = re.compile(r"^From ([0-9a-f]{40}) ")
+_FROM_LINE = re.compile(r"^From ([0-9a-f]{40}|[0-9a-f]{64}) ")  # SHA-1 or SHA-256 repositories
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
 _SUBJECT_PREFIX = re.compile(r"^\[[^\]]*PATCH[^\]]*\]\s*", re.I)
 _EXTENDED_HEADERS = (
@@ -443,8 +444,13 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
         raise ToolError("git: not found on PATH (patch-verify applies the series with git apply)") from None
 
 
+def _printable(text: str) -> str:
+    """``text`` with undecodable bytes (kept as surrogates) shown as U+FFFD, safe for JSON, XML and terminals."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _output(result: subprocess.CompletedProcess[str]) -> str:
-    return (result.stdout + result.stderr).strip()
+    return _printable((result.stdout + result.stderr).strip())
 
 
 def _read_lines(path: Path) -> list[str] | None:
@@ -546,7 +552,7 @@ def _file_failure(diff: FileDiff, error: str, tree: Path, tag: str) -> HunkFailu
             None,
             f"the patch creates {name}, but upstream {tag} already has it (with other content)",
             upstream_line=1,
-            upstream=tuple(lines[:10]),
+            upstream=tuple(_printable(line) for line in lines[:10]),
         )
     return HunkFailure(name, None, None, f"{name}: {error}")
 
@@ -559,7 +565,7 @@ def _hunk_failure(name: str, hunk: Hunk, lines: list[str]) -> HunkFailure:
     start, found = locate(lines, expected, hunk.old_start - 1)
     window = lines[start : start + max(len(expected), 1)]
     done = _contains(lines, hunk.after) and hunk.after != expected
-    reason = f"hunk {hunk.number} ({hunk.header}) does not apply"
+    reason = f"hunk {hunk.number} ({_printable(hunk.header)}) does not apply"
     if done:
         reason += "; its result is already upstream"
     elif not found and expected:
@@ -567,12 +573,12 @@ def _hunk_failure(name: str, hunk: Hunk, lines: list[str]) -> HunkFailure:
     return HunkFailure(
         file=name,
         hunk=hunk.number,
-        header=hunk.header,
+        header=_printable(hunk.header),
         reason=reason,
         expected_line=hunk.old_start,
-        expected=tuple(expected),
+        expected=tuple(_printable(line) for line in expected),
         upstream_line=start + 1 if lines else None,
-        upstream=tuple(window),
+        upstream=tuple(_printable(line) for line in window),
         already_upstream=done,
     )
 
@@ -684,7 +690,13 @@ def dockerfile_copies(config: Any, patches_dir: str) -> bool | None:
     for instruction in dockerfile.read(path, inputs.pin_dockerfile).instructions:
         if instruction.keyword not in ("COPY", "ADD"):
             continue
-        tokens = [t for t in instruction.value.split() if not t.startswith("--")]
+        value = instruction.value
+        flags = re.match(r"^(?:--\S+\s+)*", value)
+        rest = value[flags.end() if flags else 0 :]
+        try:  # the exec form: COPY ["src", "dest"]
+            tokens = json.loads(rest) if rest.startswith("[") else rest.split()
+        except ValueError:
+            tokens = rest.split()
         for source in tokens[:-1]:
             if PurePosixPath(source.strip("\"'")) == wanted:
                 return True

@@ -400,3 +400,29 @@ def test_a_charts_only_source_is_noted(maker: PatchMaker, project: Path, tmp_pat
     [note] = data["notes"]
     assert note == f"{tarball} holds none of the files the patches touch: is it the full upstream source tree?"
     assert data["results"][0]["failures"][0]["reason"] == "upstream v1.0.0 has no pkg/a.go"
+
+
+def test_the_exec_form_copy_counts(upstream: Upstream, maker: PatchMaker, project: Path) -> None:
+    patch_0001(maker, project)
+    dockerfile = project / "Dockerfile.llmisvc"
+    text = dockerfile.read_text().replace(
+        "COPY patches/llmisvc/ /patches/", 'COPY --chown=0:0 ["patches/llmisvc/", "/p/"]'
+    )
+    dockerfile.write_text(text, encoding="utf-8")
+    code, data, _ = verify(project, upstream)
+    assert (code, data["notes"]) == (0, [])
+
+
+def test_undecodable_bytes_reach_json_and_junit(upstream: Upstream, project: Path, tmp_path: Path) -> None:
+    latin = "a line 10 caf\xe9\n".encode("latin-1")
+    upstream.branch_from("v1.0.0", "latin")
+    (upstream.path / "pkg" / "a.go").write_bytes(A_GO.encode().replace(b"a line 10\n", latin))
+    git(upstream.path, "commit", "-q", "-am", "latin-1 bytes")
+    git(upstream.path, "tag", "v6.0.0")
+    maker = PatchMaker(upstream, "v1.0.0", tmp_path / "work6")
+    patch_0001(maker, project)
+    junit = tmp_path / "latin.xml"
+    code, data, _ = verify(project, upstream, "v6.0.0", "--junit", str(junit))
+    assert code == 1
+    assert "a line 10 caf\ufffd" in data["results"][0]["failures"][0]["upstream"]
+    assert "caf\ufffd" in (ET.parse(junit).getroot().find("testsuite/testcase/failure").text or "")  # type: ignore[union-attr]
