@@ -674,6 +674,23 @@ def _write_tree(files: dict[str, bytes], tree: Path) -> None:
         raise ToolError(f"git init failed: {_output(result)}")
 
 
+def _dirty_note(folder: Path, tag: str, patches: list[PatchFile]) -> list[str]:
+    """A note when a folder source is a git checkout with local changes to the patched files.
+
+    A folder is read as it is on disk, so such changes (a patch applied by hand, say) would be
+    judged as if ``tag`` carried them.
+    """
+    if not (folder / ".git").exists():
+        return []
+    touched = sorted({path for patch in patches for path in patch.touched})
+    status = _git(["status", "--porcelain", "--untracked-files=all", "--", *touched], folder)
+    changed = [line[3:] for line in status.stdout.splitlines() if len(line) > 3]
+    if status.returncode != 0 or not changed:
+        return []
+    listed = ", ".join(changed[:5]) + (" …" if len(changed) > 5 else "")
+    return [f"{folder}: local changes to patched files ({listed}): judged as on disk, not as {tag} has them"]
+
+
 def dockerfile_copies(config: Any, patches_dir: str) -> bool | None:
     """Whether the pin Dockerfile ``COPY``/``ADD``s ``patches_dir`` (``None`` when there is no such Dockerfile).
 
@@ -747,6 +764,8 @@ def verify_series(
         report.source = {"kind": snapshot.kind, "location": snapshot.location, "commit": snapshot.commit}
         report.fetched = tuple(sorted(snapshot.files))
         files = snapshot.files
+        if snapshot.kind == "folder":
+            report.notes.extend(_dirty_note(Path(location), tag, readable))
         if not any(path in files for patch in readable for path in patch.touched):
             # e.g. a charts-only archive: every patch would fail for a reason that is not the patch's
             report.notes.append(

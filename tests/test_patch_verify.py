@@ -426,3 +426,17 @@ def test_undecodable_bytes_reach_json_and_junit(upstream: Upstream, project: Pat
     assert code == 1
     assert "a line 10 caf\ufffd" in data["results"][0]["failures"][0]["upstream"]
     assert "caf\ufffd" in (ET.parse(junit).getroot().find("testsuite/testcase/failure").text or "")  # type: ignore[union-attr]
+
+
+def test_a_folder_with_local_changes_is_noted(upstream: Upstream, maker: PatchMaker, project: Path) -> None:
+    patch_0001(maker, project)
+    upstream.checkout("v1.0.0")
+    (upstream.path / "pkg" / "a.go").write_text(PATCHED, encoding="utf-8")  # the patch applied by hand
+    code, data, _ = run_json(project, "patch-verify", "--source", str(upstream.path), "--tag", "v1.0.0")
+    assert data["results"][0]["status"] == "does not apply"  # the new file is not there by hand
+    assert code == 1
+    [note] = data["notes"]
+    assert "local changes to patched files (pkg/a.go)" in note and "not as v1.0.0 has them" in note
+    git(upstream.path, "checkout", "--", "pkg/a.go")
+    code, data, _ = run_json(project, "patch-verify", "--source", str(upstream.path), "--tag", "v1.0.0")
+    assert (code, data["notes"]) == (0, [])
