@@ -39,3 +39,14 @@ test: venv tools lint ## Lint and run the test suite (needs ../shared/upstream).
 
 bench: venv tools ## Print the benchmark figures.
 	$(VENV)/bin/python benchmarks/bench_sync.py
+
+.PHONY: patch-verify versions bench-patch-verify
+
+patch-verify: venv ## Check patches/llmisvc applies to the pinned upstream (PATCH_SOURCE=… to read it elsewhere).
+	$(GSVENDOR) patch-verify $(if $(PATCH_SOURCE),--source $(PATCH_SOURCE))
+
+versions: venv ## Check every place the upstream version is written follows Dockerfile.llmisvc.
+	$(GSVENDOR) versions --check
+
+bench-patch-verify: venv ## Print patch-verify vs clone + git apply figures.
+	$(VENV)/bin/python benchmarks/bench_patch_verify.py

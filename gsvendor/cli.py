@@ -28,7 +28,9 @@ app = typer.Typer(
         "Examples:\n\n"
         "  gsvendor sync v0.20.0 --source ../shared/upstream/kserve-v0.20.0.tar.gz\n\n"
         "  gsvendor verify\n\n"
-        "  gsvendor diff kserve-resources"
+        "  gsvendor diff kserve-resources\n\n"
+        "  gsvendor patch-verify\n\n"
+        "  gsvendor versions --check"
     ),
     no_args_is_help=True,
     rich_markup_mode="rich",
@@ -94,9 +96,12 @@ def handles_errors(function: F) -> F:
         try:
             return function(*args, **kwargs)
         except GsvendorError as exc:
+            from rich.markup import escape
+
             console = _stderr()
             for line in str(exc).splitlines() or [type(exc).__name__]:
-                console.print(f"[red]error:[/] {line}", markup=True, soft_wrap=True)
+                # escaped: messages quote user text ("[PATCH] …", "[/x]") that is not markup
+                console.print(f"[red]error:[/] {escape(line)}", markup=True, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             _stderr().print("interrupted")
@@ -154,7 +159,10 @@ SourceOption = Annotated[
 @handles_errors
 def sync(
     ctx: typer.Context,
-    tag: Annotated[str, typer.Argument(help="Upstream tag, e.g. v0.20.0.")],
+    tag: Annotated[
+        str | None,
+        typer.Argument(help="Upstream tag, e.g. v0.20.0 [default: the KSERVE_VERSION pinned in Dockerfile.llmisvc]."),
+    ] = None,
     source: SourceOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the plan; write nothing.")] = False,
     force: Annotated[bool, typer.Option(help="Replace hand edits, keeping a backup of them.")] = False,
@@ -175,11 +183,17 @@ def sync(
       gsvendor sync v0.20.0 --source ../shared/upstream/kserve-v0.20.0.tar.gz
 
       gsvendor sync v0.20.0 --source https://github.com/kserve/kserve.git --dry-run
+
+      gsvendor sync   [dim]# the version Dockerfile.llmisvc pins[/]
     """
     from gsvendor import report
     from gsvendor import sync as workflow
 
     config = _load(ctx)
+    if tag is None:
+        from gsvendor.versions import read_pin
+
+        tag = read_pin(config).value
     with _status(ctx, f"syncing {tag}"):
         result = workflow.sync(
             config, tag, source, _fetch_options(ctx, timeout, retries), dry_run=dry_run, force=force, helm=helm
@@ -265,6 +279,117 @@ def diff(
         report.print_diff_stat(out, diffs)
     else:
         report.print_diffs(out, diffs)
+
+
+@app.command("patch-verify")
+@handles_errors
+def patch_verify(
+    ctx: typer.Context,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source",
+            "-s",
+            help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
+            "[default: the configured upstream git URL].",
+        ),
+    ] = None,
+    tag: Annotated[
+        str | None,
+        typer.Option("--tag", "-t", help="Upstream tag [default: the KSERVE_VERSION pinned in Dockerfile.llmisvc]."),
+    ] = None,
+    patches: Annotated[
+        Path | None, typer.Option("--patches", help="Patch folder [default: patches from gsvendor.yaml].")
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML, one test per patch.")] = None,
+    timeout: Annotated[float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1)] = 30.0,
+    retries: Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10)] = 3,
+) -> None:
+    """Check that the patch series applies to upstream, in order, as the llmisvc image build applies it.
+
+    Fetches only the files the patches touch (a sparse clone for a git source), applies every
+    *.patch in name order with git apply, and reports each as applies, does not apply (with the
+    failing hunks and upstream's current lines), already upstream (drop it) or malformed.
+    Exit 0 when all apply (or the series is empty), 1 otherwise, 2 on a usage or input error.
+
+    [bold]Examples[/]
+
+      gsvendor patch-verify
+
+      gsvendor patch-verify --tag v0.21.0 --source file:///src/kserve --junit build/patches.xml
+    """
+    from gsvendor import report, report_build
+    from gsvendor.errors import CheckFailed
+    from gsvendor.patches import verify_series
+
+    config = _load(ctx)
+    with _status(ctx, "checking the patch series"):
+        result = verify_series(config, tag, source, _fetch_options(ctx, timeout, retries), patches)
+    if junit is not None:
+        report.write_junit(junit, "patch-verify", report_build.series_cases(result))
+    out = _stdout()
+    if json_output:
+        report.print_json(out, result.as_json())
+    else:
+        report_build.print_series(out, result)
+    if not result.ok:
+        raise CheckFailed("\n".join(report_build.series_problems(result)))
+    if not json_output:
+        out.print(f"[green]ok[/]: {report_build.series_outcome(result).removeprefix('ok: ')}")
+
+
+@app.command()
+@handles_errors
+def versions(
+    ctx: typer.Context,
+    check: Annotated[bool, typer.Option("--check", help="Print only problems (for CI and pre-commit).")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source",
+            "-s",
+            help="Where to read upstream's go.mod, as sync takes it [default: the lock's source at the pinned "
+            "tag, else the GitHub archive].",
+        ),
+    ] = None,
+    no_go: Annotated[bool, typer.Option("--no-go", help="Skip the Go builder check (no upstream read).")] = False,
+) -> None:
+    """List every place the upstream version is written and check they follow the pin.
+
+    The pin is ARG KSERVE_VERSION of Dockerfile.llmisvc (Renovate bumps it). Also compared:
+    the other Dockerfiles, each chart's Chart.yaml appVersion and values.yaml kserve.version,
+    the lock's tag, and each golang builder against upstream go.mod's go and toolchain lines.
+    Exit 1 names every place that disagrees.
+
+    [bold]Examples[/]
+
+      gsvendor versions
+
+      gsvendor versions --check
+    """
+    from gsvendor import report, report_build
+    from gsvendor.errors import CheckFailed
+    from gsvendor.versions import check as check_versions
+
+    config = _load(ctx)
+    with _status(ctx, "reading upstream go.mod"):
+        result = check_versions(config, source, _fetch_options(ctx), go=not no_go)
+    out = _stdout()
+    if json_output:
+        report.print_json(out, result.as_json())
+    elif not check:
+        report_build.print_versions(out, result)
+    if check and not json_output:
+        for warning in result.warnings:
+            from rich.markup import escape
+
+            _stderr().print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True, markup=True)
+    if result.problems:
+        raise CheckFailed("\n".join(result.problems))
+    if not check and not json_output:
+        out.print(f"[green]ok[/]: every place follows {result.pin.file}'s {result.pin.value}")
 
 
 def main() -> None:

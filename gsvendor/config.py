@@ -17,6 +17,11 @@ CONFIG_FILE = "gsvendor.yaml"
 
 DEFAULT_ARCHIVE_URL = "https://github.com/${repository}/archive/refs/tags/${tag}.tar.gz"
 
+# Build inputs read by `versions`, `patch-verify` and a TAG-less `sync` (gsvendor/versions.py).
+DEFAULT_DOCKERFILES = ("Dockerfile", "Dockerfile.llmisvc")
+DEFAULT_PIN_DOCKERFILE = "Dockerfile.llmisvc"
+DEFAULT_PATCHES = "patches/llmisvc"
+
 _NAME = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]*$"}
 _RELPATH = {"type": "string", "minLength": 1, "not": {"pattern": r"(^/)|(^|/)\.\.(/|$)"}}
 
@@ -67,6 +72,12 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "output": _RELPATH,
         "overlays": _RELPATH,
         "lock": _RELPATH,
+        # every Dockerfile building from upstream (default DEFAULT_DOCKERFILES)
+        "dockerfiles": {"type": "array", "minItems": 1, "items": _RELPATH},
+        # the Dockerfile whose ARG KSERVE_VERSION pins upstream (default DEFAULT_PIN_DOCKERFILE)
+        "pinDockerfile": _RELPATH,
+        # the patch series that Dockerfile applies (default DEFAULT_PATCHES)
+        "patches": _RELPATH,
         "charts": {
             "type": "array",
             "minItems": 1,

@@ -1,0 +1,208 @@
+"""The Dockerfile reader: instructions, ARGs, stages and base images."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gsvendor import dockerfile
+from gsvendor.errors import ConfigError
+
+ROOT = Path(__file__).parent.parent
+
+MULTI = """\
+# syntax=docker/dockerfile:1
+
+# renovate: datasource=github-releases depName=kserve/kserve
+ARG KSERVE_VERSION=v0.20.0
+ARG GO_VERSION=1.25.8
+ARG BASE_REGISTRY
+ARG DISTROLESS="gcr.io/distroless/static:nonroot"
+
+# not attached to the FROM: a blank line follows
+
+FROM --platform=$BUILDPLATFORM golang:${GO_VERSION} AS builder
+ARG KSERVE_VERSION
+ARG TARGETOS TARGETARCH
+ARG CGO=0 LDFLAGS="-s -w"
+RUN echo building \\
+    # a comment inside a continuation is dropped
+    ${KSERVE_VERSION} \\
+
+    for ${TARGETOS}/${TARGETARCH}
+RUN <<EOF
+FROM this-is-a-heredoc-body
+ARG NOT_AN_ARG=1
+EOF
+
+FROM builder AS tested
+RUN go test ./...
+
+from ${BASE_REGISTRY:-docker.io}/library/alpine:3.22 as tools
+
+FROM ${DISTROLESS}
+COPY --from=builder /out/manager /manager
+"""
+
+
+def test_global_args_with_and_without_default() -> None:
+    parsed = dockerfile.parse(MULTI)
+    args = {a.name: a for a in parsed.global_args}
+    assert list(args) == ["KSERVE_VERSION", "GO_VERSION", "BASE_REGISTRY", "DISTROLESS"]
+    assert args["KSERVE_VERSION"].default == "v0.20.0"
+    assert args["KSERVE_VERSION"].line == 4
+    assert args["KSERVE_VERSION"].renovate == "datasource=github-releases depName=kserve/kserve"
+    assert args["GO_VERSION"].renovate is None
+    assert args["BASE_REGISTRY"].default is None
+    assert args["DISTROLESS"].default == "gcr.io/distroless/static:nonroot"
+
+
+def test_the_pin() -> None:
+    pin = dockerfile.parse(MULTI).pin("KSERVE_VERSION")
+    assert pin is not None and (pin.default, pin.line) == ("v0.20.0", 4)
+    assert dockerfile.parse(MULTI).pin("NOPE") is None
+
+
+def test_stages_and_their_base_images() -> None:
+    parsed = dockerfile.parse(MULTI)
+    assert [(s.index, s.name, s.base, s.line) for s in parsed.stages] == [
+        (0, "builder", "golang:1.25.8", 11),
+        (1, "tested", "builder", 25),
+        (2, "tools", "docker.io/library/alpine:3.22", 28),
+        (3, None, "gcr.io/distroless/static:nonroot", 30),
+    ]
+    builder, tested, tools, final = parsed.stages
+    assert builder.platform == "$BUILDPLATFORM"
+    assert builder.base_raw == "golang:${GO_VERSION}"
+    assert builder.unresolved == ()
+    image = builder.image
+    assert image is not None and (image.repository, image.tag, image.name) == ("golang", "1.25.8", "golang")
+    assert tested.base_stage == "builder" and tested.image is None
+    assert tools.image is not None and tools.image.name == "alpine"
+    assert final.platform is None
+
+
+def test_stage_args_stay_in_their_stage() -> None:
+    builder = dockerfile.parse(MULTI).stages[0]
+    assert [(a.name, a.default) for a in builder.args] == [
+        ("KSERVE_VERSION", None),
+        ("TARGETOS", None),
+        ("TARGETARCH", None),
+        ("CGO", "0"),
+        ("LDFLAGS", "-s -w"),
+    ]
+
+
+def test_continuations_comments_and_heredocs() -> None:
+    instructions = dockerfile.parse(MULTI).instructions
+    runs = [i for i in instructions if i.keyword == "RUN"]
+    assert runs[0].value == "echo building     ${KSERVE_VERSION}     for ${TARGETOS}/${TARGETARCH}"
+    assert (runs[0].line, runs[0].end_line) == (15, 19)
+    assert runs[1].heredocs == ("FROM this-is-a-heredoc-body\nARG NOT_AN_ARG=1",)
+    assert "NOT_AN_ARG" not in {a.name for s in dockerfile.parse(MULTI).stages for a in s.args}
+    assert [i.keyword for i in instructions].count("FROM") == 4
+    assert dockerfile.parse(MULTI).directives == {"syntax": "docker/dockerfile:1"}
+
+
+def test_build_args_override_defaults() -> None:
+    parsed = dockerfile.parse(MULTI, build_args={"GO_VERSION": "1.26.0", "BASE_REGISTRY": "mirror.example"})
+    assert parsed.stages[0].base == "golang:1.26.0"
+    assert parsed.stages[2].base == "mirror.example/library/alpine:3.22"
+
+
+def test_an_unset_arg_in_from_is_reported() -> None:
+    parsed = dockerfile.parse("ARG TAG\nFROM golang:${TAG}\nFROM alpine:$MISSING\n")
+    assert parsed.stages[0].base == "golang:"
+    assert parsed.stages[0].unresolved == ("TAG",)
+    assert parsed.stages[1].unresolved == ("MISSING",)
+
+
+def test_only_global_args_reach_from() -> None:
+    parsed = dockerfile.parse("FROM golang:1.25 AS a\nARG V=1.24\nFROM golang:${V}\n")
+    assert parsed.stages[1].base == "golang:"
+    assert parsed.stages[1].unresolved == ("V",)
+
+
+@pytest.mark.parametrize(
+    ("text", "values", "expected"),
+    [
+        ("${A:-x}", {"A": None}, "x"),
+        ("${A:-x}", {"A": ""}, "x"),
+        ("${A-x}", {"A": ""}, ""),
+        ("${A:+y}", {"A": "1"}, "y"),
+        ("${A:+y}", {"A": ""}, ""),
+        ("${A+y}", {"A": ""}, "y"),
+        ("$A/$B", {"A": "1", "B": "2"}, "1/2"),
+        ("\\$A", {"A": "1"}, "$A"),
+        ("a$", {}, "a$"),
+    ],
+)
+def test_expand(text: str, values: dict[str, str | None], expected: str) -> None:
+    assert dockerfile.expand(text, values)[0] == expected
+
+
+def test_escape_directive() -> None:
+    parsed = dockerfile.parse("# escape=`\nARG V=1\nFROM golang:${V} `\n  AS b\nRUN echo a\\b\n")
+    assert parsed.directives == {"escape": "`"}
+    assert [(s.name, s.base) for s in parsed.stages] == [("b", "golang:1")]
+    assert parsed.instructions[-1].value == "echo a\\b"
+
+
+@pytest.mark.parametrize(
+    ("reference", "repository", "tag", "digest"),
+    [
+        ("golang:1.25.8", "golang", "1.25.8", None),
+        ("docker.io/library/golang:1.25.8-bookworm", "docker.io/library/golang", "1.25.8-bookworm", None),
+        ("registry:5000/team/golang", "registry:5000/team/golang", None, None),
+        ("golang:1.25@sha256:abc", "golang", "1.25", "sha256:abc"),
+    ],
+)
+def test_parse_image_ref(reference: str, repository: str, tag: str | None, digest: str | None) -> None:
+    image = dockerfile.parse_image_ref(reference)
+    assert (image.repository, image.tag, image.digest, image.name) == (repository, tag, digest, "golang")
+    assert str(image) == reference
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("FROM a b c d\n", "Dockerfile:1: FROM: expected"),
+        ("ARG 1X=2\n", "Dockerfile:1: ARG: '1X' is not a valid name"),
+        ("ARG X='unbalanced\n", "Dockerfile:1: ARG: No closing quotation"),
+        ("FROM a\nRUN <<EOF\nnever ends\n", "Dockerfile:2: heredoc EOF is not terminated"),
+    ],
+)
+def test_errors_name_file_and_line(text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        dockerfile.parse(text)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"Dockerfile\.x: not found"):
+        dockerfile.read(tmp_path / "nope", "Dockerfile.x")
+
+
+@pytest.mark.parametrize("name", ["Dockerfile", "Dockerfile.llmisvc"])
+def test_the_projects_dockerfiles(name: str) -> None:
+    """The real Dockerfiles: pinned under a renovate comment, cross-compiling golang builder, distroless nonroot."""
+    parsed = dockerfile.read(ROOT / name)
+    pin = parsed.pin("KSERVE_VERSION")
+    assert pin is not None and pin.default is not None and pin.default.startswith("v")
+    assert pin.renovate == "datasource=github-releases depName=kserve/kserve"
+    assert parsed.global_arg("KSERVE_VERSION") == pin
+    builder, runtime = parsed.stages
+    assert builder.platform == "$BUILDPLATFORM"
+    assert builder.image is not None and builder.image.name == "golang"
+    assert {"TARGETOS", "TARGETARCH", "KSERVE_VERSION"} <= {a.name for a in builder.args}
+    assert runtime.base == "gcr.io/distroless/static:nonroot"
+    assert any(i.keyword == "USER" and i.value == "65532:65532" for i in parsed.instructions)
+
+
+def test_the_llmisvc_dockerfile_applies_the_series_before_building() -> None:
+    instructions = dockerfile.read(ROOT / "Dockerfile.llmisvc").instructions
+    copy = next(i for i in instructions if i.keyword == "COPY" and "patches/llmisvc/" in i.value)
+    apply = next(i for i in instructions if i.keyword == "RUN" and "git apply" in i.value)
+    build = next(i for i in instructions if i.keyword == "RUN" and "go build" in i.value)
+    assert copy.line < apply.line < build.line
+    assert "/patches/*.patch" in apply.value and "exit 1" in apply.value

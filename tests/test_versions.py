@@ -1,0 +1,287 @@
+"""``gsvendor versions`` and the TAG-less ``sync``: every place the upstream version is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gitkit import Upstream, git, make_project, run_gsvendor, run_json
+
+from gsvendor.versions import GoMod, image_go_version, judge_go, parse_go_mod, parse_go_version
+
+
+def chart_files(version: str) -> dict[str, str | None]:
+    return {
+        "charts/kserve-resources/Chart.yaml": f"apiVersion: v2\nname: kserve-resources\nversion: {version}\n"
+        f"appVersion: {version}\n",
+        "charts/kserve-resources/values.yaml": f"kserve:\n  version: {version}\n  controller:\n    replicas: 1\n",
+        "charts/kserve-crd/Chart.yaml": f"apiVersion: v2\nname: kserve-crd\nversion: {version}\n"
+        f"appVersion: {version}\n",
+        "charts/kserve-crd/values.yaml": "crd:\n  keep: true\n",
+    }
+
+
+@pytest.fixture
+def upstream(tmp_path: Path) -> Upstream:
+    """Upstream v1.0.0 (go 1.25.8) and v1.1.0 (go 1.25.0 with toolchain go1.25.9)."""
+    repo = Upstream(tmp_path / "upstream", {**chart_files("v1.0.0"), "go.mod": "module x\n\ngo 1.25.8\n"})
+    git(repo.path, "tag", "v1.0.0")
+    repo.commit({**chart_files("v1.1.0"), "go.mod": "module x\n\ngo 1.25.0\n\ntoolchain go1.25.9\n"}, "bump", "v1.1.0")
+    return repo
+
+
+@pytest.fixture
+def tarball(upstream: Upstream, tmp_path: Path) -> Path:
+    return upstream.archive("v1.0.0", tmp_path)
+
+
+@pytest.fixture
+def synced(tmp_path: Path, tarball: Path) -> Path:
+    """A project pinned to v1.0.0 and synced with `gsvendor sync` without a TAG."""
+    project = make_project(tmp_path / "project", charts=("kserve-crd", "kserve-resources"))
+    result = run_gsvendor(project, "sync", "--source", str(tarball))
+    assert result.returncode == 0, result.stderr
+    return project
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_sync_without_tag_syncs_the_pin(synced: Path) -> None:
+    lock = (synced / "gsvendor.lock.yaml").read_text()
+    assert "tag: v1.0.0" in lock
+    assert "appVersion: v1.0.0" in (synced / "helm/kserve-resources/Chart.yaml").read_text()
+
+
+def test_sync_without_tag_or_pin_dockerfile_exits_2(tmp_path: Path, tarball: Path) -> None:
+    project = make_project(tmp_path / "p")
+    (project / "Dockerfile.llmisvc").unlink()
+    result = run_gsvendor(project, "sync", "--source", str(tarball))
+    assert result.returncode == 2
+    assert "Dockerfile.llmisvc: not found" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_sync_without_tag_and_a_pin_without_default_exits_2(tmp_path: Path, tarball: Path) -> None:
+    project = make_project(tmp_path / "p")
+    edit(project / "Dockerfile.llmisvc", "ARG KSERVE_VERSION=v1.0.0", "ARG KSERVE_VERSION")
+    result = run_gsvendor(project, "sync", "--source", str(tarball))
+    assert result.returncode == 2
+    assert "Dockerfile.llmisvc: no ARG KSERVE_VERSION=<tag>" in result.stderr
+
+
+def test_all_places_agree(synced: Path) -> None:
+    # no --source: go.mod comes from the lock's source, since the lock is at the pinned tag
+    code, data, stderr = run_json(synced, "versions")
+    assert code == 0, stderr
+    assert data["ok"] is True and data["problems"] == []
+    assert data["pin"] == {"file": "Dockerfile.llmisvc", "line": 3, "value": "v1.0.0"}
+    rows = [(p["file"], p["line"], p["key"], p["value"], p["status"]) for p in data["places"]]
+    assert rows == [
+        ("Dockerfile", 3, "ARG KSERVE_VERSION", "v1.0.0", "agrees"),
+        ("Dockerfile.llmisvc", 3, "ARG KSERVE_VERSION", "v1.0.0", "pin"),
+        ("helm/kserve-crd/Chart.yaml", 4, "appVersion", "v1.0.0", "agrees"),
+        ("helm/kserve-resources/Chart.yaml", 4, "appVersion", "v1.0.0", "agrees"),
+        ("helm/kserve-resources/values.yaml", 2, "kserve.version", "v1.0.0", "agrees"),
+        ("gsvendor.lock.yaml", 4, "tag", "v1.0.0", "agrees"),
+    ]
+    assert data["go"]["source"].endswith("kserve-v1.0.0.tar.gz")
+    assert data["go"]["goMod"] == {"go": "1.25.8", "toolchain": None}
+    assert [(b["file"], b["line"], b["stage"], b["status"]) for b in data["go"]["builders"]] == [
+        ("Dockerfile", 5, "builder", "ok"),
+        ("Dockerfile.llmisvc", 5, "builder", "ok"),
+    ]
+
+
+def test_the_tables_for_people(synced: Path) -> None:
+    result = run_gsvendor(synced, "versions")
+    assert result.returncode == 0, result.stderr
+    assert "pinned by Dockerfile.llmisvc:3" in result.stdout
+    assert "helm/kserve-resources/values.yaml:2" in result.stdout
+    assert "Go builders vs upstream go.mod (go 1.25.8, toolchain -)" in result.stdout
+    assert "ok: every place follows Dockerfile.llmisvc's v1.0.0" in result.stdout
+
+
+def test_check_is_silent_when_all_agree(synced: Path) -> None:
+    result = run_gsvendor(synced, "versions", "--check")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new", "problem"),
+    [
+        (
+            "Dockerfile",
+            "ARG KSERVE_VERSION=v1.0.0",
+            "ARG KSERVE_VERSION=v0.9.0",
+            "Dockerfile:3: ARG KSERVE_VERSION is v0.9.0, but Dockerfile.llmisvc:3 pins v1.0.0",
+        ),
+        (
+            "helm/kserve-crd/Chart.yaml",
+            "appVersion: v1.0.0",
+            "appVersion: v0.9.0",
+            "helm/kserve-crd/Chart.yaml:4: appVersion is v0.9.0, but Dockerfile.llmisvc:3 pins v1.0.0",
+        ),
+        (
+            "helm/kserve-resources/values.yaml",
+            "version: v1.0.0",
+            "version: v1.0.0-rc1",
+            "helm/kserve-resources/values.yaml:2: kserve.version is v1.0.0-rc1, but Dockerfile.llmisvc:3 pins v1.0.0",
+        ),
+        (
+            "gsvendor.lock.yaml",
+            "tag: v1.0.0",
+            "tag: v0.9.0",
+            "gsvendor.lock.yaml:4: tag is v0.9.0, but Dockerfile.llmisvc:3 pins v1.0.0",
+        ),
+    ],
+    ids=["dockerfile", "chart-appversion", "values-kserve-version", "lock"],
+)
+def test_each_place_that_disagrees_is_named(
+    synced: Path, tarball: Path, path: str, old: str, new: str, problem: str
+) -> None:
+    edit(synced / path, old, new)
+    result = run_gsvendor(synced, "versions", "--source", str(tarball))
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [f"error: {problem}"]
+    code, data, _ = run_json(synced, "versions", "--source", str(tarball))
+    assert code == 1
+    assert data["problems"] == [problem]
+    differs = [p for p in data["places"] if p["status"] == "differs"]
+    assert [(p["file"], p["status"]) for p in differs] == [(path, "differs")]
+    check = run_gsvendor(synced, "versions", "--check", "--source", str(tarball))
+    assert (check.returncode, check.stdout) == (1, "")
+    assert problem in check.stderr
+
+
+def test_a_renovate_bump_names_every_place_left_behind(synced: Path) -> None:
+    edit(synced / "Dockerfile.llmisvc", "ARG KSERVE_VERSION=v1.0.0", "ARG KSERVE_VERSION=v1.1.0")
+    result = run_gsvendor(synced, "versions", "--check", "--no-go")
+    assert result.returncode == 1
+    named = [line.split(":", 2)[1] for line in result.stderr.splitlines()]
+    assert named == [
+        " Dockerfile",
+        " helm/kserve-crd/Chart.yaml",
+        " helm/kserve-resources/Chart.yaml",
+        " helm/kserve-resources/values.yaml",
+        " gsvendor.lock.yaml",
+    ]
+
+
+def test_an_absent_lock_is_not_a_failure(synced: Path, tarball: Path) -> None:
+    (synced / "gsvendor.lock.yaml").unlink()
+    code, data, stderr = run_json(synced, "versions", "--source", str(tarball))
+    assert code == 0, stderr
+    lock = data["places"][-1]
+    assert (lock["file"], lock["value"], lock["status"]) == ("gsvendor.lock.yaml", None, "not synced")
+
+
+def test_a_fresh_project_is_not_synced(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "fresh")
+    code, data, stderr = run_json(project, "versions", "--no-go")
+    assert code == 0, stderr
+    assert [p["status"] for p in data["places"]] == ["agrees", "pin", "not synced", "not synced"]
+    assert data["go"] is None
+
+
+def test_a_dockerfile_without_the_arg_is_missing(synced: Path) -> None:
+    edit(synced / "Dockerfile", "ARG KSERVE_VERSION=v1.0.0", "ARG OTHER=v1.0.0")
+    result = run_gsvendor(synced, "versions", "--check", "--no-go")
+    assert result.returncode == 1
+    assert "error: Dockerfile: ARG KSERVE_VERSION: no ARG KSERVE_VERSION=<tag>" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("go", "status", "code"),
+    [("1.25.7", "fail", 1), ("1.24.9", "fail", 1), ("1.25.8", "ok", 0), ("1.25.10", "ok", 0), ("1.26.0", "warn", 0)],
+)
+def test_go_builders_against_go_mod(tmp_path: Path, tarball: Path, go: str, status: str, code: int) -> None:
+    project = make_project(tmp_path / "go", go=go, llmisvc_go="1.25.8")
+    result_code, data, stderr = run_json(project, "versions", "--source", str(tarball))
+    assert result_code == code, stderr
+    builders = {b["file"]: b for b in data["go"]["builders"]}
+    assert builders["Dockerfile"]["status"] == status
+    assert builders["Dockerfile"]["version"] == go
+    assert builders["Dockerfile.llmisvc"]["status"] == "ok"
+    check = run_gsvendor(project, "versions", "--check", "--source", str(tarball))
+    assert check.returncode == code
+    if status == "fail":
+        assert f"error: Dockerfile:5: golang:{go} (builder): older than upstream's go 1.25.8" in check.stderr
+    elif status == "warn":
+        assert "warning: Dockerfile:5: golang:1.26.0 (builder): newer minor" in check.stderr
+    else:
+        assert check.stderr == ""
+
+
+def test_the_toolchain_line_counts(tmp_path: Path, upstream: Upstream) -> None:
+    project = make_project(tmp_path / "tc", version="v1.1.0", go="1.25.3", llmisvc_go="1.25.9")
+    code, data, _ = run_json(project, "versions", "--source", upstream.url)
+    assert code == 1
+    assert data["go"]["goMod"] == {"go": "1.25.0", "toolchain": "go1.25.9"}
+    assert data["problems"] == ["Dockerfile:5: golang:1.25.3 (builder): older than upstream's toolchain go1.25.9"]
+
+
+def test_configured_build_files(tmp_path: Path) -> None:
+    project = make_project(
+        tmp_path / "conf", extra_config="dockerfiles: [build/Dockerfile.a]\npinDockerfile: build/Dockerfile.a\n"
+    )
+    (project / "build").mkdir()
+    (project / "build/Dockerfile.a").write_text("ARG KSERVE_VERSION=v2.0.0\nFROM golang:1.25.8\n")
+    code, data, _ = run_json(project, "versions", "--no-go")
+    assert code == 0
+    assert data["pin"] == {"file": "build/Dockerfile.a", "line": 1, "value": "v2.0.0"}
+    assert [p["file"] for p in data["places"]][:1] == ["build/Dockerfile.a"]
+
+
+def test_bad_build_file_config_exits_2(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "bad", extra_config="dockerfiles: [../outside]\n")
+    result = run_gsvendor(project, "versions", "--no-go")
+    assert result.returncode == 2
+    assert "dockerfiles[0]: '../outside' must be a relative path inside the project" in result.stderr
+
+
+# Units: Go versions and the judging rules.
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("1.21", "1.21rc1"),
+        ("1.21rc1", "1.21rc2"),
+        ("1.21beta1", "1.21rc1"),
+        ("1.21rc2", "1.21.0"),
+        ("1.21.0", "1.21.1"),
+    ],
+)
+def test_go_version_order(older: str, newer: str) -> None:
+    assert parse_go_version(older) < parse_go_version(newer)  # type: ignore[operator]
+
+
+def test_image_tags_and_go_mod() -> None:
+    assert str(image_go_version("1.25.8-bookworm")) == "1.25.8"
+    assert image_go_version("latest") is None and image_go_version(None) is None
+    mod = parse_go_mod("module x\n\ngo 1.25.0 // comment\ntoolchain go1.25.9\n")
+    assert (mod.go, mod.toolchain, str(mod.preferred)) == ("1.25.0", "go1.25.9", "1.25.9")
+
+
+@pytest.mark.parametrize(
+    ("builder", "go", "toolchain", "status"),
+    [
+        ("1.25.8", "1.25.8", None, "ok"),  # same
+        ("1.25.9", "1.25.8", None, "ok"),  # same minor, newer patch
+        ("1.25.7", "1.25.8", None, "fail"),  # below the go line
+        ("1.24.12", "1.25.8", None, "fail"),  # older minor
+        ("1.26.0", "1.25.8", None, "warn"),  # newer minor
+        ("1.25", "1.25.8", None, "ok"),  # floating, newest 1.25.x
+        ("1.24", "1.25.8", None, "fail"),
+        ("1.26", "1.25.8", None, "warn"),
+        ("1.25.3", "1.25.0", "go1.25.9", "fail"),  # below the toolchain line
+        ("1.25.9", "1.25.0", "go1.25.9", "ok"),
+        ("latest", "1.25.8", None, "warn"),  # cannot tell
+    ],
+)
+def test_judge_go(builder: str, go: str, toolchain: str | None, status: str) -> None:
+    assert judge_go(image_go_version(builder), GoMod(go=go, toolchain=toolchain))[0] == status
