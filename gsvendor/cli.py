@@ -33,6 +33,7 @@ app = typer.Typer(
         "  gsvendor versions --check"
     ),
     no_args_is_help=True,
+    add_completion=False,
     rich_markup_mode="rich",
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -67,7 +68,7 @@ def _globals(
     ),
     cache_dir: Annotated[
         Path | None,
-        typer.Option(help="Download cache [default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor]."),
+        typer.Option(help="Download cache (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor)."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
 ) -> None:
@@ -140,7 +141,7 @@ HelmOption = Annotated[
     str | None,
     typer.Option(
         "--helm",
-        help="helm binary (for charts vendored rendered) [default: $GSVENDOR_HELM, .tools/bin/helm, PATH].",
+        help="helm binary (for charts vendored rendered) (default: $GSVENDOR_HELM, .tools/bin/helm, PATH).",
     ),
 ]
 
@@ -150,7 +151,7 @@ SourceOption = Annotated[
         "--source",
         "-s",
         help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
-        "[default: the GitHub archive of TAG].",
+        "(default: the GitHub archive of TAG).",
     ),
 ]
 
@@ -161,7 +162,7 @@ def sync(
     ctx: typer.Context,
     tag: Annotated[
         str | None,
-        typer.Argument(help="Upstream tag, e.g. v0.20.0 [default: the KSERVE_VERSION pinned in Dockerfile.llmisvc]."),
+        typer.Argument(help="Upstream tag, e.g. v0.20.0 (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc)."),
     ] = None,
     source: SourceOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the plan; write nothing.")] = False,
@@ -291,15 +292,15 @@ def patch_verify(
             "--source",
             "-s",
             help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
-            "[default: the configured upstream git URL].",
+            "(default: the configured upstream git URL).",
         ),
     ] = None,
     tag: Annotated[
         str | None,
-        typer.Option("--tag", "-t", help="Upstream tag [default: the KSERVE_VERSION pinned in Dockerfile.llmisvc]."),
+        typer.Option("--tag", "-t", help="Upstream tag (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc)."),
     ] = None,
     patches: Annotated[
-        Path | None, typer.Option("--patches", help="Patch folder [default: patches from gsvendor.yaml].")
+        Path | None, typer.Option("--patches", help="Patch folder (default: patches from gsvendor.yaml).")
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     junit: Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML, one test per patch.")] = None,
@@ -350,8 +351,8 @@ def versions(
         typer.Option(
             "--source",
             "-s",
-            help="Where to read upstream's go.mod, as sync takes it [default: the lock's source at the pinned "
-            "tag, else the GitHub archive].",
+            help="Where to read upstream's go.mod, as sync takes it (default: the lock's source at the pinned "
+            "tag, else the GitHub archive).",
         ),
     ] = None,
     no_go: Annotated[bool, typer.Option("--no-go", help="Skip the Go builder check (no upstream read).")] = False,

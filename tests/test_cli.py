@@ -36,8 +36,10 @@ def test_help_and_version_paths(cli: Cli, project: Path) -> None:
         assert command in top.stdout
     sync_help = cli(project, "sync", "--help")
     assert sync_help.returncode == 0 and "gsvendor sync v0.20.0 --source" in sync_help.stdout
-    usage = cli(project, "sync")
-    assert usage.returncode == 2 and "missing argument 'tag'" in usage.stderr.lower()
+    no_pin = cli(project, "sync")  # no TAG: the Dockerfile.llmisvc pin, which this project lacks
+    assert_one_line_error(no_pin, 2, "Dockerfile.llmisvc: not found")
+    usage = cli(project, "sync", "--frobnicate")
+    assert usage.returncode == 2 and "no such option" in usage.stderr.lower()
     assert usage.stderr.startswith("Usage: gsvendor sync")
     assert cli(project, "frobnicate").returncode == 2
 
