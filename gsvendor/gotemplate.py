@@ -246,7 +246,8 @@ class _Loop:
 _STRING_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
 
 
-def _unquote(text: str) -> str:
+def go_unquote(text: str) -> str:
+    """A Go string literal (``\"…\"`` with Go escapes, or a raw `` `…` ``) → its value; ``ValueError`` if malformed."""
     if text.startswith("`"):
         return text[1:-1]
     body = text[1:-1]
@@ -360,7 +361,7 @@ class _Parser:
                 self.next()
                 if not top:
                     raise self.error("unexpected define in action")
-                name = _unquote(self.expect("string", "define clause").value)
+                name = go_unquote(self.expect("string", "define clause").value)
                 self.expect("close", "define clause")
                 saved, self.vars = self.vars, [["$"]]
                 body, end = self.list_until()
@@ -377,7 +378,7 @@ class _Parser:
                 name_tok = self.next()
                 if name_tok.kind != "string":
                     raise self.error(f"unexpected {name_tok.value!r} in {word} clause", name_tok.line)
-                name = _unquote(name_tok.value)
+                name = go_unquote(name_tok.value)
                 pipe = None
                 if self.peek().kind != "close":
                     pipe = self.pipeline(word)
@@ -482,11 +483,11 @@ class _Parser:
             node = _Var(tok.value)
         elif tok.kind == "string":
             try:
-                node = _Literal(_unquote(tok.value))
+                node = _Literal(go_unquote(tok.value))
             except (ValueError, IndexError):
                 raise self.error(f"bad string syntax: {tok.value}", tok.line) from None
         elif tok.kind == "char":
-            node = _Literal(ord(_unquote('"' + tok.value[1:-1] + '"')))
+            node = _Literal(ord(go_unquote('"' + tok.value[1:-1] + '"')))
         elif tok.kind == "number":
             node = _Literal(_number(tok.value))
         elif tok.kind == "ident":
