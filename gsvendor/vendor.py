@@ -19,7 +19,8 @@ class ChartBuild:
     """One chart's result. ``upstream`` and ``files`` map chart-relative paths to bytes.
 
     ``normalized`` lists the files whose whitespace was fixed as pre-commit's
-    trailing-whitespace and end-of-file-fixer hooks would fix it.
+    trailing-whitespace and end-of-file-fixer hooks would fix it; ``generated`` the files
+    :func:`gsvendor.generate.generate_chart` wrote (values.schema.json, README.md).
     """
 
     spec: ChartSpec
@@ -28,6 +29,7 @@ class ChartBuild:
     applied: list[AppliedOperation] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     normalized: list[str] = field(default_factory=list)
+    generated: list[str] = field(default_factory=list)
 
     @property
     def overlays(self) -> list[str]:
@@ -102,18 +104,30 @@ def chart_files(snapshot: UpstreamSnapshot, spec: ChartSpec) -> dict[str, bytes]
 def build(config: Config, snapshot: UpstreamSnapshot, overlays: list[Overlay]) -> Build:
     """Vendor every configured chart of ``snapshot`` and apply ``overlays``.
 
-    Raises :class:`SourceError` when a chart is missing upstream and
-    :class:`~gsvendor.errors.OverlayApplyError` when an overlay no longer applies.
+    Generated files (values.schema.json, README.md) are regenerated after the overlays and
+    before the whitespace fixes (:func:`gsvendor.generate.generate_chart`).
+
+    Raises :class:`SourceError` when a chart is missing upstream,
+    :class:`~gsvendor.errors.OverlayApplyError` when an overlay no longer applies, and the
+    schema or README generation errors (naming the chart folder).
     """
+    from gsvendor.errors import GsvendorError
+    from gsvendor.generate import generate_chart, generated_paths
+
     charts = []
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)
         result = apply_overlays(spec.name, upstream, overlays, snapshot.tag)
+        try:
+            overlaid = generate_chart(result.files, chart_dir=(config.root / spec.dest).as_posix())
+        except GsvendorError as exc:
+            raise type(exc)(f"{spec.dest}: {exc}") from None
+        generated = generated_paths(result.files, overlaid)
         files: dict[str, bytes] = {}
         normalized = []
-        for path in sorted(result.files):
-            data = normalize_whitespace(result.files[path])
-            if data != result.files[path]:
+        for path in sorted(overlaid):
+            data = normalize_whitespace(overlaid[path])
+            if data != overlaid[path]:
                 normalized.append(path)
             files[path] = data
         charts.append(
@@ -124,6 +138,7 @@ def build(config: Config, snapshot: UpstreamSnapshot, overlays: list[Overlay]) -
                 applied=result.applied,
                 skipped=result.skipped,
                 normalized=normalized,
+                generated=generated,
             )
         )
     return Build(snapshot=snapshot, charts=charts)
