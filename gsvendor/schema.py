@@ -717,7 +717,10 @@ def _object(value: str, name: str, kind: str) -> Any:
     value = value.strip()
     if not value:
         raise SchemaError(f'{name}: parse object "": missing value')
-    node = _yaml_node(value)
+    try:
+        node = _yaml_node(value)
+    except SchemaError as exc:
+        raise SchemaError(f"{name}: {exc}") from None
     if node is None:
         return None
     try:
