@@ -63,13 +63,18 @@ class ChartGeneration:
     stale: list[str] = field(default_factory=list)
 
 
-def _outside_reader(root: Path) -> schema.Reader:
+def project_reader(config: Config) -> schema.Reader:
+    """A reader for files outside a chart (``$ref`` bundling, ``localRefs``): project files only.
+
+    Paths outside the project and inside any chart's output folder read as absent, so that a
+    build never depends on what a previous sync wrote.
+    """
+    root = config.root.resolve()
+    outputs = [(config.root / spec.dest).resolve() for spec in config.charts]
+
     def read(path: str) -> bytes | None:
-        candidate = Path(path)
-        # only inside the project: a chart's $ref must not reach arbitrary files
-        try:
-            candidate.resolve().relative_to(root.resolve())
-        except ValueError:
+        candidate = Path(path).resolve()
+        if not candidate.is_relative_to(root) or any(candidate.is_relative_to(o) for o in outputs):
             return None
         return candidate.read_bytes() if candidate.is_file() else None
 
@@ -93,7 +98,7 @@ def plan(config: Config, charts: list[str] | None = None) -> list[tuple[ChartGen
             raise ConfigError(f"chart {spec.name}: {spec.dest}/ does not exist (run gsvendor sync first)")
         files = read_tree(config.root, spec.dest)
         try:
-            generated = generate_chart(files, chart_dir=folder.as_posix(), outside=_outside_reader(config.root))
+            generated = generate_chart(files, chart_dir=folder.as_posix(), outside=project_reader(config))
         except GsvendorError as exc:
             raise type(exc)(f"{spec.dest}: {exc}") from None
         result = ChartGeneration(spec)

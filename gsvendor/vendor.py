@@ -112,14 +112,15 @@ def build(config: Config, snapshot: UpstreamSnapshot, overlays: list[Overlay]) -
     schema or README generation errors (naming the chart folder).
     """
     from gsvendor.errors import GsvendorError
-    from gsvendor.generate import generate_chart, generated_paths
+    from gsvendor.generate import generate_chart, generated_paths, project_reader
 
     charts = []
+    outside = project_reader(config)
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)
         result = apply_overlays(spec.name, upstream, overlays, snapshot.tag)
         try:
-            overlaid = generate_chart(result.files, chart_dir=(config.root / spec.dest).as_posix())
+            overlaid = generate_chart(result.files, chart_dir=(config.root / spec.dest).as_posix(), outside=outside)
         except GsvendorError as exc:
             raise type(exc)(f"{spec.dest}: {exc}") from None
         generated = generated_paths(result.files, overlaid)

@@ -219,3 +219,28 @@ def test_pre_commit_hooks_are_declared() -> None:
     for hook in by_id.values():
         assert hook["language"] in ("python", "system")
         assert hook["pass_filenames"] is False
+
+
+def test_local_refs_may_live_in_the_project_but_not_in_chart_outputs(project: Path) -> None:
+    chart = project / "helm/kserve-crd"
+    copy = project / "k8s-schemas/raw.githubusercontent.com/yannh/kubernetes-json-schema/master/v1.33.1/quantity.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text('{"type": "string", "pattern": "^[0-9]+$"}')
+    (chart / ".schema.yaml").write_text(
+        "values: [values.yaml]\nbundle: true\nbundleWithoutID: true\nk8sSchemaVersion: v1.33.1\n"
+        "localRefs: ../../k8s-schemas\n"
+    )
+    (chart / "values.yaml").write_text("memory: '1' # @schema $ref: $k8s/quantity.json\n")
+
+    assert gsvendor(project, "generate", "kserve-crd")[0] == 0
+    schema = json.loads((chart / "values.schema.json").read_text())
+    assert schema["properties"]["memory"] == {"$ref": "#/$defs/quantity.json", "type": "string"}
+    assert schema["$defs"] == {"quantity.json": {"type": "string", "pattern": "^[0-9]+$"}}
+
+    (chart / ".schema.yaml").write_text("values: [values.yaml]\nbundle: true\nbundleRoot: ../..\n")
+    (chart / "values.yaml").write_text("x: {} # @schema $ref: ../kserve-resources/values.schema.json\n")
+    code, output = gsvendor(project, "generate", "kserve-crd")
+    assert code == 2
+    assert (
+        "helm/kserve-crd: bundle schemas: /properties/x/$ref: open helm/kserve-resources/values.schema.json" in output
+    )
