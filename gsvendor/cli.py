@@ -261,7 +261,7 @@ def generate(
     ctx: typer.Context,
     charts: Annotated[
         list[str] | None,
-        typer.Argument(help="Only these charts [default: every configured chart].", show_default=False),
+        typer.Argument(help="Only these charts (default: every configured chart).", show_default=False),
     ] = None,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 naming each stale file.")] = False,
 ) -> None:
