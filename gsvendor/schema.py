@@ -162,6 +162,69 @@ class Schema:
     Attributes are the :data:`FIELDS` (``None``/empty when unset) plus hvsj's internal flags.
     """
 
+    schema: str
+    id: str
+    vocabulary: dict[str, bool] | None
+    anchor: str
+    dynamic_anchor: str
+    recursive_anchor: str
+    title: str
+    description: str
+    comment: str
+    examples: list[Any] | None
+    deprecated: bool
+    read_only: bool
+    write_only: bool
+    default: Any
+    ref: str
+    dynamic_ref: str
+    recursive_ref: str
+    type: Any
+    const: Any
+    enum: list[Any] | None
+    all_of: list[Schema] | None
+    any_of: list[Schema] | None
+    one_of: list[Schema] | None
+    not_: Schema | None
+    if_: Schema | None
+    then: Schema | None
+    else_: Schema | None
+    exclusive_maximum: float | None
+    maximum: float | None
+    exclusive_minimum: float | None
+    minimum: float | None
+    multiple_of: float | None
+    pattern: str
+    format: str
+    max_length: int | None
+    min_length: int | None
+    content_encoding: str
+    content_media_type: str
+    content_schema: Schema | None
+    max_items: int | None
+    min_items: int | None
+    unique_items: bool
+    max_contains: int | None
+    min_contains: int | None
+    contains: Schema | None
+    prefix_items: list[Schema] | None
+    items: Schema | None
+    additional_items: Schema | None
+    unevaluated_items: Schema | None
+    required: list[str] | None
+    max_properties: int | None
+    min_properties: int | None
+    property_names: Schema | None
+    properties: dict[str, Schema] | None
+    pattern_properties: dict[str, Schema] | None
+    additional_properties: Schema | None
+    unevaluated_properties: Schema | None
+    dependent_required: dict[str, list[str]] | None
+    dependencies: Any
+    dependent_schemas: dict[str, Schema] | None
+    defs: dict[str, Schema] | None
+    definitions: dict[str, Schema] | None
+
     def __init__(self, kind: str = "object", **values: Any) -> None:
         self.kind = kind
         for attr, _, field_kind in FIELDS:
@@ -185,7 +248,7 @@ class Schema:
 
     def is_type(self, name: str) -> bool:
         """``type`` equals ``name`` or lists it."""
-        value = self.type  # type: ignore[attr-defined]
+        value = self.type
         return name in value if isinstance(value, list) else value == name
 
     def is_zero(self) -> bool:
@@ -218,7 +281,7 @@ class Schema:
             sub = getattr(self, attr)
             if sub is not None and sub.kind == "object":
                 yield [name], sub
-        for index, sub in enumerate(self.prefix_items or []):  # type: ignore[attr-defined]
+        for index, sub in enumerate(self.prefix_items or []):
             if sub is not None and sub.kind == "object":
                 yield ["prefixItems", str(index)], sub
         for name, attr in (
@@ -730,9 +793,9 @@ def _object(value: str, name: str, kind: str) -> Any:
 
 
 def _items(schema: Schema) -> Schema:
-    if schema.items is None:  # type: ignore[attr-defined]
-        schema.items = Schema()  # type: ignore[attr-defined]
-    return schema.items  # type: ignore[attr-defined,no-any-return]
+    if schema.items is None:
+        schema.items = Schema()
+    return schema.items
 
 
 def _type_value(values: list[Any]) -> Any:
@@ -1037,9 +1100,9 @@ def _validate_type(ptr: list[str], value: Any) -> None:
 def _draft7_refs(schema: Schema, root_path: list[str]) -> None:
     for _, sub in schema.subschemas():
         _draft7_refs(sub, root_path)
-    ref: str = schema.ref  # type: ignore[attr-defined]
+    ref: str = schema.ref
     if ref.startswith("#/") and not ref.startswith(("#/$defs/", "#/definitions/")):
-        schema.ref = "#" + ptr_string(root_path) + ref[1:]  # type: ignore[attr-defined]
+        schema.ref = "#" + ptr_string(root_path) + ref[1:]
 
 
 def _ensure_compliant(ptr: list[str], schema: Schema, active: set[int], no_additional: bool, draft: int) -> None:
@@ -1096,12 +1159,12 @@ def _add_missing_global(schema: Schema) -> None:
 def _k8s_aliases(ptr: list[str], schema: Schema, url: Callable[[], str]) -> None:
     for path, sub in list(schema.subschemas()):
         _k8s_aliases([*ptr, *path], sub, url)
-    ref: str = schema.ref  # type: ignore[attr-defined]
+    ref: str = schema.ref
     without_fragment = ref.split("#", 1)[0]
     if without_fragment in ("$k8s", "$k8s/"):
         raise SchemaError(f'{ptr_string(ptr)}: invalid $k8s schema alias: must have a path but only got "{ref}"')
     if ref.startswith("$k8s/"):
-        schema.ref = url().removesuffix("/") + "/" + ref[len("$k8s/") :]  # type: ignore[attr-defined]
+        schema.ref = url().removesuffix("/") + "/" + ref[len("$k8s/") :]
 
 
 def _set_referrer(schema: Schema | None, referrer: Referrer) -> None:
@@ -1109,9 +1172,9 @@ def _set_referrer(schema: Schema | None, referrer: Referrer) -> None:
         return
     for _, sub in list(schema.subschemas()):
         _set_referrer(sub, referrer)
-    if schema.ref:  # type: ignore[attr-defined]
+    if schema.ref:
         schema.ref_referrer = referrer
-    if schema.dynamic_ref:  # type: ignore[attr-defined]
+    if schema.dynamic_ref:
         schema.dynamic_ref_referrer = referrer
 
 
@@ -1313,7 +1376,7 @@ class _Loader:
 
 def _ref_target(schema: Schema) -> str:
     """hvsj's ``ParseRef``: the ``$ref`` resolved against its referrer (file paths absolute)."""
-    ref: str = schema.ref  # type: ignore[attr-defined]
+    ref: str = schema.ref
     referrer = schema.ref_referrer
     scheme, base, fragment = _split_ref(ref)
     if referrer is None or scheme not in ("", "file"):
@@ -1381,7 +1444,7 @@ def _bundled_name(schema_id: str, defs: dict[str, Schema]) -> str:
     if not schema_id:
         return ""
     for name in sorted(defs, key=_go_key):
-        if defs[name].id == schema_id:  # type: ignore[attr-defined]
+        if defs[name].id == schema_id:
             return name
     base = posixpath.basename(schema_id.rstrip("/")) or "/"
     name, number = base, 1
@@ -1430,10 +1493,10 @@ def _bundle(ptr: list[str], loader: _Loader, root: Any, schema: Any, base_dir: s
     suffix: list[str] = []
     fragment_ptr = _parse_ptr(fragment)
     for match_ptr, match in _resolve_ptr(fragment_ptr, loaded):
-        if match.id:  # type: ignore[attr-defined]
+        if match.id:
             nearest, suffix = match, fragment_ptr[len(match_ptr) :]
     if nearest is not None:
-        schema.ref = nearest.id if not suffix else f"{nearest.id}#{ptr_string(suffix)}"  # type: ignore[attr-defined]
+        schema.ref = nearest.id if not suffix else f"{nearest.id}#{ptr_string(suffix)}"
     _move_defs(root, loaded, "defs")
     _move_defs(root, loaded, "definitions")
     root.defs[_bundled_name(loaded.id, root.defs)] = loaded
@@ -1497,7 +1560,7 @@ def bundle(schema: Schema, loader: _Loader, base_dir: str, without_ids: bool) ->
     _bundle([], loader, schema, schema, base_dir)
     if without_ids:
         _remove_ids(None, [], schema, schema)
-        for sub in (schema.defs or {}).values():  # type: ignore[attr-defined]
+        for sub in (schema.defs or {}).values():
             sub.id = ""
     while True:
         counts: dict[int, int] = {}
