@@ -28,6 +28,7 @@ from typing import Any
 from gsvendor import gojson
 
 TRIM_SPACE = " \t\r\n"
+MAX_DEPTH = 100  # nested {{template}} calls (Go allows 100000; a Python stack does not)
 
 
 class TemplateError(Exception):
@@ -299,6 +300,7 @@ class _Parser:
         self.funcs = funcs
         self.defines: dict[str, list[Any]] = {}
         self.vars: list[list[str]] = [["$"]]
+        self.range_depth = 0
 
     def error(self, message: str, line: int | None = None) -> TemplateError:
         tok = self.tokens[min(self.pos, len(self.tokens) - 1)]
@@ -394,6 +396,8 @@ class _Parser:
                 return _TemplateCall(name, pipe, name_tok.line)
             if word in ("break", "continue"):
                 self.next()
+                if not self.range_depth:
+                    raise self.error(f"{{{{{word}}}}} outside {{{{range}}}}", tok.line)
                 self.expect("close", word)
                 return _Loop(word)
         return _Action(self.pipeline("command"))
@@ -401,7 +405,9 @@ class _Parser:
     def control(self, kind: str) -> _If:
         self.vars.append([])
         pipe = self.pipeline(kind, allow_decl=True)
+        self.range_depth += kind == "range"
         body, end = self.list_until()
+        self.range_depth -= kind == "range"
         else_body = None
         if end == "else":
             following = self.peek()
@@ -581,6 +587,7 @@ class Template:
         self.funcs: dict[str, Callable[..., Any]] = {**BUILTINS, **(funcs or {})}
         # a name maps to parsed nodes, or to a Python function (data, render) -> text
         self.templates: dict[str, Any] = {}
+        self._depth = 0
 
     def parse(self, text: str) -> Template:
         """Parse ``text``; raises :class:`TemplateError` on syntax errors."""
@@ -599,9 +606,15 @@ class Template:
         if name not in self.templates:
             raise TemplateError(f'template: no template "{name}" associated with template "{self.name}"')
         target = self.templates[name]
-        if callable(target):
-            return target(data, self.execute_named)
-        self._run(target, data, [{"$": data}], out, name)
+        if self._depth >= MAX_DEPTH:
+            raise TemplateError(f"template: {name}: exceeded maximum template depth ({MAX_DEPTH})")
+        self._depth += 1
+        try:
+            if callable(target):
+                return str(target(data, self.execute_named))
+            self._run(target, data, [{"$": data}], out, name)
+        finally:
+            self._depth -= 1
         return "".join(out)
 
     def execute_named(self, name: str, data: Any) -> str:

@@ -95,6 +95,11 @@ def test_later_definitions_replace_earlier_ones_and_blank_bodies_keep_the_main_o
         ("{{ if 1 }}", "template: t:1: unexpected EOF"),
         ("{{ end }}", "template: t:1: unexpected {{end}}"),
         ('{{ template "missing" }}', 'template: t:1: no such template "missing"'),
+        ("{{ break }}", "template: t:1: {{break}} outside {{range}}"),
+        (
+            '{{ define "r" }}{{ template "r" }}{{ end }}{{ template "r" }}',
+            "template: r: exceeded maximum template depth (100)",
+        ),
     ],
 )
 def test_errors(text: str, message: str) -> None:
