@@ -493,7 +493,13 @@ class _Parser:
             except (ValueError, IndexError):
                 raise self.error(f"bad string syntax: {tok.value}", tok.line) from None
         elif tok.kind == "char":
-            node = _Literal(ord(go_unquote('"' + tok.value[1:-1] + '"')))
+            try:
+                char = go_unquote('"' + tok.value[1:-1].replace('"', '\\"') + '"')
+            except (ValueError, IndexError):
+                char = ""
+            if len(char) != 1:
+                raise self.error(f"malformed character constant: {tok.value}", tok.line)
+            node = _Literal(ord(char))
         elif tok.kind == "number":
             node = _Literal(_number(tok.value))
         elif tok.kind == "ident":
@@ -778,7 +784,12 @@ class Template:
                 )
             attr = getattr(value, field_name)
             if callable(attr):
-                value = attr(*(args if last else []))
+                try:
+                    value = attr(*(args if last else []))
+                except TypeError as exc:
+                    raise TemplateError(
+                        f"template: {name}:{line}: wrong arguments for method {field_name}: {exc}"
+                    ) from None
             else:
                 if last and args:
                     raise TemplateError(f"template: {name}:{line}: {field_name} is not a method but has arguments")
