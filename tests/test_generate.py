@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from generate_helpers import CHARTS, ROOT, TAGS, tarball, upstream_chart
 from typer.testing import CliRunner
 
 from gsvendor import goyaml
@@ -18,7 +19,6 @@ from gsvendor.overlays import load_overlays
 from gsvendor.schema import validate_values
 from gsvendor.upstream import FetchOptions, fetch_upstream
 from gsvendor.vendor import Build, build, normalize_whitespace, wanted_for
-from tests.conftest import CHARTS, ROOT, TAGS, tarball, upstream_chart
 
 GENERATED = ("README.md", "values.schema.json")
 

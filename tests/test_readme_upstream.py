@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from generate_helpers import CHARTS, TAGS, upstream_chart
 
 from gsvendor.readme import render_readme
-from tests.conftest import CHARTS, TAGS, upstream_chart
 
 
 @pytest.mark.parametrize("tag", TAGS)

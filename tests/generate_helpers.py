@@ -1,4 +1,4 @@
-"""Shared test helpers: the upstream tarballs are read in place from ../shared/upstream."""
+"""Helpers of the generate tests: the upstream tarballs are read in place from ../shared/upstream."""
 
 from __future__ import annotations
 
