@@ -3,7 +3,7 @@
 :func:`generate_schema` reads a chart's ``.schema.yaml`` (the configuration file of the Helm
 plugin github.com/losisin/helm-values-schema-json, "hvsj" below) and returns the bytes of the
 configured output file, equal to running ``helm schema`` in the chart folder followed by
-``schemalint normalize`` (github.com/giantswarm/schemalint v2) and writing with the configured
+``schemalint normalize`` (github.com/giantswarm/schemalint v2.6) and writing with the configured
 indent. Behaviour matched, with where it lives in hvsj v2.5.0:
 
 * configuration (``pkg/cmd.go``): ``values`` (merged in order, later files win), ``draft`` (4, 6,
@@ -30,7 +30,8 @@ indent. Behaviour matched, with where it lives in hvsj v2.5.0:
   folder named by the gsvendor-only key ``localRefs`` (``<localRefs>/<host>/<path>``) and a
   missing copy is an error naming the URL and the expected file.
 
-Then schemalint's ``normalize`` (``pkg/normalize``): every object's keys sorted by importance
+Then schemalint's ``normalize`` (``pkg/normalize``, unchanged from v2.0.0 to v2.6.3, with
+iancoleman/orderedmap v0.3.0): every object's keys sorted by importance
 (``$id``, ``$schema``, ``$ref``/``$defs``, ``type``, ``title``, ``description``, ``deprecated``,
 ``$comment``, ``enum``/``examples``, ``default``/``required`` … ``if``, ``then``, ``else``; an
 object- or null-valued ``default``/``additionalProperties`` ranks with ``properties``), ties by
