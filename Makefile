@@ -6,7 +6,7 @@ TAG ?= v0.20.0
 SOURCE ?= ../shared/upstream/kserve-$(TAG).tar.gz
 
 .DEFAULT_GOAL := help
-.PHONY: help venv tools sync verify diff test lint bench
+.PHONY: help venv tools sync verify diff generate test lint bench
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
@@ -30,6 +30,9 @@ verify: venv ## Prove helm/ is upstream plus the declared overlays.
 
 diff: venv ## Show the delta from upstream per file.
 	$(GSVENDOR) diff
+
+generate: venv ## Regenerate values.schema.json and README.md of the vendored charts.
+	$(GSVENDOR) generate
 
 lint: venv ## ruff on the code and tests.
 	$(VENV)/bin/ruff check gsvendor tests benchmarks

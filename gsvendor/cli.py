@@ -30,7 +30,8 @@ app = typer.Typer(
         "  gsvendor verify\n\n"
         "  gsvendor diff kserve-resources\n\n"
         "  gsvendor patch-verify\n\n"
-        "  gsvendor versions --check"
+        "  gsvendor versions --check\n\n"
+        "  gsvendor generate --check"
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -391,6 +392,47 @@ def versions(
         raise CheckFailed("\n".join(result.problems))
     if not check and not json_output:
         out.print(f"[green]ok[/]: every place follows {result.pin.file}'s {result.pin.value}")
+
+
+@app.command()
+@handles_errors
+def generate(
+    ctx: typer.Context,
+    charts: Annotated[
+        list[str] | None,
+        typer.Argument(help="Only these charts (default: every configured chart).", show_default=False),
+    ] = None,
+    check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 naming each stale file.")] = False,
+) -> None:
+    """Regenerate values.schema.json and README.md of the vendored charts on disk.
+
+    values.schema.json where a chart has .schema.yaml (as helm-values-schema-json v2.5.0 and
+    schemalint normalize write it), README.md where it has README.md.gotmpl (as helm-docs
+    v1.14.2 writes it). Offline and in-process; sync runs the same generation. With --check,
+    exit 1 listing every stale file (for CI and pre-commit), exit 0 when all are fresh.
+
+    [bold]Examples[/]
+
+      gsvendor generate
+
+      gsvendor generate --check kserve-resources
+    """
+    from gsvendor import generate as workflow
+
+    config = _load(ctx)
+    results = workflow.generate(config, charts, check=check)
+    stale = [path for result in results for path in result.stale]
+    err = _stderr()
+    if check and stale:
+        for path in stale:
+            err.print(f"stale: {path}", highlight=False)
+        err.print(f"[red]generate --check failed[/]: {len(stale)} generated file(s) out of date; run gsvendor generate")
+        raise typer.Exit(1)
+    out = _stdout()
+    for path in stale:
+        out.print(f"wrote {path}", highlight=False)
+    if not ctx.obj.quiet and not stale:
+        out.print(f"[green]ok[/]: the generated files of {len(results)} chart(s) are up to date")
 
 
 def main() -> None:

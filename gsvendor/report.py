@@ -45,6 +45,7 @@ def sync_summary(result: SyncResult) -> dict[str, Any]:
                 ],
                 "skipped": chart.skipped,
                 "normalized": chart.normalized,
+                "generated": chart.generated,
                 "changes": [{"path": c.path, "status": c.status} for c in result.changes if c.dest == chart.spec.dest],
             }
             for chart in result.build.charts

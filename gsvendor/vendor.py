@@ -28,7 +28,9 @@ class ChartBuild:
 
     For a chart vendored as source, ``upstream`` is upstream's files; for a rendered chart, the
     documents rendered from upstream's chart without overlays. ``normalized`` lists the files whose
-    whitespace was fixed as pre-commit's trailing-whitespace and end-of-file-fixer hooks would.
+    whitespace was fixed as pre-commit's trailing-whitespace and end-of-file-fixer hooks would;
+    ``generated`` the files :func:`gsvendor.generate.generate_chart` wrote (values.schema.json,
+    README.md).
     """
 
     spec: ChartSpec
@@ -37,6 +39,7 @@ class ChartBuild:
     applied: list[AppliedOperation] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     normalized: list[str] = field(default_factory=list)
+    generated: list[str] = field(default_factory=list)
 
     @property
     def overlays(self) -> list[str]:
@@ -225,21 +228,34 @@ def build(
 ) -> Build:
     """Vendor every configured chart and file of ``snapshot`` and apply ``overlays``.
 
+    Generated files (values.schema.json, README.md) are regenerated after the overlays and
+    before the whitespace fixes (:func:`gsvendor.generate.generate_chart`).
+
     Raises :class:`SourceError` when a chart or file is missing upstream,
-    :class:`~gsvendor.errors.OverlayApplyError` when an overlay no longer applies, and
-    :class:`ToolError` when a chart is to be rendered but no ``renderer`` is given.
+    :class:`~gsvendor.errors.OverlayApplyError` when an overlay no longer applies,
+    :class:`ToolError` when a chart is to be rendered but no ``renderer`` is given, and the
+    schema or README generation errors (naming the chart folder).
     """
+    from gsvendor.errors import GsvendorError
+    from gsvendor.generate import generate_chart, generated_paths, project_reader
+
     charts = []
+    outside = project_reader(config)
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)
         result = apply_overlays(spec.name, upstream, overlays, snapshot.tag)
+        try:
+            overlaid = generate_chart(result.files, chart_dir=(config.root / spec.dest).as_posix(), outside=outside)
+        except GsvendorError as exc:
+            raise type(exc)(f"{spec.dest}: {exc}") from None
+        generated = generated_paths(result.files, overlaid)
         if spec.render is None:
-            files, normalized = _normalized(select_files(spec, result.files))
+            files, normalized = _normalized(select_files(spec, overlaid))
             upstream = select_files(spec, upstream)
         else:
             if renderer is None:
                 raise ToolError(f"chart {spec.name} is vendored rendered, which needs helm")
-            rendered = split_documents(spec, renderer(spec, result.files))
+            rendered = split_documents(spec, renderer(spec, overlaid))
             files, normalized = _normalized(rendered)
             # "upstream" of a rendered chart: upstream's chart rendered without overlays
             upstream = split_documents(spec, renderer(spec, upstream)) if result.applied else rendered
@@ -251,6 +267,7 @@ def build(
                 applied=result.applied,
                 skipped=result.skipped,
                 normalized=normalized,
+                generated=generated,
             )
         )
     copies = []
