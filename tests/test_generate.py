@@ -72,20 +72,36 @@ def test_generated_files_are_already_whitespace_clean(tag_build: Build) -> None:
             assert path not in chart.normalized
 
 
-def test_readme_after_overlays_differs_from_upstream_only_by_the_overlaid_metadata() -> None:
+def test_readme_after_overlays_differs_from_upstream_only_by_the_overlaid_metadata_and_values() -> None:
+    import difflib
+
     result = built("v0.20.0")
     chart = next(c for c in result.charts if c.spec.name == "kserve-runtime-configs")
     new = chart.files["README.md"].decode().splitlines()
     old = chart.upstream["README.md"].decode().splitlines()
-    changed = [(a, b) for a, b in zip(old, new, strict=True) if a != b]
-    assert [b for _, b in changed] == [
+    delta = [line for line in difflib.ndiff(old, new) if line[:2] in ("- ", "+ ")]
+    added = [line[2:] for line in delta if line.startswith("+ ")]
+    removed = [line[2:] for line in delta if line.startswith("- ")]
+    assert added[0] == (
         "![Version: [[ .Version ]]]"
         "(https://img.shields.io/badge/Version-[[ .Version ]]-informational?style=flat-square)"
         " ![Type: application](https://img.shields.io/badge/Type-application-informational?style=flat-square)"
-        " ![AppVersion: v0.20.0](https://img.shields.io/badge/AppVersion-v0.20.0-informational?style=flat-square)",
+        " ![AppVersion: v0.20.0](https://img.shields.io/badge/AppVersion-v0.20.0-informational?style=flat-square)"
+    )
+    assert added[1] == (
         "$ helm install kserve-runtime-configs oci://ghcr.io/kserve/charts/kserve-runtime-configs"
-        " --set kserve.servingruntime.enabled=true --set kserve.llmisvcConfigs.enabled=true --version [[ .Version ]]",
-    ]
+        " --set kserve.servingruntime.enabled=true --set kserve.llmisvcConfigs.enabled=true --version [[ .Version ]]"
+    )
+    # every other change is a values-table row of a key the overlays set or added
+    rows = [line.split(" | ")[0].removeprefix("| ") for line in added[2:] + removed[2:]]
+    assert len(removed) == len(added) - 4  # four new keys: imageRegistry, images, rolloutStrategy, tracing
+    assert {r for r in rows if r.startswith("kserve.llmisvcConfigs.")} == {
+        "kserve.llmisvcConfigs.imageRegistry",
+        "kserve.llmisvcConfigs.images",
+        "kserve.llmisvcConfigs.rolloutStrategy",
+        "kserve.llmisvcConfigs.tracing",
+    }
+    assert all(r.startswith("kserve.llmisvcConfigs.") or r.endswith(".image") for r in rows), rows
 
 
 # --- validate_values -------------------------------------------------------------------------
