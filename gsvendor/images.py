@@ -213,42 +213,77 @@ def configmap_references(document: Mapping[str, Any]) -> tuple[list[Found], list
     return found, skipped
 
 
-def values_references(values: Any, filename: str = "values.yaml") -> list[Found]:
-    """Image references in a chart's values (a ruamel round-trip document, for line numbers).
+def key_lines(node: Any) -> dict[tuple[str | int, ...], int]:
+    """The 1-based line of every key (and list item) of a composed YAML node tree, by key path.
+
+    ``node`` is what ruamel's ``YAML(typ="safe").compose()`` returns (libyaml: several times
+    faster than a round-trip load, which is what a values file needs line numbers for). Paths are
+    tuples of keys and indices: ``("kserve", "agent", "image")``. Raises nothing.
+    """
+    lines: dict[tuple[str | int, ...], int] = {}
+
+    def walk(current: Any, path: tuple[str | int, ...], depth: int) -> None:
+        if depth > 100:  # a recursive alias; values files do not nest this deep
+            return
+        kind = type(current).__name__
+        if kind == "MappingNode":
+            for key_node, value_node in current.value:
+                here = (*path, str(key_node.value))
+                lines.setdefault(here, key_node.start_mark.line + 1)
+                walk(value_node, here, depth + 1)
+        elif kind == "SequenceNode":
+            for index, item in enumerate(current.value):
+                lines.setdefault((*path, index), item.start_mark.line + 1)
+                walk(item, (*path, index), depth + 1)
+
+    if node is not None:
+        walk(node, (), 0)
+    return lines
+
+
+def values_references(
+    values: Any, filename: str = "values.yaml", lines: Mapping[tuple[str | int, ...], int] | None = None
+) -> list[Found]:
+    """Image references in a chart's values (a parsed values.yaml).
 
     * ``image`` and ``…Image`` strings, joined with a sibling ``tag`` (``…Tag``) when it is set;
     * ``repository`` strings, joined with sibling ``registry`` (``registry/repository``), ``tag``
       and ``digest`` — the ``image: {registry, repository, tag}`` convention.
 
-    ``line`` is the 1-based line of the key (from ruamel's ``.lc``; ``None`` for plain dicts).
-    ``path`` is the key path helm's ``--set`` would use (``kserve.agent.image``). Raises nothing.
+    ``line`` is the 1-based line of the key: from ``lines`` (:func:`key_lines`) when given, else
+    from ruamel round-trip ``.lc`` data, else ``None``. ``path`` is the key path helm's ``--set``
+    would use (``kserve.agent.image``). Raises nothing.
     """
     found: list[Found] = []
 
-    def line_of(node: Any, key: Any) -> int | None:
+    def line_of(node: Any, key: Any, keys: tuple[str | int, ...]) -> int | None:
+        if lines is not None:
+            return lines.get(keys)
         lc = getattr(node, "lc", None)
         try:
             return (lc.key(key) if isinstance(key, str) else lc.item(key))[0] + 1 if lc is not None else None
         except (KeyError, IndexError, TypeError, AttributeError):
             return None
 
-    def walk(node: Any, path: str) -> None:
+    def walk(node: Any, path: str, keys: tuple[str | int, ...]) -> None:
         if isinstance(node, Mapping):
             for key, value in node.items():
-                here = _step(path, key)
+                here, here_keys = _step(path, key), (*keys, str(key))
                 if is_image_key(key) and (isinstance(value, str) or value is None):
                     written, joined = _joined_values_image(node, key, value or "")
-                    found.append(Found("values", filename, here, written, line=line_of(node, key), joined=joined))
+                    line = line_of(node, key, here_keys)
+                    found.append(Found("values", filename, here, written, line=line, joined=joined))
                 elif key == "repository" and isinstance(value, str):
                     written, joined = _joined_repository(node, value)
-                    found.append(Found("values", filename, here, written, line=line_of(node, key), joined=joined))
+                    line = line_of(node, key, here_keys)
+                    found.append(Found("values", filename, here, written, line=line, joined=joined))
                 else:
-                    walk(value, here)
+                    walk(value, here, here_keys)
         elif isinstance(node, list):
             for index, item in enumerate(node):
-                walk(item, f"{path}[{index}]")
+                walk(item, f"{path}[{index}]", (*keys, index))
 
-    walk(values, "")
+    walk(values, "", ())
     return found
 
 

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,13 +90,15 @@ def template(
     set_values: Sequence[str] = (),
     set_json: Sequence[str] = (),
     timeout: float = 120.0,
+    prepared: bool = False,
 ) -> Rendered:
     """Run ``helm template`` on a renderable copy of ``chart_dir``; returns the manifests or helm's error.
 
-    ``set_values`` are ``--set`` expressions, ``set_json`` ``--set-json`` ones. Raises
-    :class:`ToolError` when helm cannot be run at all.
+    ``set_values`` are ``--set`` expressions, ``set_json`` ``--set-json`` ones. ``prepared``:
+    ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart share it).
+    Raises :class:`ToolError` when helm cannot be run at all.
     """
-    with renderable_copy(chart_dir) as copy:
+    with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
         args = [helm, "template", release, str(copy), "--namespace", namespace]
         for values in values_files:
             args += ["--values", str(values)]
