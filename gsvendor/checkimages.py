@@ -379,6 +379,7 @@ class CheckResult:
 _CONTENT = re.compile(r"^[ \t]*[^#\s]", re.M)
 _SOURCE = re.compile(r"^# Source: (.+)$", re.M)
 _CRD = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)
+_CONFIGMAP = re.compile(r"^kind:[ \t]*[\"']?ConfigMap[\"']?[ \t]*$", re.M)
 _MENTIONS_IMAGE = re.compile(r"image", re.I)
 
 
@@ -399,9 +400,10 @@ def scan_manifests(manifests: str) -> tuple[list[Found], list[Skipped], int, int
 
     Returns ``(found, skipped, documents, crds)``. CustomResourceDefinitions are recognised on
     their top-level ``kind:`` line and not parsed: they are schemas that run nothing, and they are
-    megabytes (parsing them would cost seconds per render). Documents that do not mention
+    megabytes (parsing them would cost seconds per render). Other documents that do not mention
     ``image`` anywhere (case-insensitively, so ``*_IMAGE`` and ``…Image`` count) cannot hold a
-    reference and are not parsed either. Raises nothing.
+    reference and are not parsed either, except ConfigMaps: their keys that are not JSON are
+    listed as skipped whatever they hold. Raises nothing.
     """
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
@@ -417,7 +419,7 @@ def scan_manifests(manifests: str) -> tuple[list[Found], list[Skipped], int, int
         if _CRD.search(chunk):
             crds += 1
             continue
-        if not _MENTIONS_IMAGE.search(chunk):
+        if not _MENTIONS_IMAGE.search(chunk) and not _CONFIGMAP.search(chunk):
             continue
         source_match = _SOURCE.search(chunk)
         source = source_match.group(1).strip() if source_match else None

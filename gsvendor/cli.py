@@ -296,8 +296,9 @@ def check_images(
     if allow is not None and not all(prefix.strip() for prefix in allow):
         raise UsageError("--allow: a prefix must not be empty")
     config_path: Path = ctx.obj.config
-    # With chart folders the configuration is optional (defaults apply); without, it names the charts.
-    config = load_config(config_path) if config_path.exists() or not chart_dirs else None
+    # With chart folders and no gsvendor.yaml here the defaults apply; a --config given must exist.
+    optional = bool(chart_dirs) and config_path == Path("gsvendor.yaml") and not config_path.exists()
+    config = None if optional else load_config(config_path)
     charts = checkimages.chart_targets(chart_dirs or [], config)
     settings = checkimages.images_config(config)
     helm_path = find_helm(helm, project_root=config.root if config else Path.cwd())
