@@ -16,6 +16,7 @@ Variants of a chart, each one ``helm template`` run (in parallel, helm is a subp
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -115,8 +116,6 @@ def images_config(config: Config | None) -> ImagesConfig:
                 raise fail([*path, index], f"{entry}: no such file (paths are relative to {label})")
             result.append(file)
         return tuple(result)
-
-    import json
 
     charts: dict[str, ChartImages] = {}
     for name, entry in (raw.get("charts") or {}).items():
@@ -561,8 +560,7 @@ def check_images(
             plans[i] = plan_variants(values.data, settings.chart(chart.name))
             for variant in plans[i][1:]:
                 futures[(i, variant.name)] = pool.submit(_render, helm, chart, prepared[i], variant, prefixes)
-            group = VariantResult(chart=chart, variant=Variant(VALUES), rendered=values.data is not None)
-            group.problem = values.error
+            group = VariantResult(chart=chart, variant=Variant(VALUES), problem=values.error)
             if values.data is not None:
                 found = values_references(values.data, VALUES, values.lines)
                 group.references = [judge(item, prefixes) for item in found]
@@ -727,7 +725,8 @@ def print_report(console: Console, result: CheckResult, verbose: bool = False) -
     offenders, invalid = result.count(OFFENDER), result.count(INVALID)
     unjudged = result.count(TEMPLATED) + result.count(EMPTY)
     console.print(
-        f"checked {result.references} image reference(s) in {result.variants_rendered} rendered variant(s) "
+        ("[green]ok[/]: " if result.ok else "")
+        + f"checked {result.references} image reference(s) in {result.variants_rendered} rendered variant(s) "
         f"and the values.yaml of {len(result.charts)} chart(s) in {result.seconds:.1f} s: "
         f"{offenders} outside {escape(prefixes)}, {invalid} invalid, {len(result.problems)} variant problem(s)"
         + (f", {unjudged} templated or empty (not judged)" if unjudged else ""),
