@@ -260,7 +260,7 @@ def check_images(
     ctx: typer.Context,
     chart_dirs: Annotated[
         list[Path] | None,
-        typer.Argument(metavar="[CHART_DIR]...", help="Chart folders [default: every configured chart's dest]."),
+        typer.Argument(metavar="CHART_DIR", help="Chart folders \\[default: every configured chart's dest]."),
     ] = None,
     allow: Annotated[
         list[str] | None,
