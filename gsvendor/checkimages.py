@@ -93,8 +93,9 @@ class ImagesConfig:
 def images_config(config: Config | None) -> ImagesConfig:
     """Read the ``images`` section of ``config`` (already schema-validated); ``None`` gives the defaults.
 
-    Checks what the schema cannot: variant names unique and not ``defaults``/``switches-on``/
-    ``values.yaml``, ``expectFailure`` a valid regex, every values file present. Raises
+    Checks what the schema cannot: every chart named is a configured chart, variant names unique
+    and not ``defaults``/``switches-on``/``values.yaml``, ``expectFailure`` a valid regex, every
+    values file present. Raises
     :class:`ConfigError` ``gsvendor.yaml:line: images.charts.x.variants[0].name: …``.
     """
     if config is None:
@@ -118,8 +119,11 @@ def images_config(config: Config | None) -> ImagesConfig:
         return tuple(result)
 
     charts: dict[str, ChartImages] = {}
+    known = [chart.name for chart in config.charts]
     for name, entry in (raw.get("charts") or {}).items():
         base = ["images", "charts", name]
+        if name not in known:  # a typo would silently drop the chart's variants
+            raise fail(base, f"no chart named {name!r} in charts (known: {', '.join(known)})")
         variants: list[Variant] = []
         for index, item in enumerate(entry.get("variants") or []):
             path = [*base, "variants", index]

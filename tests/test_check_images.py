@@ -724,8 +724,12 @@ def test_switches_on_without_the_values_it_needs_fails(helm, tmp_path):
             "images:\n  charts:\n    fixture:\n      variants:\n        - {name: x, expect: y}\n",
             "images.charts.fixture.variants[0]: Additional properties are not allowed ('expect' was unexpected)",
         ),
+        (
+            "images:\n  charts:\n    fixtur:\n      switchValues: []\n",
+            "gsvendor.yaml:7: images.charts.fixtur: no chart named 'fixtur' in charts (known: fixture)",
+        ),
     ],
-    ids=["reserved-name", "bad-regex", "missing-values-file", "allow-not-a-list", "unknown-key"],
+    ids=["reserved-name", "bad-regex", "missing-values-file", "allow-not-a-list", "unknown-key", "unknown-chart"],
 )
 def test_configuration_errors_exit_2(helm, tmp_path, images, message):
     chart = write_chart(tmp_path)
