@@ -176,7 +176,8 @@ def join_tag(image: str, tag: str) -> str:
 
     Charts split references (``image: kserve/agent`` + ``tag: v0.20.0``, or ``defaultImageVersion``);
     the container runtime sees the joined string. A registry port (``host:5000/x``) is not a tag.
+    An empty image stays empty (a chart that ships no image but keeps the tag).
     """
-    if not tag or "@" in image or ":" in image.rsplit("/", 1)[-1]:
+    if not tag or not image.strip() or "@" in image or ":" in image.rsplit("/", 1)[-1]:
         return image
     return f"{image}:{tag}"

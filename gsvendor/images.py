@@ -300,6 +300,8 @@ def _joined_values_image(mapping: Mapping[str, Any], key: str, image: str) -> tu
 
 
 def _joined_repository(mapping: Mapping[str, Any], repository: str) -> tuple[str, tuple[str, ...]]:
+    if not repository.strip():  # no image shipped: report it empty, not as "registry/" or ":tag"
+        return repository, ()
     parts: list[str] = []
     written = repository
     registry = _scalar(mapping.get("registry")).rstrip("/")

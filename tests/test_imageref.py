@@ -106,6 +106,7 @@ def test_join_tag_keeps_ports_tags_and_digests():
     assert join_tag("kserve/agent:v1", "v2") == "kserve/agent:v1"
     assert join_tag("kserve/agent@" + SHA, "v2") == "kserve/agent@" + SHA
     assert join_tag("kserve/agent", "") == "kserve/agent"
+    assert join_tag("", "2.6.2") == ""
 
 
 def test_prefixes_match_at_a_name_boundary():

@@ -212,3 +212,24 @@ def test_split_documents_and_crds_are_not_parsed():
         ("ConfigMap/plain data.a", "not JSON (Expecting value: line 1 column 1 (char 0))"),
         ("ConfigMap/plain data.b", "not JSON (Expecting value: line 1 column 1 (char 0))"),
     ]
+
+
+def test_an_empty_image_with_a_tag_stays_empty():
+    values = {
+        "tensorflow": {"image": "", "tag": "2.6.2"},
+        "proxy": {"image": {"registry": "quay.io", "repository": "", "tag": "v1"}},
+        "jobs": {"defaultJobImage": "", "defaultJobTag": "v1"},
+    }
+    found = values_references(values)
+    assert pairs(found) == [
+        ("values.yaml tensorflow.image", ""),
+        ("values.yaml proxy.image.repository", ""),
+        ("values.yaml jobs.defaultJobImage", ""),
+    ]
+    assert {judge(item, ["gsoci.azurecr.io/"]).status for item in found} == {"empty"}
+    config_map = {
+        "kind": "ConfigMap",
+        "metadata": {"name": "c"},
+        "data": {"art": '{"image": "", "defaultImageVersion": "v1"}'},
+    }
+    assert pairs(configmap_references(config_map)[0]) == [("ConfigMap/c data.art $.image", "")]
