@@ -20,41 +20,6 @@ DEFAULT_ARCHIVE_URL = "https://github.com/${repository}/archive/refs/tags/${tag}
 _NAME = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]*$"}
 _RELPATH = {"type": "string", "minLength": 1, "not": {"pattern": r"(^/)|(^|/)\.\.(/|$)"}}
 
-# check-images (gsvendor.checkimages): allowed registry prefixes, and per chart (by chart name) the
-# values files the switches-on variant needs and extra variants, each optionally expected to fail.
-_IMAGES_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "properties": {
-        "allow": {"type": "array", "items": {"type": "string", "minLength": 1}},
-        "charts": {
-            "type": "object",
-            "propertyNames": _NAME,
-            "additionalProperties": {
-                "type": "object",
-                "additionalProperties": False,
-                "properties": {
-                    "switchValues": {"type": "array", "items": _RELPATH},
-                    "variants": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "additionalProperties": False,
-                            "required": ["name"],
-                            "properties": {
-                                "name": _NAME,
-                                "values": {"type": "array", "items": _RELPATH},
-                                "set": {"type": "object", "propertyNames": {"minLength": 1}},
-                                "expectFailure": {"type": "string", "minLength": 1},
-                            },
-                        },
-                    },
-                },
-            },
-        },
-    },
-}
-
 CONFIG_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
@@ -74,7 +39,40 @@ CONFIG_SCHEMA: dict[str, Any] = {
         "output": _RELPATH,
         "overlays": _RELPATH,
         "lock": _RELPATH,
-        "images": _IMAGES_SCHEMA,
+        # check-images (gsvendor.checkimages): allowed registry prefixes, and per chart (by chart name)
+        # the values files the switches-on variant needs and extra variants, optionally expected to fail.
+        "images": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "allow": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                "charts": {
+                    "type": "object",
+                    "propertyNames": _NAME,
+                    "additionalProperties": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "properties": {
+                            "switchValues": {"type": "array", "items": _RELPATH},
+                            "variants": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "additionalProperties": False,
+                                    "required": ["name"],
+                                    "properties": {
+                                        "name": _NAME,
+                                        "values": {"type": "array", "items": _RELPATH},
+                                        "set": {"type": "object", "propertyNames": {"minLength": 1}},
+                                        "expectFailure": {"type": "string", "minLength": 1},
+                                    },
+                                },
+                            },
+                        },
+                    },
+                },
+            },
+        },
         "charts": {
             "type": "array",
             "minItems": 1,

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,6 +98,8 @@ def template(
     ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart share it).
     Raises :class:`ToolError` when helm cannot be run at all.
     """
+    from contextlib import nullcontext
+
     with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
         args = [helm, "template", release, str(copy), "--namespace", namespace]
         for values in values_files:
