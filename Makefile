@@ -31,6 +31,15 @@ verify: venv ## Prove helm/ is upstream plus the declared overlays.
 diff: venv ## Show the delta from upstream per file.
 	$(GSVENDOR) diff
 
+.PHONY: check-images check-image-registry bench-images
+check-images: venv tools ## Fail on any chart image outside gsoci.azurecr.io/ (after make sync); JUnit in build/.
+	$(GSVENDOR) check-images --junit build/test-results/check-images.xml
+
+check-image-registry: check-images ## Alias of check-images (the name the README and CI job use).
+
+bench-images: venv tools ## Time check-images against a serial loop of the same helm calls.
+	$(VENV)/bin/python benchmarks/bench_check_images.py
+
 lint: venv ## ruff on the code and tests.
 	$(VENV)/bin/ruff check gsvendor tests benchmarks
 
@@ -40,11 +49,3 @@ test: venv tools lint ## Lint and run the test suite (needs ../shared/upstream).
 bench: venv tools ## Print the benchmark figures.
 	$(VENV)/bin/python benchmarks/bench_sync.py
 
-.PHONY: check-images check-image-registry bench-images
-check-images: venv tools ## Fail on any chart image outside gsoci.azurecr.io/ (after make sync); JUnit in build/.
-	$(GSVENDOR) check-images --junit build/test-results/check-images.xml
-
-check-image-registry: check-images ## Alias of check-images (the name the README and CI job use).
-
-bench-images: venv tools ## Time check-images against a serial loop of the same helm calls.
-	$(VENV)/bin/python benchmarks/bench_check_images.py

@@ -220,40 +220,6 @@ def verify(
         out.print(f"[green]ok[/]: output is upstream {lock.tag} plus the declared overlays")
 
 
-@app.command()
-@handles_errors
-def diff(
-    ctx: typer.Context,
-    chart: Annotated[str | None, typer.Argument(help="Only this chart.")] = None,
-    stat: Annotated[bool, typer.Option("--stat", help="A table of files and line counts instead of diffs.")] = False,
-    json_output: Annotated[bool, typer.Option("--json", help="Print the diffs as JSON.")] = False,
-) -> None:
-    """Show the delta from upstream to the vendored charts, per file, as unified diffs.
-
-    What a reviewer of a version bump reads: every overlay and Giant Swarm-only file.
-
-    [bold]Examples[/]
-
-      gsvendor diff
-
-      gsvendor diff kserve-resources --stat
-    """
-    from gsvendor import report
-    from gsvendor import sync as workflow
-
-    config = _load(ctx)
-    lock, diffs = workflow.diff(config, _fetch_options(ctx), chart)
-    out = _stdout()
-    if json_output:
-        report.print_json(
-            out, {"tag": lock.tag, "files": [{"path": d.path, "status": d.status, "diff": d.text} for d in diffs]}
-        )
-    elif stat:
-        report.print_diff_stat(out, diffs)
-    else:
-        report.print_diffs(out, diffs)
-
-
 @app.command("check-images")
 @handles_errors
 def check_images(
@@ -312,6 +278,40 @@ def check_images(
         checkimages.print_report(_stdout(), result, verbose=verbose)
     if not result.ok:
         raise CheckFailed(checkimages.failure_message(result))
+
+
+@app.command()
+@handles_errors
+def diff(
+    ctx: typer.Context,
+    chart: Annotated[str | None, typer.Argument(help="Only this chart.")] = None,
+    stat: Annotated[bool, typer.Option("--stat", help="A table of files and line counts instead of diffs.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the diffs as JSON.")] = False,
+) -> None:
+    """Show the delta from upstream to the vendored charts, per file, as unified diffs.
+
+    What a reviewer of a version bump reads: every overlay and Giant Swarm-only file.
+
+    [bold]Examples[/]
+
+      gsvendor diff
+
+      gsvendor diff kserve-resources --stat
+    """
+    from gsvendor import report
+    from gsvendor import sync as workflow
+
+    config = _load(ctx)
+    lock, diffs = workflow.diff(config, _fetch_options(ctx), chart)
+    out = _stdout()
+    if json_output:
+        report.print_json(
+            out, {"tag": lock.tag, "files": [{"path": d.path, "status": d.status, "diff": d.text} for d in diffs]}
+        )
+    elif stat:
+        report.print_diff_stat(out, diffs)
+    else:
+        report.print_diffs(out, diffs)
 
 
 def main() -> None:

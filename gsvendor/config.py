@@ -36,9 +36,6 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "gitUrl": {"type": "string", "minLength": 1},
             },
         },
-        "output": _RELPATH,
-        "overlays": _RELPATH,
-        "lock": _RELPATH,
         # check-images (gsvendor.checkimages): allowed registry prefixes, and per chart (by chart name)
         # the values files the switches-on variant needs and extra variants, optionally expected to fail.
         "images": {
@@ -73,6 +70,9 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 },
             },
         },
+        "output": _RELPATH,
+        "overlays": _RELPATH,
+        "lock": _RELPATH,
         "charts": {
             "type": "array",
             "minItems": 1,
