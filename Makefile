@@ -48,4 +48,3 @@ test: venv tools lint ## Lint and run the test suite (needs ../shared/upstream).
 
 bench: venv tools ## Print the benchmark figures.
 	$(VENV)/bin/python benchmarks/bench_sync.py
-
