@@ -465,6 +465,12 @@ def test_a_chart_without_switches_renders_defaults_only(helm, tmp_path):
     assert [v["name"] for v in data["charts"][0]["variants"]] == ["defaults", "values.yaml"]
     assert data["summary"]["variantsRendered"] == 1
     assert data["summary"]["references"] == 2  # the Deployment's image and values.yaml's base.image
+    config = write_config(tmp_path)
+    quiet = invoke("--config", config, "check-images", tmp_path / "fixture", "--helm", helm)
+    assert "allowed" not in quiet.stdout and quiet.stdout.startswith("ok: checked 2 image reference(s)")
+    verbose = invoke("--config", config, "check-images", tmp_path / "fixture", "--helm", helm, "-v")
+    assert [line.count("allowed") for line in verbose.stdout.splitlines() if "base.image" in line] == [1]
+    assert [line.count("allowed") for line in verbose.stdout.splitlines() if "containers[base]" in line] == [1]
 
 
 def test_a_non_json_configmap_key_is_listed_as_skipped(helm, tmp_path):
