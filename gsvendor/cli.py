@@ -271,7 +271,10 @@ def check_images(
     with _status(ctx, f"rendering {len(charts)} chart(s)"):
         result = checkimages.check_images(charts, settings, helm_path, allow=allow)
     if junit is not None:
-        report.write_junit(junit, "check-images", checkimages.junit_cases(result))
+        try:
+            report.write_junit(junit, "check-images", checkimages.junit_cases(result))
+        except OSError as exc:
+            raise UsageError(f"--junit {junit}: cannot write: {exc.strerror or exc}") from None
     if json_output:
         report.print_json(_stdout(), checkimages.to_json(result))
     else:

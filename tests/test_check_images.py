@@ -757,6 +757,8 @@ def test_usage_errors_exit_2(helm, tmp_path):
         2,
         "error: helm/fixture: not a chart (no Chart.yaml); run `gsvendor sync` first\n",
     )
+    result = invoke("--config", config, "check-images", tmp_path / "fixture", "--helm", helm, "--junit", tmp_path)
+    assert (result.exit_code, result.stderr) == (2, f"error: --junit {tmp_path}: cannot write: Is a directory\n")
     result = invoke("--config", config, "check-images", tmp_path / "fixture", "--helm", tmp_path / "no-helm")
     assert (result.exit_code, result.stderr.strip()) == (
         2,
