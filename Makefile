@@ -28,6 +28,15 @@ sync: venv ## Vendor $(TAG) from $(SOURCE) into helm/ (offline with the default 
 verify: venv ## Prove helm/ is upstream plus the declared overlays.
 	$(GSVENDOR) verify
 
+.PHONY: check-images check-image-registry bench-images
+check-images: venv tools ## Fail on any chart image outside gsoci.azurecr.io/ (after make sync); JUnit in build/.
+	$(GSVENDOR) check-images --junit build/test-results/check-images.xml
+
+check-image-registry: check-images ## Alias of check-images (the name the README and CI job use).
+
+bench-images: venv tools ## Time check-images against a serial loop of the same helm calls.
+	$(VENV)/bin/python benchmarks/bench_check_images.py
+
 diff: venv ## Show the delta from upstream per file.
 	$(GSVENDOR) diff
 

@@ -69,6 +69,40 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "gitUrl": {"type": "string", "minLength": 1},
             },
         },
+        # check-images (gsvendor.checkimages): allowed registry prefixes, and per chart (by chart name)
+        # the values files the switches-on variant needs and extra variants, optionally expected to fail.
+        "images": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "allow": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                "charts": {
+                    "type": "object",
+                    "propertyNames": _NAME,
+                    "additionalProperties": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "properties": {
+                            "switchValues": {"type": "array", "items": _RELPATH},
+                            "variants": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "additionalProperties": False,
+                                    "required": ["name"],
+                                    "properties": {
+                                        "name": _NAME,
+                                        "values": {"type": "array", "items": _RELPATH},
+                                        "set": {"type": "object", "propertyNames": {"minLength": 1}},
+                                        "expectFailure": {"type": "string", "minLength": 1},
+                                    },
+                                },
+                            },
+                        },
+                    },
+                },
+            },
+        },
         "output": _RELPATH,
         "overlays": _RELPATH,
         "lock": _RELPATH,

@@ -93,13 +93,17 @@ def template(
     set_values: Sequence[str] = (),
     set_json: Sequence[str] = (),
     timeout: float = 120.0,
+    prepared: bool = False,
 ) -> Rendered:
     """Run ``helm template`` on a renderable copy of ``chart_dir``; returns the manifests or helm's error.
 
-    ``set_values`` are ``--set`` expressions, ``set_json`` ``--set-json`` ones. Raises
-    :class:`ToolError` when helm cannot be run at all.
+    ``set_values`` are ``--set`` expressions, ``set_json`` ``--set-json`` ones. ``prepared``:
+    ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart share it).
+    Raises :class:`ToolError` when helm cannot be run at all.
     """
-    with renderable_copy(chart_dir) as copy:
+    from contextlib import nullcontext
+
+    with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
         args = [helm, "template", release, str(copy), "--namespace", namespace]
         for values in values_files:
             args += ["--values", str(values)]

@@ -1,0 +1,106 @@
+"""Benchmark: `gsvendor check-images` against a plain serial loop of the same `helm template` calls.
+
+Not a test; prints figures. Run from the project root after `make sync` and `hack/install-helm.sh`:
+
+    .venv/bin/python benchmarks/bench_check_images.py [--rounds N]
+
+The baseline is the cheapest way to get the same renders: the same helm invocations (one per
+chart × variant, the variant list that check-images plans) run one after another on renderable
+copies prepared before the clock starts. check-images is timed end to end as a user runs it:
+process start, configuration, rendering, parsing, judging and the report. The ratio is
+check-images / serial helm; the target is ≤ 1.0 (on a 2-core machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from gsvendor import checkimages, render  # noqa: E402
+from gsvendor.config import load_config  # noqa: E402
+
+
+def helm_calls(helm: str, stack: ExitStack) -> list[list[str]]:
+    """The helm command lines check-images runs, on renderable copies that live as long as ``stack``."""
+    config = load_config(ROOT / "gsvendor.yaml")
+    settings = checkimages.images_config(config)
+    calls = []
+    for chart in checkimages.chart_targets([], config):
+        values = checkimages.load_values(chart).data
+        copy = stack.enter_context(render.renderable_copy(chart.path))
+        for variant in checkimages.plan_variants(values, settings.chart(chart.name)):
+            args = [helm, "template", "release", str(copy), "--namespace", "default"]
+            for values_file in variant.values_files:
+                args += ["--values", str(values_file)]
+            for expression in variant.set_values:
+                args += ["--set", expression]
+            for expression in variant.set_json:
+                args += ["--set-json", expression]
+            calls.append(args)
+    return calls
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def serial(calls: list[list[str]]) -> tuple[float, float]:
+    """(wall, CPU) seconds of the helm calls run one after another."""
+    cpu, start = _children_cpu(), time.perf_counter()
+    for args in calls:
+        subprocess.run(args, capture_output=True, text=True, check=False)
+    return time.perf_counter() - start, _children_cpu() - cpu
+
+
+def check_images(gsvendor: str) -> tuple[float, float]:
+    """(wall, CPU) seconds of one `gsvendor check-images`, its helm processes included."""
+    cpu, start = _children_cpu(), time.perf_counter()
+    process = subprocess.run([gsvendor, "check-images"], cwd=ROOT, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if process.returncode == 2:
+        sys.exit(f"check-images failed to run: {process.stderr.strip()}")
+    return elapsed, _children_cpu() - cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    helm = render.find_helm(project_root=ROOT)
+    gsvendor = str(ROOT / ".venv" / "bin" / "gsvendor")
+    with ExitStack() as stack, tempfile.TemporaryDirectory():
+        calls = helm_calls(helm, stack)
+        serial(calls)  # warm the page cache and helm's binary
+        check_images(gsvendor)
+        serial_runs, tool_runs = [], []
+        for _ in range(args.rounds):  # interleaved, so drift on the machine hits both alike
+            serial_runs.append(serial(calls))
+            tool_runs.append(check_images(gsvendor))
+    load = os.getloadavg()[0]
+    print(f"machine: {os.cpu_count()} CPU(s), load average {load:.2f}; {len(calls)} helm calls; {args.rounds} rounds")
+    for label, runs in (("serial helm template loop", serial_runs), ("gsvendor check-images", tool_runs)):
+        walls, cpus = [w for w, _ in runs], [c for _, c in runs]
+        print(
+            f"{label:26} wall median {statistics.median(walls):6.3f} s (min {min(walls):.3f}, max {max(walls):.3f})"
+            f"   CPU median {statistics.median(cpus):6.3f} s"
+        )
+    s, t = statistics.median(w for w, _ in serial_runs), statistics.median(w for w, _ in tool_runs)
+    best = min(w for w, _ in tool_runs) / min(w for w, _ in serial_runs)
+    print(f"ratio check-images / serial helm: median {t / s:.2f}, best {best:.2f} (target ≤ 1.00)")
+    # Wall time gains need an idle CPU: with other load on the machine the ratio drifts toward the CPU ratio.
+
+
+if __name__ == "__main__":
+    main()

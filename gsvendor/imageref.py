@@ -1,0 +1,183 @@
+"""Container image references, parsed by the grammar of ``github.com/distribution/reference``.
+
+The grammar (``reference.go``/``regexp.go`` of distribution/reference, the parser Docker,
+containerd and the kubelet use)::
+
+    reference      := name [ ":" tag ] [ "@" digest ]
+    name           := [ domain "/" ] remote-name
+    domain         := host [ ":" port-number ]
+    host           := domain-name | "[" IPv6 "]"
+    domain-name    := domain-component ( "." domain-component )*
+    domain-component := /([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])/
+    remote-name    := path-component ( "/" path-component )*
+    path-component := alpha-numeric ( separator alpha-numeric )*
+    alpha-numeric  := /[a-z0-9]+/
+    separator      := /[_.]|__|[-]+/
+    tag            := /[\\w][\\w.-]{0,127}/
+    digest         := algorithm ":" hex          (sha256: 64 hex digits, sha384: 96, sha512: 128)
+
+Normalization follows ``ParseNormalizedNamed``: the first path component is a registry host only
+if it contains ``.`` or ``:``, is ``localhost``, or has an upper-case letter; otherwise the
+registry is ``docker.io``, and a single-component name on ``docker.io`` gets ``library/``.
+``index.docker.io`` is the legacy name of ``docker.io``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gsvendor.errors import GsvendorError
+
+DEFAULT_REGISTRY = "docker.io"
+LEGACY_DEFAULT_REGISTRY = "index.docker.io"
+OFFICIAL_PREFIX = "library/"
+NAME_TOTAL_LENGTH_MAX = 255
+
+_ALPHANUMERIC = r"[a-z0-9]+"
+_SEPARATOR = r"(?:[._]|__|[-]+)"
+_PATH_COMPONENT = rf"{_ALPHANUMERIC}(?:{_SEPARATOR}{_ALPHANUMERIC})*"
+_REMOTE_NAME = rf"{_PATH_COMPONENT}(?:/{_PATH_COMPONENT})*"
+_DOMAIN_COMPONENT = r"(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])"
+_DOMAIN_NAME = rf"{_DOMAIN_COMPONENT}(?:\.{_DOMAIN_COMPONENT})*"
+_IPV6 = r"\[(?:[a-fA-F0-9:]+)\]"
+_DOMAIN = rf"(?:{_DOMAIN_NAME}|{_IPV6})(?::[0-9]+)?"
+_TAG = r"[\w][\w.-]{0,127}"
+_DIGEST = r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}"
+
+# re.ASCII: Go's RE2 \w is [0-9A-Za-z_], Python's would also match non-ASCII letters.
+_DOMAIN_RE = re.compile(rf"^{_DOMAIN}$", re.ASCII)
+_REMAINDER_RE = re.compile(rf"^({_REMOTE_NAME})(?::({_TAG}))?(?:@({_DIGEST}))?$", re.ASCII)
+_IDENTIFIER_RE = re.compile(r"^[a-f0-9]{64}$")
+# go-digest: the algorithms a digest may name, with the length of their hex encoding.
+_DIGEST_HEX_LENGTH = {"sha256": 64, "sha384": 96, "sha512": 128}
+
+
+class InvalidReference(GsvendorError):
+    """``text`` is not an image reference.
+
+    ``reason`` is ``"empty"`` (empty or blank), ``"templated"`` (holds ``{{``: a template the
+    check cannot evaluate) or ``"invalid"`` (breaks the grammar; the message says how).
+    """
+
+    exit_code = 1
+
+    def __init__(self, text: str, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.text = text
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class ImageReference:
+    """A parsed, normalized image reference.
+
+    ``registry``: host with optional port (``docker.io`` when none was written);
+    ``repository``: path below the registry (``library/busybox`` for ``busybox``);
+    ``tag`` and ``digest`` (``sha256:…``) as written, or ``None``.
+    """
+
+    registry: str
+    repository: str
+    tag: str | None = None
+    digest: str | None = None
+
+    @property
+    def name(self) -> str:
+        """``registry/repository``, without tag or digest."""
+        return f"{self.registry}/{self.repository}"
+
+    @property
+    def normalized(self) -> str:
+        """The fully qualified form: ``docker.io/library/busybox:1.36@sha256:…`` (no implicit ``latest``)."""
+        text = self.name
+        if self.tag is not None:
+            text += f":{self.tag}"
+        if self.digest is not None:
+            text += f"@{self.digest}"
+        return text
+
+    def __str__(self) -> str:
+        return self.normalized
+
+
+def split_registry(text: str) -> tuple[str, str]:
+    """Split ``text`` into (registry, remainder) the way ``splitDockerDomain`` does.
+
+    The first ``/``-separated component is a registry if it contains ``.`` or ``:``, is
+    ``localhost``, or is not all lower case; otherwise the registry is ``docker.io``.
+    """
+    index = text.find("/")
+    first = text[:index]
+    if index == -1 or (not any(c in first for c in ".:") and first != "localhost" and first.lower() == first):
+        registry, remainder = DEFAULT_REGISTRY, text
+    else:
+        registry, remainder = first, text[index + 1 :]
+    if registry == LEGACY_DEFAULT_REGISTRY:
+        registry = DEFAULT_REGISTRY
+    if registry == DEFAULT_REGISTRY and "/" not in remainder:
+        remainder = OFFICIAL_PREFIX + remainder
+    return registry, remainder
+
+
+def classify(text: object) -> str | None:
+    """``"empty"`` for an empty or blank string, ``"templated"`` for one holding ``{{``, else ``None``."""
+    if not isinstance(text, str) or not text.strip():
+        return "empty"
+    if "{{" in text:
+        return "templated"
+    return None
+
+
+def parse(text: str) -> ImageReference:
+    """Parse ``text`` (``busybox``, ``gsoci.azurecr.io/giantswarm/x:v1@sha256:…``) into an :class:`ImageReference`.
+
+    Raises :class:`InvalidReference` with ``reason`` ``empty``, ``templated`` or ``invalid``;
+    the message of an invalid one names the rule it breaks (distribution/reference's wording).
+    """
+    reason = classify(text)
+    if reason == "empty":
+        raise InvalidReference(str(text), reason, "empty image reference")
+    if reason == "templated":
+        raise InvalidReference(text, reason, f"{text!r} is a template, not a reference")
+    if text != text.strip():
+        raise InvalidReference(text, "invalid", f"{text!r}: invalid reference format (surrounding whitespace)")
+    if _IDENTIFIER_RE.match(text):
+        raise InvalidReference(
+            text, "invalid", f"{text!r}: invalid repository name, cannot specify 64-byte hexadecimal strings"
+        )
+    registry, remainder = split_registry(text)
+    remote = remainder.split("@", 1)[0].split(":", 1)[0]
+    if remote.lower() != remote:
+        raise InvalidReference(text, "invalid", f"{text!r}: repository name ({remote}) must be lowercase")
+    if not _DOMAIN_RE.match(registry):
+        raise InvalidReference(text, "invalid", f"{text!r}: invalid reference format (registry {registry!r})")
+    match = _REMAINDER_RE.match(remainder)
+    if not match:
+        raise InvalidReference(text, "invalid", f"{text!r}: invalid reference format")
+    repository, tag, digest = match.groups()
+    if len(registry) + 1 + len(repository) > NAME_TOTAL_LENGTH_MAX:
+        raise InvalidReference(
+            text, "invalid", f"{text!r}: repository name must not be more than {NAME_TOTAL_LENGTH_MAX} characters"
+        )
+    if digest is not None:
+        algorithm, _, hexpart = digest.partition(":")
+        expected = _DIGEST_HEX_LENGTH.get(algorithm)
+        if expected is None:
+            raise InvalidReference(text, "invalid", f"{text!r}: unsupported digest algorithm {algorithm!r}")
+        if len(hexpart) != expected:
+            message = f"{text!r}: invalid {algorithm} digest (needs {expected} hex digits, has {len(hexpart)})"
+            raise InvalidReference(text, "invalid", message)
+    return ImageReference(registry=registry, repository=repository, tag=tag, digest=digest)
+
+
+def join_tag(image: str, tag: str) -> str:
+    """``image`` with ``:tag`` appended when it has neither tag nor digest and ``tag`` is not empty.
+
+    Charts split references (``image: kserve/agent`` + ``tag: v0.20.0``, or ``defaultImageVersion``);
+    the container runtime sees the joined string. A registry port (``host:5000/x``) is not a tag.
+    An empty image stays empty (a chart that ships no image but keeps the tag).
+    """
+    if not tag or not image.strip() or "@" in image or ":" in image.rsplit("/", 1)[-1]:
+        return image
+    return f"{image}:{tag}"

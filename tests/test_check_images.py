@@ -1,0 +1,918 @@
+"""`gsvendor check-images` end to end, with the real helm (hack/install-helm.sh).
+
+Fixture charts are written into tmp_path, each hiding a non-gsoci image in one place; the raw
+upstream v0.20.0 charts come from ../shared/upstream. Nothing here depends on the Giant Swarm
+gsoci overlays, except the one test marked xfail until they land.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tarfile
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from gsvendor.cli import app
+from gsvendor.render import find_helm
+
+ROOT = Path(__file__).resolve().parent.parent
+UPSTREAM = ROOT.parent / "shared" / "upstream" / "kserve-v0.20.0.tar.gz"
+CHARTS = ["kserve-crd", "kserve-llmisvc-crd", "kserve-resources", "kserve-llmisvc-resources", "kserve-runtime-configs"]
+
+
+@pytest.fixture(scope="session")
+def helm() -> str:
+    return find_helm(project_root=ROOT)  # ToolError naming hack/install-helm.sh when missing
+
+
+def invoke(*args: Any) -> Any:
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert "Traceback" not in result.stderr
+    return result
+
+
+def write_config(folder: Path, images: str = "") -> Path:
+    path = folder / "gsvendor.yaml"
+    text = "upstream:\n  repository: kserve/kserve\ncharts:\n  - fixture\n"
+    path.write_text(text + textwrap.dedent(images), encoding="utf-8")
+    return path
+
+
+BASE_VALUES = """\
+# fixture values: the base image is a gsoci one
+base:
+  image: gsoci.azurecr.io/giantswarm/base
+  tag: "1.0.0"
+"""
+
+BASE_TEMPLATE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: base
+spec:
+  template:
+    spec:
+      containers:
+        - name: base
+          image: "{{ .Values.base.image }}:{{ .Values.base.tag }}"
+"""
+
+
+def write_chart(folder: Path, name: str = "fixture", templates: dict[str, str] | None = None, values: str = "") -> Path:
+    """A chart with Giant Swarm's unrenderable version placeholder, so the renderable copy is exercised."""
+    chart = folder / name
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text(
+        f'apiVersion: v2\nname: {name}\nversion: "[[ .Version ]]"\nappVersion: v0.20.0\n', encoding="utf-8"
+    )
+    (chart / "values.yaml").write_text(BASE_VALUES + textwrap.dedent(values), encoding="utf-8")
+    (chart / "templates" / "base.yaml").write_text(BASE_TEMPLATE, encoding="utf-8")
+    for filename, text in (templates or {}).items():
+        (chart / "templates" / filename).write_text(textwrap.dedent(text), encoding="utf-8")
+    return chart
+
+
+def check(helm: str, *charts: Path, config: Path, args: tuple[Any, ...] = ()) -> tuple[int, dict[str, Any], Any]:
+    result = invoke("--config", config, "check-images", *charts, "--helm", helm, "--json", *args)
+    return result.exit_code, json.loads(result.stdout), result
+
+
+def rows(data: dict[str, Any], statuses: tuple[str, ...] = ("offender", "invalid")) -> list[tuple[str, ...]]:
+    """(chart, variant, location, written, normalized) of the references with ``statuses``."""
+    return [
+        (chart["name"], variant["name"], ref["location"], ref["written"], ref["normalized"])
+        for chart in data["charts"]
+        for variant in chart["variants"]
+        for ref in variant["references"]
+        if ref["status"] in statuses
+    ]
+
+
+def variant_of(data: dict[str, Any], chart: str, name: str) -> dict[str, Any]:
+    return next(v for c in data["charts"] if c["name"] == chart for v in c["variants"] if v["name"] == name)
+
+
+# --------------------------------------------------------------------------------------------
+# A non-gsoci image hidden in each place is caught there.
+
+PLACES = {
+    "deployment-container": (
+        {
+            "app.yaml": """\
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: app
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: fine
+                      image: gsoci.azurecr.io/giantswarm/fine:1.0.0
+                    - name: hidden
+                      image: docker.io/evil/hidden:1.0.0
+            """
+        },
+        "",
+        [
+            (
+                "defaults",
+                "Deployment/app spec.template.spec.containers[hidden].image",
+                "docker.io/evil/hidden:1.0.0",
+                "docker.io/evil/hidden:1.0.0",
+            )
+        ],
+    ),
+    "init-container": (
+        {
+            "job.yaml": """\
+            apiVersion: batch/v1
+            kind: Job
+            metadata:
+              name: setup
+            spec:
+              template:
+                spec:
+                  initContainers:
+                    - name: prepare
+                      image: quay.io/evil/prepare:2
+                  containers:
+                    - name: run
+                      image: gsoci.azurecr.io/giantswarm/run:2
+            """
+        },
+        "",
+        [
+            (
+                "defaults",
+                "Job/setup spec.template.spec.initContainers[prepare].image",
+                "quay.io/evil/prepare:2",
+                "quay.io/evil/prepare:2",
+            )
+        ],
+    ),
+    "ephemeral-container": (
+        {
+            "pod.yaml": """\
+            apiVersion: v1
+            kind: Pod
+            metadata:
+              name: debug
+            spec:
+              containers:
+                - name: app
+                  image: gsoci.azurecr.io/giantswarm/app:1
+              ephemeralContainers:
+                - name: debugger
+                  image: busybox:1.36
+            """
+        },
+        "",
+        [
+            (
+                "defaults",
+                "Pod/debug spec.ephemeralContainers[debugger].image",
+                "busybox:1.36",
+                "docker.io/library/busybox:1.36",
+            )
+        ],
+    ),
+    "custom-resource-nested-pod-template": (
+        {
+            "preset.yaml": """\
+            apiVersion: serving.kserve.io/v1alpha1
+            kind: LLMInferenceServiceConfig
+            metadata:
+              name: kserve-config-llm-scheduler
+            spec:
+              router:
+                scheduler:
+                  template:
+                    containers:
+                      - name: main
+                        image: ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.9.0
+            """,
+            "other.yaml": """\
+            apiVersion: example.com/v1
+            kind: NobodyKnowsThisKind
+            metadata:
+              name: pipeline
+            spec:
+              stages:
+                - name: first
+                  podTemplate:
+                    spec:
+                      initContainers:
+                        - name: fetch
+                          image: gsoci.azurecr.io/giantswarm/fetch:1
+            """,
+        },
+        "",
+        [
+            (
+                "defaults",
+                "LLMInferenceServiceConfig/kserve-config-llm-scheduler"
+                " spec.router.scheduler.template.containers[main].image",
+                "ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.9.0",
+                "ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.9.0",
+            )
+        ],
+    ),
+    "env-image-variable": (
+        {
+            "app.yaml": """\
+            apiVersion: apps/v1
+            kind: DaemonSet
+            metadata:
+              name: agent
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: agent
+                      image: gsoci.azurecr.io/giantswarm/agent:1
+                      env:
+                        - name: LOG_LEVEL
+                          value: debug
+                        - name: STORAGE_INITIALIZER_IMAGE
+                          value: kserve/storage-initializer:v0.20.0
+            """
+        },
+        "",
+        [
+            (
+                "defaults",
+                "DaemonSet/agent spec.template.spec.containers[agent].env[STORAGE_INITIALIZER_IMAGE].value",
+                "kserve/storage-initializer:v0.20.0",
+                "docker.io/kserve/storage-initializer:v0.20.0",
+            )
+        ],
+    ),
+    "configmap-json-image": (
+        {
+            "cm.yaml": """\
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: inferenceservice-config
+            data:
+              agent: |-
+                {
+                    "image" : "kserve/agent:v0.20.0",
+                    "cpuLimit": "1"
+                }
+              router: |-
+                {"image": "gsoci.azurecr.io/giantswarm/router:v0.20.0"}
+            """
+        },
+        "",
+        [
+            (
+                "defaults",
+                "ConfigMap/inferenceservice-config data.agent $.image",
+                "kserve/agent:v0.20.0",
+                "docker.io/kserve/agent:v0.20.0",
+            )
+        ],
+    ),
+    "configmap-json-split-image-and-version": (
+        {
+            "cm.yaml": """\
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: inferenceservice-config
+            data:
+              explainers: |-
+                {
+                    "art" : {
+                        "image" : "kserve/art-explainer",
+                        "defaultImageVersion": "v0.20.0"
+                    }
+                }
+            """
+        },
+        "",
+        [
+            (
+                "defaults",
+                "ConfigMap/inferenceservice-config data.explainers $.art.image (+ defaultImageVersion)",
+                "kserve/art-explainer:v0.20.0",
+                "docker.io/kserve/art-explainer:v0.20.0",
+            )
+        ],
+    ),
+    "values-image": (
+        {},
+        """\
+        agent:
+          image: kserve/agent
+          tag: v0.20.0
+        """,
+        [
+            (
+                "values.yaml",
+                "values.yaml:6 agent.image (+ tag)",
+                "kserve/agent:v0.20.0",
+                "docker.io/kserve/agent:v0.20.0",
+            )
+        ],
+    ),
+    "values-something-image": (
+        {},
+        """\
+        controller:
+          rbacProxyImage: quay.io/brancz/kube-rbac-proxy:v0.18.0
+        """,
+        [
+            (
+                "values.yaml",
+                "values.yaml:6 controller.rbacProxyImage",
+                "quay.io/brancz/kube-rbac-proxy:v0.18.0",
+                "quay.io/brancz/kube-rbac-proxy:v0.18.0",
+            )
+        ],
+    ),
+    "values-repository-registry-tag": (
+        {},
+        """\
+        proxy:
+          image:
+            registry: quay.io
+            repository: brancz/kube-rbac-proxy
+            tag: v0.18.0
+        """,
+        [
+            (
+                "values.yaml",
+                "values.yaml:8 proxy.image.repository (+ registry, tag)",
+                "quay.io/brancz/kube-rbac-proxy:v0.18.0",
+                "quay.io/brancz/kube-rbac-proxy:v0.18.0",
+            )
+        ],
+    ),
+    "behind-an-enabled-switch": (
+        {
+            "extra.yaml": """\
+            {{- if .Values.extra.enabled }}
+            apiVersion: apps/v1
+            kind: StatefulSet
+            metadata:
+              name: extra
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: extra
+                      image: "{{ .Values.extra.image }}"
+            {{- end }}
+            """
+        },
+        """\
+        extra:
+          enabled: false
+          image: gsoci.azurecr.io/giantswarm/extra:1
+        overrides:
+          extraImage: "{{ .Values.extra.image }}"
+        """,
+        [],  # the image is gsoci: nothing offends, but the switch must have rendered it (asserted below)
+    ),
+    "behind-a-create-switch": (
+        {
+            "monitor.yaml": """\
+            {{- if .Values.monitoring.createExporter }}
+            apiVersion: apps/v1
+            kind: Deployment
+            metadata:
+              name: exporter
+            spec:
+              template:
+                spec:
+                  containers:
+                    - name: exporter
+                      image: quay.io/prometheus/node-exporter:v1.8.0
+            {{- end }}
+            """
+        },
+        """\
+        monitoring:
+          createExporter: false
+        """,
+        [
+            (
+                "switches-on",
+                "Deployment/exporter spec.template.spec.containers[exporter].image",
+                "quay.io/prometheus/node-exporter:v1.8.0",
+                "quay.io/prometheus/node-exporter:v1.8.0",
+            )
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("place", list(PLACES))
+def test_an_image_hidden_in_each_place_is_caught_there(helm, tmp_path, place):
+    templates, values, expected = PLACES[place]
+    chart = write_chart(tmp_path, templates=templates, values=values)
+    code, data, result = check(helm, chart, config=write_config(tmp_path))
+    assert rows(data) == [("fixture", *row) for row in expected]
+    assert code == (1 if expected else 0), result.stderr
+    # the gsoci base image is found and allowed in every rendered variant
+    base = "Deployment/base spec.template.spec.containers[base].image"
+    assert (
+        "fixture",
+        "defaults",
+        base,
+        "gsoci.azurecr.io/giantswarm/base:1.0.0",
+        "gsoci.azurecr.io/giantswarm/base:1.0.0",
+    ) in rows(data, ("allowed",))
+    if expected:
+        assert (
+            f"check-images failed: 1 image(s) outside gsoci.azurecr.io/ or invalid: {expected[0][3].rsplit(':', 1)[0]}"
+            in result.stderr
+        )
+
+
+def test_a_switch_renders_what_defaults_hide(helm, tmp_path):
+    templates, values, _ = PLACES["behind-an-enabled-switch"]
+    chart = write_chart(tmp_path, templates=templates, values=values)
+    code, data, _ = check(helm, chart, config=write_config(tmp_path))
+    assert code == 0
+    switches_on = variant_of(data, "fixture", "switches-on")
+    assert switches_on["switches"] == ["extra.enabled"]
+    assert [(r["location"], r["status"]) for r in switches_on["references"]] == [
+        ("Deployment/base spec.template.spec.containers[base].image", "allowed"),
+        ("StatefulSet/extra spec.template.spec.containers[extra].image", "allowed"),
+    ]
+    assert all("StatefulSet" not in r["location"] for r in variant_of(data, "fixture", "defaults")["references"])
+    # a templated values entry is listed as such, not failed
+    values_refs = variant_of(data, "fixture", "values.yaml")["references"]
+    assert [(r["location"], r["status"]) for r in values_refs if r["status"] == "templated"] == [
+        ("values.yaml:9 overrides.extraImage", "templated")
+    ]
+
+
+def test_a_chart_without_switches_renders_defaults_only(helm, tmp_path):
+    code, data, _ = check(helm, write_chart(tmp_path), config=write_config(tmp_path))
+    assert code == 0
+    assert [v["name"] for v in data["charts"][0]["variants"]] == ["defaults", "values.yaml"]
+    assert data["summary"]["variantsRendered"] == 1
+    assert data["summary"]["references"] == 2  # the Deployment's image and values.yaml's base.image
+    config = write_config(tmp_path)
+    quiet = invoke("--config", config, "check-images", tmp_path / "fixture", "--helm", helm)
+    assert "allowed" not in quiet.stdout and quiet.stdout.startswith("ok: checked 2 image reference(s)")
+    verbose = invoke("--config", config, "check-images", tmp_path / "fixture", "--helm", helm, "-v")
+    assert [line.count("allowed") for line in verbose.stdout.splitlines() if "base.image" in line] == [1]
+    assert [line.count("allowed") for line in verbose.stdout.splitlines() if "containers[base]" in line] == [1]
+
+
+def test_a_non_json_configmap_key_is_listed_as_skipped(helm, tmp_path):
+    chart = write_chart(
+        tmp_path,
+        templates={
+            "cm.yaml": """\
+            apiVersion: v1
+            kind: ConfigMap
+            metadata:
+              name: inferenceservice-config
+            data:
+              _example: |-
+                ################################
+                # EXAMPLE CONFIGURATION        #
+                ################################
+              agent: |-
+                {"image": "gsoci.azurecr.io/giantswarm/agent:v0.20.0"}
+            """
+        },
+    )
+    config = write_config(tmp_path)
+    code, data, _ = check(helm, chart, config=config)
+    assert code == 0
+    assert variant_of(data, "fixture", "defaults")["skipped"] == [
+        {
+            "object": "ConfigMap/inferenceservice-config",
+            "path": "data._example",
+            "reason": "not JSON (Expecting value: line 1 column 1 (char 0))",
+        }
+    ]
+    text = invoke("--config", config, "check-images", chart, "--helm", helm)
+    assert text.exit_code == 0
+    assert (
+        "skipped ConfigMap/inferenceservice-config data._example: not JSON (Expecting value: line 1 column 1 (char 0))"
+        in text.stdout
+    )
+    assert "checked 3 image reference(s) in 1 rendered variant(s) and the values.yaml of 1 chart(s)" in text.stdout
+
+
+def test_the_table_names_place_reference_and_normalized_form(helm, tmp_path):
+    templates, values, _ = PLACES["ephemeral-container"]
+    chart = write_chart(tmp_path, templates=templates, values=values)
+    result = invoke("--config", write_config(tmp_path), "check-images", chart, "--helm", helm)
+    assert result.exit_code == 1
+    line = next(line for line in result.stdout.splitlines() if "ephemeralContainers" in line)
+    cells = [cell.strip() for cell in line.split("│")[1:-1]]
+    assert cells == [
+        "defaults",
+        "Pod/debug spec.ephemeralContainers[debugger].image",
+        "busybox:1.36",
+        "docker.io/library/busybox:1.36",
+        "offender",
+    ]
+    assert "0 invalid, 0 variant problem(s)" in result.stdout
+    assert "1 outside gsoci.azurecr.io/" in result.stdout
+
+
+def test_invalid_references_fail_and_allow_replaces_the_configured_prefixes(helm, tmp_path):
+    chart = write_chart(
+        tmp_path,
+        values="""\
+        proxy:
+          image: quay.io/brancz/kube-rbac-proxy:v0.18.0
+        broken:
+          image: quay.io/Brancz/Proxy
+        """,
+    )
+    config = write_config(tmp_path, "images:\n  allow: [quay.io/brancz/]\n")
+    code, data, _ = check(helm, chart, config=config)
+    assert code == 1
+    statuses = {r[2]: s for s in ("allowed", "offender", "invalid") for r in rows(data, (s,))}
+    assert statuses == {
+        "Deployment/base spec.template.spec.containers[base].image": "offender",  # config allows quay.io/brancz/ only
+        "values.yaml:3 base.image (+ tag)": "offender",
+        "values.yaml:6 proxy.image": "allowed",
+        "values.yaml:8 broken.image": "invalid",
+    }
+    message = next(
+        r["message"] for c in data["charts"] for v in c["variants"] for r in v["references"] if r["status"] == "invalid"
+    )
+    assert message == "'quay.io/Brancz/Proxy': repository name (Brancz/Proxy) must be lowercase"
+    # --allow replaces the configured prefixes: now gsoci is allowed and quay.io/brancz/ is not
+    code, data, _ = check(helm, chart, config=config, args=("--allow", "gsoci.azurecr.io"))
+    statuses = {r[2]: s for s in ("allowed", "offender", "invalid") for r in rows(data, (s,))}
+    assert statuses["Deployment/base spec.template.spec.containers[base].image"] == "allowed"
+    assert statuses["values.yaml:6 proxy.image"] == "offender"
+    assert data["allow"] == ["gsoci.azurecr.io"]
+
+
+def test_a_prefix_without_slash_does_not_admit_a_lookalike_registry(helm, tmp_path):
+    chart = write_chart(tmp_path, values="evil:\n  image: gsoci.azurecr.io.evil.example/giantswarm/x:1\n")
+    code, data, _ = check(helm, chart, config=write_config(tmp_path), args=("--allow", "gsoci.azurecr.io"))
+    assert code == 1
+    assert rows(data) == [
+        (
+            "fixture",
+            "values.yaml",
+            "values.yaml:6 evil.image",
+            "gsoci.azurecr.io.evil.example/giantswarm/x:1",
+            "gsoci.azurecr.io.evil.example/giantswarm/x:1",
+        )
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Declared variants and expected failures.
+
+GUARDED_TEMPLATE = """\
+{{- if .Values.runtime.enabled }}
+{{- if not .Values.runtime.image }}
+{{- fail "runtime.enabled needs runtime.image" }}
+{{- end }}
+apiVersion: serving.kserve.io/v1alpha1
+kind: ClusterServingRuntime
+metadata:
+  name: runtime
+spec:
+  containers:
+    - name: kserve-container
+      image: "{{ .Values.runtime.image }}"
+{{- end }}
+"""
+
+GUARDED_VALUES = """\
+runtime:
+  enabled: false
+  image: ""
+"""
+
+
+def guarded(tmp_path: Path, variants: str, switch_values: bool = True) -> tuple[Path, Path]:
+    chart = write_chart(tmp_path, templates={"runtime.yaml": GUARDED_TEMPLATE}, values=GUARDED_VALUES)
+    (tmp_path / "hack").mkdir()
+    (tmp_path / "hack" / "runtime.yaml").write_text(
+        "runtime:\n  image: gsoci.azurecr.io/giantswarm/sklearnserver:v0.20.0\n", encoding="utf-8"
+    )
+    images = "images:\n  charts:\n    fixture:\n"
+    if switch_values:
+        images += "      switchValues: [hack/runtime.yaml]\n"
+    images += "      variants:\n" + textwrap.indent(textwrap.dedent(variants), "        ")
+    return chart, write_config(tmp_path, images)
+
+
+def test_a_variant_that_fails_as_declared_is_not_an_error(helm, tmp_path):
+    chart, config = guarded(
+        tmp_path,
+        """\
+        - name: runtime-without-image
+          set: {runtime.enabled: true}
+          expectFailure: 'runtime\\.enabled needs runtime\\.image'
+        """,
+    )
+    junit = tmp_path / "out" / "junit.xml"
+    code, data, result = check(helm, chart, config=config, args=("--junit", junit))
+    assert code == 0, result.stderr
+    variant = variant_of(data, "fixture", "runtime-without-image")
+    assert (variant["rendered"], variant["expectedFailure"], variant["problem"], variant["ok"]) == (
+        False,
+        True,
+        None,
+        True,
+    )
+    assert (
+        "execution error at (fixture/templates/runtime.yaml:3:4): runtime.enabled needs runtime.image"
+        in variant["error"]
+    )
+    assert variant["set"] == ["runtime.enabled=true"]
+    switches_on = variant_of(data, "fixture", "switches-on")
+    assert switches_on["switches"] == ["runtime.enabled"]
+    assert switches_on["valuesFiles"] == [str(tmp_path / "hack" / "runtime.yaml")]
+    assert [(r["location"], r["normalized"], r["status"]) for r in switches_on["references"]][1] == (
+        "ClusterServingRuntime/runtime spec.containers[kserve-container].image",
+        "gsoci.azurecr.io/giantswarm/sklearnserver:v0.20.0",
+        "allowed",
+    )
+    suite = ET.parse(junit).getroot()
+    cases = [(c.get("classname"), c.get("name"), c.find("failure") is not None) for c in suite.iter("testcase")]
+    assert cases == [
+        ("check-images.fixture", "defaults", False),
+        ("check-images.fixture", "switches-on", False),
+        ("check-images.fixture", "runtime-without-image", False),
+        ("check-images.fixture", "values.yaml", False),
+    ]
+    text = invoke("--config", config, "check-images", chart, "--helm", helm)
+    assert "✓ fixture runtime-without-image: failed as declared" in text.stdout
+
+
+def test_a_variant_that_fails_unexpectedly_is_exit_1(helm, tmp_path):
+    chart, config = guarded(tmp_path, "- name: runtime-on\n  set: {runtime.enabled: true}\n")
+    junit = tmp_path / "junit.xml"
+    code, data, result = check(helm, chart, config=config, args=("--junit", junit))
+    assert code == 1
+    problem = variant_of(data, "fixture", "runtime-on")["problem"]
+    assert problem.startswith("failed to render: Error: execution error at (fixture/templates/runtime.yaml:3:4): ")
+    assert problem.endswith("runtime.enabled needs runtime.image")
+    assert "check-images failed: 1 variant(s) with problems: fixture runtime-on" in result.stderr
+    failures = {c.get("name"): c.find("failure") for c in ET.parse(junit).getroot().iter("testcase")}
+    assert failures["runtime-on"] is not None and failures["runtime-on"].get("message").startswith("failed to render")
+    assert failures["defaults"] is None
+
+
+def test_a_failure_with_another_message_or_a_render_that_should_fail_is_exit_1(helm, tmp_path):
+    chart, config = guarded(
+        tmp_path,
+        """\
+        - name: wrong-message
+          set: {runtime.enabled: true}
+          expectFailure: 'something else entirely'
+        - name: guard-gone
+          set: {runtime.enabled: true, runtime.image: gsoci.azurecr.io/giantswarm/x:1}
+          expectFailure: 'needs runtime\\.image'
+        """,
+    )
+    code, data, _ = check(helm, chart, config=config)
+    assert code == 1
+    assert variant_of(data, "fixture", "wrong-message")["problem"].startswith(
+        "failed, but not as declared (expectFailure /something else entirely/): Error: execution error"
+    )
+    guard_gone = variant_of(data, "fixture", "guard-gone")
+    assert guard_gone["problem"] == "rendered, but is declared to fail (expectFailure /needs runtime\\.image/)"
+    assert guard_gone["set"] == ["runtime.enabled=true", 'runtime.image="gsoci.azurecr.io/giantswarm/x:1"']
+
+
+def test_switches_on_without_the_values_it_needs_fails(helm, tmp_path):
+    chart, config = guarded(tmp_path, "[]\n", switch_values=False)
+    code, data, result = check(helm, chart, config=config)
+    assert code == 1
+    assert variant_of(data, "fixture", "switches-on")["problem"].endswith("runtime.enabled needs runtime.image")
+    assert "fixture switches-on" in result.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# Usage and configuration errors: exit 2, one line, no traceback.
+
+
+@pytest.mark.parametrize(
+    ("images", "message"),
+    [
+        (
+            "images:\n  charts:\n    fixture:\n      variants:\n        - name: defaults\n",
+            "gsvendor.yaml:9: images.charts.fixture.variants[0].name: 'defaults' is reserved (built-in variant)",
+        ),
+        (
+            "images:\n  charts:\n    fixture:\n      variants:\n        - {name: x, expectFailure: '('}\n",
+            "gsvendor.yaml:9: images.charts.fixture.variants[0].expectFailure: not a valid regular expression",
+        ),
+        (
+            "images:\n  charts:\n    fixture:\n      switchValues: [missing.yaml]\n",
+            "gsvendor.yaml:8: images.charts.fixture.switchValues[0]: missing.yaml: no such file",
+        ),
+        (
+            "images:\n  allow: gsoci.azurecr.io/\n",
+            "gsvendor.yaml:6: images.allow: 'gsoci.azurecr.io/' is not of type 'array'",
+        ),
+        (
+            "images:\n  charts:\n    fixture:\n      variants:\n        - {name: x, expect: y}\n",
+            "images.charts.fixture.variants[0]: Additional properties are not allowed ('expect' was unexpected)",
+        ),
+        (
+            "images:\n  charts:\n    fixtur:\n      switchValues: []\n",
+            "gsvendor.yaml:7: images.charts.fixtur: no chart named 'fixtur' in charts (known: fixture)",
+        ),
+    ],
+    ids=["reserved-name", "bad-regex", "missing-values-file", "allow-not-a-list", "unknown-key", "unknown-chart"],
+)
+def test_configuration_errors_exit_2(helm, tmp_path, images, message):
+    chart = write_chart(tmp_path)
+    result = invoke("--config", write_config(tmp_path, images), "check-images", chart, "--helm", helm)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert result.stdout == ""
+
+
+def test_usage_errors_exit_2(helm, tmp_path):
+    config = write_config(tmp_path)
+    (tmp_path / "not-a-chart").mkdir()
+    result = invoke("--config", config, "check-images", tmp_path / "not-a-chart", "--helm", helm)
+    assert (result.exit_code, result.stderr) == (2, f"error: {tmp_path / 'not-a-chart'}: not a chart (no Chart.yaml)\n")
+    result = invoke("--config", config, "check-images", write_chart(tmp_path), "--allow", "", "--helm", helm)
+    assert (result.exit_code, result.stderr) == (2, "error: --allow: a prefix must not be empty\n")
+    result = invoke("--config", config, "check-images", "--helm", helm)  # the configured chart was never synced
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "error: helm/fixture: not a chart (no Chart.yaml); run `gsvendor sync` first\n",
+    )
+    result = invoke("--config", config, "check-images", tmp_path / "fixture", "--helm", helm, "--junit", tmp_path)
+    assert (result.exit_code, result.stderr) == (2, f"error: --junit {tmp_path}: cannot write: Is a directory\n")
+    result = invoke("--config", config, "check-images", tmp_path / "fixture", "--helm", tmp_path / "no-helm")
+    assert (result.exit_code, result.stderr.strip()) == (
+        2,
+        f"error: --helm {tmp_path / 'no-helm'}: not an executable file",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The raw upstream v0.20.0 charts: the offenders the Giant Swarm overlays exist to remove.
+
+
+@pytest.fixture(scope="session")
+def upstream_charts(tmp_path_factory) -> list[Path]:
+    folder = tmp_path_factory.mktemp("upstream")
+    with tarfile.open(UPSTREAM) as archive:
+        archive.extractall(folder, filter="data")
+    return [folder / "kserve-0.20.0" / "charts" / name for name in CHARTS]
+
+
+@pytest.fixture(scope="session")
+def upstream_result(helm, upstream_charts, tmp_path_factory) -> tuple[int, dict[str, Any], Path]:
+    folder = tmp_path_factory.mktemp("upstream-check")
+    config = folder / "gsvendor.yaml"
+    config.write_text("upstream: {repository: kserve/kserve}\ncharts: [" + ", ".join(CHARTS) + "]\n", encoding="utf-8")
+    junit = folder / "junit.xml"
+    code, data, _ = check(helm, *upstream_charts, config=config, args=("--junit", junit))
+    return code, data, junit
+
+
+def test_raw_upstream_charts_fail_with_their_upstream_images(upstream_result):
+    code, data, _ = upstream_result
+    assert code == 1
+    offenders = rows(data)
+    names = {row[4].split("@")[0].rsplit(":", 1)[0] for row in offenders}
+    assert {
+        "docker.io/kserve/kserve-controller",
+        "docker.io/kserve/llmisvc-controller",
+        "docker.io/kserve/agent",
+        "docker.io/kserve/router",
+        "docker.io/kserve/storage-initializer",
+        "quay.io/brancz/kube-rbac-proxy",
+        "ghcr.io/llm-d/llm-d-cuda",
+        "ghcr.io/llm-d/llm-d-router-endpoint-picker",
+    } <= names
+    expected_rows = [
+        (
+            "kserve-resources",
+            "defaults",
+            "Deployment/kserve-controller-manager spec.template.spec.containers[manager].image",
+            "kserve/kserve-controller:v0.20.0",
+            "docker.io/kserve/kserve-controller:v0.20.0",
+        ),
+        (
+            "kserve-resources",
+            "defaults",
+            "Deployment/kserve-controller-manager spec.template.spec.containers[kube-rbac-proxy].image",
+            "quay.io/brancz/kube-rbac-proxy:v0.18.0",
+            "quay.io/brancz/kube-rbac-proxy:v0.18.0",
+        ),
+        (
+            "kserve-resources",
+            "defaults",
+            "ConfigMap/inferenceservice-config data.agent $.image",
+            "kserve/agent:v0.20.0",
+            "docker.io/kserve/agent:v0.20.0",
+        ),
+        (
+            "kserve-resources",
+            "defaults",
+            "ConfigMap/inferenceservice-config data.explainers $.art.image (+ defaultImageVersion)",
+            "kserve/art-explainer:v0.20.0",
+            "docker.io/kserve/art-explainer:v0.20.0",
+        ),
+        (
+            "kserve-resources",
+            "values.yaml",
+            "values.yaml:110 kserve.controller.rbacProxyImage",
+            "quay.io/brancz/kube-rbac-proxy:v0.18.0",
+            "quay.io/brancz/kube-rbac-proxy:v0.18.0",
+        ),
+        (
+            "kserve-llmisvc-resources",
+            "defaults",
+            "ConfigMap/inferenceservice-config data.agent $.image",
+            "kserve/agent:v0.20.0",
+            "docker.io/kserve/agent:v0.20.0",
+        ),
+        (
+            "kserve-runtime-configs",
+            "switches-on",
+            "LLMInferenceServiceConfig/kserve-config-llm-template spec.template.containers[main].image",
+            "ghcr.io/llm-d/llm-d-cuda:v0.8.0",
+            "ghcr.io/llm-d/llm-d-cuda:v0.8.0",
+        ),
+        (
+            "kserve-runtime-configs",
+            "switches-on",
+            "LLMInferenceServiceConfig/kserve-config-llm-scheduler"
+            " spec.router.scheduler.template.containers[main].image",
+            "ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.9.0",
+            "ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.9.0",
+        ),
+    ]
+    for row in expected_rows:
+        assert row in offenders
+    # the presets render only with their switch on; the switch was found in values.yaml
+    assert not [row for row in offenders if row[0] == "kserve-runtime-configs" and row[1] == "defaults"]
+    switches = variant_of(data, "kserve-runtime-configs", "switches-on")["switches"]
+    assert "kserve.llmisvcConfigs.enabled" in switches and "kserve.servingruntime.enabled" in switches
+    # the agent image comes from the ConfigMap JSON
+    agent = next(
+        r
+        for r in variant_of(data, "kserve-resources", "defaults")["references"]
+        if r["location"] == "ConfigMap/inferenceservice-config data.agent $.image"
+    )
+    assert (agent["place"], agent["registry"], agent["repository"], agent["tag"]) == (
+        "configmap",
+        "docker.io",
+        "kserve/agent",
+        "v0.20.0",
+    )
+    assert {
+        "object": "ConfigMap/inferenceservice-config",
+        "path": "data._example",
+        "reason": ("not JSON (Expecting value: line 1 column 1 (char 0))"),
+    } in variant_of(data, "kserve-resources", "defaults")["skipped"]
+    # CRDs rendered and counted, not searched
+    assert variant_of(data, "kserve-crd", "defaults")["crdsNotSearched"] > 0
+    assert data["summary"]["offender"] == len(offenders) and data["summary"]["allowed"] == 0
+
+
+def test_raw_upstream_junit_has_one_case_per_chart_and_variant(upstream_result):
+    _, data, junit = upstream_result
+    root = ET.parse(junit).getroot()
+    cases = [(c.get("classname"), c.get("name")) for c in root.iter("testcase")]
+    assert cases == [(f"check-images.{c['name']}", v["name"]) for c in data["charts"] for v in c["variants"]]
+    failed = {(c.get("classname"), c.get("name")) for c in root.iter("testcase") if c.find("failure") is not None}
+    assert ("check-images.kserve-resources", "defaults") in failed
+    assert ("check-images.kserve-crd", "defaults") not in failed
+
+
+# --------------------------------------------------------------------------------------------
+# The vendored tree with the Giant Swarm overlays.
+
+
+@pytest.mark.xfail(strict=False, reason="needs the gsoci overlays (issue 3)")
+def test_synced_charts_with_the_giant_swarm_overlays_pass(helm, tmp_path):
+    # A copy of the project's configuration, overlays and check-images values, synced from the tarball.
+    for item in ("gsvendor.yaml", "overlays", "hack"):
+        source = ROOT / item
+        (shutil.copytree if source.is_dir() else shutil.copy2)(source, tmp_path / item)
+    config = tmp_path / "gsvendor.yaml"
+    synced = invoke("--config", config, "--cache-dir", tmp_path / "cache", "sync", "v0.20.0", "--source", UPSTREAM)
+    assert synced.exit_code == 0, synced.stderr
+    result = invoke("--config", config, "check-images", "--helm", helm)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert " 0 outside gsoci.azurecr.io/, 0 invalid, 0 variant problem(s)" in result.stdout
