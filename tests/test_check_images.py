@@ -2,7 +2,7 @@
 
 Fixture charts are written into tmp_path, each hiding a non-gsoci image in one place; the raw
 upstream v0.20.0 charts come from ../shared/upstream. Nothing here depends on the Giant Swarm
-gsoci overlays, except the one test marked xfail until they land.
+gsoci overlays, except the test that syncs this repository's charts and checks them.
 """
 
 from __future__ import annotations
@@ -904,14 +904,15 @@ def test_raw_upstream_junit_has_one_case_per_chart_and_variant(upstream_result):
 # The vendored tree with the Giant Swarm overlays.
 
 
-@pytest.mark.xfail(strict=False, reason="needs the gsoci overlays (issue 3)")
-def test_synced_charts_with_the_giant_swarm_overlays_pass(helm, tmp_path):
+@pytest.mark.parametrize("tag", ["v0.19.0", "v0.20.0-rc1", "v0.20.0"])
+def test_synced_charts_with_the_giant_swarm_overlays_pass(helm, tmp_path, tag):
     # A copy of the project's configuration, overlays and check-images values, synced from the tarball.
     for item in ("gsvendor.yaml", "overlays", "hack"):
         source = ROOT / item
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, tmp_path / item)
     config = tmp_path / "gsvendor.yaml"
-    synced = invoke("--config", config, "--cache-dir", tmp_path / "cache", "sync", "v0.20.0", "--source", UPSTREAM)
+    source = UPSTREAM.with_name(f"kserve-{tag}.tar.gz")
+    synced = invoke("--config", config, "--cache-dir", tmp_path / "cache", "sync", tag, "--source", source)
     assert synced.exit_code == 0, synced.stderr
     result = invoke("--config", config, "check-images", "--helm", helm)
     assert result.exit_code == 0, result.stdout + result.stderr
