@@ -276,6 +276,16 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
     raise ConfigError("\n".join(lines))
 
 
+def read_text(path: Path, label: str) -> str:
+    """The UTF-8 text of a user file. Raises :class:`ConfigError` ``label: not found`` / ``label: cannot read: …``."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{label}: not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{label}: cannot read: {exc}") from None
+
+
 def load_yaml_document(path: Path, label: str | None = None) -> Any:
     """Read ``path`` as one YAML document with ruamel (round-trip, so keys keep line numbers).
 
@@ -285,12 +295,7 @@ def load_yaml_document(path: Path, label: str | None = None) -> Any:
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     label = label or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{label}: not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{label}: cannot read: {exc}") from None
+    text = read_text(path, label)
     try:
         return YAML(typ="rt", pure=True).load(text)
     except MarkedYAMLError as exc:

@@ -423,11 +423,7 @@ def read(path: Path, label: str | None = None, build_args: Mapping[str, str] | N
 
     Raises :class:`ConfigError` ``label: not found`` / ``cannot read`` and parse errors.
     """
+    from gsvendor.config import read_text
+
     label = label or path.name
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{label}: not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{label}: cannot read: {exc}") from None
-    return parse(text, label, build_args)
+    return parse(read_text(path, label), label, build_args)

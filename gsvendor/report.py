@@ -114,6 +114,15 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
         console.print("[green]up to date[/]: nothing changed")
 
 
+def diff_line_style(line: str) -> str:
+    """The rich style of one unified-diff line: headers bold, hunks cyan, additions green, removals red."""
+    if line.startswith(("---", "+++")):
+        return "bold"
+    if line.startswith("@@"):
+        return "cyan"
+    return {"+": "green", "-": "red"}.get(line[:1], "")
+
+
 def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
     """Unified diffs, coloured on a terminal, plain when piped."""
     for item in diffs:
@@ -123,17 +132,7 @@ def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
         from rich.text import Text
 
         for line in item.text.splitlines():
-            style = (
-                "bold"
-                if line.startswith(("---", "+++"))
-                else "green"
-                if line.startswith("+")
-                else "red"
-                if line.startswith("-")
-                else "cyan"
-                if line.startswith("@@")
-                else ""
-            )
+            style = diff_line_style(line)
             console.print(Text(line, style=style))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING
 
-from gsvendor.report import TestCase
+from gsvendor.report import TestCase, diff_line_style
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -95,17 +95,7 @@ def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, 
         lineterm="",
     )
     for line in diff:
-        style = (
-            "bold"
-            if line.startswith(("---", "+++"))
-            else "red"
-            if line.startswith("-")
-            else "green"
-            if line.startswith("+")
-            else "cyan"
-            if line.startswith("@@")
-            else ""
-        )
+        style = diff_line_style(line)
         console.print(Text(f"    {line}", style=style))
 
 
