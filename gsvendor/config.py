@@ -23,7 +23,8 @@ DEFAULT_PIN_DOCKERFILE = "Dockerfile.llmisvc"
 DEFAULT_PATCHES = "patches/llmisvc"
 
 _NAME = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]*$"}
-_RELPATH = {"type": "string", "minLength": 1, "not": {"pattern": r"(^/)|(^|/)\.\.(/|$)"}}
+# a relative path inside the project: not absolute, no "..", not the project folder itself
+_RELPATH = {"type": "string", "minLength": 1, "not": {"pattern": r"(^/)|(^|/)\.\.(/|$)|^(\./?)+$"}}
 
 _RENDER = {
     "type": "object",
@@ -276,14 +277,37 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
     raise ConfigError("\n".join(lines))
 
 
+MAX_USER_FILE_BYTES = 16 * 1024 * 1024
+MAX_YAML_NODES = 200_000  # an alias "billion laughs" expands past this long before it hurts
+
+
+def _count_nodes(document: Any, label: str) -> None:
+    """Refuse documents whose expansion (aliases included) is absurdly large."""
+    seen = 0
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        seen += 1
+        if seen > MAX_YAML_NODES:
+            raise ConfigError(f"{label}: more than {MAX_YAML_NODES} YAML nodes (an alias bomb?)")
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
 def read_text(path: Path, label: str) -> str:
     """The UTF-8 text of a user file. Raises :class:`ConfigError` ``label: not found`` / ``label: cannot read: …``."""
     try:
+        if path.exists() and not path.is_file():  # a FIFO or a device would block or never end
+            raise ConfigError(f"{label}: not a regular file")
+        if path.stat().st_size > MAX_USER_FILE_BYTES:
+            raise ConfigError(f"{label}: larger than {MAX_USER_FILE_BYTES // 1024 // 1024} MiB")
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{label}: not found") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{label}: cannot read: {exc}") from None
+        raise ConfigError(f"{label}: cannot read: {' '.join(str(exc).split())}") from None
 
 
 def load_yaml_document(path: Path, label: str | None = None) -> Any:
@@ -297,7 +321,11 @@ def load_yaml_document(path: Path, label: str | None = None) -> Any:
     label = label or str(path)
     text = read_text(path, label)
     try:
-        return YAML(typ="rt", pure=True).load(text)
+        document = YAML(typ="rt", pure=True).load(text)
+        _count_nodes(document, label)
+        return document
+    except RecursionError:
+        raise ConfigError(f"{label}: nested too deeply") from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark else ""
@@ -313,8 +341,8 @@ def load_config(path: Path) -> Config:
     Raises :class:`ConfigError` for a missing file, invalid YAML or a schema violation,
     and for two charts writing the same destination.
     """
+    label = path.name if path.resolve().parent == Path.cwd().resolve() else str(path)
     path = path.resolve()
-    label = path.name
     document = load_yaml_document(path, label)
     if document is None:
         raise ConfigError(f"{label}: the file is empty")
@@ -336,6 +364,15 @@ def load_config(path: Path) -> Config:
         render = None
         if "render" in entry:
             r = entry["render"]
+            try:  # every placeholder known, braces balanced, and no folder in the name
+                probe = r.get("fileName", "{name}").format(kind="K", kind_lower="k", name="n", namespace="ns")
+            except (KeyError, ValueError, IndexError) as exc:
+                raise ConfigError(
+                    f"{where}: render.fileName: {r.get('fileName')!r} is not a file name pattern "
+                    f"({type(exc).__name__}: {exc}; placeholders: {{kind}}, {{kind_lower}}, {{name}}, {{namespace}})"
+                ) from None
+            if "/" in probe or probe in (".", ".."):
+                raise ConfigError(f"{where}: render.fileName: {r.get('fileName')!r} must name a file, not a path")
             render = RenderSpec(
                 release=r.get("release", name),
                 namespace=r.get("namespace", "default"),
@@ -367,6 +404,16 @@ def load_config(path: Path) -> Config:
         dest = str(PurePosixPath(entry["to"]))
         _claim(seen, dest, f"files[{index}]", where, folder=False)
         files.append(FileSpec(source=str(PurePosixPath(entry["from"])), dest=dest))
+    lock = str(PurePosixPath(document.get("lock", "gsvendor.lock.yaml")))
+    for other_key, owner in seen.items():
+        other = PurePosixPath(other_key.rstrip(_FOLDER))
+        if PurePosixPath(lock) == other or other in PurePosixPath(lock).parents:
+            raise ConfigError(f"{label}: lock: {lock} is inside {other}, which {owner} writes")
+    overlays_dir = root / str(document.get("overlays", "overlays"))
+    if "overlays" in document and not overlays_dir.is_dir():  # a typo must not drop every overlay
+        raise ConfigError(
+            f"{label}:{_line_of(document, ['overlays']) or '?'}: overlays: {overlays_dir} is not a folder"
+        )
     return Config(
         path=path,
         root=root,
@@ -374,8 +421,8 @@ def load_config(path: Path) -> Config:
         archive_url=str(upstream.get("archiveUrl", DEFAULT_ARCHIVE_URL)),
         git_url=str(upstream.get("gitUrl", f"https://github.com/{upstream['repository']}.git")),
         output=output,
-        overlays_dir=root / str(document.get("overlays", "overlays")),
-        lock_path=root / str(document.get("lock", "gsvendor.lock.yaml")),
+        overlays_dir=overlays_dir,
+        lock_path=root / lock,
         charts=tuple(charts),
         files=tuple(files),
         raw=document,

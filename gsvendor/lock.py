@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,11 +70,14 @@ class Lock:
 
 
 def source_location(kind: str, location: str, root: Path) -> str:
-    """How a source is recorded: local paths relative to the project root (portable), URLs as given."""
+    """How a source is recorded: local paths relative to the project root (portable), tarball URLs
+    without user info or secret-looking query values (:func:`gsvendor.upstream.public_url`), git URLs as given."""
     if kind not in ("folder", "tarball"):
-        return location
-    absolute = Path(location).resolve()
-    return Path(os.path.relpath(absolute, root)).as_posix()
+        from gsvendor.upstream import public_url
+
+        return public_url(location) if kind == "http" else location
+    # abspath, not resolve: a ../shared link stays ../shared, so the lock survives a copied project
+    return Path(os.path.relpath(os.path.abspath(location), os.path.abspath(root))).as_posix()
 
 
 def render(build: Build, location: str) -> bytes:
@@ -124,6 +128,8 @@ def read(path: Path) -> Lock:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
+    if path.exists() and not path.is_file():
+        raise LockError(f"{path.name}: not a regular file")
     if not path.is_file():
         raise LockError(f"{path.name}: no lock file; run `gsvendor sync TAG` first")
     try:
@@ -146,6 +152,9 @@ def read(path: Path) -> Lock:
             str(path): LockedFile(upstream=entry.get("upstream"), result=str(entry["result"]))
             for path, entry in (data.get("files") or {}).items()
         }
+        sha = source.get("sha256")
+        if sha is not None and not (isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha)):
+            raise LockError(f"{path.name}: source.sha256: {sha!r} is not a sha256 hex digest")
         return Lock(
             files=copies,
             tag=str(data["tag"]),
@@ -155,5 +164,15 @@ def read(path: Path) -> Lock:
             commit=source.get("commit"),
             charts=charts,
         )
-    except (YAMLError, KeyError, TypeError, AttributeError, UnicodeDecodeError, OSError) as exc:
-        raise LockError(f"{path.name}: malformed lock file ({type(exc).__name__}: {exc})") from None
+    except (
+        YAMLError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        ValueError,
+        UnicodeDecodeError,
+        OSError,
+        RecursionError,
+    ) as exc:
+        detail = " ".join(str(exc).split())[:200]
+        raise LockError(f"{path.name}: malformed lock file ({type(exc).__name__}: {detail})") from None

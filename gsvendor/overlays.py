@@ -108,7 +108,7 @@ OPERATIONS: dict[str, dict[str, Any]] = {
             {
                 "from": {"type": "string", "minLength": 1},
                 "content": {"type": "string"},
-                "to": {"type": "string", "minLength": 1},
+                "to": {"type": "string", "minLength": 1, "not": {"pattern": r"(^/)|(^|/)\.\.(/|$)|^(\./?)+$"}},
                 "substitute": {"type": "boolean"},
             },
             target=False,
@@ -203,7 +203,11 @@ def load_overlays(folder: Path) -> list[Overlay]:
     if not folder.is_dir():
         return []
     overlays = []
-    for path in sorted(folder.glob("*.yaml")) + sorted(folder.glob("*.yml")):
+    paths = sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")], key=lambda p: p.name)
+    stems = [p.stem for p in paths]
+    for stem in sorted({s for s in stems if stems.count(s) > 1}):
+        raise OverlayDefinitionError(f"{folder.name}/: two overlays are named {stem} (.yaml and .yml)")
+    for path in paths:
         label = f"{folder.name}/{path.name}"
         try:
             document = load_yaml_document(path, label)
@@ -227,6 +231,7 @@ def load_overlays(folder: Path) -> list[Overlay]:
             if op.versions:
                 _specifier(op.versions, f"{label}: {op.label}: versions")
             _check_variables(params, f"{label}: {op.label}")
+            _check_params(op, params, f"{label}: {op.label}")
             for key in ("from", "patch"):
                 if key in params:
                     asset = folder / params[key]
@@ -234,7 +239,12 @@ def load_overlays(folder: Path) -> list[Overlay]:
                         raise OverlayDefinitionError(
                             f"{label}: {op.label}: {key}: no file {params[key]} under {folder.name}/"
                         )
-                    assets[params[key]] = asset.read_bytes()
+                    try:
+                        assets[params[key]] = asset.read_bytes()
+                    except OSError as exc:
+                        raise OverlayDefinitionError(
+                            f"{label}: {op.label}: {key}: cannot read: {exc.strerror}"
+                        ) from None
             if op.kind in ("yaml-set", "yaml-merge", "yaml-delete"):
                 pointers = params["values"] if op.kind != "yaml-delete" else params["keys"]
                 for pointer in pointers:
@@ -275,6 +285,33 @@ def _check_variables(value: Any, where: str) -> None:
         for escape, name in _VARIABLE.findall(value):
             if not escape and name not in VARIABLES:
                 raise OverlayDefinitionError(f"{where}: unknown variable ${{{name}}} (known: tag, version, chart)")
+        if _unclosed(value):
+            raise OverlayDefinitionError(
+                f"{where}: '${{' without a closing '}}' in {value!r} (write $${{ for a literal)"
+            )
+
+
+def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
+    """Mistakes that would otherwise only show when the operation runs (and exit 1, not 2)."""
+    if op.kind == "replace" and params.get("regex") and "${" not in params["find"]:
+        try:
+            pattern = re.compile(params["find"], re.MULTILINE)
+            groups = [int(n) for n in re.findall(r"\\(\d+)", params["with"])]
+            if groups and max(groups) > pattern.groups:
+                raise re.error(f"invalid group reference {max(groups)}")
+        except re.error as exc:
+            raise OverlayDefinitionError(f"{where}: invalid regex or replacement: {exc}") from None
+    for pointer in [*params.get("values", {}), *params.get("keys", ())]:
+        if pointer == "":
+            raise OverlayDefinitionError(f"{where}: the empty JSON Pointer names the whole document, not a key")
+
+
+def _unclosed(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_unclosed(k) or _unclosed(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_unclosed(v) for v in value)
+    return isinstance(value, str) and "${" in _VARIABLE.sub("", value)
 
 
 def expand(value: Any, variables: dict[str, str]) -> Any:
@@ -315,6 +352,22 @@ def in_range(tag: str, spec: str | None, where: str) -> bool:
             f"{where}: limited to versions {spec!r}, but tag {tag!r} is not a version"
         ) from None
     return _specifier(spec, where).contains(version, prereleases=True)
+
+
+def check_scope(overlays: list[Overlay], charts: list[str]) -> None:
+    """Every ``charts:`` pattern of every overlay and operation names at least one configured chart.
+
+    A misspelt chart name would otherwise drop the overlay silently. Raises :class:`OverlayDefinitionError`.
+    """
+    for overlay in overlays:
+        scopes = [(overlay.charts, "charts")] + [(op.charts, f"{op.label}: charts") for op in overlay.operations]
+        for patterns, where in scopes:
+            for pattern in patterns:
+                if not any(fnmatch.fnmatchcase(c, pattern) for c in charts):
+                    raise OverlayDefinitionError(
+                        f"overlays/{overlay.path.name}: {where}: {pattern!r} names no configured chart "
+                        f"({', '.join(charts)})"
+                    )
 
 
 def matches_chart(chart: str, patterns: tuple[str, ...]) -> bool:
@@ -388,6 +441,11 @@ def _apply_operation(
     variables: dict[str, str],
 ) -> list[str]:
     if op.kind == "copy":
+        to = params["to"]
+        if to.startswith("/") or ".." in to.split("/") or not to.strip("./"):
+            raise OverlayDefinitionError(
+                f"overlays/{overlay.path.name}: {op.label}: to: {to!r} must be a path inside the chart"
+            )
         if "content" in params:
             data = params["content"].encode()
         else:
@@ -429,7 +487,10 @@ def _replace(text: str, params: dict[str, Any]) -> str:
             pattern = re.compile(params["find"], re.MULTILINE)
         except re.error as exc:
             raise _Mismatch(f"invalid regex {params['find']!r}: {exc}") from None
-        new, found = pattern.subn(params["with"], text)
+        try:
+            new, found = pattern.subn(params["with"], text)
+        except (re.error, IndexError) as exc:
+            raise _Mismatch(f"invalid replacement {params['with']!r}: {exc}") from None
         _count(found, expected, f"/{params['find']}/")
         return new
     _count(text.count(params["find"]), expected, repr(params["find"]))
@@ -468,18 +529,44 @@ _TEXT_EDITS: dict[str, Callable[[str, dict[str, Any]], str]] = {
     "yaml-delete": _yaml_edit("yaml-delete"),
 }
 
-_PATCH_PATH = re.compile(r"^(?:---|\+\+\+) (?:[ab]/)?(\S+)", re.MULTILINE)
+
+def _patch_paths(overlay: Overlay, op: Operation, patch: bytes, work: Path) -> list[str]:
+    """The chart-relative paths a patch touches, as git's own parser reads them (``git apply --numstat``).
+
+    Raises :class:`OverlayDefinitionError` for a patch git cannot read, one without a diff, and
+    one naming an absolute path or a path with ``..``.
+    """
+    import git
+
+    patch_file = work / ".numstat.patch"
+    patch_file.write_bytes(patch)
+    strip = "-p1" if re.search(rb"^\+\+\+ b/", patch, re.MULTILINE) else "-p0"
+    where = f"overlays/{overlay.path.name}: {op.label}: {op.params['patch']}"
+    try:
+        out = git.Git(str(work)).apply(strip, "--numstat", "-z", str(patch_file))
+    except git.GitCommandError as exc:
+        detail = " ".join((exc.stderr or "").replace("stderr:", "").split()).strip("' ")
+        raise OverlayDefinitionError(f"{where}: not a patch git can read: {detail}") from None
+    finally:
+        patch_file.unlink()
+    # -z: "added<TAB>deleted<TAB>path<NUL>", or for a rename "added<TAB>deleted<TAB><NUL>old<NUL>new<NUL>"
+    paths = [field.rsplit("\t", 1)[-1] for field in out.split("\0")]
+    paths = [p for p in paths if p]
+    if not paths:
+        raise OverlayDefinitionError(f"{where}: the patch holds no diff")
+    for path in paths:
+        if path.startswith("/") or ".." in path.split("/"):
+            raise OverlayDefinitionError(f"{where}: refusing a path outside the chart: {path}")
+    return sorted(set(paths))
 
 
 def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operation, patch: bytes) -> list[str]:
     """Apply a unified diff (paths relative to the chart, ``a/``/``b/`` prefixes allowed) with ``git apply``."""
     import git
 
-    paths = sorted({p for p in _PATCH_PATH.findall(patch.decode("utf-8", "replace")) if p != "/dev/null"})
-    if not paths:
-        raise _fail(chart, op.params["patch"], overlay, op, "the patch holds no diff")
     with tempfile.TemporaryDirectory(prefix="gsvendor-patch-") as tmp:
         root = Path(tmp)
+        paths = _patch_paths(overlay, op, patch, root)
         for path in paths:
             if path in files:
                 target = root / path
@@ -496,6 +583,8 @@ def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Oper
         touched = []
         for path in paths:
             target = root / path
+            if target.is_symlink():
+                raise _fail(chart, path, overlay, op, "the patch creates a symbolic link, which a chart must not hold")
             if target.is_file():
                 files[path] = target.read_bytes()
                 touched.append(path)

@@ -32,6 +32,10 @@ from gsvendor.errors import SourceError
 
 SOURCE_KINDS = ("folder", "tarball", "http", "git")
 
+# An upstream charts/ tree is a few MiB; these bound what a hostile archive can make us hold.
+MAX_MEMBER_BYTES = 64 * 1024 * 1024
+MAX_TOTAL_BYTES = 512 * 1024 * 1024
+
 _GIT_URL = re.compile(r"^(file://|ssh://|git://|git@[^:]+:|https?://.+\.git/?$)")
 
 
@@ -98,13 +102,19 @@ def classify_source(source: str) -> str:
         return "git"
     if source.startswith(("http://", "https://")):
         return "http"
+    if not source.strip():
+        raise SourceError("--source is empty: give a folder, a .tar.gz, an http(s) URL or a git URL")
     path = Path(source)
-    if path.is_dir():
-        return "folder"
-    if path.is_file():
-        return "tarball"
-    if path.exists():
-        raise SourceError(f"{source}: neither a folder nor a file")
+    try:
+        if path.is_dir():
+            return "folder"
+        if path.is_file():
+            return "tarball"
+        exists = path.exists()
+    except OSError as exc:
+        raise SourceError(f"{source}: cannot read: {exc.strerror or exc}") from None
+    if exists:
+        raise SourceError(f"{source}: neither a folder nor a regular file")
     raise SourceError(f"{source}: no such file or folder (give a folder, a .tar.gz, an http(s) URL or a git URL)")
 
 
@@ -134,11 +144,15 @@ def fetch_upstream(
         snapshot = read_tarball(data, tag, wanted, kind="tarball", location=source)
     elif kind == "http":
         data = download(source, tag, options, expected_sha256=expected_sha256)
-        snapshot = read_tarball(data, tag, wanted, kind="http", location=source)
+        snapshot = read_tarball(data, tag, wanted, kind="http", location=public_url(source))
+        # cached only once it proved to be a readable archive of the tag (no poisoned cache)
+        _store(options.cache_dir, tag, source, data, snapshot.sha256 or "")
     else:
         snapshot = read_git(source, tag, wanted)
     if expected_sha256 and snapshot.sha256 and snapshot.sha256 != expected_sha256:
-        raise SourceError(f"{source}: archive sha256 {snapshot.sha256} differs from the lock's {expected_sha256}")
+        raise SourceError(
+            f"{snapshot.location}: archive sha256 {snapshot.sha256} differs from the lock's {expected_sha256}"
+        )
     return snapshot
 
 
@@ -147,6 +161,10 @@ def _read_local(path: Path) -> bytes:
         return path.read_bytes()
     except OSError as exc:
         raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _safe_member_path(name: str, archive: str) -> str:
@@ -170,8 +188,8 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
     try:
         archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
         members = archive.getmembers()
-    except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
-        raise SourceError(f"{location}: not a readable tar.gz archive ({exc})") from None
+    except (tarfile.TarError, EOFError, zlib.error, OSError, RecursionError) as exc:
+        raise SourceError(f"{location}: not a readable tar.gz archive ({_one_line(exc)})") from None
     tops: set[str] = set()
     by_path: dict[str, tarfile.TarInfo] = {}
     for member in members:
@@ -202,6 +220,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
             f"{location}: archive holds {top}/, not upstream tag {tag} (expected a folder ending in -{version})"
         )
     files: dict[str, bytes] = {}
+    total = 0
     for path, member in by_path.items():
         rel = path[len(top) + 1 :]
         if not rel or member.isdir() or not wanted.matches(rel):
@@ -210,9 +229,15 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
             handle = archive.extractfile(member)
             if handle is None:
                 continue
-            files[rel] = handle.read()
-        except (tarfile.TarError, EOFError, zlib.error, OSError, KeyError) as exc:
-            raise SourceError(f"{location}: corrupt member {member.name} ({exc})") from None
+            content = handle.read(MAX_MEMBER_BYTES + 1)
+        except (tarfile.TarError, EOFError, zlib.error, OSError, KeyError, RecursionError) as exc:
+            raise SourceError(f"{location}: corrupt member {member.name} ({_one_line(exc)})") from None
+        total += len(content)
+        if len(content) > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
+            raise SourceError(
+                f"{location}: refusing oversized member {member.name} (limits: 64 MiB a file, 512 MiB in all)"
+            )
+        files[rel] = content
     commit = archive.pax_headers.get("comment") if archive.pax_headers else None
     if commit is not None and not re.fullmatch(r"[0-9a-f]{40}", commit):
         commit = None
@@ -225,9 +250,18 @@ def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> Ups
     Links leading outside the folder are refused. When the folder is a git checkout and ``tag``
     names a commit other than HEAD, that is an error (the folder is at another version).
     """
-    folder = folder.resolve()
-    if not (folder / "charts").is_dir():
-        raise SourceError(f"{location}: no charts/ folder (not an upstream checkout)")
+    try:
+        folder = folder.resolve()
+        if not (folder / "charts").is_dir():
+            raise SourceError(f"{location}: no charts/ folder (not an upstream checkout)")
+        files = _read_folder_files(folder, wanted, location)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (pathlib)
+        raise SourceError(f"{location}: cannot read: {_one_line(exc)}") from None
+    commit = _folder_commit(folder, tag, location)
+    return UpstreamSnapshot(tag=tag, kind="folder", location=location, files=files, commit=commit)
+
+
+def _read_folder_files(folder: Path, wanted: Wanted, location: str) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     roots = [folder / f for f in wanted.folders] + [folder / f for f in wanted.files]
     for root in roots:
@@ -238,13 +272,14 @@ def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> Ups
             real = path.resolve()
             if folder not in real.parents:
                 raise SourceError(f"{location}: refusing link leading outside the folder: {path}")
+            if not path.exists():
+                raise SourceError(f"{location}: dangling link: {path}")
             if not path.is_file():
                 raise SourceError(f"{location}: refusing device or special file: {path}")
             rel = path.relative_to(folder).as_posix()
             if wanted.matches(rel):
                 files[rel] = real.read_bytes()
-    commit = _folder_commit(folder, tag, location)
-    return UpstreamSnapshot(tag=tag, kind="folder", location=location, files=files, commit=commit)
+    return files
 
 
 def _folder_commit(folder: Path, tag: str, location: str) -> str | None:
@@ -258,8 +293,8 @@ def _folder_commit(folder: Path, tag: str, location: str) -> str | None:
     except (git.GitError, ValueError):
         return None
     try:
-        tagged = repo.commit(tag).hexsha
-    except (git.GitError, ValueError, IndexError):
+        tagged = repo.commit(f"refs/tags/{tag}").hexsha
+    except Exception:  # gitpython raises several unrelated types for an unknown ref
         return head
     if tagged != head:
         raise SourceError(f"{location}: the checkout is at {head[:12]}, but {tag} is {tagged[:12]}")
@@ -279,9 +314,10 @@ def _cached(cache_dir: Path | None, tag: str, url: str, expected_sha256: str | N
     sha = expected_sha256
     if sha is None:
         try:
-            sha = json.loads(index.read_text()).get(url)
+            urls = json.loads(index.read_text())
         except (OSError, ValueError):
             return None
+        sha = urls.get(url) if isinstance(urls, dict) else None
     if not sha:
         return None
     try:
@@ -301,6 +337,8 @@ def _store(cache_dir: Path | None, tag: str, url: str, data: bytes, sha: str) ->
         try:
             urls = json.loads(index.read_text())
         except (OSError, ValueError):
+            urls = {}
+        if not isinstance(urls, dict):
             urls = {}
         urls[url] = sha
         _atomic_write(index, json.dumps(urls, indent=2, sort_keys=True).encode())
@@ -327,6 +365,7 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
         return cached
     import httpx
 
+    shown = public_url(url)
     last = ""
     for attempt in range(options.retries + 1):
         if attempt:
@@ -336,22 +375,46 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
         except httpx.HTTPStatusError as exc:
             status = exc.response.status_code
             if status == 404:
-                raise SourceError(f"{url}: HTTP 404 Not Found (unknown tag {tag}, or a wrong URL)") from None
+                raise SourceError(f"{shown}: HTTP 404 Not Found (unknown tag {tag}, or a wrong URL)") from None
             if status < 500:
-                raise SourceError(f"{url}: HTTP {status} {exc.response.reason_phrase}") from None
+                raise SourceError(f"{shown}: HTTP {status} {exc.response.reason_phrase}") from None
             last = f"HTTP {status} {exc.response.reason_phrase}"
             continue
         except httpx.TimeoutException:
             last = f"timed out after {options.timeout:g} s"
             continue
         except httpx.TransportError as exc:
-            last = f"{type(exc).__name__}: {exc}"
+            last = f"{type(exc).__name__}: {_one_line(exc)}"
             continue
-        sha = hashlib.sha256(data).hexdigest()
-        _store(options.cache_dir, tag, url, data, sha)
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, malformed URLs: no retry helps
+            raise SourceError(f"{shown}: {type(exc).__name__}: {_one_line(exc)}") from None
         return data
     tries = options.retries + 1
-    raise SourceError(f"{url}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}")
+    raise SourceError(f"{shown}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}")
+
+
+_SECRET_QUERY = re.compile(r"(token|sig|signature|secret|password|passwd|key|auth|credential)", re.IGNORECASE)
+
+
+def public_url(url: str) -> str:
+    """``url`` safe to print or record: no user info, and secret-looking query values redacted."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"
+        netloc = host + (f":{parts.port}" if parts.port else "")
+        query = urlencode(
+            [
+                (k, "REDACTED" if _SECRET_QUERY.search(k) else v)
+                for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            ]
+        )
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:  # not a valid URL: at least drop what looks like user info
+        return re.sub(r"//[^/@]*@", "//", url)
 
 
 def _stream(url: str, options: FetchOptions) -> bytes:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from gsvendor.config import ChartSpec, Config, FileSpec, Selector
 from gsvendor.errors import ConfigError, SourceError, ToolError
-from gsvendor.overlays import AppliedOperation, Overlay, apply_overlays
+from gsvendor.overlays import AppliedOperation, Overlay, apply_overlays, check_scope
 from gsvendor.upstream import UpstreamSnapshot, Wanted
 
 # (chart spec, chart-relative files) → helm's rendered manifests; raises GsvendorError on failure
@@ -239,6 +239,7 @@ def build(
     from gsvendor.errors import GsvendorError
     from gsvendor.generate import generate_chart, generated_paths, project_reader
 
+    check_scope(overlays, [c.name for c in config.charts])
     charts = []
     outside = project_reader(config)
     for spec in config.charts:

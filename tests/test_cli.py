@@ -170,7 +170,11 @@ def test_overlay_whose_anchor_is_gone(cli: Cli, synced: Path) -> None:
 
 
 def test_chart_missing_upstream(cli: Cli, synced: Path) -> None:
-    config = (synced / "gsvendor.yaml").read_text().replace("  - kserve-runtime-configs\n", "  - kserve-nope\n")
+    config = (
+        (synced / "gsvendor.yaml")
+        .read_text()
+        .replace("  - kserve-runtime-configs\n", "  - kserve-runtime-configs\n  - kserve-nope\n")
+    )
     (synced / "gsvendor.yaml").write_text(config)
     fails_untouched(
         cli,
