@@ -700,7 +700,7 @@ def print_report(console: Console, result: CheckResult, verbose: bool = False) -
                 rows.setdefault(key, []).append(item.name)
                 checked[key] = c
         if rows:
-            table = Table(title=f"{chart.name} ({chart.label})", title_justify="left", show_lines=False)
+            table = Table(title=escape(f"{chart.name} ({chart.label})"), title_justify="left", show_lines=False)
             for column in ("variant", "found in", "as written", "normalized", "status"):
                 table.add_column(column, overflow="fold")
             for key, variants in rows.items():

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
+from rich.markup import escape
 
 app = typer.Typer(
     name="gsvendor",
@@ -242,10 +243,12 @@ def verify(
         report.print_diffs(out, diffs)
     if diffs:
         listed = ", ".join(d.path for d in diffs[:10]) + (" …" if len(diffs) > 10 else "")
-        _stderr().print(f"[red]verify failed[/]: {len(diffs)} file(s) differ from {lock.tag} + overlays: {listed}")
+        _stderr().print(
+            f"[red]verify failed[/]: {len(diffs)} file(s) differ from {escape(lock.tag)} + overlays: {escape(listed)}"
+        )
         raise typer.Exit(1)
     if not json_output:
-        out.print(f"[green]ok[/]: output is upstream {lock.tag} plus the declared overlays")
+        out.print(f"[green]ok[/]: output is upstream {escape(lock.tag)} plus the declared overlays")
 
 
 @app.command("check-images")
@@ -488,19 +491,49 @@ def generate(
     err = _stderr()
     if check and stale:
         for path in stale:
-            err.print(f"stale: {path}", highlight=False)
+            err.print(f"stale: {path}", highlight=False, markup=False)
         err.print(f"[red]generate --check failed[/]: {len(stale)} generated file(s) out of date; run gsvendor generate")
         raise typer.Exit(1)
     out = _stdout()
     for path in stale:
-        out.print(f"wrote {path}", highlight=False)
+        out.print(f"wrote {path}", highlight=False, markup=False)
     if not ctx.obj.quiet and not stale:
         out.print(f"[green]ok[/]: the generated files of {len(results)} chart(s) are up to date")
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # SIGTERM/SIGHUP roll back like Ctrl-C (writer restores every destination)
+
+
 def main() -> None:
-    """Console-script entry point (also ``python -m gsvendor``)."""
-    app(prog_name="gsvendor")
+    """Console-script entry point (also ``python -m gsvendor``).
+
+    Usage errors (unknown option, missing argument, a value out of range) are one ``error:`` line
+    with exit 2, like every other user mistake.
+    """
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _interrupt)
+    try:
+        code = app(prog_name="gsvendor", standalone_mode=False)
+    except KeyboardInterrupt:
+        _stderr().print("interrupted; nothing was left half-written")
+        sys.exit(130)
+    except Exception as exc:
+        # click's usage errors (typer's parser): duck-typed, as typer ships its own copy of click
+        if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
+            raise
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            print(exc.format_message())
+            sys.exit(0)
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+        message = " ".join(exc.format_message().split())
+        _stderr().print(f"[red]error:[/] {escape(message)}{escape(hint)}", soft_wrap=True)
+        sys.exit(exc.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

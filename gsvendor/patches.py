@@ -276,6 +276,10 @@ def parse_patch(path: Path) -> PatchFile:
     diffs, problem = _parse_diffs(lines, header_end)
     if problem is None and not diffs:
         problem = "no diff: the mail holds no 'diff --git' section (an empty commit?)"
+    outside = [p for d in diffs for p in (d.old_path, d.new_path) if p and (p.startswith("/") or ".." in p.split("/"))]
+    if problem is None and outside:
+        problem = f"a path outside the source tree: {outside[0]}"
+        diffs = []  # nothing of it is fetched or applied
     return PatchFile(path, commit, author_text, subject_text, tuple(diffs), problem)
 
 
@@ -649,7 +653,7 @@ def wanted_files(patches: list[PatchFile]) -> tuple[str, ...]:
             parent = PurePosixPath(path).parent
             while True:
                 paths.add(str(parent / ".gitattributes") if str(parent) != "." else ".gitattributes")
-                if str(parent) == ".":
+                if str(parent) in (".", "/") or parent == parent.parent:  # also ends for an absolute path
                     break
                 parent = parent.parent
     return tuple(sorted(paths))

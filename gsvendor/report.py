@@ -61,12 +61,14 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
     from rich.table import Table
 
     snapshot = result.build.snapshot
-    title = f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag} from {snapshot.kind} {snapshot.location}"
+    from rich.markup import escape
+
+    title = escape(f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag} from {snapshot.kind} {snapshot.location}")
     default_dests = all(c.spec.dest.rsplit("/", 1)[-1] == c.spec.name for c in result.build.charts)
     parents = {c.spec.dest.rsplit("/", 1)[0] if "/" in c.spec.dest else "." for c in result.build.charts}
     show_dest = not (default_dests and len(parents) == 1) or bool(result.build.copies)
     if not show_dest:
-        title += f" into {parents.pop()}/"
+        title += escape(f" into {parents.pop()}/")
     table = Table(title=title, title_justify="left")
     table.add_column("chart", overflow="fold")
     if show_dest:
@@ -97,15 +99,19 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
     console.print(table)
     if result.dry_run or verbose:
         for chart in result.build.charts:
-            console.print(f"  {chart.spec.name}: overlays {', '.join(chart.overlays) or '-'}", highlight=False)
+            console.print(
+                f"  {chart.spec.name}: overlays {', '.join(chart.overlays) or '-'}", highlight=False, markup=False
+            )
         for change in result.changes:
             mark = {"added": "[green]+[/]", "changed": "[yellow]~[/]", "removed": "[red]-[/]"}[change.status]
-            console.print(f"  {mark} {change.full_path}", highlight=False)
+            console.print(f"  {mark} {escape(change.full_path)}", highlight=False)
         for chart in result.build.charts:
             for skipped in chart.skipped:
-                console.print(f"  [dim]{chart.spec.name}: skipped {skipped}[/]", highlight=False)
+                console.print(f"  [dim]{chart.spec.name}: skipped {escape(skipped)}[/]", highlight=False)
     if result.forced:
-        console.print(f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {result.backup}[/]")
+        console.print(
+            f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {escape(str(result.backup))}[/]"
+        )
     if result.dry_run:
         console.print(f"dry run: {len(result.changes)} file change(s) planned, nothing written")
     elif result.changes or result.lock_changed:
@@ -164,7 +170,10 @@ class TestCase:
 
 
 def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
-    """Write JUnit XML (the schema CircleCI's ``store_test_results`` reads) for ``cases`` to ``path``."""
+    """Write JUnit XML (the schema CircleCI's ``store_test_results`` reads) for ``cases`` to ``path``.
+
+    Raises :class:`~gsvendor.errors.UsageError` when ``path`` cannot be written.
+    """
     import xml.etree.ElementTree as ET
 
     cases = list(cases)
@@ -194,5 +203,10 @@ def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
         if case.output:
             ET.SubElement(node, "system-out").text = case.output
     ET.indent(root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
+    except OSError as exc:
+        from gsvendor.errors import UsageError
+
+        raise UsageError(f"--junit {path}: cannot write: {exc.strerror or exc}") from None

@@ -140,7 +140,7 @@ def print_versions(console: Console, report: VersionsReport) -> None:
 
     pin = report.pin
     table = Table(
-        title=f"Upstream version: {pin.value} (pinned by {pin.file}:{pin.line} ARG KSERVE_VERSION)",
+        title=_escape(f"Upstream version: {pin.value} (pinned by {pin.file}:{pin.line} ARG KSERVE_VERSION)"),
         title_justify="left",
     )
     for column in ("place", "key", "value", "status", "note"):

@@ -7,6 +7,7 @@ Each function returns a result object and raises typed errors; printing is the C
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,9 @@ from gsvendor.overlays import load_overlays
 from gsvendor.upstream import FetchOptions, UpstreamSnapshot, fetch_upstream
 from gsvendor.vendor import Build, Renderer, build, wanted_for
 from gsvendor.writer import FileChange, hand_edits, plan_changes, read_file, read_tree, write_atomically
+
+# git's ref-name rules are looser; a tag also names cache folders, so keep it to a safe subset
+TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
 
 
 @dataclass
@@ -86,8 +90,8 @@ def sync(
     :class:`~gsvendor.errors.SourceError`, :class:`~gsvendor.errors.OverlayApplyError` and
     definition errors propagate with nothing written.
     """
-    if not tag.strip() or any(c.isspace() for c in tag):
-        raise UsageError(f"{tag!r} is not an upstream tag")
+    if not TAG.fullmatch(tag):
+        raise UsageError(f"{tag!r} is not an upstream tag (letters, digits and . _ + - only, like v0.20.0)")
     overlays = load_overlays(config.overlays_dir)
     previous = read_lock_if_any(config)
     source = resolve_source(config, tag, source)

@@ -302,7 +302,8 @@ def _folder_commit(folder: Path, tag: str, location: str) -> str | None:
 
 
 def _cache_paths(cache_dir: Path, tag: str) -> tuple[Path, Path]:
-    folder = cache_dir / re.sub(r"[^A-Za-z0-9._-]", "_", tag)
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", tag)
+    folder = cache_dir / (name if name.strip(".") else "_")  # never "." or ".."
     return folder, folder / "urls.json"
 
 

@@ -39,15 +39,39 @@ class FileChange:
 
 
 def read_tree(root: Path, dest: str) -> dict[str, bytes]:
-    """Every file below ``root/dest`` (relative POSIX path → bytes); empty when the folder is absent."""
+    """Every file below ``root/dest`` (relative POSIX path → bytes); empty when the folder is absent.
+
+    Raises :class:`GsvendorError` naming a file that cannot be read.
+    """
     folder = root / dest
     if not folder.is_dir():
         return {}
     files = {}
     for path in sorted(folder.rglob("*")):
         if path.is_file():
-            files[path.relative_to(folder).as_posix()] = path.read_bytes()
+            try:
+                files[path.relative_to(folder).as_posix()] = path.read_bytes()
+            except OSError as exc:
+                raise GsvendorError(f"{path.relative_to(root)}: cannot read: {exc.strerror or exc}") from None
     return files
+
+
+def _foreign(root: Path, dest: str, folder: bool) -> list[str]:
+    """What sits at a destination that sync would destroy without it being a file it can compare.
+
+    A folder destination that is a file (or a link), special files (FIFOs, sockets, devices) and
+    links inside it; a file destination that is a folder.
+    """
+    target = root / dest
+    if not (target.exists() or target.is_symlink()):
+        return []
+    if folder != target.is_dir() or target.is_symlink():
+        return [dest]
+    if not folder:
+        return []
+    return sorted(
+        p.relative_to(root).as_posix() for p in target.rglob("*") if p.is_symlink() or not (p.is_file() or p.is_dir())
+    )
 
 
 def read_file(root: Path, dest: str) -> bytes | None:
@@ -85,6 +109,8 @@ def hand_edits(root: Path, output: Output, lock: Lock | None) -> list[str]:
     not reported.
     """
     recorded = lock.results() if lock is not None else {}
+    foreign = [p for dest in output.folders for p in _foreign(root, dest, True)]
+    foreign += [p for dest in output.files for p in _foreign(root, dest, False)]
     on_disk: list[tuple[str, bytes, bytes | None]] = []
     for dest, files in output.folders.items():
         on_disk += [(f"{dest}/{p}", d, files.get(p)) for p, d in read_tree(root, dest).items()]
@@ -92,7 +118,8 @@ def hand_edits(root: Path, output: Output, lock: Lock | None) -> list[str]:
         current = read_file(root, dest)
         if current is not None:
             on_disk.append((dest, current, data))
-    return [path for path, data, new in on_disk if data != new and recorded.get(path) != sha256(data)]
+    edited = [path for path, data, new in on_disk if data != new and recorded.get(path) != sha256(data)]
+    return sorted(set(foreign + edited))
 
 
 def _write_files(folder: Path, files: dict[str, bytes]) -> None:
@@ -117,7 +144,10 @@ def write_atomically(
     path is returned. On any error every destination is put back as it was and
     :class:`GsvendorError` is raised.
     """
-    staging = Path(tempfile.mkdtemp(prefix=".gsvendor-staging-", dir=root))
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=".gsvendor-staging-", dir=root))
+    except OSError as exc:
+        raise GsvendorError(f"cannot write in {root}: {exc.strerror or exc}; nothing changed") from None
     targets = [*output.folders, *output.files]
     swapped: list[tuple[Path, Path | None]] = []  # (destination, where its old copy went)
     created_parents: list[Path] = []
@@ -128,11 +158,17 @@ def write_atomically(
         for index, data in enumerate(output.files.values(), start=len(output.folders)):
             (staging / f"new-{index}").write_bytes(data)
         if backup:
-            backup_dir = root / ".gsvendor-backup" / time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+            (root / ".gsvendor-backup").mkdir(exist_ok=True)
+            stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+            backup_dir = Path(tempfile.mkdtemp(prefix=f"{stamp}-", dir=root / ".gsvendor-backup"))  # unique
             for rel in backup:
                 target = backup_dir / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(root / rel, target)
+                source = root / rel
+                if source.is_dir() and not source.is_symlink():
+                    shutil.copytree(source, target, symlinks=True)
+                elif source.is_file() or source.is_symlink():
+                    shutil.copy2(source, target, follow_symlinks=False)
         lock_tmp = staging / "lock"
         lock_tmp.write_bytes(lock_bytes)
         for index, dest in enumerate(targets):
@@ -151,6 +187,7 @@ def write_atomically(
                 os.rename(target, old)
             swapped.append((target, old))
             os.rename(staging / f"new-{index}", target)
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
         os.replace(lock_tmp, lock_path)
     except BaseException as exc:
         for target, old in reversed(swapped):
@@ -164,6 +201,8 @@ def write_atomically(
             with contextlib.suppress(OSError):
                 folder.rmdir()
         shutil.rmtree(staging, ignore_errors=True)
+        if backup_dir is not None:  # nothing was replaced, so nothing needs keeping
+            shutil.rmtree(backup_dir, ignore_errors=True)
         if isinstance(exc, OSError):
             raise GsvendorError(f"writing the output failed, nothing changed: {exc}") from None
         raise

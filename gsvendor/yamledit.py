@@ -9,10 +9,17 @@ Keys are addressed with JSON Pointer (RFC 6901): ``/annotations/application.gian
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
+_YAML11_SPECIAL = {"y", "yes", "n", "no", "on", "off", "true", "false", "null", "~"}
+# YAML 1.1 ints and floats (binary, octal, hex, sexagesimal, underscores) that 1.2 reads as strings
+_YAML11_NUMBER = re.compile(
+    r"[-+]?(0b[01_]+|0[0-7_]+|0x[0-9a-fA-F_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?|[0-9_]+|([0-9][0-9_]*)?\.[0-9_]*([eE][-+][0-9]+)?|\.(inf|Inf|INF|nan|NaN|NAN))"
+)
 
 
 class YamlEditError(Exception):
@@ -79,6 +86,9 @@ def is_plain_safe(value: str) -> bool:
         return False
     if ": " in value or " #" in value or value.endswith(":"):
         return False
+    # YAML 1.1 (helm's parser) still reads these as booleans or null; 1.2 parsers read strings
+    if value.lower() in _YAML11_SPECIAL or _YAML11_NUMBER.fullmatch(value):
+        return False
     from ruamel.yaml import YAML
 
     try:
@@ -98,6 +108,8 @@ def render_scalar(value: Any, style: str | None = None) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
     if isinstance(value, (int, float)):
         return json.dumps(value)
     text = str(value)

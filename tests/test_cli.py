@@ -39,8 +39,13 @@ def test_help_and_version_paths(cli: Cli, project: Path) -> None:
     no_pin = cli(project, "sync")  # no TAG: the Dockerfile.llmisvc pin, which this project lacks
     assert_one_line_error(no_pin, 2, "Dockerfile.llmisvc: not found")
     usage = cli(project, "sync", "--frobnicate")
-    assert usage.returncode == 2 and "no such option" in usage.stderr.lower()
-    assert usage.stderr.startswith("Usage: gsvendor sync")
+    assert usage.returncode == 2
+    assert (
+        usage.stderr == "error: No such option: --frobnicate (Possible options: --force) (see: gsvendor sync --help)\n"
+    )
+    out_of_range = cli(project, "sync", "v0.20.0", "--retries", "11")
+    assert_one_line_error(out_of_range, 2, "Invalid value for '--retries'")
+    assert len(out_of_range.stderr.splitlines()) == 1
     assert cli(project, "frobnicate").returncode == 2
 
 
