@@ -616,7 +616,7 @@ class _Host:
                     return done(RESOLVED, response=response, digest=digest, media_type=media_type)
             # The digest of a manifest is the sha256 of its bytes (image-spec "Content Descriptors"):
             # without the header, GET and hash. After a 404 or another refusal the GET body says why.
-            if response.status_code not in (401, 403, 429) and response.status_code < 500:
+            if response.status_code != 429 and response.status_code < 500:
                 response, sent, more = self.call("GET", manifest_url, target.repository)
                 attempts += more
             if response.status_code == 200:
