@@ -155,11 +155,13 @@ def push(target: str, content: bytes, auth: tuple[str, str] | None = None) -> st
 
 class FlakyProxy:
     """An HTTP proxy on 127.0.0.1 in front of ``upstream`` (``host:port``) that answers 500 to the
-    first ``failures`` manifest requests, then forwards everything. ``requests`` counts what it saw."""
+    first ``failures`` manifest requests, then forwards everything, each after ``delay`` seconds
+    (a remote registry's round trip, for the benchmark). ``requests`` records what it saw."""
 
-    def __init__(self, upstream: str, failures: int = 1) -> None:
+    def __init__(self, upstream: str, failures: int = 1, delay: float = 0.0) -> None:
         self.upstream = upstream
         self.failures = failures
+        self.delay = delay
         self.requests: list[tuple[str, str, int]] = []
         self._lock = threading.Lock()
         proxy = self
@@ -169,6 +171,8 @@ class FlakyProxy:
                 pass
 
             def _forward(self) -> None:
+                if proxy.delay:
+                    time.sleep(proxy.delay)
                 with proxy._lock:
                     fail = "/manifests/" in self.path and proxy.failures > 0
                     if fail:
