@@ -972,9 +972,8 @@ def summary(report: ResolveReport) -> str:
         f"with {report.jobs} job(s), {report.requests} request(s), in {report.seconds:.1f} s: {counts}"
     )
     if report.compare_upstream:
-        compared = [r for r in report.references if r.comparison is not None]
         parts = ", ".join(f"{report.count_comparison(o)} {o}" for o in COMPARISONS if report.count_comparison(o))
-        text += f"; mirrors compared with upstream: {len(compared)}" + (f" ({parts})" if parts else "")
+        text += f"; mirrors against upstream: {parts or 'no reference under an images.mirrors prefix'}"
     unjudged = report.templated + report.empty
     if unjudged:
         text += f"; {unjudged} templated or empty not resolved"

@@ -310,6 +310,7 @@ def test_a_mirror_with_another_digest_is_different_and_both_are_shown(helm, tmp_
     assert text.exit_code == 1
     assert f"mirror of {registry.host}/upstream/drift:v1: different: mirror {found['digest']}" in text.stdout
     assert "(mirror different)" in text.stderr
+    assert "mirrors against upstream: 1 different" in text.stdout
 
 
 def test_a_mirror_without_upstream_is_upstream_missing(helm, tmp_path, registry):
