@@ -663,7 +663,8 @@ class Resolver:
     """Resolves :class:`Target` s in parallel (``options.jobs`` threads), each at most once per
     instance (the per-run cache: one reference appears in many variants and charts).
 
-    ``lookups``: targets asked; ``requests``: HTTP requests sent, retries and auth included.
+    ``lookups``: targets asked; ``requests``: requests sent to the registries' ``/v2/`` API, retries
+    and re-sends after an authentication challenge included (token-service requests are not).
     """
 
     def __init__(self, options: ResolveOptions) -> None:
