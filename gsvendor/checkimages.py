@@ -20,7 +20,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
@@ -676,9 +676,18 @@ def junit_cases(result: CheckResult) -> list[TestCase]:
 _STATUS_STYLE = {OFFENDER: "red", INVALID: "red", TEMPLATED: "yellow", EMPTY: "yellow", ALLOWED: "green"}
 
 
-def print_report(console: Console, result: CheckResult, verbose: bool = False) -> None:
+def print_report(
+    console: Console,
+    result: CheckResult,
+    verbose: bool = False,
+    columns: tuple[Sequence[str], Callable[[Checked], Sequence[str]]] | None = None,
+) -> None:
     """A table per chart of the references that are not allowed (all with ``verbose``), then problems,
-    skipped data and the totals. A reference found in several variants is one row naming them all."""
+    skipped data and the totals. A reference found in several variants is one row naming them all.
+
+    ``columns``: extra column names and a function giving a row's cells (rich markup), e.g.
+    ``--resolve``'s digest and outcome (:func:`gsvendor.resolve.table_columns`); allowed references
+    are listed then too."""
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -694,14 +703,14 @@ def print_report(console: Console, result: CheckResult, verbose: bool = False) -
         checked: dict[tuple[str, str, str], Checked] = {}
         for item in items:
             for c in item.references:
-                if c.status == ALLOWED and not verbose:
+                if c.status == ALLOWED and not verbose and columns is None:
                     continue
                 key = (c.found.location, c.found.written, c.status)
                 rows.setdefault(key, []).append(item.name)
                 checked[key] = c
         if rows:
             table = Table(title=escape(f"{chart.name} ({chart.label})"), title_justify="left", show_lines=False)
-            for column in ("variant", "found in", "as written", "normalized", "status"):
+            for column in ("variant", "found in", "as written", "normalized", "status", *(columns or ((),))[0]):
                 table.add_column(column, overflow="fold")
             for key, variants in rows.items():
                 c = checked[key]
@@ -712,6 +721,7 @@ def print_report(console: Console, result: CheckResult, verbose: bool = False) -
                     escape(c.found.written),
                     escape(c.normalized or c.message or ""),
                     f"[{style}]{c.status}[/]",
+                    *(columns[1](c) if columns else ()),
                 )
             wide.print(table)
         seen: set[tuple[str, str]] = set()

@@ -271,6 +271,33 @@ def check_images(
     ] = None,
     helm: Annotated[str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List allowed references too.")] = False,
+    resolve: Annotated[
+        bool, typer.Option("--resolve", help="Ask the registries: every allowed reference exists at its tag or digest.")
+    ] = False,
+    compare_upstream: Annotated[
+        bool,
+        typer.Option(
+            "--compare-upstream", help="With --resolve: mirrors (images.mirrors) have their upstream's digest."
+        ),
+    ] = False,
+    resolve_jobs: Annotated[
+        int | None, typer.Option("--resolve-jobs", metavar="N", min=1, help="Parallel registry lookups \\[default: 8].")
+    ] = None,
+    registry_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--registry-config",
+            metavar="FILE",
+            help="Docker config.json with registry credentials "
+            "\\[default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json].",
+        ),
+    ] = None,
+    insecure_registry: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--insecure-registry", metavar="HOST[:PORT]", help="Ask this registry over plain HTTP, repeatable."
+        ),
+    ] = None,
 ) -> None:
     """Fail on any image reference outside the allowed registries (default gsoci.azurecr.io/).
 
@@ -279,13 +306,20 @@ def check_images(
     (containers of every kind, custom resources with pod templates, *_IMAGE variables), the JSON
     in ConfigMap data and values.yaml. Exit 0 clean, 1 offenders or render failures, 2 usage error.
 
+    With --resolve each allowed reference is looked up in its registry (HEAD of the manifest): exit 1
+    when a tag, digest or repository is missing, credentials are refused, or a registry is unreachable;
+    with --compare-upstream also when a mirror's digest differs from its upstream's at the same tag.
+
     [bold]Examples[/]
 
       gsvendor check-images
 
       gsvendor check-images ../upstream/charts/kserve-resources --allow quay.io/ --json
+
+      gsvendor check-images --resolve --compare-upstream --junit build/test-results/check-images.xml
     """
     from gsvendor import checkimages, report
+    from gsvendor import resolve as resolving
     from gsvendor.config import load_config
     from gsvendor.errors import CheckFailed, UsageError
     from gsvendor.render import find_helm
@@ -298,20 +332,40 @@ def check_images(
     config = None if optional else load_config(config_path)
     charts = checkimages.chart_targets(chart_dirs or [], config)
     settings = checkimages.images_config(config)
+    options = resolving.cli_options(
+        config,
+        resolve=resolve,
+        compare_upstream=compare_upstream,
+        jobs=resolve_jobs,
+        registry_config=registry_config,
+        insecure=insecure_registry,
+    )
     helm_path = find_helm(helm, project_root=config.root if config else Path.cwd())
     with _status(ctx, f"rendering {len(charts)} chart(s)"):
         result = checkimages.check_images(charts, settings, helm_path, allow=allow)
+    resolved = None
+    if options is not None:
+        with _status(ctx, "asking the registries"):
+            resolved = resolving.resolve_check(result, options)
     if junit is not None:
+        cases = checkimages.junit_cases(result) + (resolving.junit_cases(resolved) if resolved else [])
         try:
-            report.write_junit(junit, "check-images", checkimages.junit_cases(result))
+            report.write_junit(junit, "check-images", cases)
         except OSError as exc:
             raise UsageError(f"--junit {junit}: cannot write: {exc.strerror or exc}") from None
     if json_output:
-        report.print_json(_stdout(), checkimages.to_json(result))
+        data = checkimages.to_json(result)
+        report.print_json(_stdout(), resolving.add_to_json(data, result, resolved) if resolved else data)
     else:
-        checkimages.print_report(_stdout(), result, verbose=verbose)
-    if not result.ok:
-        raise CheckFailed(checkimages.failure_message(result))
+        columns = resolving.table_columns(resolved) if resolved else None
+        checkimages.print_report(_stdout(), result, verbose=verbose, columns=columns)
+        if resolved:
+            resolving.print_report(_stdout(), resolved)
+    failures = [] if result.ok else [checkimages.failure_message(result)]
+    if resolved and not resolved.ok:
+        failures.append(("" if failures else "check-images failed: ") + resolving.failure_message(resolved))
+    if failures:
+        raise CheckFailed("; ".join(failures))
 
 
 @app.command()

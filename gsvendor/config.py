@@ -77,6 +77,19 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "additionalProperties": False,
             "properties": {
                 "allow": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                # check-images --compare-upstream (gsvendor.resolve): a mirror name prefix and its upstream prefix
+                "mirrors": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["mirror", "upstream"],
+                        "properties": {
+                            "mirror": {"type": "string", "minLength": 1},
+                            "upstream": {"type": "string", "minLength": 1},
+                        },
+                    },
+                },
                 "charts": {
                     "type": "object",
                     "propertyNames": _NAME,

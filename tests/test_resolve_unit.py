@@ -1,0 +1,347 @@
+"""gsvendor.resolve without helm: credentials, options, mirrors, and registry behaviours the CNCF
+registry does not show (bearer tokens, ACR's NAME_UNKNOWN, no digest header, 429/503, timeouts),
+played by a scripted HTTP server on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+from gsvendor import resolve
+from gsvendor.errors import ConfigError, UsageError
+from gsvendor.imageref import parse
+
+DIGEST = "sha256:" + "a" * 64
+MANIFEST = b'{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","layers":[]}'
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+# --------------------------------------------------------------------------------------------
+# Credentials
+
+
+def test_credentials_from_auth_and_username_password(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(
+        json.dumps(
+            {
+                "auths": {
+                    "gsoci.azurecr.io": {"auth": b64("u1:p1")},
+                    "https://index.docker.io/v1/": {"auth": b64("hub:pw")},
+                    "https://ghcr.io": {"username": "u2", "password": "p:2"},
+                    "quay.io": {"identitytoken": "xyz"},
+                    "empty.example": {},
+                },
+                "credHelpers": {"123.dkr.ecr.eu-west-1.amazonaws.com": "ecr-login"},
+            }
+        ),
+        encoding="utf-8",
+    )
+    credentials = resolve.load_credentials(config)
+    assert credentials.source == config
+    assert credentials.for_host("gsoci.azurecr.io") == b64("u1:p1")
+    assert credentials.for_host("docker.io") == b64("hub:pw")  # Docker Hub's legacy key
+    assert credentials.for_host("ghcr.io") == b64("u2:p:2")
+    assert credentials.for_host("quay.io") is None and credentials.for_host("empty.example") is None
+    notes = " | ".join(credentials.notes)
+    assert "auths.quay.io: identitytoken is not used" in notes
+    assert "credHelpers are not run; 123.dkr.ecr.eu-west-1.amazonaws.com asked anonymously" in notes
+
+
+def test_default_docker_config_follows_docker_config_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("DOCKER_CONFIG", str(tmp_path / "d"))
+    assert resolve.default_docker_config() == tmp_path / "d" / "config.json"
+    assert resolve.load_credentials() == resolve.Credentials()  # no file: no credentials, no error
+    monkeypatch.delenv("DOCKER_CONFIG")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".docker").mkdir()
+    (tmp_path / ".docker" / "config.json").write_text(json.dumps({"auths": {"h.io": {"auth": b64("a:b")}}}))
+    assert resolve.load_credentials().for_host("h.io") == b64("a:b")
+
+
+def test_a_broken_default_docker_config_is_a_configuration_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("DOCKER_CONFIG", str(tmp_path))
+    (tmp_path / "config.json").write_text('{"auths": {"h.io": {"auth": "' + b64("no colon") + '"}}}')
+    with pytest.raises(ConfigError, match=r"config.json: auths.h.io.auth: not base64 of 'user:password' \(no ':'\)"):
+        resolve.load_credentials()
+
+
+def test_a_missing_registry_config_is_a_usage_error(tmp_path):
+    with pytest.raises(UsageError, match="no such file"):
+        resolve.load_credentials(tmp_path / "nope.json")
+
+
+# --------------------------------------------------------------------------------------------
+# Options and mirrors
+
+
+def test_insecure_hosts():
+    assert resolve.insecure_hosts(["127.0.0.1:5000", "LocalHost", "[::1]:80"]) == {
+        "127.0.0.1:5000",
+        "localhost",
+        "[::1]:80",
+    }
+    for bad in ("http://x", "x/y", "", "a b", "host:port"):
+        with pytest.raises(UsageError, match="--insecure-registry"):
+            resolve.insecure_hosts([bad])
+
+
+def test_cli_options_need_resolve():
+    with pytest.raises(UsageError, match="--compare-upstream, --resolve-jobs needs --resolve"):
+        resolve.cli_options(None, resolve=False, compare_upstream=True, jobs=2, registry_config=None, insecure=None)
+    assert (
+        resolve.cli_options(None, resolve=False, compare_upstream=False, jobs=None, registry_config=None, insecure=[])
+        is None
+    )
+
+
+def test_the_longest_mirror_prefix_wins_and_maps_tag_and_digest():
+    mirrors = (
+        resolve.Mirror("gsoci.azurecr.io/giantswarm/", "docker.io/giantswarm/"),
+        resolve.Mirror("gsoci.azurecr.io/giantswarm/llm-d-", "ghcr.io/llm-d/llm-d-"),
+    )
+    ref = parse(f"gsoci.azurecr.io/giantswarm/llm-d-inference-scheduler:v0.2.1@{DIGEST}")
+    mirror = resolve.find_mirror(mirrors, ref.name)
+    assert mirror is mirrors[1]
+    assert mirror.upstream_of(ref).normalized == f"ghcr.io/llm-d/llm-d-inference-scheduler:v0.2.1@{DIGEST}"
+    assert resolve.find_mirror(mirrors, "quay.io/x") is None
+
+
+@pytest.mark.parametrize(
+    ("prefix", "problem"),
+    [
+        ("gsoci.azurecr.io/giantswarm/", None),
+        ("gsoci.azurecr.io/giantswarm/llm-d-", None),
+        ("giantswarm/", "write it normalized, as 'docker.io/giantswarm/'"),
+        ("gsoci.azurecr.io", "expected a registry host and a name prefix"),
+        ("gsoci.azurecr.io/Giant/", "no image name can start with it"),
+    ],
+)
+def test_mirror_prefixes_are_checked(prefix, problem):
+    found = resolve._prefix_problem(prefix)
+    assert (found is None) if problem is None else (problem in (found or "")), found
+
+
+def test_targets():
+    assert str(resolve.target_of(parse("h.io/a/b"))) == "h.io/a/b:latest"
+    assert str(resolve.target_of(parse(f"h.io/a/b:v1@{DIGEST}"))) == f"h.io/a/b@{DIGEST}"
+    assert str(resolve.target_of(parse(f"h.io/a/b:v1@{DIGEST}"), by_tag=True)) == "h.io/a/b:v1"
+    assert str(resolve.target_of(parse(f"h.io/a/b@{DIGEST}"), by_tag=True)) == f"h.io/a/b@{DIGEST}"
+
+
+def test_connection_errors_are_described_without_the_network():
+    import urllib3.exceptions
+
+    gai = socket.gaierror(-2, "Name or service not known")
+    dns = urllib3.exceptions.NameResolutionError("nowhere.invalid", None, gai)  # type: ignore[arg-type]
+    wrapped = requests.exceptions.ConnectionError(urllib3.exceptions.MaxRetryError(None, "/v2/", dns))  # type: ignore[arg-type]
+    assert resolve._connection_detail(wrapped) == "DNS: host name does not resolve"
+    refused = urllib3.exceptions.NewConnectionError(None, "Failed to establish a new connection")  # type: ignore[arg-type]
+    refused.__cause__ = ConnectionRefusedError(111, "Connection refused")
+    wrapped = requests.exceptions.ConnectionError(urllib3.exceptions.MaxRetryError(None, "/v2/", refused))  # type: ignore[arg-type]
+    assert resolve._connection_detail(wrapped) == "connection refused"
+
+
+# --------------------------------------------------------------------------------------------
+# A scripted registry on 127.0.0.1
+
+
+@pytest.fixture(scope="module")
+def running_server() -> Iterator[HTTPServer]:
+    srv = HTTPServer(host="127.0.0.1", port=0, threaded=True)  # threaded: parallel lookups overlap
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def server(running_server: HTTPServer) -> Iterator[HTTPServer]:
+    """The scripted registry, its handlers and log cleared after each test."""
+    yield running_server
+    running_server.clear()
+
+
+def resolver_for(server: HTTPServer, **kw) -> tuple[resolve.Resolver, str]:
+    host = f"127.0.0.1:{server.port}"
+    options = resolve.ResolveOptions(insecure=frozenset({host}), backoff=0.01, **kw)
+    return resolve.Resolver(options), host
+
+
+def ask(resolver: resolve.Resolver, target: str) -> resolve.Resolution:
+    found = resolver.resolve([resolve.target_of(parse(target))])
+    resolver.close()
+    return next(iter(found.values()))
+
+
+def test_bearer_token_flow_through_oras_token_auth(server):
+    """The Docker token flow (ACR, ghcr.io): 401 with a Bearer challenge, a token from the realm for
+    the Basic credentials, the request again with the token."""
+    host = f"127.0.0.1:{server.port}"
+    seen: list[str] = []
+
+    def token(request: Request) -> Response:
+        seen.append(f"{request.args.get('service')} {request.args.get('scope')} {request.headers.get('Authorization')}")
+        if request.headers.get("Authorization") != f"Basic {b64('bob:pw')}":
+            return Response(status=401)
+        return Response(json.dumps({"token": "T0KEN"}), content_type="application/json")
+
+    def manifest(request: Request) -> Response:
+        if request.headers.get("Authorization") == "Bearer T0KEN":
+            return Response(
+                b"",
+                headers={"Docker-Content-Digest": DIGEST, "Content-Type": "application/vnd.oci.image.index.v1+json"},
+            )
+        challenge = f'Bearer realm="http://{host}/token",service="{host}",scope="repository:team/app:pull"'
+        body = json.dumps({"errors": [{"code": "UNAUTHORIZED", "message": "authentication required"}]})
+        return Response(body, status=401, headers={"Www-Authenticate": challenge}, content_type="application/json")
+
+    server.expect_request("/token").respond_with_handler(token)
+    server.expect_request("/v2/team/app/manifests/v1").respond_with_handler(manifest)
+    credentials = resolve.Credentials(auths={host: b64("bob:pw")})
+    resolver, _ = resolver_for(server, credentials=credentials)
+    found = ask(resolver, f"{host}/team/app:v1")
+    assert (found.outcome, found.digest, found.media_type) == (
+        "resolved",
+        DIGEST,
+        "application/vnd.oci.image.index.v1+json",
+    )
+    assert seen == [f"{host} repository:team/app:pull Basic {b64('bob:pw')}"]
+
+    anonymous, _ = resolver_for(server)  # no credentials: oras asks for an anonymous token, refused
+    found = ask(anonymous, f"{host}/team/app:v1")
+    assert found.outcome == "auth-failed" and "no credentials for" in found.detail
+
+
+def test_name_unknown_on_the_manifest_is_repository_missing_without_asking_tags(server):
+    body = {"errors": [{"code": "NAME_UNKNOWN", "message": "repository name not known to registry"}]}
+    server.expect_request("/v2/gone/manifests/v1").respond_with_json(body, status=404)
+    resolver, host = resolver_for(server)
+    found = ask(resolver, f"{host}/gone:v1")
+    assert found.outcome == "repository-missing"
+    assert resolver.requests == 2  # HEAD, then GET for the error body; no tags/list
+
+
+def test_without_a_digest_header_the_body_is_hashed(server):
+    server.expect_request("/v2/plain/manifests/v1").respond_with_data(
+        MANIFEST, content_type="application/vnd.oci.image.manifest.v1+json"
+    )
+    resolver, host = resolver_for(server)
+    found = ask(resolver, f"{host}/plain:v1")
+    assert (found.outcome, found.digest) == ("resolved", "sha256:" + hashlib.sha256(MANIFEST).hexdigest())
+
+
+def test_accept_lists_manifests_and_indexes(server):
+    accepted: list[str] = []
+
+    def manifest(request: Request) -> Response:
+        accepted.append(request.headers.get("Accept", ""))
+        return Response(b"", headers={"Docker-Content-Digest": DIGEST})
+
+    server.expect_request("/v2/a/manifests/v1").respond_with_handler(manifest)
+    resolver, host = resolver_for(server)
+    assert ask(resolver, f"{host}/a:v1").ok
+    assert accepted == [", ".join(resolve.MANIFEST_MEDIA_TYPES)]
+    assert "application/vnd.oci.image.index.v1+json" in accepted[0]
+    assert "application/vnd.docker.distribution.manifest.list.v2+json" in accepted[0]
+
+
+def test_a_503_registry_is_retried_a_bounded_number_of_times(server):
+    server.expect_request("/v2/busy/manifests/v1").respond_with_data("busy", status=503)
+    resolver, host = resolver_for(server, retries=2)
+    start = time.monotonic()
+    found = ask(resolver, f"{host}/busy:v1")
+    assert found.outcome == "registry-error" and found.attempts == 3
+    assert found.detail == "HTTP 503 SERVICE UNAVAILABLE after 3 attempts"
+    assert time.monotonic() - start < 5
+
+
+def test_429_waits_and_retries(server):
+    calls: list[float] = []
+
+    def limited(request: Request) -> Response:
+        calls.append(time.monotonic())
+        if len(calls) == 1:
+            return Response("slow down", status=429, headers={"Retry-After": "0"})
+        return Response(b"", headers={"Docker-Content-Digest": DIGEST})
+
+    server.expect_request("/v2/rl/manifests/v1").respond_with_handler(limited)
+    resolver, host = resolver_for(server)
+    found = ask(resolver, f"{host}/rl:v1")
+    assert (found.outcome, found.attempts) == ("resolved", 2)
+
+
+def test_403_denied_is_auth_failed(server):
+    body = {"errors": [{"code": "DENIED", "message": "requested access to the resource is denied"}]}
+    server.expect_request("/v2/locked/manifests/v1").respond_with_json(body, status=403)
+    resolver, host = resolver_for(server)
+    found = ask(resolver, f"{host}/locked:v1")
+    assert found.outcome == "auth-failed" and "DENIED" in found.detail and found.status == 403
+
+
+def test_a_registry_that_never_answers_times_out_after_the_retries():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)  # connections complete in the kernel, nothing ever answers
+        host = f"127.0.0.1:{listener.getsockname()[1]}"
+        options = resolve.ResolveOptions(insecure=frozenset({host}), timeout=0.2, retries=1, backoff=0.01)
+        start = time.monotonic()
+        found = ask(resolve.Resolver(options), f"{host}/slow:v1")
+    assert found.outcome == "unreachable"
+    assert found.detail == "timed out (2 attempts, 0.2 s each)"
+    assert time.monotonic() - start < 5
+
+
+def test_the_cache_asks_each_target_once(server):
+    server.expect_request("/v2/a/manifests/v1").respond_with_data(b"", headers={"Docker-Content-Digest": DIGEST})
+    resolver, host = resolver_for(server, jobs=4)
+    target = resolve.target_of(parse(f"{host}/a:v1"))
+    first = resolver.resolve([target, target, target])
+    again = resolver.resolve([target])
+    resolver.close()
+    assert first == again and resolver.lookups == 1 and resolver.requests == 1
+    assert len(server.log) == 1
+
+
+def test_parallel_lookups_overlap(server):
+    def slow(request: Request) -> Response:
+        time.sleep(0.2)
+        return Response(b"", headers={"Docker-Content-Digest": DIGEST})
+
+    for i in range(8):
+        server.expect_request(f"/v2/p{i}/manifests/v1").respond_with_handler(slow)
+    resolver, host = resolver_for(server, jobs=8)
+    start = time.monotonic()
+    found = resolver.resolve([resolve.target_of(parse(f"{host}/p{i}:v1")) for i in range(8)])
+    resolver.close()
+    assert all(r.ok for r in found.values())
+    assert time.monotonic() - start < 1.2  # serial would take 1.6 s
+
+
+def test_credentials_go_only_to_their_host(server, tmp_path: Path):
+    sent: list[str | None] = []
+
+    def manifest(request: Request) -> Response:
+        sent.append(request.headers.get("Authorization"))
+        return Response(b"", headers={"Docker-Content-Digest": DIGEST})
+
+    server.expect_request("/v2/a/manifests/v1").respond_with_handler(manifest)
+    credentials = resolve.Credentials(auths={"other.example": b64("x:y")})
+    resolver, host = resolver_for(server, credentials=credentials)
+    assert ask(resolver, f"{host}/a:v1").ok
+    assert sent == [None]
