@@ -1,0 +1,172 @@
+"""Regressions from trying to break gsvendor with bad input: each once wrote outside the project,
+lost user files or overlays, hung, or ended in a traceback."""
+
+from __future__ import annotations
+
+import io
+import os
+import tarfile
+from pathlib import Path
+
+import pytest
+from conftest import Cli, assert_one_line_error, tarball, tree
+
+from gsvendor import yamledit
+
+
+@pytest.fixture
+def synced(cli: Cli, project: Path) -> Path:
+    result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
+    assert result.returncode == 0, result.stderr
+    return project
+
+
+def sync_fails(cli: Cli, project: Path, code: int, *needles: str, source: str | None = None) -> None:
+    before = tree(project)
+    result = cli(project, "sync", "v0.20.0", "--source", source or str(tarball("v0.20.0")))
+    assert_one_line_error(result, code, *needles)
+    assert tree(project) == before
+
+
+@pytest.mark.parametrize("to", ["/tmp/gsvendor-evil", "../../evil", "${chart}/../../../evil"])
+def test_copy_overlay_cannot_write_outside_the_chart(cli: Cli, synced: Path, to: str) -> None:
+    (synced / "overlays/95-evil.yaml").write_text(
+        f"charts: [kserve-crd]\noperations:\n  - {{op: copy, content: x, to: '{to}'}}\n"
+    )
+    sync_fails(cli, synced, 2, "overlays/95-evil.yaml")
+    assert not Path("/tmp/gsvendor-evil").exists() and not (synced.parent / "evil").exists()
+
+
+def test_patch_overlay_takes_paths_from_git_not_from_note_lines(cli: Cli, synced: Path) -> None:
+    patch = (
+        "--- /etc/hostname\nnote above the diff\n"
+        "diff --git a/NEWFILE b/NEWFILE\nnew file mode 100644\n--- /dev/null\n+++ b/NEWFILE\n@@ -0,0 +1 @@\n+x\n"
+    )
+    (synced / "overlays/95-note.patch").write_text(patch)
+    (synced / "overlays/95-note.yaml").write_text(
+        "charts: [kserve-crd]\noperations:\n  - {op: patch, patch: 95-note.patch}\n"
+    )
+    result = cli(synced, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--json")
+    assert result.returncode == 0, result.stderr
+    assert (synced / "helm/kserve-crd/NEWFILE").read_text() == "x\n"
+    assert "/etc/hostname" not in (synced / "gsvendor.lock.yaml").read_text()
+
+
+def test_patch_overlay_with_a_path_outside_the_chart(cli: Cli, synced: Path) -> None:
+    patch = "diff --git a/../x b/../x\nnew file mode 100644\n--- /dev/null\n+++ b/../x\n@@ -0,0 +1 @@\n+x\n"
+    (synced / "overlays/95-out.patch").write_text(patch)
+    (synced / "overlays/95-out.yaml").write_text(
+        "charts: [kserve-crd]\noperations:\n  - {op: patch, patch: 95-out.patch}\n"
+    )
+    sync_fails(cli, synced, 2, "overlays/95-out.yaml")
+
+
+def test_a_user_folder_at_a_file_destination_is_a_hand_edit(cli: Cli, synced: Path) -> None:
+    config = synced / "gsvendor.yaml"
+    config.write_text(config.read_text() + "files:\n  - {from: go.mod, to: patches}\n")
+    (synced / "patches").mkdir()
+    (synced / "patches/0001-mine.patch").write_text("mine\n")
+    sync_fails(cli, synced, 1, "patches")
+    forced = cli(synced, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--force")
+    assert forced.returncode == 0, forced.stderr
+    backups = list((synced / ".gsvendor-backup").glob("*/patches/0001-mine.patch"))
+    assert len(backups) == 1 and backups[0].read_text() == "mine\n"
+
+
+def test_special_files_in_an_output_folder_are_hand_edits(cli: Cli, synced: Path) -> None:
+    os.mkfifo(synced / "helm/kserve-crd/pipe")
+    sync_fails(cli, synced, 1, "helm/kserve-crd/pipe")
+
+
+def test_forced_backups_never_overwrite_each_other(cli: Cli, synced: Path) -> None:
+    values = synced / "helm/kserve-crd/values.yaml"
+    for index in range(3):
+        values.write_text(values.read_text() + f"# edit {index}\n")
+        result = cli(synced, "-q", "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--force")
+        assert result.returncode == 0, result.stderr
+    kept = sorted(
+        p.read_text().count("# edit") for p in (synced / ".gsvendor-backup").glob("*/helm/kserve-crd/values.yaml")
+    )
+    assert kept == [1, 1, 1]
+
+
+def test_a_misspelt_overlays_folder_is_an_error(cli: Cli, synced: Path) -> None:
+    config = synced / "gsvendor.yaml"
+    config.write_text(config.read_text().replace("overlays: overlays", "overlays: overlay"))
+    sync_fails(cli, synced, 2, "overlays:", "is not a folder")
+
+
+def test_an_overlay_naming_no_configured_chart_is_an_error(cli: Cli, synced: Path) -> None:
+    keep = synced / "overlays/30-crd-keep.yaml"
+    keep.write_text(keep.read_text().replace("charts: [kserve-crd, kserve-llmisvc-crd]", "charts: [kserve-crds]"))
+    sync_fails(cli, synced, 2, "overlays/30-crd-keep.yaml: charts: 'kserve-crds' names no configured chart")
+
+
+@pytest.mark.parametrize(
+    ("operation", "needle"),
+    [
+        ("{op: replace, file: values.yaml, regex: true, find: 'a', with: '\\\\1'}", "invalid group reference"),
+        ("{op: replace, file: values.yaml, find: 'a', with: '${tag'}", "without a closing"),
+        ("{op: yaml-set, file: values.yaml, values: {'': 1}}", "empty JSON Pointer"),
+    ],
+)
+def test_operation_mistakes_are_caught_when_overlays_load(cli: Cli, synced: Path, operation: str, needle: str) -> None:
+    (synced / "overlays/95-bad.yaml").write_text(f"charts: [kserve-crd]\noperations:\n  - {operation}\n")
+    sync_fails(cli, synced, 2, "overlays/95-bad.yaml", needle)
+
+
+@pytest.mark.parametrize("tag", ["..", "../../x", "v1;rm", "v 1", "a/b"])
+def test_tags_are_checked(cli: Cli, synced: Path, tag: str) -> None:
+    before = tree(synced)
+    result = cli(synced, "sync", tag, "--source", str(tarball("v0.20.0")))
+    assert_one_line_error(result, 2, "is not an upstream tag")
+    assert tree(synced) == before
+
+
+def test_archive_with_a_symlink_loop(cli: Cli, synced: Path, tmp_path: Path) -> None:
+    archive = tmp_path / "loop.tar.gz"
+    with tarfile.open(archive, "w:gz") as out:
+        for name, target in (("l1", "l2"), ("l2", "l1")):
+            info = tarfile.TarInfo(f"kserve-0.20.0/charts/kserve-crd/{name}")
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            out.addfile(info)
+    sync_fails(cli, synced, 2, str(archive), source=str(archive))
+
+
+def test_oversized_member_is_refused(tmp_path: Path) -> None:
+    from gsvendor.errors import SourceError
+    from gsvendor.upstream import MAX_MEMBER_BYTES, Wanted, read_tarball
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as out:
+        info = tarfile.TarInfo("kserve-1.0.0/charts/kserve-crd/big")
+        info.size = MAX_MEMBER_BYTES + 1
+        out.addfile(info, io.BytesIO(b"\0" * info.size))
+    with pytest.raises(SourceError, match="refusing oversized member"):
+        read_tarball(buffer.getvalue(), "v1.0.0", Wanted(folders=("charts/kserve-crd",)), kind="tarball", location="t")
+
+
+def test_credentials_never_reach_the_lock(cli: Cli, project: Path, httpserver) -> None:
+    httpserver.expect_request("/k.tar.gz").respond_with_data(tarball("v0.20.0").read_bytes())
+    url = httpserver.url_for("/k.tar.gz").replace("http://", "http://user:s3cret@") + "?token=t0psecret&x=1"
+    result = cli(project, "sync", "v0.20.0", "--source", url)
+    assert result.returncode == 0, result.stderr
+    lock = (project / "gsvendor.lock.yaml").read_text()
+    assert "s3cret" not in lock and "t0psecret" not in lock and "token=REDACTED&x=1" in lock
+
+
+def test_a_fifo_as_configuration_does_not_hang(cli: Cli, tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "gsvendor.yaml")
+    assert_one_line_error(cli(tmp_path, "verify", timeout=30), 2, "gsvendor.yaml: not a regular file")
+
+
+def test_alias_bomb_in_configuration(cli: Cli, tmp_path: Path) -> None:
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    (tmp_path / "gsvendor.yaml").write_text("\n".join(levels) + "\nupstream: {repository: a/b}\ncharts: [a]\n")
+    assert_one_line_error(cli(tmp_path, "verify", timeout=60), 2, "alias bomb")
+
+
+@pytest.mark.parametrize("word", ["yes", "on", "No", "y", "off", "0x1F", "12:30"])
+def test_yaml_set_quotes_what_yaml_1_1_reads_as_non_strings(word: str) -> None:
+    assert yamledit.set_value("a: x\n", "/a", word) == f'a: "{word}"\n'
