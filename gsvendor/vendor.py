@@ -207,6 +207,11 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
         file_name = spec.render.file_name.format(
             kind=kind, kind_lower=kind.lower(), name=name, namespace=metadata.get("namespace", "")
         )
+        if "/" in file_name or "\0" in file_name or file_name.strip(".") == "":
+            # the name comes from upstream's manifest: it must not lead out of the destination
+            raise SourceError(
+                f"chart {spec.name}: {kind} {name!r} gives the file name {file_name!r}, not a plain file name"
+            )
         if file_name in files:
             raise ConfigError(f"gsvendor.yaml: chart {spec.name}: two documents are named {file_name}")
         files[file_name] = (text + "\n").encode()

@@ -170,3 +170,17 @@ def test_alias_bomb_in_configuration(cli: Cli, tmp_path: Path) -> None:
 @pytest.mark.parametrize("word", ["yes", "on", "No", "y", "off", "0x1F", "12:30"])
 def test_yaml_set_quotes_what_yaml_1_1_reads_as_non_strings(word: str) -> None:
     assert yamledit.set_value("a: x\n", "/a", word) == f'a: "{word}"\n'
+
+
+def test_rendered_document_names_cannot_lead_out_of_the_destination() -> None:
+    from gsvendor.config import ChartSpec, RenderSpec
+    from gsvendor.errors import SourceError
+    from gsvendor.vendor import split_documents
+
+    spec = ChartSpec(name="c", upstream_path="charts/c", dest="out", render=RenderSpec(file_name="{name}.yaml"))
+    evil = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ../../../EVIL\n"
+    with pytest.raises(SourceError, match="not a plain file name"):
+        split_documents(spec, evil)
+    assert split_documents(spec, evil.replace("../../../EVIL", "fine")) == {
+        "fine.yaml": evil.replace("../../../EVIL", "fine").encode()
+    }
