@@ -834,6 +834,17 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
     occurrences = 0
     for item in result.results:
         for checked in item.references:
+            unpinned_default = (
+                checked.found.place == "values"
+                and checked.reference is not None
+                and checked.reference.tag is None
+                and checked.reference.digest is None
+            )
+            if unpinned_default:
+                # a values.yaml image whose tag the chart fills in at render time (kserve.version):
+                # the rendered variants carry the full reference, which is what gets resolved
+                counts["unpinned"] = counts.get("unpinned", 0) + 1
+                continue
             if checked.status == ALLOWED and checked.reference is not None:
                 occurrences += 1
                 ref = checked.reference
@@ -879,7 +890,15 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
         jobs=options.jobs,
         lookups=resolver.lookups,
         requests=resolver.requests,
-        notes=list(options.credentials.notes),
+        notes=list(options.credentials.notes)
+        + (
+            [
+                f"{counts['unpinned']} values.yaml image default(s) without a tag not asked: "
+                "the chart sets the tag at render time"
+            ]
+            if counts.get("unpinned")
+            else []
+        ),
         seconds=time.perf_counter() - start,
     )
 

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-UPSTREAM = ROOT.parent / "shared" / "upstream"
+# ../shared/upstream beside the repository; GSVENDOR_UPSTREAM_DIR points elsewhere (CircleCI
+# downloads GitHub's archives of the same tags there)
+UPSTREAM = Path(os.environ.get("GSVENDOR_UPSTREAM_DIR") or ROOT.parent / "shared" / "upstream")
 CHARTS = ("kserve-crd", "kserve-llmisvc-crd", "kserve-resources", "kserve-llmisvc-resources", "kserve-runtime-configs")
 TAGS = ("v0.19.0", "v0.20.0-rc1", "v0.20.0")
 
