@@ -172,7 +172,10 @@ def chart_targets(chart_dirs: Sequence[Path], config: Config | None) -> list[Cha
     if chart_dirs:
         entries = [(path, str(path)) for path in chart_dirs]
     elif config is not None:
-        entries = [(config.root / chart.dest, chart.dest) for chart in config.charts]
+        # charts vendored as rendered manifests are not charts on disk; their images were rendered already
+        entries = [(config.root / chart.dest, chart.dest) for chart in config.charts if chart.render is None]
+        if not entries:
+            raise UsageError("no charts to check: every configured chart is vendored rendered (pass CHART_DIR)")
     else:
         raise UsageError("no charts: pass CHART_DIR arguments or run where gsvendor.yaml is")
     targets = []

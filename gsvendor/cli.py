@@ -86,7 +86,9 @@ def _stderr() -> Any:
 def _stdout() -> Any:
     from rich.console import Console
 
-    return Console(highlight=False)
+    # a CI log is not a terminal: rich would assume 80 columns and cut tables; COLUMNS still wins
+    wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160
+    return Console(highlight=False, width=wide)
 
 
 def handles_errors(function: F) -> F:
@@ -244,7 +246,9 @@ def verify(
     if diffs:
         listed = ", ".join(d.path for d in diffs[:10]) + (" …" if len(diffs) > 10 else "")
         _stderr().print(
-            f"[red]verify failed[/]: {len(diffs)} file(s) differ from {escape(lock.tag)} + overlays: {escape(listed)}"
+            f"[red]error:[/] verify failed: {len(diffs)} file(s) differ from {escape(lock.tag)} + overlays: "
+            f"{escape(listed)}",
+            soft_wrap=True,
         )
         raise typer.Exit(1)
     if not json_output:

