@@ -52,13 +52,22 @@ def renderable_copy(chart_dir: Path) -> Iterator[Path]:
 
     with tempfile.TemporaryDirectory(prefix="gsvendor-render-") as tmp:
         copy = Path(tmp) / chart_dir.name
-        shutil.copytree(chart_dir, copy, symlinks=False)
+        # hard links cost nothing next to copying megabytes of CRDs; a copy where links cannot be made
+        shutil.copytree(chart_dir, copy, symlinks=False, copy_function=_link_or_copy)
         chart_yaml = copy / "Chart.yaml"
         if chart_yaml.is_file():
             text = chart_yaml.read_text(encoding="utf-8")
             if "[[" in str(_version_of(text)):
+                chart_yaml.unlink()  # a hard link: writing through it would change the original
                 chart_yaml.write_text(yamledit.set_value(text, "/version", RENDER_VERSION), encoding="utf-8")
         yield copy
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
 
 
 def _version_of(text: str) -> object:

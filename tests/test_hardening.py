@@ -184,3 +184,15 @@ def test_rendered_document_names_cannot_lead_out_of_the_destination() -> None:
     assert split_documents(spec, evil.replace("../../../EVIL", "fine")) == {
         "fine.yaml": evil.replace("../../../EVIL", "fine").encode()
     }
+
+
+def test_rendering_never_touches_the_chart_it_renders(synced: Path, helm: str) -> None:
+    from gsvendor.render import template
+
+    chart = synced / "helm/kserve-crd"
+    before = tree(chart)
+    rendered = template(helm, chart)
+    assert rendered.ok, rendered.error
+    assert tree(chart) == before
+    assert b'version: "[[ .Version ]]"' in (chart / "Chart.yaml").read_bytes()
+    assert all(p.stat().st_nlink == 1 for p in chart.rglob("*") if p.is_file())  # no link left behind
