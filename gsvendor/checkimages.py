@@ -138,7 +138,12 @@ def images_config(config: Config | None) -> ImagesConfig:
                     pattern = re.compile(str(item["expectFailure"]))
                 except re.error as exc:
                     raise fail([*path, "expectFailure"], f"not a valid regular expression: {exc}") from None
-            set_json = tuple(f"{key}={json.dumps(value)}" for key, value in (item.get("set") or {}).items())
+            try:
+                set_json = tuple(
+                    f"{key}={json.dumps(_json_value(value))}" for key, value in (item.get("set") or {}).items()
+                )
+            except (TypeError, ValueError) as exc:
+                raise fail([*path, "set"], f"a value helm cannot take as JSON ({exc})") from None
             variants.append(
                 Variant(
                     name=variant_name,
@@ -214,11 +219,16 @@ def discover_switches(values: Any) -> list[str]:
 
     A switch is a boolean key named ``enabled`` or ``create…`` (``create``, ``createGateway``,
     ``createSharedResources``) at any depth, list items included (``a[0].enabled``). Only
-    switches that are ``false`` are returned; keys with dots are escaped for helm. Raises nothing.
+    switches that are ``false`` are returned; keys with dots are escaped for helm. Raises
+    ``RecursionError`` for a recursive alias, absurd nesting, or an expansion past 200,000 nodes.
     """
     switches: list[str] = []
+    budget = [200_000]  # nodes; an alias bomb expands past this long before it matters
 
     def walk(node: Any, path: str) -> None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise RecursionError("values.yaml expands to more than 200000 nodes")
         if isinstance(node, Mapping):
             for key, value in node.items():
                 if not isinstance(key, str):
@@ -495,6 +505,18 @@ class ChartValues:
     error: str | None = None
 
 
+def _json_value(value: Any) -> Any:
+    """A ``set`` value as JSON sees it; ruamel's anchored booleans are ints underneath, so they are
+    turned back into booleans (``&on true`` must stay ``true``)."""
+    if type(value).__name__ == "ScalarBoolean":
+        return bool(value)
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_value(v) for v in value]
+    return value
+
+
 def load_values(chart: ChartTarget) -> ChartValues:
     """Read ``values.yaml`` of ``chart`` with libyaml: the data, and the line of every key.
 
@@ -513,7 +535,11 @@ def load_values(chart: ChartTarget) -> ChartValues:
     try:
         text = path.read_text(encoding="utf-8")
         yaml = YAML(typ="safe")
-        return ChartValues(data=yaml.load(text), lines=key_lines(yaml.compose(text)))
+        data = yaml.load(text)
+        discover_switches(data)  # a recursive anchor or absurd nesting shows here, not mid-render
+        return ChartValues(data=data, lines=key_lines(yaml.compose(text)))
+    except RecursionError:
+        return ChartValues(error=f"{label}: nested too deeply, a recursive alias, or an alias bomb")
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{label}:{mark.line + 1}" if mark else label

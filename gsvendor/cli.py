@@ -121,6 +121,18 @@ def _load(ctx: typer.Context) -> Any:
     return load_config(ctx.obj.config)
 
 
+def _given(value: str | Path | None, option: str) -> None:
+    """An option given as an empty string is a mistake (an unset CI variable), not "the default".
+
+    typer turns an empty path into ``.``, so a path option may not be ``.`` either.
+    """
+    from gsvendor.errors import UsageError
+
+    empty = isinstance(value, str) and not value.strip()
+    if empty or (isinstance(value, Path) and str(value) == "."):
+        raise UsageError(f"{option} is empty; leave it out for the default")
+
+
 def _fetch_options(ctx: typer.Context, timeout: float = 30.0, retries: int = 3) -> Any:
     from gsvendor.upstream import FetchOptions
 
@@ -285,7 +297,8 @@ def check_images(
         ),
     ] = False,
     resolve_jobs: Annotated[
-        int | None, typer.Option("--resolve-jobs", metavar="N", min=1, help="Parallel registry lookups \\[default: 8].")
+        int | None,
+        typer.Option("--resolve-jobs", metavar="N", min=1, max=64, help="Parallel registry lookups \\[default: 8]."),
     ] = None,
     registry_config: Annotated[
         Path | None,
@@ -450,6 +463,9 @@ def patch_verify(
     from gsvendor.patches import verify_series
 
     config = _load(ctx)
+    _given(source, "--source")
+    _given(patches, "--patches")
+    _given(tag, "--tag")
     with _status(ctx, "checking the patch series"):
         result = verify_series(config, tag, source, _fetch_options(ctx, timeout, retries), patches)
     if junit is not None:
@@ -500,6 +516,7 @@ def versions(
     from gsvendor.versions import check as check_versions
 
     config = _load(ctx)
+    _given(source, "--source")
     with _status(ctx, "reading upstream go.mod"):
         result = check_versions(config, source, _fetch_options(ctx), go=not no_go)
     out = _stdout()
@@ -578,7 +595,9 @@ def main() -> None:
         code = app(prog_name="gsvendor", standalone_mode=False)
     except KeyboardInterrupt:
         _stderr().print("interrupted; nothing was left half-written")
-        sys.exit(130)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)  # worker threads (registry lookups, renders) must not keep the process alive
     except Exception as exc:
         # click's usage errors (typer's parser): duck-typed, as typer ships its own copy of click
         if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):

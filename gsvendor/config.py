@@ -76,7 +76,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "allow": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                "allow": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
                 # check-images --compare-upstream (gsvendor.resolve): a mirror name prefix and its upstream prefix
                 "mirrors": {
                     "type": "array",

@@ -53,7 +53,11 @@ def renderable_copy(chart_dir: Path) -> Iterator[Path]:
     with tempfile.TemporaryDirectory(prefix="gsvendor-render-") as tmp:
         copy = Path(tmp) / chart_dir.name
         # hard links cost nothing next to copying megabytes of CRDs; a copy where links cannot be made
-        shutil.copytree(chart_dir, copy, symlinks=False, copy_function=_link_or_copy)
+        try:
+            shutil.copytree(chart_dir, copy, symlinks=False, copy_function=_link_or_copy)
+        except (shutil.Error, OSError) as exc:
+            detail = exc.args[0][0][2] if isinstance(exc, shutil.Error) and exc.args and exc.args[0] else exc
+            raise ToolError(f"{chart_dir}: cannot copy the chart to render it: {detail}") from None
         chart_yaml = copy / "Chart.yaml"
         if chart_yaml.is_file():
             text = chart_yaml.read_text(encoding="utf-8")
@@ -124,6 +128,8 @@ def template(
             process = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
         except FileNotFoundError:
             raise ToolError(f"{helm}: cannot run helm") from None
+        except OSError as exc:  # e.g. E2BIG: more --set switches than a command line holds
+            return Rendered("", f"helm could not be started: {exc.strerror or exc}")
         except subprocess.TimeoutExpired:
             return Rendered("", f"helm template timed out after {timeout:g} s")
     if process.returncode != 0:

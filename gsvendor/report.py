@@ -6,6 +6,7 @@ Every function takes the console to print to, so nothing here holds global state
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,6 +170,14 @@ class TestCase:
     seconds: float = 0.0
 
 
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml(text: str) -> str:
+    """``text`` without the characters XML 1.0 forbids (a values.yaml may hold any)."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
 def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
     """Write JUnit XML (the schema CircleCI's ``store_test_results`` reads) for ``cases`` to ``path``.
 
@@ -193,15 +202,17 @@ def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
         errors=str(sum(bool(c.errors) for c in cases)),
     )
     for case in cases:
-        node = ET.SubElement(element, "testcase", classname=case.classname, name=case.name, time=f"{case.seconds:.3f}")
+        node = ET.SubElement(
+            element, "testcase", classname=_xml(case.classname), name=_xml(case.name), time=f"{case.seconds:.3f}"
+        )
         if case.failures:
-            failure = ET.SubElement(node, "failure", message=case.failures[0][:200])
-            failure.text = "\n".join(case.failures)
+            failure = ET.SubElement(node, "failure", message=_xml(case.failures[0][:200]))
+            failure.text = _xml("\n".join(case.failures))
         if case.errors:
-            error = ET.SubElement(node, "error", message=case.errors[0][:200])
-            error.text = "\n".join(case.errors)
+            error = ET.SubElement(node, "error", message=_xml(case.errors[0][:200]))
+            error.text = _xml("\n".join(case.errors))
         if case.output:
-            ET.SubElement(node, "system-out").text = case.output
+            ET.SubElement(node, "system-out").text = _xml(case.output)
     ET.indent(root)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

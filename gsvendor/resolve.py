@@ -89,6 +89,9 @@ COMPARISONS = (
 
 DEFAULT_JOBS = 8
 DEFAULT_TIMEOUT = 10.0  # seconds, connect and read, per request
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
+# what a registry may answer a manifest request with (image-spec and Docker's schema 2 media types)
+_MANIFEST_TYPE = re.compile(r"^application/(vnd\.[\w.+-]+\+json|vnd\.docker\.[\w.+-]+|json)$")
 DEFAULT_RETRIES = 3  # after the first attempt, on 5xx, 429 and timeouts
 DEFAULT_BACKOFF = 0.25  # seconds; doubles per retry (0.25, 0.5, 1.0)
 MAX_BACKOFF = 4.0  # a Retry-After above this is not waited for in full
@@ -168,6 +171,8 @@ def load_credentials(path: Path | None = None) -> Credentials:
         raise ConfigError(f"{label}: cannot read: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{label}:{exc.lineno}: not JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ConfigError(f"{label}: not JSON a Docker configuration holds (nested too deeply)") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{label}: not a Docker configuration (a JSON object with 'auths')")
     auths_data = data.get("auths", {})
@@ -512,8 +517,26 @@ class _Host:
             return auth
 
     def _send(self, method: str, url: str, headers: dict[str, str]) -> requests.Response:
+        import requests
+
         self._count()
-        return self.registry.session.request(method, url, headers=headers, verify=self.registry._tls_verify)
+        response = self.registry.session.request(
+            method, url, headers=headers, verify=self.registry._tls_verify, stream=True
+        )
+        # requests' timeout is per socket read: a server dripping bytes, or announcing a huge body,
+        # would hold a worker forever. A manifest is kilobytes; bound the whole answer.
+        deadline = time.monotonic() + 3 * self.options.timeout
+        body = bytearray()
+        for chunk in response.iter_content(65536):
+            body += chunk
+            if len(body) > MAX_ANSWER_BYTES:
+                response.close()
+                raise _Unreachable(REGISTRY_ERROR, f"answer larger than {MAX_ANSWER_BYTES // 1024 // 1024} MiB", 1)
+            if time.monotonic() > deadline:
+                response.close()
+                raise requests.exceptions.Timeout(f"answer not complete after {3 * self.options.timeout:g} s")
+        response._content = bytes(body)  # what .content and .json() read
+        return response
 
     def request(self, method: str, url: str, repository: str) -> tuple[requests.Response, bool]:
         """Send one request, answering an authentication challenge (``Www-Authenticate``) once,
@@ -610,9 +633,9 @@ class _Host:
             if response.status_code == 200:
                 digest = response.headers.get("Docker-Content-Digest", "").strip()
                 media_type = response.headers.get("Content-Type", "").split(";")[0].strip() or None
-                if target.is_digest:
+                if _MANIFEST_TYPE.match(media_type or "") and target.is_digest:
                     return done(RESOLVED, response=response, digest=target.reference, media_type=media_type)
-                if _DIGEST_RE.match(digest):
+                if _MANIFEST_TYPE.match(media_type or "") and _DIGEST_RE.match(digest):
                     return done(RESOLVED, response=response, digest=digest, media_type=media_type)
             # The digest of a manifest is the sha256 of its bytes (image-spec "Content Descriptors"):
             # without the header, GET and hash. After a 404 or another refusal the GET body says why.
@@ -621,6 +644,10 @@ class _Host:
                 attempts += more
             if response.status_code == 200:
                 media_type = response.headers.get("Content-Type", "").split(";")[0].strip() or None
+                if not _MANIFEST_TYPE.match(media_type or ""):  # a web page or a portal answering 200
+                    return done(
+                        REGISTRY_ERROR, f"answered 200 with {media_type or 'no content type'}, not a manifest", response
+                    )
                 digest = (
                     target.reference if target.is_digest else "sha256:" + hashlib.sha256(response.content).hexdigest()
                 )
@@ -635,6 +662,8 @@ class _Host:
         except _Unreachable as exc:
             attempts += exc.attempts
             return done(exc.outcome, exc.detail)
+        except Exception as exc:  # a malformed challenge or answer breaks oras or requests: one outcome, not a crash
+            return done(REGISTRY_ERROR, f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}")
 
     def _missing(self, target: Target, response: requests.Response, done: Callable[..., Resolution]) -> Resolution:
         codes = [code for code, _ in _error_codes(response)]

@@ -1661,6 +1661,8 @@ def build_schema(
         raise SchemaError("indentation must be a positive number")
     if config.indent % 2:
         raise SchemaError("indentation must be an even number")
+    if config.indent > 64:  # the tool takes any even number; a huge one only fills memory with spaces
+        raise SchemaError("indentation must be at most 64")
     fs = _Files(chart_dir, files, outside)
     merged: Any = Schema()
     url = _k8s_url(config)
@@ -1743,9 +1745,17 @@ def generate_schema(
         raise SchemaError(f'{config_file}: output: "-" (stdout) is not supported by gsvendor generate')
     schema = build_schema(config, files, chart_dir, outside)
     output = posixpath.normpath(config.output)
-    if output.startswith("../") or output.startswith("/"):
+    if output == ".." or output.startswith("../") or output.startswith("/"):
         raise SchemaError(f"{config_file}: output: {config.output} must be inside the chart")
+    if output == "." or any(p.startswith(output + "/") for p in files):
+        raise SchemaError(f"{config_file}: output: {config.output!r} is a folder of the chart, not a file")
+    if output in _NOT_OUTPUTS or output == config_file:
+        raise SchemaError(f"{config_file}: output: {output} would overwrite a chart file with the schema")
     return output, dumps(schema.to_data(), config.indent)
+
+
+# files a schema must never be written over (they are inputs, or the chart itself)
+_NOT_OUTPUTS = frozenset({"Chart.yaml", "values.yaml", "README.md", "README.md.gotmpl", ".helmignore", "Chart.lock"})
 
 
 # --- validation --------------------------------------------------------------------------------

@@ -196,3 +196,54 @@ def test_rendering_never_touches_the_chart_it_renders(synced: Path, helm: str) -
     assert tree(chart) == before
     assert b'version: "[[ .Version ]]"' in (chart / "Chart.yaml").read_bytes()
     assert all(p.stat().st_nlink == 1 for p in chart.rglob("*") if p.is_file())  # no link left behind
+
+
+def _tiny_chart(folder: Path, values: str) -> Path:
+    (folder / "templates").mkdir(parents=True)
+    (folder / "Chart.yaml").write_text(f"apiVersion: v2\nname: {folder.name}\nversion: 0.1.0\n")
+    (folder / "values.yaml").write_text(values)
+    return folder
+
+
+def test_check_images_with_a_recursive_alias_in_values(cli: Cli, tmp_path: Path) -> None:
+    chart = _tiny_chart(tmp_path / "r", "a: &x\n  b: *x\n")
+    result = cli(tmp_path, "check-images", str(chart), timeout=60)
+    assert result.returncode == 1 and "Traceback" not in result.stderr + result.stdout
+    assert "a recursive alias" in result.stdout
+
+
+def test_check_images_junit_stays_valid_xml_with_control_characters(cli: Cli, tmp_path: Path) -> None:
+    import xml.dom.minidom
+
+    chart = _tiny_chart(tmp_path / "x", 'image: "docker.io/x\\x01\\x1b[31mRED"\n')
+    junit = tmp_path / "out.xml"
+    result = cli(tmp_path, "check-images", str(chart), "--junit", str(junit), timeout=60)
+    assert result.returncode == 1
+    xml.dom.minidom.parse(str(junit))  # raises on a control character
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["check-images", "--resolve", "--resolve-jobs", "1000"], "--resolve-jobs"),
+        (["patch-verify", "--patches", ""], "--patches is empty"),
+        (["patch-verify", "--source", ""], "--source is empty"),
+        (["versions", "--source", ""], "--source is empty"),
+    ],
+)
+def test_empty_or_absurd_options(cli: Cli, synced: Path, args: list[str], needle: str) -> None:
+    assert_one_line_error(cli(synced, *args, timeout=60), 2, needle)
+
+
+def test_images_allow_must_not_be_empty(cli: Cli, synced: Path) -> None:
+    config = synced / "gsvendor.yaml"
+    config.write_text(config.read_text().replace("  allow:\n    - gsoci.azurecr.io/\n", "  allow: []\n"))
+    assert_one_line_error(cli(synced, "check-images", timeout=60), 2, "images.allow")
+
+
+def test_schema_output_must_be_a_file_of_the_chart(cli: Cli, synced: Path) -> None:
+    schema = synced / "helm/kserve-resources/.schema.yaml"
+    schema.write_text(schema.read_text().replace("output: values.schema.json", "output: templates"))
+    before = tree(synced)
+    assert_one_line_error(cli(synced, "generate", timeout=60), 2, "is a folder of the chart")
+    assert tree(synced) == before

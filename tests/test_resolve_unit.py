@@ -23,6 +23,7 @@ from gsvendor.errors import ConfigError, UsageError
 from gsvendor.imageref import parse
 
 DIGEST = "sha256:" + "a" * 64
+OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 MANIFEST = b'{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","layers":[]}'
 
 
@@ -251,7 +252,9 @@ def test_accept_lists_manifests_and_indexes(server):
 
     def manifest(request: Request) -> Response:
         accepted.append(request.headers.get("Accept", ""))
-        return Response(b"", headers={"Docker-Content-Digest": DIGEST})
+        return Response(
+            b"", headers={"Docker-Content-Digest": DIGEST}, content_type="application/vnd.oci.image.manifest.v1+json"
+        )
 
     server.expect_request("/v2/a/manifests/v1").respond_with_handler(manifest)
     resolver, host = resolver_for(server)
@@ -278,7 +281,7 @@ def test_429_waits_and_retries(server):
         calls.append(time.monotonic())
         if len(calls) == 1:
             return Response("slow down", status=429, headers={"Retry-After": "0"})
-        return Response(b"", headers={"Docker-Content-Digest": DIGEST})
+        return Response(b"", headers={"Docker-Content-Digest": DIGEST}, content_type=OCI_MANIFEST)
 
     server.expect_request("/v2/rl/manifests/v1").respond_with_handler(limited)
     resolver, host = resolver_for(server)
@@ -308,7 +311,9 @@ def test_a_registry_that_never_answers_times_out_after_the_retries():
 
 
 def test_the_cache_asks_each_target_once(server):
-    server.expect_request("/v2/a/manifests/v1").respond_with_data(b"", headers={"Docker-Content-Digest": DIGEST})
+    server.expect_request("/v2/a/manifests/v1").respond_with_data(
+        b"", headers={"Docker-Content-Digest": DIGEST}, content_type=OCI_MANIFEST
+    )
     resolver, host = resolver_for(server, jobs=4)
     target = resolve.target_of(parse(f"{host}/a:v1"))
     first = resolver.resolve([target, target, target])
@@ -321,7 +326,7 @@ def test_the_cache_asks_each_target_once(server):
 def test_parallel_lookups_overlap(server):
     def slow(request: Request) -> Response:
         time.sleep(0.2)
-        return Response(b"", headers={"Docker-Content-Digest": DIGEST})
+        return Response(b"", headers={"Docker-Content-Digest": DIGEST}, content_type=OCI_MANIFEST)
 
     for i in range(8):
         server.expect_request(f"/v2/p{i}/manifests/v1").respond_with_handler(slow)
@@ -338,10 +343,28 @@ def test_credentials_go_only_to_their_host(server, tmp_path: Path):
 
     def manifest(request: Request) -> Response:
         sent.append(request.headers.get("Authorization"))
-        return Response(b"", headers={"Docker-Content-Digest": DIGEST})
+        return Response(
+            b"", headers={"Docker-Content-Digest": DIGEST}, content_type="application/vnd.oci.image.manifest.v1+json"
+        )
 
     server.expect_request("/v2/a/manifests/v1").respond_with_handler(manifest)
     credentials = resolve.Credentials(auths={"other.example": b64("x:y")})
     resolver, host = resolver_for(server, credentials=credentials)
     assert ask(resolver, f"{host}/a:v1").ok
     assert sent == [None]
+
+
+def test_a_web_page_answering_200_is_not_a_manifest(server):
+    server.expect_request("/v2/a/manifests/v1").respond_with_data("<html>hello</html>", content_type="text/html")
+    resolver, host = resolver_for(server)
+    found = ask(resolver, f"{host}/a:v1")
+    assert found.outcome == "registry-error" and "text/html, not a manifest" in found.detail
+
+
+def test_a_challenge_without_realm_is_an_outcome_not_a_crash(server):
+    server.expect_request("/v2/a/manifests/v1").respond_with_data(
+        "", status=401, headers={"Www-Authenticate": "Bearer service=x"}
+    )
+    resolver, host = resolver_for(server)
+    found = ask(resolver, f"{host}/a:v1")
+    assert found.outcome in ("registry-error", "auth-failed")
