@@ -108,11 +108,8 @@ def handles_errors(function: F) -> F:
                 # escaped: messages quote user text ("[PATCH] …", "[/x]") that is not markup
                 console.print(f"[red]error:[/] {escape(line)}", markup=True, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
-        except KeyboardInterrupt:
-            _stderr().print("interrupted")
-            raise typer.Exit(130) from None
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper  # type: ignore[return-value]  # KeyboardInterrupt goes on to main(), which exits at once
 
 
 def _load(ctx: typer.Context) -> Any:
@@ -576,6 +573,13 @@ def generate(
         out.print(f"[green]ok[/]: the generated files of {len(results)} chart(s) are up to date")
 
 
+def _interrupted() -> None:
+    _stderr().print("interrupted; nothing was left half-written")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)  # worker threads (registry lookups, renders) must not keep the process alive
+
+
 def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt  # SIGTERM/SIGHUP roll back like Ctrl-C (writer restores every destination)
 
@@ -594,11 +598,10 @@ def main() -> None:
     try:
         code = app(prog_name="gsvendor", standalone_mode=False)
     except KeyboardInterrupt:
-        _stderr().print("interrupted; nothing was left half-written")
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)  # worker threads (registry lookups, renders) must not keep the process alive
+        _interrupted()
     except Exception as exc:
+        if type(exc).__name__ == "Abort":  # click's form of a KeyboardInterrupt inside a command
+            _interrupted()
         # click's usage errors (typer's parser): duck-typed, as typer ships its own copy of click
         if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
             raise
@@ -610,6 +613,8 @@ def main() -> None:
         message = " ".join(exc.format_message().split())
         _stderr().print(f"[red]error:[/] {escape(message)}{escape(hint)}", soft_wrap=True)
         sys.exit(exc.exit_code)
+    if code == 130:  # typer turns a KeyboardInterrupt inside a command into exit code 130
+        _interrupted()
     sys.exit(code if isinstance(code, int) else 0)
 
 

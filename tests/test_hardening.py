@@ -247,3 +247,32 @@ def test_schema_output_must_be_a_file_of_the_chart(cli: Cli, synced: Path) -> No
     before = tree(synced)
     assert_one_line_error(cli(synced, "generate", timeout=60), 2, "is a folder of the chart")
     assert tree(synced) == before
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_an_interrupted_sync_leaves_the_output_whole(cli: Cli, synced: Path, signal_name: str) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    before = tree(synced / "helm")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gsvendor", "sync", "v0.19.0", "--source", str(tarball("v0.19.0"))],
+        cwd=synced,
+        env=cli.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(0.6)
+    process.send_signal(getattr(signal, signal_name))
+    _, err = process.communicate(timeout=60)
+    after = tree(synced / "helm")
+    if process.returncode == 130:  # stopped in time: everything as before, nothing left behind
+        assert err == "interrupted; nothing was left half-written\n"
+        assert after == before
+    else:  # finished first: the whole new tag
+        assert process.returncode == 0
+    assert not list(synced.glob(".gsvendor-staging-*"))
+    assert cli(synced, "verify").returncode == 0
