@@ -1,0 +1,336 @@
+"""check-manifests: every rendered object whose group and kind a CRD of the project defines,
+validated against the served version's schema (:mod:`gsvendor.manifests.schema`), per chart ×
+variant; and the optional label policy (``manifests.labels`` in gsvendor.yaml).
+
+The renders are check-images' (:func:`gsvendor.images.check.render_charts`): :func:`parse_rendered`
+is the consumer that splits and parses each render in the worker that made it;
+:func:`check_manifests` then collects the CRDs of every render, ``crds/`` and ``files/`` and
+judges the objects. An object identical in several variants is validated once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gsvendor.errors import ConfigError
+from gsvendor.manifests.crds import CRD, CRDError, CRDSet, chart_file_crds
+from gsvendor.manifests.schema import Violation, check
+
+if TYPE_CHECKING:
+    from gsvendor.config import Config
+    from gsvendor.images.check import ChartTarget, RenderedVariant, Rendering
+
+
+CONSUMER = "manifests"
+PRUNED, NOT_SERVED, UNREADABLE = "pruned", "version not served", "not YAML"
+_CONTENT = re.compile(r"^[ \t]*[^#\s]", re.M)
+_SOURCE = re.compile(r"^# Source: (.+)$", re.M)
+
+
+@dataclass(frozen=True)
+class LabelPolicy:
+    """``manifests.labels``: label keys every rendered object must carry; ``fail``: whether an object
+    without one fails the check (otherwise it is reported only)."""
+
+    required: tuple[str, ...] = ()
+    fail: bool = False
+
+
+def label_policy(config: Config | None) -> LabelPolicy:
+    """Read ``manifests.labels`` of ``config`` (schema-validated already); none gives no policy.
+
+    Raises :class:`ConfigError` for an empty label key.
+    """
+    if config is None:
+        return LabelPolicy()
+    section = (config.raw.get("manifests") or {}).get("labels") or {}
+    required = tuple(str(key) for key in section.get("required") or ())
+    if any(not key.strip() for key in required):
+        raise ConfigError(f"{config.path.name}: manifests.labels.required: a label key must not be empty")
+    return LabelPolicy(required=required, fail=bool(section.get("fail", False)))
+
+
+@dataclass(frozen=True)
+class Obj:
+    """A rendered object: ``kind``, ``api_version``, ``name``, ``source`` (helm's template path), ``data``."""
+
+    kind: str
+    api_version: str
+    name: str
+    source: str | None
+    data: dict[str, Any] = field(repr=False)
+
+    @property
+    def label(self) -> str:
+        """``LLMInferenceServiceConfig/kserve-config-llm-template``."""
+        return f"{self.kind}/{self.name}"
+
+    @property
+    def group(self) -> str:
+        """The API group of ``apiVersion`` (empty for the core group)."""
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def version(self) -> str:
+        """The version of ``apiVersion``."""
+        return self.api_version.rpartition("/")[2]
+
+
+@dataclass
+class Parsed:
+    """One render split for check-manifests: its objects (CRDs included, for the label policy), its CRD
+    documents as ``(source, text)`` (not parsed), and documents that are not YAML."""
+
+    objects: list[Obj] = field(default_factory=list)
+    crds: list[tuple[str, str]] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+
+
+def parse_rendered(rendered: RenderedVariant) -> Parsed:
+    """The check-manifests consumer of :func:`gsvendor.images.check.render_charts`: parse every
+    document of a render except CustomResourceDefinitions (megabytes; their labels are read from the
+    text, they are parsed later only when an object needs them). Raises nothing."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    from gsvendor.images.check import split_documents
+    from gsvendor.manifests.crds import CRD_KIND
+
+    parsed = Parsed()
+    if not rendered.rendered:
+        return parsed
+    yaml = YAML(typ="safe")
+    prefix = f"{rendered.chart.name}/"
+    for chunk in split_documents(rendered.manifests):
+        if not _CONTENT.search(chunk):
+            continue
+        match = _SOURCE.search(chunk)
+        source = match.group(1).strip() if match else None
+        where = f"{rendered.chart.label}/{source.removeprefix(prefix)}" if source else rendered.chart.label
+        if CRD_KIND.search(chunk):
+            parsed.crds.append((where, chunk))
+            parsed.objects.append(_crd_object(chunk, source))
+            continue
+        try:
+            documents = [d for d in yaml.load_all(chunk) if isinstance(d, dict)]
+        except YAMLError as exc:
+            parsed.unreadable.append(f"{where}: not YAML: {' '.join(str(exc).split())}")
+            continue
+        for document in documents:
+            metadata = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+            parsed.objects.append(
+                Obj(
+                    kind=str(document.get("kind") or ""),
+                    api_version=str(document.get("apiVersion") or ""),
+                    name=str(metadata.get("name") or "?"),
+                    source=where,
+                    data=document,
+                )
+            )
+    return parsed
+
+
+def _crd_object(chunk: str, source: str | None) -> Obj:
+    """A CRD as an object for the label policy: name and labels read from the text, not parsed."""
+    from gsvendor.manifests.crds import _NAME
+
+    name = match.group(1) if (match := _NAME.search(chunk)) else "?"
+    labels: dict[str, str] = {}
+    block = re.search(r"^metadata:[ \t]*\n((?:[ \t]+.*\n|[ \t]*\n)*)", chunk, re.M)
+    if block:
+        inner = re.search(r"^  labels:[ \t]*\n((?:    .*\n)*)", block.group(1), re.M)
+        for line in (inner.group(1) if inner else "").splitlines():
+            key, _, value = line.strip().partition(":")
+            labels[key.strip().strip("\"'")] = value.strip().strip("\"'")
+    data = {"metadata": {"name": name, "labels": labels}}
+    return Obj("CustomResourceDefinition", "apiextensions.k8s.io/v1", name, source, data)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A problem of one object: ``obj`` (``Kind/name``), ``path``, ``problem``, ``message``, ``crd``
+    (the CRD's file) and ``version``."""
+
+    obj: str
+    path: str
+    problem: str
+    message: str
+    crd: str
+    version: str
+    source: str | None = None
+
+
+@dataclass
+class VariantManifests:
+    """check-manifests' result for one chart × variant.
+
+    ``checked``/``not_checked``: objects per kind validated against a CRD, and objects no CRD of the
+    project defines (built-in kinds, cert-manager's, …); ``missing_labels``: ``(object, label)``
+    for the label policy; ``problem``: the render's own problem (as in check-images).
+    """
+
+    chart: ChartTarget
+    variant: str
+    rendered: bool
+    expected_failure: bool = False
+    problem: str | None = None
+    error: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+    checked: Counter[str] = field(default_factory=Counter)
+    not_checked: Counter[str] = field(default_factory=Counter)
+    objects: int = 0
+    labelled: int = 0
+    missing_labels: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def ok(self, policy: LabelPolicy) -> bool:
+        """No render problem, no finding, and (when the policy fails) no missing label."""
+        return self.problem is None and not self.findings and not (policy.fail and self.missing_labels)
+
+
+@dataclass
+class ManifestsResult:
+    """Everything check-manifests found: ``results`` per chart × variant, the ``crds`` collected."""
+
+    charts: list[ChartTarget]
+    results: list[VariantManifests]
+    crds: list[CRD]
+    policy: LabelPolicy
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Whether the check passes (exit 0)."""
+        return all(r.ok(self.policy) for r in self.results)
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Every finding, in chart and variant order."""
+        return [f for r in self.results for f in r.findings]
+
+    def checked(self) -> Counter[str]:
+        """Objects validated, per kind, over every variant."""
+        total: Counter[str] = Counter()
+        for r in self.results:
+            total.update(r.checked)
+        return total
+
+    def not_checked(self) -> Counter[str]:
+        """Objects no CRD defines, per kind, over every variant."""
+        total: Counter[str] = Counter()
+        for r in self.results:
+            total.update(r.not_checked)
+        return total
+
+    @property
+    def problems(self) -> list[VariantManifests]:
+        """Variants that failed to render, or rendered against their declaration."""
+        return [r for r in self.results if r.problem]
+
+
+class _Validators:
+    """Validation results, cached per CRD version and object (an object rendered the same way in
+    several variants is validated once)."""
+
+    def __init__(self) -> None:
+        self.results: dict[tuple[str, str, str], list[Violation]] = {}
+
+    def check(self, crd: CRD, version: dict[str, Any], obj: Obj) -> list[Violation]:
+        memo = (crd.name, str(version.get("name")), json.dumps(obj.data, sort_keys=True, default=str))
+        if memo not in self.results:
+            schema = ((version.get("schema") or {}).get("openAPIV3Schema")) or {}
+            self.results[memo] = check(schema, obj.data)
+        return self.results[memo]
+
+
+def check_manifests(rendering: Rendering, policy: LabelPolicy | None = None) -> ManifestsResult:
+    """Validate every object of every render (parsed by :func:`parse_rendered` under
+    :data:`CONSUMER`, or here) against the CRDs found in the renders, ``crds/`` and ``files/``.
+
+    A kind whose group and kind no CRD defines is counted as not checked; an apiVersion whose
+    version the CRD does not list or does not serve is a finding. Raises nothing for chart content.
+    """
+    start = time.perf_counter()
+    policy = policy or LabelPolicy()
+    parsed = {id(r): r.outputs.get(CONSUMER) or parse_rendered(r) for r in rendering.variants}
+    crds = CRDSet()
+    for rendered in rendering.variants:  # rendered first: what helm installs wins
+        crds.add_all(parsed[id(rendered)].crds)
+    for chart in rendering.charts:
+        crds.add_all(chart_file_crds(chart.path, chart.label))
+    validators = _Validators()
+    results = []
+    notes = list(crds.notes)
+    for rendered in rendering.variants:
+        item = VariantManifests(
+            chart=rendered.chart,
+            variant=rendered.variant.name,
+            rendered=rendered.rendered,
+            expected_failure=rendered.expected_failure,
+            problem=rendered.problem,
+            error=rendered.error,
+        )
+        begin = time.perf_counter()
+        split = parsed[id(rendered)]
+        notes.extend(split.unreadable)
+        for obj in split.objects:
+            item.objects += 1
+            _labels(item, obj, policy)
+            if obj.kind == "CustomResourceDefinition":
+                item.not_checked[obj.kind] += 1
+                continue
+            crd = crds.find(obj.group, obj.kind)
+            if crd is None:
+                item.not_checked[obj.kind] += 1
+                continue
+            item.findings.extend(_validate(obj, crd, validators))
+            item.checked[obj.kind] += 1
+        item.seconds = rendered.seconds + time.perf_counter() - begin
+        results.append(item)
+    return ManifestsResult(
+        charts=list(rendering.charts),
+        results=results,
+        crds=sorted(crds.by_name.values(), key=lambda c: c.name),
+        policy=policy,
+        notes=notes,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _labels(item: VariantManifests, obj: Obj, policy: LabelPolicy) -> None:
+    if not policy.required:
+        return
+    metadata = obj.data.get("metadata") if isinstance(obj.data.get("metadata"), dict) else {}
+    labels = metadata.get("labels") if isinstance(metadata.get("labels"), dict) else {}
+    missing = [key for key in policy.required if key not in labels]
+    item.missing_labels.extend((obj.label, key) for key in missing)
+    item.labelled += not missing
+
+
+def _validate(obj: Obj, crd: CRD, validators: _Validators) -> list[Finding]:
+    def finding(path: str, problem: str, message: str, version: str) -> Finding:
+        return Finding(obj.label, path, problem, message, crd.source, version, obj.source)
+
+    try:
+        versions = crd.versions()
+    except CRDError as exc:
+        return [finding("(object)", UNREADABLE, str(exc), obj.version)]
+    version = versions.get(obj.version)
+    if version is None or not version.get("served", False):
+        served = sorted(name for name, v in versions.items() if v.get("served"))
+        why = "not defined" if version is None else "defined but served: false"
+        return [
+            finding(
+                "apiVersion",
+                NOT_SERVED,
+                f"{obj.api_version}: {why} by {crd.name} (served: {', '.join(served) or 'none'})",
+                obj.version,
+            )
+        ]
+    return [finding(v.path, v.problem, v.message, obj.version) for v in validators.check(crd, version, obj)]
