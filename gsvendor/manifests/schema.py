@@ -17,7 +17,7 @@ apiextensions-apiserver's ``pkg/apiserver/schema/pruning`` and ``objectmeta`` pa
 - **Root**: ``apiVersion``, ``kind`` and ``metadata`` are always kept; ``metadata`` is an
   ObjectMeta, whose unknown fields are dropped.
 - **nullable**: a ``null`` value of a non-nullable field is pruned before validation, never an
-  error; so every type admits ``null`` here.
+  error (:func:`drop_nulls`); ``nullable: true`` admits ``null``.
 - Value validations (``type``, ``enum``, ``required``, ``pattern``, ``minimum``/``maximum``
   with OpenAPI 3.0's boolean ``exclusiveMinimum``/``exclusiveMaximum``, lengths, item and property
   counts, ``multipleOf``, ``uniqueItems``, ``allOf``/``anyOf``/``oneOf``/``not``) are JSON Schema
@@ -74,8 +74,27 @@ OBJECT_META: dict[str, Any] = {
 }
 
 
-def _types(value: Any) -> list[str] | str:
-    return [value, "null"] if isinstance(value, str) else value
+def _types(value: Any, nullable: bool) -> list[str] | str:
+    return [value, "null"] if nullable and isinstance(value, str) else value
+
+
+def drop_nulls(node: Any, value: Any) -> Any:
+    """``value`` without the ``null`` fields whose schema is not ``nullable`` (the API server prunes
+    them before validation, *Defaulting and Nullable*). Raises nothing."""
+    node = node if isinstance(node, dict) else {}
+    if isinstance(value, dict):
+        specified = node.get("properties") or {}
+        additional = node.get("additionalProperties")
+        out = {}
+        for key, item in value.items():
+            sub = specified.get(key, additional if isinstance(additional, dict) else {})
+            if item is None and not (isinstance(sub, dict) and sub.get("nullable")):
+                continue
+            out[key] = drop_nulls(sub, item)
+        return out
+    if isinstance(value, list):
+        return [drop_nulls(node.get("items"), item) for item in value]
+    return value
 
 
 _ANY = object()
@@ -95,9 +114,9 @@ def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root:
     guided = instance is not _ANY
     out: dict[str, Any] = {key: node[key] for key in VALUE_KEYWORDS if key in node}
     if node.get("x-kubernetes-int-or-string"):
-        out["anyOf"] = [{"type": ["integer", "null"]}, {"type": "string"}]
+        out["anyOf"] = [{"type": "integer"}, {"type": "string"}, *([{"type": "null"}] if node.get("nullable") else [])]
     elif "type" in node:
-        out["type"] = _types(node["type"])
+        out["type"] = _types(node["type"], bool(node.get("nullable")))
     specified = node.get("properties") or {}
     if guided and not isinstance(instance, dict):
         wanted: Any = ()
@@ -234,6 +253,7 @@ def validator(schema: dict[str, Any]) -> Any:
 def check(schema: Any, instance: Any) -> list[Violation]:
     """Every problem of ``instance`` against the CRD schema ``schema`` (a version's
     ``openAPIV3Schema``), with the translation guided by the instance. Raises nothing."""
+    instance = drop_nulls(schema, instance)
     return violations(validator(translate(schema, instance, root=True)), instance)
 
 
