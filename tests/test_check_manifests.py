@@ -184,7 +184,8 @@ def test_missing_required_field_fails(tmp_path: Path, synced: Path, cli_module: 
     )
     assert code == 1
     assert [(f["path"], f["problem"]) for f in findings] == [("spec.template.containers[0].name", "missing required")]
-    assert "missing required" in text and "serving.kserve.io_llminferenceserviceconfigs.yaml" in text
+    assert "missing required" in text and "spec.template.containers[0].name" in text
+    assert findings[0]["crd"].endswith("serving.kserve.io_llminferenceserviceconfigs.yaml")
 
 
 def test_unserved_api_version_fails(tmp_path: Path, synced: Path, cli_module: Cli) -> None:
@@ -203,7 +204,7 @@ def test_fields_under_preserve_unknown_fields_are_accepted(tmp_path: Path, synce
     def edit(preset: dict) -> None:
         inline = {"apiVersion": "inference.networking.x-k8s.io/v1alpha1", "plugins": [{"type": "x", "any": {"n": 1}}]}
         preset["spec"].setdefault("router", {}).setdefault("scheduler", {})["config"] = {"inline": inline}
-        preset["spec"].setdefault("model", {}).setdefault("lora", {})["adapters"] = [{"free": "form"}]
+        preset["spec"]["model"] = {"uri": "hf://org/model", "lora": {"adapters": [{"free": "form"}]}}
 
     code, findings, _ = _run_on_preset(tmp_path, synced, cli_module, edit)
     assert (code, findings) == (0, [])
@@ -266,6 +267,7 @@ def test_fast_loader_equals_ruamel_on_every_rendered_and_file_crd(synced: Path, 
         expected = YAML(typ="safe").load(text)
         try:
             assert fastyaml.load(text) == expected
+            assert fastyaml.load_lazy(text) == expected
             fast += 1
         except fastyaml.NotSimple:
             pass
@@ -277,6 +279,29 @@ def test_fast_loader_equals_ruamel_on_every_rendered_and_file_crd(synced: Path, 
         )
         assert {n: dict(v) for n, v in crd.versions().items()} == {v["name"]: v for v in expected["spec"]["versions"]}
     assert fast >= 10  # the controller-gen CRDs take the fast path
+
+
+def test_headers_read_from_text_equal_the_parsed_documents(synced: Path, helm: str) -> None:
+    from ruamel.yaml import YAML
+
+    from gsvendor.images.check import split_documents
+    from gsvendor.images.render import template
+    from gsvendor.manifests.check import read_header
+
+    read = 0
+    for chart, sets in (("kserve-resources", []), ("kserve-runtime-configs", ["kserve.llmisvcConfigs.enabled=true"])):
+        rendered = template(helm, synced / "helm" / chart, set_values=sets)
+        for chunk in split_documents(rendered.manifests):
+            documents = [d for d in YAML(typ="safe").load_all(chunk) if isinstance(d, dict)]
+            header = read_header(chunk)
+            if not documents or header is None:
+                continue
+            meta = documents[0]["metadata"]
+            labels = {k: str(v) for k, v in (meta.get("labels") or {}).items()}
+            assert header == (documents[0]["kind"], documents[0]["apiVersion"], meta["name"], labels)
+            read += 1
+    assert read >= 20
+    assert read_header("kind: X\napiVersion: v1\nmetadata:\n  name: n\n  labels: {a: b}\n") is None  # parsed instead
 
 
 @pytest.mark.parametrize(

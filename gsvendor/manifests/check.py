@@ -14,6 +14,7 @@ import json
 import re
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -55,15 +56,27 @@ def label_policy(config: Config | None) -> LabelPolicy:
     return LabelPolicy(required=required, fail=bool(section.get("fail", False)))
 
 
-@dataclass(frozen=True)
+@dataclass
 class Obj:
-    """A rendered object: ``kind``, ``api_version``, ``name``, ``source`` (helm's template path), ``data``."""
+    """A rendered object: ``kind``, ``api_version``, ``name``, ``source`` (helm's template path),
+    ``labels``; ``data`` parsed from ``text`` only when read (most objects are never validated)."""
 
     kind: str
     api_version: str
     name: str
     source: str | None
-    data: dict[str, Any] = field(repr=False)
+    labels: Mapping[str, Any]
+    text: str = field(default="", repr=False)
+    parsed: Any = field(default=None, repr=False)
+
+    @property
+    def data(self) -> Any:
+        """The object as parsed YAML (ruamel's safe loader)."""
+        if self.parsed is None:
+            from ruamel.yaml import YAML
+
+            self.parsed = next((d for d in YAML(typ="safe").load_all(self.text) if isinstance(d, dict)), {})
+        return self.parsed
 
     @property
     def label(self) -> str:
@@ -81,6 +94,55 @@ class Obj:
         return self.api_version.rpartition("/")[2]
 
 
+_TOP = re.compile(r"^(kind|apiVersion):[ \t]*(.*?)[ \t]*$", re.M)
+_META = re.compile(r"^metadata:[ \t]*\n((?:[ \t]+\S.*\n?|[ \t]*\n)*)", re.M)
+_PAIR = re.compile(r"""([A-Za-z0-9_./-]+|"[^"\\]*"|'[^']*'):(?:[ \t]+(.*?))?[ \t]*""")
+_SIMPLE = re.compile(r"""[A-Za-z0-9_./-]*|"[^"\\]*"|'[^']*'""")
+
+
+def read_header(chunk: str) -> tuple[str, str, str, dict[str, str]] | None:
+    """``(kind, apiVersion, metadata.name, metadata.labels)`` of one rendered document read from its
+    text, or ``None`` when the layout is not the plain one helm's templates write (then the caller
+    parses it). Raises nothing."""
+    found = _TOP.findall(chunk)
+    top = dict(found)
+    meta = _META.search(chunk)
+    if len(found) != 2 or len(top) != 2 or not meta:
+        return None
+    lines = [line for line in meta.group(1).splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    base = len(lines[0]) - len(lines[0].lstrip(" ")) if lines else 0
+    name, labels, inside = "", {}, None
+    for line in lines:
+        indent = len(line) - len(line.lstrip(" "))
+        match = _PAIR.fullmatch(line.strip())
+        if indent == base:
+            inside = None
+            if not match:
+                return None
+            key, value = match.group(1), match.group(2) or ""
+            if key == "name":
+                name = value
+            elif key == "labels":
+                if value not in ("", "{}"):
+                    return None
+                inside = -1
+        elif inside is not None:
+            if inside == -1:
+                inside = indent
+            if indent != inside or not match or not _SIMPLE.fullmatch(match.group(2) or ""):
+                return None
+            labels[_unquote(match.group(1))] = _unquote(match.group(2) or "")
+    values = (top["kind"], top["apiVersion"], name)
+    if not all(values) or not all(_SIMPLE.fullmatch(v) for v in values):
+        return None
+    kind, api_version, name = (_unquote(v) for v in values)
+    return kind, api_version, name, labels
+
+
+def _unquote(text: str) -> str:
+    return text[1:-1] if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"" else text
+
+
 @dataclass
 class Parsed:
     """One render split for check-manifests: its objects (CRDs included, for the label policy), its CRD
@@ -93,8 +155,9 @@ class Parsed:
 
 def parse_rendered(rendered: RenderedVariant) -> Parsed:
     """The check-manifests consumer of :func:`gsvendor.images.check.render_charts`: parse every
-    document of a render except CustomResourceDefinitions (megabytes; their labels are read from the
-    text, they are parsed later only when an object needs them). Raises nothing."""
+    document of a render: kind, apiVersion, name and labels read from the text (:func:`read_header`),
+    the document itself parsed only when validated (CRDs are megabytes; most kinds have no CRD).
+    Raises nothing."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
@@ -114,7 +177,10 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
         where = f"{rendered.chart.label}/{source.removeprefix(prefix)}" if source else rendered.chart.label
         if CRD_KIND.search(chunk):
             parsed.crds.append((where, chunk))
-            parsed.objects.append(_crd_object(chunk, source))
+        header = read_header(chunk)
+        if header is not None:
+            kind, api_version, name, labels = header
+            parsed.objects.append(Obj(kind, api_version, name, where, labels, chunk))
             continue
         try:
             documents = [d for d in yaml.load_all(chunk) if isinstance(d, dict)]
@@ -123,32 +189,19 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
             continue
         for document in documents:
             metadata = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+            labels = metadata.get("labels") if isinstance(metadata.get("labels"), dict) else {}
             parsed.objects.append(
                 Obj(
                     kind=str(document.get("kind") or ""),
                     api_version=str(document.get("apiVersion") or ""),
                     name=str(metadata.get("name") or "?"),
                     source=where,
-                    data=document,
+                    labels=labels,
+                    parsed=document,
                 )
             )
+
     return parsed
-
-
-def _crd_object(chunk: str, source: str | None) -> Obj:
-    """A CRD as an object for the label policy: name and labels read from the text, not parsed."""
-    from gsvendor.manifests.crds import _NAME
-
-    name = match.group(1) if (match := _NAME.search(chunk)) else "?"
-    labels: dict[str, str] = {}
-    block = re.search(r"^metadata:[ \t]*\n((?:[ \t]+.*\n|[ \t]*\n)*)", chunk, re.M)
-    if block:
-        inner = re.search(r"^  labels:[ \t]*\n((?:    .*\n)*)", block.group(1), re.M)
-        for line in (inner.group(1) if inner else "").splitlines():
-            key, _, value = line.strip().partition(":")
-            labels[key.strip().strip("\"'")] = value.strip().strip("\"'")
-    data = {"metadata": {"name": name, "labels": labels}}
-    return Obj("CustomResourceDefinition", "apiextensions.k8s.io/v1", name, source, data)
 
 
 @dataclass(frozen=True)
@@ -241,12 +294,21 @@ class _Validators:
     def __init__(self) -> None:
         self.results: dict[tuple[str, str, str], list[Violation]] = {}
 
-    def check(self, crd: CRD, version: dict[str, Any], obj: Obj) -> list[Violation]:
+    def check(self, crd: CRD, version: Mapping[str, Any], obj: Obj) -> list[Violation]:
         memo = (crd.name, str(version.get("name")), json.dumps(obj.data, sort_keys=True, default=str))
         if memo not in self.results:
-            schema = ((version.get("schema") or {}).get("openAPIV3Schema")) or {}
-            self.results[memo] = check(schema, obj.data)
+            from gsvendor.manifests.fastyaml import NotSimple
+
+            try:
+                self.results[memo] = check(_schema(version), obj.data)
+            except NotSimple:  # YAML the fast loader does not handle, found while reading: parse it all
+                crd.use_strict()
+                self.results[memo] = check(_schema(crd.versions()[str(version.get("name"))]), obj.data)
         return self.results[memo]
+
+
+def _schema(version: Mapping[str, Any]) -> Any:
+    return ((version.get("schema") or {}).get("openAPIV3Schema")) or {}
 
 
 def check_manifests(rendering: Rendering, policy: LabelPolicy | None = None) -> ManifestsResult:
@@ -306,9 +368,7 @@ def check_manifests(rendering: Rendering, policy: LabelPolicy | None = None) -> 
 def _labels(item: VariantManifests, obj: Obj, policy: LabelPolicy) -> None:
     if not policy.required:
         return
-    metadata = obj.data.get("metadata") if isinstance(obj.data.get("metadata"), dict) else {}
-    labels = metadata.get("labels") if isinstance(metadata.get("labels"), dict) else {}
-    missing = [key for key in policy.required if key not in labels]
+    missing = [key for key in policy.required if key not in obj.labels]
     item.missing_labels.extend((obj.label, key) for key in missing)
     item.labelled += not missing
 

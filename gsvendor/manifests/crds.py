@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,17 +30,20 @@ class CRDError(ValueError):
     """A CRD document that cannot be read (not YAML, or no group/kind)."""
 
 
-def load_yaml(text: str) -> Any:
-    """One YAML document: the controller-gen subset fast (:mod:`fastyaml`), anything else with ruamel
-    (libyaml). Raises ruamel's ``YAMLError`` for text that is not YAML."""
+def load_yaml(text: str, strict: bool = False) -> Any:
+    """One YAML document: the controller-gen subset lazily (:func:`fastyaml.load_lazy`: values parsed
+    when read, so :class:`~gsvendor.manifests.fastyaml.NotSimple` may surface then), anything else
+    (or ``strict``) with ruamel (libyaml). Raises ruamel's ``YAMLError`` for text that is not YAML."""
     from gsvendor.manifests import fastyaml
 
-    try:
-        return fastyaml.load(text)
-    except fastyaml.NotSimple:
-        from ruamel.yaml import YAML
+    if not strict:
+        try:
+            return fastyaml.load_lazy(text)
+        except fastyaml.NotSimple:
+            pass
+    from ruamel.yaml import YAML
 
-        return YAML(typ="safe").load(text)
+    return YAML(typ="safe").load(text)
 
 
 @dataclass
@@ -54,8 +57,9 @@ class CRD:
     kind: str
     source: str
     text: str = field(repr=False)
-    _data: dict[str, Any] | None = field(default=None, repr=False)
+    _data: Mapping[str, Any] | None = field(default=None, repr=False)
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    strict: bool = False  # parse with ruamel only (the fast loader met YAML it does not handle)
 
     @classmethod
     def from_text(cls, text: str, source: str) -> CRD:
@@ -75,22 +79,28 @@ class CRD:
         crd.name = crd.name or f"{crd.kind.lower()}.{crd.group}"
         return crd
 
-    def data(self) -> dict[str, Any]:
+    def data(self) -> Mapping[str, Any]:
         """The parsed CRD (once; thread-safe). Raises :class:`CRDError` when it is not a YAML mapping."""
         with _LOCK:
             if self._data is None:
                 from ruamel.yaml.error import YAMLError
 
                 try:
-                    data = load_yaml(self.text)
+                    data = load_yaml(self.text, self.strict)
                 except YAMLError as exc:
                     raise CRDError(f"{self.source}: not YAML: {' '.join(str(exc).split())}") from None
-                if not isinstance(data, dict):
+                if not isinstance(data, Mapping):
                     raise CRDError(f"{self.source}: not a YAML mapping")
                 self._data = data
             return self._data
 
-    def versions(self) -> dict[str, dict[str, Any]]:
+    def use_strict(self) -> None:
+        """Parse again with ruamel only (after the fast loader met YAML it does not handle)."""
+        with _LOCK:
+            self.strict, self._data = True, None
+            self.cache.clear()
+
+    def versions(self) -> dict[str, Mapping[str, Any]]:
         """The CRD's versions by name (``spec.versions``), each parsed only when asked for (a
         version of a large CRD is half of it). Raises :class:`CRDError`."""
         with _LOCK:
@@ -99,7 +109,7 @@ class CRD:
             items = self._version_texts()
         if items is None:
             versions = (self.data().get("spec") or {}).get("versions") or []
-            found = {str(v.get("name")): v for v in versions if isinstance(v, dict)}
+            found = {str(v.get("name")): v for v in versions if isinstance(v, Mapping)}
         else:
             found = {name: _LazyVersion(self, name, text) for name, text in items.items()}
         self.cache["versions"] = found
@@ -108,7 +118,7 @@ class CRD:
     def _version_texts(self) -> dict[str, str] | None:
         """``spec.versions`` items as text by name, when the layout is the usual one (``versions:``
         under ``spec:``, a key per line); ``None`` otherwise or when already parsed."""
-        if self._data is not None:
+        if self._data is not None or self.strict:
             return None
         if "texts" in self.cache:
             return self.cache["texts"]
@@ -134,33 +144,34 @@ class CRD:
         return found
 
 
-class _LazyVersion(dict):  # type: ignore[type-arg]
+class _LazyVersion(Mapping):  # type: ignore[type-arg]
     """One ``spec.versions`` item of a CRD, parsed on first access."""
 
     def __init__(self, crd: CRD, name: str, text: str) -> None:
-        super().__init__()
-        self.crd, self.name, self.text, self.loaded = crd, name, text, False
+        self.crd, self.name, self.text = crd, name, text
+        self.data: Mapping[str, Any] | None = None
 
-    def _load(self) -> None:
-        if not self.loaded:
+    def _load(self) -> Mapping[str, Any]:
+        if self.data is None:
             from ruamel.yaml.error import YAMLError
 
             try:
                 data = load_yaml(self.text)
             except YAMLError as exc:
                 raise CRDError(f"{self.crd.source}: version {self.name}: not YAML: {exc}") from None
-            if not isinstance(data, dict):
+            if not isinstance(data, Mapping):
                 raise CRDError(f"{self.crd.source}: version {self.name}: not a YAML mapping")
-            self.update(data)
-            self.loaded = True
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        self._load()
-        return super().get(key, default)
+            self.data = data
+        return self.data
 
     def __getitem__(self, key: Any) -> Any:
-        self._load()
-        return super().__getitem__(key)
+        return self._load()[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
 
 
 def split_documents(stream: str) -> list[str]:

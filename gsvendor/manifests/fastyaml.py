@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 
@@ -147,3 +148,141 @@ def _mapping(indents: list[int], contents: list[str], i: int, indent: int) -> tu
                 raise NotSimple("multi-line scalar")
         out[name] = value
     return out, i
+
+
+class _Lines:
+    """A document as lines (indentation, content) with, per line, the next line that is not deeper
+    (``after``): a subtree is skipped in one step, so a node's keys are found without reading its
+    values."""
+
+    def __init__(self, text: str) -> None:
+        if "\t" in text:
+            raise NotSimple("tab")
+        raw = text.split("\n")
+        stripped = [line.lstrip(" ") for line in raw]
+        keep = [i for i, content in enumerate(stripped) if content and content[0] != "#"]
+        self.indents = [len(raw[i]) - len(stripped[i]) for i in keep]
+        self.contents = [stripped[i].rstrip(" ") for i in keep]
+        self.count = len(self.contents)
+        self.after = [self.count] * self.count
+        stack: list[int] = []
+        indents = self.indents
+        for i, depth in enumerate(indents):
+            while stack and indents[stack[-1]] >= depth:
+                self.after[stack.pop()] = i
+            stack.append(i)
+
+    def end(self, start: int, indent: int) -> int:
+        """The first line from ``start`` on that is not deeper than ``indent``."""
+        j, indents, after = start, self.indents, self.after
+        while j < self.count and indents[j] > indent:
+            j = after[j]
+        return j
+
+    def node(self, i: int, end: int, indent: int, first: str | None = None) -> Any:
+        """The node of lines ``[i, end)`` at ``indent``; ``first``: line ``i``'s content after ``- ``."""
+        content = self.contents[i] if first is None else first
+        if _is_item(content):
+            return self.sequence(i, end, indent, first)
+        return LazyMap(self, i, end, indent, first)
+
+    def sequence(self, i: int, end: int, indent: int, first: str | None = None) -> list[Any]:
+        out: list[Any] = []
+        j = i
+        while j < end:
+            content = first if (j == i and first is not None) else self.contents[j]
+            if ((j != i or first is None) and self.indents[j] != indent) or not _is_item(content):
+                raise NotSimple(content)
+            stop = self.end(j + 1, indent)
+            rest = content[1:].lstrip(" ")
+            if not rest:
+                out.append(self.node(j + 1, stop, self.indents[j + 1]) if j + 1 < stop else None)
+            elif rest[0] in "'\"" or not (": " in rest or rest.endswith(":") or _is_item(rest)):
+                if stop != j + 1:
+                    raise NotSimple("multi-line scalar")
+                out.append(scalar(rest))
+            else:
+                out.append(self.node(j, stop, indent + len(content) - len(rest), first=rest))
+            j = stop
+        return out
+
+
+class LazyMap(Mapping):  # type: ignore[type-arg]
+    """A block mapping whose keys are read at once and whose values are parsed on first access."""
+
+    def __init__(self, lines: _Lines, i: int, end: int, indent: int, first: str | None) -> None:
+        self._lines = lines
+        self._entries: dict[Any, tuple[int, int, str, bool]] = {}
+        self._values: dict[Any, Any] = {}
+        contents, indents = lines.contents, lines.indents
+        j = i
+        while j < end:
+            content = first if (j == i and first is not None) else contents[j]
+            if ((j != i or first is None) and indents[j] != indent) or content[0] in "'\"?-&*!{[|>%@`#":
+                raise NotSimple(content)
+            key, separator, rest = content.partition(": ")
+            if not separator:
+                if not content.endswith(":"):
+                    raise NotSimple(content)
+                key, rest = content[:-1], ""
+            rest = rest.lstrip(" ")
+            name = scalar(key)
+            if isinstance(name, Mapping | list):
+                raise NotSimple(content)
+            stop = lines.end(j + 1, indent)
+            same = not rest and stop < end and indents[stop] == indent and _is_item(contents[stop])
+            if same:  # "key:" then "- item" lines at the key's own indentation
+                start = stop
+                while stop < end and indents[stop] == indent and _is_item(contents[stop]):
+                    stop = lines.end(stop + 1, indent)
+                self._entries[name] = (start, stop, "", True)
+            else:
+                self._entries[name] = (j + 1, stop, rest, False)
+            self._values.pop(name, None)
+            j = stop
+        self._indent = indent
+
+    def __getitem__(self, key: Any) -> Any:
+        if key in self._values:
+            return self._values[key]
+        start, stop, rest, same = self._entries[key]
+        lines = self._lines
+        if same:
+            value = lines.sequence(start, stop, self._indent)
+        elif rest:
+            if rest[0] in "|>":
+                raise NotSimple("block scalar")
+            if stop != start:
+                raise NotSimple("multi-line scalar")
+            value = scalar(rest)
+        else:
+            value = lines.node(start, stop, lines.indents[start]) if start < stop else None
+        self._values[key] = value
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self[key] if key in self._entries else default
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"LazyMap({list(self._entries)})"
+
+
+def load_lazy(text: str) -> Any:
+    """:func:`load`, with every mapping a :class:`LazyMap`: parsing costs one pass over the lines plus
+    what is read. :class:`NotSimple` may surface when a value is first read; the caller then parses
+    the text with a full YAML parser."""
+    lines = _Lines(text)
+    if not lines.count:
+        return None
+    if lines.contents[0].startswith(("---", "...", "%")):
+        raise NotSimple("document marker or directive")
+    return lines.node(0, lines.count, lines.indents[0])

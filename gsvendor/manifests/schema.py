@@ -33,7 +33,7 @@ import binascii
 import ipaddress
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,14 +81,14 @@ def _types(value: Any, nullable: bool) -> list[str] | str:
 def drop_nulls(node: Any, value: Any) -> Any:
     """``value`` without the ``null`` fields whose schema is not ``nullable`` (the API server prunes
     them before validation, *Defaulting and Nullable*). Raises nothing."""
-    node = node if isinstance(node, dict) else {}
-    if isinstance(value, dict):
+    node = node if isinstance(node, Mapping) else {}
+    if isinstance(value, Mapping):
         specified = node.get("properties") or {}
         additional = node.get("additionalProperties")
         out = {}
         for key, item in value.items():
-            sub = specified.get(key, additional if isinstance(additional, dict) else {})
-            if item is None and not (isinstance(sub, dict) and sub.get("nullable")):
+            sub = specified.get(key, additional if isinstance(additional, Mapping) else {})
+            if item is None and not (isinstance(sub, Mapping) and sub.get("nullable")):
                 continue
             out[key] = drop_nulls(sub, item)
         return out
@@ -109,7 +109,7 @@ def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root:
     skeleton (pruning applies); inside ``allOf``/``anyOf``/``oneOf``/``not`` it is not.
     ``root``: the version's root schema. Raises nothing; a node that is not a mapping admits anything.
     """
-    if not isinstance(node, dict):
+    if not isinstance(node, Mapping):
         return {}
     guided = instance is not _ANY
     out: dict[str, Any] = {key: node[key] for key in VALUE_KEYWORDS if key in node}
@@ -118,7 +118,7 @@ def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root:
     elif "type" in node:
         out["type"] = _types(node["type"], bool(node.get("nullable")))
     specified = node.get("properties") or {}
-    if guided and not isinstance(instance, dict):
+    if guided and not isinstance(instance, Mapping):
         wanted: Any = ()
     elif guided:
         wanted = [key for key in instance if key in specified]
@@ -133,8 +133,8 @@ def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root:
         if not root:
             out["required"] = sorted({*out.get("required", ()), "apiVersion", "kind"})
     additional = node.get("additionalProperties")
-    if isinstance(additional, dict):
-        if guided and isinstance(instance, dict):  # each further key, translated for its own value
+    if isinstance(additional, Mapping):
+        if guided and isinstance(instance, Mapping):  # each further key, translated for its own value
             for key, value in instance.items():
                 if key not in properties:
                     properties[str(key)] = translate(additional, value, structural=structural)
@@ -151,7 +151,7 @@ def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root:
     if properties:
         out["properties"] = properties
     items = node.get("items")
-    if isinstance(items, dict):
+    if isinstance(items, Mapping):
         if not guided:
             out["items"] = translate(items, structural=structural)
         elif isinstance(instance, list):  # draft 4 tuple form: one schema per element
@@ -163,7 +163,7 @@ def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root:
                 out.setdefault("allOf", []).append({"anyOf": branches})
             else:
                 out[key] = branches
-    if isinstance(node.get("not"), dict):
+    if isinstance(node.get("not"), Mapping):
         out["not"] = translate(node["not"], instance, structural=False)
     return out
 
