@@ -241,6 +241,20 @@ def format_path(parts: Iterator[Any] | Any) -> str:
 _CHECKER: list[Any] = []
 
 
+def warm_up() -> None:
+    """Import jsonschema and build the format checker in a background thread (a few hundred ms of
+    imports that then overlap the helm renders instead of following them). Raises nothing."""
+    import threading
+
+    def run() -> None:
+        from jsonschema import Draft4Validator  # noqa: F401
+
+        if not _CHECKER:
+            _CHECKER.append(format_checker())
+
+    threading.Thread(target=run, name="jsonschema-import", daemon=True).start()
+
+
 def validator(schema: dict[str, Any]) -> Any:
     """A draft-4 validator of a translated schema (:func:`translate`)."""
     from jsonschema import Draft4Validator

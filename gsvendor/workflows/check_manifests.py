@@ -21,6 +21,7 @@ from gsvendor.images.check import (
 )
 from gsvendor.images.render import find_helm
 from gsvendor.manifests.check import CONSUMER, ManifestsResult, check_manifests, label_policy, parse_rendered
+from gsvendor.manifests.schema import warm_up
 
 Progress = Callable[[str], AbstractContextManager[object]]
 
@@ -63,6 +64,7 @@ def run(
     settings = images_config(config)
     policy = label_policy(config)
     helm_path = find_helm(helm, project_root=config.root if config else Path.cwd())
+    warm_up()
     consumers = {CONSUMER: parse_rendered}
     if images:
         consumers["images"] = images_consumer(settings, allow)
