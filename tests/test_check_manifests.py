@@ -277,7 +277,12 @@ def test_fast_loader_equals_ruamel_on_every_rendered_and_file_crd(synced: Path, 
             expected["spec"]["group"],
             expected["spec"]["names"]["kind"],
         )
-        assert {n: dict(v) for n, v in crd.versions().items()} == {v["name"]: v for v in expected["spec"]["versions"]}
+        versions = {v["name"]: v for v in expected["spec"]["versions"]}
+        try:  # the lazy loader meets what it does not handle only when reading; then ruamel parses it
+            assert {n: dict(v) for n, v in crd.versions().items()} == versions
+        except fastyaml.NotSimple:
+            crd.use_strict()
+            assert {n: dict(v) for n, v in crd.versions().items()} == versions
     assert fast >= 10  # the controller-gen CRDs take the fast path
 
 

@@ -382,7 +382,7 @@ def split_documents(stream: str) -> list[str]:
     return chunks
 
 
-def scan_manifests(manifests: str) -> tuple[list[Found], list[Skipped], int, int]:
+def scan_manifests(manifests: str, chunks: list[str] | None = None) -> tuple[list[Found], list[Skipped], int, int]:
     """Split helm output into documents and find their references.
 
     Returns ``(found, skipped, documents, crds)``. CustomResourceDefinitions are recognised on
@@ -390,7 +390,7 @@ def scan_manifests(manifests: str) -> tuple[list[Found], list[Skipped], int, int
     megabytes (parsing them would cost seconds per render). Other documents that do not mention
     ``image`` anywhere (case-insensitively, so ``*_IMAGE`` and ``…Image`` count) cannot hold a
     reference and are not parsed either, except ConfigMaps: their keys that are not JSON are
-    listed as skipped whatever they hold. Raises nothing.
+    listed as skipped whatever they hold. ``chunks``: ``manifests`` already split. Raises nothing.
     """
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
@@ -399,7 +399,7 @@ def scan_manifests(manifests: str) -> tuple[list[Found], list[Skipped], int, int
     found: list[Found] = []
     skipped: list[Skipped] = []
     documents = crds = 0
-    for chunk in split_documents(manifests):
+    for chunk in split_documents(manifests) if chunks is None else chunks:
         if not _CONTENT.search(chunk):  # empty, or only helm's "# Source:" comment
             continue
         documents += 1
@@ -456,11 +456,18 @@ class RenderedVariant:
     problem: str | None = None
     seconds: float = 0.0
     outputs: dict[str, Any] = field(default_factory=dict)
+    _chunks: list[str] | None = field(default=None, repr=False)
 
     @property
     def rendered(self) -> bool:
         """Whether helm rendered without error."""
         return self.error is None
+
+    def chunks(self) -> list[str]:
+        """``manifests`` split into YAML documents (:func:`split_documents`), once for every consumer."""
+        if self._chunks is None:
+            self._chunks = split_documents(self.manifests)
+        return self._chunks
 
 
 def render_one(helm: str, chart: ChartTarget, variant: Variant, prepared: bool = False) -> RenderedVariant:
@@ -510,7 +517,7 @@ def judge_rendered(rendered: RenderedVariant, allow: Sequence[str]) -> VariantRe
         problem=rendered.problem,
     )
     if rendered.rendered:
-        found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests)
+        found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered.chunks())
         result.references = [judge(item, allow) for item in found]
     result.seconds = rendered.seconds + time.perf_counter() - start
     return result

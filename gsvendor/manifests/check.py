@@ -161,7 +161,6 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    from gsvendor.images.check import split_documents
     from gsvendor.manifests.crds import CRD_KIND
 
     parsed = Parsed()
@@ -169,27 +168,35 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
         return parsed
     yaml = YAML(typ="safe")
     prefix = f"{rendered.chart.name}/"
-    for chunk in split_documents(rendered.manifests):
+    for chunk in rendered.chunks():
         if not _CONTENT.search(chunk):
             continue
         match = _SOURCE.search(chunk)
         source = match.group(1).strip() if match else None
         where = f"{rendered.chart.label}/{source.removeprefix(prefix)}" if source else rendered.chart.label
+        head = chunk
         if CRD_KIND.search(chunk):
             parsed.crds.append((where, chunk))
-        header = read_header(chunk)
+            spec = chunk.find("\nspec:")  # a CRD's header precedes its megabytes of schema
+            head = chunk[:spec] if spec > 0 else chunk
+        header = read_header(head)
         if header is not None:
             kind, api_version, name, labels = header
             parsed.objects.append(Obj(kind, api_version, name, where, labels, chunk))
             continue
         try:
-            documents = [d for d in yaml.load_all(chunk) if isinstance(d, dict)]
-        except YAMLError as exc:
+            if head is not chunk:  # an unusual CRD header: the fast loader, not megabytes through libyaml
+                from gsvendor.manifests.crds import load_yaml
+
+                documents = [dict(d) for d in [load_yaml(chunk)] if isinstance(d, Mapping)]
+            else:
+                documents = [d for d in yaml.load_all(chunk) if isinstance(d, dict)]
+        except (YAMLError, ValueError) as exc:
             parsed.unreadable.append(f"{where}: not YAML: {' '.join(str(exc).split())}")
             continue
         for document in documents:
-            metadata = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
-            labels = metadata.get("labels") if isinstance(metadata.get("labels"), dict) else {}
+            metadata = document.get("metadata") if isinstance(document.get("metadata"), Mapping) else {}
+            labels = metadata.get("labels") if isinstance(metadata.get("labels"), Mapping) else {}
             parsed.objects.append(
                 Obj(
                     kind=str(document.get("kind") or ""),
@@ -377,13 +384,21 @@ def _validate(obj: Obj, crd: CRD, validators: _Validators) -> list[Finding]:
     def finding(path: str, problem: str, message: str, version: str) -> Finding:
         return Finding(obj.label, path, problem, message, crd.source, version, obj.source)
 
+    from gsvendor.manifests.fastyaml import NotSimple
+
     try:
-        versions = crd.versions()
+        try:
+            versions = crd.versions()
+            version = versions.get(obj.version)
+            served = sorted(name for name, v in versions.items() if v.get("served"))
+        except NotSimple:  # YAML the fast loader does not handle: parse the CRD with ruamel
+            crd.use_strict()
+            versions = crd.versions()
+            version = versions.get(obj.version)
+            served = sorted(name for name, v in versions.items() if v.get("served"))
     except CRDError as exc:
         return [finding("(object)", UNREADABLE, str(exc), obj.version)]
-    version = versions.get(obj.version)
     if version is None or not version.get("served", False):
-        served = sorted(name for name, v in versions.items() if v.get("served"))
         why = "not defined" if version is None else "defined but served: false"
         return [
             finding(
