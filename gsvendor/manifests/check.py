@@ -386,19 +386,22 @@ def _validate(obj: Obj, crd: CRD, validators: _Validators) -> list[Finding]:
 
     from gsvendor.manifests.fastyaml import NotSimple
 
+    def lookup() -> tuple[Any, bool, list[str]]:
+        versions = crd.versions()
+        version = versions.get(obj.version)
+        if version is not None and version.get("served", False):
+            return version, True, []
+        return version, False, sorted(name for name, v in versions.items() if v.get("served"))
+
     try:
         try:
-            versions = crd.versions()
-            version = versions.get(obj.version)
-            served = sorted(name for name, v in versions.items() if v.get("served"))
+            version, serving, served = lookup()
         except NotSimple:  # YAML the fast loader does not handle: parse the CRD with ruamel
             crd.use_strict()
-            versions = crd.versions()
-            version = versions.get(obj.version)
-            served = sorted(name for name, v in versions.items() if v.get("served"))
+            version, serving, served = lookup()
     except CRDError as exc:
         return [finding("(object)", UNREADABLE, str(exc), obj.version)]
-    if version is None or not version.get("served", False):
+    if not serving:
         why = "not defined" if version is None else "defined but served: false"
         return [
             finding(
