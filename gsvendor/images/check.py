@@ -12,6 +12,11 @@ Variants of a chart, each one ``helm template`` run (in parallel, helm is a subp
 * each variant declared in the configuration (values files, ``set``, optional ``expectFailure``).
 
 ``values.yaml`` is searched once per chart, as its own group.
+
+The rendering is a step of its own (:func:`render_charts` → a :class:`Rendering` of one
+:class:`RenderedVariant` per chart × variant), shared with check-manifests: each check is a
+consumer run on every render in the worker that made it (:func:`images_consumer` here), so
+``gsvendor check-manifests --images`` runs helm once per variant for both.
 """
 
 from __future__ import annotations
