@@ -595,3 +595,40 @@ def test_tool_pins_carry_renovate_comments() -> None:
                 assert i and re.match(r"\s*# renovate: datasource=\S+ depName=\S+", lines[i - 1]), (name, line)
     assert pins >= 1
     assert "# renovate: datasource=go depName=github.com/mikefarah/yq/v4\nYQ_VERSION=v4." in files["hack/install-yq.sh"]
+
+
+def test_context_credentials_get_check_images_resolve_through_a_login(tmp_path: Path, cli) -> None:
+    """End to end: the job's registry config, from the context's variables, opens an htpasswd registry."""
+    from registrykit import LocalRegistry
+
+    with LocalRegistry(tmp_path / "registry", users={"robot": "s3cret"}) as registry:
+        registry.push("giantswarm/app:v1", b"artifact", auth=("robot", "s3cret"))
+        chart = tmp_path / "fixture"
+        (chart / "templates").mkdir(parents=True)
+        (chart / "Chart.yaml").write_text("apiVersion: v2\nname: fixture\nversion: 0.1.0\n")
+        (chart / "templates/pod.yaml").write_text(
+            f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n"
+            f"    - name: c\n      image: {registry.host}/giantswarm/app:v1\n"
+        )
+        (tmp_path / "gsvendor.yaml").write_text("upstream:\n  repository: kserve/kserve\ncharts:\n  - fixture\n")
+        (tmp_path / "docker-config").mkdir()
+        cli.env["DOCKER_CONFIG"] = str(tmp_path / "docker-config")  # never the user's own credentials
+
+        def resolve(password: str) -> subprocess.CompletedProcess[str]:
+            env = {"PATH": os.environ["PATH"], "GSOCI_REGISTRY": registry.host}
+            env |= {"ACR_GSOCI_USERNAME": "robot", "ACR_GSOCI_PASSWORD": password}
+            config = subprocess.run(
+                [str(ROOT / "hack/ci-registry-config.sh")], env=env, capture_output=True, text=True, check=True
+            )
+            (tmp_path / "registry-config.json").write_text(config.stdout)
+            args = ["check-images", str(chart), "--allow", f"{registry.host}/", "--resolve"]
+            args += ["--insecure-registry", registry.host, "--registry-config", str(tmp_path / "registry-config.json")]
+            return cli(tmp_path, *args, "--json")
+
+        ok = resolve("s3cret")
+        assert ok.returncode == 0, ok.stdout + ok.stderr
+        (found,) = json.loads(ok.stdout)["resolve"]["references"]
+        assert found["outcome"] == "resolved" and found["digest"].startswith("sha256:")
+        refused = resolve("wrong")
+        assert refused.returncode == 1
+        assert json.loads(refused.stdout)["resolve"]["references"][0]["outcome"] == "auth-failed"
