@@ -70,7 +70,7 @@ versions: venv ## Check every place the upstream version is written follows Dock
 pre-commit: venv ## Run this repository's pre-commit hooks on every file.
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pre-commit run --all-files
 
-ci-config: tools ## Merge .circleci/workflows.yml and custom.yml as CircleCI's setup job does, into build/circleci/continue.yml.
+ci-config: venv tools ## Merge .circleci/workflows.yml and custom.yml as CircleCI's setup job does, into build/circleci/continue.yml.
 	mkdir -p build/circleci
 	.tools/bin/yq eval-all '. as $$item ireduce ({}; . *+ $$item)' .circleci/workflows.yml .circleci/custom.yml \
 	  > build/circleci/continue.yml
