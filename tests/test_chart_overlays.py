@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import CHART_PROJECT, ROOT, TAGS, Cli, synced_tag, tarball
+from conftest import CHART_PROJECT, CHARTS, ROOT, TAGS, Cli, synced_tag, tarball
 from packaging.version import Version
 
 from gsvendor.images.render import documents, find_helm, template
@@ -364,3 +364,24 @@ def test_every_rendered_container_image_is_gsoci_with_switches_on(
         workloads = [d for d in docs if d["kind"] in ("Deployment", "DaemonSet", "StatefulSet", "Job")]
         images = [i for d in workloads for i in _images(d)]
         assert images and all(i.startswith(GSOCI) for i in images), images
+
+
+@pytest.mark.parametrize("chart", CHARTS)
+def test_team_label_in_the_common_labels(synced: tuple[str, Path], helm: str, tmp_path: Path, chart: str) -> None:
+    """The labels helper of the chart (found by name in _helpers.tpl) carries the team label and the synced tag."""
+    import shutil
+
+    tag, project = synced
+    helpers = (project / "helm" / chart / "templates/_helpers.tpl").read_text()
+    (helper,) = re.findall(r'define "([\w.-]+\.labels)"', helpers)
+    probe = tmp_path / chart
+    shutil.copytree(project / "helm" / chart, probe)
+    (probe / "templates/zz-probe.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\n  labels:\n"
+        f'    {{{{- include "{helper}" . | nindent 4 }}}}\n'
+    )
+    rendered = template(helm, probe, release="r", namespace="kserve")
+    assert rendered.ok, rendered.error
+    labels = next(d for d in documents(rendered.manifests) if d["metadata"]["name"] == "probe")["metadata"]["labels"]
+    assert labels["application.giantswarm.io/team"] == "bumblebee"
+    assert labels["app.kubernetes.io/version"] == tag
