@@ -29,7 +29,7 @@ tools: ## Install the pinned helm and yq into .tools/bin (unless present).
 	hack/install-helm.sh
 	hack/install-yq.sh
 
-upstream-archives: ## Download GitHub's archives of the tags the tests read into UPSTREAM_DIR (CI; then GSVENDOR_UPSTREAM_DIR=UPSTREAM_DIR).
+upstream-archives: ## Download GitHub's archives of the tags the tests read into UPSTREAM_DIR (CircleCI: ../shared/upstream).
 	mkdir -p $(UPSTREAM_DIR)
 	for tag in $(UPSTREAM_TAGS); do \
 	  curl -fsSL --retry 3 -o $(UPSTREAM_DIR)/kserve-$$tag.tar.gz https://github.com/kserve/kserve/archive/refs/tags/$$tag.tar.gz; \
