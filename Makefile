@@ -7,6 +7,7 @@ SOURCE ?= ../shared/upstream/kserve-$(TAG).tar.gz
 # the upstream tags the test suite reads (tests/conftest.py TAGS); CircleCI downloads them
 UPSTREAM_TAGS := v0.19.0 v0.20.0-rc1 v0.20.0
 UPSTREAM_DIR ?= build/upstream
+UPSTREAM_ARCHIVES ?= https://github.com/kserve/kserve/archive/refs/tags
 # the project whose helm/ the chart tests check at its synced tag, besides the fixed tags
 CHART_PROJECT ?= .
 
@@ -32,7 +33,7 @@ tools: ## Install the pinned helm and yq into .tools/bin (unless present).
 upstream-archives: ## Download GitHub's archives of the tags the tests read into UPSTREAM_DIR (CircleCI: ../shared/upstream).
 	mkdir -p $(UPSTREAM_DIR)
 	for tag in $(UPSTREAM_TAGS); do \
-	  curl -fsSL --retry 3 -o $(UPSTREAM_DIR)/kserve-$$tag.tar.gz https://github.com/kserve/kserve/archive/refs/tags/$$tag.tar.gz; \
+	  curl -fsSL --retry 3 -o $(UPSTREAM_DIR)/kserve-$$tag.tar.gz $(UPSTREAM_ARCHIVES)/$$tag.tar.gz; \
 	done
 
 # --- vendoring --------------------------------------------------------------------------------

@@ -632,3 +632,28 @@ def test_context_credentials_get_check_images_resolve_through_a_login(tmp_path: 
         refused = resolve("wrong")
         assert refused.returncode == 1
         assert json.loads(refused.stdout)["resolve"]["references"][0]["outcome"] == "auth-failed"
+
+
+def test_upstream_archives_target_downloads_each_tag(tmp_path: Path, httpserver) -> None:
+    """`make upstream-archives` names each download as tests/conftest.py expects (served locally here)."""
+    for tag in TAGS:
+        httpserver.expect_request(f"/kserve/archive/refs/tags/{tag}.tar.gz").respond_with_data(f"archive {tag}")
+    archives = httpserver.url_for("/kserve/archive/refs/tags")
+    result = subprocess.run(
+        [
+            "make",
+            "--no-print-directory",
+            "upstream-archives",
+            f"UPSTREAM_DIR={tmp_path / 'up'}",
+            f"UPSTREAM_ARCHIVES={archives}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert {p.name: p.read_text() for p in (tmp_path / "up").iterdir()} == {
+        f"kserve-{tag}.tar.gz": f"archive {tag}" for tag in TAGS
+    }
