@@ -15,6 +15,11 @@ class FileDiff:
     text: str
 
 
+# Files with fewer lines than this are diffed whole; longer ones have their common head and tail
+# trimmed first, so the line matcher's cost grows with the change, not with the file.
+TRIM_ABOVE = 2000
+
+
 def unified(path: str, before: bytes | None, after: bytes | None, labels: tuple[str, str]) -> str:
     """A unified diff (3 lines of context) from ``before`` to ``after``; ``None`` is an absent file."""
     if before == after:
@@ -23,7 +28,7 @@ def unified(path: str, before: bytes | None, after: bytes | None, labels: tuple[
         return f"Binary files {labels[0]}/{path} and {labels[1]}/{path} differ\n"
     old = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
     new = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    lines = difflib.unified_diff(
+    lines = unified_lines(
         old,
         new,
         fromfile=f"{labels[0]}/{path}" if before is not None else "/dev/null",
@@ -33,6 +38,89 @@ def unified(path: str, before: bytes | None, after: bytes | None, labels: tuple[
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE) -> list[tuple[int, int, int]]:
+    """difflib's matching blocks of ``old`` and ``new`` (ending with the ``(len, len, 0)`` sentinel).
+
+    Inputs of ``trim_above`` lines or more have their common head and tail matched first and only
+    the middle goes to :class:`difflib.SequenceMatcher` — when no line of the middle also occurs
+    in the head or tail. Then no match can cross from the middle into them, the head and tail are
+    the blocks difflib itself would find, and the middle is matched with the popularity difflib
+    computes for the whole file, so the answer is difflib's own. Otherwise the whole file is matched.
+    """
+    whole = difflib.SequenceMatcher(None, old, new).get_matching_blocks
+    if len(old) + len(new) < trim_above:
+        return whole()
+    limit = min(len(old), len(new))
+    head = 0
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    old_middle, new_middle = old[head : len(old) - tail], new[head : len(new) - tail]
+    outer = set(old[:head])
+    outer.update(old[len(old) - tail :])
+    if not outer.isdisjoint(old_middle) or not outer.isdisjoint(new_middle):
+        return whole()
+    middle = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)
+    if len(new) >= 200:  # difflib's autojunk, judged on the whole file as unified_diff does
+        most = len(new) // 100 + 1
+        for line in [line for line, where in middle.b2j.items() if len(where) > most]:
+            del middle.b2j[line]
+            middle.bpopular.add(line)
+    blocks = [(0, 0, head)] if head else []
+    blocks += [(i + head, j + head, size) for i, j, size in middle.get_matching_blocks() if size]
+    if tail:
+        blocks.append((len(old) - tail, len(new) - tail, tail))
+    merged: list[tuple[int, int, int]] = []
+    for i, j, size in blocks:  # difflib joins adjacent blocks
+        if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
+            merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + size)
+        else:
+            merged.append((i, j, size))
+    merged.append((len(old), len(new), 0))
+    return merged
+
+
+class _Matcher(difflib.SequenceMatcher):
+    """A SequenceMatcher whose matching blocks come from :func:`matching_blocks`."""
+
+    def __init__(self, old: list[str], new: list[str], trim_above: int) -> None:
+        super().__init__(None)
+        self.a, self.b = old, new
+        self.matching_blocks = [difflib.Match(*block) for block in matching_blocks(old, new, trim_above)]
+        self.opcodes = None
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk range as difflib writes it (``start,length``; one-line ranges without the length)."""
+    length = stop - start
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start if not length else start + 1},{length}"
+
+
+def unified_lines(
+    old: list[str], new: list[str], fromfile: str, tofile: str, trim_above: int = TRIM_ABOVE
+) -> list[str]:
+    """The lines of :func:`difflib.unified_diff` (n=3) of ``old`` and ``new``, with head and tail trimmed."""
+    out: list[str] = []
+    for group in _Matcher(old, new, trim_above).get_grouped_opcodes(3):
+        if not out:
+            out += [f"--- {fromfile}\n", f"+++ {tofile}\n"]
+        first, last = group[0], group[-1]
+        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in old[i1:i2]]
+                continue
+            if tag in ("replace", "delete"):
+                out += ["-" + line for line in old[i1:i2]]
+            if tag in ("replace", "insert"):
+                out += ["+" + line for line in new[j1:j2]]
+    return out
 
 
 def compare(before: dict[str, bytes], after: dict[str, bytes], prefix: str, labels: tuple[str, str]) -> list[FileDiff]:
