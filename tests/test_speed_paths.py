@@ -17,7 +17,7 @@ def _difflib(old: list[str], new: list[str]) -> list[str]:
     return list(difflib.unified_diff(old, new, fromfile="f", tofile="t"))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(LINES, LINES)
 def test_trimmed_diff_is_difflibs_diff(old: list[str], new: list[str]) -> None:
     assert compare.unified_lines(old, new, "f", "t", trim_above=0) == _difflib(old, new)
@@ -49,7 +49,7 @@ WHITESPACE_BYTES = st.lists(
 )
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(WHITESPACE_BYTES)
 def test_fast_whitespace_normalisation_is_the_line_loop(parts: list[bytes]) -> None:
     data = b"".join(parts)
@@ -59,3 +59,18 @@ def test_fast_whitespace_normalisation_is_the_line_loop(parts: list[bytes]) -> N
 def test_clean_files_are_returned_as_they_are() -> None:
     for data in (b"a\n", b"a: b\n  c: d\n", b"a\r\nb\r\n", b"\xc3\xbc\n"):
         assert normalize_whitespace(data) is data
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from(["0\n", "1\n", "2\n", "unique\n"]), min_size=200, max_size=260),
+    st.integers(0, 260),
+    st.integers(0, 3),
+    st.lists(st.sampled_from(["1\n", "2\n", "x\n", "y\n"]), max_size=4),
+)
+def test_trimmed_diff_where_autojunk_calls_lines_popular(base: list[str], at: int, cut: int, added: list[str]) -> None:
+    """Files of 200 lines or more: difflib ignores popular lines when it looks for matches."""
+    old = [line if line != "unique\n" else f"unique {n}\n" for n, line in enumerate(base)]
+    new = old[:at] + added + old[at + cut :]
+    for one, other in ((old, new), (new, old)):
+        assert compare.unified_lines(one, other, "f", "t", trim_above=0) == _difflib(one, other)

@@ -39,6 +39,33 @@ def parse_pointer(pointer: str) -> list[str]:
 
 
 def _compose(text: str) -> Any:
+    """The node tree of ``text`` with character-offset marks; libyaml's composer when it can.
+
+    libyaml (ruamel.yaml.clib) gives the same character marks as ruamel's pure-Python composer
+    for every node the edits read, non-ASCII text included; it counts no byte-order mark, so such
+    text, and anything libyaml rejects, goes to the pure-Python composer (whose messages we show).
+    """
+    if not text.startswith("\ufeff"):
+        try:
+            return compose_c(text)
+        except Exception:  # the pure-Python composer decides, and words the error
+            pass
+    return compose_pure(text)
+
+
+def compose_c(text: str) -> Any:
+    """``text`` composed by libyaml (raises whatever it raises)."""
+    from ruamel.yaml.cyaml import CSafeLoader
+
+    loader = CSafeLoader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+def compose_pure(text: str) -> Any:
+    """``text`` composed by ruamel's pure-Python round-trip composer; :class:`YamlEditError` when invalid."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 

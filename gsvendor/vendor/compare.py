@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from collections import Counter
 from dataclasses import dataclass
 
 
@@ -45,11 +46,16 @@ def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE
 
     Inputs of ``trim_above`` lines or more have their common head and tail matched first and only
     the middle goes to :class:`difflib.SequenceMatcher` — when no line of the middle also occurs
-    in the head or tail. Then no match can cross from the middle into them, the head and tail are
-    the blocks difflib itself would find, and the middle is matched with the popularity difflib
-    computes for the whole file, so the answer is difflib's own. Otherwise the whole file is matched.
+    in the head or tail, no match can run across a seam where the middle is empty (:func:`_joins`)
+    and the head and tail each hold a line difflib's autojunk does not call popular. Then the head
+    and tail are blocks difflib itself finds, no match crosses into them, and the middle is matched
+    with the popularity difflib computes for the whole file: the answer is difflib's own (the
+    tests compare it with difflib). Otherwise the whole file is matched.
     """
-    whole = difflib.SequenceMatcher(None, old, new).get_matching_blocks
+
+    def whole() -> list[tuple[int, int, int]]:
+        return difflib.SequenceMatcher(None, old, new).get_matching_blocks()
+
     if len(old) + len(new) < trim_above:
         return whole()
     limit = min(len(old), len(new))
@@ -64,9 +70,16 @@ def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE
     outer.update(old[len(old) - tail :])
     if not outer.isdisjoint(old_middle) or not outer.isdisjoint(new_middle):
         return whole()
+    if _joins(old, head, tail, new) or _joins(new, head, tail, old):
+        return whole()
+    most = len(new) // 100 + 1  # difflib's autojunk: in 200 lines or more, more copies make a line "popular"
+    if len(new) >= 200:  # difflib finds a head or tail only from a line in it that is not popular
+        counts = Counter(new)
+        for part in (new[:head], new[len(new) - tail :]):
+            if part and all(counts[line] > most for line in part):
+                return whole()
     middle = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)
-    if len(new) >= 200:  # difflib's autojunk, judged on the whole file as unified_diff does
-        most = len(new) // 100 + 1
+    if len(new) >= 200:
         for line in [line for line, where in middle.b2j.items() if len(where) > most]:
             del middle.b2j[line]
             middle.bpopular.add(line)
@@ -82,6 +95,17 @@ def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE
             merged.append((i, j, size))
     merged.append((len(old), len(new), 0))
     return merged
+
+
+def _joins(lines: list[str], head: int, tail: int, other: list[str]) -> bool:
+    """Whether ``lines`` has nothing between head and tail and ``other`` holds the two lines that meet there.
+
+    Then a match could run across that seam in ``lines`` and difflib could prefer it to the head.
+    """
+    if len(lines) != head + tail or not head or not tail:
+        return False
+    first, second = lines[head - 1], lines[head]
+    return any(other[j + 1] == second for j in range(len(other) - 1) if other[j] == first)
 
 
 class _Matcher(difflib.SequenceMatcher):
