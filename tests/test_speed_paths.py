@@ -8,6 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gsvendor.files import _normalize_lines, normalize_whitespace
+from gsvendor.generate.golang import yaml_v3
+from gsvendor.overlays import yamledit
 from gsvendor.vendor import compare
 
 LINES = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "  d: e\n", "ü\n", "x", "\n"]), max_size=40)
@@ -74,3 +76,94 @@ def test_trimmed_diff_where_autojunk_calls_lines_popular(base: list[str], at: in
     new = old[:at] + added + old[at + cut :]
     for one, other in ((old, new), (new, old)):
         assert compare.unified_lines(one, other, "f", "t", trim_above=0) == _difflib(one, other)
+
+
+# YAML-ish text: keys, values, indentation, flow, quotes, block scalars, anchors, comments, non-ASCII
+YAML_PIECES = st.lists(
+    st.sampled_from(
+        [
+            *("a", "ü", "😀", "k: ", "k:", ":", " ", "  ", "\n", "- ", "-", "[", "]", "{", "}", ", ", "'", '"', "|"),
+            *(">-", "&x ", "*x", "# c", " #ü", "? ", "---\n", "...\n", "!!str ", "\\\\", "1", "null", "~", "\r\n"),
+        ]
+    ),
+    max_size=30,
+)
+
+
+def _event_keys(events: list) -> list[tuple]:
+    """What yaml_v3's builder reads of each event (it reads no marks of document and stream ends)."""
+    keys: list[tuple] = []
+    for event in events:
+        name = type(event).__name__
+        if name in ("DocumentEndEvent", "StreamEndEvent", "StreamStartEvent"):
+            keys.append((name,))
+            continue
+        start, end = event.start_mark, event.end_mark
+        value, style, tag = (
+            getattr(event, "value", None),
+            getattr(event, "style", None) or None,
+            getattr(event, "tag", None),
+        )
+        flow = bool(getattr(event, "flow_style", None))
+        keys.append((name, value, style, tag, getattr(event, "anchor", None), flow))
+        keys.append((start.line, start.column, start.index, end.line, end.column, end.index))
+    return keys
+
+
+@settings(max_examples=1500, deadline=None)
+@given(YAML_PIECES)
+def test_libyaml_events_are_ruamels_events(pieces: list[str]) -> None:
+    """Where yaml_v3 takes libyaml's events they are ruamel's, marks (character offsets) included."""
+    text = "".join(pieces).replace("\r\n", "\n")
+    fast = yaml_v3._c_events(text)
+    builder = yaml_v3._Builder(text)
+    try:
+        builder.load_events_pure()
+    except yaml_v3.YAMLError:
+        assert fast is None  # the error is ruamel's to word
+        return
+    if fast is not None:
+        assert _event_keys(fast) == _event_keys(builder.events)
+
+
+def _node_keys(node, out: list) -> list:
+    kind = type(node).__name__
+    style = (node.style or None) if kind == "ScalarNode" else node.flow_style
+    value = node.value if kind == "ScalarNode" else None
+    out.append((kind, node.tag, value, style, node.start_mark.index, node.start_mark.column))
+    out.append((node.end_mark.index, node.end_mark.column))
+    children = node.value if kind != "ScalarNode" else []
+    for child in children:
+        for part in child if isinstance(child, tuple) else (child,):
+            _node_keys(part, out)
+    return out
+
+
+@settings(max_examples=1500, deadline=None)
+@given(YAML_PIECES)
+def test_libyaml_composed_marks_are_ruamels(pieces: list[str]) -> None:
+    """The YAML editor's nodes have ruamel's character marks, libyaml composing or not."""
+    text = "".join(pieces)
+    try:
+        slow = yamledit.compose_pure(text)
+    except yamledit.YamlEditError:
+        return
+    fast = yamledit._compose(text)
+    if fast is None or slow is None:
+        assert fast is slow
+        return
+    assert _node_keys(fast, []) == _node_keys(slow, [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "ü", "b c", "😀"]), st.sampled_from(["x", "ö ü", "", "1"]), min_size=1))
+def test_yaml_edits_are_the_same_with_either_composer(values: dict[str, str]) -> None:
+    text = "# héllo\n" + yamledit.render_block({"top": values, "ünï": {"k": "v"}}, 0) + "\n# tail\n"
+    fast = yamledit.set_value(text, "/ünï/new", "😀")
+    yamledit_compose = yamledit._compose
+    try:
+        yamledit._compose = yamledit.compose_pure
+        slow = yamledit.set_value(text, "/ünï/new", "😀")
+    finally:
+        yamledit._compose = yamledit_compose
+    assert fast == slow

@@ -42,15 +42,40 @@ def _compose(text: str) -> Any:
     """The node tree of ``text`` with character-offset marks; libyaml's composer when it can.
 
     libyaml (ruamel.yaml.clib) gives the same character marks as ruamel's pure-Python composer
-    for every node the edits read, non-ASCII text included; it counts no byte-order mark, so such
-    text, and anything libyaml rejects, goes to the pure-Python composer (whose messages we show).
+    for every node the edits read, non-ASCII text included — except empty plain scalars, which
+    ruamel marks at the next token, text after a byte-order mark, which libyaml does not count,
+    and text without a final newline (ends of collections are marked differently).
+    Those, and anything libyaml rejects, go to the pure-Python composer (whose messages we show).
     """
-    if not text.startswith("\ufeff"):
+    if text.endswith("\n") and not text.startswith("\ufeff"):
         try:
-            return compose_c(text)
+            root = compose_c(text)
         except Exception:  # the pure-Python composer decides, and words the error
-            pass
+            root = _EMPTY
+        if not _has_empty_scalar(root):
+            return root
     return compose_pure(text)
+
+
+_EMPTY = object()
+
+
+def _has_empty_scalar(root: Any) -> bool:
+    """Whether the tree holds an empty plain scalar (``key:``), which ruamel marks at the next token."""
+    if root is _EMPTY:
+        return True
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if _is_scalar(node):
+            if not node.value and not node.style:
+                return True
+        elif _is_mapping(node):
+            for key, value in node.value:
+                stack += (key, value)
+        else:
+            stack += node.value
+    return False
 
 
 def compose_c(text: str) -> Any:
