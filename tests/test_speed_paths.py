@@ -167,3 +167,38 @@ def test_yaml_edits_are_the_same_with_either_composer(values: dict[str, str]) ->
     finally:
         yamledit._compose = yamledit_compose
     assert fast == slow
+
+
+LOCK_TEXT = st.text(alphabet="abefgxyzAEXY019._/+-: ü'\"#", max_size=12)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.dictionaries(LOCK_TEXT, st.one_of(LOCK_TEXT, st.lists(LOCK_TEXT, max_size=3)), max_size=4))
+def test_lock_dump_with_libyaml_is_the_round_trip_dump(data: dict) -> None:
+    """Where the lock writer takes libyaml's emitter, its text is ruamel's round-trip text."""
+    from io import StringIO
+
+    from ruamel.yaml import YAML
+
+    from gsvendor.vendor import lock
+
+    document = {"charts": {"c": {"files": data, "overlays": ["10-a", "x"]}}}
+    if not lock._plain_everywhere(document):
+        return
+    texts = []
+    fast = YAML(typ="safe")
+    fast.sort_base_mapping_type_on_output = False
+    for yaml in (fast, YAML(typ="rt", pure=True)):
+        yaml.default_flow_style = False
+        yaml.width = 4096
+        out = StringIO()
+        yaml.dump(document, out)
+        texts.append(out.getvalue())
+    assert texts[0] == texts[1]
+
+
+def test_lock_digests_are_plain() -> None:
+    from gsvendor.vendor import lock
+
+    assert lock._plain("0b605e186c8bbfb17672c07d51e56abff05cad1982d3b67efd0e6691313549e1")
+    assert not lock._plain("0b101") and not lock._plain("yes") and not lock._plain("1e5")
