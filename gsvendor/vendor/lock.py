@@ -161,7 +161,7 @@ def _load(text: str) -> Any:
     """
     from ruamel.yaml import YAML
 
-    if not re.search(r"\t|^%|\ufeff", text, re.M):
+    if not re.search(r"[\t\ufeff\x85\u2028\u2029]|^%", text, re.M):
         try:
             return YAML(typ="safe").load(text)
         except Exception:  # the pure-Python parser decides, and words the error

@@ -241,8 +241,9 @@ class _Item:
 
 
 # Text libyaml reads differently from ruamel's pure-Python parser: tabs (libyaml accepts some
-# that ruamel rejects), directives (their document's start mark) and byte-order marks (not counted).
-_C_UNSAFE = re.compile(r"\t|^%|\ufeff", re.M)
+# that ruamel rejects), NEL and the Unicode line and paragraph separators (line breaks in YAML 1.1,
+# not in 1.2), byte-order marks (not counted in marks) and directives (their document's start).
+_C_UNSAFE = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^%", re.M)
 
 
 def _c_events(text: str) -> list[Any] | None:
