@@ -131,19 +131,25 @@ def linear_diff() -> None:
     if crd is None:
         print("diff linearity: skipped (run `make sync` first)")
         return
-    text = crd.read_bytes()
+    # every line made unique, so the change alone differs (a changed line that also occurs in the
+    # unchanged head or tail makes the matcher fall back to difflib over the whole file)
+    lines = crd.read_bytes().splitlines()
+
+    def unique(copies: int) -> bytes:
+        return b"".join(b"%s # %d\n" % (line, n) for n, line in enumerate(lines * copies))
 
     def timed(data: bytes, changed: int) -> float:
-        lines = data.splitlines(keepends=True)
-        middle = len(lines) // 2
-        edited = lines[:middle] + [b"# changed %d\n" % n for n in range(changed)] + lines[middle + changed :]
+        split = data.splitlines(keepends=True)
+        middle = len(split) // 2
+        edited = split[:middle] + [b"# changed %d\n" % n for n in range(changed)] + split[middle + changed :]
         after = b"".join(edited)
         start = time.perf_counter()
         unified("f", data, after, ("a", "b"))
         return time.perf_counter() - start
 
-    small, large = timed(text, 10), timed(text * 10, 10)
-    few, many = timed(text * 10, 10), timed(text * 10, 100)
+    text, bigger = unique(1), unique(10)
+    small, large = timed(text, 10), timed(bigger, 10)
+    few, many = timed(bigger, 10), timed(bigger, 100)
     print(
         f"{'diff matcher, 10 lines':<26} {len(text) >> 20} MiB file {small * 1000:.1f} ms, "
         f"10x the file {large * 1000:.1f} ms ({large / small:.1f}x); 10x the changes {many / few:.1f}x"

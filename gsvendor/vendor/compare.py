@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -59,12 +60,8 @@ def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE
     if len(old) + len(new) < trim_above:
         return whole()
     limit = min(len(old), len(new))
-    head = 0
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head = _longest(lambda n: old[:n] == new[:n], limit)
+    tail = _longest(lambda n: old[len(old) - n :] == new[len(new) - n :], limit - head)
     old_middle, new_middle = old[head : len(old) - tail], new[head : len(new) - tail]
     outer = set(old[:head])
     outer.update(old[len(old) - tail :])
@@ -95,6 +92,19 @@ def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE
             merged.append((i, j, size))
     merged.append((len(old), len(new), 0))
     return merged
+
+
+def _longest(equal: Callable[[int], bool], limit: int) -> int:
+    """The largest ``n <= limit`` with ``equal(n)`` (which holds for every smaller n): a binary
+    search of list-slice comparisons, so the lines are compared in C, not one by one in Python."""
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if equal(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _joins(lines: list[str], head: int, tail: int, other: list[str]) -> bool:
