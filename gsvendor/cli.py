@@ -153,7 +153,9 @@ def _given(value: str | Path | None, option: str) -> None:
         raise UsageError(f"{option} is empty; leave it out for the default")
 
 
-def _fetch_options(ctx: typer.Context, timeout: float = 30.0, retries: int = 3) -> Any:
+def _fetch_options(
+    ctx: typer.Context, timeout: float = 30.0, retries: int = 3, max_time: float = 300.0, min_rate: float = 1024.0
+) -> Any:
     from gsvendor.upstream.source import FetchOptions
 
     return FetchOptions(
@@ -161,6 +163,8 @@ def _fetch_options(ctx: typer.Context, timeout: float = 30.0, retries: int = 3) 
         timeout=timeout,
         retries=retries,
         progress=not ctx.obj.quiet and sys.stderr.isatty(),
+        max_time=max_time,
+        min_rate=min_rate,
     )
 
 
@@ -207,6 +211,12 @@ def sync(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every file change.")] = False,
     timeout: Annotated[float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1)] = 30.0,
     retries: Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10)] = 3,
+    max_time: Annotated[
+        float, typer.Option(help="Seconds for the whole fetch: every HTTP attempt, or every git run.", min=1)
+    ] = 300.0,
+    min_rate: Annotated[
+        float, typer.Option(help="Bytes/s below which a download is dropped (averaged over --timeout).", min=0)
+    ] = 1024.0,
     helm: HelmOption = None,
 ) -> None:
     """Vendor the charts of upstream TAG into the output folder, with the overlays applied.
@@ -233,7 +243,13 @@ def sync(
         tag = read_pin(config).value
     with _exclusive(ctx, config), _status(ctx, f"syncing {tag}"):
         result = workflow.sync(
-            config, tag, source, _fetch_options(ctx, timeout, retries), dry_run=dry_run, force=force, helm=helm
+            config,
+            tag,
+            source,
+            _fetch_options(ctx, timeout, retries, max_time, min_rate),
+            dry_run=dry_run,
+            force=force,
+            helm=helm,
         )
     if json_output:
         report.print_json(_stdout(), report.sync_summary(result))

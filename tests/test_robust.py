@@ -327,7 +327,7 @@ def trickle() -> Iterator[str]:
     def serve(conn: socket.socket) -> None:
         with conn:
             conn.recv(65536)
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n")
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
             while not stop.is_set():
                 try:
                     conn.sendall(b"x")

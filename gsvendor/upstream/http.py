@@ -66,7 +66,8 @@ class _Meter:
     """Enforces the whole fetch's deadline, the minimum rate (averaged over ``options.timeout``
     seconds) and the archive size limit on each chunk received."""
 
-    def __init__(self, options: FetchOptions, deadline: float) -> None:
+    def __init__(self, url: str, options: FetchOptions, deadline: float) -> None:
+        self.url = url
         self.options = options
         self.deadline = deadline
         self.most = limit("GSVENDOR_MAX_ARCHIVE_MIB", MAX_ARCHIVE_BYTES)
@@ -80,8 +81,8 @@ class _Meter:
         self.window_bytes += size
         if self.total > self.most:
             raise SourceError(
-                f"download larger than {self.most // 1024 // 1024} MiB, more than an upstream archive can be "
-                "(GSVENDOR_MAX_ARCHIVE_MIB raises it)"
+                f"{public_url(self.url)}: download larger than {self.most // 1024 // 1024} MiB, more than an "
+                "upstream archive can be (GSVENDOR_MAX_ARCHIVE_MIB raises it)"
             )
         if now > self.deadline:
             raise _TooSlow(f"took longer than {self.options.max_time:g} s (--max-time)")
@@ -96,7 +97,7 @@ class _Meter:
 def _stream(url: str, options: FetchOptions, deadline: float | None = None) -> bytes:
     import httpx
 
-    meter = _Meter(options, deadline if deadline is not None else time.monotonic() + options.max_time)
+    meter = _Meter(url, options, deadline if deadline is not None else time.monotonic() + options.max_time)
     remaining = max(0.1, meter.deadline - time.monotonic())
     buffer = io.BytesIO()
     timeout = httpx.Timeout(min(options.timeout, remaining))
