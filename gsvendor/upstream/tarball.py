@@ -37,7 +37,7 @@ def open_mode(data: bytes, location: str) -> str:
             return mode
     if data[257:262] == b"ustar" or (len(data) >= 512 and data[257:263] == b"ustar\x00"):
         return "r:"
-    raise SourceError(f"{location}: not a tar.gz archive (no gzip, bzip2, xz or tar header)")
+    raise SourceError(f"{location}: not a readable tar.gz archive (no gzip, bzip2, xz or tar header)")
 
 
 def _safe_member_path(name: str, archive: str) -> str:
