@@ -3,8 +3,18 @@
 import sys
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run() -> None:
-    """Start the CLI. Ctrl-C while it is still starting (importing) exits 130 with one line."""
+    """Start the CLI. Ctrl-C, SIGTERM or SIGHUP while it is still starting (importing) exits 130
+    with one line, no traceback."""
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _interrupt)
     try:
         from gsvendor.cli import main
     except KeyboardInterrupt:
