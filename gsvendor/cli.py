@@ -18,6 +18,8 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.markup import escape
 
+from gsvendor.errors import printable
+
 app = typer.Typer(
     name="gsvendor",
     help=(
@@ -51,6 +53,7 @@ class Globals:
     config: Path
     cache_dir: Path | None
     quiet: bool
+    lock_timeout: float = 60.0
 
 
 def _cache_dir(value: Path | None) -> Path | None:
@@ -73,8 +76,15 @@ def _globals(
         typer.Option(help="Download cache (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor)."),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    lock_timeout: Annotated[
+        float,
+        typer.Option(
+            help="Seconds to wait for another gsvendor working in the same project before giving up (exit 2).",
+            min=0,
+        ),
+    ] = 60.0,
 ) -> None:
-    ctx.obj = Globals(config=config, cache_dir=_cache_dir(cache_dir), quiet=quiet)
+    ctx.obj = Globals(config=config, cache_dir=_cache_dir(cache_dir), quiet=quiet, lock_timeout=lock_timeout)
 
 
 def _stderr() -> Any:
@@ -106,16 +116,29 @@ def handles_errors(function: F) -> F:
             console = _stderr()
             for line in str(exc).splitlines() or [type(exc).__name__]:
                 # escaped: messages quote user text ("[PATCH] …", "[/x]") that is not markup
-                console.print(f"[red]error:[/] {escape(line)}", markup=True, soft_wrap=True)
+                console.print(f"[red]error:[/] {escape(printable(line))}", markup=True, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: say what state the output is in
+            _interrupted(getattr(exc, "message", None))
 
-    return wrapper  # type: ignore[return-value]  # KeyboardInterrupt goes on to main(), which exits at once
+    return wrapper  # type: ignore[return-value]
 
 
 def _load(ctx: typer.Context) -> Any:
     from gsvendor.config import load_config
 
     return load_config(ctx.obj.config)
+
+
+def _exclusive(ctx: typer.Context, config: Any) -> Any:
+    """The project lock for a command that writes or reads the output as a whole (finishes an
+    interrupted sync first, saying so on stderr)."""
+    from gsvendor.workflows.guard import exclusive
+
+    def say(line: str) -> None:
+        _stderr().print(printable(line), markup=False, soft_wrap=True)
+
+    return exclusive(config, ctx.obj.lock_timeout, say)
 
 
 def _given(value: str | Path | None, option: str) -> None:
@@ -130,7 +153,9 @@ def _given(value: str | Path | None, option: str) -> None:
         raise UsageError(f"{option} is empty; leave it out for the default")
 
 
-def _fetch_options(ctx: typer.Context, timeout: float = 30.0, retries: int = 3) -> Any:
+def _fetch_options(
+    ctx: typer.Context, timeout: float = 30.0, retries: int = 3, max_time: float = 300.0, min_rate: float = 1024.0
+) -> Any:
     from gsvendor.upstream.source import FetchOptions
 
     return FetchOptions(
@@ -138,6 +163,8 @@ def _fetch_options(ctx: typer.Context, timeout: float = 30.0, retries: int = 3) 
         timeout=timeout,
         retries=retries,
         progress=not ctx.obj.quiet and sys.stderr.isatty(),
+        max_time=max_time,
+        min_rate=min_rate,
     )
 
 
@@ -184,6 +211,12 @@ def sync(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every file change.")] = False,
     timeout: Annotated[float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1)] = 30.0,
     retries: Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10)] = 3,
+    max_time: Annotated[
+        float, typer.Option(help="Seconds for the whole fetch: every HTTP attempt, or every git run.", min=1)
+    ] = 300.0,
+    min_rate: Annotated[
+        float, typer.Option(help="Bytes/s below which a download is dropped (averaged over --timeout).", min=0)
+    ] = 1024.0,
     helm: HelmOption = None,
 ) -> None:
     """Vendor the charts of upstream TAG into the output folder, with the overlays applied.
@@ -208,9 +241,15 @@ def sync(
         from gsvendor.build.versions import read_pin
 
         tag = read_pin(config).value
-    with _status(ctx, f"syncing {tag}"):
+    with _exclusive(ctx, config), _status(ctx, f"syncing {tag}"):
         result = workflow.sync(
-            config, tag, source, _fetch_options(ctx, timeout, retries), dry_run=dry_run, force=force, helm=helm
+            config,
+            tag,
+            source,
+            _fetch_options(ctx, timeout, retries, max_time, min_rate),
+            dry_run=dry_run,
+            force=force,
+            helm=helm,
         )
     if json_output:
         report.print_json(_stdout(), report.sync_summary(result))
@@ -238,7 +277,7 @@ def verify(
     from gsvendor.workflows import sync as workflow
 
     config = _load(ctx)
-    with _status(ctx, "rebuilding from the lock"):
+    with _exclusive(ctx, config), _status(ctx, "rebuilding from the lock"):
         lock, diffs = workflow.verify(config, _fetch_options(ctx), helm)
     out = _stdout()
     if json_output:
@@ -339,18 +378,22 @@ def check_images(
     from gsvendor.workflows import check_images as workflow
 
     config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [])
-    run = workflow.run(
-        config,
-        chart_dirs or [],
-        allow=allow,
-        helm=helm,
-        resolve=resolve,
-        compare_upstream=compare_upstream,
-        jobs=resolve_jobs,
-        registry_config=registry_config,
-        insecure=insecure_registry,
-        progress=lambda message: _status(ctx, message),
-    )
+    import contextlib
+
+    guard = _exclusive(ctx, config) if config is not None and not chart_dirs else contextlib.nullcontext()
+    with guard:
+        run = workflow.run(
+            config,
+            chart_dirs or [],
+            allow=allow,
+            helm=helm,
+            resolve=resolve,
+            compare_upstream=compare_upstream,
+            jobs=resolve_jobs,
+            registry_config=registry_config,
+            insecure=insecure_registry,
+            progress=lambda message: _status(ctx, message),
+        )
     if junit is not None:
         try:
             write_junit(junit, "check-images", report_images.run_cases(run))
@@ -403,6 +446,8 @@ def check_manifests(
 
       gsvendor check-manifests helm/kserve-runtime-configs helm/kserve-llmisvc-crd --json
     """
+    import contextlib
+
     from gsvendor.errors import CheckFailed
     from gsvendor.report import manifests as report
     from gsvendor.report.console import print_json
@@ -411,14 +456,16 @@ def check_manifests(
     from gsvendor.workflows import check_manifests as workflow
 
     config = images_workflow.load_optional_config(ctx.obj.config, chart_dirs or [])
-    run = workflow.run(
-        config,
-        chart_dirs or [],
-        helm=helm,
-        images=images,
-        allow=allow,
-        progress=lambda message: _status(ctx, message),
-    )
+    guard = _exclusive(ctx, config) if config is not None and not chart_dirs else contextlib.nullcontext()
+    with guard:
+        run = workflow.run(
+            config,
+            chart_dirs or [],
+            helm=helm,
+            images=images,
+            allow=allow,
+            progress=lambda message: _status(ctx, message),
+        )
     if junit is not None:
         write_junit(junit, "check-manifests", report.run_cases(run))
     if json_output:
@@ -452,7 +499,8 @@ def diff(
     from gsvendor.workflows import sync as workflow
 
     config = _load(ctx)
-    lock, diffs = workflow.diff(config, _fetch_options(ctx), chart, helm)
+    with _exclusive(ctx, config):
+        lock, diffs = workflow.diff(config, _fetch_options(ctx), chart, helm)
     out = _stdout()
     if json_output:
         report.print_json(
@@ -564,7 +612,7 @@ def versions(
 
     config = _load(ctx)
     _given(source, "--source")
-    with _status(ctx, "reading upstream go.mod"):
+    with _exclusive(ctx, config), _status(ctx, "reading upstream go.mod"):
         result = check_versions(config, source, _fetch_options(ctx), go=not no_go)
     out = _stdout()
     if json_output:
@@ -608,7 +656,8 @@ def generate(
     from gsvendor.workflows import generate as workflow
 
     config = _load(ctx)
-    results = workflow.generate(config, charts, check=check)
+    with _exclusive(ctx, config):
+        results = workflow.generate(config, charts, check=check)
     stale = [path for result in results for path in result.stale]
     err = _stderr()
     if check and stale:
@@ -623,8 +672,8 @@ def generate(
         out.print(f"[green]ok[/]: the generated files of {len(results)} chart(s) are up to date")
 
 
-def _interrupted() -> None:
-    _stderr().print("interrupted; nothing was left half-written")
+def _interrupted(message: str | None = None) -> None:
+    print(printable(message or "interrupted; nothing was left half-written"), file=sys.stderr)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(130)  # worker threads (registry lookups, renders) must not keep the process alive

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gsvendor.errors import ConfigError
+from gsvendor.errors import MAX_SHOWN_CHARS, ConfigError, shorten
 
 CONFIG_FILE = "gsvendor.yaml"
 
@@ -298,7 +298,9 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
             inner = max(error.context, key=lambda e: (len(e.absolute_path), -len(e.message)))
             path, message = list(inner.absolute_path), inner.message
         if error.validator == "not":
-            message = f"{error.instance!r} must be a relative path inside the project"
+            message = f"{shorten(repr(error.instance))} must be a relative path inside the project"
+        if len(message) > 2 * MAX_SHOWN_CHARS:  # a huge value quoted whole: keep its start and the verdict
+            message = f"{message[:MAX_SHOWN_CHARS]}…{message[-MAX_SHOWN_CHARS // 2 :]}"
         line = _line_of(document, path)
         where = f"{filename}:{line}" if line else filename
         lines.append(f"{where}: {format_path(path)}: {message}")

@@ -100,7 +100,7 @@ def sync(
         )
     backup = None
     if not dry_run and (changes or old_lock != lock_bytes):
-        backup = write_atomically(config.root, output, config.lock_path, lock_bytes, backup=edits or None)
+        backup = write_atomically(config.root, output, config.lock_path, lock_bytes, backup=edits or None, tag=tag)
     return SyncResult(
         build=result,
         changes=changes,
