@@ -594,8 +594,6 @@ def versions(
         report_build.print_versions(out, result)
     if check and not json_output:
         for warning in result.warnings:
-            from rich.markup import escape
-
             _stderr().print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True, markup=True)
     if result.problems:
         raise CheckFailed("\n".join(result.problems))
