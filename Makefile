@@ -54,7 +54,7 @@ versions: venv ## Check every place the upstream version is written follows Dock
 	$(GSVENDOR) versions --check
 
 pre-commit: venv ## Run this repository's pre-commit hooks on every file.
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pre-commit run --all-files
+	$(VENV)/bin/pre-commit run --all-files
 
 lint: venv ## ruff on the code and tests.
 	$(VENV)/bin/ruff check gsvendor tests benchmarks

@@ -123,7 +123,8 @@ def _globals(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     version: Annotated[
-        bool, typer.Option("--version", help="Print gsvendor's version and exit.", callback=_print_version, is_eager=True)
+        bool,
+        typer.Option("--version", help="Print gsvendor's version and exit.", callback=_print_version, is_eager=True),
     ] = False,
 ) -> None:
     _given(config, "--config")
@@ -263,6 +264,10 @@ def sync(
     from gsvendor.report import console as report
     from gsvendor.workflows import sync as workflow
 
+    if tag is not None and tag.lower() in ("true", "false", "yes", "no", "on", "off"):
+        from gsvendor.errors import UsageError
+
+        raise UsageError(f"{tag!r} is not an upstream tag: the flags (--dry-run, --force, --json, -v) take no value")
     config = _load(ctx)
     if tag is None:
         from gsvendor.build.versions import read_pin

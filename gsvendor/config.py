@@ -378,7 +378,9 @@ def find_config(start: Path | None = None) -> Path:
         candidate = folder / CONFIG_FILE
         if candidate.is_file():
             return candidate
-    raise ConfigError(f"{CONFIG_FILE}: not found in this folder or any parent (run gsvendor in a project, or give --config)")
+    raise ConfigError(
+        f"{CONFIG_FILE}: not found in this folder or any parent (run gsvendor in a project, or give --config)"
+    )
 
 
 def load_config(path: Path | None = None, label: str | None = None) -> Config:

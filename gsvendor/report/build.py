@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from gsvendor.build.patches import HunkFailure, PatchResult, SeriesReport
     from gsvendor.build.versions import VersionsReport
 
+
 def _escape(text: str) -> str:
     from rich.markup import escape
 

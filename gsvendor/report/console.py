@@ -117,7 +117,9 @@ def _print_sync_details(console: Console, result: SyncResult) -> None:
         table.add_row(*cells)
     table.print(console)
     for chart in result.build.charts:
-        console.print(f"  {chart.spec.name}: overlays {', '.join(chart.overlays) or '-'}", highlight=False, markup=False)
+        console.print(
+            f"  {chart.spec.name}: overlays {', '.join(chart.overlays) or '-'}", highlight=False, markup=False
+        )
     for change in result.changes:
         mark = {"added": "[green]+[/]", "changed": "[yellow]~[/]", "removed": "[red]-[/]"}[change.status]
         console.print(f"  {mark} {escape(change.full_path)}", highlight=False)

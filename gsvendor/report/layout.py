@@ -99,7 +99,9 @@ class PlainTable:
         """
         count = len(self.columns)
         cells = [[row[i] for row in self.rows] for i in range(count)]
-        natural = [max([len(self.columns[i])] + [len(line) for c in cells[i] for line in c.splitlines()]) for i in range(count)]
+        natural = [
+            max([len(self.columns[i])] + [len(line) for c in cells[i] for line in c.splitlines()]) for i in range(count)
+        ]
         floor = [max([len(self.columns[i])] + [_longest_piece(c) for c in cells[i]]) for i in range(count)]
         last = [min(f, max(LAST_RESORT, len(self.columns[i]))) for i, f in enumerate(floor)]
         widths = list(natural)

@@ -124,7 +124,12 @@ def _rebuild_from_lock(
         )
     location = source or lock.source_for(config.root)
     snapshot = fetch(config, lock.tag, location, options, expected_sha256=lock.sha256)
-    if source is not None and lock.sha256 and not snapshot.sha256 and not (lock.commit and snapshot.commit == lock.commit):
+    if (
+        source is not None
+        and lock.sha256
+        and not snapshot.sha256
+        and not (lock.commit and snapshot.commit == lock.commit)
+    ):
         raise UsageError(
             f"--source {source}: a {snapshot.kind} has no archive sha256 to compare with the lock's "
             f"{lock.sha256[:12]}…; give the archive itself (a .tar.gz or its URL)"
