@@ -582,8 +582,8 @@ def versions(
 
     config = _load(ctx)
     _given(source, "--source")
+    nothing = no_dockerfiles(config)  # also validates dockerfiles/pinDockerfile
     config.require_outputs()
-    nothing = no_dockerfiles(config)
     out = _stdout()
     if nothing:
         if json_output:
