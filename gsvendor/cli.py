@@ -709,6 +709,10 @@ def main() -> None:
     """
     import signal
 
+    from gsvendor.report.layout import StrippedLines
+
+    # --help and every other print: no line ends in spaces (rich pads its help panels with them)
+    sys.stdout = StrippedLines(sys.stdout)  # type: ignore[assignment]
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), _interrupt)

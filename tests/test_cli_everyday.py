@@ -205,6 +205,7 @@ def test_help_wraps_sentences_at_80_columns(cli: Cli, synced_tree: Path) -> None
     # the paragraph reflows as one: no line ends after a few words because the docstring broke there
     assert "lock file records the source and the sha256 of every upstream and result file." in lines
     assert max(len(line) for line in text.splitlines()) <= 80
+    assert [line for line in text.splitlines() if line != line.rstrip()] == []
 
 
 def test_verify_source_elsewhere_and_a_portable_lock(cli: Cli, tmp_path: Path) -> None:

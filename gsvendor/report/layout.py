@@ -186,6 +186,11 @@ class StrippedLines:
         return self.stream.fileno()
 
     @property
+    def buffer(self) -> object:
+        """The wrapped stream's binary buffer (bytes bypass the stripping)."""
+        return self.stream.buffer
+
+    @property
     def encoding(self) -> str:
         """The wrapped stream's encoding."""
         return getattr(self.stream, "encoding", "utf-8")
