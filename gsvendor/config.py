@@ -376,7 +376,7 @@ def find_config(start: Path | None = None) -> Path:
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / CONFIG_FILE
-        if candidate.is_file():
+        if candidate.exists() or candidate.is_symlink():  # not a regular file: load_config says so
             return candidate
     raise ConfigError(
         f"{CONFIG_FILE}: not found in this folder or any parent (run gsvendor in a project, or give --config)"
