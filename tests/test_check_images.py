@@ -757,7 +757,7 @@ def test_usage_errors_exit_2(helm, tmp_path):
     result = invoke("--config", config, "check-images", "--helm", helm)  # the configured chart was never synced
     assert (result.exit_code, result.stderr) == (
         2,
-        "error: helm/fixture: not a chart (no Chart.yaml); run `gsvendor sync` first\n",
+        "error: helm/fixture/ does not exist: run gsvendor sync\n",
     )
     result = invoke("--config", config, "check-images", tmp_path / "fixture", "--helm", helm, "--junit", tmp_path)
     assert (result.exit_code, result.stderr) == (2, f"error: --junit {tmp_path}: cannot write: Is a directory\n")
