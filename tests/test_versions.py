@@ -194,7 +194,7 @@ def test_a_fresh_project_is_not_synced(tmp_path: Path) -> None:
     for args in (("versions", "--no-go"), ("versions", "--check"), ("versions", "--json")):
         result = run_gsvendor(project, *args)
         assert (result.returncode, result.stdout) == (2, "")
-        assert result.stderr == "error: helm/ does not exist: run gsvendor sync\n"
+        assert result.stderr == "error: helm/kserve-resources/ does not exist: run gsvendor sync\n"
     code, data, stderr = run_json(vendored(project, "v1.0.0"), "versions", "--no-go")
     assert code == 0, stderr
     assert [p["status"] for p in data["places"]] == ["agrees", "pin", "agrees", "agrees", "not synced"]
