@@ -709,13 +709,13 @@ def main() -> None:
     """
     import signal
 
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _interrupt)
     from gsvendor.report.layout import StrippedLines
 
     # --help and every other print: no line ends in spaces (rich pads its help panels with them)
     sys.stdout = StrippedLines(sys.stdout)  # type: ignore[assignment]
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), _interrupt)
     try:
         code = app(args=global_options_first(sys.argv[1:]), prog_name="gsvendor", standalone_mode=False)
     except KeyboardInterrupt:
