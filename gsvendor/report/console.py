@@ -138,10 +138,18 @@ def diff_line_style(line: str) -> str:
 
 
 def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
-    """Unified diffs, coloured on a terminal, plain when piped."""
+    """Unified diffs, coloured on a terminal, plain when piped.
+
+    Piped, a diff is written byte for byte (past :class:`~gsvendor.report.layout.StrippedLines`): a
+    line's trailing spaces are part of what it shows, and the output stays a patch that applies.
+    """
+    from gsvendor.report.layout import raw_stream
+
     for item in diffs:
         if not console.is_terminal:
-            console.out(item.text, end="", highlight=False)
+            stream = raw_stream(console.file)
+            stream.write(item.text)
+            stream.flush()
             continue
         from rich.text import Text
 

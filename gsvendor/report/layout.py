@@ -151,6 +151,13 @@ class PlainTable:
             console.print(Text(line, style="bold" if bold else ""), soft_wrap=True)
 
 
+def raw_stream(stream: TextIO) -> TextIO:
+    """The stream below any :class:`StrippedLines`: for bytes that must stay as they are (a diff's body)."""
+    while isinstance(stream, StrippedLines):
+        stream = stream.stream
+    return stream
+
+
 class StrippedLines:
     """A text stream that drops spaces before each line end (rich pads and word-wraps with them).
 
