@@ -28,6 +28,7 @@ COMMANDS = (
     ("diff", "kserve-crd"),
     ("check-images",),
     ("check-images", "-v"),
+    ("check-manifests",),
     ("versions", "--no-go"),
     ("versions", "--check", "--no-go"),
     ("versions", "--no-go", "--json"),
@@ -36,7 +37,7 @@ COMMANDS = (
     ("generate", "--json"),
     ("patch-verify", "--source", str(tarball("v0.20.0"))),
 )
-READERS = ("verify", "diff", "check-images", "generate", "versions")
+READERS = ("verify", "diff", "check-images", "generate", "versions", "check-manifests")
 
 
 def full_project(folder: Path) -> Path:
