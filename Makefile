@@ -73,7 +73,7 @@ versions: venv ## Check every place the upstream version is written follows Dock
 	$(GSVENDOR) versions --check
 
 pre-commit: venv ## Run this repository's pre-commit hooks on every file.
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pre-commit run --all-files
+	$(VENV)/bin/pre-commit run --all-files
 
 ci-config: venv tools ## Merge .circleci/workflows.yml and custom.yml as CircleCI's setup job does, into build/circleci/continue.yml.
 	mkdir -p build/circleci

@@ -28,6 +28,10 @@ class ConfigError(GsvendorError):
     """
 
 
+class NotSyncedError(GsvendorError):
+    """A chart output folder a command reads does not exist: the project was not synced (exit 2)."""
+
+
 class SourceError(GsvendorError):
     """The upstream source cannot be read: unknown tag, HTTP error, corrupt or unsafe archive (exit 2)."""
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import re
 import contextlib
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 

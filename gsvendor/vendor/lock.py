@@ -63,16 +63,38 @@ class Lock:
         return out
 
     def source_for(self, root: Path) -> str:
-        """The source as ``fetch_upstream`` takes it: a URL, or a local path resolved against ``root``."""
+        """The source as ``fetch_upstream`` takes it: a URL, or a local path resolved against ``root``.
+
+        A local git repository is recorded as a project-relative path and read as a ``file://`` URL.
+        """
         if self.kind in ("folder", "tarball"):
             return str((root / self.location).resolve()) if not os.path.isabs(self.location) else self.location
+        if self.kind == "git" and _is_local_path(self.location):
+            return (root / self.location).resolve().as_uri()
         return self.location
+
+    def local_source(self, root: Path) -> Path | None:
+        """The local file or folder the source names (``None`` for a remote source)."""
+        if self.kind in ("folder", "tarball") or (self.kind == "git" and _is_local_path(self.location)):
+            return root / self.location
+        return None
+
+
+def _is_local_path(location: str) -> bool:
+    """Whether a recorded git location is a project-relative path rather than a URL (``scheme://``, ``user@host:``)."""
+    return "://" not in location and not re.match(r"^[^/]+@[^/:]+:", location)
 
 
 def source_location(kind: str, location: str, root: Path) -> str:
     """How a source is recorded: local paths relative to the project root (portable), tarball URLs
-    without user info or secret-looking query values (:func:`gsvendor.upstream.source.public_url`), git URLs
-    without credentials (:func:`gsvendor.upstream.git.public_git_url`)."""
+    without user info or secret-looking query values (:func:`gsvendor.upstream.source.public_url`), a
+    local git repository (``file://``) as a path relative to the project root, other git URLs without
+    credentials (:func:`gsvendor.upstream.git.public_git_url`)."""
+    if kind == "git" and location.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        location = unquote(urlparse(location).path)
+        return Path(os.path.relpath(os.path.abspath(location), os.path.abspath(root))).as_posix()
     if kind not in ("folder", "tarball"):
         from gsvendor.upstream.git import public_git_url
         from gsvendor.upstream.source import public_url
