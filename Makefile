@@ -20,8 +20,9 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed ## Create .venv with gsvendor and the test tools.
 
-tools: ## Install the pinned helm into .tools/bin (unless present).
+tools: ## Install the pinned helm, helm-docs, helm-values-schema-json, schemalint, helm-unittest into .tools/.
 	hack/install-helm.sh
+	hack/install-go-tools.sh
 
 # --- vendoring --------------------------------------------------------------------------------
 
