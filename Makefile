@@ -45,8 +45,8 @@ check-images: venv tools ## Fail on any chart image outside gsoci.azurecr.io/ (a
 
 check-image-registry: check-images ## Alias of check-images (the name the seed README and CI use).
 
-helm-test: venv tools ## The chart tests: the overlays' behaviour rendered with helm, on every upstream tag.
-	$(VENV)/bin/pytest -q tests/test_chart_overlays.py
+helm-test: tools ## The helm-unittest suites of every chart in helm/ (after make sync); JUnit in build/.
+	hack/helm-test.sh
 
 patch-verify: venv ## Check patches/llmisvc applies to the pinned upstream (PATCH_SOURCE=… to read it elsewhere).
 	$(GSVENDOR) patch-verify $(if $(PATCH_SOURCE),--source $(PATCH_SOURCE))
