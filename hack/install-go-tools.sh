@@ -10,8 +10,9 @@
 # Each tool is skipped when the installed binary was built from the pinned module version
 # (`go version -m`), so a second run costs a few milliseconds. The module and build caches live
 # in $GO_TOOLS_CACHE (default .tools/go-cache), which CI caches between runs. The Go module proxy
-# serves these tool modules only. Without go (on PATH or in /usr/local/go/bin) the script says so
-# and exits 0: the tests that need the tools skip with a reason.
+# serves these tool modules only. Without go ($GO, PATH, /usr/local/go/bin) the script says so and
+# exits 0, as it does for a tool it cannot fetch: the tests that need the tools skip with a reason.
+# A tool that fails to build is an error (exit 1).
 set -euo pipefail
 
 # renovate: datasource=go depName=github.com/norwoodj/helm-docs
@@ -27,12 +28,17 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/.tools/bin"
 plugins="$root/.tools/helm-plugins"
 
-go=$(command -v go || true)
-if [ -z "$go" ] && [ -x /usr/local/go/bin/go ]; then
-  go=/usr/local/go/bin/go
+# $GO, else go on PATH, else the official installation's /usr/local/go/bin/go
+if [ -n "${GO:-}" ]; then
+  go=$(command -v "$GO" || true)
+else
+  go=$(command -v go || true)
+  if [ -z "$go" ] && [ -x /usr/local/go/bin/go ]; then
+    go=/usr/local/go/bin/go
+  fi
 fi
 if [ -z "$go" ]; then
-  echo "install-go-tools: go not found (PATH, /usr/local/go/bin): skipping helm-docs," \
+  echo "install-go-tools: go not found (${GO:-PATH, /usr/local/go/bin}): skipping helm-docs," \
     "helm-values-schema-json, schemalint and helm-unittest; the tests that need them skip" >&2
   exit 0
 fi
@@ -91,20 +97,26 @@ install() {
   work="$cache/modules/$name"
   log="$cache/modules/$name.log"
   rm -rf "$work" && mkdir -p "$work"
+  # fetching: a module the proxy does not serve, or no network, skips the tool with a message
   if ! (cd "$work" && "$go" mod init gsvendor.invalid/tools/"$name" &&
     flags=$(replaces "$module@$version") &&
     "$go" mod edit -require="$module@$version" $flags &&
-    "$go" get "$package@$version" &&
-    "$go" build -trimpath -ldflags "$ldflags" -o "$bin/$name.new" "$package") >"$log" 2>&1; then
+    "$go" get "$package@$version") >"$log" 2>&1; then
     if grep -qE '(403 Forbidden|404 Not Found|410 Gone)' "$log"; then
       echo "install-go-tools: $name $version skipped: the Go module proxy does not serve $module@$version" \
         "($(grep -oE '(403 Forbidden|404 Not Found|410 Gone)' "$log" | head -1)); the tests that need it skip" >&2
     else
-      cat "$log" >&2
-      echo "install-go-tools: building $name $version failed (log above)" >&2
-      failed+=("$name")
+      echo "install-go-tools: $name $version skipped: cannot fetch $module@$version:" \
+        "$(grep -v '^go: downloading' "$log" | tail -1); the tests that need it skip" >&2
     fi
+    return
+  fi
+  # building: a failure here is an error
+  if ! (cd "$work" && "$go" build -trimpath -ldflags "$ldflags" -o "$bin/$name.new" "$package") >>"$log" 2>&1; then
+    cat "$log" >&2
+    echo "install-go-tools: building $name $version failed (log above)" >&2
     rm -f "$bin/$name.new"
+    failed+=("$name")
     return
   fi
   mv "$bin/$name.new" "$bin/$name"
