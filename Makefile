@@ -7,7 +7,7 @@ SOURCE ?= ../shared/upstream/kserve-$(TAG).tar.gz
 
 .DEFAULT_GOAL := help
 .PHONY: help venv tools sync verify diff generate check-images check-image-registry helm-test \
-	patch-verify versions pre-commit lint test bench bench-images bench-patch-verify bench-resolve
+	patch-verify versions pre-commit lint test bench bench-images bench-patch-verify bench-resolve bench-generate
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
@@ -71,12 +71,16 @@ bench: venv tools ## Print every benchmark's figures.
 	$(VENV)/bin/python benchmarks/bench_check_images.py
 	$(VENV)/bin/python benchmarks/bench_patch_verify.py
 	$(VENV)/bin/python benchmarks/bench_resolve.py
+	$(VENV)/bin/python benchmarks/bench_generate.py
 
 bench-images: venv tools ## Time check-images against a serial loop of the same helm calls.
 	$(VENV)/bin/python benchmarks/bench_check_images.py
 
 bench-patch-verify: venv ## Print patch-verify vs clone + git apply figures.
 	$(VENV)/bin/python benchmarks/bench_patch_verify.py
+
+bench-generate: venv tools ## Time gsvendor generate in-process against helm-values-schema-json + helm-docs (after make sync).
+	$(VENV)/bin/python benchmarks/bench_generate.py
 
 bench-resolve: venv ## Time check-images --resolve lookups of 100 references against a local docker-registry.
 	$(VENV)/bin/python benchmarks/bench_resolve.py
