@@ -27,8 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gsvendor import checkimages, render  # noqa: E402
 from gsvendor.config import load_config  # noqa: E402
+from gsvendor.images import check as checkimages  # noqa: E402
+from gsvendor.images import render  # noqa: E402
 
 
 def helm_calls(helm: str, stack: ExitStack) -> list[list[str]]:

@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from registrykit import FlakyProxy, LocalRegistry  # noqa: E402
 
-from gsvendor import resolve  # noqa: E402
-from gsvendor.imageref import parse  # noqa: E402
+from gsvendor.images import registry as resolve  # noqa: E402
+from gsvendor.images.reference import parse  # noqa: E402
 
 
 def timed(targets: list[resolve.Target], options: resolve.ResolveOptions) -> tuple[float, int, int]:

@@ -131,7 +131,7 @@ def _given(value: str | Path | None, option: str) -> None:
 
 
 def _fetch_options(ctx: typer.Context, timeout: float = 30.0, retries: int = 3) -> Any:
-    from gsvendor.upstream import FetchOptions
+    from gsvendor.upstream.source import FetchOptions
 
     return FetchOptions(
         cache_dir=ctx.obj.cache_dir,
@@ -200,12 +200,12 @@ def sync(
 
       gsvendor sync   [dim]# the version Dockerfile.llmisvc pins[/]
     """
-    from gsvendor import report
-    from gsvendor import sync as workflow
+    from gsvendor.report import console as report
+    from gsvendor.workflows import sync as workflow
 
     config = _load(ctx)
     if tag is None:
-        from gsvendor.versions import read_pin
+        from gsvendor.build.versions import read_pin
 
         tag = read_pin(config).value
     with _status(ctx, f"syncing {tag}"):
@@ -234,8 +234,8 @@ def verify(
 
       gsvendor verify
     """
-    from gsvendor import report
-    from gsvendor import sync as workflow
+    from gsvendor.report import console as report
+    from gsvendor.workflows import sync as workflow
 
     config = _load(ctx)
     with _status(ctx, "rebuilding from the lock"):
@@ -332,54 +332,36 @@ def check_images(
 
       gsvendor check-images --resolve --compare-upstream --junit build/test-results/check-images.xml
     """
-    from gsvendor import checkimages, report
-    from gsvendor import resolve as resolving
-    from gsvendor.config import load_config
     from gsvendor.errors import CheckFailed, UsageError
-    from gsvendor.render import find_helm
+    from gsvendor.report import images as report_images
+    from gsvendor.report.console import print_json
+    from gsvendor.report.junit import write_junit
+    from gsvendor.workflows import check_images as workflow
 
-    if allow is not None and not all(prefix.strip() for prefix in allow):
-        raise UsageError("--allow: a prefix must not be empty")
-    config_path: Path = ctx.obj.config
-    # With chart folders and no gsvendor.yaml here the defaults apply; a --config given must exist.
-    optional = bool(chart_dirs) and config_path == Path("gsvendor.yaml") and not config_path.exists()
-    config = None if optional else load_config(config_path)
-    charts = checkimages.chart_targets(chart_dirs or [], config)
-    settings = checkimages.images_config(config)
-    options = resolving.cli_options(
+    config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [])
+    run = workflow.run(
         config,
+        chart_dirs or [],
+        allow=allow,
+        helm=helm,
         resolve=resolve,
         compare_upstream=compare_upstream,
         jobs=resolve_jobs,
         registry_config=registry_config,
         insecure=insecure_registry,
+        progress=lambda message: _status(ctx, message),
     )
-    helm_path = find_helm(helm, project_root=config.root if config else Path.cwd())
-    with _status(ctx, f"rendering {len(charts)} chart(s)"):
-        result = checkimages.check_images(charts, settings, helm_path, allow=allow)
-    resolved = None
-    if options is not None:
-        with _status(ctx, "asking the registries"):
-            resolved = resolving.resolve_check(result, options)
     if junit is not None:
-        cases = checkimages.junit_cases(result) + (resolving.junit_cases(resolved) if resolved else [])
         try:
-            report.write_junit(junit, "check-images", cases)
+            write_junit(junit, "check-images", report_images.run_cases(run))
         except OSError as exc:
             raise UsageError(f"--junit {junit}: cannot write: {exc.strerror or exc}") from None
     if json_output:
-        data = checkimages.to_json(result)
-        report.print_json(_stdout(), resolving.add_to_json(data, result, resolved) if resolved else data)
+        print_json(_stdout(), report_images.run_json(run))
     else:
-        columns = resolving.table_columns(resolved) if resolved else None
-        checkimages.print_report(_stdout(), result, verbose=verbose, columns=columns)
-        if resolved:
-            resolving.print_report(_stdout(), resolved)
-    failures = [] if result.ok else [checkimages.failure_message(result)]
-    if resolved and not resolved.ok:
-        failures.append(("" if failures else "check-images failed: ") + resolving.failure_message(resolved))
-    if failures:
-        raise CheckFailed("; ".join(failures))
+        report_images.print_run(_stdout(), run, verbose=verbose)
+    if not run.ok:
+        raise CheckFailed(report_images.run_failure(run))
 
 
 @app.command()
@@ -401,8 +383,8 @@ def diff(
 
       gsvendor diff kserve-resources --stat
     """
-    from gsvendor import report
-    from gsvendor import sync as workflow
+    from gsvendor.report import console as report
+    from gsvendor.workflows import sync as workflow
 
     config = _load(ctx)
     lock, diffs = workflow.diff(config, _fetch_options(ctx), chart, helm)
@@ -455,9 +437,11 @@ def patch_verify(
 
       gsvendor patch-verify --tag v0.21.0 --source file:///src/kserve --junit build/patches.xml
     """
-    from gsvendor import report, report_build
     from gsvendor.errors import CheckFailed
-    from gsvendor.patches import verify_series
+    from gsvendor.report import build as report_build
+    from gsvendor.report import console as report
+    from gsvendor.report.junit import write_junit
+    from gsvendor.workflows.patch_verify import verify_series
 
     config = _load(ctx)
     _given(source, "--source")
@@ -466,7 +450,7 @@ def patch_verify(
     with _status(ctx, "checking the patch series"):
         result = verify_series(config, tag, source, _fetch_options(ctx, timeout, retries), patches)
     if junit is not None:
-        report.write_junit(junit, "patch-verify", report_build.series_cases(result))
+        write_junit(junit, "patch-verify", report_build.series_cases(result))
     out = _stdout()
     if json_output:
         report.print_json(out, result.as_json())
@@ -508,9 +492,10 @@ def versions(
 
       gsvendor versions --check
     """
-    from gsvendor import report, report_build
     from gsvendor.errors import CheckFailed
-    from gsvendor.versions import check as check_versions
+    from gsvendor.report import build as report_build
+    from gsvendor.report import console as report
+    from gsvendor.workflows.versions import check as check_versions
 
     config = _load(ctx)
     _given(source, "--source")
@@ -555,7 +540,7 @@ def generate(
 
       gsvendor generate --check kserve-resources
     """
-    from gsvendor import generate as workflow
+    from gsvendor.workflows import generate as workflow
 
     config = _load(ctx)
     results = workflow.generate(config, charts, check=check)

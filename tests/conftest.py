@@ -76,7 +76,7 @@ class Cli:
     """Runs ``python -m gsvendor`` in a real subprocess, as a user would."""
 
     def __init__(self, cache: Path) -> None:
-        from gsvendor.render import find_helm
+        from gsvendor.images.render import find_helm
 
         self.env = {**os.environ, "GSVENDOR_CACHE_DIR": str(cache), "NO_COLOR": "1", "COLUMNS": "200"}
         self.env["GSVENDOR_HELM"] = find_helm(project_root=ROOT)  # projects in tmp have no .tools/
@@ -102,7 +102,7 @@ def cli(tmp_path: Path) -> Cli:
 @pytest.fixture(scope="session")
 def helm() -> str:
     """The helm binary (hack/install-helm.sh puts a pinned one in .tools/bin)."""
-    from gsvendor.render import find_helm
+    from gsvendor.images.render import find_helm
 
     return find_helm(project_root=ROOT)
 

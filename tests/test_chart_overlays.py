@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, TAGS, Cli, tarball
 
-from gsvendor import yamledit
-from gsvendor.render import documents, find_helm, template
+from gsvendor.images.render import documents, find_helm, template
+from gsvendor.overlays import yamledit
 
 
 @pytest.fixture(scope="module", params=TAGS)

@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gsvendor.cli import app
-from gsvendor.render import find_helm
+from gsvendor.images.render import find_helm
 
 ROOT = Path(__file__).resolve().parent.parent
 UPSTREAM = ROOT.parent / "shared" / "upstream" / "kserve-v0.20.0.tar.gz"

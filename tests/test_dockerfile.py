@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gsvendor import dockerfile
+from gsvendor.build import dockerfile
 from gsvendor.errors import ConfigError
 
 ROOT = Path(__file__).parent.parent

@@ -11,14 +11,16 @@ import pytest
 from generate_helpers import CHARTS, ROOT, TAGS, tarball, upstream_chart
 from typer.testing import CliRunner
 
-from gsvendor import goyaml
 from gsvendor.cli import app
 from gsvendor.config import load_config
-from gsvendor.generate import generate_chart
-from gsvendor.overlays import load_overlays
-from gsvendor.schema import validate_values
-from gsvendor.upstream import FetchOptions, fetch_upstream
-from gsvendor.vendor import Build, build, normalize_whitespace, wanted_for
+from gsvendor.files import normalize_whitespace
+from gsvendor.generate.chart import generate_chart
+from gsvendor.generate.golang import yaml_v3 as goyaml
+from gsvendor.generate.schema.output import validate_values
+from gsvendor.overlays.engine import load_overlays
+from gsvendor.upstream.fetch import fetch_upstream
+from gsvendor.upstream.source import FetchOptions
+from gsvendor.vendor.plan import Build, build, wanted_for
 
 GENERATED = ("README.md", "values.schema.json")
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from gsvendor.gotemplate import Template, TemplateError
+from gsvendor.generate.golang.text_template.exec import Template
+from gsvendor.generate.golang.text_template.parse import TemplateError
 
 
 @dataclass

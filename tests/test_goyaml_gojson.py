@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gsvendor import gojson, goyaml
+from gsvendor.generate.golang import encoding_json as gojson
+from gsvendor.generate.golang import yaml_v3 as goyaml
 
 
 @pytest.mark.parametrize(

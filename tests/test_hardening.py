@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import Cli, assert_one_line_error, tarball, tree
 
-from gsvendor import yamledit
+from gsvendor.overlays import yamledit
 
 
 @pytest.fixture
@@ -135,7 +135,8 @@ def test_archive_with_a_symlink_loop(cli: Cli, synced: Path, tmp_path: Path) -> 
 
 def test_oversized_member_is_refused(tmp_path: Path) -> None:
     from gsvendor.errors import SourceError
-    from gsvendor.upstream import MAX_MEMBER_BYTES, Wanted, read_tarball
+    from gsvendor.upstream.source import MAX_MEMBER_BYTES, Wanted
+    from gsvendor.upstream.tarball import read_tarball
 
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as out:
@@ -175,7 +176,7 @@ def test_yaml_set_quotes_what_yaml_1_1_reads_as_non_strings(word: str) -> None:
 def test_rendered_document_names_cannot_lead_out_of_the_destination() -> None:
     from gsvendor.config import ChartSpec, RenderSpec
     from gsvendor.errors import SourceError
-    from gsvendor.vendor import split_documents
+    from gsvendor.vendor.plan import split_documents
 
     spec = ChartSpec(name="c", upstream_path="charts/c", dest="out", render=RenderSpec(file_name="{name}.yaml"))
     evil = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ../../../EVIL\n"
@@ -187,7 +188,7 @@ def test_rendered_document_names_cannot_lead_out_of_the_destination() -> None:
 
 
 def test_rendering_never_touches_the_chart_it_renders(synced: Path, helm: str) -> None:
-    from gsvendor.render import template
+    from gsvendor.images.render import template
 
     chart = synced / "helm/kserve-crd"
     before = tree(chart)

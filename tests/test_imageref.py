@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gsvendor.checkimages import matches_prefix
-from gsvendor.imageref import ImageReference, InvalidReference, join_tag, parse
+from gsvendor.images.check import matches_prefix
+from gsvendor.images.reference import ImageReference, InvalidReference, join_tag, parse
 
 SHA = "sha256:" + "0123456789abcdef" * 4
 

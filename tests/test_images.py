@@ -7,14 +7,8 @@ import textwrap
 
 from ruamel.yaml import YAML
 
-from gsvendor.checkimages import discover_switches, judge, scan_manifests, split_documents
-from gsvendor.images import (
-    Found,
-    configmap_references,
-    key_lines,
-    manifest_references,
-    values_references,
-)
+from gsvendor.images.check import discover_switches, judge, scan_manifests, split_documents
+from gsvendor.images.find import Found, configmap_references, key_lines, manifest_references, values_references
 
 
 def pairs(found: list[Found]) -> list[tuple[str, str]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gsvendor.errors import OverlayApplyError, OverlayDefinitionError
-from gsvendor.overlays import apply_overlays, in_range, load_overlays
+from gsvendor.overlays.engine import apply_overlays, in_range, load_overlays
 
 FILES = {
     "Chart.yaml": b"name: demo\nappVersion: v0.1.0\n",

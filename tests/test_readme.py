@@ -6,7 +6,8 @@ from textwrap import dedent
 
 import pytest
 
-from gsvendor.readme import ReadmeError, render_readme
+from gsvendor.generate.readme.chart import ReadmeError
+from gsvendor.generate.readme.template import render_readme
 
 CHART = b"apiVersion: v2\nname: demo\nversion: 0.1.0\ndescription: A demo chart\n"
 HEAD = "| Key | Type | Default | Description |\n|-----|------|---------|-------------|\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from generate_helpers import CHARTS, TAGS, upstream_chart
 
-from gsvendor.readme import render_readme
+from gsvendor.generate.readme.template import render_readme
 
 
 @pytest.mark.parametrize("tag", TAGS)

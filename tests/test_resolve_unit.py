@@ -18,9 +18,10 @@ import requests
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
-from gsvendor import resolve
 from gsvendor.errors import ConfigError, UsageError
-from gsvendor.imageref import parse
+from gsvendor.images import registry as resolve
+from gsvendor.images import resolve as resolving
+from gsvendor.images.reference import parse
 
 DIGEST = "sha256:" + "a" * 64
 OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
@@ -103,9 +104,9 @@ def test_insecure_hosts():
 
 def test_cli_options_need_resolve():
     with pytest.raises(UsageError, match="--compare-upstream, --resolve-jobs needs --resolve"):
-        resolve.cli_options(None, resolve=False, compare_upstream=True, jobs=2, registry_config=None, insecure=None)
+        resolving.cli_options(None, resolve=False, compare_upstream=True, jobs=2, registry_config=None, insecure=None)
     assert (
-        resolve.cli_options(None, resolve=False, compare_upstream=False, jobs=None, registry_config=None, insecure=[])
+        resolving.cli_options(None, resolve=False, compare_upstream=False, jobs=None, registry_config=None, insecure=[])
         is None
     )
 
@@ -116,10 +117,10 @@ def test_the_longest_mirror_prefix_wins_and_maps_tag_and_digest():
         resolve.Mirror("gsoci.azurecr.io/giantswarm/llm-d-", "ghcr.io/llm-d/llm-d-"),
     )
     ref = parse(f"gsoci.azurecr.io/giantswarm/llm-d-inference-scheduler:v0.2.1@{DIGEST}")
-    mirror = resolve.find_mirror(mirrors, ref.name)
+    mirror = resolving.find_mirror(mirrors, ref.name)
     assert mirror is mirrors[1]
     assert mirror.upstream_of(ref).normalized == f"ghcr.io/llm-d/llm-d-inference-scheduler:v0.2.1@{DIGEST}"
-    assert resolve.find_mirror(mirrors, "quay.io/x") is None
+    assert resolving.find_mirror(mirrors, "quay.io/x") is None
 
 
 @pytest.mark.parametrize(
@@ -133,7 +134,7 @@ def test_the_longest_mirror_prefix_wins_and_maps_tag_and_digest():
     ],
 )
 def test_mirror_prefixes_are_checked(prefix, problem):
-    found = resolve._prefix_problem(prefix)
+    found = resolving._prefix_problem(prefix)
     assert (found is None) if problem is None else (problem in (found or "")), found
 
 

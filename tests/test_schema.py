@@ -10,7 +10,8 @@ from textwrap import dedent
 
 import pytest
 
-from gsvendor.schema import SchemaError, generate_schema
+from gsvendor.generate.schema.model import SchemaError
+from gsvendor.generate.schema.output import generate_schema
 
 DEFAULT_CONFIG = "values: [values.yaml]\n"
 
@@ -645,7 +646,7 @@ def test_numbers_are_float64_and_html_characters_stay_unescaped() -> None:
 
 
 def test_generated_text_is_whitespace_clean() -> None:
-    from gsvendor.vendor import normalize_whitespace
+    from gsvendor.files import normalize_whitespace
 
     out = schema_text("a:\n  b: [1]\n").encode()
     assert normalize_whitespace(out) == out

@@ -10,7 +10,8 @@ from textwrap import dedent
 
 import pytest
 
-from gsvendor.schema import SchemaError, generate_schema
+from gsvendor.generate.schema.model import SchemaError
+from gsvendor.generate.schema.output import generate_schema
 
 
 def schema_text(values: str, config: str = "values: [values.yaml]\n") -> str:

@@ -12,8 +12,8 @@ import pytest
 from conftest import CHARTS, Cli, assert_one_line_error, tarball, tree, upstream_files
 from pytest_httpserver import HTTPServer
 
-from gsvendor import yamledit
-from gsvendor.render import documents, template
+from gsvendor.images.render import documents, template
+from gsvendor.overlays import yamledit
 
 # chart → files the declared overlays change or add (everything else must be upstream's bytes)
 _COMMON = {

@@ -11,7 +11,9 @@ from conftest import tarball, upstream_files
 from pytest_httpserver import HTTPServer
 
 from gsvendor.errors import SourceError
-from gsvendor.upstream import FetchOptions, Wanted, classify_source, fetch_upstream, read_tarball
+from gsvendor.upstream.fetch import fetch_upstream
+from gsvendor.upstream.source import FetchOptions, Wanted, classify_source
+from gsvendor.upstream.tarball import read_tarball
 
 WANTED = Wanted(folders=("charts/kserve-crd",), files=("go.mod",))
 

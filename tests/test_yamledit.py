@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gsvendor import yamledit
+from gsvendor.overlays import yamledit
 
 CHART = """apiVersion: v2
 name: demo

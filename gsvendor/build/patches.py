@@ -1,0 +1,657 @@
+"""Check the carried patch series against an upstream tag, the way the image build applies it.
+
+``Dockerfile.llmisvc`` clones upstream at ``KSERVE_VERSION`` and runs ``git apply`` on every
+``patches/llmisvc/*.patch`` in file name order; one that does not apply fails the build.
+:func:`~gsvendor.workflows.patch_verify.verify_series` does the same with only the files the
+patches touch: it reads them from the upstream source (for a git source a sparse,
+blob-filtered shallow clone of just those paths), writes them to a temporary git work tree and
+applies the series there in order, so a patch is judged on the tree the earlier patches left
+(0002 sees 0001 applied). Each patch ends up with one status:
+
+``applies``
+    ``git apply`` succeeds; the tree moves on with it applied.
+``does not apply``
+    it fails, and reversed it fails too: the report names each failing hunk with the lines the
+    hunk expects and upstream's current lines at that place (``git apply --reject`` on a copy
+    tells which hunks fail).
+``already upstream``
+    it fails forward but reverse-applies cleanly: upstream carries the change; drop the patch.
+``malformed``
+    not ``git format-patch`` output (no ``From <commit>`` line or no ``Subject:``), no diff in
+    it, or a diff ``git apply`` cannot parse.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from gsvendor.errors import ConfigError, ToolError
+
+APPLIES = "applies"
+DOES_NOT_APPLY = "does not apply"
+ALREADY_UPSTREAM = "already upstream"
+MALFORMED = "malformed"
+STATUSES = (APPLIES, DOES_NOT_APPLY, ALREADY_UPSTREAM, MALFORMED)
+_FROM_LINE = re.compile(r"^From ([0-9a-f]{40}|[0-9a-f]{64}) ")  # SHA-1 or SHA-256 repositories
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
+_SUBJECT_PREFIX = re.compile(r"^\[[^\]]*PATCH[^\]]*\]\s*", re.I)
+_EXTENDED_HEADERS = (
+    "old mode ",
+    "new mode ",
+    "deleted file mode ",
+    "new file mode ",
+    "copy from ",
+    "copy to ",
+    "rename from ",
+    "rename to ",
+    "similarity index ",
+    "dissimilarity index ",
+    "index ",
+)
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One ``@@ -a,b +c,d @@`` hunk of a file diff.
+
+    ``number`` counts from 1 within its file (as ``git apply --reject`` numbers them); ``line`` is
+    the hunk header's 1-based line in the .patch file; ``body`` its lines with their prefix
+    character (`` ``, ``-``, ``+``).
+    """
+
+    number: int
+    header: str
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+    line: int
+    body: tuple[str, ...]
+
+    @property
+    def before(self) -> list[str]:
+        """The lines the hunk expects to find (context and removed lines)."""
+        return [text[1:] for text in self.body if text[:1] in (" ", "-", "")]
+
+    @property
+    def after(self) -> list[str]:
+        """The lines the hunk leaves (context and added lines)."""
+        return [text[1:] for text in self.body if text[:1] in (" ", "+", "")]
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """The diff of one file: ``old_path`` is ``None`` for a created file, ``new_path`` for a deleted one."""
+
+    old_path: str | None
+    new_path: str | None
+    hunks: tuple[Hunk, ...]
+    line: int
+    binary: bool = False
+
+    @property
+    def path(self) -> str:
+        """The path the diff applies to in the tree before it (the new path for a created file)."""
+        return self.old_path or self.new_path or ""
+
+
+@dataclass(frozen=True)
+class PatchFile:
+    """One parsed patch file of the series.
+
+    ``problem`` says why it is malformed (``None`` for a well-formed format-patch); ``commit``,
+    ``author`` and ``subject`` come from its mail header (subject without ``[PATCH …]``).
+    """
+
+    path: Path
+    commit: str | None
+    author: str | None
+    subject: str | None
+    files: tuple[FileDiff, ...]
+    problem: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The file name (``0001-….patch``)."""
+        return self.path.name
+
+    @property
+    def touched(self) -> tuple[str, ...]:
+        """Every upstream path the patch reads or writes (old and new names), sorted."""
+        paths = {p for f in self.files for p in (f.old_path, f.new_path) if p}
+        return tuple(sorted(paths))
+
+
+def _unquote(path: str) -> str:
+    """Undo git's C-style quoting of a path with unusual characters (``"a/t\\303\\251st"``)."""
+    if not (len(path) >= 2 and path.startswith('"') and path.endswith('"')):
+        return path
+    raw = path[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode("latin-1")
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _strip_prefix(path: str) -> str | None:
+    """``a/x/y`` → ``x/y`` (git's ``-p1``); ``/dev/null`` → ``None``."""
+    path = _unquote(path.split("\t", 1)[0].rstrip("\r"))
+    if path == "/dev/null":
+        return None
+    return path.split("/", 1)[1] if "/" in path else path
+
+
+def _diff_git_paths(rest: str) -> tuple[str | None, str | None]:
+    """The two paths of ``diff --git a/X b/Y`` (used only when no ``---``/``+++`` lines say them)."""
+    rest = rest.rstrip("\r")
+    if rest.startswith('"'):
+        end = rest.find('" ', 1)
+        return _strip_prefix(rest[: end + 1]), _strip_prefix(rest[end + 2 :])
+    # Without quotes a space in a name makes the split ambiguous; git's own rule: both names equal.
+    for match in re.finditer(r" b/", rest):
+        old, new = rest[: match.start()], rest[match.start() + 1 :]
+        if old[2:] == new[2:]:
+            return _strip_prefix(old), _strip_prefix(new)
+    old, _, new = rest.partition(" ")
+    return _strip_prefix(old), _strip_prefix(new)
+
+
+def _parse_diffs(lines: list[str], start: int) -> tuple[list[FileDiff], str | None]:
+    """Every ``diff --git`` section from ``lines[start:]``; returns the diffs and a problem, if any."""
+    diffs: list[FileDiff] = []
+    i = start
+    while i < len(lines):
+        if not lines[i].startswith("diff --git "):
+            i += 1
+            continue
+        first = i
+        old, new = _diff_git_paths(lines[i][len("diff --git ") :])
+        created = deleted = binary = False
+        i += 1
+        while i < len(lines):
+            text = lines[i]
+            if text.startswith("--- "):
+                old = _strip_prefix(text[4:])
+            elif text.startswith("+++ "):
+                new = _strip_prefix(text[4:])
+            elif text.startswith(("rename from ", "copy from ")):
+                old = _unquote(text.split(" ", 2)[2].rstrip("\r"))
+            elif text.startswith(("rename to ", "copy to ")):
+                new = _unquote(text.split(" ", 2)[2].rstrip("\r"))
+            elif text.startswith("new file mode "):
+                created = True
+            elif text.startswith("deleted file mode "):
+                deleted = True
+            elif text.startswith(("GIT binary patch", "Binary files ")):
+                binary = True
+            elif not text.startswith(_EXTENDED_HEADERS):
+                break
+            i += 1
+        if created:
+            old = None
+        if deleted:
+            new = None
+        hunks: list[Hunk] = []
+        while i < len(lines) and lines[i].startswith("@@"):
+            match = _HUNK.match(lines[i].rstrip("\r"))
+            if not match:
+                return diffs, f"line {i + 1}: unreadable hunk header {lines[i]!r}"
+            old_count = int(match.group(2)) if match.group(2) is not None else 1
+            new_count = int(match.group(4)) if match.group(4) is not None else 1
+            header_line = i
+            i += 1
+            body: list[str] = []
+            old_left, new_left = old_count, new_count
+            while old_left > 0 or new_left > 0:
+                if i >= len(lines):
+                    return diffs, f"line {header_line + 1}: hunk ends early (corrupt patch)"
+                text = lines[i]
+                kind = text[:1]
+                if kind in (" ", ""):  # git reads an empty line as an empty context line
+                    old_left, new_left = old_left - 1, new_left - 1
+                elif kind == "-":
+                    old_left -= 1
+                elif kind == "+":
+                    new_left -= 1
+                elif kind != "\\":
+                    return diffs, f"line {i + 1}: unexpected line in a hunk (corrupt patch)"
+                if kind != "\\":
+                    body.append(text)
+                i += 1
+            if old_left < 0 or new_left < 0:
+                return diffs, f"line {header_line + 1}: hunk line counts do not match its header (corrupt patch)"
+            if i < len(lines) and lines[i].startswith("\\"):
+                i += 1  # "\ No newline at end of file" after the last line
+            hunks.append(
+                Hunk(
+                    number=len(hunks) + 1,
+                    header=lines[header_line].rstrip("\r"),
+                    old_start=int(match.group(1)),
+                    old_count=old_count,
+                    new_start=int(match.group(3)),
+                    new_count=new_count,
+                    line=header_line + 1,
+                    body=tuple(body),
+                )
+            )
+        diffs.append(FileDiff(old_path=old, new_path=new, hunks=tuple(hunks), line=first + 1, binary=binary))
+    return diffs, None
+
+
+def parse_patch(path: Path) -> PatchFile:
+    """Parse the ``git format-patch`` file at ``path``; a malformed one carries its ``problem``.
+
+    Raises :class:`ConfigError` only when the file cannot be read.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    # Patches carry source bytes; keep undecodable ones intact for line comparisons.
+    lines = data.decode("utf-8", "surrogateescape").split("\n")
+    first = _FROM_LINE.match(lines[0]) if lines else None
+    header_end = next((i for i, text in enumerate(lines) if not text.strip()), len(lines))
+    message = email.message_from_bytes(data.split(b"\n\n", 1)[0] + b"\n\n", policy=email.policy.default)
+    subject = message.get("Subject")
+    author = message.get("From")
+    subject_text = _SUBJECT_PREFIX.sub("", " ".join(str(subject).split())) if subject is not None else None
+    author_text = " ".join(str(author).split()) if author is not None else None
+    commit = first.group(1) if first else None
+    if first is None or subject is None:
+        missing = "a 'From <commit> …' first line" if first is None else "a Subject: header"
+        # Still parse the diff, so the report can say which files it would have touched.
+        diffs, _ = _parse_diffs(lines, 0)
+        return PatchFile(
+            path, commit, author_text, subject_text, tuple(diffs), f"not a git format-patch: it lacks {missing}"
+        )
+    diffs, problem = _parse_diffs(lines, header_end)
+    if problem is None and not diffs:
+        problem = "no diff: the mail holds no 'diff --git' section (an empty commit?)"
+    outside = [p for d in diffs for p in (d.old_path, d.new_path) if p and (p.startswith("/") or ".." in p.split("/"))]
+    if problem is None and outside:
+        problem = f"a path outside the source tree: {outside[0]}"
+        diffs = []  # nothing of it is fetched or applied
+    return PatchFile(path, commit, author_text, subject_text, tuple(diffs), problem)
+
+
+def list_series(folder: Path, label: str) -> list[Path]:
+    """The series in ``folder``: its ``*.patch`` files in the order the image build applies them.
+
+    That order is the shell's ``/patches/*.patch`` glob: byte order of the names, no hidden
+    files, regular files only. Raises :class:`ConfigError` when ``folder`` is not a folder.
+    """
+    if not folder.is_dir():
+        raise ConfigError(f"{label}: no such folder (the patch series)")
+    found = [p for p in folder.iterdir() if p.name.endswith(".patch") and not p.name.startswith(".") and p.is_file()]
+    return sorted(found, key=lambda p: p.name.encode("utf-8", "surrogateescape"))
+
+
+@dataclass(frozen=True)
+class HunkFailure:
+    """Why (part of) a patch does not apply.
+
+    ``hunk`` is the 1-based hunk number within ``file`` (``None`` when the whole file fails,
+    e.g. upstream has no such file); ``expected`` the lines the hunk looks for, near
+    ``expected_line``; ``upstream`` upstream's current lines at the closest place, from
+    ``upstream_line``; ``already_upstream`` says this hunk's result is already in the file.
+    """
+
+    file: str
+    hunk: int | None
+    header: str | None
+    reason: str
+    expected_line: int | None = None
+    expected: tuple[str, ...] = ()
+    upstream_line: int | None = None
+    upstream: tuple[str, ...] = ()
+    already_upstream: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        """The machine-readable form."""
+        return {
+            "file": self.file,
+            "hunk": self.hunk,
+            "header": self.header,
+            "reason": self.reason,
+            "expectedLine": self.expected_line,
+            "expected": list(self.expected),
+            "upstreamLine": self.upstream_line,
+            "upstream": list(self.upstream),
+            "alreadyUpstream": self.already_upstream,
+        }
+
+
+@dataclass
+class PatchResult:
+    """The verdict on one patch: ``status`` (one of :data:`STATUSES`), a one-line ``message``,
+    the hunk ``failures`` of a patch that does not apply, and what ``git apply`` printed.
+
+    ``after_failed`` names earlier patches that did not apply, so this one was judged without them.
+    """
+
+    patch: PatchFile
+    status: str
+    message: str
+    failures: list[HunkFailure] = field(default_factory=list)
+    git_output: str = ""
+    seconds: float = 0.0
+    after_failed: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The patch file name."""
+        return self.patch.name
+
+    def as_json(self) -> dict[str, Any]:
+        """The machine-readable form."""
+        return {
+            "name": self.name,
+            "status": self.status,
+            "message": self.message,
+            "subject": self.patch.subject,
+            "commit": self.patch.commit,
+            "files": list(self.patch.touched),
+            "failures": [f.as_json() for f in self.failures],
+            "afterFailed": list(self.after_failed),
+            "git": self.git_output,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+@dataclass
+class SeriesReport:
+    """The result of :func:`verify_series`.
+
+    ``source`` describes where upstream came from (kind, location, commit; ``None`` when nothing
+    had to be fetched); ``fetched`` lists the upstream files read.
+    """
+
+    tag: str
+    patches_dir: str
+    results: list[PatchResult]
+    source: dict[str, Any] | None = None
+    fetched: tuple[str, ...] = ()
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every patch applies (an empty series is ok)."""
+        return all(r.status == APPLIES for r in self.results)
+
+    @property
+    def empty(self) -> bool:
+        """Whether the series holds no patch."""
+        return not self.results
+
+    def counts(self) -> dict[str, int]:
+        """Number of patches per status."""
+        return {status: sum(r.status == status for r in self.results) for status in STATUSES}
+
+    def as_json(self) -> dict[str, Any]:
+        """The machine-readable form (``--json``)."""
+        return {
+            "tag": self.tag,
+            "patches": self.patches_dir,
+            "ok": self.ok,
+            "empty": self.empty,
+            "source": self.source,
+            "fetched": list(self.fetched),
+            "counts": self.counts(),
+            "results": [r.as_json() for r in self.results],
+            "notes": self.notes,
+        }
+
+
+def _git_env() -> dict[str, str]:
+    """The environment for git: C locale (its messages are parsed) and no user or system config.
+
+    The image build runs ``git apply`` with neither, so ``apply.whitespace`` or similar settings
+    of the user must not change the verdict. Variables that point git at another repository
+    (set inside git hooks such as pre-commit's) are dropped: they would redirect the temporary tree.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        {
+            "LC_ALL": "C",
+            "LANGUAGE": "C",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_TERMINAL_PROMPT": "0",
+        }
+    )
+    return env
+
+
+def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``git args`` in ``cwd``; raises :class:`ToolError` when git is not installed."""
+    try:
+        return subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            env=_git_env(),
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="surrogateescape",
+            check=False,
+        )
+    except FileNotFoundError:
+        raise ToolError("git: not found on PATH (patch-verify applies the series with git apply)") from None
+
+
+def _printable(text: str) -> str:
+    """``text`` with undecodable bytes (kept as surrogates) shown as U+FFFD, safe for JSON, XML and terminals."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _output(result: subprocess.CompletedProcess[str]) -> str:
+    return _printable((result.stdout + result.stderr).strip())
+
+
+def _read_lines(path: Path) -> list[str] | None:
+    """The lines of a tree file as the patch parser splits them; ``None`` when absent."""
+    try:
+        return path.read_bytes().decode("utf-8", "surrogateescape").split("\n")
+    except OSError:
+        return None
+
+
+def locate(current: list[str], expected: list[str], hint: int) -> tuple[int, bool]:
+    """Where ``expected`` (a hunk's preimage) best lines up with ``current``: (0-based start, found).
+
+    Every line of ``expected`` that holds a letter or digit and is found in ``current`` votes for
+    the start it implies, weighted by 1/(its occurrences) so common lines barely count; ties go
+    to the start closest to ``hint`` (the hunk's own line). Blank and brace-only lines do not
+    vote (they match anywhere) unless the hunk has no other. ``found`` is false when no voting
+    line occurs in ``current``; the start is then ``hint``, moved up so the window ends inside
+    the file.
+    """
+    positions: dict[str, list[int]] = {}
+    for index, text in enumerate(current):
+        positions.setdefault(text, []).append(index)
+    voters = [(offset, text) for offset, text in enumerate(expected) if any(c.isalnum() for c in text)]
+    votes: dict[int, float] = {}
+    for offset, text in voters or list(enumerate(expected)):
+        found = positions.get(text, [])
+        for index in found:
+            start = index - offset
+            if start >= 0:
+                votes[start] = votes.get(start, 0.0) + 1.0 / len(found)
+    if not votes:
+        return max(0, min(hint, len(current) - len(expected))), False
+    return max(votes, key=lambda start: (round(votes[start], 6), -abs(start - hint))), True
+
+
+def _contains(lines: list[str], block: list[str]) -> bool:
+    """Whether ``block`` occurs in ``lines`` as consecutive lines."""
+    if not block:
+        return False
+    size = len(block)
+    first = block[0]
+    return any(lines[i : i + size] == block for i in range(len(lines) - size + 1) if lines[i] == first)
+
+
+_REJECTED_FILE = re.compile(r"^Applying patch (.+?) with \d+ rejects?\.\.\.$")
+_REJECTED_HUNK = re.compile(r"^Rejected hunk #(\d+)\.$")
+_FILE_ERROR = re.compile(
+    r"^error: (.+?): (No such file or directory|already exists in working directory|does not exist in index"
+    r"|wrong type|does not match index|already exists in index)$"
+)
+
+
+def _explain(patch: PatchFile, tree: Path, tag: str) -> tuple[list[HunkFailure], str]:
+    """Which hunks of ``patch`` fail on ``tree``: ``git apply --reject`` on a throw-away copy.
+
+    ``--reject`` keeps going after a failing hunk and names every rejected one, which a plain
+    ``git apply --check`` (it stops at the first) does not.
+    """
+    with tempfile.TemporaryDirectory(prefix="gsvendor-reject-") as scratch:
+        copy = Path(scratch) / "tree"
+        shutil.copytree(tree, copy, symlinks=True)
+        result = _git(["apply", "--verbose", "--reject", str(patch.path.resolve())], copy)
+    output = _output(result)
+    rejected: dict[str, list[int]] = {}
+    file_errors: dict[str, str] = {}
+    current = None
+    for text in output.splitlines():
+        if match := _REJECTED_FILE.match(text):
+            current = match.group(1).split(" => ", 1)[0]  # a renamed file is named "old => new"
+        elif (match := _REJECTED_HUNK.match(text)) and current is not None:
+            rejected.setdefault(current, []).append(int(match.group(1)))
+        elif match := _FILE_ERROR.match(text):
+            file_errors.setdefault(match.group(1), match.group(2))
+    failures: list[HunkFailure] = []
+    for diff in patch.files:
+        error = file_errors.get(diff.path) or (file_errors.get(diff.new_path) if diff.new_path else None)
+        if error is not None:
+            failures.append(_file_failure(diff, error, tree, tag))
+            continue
+        numbers = rejected.get(diff.path) or (rejected.get(diff.new_path, []) if diff.new_path else [])
+        lines = _read_lines(tree / diff.path) or []
+        for number in numbers:
+            if 0 < number <= len(diff.hunks):
+                failures.append(_hunk_failure(diff.path, diff.hunks[number - 1], lines))
+    return failures, output
+
+
+def _file_failure(diff: FileDiff, error: str, tree: Path, tag: str) -> HunkFailure:
+    """A whole-file failure: the file is missing upstream, or the patch creates a file upstream has."""
+    name = diff.path
+    if error == "No such file or directory":
+        return HunkFailure(name, None, None, f"upstream {tag} has no {name}")
+    if "already exists" in error:
+        lines = _read_lines(tree / name) or []
+        return HunkFailure(
+            name,
+            None,
+            None,
+            f"the patch creates {name}, but upstream {tag} already has it (with other content)",
+            upstream_line=1,
+            upstream=tuple(_printable(line) for line in lines[:10]),
+        )
+    return HunkFailure(name, None, None, f"{name}: {error}")
+
+
+def _hunk_failure(name: str, hunk: Hunk, lines: list[str]) -> HunkFailure:
+    """A rejected hunk, with upstream's current lines where the hunk's context lines up best."""
+    if lines and lines[-1] == "":
+        lines = lines[:-1]  # the empty string after the file's final newline is not a line
+    expected = hunk.before
+    start, found = locate(lines, expected, hunk.old_start - 1)
+    window = lines[start : start + max(len(expected), 1)]
+    done = _contains(lines, hunk.after) and hunk.after != expected
+    reason = f"hunk {hunk.number} ({_printable(hunk.header)}) does not apply"
+    if done:
+        reason += "; its result is already upstream"
+    elif not found and expected:
+        reason += f"; none of its lines occur in upstream's file ({len(lines)} lines)"
+    return HunkFailure(
+        file=name,
+        hunk=hunk.number,
+        header=_printable(hunk.header),
+        reason=reason,
+        expected_line=hunk.old_start,
+        expected=tuple(_printable(line) for line in expected),
+        upstream_line=start + 1 if lines else None,
+        upstream=tuple(_printable(line) for line in window),
+        already_upstream=done,
+    )
+
+
+def _summary(failures: list[HunkFailure]) -> str:
+    if not failures:
+        return "git apply failed"
+    parts = []
+    for failure in failures[:3]:
+        if failure.hunk is None:
+            parts.append(failure.reason)
+        else:
+            parts.append(f"{failure.file} hunk {failure.hunk} (upstream line {failure.upstream_line})")
+    more = f" and {len(failures) - 3} more" if len(failures) > 3 else ""
+    return "; ".join(parts) + more
+
+
+def apply_series(patches: list[PatchFile], tree: Path, tag: str) -> list[PatchResult]:
+    """Apply ``patches`` in order to the git work tree ``tree`` and judge each (see the module doc).
+
+    A patch that applies stays applied for the next ones; one that does not leaves the tree
+    as it was (``git apply`` is all-or-nothing).
+    """
+    results: list[PatchResult] = []
+    failed: list[str] = []
+    for patch in patches:
+        started = time.monotonic()
+        result = _judge(patch, tree, tag)
+        result.seconds = time.monotonic() - started
+        if result.status != APPLIES:
+            result.after_failed = tuple(failed)
+            failed.append(patch.name)
+        results.append(result)
+    return results
+
+
+def _judge(patch: PatchFile, tree: Path, tag: str) -> PatchResult:
+    if patch.problem is not None:
+        return PatchResult(patch, MALFORMED, patch.problem)
+    target = str(patch.path.resolve())
+    # The same command as Dockerfile.llmisvc's RUN step, in a tree holding upstream's files.
+    forward = _git(["apply", "--verbose", target], tree)
+    if forward.returncode == 0:
+        return PatchResult(patch, APPLIES, f"applies to {tag}", git_output=_output(forward))
+    output = _output(forward)
+    if forward.returncode == 128 or "corrupt patch" in output or "No valid patches" in output:
+        reason = next((line for line in output.splitlines() if line.startswith(("error:", "fatal:"))), output)
+        return PatchResult(patch, MALFORMED, f"git apply cannot read it: {reason}", git_output=output)
+    reverse = _git(["apply", "--check", "--reverse", target], tree)
+    if reverse.returncode == 0:
+        return PatchResult(
+            patch, ALREADY_UPSTREAM, f"upstream {tag} already carries this change: drop the patch", git_output=output
+        )
+    failures, detail = _explain(patch, tree, tag)
+    return PatchResult(patch, DOES_NOT_APPLY, _summary(failures), failures, git_output=output or detail)
+
+
+def wanted_files(patches: list[PatchFile]) -> tuple[str, ...]:
+    """The upstream files to fetch: every path the patches touch, and the ``.gitattributes`` above them.
+
+    ``.gitattributes`` can change how ``git apply`` reads a file (line endings), so the tree
+    should hold the same ones as a full clone.
+    """
+    paths: set[str] = set()
+    for patch in patches:
+        for path in patch.touched:
+            paths.add(path)
+            parent = PurePosixPath(path).parent
+            while True:
+                paths.add(str(parent / ".gitattributes") if str(parent) != "." else ".gitattributes")
+                if str(parent) in (".", "/") or parent == parent.parent:  # also ends for an absolute path
+                    break
+                parent = parent.parent
+    return tuple(sorted(paths))

@@ -1,0 +1,454 @@
+"""Where the upstream version is written, and whether every place agrees.
+
+The single source of truth is ``ARG KSERVE_VERSION=<tag>`` in the pin Dockerfile
+(``pinDockerfile``, default ``Dockerfile.llmisvc``): Renovate bumps it on a new KServe release
+(``# renovate: datasource=github-releases depName=kserve/kserve`` above it). Every other place
+follows it:
+
+* ``ARG KSERVE_VERSION`` of the other Dockerfiles (``dockerfiles``);
+* each vendored chart's ``Chart.yaml`` ``appVersion`` and, where the chart has the key,
+  ``values.yaml`` ``kserve.version`` (written by ``sync`` through the chart-metadata overlay);
+* the lock file's ``tag`` (absent lock: the charts are not synced, which is not a failure).
+
+The Go check compares each Dockerfile's ``golang`` builder image with the ``go`` and
+``toolchain`` lines of upstream's ``go.mod`` at the pinned tag (:func:`judge_go`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from gsvendor.build import dockerfile
+from gsvendor.config import DEFAULT_DOCKERFILES, DEFAULT_PATCHES, DEFAULT_PIN_DOCKERFILE, Config, load_yaml_document
+from gsvendor.errors import ConfigError
+
+PIN_ARG = "KSERVE_VERSION"
+
+
+# Place statuses. Only DIFFERS and MISSING are problems.
+PIN = "pin"
+AGREES = "agrees"
+DIFFERS = "differs"
+MISSING = "missing"
+NOT_SYNCED = "not synced"
+
+
+# Go check statuses.
+GO_OK = "ok"
+GO_WARN = "warn"
+GO_FAIL = "fail"
+
+
+@dataclass(frozen=True)
+class BuildInputs:
+    """The build files of the project, from ``gsvendor.yaml`` or the defaults.
+
+    ``dockerfiles`` (the pin Dockerfile included), ``pin_dockerfile`` and ``patches`` are
+    project-relative POSIX paths; :meth:`path` makes them absolute.
+    """
+
+    root: Path
+    dockerfiles: tuple[str, ...]
+    pin_dockerfile: str
+    patches: str
+
+    def path(self, relative: str) -> Path:
+        """``relative`` (project-relative) as an absolute path."""
+        return self.root / relative
+
+
+def build_inputs(config: Config) -> BuildInputs:
+    """Read ``dockerfiles``, ``pinDockerfile`` and ``patches`` from the configuration (schema-checked)."""
+    raw = config.raw or {}
+    pin = str(PurePosixPath(str(raw.get("pinDockerfile", DEFAULT_PIN_DOCKERFILE))))
+    files = [str(PurePosixPath(str(f))) for f in raw.get("dockerfiles", DEFAULT_DOCKERFILES)]
+    if pin not in files:
+        files.append(pin)
+    return BuildInputs(
+        root=config.root,
+        dockerfiles=tuple(dict.fromkeys(files)),
+        pin_dockerfile=pin,
+        patches=str(PurePosixPath(str(raw.get("patches", DEFAULT_PATCHES)))),
+    )
+
+
+@dataclass(frozen=True)
+class Pin:
+    """The pinned upstream version: ``value`` of ``ARG KSERVE_VERSION`` at ``file:line``."""
+
+    file: str
+    line: int
+    value: str
+    renovate: str | None = None
+
+
+def read_pin(config: Config) -> Pin:
+    """The upstream tag the pin Dockerfile pins (``ARG KSERVE_VERSION=<tag>``).
+
+    Raises :class:`ConfigError` (exit 2) when the file is missing or unreadable, or carries no
+    ``ARG KSERVE_VERSION`` with a non-empty default.
+    """
+    inputs = build_inputs(config)
+    label = inputs.pin_dockerfile
+    path = inputs.path(label)
+    if not path.is_file():
+        raise ConfigError(
+            f"{label}: not found; its ARG {PIN_ARG} pins the upstream version (give the tag explicitly, "
+            "or set pinDockerfile in gsvendor.yaml)"
+        )
+    parsed = dockerfile.read(path, label)
+    arg = parsed.pin(PIN_ARG)
+    if arg is None or not (arg.default or "").strip():
+        raise ConfigError(f"{label}: no ARG {PIN_ARG}=<tag> (the pinned upstream version)")
+    return Pin(file=label, line=arg.line, value=str(arg.default).strip(), renovate=arg.renovate)
+
+
+@dataclass(frozen=True)
+class Place:
+    """One place the upstream version is written.
+
+    ``file`` is project-relative, ``line`` 1-based (``None`` when unknown), ``key`` what holds the
+    version there, ``value`` the version written (``None`` when absent), ``status`` one of
+    ``pin``, ``agrees``, ``differs``, ``missing``, ``not synced``.
+    """
+
+    file: str
+    line: int | None
+    key: str
+    value: str | None
+    status: str
+    note: str = ""
+
+    @property
+    def problem(self) -> bool:
+        """Whether this place breaks the rule that every place follows the pin."""
+        return self.status in (DIFFERS, MISSING)
+
+    @property
+    def where(self) -> str:
+        """``file:line`` (or ``file``)."""
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+def _compare(pin: Pin, file: str, line: int | None, key: str, value: Any) -> Place:
+    text = None if value is None else str(value)
+    if text == pin.value:
+        return Place(file, line, key, text, AGREES)
+    return Place(file, line, key, text, DIFFERS, f"{pin.file}:{pin.line} pins {pin.value}")
+
+
+def _key_line(node: Any, key: str) -> int | None:
+    """1-based line of ``key`` in a ruamel mapping, if known."""
+    try:
+        return int(node.lc.key(key)[0]) + 1
+    except (AttributeError, KeyError, TypeError):
+        return None
+
+
+def version_places(config: Config, pin: Pin) -> list[Place]:
+    """Every place the upstream version is written, compared with ``pin`` (see the module doc).
+
+    Raises :class:`ConfigError` for a Dockerfile or chart YAML that cannot be parsed and
+    :class:`~gsvendor.errors.LockError` for a malformed lock file.
+    """
+    from gsvendor.vendor import lock as lockfile
+
+    inputs = build_inputs(config)
+    places: list[Place] = []
+    for label in inputs.dockerfiles:
+        key = f"ARG {PIN_ARG}"
+        if label == pin.file:
+            places.append(Place(label, pin.line, key, pin.value, PIN, "the source of truth (Renovate bumps it)"))
+            continue
+        path = inputs.path(label)
+        if not path.is_file():
+            places.append(Place(label, None, key, None, MISSING, "file not found"))
+            continue
+        arg = dockerfile.read(path, label).pin(PIN_ARG)
+        if arg is None or arg.default is None:
+            places.append(Place(label, None, key, None, MISSING, f"no ARG {PIN_ARG}=<tag>"))
+            continue
+        places.append(_compare(pin, label, arg.line, key, arg.default))
+    for chart in config.charts:
+        folder = config.root / chart.dest
+        if not folder.is_dir():
+            places.append(
+                Place(f"{chart.dest}/", None, "Chart.yaml appVersion", None, NOT_SYNCED, "chart not vendored")
+            )
+            continue
+        label = f"{chart.dest}/Chart.yaml"
+        document = load_yaml_document(folder / "Chart.yaml", label) if (folder / "Chart.yaml").is_file() else None
+        if not isinstance(document, dict) or document.get("appVersion") is None:
+            places.append(Place(label, None, "appVersion", None, MISSING, "no appVersion"))
+        else:
+            places.append(_compare(pin, label, _key_line(document, "appVersion"), "appVersion", document["appVersion"]))
+        values_path = folder / "values.yaml"
+        if values_path.is_file():
+            label = f"{chart.dest}/values.yaml"
+            values = load_yaml_document(values_path, label)
+            kserve = values.get("kserve") if isinstance(values, dict) else None
+            if isinstance(kserve, dict) and "version" in kserve:
+                places.append(_compare(pin, label, _key_line(kserve, "version"), "kserve.version", kserve["version"]))
+    lock_label = config.lock_path.relative_to(config.root).as_posix()
+    if not config.lock_path.exists():
+        places.append(Place(lock_label, None, "tag", None, NOT_SYNCED, "no lock file: charts not synced yet"))
+    else:
+        lock = lockfile.read(config.lock_path)
+        places.append(_compare(pin, lock_label, _tag_line(config.lock_path), "tag", lock.tag))
+    return places
+
+
+def _tag_line(path: Path) -> int | None:
+    """Line of the top-level ``tag:`` key of the lock file (written without indentation)."""
+    try:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.startswith("tag:"):
+                return number
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None
+
+
+@dataclass(frozen=True, order=True)
+class GoVersion:
+    """A Go version as Go orders them: ``1.21`` < ``1.21rc1`` < ``1.21.0`` < ``1.21.1``.
+
+    ``patch`` is ``None`` for a bare ``major.minor`` (a go.mod language version, or a floating
+    image tag such as ``golang:1.25``); ``pre`` is ``(0, n)`` for ``betaN``, ``(1, n)`` for ``rcN``.
+    """
+
+    major: int
+    minor: int
+    stage: int  # 0 bare major.minor, 1 pre-release, 2 release with a patch number
+    pre: tuple[int, int] = (0, 0)
+    patch: int | None = field(default=None)
+
+    @property
+    def floating(self) -> bool:
+        """A bare ``major.minor`` (``golang:1.25`` pulls the newest 1.25.x)."""
+        return self.stage == 0
+
+    def __str__(self) -> str:
+        base = f"{self.major}.{self.minor}"
+        if self.stage == 2:
+            return f"{base}.{self.patch}"
+        if self.stage == 1:
+            return f"{base}{'rc' if self.pre[0] else 'beta'}{self.pre[1]}"
+        return base
+
+
+_GO_VERSION = re.compile(r"^(?:go)?(\d+)\.(\d+)(?:\.(\d+)|(rc|beta)(\d+))?$")
+
+
+def parse_go_version(text: str) -> GoVersion | None:
+    """``1.25.8``, ``go1.25.8``, ``1.25``, ``1.25rc1`` → :class:`GoVersion`; anything else → ``None``."""
+    match = _GO_VERSION.match(text.strip())
+    if not match:
+        return None
+    major, minor = int(match.group(1)), int(match.group(2))
+    if match.group(3) is not None:
+        return GoVersion(major, minor, 2, (0, 0), int(match.group(3)))
+    if match.group(4):
+        return GoVersion(major, minor, 1, (1 if match.group(4) == "rc" else 0, int(match.group(5))))
+    return GoVersion(major, minor, 0)
+
+
+def image_go_version(tag: str | None) -> GoVersion | None:
+    """The Go version of a ``golang`` image tag: ``1.25.8-bookworm`` → 1.25.8; ``latest`` → ``None``."""
+    if not tag:
+        return None
+    return parse_go_version(tag.split("-", 1)[0])
+
+
+@dataclass(frozen=True)
+class GoMod:
+    """The ``go`` and ``toolchain`` lines of a go.mod (text as written, and parsed)."""
+
+    go: str | None
+    toolchain: str | None
+
+    @property
+    def minimum(self) -> GoVersion | None:
+        """The ``go`` line: the oldest Go that builds the module."""
+        return parse_go_version(self.go) if self.go else None
+
+    @property
+    def preferred(self) -> GoVersion | None:
+        """The ``toolchain`` line when newer than the ``go`` line, else the ``go`` line."""
+        minimum = self.minimum
+        toolchain = parse_go_version(self.toolchain) if self.toolchain else None
+        if toolchain is None or minimum is None:
+            return minimum
+        return max(minimum, toolchain)
+
+
+def parse_go_mod(text: str) -> GoMod:
+    """The ``go`` and ``toolchain`` directives of go.mod ``text`` (``//`` comments ignored)."""
+    go = toolchain = None
+    for line in text.splitlines():
+        line = line.split("//", 1)[0].strip()
+        match = re.match(r"^(go|toolchain)\s+(\S+)$", line)
+        if match and match.group(1) == "go":
+            go = match.group(2)
+        elif match:
+            toolchain = match.group(2)
+    return GoMod(go=go, toolchain=toolchain)
+
+
+def judge_go(builder: GoVersion | None, mod: GoMod) -> tuple[str, str]:
+    """Judge a builder's Go version against upstream's go.mod: ``(ok|warn|fail, reason)``.
+
+    The rules, and why:
+
+    * older than the ``go`` line fails — Go refuses to build the module, since the golang
+      images set ``GOTOOLCHAIN=local`` and will not download a newer toolchain (go.mod's
+      ``go 1.25.8`` means at least 1.25.8, so 1.25.7 fails);
+    * older than the ``toolchain`` line fails — upstream releases with that toolchain, so an
+      older one would ship without the fixes upstream's binaries carry;
+    * the same major.minor at or above both passes (a floating ``golang:1.25`` too);
+    * a newer minor warns — it builds, but not with the Go upstream tests and releases with.
+    """
+    minimum, preferred = mod.minimum, mod.preferred
+    if minimum is None or preferred is None:
+        return GO_WARN, f"upstream go.mod has no readable go line ({mod.go!r})"
+    if builder is None:
+        return GO_WARN, "cannot tell the Go version from the image tag"
+    pair = (builder.major, builder.minor)
+    min_pair, pref_pair = (minimum.major, minimum.minor), (preferred.major, preferred.minor)
+    if builder.floating:
+        if pair < min_pair:
+            return GO_FAIL, f"older than upstream's go {mod.go}"
+        if pair < pref_pair:
+            return GO_FAIL, f"older than upstream's toolchain {mod.toolchain}"
+    else:
+        if builder < minimum:
+            return GO_FAIL, f"older than upstream's go {mod.go}: go.mod requires at least {minimum}"
+        toolchain = parse_go_version(mod.toolchain) if mod.toolchain else None
+        if toolchain is not None and builder < toolchain:
+            return GO_FAIL, f"older than upstream's toolchain {mod.toolchain}"
+    if pair > pref_pair:
+        return GO_WARN, f"newer minor than upstream's {preferred}: builds, but not with the Go upstream releases with"
+    if builder.floating:
+        return GO_OK, f"floats to the newest {builder}.x (upstream needs {preferred} or later)"
+    return GO_OK, f"matches upstream's {preferred}" if builder == preferred else f"at or above upstream's {preferred}"
+
+
+@dataclass(frozen=True)
+class GoBuilder:
+    """One ``golang`` build stage and its verdict against upstream's go.mod."""
+
+    file: str
+    line: int
+    stage: str
+    image: str
+    version: str | None
+    status: str
+    reason: str
+
+    @property
+    def where(self) -> str:
+        """``file:line`` of the FROM line."""
+        return f"{self.file}:{self.line}"
+
+
+def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
+    """Every stage of every configured Dockerfile whose base image is ``golang`` (any registry), judged.
+
+    A missing Dockerfile is skipped here (the version table reports it).
+    """
+    inputs = build_inputs(config)
+    found: list[GoBuilder] = []
+    for label in inputs.dockerfiles:
+        path = inputs.path(label)
+        if not path.is_file():
+            continue
+        for stage in dockerfile.read(path, label).stages:
+            image = stage.image
+            if image is None or image.name != "golang":
+                continue
+            version = image_go_version(image.tag)
+            status, reason = judge_go(version, mod)
+            found.append(
+                GoBuilder(
+                    file=label,
+                    line=stage.line,
+                    stage=stage.name or f"#{stage.index}",
+                    image=str(image),
+                    version=str(version) if version else None,
+                    status=status,
+                    reason=reason,
+                )
+            )
+    return found
+
+
+@dataclass
+class VersionsReport:
+    """The result of ``gsvendor versions``.
+
+    ``go_mod`` is ``None`` when the Go check was skipped; ``go_source`` where go.mod was read.
+    """
+
+    pin: Pin
+    places: list[Place]
+    go_mod: GoMod | None = None
+    go_source: str | None = None
+    builders: list[GoBuilder] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[str]:
+        """One line per place that disagrees with the pin and per failing Go builder."""
+        lines = []
+        for place in self.places:
+            if place.status == DIFFERS:
+                lines.append(
+                    f"{place.where}: {place.key} is {place.value}, but {self.pin.file}:{self.pin.line} "
+                    f"pins {self.pin.value}"
+                )
+            elif place.status == MISSING:
+                lines.append(f"{place.where}: {place.key}: {place.note}")
+        for builder in self.builders:
+            if builder.status == GO_FAIL:
+                lines.append(f"{builder.where}: {builder.image} ({builder.stage}): {builder.reason}")
+        return lines
+
+    @property
+    def warnings(self) -> list[str]:
+        """One line per Go builder that builds but differs from upstream's Go."""
+        return [f"{b.where}: {b.image} ({b.stage}): {b.reason}" for b in self.builders if b.status == GO_WARN]
+
+    def as_json(self) -> dict[str, Any]:
+        """The machine-readable form (``--json``)."""
+        return {
+            "pin": {"file": self.pin.file, "line": self.pin.line, "value": self.pin.value},
+            "ok": not self.problems,
+            "places": [
+                {"file": p.file, "line": p.line, "key": p.key, "value": p.value, "status": p.status, "note": p.note}
+                for p in self.places
+            ],
+            "go": None
+            if self.go_mod is None
+            else {
+                "source": self.go_source,
+                "goMod": {"go": self.go_mod.go, "toolchain": self.go_mod.toolchain},
+                "builders": [
+                    {
+                        "file": b.file,
+                        "line": b.line,
+                        "stage": b.stage,
+                        "image": b.image,
+                        "version": b.version,
+                        "status": b.status,
+                        "reason": b.reason,
+                    }
+                    for b in self.builders
+                ],
+            },
+            "problems": self.problems,
+            "warnings": self.warnings,
+            "notes": self.notes,
+        }

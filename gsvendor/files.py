@@ -1,0 +1,76 @@
+"""Project files as bytes: reading output trees and normalising whitespace as pre-commit's hooks do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gsvendor.errors import GsvendorError
+
+
+def read_tree(root: Path, dest: str) -> dict[str, bytes]:
+    """Every file below ``root/dest`` (relative POSIX path → bytes); empty when the folder is absent.
+
+    Raises :class:`GsvendorError` naming a file that cannot be read.
+    """
+    folder = root / dest
+    if not folder.is_dir():
+        return {}
+    files = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            try:
+                files[path.relative_to(folder).as_posix()] = path.read_bytes()
+            except OSError as exc:
+                raise GsvendorError(f"{path.relative_to(root)}: cannot read: {exc.strerror or exc}") from None
+    return files
+
+
+def _foreign(root: Path, dest: str, folder: bool) -> list[str]:
+    """What sits at a destination that sync would destroy without it being a file it can compare.
+
+    A folder destination that is a file (or a link), special files (FIFOs, sockets, devices) and
+    links inside it; a file destination that is a folder.
+    """
+    target = root / dest
+    if not (target.exists() or target.is_symlink()):
+        return []
+    if folder != target.is_dir() or target.is_symlink():
+        return [dest]
+    if not folder:
+        return []
+    return sorted(
+        p.relative_to(root).as_posix() for p in target.rglob("*") if p.is_symlink() or not (p.is_file() or p.is_dir())
+    )
+
+
+def read_file(root: Path, dest: str) -> bytes | None:
+    """The bytes of ``root/dest``, or ``None`` when it is not a file."""
+    path = root / dest
+    return path.read_bytes() if path.is_file() else None
+
+
+def normalize_whitespace(data: bytes) -> bytes:
+    """Fix whitespace the way pre-commit-hooks' ``trailing-whitespace`` and ``end-of-file-fixer`` do.
+
+    Trailing ASCII whitespace is stripped from every line (line endings kept); a non-empty file
+    ends with exactly one line ending; a file of only line endings becomes empty. Binary files
+    (holding a NUL byte) are returned unchanged, as those hooks skip them.
+    """
+    if b"\0" in data or not data:
+        return data
+    lines = data.splitlines(keepends=True)
+    out = []
+    for line in lines:
+        if line.endswith(b"\r\n"):
+            body, eol = line[:-2], b"\r\n"
+        elif line.endswith(b"\n"):
+            body, eol = line[:-1], b"\n"
+        else:
+            body, eol = line, b""
+        out.append(body.rstrip() + eol)
+    text = b"".join(out)
+    stripped = text.rstrip(b"\r\n")
+    if not stripped:
+        return b""
+    eol = b"\r\n" if text[len(stripped) :].startswith(b"\r\n") else b"\n"
+    return stripped + eol

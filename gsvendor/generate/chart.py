@@ -1,0 +1,60 @@
+"""Generating one chart's files in memory: values.schema.json and README.md from the chart's own files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gsvendor.config import Config
+from gsvendor.generate.readme.chart import TEMPLATE_FILE as README_TEMPLATE
+from gsvendor.generate.readme.template import render_readme
+from gsvendor.generate.schema.config import Reader
+from gsvendor.generate.schema.model import CONFIG_FILE as SCHEMA_CONFIG
+from gsvendor.generate.schema.output import generate_schema
+
+
+def generate_chart(
+    files: dict[str, bytes], *, chart_dir: str = "/chart", outside: Reader | None = None
+) -> dict[str, bytes]:
+    """Return ``files`` (chart-relative path → bytes) with the generated files regenerated.
+
+    values.schema.json (the output named in ``.schema.yaml``) only where the chart has a
+    ``.schema.yaml``; README.md only where it has a ``README.md.gotmpl`` (and a values.yaml, as
+    helm-docs requires). The README sees the regenerated schema. ``chart_dir`` (absolute) and
+    ``outside`` (a reader for absolute paths outside the chart) only matter for ``$ref`` bundling
+    of files outside the chart. The input dict is not modified.
+
+    Raises :class:`~gsvendor.generate.schema.model.SchemaError` or
+    :class:`~gsvendor.generate.readme.chart.ReadmeError` (exit 2) naming the file and key at fault.
+    """
+    out = dict(files)
+    if SCHEMA_CONFIG in files:
+        path, data = generate_schema(files, SCHEMA_CONFIG, chart_dir, outside)
+        out[path] = data
+    if README_TEMPLATE in files:
+        text = render_readme(out, chart_dir=chart_dir)
+        if text is not None:
+            out["README.md"] = text
+    return out
+
+
+def generated_paths(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:
+    """The paths :func:`generate_chart` added or changed, sorted."""
+    return sorted(p for p in after if before.get(p) != after[p])
+
+
+def project_reader(config: Config) -> Reader:
+    """A reader for files outside a chart (``$ref`` bundling, ``localRefs``): project files only.
+
+    Paths outside the project and inside any chart's output folder read as absent, so that a
+    build never depends on what a previous sync wrote.
+    """
+    root = config.root.resolve()
+    outputs = [(config.root / spec.dest).resolve() for spec in config.charts]
+
+    def read(path: str) -> bytes | None:
+        candidate = Path(path).resolve()
+        if not candidate.is_relative_to(root) or any(candidate.is_relative_to(o) for o in outputs):
+            return None
+        return candidate.read_bytes() if candidate.is_file() else None
+
+    return read

@@ -1,0 +1,234 @@
+"""Go text/template's builtin functions and the sprig functions helm-docs v1.14.2 templates use."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from gsvendor.generate.golang import encoding_json as gojson
+from gsvendor.generate.golang.text_template.parse import NO_VALUE, TRIM_SPACE, TemplateError
+from gsvendor.generate.golang.text_template.values import go_print, is_true
+
+
+def _eq(first: Any, *others: Any) -> bool:
+    if not others:
+        raise TemplateError("missing argument for comparison")
+    return any(first == other for other in others)
+
+
+def _index(item: Any, *keys: Any) -> Any:
+    for key in keys:
+        if isinstance(item, dict):
+            item = item.get(key, NO_VALUE)
+        elif isinstance(item, list | tuple | str):
+            if not isinstance(key, int) or not 0 <= key < len(item):
+                raise TemplateError(f"index out of range: {key}")
+            item = item[key]
+        else:
+            raise TemplateError(f"can't index item of type {type(item).__name__}")
+    return item
+
+
+def _printf(fmt: str, *args: Any) -> str:
+    out = []
+    args_iter = iter(args)
+    i = 0
+    while i < len(fmt):
+        char = fmt[i]
+        if char != "%":
+            out.append(char)
+            i += 1
+            continue
+        match = re.match(r"%([-+# 0]*)(\d*)(?:\.(\d+))?([vsdqfgtxX%])", fmt[i:])
+        if not match:
+            out.append(char)
+            i += 1
+            continue
+        flags, width, precision, verb = match.groups()
+        i += match.end()
+        if verb == "%":
+            out.append("%")
+            continue
+        value = next(args_iter, NO_VALUE)
+        if verb in "vs":
+            text = go_print(value)
+        elif verb == "d":
+            text = str(int(value))
+        elif verb == "q":
+            text = gojson.quote(str(value), escape_html=False)
+        elif verb == "t":
+            text = go_print(bool(value))
+        elif verb in "xX":
+            text = format(value, verb) if isinstance(value, int) else str(value).encode().hex()
+            text = text.upper() if verb == "X" else text
+        else:
+            text = f"%{'.' + precision if precision else ''}{verb}" % value
+        if width:
+            text = text.ljust(int(width)) if "-" in flags else text.rjust(int(width), "0" if "0" in flags else " ")
+        out.append(text)
+    return "".join(out)
+
+
+def _empty(value: Any) -> bool:
+    return not is_true(value)
+
+
+def _default(default: Any, *given: Any) -> Any:
+    if not given or _empty(given[0]):
+        return default
+    return given[0]
+
+
+def _indent(spaces: int, text: str) -> str:
+    pad = " " * spaces
+    return pad + str(text).replace("\n", "\n" + pad)
+
+
+def _to_json(value: Any) -> str:
+    try:
+        return gojson.dumps(value)
+    except gojson.GoJSONError:
+        return ""
+
+
+def _to_pretty_json(value: Any) -> str:
+    try:
+        return gojson.dumps_indent(value, "  ")
+    except gojson.GoJSONError:
+        return ""
+
+
+def _from_json(text: str) -> Any:
+    try:
+        return json.loads(text, parse_int=float)
+    except ValueError:
+        return None  # Sprig's fromJson swallows the error and returns nil
+
+
+def _to_yaml(value: Any) -> str:
+    from gsvendor.generate.golang import yaml_v3 as goyaml
+
+    try:
+        return goyaml.dump(value).removesuffix("\n")
+    except (TypeError, ValueError):
+        return ""  # helm-docs' toYaml swallows marshalling errors
+
+
+def _from_yaml(text: str) -> Any:
+    from gsvendor.generate.golang import yaml_v3 as goyaml
+
+    try:
+        value = goyaml.loads(text)
+    except goyaml.YAMLError as exc:
+        return {"Error": str(exc)}
+    return value if isinstance(value, dict) else {}
+
+
+def _title(text: str) -> str:
+    return re.sub(r"(^|[^\w'])(\w)", lambda m: m.group(1) + m.group(2).upper(), text)
+
+
+def _trunc(length: int, text: str) -> str:
+    if length < 0:
+        return text[length:] if -length < len(text) else text
+    return text[:length]
+
+
+def _require_str(value: Any) -> str:
+    return value if isinstance(value, str) else go_print(value)
+
+
+BUILTINS: dict[str, Callable[..., Any]] = {
+    # text/template builtins
+    "and": lambda *a: a[-1],
+    "or": lambda *a: a[-1],
+    "not": lambda value: not is_true(value),
+    "len": lambda value: len(value),
+    "index": _index,
+    "print": lambda *a: "".join(
+        (" " if i and not isinstance(a[i - 1], str) and not isinstance(v, str) else "") + go_print(v)
+        for i, v in enumerate(a)
+    ),
+    "println": lambda *a: " ".join(go_print(v) for v in a) + "\n",
+    "printf": _printf,
+    "eq": _eq,
+    "ne": lambda a, b: a != b,
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+    "html": lambda *a: (
+        "".join(go_print(v) for v in a)
+        .replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&#34;")
+        .replace("'", "&#39;")
+    ),
+    "urlquery": lambda *a: __import__("urllib.parse").parse.quote_plus("".join(go_print(v) for v in a)),
+    # Sprig (the functions helm-docs' own templates and common README templates use)
+    "default": _default,
+    "empty": _empty,
+    "coalesce": lambda *a: next((v for v in a if is_true(v)), None),
+    "ternary": lambda yes, no, cond: yes if cond else no,
+    "replace": lambda old, new, text: _require_str(text).replace(old, new),
+    "trim": lambda text: _require_str(text).strip(TRIM_SPACE + "\v\f"),
+    "trimAll": lambda cutset, text: _require_str(text).strip(cutset),
+    "trimPrefix": lambda prefix, text: _require_str(text).removeprefix(prefix),
+    "trimSuffix": lambda suffix, text: _require_str(text).removesuffix(suffix),
+    "hasPrefix": lambda prefix, text: _require_str(text).startswith(prefix),
+    "hasSuffix": lambda suffix, text: _require_str(text).endswith(suffix),
+    "contains": lambda sub, text: sub in _require_str(text),
+    "upper": lambda text: _require_str(text).upper(),
+    "lower": lambda text: _require_str(text).lower(),
+    "title": lambda text: _title(_require_str(text)),
+    "repeat": lambda count, text: _require_str(text) * count,
+    "trunc": _trunc,
+    "substr": lambda start, end, text: _require_str(text)[start : end if end >= 0 else None],
+    "indent": _indent,
+    "nindent": lambda spaces, text: "\n" + _indent(spaces, text),
+    "quote": lambda *a: " ".join(gojson.quote(go_print(v), escape_html=False) for v in a if v is not None),
+    "squote": lambda *a: " ".join("'" + go_print(v) + "'" for v in a if v is not None),
+    "toString": go_print,
+    "toJson": _to_json,
+    "toPrettyJson": _to_pretty_json,
+    "toRawJson": lambda value: gojson.dumps(value, escape_html=False),
+    "fromJson": _from_json,
+    "toYaml": _to_yaml,
+    "fromYaml": _from_yaml,
+    "join": lambda sep, items: sep.join(go_print(v) for v in items),
+    "split": lambda sep, text: {f"_{i}": part for i, part in enumerate(_require_str(text).split(sep))},
+    "splitList": lambda sep, text: _require_str(text).split(sep),
+    "list": lambda *a: list(a),
+    "dict": lambda *a: {go_print(a[i]): (a[i + 1] if i + 1 < len(a) else "") for i in range(0, len(a), 2)},
+    "kindIs": lambda kind, value: _kind(value) == kind,
+    "kindOf": lambda value: _kind(value),
+    "first": lambda items: items[0] if items else None,
+    "last": lambda items: items[-1] if items else None,
+    "uniq": lambda items: list(dict.fromkeys(items)),
+    "sortAlpha": lambda items: sorted(go_print(v) for v in items),
+    "add": lambda *a: sum(a),
+    "sub": lambda a, b: a - b,
+    "mul": lambda *a: __import__("math").prod(a),
+    "add1": lambda a: a + 1,
+}
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "slice"
+    if isinstance(value, dict):
+        return "map"
+    if value is None:
+        return "invalid"
+    return "struct"

@@ -1,0 +1,265 @@
+"""helm-docs v1.14.2's chart data: Chart.yaml metadata, value rows and sections."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gsvendor.errors import GsvendorError
+from gsvendor.generate.golang import yaml_v3 as goyaml
+
+HELM_DOCS_VERSION = "1.14.2"
+BADGE_STYLE = "flat-square"
+TEMPLATE_FILE = "README.md.gotmpl"
+VALUES_FILE = "values.yaml"
+_RE = re.ASCII  # Go's RE2 \s is ASCII whitespace only
+_VALUES_DESCRIPTION = re.compile(r"^\s*#\s*(.*)\s+--\s*(.*)$", _RE)
+_RAW_DESCRIPTION = re.compile(r"^\s*#\s+@raw", _RE)
+_CONTINUATION = re.compile(r"^\s*#(\s?)(.*)$", _RE)
+_DEFAULT_VALUE = re.compile(r"^\s*# @default -- (.*)$", _RE)
+_VALUE_TYPE = re.compile(r"^\((.*?)\)\s*(.*)$", _RE)
+_NOTATION_TYPE = re.compile(r"^\s*#\s+@notationType\s+--\s+(.*)$", _RE)
+_SECTION = re.compile(r"^\s*# @section -- (.*)$", _RE)
+_PREFIX_COMMENT = "# --"
+
+
+class ReadmeError(GsvendorError):
+    """The README cannot be generated: invalid Chart.yaml or values.yaml, or a template error (exit 2)."""
+
+
+@dataclass
+class Maintainer:
+    """``ChartMetaMaintainer``."""
+
+    Email: str = ""
+    Name: str = ""
+    Url: str = ""
+
+
+@dataclass
+class Dependency:
+    """``ChartRequirementsItem``."""
+
+    Name: str = ""
+    Version: str = ""
+    Repository: str = ""
+    Alias: str = ""
+
+
+@dataclass
+class Description:
+    """``ChartValueDescription``: what a ``# --`` or ``# key -- …`` comment says."""
+
+    Description: str = ""
+    Default: str = ""
+    Section: str = ""
+    ValueType: str = ""
+    NotationType: str = ""
+
+
+@dataclass
+class ValueRow:
+    """One row of the values table (``valueRow``)."""
+
+    Key: str
+    Type: str
+    NotationType: str = ""
+    AutoDefault: str = ""
+    Default: str = ""
+    AutoDescription: str = ""
+    Description: str = ""
+    Section: str = ""
+    Column: int = 0
+    LineNumber: int = 0
+    Dependency: str = ""
+    IsGlobal: bool = False
+
+
+@dataclass
+class Section:
+    """A named group of rows (``@section``)."""
+
+    SectionName: str
+    SectionItems: list[ValueRow] = field(default_factory=list)
+
+
+@dataclass
+class Sections:
+    """``sections``: the rows without a section (``Other Values``) and the named sections."""
+
+    DefaultSection: Section
+    Sections: list[Section] = field(default_factory=list)
+
+
+class Files:
+    """The chart's files as templates see them (``.Files.Get "path"`` …)."""
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self._files = files
+
+    def GetBytes(self, name: str) -> bytes:
+        """The bytes of ``name`` (chart-relative), empty when absent."""
+        return self._files.get(name.lstrip("./"), b"")
+
+    def Get(self, name: str) -> str:
+        """The text of ``name``, empty when absent."""
+        return self.GetBytes(name).decode("utf-8", "replace")
+
+    def Glob(self, pattern: str) -> Files:
+        """The files matching the glob ``pattern``."""
+        return Files({p: d for p, d in self._files.items() if fnmatch.fnmatchcase(p, pattern)})
+
+    def Lines(self, name: str) -> list[str]:
+        """The lines of ``name``."""
+        return self.Get(name).split("\n") if name in self._files else []
+
+    def AsMap(self) -> dict[str, bytes]:
+        """Path → bytes."""
+        return dict(self._files)
+
+    def AsConfig(self) -> str:
+        """The files as a ConfigMap ``data`` block: base name → text, as YAML."""
+        if not self._files:
+            return ""
+        data = {p.rsplit("/", 1)[-1]: d.decode("utf-8", "replace") for p, d in self._files.items()}
+        return goyaml.dump(data).removesuffix("\n")
+
+    def AsSecrets(self) -> str:
+        """The files as a Secret ``data`` block: base name → base64, as YAML."""
+        import base64
+
+        if not self._files:
+            return ""
+        data = {p.rsplit("/", 1)[-1]: base64.b64encode(d).decode() for p, d in self._files.items()}
+        return goyaml.dump(data).removesuffix("\n")
+
+
+@dataclass
+class ChartData:
+    """``chartTemplateData``: chart metadata, requirements and the values rows."""
+
+    ApiVersion: str = ""
+    AppVersion: str = ""
+    KubeVersion: str = ""
+    Name: str = ""
+    Deprecated: bool = False
+    Description: str = ""
+    Version: str = ""
+    Home: str = ""
+    Type: str = ""
+    Sources: list[str] = field(default_factory=list)
+    Engine: str = ""
+    Maintainers: list[Maintainer] = field(default_factory=list)
+    Dependencies: list[Dependency] = field(default_factory=list)
+    ChartDirectory: str = ""
+    ChartValues: Any = None
+    ChartValuesDescriptions: dict[str, Description] = field(default_factory=dict)
+    HelmDocsVersion: str = field(default_factory=lambda: HELM_DOCS_VERSION)
+    Values: list[ValueRow] = field(default_factory=list)
+    Sections: Sections = field(default_factory=lambda: Sections(Section("Other Values")))
+    Files: Files = field(default_factory=lambda: Files({}))
+    SkipVersionFooter: bool = False
+
+
+def _text(node: goyaml.Node | None, where: str) -> str:
+    """A scalar decoded into a Go ``string`` field: its source text; null is empty."""
+    if node is None:
+        return ""
+    if node.kind == goyaml.ALIAS and node.alias is not None:
+        node = node.alias
+    if node.kind != goyaml.SCALAR:
+        raise ReadmeError(f"{where}: expected a string, found a {node.kind}")
+    if node.short_tag() == goyaml.NULL_TAG and not node.style:
+        return ""
+    return node.value
+
+
+def _fields(node: goyaml.Node | None, where: str) -> dict[str, goyaml.Node]:
+    if node is None or (node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG):
+        return {}
+    if node.kind == goyaml.ALIAS and node.alias is not None:
+        node = node.alias
+    if node.kind != goyaml.MAPPING:
+        raise ReadmeError(f"{where}: expected a mapping, found a {node.kind}")
+    out: dict[str, goyaml.Node] = {}
+    for key, value in node.pairs():
+        if key.value in out:
+            raise ReadmeError(f"{where}: line {key.line}: mapping key {key.value!r} already defined")
+        out[key.value] = value
+    return out
+
+
+def _list(node: goyaml.Node | None, where: str) -> list[goyaml.Node]:
+    if node is None or (node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG):
+        return []
+    if node.kind == goyaml.ALIAS and node.alias is not None:
+        node = node.alias
+    if node.kind != goyaml.SEQUENCE:
+        raise ReadmeError(f"{where}: expected a list, found a {node.kind}")
+    return list(node.content)
+
+
+def _parse_yaml(data: bytes, label: str) -> goyaml.Node | None:
+    try:
+        return goyaml.parse(data)
+    except goyaml.YAMLError as exc:
+        raise ReadmeError(f"{label}: invalid YAML: {exc}") from None
+
+
+def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) -> ChartData:
+    """Chart.yaml (and requirements.yaml for ``apiVersion: v1``) as helm-docs reads them.
+
+    Raises :class:`ReadmeError` for invalid YAML or a field of the wrong shape.
+    """
+    document = _parse_yaml(chart_yaml, "Chart.yaml")
+    root = document.content[0] if document is not None and document.content else None
+    meta = _fields(root, "Chart.yaml")
+    data = ChartData(
+        ApiVersion=_text(meta.get("apiVersion"), "Chart.yaml: apiVersion"),
+        AppVersion=_text(meta.get("appVersion"), "Chart.yaml: appVersion"),
+        KubeVersion=_text(meta.get("kubeVersion"), "Chart.yaml: kubeVersion"),
+        Name=_text(meta.get("name"), "Chart.yaml: name"),
+        Description=_text(meta.get("description"), "Chart.yaml: description"),
+        Version=_text(meta.get("version"), "Chart.yaml: version"),
+        Home=_text(meta.get("home"), "Chart.yaml: home"),
+        Type=_text(meta.get("type"), "Chart.yaml: type"),
+        Engine=_text(meta.get("engine"), "Chart.yaml: engine"),
+    )
+    deprecated = meta.get("deprecated")
+    if deprecated is not None:
+        value = goyaml.scalar_value(deprecated) if deprecated.kind in (goyaml.SCALAR, goyaml.ALIAS) else None
+        if value is not None and not isinstance(value, bool):
+            raise ReadmeError(f"Chart.yaml: deprecated: cannot unmarshal {deprecated.value!r} into bool")
+        data.Deprecated = bool(value)
+    data.Sources = [_text(n, "Chart.yaml: sources") for n in _list(meta.get("sources"), "Chart.yaml: sources")]
+    for item in _list(meta.get("maintainers"), "Chart.yaml: maintainers"):
+        entry = _fields(item, "Chart.yaml: maintainers")
+        data.Maintainers.append(
+            Maintainer(
+                Email=_text(entry.get("email"), "Chart.yaml: maintainers.email"),
+                Name=_text(entry.get("name"), "Chart.yaml: maintainers.name"),
+                Url=_text(entry.get("url"), "Chart.yaml: maintainers.url"),
+            )
+        )
+    if data.ApiVersion == "v1":
+        if requirements_yaml is None:
+            return data
+        document = _parse_yaml(requirements_yaml, "requirements.yaml")
+        root = document.content[0] if document is not None and document.content else None
+        deps_node = _fields(root, "requirements.yaml").get("dependencies")
+    else:
+        deps_node = meta.get("dependencies")
+    for item in _list(deps_node, "dependencies"):
+        entry = _fields(item, "dependencies")
+        data.Dependencies.append(
+            Dependency(
+                Name=_text(entry.get("name"), "dependencies.name"),
+                Version=_text(entry.get("version"), "dependencies.version"),
+                Repository=_text(entry.get("repository"), "dependencies.repository"),
+                Alias=_text(entry.get("alias"), "dependencies.alias"),
+            )
+        )
+    data.Dependencies.sort(key=lambda d: f"{d.Repository}/{d.Name}".encode())
+    return data

@@ -1,0 +1,256 @@
+"""helm-docs v1.14.2's templates: the default README template and its named templates, rendered."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from gsvendor.generate.golang.text_template.exec import Template
+from gsvendor.generate.golang.text_template.funcs import BUILTINS
+from gsvendor.generate.golang.text_template.parse import TemplateError
+from gsvendor.generate.golang.text_template.values import go_print, is_true
+from gsvendor.generate.readme.chart import BADGE_STYLE, TEMPLATE_FILE, VALUES_FILE, ReadmeError
+from gsvendor.generate.readme.values import Render, chart_data
+
+
+def _badge(label: str, value: str) -> str:
+    escaped = value.replace("-", "--")
+    return f"![{label}: {value}](https://img.shields.io/badge/{label}-{escaped}-informational?style={BADGE_STYLE}) "
+
+
+def _row_line(row: Any) -> str:
+    default = row.Default if is_true(row.Default) else row.AutoDefault
+    description = row.Description if is_true(row.Description) else row.AutoDescription
+    return f"\n| {go_print(row.Key)} | {go_print(row.Type)} | {go_print(default)} | {go_print(description)} |"
+
+
+_TABLE_HEAD = "| Key | Type | Default | Description |\n|-----|------|---------|-------------|"
+
+
+def _values_table(d: Any, render: Render) -> str:
+    sections = d.Sections
+    if is_true(sections.Sections):
+        out = ""
+        for section in sections.Sections:
+            out += f"\n\n### {go_print(section.SectionName)}\n\n" + _TABLE_HEAD
+            out += "".join(_row_line(row) for row in section.SectionItems)
+        default = sections.DefaultSection
+        if is_true(default.SectionItems):
+            out += f"\n\n### {go_print(default.SectionName)}\n\n" + _TABLE_HEAD
+            out += "".join(_row_line(row) for row in default.SectionItems)
+        return out
+    return _TABLE_HEAD + "".join(_row_line(row) for row in d.Values)
+
+
+def _requirements_section(d: Any, render: Render) -> str:
+    if not (is_true(d.Dependencies) or is_true(d.KubeVersion)):
+        return ""
+    out = render("chart.requirementsHeader", d) + "\n\n"
+    if is_true(d.KubeVersion):
+        out += render("chart.kubeVersionLine", d) + "\n\n"
+    if is_true(d.Dependencies):
+        out += render("chart.requirementsTable", d)
+    return out
+
+
+def _requirements_table(d: Any, render: Render) -> str:
+    out = "| Repository | Name | Version |\n|------------|------|---------|"
+    for dep in d.Dependencies:
+        name = f"{go_print(dep.Alias)}({go_print(dep.Name)})" if is_true(dep.Alias) else go_print(dep.Name)
+        out += f"\n| {go_print(dep.Repository)} | {name} | {go_print(dep.Version)} |"
+    return out
+
+
+def _maintainers_table(d: Any, render: Render) -> str:
+    out = "| Name | Email | Url |\n| ---- | ------ | --- |"
+    for m in d.Maintainers:
+        email = f"<{go_print(m.Email)}>" if is_true(m.Email) else ""
+        url = f"<{go_print(m.Url)}>" if is_true(m.Url) else ""
+        out += f"\n| {go_print(m.Name)} | {email} | {url} |"
+    return out
+
+
+def _html_default(row: Any, render: Render) -> str:
+    # Sprig's default: AutoDefault when set, else Default (the reverse of the Markdown table)
+    default = row.AutoDefault if is_true(row.AutoDefault) else row.Default
+    notation = row.NotationType
+    text = go_print(default)
+    if text.startswith("`") and text.endswith("`"):
+        text = BUILTINS["toPrettyJson"](BUILTINS["fromJson"](text.strip("`")))
+        notation = "json"
+    out = '<pre lang="' + go_print(notation) + '">'
+    if notation == "tpl":
+        out += f"\n{go_print(row.Key)}: |" + BUILTINS["nindent"](2, text)
+    else:
+        out += "\n" + text
+    return out + "\n</pre>\n"
+
+
+def _html_rows(rows: list[Any], render: Render, cell_pad: str) -> str:
+    out = ""
+    for row in rows:
+        description = row.Description if is_true(row.Description) else row.AutoDescription
+        out += (
+            f"\n{cell_pad}<tr>\n{cell_pad}\t<td>{go_print(row.Key)}</td>\n{cell_pad}\t<td>{go_print(row.Type)}</td>"
+            f"\n{cell_pad}\t<td>{render('chart.valueDefaultColumnRender', row)}</td>"
+            f"\n{cell_pad}\t<td>{go_print(description)}</td>\n{cell_pad}</tr>"
+        )
+    return out
+
+
+_HTML_HEAD = (
+    "<table>\n\t<thead>\n\t\t<th>Key</th>\n\t\t<th>Type</th>\n\t\t<th>Default</th>\n\t\t<th>Description</th>"
+    "\n\t</thead>\n\t<tbody>"
+)
+
+
+def _values_table_html(d: Any, render: Render) -> str:
+    sections = d.Sections
+    if is_true(sections.Sections):
+        body = ""
+        for section in sections.Sections:
+            body += f"\n<h3>{go_print(section.SectionName)}</h3>\n" + _HTML_HEAD
+            body += _html_rows(section.SectionItems, render, "\t\t") + "\n\t</tbody>\n</table>"
+        body += "\n"
+        default = sections.DefaultSection
+        if is_true(default.SectionItems):
+            body += f"\n<h3>{go_print(default.SectionName)}</h3>\n" + _HTML_HEAD
+            body += _html_rows(default.SectionItems, render, "\t") + "\n\t</tbody>\n</table>\n"
+        body += "\n"
+    else:
+        body = "\n" + _HTML_HEAD + _html_rows(d.Values, render, "\t\t") + "\n\t</tbody>\n</table>\n"
+    return "\n" + body + "\n"
+
+
+def _values_section_html(d: Any, render: Render) -> str:
+    inner = ""
+    if is_true(d.Sections):
+        inner = "\n" + render("chart.valuesHeader", d) + "\n" + render("chart.valuesTableHtml", d) + "\n"
+    return "\n" + inner + "\n"
+
+
+def _if(condition: Callable[[Any], Any], body: Callable[[Any, Render], str]) -> Callable[[Any, Render], str]:
+    return lambda d, render: body(d, render) if is_true(condition(d)) else ""
+
+
+NAMED_TEMPLATES: dict[str, Callable[[Any, Render], str]] = {
+    "chart.name": lambda d, r: go_print(d.Name),
+    "chart.header": lambda d, r: f"# {go_print(d.Name)}\n",
+    "chart.deprecationWarning": _if(
+        lambda d: d.Deprecated, lambda d, r: "> **:exclamation: This Helm Chart is deprecated!**"
+    ),
+    "chart.version": lambda d, r: go_print(d.Version),
+    "chart.versionBadge": lambda d, r: _badge("Version", go_print(d.Version)),
+    "chart.type": lambda d, r: go_print(d.Type),
+    "chart.typeBadge": _if(
+        lambda d: d.Type,
+        lambda d, r: (
+            f"![Type: {go_print(d.Type)}](https://img.shields.io/badge/Type-{go_print(d.Type)}"
+            f"-informational?style={BADGE_STYLE}) "
+        ),
+    ),
+    "chart.appVersion": lambda d, r: go_print(d.AppVersion),
+    "chart.appVersionBadge": _if(lambda d: d.AppVersion, lambda d, r: _badge("AppVersion", go_print(d.AppVersion))),
+    "chart.badgesSection": lambda d, r: (
+        r("chart.versionBadge", d) + r("chart.typeBadge", d) + r("chart.appVersionBadge", d)
+    ),
+    "chart.description": _if(lambda d: d.Description, lambda d, r: go_print(d.Description)),
+    "chart.homepage": lambda d, r: go_print(d.Home),
+    "chart.homepageLine": _if(lambda d: d.Home, lambda d, r: f"**Homepage:** <{go_print(d.Home)}>"),
+    "chart.maintainersHeader": lambda d, r: "## Maintainers",
+    "chart.maintainersTable": _maintainers_table,
+    "chart.maintainersSection": _if(
+        lambda d: d.Maintainers, lambda d, r: r("chart.maintainersHeader", d) + "\n\n" + r("chart.maintainersTable", d)
+    ),
+    "chart.sourcesHeader": lambda d, r: "## Source Code",
+    "chart.sourcesList": lambda d, r: "".join(f"\n* <{go_print(s)}>" for s in d.Sources),
+    "chart.sourcesSection": _if(
+        lambda d: d.Sources, lambda d, r: r("chart.sourcesHeader", d) + "\n" + r("chart.sourcesList", d)
+    ),
+    "chart.requirementsHeader": lambda d, r: "## Requirements",
+    "chart.kubeVersion": lambda d, r: go_print(d.KubeVersion),
+    "chart.kubeVersionLine": _if(lambda d: d.KubeVersion, lambda d, r: f"Kubernetes: `{go_print(d.KubeVersion)}`"),
+    "chart.requirementsTable": _requirements_table,
+    "chart.requirementsSection": _requirements_section,
+    "chart.valuesHeader": lambda d, r: "## Values",
+    "chart.valuesTable": _values_table,
+    "chart.valuesTableMd": lambda d, r: r("chart.valuesTable", d),
+    "chart.valuesSection": _if(
+        lambda d: d.Values, lambda d, r: r("chart.valuesHeader", d) + "\n\n" + r("chart.valuesTableMd", d)
+    ),
+    "chart.valuesSectionMd": lambda d, r: r("chart.valuesSection", d),
+    "chart.valueDefaultColumnRender": _html_default,
+    "chart.valueDefaultColumnRenderHtml": lambda d, r: r("chart.valueDefaultColumnRender", d),
+    "chart.valuesTableHtml": _values_table_html,
+    "chart.valuesSectionHtml": _values_section_html,
+    # v1.15 names for the table cells (helm-docs v1.14.2's tables do not go through them)
+    "chart.valueKeyColumnRenderMd": lambda d, r: go_print(d.Key),
+    "chart.valueTypeColumnRenderMd": lambda d, r: go_print(d.Type),
+    "chart.valueDefaultColumnRenderMd": lambda d, r: go_print(d.Default if is_true(d.Default) else d.AutoDefault),
+    "chart.valueDescriptionColumnRenderMd": lambda d, r: go_print(
+        d.Description if is_true(d.Description) else d.AutoDescription
+    ),
+    "chart.valueKeyColumnRenderHtml": lambda d, r: r("chart.valueKeyColumnRenderMd", d),
+    "chart.valueTypeColumnRenderHtml": lambda d, r: r("chart.valueTypeColumnRenderMd", d),
+    "chart.valueDescriptionColumnRenderHtml": lambda d, r: r("chart.valueDescriptionColumnRenderMd", d),
+    "helm-docs.version": _if(lambda d: d.HelmDocsVersion, lambda d, r: go_print(d.HelmDocsVersion)),
+    "helm-docs.versionFooter": _if(
+        lambda d: d.HelmDocsVersion,
+        lambda d, r: (
+            "\n" + "-" * 46 + "\nAutogenerated from chart metadata using "
+            f"[helm-docs v{go_print(d.HelmDocsVersion)}](https://github.com/norwoodj/helm-docs/releases/"
+            f"v{go_print(d.HelmDocsVersion)})"
+        ),
+    ),
+}
+
+
+# helm-docs' layout when a chart has no README.md.gotmpl: these sections, a blank line apart,
+# then the version footer.
+_DEFAULT_SECTIONS = (
+    "chart.badgesSection",
+    "chart.description",
+    "chart.homepageLine",
+    "chart.maintainersSection",
+    "chart.sourcesSection",
+    "chart.requirementsSection",
+    "chart.valuesSection",
+)
+
+
+DEFAULT_TEMPLATE = (
+    '{{ template "chart.header" . }}\n{{ template "chart.deprecationWarning" . }}\n\n'
+    + "\n\n".join(f'{{{{ template "{name}" . }}}}' for name in _DEFAULT_SECTIONS)
+    + '\n\n{{- if not .SkipVersionFooter }}\n{{ template "helm-docs.versionFooter" . }}\n{{- end }}\n'
+)
+
+
+def markdown_format(text: str) -> str:
+    """helm-docs' ``applyMarkDownFormat``: drop a space before a newline, collapse 3+ newlines to 2."""
+    text = text.replace(" \n", "\n")
+    return re.sub(r"\n{3,}", "\n\n", text)
+
+
+def render_readme(files: dict[str, bytes], template_text: str | None = None, chart_dir: str = ".") -> bytes | None:
+    """README.md for a chart as helm-docs v1.14.2 generates it; ``None`` when helm-docs would skip it.
+
+    ``files`` maps chart-relative paths to bytes; the template is ``template_text``, else the
+    chart's README.md.gotmpl, else helm-docs' default layout. A chart without values.yaml is
+    skipped (``None``), as helm-docs does. Raises :class:`ReadmeError` for invalid Chart.yaml or
+    values.yaml and for template errors (with the template line).
+    """
+    if VALUES_FILE not in files:
+        return None
+    data = chart_data(files, chart_dir)
+    if template_text is None:
+        gotmpl = files.get(TEMPLATE_FILE)
+        template_text = gotmpl.decode("utf-8", "replace") if gotmpl is not None else DEFAULT_TEMPLATE
+    template = Template(TEMPLATE_FILE)
+    template.templates.update(NAMED_TEMPLATES)  # type: ignore[arg-type]
+    try:
+        template.parse(template_text)
+        text = template.execute(data)
+    except TemplateError as exc:
+        raise ReadmeError(f"{TEMPLATE_FILE}: {exc}") from None
+    return markdown_format(text).encode("utf-8")

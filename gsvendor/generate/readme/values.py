@@ -1,0 +1,377 @@
+"""helm-docs v1.14.2's values.yaml parsing: # -- descriptions and value rows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gsvendor.generate.golang import encoding_json as gojson
+from gsvendor.generate.golang import yaml_v3 as goyaml
+from gsvendor.generate.golang.text_template.values import go_print
+from gsvendor.generate.readme.chart import (
+    _CONTINUATION,
+    _DEFAULT_VALUE,
+    _NOTATION_TYPE,
+    _PREFIX_COMMENT,
+    _RAW_DESCRIPTION,
+    _SECTION,
+    _VALUE_TYPE,
+    _VALUES_DESCRIPTION,
+    VALUES_FILE,
+    ChartData,
+    Description,
+    Files,
+    ReadmeError,
+    Section,
+    Sections,
+    ValueRow,
+    _parse_yaml,
+    chart_metadata,
+)
+
+
+def parse_comment(lines: list[str]) -> tuple[str, Description]:
+    """helm-docs' ``ParseComment``: the key (old-style ``# key -- …``) and the description.
+
+    Only the last group starting with ``# --`` counts; ``(type)`` sets the type; ``@default``,
+    ``@notationType``, ``@section`` and ``@raw`` (keep line breaks) are read from the lines after.
+    """
+    last = 0
+    for index, line in enumerate(lines):
+        if line.startswith(_PREFIX_COMMENT):
+            last = index
+    if last > 0:
+        return parse_comment(lines[last:])
+    key = ""
+    description = Description()
+    start = 0
+    for index, line in enumerate(lines):
+        match = _VALUES_DESCRIPTION.match(line)
+        if not match:
+            continue
+        key, description.Description, start = match.group(1), match.group(2), index
+        break
+    type_match = _VALUE_TYPE.match(description.Description)
+    if type_match and type_match.group(1):
+        description.ValueType, description.Description = type_match.group(1), type_match.group(2)
+    raw = False
+    for line in lines[start + 1 :]:
+        if not raw and _RAW_DESCRIPTION.match(line):
+            raw = True
+            continue
+        if match := _DEFAULT_VALUE.match(line):
+            description.Default = match.group(1)
+            continue
+        if match := _NOTATION_TYPE.match(line):
+            description.NotationType = match.group(1)
+            continue
+        if match := _SECTION.match(line):
+            description.Section = match.group(1)
+            continue
+        continuation = _CONTINUATION.match(line)
+        if continuation:
+            description.Description += ("\n" if raw else " ") + continuation.group(2)
+    return key, description
+
+
+def key_descriptions(values_text: str) -> dict[str, Description]:
+    """Old-style ``# some.key -- text`` comments anywhere in values.yaml, as helm-docs scans them.
+
+    A block ends at the first non-comment line; one still open at the end of the file is
+    dropped (helm-docs behaves so).
+    """
+    out: dict[str, Description] = {}
+    found = False
+    lines: list[str] = []
+    for raw_line in values_text.split("\n"):
+        line = raw_line.removesuffix("\r")
+        if not found:
+            match = _VALUES_DESCRIPTION.match(line)
+            if not match or not match.group(1):
+                continue
+            found = True
+            lines.append(line)
+            continue
+        if _DEFAULT_VALUE.match(line) or _SECTION.match(line) or _CONTINUATION.match(line):
+            lines.append(line)
+            continue
+        key, description = parse_comment(lines)
+        if key:
+            out[key] = description
+        lines = []
+        found = False
+    return out
+
+
+def _node_description(node: goyaml.Node | None) -> Description:
+    """``getDescriptionFromNode``: a ``# --`` head comment directly above the key."""
+    if node is None or not node.head_comment or _PREFIX_COMMENT not in node.head_comment:
+        return Description()
+    key, description = parse_comment(node.head_comment.split("\n"))
+    return Description() if key else description
+
+
+def _remove_ignored(node: goyaml.Node) -> None:
+    kept: list[goyaml.Node] = []
+    index = 0
+    while index < len(node.content):
+        child = node.content[index]
+        if "@ignore" not in child.head_comment:
+            _remove_ignored(child)
+            kept.append(child)
+        elif node.kind == goyaml.MAPPING:
+            index += 1  # drop the value with its key
+        index += 1
+    node.content = kept
+
+
+def _jsonable(node: goyaml.Node) -> Any:
+    """``convertHelmValuesToJsonable``."""
+    if node.kind == goyaml.MAPPING:
+        return {k.value: _jsonable(v) for k, v in node.pairs()}
+    if node.kind == goyaml.SEQUENCE:
+        return [_jsonable(v) for v in node.content]
+    if node.kind == goyaml.ALIAS and node.alias is not None:
+        return _jsonable(node.alias)
+    if node.kind == goyaml.SCALAR:
+        tag = node.tag
+        if tag == goyaml.NULL_TAG:
+            return None
+        if tag in (goyaml.STR_TAG, goyaml.TIMESTAMP_TAG):
+            return node.value
+        if tag in (goyaml.INT_TAG, goyaml.FLOAT_TAG, goyaml.BOOL_TAG):
+            try:
+                return _decode_scalar(node)
+            except ReadmeError:
+                return 0  # helm-docs logs the failure and uses 0
+    return None
+
+
+def _decode_scalar(node: goyaml.Node) -> Any:
+    try:
+        value = goyaml.scalar_value(node)
+    except goyaml.YAMLError as exc:
+        raise ReadmeError(f"values.yaml: {exc}") from None
+    tag = node.tag
+    if tag == goyaml.INT_TAG:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int) or isinstance(value, bool) or not -(2**63) <= value < 2**63:
+            raise ReadmeError(f"values.yaml: line {node.line}: cannot decode {node.value!r} as an int")
+        return value
+    if tag == goyaml.FLOAT_TAG:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ReadmeError(f"values.yaml: line {node.line}: cannot decode {node.value!r} as a float")
+        return float(value)
+    if not isinstance(value, bool):
+        raise ReadmeError(f"values.yaml: line {node.line}: cannot decode {node.value!r} as a bool")
+    return value
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "object"
+    return ""
+
+
+def _key_prefix(prefix: str, key: str) -> str:
+    escaped = f'"{key}"' if "." in key or " " in key else key
+    return f"{prefix}.{escaped}" if prefix else escaped
+
+
+def _nil_row(key: str, desc: Description, auto: Description, column: int, line: int) -> ValueRow:
+    description = desc.Description or auto.Description
+    value_type = desc.ValueType or auto.ValueType or "string"
+    default = desc.Default
+    if not desc.Default and not auto.Default:
+        default = "`nil`"
+    return ValueRow(
+        Key=key,
+        Type=value_type,
+        NotationType=auto.NotationType,
+        AutoDefault=auto.Default,
+        Default=default,
+        AutoDescription=auto.Description,
+        Description=description,
+        Section=desc.Section or auto.Section,
+        Column=column,
+        LineNumber=line,
+    )
+
+
+def _row(key: str, value: Any, desc: Description, auto: Description, column: int, line: int) -> ValueRow:
+    """``createValueRow``."""
+    if value is None:
+        return _nil_row(key, desc, auto, column, line)
+    default = desc.Default
+    notation = auto.NotationType
+    value_type = desc.ValueType or auto.ValueType or notation or _type_name(value)
+    if not default and not auto.Default and not notation:
+        try:
+            default = "`" + gojson.dumps(value, escape_html=False) + "`"
+        except gojson.GoJSONError as exc:
+            raise ReadmeError(f"failed to marshal default value for {key} to json: {exc}") from None
+    if not default and not auto.Default and notation:
+        default = value if isinstance(value, str) else go_print(value)
+    return ValueRow(
+        Key=key,
+        Type=value_type,
+        NotationType=notation,
+        AutoDefault=auto.Default,
+        Default=default,
+        AutoDescription=auto.Description,
+        Description=desc.Description,
+        Section=desc.Section or auto.Section,
+        Column=column,
+        LineNumber=line,
+    )
+
+
+def _notation_value(node: goyaml.Node, notation: str) -> Any:
+    return goyaml.dump_node(node) if notation == "yaml" else node.value
+
+
+def _rows_from_field(
+    prefix: str, key: goyaml.Node, value: goyaml.Node, described: dict[str, Description], leaves: bool
+) -> list[ValueRow]:
+    """``createValueRowsFromField``."""
+    if value.kind == goyaml.MAPPING:
+        return _rows_from_object(prefix, key, value, described, leaves)
+    if value.kind == goyaml.SEQUENCE:
+        return _rows_from_list(prefix, key, value, described, leaves)
+    if value.kind == goyaml.ALIAS and value.alias is not None:
+        return _rows_from_field(prefix, key, value.alias, described, leaves)
+    auto = _node_description(key)
+    desc = described.get(prefix)
+    if not (leaves or desc is not None or auto.Description):
+        return []
+    desc = desc or Description()
+    tag = value.tag
+    if tag == goyaml.NULL_TAG:
+        return [_row(prefix, None, desc, auto, key.column, key.line)]
+    if tag == goyaml.STR_TAG and auto.NotationType:
+        return [_row(prefix, _notation_value(value, auto.NotationType), desc, auto, key.column, key.line)]
+    if tag in (goyaml.STR_TAG, goyaml.TIMESTAMP_TAG):
+        return [_row(prefix, value.value, desc, auto, key.column, key.line)]
+    if tag in (goyaml.INT_TAG, goyaml.FLOAT_TAG, goyaml.BOOL_TAG):
+        return [_row(prefix, _decode_scalar(value), desc, auto, key.column, key.line)]
+    raise ReadmeError(f"values.yaml: line {value.line}: invalid node type (tag {tag}) for {prefix}")
+
+
+def _rows_from_collection(
+    prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool, empty: Any
+) -> tuple[list[ValueRow], bool]:
+    desc = described.get(prefix)
+    auto = _node_description(key)
+    rows: list[ValueRow] = []
+    if not node.content:
+        if prefix == "" and node.kind == goyaml.MAPPING:
+            return [], leaves
+        if leaves or desc is not None or auto.Description:
+            rows.append(_row(prefix, empty, desc or Description(), auto, key.column, key.line))
+        return rows, leaves
+    if desc is not None or (auto.Description and not auto.NotationType):
+        rows.append(_row(prefix, _jsonable(node), desc or Description(), auto, key.column, key.line))
+        leaves = False
+    elif auto.Description and auto.NotationType:
+        value = _notation_value(node, auto.NotationType)
+        rows.append(_row(prefix, value, Description(), auto, key.column, key.line))
+        leaves = False
+    return rows, leaves
+
+
+def _rows_from_object(
+    prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool
+) -> list[ValueRow]:
+    """``createValueRowsFromObject``."""
+    rows, leaves = _rows_from_collection(prefix, key, node, described, leaves, {})
+    if not node.content:
+        return rows
+    for child_key, child_value in node.pairs():
+        rows += _rows_from_field(_key_prefix(prefix, child_key.value), child_key, child_value, described, leaves)
+    return rows
+
+
+def _rows_from_list(
+    prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool
+) -> list[ValueRow]:
+    """``createValueRowsFromList``."""
+    rows, leaves = _rows_from_collection(prefix, key, node, described, leaves, [])
+    for index, item in enumerate(node.content):
+        rows += _rows_from_field(f"{prefix}[{index}]", item, item, described, leaves)
+    return rows
+
+
+def value_rows(values: bytes | None) -> tuple[list[ValueRow], dict[str, Description], goyaml.Node | None]:
+    """The values table rows of values.yaml (unsorted), the old-style descriptions and the tree.
+
+    Raises :class:`ReadmeError` when values.yaml is not YAML or not a mapping.
+    """
+    if values is None:
+        return [], {}, None
+    text = values.decode("utf-8", "replace")
+    document = _parse_yaml(values, "values.yaml")
+    described = key_descriptions(text)
+    if document is None or not document.content:
+        return [], described, document
+    _remove_ignored(document)
+    if not document.content:
+        return [], described, document
+    root = document.content[0]
+    if root.kind != goyaml.MAPPING:
+        raise ReadmeError(f"values.yaml: values file must resolve to a map (was a {root.kind})")
+    return _rows_from_object("", root, root, described, True), described, document
+
+
+def _sorted_rows(rows: list[ValueRow]) -> list[ValueRow]:
+    return sorted(rows, key=lambda r: (not r.IsGlobal, r.Key.encode("utf-8")))
+
+
+def sections_of(rows: list[ValueRow]) -> Sections:
+    """``getSectionedValueRows``: named sections in order of first appearance, rows sorted within."""
+    out = Sections(Section("Other Values"))
+    for row in rows:
+        if not row.Section:
+            out.DefaultSection.SectionItems.append(row)
+            continue
+        for section in out.Sections:
+            if section.SectionName == row.Section:
+                section.SectionItems.append(row)
+                break
+        else:
+            out.Sections.append(Section(row.Section, [row]))
+    out.DefaultSection.SectionItems = _sorted_rows(out.DefaultSection.SectionItems)
+    for section in out.Sections:
+        section.SectionItems = _sorted_rows(section.SectionItems)
+    return out
+
+
+def chart_data(files: dict[str, bytes], chart_dir: str = ".") -> ChartData:
+    """Everything the templates see for the chart with these ``files`` (chart-relative paths).
+
+    Raises :class:`ReadmeError` without Chart.yaml or for invalid metadata or values.
+    """
+    if "Chart.yaml" not in files:
+        raise ReadmeError("Chart.yaml is missing")
+    data = chart_metadata(files["Chart.yaml"], files.get("requirements.yaml"))
+    rows, described, document = value_rows(files.get(VALUES_FILE))
+    data.ChartDirectory = chart_dir
+    data.ChartValues = document
+    data.ChartValuesDescriptions = described
+    data.Values = _sorted_rows(rows)
+    data.Sections = sections_of(data.Values)
+    data.Files = Files(files)
+    return data
+
+
+Render = Callable[[str, Any], str]

@@ -1,0 +1,317 @@
+"""$ref loading and bundling, as helm-values-schema-json v2.5.0 bundles."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from gsvendor.generate.golang import yaml_v3 as goyaml
+from gsvendor.generate.schema.config import Reader
+from gsvendor.generate.schema.model import (
+    CONFIG_FILE,
+    Referrer,
+    Schema,
+    SchemaError,
+    _escape,
+    _floats,
+    _go_key,
+    _unescape,
+    ptr_string,
+    schema_from_json,
+    schema_from_node,
+)
+from gsvendor.generate.schema.parse import _k8s_aliases, _set_referrer
+
+
+class _Files:
+    """Chart files (``chart_dir``-relative) plus an optional reader for paths outside the chart."""
+
+    def __init__(self, chart_dir: str, files: dict[str, bytes], outside: Reader | None) -> None:
+        self.chart_dir = chart_dir
+        self.files = files
+        self.outside = outside
+
+    def absolute(self, path: str) -> str:
+        return posixpath.normpath(posixpath.join(self.chart_dir, path))
+
+    def read(self, absolute: str) -> bytes | None:
+        relative = posixpath.relpath(absolute, self.chart_dir)
+        if not relative.startswith(".."):
+            return self.files.get(relative)
+        return self.outside(absolute) if self.outside is not None else None
+
+
+def _split_ref(ref: str) -> tuple[str, str, str]:
+    """(scheme, path-or-url without fragment, fragment) of a ``$ref``."""
+    base, _, fragment = ref.partition("#")
+    scheme = urlsplit(base).scheme if "://" in base or base.startswith("file:") else ""
+    return scheme, base, fragment
+
+
+class _Loader:
+    """hvsj's default loader, offline: chart files under ``bundleRoot``; http(s) from ``localRefs``."""
+
+    def __init__(self, files: _Files, bundle_root: str, local_refs: str, k8s_url: Callable[[], str]) -> None:
+        self.files = files
+        self.bundle_root = bundle_root
+        self.local_refs = local_refs
+        self.k8s_url = k8s_url
+        self.cache: dict[str, Schema | None] = {}
+
+    def load(self, target: str) -> Schema | None:
+        key = target.split("#", 1)[0]
+        if key in self.cache:
+            return self.cache[key]
+        schema = self._load(key)
+        self.cache[key] = schema
+        return schema
+
+    def _load(self, target: str) -> Schema | None:
+        scheme = urlsplit(target).scheme if "://" in target else ""
+        if scheme in ("http", "https"):
+            return self._remote(target)
+        if scheme not in ("", "file"):
+            raise SchemaError(f'cannot load schema from $ref="{target}", supported schemes: http,https,file')
+        path = urlsplit(target).path if scheme == "file" else target
+        root = self.bundle_root.rstrip("/") + "/"
+        if not (path + "/").startswith(root):
+            raise SchemaError(f"{path}: path escapes from parent (outside bundleRoot {self.bundle_root})")
+        data = self.files.read(path)
+        if data is None:
+            raise SchemaError(f"open {posixpath.relpath(path, self.bundle_root)}: no such file or directory")
+        schema = self._parse(data, path)
+        _set_referrer(schema, Referrer(dir=posixpath.dirname(path)))
+        return schema
+
+    def _remote(self, url: str) -> Schema | None:
+        parts = urlsplit(url)
+        if not self.local_refs:
+            raise SchemaError(
+                f'$ref "{url}" needs the network; gsvendor generate works offline: set localRefs in '
+                f"{CONFIG_FILE} to a folder holding a copy at <localRefs>/{parts.netloc}{parts.path}"
+            )
+        local = posixpath.join(self.local_refs, parts.netloc + parts.path)
+        data = self.files.read(self.files.absolute(local))
+        if data is None:
+            raise SchemaError(
+                f'$ref "{url}" needs the network; gsvendor generate works offline and found no copy at '
+                f"{posixpath.normpath(local)} (localRefs)"
+            )
+        schema = self._parse(data, parts.path)
+        _set_referrer(schema, Referrer(url=urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))))
+        return schema
+
+    def _parse(self, data: bytes, path: str) -> Schema | None:
+        if posixpath.splitext(path)[1] in (".yml", ".yaml", ".kyml", ".kyaml"):
+            try:
+                document = goyaml.parse(data)
+            except goyaml.YAMLError as exc:
+                raise SchemaError(f"parse YAML file: {exc}") from None
+            schema = schema_from_node(document.content[0]) if document and document.content else Schema()
+        else:
+            import json
+
+            try:
+                schema = schema_from_json(_floats(json.loads(data)))
+            except ValueError as exc:
+                raise SchemaError(f"parse JSON file: {exc}") from None
+        if schema is not None:
+            _k8s_aliases([], schema, self.k8s_url)
+        return schema
+
+
+def _ref_target(schema: Schema) -> str:
+    """hvsj's ``ParseRef``: the ``$ref`` resolved against its referrer (file paths absolute)."""
+    ref: str = schema.ref
+    referrer = schema.ref_referrer
+    scheme, base, fragment = _split_ref(ref)
+    if referrer is None or scheme not in ("", "file"):
+        return ref
+    path = urlsplit(base).path if scheme == "file" else base
+    if scheme == "file" and urlsplit(base).netloc:
+        path = posixpath.join(urlsplit(base).netloc, path.lstrip("/"))
+    if path.startswith("/"):
+        raise SchemaError("absolute paths not supported")
+    return referrer.join(path, fragment)
+
+
+def _relative_to(target: str, base_dir: str) -> str:
+    scheme, base, fragment = _split_ref(target)
+    if scheme or not base.startswith("/"):
+        return target
+    relative = posixpath.relpath(base, base_dir)
+    return relative + (f"#{fragment}" if fragment else "")
+
+
+def _trim_fragment(ref: str) -> str:
+    return ref.split("#", 1)[0]
+
+
+def _resolve_ptr(ptr: list[str], schema: Schema | None) -> list[tuple[list[str], Schema]]:
+    """hvsj's ``Ptr.Resolve``: the schemas met along ``ptr``, deepest last."""
+    result: list[tuple[list[str], Schema]] = []
+    offset = 0
+    while schema is not None:
+        result.append((ptr[:offset], schema))
+        rest = ptr[offset:]
+        if not rest:
+            break
+        s: Any = schema
+        single = {"additionalItems": "additional_items", "additionalProperties": "additional_properties"}
+        if rest[0] in ("additionalItems", "additionalProperties", "items", "not"):
+            schema = getattr(s, single.get(rest[0], "not_" if rest[0] == "not" else rest[0]))
+            offset += 1
+            continue
+        if len(rest) < 2:
+            break
+        maps = {"$defs": "defs", "definitions": "definitions", "patternProperties": "pattern_properties"}
+        if rest[0] in maps or rest[0] == "properties":
+            mapping = getattr(s, maps.get(rest[0], "properties")) or {}
+            schema = mapping.get(rest[1])
+            offset += 2
+            continue
+        lists = {"allOf": "all_of", "anyOf": "any_of", "oneOf": "one_of"}
+        if rest[0] in lists and rest[1].lstrip("-").isdigit():
+            items = getattr(s, lists[rest[0]]) or []
+            index = int(rest[1])
+            schema = items[index] if 0 <= index < len(items) else None
+            offset += 2
+            continue
+        break
+    return result
+
+
+def _parse_ptr(fragment: str) -> list[str]:
+    path = fragment.removeprefix("#").removeprefix("/")
+    return [] if not path else [_escape(_unescape(p)) for p in path.split("/")]
+
+
+def _bundled_name(schema_id: str, defs: dict[str, Schema]) -> str:
+    if not schema_id:
+        return ""
+    for name in sorted(defs, key=_go_key):
+        if defs[name].id == schema_id:
+            return name
+    base = posixpath.basename(schema_id.rstrip("/")) or "/"
+    name, number = base, 1
+    while defs.get(name) is not None:
+        number += 1
+        name = f"{base}_{number}"
+    return name
+
+
+def _move_defs(root: Any, owner: Any, attr: str) -> None:
+    mapping = getattr(owner, attr) or {}
+    for key in sorted(mapping, key=_go_key):
+        sub = mapping[key]
+        if not sub.id:
+            continue
+        root.defs[_bundled_name(sub.id, root.defs)] = sub
+        del mapping[key]
+    if not mapping:
+        setattr(owner, attr, None)
+
+
+def _bundle(ptr: list[str], loader: _Loader, root: Any, schema: Any, base_dir: str) -> None:
+    for path, sub in list(schema.subschemas()):
+        _bundle([*ptr, *path], loader, root, sub, base_dir)
+    ref = schema.ref
+    if not ref or ref.startswith("#"):
+        return
+    if any(d.id == _trim_fragment(ref) for d in (root.defs or {}).values()):
+        return  # already bundled
+    try:
+        target = _ref_target(schema)
+    except SchemaError as exc:
+        raise SchemaError(f"{ptr_string([*ptr, '$ref'])}: {exc}") from None
+    schema.ref = _relative_to(target, base_dir)
+    try:
+        loaded: Any = loader.load(target)
+    except SchemaError as exc:
+        raise SchemaError(f"bundle schemas: {ptr_string([*ptr, '$ref'])}: {exc}") from None
+    if loaded is None:
+        return
+    loaded.id = _trim_fragment(_relative_to(target, base_dir))
+    if root.defs is None:
+        root.defs = {}
+    fragment = target.partition("#")[2]
+    nearest = None
+    suffix: list[str] = []
+    fragment_ptr = _parse_ptr(fragment)
+    for match_ptr, match in _resolve_ptr(fragment_ptr, loaded):
+        if match.id:
+            nearest, suffix = match, fragment_ptr[len(match_ptr) :]
+    if nearest is not None:
+        schema.ref = nearest.id if not suffix else f"{nearest.id}#{ptr_string(suffix)}"
+    _move_defs(root, loaded, "defs")
+    _move_defs(root, loaded, "definitions")
+    root.defs[_bundled_name(loaded.id, root.defs)] = loaded
+    _bundle(ptr, loader, root, loaded, base_dir)
+
+
+def _remove_ids(parent: list[str] | None, ptr: list[str], root: Any, schema: Any) -> None:
+    if schema.id:
+        parent = ptr
+    for path, sub in list(schema.subschemas()):
+        _remove_ids(parent, [*ptr, *path], root, sub)
+    ref = schema.ref
+    if not ref or ref.startswith("#"):
+        if ref and parent:
+            schema.ref = "#" + ptr_string(parent) + ref[1:]
+        return
+    name = next((n for n in sorted(root.defs or {}, key=_go_key) if root.defs[n].id == _trim_fragment(ref)), None)
+    if name is None:
+        raise SchemaError(f'{ptr_string([*ptr, "$ref"])}: no $defs found that matches $ref="{ref}"')
+    fragment = ref.partition("#")[2]
+    base = ptr_string(["$defs", _escape(name)])
+    schema.ref = f"#{base}/{fragment.removeprefix('/')}" if fragment else f"#{base}"
+
+
+def _count_refs(ptr: list[str], root: Any, schema: Any, counts: dict[int, int]) -> None:
+    for path, sub in list(schema.subschemas()):
+        _count_refs([*ptr, *path], root, sub, counts)
+    ref = schema.ref
+    if not ref:
+        return
+    if ref.startswith("#/"):
+        target = _parse_ptr(ref)
+        if target and ptr[: len(target)] == target:
+            return  # self-referential
+        for _, match in _resolve_ptr(target, root):
+            counts[id(match)] = counts.get(id(match), 0) + 1
+        return
+    for name in sorted(root.defs or {}, key=_go_key):
+        if root.defs[name].id == _trim_fragment(ref):
+            counts[id(root.defs[name])] = counts.get(id(root.defs[name]), 0) + 1
+            break
+
+
+def _drop_unused(schema: Any, counts: dict[int, int]) -> int:
+    deleted = 0
+    for _, sub in list(schema.subschemas()):
+        deleted += _drop_unused(sub, counts)
+    for attr in ("defs", "definitions"):
+        mapping = getattr(schema, attr) or {}
+        for name in list(mapping):
+            if counts.get(id(mapping[name]), 0) == 0:
+                del mapping[name]
+                deleted += 1
+        if not mapping:
+            setattr(schema, attr, None)
+    return deleted
+
+
+def bundle(schema: Schema, loader: _Loader, base_dir: str, without_ids: bool) -> None:
+    """hvsj's ``Bundle``: load every ``$ref`` into root ``$defs``, optionally drop ``$id``s, prune."""
+    _bundle([], loader, schema, schema, base_dir)
+    if without_ids:
+        _remove_ids(None, [], schema, schema)
+        for sub in (schema.defs or {}).values():
+            sub.id = ""
+    while True:
+        counts: dict[int, int] = {}
+        _count_refs([], schema, schema, counts)
+        if _drop_unused(schema, counts) == 0:
+            break

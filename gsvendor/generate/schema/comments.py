@@ -1,0 +1,324 @@
+"""Comments in values.yaml: helm-docs descriptions and # @schema annotations (helm-values-schema-json v2.5.0)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from gsvendor.generate.golang import encoding_json as gojson
+from gsvendor.generate.golang import yaml_v3 as goyaml
+from gsvendor.generate.schema.model import Schema, SchemaError, _node_field
+
+_HELM_DOCS_COMMENT = re.compile(
+    r'^#\s+(?P<path>(?:"[^"]*"|[^@\-\s]*)(?:\.(?:"[^"]*"|[^\s\.]*))*)?\s*--\s*(?:\((?P<type>[\w/\.-]+)\)\s*)?(?P<desc>.*)',
+    re.ASCII,
+)
+
+
+_HELM_DOCS_PATH = re.compile(r'^(?:"[^"]*"|(?:[^\s\."]*(?:"[^"]*"|[^\s\."]*)*))', re.ASCII)
+
+
+def cut_schema_comment(line: str) -> str | None:
+    """``# @schema foo`` → ``foo``; ``None`` when the line is not a ``# @schema`` comment."""
+    without_pound = line.removeprefix("#").strip()
+    if not without_pound.startswith("@schema"):
+        return None
+    rest = without_pound[len("@schema") :]
+    trimmed = rest.strip()
+    if len(trimmed) == len(rest):
+        return None  # "# @schemafoo"
+    return trimmed
+
+
+def split_helm_docs_comment(head: str) -> tuple[list[str], list[str]]:
+    """The lines of the last comment group above a key, split into (before, helm-docs lines)."""
+    if not head:
+        return [], []
+    index = head.rfind("\n\n")
+    if index != -1:
+        head = head[index + 2 :]
+    lines = head.split("\n")
+    for number, line in enumerate(lines):
+        if _HELM_DOCS_COMMENT.match(line):
+            return lines[:number], lines[number:]
+    return lines, []
+
+
+def _helm_docs_path(path: str) -> list[str]:
+    if not path:
+        return []
+    first = _HELM_DOCS_PATH.match(path)
+    if first is None or not first.group(0):
+        raise SchemaError(f"invalid syntax: {path}")
+    if first.group(0).startswith('"'):
+        raise SchemaError(f"must not start with a quote: {path}")
+    parts = [first.group(0)]
+    rest = path[len(first.group(0)) :]
+    while rest:
+        if not rest.startswith("."):
+            raise SchemaError(f"expected dot separator, but got {rest[0]!r} in: {path}")
+        rest = rest[1:]
+        if not rest:
+            raise SchemaError(f"expected value after final dot: {path}")
+        match = _HELM_DOCS_PATH.match(rest)
+        if match is None or not match.group(0):
+            raise SchemaError(f"invalid syntax: {path}")
+        segment = match.group(0)
+        rest = rest[len(segment) :]
+        if segment.startswith('"'):
+            segment = segment[1:-1]
+        parts.append(segment)
+    return parts
+
+
+def parse_helm_docs_comment(lines: list[str]) -> tuple[list[str], str]:
+    """The (path, description) of a helm-docs ``# --`` comment as hvsj reads it."""
+    if not lines:
+        return [], ""
+    match = _HELM_DOCS_COMMENT.match(lines[0])
+    if match is None:
+        return [], ""
+    path = _helm_docs_path(match.group("path") or "")
+    description = [match.group("desc")]
+    for line in lines[1:]:
+        if cut_schema_comment(line) is not None:
+            raise SchemaError(
+                "'# @schema' comments are not supported in helm-docs comments; "
+                "put the '# @schema' comment above the helm-docs '# --' line"
+            )
+        without_pound = line.removeprefix("#").strip()
+        if "--" not in without_pound:
+            description.append(without_pound)
+    return path, " ".join(description)
+
+
+def _comments(key: goyaml.Node | None, value: goyaml.Node, use_helm_docs: bool) -> tuple[list[str], list[str]]:
+    comments: list[str] = []
+    helm_docs: list[str] = []
+    if key is not None:
+        if key.head_comment:
+            comments, helm_docs = split_helm_docs_comment(key.head_comment)
+            if not use_helm_docs:
+                comments, helm_docs = comments + helm_docs, []
+        if key.line_comment:
+            comments.append(key.line_comment)
+    if value.line_comment:
+        comments.append(value.line_comment)
+    if key is not None and key.foot_comment:
+        comments += key.foot_comment.split("\n")
+    return comments, helm_docs
+
+
+def _annotations(lines: list[str]) -> Iterator[tuple[str, str]]:
+    for line in lines:
+        body = cut_schema_comment(line)
+        if body is None:
+            continue
+        for part in body.split(";"):
+            key, _, value = part.partition(":")
+            yield key.strip(), value.strip()
+
+
+def _yaml_node(text: str) -> goyaml.Node | None:
+    try:
+        document = goyaml.parse(text)
+    except goyaml.YAMLError as exc:
+        raise SchemaError(f"parse object {text!r}: {exc}") from None
+    return document.content[0] if document is not None and document.content else None
+
+
+def _process_list(text: str, strings_only: bool) -> list[Any]:
+    """hvsj's ``processList``: a YAML flow list, else a comma-separated list."""
+    if text.startswith("["):
+        try:
+            value = goyaml.loads(text)
+        except goyaml.YAMLError:
+            value = None
+        if isinstance(value, list):
+            return _as_strings(value) if strings_only else value
+        text = text[1:].removesuffix("]")
+    items: list[Any] = []
+    for item in text.split(","):
+        trimmed = item.strip()
+        if not strings_only and trimmed == "null":
+            items.append(None)
+            continue
+        if trimmed.startswith('"'):
+            unquoted = _go_unquote(trimmed)
+            if unquoted is not None:
+                items.append(unquoted)
+                continue
+        items.append(trimmed.strip('"'))
+    return items
+
+
+def _go_unquote(text: str) -> str | None:
+    """``strconv.Unquote`` of a double-quoted Go string literal, ``None`` when invalid."""
+    from gsvendor.generate.golang.text_template.parse import go_unquote
+
+    if len(text) < 2 or not text.endswith('"') or "\n" in text:
+        return None
+    try:
+        return go_unquote(text)
+    except (ValueError, IndexError):
+        return None
+
+
+def _as_strings(values: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for value in values:
+        if value is None:
+            out.append("null")
+        elif isinstance(value, bool):
+            out.append("true" if value else "false")
+        elif isinstance(value, float):
+            out.append(gojson.format_float_g(value))
+        elif isinstance(value, int):
+            out.append(str(value))
+        elif isinstance(value, list):
+            out.append(_as_strings(value))
+        else:
+            out.append(value)
+    return out
+
+
+def _bool(value: str, name: str) -> bool:
+    value = value.strip()
+    if value in ("true", ""):
+        return True
+    if value == "false":
+        return False
+    raise SchemaError(f'{name}: invalid boolean "{value}", must be "true" or "false"')
+
+
+def _uint(value: str, name: str) -> int | None:
+    value = value.strip()
+    if value == "null":
+        return None
+    if value.startswith("-"):
+        raise SchemaError(f'{name}: invalid integer "{value}": negative values not allowed')
+    if not value.isdigit() or not value.isascii():
+        raise SchemaError(f'{name}: invalid integer "{value}": invalid syntax')
+    number = int(value)
+    if number > 2**64 - 1:
+        raise SchemaError(f'{name}: invalid integer "{value}": value out of range')
+    return number
+
+
+# strconv.ParseFloat: decimal (no underscores), hex with a p exponent, inf/infinity/nan
+_GO_FLOAT_SYNTAX = re.compile(
+    r"^[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?"
+    r"|0[xX](?:_?[0-9a-fA-F])*\.?[0-9a-fA-F_]*[pP][+-]?\d+|inf(?:inity)?|nan)$",
+    re.IGNORECASE,
+)
+
+
+def _float(value: str, name: str) -> float | None:
+    value = value.strip()
+    if value == "null":
+        return None
+    try:
+        if not _GO_FLOAT_SYNTAX.match(value):
+            raise ValueError
+        number = float.fromhex(value.replace("_", "")) if "x" in value.lower() else float(value)
+    except ValueError:
+        raise SchemaError(f'{name}: invalid number "{value}": invalid syntax') from None
+    return number
+
+
+def _object(value: str, name: str, kind: str) -> Any:
+    value = value.strip()
+    if not value:
+        raise SchemaError(f'{name}: parse object "": missing value')
+    try:
+        node = _yaml_node(value)
+    except SchemaError as exc:
+        raise SchemaError(f"{name}: {exc}") from None
+    if node is None:
+        return None
+    try:
+        return _node_field(node, kind, name)
+    except SchemaError as exc:
+        raise SchemaError(f"{name}: parse object {value!r}: {exc}") from None
+
+
+def _items(schema: Schema) -> Schema:
+    if schema.items is None:
+        schema.items = Schema()
+    return schema.items
+
+
+def _type_value(values: list[Any]) -> Any:
+    return values[0] if len(values) == 1 else values
+
+
+def process_comment(schema: Schema, lines: list[str]) -> None:
+    """Apply the ``# @schema key: value; …`` annotations of ``lines`` to ``schema`` (hvsj ``processComment``).
+
+    Raises :class:`SchemaError` for an unknown annotation or a value of the wrong form.
+    """
+    s: Any = schema
+    for key, value in _annotations(lines):
+        if key == "enum":
+            s.enum = _process_list(value, False)
+        elif key == "skipProperties":
+            s.skip_properties = _bool(value, key)
+        elif key == "mergeProperties":
+            s.merge_properties = _bool(value, key)
+        elif key == "multipleOf":
+            s.multiple_of = _float(value, key)
+            if s.multiple_of is not None and s.multiple_of <= 0:
+                raise SchemaError("multipleOf: must be greater than zero")
+        elif key in ("maximum", "minimum"):
+            setattr(s, key, _float(value, key))
+        elif key in ("maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"):
+            attr = re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), key)
+            setattr(s, attr, _uint(value, key))
+        elif key == "pattern":
+            s.pattern = value
+        elif key == "uniqueItems":
+            s.unique_items = _bool(value, key)
+        elif key == "patternProperties":
+            s.pattern_properties = _object(value, key, "schema_map")
+        elif key == "required":
+            s.required_by_parent = _bool(value, key)
+        elif key == "type":
+            s.type = _type_value(_process_list(value, True))
+        elif key == "title":
+            s.title = value
+        elif key == "description":
+            s.description = value
+        elif key == "examples":
+            s.examples = _process_list(value, False)
+        elif key == "readOnly":
+            s.read_only = _bool(value, key)
+        elif key == "deprecated":
+            s.deprecated = _bool(value, key)
+        elif key == "default":
+            s.default = _object(value, key, "any")
+        elif key == "item":
+            _items(s).type = _type_value(_process_list(value, True))
+        elif key == "itemProperties":
+            _items(s).properties = _object(value, key, "schema_map")
+        elif key == "itemEnum":
+            _items(s).enum = _process_list(value, False)
+        elif key == "itemRef":
+            _items(s).ref = value
+        elif key in ("additionalProperties", "unevaluatedProperties"):
+            attr = "additional_properties" if key == "additionalProperties" else "unevaluated_properties"
+            setattr(s, attr, Schema("true") if not value.strip() else _object(value, key, "schema"))
+        elif key == "$id":
+            s.id = value
+        elif key == "$ref":
+            s.ref = value
+        elif key == "hidden":
+            s.hidden = _bool(value, key)
+        elif key in ("allOf", "anyOf", "oneOf"):
+            setattr(s, {"allOf": "all_of", "anyOf": "any_of", "oneOf": "one_of"}[key], _object(value, key, "schemas"))
+        elif key == "not":
+            s.not_ = _object(value, key, "schema")
+        elif key == "const":
+            s.const = _object(value, key, "any")
+        else:
+            raise SchemaError(f'unknown annotation "{key}"')

@@ -1,0 +1,113 @@
+"""The .schema.yaml configuration of helm-values-schema-json v2.5.0."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gsvendor.generate.golang import yaml_v3 as goyaml
+from gsvendor.generate.schema.model import (
+    CONFIG_FILE,
+    DEFAULT_K8S_SCHEMA_URL,
+    SchemaError,
+    _decode_error,
+    _deref,
+    _node_field,
+    _node_scalar,
+)
+
+
+@dataclass
+class SchemaConfig:
+    """A parsed ``.schema.yaml`` (hvsj's ``Config`` with its defaults) plus gsvendor's ``localRefs``."""
+
+    values: list[str] = field(default_factory=lambda: ["values.yaml"])
+    output: str = "values.schema.json"
+    draft: int = 2020
+    indent: int = 4
+    no_additional_properties: bool = False
+    no_default_global: bool = False
+    bundle: bool = False
+    bundle_root: str = ""
+    bundle_without_id: bool = False
+    k8s_schema_url: str = DEFAULT_K8S_SCHEMA_URL
+    k8s_schema_version: str = ""
+    use_helm_docs: bool = False
+    root_id: str = ""
+    root_ref: str = ""
+    root_title: str = ""
+    root_description: str = ""
+    root_additional_properties: bool | None = None
+    local_refs: str = ""
+
+
+_CONFIG_KEYS: dict[str, tuple[str, str]] = {
+    "values": ("values", "strs"),
+    "output": ("output", "str"),
+    "draft": ("draft", "int"),
+    "indent": ("indent", "int"),
+    "noAdditionalProperties": ("no_additional_properties", "bool"),
+    "noDefaultGlobal": ("no_default_global", "bool"),
+    "bundle": ("bundle", "bool"),
+    "bundleRoot": ("bundle_root", "str"),
+    "bundleWithoutID": ("bundle_without_id", "bool"),
+    "k8sSchemaURL": ("k8s_schema_url", "str"),
+    "k8sSchemaVersion": ("k8s_schema_version", "str"),
+    "useHelmDocs": ("use_helm_docs", "bool"),
+    "localRefs": ("local_refs", "str"),
+}
+
+
+_ROOT_KEYS = {
+    "id": "root_id",
+    "ref": "root_ref",
+    "title": "root_title",
+    "description": "root_description",
+}
+
+
+def load_config(data: bytes, label: str = CONFIG_FILE) -> SchemaConfig:
+    """Parse ``.schema.yaml`` over hvsj's defaults; unknown keys are ignored as the plugin does.
+
+    Raises :class:`SchemaError` ``label: key: problem`` for invalid YAML or a value of the wrong type.
+    """
+    config = SchemaConfig()
+    try:
+        document = goyaml.parse(data)
+    except goyaml.YAMLError as exc:
+        raise SchemaError(f"{label}: invalid YAML: {exc}") from None
+    if document is None or not document.content:
+        return config
+    root = _deref(document.content[0])
+    if root.kind == goyaml.SCALAR and root.short_tag() == goyaml.NULL_TAG:
+        return config
+    if root.kind != goyaml.MAPPING:
+        raise SchemaError(f"{label}: expected a mapping of settings")
+    for key, value in root.pairs():
+        try:
+            if key.value in _CONFIG_KEYS:
+                attr, kind = _CONFIG_KEYS[key.value]
+                if kind == "int":
+                    number = _node_scalar(value) if _deref(value).kind == goyaml.SCALAR else None
+                    if isinstance(number, bool) or not isinstance(number, int):
+                        raise _decode_error(_deref(value), "int")
+                    setattr(config, attr, number)
+                else:
+                    decoded = _node_field(value, kind, key.value)
+                    setattr(config, attr, decoded if decoded is not None else ([] if kind == "strs" else decoded))
+            elif key.value == "schemaRoot":
+                for root_key, root_value in _deref(value).pairs() if _deref(value).kind == goyaml.MAPPING else []:
+                    if root_key.value in _ROOT_KEYS:
+                        setattr(config, _ROOT_KEYS[root_key.value], _node_field(root_value, "str", root_key.value))
+                    elif root_key.value == "additionalProperties":
+                        node = _deref(root_value)
+                        if node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style:
+                            config.root_additional_properties = None
+                        else:
+                            config.root_additional_properties = _node_field(root_value, "bool", "additionalProperties")
+        except SchemaError as exc:
+            raise SchemaError(f"{label}: {key.value}: {exc}") from None
+    return config
+
+
+Reader = Callable[[str], bytes | None]

@@ -1,0 +1,521 @@
+"""The schema model of helm-values-schema-json v2.5.0: its Go Schema struct's fields, from YAML nodes and JSON."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from gsvendor.errors import GsvendorError
+from gsvendor.generate.golang import yaml_v3 as goyaml
+
+CONFIG_FILE = ".schema.yaml"
+DEFAULT_K8S_SCHEMA_URL = (
+    "https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/{{ .K8sSchemaVersion }}/"
+)
+
+
+SCHEMA_URLS = {
+    4: "http://json-schema.org/draft-04/schema#",
+    6: "http://json-schema.org/draft-06/schema#",
+    7: "http://json-schema.org/draft-07/schema#",
+    2019: "https://json-schema.org/draft/2019-09/schema",
+    2020: "https://json-schema.org/draft/2020-12/schema",
+}
+
+
+VALID_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
+
+
+class SchemaError(GsvendorError):
+    """The schema cannot be generated: bad .schema.yaml, values or annotation, or an unreachable $ref (exit 2)."""
+
+
+# (attribute, JSON name, kind) in hvsj's field order
+FIELDS: tuple[tuple[str, str, str], ...] = (
+    ("schema", "$schema", "str"),
+    ("id", "$id", "str"),
+    ("vocabulary", "$vocabulary", "map_bool"),
+    ("anchor", "$anchor", "str"),
+    ("dynamic_anchor", "$dynamicAnchor", "str"),
+    ("recursive_anchor", "$recursiveAnchor", "str"),
+    ("title", "title", "str"),
+    ("description", "description", "str"),
+    ("comment", "$comment", "str"),
+    ("examples", "examples", "list"),
+    ("deprecated", "deprecated", "bool"),
+    ("read_only", "readOnly", "bool"),
+    ("write_only", "writeOnly", "bool"),
+    ("default", "default", "any"),
+    ("ref", "$ref", "str"),
+    ("dynamic_ref", "$dynamicRef", "str"),
+    ("recursive_ref", "$recursiveRef", "str"),
+    ("type", "type", "any"),
+    ("const", "const", "any"),
+    ("enum", "enum", "list"),
+    ("all_of", "allOf", "schemas"),
+    ("any_of", "anyOf", "schemas"),
+    ("one_of", "oneOf", "schemas"),
+    ("not_", "not", "schema"),
+    ("if_", "if", "schema"),
+    ("then", "then", "schema"),
+    ("else_", "else", "schema"),
+    ("exclusive_maximum", "exclusiveMaximum", "float"),
+    ("maximum", "maximum", "float"),
+    ("exclusive_minimum", "exclusiveMinimum", "float"),
+    ("minimum", "minimum", "float"),
+    ("multiple_of", "multipleOf", "float"),
+    ("pattern", "pattern", "str"),
+    ("format", "format", "str"),
+    ("max_length", "maxLength", "uint"),
+    ("min_length", "minLength", "uint"),
+    ("content_encoding", "contentEncoding", "str"),
+    ("content_media_type", "contentMediaType", "str"),
+    ("content_schema", "contentSchema", "schema"),
+    ("max_items", "maxItems", "uint"),
+    ("min_items", "minItems", "uint"),
+    ("unique_items", "uniqueItems", "bool"),
+    ("max_contains", "maxContains", "uint"),
+    ("min_contains", "minContains", "uint"),
+    ("contains", "contains", "schema"),
+    ("prefix_items", "prefixItems", "schemas"),
+    ("items", "items", "schema"),
+    ("additional_items", "additionalItems", "schema"),
+    ("unevaluated_items", "unevaluatedItems", "schema"),
+    ("required", "required", "strs"),
+    ("max_properties", "maxProperties", "uint"),
+    ("min_properties", "minProperties", "uint"),
+    ("property_names", "propertyNames", "schema"),
+    ("properties", "properties", "schema_map"),
+    ("pattern_properties", "patternProperties", "schema_map"),
+    ("additional_properties", "additionalProperties", "schema"),
+    ("unevaluated_properties", "unevaluatedProperties", "schema"),
+    ("dependent_required", "dependentRequired", "map_strs"),
+    ("dependencies", "dependencies", "any"),
+    ("dependent_schemas", "dependentSchemas", "schema_map"),
+    ("defs", "$defs", "schema_map"),
+    ("definitions", "definitions", "schema_map"),
+)
+
+
+_BY_JSON = {name: (attr, kind) for attr, name, kind in FIELDS}
+_EMPTY: dict[str, Any] = {"str": "", "bool": False}
+
+
+@dataclass(frozen=True)
+class Referrer:
+    """Where a ``$ref`` was written: a folder (``dir``, absolute POSIX) or a URL."""
+
+    dir: str = ""
+    url: str = ""
+
+    def join(self, path: str, fragment: str) -> str:
+        """The reference target: ``path`` resolved against this referrer, with ``#fragment``."""
+        frag = f"#{fragment}" if fragment else ""
+        if self.url:
+            parts = urlsplit(self.url)
+            joined = posixpath.normpath(posixpath.join(parts.path or "/", path))
+            return urlunsplit((parts.scheme, parts.netloc, joined, "", "")) + frag
+        return posixpath.normpath(posixpath.join(self.dir, path)) + frag
+
+
+class Schema:
+    """One JSON schema (hvsj's ``Schema``): ``kind`` is ``object``, ``true`` or ``false``.
+
+    Attributes are the :data:`FIELDS` (``None``/empty when unset) plus hvsj's internal flags.
+    """
+
+    schema: str
+    id: str
+    vocabulary: dict[str, bool] | None
+    anchor: str
+    dynamic_anchor: str
+    recursive_anchor: str
+    title: str
+    description: str
+    comment: str
+    examples: list[Any] | None
+    deprecated: bool
+    read_only: bool
+    write_only: bool
+    default: Any
+    ref: str
+    dynamic_ref: str
+    recursive_ref: str
+    type: Any
+    const: Any
+    enum: list[Any] | None
+    all_of: list[Schema] | None
+    any_of: list[Schema] | None
+    one_of: list[Schema] | None
+    not_: Schema | None
+    if_: Schema | None
+    then: Schema | None
+    else_: Schema | None
+    exclusive_maximum: float | None
+    maximum: float | None
+    exclusive_minimum: float | None
+    minimum: float | None
+    multiple_of: float | None
+    pattern: str
+    format: str
+    max_length: int | None
+    min_length: int | None
+    content_encoding: str
+    content_media_type: str
+    content_schema: Schema | None
+    max_items: int | None
+    min_items: int | None
+    unique_items: bool
+    max_contains: int | None
+    min_contains: int | None
+    contains: Schema | None
+    prefix_items: list[Schema] | None
+    items: Schema | None
+    additional_items: Schema | None
+    unevaluated_items: Schema | None
+    required: list[str] | None
+    max_properties: int | None
+    min_properties: int | None
+    property_names: Schema | None
+    properties: dict[str, Schema] | None
+    pattern_properties: dict[str, Schema] | None
+    additional_properties: Schema | None
+    unevaluated_properties: Schema | None
+    dependent_required: dict[str, list[str]] | None
+    dependencies: Any
+    dependent_schemas: dict[str, Schema] | None
+    defs: dict[str, Schema] | None
+    definitions: dict[str, Schema] | None
+
+    def __init__(self, kind: str = "object", **values: Any) -> None:
+        self.kind = kind
+        for attr, _, field_kind in FIELDS:
+            setattr(self, attr, _EMPTY.get(field_kind))
+        self.ref_referrer: Referrer | None = None
+        self.dynamic_ref_referrer: Referrer | None = None
+        self.skip_properties = False
+        self.merge_properties = False
+        self.hidden = False
+        self.required_by_parent = False
+        for key, value in values.items():
+            setattr(self, key, value)
+
+    # Go's Schema.SetKind: true/false reset every field
+    def set_kind(self, kind: str) -> None:
+        """Set the kind; a boolean kind clears every field (as hvsj's ``SetKind``)."""
+        if kind in ("true", "false"):
+            self.__init__(kind)  # type: ignore[misc]
+        else:
+            self.kind = "object"
+
+    def is_type(self, name: str) -> bool:
+        """``type`` equals ``name`` or lists it."""
+        value = self.type
+        return name in value if isinstance(value, list) else value == name
+
+    def is_zero(self) -> bool:
+        """No field set and an object kind."""
+        if self.kind != "object":
+            return False
+        return all(_is_empty(getattr(self, attr), kind) for attr, _, kind in FIELDS)
+
+    def copy(self) -> Schema:
+        """A shallow copy (nested schemas shared), as Go's struct copy."""
+        clone = Schema.__new__(Schema)
+        clone.__dict__.update(self.__dict__)
+        return clone
+
+    def subschemas(self) -> Iterator[tuple[list[str], Schema]]:
+        """hvsj's ``Subschemas``: (pointer segments, schema) of every object-kind subschema, in order."""
+        for name, attr in (("allOf", "all_of"), ("anyOf", "any_of"), ("oneOf", "one_of")):
+            for index, sub in enumerate(getattr(self, attr) or []):
+                if sub is not None and sub.kind == "object":
+                    # hvsj names oneOf children "anyOf" in pointers (cosmetic, error messages only)
+                    yield ["anyOf" if name == "oneOf" else name, str(index)], sub
+        for name, attr in (
+            ("not", "not_"),
+            ("if", "if_"),
+            ("then", "then"),
+            ("else", "else_"),
+            ("contentSchema", "content_schema"),
+            ("contains", "contains"),
+        ):
+            sub = getattr(self, attr)
+            if sub is not None and sub.kind == "object":
+                yield [name], sub
+        for index, sub in enumerate(self.prefix_items or []):
+            if sub is not None and sub.kind == "object":
+                yield ["prefixItems", str(index)], sub
+        for name, attr in (
+            ("items", "items"),
+            ("additionalItems", "additional_items"),
+            ("unevaluatedItems", "unevaluated_items"),
+            ("propertyNames", "property_names"),
+        ):
+            sub = getattr(self, attr)
+            if sub is not None and sub.kind == "object":
+                yield [name], sub
+        for name, attr in (("properties", "properties"), ("patternProperties", "pattern_properties")):
+            mapping = getattr(self, attr) or {}
+            for key in sorted(mapping, key=_go_key):
+                if mapping[key] is not None and mapping[key].kind == "object":
+                    yield [name, _escape(key)], mapping[key]
+        for name, attr in (
+            ("additionalProperties", "additional_properties"),
+            ("unevaluatedProperties", "unevaluated_properties"),
+        ):
+            sub = getattr(self, attr)
+            if sub is not None and sub.kind == "object":
+                yield [name], sub
+        for name, attr in (
+            ("dependentSchemas", "dependent_schemas"),
+            ("$defs", "defs"),
+            ("definitions", "definitions"),
+        ):
+            mapping = getattr(self, attr) or {}
+            for key in sorted(mapping, key=_go_key):
+                if mapping[key] is not None and mapping[key].kind == "object":
+                    yield [name, _escape(key)], mapping[key]
+
+    def to_data(self) -> Any:
+        """The schema as ``json.Marshal`` writes it (omitempty applied), as Python data."""
+        if self.kind == "true":
+            return True
+        if self.kind == "false":
+            return False
+        out: dict[str, Any] = {}
+        for attr, name, kind in FIELDS:
+            value = getattr(self, attr)
+            if _is_empty(value, kind):
+                continue
+            if kind == "schema":
+                out[name] = value.to_data()
+            elif kind == "schemas":
+                out[name] = [None if s is None else s.to_data() for s in value]
+            elif kind == "schema_map":
+                out[name] = {k: None if s is None else s.to_data() for k, s in value.items()}
+            else:
+                out[name] = value
+        return out
+
+
+def _go_key(key: str) -> bytes:
+    return key.encode("utf-8")
+
+
+def _escape(segment: str) -> str:
+    return segment.replace("~", "~0").replace("/", "~1")
+
+
+def _unescape(segment: str) -> str:
+    return segment.replace("~1", "/").replace("~0", "~")
+
+
+def _is_empty(value: Any, kind: str) -> bool:
+    if value is None:
+        return True
+    if kind in ("str", "bool"):
+        return not value
+    if kind in ("list", "schemas", "schema_map", "strs", "map_bool", "map_strs"):
+        return len(value) == 0
+    return False
+
+
+def ptr_string(ptr: list[str]) -> str:
+    """``/a/b`` (hvsj's ``Ptr.String``)."""
+    return "/" + "/".join(ptr)
+
+
+def _decode_error(node: goyaml.Node, target: str) -> SchemaError:
+    return SchemaError(f"line {node.line}: cannot unmarshal {node.short_tag()} `{node.value}` into {target}")
+
+
+def _node_text(node: goyaml.Node, target: str) -> str:
+    node = _deref(node)
+    if node.kind != goyaml.SCALAR:
+        raise _decode_error(node, target)
+    if node.short_tag() == goyaml.NULL_TAG and not node.style:
+        return ""
+    return node.value
+
+
+def _deref(node: goyaml.Node) -> goyaml.Node:
+    while node.kind == goyaml.ALIAS and node.alias is not None:
+        node = node.alias
+    return node
+
+
+def _node_scalar(node: goyaml.Node) -> Any:
+    try:
+        return goyaml.scalar_value(_deref(node))
+    except goyaml.YAMLError as exc:
+        raise SchemaError(str(exc)) from None
+
+
+def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
+    """Decode ``node`` into a field of ``kind`` the way yaml.v3 decodes into the Go field type."""
+    node = _deref(node)
+    is_null = node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style
+    if kind == "str":
+        return _node_text(node, "string")
+    if kind == "bool":
+        if is_null:
+            return False
+        value = _node_scalar(node) if node.kind == goyaml.SCALAR else None
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value in ("y", "Y", "yes", "Yes", "YES", "on", "On", "ON"):
+            return True
+        if isinstance(value, str) and value in ("n", "N", "no", "No", "NO", "off", "Off", "OFF"):
+            return False
+        raise _decode_error(node, "bool")
+    if kind == "any":
+        try:
+            return goyaml.decode(node)
+        except goyaml.YAMLError as exc:
+            raise SchemaError(f"{name}: {exc}") from None
+    if kind in ("float", "uint"):
+        if is_null:
+            return None
+        value = _node_scalar(node) if node.kind == goyaml.SCALAR else None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _decode_error(node, "float64" if kind == "float" else "uint64")
+        if kind == "float":
+            return float(value)
+        if value < 0 or value > 2**64 - 1:
+            raise _decode_error(node, "uint64")
+        return int(value)
+    if kind == "schema":
+        return None if is_null else schema_from_node(node)
+    if kind in ("list", "schemas", "strs"):
+        if is_null:
+            return None
+        if node.kind != goyaml.SEQUENCE:
+            raise _decode_error(node, "[]")
+        if kind == "list":
+            return [goyaml.decode(child) for child in node.content]
+        if kind == "strs":
+            return [_node_text(child, "string") for child in node.content]
+        return [schema_from_node(child) for child in node.content]
+    if kind in ("schema_map", "map_bool", "map_strs"):
+        if is_null:
+            return None
+        if node.kind != goyaml.MAPPING:
+            raise _decode_error(node, "map")
+        out: dict[str, Any] = {}
+        for key, value in node.pairs():
+            if kind == "schema_map":
+                out[key.value] = schema_from_node(value)
+            elif kind == "map_bool":
+                out[key.value] = _node_field(value, "bool", name)
+            else:
+                out[key.value] = _node_field(value, "strs", name)
+        return out
+    raise AssertionError(kind)
+
+
+def schema_from_node(node: goyaml.Node) -> Schema | None:
+    """Decode a YAML node into a :class:`Schema` as hvsj's ``UnmarshalYAML`` does.
+
+    ``true``/``false`` become boolean schemas, null becomes ``None``, unknown keys are ignored.
+    Raises :class:`SchemaError` for values of the wrong type and duplicate keys.
+    """
+    node = _deref(node)
+    if node.kind == goyaml.SCALAR:
+        tag = node.short_tag()
+        if tag == goyaml.NULL_TAG and not node.style:
+            return None
+        if tag == goyaml.BOOL_TAG:
+            return Schema("true" if _node_scalar(node) else "false")
+        raise _decode_error(node, "Schema")
+    if node.kind != goyaml.MAPPING:
+        raise _decode_error(node, "Schema")
+    schema = Schema()
+    seen: set[str] = set()
+    for key, value in node.pairs():
+        if key.value in seen:
+            raise SchemaError(f"line {key.line}: mapping key {key.value!r} already defined")
+        seen.add(key.value)
+        if key.value in _BY_JSON:
+            attr, kind = _BY_JSON[key.value]
+            setattr(schema, attr, _node_field(value, kind, key.value))
+    return schema
+
+
+def _json_field(value: Any, kind: str, name: str) -> Any:
+    if kind == "str":
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type string")
+        return value
+    if kind == "bool":
+        if value is None:
+            return False
+        if not isinstance(value, bool):
+            raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type bool")
+        return value
+    if kind == "any":
+        return value
+    if kind in ("float", "uint"):
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type number")
+        return float(value) if kind == "float" else int(value)
+    if kind == "schema":
+        return schema_from_json(value)
+    if kind in ("list", "schemas", "strs"):
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type array")
+        if kind == "schemas":
+            return [schema_from_json(v) for v in value]
+        return [_json_field(v, "str", name) for v in value] if kind == "strs" else value
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type object")
+    if kind == "schema_map":
+        return {k: schema_from_json(v) for k, v in value.items()}
+    return {k: _json_field(v, "bool" if kind == "map_bool" else "strs", name) for k, v in value.items()}
+
+
+def schema_from_json(value: Any) -> Schema | None:
+    """Decode parsed JSON into a :class:`Schema` as ``json.Unmarshal`` into hvsj's type does.
+
+    Field names match case-insensitively (exact names first), unknown keys are ignored,
+    numbers in ``default``/``enum``/… are float64.
+    """
+    if value is None:
+        return None
+    if value is True or value is False:
+        return Schema("true" if value else "false")
+    if not isinstance(value, dict):
+        raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into Go value of type Schema")
+    schema = Schema()
+    folded = {name.lower(): name for name in _BY_JSON}
+    for key, item in value.items():
+        name = key if key in _BY_JSON else folded.get(key.lower())
+        if name is None:
+            continue
+        attr, kind = _BY_JSON[name]
+        setattr(schema, attr, _json_field(item, kind, name))
+    return schema
+
+
+def _floats(value: Any) -> Any:
+    """JSON numbers become float64, as ``encoding/json`` decodes them into ``interface{}``."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return float(value)
+    if isinstance(value, list):
+        return [_floats(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _floats(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,289 @@
+"""values.schema.json as helm-values-schema-json v2.5.0 generates it and schemalint normalizes it.
+
+:func:`generate_schema` reads a chart's ``.schema.yaml`` (the configuration file of the Helm
+plugin github.com/losisin/helm-values-schema-json, "hvsj" below) and returns the bytes of the
+configured output file, equal to running ``helm schema`` in the chart folder followed by
+``schemalint normalize`` (github.com/giantswarm/schemalint v2.6) and writing with the configured
+indent. Behaviour matched, with where it lives in hvsj v2.5.0:
+
+* configuration (``pkg/cmd.go``): ``values`` (merged in order, later files win), ``draft`` (4, 6,
+  7, 2019, 2020), ``indent`` (positive, even), ``output``, ``noAdditionalProperties``,
+  ``noDefaultGlobal``, ``useHelmDocs``, ``schemaRoot`` (``id``, ``ref``, ``title``,
+  ``description``, ``additionalProperties``), ``bundle``, ``bundleRoot``, ``bundleWithoutID``,
+  ``k8sSchemaURL``, ``k8sSchemaVersion``; defaults as the plugin's;
+* inference (``pkg/schema.go`` ``parseNode``): null, boolean, integer, number, string (also for
+  timestamps and custom tags), object with ``properties``, array with ``items`` merged from
+  every item (last item's type wins), nothing for aliases;
+* ``# @schema`` annotations above, on and below a key (``pkg/comment.go``): type, enum,
+  itemEnum, const, pattern, min/maxLength, multipleOf, minimum, maximum, item, itemProperties,
+  itemRef, min/maxItems, uniqueItems, min/maxProperties, required, patternProperties,
+  additionalProperties, unevaluatedProperties, mergeProperties, skipProperties, hidden, $id,
+  $ref (``$k8s/`` alias), title, description, examples, default, readOnly, deprecated,
+  allOf, anyOf, oneOf, not; helm-docs ``# --`` descriptions with ``useHelmDocs``;
+* compliance (``pkg/parser.go``): ``type`` dropped next to allOf/anyOf/oneOf/not/const,
+  ``$ref`` wrapped in ``allOf`` for draft 7 and older, ``additionalProperties: false`` on every
+  object with ``noAdditionalProperties``, the ``global`` property added when the root forbids
+  additional properties (unless ``noDefaultGlobal``);
+* bundling (``pkg/bundle.go``): ``$ref`` targets loaded into ``$defs`` (with ``$id``, or
+  ``#/$defs/…`` refs with ``bundleWithoutID``), unused ``$defs`` removed. Files are read from
+  the chart (inside ``bundleRoot``); http(s) targets are never fetched: they are read from the
+  folder named by the gsvendor-only key ``localRefs`` (``<localRefs>/<host>/<path>``) and a
+  missing copy is an error naming the URL and the expected file.
+
+Then schemalint's ``normalize`` (``pkg/normalize``, unchanged from v2.0.0 to v2.6.3, with
+iancoleman/orderedmap v0.3.0): every object's keys sorted by importance
+(``$id``, ``$schema``, ``$ref``/``$defs``, ``type``, ``title``, ``description``, ``deprecated``,
+``$comment``, ``enum``/``examples``, ``default``/``required`` … ``if``, ``then``, ``else``; an
+object- or null-valued ``default``/``additionalProperties`` ranks with ``properties``), ties by
+name, numbers written as float64, ``<``/``>``/``&`` unescaped.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable
+from typing import Any
+
+from gsvendor.generate.golang import encoding_json as gojson
+from gsvendor.generate.golang import yaml_v3 as goyaml
+from gsvendor.generate.schema.bundle import _Files, _Loader, bundle
+from gsvendor.generate.schema.config import Reader, SchemaConfig, load_config
+from gsvendor.generate.schema.model import (
+    CONFIG_FILE,
+    SCHEMA_URLS,
+    Referrer,
+    Schema,
+    SchemaError,
+    _deref,
+    _escape,
+    _floats,
+    _go_key,
+)
+from gsvendor.generate.schema.parse import (
+    _add_missing_global,
+    _ensure_compliant,
+    _k8s_aliases,
+    _set_referrer,
+    _unique_append,
+    merge_schemas,
+    parse_node,
+)
+
+KEY_IMPORTANCE = {
+    "$id": 11,
+    "$schema": 10,
+    "$ref": 9,
+    "$defs": 9,
+    "type": 8,
+    "title": 7,
+    "description": 6,
+    "deprecated": 5,
+    "$comment": 4,
+    "enum": 3,
+    "examples": 3,
+    "default": 2,
+    "required": 2,
+    "additionalProperties": 1,
+    "properties": 1,
+    "patternProperties": 1,
+    "items": 1,
+    "if": -2,
+    "then": -3,
+    "else": -4,
+}
+
+
+def _importance(key: str, value: Any) -> int:
+    # schemalint: a non-primitive (object, array or null) default/additionalProperties ranks 0
+    primitive = isinstance(value, str | int | float | bool)
+    if key in ("default", "additionalProperties") and not primitive:
+        return 0
+    return KEY_IMPORTANCE.get(key, -1)
+
+
+def normalize(value: Any) -> Any:
+    """schemalint's ``normalize`` on parsed JSON: every object's keys ordered, numbers as float64."""
+    if isinstance(value, dict):
+        items = sorted(value.items(), key=lambda kv: (-_importance(kv[0], kv[1]), _go_key(kv[0])))
+        return {k: normalize(v) for k, v in items}
+    if isinstance(value, list):
+        return [normalize(v) for v in value]
+    return _floats(value)
+
+
+def dumps(value: Any, indent: int = 4) -> bytes:
+    """Normalized JSON text with ``indent`` spaces and a final newline, ``<>&`` unescaped."""
+    try:
+        text = gojson.dumps_indent(normalize(value), " " * indent, escape_html=False, sort_keys=False)
+    except gojson.GoJSONError as exc:
+        raise SchemaError(str(exc)) from None
+    return (text + "\n").encode("utf-8")
+
+
+def _k8s_url(config: SchemaConfig) -> Callable[[], str]:
+    def url() -> str:
+        if not config.k8s_schema_version:
+            raise SchemaError(
+                'must set k8sSchemaVersion config when using "$ref: $k8s/...". For example k8sSchemaVersion: v1.33.1'
+            )
+        from gsvendor.generate.golang.text_template.exec import Template
+        from gsvendor.generate.golang.text_template.parse import TemplateError
+
+        class _Data:
+            K8sSchemaVersion = config.k8s_schema_version
+
+        try:
+            return Template("k8sSchemaURL").parse(config.k8s_schema_url).execute(_Data())
+        except TemplateError as exc:
+            raise SchemaError(f"template k8sSchemaURL: {exc}") from None
+
+    return url
+
+
+def build_schema(
+    config: SchemaConfig, files: dict[str, bytes], chart_dir: str = "/chart", outside: Reader | None = None
+) -> Schema:
+    """hvsj's ``buildJSONSchema`` for a chart: the merged, compliant schema (not yet normalized).
+
+    ``files`` maps chart-relative paths to bytes; ``outside`` reads absolute paths outside the
+    chart (``None``: such paths are errors). Raises :class:`SchemaError`.
+    """
+    if not config.values:
+        raise SchemaError("values flag is required")
+    if config.draft not in SCHEMA_URLS:
+        raise SchemaError("invalid draft version. Please use one of: 4, 6, 7, 2019, 2020")
+    if config.indent <= 0:
+        raise SchemaError("indentation must be a positive number")
+    if config.indent % 2:
+        raise SchemaError("indentation must be an even number")
+    if config.indent > 64:  # the tool takes any even number; a huge one only fills memory with spaces
+        raise SchemaError("indentation must be at most 64")
+    fs = _Files(chart_dir, files, outside)
+    merged: Any = Schema()
+    url = _k8s_url(config)
+    for path in config.values:
+        if path == "-":
+            raise SchemaError('values: "-" (stdin) is not supported by gsvendor generate')
+        absolute = fs.absolute(path)
+        content = fs.read(absolute)
+        if content is None:
+            raise SchemaError(f'read --values="{path}": error reading YAML file(s): open {path}: no such file')
+        try:
+            document = goyaml.parse(content)
+        except goyaml.YAMLError as exc:
+            raise SchemaError(f"{path}: error unmarshalling YAML: {exc}") from None
+        if document is None or not document.content:
+            continue  # empty file
+        root = _deref(document.content[0])
+        if root.kind not in (goyaml.MAPPING, goyaml.SCALAR):
+            raise SchemaError(f"{path}: the values must be a mapping, not a {root.kind}")
+        properties: dict[str, Schema] = {}
+        required: list[str] = []
+        for key, value in root.pairs() if root.kind == goyaml.MAPPING else []:
+            try:
+                child: Any = parse_node([_escape(key.value)], key, value, config.use_helm_docs)
+            except SchemaError as exc:
+                raise SchemaError(f"{path}: parse schema: {exc}") from None
+            if not child.hidden:
+                properties[key.value] = child
+                if child.required_by_parent:
+                    required.append(key.value)
+        temp: Any = Schema(
+            type="object",
+            properties=properties,
+            required=required,
+            title=config.root_title,
+            description=config.root_description,
+            id=config.root_id,
+        )
+        _set_referrer(temp, Referrer(dir=posixpath.dirname(absolute)))
+        if config.root_ref:
+            temp.ref = config.root_ref
+            temp.ref_referrer = Referrer(dir=chart_dir)
+        try:
+            _k8s_aliases([], temp, url)
+        except SchemaError as exc:
+            raise SchemaError(f"{path}: {exc}") from None
+        merged = merge_schemas(merged, temp)
+        merged.required = _unique_append(merged.required, required)
+    if config.bundle:
+        bundle_root = fs.absolute(config.bundle_root or ".")
+        loader = _Loader(fs, bundle_root, config.local_refs, url)
+        output_dir = posixpath.dirname(fs.absolute(config.output))
+        bundle(merged, loader, output_dir, config.bundle_without_id)
+    if config.root_additional_properties is not None:
+        merged.additional_properties = Schema("true" if config.root_additional_properties else "false")
+    elif config.no_additional_properties:
+        merged.additional_properties = Schema("false")
+    _ensure_compliant([], merged, set(), config.no_additional_properties, config.draft)
+    if not config.no_default_global:
+        _add_missing_global(merged)
+    merged.schema = SCHEMA_URLS[config.draft]
+    merged.type = "object"
+    return merged  # type: ignore[no-any-return]
+
+
+def generate_schema(
+    files: dict[str, bytes], config_file: str = CONFIG_FILE, chart_dir: str = "/chart", outside: Reader | None = None
+) -> tuple[str, bytes]:
+    """The chart's values schema: ``(output path relative to the chart, bytes)``.
+
+    Reads ``config_file`` from ``files`` (chart-relative path → bytes), builds the schema as
+    ``helm schema`` v2.5.0 would in the chart folder, normalizes it as ``schemalint normalize``
+    and writes it with the configured indent and a final newline. Raises :class:`SchemaError`
+    (naming the file and key) for any problem.
+    """
+    if config_file not in files:
+        raise SchemaError(f"{config_file}: not found")
+    config = load_config(files[config_file], config_file)
+    if config.output == "-":
+        raise SchemaError(f'{config_file}: output: "-" (stdout) is not supported by gsvendor generate')
+    schema = build_schema(config, files, chart_dir, outside)
+    output = posixpath.normpath(config.output)
+    if output == ".." or output.startswith("../") or output.startswith("/"):
+        raise SchemaError(f"{config_file}: output: {config.output} must be inside the chart")
+    if output == "." or any(p.startswith(output + "/") for p in files):
+        raise SchemaError(f"{config_file}: output: {config.output!r} is a folder of the chart, not a file")
+    if output in _NOT_OUTPUTS or output == config_file:
+        raise SchemaError(f"{config_file}: output: {output} would overwrite a chart file with the schema")
+    return output, dumps(schema.to_data(), config.indent)
+
+
+# files a schema must never be written over (they are inputs, or the chart itself)
+_NOT_OUTPUTS = frozenset({"Chart.yaml", "values.yaml", "README.md", "README.md.gotmpl", ".helmignore", "Chart.lock"})
+
+
+def _key_path(path: Any) -> str:
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(root)"
+
+
+def validate_values(schema: dict[str, Any], values: dict[str, Any]) -> list[str]:
+    """Validate ``values`` against a generated values ``schema``; one message per violation.
+
+    Each message reads ``key.path[0]: rule: message`` (``(root)`` for the top level), e.g.
+    ``kserve.controller.replicas: type: 'two' is not of type 'integer'``, sorted by key path.
+    The draft comes from the schema's ``$schema`` (2020-12 when absent). A schema that is not
+    valid JSON Schema, or a ``$ref`` that cannot be resolved offline, is reported as one message.
+    """
+    import jsonschema
+    from jsonschema import exceptions as js_exceptions
+
+    try:
+        validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        validator_class.check_schema(schema)
+        validator = validator_class(schema)
+        errors = list(validator.iter_errors(values))
+    except js_exceptions.SchemaError as exc:
+        return [f"(schema): {exc.message}"]
+    except Exception as exc:  # unresolvable $ref and the like
+        return [f"(schema): cannot validate: {exc}"]
+    messages = []
+    for error in sorted(errors, key=lambda e: ([str(p) for p in e.absolute_path], str(e.validator))):
+        messages.append(f"{_key_path(error.absolute_path)}: {error.validator}: {error.message}")
+    return messages

@@ -1,0 +1,310 @@
+"""Building and merging schemas from values.yaml nodes, as helm-values-schema-json v2.5.0 does."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from gsvendor.generate.golang import yaml_v3 as goyaml
+from gsvendor.generate.schema.comments import _comments, parse_helm_docs_comment, process_comment
+from gsvendor.generate.schema.model import VALID_TYPES, Referrer, Schema, SchemaError, _escape, ptr_string
+
+
+def _scalar_type(tag: str) -> str:
+    return {
+        goyaml.INT_TAG: "integer",
+        goyaml.FLOAT_TAG: "number",
+        goyaml.BOOL_TAG: "boolean",
+        goyaml.NULL_TAG: "null",
+    }.get(tag, "string")
+
+
+def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_helm_docs: bool) -> Schema:
+    """hvsj's ``parseNode``: the schema of one values node with its comments applied."""
+    s: Any = Schema()
+    ordered: list[Schema] = []
+    if value.kind == goyaml.MAPPING:
+        properties: dict[str, Schema] = {}
+        required: list[str] = []
+        for child_key, child_value in value.pairs():
+            child: Any = parse_node([*ptr, _escape(child_key.value)], child_key, child_value, use_helm_docs)
+            if child.hidden:
+                continue
+            if child.skip_properties and child.is_type("object"):
+                child.properties = None
+            ordered.append(child)
+            properties[child_key.value] = child
+            if child.required_by_parent:
+                required.append(child_key.value)
+        s.type = "object"
+        s.properties = properties
+        if required:
+            s.required = required
+    elif value.kind == goyaml.SEQUENCE:
+        s.type = "array"
+        merged = Schema()
+        has_items = False
+        for index, item in enumerate(value.content):
+            item_schema = parse_node([*ptr, str(index)], None, item, use_helm_docs)
+            if not item_schema.hidden:
+                merged = merge_schemas(merged, item_schema)
+                has_items = True
+        if has_items:
+            s.items = merged
+    elif value.kind == goyaml.SCALAR:
+        s.type = _scalar_type(value.short_tag())
+    where = ptr_string(ptr)
+    comments, helm_docs = _comments(key, value, use_helm_docs)
+    try:
+        if use_helm_docs:
+            path, description = parse_helm_docs_comment(helm_docs)
+            if not path or [_escape(p) for p in path] == ptr:
+                s.description = description
+        process_comment(s, comments)
+    except SchemaError as exc:
+        raise SchemaError(f"{where}: parse @schema comments: {exc}") from None
+    if s.skip_properties and s.is_type("object"):
+        s.properties = None
+    elif s.merge_properties and ordered:
+        result = ordered[0]
+        for other in ordered[1:]:
+            result = merge_schemas(result, other)
+        s.additional_properties = result
+        s.properties = None
+    return s  # type: ignore[no-any-return]
+
+
+def _or(src: Any, dest: Any, kind: str) -> Any:
+    """Go's ``cmp.Or(src, dest)``: ``src`` unless it is its type's zero value."""
+    return dest if _is_zero_value(src, kind) else src
+
+
+def _is_zero_value(value: Any, kind: str) -> bool:
+    if value is None:
+        return True
+    if kind == "str":
+        return value == ""
+    return False
+
+
+def go_equal(a: Any, b: Any) -> bool:
+    """``reflect.DeepEqual`` on decoded values: types must match (``1`` ≠ ``1.0`` ≠ ``true``)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(go_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(go_equal(a[k], b[k]) for k in a)
+    if isinstance(a, float) and math.isnan(a):
+        return False
+    return bool(a == b)
+
+
+def _merge_map(dest: dict[str, Any] | None, src: dict[str, Any] | None) -> dict[str, Any] | None:
+    if src is None:
+        return dest
+    dest = {} if dest is None else dest
+    dest.update(src)
+    return dest
+
+
+def _merge_schema_map(dest: dict[str, Schema] | None, src: dict[str, Schema] | None) -> dict[str, Schema] | None:
+    if src is not None:
+        dest = {} if dest is None else dest
+        for name, sub in src.items():
+            dest[name] = merge_schemas(dest[name], sub) if name in dest else sub
+    return dest
+
+
+def _unique_append(dest: list[str] | None, src: list[str] | None) -> list[str] | None:
+    for item in src or []:
+        if dest is None:
+            dest = []
+        if item not in dest:
+            dest.append(item)
+    return dest
+
+
+def merge_schemas(dest: Schema | None, src: Schema | None) -> Schema | None:
+    """hvsj's ``mergeSchemas``: ``src`` merged into ``dest`` in place (``src`` wins for set fields)."""
+    if dest is None:
+        return src
+    if src is None:
+        return dest
+    d: Any = dest
+    s: Any = src
+    d.set_kind(s.kind)
+    for attr in (
+        "schema",
+        "id",
+        "anchor",
+        "dynamic_anchor",
+        "recursive_anchor",
+        "title",
+        "description",
+        "comment",
+        "recursive_ref",
+        "pattern",
+        "format",
+        "content_encoding",
+        "content_media_type",
+    ):
+        setattr(d, attr, _or(getattr(s, attr), getattr(d, attr), "str"))
+    d.vocabulary = _merge_map(d.vocabulary, s.vocabulary)
+    if s.examples is not None:
+        d.examples = s.examples
+    d.deprecated = d.deprecated or s.deprecated
+    d.read_only = d.read_only or s.read_only
+    d.write_only = d.write_only or s.write_only
+    if s.default is not None:
+        d.default = s.default
+    if s.ref:
+        d.ref, d.ref_referrer = s.ref, s.ref_referrer
+    if s.dynamic_ref:
+        d.dynamic_ref, d.dynamic_ref_referrer = s.dynamic_ref, s.dynamic_ref_referrer
+    for attr in (
+        "type",
+        "const",
+        "not_",
+        "if_",
+        "then",
+        "else_",
+        "exclusive_maximum",
+        "maximum",
+        "exclusive_minimum",
+        "minimum",
+        "multiple_of",
+        "max_length",
+        "min_length",
+        "content_schema",
+        "max_items",
+        "min_items",
+        "max_contains",
+        "min_contains",
+        "contains",
+        "max_properties",
+        "min_properties",
+        "property_names",
+        "dependencies",
+    ):
+        setattr(d, attr, _or(getattr(s, attr), getattr(d, attr), "any"))
+    for value in s.enum or []:
+        if not any(go_equal(value, existing) for existing in d.enum or []):
+            d.enum = [*(d.enum or []), value]
+    for attr in ("all_of", "any_of", "one_of", "prefix_items"):
+        if getattr(s, attr) is not None:
+            setattr(d, attr, getattr(s, attr))
+    d.unique_items = d.unique_items or s.unique_items
+    for attr in ("items", "additional_items", "unevaluated_items", "additional_properties", "unevaluated_properties"):
+        setattr(d, attr, merge_schemas(getattr(d, attr), getattr(s, attr)))
+    d.required = _unique_append(d.required, s.required)
+    for attr in ("properties", "pattern_properties", "dependent_schemas", "defs", "definitions"):
+        setattr(d, attr, _merge_schema_map(getattr(d, attr), getattr(s, attr)))
+    d.dependent_required = _merge_map(d.dependent_required, s.dependent_required)
+    d.required_by_parent = d.required_by_parent or s.required_by_parent
+    return dest
+
+
+def _validate_type(ptr: list[str], value: Any) -> None:
+    where = ptr_string(ptr)
+    allowed = ", ".join(VALID_TYPES)
+    if value is None:
+        return
+    if isinstance(value, str):
+        if value not in VALID_TYPES:
+            raise SchemaError(f'{where}: invalid type "{value}", must be one of: {allowed}')
+        return
+    if isinstance(value, list):
+        seen: list[str] = []
+        for index, item in enumerate(value):
+            if not isinstance(item, str):
+                raise SchemaError(f"{where}/{index}: type list must only contain strings")
+            if item not in VALID_TYPES:
+                raise SchemaError(f'{where}/{index}: invalid type "{item}", must be one of: {allowed}')
+            if item in seen:
+                raise SchemaError(f'{where}/{index}: type list must be unique, but found "{item}" multiple times')
+            seen.append(item)
+        return
+    raise SchemaError(f"{where}: type only be string or array of strings")
+
+
+def _draft7_refs(schema: Schema, root_path: list[str]) -> None:
+    for _, sub in schema.subschemas():
+        _draft7_refs(sub, root_path)
+    ref: str = schema.ref
+    if ref.startswith("#/") and not ref.startswith(("#/$defs/", "#/definitions/")):
+        schema.ref = "#" + ptr_string(root_path) + ref[1:]
+
+
+def _ensure_compliant(ptr: list[str], schema: Schema, active: set[int], no_additional: bool, draft: int) -> None:
+    if id(schema) in active:
+        raise SchemaError(f"{ptr_string(ptr)}: circular reference detected in schema")
+    active.add(id(schema))
+    try:
+        for path, sub in list(schema.subschemas()):
+            _ensure_compliant([*ptr, *path], sub, active, no_additional, draft)
+    finally:
+        active.discard(id(schema))
+    if schema.kind != "object":
+        return
+    s: Any = schema
+    _validate_type([*ptr, "type"], s.type)
+    if s.additional_properties is None and no_additional and s.is_type("object"):
+        s.additional_properties = Schema("false")
+    if s.all_of or s.any_of or s.one_of or s.not_ is not None or s.const is not None:
+        s.type = None  # these collide with "type"
+    if draft <= 7 and s.ref:
+        clone: Any = s.copy()
+        clone.ref = ""
+        if not clone.is_zero():
+            defs, definitions = s.defs, s.definitions
+            clone.defs = None
+            clone.definitions = None
+            _draft7_refs(clone, ["allOf", "0"])
+            ref = s.ref
+            schema.__init__()  # type: ignore[misc]
+            s.all_of = [clone, Schema(ref=ref)]
+            s.defs, s.definitions = defs, definitions
+
+
+def _add_missing_global(schema: Schema) -> None:
+    s: Any = schema
+    extra = s.additional_properties
+    if (
+        (s.properties and "global" in s.properties)
+        or extra is None
+        or extra.kind == "true"
+        or (extra.kind != "false" and extra.is_type("object"))
+        or (extra.kind != "false" and extra.type is None)
+    ):
+        return
+    s.properties = s.properties if s.properties is not None else {}
+    s.properties["global"] = Schema(
+        type=["object", "null"],
+        comment="Added automatically by 'helm schema' to allow this chart to be used as a Helm dependency, "
+        "as the `additionalProperties` setting would otherwise collide with Helm's special 'global' values key.",
+        description="Global values shared between all subcharts",
+    )
+
+
+def _k8s_aliases(ptr: list[str], schema: Schema, url: Callable[[], str]) -> None:
+    for path, sub in list(schema.subschemas()):
+        _k8s_aliases([*ptr, *path], sub, url)
+    ref: str = schema.ref
+    without_fragment = ref.split("#", 1)[0]
+    if without_fragment in ("$k8s", "$k8s/"):
+        raise SchemaError(f'{ptr_string(ptr)}: invalid $k8s schema alias: must have a path but only got "{ref}"')
+    if ref.startswith("$k8s/"):
+        schema.ref = url().removesuffix("/") + "/" + ref[len("$k8s/") :]
+
+
+def _set_referrer(schema: Schema | None, referrer: Referrer) -> None:
+    if schema is None:
+        return
+    for _, sub in list(schema.subschemas()):
+        _set_referrer(sub, referrer)
+    if schema.ref:
+        schema.ref_referrer = referrer
+    if schema.dynamic_ref:
+        schema.dynamic_ref_referrer = referrer

@@ -1,0 +1,317 @@
+"""Finding image references in rendered manifests, in ConfigMap JSON and in values.yaml.
+
+Pure functions on parsed data: they take what a YAML or JSON parser returned and give back
+:class:`Found` (a reference as written, and where) and :class:`Skipped` (data that could hold
+references but was not read, with the reason). Parsing and the registry policy are elsewhere
+(:mod:`gsvendor.imageref`, :mod:`gsvendor.checkimages`).
+
+The walks are generic on purpose: today's kinds (Deployment, ClusterServingRuntime,
+LLMInferenceServiceConfig with ``template``/``prefill``/``worker``/``router.scheduler``…) are not
+listed anywhere, so a new kind that embeds a pod template is covered without a change here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gsvendor.images.reference import join_tag
+
+CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
+ENV_SUFFIX = "_IMAGE"
+
+
+@dataclass(frozen=True)
+class Found:
+    """One image reference as written.
+
+    ``place``: ``"manifest"``, ``"configmap"`` or ``"values"``; ``obj``: ``Kind/name`` of the
+    manifest, or the values file; ``path``: where inside it (``spec.template.spec.containers[manager].image``,
+    ``data.agent $.image``, ``kserve.controller.image``); ``line``: 1-based line in a values file;
+    ``source``: the chart template that produced a manifest (helm's ``# Source:``);
+    ``written``: the reference (joined with its tag when the chart splits them); ``joined``: the
+    sibling keys joined into it (``("tag",)``, ``("defaultImageVersion",)``, ``("registry", "tag")``).
+    """
+
+    place: str
+    obj: str
+    path: str
+    written: str
+    line: int | None = None
+    source: str | None = None
+    joined: tuple[str, ...] = ()
+
+    @property
+    def location(self) -> str:
+        """Human-readable place: ``Deployment/x spec…image``, ``values.yaml:12 kserve.image``."""
+        where = f"{self.obj}:{self.line}" if self.line else self.obj
+        path = self.path + (f" (+ {', '.join(self.joined)})" if self.joined else "")
+        return f"{where} {path}"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Data that was not searched: ``obj`` (``ConfigMap/name``), ``path`` (``data._example``), ``reason``."""
+
+    obj: str
+    path: str
+    reason: str
+
+    @property
+    def location(self) -> str:
+        """``ConfigMap/name data.key``."""
+        return f"{self.obj} {self.path}"
+
+
+def is_image_key(key: object) -> bool:
+    """Whether a JSON or values key names an image: ``image`` or ``…Image`` (``rbacProxyImage``)."""
+    return isinstance(key, str) and (key == "image" or (key.endswith("Image") and len(key) > len("Image")))
+
+
+def object_name(document: Mapping[str, Any]) -> str:
+    """``Kind/name`` of a manifest (``?`` for what is missing)."""
+    metadata = document.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, Mapping) else None
+    return f"{document.get('kind') or '?'}/{name or '?'}"
+
+
+def _step(path: str, key: Any) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else str(key)
+
+
+def _item_label(item: Any, index: int) -> str | int:
+    # Containers and env variables are addressed by name (kubectl's and the reader's way), the rest by index.
+    if isinstance(item, Mapping) and isinstance(item.get("name"), str) and item["name"]:
+        return item["name"]
+    return index
+
+
+def manifest_references(document: Mapping[str, Any], source: str | None = None) -> list[Found]:
+    """Every image reference in one rendered manifest (a parsed YAML mapping).
+
+    Found anywhere in the object, whatever its kind:
+
+    * the ``image`` string of every mapping, which covers each item of ``containers``,
+      ``initContainers`` and ``ephemeralContainers`` (pod specs, pod templates, pod templates
+      nested in custom resources) and single ``container`` mappings (ClusterStorageContainer);
+    * ``image.reference`` of an image volume (``volumes[].image.reference``, Kubernetes ≥ 1.31);
+    * the ``value`` of environment variables named ``*_IMAGE`` in any ``env`` list.
+
+    Empty and templated strings are returned too; the caller reports them. ConfigMap ``data``
+    is not searched here (:func:`configmap_references`). Raises nothing.
+    """
+    obj = object_name(document)
+    found: list[Found] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                here = _step(path, key)
+                if key == "image" and (isinstance(value, str) or value is None):
+                    found.append(Found("manifest", obj, here, value or "", source=source))
+                    continue
+                if key == "image" and isinstance(value, Mapping) and isinstance(value.get("reference"), str):
+                    found.append(Found("manifest", obj, f"{here}.reference", value["reference"], source=source))
+                if key == "env" and isinstance(value, list):
+                    for index, variable in enumerate(value):
+                        if (
+                            isinstance(variable, Mapping)
+                            and isinstance(variable.get("name"), str)
+                            and variable["name"].endswith(ENV_SUFFIX)
+                            and isinstance(variable.get("value"), str)
+                        ):
+                            where = f"{here}[{_item_label(variable, index)}].value"
+                            found.append(Found("manifest", obj, where, variable["value"], source=source))
+                walk(value, here)
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, f"{path}[{_item_label(item, index)}]")
+
+    walk(document, "")
+    return found
+
+
+# The keys that carry the version of an image key when the chart splits the reference. Upstream's
+# inferenceservice-config writes ``"image": "kserve/art-explainer", "defaultImageVersion": "v0.20.0"``.
+def _version_keys(key: str) -> tuple[str, ...]:
+    if key == "image":
+        return ("tag", "defaultImageVersion", "imageVersion", "imageTag")
+    stem = key[: -len("Image")]
+    return (f"{key}Version", f"{key}Tag", f"{stem}Tag", f"{stem}Version")
+
+
+def _joined_image(mapping: Mapping[str, Any], key: str, image: str) -> tuple[str, tuple[str, ...]]:
+    for version_key in _version_keys(key):
+        version = mapping.get(version_key)
+        if isinstance(version, (str, int, float)) and not isinstance(version, bool) and str(version):
+            joined = join_tag(image, str(version))
+            return joined, ((version_key,) if joined != image else ())
+    return image, ()
+
+
+def json_references(data: Any, obj: str, prefix: str) -> list[Found]:
+    """Image references in parsed JSON ``data``: every ``image`` or ``…Image`` string, at any depth.
+
+    Split references are joined: ``image`` with a sibling ``tag``/``defaultImageVersion``
+    (``imageVersion``, ``imageTag``), ``xImage`` with ``xImageVersion``/``xImageTag``/``xTag``/``xVersion``.
+    ``path`` is ``<prefix> $.a.b``, JSONPath from the document root. Raises nothing.
+    """
+    found: list[Found] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                here = f"{path}.{key}"
+                if is_image_key(key) and (isinstance(value, str) or value is None):
+                    written, joined = _joined_image(node, key, value or "")
+                    found.append(Found("configmap", obj, f"{prefix} {here}", written, joined=joined))
+                else:
+                    walk(value, here)
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, f"{path}[{index}]")
+
+    walk(data, "$")
+    return found
+
+
+def configmap_references(document: Mapping[str, Any]) -> tuple[list[Found], list[Skipped]]:
+    """Image references in the JSON values of a ConfigMap's ``data`` (``inferenceservice-config``).
+
+    Each data value is parsed as JSON and searched with :func:`json_references`. A value that is
+    not JSON is returned as :class:`Skipped` with the parser's reason (upstream's ``_example``
+    block is commented prose) — unless its key itself names an image (``image``, ``…Image``,
+    ``…_IMAGE``), then the value is the reference. Raises nothing.
+    """
+    obj = object_name(document)
+    data = document.get("data")
+    found: list[Found] = []
+    skipped: list[Skipped] = []
+    if not isinstance(data, Mapping):
+        return found, skipped
+    for key, value in data.items():
+        path = f"data.{key}"
+        image_named = is_image_key(key) or (isinstance(key, str) and key.endswith(ENV_SUFFIX))
+        if not isinstance(value, str):
+            continue
+        try:
+            parsed = json.loads(value)
+        except ValueError as exc:
+            if image_named:
+                found.append(Found("configmap", obj, path, value.strip()))
+            else:
+                skipped.append(Skipped(obj, path, f"not JSON ({exc})"))
+            continue
+        if image_named and isinstance(parsed, str):
+            found.append(Found("configmap", obj, path, parsed))
+        else:
+            found.extend(json_references(parsed, obj, path))
+    return found, skipped
+
+
+def key_lines(node: Any) -> dict[tuple[str | int, ...], int]:
+    """The 1-based line of every key (and list item) of a composed YAML node tree, by key path.
+
+    ``node`` is what ruamel's ``YAML(typ="safe").compose()`` returns (libyaml: several times
+    faster than a round-trip load, which is what a values file needs line numbers for). Paths are
+    tuples of keys and indices: ``("kserve", "agent", "image")``. Raises nothing.
+    """
+    lines: dict[tuple[str | int, ...], int] = {}
+
+    def walk(current: Any, path: tuple[str | int, ...], depth: int) -> None:
+        if depth > 100:  # a recursive alias; values files do not nest this deep
+            return
+        kind = type(current).__name__
+        if kind == "MappingNode":
+            for key_node, value_node in current.value:
+                here = (*path, str(key_node.value))
+                lines.setdefault(here, key_node.start_mark.line + 1)
+                walk(value_node, here, depth + 1)
+        elif kind == "SequenceNode":
+            for index, item in enumerate(current.value):
+                lines.setdefault((*path, index), item.start_mark.line + 1)
+                walk(item, (*path, index), depth + 1)
+
+    if node is not None:
+        walk(node, (), 0)
+    return lines
+
+
+def values_references(
+    values: Any, filename: str = "values.yaml", lines: Mapping[tuple[str | int, ...], int] | None = None
+) -> list[Found]:
+    """Image references in a chart's values (a parsed values.yaml).
+
+    * ``image`` and ``…Image`` strings, joined with a sibling ``tag`` (``…Tag``) when it is set;
+    * ``repository`` strings, joined with sibling ``registry`` (``registry/repository``), ``tag``
+      and ``digest`` — the ``image: {registry, repository, tag}`` convention.
+
+    ``line`` is the 1-based line of the key: from ``lines`` (:func:`key_lines`) when given, else
+    from ruamel round-trip ``.lc`` data, else ``None``. ``path`` is the key path helm's ``--set``
+    would use (``kserve.agent.image``). Raises nothing.
+    """
+    found: list[Found] = []
+
+    def line_of(node: Any, key: Any, keys: tuple[str | int, ...]) -> int | None:
+        if lines is not None:
+            return lines.get(keys)
+        lc = getattr(node, "lc", None)
+        try:
+            return (lc.key(key) if isinstance(key, str) else lc.item(key))[0] + 1 if lc is not None else None
+        except (KeyError, IndexError, TypeError, AttributeError):
+            return None
+
+    def walk(node: Any, path: str, keys: tuple[str | int, ...]) -> None:
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                here, here_keys = _step(path, key), (*keys, str(key))
+                if is_image_key(key) and (isinstance(value, str) or value is None):
+                    written, joined = _joined_values_image(node, key, value or "")
+                    line = line_of(node, key, here_keys)
+                    found.append(Found("values", filename, here, written, line=line, joined=joined))
+                elif key == "repository" and isinstance(value, str):
+                    written, joined = _joined_repository(node, value)
+                    line = line_of(node, key, here_keys)
+                    found.append(Found("values", filename, here, written, line=line, joined=joined))
+                else:
+                    walk(value, here, here_keys)
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, f"{path}[{index}]", (*keys, index))
+
+    walk(values, "", ())
+    return found
+
+
+def _scalar(value: Any) -> str:
+    if value is None or isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return ""
+    return str(value)
+
+
+def _joined_values_image(mapping: Mapping[str, Any], key: str, image: str) -> tuple[str, tuple[str, ...]]:
+    tag_key = "tag" if key == "image" else f"{key[: -len('Image')]}Tag"
+    joined = join_tag(image, _scalar(mapping.get(tag_key)))
+    return joined, ((tag_key,) if joined != image else ())
+
+
+def _joined_repository(mapping: Mapping[str, Any], repository: str) -> tuple[str, tuple[str, ...]]:
+    if not repository.strip():  # no image shipped: report it empty, not as "registry/" or ":tag"
+        return repository, ()
+    parts: list[str] = []
+    written = repository
+    registry = _scalar(mapping.get("registry")).rstrip("/")
+    if registry:
+        written, parts = f"{registry}/{repository}", ["registry"]
+    tag = _scalar(mapping.get("tag"))
+    with_tag = join_tag(written, tag)
+    if with_tag != written:
+        written, parts = with_tag, [*parts, "tag"]
+    digest = _scalar(mapping.get("digest"))
+    if digest and "@" not in written:
+        written, parts = f"{written}@{digest}", [*parts, "digest"]
+    return written, tuple(parts)

@@ -1,0 +1,647 @@
+"""check-images ``--resolve``: ask the registry whether every allowed image reference exists, and
+(``--compare-upstream``) whether each mirror is digest-identical to its upstream.
+
+A chart can pass the registry-prefix check and still fail on a cluster with ImagePullBackOff: the
+gsoci mirror of an image was not created yet for a new tag (mirroring lags an upstream release),
+or a mirror that should be digest-identical is not. This module asks the registries before release.
+
+The calls, from the OCI distribution specification (v1.1, "Pulling manifests", "Checking if
+content exists in the registry", "Listing tags", "Error codes"):
+
+* ``HEAD /v2/<name>/manifests/<reference>`` with the OCI and Docker manifest and index media
+  types in ``Accept``: 200 with ``Docker-Content-Digest`` when the tag or digest exists, 404 when not;
+* ``GET`` of the same URL when the header is missing (the digest is then the sha256 of the body)
+  and after a 404 (a HEAD response has no body, and the error code is in the body);
+* ``GET /v2/<name>/tags/list?n=1`` after ``MANIFEST_UNKNOWN``: the spec's ``NAME_UNKNOWN`` means
+  the repository does not exist, but the CNCF distribution registry answers ``MANIFEST_UNKNOWN``
+  on the manifest endpoint for a missing repository too; its tags endpoint tells the two apart.
+
+HTTP goes through oras-py: :class:`oras.provider.Registry` makes the session (cookies off, the
+scheme of ``insecure``) and :class:`oras.auth.TokenAuth` runs the bearer-token flow of a
+``Www-Authenticate: Bearer`` challenge (the Docker token specification, what ACR and ghcr.io
+use). oras's own ``do_request`` is not used: it retries every error with sleeps of up to 83
+seconds and sends no timeout, and one shared token cannot serve many repositories in parallel.
+So this module sends the requests on oras's session itself, with a timeout, bounded retries and a
+token per repository, and answers ``Www-Authenticate: Basic`` (htpasswd registries) directly.
+
+Outcomes of a lookup (:data:`OUTCOMES`): ``resolved``, ``tag-missing``, ``digest-missing``,
+``repository-missing``, ``auth-failed`` (401/403 after the credentials were tried),
+``unreachable`` (connection refused, DNS, timeouts after the retries) and ``registry-error``
+(5xx after the retries, TLS failures, answers outside the spec). Outcomes of a mirror comparison
+(:data:`COMPARISONS`): ``equal``, ``different``, ``upstream-missing``, ``upstream-auth-failed``,
+``upstream-unreachable``, ``upstream-registry-error``, and ``not-compared`` when the mirror itself
+did not resolve (its own outcome fails the run already).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import logging
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gsvendor.errors import ConfigError, UsageError
+from gsvendor.images.reference import DEFAULT_REGISTRY, ImageReference, parse
+
+if TYPE_CHECKING:
+    import requests
+
+# Outcomes of one lookup.
+RESOLVED = "resolved"
+TAG_MISSING = "tag-missing"
+DIGEST_MISSING = "digest-missing"
+REPOSITORY_MISSING = "repository-missing"
+AUTH_FAILED = "auth-failed"
+UNREACHABLE = "unreachable"
+REGISTRY_ERROR = "registry-error"
+OUTCOMES = (RESOLVED, TAG_MISSING, DIGEST_MISSING, REPOSITORY_MISSING, AUTH_FAILED, UNREACHABLE, REGISTRY_ERROR)
+MISSING = frozenset({TAG_MISSING, DIGEST_MISSING, REPOSITORY_MISSING})
+
+
+# Outcomes of a mirror comparison.
+EQUAL = "equal"
+DIFFERENT = "different"
+UPSTREAM_MISSING = "upstream-missing"
+NOT_COMPARED = "not-compared"
+COMPARISONS = (
+    EQUAL,
+    DIFFERENT,
+    UPSTREAM_MISSING,
+    f"upstream-{AUTH_FAILED}",
+    f"upstream-{UNREACHABLE}",
+    f"upstream-{REGISTRY_ERROR}",
+    NOT_COMPARED,
+)
+
+
+DEFAULT_JOBS = 8
+DEFAULT_TIMEOUT = 10.0  # seconds, connect and read, per request
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
+
+
+# what a registry may answer a manifest request with (image-spec and Docker's schema 2 media types)
+_MANIFEST_TYPE = re.compile(r"^application/(vnd\.[\w.+-]+\+json|vnd\.docker\.[\w.+-]+|json)$")
+DEFAULT_RETRIES = 3  # after the first attempt, on 5xx, 429 and timeouts
+DEFAULT_BACKOFF = 0.25  # seconds; doubles per retry (0.25, 0.5, 1.0)
+MAX_BACKOFF = 4.0  # a Retry-After above this is not waited for in full
+
+
+# OCI image manifest and index, Docker schema 2 manifest and manifest list: what the kubelet accepts.
+# Asking for the index types makes a multi-arch tag resolve to its index digest, as a pull does.
+MANIFEST_MEDIA_TYPES = (
+    "application/vnd.oci.image.manifest.v1+json",
+    "application/vnd.oci.image.index.v1+json",
+    "application/vnd.docker.distribution.manifest.v2+json",
+    "application/vnd.docker.distribution.manifest.list.v2+json",
+)
+
+
+_ACCEPT = {"Accept": ", ".join(MANIFEST_MEDIA_TYPES)}
+_DIGEST_RE = re.compile(r"^(sha256:[0-9a-f]{64}|sha384:[0-9a-f]{96}|sha512:[0-9a-f]{128})$")
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_HOST_RE = re.compile(rf"^(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Fa-f:]+\])(?::[0-9]{{1,5}})?$")
+
+
+# Docker Hub: credentials are stored under these names, the API is served by registry-1.docker.io.
+_DOCKER_HUB_ALIASES = {"index.docker.io", "registry-1.docker.io", "docker.io"}
+_DOCKER_HUB_API = "registry-1.docker.io"
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """Registry credentials from a Docker configuration file.
+
+    ``auths``: registry host (``gsoci.azurecr.io``, ``docker.io``, ``127.0.0.1:5000``) → the base64
+    ``user:password`` of HTTP Basic; ``source``: the file read (``None`` when there was none);
+    ``notes``: what was read but not used (credential helpers, identity tokens).
+    """
+
+    auths: Mapping[str, str] = field(default_factory=dict)
+    source: Path | None = None
+    notes: tuple[str, ...] = ()
+
+    def for_host(self, host: str) -> str | None:
+        """The base64 ``user:password`` for ``host``, or ``None``."""
+        return self.auths.get(_credential_host(host))
+
+
+def _credential_host(key: str) -> str:
+    # Docker writes "https://index.docker.io/v1/" for Docker Hub and plain hosts elsewhere;
+    # some tools write "https://host" or "host/v2/".
+    host = re.sub(r"^[a-z]+://", "", key.strip(), flags=re.I).split("/", 1)[0].lower()
+    return DEFAULT_REGISTRY if host in _DOCKER_HUB_ALIASES else host
+
+
+def default_docker_config() -> Path:
+    """``$DOCKER_CONFIG/config.json`` when ``DOCKER_CONFIG`` is set, else ``~/.docker/config.json`` (Docker's rule)."""
+    folder = os.environ.get("DOCKER_CONFIG")
+    return Path(folder) / "config.json" if folder else Path.home() / ".docker" / "config.json"
+
+
+def load_credentials(path: Path | None = None) -> Credentials:
+    """Read registry credentials from a Docker ``config.json``.
+
+    ``path``: ``--registry-config FILE`` (must exist); ``None`` reads :func:`default_docker_config`
+    if it exists (no file: no credentials). Each ``auths`` entry gives credentials by its base64
+    ``auth`` (``user:password``) or by ``username`` and ``password``. ``credsStore`` and
+    ``credHelpers`` are not run (a helper is a program, and may prompt) and ``identitytoken`` is
+    not used; each is named in ``notes``. Raises :class:`UsageError` for a missing ``--registry-config``
+    file and :class:`ConfigError` for a file that is not JSON or breaks that shape (both exit 2).
+    """
+    explicit = path is not None
+    file = path if path is not None else default_docker_config()
+    label = f"--registry-config {file}" if explicit else str(file)
+    if not file.is_file():
+        if explicit:
+            raise UsageError(f"{label}: no such file")
+        return Credentials()
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{label}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{label}:{exc.lineno}: not JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ConfigError(f"{label}: not JSON a Docker configuration holds (nested too deeply)") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{label}: not a Docker configuration (a JSON object with 'auths')")
+    auths_data = data.get("auths", {})
+    if not isinstance(auths_data, dict):
+        raise ConfigError(f"{label}: auths: must be an object (registry host → credentials)")
+    auths: dict[str, str] = {}
+    notes: list[str] = []
+    for key, entry in auths_data.items():
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{label}: auths.{key}: must be an object")
+        encoded = entry.get("auth")
+        if encoded:
+            try:
+                decoded = base64.b64decode(str(encoded), validate=True).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError):
+                raise ConfigError(f"{label}: auths.{key}.auth: not base64 of 'user:password'") from None
+            if ":" not in decoded:
+                raise ConfigError(f"{label}: auths.{key}.auth: not base64 of 'user:password' (no ':')")
+            auths[_credential_host(key)] = str(encoded)
+        elif entry.get("username") and entry.get("password") is not None:
+            from oras.auth.utils import get_basic_auth
+
+            auths[_credential_host(key)] = get_basic_auth(str(entry["username"]), str(entry["password"]))
+        elif entry.get("identitytoken"):
+            notes.append(f"{label}: auths.{key}: identitytoken is not used; {key} is asked anonymously")
+    store = data.get("credsStore")
+    if store:
+        notes.append(
+            f"{label}: credsStore {store!r} is not run; registries whose credentials it holds are asked anonymously"
+        )
+    helpers = data.get("credHelpers")
+    if isinstance(helpers, dict) and helpers:
+        hosts = ", ".join(sorted(str(h) for h in helpers))
+        notes.append(f"{label}: credHelpers are not run; {hosts} asked anonymously unless auths has them")
+    return Credentials(auths=auths, source=file, notes=tuple(notes))
+
+
+def insecure_hosts(values: Iterable[str]) -> frozenset[str]:
+    """Validate ``--insecure-registry HOST[:PORT]`` values (plain HTTP for exactly these hosts).
+
+    Raises :class:`UsageError` for a value with a scheme, a path or a malformed host.
+    """
+    hosts = set()
+    for value in values:
+        text = value.strip()
+        if not _HOST_RE.match(text):
+            raise UsageError(f"--insecure-registry {value!r}: expected HOST or HOST:PORT (no scheme, no path)")
+        hosts.add(text.lower())
+    return frozenset(hosts)
+
+
+@dataclass(frozen=True)
+class ResolveOptions:
+    """How to ask the registries.
+
+    ``jobs``: parallel lookups; ``insecure``: hosts (``host[:port]``) asked over plain HTTP, every
+    other one over HTTPS; ``compare_upstream`` and ``mirrors``: compare mirrors with their upstream;
+    ``timeout``: seconds per request (connect and read); ``retries``: further attempts on 5xx, 429
+    and timeouts, after ``backoff`` seconds doubling each time.
+    """
+
+    jobs: int = DEFAULT_JOBS
+    insecure: frozenset[str] = frozenset()
+    credentials: Credentials = field(default_factory=Credentials)
+    compare_upstream: bool = False
+    mirrors: tuple[Mirror, ...] = ()
+    timeout: float = DEFAULT_TIMEOUT
+    retries: int = DEFAULT_RETRIES
+    backoff: float = DEFAULT_BACKOFF
+
+
+@dataclass(frozen=True, order=True)
+class Target:
+    """One manifest to ask for: ``reference`` is a tag or a digest (``sha256:…``) in ``registry/repository``."""
+
+    registry: str
+    repository: str
+    reference: str
+
+    @property
+    def is_digest(self) -> bool:
+        """Whether ``reference`` is a digest."""
+        return ":" in self.reference
+
+    def __str__(self) -> str:
+        return f"{self.registry}/{self.repository}{'@' if self.is_digest else ':'}{self.reference}"
+
+
+def target_of(reference: ImageReference, by_tag: bool = False) -> Target:
+    """The manifest the kubelet pulls for ``reference``: its digest when pinned, else its tag
+    (``latest`` when none is written). ``by_tag``: the tag even when a digest is pinned (upstream side
+    of a comparison, where the question is what the tag points at)."""
+    if reference.digest and not (by_tag and reference.tag):
+        return Target(reference.registry, reference.repository, reference.digest)
+    return Target(reference.registry, reference.repository, reference.tag or "latest")
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The registry's answer for one :class:`Target`.
+
+    ``outcome``: one of :data:`OUTCOMES`; ``digest``: the manifest digest when resolved;
+    ``media_type``: its media type; ``detail``: why, for people (the registry's error code and
+    message, the connection error); ``status``: the last HTTP status; ``attempts``: requests sent
+    for the main lookup, retries included; ``seconds``: wall time.
+    """
+
+    target: Target
+    outcome: str
+    digest: str | None = None
+    media_type: str | None = None
+    detail: str = ""
+    status: int | None = None
+    attempts: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Whether the manifest exists."""
+        return self.outcome == RESOLVED
+
+
+class _Unreachable(Exception):
+    """No HTTP answer: connection refused, DNS, timeouts after the retries (``outcome`` says which class)."""
+
+    def __init__(self, outcome: str, detail: str, attempts: int) -> None:
+        super().__init__(detail)
+        self.outcome = outcome
+        self.detail = detail
+        self.attempts = attempts
+
+
+def _timeout_adapter(timeout: float, pool: int) -> Any:
+    """An HTTP adapter giving every request on a session a timeout: requests sends none unless
+    asked, and oras's token requests do not ask, so without it a lookup could hang."""
+    from requests.adapters import HTTPAdapter
+
+    class TimeoutAdapter(HTTPAdapter):
+        def send(self, request: Any, stream: bool = False, timeout: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
+            return super().send(request, stream=stream, timeout=default if timeout is None else timeout, **kwargs)
+
+    default = timeout
+    return TimeoutAdapter(pool_connections=4, pool_maxsize=pool, max_retries=0)
+
+
+def _error_codes(response: requests.Response) -> list[tuple[str, str]]:
+    """``(code, message)`` of the spec's error body ``{"errors": [{"code", "message", "detail"}]}``."""
+    try:
+        body = response.json()
+    except ValueError:
+        return []
+    errors = body.get("errors") if isinstance(body, dict) else None
+    return [
+        (str(e.get("code", "")), str(e.get("message", "")))
+        for e in (errors if isinstance(errors, list) else [])
+        if isinstance(e, dict)
+    ]
+
+
+def _describe(response: requests.Response) -> str:
+    codes = _error_codes(response)
+    text = "; ".join(f"{code}: {message}" if message else code for code, message in codes)
+    return f"HTTP {response.status_code}" + (f" ({text})" if text else f" {response.reason}" if response.reason else "")
+
+
+def _connection_detail(exc: BaseException) -> str:
+    """A short cause of a requests connection error: refused, DNS, reset, or its message."""
+    import socket
+
+    seen: list[BaseException] = []
+    todo: list[BaseException] = [exc]
+    while todo and len(seen) < 20:  # bounded walk of the cause chain and urllib3's .reason
+        item = todo.pop()
+        seen.append(item)
+        for nxt in (getattr(item, "reason", None), item.__cause__, item.__context__, *getattr(item, "args", ())):
+            if isinstance(nxt, BaseException) and nxt not in seen:
+                todo.append(nxt)
+    for item in seen:
+        if isinstance(item, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(item, socket.gaierror) or type(item).__name__ == "NameResolutionError":
+            return "DNS: host name does not resolve"
+        if isinstance(item, ConnectionResetError):
+            return "connection reset"
+    return " ".join(str(exc).split())[:300]
+
+
+class _Host:
+    """One registry host: an oras :class:`~oras.provider.Registry` (its requests session, the scheme),
+    the host's Basic credentials, and an oras :class:`~oras.auth.TokenAuth` per repository (a bearer
+    token is scoped to one repository)."""
+
+    def __init__(self, host: str, options: ResolveOptions, counter: Callable[[], None]) -> None:
+        import oras.provider
+
+        self.host = host
+        self.api_host = _DOCKER_HUB_API if host == DEFAULT_REGISTRY else host
+        self.insecure = host.lower() in options.insecure
+        self.registry = oras.provider.Registry(hostname=self.api_host, insecure=self.insecure)
+        adapter = _timeout_adapter(options.timeout, pool=max(options.jobs, 10))
+        self.registry.session.mount("https://", adapter)
+        self.registry.session.mount("http://", adapter)
+        self.basic = options.credentials.for_host(host)
+        self.credential_source = options.credentials.source
+        self.options = options
+        self._count = counter
+        self._basic_needed = False  # the host answered a Basic challenge once: send credentials up front
+        self._tokens: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def url(self, path: str) -> str:
+        """``http(s)://host/v2/<path>``. Built here: oras's Container re-parses names and reads
+        ``localhost/x`` as a Docker Hub repository."""
+        return f"{self.registry.prefix}://{self.api_host}/v2/{path}"
+
+    def _token_auth(self, repository: str) -> Any:
+        import oras.auth
+
+        with self._lock:
+            auth = self._tokens.get(repository)
+            if auth is None:
+                auth = oras.auth.get_auth_backend(
+                    "token", self.registry.session, self.insecure, tls_verify=self.registry._tls_verify
+                )
+                if self.basic:
+                    auth._basic_auth = self.basic  # what oras's load_configs sets from an auths entry
+                self._tokens[repository] = auth
+            return auth
+
+    def _send(self, method: str, url: str, headers: dict[str, str]) -> requests.Response:
+        import requests
+
+        self._count()
+        response = self.registry.session.request(
+            method, url, headers=headers, verify=self.registry._tls_verify, stream=True
+        )
+        # requests' timeout is per socket read: a server dripping bytes, or announcing a huge body,
+        # would hold a worker forever. A manifest is kilobytes; bound the whole answer.
+        deadline = time.monotonic() + 3 * self.options.timeout
+        body = bytearray()
+        for chunk in response.iter_content(65536):
+            body += chunk
+            if len(body) > MAX_ANSWER_BYTES:
+                response.close()
+                raise _Unreachable(REGISTRY_ERROR, f"answer larger than {MAX_ANSWER_BYTES // 1024 // 1024} MiB", 1)
+            if time.monotonic() > deadline:
+                response.close()
+                raise requests.exceptions.Timeout(f"answer not complete after {3 * self.options.timeout:g} s")
+        response._content = bytes(body)  # what .content and .json() read
+        return response
+
+    def request(self, method: str, url: str, repository: str) -> tuple[requests.Response, bool]:
+        """Send one request, answering an authentication challenge (``Www-Authenticate``) once,
+        plus one token refresh. Returns the response and whether credentials were sent.
+
+        Raises requests' exceptions (connection errors, timeouts) to :meth:`call`.
+        """
+        auth = self._token_auth(repository)
+        headers = dict(_ACCEPT)
+        headers.update(auth.get_auth_header())  # a bearer token from an earlier challenge
+        if self._basic_needed and self.basic:
+            headers["Authorization"] = f"Basic {self.basic}"
+        response = self._send(method, url, headers)
+        if response.status_code not in (401, 403):
+            return response, "Authorization" in headers and self.basic is not None
+        challenge = response.headers.get("Www-Authenticate", "")
+        scheme = challenge.split(" ", 1)[0].lower()
+        if scheme == "basic":
+            if not self.basic or headers.get("Authorization") == f"Basic {self.basic}":
+                return response, self.basic is not None
+            self._basic_needed = True
+            headers["Authorization"] = f"Basic {self.basic}"
+            return self._send(method, url, headers), True
+        if scheme == "bearer":
+            # oras's TokenAuth: anonymous token without credentials, else a token for the Basic credentials
+            for refresh in (False, True):
+                headers, changed = auth.authenticate_request(response, headers, refresh=refresh)
+                if not changed:
+                    break
+                response = self._send(method, url, headers)
+                if response.status_code not in (401, 403):
+                    break
+        return response, self.basic is not None
+
+    def call(self, method: str, url: str, repository: str) -> tuple[requests.Response, bool, int]:
+        """:meth:`request` with retries: on a 5xx, 429 or timeout, up to ``retries`` more attempts
+        after an exponential backoff. Returns (last response, credentials sent, attempts).
+
+        Raises :class:`_Unreachable` when no answer came (refused, DNS, timeouts throughout), with
+        outcome ``unreachable``, or ``registry-error`` for a TLS failure or a broken answer.
+        """
+        import requests
+
+        attempts = 0
+        while True:
+            attempts += 1
+            last = attempts > self.options.retries
+            try:
+                response, sent = self.request(method, url, repository)
+            except requests.exceptions.SSLError as exc:
+                hint = "" if self.insecure else f"; plain HTTP only with --insecure-registry {self.host}"
+                raise _Unreachable(REGISTRY_ERROR, f"TLS: {_connection_detail(exc)}{hint}", attempts) from None
+            except requests.exceptions.Timeout:
+                if last:
+                    raise _Unreachable(
+                        UNREACHABLE, f"timed out ({attempts} attempts, {self.options.timeout:g} s each)", attempts
+                    ) from None
+                self._sleep(attempts, None)
+                continue
+            except requests.exceptions.ConnectionError as exc:
+                raise _Unreachable(UNREACHABLE, _connection_detail(exc), attempts) from None
+            except requests.exceptions.RequestException as exc:
+                raise _Unreachable(REGISTRY_ERROR, " ".join(str(exc).split())[:300], attempts) from None
+            if (response.status_code >= 500 or response.status_code == 429) and not last:
+                self._sleep(attempts, response.headers.get("Retry-After"))
+                continue
+            return response, sent, attempts
+
+    def _sleep(self, attempt: int, retry_after: str | None) -> None:
+        delay = self.options.backoff * 2 ** (attempt - 1)
+        if retry_after and retry_after.strip().isdigit():
+            delay = max(delay, float(retry_after))
+        time.sleep(min(delay, MAX_BACKOFF))
+
+    def resolve(self, target: Target) -> Resolution:
+        """Ask for ``target``'s manifest; see the module docstring for the calls and outcomes."""
+        start = time.perf_counter()
+        manifest_url = self.url(f"{target.repository}/manifests/{target.reference}")
+        attempts = 0
+
+        def done(outcome: str, detail: str = "", response: requests.Response | None = None, **kw: Any) -> Resolution:
+            return Resolution(
+                target=target,
+                outcome=outcome,
+                detail=detail,
+                status=response.status_code if response is not None else None,
+                attempts=attempts,
+                seconds=time.perf_counter() - start,
+                **kw,
+            )
+
+        try:
+            response, sent, attempts = self.call("HEAD", manifest_url, target.repository)
+            if response.status_code == 200:
+                digest = response.headers.get("Docker-Content-Digest", "").strip()
+                media_type = response.headers.get("Content-Type", "").split(";")[0].strip() or None
+                if _MANIFEST_TYPE.match(media_type or "") and target.is_digest:
+                    return done(RESOLVED, response=response, digest=target.reference, media_type=media_type)
+                if _MANIFEST_TYPE.match(media_type or "") and _DIGEST_RE.match(digest):
+                    return done(RESOLVED, response=response, digest=digest, media_type=media_type)
+            # The digest of a manifest is the sha256 of its bytes (image-spec "Content Descriptors"):
+            # without the header, GET and hash. After a 404 or another refusal the GET body says why.
+            if response.status_code != 429 and response.status_code < 500:
+                response, sent, more = self.call("GET", manifest_url, target.repository)
+                attempts += more
+            if response.status_code == 200:
+                media_type = response.headers.get("Content-Type", "").split(";")[0].strip() or None
+                if not _MANIFEST_TYPE.match(media_type or ""):  # a web page or a portal answering 200
+                    return done(
+                        REGISTRY_ERROR, f"answered 200 with {media_type or 'no content type'}, not a manifest", response
+                    )
+                digest = (
+                    target.reference if target.is_digest else "sha256:" + hashlib.sha256(response.content).hexdigest()
+                )
+                return done(RESOLVED, response=response, digest=digest, media_type=media_type)
+            if response.status_code in (401, 403):
+                return done(AUTH_FAILED, self._auth_detail(response, sent), response)
+            if response.status_code == 404:
+                return self._missing(target, response, done)
+            return done(
+                REGISTRY_ERROR, _describe(response) + (f" after {attempts} attempts" if attempts > 1 else ""), response
+            )
+        except _Unreachable as exc:
+            attempts += exc.attempts
+            return done(exc.outcome, exc.detail)
+        except Exception as exc:  # a malformed challenge or answer breaks oras or requests: one outcome, not a crash
+            return done(REGISTRY_ERROR, f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}")
+
+    def _missing(self, target: Target, response: requests.Response, done: Callable[..., Resolution]) -> Resolution:
+        codes = [code for code, _ in _error_codes(response)]
+        detail = _describe(response)
+        if "NAME_UNKNOWN" in codes:
+            return done(REPOSITORY_MISSING, detail, response)
+        # distribution answers MANIFEST_UNKNOWN for a missing repository too: the tags list tells.
+        try:
+            tags, _, _ = self.call("GET", self.url(f"{target.repository}/tags/list?n=1"), target.repository)
+        except _Unreachable:
+            tags = None
+        if tags is not None and tags.status_code == 404 and "NAME_UNKNOWN" in [c for c, _ in _error_codes(tags)]:
+            return done(REPOSITORY_MISSING, f"{detail}; tags/list: {_describe(tags)}", response)
+        return done(DIGEST_MISSING if target.is_digest else TAG_MISSING, detail, response)
+
+    def _auth_detail(self, response: requests.Response, sent: bool) -> str:
+        source = self.credential_source or default_docker_config()
+        if not self.basic:
+            return f"{_describe(response)}; no credentials for {self.host} in {source} (or --registry-config)"
+        if sent:
+            return f"{_describe(response)}; the credentials for {self.host} from {source} were refused"
+        return f"{_describe(response)}; the registry asked for no credentials it accepts (no usable challenge)"
+
+
+class Resolver:
+    """Resolves :class:`Target` s in parallel (``options.jobs`` threads), each at most once per
+    instance (the per-run cache: one reference appears in many variants and charts).
+
+    ``lookups``: targets asked; ``requests``: requests sent to the registries' ``/v2/`` API, retries
+    and re-sends after an authentication challenge included (token-service requests are not).
+    """
+
+    def __init__(self, options: ResolveOptions) -> None:
+        # oras logs through the "oras" logger; without a handler Python would print its warnings and
+        # errors to stderr. Outcomes are reported by check-images instead.
+        logging.getLogger("oras").addHandler(logging.NullHandler())
+        self.options = options
+        self.requests = 0
+        self._cache: dict[Target, Resolution] = {}
+        self._hosts: dict[str, _Host] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def lookups(self) -> int:
+        """How many distinct targets were asked."""
+        return len(self._cache)
+
+    def _count(self) -> None:
+        with self._lock:
+            self.requests += 1
+
+    def _host(self, registry: str) -> _Host:
+        with self._lock:
+            host = self._hosts.get(registry)
+            if host is None:
+                host = self._hosts[registry] = _Host(registry, self.options, self._count)
+            return host
+
+    def resolve_one(self, target: Target) -> Resolution:
+        """Ask the registry for ``target`` now, bypassing the cache (used by the pool)."""
+        return self._host(target.registry).resolve(target)
+
+    def resolve(self, targets: Iterable[Target]) -> dict[Target, Resolution]:
+        """Resolve every distinct target not asked before, in parallel; return all of ``targets``' answers."""
+        wanted = list(dict.fromkeys(targets))
+        new = [t for t in wanted if t not in self._cache]
+        if new:
+            with ThreadPoolExecutor(
+                max_workers=max(1, min(self.options.jobs, len(new))), thread_name_prefix="resolve"
+            ) as pool:
+                for target, resolution in zip(new, pool.map(self.resolve_one, new), strict=True):
+                    self._cache[target] = resolution
+        return {t: self._cache[t] for t in wanted}
+
+    def close(self) -> None:
+        """Close the hosts' HTTP sessions."""
+        for host in self._hosts.values():
+            host.registry.session.close()
+
+
+@dataclass(frozen=True)
+class Mirror:
+    """One ``images.mirrors`` entry: references whose name starts with ``mirror`` are copies of
+    ``upstream`` + the rest of the name (``gsoci.azurecr.io/giantswarm/llm-d-`` ← ``ghcr.io/llm-d/llm-d-``)."""
+
+    mirror: str
+    upstream: str
+
+    def upstream_of(self, reference: ImageReference) -> ImageReference:
+        """The upstream reference of ``reference`` (same tag and digest). Raises :class:`InvalidReference`."""
+        name = self.upstream + reference.name[len(self.mirror) :]
+        text = (
+            name + (f":{reference.tag}" if reference.tag else "") + (f"@{reference.digest}" if reference.digest else "")
+        )
+        return parse(text)

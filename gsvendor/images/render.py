@@ -1,0 +1,177 @@
+"""Rendering charts with the real helm binary.
+
+Giant Swarm's Chart.yaml says ``version: "[[ .Version ]]"`` (the release pipeline fills it in),
+which helm rejects; every render therefore runs on a temporary copy with a valid version
+substituted, never on the output folder itself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gsvendor.errors import ToolError
+
+RENDER_VERSION = "0.0.0-gsvendor"
+
+
+def find_helm(explicit: str | None = None, project_root: Path | None = None) -> str:
+    """Locate helm: ``explicit`` (``--helm``), ``$GSVENDOR_HELM``, ``.tools/bin/helm`` in the project or a
+    folder above it, then PATH.
+
+    Raises :class:`ToolError` naming ``hack/install-helm.sh`` when none is found.
+    """
+    candidates = [explicit, os.environ.get("GSVENDOR_HELM")]
+    if project_root is not None:  # the project's tools folder, or one of an enclosing repository
+        root = project_root.resolve()
+        candidates += [str(folder / ".tools" / "bin" / "helm") for folder in (root, *root.parents)]
+    for candidate in candidates:
+        if candidate:
+            if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+                return candidate
+            if explicit and candidate == explicit:
+                raise ToolError(f"--helm {explicit}: not an executable file")
+    found = shutil.which("helm")
+    if found:
+        return found
+    raise ToolError("helm not found: pass --helm, set GSVENDOR_HELM, or run hack/install-helm.sh")
+
+
+@contextmanager
+def renderable_copy(chart_dir: Path) -> Iterator[Path]:
+    """A temporary copy of ``chart_dir`` whose Chart.yaml version is valid SemVer (:data:`RENDER_VERSION`)."""
+    from gsvendor.overlays import yamledit
+
+    with tempfile.TemporaryDirectory(prefix="gsvendor-render-") as tmp:
+        copy = Path(tmp) / chart_dir.name
+        # hard links cost nothing next to copying megabytes of CRDs; a copy where links cannot be made
+        try:
+            shutil.copytree(chart_dir, copy, symlinks=False, copy_function=_link_or_copy)
+        except (shutil.Error, OSError) as exc:
+            detail = exc.args[0][0][2] if isinstance(exc, shutil.Error) and exc.args and exc.args[0] else exc
+            raise ToolError(f"{chart_dir}: cannot copy the chart to render it: {detail}") from None
+        chart_yaml = copy / "Chart.yaml"
+        if chart_yaml.is_file():
+            text = chart_yaml.read_text(encoding="utf-8")
+            if "[[" in str(_version_of(text)):
+                chart_yaml.unlink()  # a hard link: writing through it would change the original
+                chart_yaml.write_text(yamledit.set_value(text, "/version", RENDER_VERSION), encoding="utf-8")
+        yield copy
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _version_of(text: str) -> object:
+    from gsvendor.overlays import yamledit
+
+    try:
+        return yamledit.get_value(text, "/version")
+    except (KeyError, Exception):
+        return None
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """The output of one ``helm template``: ``manifests`` as text, or ``error`` (helm's stderr)."""
+
+    manifests: str
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether helm rendered without error."""
+        return self.error is None
+
+
+def template(
+    helm: str,
+    chart_dir: Path,
+    *,
+    release: str = "release",
+    namespace: str = "default",
+    values_files: Sequence[Path] = (),
+    set_values: Sequence[str] = (),
+    set_json: Sequence[str] = (),
+    timeout: float = 120.0,
+    prepared: bool = False,
+) -> Rendered:
+    """Run ``helm template`` on a renderable copy of ``chart_dir``; returns the manifests or helm's error.
+
+    ``set_values`` are ``--set`` expressions, ``set_json`` ``--set-json`` ones. ``prepared``:
+    ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart share it).
+    Raises :class:`ToolError` when helm cannot be run at all.
+    """
+    from contextlib import nullcontext
+
+    with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
+        args = [helm, "template", release, str(copy), "--namespace", namespace]
+        for values in values_files:
+            args += ["--values", str(values)]
+        for expression in set_values:
+            args += ["--set", expression]
+        for expression in set_json:
+            args += ["--set-json", expression]
+        try:
+            process = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
+        except FileNotFoundError:
+            raise ToolError(f"{helm}: cannot run helm") from None
+        except OSError as exc:  # e.g. E2BIG: more --set switches than a command line holds
+            return Rendered("", f"helm could not be started: {exc.strerror or exc}")
+        except subprocess.TimeoutExpired:
+            return Rendered("", f"helm template timed out after {timeout:g} s")
+    if process.returncode != 0:
+        error = process.stderr.strip().replace(str(copy), chart_dir.name)
+        return Rendered(process.stdout, re.sub(r"\s+", " ", error))
+    return Rendered(process.stdout)
+
+
+def documents(manifests: str) -> list[dict]:
+    """Parse rendered manifests into their non-empty YAML documents (mappings only)."""
+    from ruamel.yaml import YAML
+
+    return [d for d in YAML(typ="safe").load_all(manifests) if isinstance(d, dict)]  # libyaml: CRDs are megabytes
+
+
+def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, bytes]], str]:
+    """A :data:`gsvendor.vendor.Renderer` that runs ``helm template`` on in-memory chart files.
+
+    The files are written to a temporary chart folder; the chart spec's ``render`` gives release,
+    namespace, inline values and project-relative values files. Raises :class:`ToolError` with
+    helm's message when rendering fails.
+    """
+
+    def render(spec: Any, files: dict[str, bytes]) -> str:
+        import json
+
+        with tempfile.TemporaryDirectory(prefix="gsvendor-chart-") as tmp:
+            chart = Path(tmp) / spec.name
+            for path, data in files.items():
+                target = chart / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+            values = [project_root / f for f in spec.render.values_files]
+            if spec.render.values:
+                inline = Path(tmp) / "inline-values.yaml"
+                inline.write_text(json.dumps(spec.render.values))  # JSON is YAML
+                values.append(inline)
+            result = template(
+                helm, chart, release=spec.render.release, namespace=spec.render.namespace, values_files=values
+            )
+        if not result.ok:
+            raise ToolError(f"chart {spec.name}: helm template failed: {result.error}")
+        return result.manifests
+
+    return render

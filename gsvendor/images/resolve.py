@@ -1,0 +1,339 @@
+"""check-images --resolve: look up every allowed reference, and mirrors against their upstream."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gsvendor.errors import ConfigError, UsageError
+from gsvendor.images.reference import ImageReference, InvalidReference, parse
+
+if TYPE_CHECKING:
+    from gsvendor.config import Config
+    from gsvendor.images.check import CheckResult
+
+from gsvendor.images.registry import (
+    DEFAULT_JOBS,
+    DIFFERENT,
+    EQUAL,
+    MISSING,
+    NOT_COMPARED,
+    REGISTRY_ERROR,
+    UPSTREAM_MISSING,
+    Mirror,
+    Resolution,
+    ResolveOptions,
+    Resolver,
+    Target,
+    insecure_hosts,
+    load_credentials,
+    target_of,
+)
+
+
+def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
+    """The ``images.mirrors`` list of ``config`` (schema-validated already); ``()`` without one.
+
+    Each prefix must be in normalized form (registry host first: ``docker.io/kserve/``, not
+    ``kserve/``) since it is compared with normalized names, and prefix a valid name. Raises
+    :class:`ConfigError` ``gsvendor.yaml:line: images.mirrors[0].mirror: …`` otherwise, and for a
+    mirror prefix listed twice.
+    """
+    if config is None:
+        return ()
+    from gsvendor.config import _line_of, format_path
+
+    raw = (config.raw.get("images") or {}).get("mirrors") or []
+    mirrors: list[Mirror] = []
+    for index, entry in enumerate(raw):
+        for key in ("mirror", "upstream"):
+            prefix = str(entry[key])
+            path: list[Any] = ["images", "mirrors", index, key]
+            problem = _prefix_problem(prefix)
+            if problem:
+                line = _line_of(config.raw, path)
+                raise ConfigError(f"{config.path.name}{f':{line}' if line else ''}: {format_path(path)}: {problem}")
+        mirror = Mirror(mirror=str(entry["mirror"]), upstream=str(entry["upstream"]))
+        if any(m.mirror == mirror.mirror for m in mirrors):
+            path = ["images", "mirrors", index, "mirror"]
+            line = _line_of(config.raw, path)
+            where = f"{config.path.name}{f':{line}' if line else ''}"
+            raise ConfigError(f"{where}: {format_path(path)}: {mirror.mirror!r} is listed twice")
+        mirrors.append(mirror)
+    return tuple(mirrors)
+
+
+def _prefix_problem(prefix: str) -> str | None:
+    if "/" not in prefix or any(c in prefix for c in "@ \t"):
+        return f"{prefix!r}: expected a registry host and a name prefix (gsoci.azurecr.io/giantswarm/)"
+    probe = prefix + "x"  # the prefix of a name: some name must start with it
+    try:
+        reference = parse(probe)
+    except InvalidReference as exc:
+        return f"{prefix!r}: no image name can start with it ({exc})"
+    if reference.name != probe:
+        return f"{prefix!r}: write it normalized, as {reference.name[:-1]!r}"
+    return None
+
+
+def find_mirror(mirrors: Sequence[Mirror], name: str) -> Mirror | None:
+    """The mirror whose prefix starts ``name`` (``registry/repository``); the longest prefix wins."""
+    matching = [m for m in mirrors if name.startswith(m.mirror)]
+    return max(matching, key=lambda m: len(m.mirror)) if matching else None
+
+
+def cli_options(
+    config: Config | None,
+    *,
+    resolve: bool,
+    compare_upstream: bool,
+    jobs: int | None,
+    registry_config: Path | None,
+    insecure: Sequence[str] | None,
+) -> ResolveOptions | None:
+    """Check the command line's resolve options and build :class:`ResolveOptions` (``None`` without ``--resolve``).
+
+    Raises :class:`UsageError` for ``--compare-upstream`` or another resolve option without
+    ``--resolve``, ``--compare-upstream`` without ``images.mirrors``, and a bad ``--registry-config``
+    or ``--insecure-registry``; :class:`ConfigError` for a malformed credentials file or mirror.
+    """
+    if not resolve:
+        given = [
+            name
+            for name, value in (
+                ("--compare-upstream", compare_upstream),
+                ("--resolve-jobs", jobs is not None),
+                ("--registry-config", registry_config is not None),
+                ("--insecure-registry", bool(insecure)),
+            )
+            if value
+        ]
+        if given:
+            raise UsageError(f"{', '.join(given)} needs --resolve")
+        return None
+    mirrors = mirrors_config(config)
+    if compare_upstream and not mirrors:
+        where = config.path.name if config else "no gsvendor.yaml"
+        raise UsageError(f"--compare-upstream: no images.mirrors configured ({where}); nothing to compare")
+    return ResolveOptions(
+        jobs=jobs or DEFAULT_JOBS,
+        insecure=insecure_hosts(insecure or ()),
+        credentials=load_credentials(registry_config),
+        compare_upstream=compare_upstream,
+        mirrors=mirrors,
+    )
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a reference was found: chart name, variant name, location (``Deployment/x spec…image``)."""
+
+    chart: str
+    variant: str
+    location: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A mirror reference compared with its upstream.
+
+    ``outcome``: one of :data:`COMPARISONS`; ``upstream``: the upstream reference (``None`` when the
+    mirror prefix maps the name to an invalid one, ``detail`` then says so); ``resolution``: the
+    upstream's lookup.
+    """
+
+    mirror: Mirror
+    outcome: str
+    upstream: ImageReference | None = None
+    resolution: Resolution | None = None
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Equal, or not compared (the mirror's own lookup failed and reports that)."""
+        return self.outcome in (EQUAL, NOT_COMPARED)
+
+
+@dataclass
+class ReferenceResolution:
+    """One distinct allowed reference (normalized), its lookup, where it was found, and its mirror comparison."""
+
+    reference: ImageReference
+    resolution: Resolution
+    places: list[Place] = field(default_factory=list)
+    comparison: Comparison | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Resolved, and equal to upstream when compared."""
+        return self.resolution.ok and (self.comparison is None or self.comparison.ok)
+
+    @property
+    def outcome(self) -> str:
+        """The lookup's outcome."""
+        return self.resolution.outcome
+
+    @property
+    def implicit_latest(self) -> bool:
+        """No tag and no digest written: the kubelet pulls ``latest``."""
+        return self.reference.tag is None and self.reference.digest is None
+
+
+@dataclass
+class ResolveReport:
+    """What ``--resolve`` found: ``references`` sorted by normalized name; ``occurrences`` of them in
+    charts × variants; references not asked: ``templated``/``empty`` (cannot be resolved) and
+    ``not_allowed`` (offenders and invalid ones, failed by the prefix check already)."""
+
+    references: list[ReferenceResolution]
+    occurrences: int = 0
+    templated: int = 0
+    empty: int = 0
+    not_allowed: int = 0
+    compare_upstream: bool = False
+    jobs: int = DEFAULT_JOBS
+    lookups: int = 0
+    requests: int = 0
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        self._by_name = {r.reference.normalized: r for r in self.references}
+
+    def get(self, normalized: str) -> ReferenceResolution | None:
+        """The entry of a normalized reference, if it was resolved."""
+        return self._by_name.get(normalized)
+
+    @property
+    def ok(self) -> bool:
+        """Every reference resolved (and equal to its upstream when compared)."""
+        return all(r.ok for r in self.references)
+
+    @property
+    def failing(self) -> list[ReferenceResolution]:
+        """References that did not resolve, or whose mirror comparison failed."""
+        return [r for r in self.references if not r.ok]
+
+    def count(self, outcome: str) -> int:
+        """References whose lookup has ``outcome``."""
+        return sum(1 for r in self.references if r.outcome == outcome)
+
+    def count_comparison(self, outcome: str) -> int:
+        """Mirror references whose comparison has ``outcome``."""
+        return sum(1 for r in self.references if r.comparison is not None and r.comparison.outcome == outcome)
+
+
+def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport:
+    """Resolve every allowed reference of a check-images ``result`` (each distinct one once).
+
+    Templated and empty references are counted, not asked; offenders and invalid ones are
+    counted as not allowed. With ``options.compare_upstream`` each reference under an
+    ``images.mirrors`` prefix is compared with its upstream at the same tag: upstream lookups run
+    in the same pool. Raises nothing for registry trouble: every problem is an outcome.
+    """
+    from gsvendor.images.check import ALLOWED, EMPTY, TEMPLATED
+
+    start = time.perf_counter()
+    entries: dict[str, tuple[ImageReference, list[Place]]] = {}
+    counts = {TEMPLATED: 0, EMPTY: 0, "other": 0}
+    occurrences = 0
+    for item in result.results:
+        for checked in item.references:
+            unpinned_default = (
+                checked.found.place == "values"
+                and checked.reference is not None
+                and checked.reference.tag is None
+                and checked.reference.digest is None
+            )
+            if unpinned_default:
+                # a values.yaml image whose tag the chart fills in at render time (kserve.version):
+                # the rendered variants carry the full reference, which is what gets resolved
+                counts["unpinned"] = counts.get("unpinned", 0) + 1
+                continue
+            if checked.status == ALLOWED and checked.reference is not None:
+                occurrences += 1
+                ref = checked.reference
+                entries.setdefault(ref.normalized, (ref, []))[1].append(
+                    Place(item.chart.name, item.name, checked.found.location)
+                )
+            elif checked.status in (TEMPLATED, EMPTY):
+                counts[checked.status] += 1
+            else:
+                counts["other"] += 1
+    upstreams: dict[str, tuple[Mirror, ImageReference | None, str]] = {}
+    if options.compare_upstream:
+        for name, (ref, _) in entries.items():
+            mirror = find_mirror(options.mirrors, ref.name)
+            if mirror is None:
+                continue
+            try:
+                upstreams[name] = (mirror, mirror.upstream_of(ref), "")
+            except InvalidReference as exc:
+                upstreams[name] = (mirror, None, f"upstream name is not a valid reference: {exc}")
+    resolver = Resolver(options)
+    try:
+        targets = [target_of(ref) for ref, _ in entries.values()]
+        targets += [target_of(up, by_tag=True) for _, up, _ in upstreams.values() if up is not None]
+        answers = resolver.resolve(targets)
+    finally:
+        resolver.close()
+    references = []
+    for name in sorted(entries):
+        ref, places = entries[name]
+        entry = ReferenceResolution(reference=ref, resolution=answers[target_of(ref)], places=places)
+        if name in upstreams:
+            mirror, upstream, detail = upstreams[name]
+            entry.comparison = _compare(entry.resolution, mirror, upstream, answers, detail)
+        references.append(entry)
+    return ResolveReport(
+        references=references,
+        occurrences=occurrences,
+        templated=counts[TEMPLATED],
+        empty=counts[EMPTY],
+        not_allowed=counts["other"],
+        compare_upstream=options.compare_upstream,
+        jobs=options.jobs,
+        lookups=resolver.lookups,
+        requests=resolver.requests,
+        notes=list(options.credentials.notes)
+        + (
+            [
+                f"{counts['unpinned']} values.yaml image default(s) without a tag not asked: "
+                "the chart sets the tag at render time"
+            ]
+            if counts.get("unpinned")
+            else []
+        ),
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _compare(
+    mine: Resolution,
+    mirror: Mirror,
+    upstream: ImageReference | None,
+    answers: Mapping[Target, Resolution],
+    detail: str,
+) -> Comparison:
+    if upstream is None:
+        return Comparison(mirror, f"upstream-{REGISTRY_ERROR}", detail=detail)
+    theirs = answers[target_of(upstream, by_tag=True)]
+    if not mine.ok:
+        return Comparison(mirror, NOT_COMPARED, upstream, theirs, f"the mirror did not resolve ({mine.outcome})")
+    if not theirs.ok:
+        outcome = UPSTREAM_MISSING if theirs.outcome in MISSING else f"upstream-{theirs.outcome}"
+        return Comparison(mirror, outcome, upstream, theirs, f"{theirs.outcome}: {theirs.detail}")
+    if theirs.digest == mine.digest:
+        return Comparison(mirror, EQUAL, upstream, theirs)
+    return Comparison(mirror, DIFFERENT, upstream, theirs, f"mirror {mine.digest} ≠ upstream {theirs.digest}")
+
+
+def short_digest(digest: str | None) -> str:
+    """``sha256:`` and the first 12 hex digits (what ``docker images`` shows), or ``-``."""
+    if not digest:
+        return "-"
+    algorithm, _, hexpart = digest.partition(":")
+    return f"{algorithm}:{hexpart[:12]}"

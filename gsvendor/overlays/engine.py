@@ -1,0 +1,594 @@
+"""Declared overlays: the Giant Swarm changes re-applied to upstream charts on every sync.
+
+Each ``overlays/*.yaml`` file declares one overlay (validated against :data:`OVERLAY_SCHEMA`)::
+
+    description: what and why
+    charts: ["kserve-*"]        # chart names or fnmatch globs; default every chart
+    versions: ">=0.20.0"        # PEP 440 specifier on the synced tag (pre-releases included)
+    operations:
+      - op: yaml-set            # set keys; only their lines change
+        file: Chart.yaml
+        values: {/appVersion: "${tag}"}
+
+Operations (every one may carry ``charts``, ``versions`` and ``description`` of its own):
+
+``yaml-set`` / ``yaml-merge`` / ``yaml-delete``
+    keys addressed by JSON Pointer in ``file`` or every file matching ``glob`` (minus ``exclude`` globs);
+``replace``
+    ``find`` (literal, or ``regex: true``) → ``with``, exactly ``count`` times (default 1);
+``insert-after`` / ``insert-before``
+    ``text`` next to ``anchor``, which must occur exactly ``count`` times;
+``patch``
+    a unified diff kept under overlays/ (paths relative to the chart), applied with ``git apply``;
+``copy``
+    a Giant Swarm-only file from overlays/ (``from``) or inline ``content`` to ``to``.
+
+``${tag}``, ``${version}`` (tag without ``v``) and ``${chart}`` expand in every string of an
+operation (``$${`` is a literal ``${``). Overlays apply in file-name order, operations in order.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gsvendor.errors import OverlayApplyError, OverlayDefinitionError
+from gsvendor.overlays import yamledit
+
+_TARGET = {
+    "file": {"type": "string", "minLength": 1},
+    "glob": {"type": "string", "minLength": 1},
+    "exclude": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+}
+_COMMON = {
+    "op": {"type": "string"},
+    "description": {"type": "string"},
+    "charts": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    "versions": {"type": "string"},
+}
+
+
+def _op(name: str, required: list[str], props: dict[str, Any], target: bool = True) -> dict[str, Any]:
+    properties = {**_COMMON, **(_TARGET if target else {}), **props, "op": {"const": name}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["op", *required],
+        "properties": properties,
+    }
+    if target:
+        schema["oneOf"] = [{"required": ["file"]}, {"required": ["glob"]}]
+    return schema
+
+
+OPERATIONS: dict[str, dict[str, Any]] = {
+    "yaml-set": _op("yaml-set", ["values"], {"values": {"type": "object", "minProperties": 1}}),
+    "yaml-merge": _op("yaml-merge", ["values"], {"values": {"type": "object", "minProperties": 1}}),
+    "yaml-delete": _op(
+        "yaml-delete", ["keys"], {"keys": {"type": "array", "items": {"type": "string"}, "minItems": 1}}
+    ),
+    "replace": _op(
+        "replace",
+        ["find", "with"],
+        {
+            "find": {"type": "string"},
+            "with": {"type": "string"},
+            "regex": {"type": "boolean"},
+            "count": {"type": "integer", "minimum": 1},
+        },
+    ),
+    "insert-after": _op(
+        "insert-after",
+        ["anchor", "text"],
+        {
+            "anchor": {"type": "string", "minLength": 1},
+            "text": {"type": "string"},
+            "count": {"type": "integer", "minimum": 1},
+        },
+    ),
+    "insert-before": _op(
+        "insert-before",
+        ["anchor", "text"],
+        {
+            "anchor": {"type": "string", "minLength": 1},
+            "text": {"type": "string"},
+            "count": {"type": "integer", "minimum": 1},
+        },
+    ),
+    "patch": _op("patch", ["patch"], {"patch": {"type": "string", "minLength": 1}}, target=False),
+    "copy": {
+        **_op(
+            "copy",
+            ["to"],
+            {
+                "from": {"type": "string", "minLength": 1},
+                "content": {"type": "string"},
+                "to": {"type": "string", "minLength": 1, "not": {"pattern": r"(^/)|(^|/)\.\.(/|$)|^(\./?)+$"}},
+                "substitute": {"type": "boolean"},
+            },
+            target=False,
+        ),
+        "oneOf": [{"required": ["from"]}, {"required": ["content"]}],
+    },
+}
+
+OVERLAY_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["operations"],
+    "properties": {
+        "description": {"type": "string"},
+        "charts": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+        "versions": {"type": "string"},
+        "operations": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["op"],
+                "properties": {"op": {"enum": sorted(OPERATIONS)}},
+                "allOf": [{"if": {"properties": {"op": {"const": n}}}, "then": s} for n, s in OPERATIONS.items()],
+            },
+        },
+    },
+}
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One declared operation: ``kind`` (``yaml-set`` …) with its ``params`` as written."""
+
+    kind: str
+    params: dict[str, Any]
+    index: int
+    charts: tuple[str, ...] = ()
+    versions: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``operations[2] (replace)``: how messages name the operation."""
+        return f"operations[{self.index}] ({self.kind})"
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """One overlay file: ``name`` (file stem), its scope and its operations, plus the files it brings.
+
+    ``assets`` maps overlays/-relative paths (copy sources, patches) to their bytes.
+    """
+
+    name: str
+    path: Path
+    description: str
+    charts: tuple[str, ...]
+    versions: str | None
+    operations: tuple[Operation, ...]
+    assets: dict[str, bytes] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AppliedOperation:
+    """What one operation did to one chart: the chart-relative ``files`` it touched."""
+
+    overlay: str
+    operation: str
+    files: tuple[str, ...]
+
+
+@dataclass
+class ChartOverlayResult:
+    """The overlaid files of one chart and what was applied or skipped (by version range)."""
+
+    files: dict[str, bytes]
+    applied: list[AppliedOperation] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def load_overlays(folder: Path) -> list[Overlay]:
+    """Load every ``*.yaml`` overlay in ``folder`` (sorted by name) with the files it references.
+
+    A missing folder means no overlays. Raises :class:`OverlayDefinitionError` naming the file
+    (and line) for invalid YAML, schema violations, bad version ranges, unknown ``${…}``
+    variables and referenced files that do not exist.
+    """
+    from gsvendor.config import load_yaml_document, to_plain, validate
+    from gsvendor.errors import ConfigError
+
+    if not folder.is_dir():
+        return []
+    overlays = []
+    paths = sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")], key=lambda p: p.name)
+    stems = [p.stem for p in paths]
+    for stem in sorted({s for s in stems if stems.count(s) > 1}):
+        raise OverlayDefinitionError(f"{folder.name}/: two overlays are named {stem} (.yaml and .yml)")
+    for path in paths:
+        label = f"{folder.name}/{path.name}"
+        try:
+            document = load_yaml_document(path, label)
+            if document is None:
+                raise ConfigError(f"{label}: the file is empty")
+            validate(document, OVERLAY_SCHEMA, label)
+        except ConfigError as exc:
+            raise OverlayDefinitionError(str(exc)) from None
+        data = to_plain(document)
+        operations = []
+        assets: dict[str, bytes] = {}
+        for index, raw in enumerate(data["operations"]):
+            params = {k: v for k, v in raw.items() if k not in ("op", "charts", "versions", "description")}
+            op = Operation(
+                kind=raw["op"],
+                params=params,
+                index=index,
+                charts=tuple(raw.get("charts", ())),
+                versions=raw.get("versions"),
+            )
+            if op.versions:
+                _specifier(op.versions, f"{label}: {op.label}: versions")
+            _check_variables(params, f"{label}: {op.label}")
+            _check_params(op, params, f"{label}: {op.label}")
+            for key in ("from", "patch"):
+                if key in params:
+                    asset = folder / params[key]
+                    if not asset.is_file() or folder.resolve() not in asset.resolve().parents:
+                        raise OverlayDefinitionError(
+                            f"{label}: {op.label}: {key}: no file {params[key]} under {folder.name}/"
+                        )
+                    try:
+                        assets[params[key]] = asset.read_bytes()
+                    except OSError as exc:
+                        raise OverlayDefinitionError(
+                            f"{label}: {op.label}: {key}: cannot read: {exc.strerror}"
+                        ) from None
+            if op.kind in ("yaml-set", "yaml-merge", "yaml-delete"):
+                pointers = params["values"] if op.kind != "yaml-delete" else params["keys"]
+                for pointer in pointers:
+                    try:
+                        yamledit.parse_pointer(pointer)
+                    except yamledit.YamlEditError as exc:
+                        raise OverlayDefinitionError(f"{label}: {op.label}: {exc}") from None
+            operations.append(op)
+        if data.get("versions"):
+            _specifier(data["versions"], f"{label}: versions")
+        overlays.append(
+            Overlay(
+                name=path.stem,
+                path=path,
+                description=data.get("description", ""),
+                charts=tuple(data.get("charts", ("*",))),
+                versions=data.get("versions"),
+                operations=tuple(operations),
+                assets=assets,
+            )
+        )
+    return overlays
+
+
+_VARIABLE = re.compile(r"\$(\$?)\{([^}]*)\}")
+VARIABLES = ("tag", "version", "chart")
+
+
+def _check_variables(value: Any, where: str) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_variables(k, where)
+            _check_variables(v, where)
+    elif isinstance(value, list):
+        for v in value:
+            _check_variables(v, where)
+    elif isinstance(value, str):
+        for escape, name in _VARIABLE.findall(value):
+            if not escape and name not in VARIABLES:
+                raise OverlayDefinitionError(f"{where}: unknown variable ${{{name}}} (known: tag, version, chart)")
+        if _unclosed(value):
+            raise OverlayDefinitionError(
+                f"{where}: '${{' without a closing '}}' in {value!r} (write $${{ for a literal)"
+            )
+
+
+def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
+    """Mistakes that would otherwise only show when the operation runs (and exit 1, not 2)."""
+    if op.kind == "replace" and params.get("regex") and "${" not in params["find"]:
+        try:
+            pattern = re.compile(params["find"], re.MULTILINE)
+            groups = [int(n) for n in re.findall(r"\\(\d+)", params["with"])]
+            if groups and max(groups) > pattern.groups:
+                raise re.error(f"invalid group reference {max(groups)}")
+        except re.error as exc:
+            raise OverlayDefinitionError(f"{where}: invalid regex or replacement: {exc}") from None
+    for pointer in [*params.get("values", {}), *params.get("keys", ())]:
+        if pointer == "":
+            raise OverlayDefinitionError(f"{where}: the empty JSON Pointer names the whole document, not a key")
+
+
+def _unclosed(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_unclosed(k) or _unclosed(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_unclosed(v) for v in value)
+    return isinstance(value, str) and "${" in _VARIABLE.sub("", value)
+
+
+def expand(value: Any, variables: dict[str, str]) -> Any:
+    """Expand ``${name}`` in every string of ``value``; ``$${`` stays a literal ``${``."""
+    if isinstance(value, dict):
+        return {expand(k, variables): expand(v, variables) for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand(v, variables) for v in value]
+    if isinstance(value, str):
+        return _VARIABLE.sub(lambda m: "${" + m.group(2) + "}" if m.group(1) else variables[m.group(2)], value)
+    return value
+
+
+def _specifier(spec: str, where: str) -> Any:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        return SpecifierSet(spec.replace(" ", ""), prereleases=True)
+    except InvalidSpecifier:
+        raise OverlayDefinitionError(f"{where}: {spec!r} is not a version range (e.g. '>=0.20.0,<0.21')") from None
+
+
+def in_range(tag: str, spec: str | None, where: str) -> bool:
+    """Whether upstream ``tag`` (``v0.20.0-rc1``) falls in the PEP 440 range ``spec`` (pre-releases count).
+
+    Raises :class:`OverlayDefinitionError` when the tag is not a version but a range must be checked.
+    """
+    if not spec:
+        return True
+    from packaging.version import InvalidVersion, Version
+
+    from gsvendor.upstream.source import tag_version
+
+    try:
+        version = Version(tag_version(tag))
+    except InvalidVersion:
+        raise OverlayDefinitionError(
+            f"{where}: limited to versions {spec!r}, but tag {tag!r} is not a version"
+        ) from None
+    return _specifier(spec, where).contains(version, prereleases=True)
+
+
+def check_scope(overlays: list[Overlay], charts: list[str]) -> None:
+    """Every ``charts:`` pattern of every overlay and operation names at least one configured chart.
+
+    A misspelt chart name would otherwise drop the overlay silently. Raises :class:`OverlayDefinitionError`.
+    """
+    for overlay in overlays:
+        scopes = [(overlay.charts, "charts")] + [(op.charts, f"{op.label}: charts") for op in overlay.operations]
+        for patterns, where in scopes:
+            for pattern in patterns:
+                if not any(fnmatch.fnmatchcase(c, pattern) for c in charts):
+                    raise OverlayDefinitionError(
+                        f"overlays/{overlay.path.name}: {where}: {pattern!r} names no configured chart "
+                        f"({', '.join(charts)})"
+                    )
+
+
+def matches_chart(chart: str, patterns: tuple[str, ...]) -> bool:
+    """Whether ``chart`` matches any name or fnmatch glob in ``patterns`` (empty: every chart)."""
+    return not patterns or any(fnmatch.fnmatchcase(chart, p) for p in patterns)
+
+
+def apply_overlays(chart: str, files: dict[str, bytes], overlays: list[Overlay], tag: str) -> ChartOverlayResult:
+    """Apply every overlay in scope for ``chart`` at ``tag`` to ``files`` (chart-relative path → bytes).
+
+    Pure: returns new files and never touches the disk (patches run ``git apply`` in a temporary
+    folder). Raises :class:`OverlayApplyError` naming chart, file, overlay, operation and what it
+    expected, when an operation no longer applies.
+    """
+    from gsvendor.upstream.source import tag_version
+
+    result = ChartOverlayResult(files=dict(files))
+    variables = {"tag": tag, "version": tag_version(tag), "chart": chart}
+    for overlay in overlays:
+        if not matches_chart(chart, overlay.charts):
+            continue
+        where = f"overlays/{overlay.path.name}"
+        if not in_range(tag, overlay.versions, where):
+            result.skipped.append(f"{overlay.name} (versions {overlay.versions})")
+            continue
+        for op in overlay.operations:
+            if not matches_chart(chart, op.charts):
+                continue
+            if not in_range(tag, op.versions, f"{where}: {op.label}"):
+                result.skipped.append(f"{overlay.name} {op.label} (versions {op.versions})")
+                continue
+            params = expand(op.params, variables)
+            touched = _apply_operation(chart, result.files, overlay, op, params, variables)
+            result.applied.append(AppliedOperation(overlay.name, op.label, tuple(touched)))
+    return result
+
+
+def _targets(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operation, params: dict[str, Any]) -> list[str]:
+    if "file" in params:
+        if params["file"] not in files:
+            raise _fail(chart, params["file"], overlay, op, "the file does not exist upstream")
+        return [params["file"]]
+    excluded = params.get("exclude", ())
+    matched = sorted(
+        p
+        for p in files
+        if fnmatch.fnmatchcase(p, params["glob"]) and not any(fnmatch.fnmatchcase(p, e) for e in excluded)
+    )
+    if not matched:
+        raise _fail(chart, params["glob"], overlay, op, "the glob matches no file")
+    return matched
+
+
+def _fail(chart: str, file: str, overlay: Overlay, op: Operation, what: str) -> OverlayApplyError:
+    return OverlayApplyError(f"{chart}/{file}: overlay {overlay.name} {op.label}: {what}")
+
+
+def _text(chart: str, path: str, data: bytes, overlay: Overlay, op: Operation) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _fail(chart, path, overlay, op, "not UTF-8 text") from None
+
+
+def _apply_operation(
+    chart: str,
+    files: dict[str, bytes],
+    overlay: Overlay,
+    op: Operation,
+    params: dict[str, Any],
+    variables: dict[str, str],
+) -> list[str]:
+    if op.kind == "copy":
+        to = params["to"]
+        if to.startswith("/") or ".." in to.split("/") or not to.strip("./"):
+            raise OverlayDefinitionError(
+                f"overlays/{overlay.path.name}: {op.label}: to: {to!r} must be a path inside the chart"
+            )
+        if "content" in params:
+            data = params["content"].encode()
+        else:
+            data = overlay.assets[op.params["from"]]
+            if params.get("substitute"):
+                data = expand(_text(chart, params["from"], data, overlay, op), variables).encode()
+        files[params["to"]] = data
+        return [params["to"]]
+    if op.kind == "patch":
+        return _apply_patch(chart, files, overlay, op, overlay.assets[op.params["patch"]])
+    touched = []
+    edit = _TEXT_EDITS[op.kind]
+    for path in _targets(chart, files, overlay, op, params):
+        text = _text(chart, path, files[path], overlay, op)
+        try:
+            new = edit(text, params)
+        except _Mismatch as exc:
+            raise _fail(chart, path, overlay, op, str(exc)) from None
+        except yamledit.YamlEditError as exc:
+            raise _fail(chart, path, overlay, op, str(exc)) from None
+        files[path] = new.encode("utf-8")
+        touched.append(path)
+    return touched
+
+
+class _Mismatch(Exception):
+    """An anchor or pattern matched another number of times than declared."""
+
+
+def _count(found: int, expected: int, what: str) -> None:
+    if found != expected:
+        raise _Mismatch(f"expected {expected} match{'es' * (expected != 1)} of {what}, found {found}")
+
+
+def _replace(text: str, params: dict[str, Any]) -> str:
+    expected = params.get("count", 1)
+    if params.get("regex"):
+        try:
+            pattern = re.compile(params["find"], re.MULTILINE)
+        except re.error as exc:
+            raise _Mismatch(f"invalid regex {params['find']!r}: {exc}") from None
+        try:
+            new, found = pattern.subn(params["with"], text)
+        except (re.error, IndexError) as exc:
+            raise _Mismatch(f"invalid replacement {params['with']!r}: {exc}") from None
+        _count(found, expected, f"/{params['find']}/")
+        return new
+    _count(text.count(params["find"]), expected, repr(params["find"]))
+    return text.replace(params["find"], params["with"])
+
+
+def _insert(after: bool) -> Callable[[str, dict[str, Any]], str]:
+    def edit(text: str, params: dict[str, Any]) -> str:
+        anchor = params["anchor"]
+        _count(text.count(anchor), params.get("count", 1), repr(anchor))
+        return text.replace(anchor, anchor + params["text"] if after else params["text"] + anchor)
+
+    return edit
+
+
+def _yaml_edit(kind: str) -> Callable[[str, dict[str, Any]], str]:
+    def edit(text: str, params: dict[str, Any]) -> str:
+        if kind == "yaml-delete":
+            for pointer in params["keys"]:
+                text = yamledit.delete(text, pointer)
+            return text
+        function = yamledit.set_value if kind == "yaml-set" else yamledit.merge
+        for pointer, value in params["values"].items():
+            text = function(text, pointer, value)
+        return text
+
+    return edit
+
+
+_TEXT_EDITS: dict[str, Callable[[str, dict[str, Any]], str]] = {
+    "replace": _replace,
+    "insert-after": _insert(after=True),
+    "insert-before": _insert(after=False),
+    "yaml-set": _yaml_edit("yaml-set"),
+    "yaml-merge": _yaml_edit("yaml-merge"),
+    "yaml-delete": _yaml_edit("yaml-delete"),
+}
+
+
+def _patch_paths(overlay: Overlay, op: Operation, patch: bytes, work: Path) -> list[str]:
+    """The chart-relative paths a patch touches, as git's own parser reads them (``git apply --numstat``).
+
+    Raises :class:`OverlayDefinitionError` for a patch git cannot read, one without a diff, and
+    one naming an absolute path or a path with ``..``.
+    """
+    import git
+
+    patch_file = work / ".numstat.patch"
+    patch_file.write_bytes(patch)
+    strip = "-p1" if re.search(rb"^\+\+\+ b/", patch, re.MULTILINE) else "-p0"
+    where = f"overlays/{overlay.path.name}: {op.label}: {op.params['patch']}"
+    try:
+        out = git.Git(str(work)).apply(strip, "--numstat", "-z", str(patch_file))
+    except git.GitCommandError as exc:
+        detail = " ".join((exc.stderr or "").replace("stderr:", "").split()).strip("' ")
+        raise OverlayDefinitionError(f"{where}: not a patch git can read: {detail}") from None
+    finally:
+        patch_file.unlink()
+    # -z: "added<TAB>deleted<TAB>path<NUL>", or for a rename "added<TAB>deleted<TAB><NUL>old<NUL>new<NUL>"
+    paths = [field.rsplit("\t", 1)[-1] for field in out.split("\0")]
+    paths = [p for p in paths if p]
+    if not paths:
+        raise OverlayDefinitionError(f"{where}: the patch holds no diff")
+    for path in paths:
+        if path.startswith("/") or ".." in path.split("/"):
+            raise OverlayDefinitionError(f"{where}: refusing a path outside the chart: {path}")
+    return sorted(set(paths))
+
+
+def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operation, patch: bytes) -> list[str]:
+    """Apply a unified diff (paths relative to the chart, ``a/``/``b/`` prefixes allowed) with ``git apply``."""
+    import git
+
+    with tempfile.TemporaryDirectory(prefix="gsvendor-patch-") as tmp:
+        root = Path(tmp)
+        paths = _patch_paths(overlay, op, patch, root)
+        for path in paths:
+            if path in files:
+                target = root / path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(files[path])
+        patch_file = root / ".overlay.patch"
+        patch_file.write_bytes(patch)
+        strip = "-p1" if re.search(rb"^\+\+\+ b/", patch, re.MULTILINE) else "-p0"
+        try:
+            git.Git(tmp).apply(strip, "--whitespace=nowarn", str(patch_file))
+        except git.GitCommandError as exc:
+            detail = " ".join((exc.stderr or "").replace("stderr:", "").split()).strip("' ")
+            raise _fail(chart, op.params["patch"], overlay, op, f"the patch does not apply: {detail}") from None
+        touched = []
+        for path in paths:
+            target = root / path
+            if target.is_symlink():
+                raise _fail(chart, path, overlay, op, "the patch creates a symbolic link, which a chart must not hold")
+            if target.is_file():
+                files[path] = target.read_bytes()
+                touched.append(path)
+            elif path in files:
+                del files[path]
+                touched.append(path)
+    return touched

@@ -1,0 +1,172 @@
+"""Reporting for the build-input commands (``patch-verify``, ``versions``): rich tables and JUnit cases.
+
+Kept apart from :mod:`gsvendor.report` (the chart commands) so the two grow independently;
+the JSON and JUnit writers are shared from there.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING
+
+from gsvendor.report.console import diff_line_style
+from gsvendor.report.junit import TestCase
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from gsvendor.build.patches import HunkFailure, PatchResult, SeriesReport
+    from gsvendor.build.versions import VersionsReport
+
+_STATUS_STYLE = {
+    "applies": "green",
+    "does not apply": "red",
+    "already upstream": "yellow",
+    "malformed": "red",
+    "pin": "bold",
+    "agrees": "green",
+    "differs": "red",
+    "missing": "red",
+    "not synced": "dim",
+    "ok": "green",
+    "warn": "yellow",
+    "fail": "red",
+}
+
+
+def _styled(status: str) -> str:
+    style = _STATUS_STYLE.get(status, "")
+    return f"[{style}]{status}[/]" if style else status
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def series_title(report: SeriesReport) -> str:
+    """``Patch series <dir> on upstream <tag> (<kind> <location> @ <commit>)``."""
+    where = ""
+    if report.source:
+        commit = report.source.get("commit")
+        where = f" ({report.source['kind']} {report.source['location']}{' @ ' + commit[:12] if commit else ''})"
+    return f"Patch series {report.patches_dir} on upstream {report.tag}{where}"
+
+
+def print_series(console: Console, report: SeriesReport) -> None:
+    """The per-patch table, then every failing hunk as a diff from what the patch expects to upstream."""
+    from rich.table import Table
+
+    for note in report.notes:
+        console.print(f"[yellow]note:[/] {_escape(note)}")
+    if report.empty:
+        console.print(
+            f"empty series: no *.patch in {_escape(report.patches_dir)}; the image builds plain upstream {report.tag}"
+        )
+        return
+    table = Table(title=_escape(series_title(report)), title_justify="left")
+    for column in ("#", "patch", "status", "details"):
+        table.add_column(column, overflow="fold")
+    for index, result in enumerate(report.results, 1):
+        details = result.message
+        if result.after_failed and result.status != "applies":
+            details += f" (judged without {', '.join(result.after_failed)}, which did not apply)"
+        table.add_row(str(index), _escape(result.name), _styled(result.status), _escape(details))
+    console.print(table)
+    for result in report.results:
+        for failure in result.failures:
+            _print_failure(console, result, failure, report.tag)
+
+
+def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, tag: str) -> None:
+    from rich.text import Text
+
+    console.print(Text(f"{result.name}: {failure.file}: {failure.reason}", style="bold"))
+    if failure.hunk is None:
+        for line in failure.upstream:
+            console.print(Text(f"    {line}"))
+        return
+    diff = difflib.unified_diff(
+        list(failure.expected),
+        list(failure.upstream),
+        fromfile=f"the patch expects (line {failure.expected_line})",
+        tofile=f"upstream {tag} has (line {failure.upstream_line})",
+        n=max(len(failure.expected), len(failure.upstream)),
+        lineterm="",
+    )
+    for line in diff:
+        style = diff_line_style(line)
+        console.print(Text(f"    {line}", style=style))
+
+
+def series_outcome(report: SeriesReport) -> str:
+    """The closing line: ok, empty, or what needs attention."""
+    if report.empty:
+        return f"ok: empty series in {report.patches_dir}, nothing to apply to {report.tag}"
+    if report.ok:
+        return f"ok: all {len(report.results)} patch(es) apply to {report.tag}"
+    counts = report.counts()
+    parts = [f"{n} {status}" for status, n in counts.items() if n and status != "applies"]
+    return f"{', '.join(parts)} of {len(report.results)} patch(es) on {report.tag}"
+
+
+def series_problems(report: SeriesReport) -> list[str]:
+    """One line per patch that does not simply apply (for the exit-1 error lines)."""
+    return [f"{r.name}: {r.status}: {r.message}" for r in report.results if r.status != "applies"]
+
+
+def series_cases(report: SeriesReport) -> list[TestCase]:
+    """One JUnit test case per patch: a failure when it does not apply or is upstream, an error when malformed."""
+    cases = []
+    for result in report.results:
+        case = TestCase(
+            classname=f"patch-verify.{report.tag}", name=result.name, output=result.git_output, seconds=result.seconds
+        )
+        if result.status != "applies":
+            lines = [f"{result.status}: {result.message}"]
+            for failure in result.failures:
+                lines.append(f"{failure.file}: {failure.reason}")
+                if failure.hunk is not None:
+                    lines += [f"  expects (line {failure.expected_line}): {t}" for t in failure.expected]
+                    lines += [f"  upstream (line {failure.upstream_line}): {t}" for t in failure.upstream]
+            (case.errors if result.status == "malformed" else case.failures).extend(["\n".join(lines)])
+        cases.append(case)
+    return cases
+
+
+def print_versions(console: Console, report: VersionsReport) -> None:
+    """The table of places holding the upstream version, then the Go builder table."""
+    from rich.table import Table
+
+    pin = report.pin
+    table = Table(
+        title=_escape(f"Upstream version: {pin.value} (pinned by {pin.file}:{pin.line} ARG KSERVE_VERSION)"),
+        title_justify="left",
+    )
+    for column in ("place", "key", "value", "status", "note"):
+        table.add_column(column, overflow="fold")
+    for place in report.places:
+        table.add_row(
+            _escape(place.where), _escape(place.key), _escape(place.value or "-"), _styled(place.status), place.note
+        )
+    console.print(table)
+    if report.go_mod is not None:
+        mod = report.go_mod
+        title = f"Go builders vs upstream go.mod (go {mod.go or '-'}, toolchain {mod.toolchain or '-'})"
+        go_table = Table(title=_escape(title), caption=_escape(f"go.mod read from {report.go_source}"))
+        go_table.title_justify = "left"
+        for column in ("place", "stage", "image", "go", "verdict", "reason"):
+            go_table.add_column(column, overflow="fold")
+        for builder in report.builders:
+            go_table.add_row(
+                _escape(builder.where),
+                _escape(builder.stage),
+                _escape(builder.image),
+                builder.version or "?",
+                _styled(builder.status),
+                _escape(builder.reason),
+            )
+        console.print(go_table)
+    for note in report.notes:
+        console.print(f"[yellow]note:[/] {_escape(note)}")

@@ -1,0 +1,153 @@
+"""Console output of the sync, verify and diff workflows: summaries, unified diffs, diff stats, JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from gsvendor.vendor.compare import FileDiff
+    from gsvendor.workflows.sync import SyncResult
+
+
+def print_json(console: Console, data: Any) -> None:
+    """Print ``data`` as indented JSON on ``console`` (no colour, no wrapping)."""
+    console.out(json.dumps(data, indent=2), highlight=False)
+
+
+def sync_summary(result: SyncResult) -> dict[str, Any]:
+    """The machine-readable form of a sync result."""
+    snapshot = result.build.snapshot
+    return {
+        "tag": snapshot.tag,
+        "source": {
+            "kind": snapshot.kind,
+            "location": snapshot.location,
+            "sha256": snapshot.sha256,
+            "commit": snapshot.commit,
+        },
+        "dryRun": result.dry_run,
+        "charts": [
+            {
+                "name": chart.spec.name,
+                "dest": chart.spec.dest,
+                "files": len(chart.files),
+                "overlays": chart.overlays,
+                "applied": [
+                    {"overlay": a.overlay, "operation": a.operation, "files": list(a.files)} for a in chart.applied
+                ],
+                "skipped": chart.skipped,
+                "normalized": chart.normalized,
+                "generated": chart.generated,
+                "changes": [{"path": c.path, "status": c.status} for c in result.changes if c.dest == chart.spec.dest],
+            }
+            for chart in result.build.charts
+        ],
+        "lockChanged": result.lock_changed,
+        "backup": str(result.backup) if result.backup else None,
+        "replacedHandEdits": result.forced,
+    }
+
+
+def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> None:
+    """A table per chart: files added/changed/removed and overlays applied; then the outcome line."""
+    from rich.table import Table
+
+    snapshot = result.build.snapshot
+    from rich.markup import escape
+
+    title = escape(f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag} from {snapshot.kind} {snapshot.location}")
+    default_dests = all(c.spec.dest.rsplit("/", 1)[-1] == c.spec.name for c in result.build.charts)
+    parents = {c.spec.dest.rsplit("/", 1)[0] if "/" in c.spec.dest else "." for c in result.build.charts}
+    show_dest = not (default_dests and len(parents) == 1) or bool(result.build.copies)
+    if not show_dest:
+        title += escape(f" into {parents.pop()}/")
+    table = Table(title=title, title_justify="left")
+    table.add_column("chart", overflow="fold")
+    if show_dest:
+        table.add_column("destination", overflow="fold")
+    for column in ("files", "+", "~", "-", "overlays"):
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
+    first_of_dest: dict[str, str] = {}
+    for chart in result.build.charts:
+        first_of_dest.setdefault(chart.spec.dest, chart.spec.name)
+    for chart in result.build.charts:
+        counts = {s: 0 for s in ("added", "changed", "removed")}
+        for change in result.changes:
+            # a folder several charts write: a change belongs to the chart that writes the file
+            # (a removed file to the folder's first chart)
+            ours = change.path in chart.files or (
+                change.status == "removed" and first_of_dest[chart.spec.dest] == chart.spec.name
+            )
+            if change.dest == chart.spec.dest and ours:
+                counts[change.status] += 1
+        cells = [chart.spec.name, *([chart.spec.dest] if show_dest else [])]
+        cells += [str(len(chart.files)), str(counts["added"]), str(counts["changed"]), str(counts["removed"])]
+        table.add_row(*cells, str(len(chart.overlays)))
+    for copy in result.build.copies:
+        status = next((c.status for c in result.changes if c.dest == copy.spec.dest and not c.path), None)
+        cells = [copy.spec.source, *([copy.spec.dest] if show_dest else [])]
+        cells += ["1", str(int(status == "added")), str(int(status == "changed")), "0", "-"]
+        table.add_row(*cells)
+    console.print(table)
+    if result.dry_run or verbose:
+        for chart in result.build.charts:
+            console.print(
+                f"  {chart.spec.name}: overlays {', '.join(chart.overlays) or '-'}", highlight=False, markup=False
+            )
+        for change in result.changes:
+            mark = {"added": "[green]+[/]", "changed": "[yellow]~[/]", "removed": "[red]-[/]"}[change.status]
+            console.print(f"  {mark} {escape(change.full_path)}", highlight=False)
+        for chart in result.build.charts:
+            for skipped in chart.skipped:
+                console.print(f"  [dim]{chart.spec.name}: skipped {escape(skipped)}[/]", highlight=False)
+    if result.forced:
+        console.print(
+            f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {escape(str(result.backup))}[/]"
+        )
+    if result.dry_run:
+        console.print(f"dry run: {len(result.changes)} file change(s) planned, nothing written")
+    elif result.changes or result.lock_changed:
+        console.print(f"[green]wrote {len(result.changes)} file change(s)[/] and the lock file")
+    else:
+        console.print("[green]up to date[/]: nothing changed")
+
+
+def diff_line_style(line: str) -> str:
+    """The rich style of one unified-diff line: headers bold, hunks cyan, additions green, removals red."""
+    if line.startswith(("---", "+++")):
+        return "bold"
+    if line.startswith("@@"):
+        return "cyan"
+    return {"+": "green", "-": "red"}.get(line[:1], "")
+
+
+def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
+    """Unified diffs, coloured on a terminal, plain when piped."""
+    for item in diffs:
+        if not console.is_terminal:
+            console.out(item.text, end="", highlight=False)
+            continue
+        from rich.text import Text
+
+        for line in item.text.splitlines():
+            style = diff_line_style(line)
+            console.print(Text(line, style=style))
+
+
+def print_diff_stat(console: Console, diffs: Sequence[FileDiff]) -> None:
+    """A table of changed files with lines added and removed."""
+    from rich.table import Table
+
+    table = Table()
+    for column in ("file", "status", "+", "-"):
+        table.add_column(column, justify="right" if column in "+-" else "left")
+    for item in diffs:
+        lines = item.text.splitlines()
+        plus = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+        minus = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+        table.add_row(item.path, item.status, str(plus), str(minus))
+    console.print(table)

@@ -1,0 +1,228 @@
+"""Reporting check-images: tables, JSON, JUnit and the failure summary."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from gsvendor.report.junit import TestCase
+    from gsvendor.workflows.check_images import ImagesRun
+
+from gsvendor.images.check import ALLOWED, EMPTY, INVALID, OFFENDER, TEMPLATED, Checked, CheckResult
+
+
+def _reference_json(checked: Checked) -> dict[str, Any]:
+    found, reference = checked.found, checked.reference
+    return {
+        "status": checked.status,
+        "written": found.written,
+        "normalized": checked.normalized,
+        "registry": reference.registry if reference else None,
+        "repository": reference.repository if reference else None,
+        "tag": reference.tag if reference else None,
+        "digest": reference.digest if reference else None,
+        "place": found.place,
+        "object": found.obj,
+        "path": found.path,
+        "line": found.line,
+        "source": found.source,
+        "joined": list(found.joined),
+        "location": found.location,
+        "message": checked.message,
+    }
+
+
+def to_json(result: CheckResult) -> dict[str, Any]:
+    """The machine-readable result (``--json``): per chart its variants, references and skipped data."""
+    charts = []
+    for chart in result.charts:
+        variants = []
+        for item in (r for r in result.results if r.chart is chart):
+            variants.append(
+                {
+                    "name": item.name,
+                    "ok": item.ok,
+                    "rendered": item.rendered,
+                    "expectFailure": item.variant.expect_failure.pattern if item.variant.expect_failure else None,
+                    "expectedFailure": item.expected_failure,
+                    "error": item.error,
+                    "problem": item.problem,
+                    "switches": list(item.variant.switches),
+                    "valuesFiles": [str(p) for p in item.variant.values_files],
+                    "set": list(item.variant.set_json),
+                    "documents": item.documents,
+                    "crdsNotSearched": item.crds,
+                    "seconds": round(item.seconds, 3),
+                    "references": [_reference_json(c) for c in item.references],
+                    "skipped": [{"object": s.obj, "path": s.path, "reason": s.reason} for s in item.skipped],
+                }
+            )
+        charts.append({"name": chart.name, "path": chart.label, "variants": variants})
+    return {
+        "ok": result.ok,
+        "allow": list(result.allow),
+        "summary": {
+            "charts": len(result.charts),
+            "variantsRendered": result.variants_rendered,
+            "references": result.references,
+            **{status: result.count(status) for status in (ALLOWED, OFFENDER, INVALID, TEMPLATED, EMPTY)},
+            "problems": len(result.problems),
+            "seconds": round(result.seconds, 3),
+        },
+        "charts": charts,
+    }
+
+
+def junit_cases(result: CheckResult) -> list[TestCase]:
+    """One JUnit test case per chart × variant (and per chart's values.yaml), for CircleCI."""
+    from gsvendor.report.junit import TestCase
+
+    cases = []
+    for item in result.results:
+        failures = [
+            f"{c.status}: {c.found.written} ({c.normalized or c.message}) at {c.found.location}" for c in item.failing
+        ]
+        if item.problem:
+            failures.insert(0, item.problem)
+        lines = [f"{c.status}: {c.found.written} at {c.found.location}" for c in item.references]
+        lines += [f"skipped: {s.location}: {s.reason}" for s in item.skipped]
+        cases.append(
+            TestCase(
+                classname=f"check-images.{item.chart.name}",
+                name=item.name,
+                failures=failures,
+                output="\n".join(lines),
+                seconds=item.seconds,
+            )
+        )
+    return cases
+
+
+_STATUS_STYLE = {OFFENDER: "red", INVALID: "red", TEMPLATED: "yellow", EMPTY: "yellow", ALLOWED: "green"}
+
+
+def print_report(
+    console: Console,
+    result: CheckResult,
+    verbose: bool = False,
+    columns: tuple[Sequence[str], Callable[[Checked], Sequence[str]]] | None = None,
+) -> None:
+    """A table per chart of the references that are not allowed (all with ``verbose``), then problems,
+    skipped data and the totals. A reference found in several variants is one row naming them all.
+
+    ``columns``: extra column names and a function giving a row's cells (rich markup), e.g.
+    ``--resolve``'s digest and outcome (:func:`gsvendor.resolve.table_columns`); allowed references
+    are listed then too."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    # Off a terminal (CI logs) a row stays one line rather than being folded into 80 columns.
+    wide = (
+        console if console.is_terminal else Console(file=console.file, width=max(console.width, 250), highlight=False)
+    )
+
+    for chart in result.charts:
+        items = [r for r in result.results if r.chart is chart]
+        rows: dict[tuple[str, str, str], list[str]] = {}
+        checked: dict[tuple[str, str, str], Checked] = {}
+        for item in items:
+            for c in item.references:
+                if c.status == ALLOWED and not verbose and columns is None:
+                    continue
+                key = (c.found.location, c.found.written, c.status)
+                rows.setdefault(key, []).append(item.name)
+                checked[key] = c
+        if rows:
+            table = Table(title=escape(f"{chart.name} ({chart.label})"), title_justify="left", show_lines=False)
+            for column in ("variant", "found in", "as written", "normalized", "status", *(columns or ((),))[0]):
+                table.add_column(column, overflow="fold")
+            for key, variants in rows.items():
+                c = checked[key]
+                style = _STATUS_STYLE.get(c.status, "")
+                table.add_row(
+                    ", ".join(variants),
+                    escape(c.found.location),
+                    escape(c.found.written),
+                    escape(c.normalized or c.message or ""),
+                    f"[{style}]{c.status}[/]",
+                    *(columns[1](c) if columns else ()),
+                )
+            wide.print(table)
+        seen: set[tuple[str, str]] = set()
+        for item in items:
+            variant_label = escape(f"{chart.name} {item.name}")
+            if item.problem:
+                console.print(f"[red]✗[/] {variant_label}: {escape(item.problem)}", soft_wrap=True)
+            elif item.expected_failure:
+                console.print(f"[green]✓[/] {variant_label}: failed as declared", soft_wrap=True)
+            for s in item.skipped:
+                if (s.location, s.reason) not in seen:
+                    seen.add((s.location, s.reason))
+                    console.print(f"[dim]skipped {escape(s.location)}: {escape(s.reason)}[/]", soft_wrap=True)
+    prefixes = ", ".join(result.allow)
+    offenders, invalid = result.count(OFFENDER), result.count(INVALID)
+    unjudged = result.count(TEMPLATED) + result.count(EMPTY)
+    console.print(
+        ("[green]ok[/]: " if result.ok else "")
+        + f"checked {result.references} image reference(s) in {result.variants_rendered} rendered variant(s) "
+        f"and the values.yaml of {len(result.charts)} chart(s) in {result.seconds:.1f} s: "
+        f"{offenders} outside {escape(prefixes)}, {invalid} invalid, {len(result.problems)} variant problem(s)"
+        + (f", {unjudged} templated or empty (not judged)" if unjudged else ""),
+        soft_wrap=True,
+    )
+
+
+def failure_message(result: CheckResult) -> str:
+    """The one-line reason check-images exits 1."""
+    parts = []
+    offenders = sorted(
+        {c.reference.name if c.reference else c.found.written for r in result.results for c in r.failing}
+    )
+    if offenders:
+        shown = ", ".join(offenders[:5]) + (f" and {len(offenders) - 5} more" if len(offenders) > 5 else "")
+        parts.append(f"{len(offenders)} image(s) outside {', '.join(result.allow)} or invalid: {shown}")
+    if result.problems:
+        parts.append(
+            f"{len(result.problems)} variant(s) with problems: "
+            + ", ".join(f"{r.chart.name} {r.name}" for r in result.problems)
+        )
+    return "check-images failed: " + "; ".join(parts)
+
+
+def print_run(console: Console, run: ImagesRun, verbose: bool = False) -> None:
+    """The check-images tables, and the --resolve table when the registries were asked."""
+    from gsvendor.report import resolve as resolving
+
+    columns = resolving.table_columns(run.resolved) if run.resolved else None
+    print_report(console, run.result, verbose=verbose, columns=columns)
+    if run.resolved:
+        resolving.print_report(console, run.resolved)
+
+
+def run_json(run: ImagesRun) -> dict[str, Any]:
+    """The JSON document of ``check-images --json`` (with the lookups under --resolve)."""
+    from gsvendor.report import resolve as resolving
+
+    data = to_json(run.result)
+    return resolving.add_to_json(data, run.result, run.resolved) if run.resolved else data
+
+
+def run_cases(run: ImagesRun) -> list[TestCase]:
+    """JUnit test cases: one per chart × variant, then one per looked-up reference."""
+    from gsvendor.report import resolve as resolving
+
+    return junit_cases(run.result) + (resolving.junit_cases(run.resolved) if run.resolved else [])
+
+
+def run_failure(run: ImagesRun) -> str:
+    """The one-line failure summary of a run that is not ok."""
+    from gsvendor.report import resolve as resolving
+
+    failures = [] if run.result.ok else [failure_message(run.result)]
+    if run.resolved and not run.resolved.ok:
+        failures.append(("" if failures else "check-images failed: ") + resolving.failure_message(run.resolved))
+    return "; ".join(failures)

@@ -1,0 +1,77 @@
+"""JUnit XML for CI: one test case per checked unit, written atomically."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    pass
+
+
+@dataclass
+class TestCase:
+    """One JUnit test case: ``name`` within ``classname``; ``failures`` are messages (empty: passed)."""
+
+    classname: str
+    name: str
+    failures: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    output: str = ""
+    seconds: float = 0.0
+
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml(text: str) -> str:
+    """``text`` without the characters XML 1.0 forbids (a values.yaml may hold any)."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
+    """Write JUnit XML (the schema CircleCI's ``store_test_results`` reads) for ``cases`` to ``path``.
+
+    Raises :class:`~gsvendor.errors.UsageError` when ``path`` cannot be written.
+    """
+    import xml.etree.ElementTree as ET
+
+    cases = list(cases)
+    root = ET.Element(
+        "testsuites",
+        name=suite,
+        tests=str(len(cases)),
+        failures=str(sum(bool(c.failures) for c in cases)),
+        errors=str(sum(bool(c.errors) for c in cases)),
+    )
+    element = ET.SubElement(
+        root,
+        "testsuite",
+        name=suite,
+        tests=str(len(cases)),
+        failures=str(sum(bool(c.failures) for c in cases)),
+        errors=str(sum(bool(c.errors) for c in cases)),
+    )
+    for case in cases:
+        node = ET.SubElement(
+            element, "testcase", classname=_xml(case.classname), name=_xml(case.name), time=f"{case.seconds:.3f}"
+        )
+        if case.failures:
+            failure = ET.SubElement(node, "failure", message=_xml(case.failures[0][:200]))
+            failure.text = _xml("\n".join(case.failures))
+        if case.errors:
+            error = ET.SubElement(node, "error", message=_xml(case.errors[0][:200]))
+            error.text = _xml("\n".join(case.errors))
+        if case.output:
+            ET.SubElement(node, "system-out").text = _xml(case.output)
+    ET.indent(root)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
+    except OSError as exc:
+        from gsvendor.errors import UsageError
+
+        raise UsageError(f"--junit {path}: cannot write: {exc.strerror or exc}") from None

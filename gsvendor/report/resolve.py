@@ -1,0 +1,204 @@
+"""Reporting check-images --resolve: tables, JSON, JUnit and the failure summary."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from gsvendor.images.check import Checked, CheckResult
+    from gsvendor.report.junit import TestCase
+
+from gsvendor.images.registry import COMPARISONS, EQUAL, NOT_COMPARED, OUTCOMES, RESOLVED, Resolution
+from gsvendor.images.resolve import ReferenceResolution, ResolveReport, short_digest
+
+_STYLE = {RESOLVED: "green", EQUAL: "green", NOT_COMPARED: "dim"}
+
+
+def table_columns(report: ResolveReport) -> tuple[tuple[str, ...], Callable[[Checked], tuple[str, ...]]]:
+    """Extra columns of check-images' table: the resolved digest and the outcome (and the mirror
+    comparison). The cells are rich markup; references not asked show ``-``."""
+    from rich.markup import escape
+
+    def cells(checked: Checked) -> tuple[str, ...]:
+        entry = report.get(checked.normalized) if checked.normalized else None
+        if entry is None:
+            return ("-", "[dim]not resolved[/]")
+        outcome = entry.outcome
+        text = f"[{_STYLE.get(outcome, 'red')}]{outcome}[/]"
+        if entry.comparison is not None:
+            c = entry.comparison.outcome
+            text += f", mirror [{_STYLE.get(c, 'red')}]{escape(c)}[/]"
+        return (short_digest(entry.resolution.digest), text)
+
+    return ("digest", "resolve"), cells
+
+
+def _lines(entry: ReferenceResolution) -> list[str]:
+    """Why ``entry`` fails, one line each (the lookup, then the comparison)."""
+    lines = []
+    name = entry.reference.normalized + (" (no tag: latest)" if entry.implicit_latest else "")
+    if not entry.resolution.ok:
+        lines.append(f"{name}: {entry.outcome}: {entry.resolution.detail}")
+    comparison = entry.comparison
+    if comparison is not None and not comparison.ok:
+        upstream = comparison.upstream.normalized if comparison.upstream else comparison.mirror.upstream
+        lines.append(f"{name}: mirror of {upstream}: {comparison.outcome}: {comparison.detail}")
+    return lines
+
+
+def print_report(console: Console, report: ResolveReport) -> None:
+    """After check-images' table: each failing reference with the registry's reason, notes, then the totals."""
+    from rich.markup import escape
+
+    for entry in report.failing:
+        places = sorted({f"{p.chart} {p.variant}" for p in entry.places})
+        where = ", ".join(places[:4]) + (f" and {len(places) - 4} more" if len(places) > 4 else "")
+        for line in _lines(entry):
+            console.print(f"[red]✗[/] {escape(line)} [dim](in {escape(where)})[/]", soft_wrap=True)
+    for note in report.notes:
+        console.print(f"[dim]note: {escape(note)}[/]", soft_wrap=True)
+    console.print(("[green]ok[/]: " if report.ok else "") + escape(summary(report)), soft_wrap=True)
+
+
+def summary(report: ResolveReport) -> str:
+    """The totals line: references resolved, by outcome; mirrors compared; what was not asked."""
+    counts = ", ".join(f"{report.count(o)} {o}" for o in OUTCOMES if report.count(o) or o == RESOLVED)
+    text = (
+        f"resolved {len(report.references)} distinct reference(s) ({report.occurrences} occurrence(s)) "
+        f"with {report.jobs} job(s), {report.requests} request(s), in {report.seconds:.1f} s: {counts}"
+    )
+    if report.compare_upstream:
+        parts = ", ".join(f"{report.count_comparison(o)} {o}" for o in COMPARISONS if report.count_comparison(o))
+        text += f"; mirrors against upstream: {parts or 'no reference under an images.mirrors prefix'}"
+    unjudged = report.templated + report.empty
+    if unjudged:
+        text += f"; {unjudged} templated or empty not resolved"
+    if report.not_allowed:
+        text += f"; {report.not_allowed} offender(s) or invalid not resolved"
+    return text
+
+
+def _resolution_json(resolution: Resolution) -> dict[str, Any]:
+    return {
+        "target": str(resolution.target),
+        "outcome": resolution.outcome,
+        "digest": resolution.digest,
+        "mediaType": resolution.media_type,
+        "detail": resolution.detail,
+        "status": resolution.status,
+        "attempts": resolution.attempts,
+        "seconds": round(resolution.seconds, 3),
+    }
+
+
+def _entry_json(entry: ReferenceResolution, places: bool = True) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "reference": entry.reference.normalized,
+        "ok": entry.ok,
+        "outcome": entry.outcome,
+        "digest": entry.resolution.digest,
+        "implicitLatest": entry.implicit_latest,
+    }
+    if places:
+        data["lookup"] = _resolution_json(entry.resolution)
+        data["places"] = [{"chart": p.chart, "variant": p.variant, "location": p.location} for p in entry.places]
+    c = entry.comparison
+    data["mirror"] = (
+        None
+        if c is None
+        else {
+            "outcome": c.outcome,
+            "mirrorPrefix": c.mirror.mirror,
+            "upstreamPrefix": c.mirror.upstream,
+            "upstream": c.upstream.normalized if c.upstream else None,
+            "upstreamDigest": c.resolution.digest if c.resolution else None,
+            "upstreamLookup": _resolution_json(c.resolution) if c.resolution and places else None,
+            "detail": c.detail,
+        }
+    )
+    return data
+
+
+def to_json(report: ResolveReport) -> dict[str, Any]:
+    """The ``resolve`` block of ``--json``: the totals, notes, and every distinct reference."""
+    return {
+        "ok": report.ok,
+        "summary": {
+            "references": len(report.references),
+            "occurrences": report.occurrences,
+            **{outcome: report.count(outcome) for outcome in OUTCOMES},
+            "mirrors": (
+                {outcome: report.count_comparison(outcome) for outcome in COMPARISONS}
+                if report.compare_upstream
+                else None
+            ),
+            "templated": report.templated,
+            "empty": report.empty,
+            "notAllowed": report.not_allowed,
+            "jobs": report.jobs,
+            "lookups": report.lookups,
+            "requests": report.requests,
+            "seconds": round(report.seconds, 3),
+        },
+        "notes": list(report.notes),
+        "references": [_entry_json(entry) for entry in report.references],
+    }
+
+
+def add_to_json(data: dict[str, Any], result: CheckResult, report: ResolveReport) -> dict[str, Any]:
+    """Extend check-images' ``--json`` output ``data`` (from :func:`gsvendor.checkimages.to_json`):
+    each reference gets ``resolve`` (outcome, digest, mirror; ``null`` when not asked), the top level
+    the ``resolve`` block of :func:`to_json`, and ``ok`` includes the resolve outcome."""
+    for chart, chart_data in zip(result.charts, data["charts"], strict=True):
+        items = [r for r in result.results if r.chart is chart]
+        for item, variant_data in zip(items, chart_data["variants"], strict=True):
+            for checked, ref_data in zip(item.references, variant_data["references"], strict=True):
+                entry = report.get(checked.normalized) if checked.normalized else None
+                ref_data["resolve"] = _entry_json(entry, places=False) if entry else None
+    data["ok"] = bool(data["ok"]) and report.ok
+    data["resolve"] = to_json(report)
+    return data
+
+
+def junit_cases(report: ResolveReport) -> list[TestCase]:
+    """One JUnit test case per distinct reference (classname ``check-images.resolve``), failed when it
+    does not resolve or its mirror differs; its output names the digest and every place it was found.
+    A reference in many charts × variants is one failure, not one per variant."""
+    from gsvendor.report.junit import TestCase
+
+    cases = []
+    for entry in report.references:
+        output = [f"{entry.outcome}: {entry.reference.normalized} {entry.resolution.digest or ''}".rstrip()]
+        if entry.comparison is not None:
+            c = entry.comparison
+            upstream = c.upstream.normalized if c.upstream else c.mirror.upstream
+            digest = c.resolution.digest if c.resolution and c.resolution.digest else ""
+            output.append(f"mirror {c.outcome}: {upstream} {digest}".rstrip())
+        output += [f"found in {p.chart} {p.variant}: {p.location}" for p in entry.places]
+        cases.append(
+            TestCase(
+                classname="check-images.resolve",
+                name=entry.reference.normalized,
+                failures=_lines(entry),
+                output="\n".join(output),
+                seconds=entry.resolution.seconds,
+            )
+        )
+    return cases
+
+
+def failure_message(report: ResolveReport) -> str:
+    """The one-line reason ``--resolve`` fails the run (the part after ``check-images failed:``)."""
+    failing = report.failing
+
+    def why(entry: ReferenceResolution) -> str:
+        if not entry.resolution.ok or entry.comparison is None:
+            return entry.outcome
+        return f"mirror {entry.comparison.outcome}"
+
+    shown = ", ".join(f"{r.reference.normalized} ({why(r)})" for r in failing[:5])
+    more = f" and {len(failing) - 5} more" if len(failing) > 5 else ""
+    return f"{len(failing)} reference(s) did not resolve or differ from upstream: {shown}{more}"

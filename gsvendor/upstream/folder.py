@@ -1,0 +1,66 @@
+"""The folder source kind: a local upstream checkout."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from gsvendor.errors import SourceError
+from gsvendor.upstream.source import UpstreamSnapshot, Wanted, _one_line
+
+
+def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> UpstreamSnapshot:
+    """Read the ``wanted`` files from a local upstream checkout.
+
+    Links leading outside the folder are refused. When the folder is a git checkout and ``tag``
+    names a commit other than HEAD, that is an error (the folder is at another version).
+    """
+    try:
+        folder = folder.resolve()
+        if not (folder / "charts").is_dir():
+            raise SourceError(f"{location}: no charts/ folder (not an upstream checkout)")
+        files = _read_folder_files(folder, wanted, location)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (pathlib)
+        raise SourceError(f"{location}: cannot read: {_one_line(exc)}") from None
+    commit = _folder_commit(folder, tag, location)
+    return UpstreamSnapshot(tag=tag, kind="folder", location=location, files=files, commit=commit)
+
+
+def _read_folder_files(folder: Path, wanted: Wanted, location: str) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    roots = [folder / f for f in wanted.folders] + [folder / f for f in wanted.files]
+    for root in roots:
+        candidates: Iterable[Path] = [root] if root.is_file() else sorted(root.rglob("*"))
+        for path in candidates:
+            if path.is_dir():
+                continue
+            real = path.resolve()
+            if folder not in real.parents:
+                raise SourceError(f"{location}: refusing link leading outside the folder: {path}")
+            if not path.exists():
+                raise SourceError(f"{location}: dangling link: {path}")
+            if not path.is_file():
+                raise SourceError(f"{location}: refusing device or special file: {path}")
+            rel = path.relative_to(folder).as_posix()
+            if wanted.matches(rel):
+                files[rel] = real.read_bytes()
+    return files
+
+
+def _folder_commit(folder: Path, tag: str, location: str) -> str | None:
+    if not (folder / ".git").exists():
+        return None
+    import git
+
+    try:
+        repo = git.Repo(folder)
+        head = repo.head.commit.hexsha
+    except (git.GitError, ValueError):
+        return None
+    try:
+        tagged = repo.commit(f"refs/tags/{tag}").hexsha
+    except Exception:  # gitpython raises several unrelated types for an unknown ref
+        return head
+    if tagged != head:
+        raise SourceError(f"{location}: the checkout is at {head[:12]}, but {tag} is {tagged[:12]}")
+    return head

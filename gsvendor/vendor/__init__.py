@@ -1,0 +1,5 @@
+"""The output of sync: planning it in memory (upstream + overlays + generated files), the lock
+file, comparing trees, and writing with hand-edit detection, staging and an atomic swap.
+
+Never imports a workflow or the CLI.
+"""

@@ -1,0 +1,178 @@
+"""The lock file (``gsvendor.lock.yaml``): what ``sync`` wrote, from which upstream bytes.
+
+In the spirit of vendir's ``vendir.lock.yml``: the tag, the source (kind, location, archive
+sha256, upstream commit) and, per chart and file, the sha256 of the upstream bytes and of the
+result. ``verify`` rebuilds from it; ``sync`` uses it to tell a hand edit from its own output.
+The file is written deterministically (no timestamps), so a re-sync leaves it byte-identical.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gsvendor.errors import LockError
+from gsvendor.vendor.plan import Build
+
+API_VERSION = "gsvendor.giantswarm.io/v1alpha1"
+KIND = "Lock"
+
+
+def sha256(data: bytes) -> str:
+    """Hex sha256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class LockedFile:
+    """One vendored file: sha256 of upstream's bytes (``None`` for Giant Swarm-only files) and of the result."""
+
+    upstream: str | None
+    result: str
+
+
+@dataclass(frozen=True)
+class LockedChart:
+    """One chart in the lock: its destination, the overlays applied, its files by chart-relative path."""
+
+    dest: str
+    overlays: tuple[str, ...]
+    files: dict[str, LockedFile]
+
+
+@dataclass(frozen=True)
+class Lock:
+    """A parsed lock file. ``location`` of a local source is relative to the project root."""
+
+    tag: str
+    kind: str
+    location: str
+    sha256: str | None
+    commit: str | None
+    charts: dict[str, LockedChart] = field(default_factory=dict)
+    files: dict[str, LockedFile] = field(default_factory=dict)
+
+    def results(self) -> dict[str, str]:
+        """Project-relative path → sha256 of every file the lock says sync wrote."""
+        out = {f"{c.dest}/{p}": f.result for c in self.charts.values() for p, f in c.files.items()}
+        out.update({path: f.result for path, f in self.files.items()})
+        return out
+
+    def source_for(self, root: Path) -> str:
+        """The source as ``fetch_upstream`` takes it: a URL, or a local path resolved against ``root``."""
+        if self.kind in ("folder", "tarball"):
+            return str((root / self.location).resolve()) if not os.path.isabs(self.location) else self.location
+        return self.location
+
+
+def source_location(kind: str, location: str, root: Path) -> str:
+    """How a source is recorded: local paths relative to the project root (portable), tarball URLs
+    without user info or secret-looking query values (:func:`gsvendor.upstream.public_url`), git URLs as given."""
+    if kind not in ("folder", "tarball"):
+        from gsvendor.upstream.http import public_url
+
+        return public_url(location) if kind == "http" else location
+    # abspath, not resolve: a ../shared link stays ../shared, so the lock survives a copied project
+    return Path(os.path.relpath(os.path.abspath(location), os.path.abspath(root))).as_posix()
+
+
+def render(build: Build, location: str) -> bytes:
+    """The lock file bytes for ``build`` whose source is recorded as ``location``."""
+    from io import StringIO
+
+    from ruamel.yaml import YAML
+
+    snapshot = build.snapshot
+    charts: dict[str, Any] = {}
+    for chart in build.charts:
+        files = {}
+        for path in sorted(chart.files):
+            entry: dict[str, Any] = {}
+            if path in chart.upstream:
+                entry["upstream"] = sha256(chart.upstream[path])
+            entry["result"] = sha256(chart.files[path])
+            files[path] = entry
+        charts[chart.spec.name] = {"dest": chart.spec.dest, "overlays": chart.overlays, "files": files}
+    document = {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "tag": snapshot.tag,
+        "source": {
+            "kind": snapshot.kind,
+            "location": location,
+            "sha256": snapshot.sha256,
+            "commit": snapshot.commit,
+        },
+        "charts": charts,
+    }
+    if build.copies:
+        document["files"] = {
+            copy.spec.dest: {"source": copy.spec.source, "upstream": sha256(copy.data), "result": sha256(copy.data)}
+            for copy in sorted(build.copies, key=lambda c: c.spec.dest)
+        }
+    yaml = YAML(typ="rt", pure=True)
+    yaml.default_flow_style = False
+    yaml.width = 4096
+    out = StringIO()
+    out.write("# Written by `gsvendor sync`; do not edit. `gsvendor verify` rebuilds from it.\n")
+    yaml.dump(document, out)
+    return out.getvalue().encode()
+
+
+def read(path: Path) -> Lock:
+    """Parse the lock file at ``path``. Raises :class:`LockError` when absent or malformed."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    if path.exists() and not path.is_file():
+        raise LockError(f"{path.name}: not a regular file")
+    if not path.is_file():
+        raise LockError(f"{path.name}: no lock file; run `gsvendor sync TAG` first")
+    try:
+        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("kind") != KIND:
+            raise LockError(f"{path.name}: not a gsvendor lock file (kind: {KIND} expected)")
+        source = data["source"]
+        charts = {
+            name: LockedChart(
+                dest=str(chart["dest"]),
+                overlays=tuple(chart.get("overlays") or ()),
+                files={
+                    str(p): LockedFile(upstream=f.get("upstream"), result=str(f["result"]))
+                    for p, f in (chart.get("files") or {}).items()
+                },
+            )
+            for name, chart in (data.get("charts") or {}).items()
+        }
+        copies = {
+            str(path): LockedFile(upstream=entry.get("upstream"), result=str(entry["result"]))
+            for path, entry in (data.get("files") or {}).items()
+        }
+        sha = source.get("sha256")
+        if sha is not None and not (isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha)):
+            raise LockError(f"{path.name}: source.sha256: {sha!r} is not a sha256 hex digest")
+        return Lock(
+            files=copies,
+            tag=str(data["tag"]),
+            kind=str(source["kind"]),
+            location=str(source["location"]),
+            sha256=source.get("sha256"),
+            commit=source.get("commit"),
+            charts=charts,
+        )
+    except (
+        YAMLError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        ValueError,
+        UnicodeDecodeError,
+        OSError,
+        RecursionError,
+    ) as exc:
+        detail = " ".join(str(exc).split())[:200]
+        raise LockError(f"{path.name}: malformed lock file ({type(exc).__name__}: {detail})") from None

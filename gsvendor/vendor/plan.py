@@ -1,0 +1,250 @@
+"""Planning the output in memory: upstream bytes + overlays + generated files, per chart and destination."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gsvendor.config import ChartSpec, Config, FileSpec, Selector
+from gsvendor.errors import ConfigError, SourceError, ToolError
+from gsvendor.files import normalize_whitespace
+from gsvendor.overlays.engine import AppliedOperation, Overlay, apply_overlays, check_scope
+from gsvendor.upstream.source import UpstreamSnapshot, Wanted
+
+# (chart spec, chart-relative files) → helm's rendered manifests; raises GsvendorError on failure
+Renderer = Callable[[ChartSpec, dict[str, bytes]], str]
+
+
+@dataclass
+class ChartBuild:
+    """One chart's result. ``upstream`` and ``files`` map destination-relative paths to bytes.
+
+    For a chart vendored as source, ``upstream`` is upstream's files; for a rendered chart, the
+    documents rendered from upstream's chart without overlays. ``normalized`` lists the files whose
+    whitespace was fixed as pre-commit's trailing-whitespace and end-of-file-fixer hooks would;
+    ``generated`` the files :func:`gsvendor.generate.generate_chart` wrote (values.schema.json,
+    README.md).
+    """
+
+    spec: ChartSpec
+    upstream: dict[str, bytes]
+    files: dict[str, bytes]
+    applied: list[AppliedOperation] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    normalized: list[str] = field(default_factory=list)
+    generated: list[str] = field(default_factory=list)
+
+    @property
+    def overlays(self) -> list[str]:
+        """Names of the overlays that changed this chart, in the order they applied."""
+        return list(dict.fromkeys(a.overlay for a in self.applied))
+
+
+@dataclass(frozen=True)
+class FileCopy:
+    """One single upstream file copied verbatim to a project path."""
+
+    spec: FileSpec
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Output:
+    """Everything a build writes: whole ``folders`` (destination → relative path → bytes) and single ``files``."""
+
+    folders: dict[str, dict[str, bytes]]
+    files: dict[str, bytes]
+
+
+@dataclass
+class Build:
+    """The whole result of vendoring ``snapshot`` (one upstream tag) with the overlays."""
+
+    snapshot: UpstreamSnapshot
+    charts: list[ChartBuild]
+    copies: list[FileCopy] = field(default_factory=list)
+
+    @property
+    def tag(self) -> str:
+        """The upstream tag built."""
+        return self.snapshot.tag
+
+    def output(self) -> Output:
+        """The merged output. Charts sharing a destination folder contribute their files to it.
+
+        Raises :class:`ConfigError` when two charts would write the same file.
+        """
+        folders: dict[str, dict[str, bytes]] = {}
+        owners: dict[str, str] = {}
+        for chart in self.charts:
+            folder = folders.setdefault(chart.spec.dest, {})
+            for path, data in chart.files.items():
+                key = f"{chart.spec.dest}/{path}"
+                if key in owners:
+                    raise ConfigError(f"gsvendor.yaml: charts {owners[key]} and {chart.spec.name} both write {key}")
+                owners[key] = chart.spec.name
+                folder[path] = data
+        return Output(folders=folders, files={c.spec.dest: c.data for c in self.copies})
+
+
+def wanted_for(config: Config) -> Wanted:
+    """The upstream paths ``sync`` reads: each chart's folder, each copied file, and ``go.mod``."""
+    return Wanted(
+        folders=tuple(c.upstream_path for c in config.charts),
+        files=("go.mod", *(f.source for f in config.files)),
+    )
+
+
+def chart_files(snapshot: UpstreamSnapshot, spec: ChartSpec) -> dict[str, bytes]:
+    """The upstream files of one chart, chart-relative. Raises :class:`SourceError` when absent."""
+    prefix = spec.upstream_path.rstrip("/") + "/"
+    files = {p[len(prefix) :]: d for p, d in snapshot.files.items() if p.startswith(prefix)}
+    if not files:
+        raise SourceError(
+            f"{snapshot.location}: upstream {snapshot.tag} has no {spec.upstream_path}/ (chart {spec.name})"
+        )
+    return files
+
+
+def _selected(selectors: tuple[Selector, ...], path: str | None = None, kind: str = "", name: str = "") -> bool:
+    for selector in selectors:
+        if selector.path is not None:
+            if path is not None and fnmatch.fnmatchcase(path, selector.path):
+                return True
+        elif fnmatch.fnmatchcase(kind, selector.kind or "*") and fnmatch.fnmatchcase(name, selector.name or "*"):
+            return True
+    return False
+
+
+def select_files(spec: ChartSpec, files: dict[str, bytes]) -> dict[str, bytes]:
+    """Keep the files ``include`` selects (all when empty) that ``exclude`` does not."""
+    return {
+        p: d
+        for p, d in files.items()
+        if (not spec.include or _selected(spec.include, path=p)) and not _selected(spec.exclude, path=p)
+    }
+
+
+_SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
+_TOP_KEY = re.compile(r"^([A-Za-z_][\w.-]*):")
+
+
+def _head(document: str) -> str:
+    """Only the ``kind`` and ``metadata`` entries of a YAML document: CRDs are megabytes, and only
+    those two are needed to select and name a document."""
+    kept, keep = [], False
+    for line in document.splitlines():
+        match = _TOP_KEY.match(line)
+        if match:
+            keep = match.group(1) in ("kind", "metadata")
+        if keep:
+            kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
+def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
+    """Split helm's output into one file per selected document, named by ``render.fileName``.
+
+    Each file holds the document as helm rendered it, without helm's ``# Source:`` comment: plain
+    YAML with no template directives. Raises :class:`ConfigError` when two documents get one name.
+    """
+    from ruamel.yaml import YAML
+
+    assert spec.render is not None
+    yaml = YAML(typ="safe")
+    files: dict[str, bytes] = {}
+    for chunk in _SEPARATOR.split(manifests):
+        lines = [line for line in chunk.splitlines() if not line.startswith("# Source: ")]
+        text = "\n".join(lines).strip("\n")
+        if not text.strip():
+            continue
+        document = yaml.load(_head(text))
+        if not isinstance(document, dict):
+            continue
+        kind = str(document.get("kind", ""))
+        metadata = document.get("metadata") or {}
+        name = str(metadata.get("name", ""))
+        if spec.include and not _selected(spec.include, kind=kind, name=name):
+            continue
+        if _selected(spec.exclude, kind=kind, name=name):
+            continue
+        file_name = spec.render.file_name.format(
+            kind=kind, kind_lower=kind.lower(), name=name, namespace=metadata.get("namespace", "")
+        )
+        if "/" in file_name or "\0" in file_name or file_name.strip(".") == "":
+            # the name comes from upstream's manifest: it must not lead out of the destination
+            raise SourceError(
+                f"chart {spec.name}: {kind} {name!r} gives the file name {file_name!r}, not a plain file name"
+            )
+        if file_name in files:
+            raise ConfigError(f"gsvendor.yaml: chart {spec.name}: two documents are named {file_name}")
+        files[file_name] = (text + "\n").encode()
+    return files
+
+
+def _normalized(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
+    out, changed = {}, []
+    for path in sorted(files):
+        data = normalize_whitespace(files[path])
+        if data != files[path]:
+            changed.append(path)
+        out[path] = data
+    return out, changed
+
+
+def build(
+    config: Config, snapshot: UpstreamSnapshot, overlays: list[Overlay], renderer: Renderer | None = None
+) -> Build:
+    """Vendor every configured chart and file of ``snapshot`` and apply ``overlays``.
+
+    Generated files (values.schema.json, README.md) are regenerated after the overlays and
+    before the whitespace fixes (:func:`gsvendor.generate.generate_chart`).
+
+    Raises :class:`SourceError` when a chart or file is missing upstream,
+    :class:`~gsvendor.errors.OverlayApplyError` when an overlay no longer applies,
+    :class:`ToolError` when a chart is to be rendered but no ``renderer`` is given, and the
+    schema or README generation errors (naming the chart folder).
+    """
+    from gsvendor.errors import GsvendorError
+    from gsvendor.generate.chart import generate_chart, generated_paths, project_reader
+
+    check_scope(overlays, [c.name for c in config.charts])
+    charts = []
+    outside = project_reader(config)
+    for spec in config.charts:
+        upstream = chart_files(snapshot, spec)
+        result = apply_overlays(spec.name, upstream, overlays, snapshot.tag)
+        try:
+            overlaid = generate_chart(result.files, chart_dir=(config.root / spec.dest).as_posix(), outside=outside)
+        except GsvendorError as exc:
+            raise type(exc)(f"{spec.dest}: {exc}") from None
+        generated = generated_paths(result.files, overlaid)
+        if spec.render is None:
+            files, normalized = _normalized(select_files(spec, overlaid))
+            upstream = select_files(spec, upstream)
+        else:
+            if renderer is None:
+                raise ToolError(f"chart {spec.name} is vendored rendered, which needs helm")
+            rendered = split_documents(spec, renderer(spec, overlaid))
+            files, normalized = _normalized(rendered)
+            # "upstream" of a rendered chart: upstream's chart rendered without overlays
+            upstream = split_documents(spec, renderer(spec, upstream)) if result.applied else rendered
+        charts.append(
+            ChartBuild(
+                spec=spec,
+                upstream=upstream,
+                files=files,
+                applied=result.applied,
+                skipped=result.skipped,
+                normalized=normalized,
+                generated=generated,
+            )
+        )
+    copies = []
+    for file_spec in config.files:
+        if file_spec.source not in snapshot.files:
+            raise SourceError(f"{snapshot.location}: upstream {snapshot.tag} has no {file_spec.source}")
+        copies.append(FileCopy(spec=file_spec, data=snapshot.files[file_spec.source]))
+    return Build(snapshot=snapshot, charts=charts, copies=copies)

@@ -1,0 +1,81 @@
+"""The check-images workflow: render every chart in its variants, judge each image reference, and
+(with --resolve) ask the registries that every allowed reference exists."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+
+from gsvendor.config import Config, load_config
+from gsvendor.errors import UsageError
+from gsvendor.images.check import CheckResult, chart_targets, check_images, images_config
+from gsvendor.images.render import find_helm
+from gsvendor.images.resolve import ResolveReport, cli_options, resolve_check
+
+Progress = Callable[[str], AbstractContextManager[object]]
+
+
+@dataclass(frozen=True)
+class ImagesRun:
+    """What ``gsvendor check-images`` found: the render-and-judge result and, with --resolve, the lookups."""
+
+    result: CheckResult
+    resolved: ResolveReport | None = None
+
+    @property
+    def ok(self) -> bool:
+        """No offender, invalid reference or render failure, and (when asked) every lookup resolved."""
+        return self.result.ok and (self.resolved is None or self.resolved.ok)
+
+
+def load_optional_config(config_path: Path, chart_dirs: Sequence[Path]) -> Config | None:
+    """The configuration, or ``None`` when chart folders are named and the default gsvendor.yaml is absent.
+
+    A ``--config`` given explicitly must exist (raises :class:`~gsvendor.errors.ConfigError`).
+    """
+    optional = bool(chart_dirs) and config_path == Path("gsvendor.yaml") and not config_path.exists()
+    return None if optional else load_config(config_path)
+
+
+def run(
+    config: Config | None,
+    chart_dirs: Sequence[Path],
+    *,
+    allow: Sequence[str] | None = None,
+    helm: str | None = None,
+    resolve: bool = False,
+    compare_upstream: bool = False,
+    jobs: int | None = None,
+    registry_config: Path | None = None,
+    insecure: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> ImagesRun:
+    """Render and judge every chart (``chart_dirs``, default every configured chart's output).
+
+    ``allow`` replaces the configuration's allowed prefixes. Raises
+    :class:`~gsvendor.errors.UsageError` for an empty prefix and the domain's errors for a
+    missing chart, helm or unreadable registry configuration (all exit 2).
+    """
+    if allow is not None and not all(prefix.strip() for prefix in allow):
+        raise UsageError("--allow: a prefix must not be empty")
+    step = progress or (lambda _message: nullcontext())
+    charts = chart_targets(list(chart_dirs), config)
+    settings = images_config(config)
+    options = cli_options(
+        config,
+        resolve=resolve,
+        compare_upstream=compare_upstream,
+        jobs=jobs,
+        registry_config=registry_config,
+        insecure=list(insecure) if insecure is not None else None,
+    )
+    helm_path = find_helm(helm, project_root=config.root if config else Path.cwd())
+    with step(f"rendering {len(charts)} chart(s)"):
+        result = check_images(charts, settings, helm_path, allow=allow)
+    resolved = None
+    if options is not None:
+        with step("asking the registries"):
+            resolved = resolve_check(result, options)
+    return ImagesRun(result, resolved)

@@ -1,0 +1,145 @@
+"""The patch-verify workflow: fetch the files the series touches at the pinned tag and apply the series."""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from gsvendor.build.patches import (
+    PatchFile,
+    SeriesReport,
+    _git,
+    _output,
+    apply_series,
+    list_series,
+    parse_patch,
+    wanted_files,
+)
+from gsvendor.errors import ConfigError, SourceError, ToolError
+
+
+def _write_tree(files: dict[str, bytes], tree: Path) -> None:
+    """Write upstream's files (paths already checked by :mod:`gsvendor.upstream`) and make ``tree`` a repo.
+
+    ``git apply`` run inside some other repository would resolve paths against that one, so the
+    tree gets its own (empty) repository, like the clone the image build applies to.
+    """
+    tree.mkdir(parents=True, exist_ok=True)
+    root = tree.resolve()
+    for rel, data in files.items():
+        target = (tree / rel).resolve()
+        if root not in target.parents:
+            raise SourceError(f"refusing upstream path outside the tree: {rel}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    result = _git(["init", "-q"], tree)
+    if result.returncode != 0:
+        raise ToolError(f"git init failed: {_output(result)}")
+
+
+def _dirty_note(folder: Path, tag: str, patches: list[PatchFile]) -> list[str]:
+    """A note when a folder source is a git checkout with local changes to the patched files.
+
+    A folder is read as it is on disk, so such changes (a patch applied by hand, say) would be
+    judged as if ``tag`` carried them.
+    """
+    if not (folder / ".git").exists():
+        return []
+    touched = sorted({path for patch in patches for path in patch.touched})
+    status = _git(["status", "--porcelain", "--untracked-files=all", "--", *touched], folder)
+    changed = [line[3:] for line in status.stdout.splitlines() if len(line) > 3]
+    if status.returncode != 0 or not changed:
+        return []
+    listed = ", ".join(changed[:5]) + (" …" if len(changed) > 5 else "")
+    return [f"{folder}: local changes to patched files ({listed}): judged as on disk, not as {tag} has them"]
+
+
+def dockerfile_copies(config: Any, patches_dir: str) -> bool | None:
+    """Whether the pin Dockerfile ``COPY``/``ADD``s ``patches_dir`` (``None`` when there is no such Dockerfile).
+
+    A series the image build does not copy is never applied; worth a note in the report.
+    """
+    from gsvendor.build import dockerfile
+    from gsvendor.build.versions import build_inputs
+
+    inputs = build_inputs(config)
+    path = inputs.path(inputs.pin_dockerfile)
+    if not path.is_file():
+        return None
+    wanted = PurePosixPath(patches_dir)
+    for instruction in dockerfile.read(path, inputs.pin_dockerfile).instructions:
+        if instruction.keyword not in ("COPY", "ADD"):
+            continue
+        value = instruction.value
+        flags = re.match(r"^(?:--\S+\s+)*", value)
+        rest = value[flags.end() if flags else 0 :]
+        try:  # the exec form: COPY ["src", "dest"]
+            tokens = json.loads(rest) if rest.startswith("[") else rest.split()
+        except ValueError:
+            tokens = rest.split()
+        for source in tokens[:-1]:
+            if PurePosixPath(source.strip("\"'")) == wanted:
+                return True
+    return False
+
+
+def verify_series(
+    config: Any,
+    tag: str | None,
+    source: str | None,
+    options: Any,
+    patches_dir: Path | None = None,
+) -> SeriesReport:
+    """Check the patch series against upstream ``tag`` (default: the pin Dockerfile's KSERVE_VERSION).
+
+    ``config`` is a :class:`~gsvendor.config.Config`; ``source`` as ``sync`` takes it (default the
+    configured upstream git URL); ``options`` a :class:`~gsvendor.upstream.FetchOptions`;
+    ``patches_dir`` overrides the configured series folder. Only the files the patches touch
+    are fetched, and nothing at all for an empty series. Raises :class:`ConfigError` (no pin,
+    no series folder), :class:`SourceError` (unreadable source, unknown tag) and
+    :class:`ToolError` (no git) — all exit 2.
+    """
+    from gsvendor.build.versions import build_inputs, read_pin
+    from gsvendor.upstream.fetch import fetch_upstream
+    from gsvendor.upstream.source import Wanted
+
+    inputs = build_inputs(config)
+    if patches_dir is None:
+        folder, label = inputs.path(inputs.patches), inputs.patches
+    else:
+        folder, label = patches_dir, str(patches_dir)
+    if tag is None:
+        tag = read_pin(config).value
+    if not tag.strip() or any(c.isspace() for c in tag):
+        raise ConfigError(f"{tag!r} is not an upstream tag")
+    patches = [parse_patch(path) for path in list_series(folder, label)]
+    report = SeriesReport(tag=tag, patches_dir=label, results=[])
+    if patches_dir is None and dockerfile_copies(config, inputs.patches) is False:
+        report.notes.append(
+            f"{inputs.pin_dockerfile} does not COPY {inputs.patches}: the image build skips this series"
+        )
+    if not patches:
+        return report  # nothing to apply, nothing to fetch
+    readable = [p for p in patches if p.problem is None]
+    files: dict[str, bytes] = {}
+    if readable:
+        location = source or config.git_url
+        snapshot = fetch_upstream(tag, location, Wanted(files=wanted_files(readable)), options)
+        report.source = {"kind": snapshot.kind, "location": snapshot.location, "commit": snapshot.commit}
+        report.fetched = tuple(sorted(snapshot.files))
+        files = snapshot.files
+        if snapshot.kind == "folder":
+            report.notes.extend(_dirty_note(Path(location), tag, readable))
+        if not any(path in files for patch in readable for path in patch.touched):
+            # e.g. a charts-only archive: every patch would fail for a reason that is not the patch's
+            report.notes.append(
+                f"{snapshot.location} holds none of the files the patches touch: is it the full upstream source tree?"
+            )
+    with tempfile.TemporaryDirectory(prefix="gsvendor-patches-") as tmp:
+        tree = Path(tmp) / "tree"
+        _write_tree(files, tree)
+        report.results = apply_series(patches, tree, tag)
+    return report

@@ -1,0 +1,168 @@
+"""The sync, verify and diff workflows: fetch upstream, build the output in memory, write or compare it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gsvendor.config import Config
+from gsvendor.errors import HandEditError, UsageError
+from gsvendor.files import read_file, read_tree
+from gsvendor.overlays.engine import load_overlays
+from gsvendor.upstream.fetch import fetch_upstream
+from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot
+from gsvendor.vendor import lock as lockfile
+from gsvendor.vendor.compare import FileDiff, compare, unified
+from gsvendor.vendor.plan import Build, Renderer, build, wanted_for
+from gsvendor.vendor.writer import FileChange, hand_edits, plan_changes, write_atomically
+
+# git's ref-name rules are looser; a tag also names cache folders, so keep it to a safe subset
+TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
+
+
+@dataclass
+class SyncResult:
+    """What a sync did (or, with ``dry_run``, would do).
+
+    ``changes`` lists files added, changed or removed per destination; ``backup`` is the folder
+    holding replaced hand edits (``--force``); ``forced`` lists those hand-edited files.
+    """
+
+    build: Build
+    changes: list[FileChange]
+    lock_changed: bool
+    dry_run: bool
+    backup: Path | None = None
+    forced: list[str] = field(default_factory=list)
+
+
+def resolve_source(config: Config, tag: str, source: str | None) -> str:
+    """``source`` as given, else the configured archive URL of ``tag`` (GitHub's by default)."""
+    return source if source else config.archive_url_for(tag)
+
+
+def fetch(
+    config: Config, tag: str, source: str, options: FetchOptions, expected_sha256: str | None = None
+) -> UpstreamSnapshot:
+    """Read the files sync needs from ``source`` at ``tag``."""
+    return fetch_upstream(tag, source, wanted_for(config), options, expected_sha256=expected_sha256)
+
+
+def read_lock_if_any(config: Config) -> lockfile.Lock | None:
+    """The lock file when present; a malformed one is an error, a missing one is ``None``."""
+    return lockfile.read(config.lock_path) if config.lock_path.exists() else None
+
+
+def renderer_for(config: Config, helm: str | None = None) -> Renderer | None:
+    """A helm-backed renderer when some chart is vendored rendered, else ``None`` (helm not needed)."""
+    if not any(c.render for c in config.charts):
+        return None
+    from gsvendor.images.render import chart_renderer, find_helm
+
+    return chart_renderer(find_helm(helm, config.root), config.root)
+
+
+def sync(
+    config: Config,
+    tag: str,
+    source: str | None,
+    options: FetchOptions,
+    *,
+    dry_run: bool,
+    force: bool,
+    helm: str | None = None,
+) -> SyncResult:
+    """Vendor ``tag`` into the configured destinations with the overlays, atomically.
+
+    Raises :class:`HandEditError` (exit 1) naming hand-edited files unless ``force``;
+    :class:`~gsvendor.errors.SourceError`, :class:`~gsvendor.errors.OverlayApplyError` and
+    definition errors propagate with nothing written.
+    """
+    if not TAG.fullmatch(tag):
+        raise UsageError(f"{tag!r} is not an upstream tag (letters, digits and . _ + - only, like v0.20.0)")
+    overlays = load_overlays(config.overlays_dir)
+    previous = read_lock_if_any(config)
+    source = resolve_source(config, tag, source)
+    snapshot = fetch(config, tag, source, options)
+    result = build(config, snapshot, overlays, renderer_for(config, helm))
+    output = result.output()
+    lock_bytes = lockfile.render(result, lockfile.source_location(snapshot.kind, source, config.root))
+    changes = plan_changes(config.root, output)
+    old_lock = config.lock_path.read_bytes() if config.lock_path.is_file() else None
+    edits = hand_edits(config.root, output, previous)
+    if edits and not force:
+        listed = ", ".join(edits[:10]) + (f" and {len(edits) - 10} more" if len(edits) > 10 else "")
+        raise HandEditError(
+            f"refusing to overwrite changes the lock and the overlays do not explain: {listed} "
+            "(declare them as an overlay, or re-run with --force to replace them and keep a backup)",
+            edits,
+        )
+    backup = None
+    if not dry_run and (changes or old_lock != lock_bytes):
+        backup = write_atomically(config.root, output, config.lock_path, lock_bytes, backup=edits or None)
+    return SyncResult(
+        build=result,
+        changes=changes,
+        lock_changed=old_lock != lock_bytes,
+        dry_run=dry_run,
+        backup=backup,
+        forced=edits,
+    )
+
+
+def _rebuild_from_lock(config: Config, options: FetchOptions, helm: str | None) -> tuple[lockfile.Lock, Build]:
+    lock = lockfile.read(config.lock_path)
+    snapshot = fetch(config, lock.tag, lock.source_for(config.root), options, expected_sha256=lock.sha256)
+    return lock, build(config, snapshot, load_overlays(config.overlays_dir), renderer_for(config, helm))
+
+
+def verify(config: Config, options: FetchOptions, helm: str | None = None) -> tuple[lockfile.Lock, list[FileDiff]]:
+    """Rebuild from the lock's tag and source and compare with the disk, file by file.
+
+    Returns the lock and the diffs from the expected output (``a/``) to the disk (``b/``);
+    an empty list means the output is exactly upstream plus the declared overlays.
+    """
+    lock, result = _rebuild_from_lock(config, options, helm)
+    output = result.output()
+    labels = ("expected", "actual")
+    diffs = []
+    for dest, files in output.folders.items():
+        diffs += compare(files, read_tree(config.root, dest), dest, labels)
+    for dest, data in output.files.items():
+        on_disk = read_file(config.root, dest)
+        if on_disk != data:
+            status = "removed" if on_disk is None else "changed"
+            diffs.append(FileDiff(dest, status, unified(dest, data, on_disk, labels)))
+    return lock, diffs
+
+
+def diff(
+    config: Config, options: FetchOptions, chart: str | None = None, helm: str | None = None
+) -> tuple[lockfile.Lock, list[FileDiff]]:
+    """The delta from upstream (``a/``) to what is on disk (``b/``) per file, for one chart or all.
+
+    For a chart vendored as rendered manifests, "upstream" is the rendering of upstream's chart
+    without overlays; single copied files are compared with their upstream file. Raises
+    :class:`~gsvendor.errors.LockError` without a lock and :class:`~gsvendor.errors.ConfigError`
+    for an unknown chart.
+    """
+    names = {config.chart(chart).name} if chart else {c.name for c in config.charts}
+    lock, result = _rebuild_from_lock(config, options, helm)
+    labels = ("upstream", "vendored")
+    dests = [c.spec.dest for c in result.charts]
+    diffs = []
+    for built in result.charts:
+        if built.spec.name not in names:
+            continue
+        on_disk = read_tree(config.root, built.spec.dest)
+        if dests.count(built.spec.dest) > 1:  # a folder several charts write: only this chart's files
+            on_disk = {p: d for p, d in on_disk.items() if p in built.files or p in built.upstream}
+        diffs += compare(built.upstream, on_disk, built.spec.dest, labels)
+    if not chart:
+        for copy in result.copies:
+            on_disk_file = read_file(config.root, copy.spec.dest)
+            if on_disk_file != copy.data:
+                text = unified(copy.spec.dest, copy.data, on_disk_file, labels)
+                diffs.append(FileDiff(copy.spec.dest, "changed", text))
+    return lock, diffs

@@ -1,0 +1,70 @@
+"""The versions workflow: read the pin, the places and upstream's go.mod, and judge them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gsvendor.build.versions import (
+    PIN_ARG,
+    GoMod,
+    Pin,
+    VersionsReport,
+    go_builders,
+    parse_go_mod,
+    read_pin,
+    version_places,
+)
+from gsvendor.config import Config
+from gsvendor.errors import SourceError
+
+
+def go_source_for(config: Config, pin: Pin, source: str | None) -> tuple[str, str | None]:
+    """Where to read upstream's go.mod at the pinned tag, and the sha256 to expect.
+
+    ``source`` when given; else the lock's source when the lock is at the pinned tag (offline
+    when that is a local tarball or folder); else the configured archive URL of the tag.
+    """
+    if source:
+        return source, None
+    from gsvendor.vendor import lock as lockfile
+
+    if config.lock_path.exists():
+        lock = lockfile.read(config.lock_path)
+        if lock.tag == pin.value:
+            return lock.source_for(config.root), lock.sha256
+    return config.archive_url_for(pin.value), None
+
+
+def read_go_mod(config: Config, pin: Pin, source: str | None, options: Any) -> tuple[GoMod, str]:
+    """Fetch only ``go.mod`` of the pinned tag (see :func:`go_source_for`) and parse it.
+
+    ``options`` is a :class:`~gsvendor.upstream.FetchOptions`. Raises
+    :class:`~gsvendor.errors.SourceError` when the source cannot be read or has no go.mod.
+    """
+    from gsvendor.upstream.fetch import fetch_upstream
+    from gsvendor.upstream.source import Wanted
+
+    location, sha = go_source_for(config, pin, source)
+    snapshot = fetch_upstream(pin.value, location, Wanted(files=("go.mod",)), options, expected_sha256=sha)
+    data = snapshot.files.get("go.mod")
+    if data is None:
+        raise SourceError(f"{location}: upstream {pin.value} has no go.mod")
+    return parse_go_mod(data.decode("utf-8", "replace")), location
+
+
+def check(config: Config, source: str | None, options: Any, *, go: bool = True) -> VersionsReport:
+    """Build the whole report: the pin, every place, and (unless ``go`` is false) the Go check.
+
+    Raises :class:`ConfigError` without a usable pin (exit 2) and
+    :class:`~gsvendor.errors.SourceError` when go.mod cannot be read.
+    """
+    pin = read_pin(config)
+    report = VersionsReport(pin=pin, places=version_places(config, pin))
+    if pin.renovate is None:
+        report.notes.append(f"{pin.file}:{pin.line}: no '# renovate:' comment above ARG {PIN_ARG}")
+    if go:
+        report.go_mod, report.go_source = read_go_mod(config, pin, source, options)
+        report.builders = go_builders(config, report.go_mod)
+        if not report.builders:
+            report.notes.append("no golang builder stage in the Dockerfiles")
+    return report
