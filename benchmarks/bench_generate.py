@@ -30,8 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gsvendor import generate  # noqa: E402
 from gsvendor.config import load_config  # noqa: E402
+from gsvendor.workflows import generate  # noqa: E402
 
 TOOLS = ROOT / ".tools/bin"
 
