@@ -102,7 +102,11 @@ install() {
     flags=$(replaces "$module@$version") &&
     "$go" mod edit -require="$module@$version" $flags &&
     "$go" get "$package@$version") >"$log" 2>&1; then
-    if grep -qE '(403 Forbidden|404 Not Found|410 Gone)' "$log"; then
+    if grep -q 'requires go >= ' "$log"; then  # GOTOOLCHAIN=local: never downloads a toolchain
+      cat "$log" >&2
+      echo "install-go-tools: $name $version needs a newer go than $("$go" env GOVERSION) (log above)" >&2
+      failed+=("$name")
+    elif grep -qE '(403 Forbidden|404 Not Found|410 Gone)' "$log"; then
       echo "install-go-tools: $name $version skipped: the Go module proxy does not serve $module@$version" \
         "($(grep -oE '(403 Forbidden|404 Not Found|410 Gone)' "$log" | head -1)); the tests that need it skip" >&2
     else
