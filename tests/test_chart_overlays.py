@@ -1,12 +1,10 @@
-"""The Giant Swarm overlays: what the helm-unittest suites cannot check.
+"""The Giant Swarm overlays that change behaviour, proven by rendering with the real helm binary.
 
-The rendered behaviour (crd.keep, release namespaces, gsoci images, image-less runtimes, the
-presets' registry, per-container images, rolloutStrategy, tracing, the team label) is covered by
-the helm-unittest suites under overlays/files/tests/ (`make helm-test`, tests/test_helm_unittest.py
-on every tag). Here: the vendored files themselves (files/ verbatim, values.yaml text and comments,
-version-limited operations), a preset render compared byte for byte with upstream's file, a later
-upstream made up for the test, and every workload image with switches discovered from values.yaml.
-Runs for every upstream tag in ../shared/upstream.
+Runs for every upstream tag in ../shared/upstream (a project synced here per tag) and, under
+`make chart-tests` / `make helm-test`, on the synced helm/ of GSVENDOR_CHART_PROJECT at whatever tag
+its lock records (parameter id ``vendored-<tag>``): the pinned version CI vendors. Behaviours that
+depend on the upstream version say so and branch on the tag; the expected lists of image names and
+presets hold for v0.19.0 to v0.20.x, and a tag that changes them fails here by name.
 """
 
 from __future__ import annotations
@@ -15,18 +13,29 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, TAGS, Cli, tarball
+from conftest import CHART_PROJECT, CHARTS, ROOT, TAGS, Cli, synced_tag, tarball
+from packaging.version import Version
 
 from gsvendor.images.render import documents, find_helm, template
 from gsvendor.overlays import yamledit
 
 
-@pytest.fixture(scope="module", params=TAGS)
+def _projects() -> list:
+    params = [pytest.param(("fixed", tag), id=tag) for tag in TAGS]
+    if CHART_PROJECT:
+        tag = synced_tag(Path(CHART_PROJECT))
+        params.append(pytest.param(("vendored", tag), id=f"vendored-{tag}"))
+    return params
+
+
+@pytest.fixture(scope="module", params=_projects())
 def synced(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
-    """A project synced at each upstream tag (once per module and tag)."""
+    """A project synced at each upstream tag (once per module and tag), and the vendored one as it is."""
     import shutil
 
-    tag = request.param
+    kind, tag = request.param
+    if kind == "vendored":
+        return tag, Path(CHART_PROJECT).resolve()
     project = tmp_path_factory.mktemp(f"overlays-{tag}")
     shutil.copy(ROOT / "gsvendor.yaml", project / "gsvendor.yaml")
     shutil.copytree(ROOT / "overlays", project / "overlays")
@@ -35,25 +44,56 @@ def synced(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     return tag, project
 
 
-@pytest.mark.parametrize("chart", ["kserve-crd", "kserve-llmisvc-crd"])
-def test_crd_keep_leaves_files_verbatim(synced: tuple[str, Path], chart: str) -> None:
-    tag, project = synced
-    from conftest import upstream_files
+def _lock(project: Path) -> dict:
+    from ruamel.yaml import YAML
 
-    name = "files/serving.kserve.io_clusterstoragecontainers.yaml"
-    vendored = (project / "helm" / chart / name).read_bytes()
-    assert vendored == upstream_files(tag, f"charts/{chart}/")[name]  # injected at render time, not here
-    template = (project / "helm" / chart / "templates/serving.kserve.io_clusterstoragecontainers.yaml").read_text()
-    assert ".Values.crd.keep" in template and "helm.sh/resource-policy: keep" in template
+    return YAML(typ="safe").load((project / "gsvendor.lock.yaml").read_text())
+
+
+def crds(helm: str, chart: Path, *sets: str, namespace: str = "kserve") -> dict[str, dict]:
+    rendered = template(helm, chart, namespace=namespace, set_values=sets)
+    assert rendered.ok, rendered.error
+    docs = [d for d in documents(rendered.manifests) if d["kind"] == "CustomResourceDefinition"]
+    return {d["metadata"]["name"]: d for d in docs}
+
+
+@pytest.mark.parametrize("chart", ["kserve-crd", "kserve-llmisvc-crd"])
+def test_crd_keep_on_by_default_and_off(synced: tuple[str, Path], helm: str, chart: str) -> None:
+    _, project = synced
+    on = crds(helm, project / "helm" / chart)
+    assert "clusterstoragecontainers.serving.kserve.io" in on
+    assert {n: d["metadata"]["annotations"].get("helm.sh/resource-policy") for n, d in on.items()} == dict.fromkeys(
+        on, "keep"
+    )
+    off = crds(helm, project / "helm" / chart, "crd.keep=false")
+    assert off.keys() == on.keys()
+    assert all("helm.sh/resource-policy" not in d["metadata"].get("annotations", {}) for d in off.values())
+    upstream_file = project / "helm" / chart / "files/serving.kserve.io_clusterstoragecontainers.yaml"
+    assert b"resource-policy" not in upstream_file.read_bytes()  # files/ stays upstream's verbatim
+
+
+def test_llmisvc_crds_follow_the_release_namespace(synced: tuple[str, Path], helm: str) -> None:
+    _, project = synced
+    docs = crds(helm, project / "helm/kserve-llmisvc-crd", namespace="ai")
+    webhooks = [n for n, d in docs.items() if d["spec"].get("conversion", {}).get("strategy") == "Webhook"]
+    assert sorted(webhooks) == [
+        "llminferenceserviceconfigs.serving.kserve.io",
+        "llminferenceservices.serving.kserve.io",
+    ]
+    for name in webhooks:
+        doc = docs[name]
+        assert doc["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == "ai/llmisvc-serving-cert"
+        assert doc["spec"]["conversion"]["webhook"]["clientConfig"]["service"]["namespace"] == "ai"
 
 
 def test_inferenceservice_inject_ca_from_is_version_limited(synced: tuple[str, Path]) -> None:
     tag, project = synced
     text = (project / "helm/kserve-crd/templates/serving.kserve.io_inferenceservices.yaml").read_text()
-    # absent upstream up to v0.20.0: the operation is limited to later versions and skipped here
-    assert "inject-ca-from" not in text
-    lock = (project / "gsvendor.lock.yaml").read_text()
-    assert "tag: " + tag in lock
+    if Version(tag) > Version("0.20.0"):  # the overlay's range: upstream carries the annotation
+        assert "    cert-manager.io/inject-ca-from: {{ .Release.Namespace }}/serving-cert\n" in text
+    else:  # absent upstream up to v0.20.0: the operation is limited to later versions and skipped here
+        assert "inject-ca-from" not in text
+    assert _lock(project)["tag"] == tag
 
 
 def test_later_upstream_with_inject_ca_from_gets_release_namespace(tmp_path: Path, extracted, cli: Cli) -> None:
@@ -106,7 +146,7 @@ GSOCI = "gsoci.azurecr.io/giantswarm/"
 
 @pytest.mark.parametrize("chart", ["kserve-resources", "kserve-llmisvc-resources"])
 def test_values_image_defaults_are_gsoci(synced: tuple[str, Path], chart: str) -> None:
-    tag, project = synced
+    _, project = synced
     text = (project / "helm" / chart / "values.yaml").read_text()
     images = re.findall(r"(?m)^\s*(?:\w*[iI]mage): (\S+)$", text)
     assert images and all(i.startswith(GSOCI) for i in images), images
@@ -123,7 +163,24 @@ def test_values_image_defaults_are_gsoci(synced: tuple[str, Path], chart: str) -
         expected.add("kube-rbac-proxy:v0.18.0")
         assert "# renovate: datasource=docker depName=gsoci.azurecr.io/giantswarm/kube-rbac-proxy\n" in text
     assert {i.removeprefix(GSOCI) for i in images} == expected
-    assert yamledit.get_value(text, "/kserve/version") == tag  # the tag the controller images run at
+
+
+@pytest.mark.parametrize("chart", ["kserve-resources", "kserve-llmisvc-resources"])
+def test_rendered_controller_images_are_gsoci(synced: tuple[str, Path], helm: str, chart: str) -> None:
+    tag, project = synced
+    rendered = template(helm, project / "helm" / chart, namespace="kserve")
+    assert rendered.ok, rendered.error
+    images = [
+        c["image"]
+        for d in documents(rendered.manifests)
+        if d["kind"] == "Deployment"
+        for c in d["spec"]["template"]["spec"]["containers"]
+    ]
+    assert images and all(i.startswith(GSOCI) for i in images), images
+    controller = "kserve-controller" if chart == "kserve-resources" else "llmisvc-controller"
+    assert f"{GSOCI}{controller}:{tag}" in images
+    version = yamledit.get_value((project / "helm" / chart / "values.yaml").read_text(), "/kserve/version")
+    assert version == tag
 
 
 def test_readme_lists_every_declared_overlay() -> None:
@@ -147,6 +204,56 @@ def _images(node: object) -> list[str]:
     return []
 
 
+def presets(helm: str, project: Path, *sets: str, namespace: str = "kserve", set_json: tuple[str, ...] = ()) -> dict:
+    rendered = template(
+        helm,
+        project / "helm/kserve-runtime-configs",
+        namespace=namespace,
+        set_values=("kserve.llmisvcConfigs.enabled=true", *sets),
+        set_json=set_json,
+    )
+    assert rendered.ok, rendered.error
+    return {d["metadata"]["name"]: d for d in documents(rendered.manifests)}
+
+
+def test_classic_runtimes_ship_no_image(synced: tuple[str, Path], helm: str) -> None:
+    tag, project = synced
+    chart = project / "helm/kserve-runtime-configs"
+    none = template(helm, chart, set_values=["kserve.servingruntime.enabled=true"])
+    assert not none.ok
+    assert "no ClusterServingRuntime has an image: set kserve.servingruntime.<runtime>.image" in none.error
+    one = template(
+        helm,
+        chart,
+        set_values=[
+            "kserve.servingruntime.enabled=true",
+            "kserve.servingruntime.sklearnserver.image=gsoci.azurecr.io/giantswarm/sklearnserver",
+        ],
+    )
+    assert one.ok, one.error
+    docs = documents(one.manifests)
+    assert [(d["kind"], d["metadata"]["name"]) for d in docs] == [("ClusterServingRuntime", "kserve-sklearnserver")]
+    assert docs[0]["spec"]["containers"][0]["image"] == f"gsoci.azurecr.io/giantswarm/sklearnserver:{tag}"
+
+
+def test_presets_images_default_to_gsoci_and_follow_namespace(synced: tuple[str, Path], helm: str) -> None:
+    _, project = synced
+    docs = presets(helm, project, namespace="ai")
+    upstream = (project / "helm/kserve-runtime-configs/files/llmisvcconfigs/resources.yaml").read_text()
+    assert len(docs) == len(upstream.split("\n---\n")) >= 8
+    images = [i for d in docs.values() for i in _images(d)]
+    assert images and all(i.startswith(GSOCI) for i in images), images
+    assert any(i.startswith(f"{GSOCI}llm-d-cuda:") for i in images)
+    assert {d["metadata"]["namespace"] for d in docs.values()} == {"ai"}
+
+
+def test_presets_image_registry_override(synced: tuple[str, Path], helm: str) -> None:
+    _, project = synced
+    docs = presets(helm, project, "kserve.llmisvcConfigs.imageRegistry=registry.example.com/llm-d/")
+    images = [i for d in docs.values() for i in _images(d)]
+    assert images and all(i.startswith("registry.example.com/llm-d/llm-d-") for i in images), images
+
+
 def test_presets_render_byte_for_byte_with_upstream_registry(synced: tuple[str, Path], helm: str) -> None:
     tag, project = synced
     rendered = template(
@@ -156,15 +263,68 @@ def test_presets_render_byte_for_byte_with_upstream_registry(synced: tuple[str, 
         set_values=["kserve.llmisvcConfigs.enabled=true", "kserve.llmisvcConfigs.imageRegistry=ghcr.io/llm-d/"],
     )
     assert rendered.ok, rendered.error
-    upstream = (project / "helm/kserve-runtime-configs/files/llmisvcconfigs/resources.yaml").read_text()
-    from conftest import upstream_files
+    path = project / "helm/kserve-runtime-configs/files/llmisvcconfigs/resources.yaml"
+    upstream = path.read_text()
+    if not (CHART_PROJECT and project == Path(CHART_PROJECT).resolve()):  # a fixed tag: the archive's bytes
+        from conftest import upstream_files
 
-    assert (
-        upstream.encode()
-        == upstream_files(tag, "charts/kserve-runtime-configs/")["files/llmisvcconfigs/resources.yaml"]
-    )
+        expected = upstream_files(tag, "charts/kserve-runtime-configs/")["files/llmisvcconfigs/resources.yaml"]
+        assert upstream.encode() == expected
+    else:  # the vendored helm/, at any tag: the lock's sha256 of upstream's bytes
+        import hashlib
+
+        recorded = _lock(project)["charts"]["kserve-runtime-configs"]["files"]["files/llmisvcconfigs/resources.yaml"]
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == recorded["upstream"] == recorded["result"]
     for document in upstream.split("\n---\n"):
         assert document.strip() in rendered.manifests
+
+
+def test_preset_container_override_changes_exactly_one_container(synced: tuple[str, Path], helm: str) -> None:
+    _, project = synced
+    before = presets(helm, project)
+    after = presets(
+        helm,
+        project,
+        set_json=('kserve.llmisvcConfigs.images={"kserve-config-llm-template":{"main":"example.com/vllm:arm64"}}',),
+    )
+    changed = [
+        (name, a, b)
+        for name in before
+        for a, b in zip(_images(before[name]), _images(after[name]), strict=True)
+        if a != b
+    ]
+    assert len(changed) == 1
+    name, old, new = changed[0]
+    assert (
+        name == "kserve-config-llm-template"
+        and old.startswith(f"{GSOCI}llm-d-cuda:")
+        and new == "example.com/vllm:arm64"
+    )
+    main = [c for c in after[name]["spec"]["template"]["containers"] if c["name"] == "main"]
+    assert main[0]["image"] == "example.com/vllm:arm64"
+
+
+def test_rollout_strategy_only_in_single_node_workload_presets(synced: tuple[str, Path], helm: str) -> None:
+    _, project = synced
+    docs = presets(helm, project, "kserve.llmisvcConfigs.rolloutStrategy.type=RollingUpdate")
+    with_rollout = sorted(n for n, d in docs.items() if "rolloutStrategy" in d["spec"])
+    assert with_rollout == [
+        "kserve-config-llm-decode-template",
+        "kserve-config-llm-prefill-template",
+        "kserve-config-llm-template",
+    ]
+    assert all(docs[n]["spec"]["rolloutStrategy"] == {"type": "RollingUpdate"} for n in with_rollout)
+
+
+def test_tracing_preset_takes_values(synced: tuple[str, Path], helm: str) -> None:
+    tag, project = synced
+    docs = presets(helm, project, set_json=('kserve.llmisvcConfigs.tracing={"samplerArg":"1"}',))
+    if Version(tag).release < (0, 20):  # upstream added the tracing preset in v0.20; nothing else may take them
+        assert "kserve-config-llm-tracing" not in docs
+        assert all("tracing" not in d["spec"] for d in docs.values())
+        return
+    tracing = docs["kserve-config-llm-tracing"]["spec"]["tracing"]
+    assert tracing["samplerArg"] == "1" and tracing["exporter"] == "otlp"
 
 
 def test_new_values_keys_are_documented(synced: tuple[str, Path]) -> None:
@@ -204,3 +364,24 @@ def test_every_rendered_container_image_is_gsoci_with_switches_on(
         workloads = [d for d in docs if d["kind"] in ("Deployment", "DaemonSet", "StatefulSet", "Job")]
         images = [i for d in workloads for i in _images(d)]
         assert images and all(i.startswith(GSOCI) for i in images), images
+
+
+@pytest.mark.parametrize("chart", CHARTS)
+def test_team_label_in_the_common_labels(synced: tuple[str, Path], helm: str, tmp_path: Path, chart: str) -> None:
+    """The labels helper of the chart (found by name in _helpers.tpl) carries the team label and the synced tag."""
+    import shutil
+
+    tag, project = synced
+    helpers = (project / "helm" / chart / "templates/_helpers.tpl").read_text()
+    (helper,) = re.findall(r'define "([\w.-]+\.labels)"', helpers)
+    probe = tmp_path / chart
+    shutil.copytree(project / "helm" / chart, probe)
+    (probe / "templates/zz-probe.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\n  labels:\n"
+        f'    {{{{- include "{helper}" . | nindent 4 }}}}\n'
+    )
+    rendered = template(helm, probe, release="r", namespace="kserve")
+    assert rendered.ok, rendered.error
+    labels = next(d for d in documents(rendered.manifests) if d["metadata"]["name"] == "probe")["metadata"]["labels"]
+    assert labels["application.giantswarm.io/team"] == "bumblebee"
+    assert labels["app.kubernetes.io/version"] == tag

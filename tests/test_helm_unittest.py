@@ -1,4 +1,5 @@
-"""The helm-unittest suites of the Giant Swarm overlays, run by the real plugin (`make helm-test`).
+"""The helm-unittest suites of the Giant Swarm overlays, run by the real plugin (`make helm-unittest`,
+the first half of `make helm-test`; the pytest half, `make chart-tests`, is tests/test_chart_tests_target.py).
 
 The suites live in overlays/files/tests/<chart>/ and the overlay 95-chart-tests copies them into
 helm/<chart>/tests/. hack/install-go-tools.sh (`make tools`) builds the plugin from its Go module;
@@ -62,9 +63,9 @@ def make_project(tmp_path: Path, tag: str, source: Path | None = None, drop: tup
     return project
 
 
-def make_helm_test(project: Path) -> subprocess.CompletedProcess[str]:
+def make_helm_unittest(project: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["make", "--no-print-directory", "helm-test"],
+        ["make", "--no-print-directory", "helm-unittest"],
         cwd=project,
         capture_output=True,
         text=True,
@@ -80,9 +81,9 @@ def results(output: str) -> dict[str, str]:
 
 @needs_plugin
 @pytest.mark.parametrize("tag", TAGS)
-def test_make_helm_test_passes_on_a_synced_tree(tmp_path: Path, tag: str) -> None:
+def test_make_helm_unittest_passes_on_a_synced_tree(tmp_path: Path, tag: str) -> None:
     project = make_project(tmp_path, tag)
-    result = make_helm_test(project)
+    result = make_helm_unittest(project)
     assert result.returncode == 0, result.stdout + result.stderr
     assert results(result.stdout) == dict.fromkeys(suite_names(tag), "PASS")
     assert "Charts:      5 passed, 5 total" in result.stdout
@@ -104,7 +105,7 @@ def test_make_helm_test_passes_on_a_synced_tree(tmp_path: Path, tag: str) -> Non
 )
 def test_a_broken_overlay_fails_its_suites(tmp_path: Path, overlay: str, failing: set[str]) -> None:
     project = make_project(tmp_path, "v0.20.0", drop=(overlay,))
-    result = make_helm_test(project)
+    result = make_helm_unittest(project)
     assert result.returncode != 0
     verdicts = results(result.stdout)
     assert verdicts == {name: "FAIL" if name in failing else "PASS" for name in suite_names("v0.20.0")}
