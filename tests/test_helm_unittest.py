@@ -26,8 +26,9 @@ needs_plugin = pytest.mark.skipif(
     reason="helm-unittest is not installed in .tools/helm-plugins (make tools builds it with go; go was not found)",
 )
 
-# every suite at the pinned tag; v0.19.0 lacks the tracing preset and spec.rolloutStrategy, so the
-# overlay copies that suite only from v0.20.0-rc0 on
+# every suite at the pinned tag; the overlay copies the tracing suite from v0.20.0-rc0 on (upstream
+# added the preset in v0.20), the rolloutStrategy guard before v0.21.0-rc0 and the rolloutStrategy
+# suite from then on (where the LLMInferenceServiceConfig CRD has the field)
 SUITES = {
     "kserve-crd": ["crd.keep"],
     "kserve-llmisvc-crd": ["crd.keep", "release namespace"],
@@ -35,16 +36,17 @@ SUITES = {
     "kserve-llmisvc-resources": ["gsoci images", "team label"],
     "kserve-runtime-configs": [
         "llmisvc presets",
-        "llmisvc rolloutStrategy and tracing",
+        "llmisvc tracing",
+        "llmisvc rolloutStrategy guard",
         "image-less serving runtimes",
     ],
 }
-ROLLOUT = "kserve-runtime-configs llmisvc rolloutStrategy and tracing"
+TRACING = "kserve-runtime-configs llmisvc tracing"
 
 
 def suite_names(tag: str) -> set[str]:
     names = {f"{chart} {suite}" for chart, suites in SUITES.items() for suite in suites}
-    return names - {ROLLOUT} if tag == "v0.19.0" else names
+    return names - {TRACING} if tag == "v0.19.0" else names
 
 
 def make_project(tmp_path: Path, tag: str, source: Path | None = None, drop: tuple[str, ...] = ()) -> Path:
@@ -89,7 +91,7 @@ def test_make_helm_unittest_passes_on_a_synced_tree(tmp_path: Path, tag: str) ->
     assert "Charts:      5 passed, 5 total" in result.stdout
     junit = ET.parse(project / "build/test-results/helm-unittest.xml").getroot()
     assert len(junit.findall(".//testsuite")) == len(suite_names(tag))
-    assert len(junit.findall(".//testcase")) == (26 if tag == "v0.19.0" else 34)
+    assert len(junit.findall(".//testcase")) == (28 if tag == "v0.19.0" else 31)
     assert not junit.findall(".//failure")
     # the suites ran on copies: helm/ keeps the release pipeline's placeholder
     assert 'version: "[[ .Version ]]"' in (project / "helm/kserve-crd/Chart.yaml").read_text()
@@ -113,7 +115,8 @@ def test_a_broken_overlay_fails_its_suites(tmp_path: Path, overlay: str, failing
 
 @needs_plugin
 def test_later_upstream_gets_the_inferenceservice_ca_suite(tmp_path: Path, extracted) -> None:
-    """After v0.20.0 the InferenceService CRD carries inject-ca-from: its suite is copied and passes."""
+    """After v0.20.0 the InferenceService CRD carries inject-ca-from, from v0.21.0-rc0 the presets take a
+    rolloutStrategy: their suites are copied and pass."""
     later = tmp_path / "kserve-0.21.0"
     shutil.copytree(extracted("v0.20.0"), later)
     crd = later / "charts/kserve-crd/templates/serving.kserve.io_inferenceservices.yaml"
@@ -128,7 +131,7 @@ def test_later_upstream_gets_the_inferenceservice_ca_suite(tmp_path: Path, extra
     project = make_project(tmp_path, "v0.21.0", source=archive)
     assert (project / "helm/kserve-crd/tests/inferenceservice_release_namespace_test.yaml").is_file()
     result = subprocess.run(
-        [str(project / "hack/helm-test.sh"), "helm", "kserve-crd"],
+        [str(project / "hack/helm-test.sh"), "helm", "kserve-crd", "kserve-runtime-configs"],
         cwd=project,
         capture_output=True,
         text=True,
@@ -136,7 +139,11 @@ def test_later_upstream_gets_the_inferenceservice_ca_suite(tmp_path: Path, extra
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert results(result.stdout)["kserve-crd InferenceService CA from the release namespace"] == "PASS"
+    verdicts = results(result.stdout)
+    assert verdicts["kserve-crd InferenceService CA from the release namespace"] == "PASS"
+    # and the rolloutStrategy suite replaces the guard's
+    assert verdicts["kserve-runtime-configs llmisvc rolloutStrategy"] == "PASS"
+    assert "kserve-runtime-configs llmisvc rolloutStrategy guard" not in verdicts
 
 
 def test_suites_are_giant_swarm_files_kept_out_of_the_package(tmp_path: Path, helm: str) -> None:
@@ -171,7 +178,7 @@ def test_suites_are_giant_swarm_files_kept_out_of_the_package(tmp_path: Path, he
 def test_every_suite_file_is_copied_by_the_overlay() -> None:
     declared = (ROOT / "overlays/95-chart-tests.yaml").read_text()
     suites = sorted((ROOT / "overlays/files/tests").glob("*/*_test.yaml"))
-    assert len(suites) == 10
+    assert len(suites) == 12
     for suite in suites:
         chart = suite.parent.name
         source = f"from: files/tests/{chart}/{suite.name}\n    to: tests/{suite.name}\n"

@@ -34,7 +34,8 @@ _TESTS = {
     "kserve-runtime-configs": {
         "tests/servingruntimes_test.yaml",
         "tests/llmisvc_presets_test.yaml",
-        "tests/llmisvc_rollout_tracing_test.yaml",
+        "tests/llmisvc_tracing_test.yaml",
+        "tests/llmisvc_rollout_guard_test.yaml",
     },
 }
 OVERLAID = {
@@ -238,7 +239,7 @@ def test_dry_run_prints_plan_and_writes_nothing(cli: Cli, project: Path) -> None
     result = sync(cli, project, "v0.20.0", "--dry-run")
     assert tree(project) == before
     assert "+ helm/kserve-crd/Chart.yaml" in result.stdout
-    assert "dry run: 113 file change(s) planned, nothing written"  # 99 + 9 suites + 5 .helmignore in result.stdout
+    assert "dry run: 114 file change(s) planned, nothing written"  # 99 + 10 suites + 5 .helmignore in result.stdout
     sync(cli, project, "v0.19.0")
     plan = sync(cli, project, "v0.20.0", "--dry-run", "--json")
     crd = next(c for c in json.loads(plan.stdout)["charts"] if c["name"] == "kserve-llmisvc-crd")
