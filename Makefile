@@ -13,8 +13,8 @@ CHART_PROJECT ?= .
 
 .DEFAULT_GOAL := help
 .PHONY: help venv tools sync verify diff generate check-images check-manifests check-image-registry helm-test \
-	chart-tests upstream-archives ci-config patch-verify versions pre-commit lint test bench bench-images bench-manifests \
-	bench-patch-verify bench-resolve bench-swap
+	chart-tests helm-unittest upstream-archives ci-config patch-verify versions pre-commit lint test bench bench-images \
+	bench-manifests bench-patch-verify bench-resolve bench-generate bench-swap
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
@@ -27,9 +27,10 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed ## Create .venv with gsvendor and the test tools.
 
-tools: ## Install the pinned helm and yq into .tools/bin (unless present).
+tools: ## Install the pinned helm, yq, helm-docs, helm-values-schema-json, schemalint, helm-unittest into .tools/.
 	hack/install-helm.sh
 	hack/install-yq.sh
+	hack/install-go-tools.sh
 
 upstream-archives: ## Download GitHub's archives of the tags the tests read into UPSTREAM_DIR (CircleCI: ../shared/upstream).
 	mkdir -p $(UPSTREAM_DIR)
@@ -61,7 +62,10 @@ check-manifests: venv tools ## Validate rendered custom resources against the ch
 
 check-image-registry: check-images ## Alias of check-images (the name the seed README and CI use).
 
-helm-test: chart-tests ## The chart tests (CircleCI's chart-tests job): see chart-tests.
+helm-test: helm-unittest chart-tests ## The chart tests (CircleCI's chart-tests job): helm-unittest, then chart-tests.
+
+helm-unittest: tools ## The helm-unittest suites of every chart in CHART_PROJECT's helm/ (after make sync), real plugin; JUnit in build/.
+	hack/helm-test.sh $(abspath $(CHART_PROJECT))/helm
 
 chart-tests: venv tools ## The overlays' behaviour rendered with helm on CHART_PROJECT's helm/ (its synced tag) and the fixed tags.
 	GSVENDOR_CHART_PROJECT=$(abspath $(CHART_PROJECT)) $(VENV)/bin/pytest -q tests/test_chart_overlays.py $(PYTEST_ARGS)
@@ -96,7 +100,8 @@ bench: venv tools ## Print every benchmark's figures.
 	$(VENV)/bin/python benchmarks/bench_check_manifests.py
 	$(VENV)/bin/python benchmarks/bench_patch_verify.py
 	$(VENV)/bin/python benchmarks/bench_resolve.py
-	$(VENV)/bin/python hack/swap_torture.py
+	$(VENV)/bin/python hack/swap_torture.py --quick
+	$(VENV)/bin/python benchmarks/bench_generate.py
 
 bench-images: venv tools ## Time check-images against a serial loop of the same helm calls.
 	$(VENV)/bin/python benchmarks/bench_check_images.py
@@ -106,6 +111,9 @@ bench-manifests: venv tools ## Time check-images + check-manifests on one render
 
 bench-patch-verify: venv ## Print patch-verify vs clone + git apply figures.
 	$(VENV)/bin/python benchmarks/bench_patch_verify.py
+
+bench-generate: venv tools ## Time gsvendor generate in-process against helm-values-schema-json + helm-docs (after make sync).
+	$(VENV)/bin/python benchmarks/bench_generate.py
 
 bench-resolve: venv ## Time check-images --resolve lookups of 100 references against a local docker-registry.
 	$(VENV)/bin/python benchmarks/bench_resolve.py

@@ -25,12 +25,27 @@ _COMMON = {
 }
 _CRD = {f"templates/{p}" for p in upstream_files("v0.20.0", "charts/kserve-crd/templates/")}
 _LLMISVC_CRD = {f"templates/{p}" for p in upstream_files("v0.20.0", "charts/kserve-llmisvc-crd/templates/")}
+# overlay 95-chart-tests: the helm-unittest suites at v0.20.0 and the .helmignore that excludes them
+_TESTS = {
+    "kserve-crd": {"tests/crd_keep_test.yaml"},
+    "kserve-llmisvc-crd": {"tests/crd_keep_test.yaml", "tests/release_namespace_test.yaml"},
+    "kserve-resources": {"tests/gsoci_images_test.yaml"},
+    "kserve-llmisvc-resources": {"tests/gsoci_images_test.yaml", "tests/team_label_test.yaml"},
+    "kserve-runtime-configs": {
+        "tests/servingruntimes_test.yaml",
+        "tests/llmisvc_presets_test.yaml",
+        "tests/llmisvc_tracing_test.yaml",
+        "tests/llmisvc_rollout_guard_test.yaml",
+    },
+}
 OVERLAID = {
-    "kserve-crd": _COMMON | _CRD,
-    "kserve-llmisvc-crd": _COMMON | _LLMISVC_CRD,
-    "kserve-resources": _COMMON | {".kube-linter.yaml"},
-    "kserve-llmisvc-resources": _COMMON | {".kube-linter.yaml"},
+    "kserve-crd": _COMMON | _CRD | _TESTS["kserve-crd"] | {".helmignore"},
+    "kserve-llmisvc-crd": _COMMON | _LLMISVC_CRD | _TESTS["kserve-llmisvc-crd"] | {".helmignore"},
+    "kserve-resources": _COMMON | {".kube-linter.yaml"} | _TESTS["kserve-resources"] | {".helmignore"},
+    "kserve-llmisvc-resources": _COMMON | {".kube-linter.yaml"} | _TESTS["kserve-llmisvc-resources"] | {".helmignore"},
     "kserve-runtime-configs": _COMMON
+    | _TESTS["kserve-runtime-configs"]
+    | {".helmignore"}
     | {
         "templates/runtimes/resources.yaml",
         "templates/llmisvcconfigs/resources.yaml",
@@ -187,6 +202,7 @@ def test_lock_file_records_source_and_hashes(cli: Cli, project: Path) -> None:
         "20-team-label",
         "30-crd-keep",
         "90-giantswarm-files",
+        "95-chart-tests",
     ]
     import hashlib
 
@@ -223,7 +239,7 @@ def test_dry_run_prints_plan_and_writes_nothing(cli: Cli, project: Path) -> None
     result = sync(cli, project, "v0.20.0", "--dry-run")
     assert tree(project) == before
     assert "+ helm/kserve-crd/Chart.yaml" in result.stdout
-    assert "dry run: 99 file change(s) planned, nothing written" in result.stdout
+    assert "dry run: 114 file change(s) planned, nothing written"  # 99 + 10 suites + 5 .helmignore in result.stdout
     sync(cli, project, "v0.19.0")
     plan = sync(cli, project, "v0.20.0", "--dry-run", "--json")
     crd = next(c for c in json.loads(plan.stdout)["charts"] if c["name"] == "kserve-llmisvc-crd")

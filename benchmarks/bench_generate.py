@@ -1,0 +1,103 @@
+"""Benchmark: gsvendor's in-process `generate` against the real tools on the same synced charts.
+
+Not a test; prints figures. Run from the project root after `make sync` and `make tools`:
+
+    .venv/bin/python benchmarks/bench_generate.py [--rounds N]
+
+Both sides produce the generated files of every configured chart in helm/ (values.schema.json
+where the chart has .schema.yaml, README.md where it has README.md.gotmpl):
+
+* gsvendor: `generate.plan` in this process (read the charts, generate, compare; nothing written);
+* the tools: helm-values-schema-json run in each chart folder (it reads .schema.yaml there),
+  schemalint normalize on each schema when .tools/bin/schemalint exists, and one helm-docs run over
+  the charts, on a copy of helm/ prepared before the clock starts (their outputs go there).
+
+The ratio is gsvendor / tools; below 1 gsvendor is faster. Without schemalint the tools' figure
+lacks normalize, which the output says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from gsvendor.config import load_config  # noqa: E402
+from gsvendor.workflows import generate  # noqa: E402
+
+TOOLS = ROOT / ".tools/bin"
+
+
+def in_process(config) -> float:
+    start = time.perf_counter()
+    generate.plan(config)
+    return time.perf_counter() - start
+
+
+def real_tools(charts: list[Path], search_root: Path, schemalint: Path | None) -> float:
+    start = time.perf_counter()
+    for chart in charts:
+        if (chart / ".schema.yaml").is_file():
+            run([str(TOOLS / "helm-values-schema-json")], chart)
+            if schemalint:
+                run(
+                    [str(schemalint), "normalize", "values.schema.json", "-o", "values.schema.json", "--force"],
+                    chart,
+                )
+    run([str(TOOLS / "helm-docs"), "--chart-search-root", str(search_root), "--log-level", "warning"], search_root)
+    return time.perf_counter() - start
+
+
+def run(args: list[str], cwd: Path) -> None:
+    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(args)} (in {cwd}) failed: {(done.stderr or done.stdout).strip()}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+
+    missing = [tool for tool in ("helm-docs", "helm-values-schema-json") if not (TOOLS / tool).is_file()]
+    if missing:
+        print(f"bench_generate: skipped: {', '.join(missing)} not in .tools/bin (make tools; needs go)")
+        return
+    config = load_config(ROOT / "gsvendor.yaml")
+    folders = [ROOT / spec.dest for spec in config.charts]
+    if not all((folder / "Chart.yaml").is_file() for folder in folders):
+        sys.exit("bench_generate: run make sync first (no synced charts in helm/)")
+    schemalint = TOOLS / "schemalint" if (TOOLS / "schemalint").is_file() else None
+
+    with tempfile.TemporaryDirectory(prefix="bench-generate-") as tmp:
+        search_root = Path(tmp) / "charts"
+        copies = []
+        for folder in folders:
+            copies.append(search_root / folder.name)
+            shutil.copytree(folder, copies[-1])
+        in_process(config), real_tools(copies, search_root, schemalint)  # warm caches, imports, binaries
+        ours = [in_process(config) for _ in range(args.rounds)]
+        theirs = [real_tools(copies, search_root, schemalint) for _ in range(args.rounds)]
+
+    files = sum((f / ".schema.yaml").is_file() for f in folders) + sum(
+        (f / "README.md.gotmpl").is_file() for f in folders
+    )
+    tools = "helm-values-schema-json + " + ("schemalint normalize + " if schemalint else "") + "helm-docs"
+    print(f"generate: {len(folders)} charts, {files} generated files, median of {args.rounds} rounds")
+    print(f"  {'gsvendor generate (in-process)':<52} {statistics.median(ours) * 1000:8.1f} ms")
+    print(f"  {tools:<52} {statistics.median(theirs) * 1000:8.1f} ms")
+    print(f"  {'ratio gsvendor / tools':<52} {statistics.median(ours) / statistics.median(theirs):8.2f}")
+    if not schemalint:
+        print("  (schemalint is not installed: the tools' figure lacks normalize)")
+
+
+if __name__ == "__main__":
+    main()
