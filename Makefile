@@ -2,11 +2,16 @@
 VENV ?= .venv
 PYTHON ?= python3
 GSVENDOR := $(VENV)/bin/gsvendor
-TAG ?= v0.20.0
-SOURCE ?= ../shared/upstream/kserve-$(TAG).tar.gz
+# The upstream version has one source: ARG KSERVE_VERSION of Dockerfile.llmisvc, which Renovate bumps.
+PIN_DOCKERFILE ?= Dockerfile.llmisvc
+TAG ?= $(shell sed -n 's/^ARG KSERVE_VERSION=\([^[:space:]]*\).*/\1/p' $(PIN_DOCKERFILE) 2>/dev/null | head -n 1)
+# The archive of TAG from ../shared/upstream when it is there (offline), else none: gsvendor then
+# downloads GitHub's archive of the tag. `make sync TAG=… SOURCE=…` overrides both.
+UPSTREAM_DIR ?= $(or $(GSVENDOR_UPSTREAM_DIR),../shared/upstream)
+SOURCE ?= $(wildcard $(UPSTREAM_DIR)/kserve-$(TAG).tar.gz)
 
 .DEFAULT_GOAL := help
-.PHONY: help venv tools sync verify diff generate check-images check-image-registry helm-test \
+.PHONY: help venv tools renovate renovate-extract sync verify diff generate check-images check-image-registry helm-test \
 	patch-verify versions pre-commit lint test bench bench-images bench-patch-verify bench-resolve
 
 help: ## List the targets.
@@ -23,10 +28,17 @@ venv: $(VENV)/.installed ## Create .venv with gsvendor and the test tools.
 tools: ## Install the pinned helm into .tools/bin (unless present).
 	hack/install-helm.sh
 
+renovate: ## Install the pinned Renovate into .tools/renovate (unless present; needs node and npm).
+	hack/install-renovate.sh
+
+renovate-extract: renovate ## Print every dependency Renovate finds here (offline, the repository's own rules).
+	@hack/renovate-extract.sh
+
 # --- vendoring --------------------------------------------------------------------------------
 
-sync: venv ## Vendor $(TAG) from $(SOURCE) into helm/ (offline with the default SOURCE).
-	$(GSVENDOR) sync $(TAG) --source $(SOURCE)
+sync: venv ## Vendor the Dockerfile.llmisvc pin (TAG=…) from ../shared/upstream when there, else GitHub (SOURCE=…).
+	@test -n "$(TAG)" || { echo "error: $(PIN_DOCKERFILE): no ARG KSERVE_VERSION=…; give TAG=…" >&2; exit 2; }
+	$(GSVENDOR) sync $(TAG)$(if $(SOURCE), --source $(SOURCE))
 
 verify: venv ## Prove helm/ is upstream plus the declared overlays.
 	$(GSVENDOR) verify
