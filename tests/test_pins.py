@@ -8,11 +8,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
+import time
 from pathlib import Path
 
-from conftest import ROOT, UPSTREAM, Cli, tarball
+from conftest import CHARTS, ROOT, UPSTREAM, Cli, tarball
 from ruamel.yaml import YAML
 from test_makefile import make
 
@@ -35,6 +37,14 @@ def project_copy(dest: Path, pin: str | None = None) -> Path:
     return dest
 
 
+def offline_cli(cache: Path) -> Cli:
+    """The CLI with every proxy pointing at a closed local port: any network use fails at once."""
+    cli = Cli(cache)
+    closed = "http://127.0.0.1:9"
+    cli.env.update(HTTP_PROXY=closed, HTTPS_PROXY=closed, ALL_PROXY=closed, NO_PROXY="", no_proxy="")
+    return cli
+
+
 def synced_tag(project: Path) -> tuple[str, str, str]:
     """The lock's tag, kserve-resources' appVersion and kserve.version."""
     yaml = YAML(typ="safe")
@@ -50,12 +60,40 @@ def test_make_sync_vendors_the_dockerfile_pin(tmp_path: Path) -> None:
     assert first.returncode == 0, first.stdout + first.stderr
     assert f"gsvendor sync v0.19.0 --source {UPSTREAM}/kserve-v0.19.0.tar.gz\n" in first.stdout
     assert synced_tag(project) == ("v0.19.0", "v0.19.0", "v0.19.0")
-    # the Renovate pull request: both Dockerfiles say v0.20.0; make sync follows
+    # the Renovate pull request: both Dockerfiles say v0.20.0. `versions --check` says at once,
+    # with no network, what is stale and what to run
     for name in ("Dockerfile", "Dockerfile.llmisvc"):
         (project / name).write_text((project / name).read_text().replace("=v0.19.0\n", "=v0.20.0\n"))
+    cli = offline_cli(tmp_path / "cache")
+    start = time.monotonic()
+    stale = cli(project, "versions", "--check")
+    seconds = time.monotonic() - start
+    assert stale.returncode == 1, stale.stdout + stale.stderr
+    assert seconds < 2, seconds
+    lines = stale.stderr.splitlines()
+    pins = "but Dockerfile.llmisvc:8 pins v0.20.0"
+    named = sorted(line.split(":")[1].strip() for line in lines[:-1])
+    assert named == sorted(
+        [f"helm/{chart}/Chart.yaml" for chart in CHARTS]
+        + [
+            f"helm/{chart}/values.yaml"
+            for chart in ("kserve-resources", "kserve-llmisvc-resources", "kserve-runtime-configs")
+        ]
+        + ["gsvendor.lock.yaml"]
+    )
+    assert all(line.startswith("error: ") and line.endswith(f"is v0.19.0, {pins}") for line in lines[:-1]), lines
+    assert lines[-1] == "error: helm/ and the lock are at v0.19.0, Dockerfile.llmisvc pins v0.20.0: run gsvendor sync"
+    # make sync follows the pin; then every place agrees and the Go builders are checked, still offline
     second = make(project, "sync", f"UPSTREAM_DIR={UPSTREAM}")
     assert second.returncode == 0, second.stdout + second.stderr
     assert synced_tag(project) == ("v0.20.0", "v0.20.0", "v0.20.0")
+    fresh = cli(project, "versions", "--check")
+    assert (fresh.returncode, fresh.stdout, fresh.stderr) == (0, "", "")
+    table = cli(project, "versions", "--json")
+    assert table.returncode == 0, table.stderr
+    go = json.loads(table.stdout)["go"]
+    assert go["goMod"] == {"go": "1.25.8", "toolchain": None}  # recorded in the lock at sync time
+    assert [b["status"] for b in go["builders"]] == ["ok", "ok"]
     # TAG and SOURCE still override the pin
     rc = make(project, "sync", "TAG=v0.20.0-rc1", f"SOURCE={tarball('v0.20.0-rc1')}")
     assert rc.returncode == 0, rc.stdout + rc.stderr
