@@ -81,6 +81,7 @@ def sync(
     """
     if not TAG.fullmatch(tag):
         raise UsageError(f"{tag!r} is not an upstream tag (letters, digits and . _ + - only, like v0.20.0)")
+    config.check_tag(tag)
     overlays = load_overlays(config.overlays_dir)
     previous = read_lock_if_any(config)
     source = resolve_source(config, tag, source)
