@@ -1,4 +1,25 @@
-"""The carried patch series: parsing git format-patch files and judging each against an upstream tree."""
+"""Check the carried patch series against an upstream tag, the way the image build applies it.
+
+``Dockerfile.llmisvc`` clones upstream at ``KSERVE_VERSION`` and runs ``git apply`` on every
+``patches/llmisvc/*.patch`` in file name order; one that does not apply fails the build.
+:func:`~gsvendor.workflows.patch_verify.verify_series` does the same with only the files the
+patches touch: it reads them from the upstream source (for a git source a sparse,
+blob-filtered shallow clone of just those paths), writes them to a temporary git work tree and
+applies the series there in order, so a patch is judged on the tree the earlier patches left
+(0002 sees 0001 applied). Each patch ends up with one status:
+
+``applies``
+    ``git apply`` succeeds; the tree moves on with it applied.
+``does not apply``
+    it fails, and reversed it fails too: the report names each failing hunk with the lines the
+    hunk expects and upstream's current lines at that place (``git apply --reject`` on a copy
+    tells which hunks fail).
+``already upstream``
+    it fails forward but reverse-applies cleanly: upstream carries the change; drop the patch.
+``malformed``
+    not ``git format-patch`` output (no ``From <commit>`` line or no ``Subject:``), no diff in
+    it, or a diff ``git apply`` cannot parse.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,18 @@
-"""Where the upstream version is written, and the Go builder against upstream's go.mod."""
+"""Where the upstream version is written, and whether every place agrees.
+
+The single source of truth is ``ARG KSERVE_VERSION=<tag>`` in the pin Dockerfile
+(``pinDockerfile``, default ``Dockerfile.llmisvc``): Renovate bumps it on a new KServe release
+(``# renovate: datasource=github-releases depName=kserve/kserve`` above it). Every other place
+follows it:
+
+* ``ARG KSERVE_VERSION`` of the other Dockerfiles (``dockerfiles``);
+* each vendored chart's ``Chart.yaml`` ``appVersion`` and, where the chart has the key,
+  ``values.yaml`` ``kserve.version`` (written by ``sync`` through the chart-metadata overlay);
+* the lock file's ``tag`` (absent lock: the charts are not synced, which is not a failure).
+
+The Go check compares each Dockerfile's ``golang`` builder image with the ``go`` and
+``toolchain`` lines of upstream's ``go.mod`` at the pinned tag (:func:`judge_go`).
+"""
 
 from __future__ import annotations
 

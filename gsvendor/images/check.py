@@ -1,4 +1,18 @@
-"""check-images: render each chart in its variants and judge every image reference found."""
+"""check-images: render every chart in its variants, find every image reference, apply the registry policy.
+
+The rule comes from the project's "Images" section: every image the charts reference by default
+or with a feature switch on is a ``gsoci.azurecr.io/`` reference — in the manifests, in the JSON
+blocks of the ``inferenceservice-config`` ConfigMap and in values.yaml.
+
+Variants of a chart, each one ``helm template`` run (in parallel, helm is a subprocess):
+
+* ``defaults`` — the chart's own values;
+* ``switches-on`` — every boolean ``enabled``/``create…`` key of values.yaml that is false set
+  to true (``--set path=true``), plus the chart's ``switchValues`` files from the configuration;
+* each variant declared in the configuration (values files, ``set``, optional ``expectFailure``).
+
+``values.yaml`` is searched once per chart, as its own group.
+"""
 
 from __future__ import annotations
 

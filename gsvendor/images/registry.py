@@ -1,4 +1,37 @@
-"""The registry client of check-images --resolve: credentials, bearer tokens, manifest HEADs, retries."""
+"""check-images ``--resolve``: ask the registry whether every allowed image reference exists, and
+(``--compare-upstream``) whether each mirror is digest-identical to its upstream.
+
+A chart can pass the registry-prefix check and still fail on a cluster with ImagePullBackOff: the
+gsoci mirror of an image was not created yet for a new tag (mirroring lags an upstream release),
+or a mirror that should be digest-identical is not. This module asks the registries before release.
+
+The calls, from the OCI distribution specification (v1.1, "Pulling manifests", "Checking if
+content exists in the registry", "Listing tags", "Error codes"):
+
+* ``HEAD /v2/<name>/manifests/<reference>`` with the OCI and Docker manifest and index media
+  types in ``Accept``: 200 with ``Docker-Content-Digest`` when the tag or digest exists, 404 when not;
+* ``GET`` of the same URL when the header is missing (the digest is then the sha256 of the body)
+  and after a 404 (a HEAD response has no body, and the error code is in the body);
+* ``GET /v2/<name>/tags/list?n=1`` after ``MANIFEST_UNKNOWN``: the spec's ``NAME_UNKNOWN`` means
+  the repository does not exist, but the CNCF distribution registry answers ``MANIFEST_UNKNOWN``
+  on the manifest endpoint for a missing repository too; its tags endpoint tells the two apart.
+
+HTTP goes through oras-py: :class:`oras.provider.Registry` makes the session (cookies off, the
+scheme of ``insecure``) and :class:`oras.auth.TokenAuth` runs the bearer-token flow of a
+``Www-Authenticate: Bearer`` challenge (the Docker token specification, what ACR and ghcr.io
+use). oras's own ``do_request`` is not used: it retries every error with sleeps of up to 83
+seconds and sends no timeout, and one shared token cannot serve many repositories in parallel.
+So this module sends the requests on oras's session itself, with a timeout, bounded retries and a
+token per repository, and answers ``Www-Authenticate: Basic`` (htpasswd registries) directly.
+
+Outcomes of a lookup (:data:`OUTCOMES`): ``resolved``, ``tag-missing``, ``digest-missing``,
+``repository-missing``, ``auth-failed`` (401/403 after the credentials were tried),
+``unreachable`` (connection refused, DNS, timeouts after the retries) and ``registry-error``
+(5xx after the retries, TLS failures, answers outside the spec). Outcomes of a mirror comparison
+(:data:`COMPARISONS`): ``equal``, ``different``, ``upstream-missing``, ``upstream-auth-failed``,
+``upstream-unreachable``, ``upstream-registry-error``, and ``not-compared`` when the mirror itself
+did not resolve (its own outcome fails the run already).
+"""
 
 from __future__ import annotations
 

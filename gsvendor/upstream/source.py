@@ -1,4 +1,17 @@
-"""What every upstream source kind shares: the wanted paths, the snapshot, fetch options and source classification."""
+"""Upstream sources: read the files gsvendor needs from an upstream tag.
+
+A source is one of (see :func:`classify_source`), each read by its own module of this package
+behind one entry point, :func:`gsvendor.upstream.fetch.fetch_upstream`:
+
+* ``folder`` — a local checkout holding ``charts/``;
+* ``tarball`` — a local ``.tar.gz`` in GitHub archive layout (one top folder ``<repo>-<tag without v>/``);
+* ``http`` — an ``http(s)://`` tarball URL, streamed with httpx, cached per tag and sha256;
+* ``git`` — a git URL (``file://``, ``https://….git``, ``ssh://``, ``git@host:path``), fetched as a
+  shallow, blob-filtered, sparse clone of only the wanted paths.
+
+Only wanted paths are read (``charts/<chart>/**`` and ``go.mod`` for sync). Archive members with
+absolute paths, ``..``, links leading outside the archive, or device files are refused.
+"""
 
 from __future__ import annotations
 
