@@ -233,13 +233,22 @@ def sync(
     options = _fetch_options(ctx, timeout, retries)
     patches = _read_patch_report(patch_report) if patch_report is not None else None
     old = None
-    auto_report = dry_run and not json_output and report_file is None and config.lock_path.is_file()
-    if report_file is not None or show_diff or patch_report is not None or auto_report:
+    asked = report_file is not None or show_diff or patch_report is not None
+    # a dry run from a lock at another tag shows the report too, when the lock's source can be read
+    auto_report = dry_run and not json_output and not asked and config.lock_path.is_file()
+    if asked or auto_report:
         config.check_tag(tag)
-        with _status(ctx, "rebuilding the lock's version"):
-            old = workflow.locked_build(config, options, helm)
-        if auto_report and old.tag == tag:
-            old = None  # nothing to review: the lock is at TAG already
+        locked = workflow.read_lock_if_any(config)
+        if asked or (locked is not None and locked.tag != tag):
+            from gsvendor.errors import GsvendorError
+
+            try:
+                with _status(ctx, "rebuilding the lock's version"):
+                    old = workflow.locked_build(config, options, helm)
+            except GsvendorError as exc:
+                if asked:
+                    raise
+                _stderr().print(f"note: no upgrade report: {escape(str(exc))}", soft_wrap=True)
     with _status(ctx, f"syncing {tag}"):
         result = workflow.sync(config, tag, source, options, dry_run=dry_run, force=force, helm=helm)
     out = _stdout()
