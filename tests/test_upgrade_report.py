@@ -153,3 +153,18 @@ def test_values_comparison_names_the_topmost_new_key_and_every_path_below() -> N
     assert removed == ["a.gone"]
     assert [(c.path, c.old, c.new) for c in changed] == [("a.b", "1", "2"), ("list", "[1]", "[1, 2]")]
     assert key_paths(new["a"]["new"], "a.new") == ["a.new.c", "a.new.c.d"]
+
+
+def test_a_dry_run_whose_lock_source_is_gone_notes_the_missing_report(cli: Cli, project: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "kserve-v0.19.0.tar.gz"
+    shutil.copy(tarball("v0.19.0"), copy)
+    assert cli(project, "sync", "v0.19.0", "--source", str(copy)).returncode == 0
+    copy.unlink()
+    dry = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "note: no upgrade report: " in dry.stderr and "kserve-v0.19.0.tar.gz" in dry.stderr
+    assert "Upgrade report" not in dry.stdout and "dry run: " in dry.stdout
+    asked = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--dry-run", "--report", "-")
+    assert_one_line_error(asked, 2, "kserve-v0.19.0.tar.gz")
