@@ -235,7 +235,7 @@ def sync(
     old = None
     asked = report_file is not None or show_diff or patch_report is not None
     # a dry run from a lock at another tag shows the report too, when the lock's source can be read
-    auto_report = dry_run and not json_output and not asked and config.lock_path.is_file()
+    auto_report = dry_run and not json_output and report_file is None and config.lock_path.is_file()
     if asked or auto_report:
         config.check_tag(tag)
         locked = workflow.read_lock_if_any(config)

@@ -9,7 +9,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import resource
 import shutil
 import time
 from pathlib import Path
@@ -35,6 +37,12 @@ def project_copy(dest: Path, pin: str | None = None) -> Path:
             assert count == 1
         (dest / name).write_text(text)
     return dest
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) used so far by finished child processes."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def offline_cli(cache: Path) -> Cli:
@@ -65,11 +73,14 @@ def test_make_sync_vendors_the_dockerfile_pin(tmp_path: Path) -> None:
     for name in ("Dockerfile", "Dockerfile.llmisvc"):
         (project / name).write_text((project / name).read_text().replace("=v0.19.0\n", "=v0.20.0\n"))
     cli = offline_cli(tmp_path / "cache")
-    start = time.monotonic()
+    start, cpu = time.monotonic(), _children_cpu()
     stale = cli(project, "versions", "--check")
-    seconds = time.monotonic() - start
+    seconds, cpu = time.monotonic() - start, _children_cpu() - cpu
     assert stale.returncode == 1, stale.stdout + stale.stderr
-    assert seconds < 2, seconds
+    # within 2 s: no download, no retry. On a machine busier than its cores (parallel CI jobs) the
+    # wall clock also counts waiting for a core, so there the CPU time is held to 2 s instead.
+    assert cpu < 2, cpu
+    assert seconds < (2 if os.getloadavg()[0] <= (os.cpu_count() or 1) else 6), seconds
     lines = stale.stderr.splitlines()
     pins = "but Dockerfile.llmisvc:8 pins v0.20.0"
     named = sorted(line.split(":")[1].strip() for line in lines[:-1])
