@@ -64,7 +64,7 @@ def synced_tag(project: Path) -> tuple[str, str, str]:
 
 def test_make_sync_vendors_the_dockerfile_pin(tmp_path: Path) -> None:
     project = project_copy(tmp_path / "project", pin="v0.19.0")
-    first = make(project, "sync", f"UPSTREAM_DIR={UPSTREAM}")
+    first = make(project, "sync", f"LOCAL_ARCHIVES={UPSTREAM}")
     assert first.returncode == 0, first.stdout + first.stderr
     assert f"gsvendor sync v0.19.0 --source {UPSTREAM}/kserve-v0.19.0.tar.gz\n" in first.stdout
     assert synced_tag(project) == ("v0.19.0", "v0.19.0", "v0.19.0")
@@ -95,7 +95,7 @@ def test_make_sync_vendors_the_dockerfile_pin(tmp_path: Path) -> None:
     assert all(line.startswith("error: ") and line.endswith(f"is v0.19.0, {pins}") for line in lines[:-1]), lines
     assert lines[-1] == "error: helm/ and the lock are at v0.19.0, Dockerfile.llmisvc pins v0.20.0: run gsvendor sync"
     # make sync follows the pin; then every place agrees and the Go builders are checked, still offline
-    second = make(project, "sync", f"UPSTREAM_DIR={UPSTREAM}")
+    second = make(project, "sync", f"LOCAL_ARCHIVES={UPSTREAM}")
     assert second.returncode == 0, second.stdout + second.stderr
     assert synced_tag(project) == ("v0.20.0", "v0.20.0", "v0.20.0")
     fresh = cli(project, "versions", "--check")
@@ -113,7 +113,7 @@ def test_make_sync_vendors_the_dockerfile_pin(tmp_path: Path) -> None:
 
 def test_make_sync_without_a_local_archive_asks_github(tmp_path: Path) -> None:
     project = project_copy(tmp_path / "project", pin="v0.21.0")
-    planned = make(project, "-n", "sync", f"UPSTREAM_DIR={UPSTREAM}")  # no kserve-v0.21.0.tar.gz there
+    planned = make(project, "-n", "sync", f"LOCAL_ARCHIVES={UPSTREAM}")  # no kserve-v0.21.0.tar.gz there
     assert planned.returncode == 0, planned.stderr
     assert planned.stdout.splitlines()[-1].endswith("/bin/gsvendor sync v0.21.0")  # GitHub's archive of the tag
 
@@ -122,7 +122,7 @@ def test_make_sync_without_a_pin_is_a_usage_error(tmp_path: Path) -> None:
     project = project_copy(tmp_path / "project")
     for name in ("Dockerfile", "Dockerfile.llmisvc"):
         (project / name).unlink()
-    failed = make(project, "sync", f"UPSTREAM_DIR={UPSTREAM}")
+    failed = make(project, "sync", f"LOCAL_ARCHIVES={UPSTREAM}")
     assert failed.returncode != 0
     assert "error: Dockerfile.llmisvc: no ARG KSERVE_VERSION=…; give TAG=…" in failed.stderr
     assert not (project / "helm").exists()

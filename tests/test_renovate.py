@@ -107,6 +107,21 @@ def value(path: str, pattern: str) -> str:
     return found
 
 
+def docker_images(node: object) -> list[str]:
+    """Every ``image`` of a ``docker:`` list anywhere in a CircleCI configuration."""
+    found: list[str] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "docker" and isinstance(value, list):
+                found += [item["image"] for item in value if isinstance(item, dict) and "image" in item]
+            else:
+                found += docker_images(value)
+    elif isinstance(node, list):
+        for item in node:
+            found += docker_images(item)
+    return found
+
+
 def test_renovate_json5_is_the_giant_swarm_form() -> None:
     assert json5(ROOT / "renovate.json5")["extends"] == [PRESET, CUSTOM]
 
@@ -175,6 +190,13 @@ def test_every_pin_of_the_repository_is_a_renovate_dependency(extracted: list[di
             value("hack/install-renovate.sh", r"^RENOVATE_VERSION=(\S+)$"),
         ),
         (
+            "hack/install-yq.sh",
+            "regex",
+            "go",
+            "github.com/mikefarah/yq/v4",
+            value("hack/install-yq.sh", r"^YQ_VERSION=(\S+)$"),
+        ),
+        (
             "overlays/50-gsoci-images.yaml",
             "regex",
             "docker",
@@ -191,15 +213,17 @@ def test_every_pin_of_the_repository_is_a_renovate_dependency(extracted: list[di
         )
         assert pinned, "hack/install-go-tools.sh pins no Go tool under a renovate comment"
         expected += [("hack/install-go-tools.sh", "regex", "go", module, version) for module, version in pinned]
-    # CI: the orbs and executor images of .circleci/config.yml (Renovate's circleci manager)
-    circleci = YAML(typ="safe").load((ROOT / ".circleci/config.yml").read_text())
-    for orb in (circleci.get("orbs") or {}).values():
-        name, version = orb.split("@")
-        expected.append((".circleci/config.yml", "circleci", "orb", name.split("/")[-1], version))
-    for executor in (circleci.get("executors") or {}).values():
-        for image in executor.get("docker", []):
-            name, tag = image["image"].rsplit(":", 1)
-            expected.append((".circleci/config.yml", "circleci", "docker", name, tag))
+    # CI: the orbs and the docker images of every .circleci/*.yml (Renovate's circleci manager)
+    for path in sorted((ROOT / ".circleci").glob("*.yml")):
+        name = path.relative_to(ROOT).as_posix()
+        document = YAML(typ="safe").load(path.read_text()) or {}
+        for orb in (document.get("orbs") or {}).values():
+            if isinstance(orb, str):
+                orb_name, version = orb.split("@")
+                expected.append((name, "circleci", "orb", orb_name.split("/")[-1], version))
+        for image in docker_images(document):
+            image_name, tag = image.rsplit(":", 1)
+            expected.append((name, "circleci", "docker", image_name, tag))
     # Python: pyproject.toml's requirements (Renovate's pep621 manager)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     requirements = project["project"]["dependencies"] + [
