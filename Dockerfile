@@ -7,8 +7,8 @@
 ARG KSERVE_VERSION=v0.20.0
 
 # The builder runs on the build host and cross-compiles for the target
-# platform. Keep its Go version in step with the `go` line of upstream's
-# go.mod at KSERVE_VERSION (v0.20.0: go 1.25.8, no toolchain line).
+# platform. Keep its Go version in step with the `go` and `toolchain` lines of
+# upstream's go.mod at KSERVE_VERSION: `gsvendor versions --check` compares them.
 FROM --platform=$BUILDPLATFORM golang:1.25.8 AS builder
 
 ARG KSERVE_VERSION

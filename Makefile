@@ -2,8 +2,13 @@
 VENV ?= .venv
 PYTHON ?= python3
 GSVENDOR := $(VENV)/bin/gsvendor
-TAG ?= v0.20.0
-SOURCE ?= ../shared/upstream/kserve-$(TAG).tar.gz
+# The upstream version has one source: ARG KSERVE_VERSION of Dockerfile.llmisvc, which Renovate bumps.
+PIN_DOCKERFILE ?= Dockerfile.llmisvc
+TAG ?= $(shell sed -n 's/^ARG KSERVE_VERSION=\([^[:space:]]*\).*/\1/p' $(PIN_DOCKERFILE) 2>/dev/null | head -n 1)
+# `make sync` reads the archive of TAG from LOCAL_ARCHIVES when it is there (offline), else none:
+# gsvendor then downloads GitHub's archive of the tag. `make sync TAG=… SOURCE=…` overrides both.
+LOCAL_ARCHIVES ?= $(or $(GSVENDOR_UPSTREAM_DIR),../shared/upstream)
+SOURCE ?= $(wildcard $(LOCAL_ARCHIVES)/kserve-$(TAG).tar.gz)
 # the upstream tags the test suite reads (tests/conftest.py TAGS); CircleCI downloads them
 UPSTREAM_TAGS := v0.19.0 v0.20.0-rc1 v0.20.0
 UPSTREAM_DIR ?= build/upstream
@@ -12,9 +17,9 @@ UPSTREAM_ARCHIVES ?= https://github.com/kserve/kserve/archive/refs/tags
 CHART_PROJECT ?= .
 
 .DEFAULT_GOAL := help
-.PHONY: help venv tools sync verify diff generate check-images check-manifests check-image-registry helm-test \
-	chart-tests helm-unittest upstream-archives ci-config patch-verify versions pre-commit lint test bench bench-images \
-	bench-manifests bench-patch-verify bench-resolve bench-generate bench-swap
+.PHONY: help venv tools renovate renovate-extract sync verify diff generate check-images check-manifests \
+	check-image-registry helm-test chart-tests helm-unittest upstream-archives ci-config patch-verify versions pre-commit \
+	lint test bench bench-images bench-manifests bench-patch-verify bench-resolve bench-generate bench-swap
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
@@ -38,10 +43,17 @@ upstream-archives: ## Download GitHub's archives of the tags the tests read into
 	  curl -fsSL --retry 3 -o $(UPSTREAM_DIR)/kserve-$$tag.tar.gz $(UPSTREAM_ARCHIVES)/$$tag.tar.gz; \
 	done
 
+renovate: ## Install the pinned Renovate into .tools/renovate (unless present; needs node and npm).
+	hack/install-renovate.sh
+
+renovate-extract: renovate ## Print every dependency Renovate finds here (offline, the repository's own rules).
+	@hack/renovate-extract.sh
+
 # --- vendoring --------------------------------------------------------------------------------
 
-sync: venv ## Vendor $(TAG) from $(SOURCE) into helm/ (offline with the default SOURCE).
-	$(GSVENDOR) sync $(TAG) --source $(SOURCE)
+sync: venv ## Vendor the Dockerfile.llmisvc pin (TAG=…) from ../shared/upstream when there, else GitHub (SOURCE=…).
+	@test -n "$(TAG)" || { echo "error: $(PIN_DOCKERFILE): no ARG KSERVE_VERSION=…; give TAG=…" >&2; exit 2; }
+	$(GSVENDOR) sync $(TAG)$(if $(SOURCE), --source $(SOURCE))
 
 verify: venv ## Prove helm/ is upstream plus the declared overlays.
 	$(GSVENDOR) verify

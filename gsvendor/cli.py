@@ -49,7 +49,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # the global options (the app callback's) with whether each takes a value; main() moves them in
 # front of the command when given after it (`gsvendor sync -q`)
-GLOBAL_OPTIONS = {"--config": True, "-c": True, "--cache-dir": True, "--quiet": False, "-q": False, "--lock-timeout": True}
+GLOBAL_OPTIONS = {
+    "--config": True,
+    "-c": True,
+    "--cache-dir": True,
+    "--quiet": False,
+    "-q": False,
+    "--lock-timeout": True,
+}
 
 
 def _flag_type(self: TyperOption, ctx: Any) -> str | None:
@@ -278,6 +285,20 @@ def sync(
         float, typer.Option(help="Bytes/s below which a download is dropped (averaged over --timeout).", min=0)
     ] = 1024.0,
     helm: HelmOption = None,
+    report_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            help="Write the Markdown upgrade report from the lock's tag to TAG to this file (- for stdout).",
+        ),
+    ] = None,
+    show_diff: Annotated[
+        bool, typer.Option("--diff", help="Print the unified diff of the output for the upgrade (lock's tag → TAG).")
+    ] = False,
+    patch_report: Annotated[
+        Path | None,
+        typer.Option("--patch-report", help="gsvendor patch-verify --json output to list in the upgrade report."),
+    ] = None,
 ) -> None:
     """Vendor the charts of upstream TAG into the output folder, with the overlays applied.
 
@@ -285,11 +306,17 @@ def sync(
     records the source and the sha256 of every upstream and result file. Hand edits that the
     lock and the overlays do not explain stop the sync (exit 1) unless --force.
 
+    The upgrade review: with --dry-run from a lock at another tag, or with --report FILE, a
+    Markdown report of what the upgrade changes per chart (files, values keys and defaults,
+    image references, CRDs, overlays); --diff prints the unified diff of the output.
+
     [bold]Examples[/]
 
       gsvendor sync v0.20.0 --source ../shared/upstream/kserve-v0.20.0.tar.gz
 
       gsvendor sync v0.21.0 --dry-run   [dim]# the plan, nothing written[/]
+
+      gsvendor sync v0.21.0 --dry-run --report upgrade.md --diff
 
       gsvendor sync   [dim]# the version Dockerfile.llmisvc pins[/]
     """
@@ -301,24 +328,79 @@ def sync(
 
         raise UsageError(f"{tag!r} is not an upstream tag: the flags (--dry-run, --force, --json, -v) take no value")
     config = _load(ctx)
+    _given(report_file, "--report")
+    _given(patch_report, "--patch-report")
     if tag is None:
         from gsvendor.build.versions import read_pin
 
         tag = read_pin(config).value
-    with _exclusive(ctx, config), _status(ctx, f"syncing {tag}"):
-        result = workflow.sync(
-            config,
-            tag,
-            source,
-            _fetch_options(ctx, timeout, retries, max_time, min_rate),
-            dry_run=dry_run,
-            force=force,
-            helm=helm,
-        )
+    options = _fetch_options(ctx, timeout, retries, max_time, min_rate)
+    patches = _read_patch_report(patch_report) if patch_report is not None else None
+    with _exclusive(ctx, config):
+        old = None
+        asked = report_file is not None or show_diff or patch_report is not None
+        # a dry run from a lock at another tag shows the report too, when the lock's source can be read
+        auto_report = dry_run and not json_output and report_file is None and config.lock_path.is_file()
+        if asked or auto_report:
+            config.check_tag(tag)
+            locked = workflow.read_lock_if_any(config)
+            if asked or (locked is not None and locked.tag != tag):
+                from gsvendor.errors import GsvendorError
+
+                try:
+                    with _status(ctx, "rebuilding the lock's version"):
+                        old = workflow.locked_build(config, options, helm)
+                except GsvendorError as exc:
+                    if asked:
+                        raise
+                    _stderr().print(f"note: no upgrade report: {escape(str(exc))}", soft_wrap=True)
+        with _status(ctx, f"syncing {tag}"):
+            result = workflow.sync(config, tag, source, options, dry_run=dry_run, force=force, helm=helm)
+    out = _stdout()
     if json_output:
-        report.print_json(_stdout(), report.sync_summary(result))
+        report.print_json(out, report.sync_summary(result))
     else:
-        report.print_sync(_stdout(), result, verbose=verbose)
+        report.print_sync(out, result, verbose=verbose)
+    if old is None:
+        return
+    if show_diff:
+        report.print_diffs(out, workflow.upgrade_diffs(old, result.build))
+    if report_file is not None or auto_report or patch_report is not None:
+        from gsvendor.report.upgrade import markdown
+
+        text = markdown(workflow.upgrade(config, old, result.build, patches))
+        if report_file is None or str(report_file) == "-":
+            out.out(text, end="", highlight=False)
+        else:
+            _write_report(report_file, text)
+            if not json_output:
+                out.print(f"upgrade report: {escape(str(report_file))}")
+
+
+def _read_patch_report(path: Path) -> dict[str, Any]:
+    """``gsvendor patch-verify --json`` output read from ``path``; exit 2 when it is not that."""
+    import json
+
+    from gsvendor.errors import UsageError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UsageError(f"--patch-report: {path}: cannot read: {' '.join(str(exc).split())[:200]}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise UsageError(f"--patch-report: {path}: not gsvendor patch-verify --json output (no results list)")
+    return data
+
+
+def _write_report(path: Path, text: str) -> None:
+    """Write the report file (its folder is created); exit 2 when it cannot be written."""
+    from gsvendor.errors import UsageError
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--report: {path}: cannot write: {exc.strerror or exc}") from None
 
 
 @app.command()

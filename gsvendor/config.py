@@ -7,15 +7,18 @@ mistake is reported as ``file:line: key: what is wrong``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gsvendor.errors import MAX_SHOWN_CHARS, ConfigError, NotSyncedError, shorten
+from gsvendor.errors import MAX_SHOWN_CHARS, ConfigError, NotSyncedError, UsageError, shorten
 
 CONFIG_FILE = "gsvendor.yaml"
 
 DEFAULT_ARCHIVE_URL = "https://github.com/${repository}/archive/refs/tags/${tag}.tar.gz"
+# An upstream release tag: v<semver>, with an optional pre-release (v0.20.0, v0.21.0-rc1, v1.0.0-rc.1)
+DEFAULT_TAG_PATTERN = r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$"
 
 # Build inputs read by `versions`, `patch-verify` and a TAG-less `sync` (gsvendor/versions.py).
 DEFAULT_DOCKERFILES = ("Dockerfile", "Dockerfile.llmisvc")
@@ -68,6 +71,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "repository": {"type": "string", "pattern": r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"},
                 "archiveUrl": {"type": "string", "pattern": r"^https?://"},
                 "gitUrl": {"type": "string", "minLength": 1},
+                # the tags sync accepts (a Python regular expression, searched); default DEFAULT_TAG_PATTERN
+                "tagPattern": {"type": "string", "minLength": 1},
             },
         },
         # check-images (gsvendor.checkimages): allowed registry prefixes, and per chart (by chart name)
@@ -241,6 +246,20 @@ class Config:
     charts: tuple[ChartSpec, ...]
     files: tuple[FileSpec, ...] = ()
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    tag_pattern: str = DEFAULT_TAG_PATTERN
+
+    def check_tag(self, tag: str) -> None:
+        """Raise :class:`UsageError` (exit 2) unless ``tag`` matches ``upstream.tagPattern``,
+        suggesting the tag meant (``0.20.0`` → ``v0.20.0``) when one variant of it matches."""
+        if re.search(self.tag_pattern, tag):
+            return
+        candidates = [f"v{tag}", tag.lower(), tag[1:] if tag[:1] in "vV" else tag]
+        meant = next((c for c in candidates if c != tag and re.search(self.tag_pattern, c)), None)
+        hint = f"; did you mean {meant}?" if meant else ""
+        wanted = (
+            "v<major>.<minor>.<patch>[-<pre-release>]" if self.tag_pattern == DEFAULT_TAG_PATTERN else self.tag_pattern
+        )
+        raise UsageError(f"{tag!r} is not a release tag of {self.repository} (upstream.tagPattern: {wanted}){hint}")
 
     def chart(self, name: str) -> ChartSpec:
         """Return the chart called ``name``; raises :class:`ConfigError` naming the known charts."""
@@ -496,7 +515,21 @@ def load_config(path: Path | None = None, label: str | None = None) -> Config:
         charts=tuple(charts),
         files=tuple(files),
         raw=document,
+        tag_pattern=_tag_pattern(
+            upstream.get("tagPattern"), f"{label}:{_line_of(document, ['upstream', 'tagPattern']) or '?'}"
+        ),
     )
+
+
+def _tag_pattern(value: Any, where: str) -> str:
+    """``upstream.tagPattern`` checked to compile, or the default."""
+    if value is None:
+        return DEFAULT_TAG_PATTERN
+    try:
+        re.compile(str(value))
+    except re.error as exc:
+        raise ConfigError(f"{where}: upstream.tagPattern: {value!r} is not a regular expression ({exc})") from None
+    return str(value)
 
 
 def _selector(item: Any) -> Selector:

@@ -154,12 +154,16 @@ def test_each_place_that_disagrees_is_named(
     synced: Path, tarball: Path, path: str, old: str, new: str, problem: str
 ) -> None:
     edit(synced / path, old, new)
+    # a lock that is not at the pin also names the remedy
+    remedy = ["helm/ and the lock are at v0.9.0, Dockerfile.llmisvc pins v1.0.0: run gsvendor sync"] * (
+        path == "gsvendor.lock.yaml"
+    )
     result = run_gsvendor(synced, "versions", "--source", str(tarball))
     assert result.returncode == 1
-    assert result.stderr.splitlines() == [f"error: {problem}"]
+    assert result.stderr.splitlines() == [f"error: {line}" for line in [problem, *remedy]]
     code, data, _ = run_json(synced, "versions", "--source", str(tarball))
     assert code == 1
-    assert data["problems"] == [problem]
+    assert data["problems"] == [problem, *remedy]
     differs = [p for p in data["places"] if p["status"] == "differs"]
     assert [(p["file"], p["status"]) for p in differs] == [(path, "differs")]
     check = run_gsvendor(synced, "versions", "--check", "--source", str(tarball))
@@ -171,7 +175,8 @@ def test_a_renovate_bump_names_every_place_left_behind(synced: Path) -> None:
     edit(synced / "Dockerfile.llmisvc", "ARG KSERVE_VERSION=v1.0.0", "ARG KSERVE_VERSION=v1.1.0")
     result = run_gsvendor(synced, "versions", "--check", "--no-go")
     assert result.returncode == 1
-    named = [line.split(":", 2)[1] for line in result.stderr.splitlines()]
+    *places, remedy = result.stderr.splitlines()
+    named = [line.split(":", 2)[1] for line in places]
     assert named == [
         " Dockerfile",
         " helm/kserve-crd/Chart.yaml",
@@ -179,6 +184,7 @@ def test_a_renovate_bump_names_every_place_left_behind(synced: Path) -> None:
         " helm/kserve-resources/values.yaml",
         " gsvendor.lock.yaml",
     ]
+    assert remedy == "error: helm/ and the lock are at v1.0.0, Dockerfile.llmisvc pins v1.1.0: run gsvendor sync"
 
 
 def test_an_absent_lock_is_not_a_failure(synced: Path, tarball: Path) -> None:

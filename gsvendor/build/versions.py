@@ -287,14 +287,9 @@ class GoMod:
 
 def parse_go_mod(text: str) -> GoMod:
     """The ``go`` and ``toolchain`` directives of go.mod ``text`` (``//`` comments ignored)."""
-    go = toolchain = None
-    for line in text.splitlines():
-        line = line.split("//", 1)[0].strip()
-        match = re.match(r"^(go|toolchain)\s+(\S+)$", line)
-        if match and match.group(1) == "go":
-            go = match.group(2)
-        elif match:
-            toolchain = match.group(2)
+    from gsvendor.upstream.source import go_directives
+
+    go, toolchain = go_directives(text)
     return GoMod(go=go, toolchain=toolchain)
 
 
@@ -398,10 +393,19 @@ class VersionsReport:
     go_source: str | None = None
     builders: list[GoBuilder] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    stale_lock: str | None = None  # the lock's tag when it is not the pin: the charts need a sync
+
+    @property
+    def remedy(self) -> str | None:
+        """What fixes a stale lock (one line), ``None`` when the lock is at the pin or absent."""
+        if self.stale_lock is None:
+            return None
+        return f"helm/ and the lock are at {self.stale_lock}, {self.pin.file} pins {self.pin.value}: run gsvendor sync"
 
     @property
     def problems(self) -> list[str]:
-        """One line per place that disagrees with the pin and per failing Go builder."""
+        """One line per place that disagrees with the pin and per failing Go builder, then the remedy
+        of a stale lock (``run gsvendor sync``)."""
         lines = []
         for place in self.places:
             if place.status == DIFFERS:
@@ -414,6 +418,8 @@ class VersionsReport:
         for builder in self.builders:
             if builder.status == GO_FAIL:
                 lines.append(f"{builder.where}: {builder.image} ({builder.stage}): {builder.reason}")
+        if self.remedy:
+            lines.append(self.remedy)
         return lines
 
     @property

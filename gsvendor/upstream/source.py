@@ -141,6 +141,18 @@ def classify_source(source: str) -> str:
     raise SourceError(f"{source}: no such file or folder (give a folder, a .tar.gz, an http(s) URL or a git URL)")
 
 
+def go_directives(text: str) -> tuple[str | None, str | None]:
+    """The ``go`` and ``toolchain`` directives of go.mod ``text``, as written (``//`` comments ignored)."""
+    go = toolchain = None
+    for line in text.splitlines():
+        match = re.match(r"^(go|toolchain)\s+(\S+)$", line.split("//", 1)[0].strip())
+        if match and match.group(1) == "go":
+            go = match.group(2)
+        elif match:
+            toolchain = match.group(2)
+    return go, toolchain
+
+
 def tag_version(tag: str) -> str:
     """``v0.20.0`` → ``0.20.0``: how GitHub names an archive's top folder (``<repo>-<version>``)."""
     return tag[1:] if tag[:1] in ("v", "V") and tag[1:2].isdigit() else tag

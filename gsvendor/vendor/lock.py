@@ -55,6 +55,9 @@ class Lock:
     commit: str | None
     charts: dict[str, LockedChart] = field(default_factory=dict)
     files: dict[str, LockedFile] = field(default_factory=dict)
+    # upstream go.mod's ``go`` and ``toolchain`` lines at the tag, recorded at sync time so that
+    # ``versions`` needs no network; ``None`` when upstream had no go.mod or the lock predates it
+    go_mod: tuple[str | None, str | None] | None = None
 
     def results(self) -> dict[str, str]:
         """Project-relative path → sha256 of every file the lock says sync wrote."""
@@ -133,6 +136,12 @@ def render(build: Build, location: str) -> bytes:
         },
         "charts": charts,
     }
+    go_mod = snapshot.files.get("go.mod")
+    if go_mod is not None:
+        from gsvendor.upstream.source import go_directives
+
+        go, toolchain = go_directives(go_mod.decode("utf-8", "replace"))
+        document["goMod"] = {"go": go, "toolchain": toolchain}
     if build.copies:
         document["files"] = {
             copy.spec.dest: {"source": copy.spec.source, "upstream": sha256(copy.data), "result": sha256(copy.data)}
@@ -233,6 +242,14 @@ def read(path: Path) -> Lock:
             str(path): LockedFile(upstream=entry.get("upstream"), result=str(entry["result"]))
             for path, entry in (data.get("files") or {}).items()
         }
+        recorded = data.get("goMod")
+        go_mod = None
+        if recorded is not None:
+            if not isinstance(recorded, dict) or any(
+                not (v is None or isinstance(v, str)) for v in (recorded.get("go"), recorded.get("toolchain"))
+            ):
+                raise LockError(f"{path.name}: goMod: expected {{go: …, toolchain: …}}, got {recorded!r}"[:300])
+            go_mod = (recorded.get("go"), recorded.get("toolchain"))
         sha = source.get("sha256")
         if sha is not None and not (isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha)):
             raise LockError(f"{path.name}: source.sha256: {sha!r} is not a sha256 hex digest")
@@ -244,6 +261,7 @@ def read(path: Path) -> Lock:
             sha256=source.get("sha256"),
             commit=source.get("commit"),
             charts=charts,
+            go_mod=go_mod,
         )
     except ConfigError as exc:
         raise LockError(str(exc)) from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from gsvendor.config import Config
 from gsvendor.errors import HandEditError, UsageError
@@ -15,6 +16,7 @@ from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot
 from gsvendor.vendor import lock as lockfile
 from gsvendor.vendor.compare import FileDiff, compare, unified
 from gsvendor.vendor.plan import Build, Renderer, build, wanted_for
+from gsvendor.vendor.upgrade import Upgrade, compare_builds
 from gsvendor.vendor.writer import FileChange, hand_edits, plan_changes, write_atomically
 
 # git's ref-name rules are looser; a tag also names cache folders, so keep it to a safe subset
@@ -81,6 +83,7 @@ def sync(
     """
     if not TAG.fullmatch(tag):
         raise UsageError(f"{tag!r} is not an upstream tag (letters, digits and . _ + - only, like v0.20.0)")
+    config.check_tag(tag)
     overlays = load_overlays(config.overlays_dir)
     previous = read_lock_if_any(config)
     source = resolve_source(config, tag, source)
@@ -191,3 +194,43 @@ def diff(
                 text = unified(copy.spec.dest, copy.data, on_disk_file, labels)
                 diffs.append(FileDiff(copy.spec.dest, "changed", text))
     return lock, diffs
+
+
+def locked_build(config: Config, options: FetchOptions, helm: str | None = None) -> Build:
+    """The build of the lock's tag and source: what the output holds after the last sync.
+
+    Raises :class:`UsageError` without a lock (an upgrade report needs a tag to start from).
+    """
+    if not config.lock_path.exists():
+        raise UsageError(
+            f"{config.lock_path.name}: no lock file, so no version to report the upgrade from; "
+            "run gsvendor sync with the current tag first"
+        )
+    return _rebuild_from_lock(config, options, helm)[1]
+
+
+def upgrade(config: Config, old: Build, new: Build, patches: dict[str, Any] | None = None) -> Upgrade:
+    """The upgrade from ``old`` to ``new`` per chart, images judged by the configured policy.
+
+    ``patches``: ``gsvendor patch-verify --json`` output, listed in the report.
+    """
+    from gsvendor.images.check import DEFAULT_ALLOW
+
+    images = config.raw.get("images") or {}  # the allowed prefixes only: the variants' files are check-images'
+    allow = tuple(str(prefix) for prefix in images["allow"]) if "allow" in images else DEFAULT_ALLOW
+    return compare_builds(old, new, allow, load_overlays(config.overlays_dir), patches)
+
+
+def upgrade_diffs(old: Build, new: Build) -> list[FileDiff]:
+    """Unified diffs of every output file from ``old`` (``a/`` labelled with its tag) to ``new``."""
+    before, after = old.output(), new.output()
+    labels = (old.tag, new.tag)
+    diffs = []
+    for dest in sorted(set(before.folders) | set(after.folders)):
+        diffs += compare(before.folders.get(dest, {}), after.folders.get(dest, {}), dest, labels)
+    for dest in sorted(set(before.files) | set(after.files)):
+        was, now = before.files.get(dest), after.files.get(dest)
+        if was != now:
+            status = "added" if was is None else "removed" if now is None else "changed"
+            diffs.append(FileDiff(dest, status, unified(dest, was, now, labels)))
+    return diffs

@@ -16,6 +16,7 @@ from gsvendor.build.versions import (
 )
 from gsvendor.config import Config
 from gsvendor.errors import SourceError
+from gsvendor.vendor import lock as lockfile
 
 
 def go_source_for(config: Config, pin: Pin, source: str | None) -> tuple[str, str | None]:
@@ -26,8 +27,6 @@ def go_source_for(config: Config, pin: Pin, source: str | None) -> tuple[str, st
     """
     if source:
         return source, None
-    from gsvendor.vendor import lock as lockfile
-
     if config.lock_path.exists():
         lock = lockfile.read(config.lock_path)
         if lock.tag == pin.value:
@@ -62,8 +61,21 @@ def check(config: Config, source: str | None, options: Any, *, go: bool = True) 
     report = VersionsReport(pin=pin, places=version_places(config, pin))
     if pin.renovate is None:
         report.notes.append(f"{pin.file}:{pin.line}: no '# renovate:' comment above ARG {PIN_ARG}")
+    lock = lockfile.read(config.lock_path) if config.lock_path.exists() else None
+    if lock is not None and lock.tag != pin.value:
+        # after a Renovate bump: say so at once, offline; go.mod of the new tag is sync's to read
+        report.stale_lock = lock.tag
+        if go:
+            report.notes.append(f"Go builders not checked: the lock is at {lock.tag}, not the pinned {pin.value}")
+        return report
     if go:
-        report.go_mod, report.go_source = read_go_mod(config, pin, source, options)
+        if source is None and lock is not None and lock.go_mod is not None:
+            report.go_mod, report.go_source = GoMod(*lock.go_mod), lock.location
+        elif source is None and lock is None:
+            report.notes.append("Go builders not checked: not synced yet (run gsvendor sync, or give --source)")
+            return report
+        else:
+            report.go_mod, report.go_source = read_go_mod(config, pin, source, options)
         report.builders = go_builders(config, report.go_mod)
         if not report.builders:
             report.notes.append("no golang builder stage in the Dockerfiles")

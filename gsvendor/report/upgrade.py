@@ -1,0 +1,181 @@
+"""The upgrade report: an :class:`~gsvendor.vendor.upgrade.Upgrade` as Markdown, for the reviewer of a
+version bump (CI stores it as an artifact of the Renovate pull request).
+
+Deterministic: the same upgrade gives the same bytes (sorted lists, no time stamps, no paths of
+the machine that wrote it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gsvendor.vendor.upgrade import ChartUpgrade, Upgrade
+
+ALLOWED = {"allowed": "yes", "offender": "**no**", "invalid": "**invalid**", "empty": "empty", "templated": "templated"}
+
+
+def code(text: str | None) -> str:
+    """``text`` as a Markdown code span safe inside a table cell (``-`` for none)."""
+    if text is None:
+        return "-"
+    if text == "":
+        return '`""`'
+    text = text.replace("|", "\\|").replace("\n", " ")
+    fence = "``" if "`" in text else "`"
+    pad = " " if fence == "``" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _bullets(items: Iterable[str], indent: str = "") -> list[str]:
+    return [f"{indent}- {code(item)}" for item in items]
+
+
+def _files(chart: ChartUpgrade) -> list[str]:
+    lines = [
+        f"**Files:** {len(chart.added)} added, {len(chart.removed)} removed, {len(chart.changed)} changed",
+        "",
+    ]
+    for label, names in (("Added", chart.added), ("Removed", chart.removed), ("Changed", chart.changed)):
+        if names:
+            lines += [f"{label}:", "", *_bullets(names), ""]
+    return lines
+
+
+def _values(chart: ChartUpgrade) -> list[str]:
+    lines = ["### Values", ""]
+    if not (chart.keys_added or chart.keys_removed or chart.defaults_changed):
+        return [*lines, "No values key added, removed or changed.", ""]
+    if chart.keys_added:
+        lines += [f"Keys added ({len(chart.keys_added)}):", ""]
+        for key in chart.keys_added:
+            lines.append(f"- {code(key)}")
+            lines += _bullets(chart.keys_below.get(key, ()), "  ")
+        lines.append("")
+    if chart.keys_removed:
+        lines += [f"Keys removed ({len(chart.keys_removed)}):", "", *_bullets(chart.keys_removed), ""]
+    if chart.defaults_changed:
+        lines += [f"Defaults changed ({len(chart.defaults_changed)}):", "", "| key | old | new |", "|---|---|---|"]
+        lines += [f"| {code(c.path)} | {code(c.old)} | {code(c.new)} |" for c in chart.defaults_changed]
+        lines.append("")
+    return lines
+
+
+def _images(chart: ChartUpgrade) -> list[str]:
+    lines = ["### Image references", ""]
+    if not chart.images:
+        return [*lines, "No image reference added, removed or changed.", ""]
+    counts = {c: sum(1 for i in chart.images if i.change == c) for c in ("added", "removed", "changed")}
+    lines += [
+        f"{counts['added']} added, {counts['removed']} removed, {counts['changed']} changed "
+        "(after the overlays; allowed: the check-images policy):",
+        "",
+        "| change | where | old | new | allowed |",
+        "|---|---|---|---|---|",
+    ]
+    for i in chart.images:
+        allowed = ALLOWED.get(i.status, i.status)
+        if i.where.startswith(("files/", "crds/")) and i.status == "offender":
+            allowed = "no, as written"
+        lines.append(f"| {i.change} | {code(i.where)} | {code(i.old)} | {code(i.new)} | {allowed} |")
+    if any(i.where.startswith(("files/", "crds/")) for i in chart.images):
+        lines += [
+            "",
+            "References under `files/` are as the chart's files hold them; its templates may rewrite them when "
+            "rendering (the llmisvc presets' `ghcr.io/llm-d/` images render as gsoci mirrors). "
+            "`gsvendor check-images` judges the rendered charts.",
+        ]
+    return [*lines, ""]
+
+
+def _crds(chart: ChartUpgrade) -> list[str]:
+    if not chart.crd_files and not chart.crds:
+        return []
+    lines = ["### CRDs", ""]
+    if chart.crd_files:
+        lines += [f"CRD files changed ({len(chart.crd_files)}):", "", *_bullets(chart.crd_files), ""]
+    if chart.crds:
+        lines += ["| CRD | file | versions added | versions removed | spec fields added | spec fields removed |"]
+        lines += ["|---|---|---|---|---|---|"]
+        for crd in chart.crds:
+            name = f"{code(crd.name)}" + (" (new)" if crd.added else " (gone)" if crd.removed else "")
+            cells = [
+                ", ".join(code(x) for x in values) or "-"
+                for values in (crd.versions_added, crd.versions_removed, crd.fields_added, crd.fields_removed)
+            ]
+            lines.append(f"| {name} | {code(crd.file)} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
+
+
+def _overlays(chart: ChartUpgrade, old_tag: str, new_tag: str) -> list[str]:
+    if not chart.overlays:
+        return []
+    lines = [
+        "### Overlays",
+        "",
+        "Applied operations, as files × matches (`-`: not applied at that tag):",
+        "",
+        f"| overlay | operation | {old_tag} | {new_tag} |",
+        "|---|---|---|---|",
+    ]
+    for use in chart.overlays:
+        old = f"{use.old[0]} × {use.old[1]}" if use.old else "-"
+        new = f"{use.new[0]} × {use.new[1]}" if use.new else "-"
+        mark = "" if use.old == use.new else " **changed**"
+        lines.append(f"| {use.overlay} | {use.operation} | {old} | {new}{mark} |")
+    return [*lines, ""]
+
+
+def _summary(upgrade: Upgrade) -> list[str]:
+    lines = [
+        "| chart | files +/−/~ | values keys +/− | defaults changed | images +/−/~ | CRDs changed |",
+        "|---|---|---|---|---|---|",
+    ]
+    for chart in upgrade.charts:
+        images = [sum(1 for i in chart.images if i.change == c) for c in ("added", "removed", "changed")]
+        lines.append(
+            f"| {chart.name} | {len(chart.added)}/{len(chart.removed)}/{len(chart.changed)} "
+            f"| {len(chart.keys_added)}/{len(chart.keys_removed)} | {len(chart.defaults_changed)} "
+            f"| {'/'.join(map(str, images))} | {len(chart.crds)} |"
+        )
+    return [*lines, ""]
+
+
+def _patches(upgrade: Upgrade) -> list[str]:
+    if upgrade.patches is None:
+        return []
+    tag = f" at {upgrade.patches_tag}" if upgrade.patches_tag else ""
+    lines = [f"## Carried patches (patch-verify{tag})", ""]
+    if not upgrade.patches:
+        return [*lines, "The series is empty.", ""]
+    lines += ["| patch | result | message |", "|---|---|---|"]
+    for patch in upgrade.patches:
+        lines.append(
+            f"| {code(str(patch.get('name')))} | {patch.get('status')} | {code(str(patch.get('message') or ''))} |"
+        )
+    return [*lines, ""]
+
+
+def markdown(upgrade: Upgrade) -> str:
+    """The upgrade report as Markdown text (ends with one newline)."""
+    lines = [
+        f"# Upgrade report: {upgrade.old_tag} → {upgrade.new_tag}",
+        "",
+        "What the upgrade changes in the vendored charts (upstream plus the Giant Swarm overlays), "
+        "written by `gsvendor sync --report`.",
+        "",
+        *_summary(upgrade),
+    ]
+    for chart in upgrade.charts:
+        lines += [f"## {chart.name} (`{chart.dest}`)", ""]
+        lines += _files(chart)
+        lines += _values(chart)
+        lines += _images(chart)
+        lines += _crds(chart)
+        lines += _overlays(chart, upgrade.old_tag, upgrade.new_tag)
+    lines += _patches(upgrade)
+    while lines and lines[-1] == "":
+        lines.pop()
+    return "\n".join(lines) + "\n"

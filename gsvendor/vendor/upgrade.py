@@ -1,0 +1,343 @@
+"""What an upgrade changes in the vendored charts: two builds (the lock's tag and the new one) compared.
+
+Pure: takes two :class:`~gsvendor.vendor.plan.Build` results (the output after overlays, as
+``sync`` writes it) and returns an :class:`Upgrade` per chart — files added, removed and changed;
+values keys added and removed and defaults changed (dotted paths); image references added,
+removed and changed, judged by the check-images policy (found by :mod:`gsvendor.images.find`);
+CRD versions and top-level ``spec`` fields added and removed; the overlay operations applied
+with their match counts. Rendering is :mod:`gsvendor.report.upgrade`'s job.
+
+Image references are read from what is plain YAML in a chart — ``values.yaml`` and the files
+under ``files/`` and ``crds/`` — not from rendered templates (no helm needed).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gsvendor.images.check import judge
+from gsvendor.images.find import Found, configmap_references, key_lines, manifest_references, values_references
+from gsvendor.overlays.engine import AppliedOperation, Overlay
+from gsvendor.vendor.plan import Build, ChartBuild
+
+# a line that is only a template action ({{- if … }}) inside otherwise plain YAML (the CRD charts)
+_ACTION_LINE = re.compile(r"^\s*\{\{.*\}\}\s*$")
+_PLAIN_YAML_DIRS = ("files/", "crds/")
+
+
+@dataclass(frozen=True)
+class ValueChange:
+    """A default that changed: ``path`` (dotted), ``old`` and ``new`` as compact JSON."""
+
+    path: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class ImageChange:
+    """An image reference added, removed or changed at ``where`` (file and key path).
+
+    ``old``/``new`` as written (``None`` when absent); ``status`` is the check-images verdict on the
+    new reference (on the old one when removed): ``allowed``, ``offender``, ``invalid``, ``empty``
+    or ``templated``.
+    """
+
+    change: str
+    where: str
+    old: str | None
+    new: str | None
+    status: str
+
+
+@dataclass(frozen=True)
+class CrdChange:
+    """One CustomResourceDefinition (``name``, in ``file``) whose versions or ``spec`` fields changed.
+
+    ``fields_added``/``fields_removed`` hold ``version: field`` strings for versions in both builds.
+    """
+
+    file: str
+    name: str
+    versions_added: tuple[str, ...] = ()
+    versions_removed: tuple[str, ...] = ()
+    fields_added: tuple[str, ...] = ()
+    fields_removed: tuple[str, ...] = ()
+    added: bool = False
+    removed: bool = False
+
+
+@dataclass(frozen=True)
+class OverlayUse:
+    """One overlay operation in either build: ``(files, matches)`` at the old and the new tag (``None``: not run)."""
+
+    overlay: str
+    operation: str
+    old: tuple[int, int] | None
+    new: tuple[int, int] | None
+
+
+@dataclass
+class ChartUpgrade:
+    """What the upgrade changes in one chart (``dest`` is its output folder)."""
+
+    name: str
+    dest: str
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    keys_added: list[str] = field(default_factory=list)
+    keys_removed: list[str] = field(default_factory=list)
+    # every key path below each added mapping key (``kserve.servingruntime.vllmserver.devShm``)
+    keys_below: dict[str, list[str]] = field(default_factory=dict)
+    defaults_changed: list[ValueChange] = field(default_factory=list)
+    images: list[ImageChange] = field(default_factory=list)
+    crd_files: list[str] = field(default_factory=list)
+    crds: list[CrdChange] = field(default_factory=list)
+    overlays: list[OverlayUse] = field(default_factory=list)
+
+
+@dataclass
+class Upgrade:
+    """The whole comparison from ``old_tag`` to ``new_tag``; ``patches`` from patch-verify when given."""
+
+    old_tag: str
+    new_tag: str
+    charts: list[ChartUpgrade]
+    patches: list[dict[str, Any]] | None = None
+    patches_tag: str | None = None
+
+
+def _load_yaml(data: bytes) -> list[Any]:
+    """Every document of a YAML file (template-action lines dropped); ``[]`` when it is not YAML."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    text = "\n".join("" if _ACTION_LINE.match(line) else line for line in data.decode("utf-8", "replace").splitlines())
+    try:
+        return [d for d in YAML(typ="safe").load_all(text) if d is not None]
+    except (YAMLError, RecursionError, ValueError):
+        return []
+
+
+def _key(name: Any) -> str:
+    text = str(name)
+    return json.dumps(text) if re.search(r"[.\s\"\[\]]", text) or not text else text
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def compare_values(old: Any, new: Any, path: str = "") -> tuple[list[str], list[str], list[ValueChange]]:
+    """Keys added, keys removed (the topmost new or gone key, dotted) and defaults changed between two values trees.
+
+    Mappings are walked; anything else (scalars, lists) is a default compared whole.
+    """
+    added: list[str] = []
+    removed: list[str] = []
+    changed: list[ValueChange] = []
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        for key in sorted(set(old) | set(new), key=str):
+            here = f"{path}.{_key(key)}" if path else _key(key)
+            if key not in old:
+                added.append(here)
+            elif key not in new:
+                removed.append(here)
+            else:
+                more = compare_values(old[key], new[key], here)
+                added += more[0]
+                removed += more[1]
+                changed += more[2]
+    elif old != new or type(old) is not type(new):
+        changed.append(ValueChange(path or "(root)", _compact(old), _compact(new)))
+    return added, removed, changed
+
+
+def key_paths(node: Any, path: str) -> list[str]:
+    """Every dotted key path below ``node`` (mappings walked, in order), prefixed with ``path``."""
+    out: list[str] = []
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            here = f"{path}.{_key(key)}"
+            out.append(here)
+            out += key_paths(value, here)
+    return out
+
+
+def _at(values: Any, dotted: str) -> Any:
+    """The node at a dotted path that :func:`compare_values` produced (keys quoted when they hold dots)."""
+    node = values
+    for part in re.findall(r'"(?:[^"\\]|\\.)*"|[^.]+', dotted):
+        key = json.loads(part) if part.startswith('"') else part
+        node = next((v for k, v in node.items() if str(k) == key), None) if isinstance(node, Mapping) else None
+    return node
+
+
+def references(files: Mapping[str, bytes]) -> dict[str, Found]:
+    """Image references of a chart's plain YAML, by place (``values.yaml kserve.agent.image``)."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    found: list[Found] = []
+    if "values.yaml" in files:
+        text = files["values.yaml"].decode("utf-8", "replace")
+        try:
+            yaml = YAML(typ="safe")
+            found += values_references(yaml.load(text), "values.yaml", key_lines(yaml.compose(text)))
+        except (YAMLError, RecursionError, ValueError):
+            pass
+    for path in sorted(files):
+        if not path.startswith(_PLAIN_YAML_DIRS) or not path.endswith((".yaml", ".yml")):
+            continue
+        for document in _load_yaml(files[path]):
+            if isinstance(document, Mapping):
+                found += [_in_file(item, path) for item in manifest_references(document)]
+                if document.get("kind") == "ConfigMap":
+                    found += [_in_file(item, path) for item in configmap_references(document)[0]]
+    return {f"{item.obj} {item.path}": item for item in found}
+
+
+def _in_file(item: Found, path: str) -> Found:
+    return Found(item.place, f"{path} {item.obj}", item.path, item.written, joined=item.joined)
+
+
+def compare_images(old: Mapping[str, bytes], new: Mapping[str, bytes], allow: Sequence[str]) -> list[ImageChange]:
+    """Image references added, removed and changed from ``old`` to ``new`` chart files, judged by ``allow``."""
+    before, after = references(old), references(new)
+    changes = []
+    for where in sorted(set(before) | set(after)):
+        was, now = before.get(where), after.get(where)
+        if was is not None and now is not None and was.written == now.written:
+            continue
+        change = "added" if was is None else "removed" if now is None else "changed"
+        subject = now if now is not None else was
+        assert subject is not None
+        changes.append(
+            ImageChange(
+                change,
+                where,
+                was.written if was else None,
+                now.written if now else None,
+                judge(subject, allow).status,
+            )
+        )
+    return changes
+
+
+def crd_shapes(files: Mapping[str, bytes]) -> dict[str, tuple[str, dict[str, set[str]]]]:
+    """CRD name → (file, {version: top-level ``spec`` fields}) of every CustomResourceDefinition in ``files``."""
+    shapes: dict[str, tuple[str, dict[str, set[str]]]] = {}
+    for path in sorted(files):
+        if not path.endswith((".yaml", ".yml")) or b"CustomResourceDefinition" not in files[path]:
+            continue
+        for document in _load_yaml(files[path]):
+            if not isinstance(document, Mapping) or document.get("kind") != "CustomResourceDefinition":
+                continue
+            name = str((document.get("metadata") or {}).get("name") or path)
+            versions: dict[str, set[str]] = {}
+            for version in (document.get("spec") or {}).get("versions") or []:
+                if not isinstance(version, Mapping):
+                    continue
+                schema = ((version.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties") or {}
+                spec = (schema.get("spec") or {}).get("properties") or {}
+                versions[str(version.get("name"))] = {str(k) for k in spec} if isinstance(spec, Mapping) else set()
+            shapes.setdefault(name, (path, versions))
+    return shapes
+
+
+def compare_crds(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> list[CrdChange]:
+    """CRDs added or removed, and versions and top-level ``spec`` fields added or removed in the others."""
+    before, after = crd_shapes(old), crd_shapes(new)
+    out = []
+    for name in sorted(set(before) | set(after)):
+        if name not in before:
+            out.append(CrdChange(after[name][0], name, tuple(sorted(after[name][1])), added=True))
+            continue
+        if name not in after:
+            out.append(CrdChange(before[name][0], name, (), tuple(sorted(before[name][1])), removed=True))
+            continue
+        (_, was), (file, now) = before[name], after[name]
+        both = sorted(set(was) & set(now))
+        change = CrdChange(
+            file,
+            name,
+            tuple(sorted(set(now) - set(was))),
+            tuple(sorted(set(was) - set(now))),
+            tuple(f"{v}: {f}" for v in both for f in sorted(now[v] - was[v])),
+            tuple(f"{v}: {f}" for v in both for f in sorted(was[v] - now[v])),
+        )
+        if change.versions_added or change.versions_removed or change.fields_added or change.fields_removed:
+            out.append(change)
+    return out
+
+
+def matches(operation: AppliedOperation, overlays: Sequence[Overlay]) -> tuple[int, int]:
+    """``(files, matches)`` of an applied operation: the files it touched and the edits it made, as declared
+    (``count`` of a replace or insert per file, the keys of a yaml-set/merge/delete, one patch or copy)."""
+    declared = next(
+        (op for o in overlays if o.name == operation.overlay for op in o.operations if op.label == operation.operation),
+        None,
+    )
+    per_file = 1
+    if declared is not None:
+        params = declared.params
+        if declared.kind in ("replace", "insert-after", "insert-before"):
+            per_file = int(params.get("count", 1))
+        elif declared.kind in ("yaml-set", "yaml-merge"):
+            per_file = len(params.get("values") or {})
+        elif declared.kind == "yaml-delete":
+            per_file = len(params.get("keys") or ())
+    return len(operation.files), per_file * len(operation.files)
+
+
+def compare_overlays(old: ChartBuild | None, new: ChartBuild | None, overlays: Sequence[Overlay]) -> list[OverlayUse]:
+    """Every overlay operation applied at either tag, with ``(files, matches)`` at each."""
+    before = {(a.overlay, a.operation): matches(a, overlays) for a in (old.applied if old else [])}
+    after = {(a.overlay, a.operation): matches(a, overlays) for a in (new.applied if new else [])}
+    order = list(dict.fromkeys([*after, *before]))
+    return [OverlayUse(o, op, before.get((o, op)), after.get((o, op))) for o, op in order]
+
+
+def compare_chart(
+    name: str, old: ChartBuild | None, new: ChartBuild | None, allow: Sequence[str], overlays: Sequence[Overlay]
+) -> ChartUpgrade:
+    """The upgrade of one chart from ``old`` to ``new`` (either may be ``None``: a chart added or dropped)."""
+    before = old.files if old else {}
+    after = new.files if new else {}
+    spec = (new or old).spec  # type: ignore[union-attr]
+    chart = ChartUpgrade(name=name, dest=spec.dest)
+    chart.added = sorted(set(after) - set(before))
+    chart.removed = sorted(set(before) - set(after))
+    chart.changed = sorted(p for p in set(before) & set(after) if before[p] != after[p])
+    old_values = (_load_yaml(before["values.yaml"]) or [{}])[0] if "values.yaml" in before else {}
+    new_values = (_load_yaml(after["values.yaml"]) or [{}])[0] if "values.yaml" in after else {}
+    chart.keys_added, chart.keys_removed, chart.defaults_changed = compare_values(old_values, new_values)
+    chart.keys_below = {key: below for key in chart.keys_added if (below := key_paths(_at(new_values, key), key))}
+    chart.images = compare_images(before, after, allow)
+    chart.crds = compare_crds(before, after)
+    crd_files = {file for file, _ in crd_shapes(before).values()} | {file for file, _ in crd_shapes(after).values()}
+    chart.crd_files = sorted(p for p in crd_files if p in chart.changed or p in chart.added or p in chart.removed)
+    chart.overlays = compare_overlays(old, new, overlays)
+    return chart
+
+
+def compare_builds(
+    old: Build, new: Build, allow: Sequence[str], overlays: Sequence[Overlay], patches: dict[str, Any] | None = None
+) -> Upgrade:
+    """The upgrade from ``old`` (the lock's build) to ``new``, chart by chart in the new build's order.
+
+    ``patches`` is ``gsvendor patch-verify --json`` output: its ``results`` are listed as given.
+    """
+    olds = {c.spec.name: c for c in old.charts}
+    news = {c.spec.name: c for c in new.charts}
+    names = list(dict.fromkeys([*news, *olds]))
+    upgrade = Upgrade(old.tag, new.tag, [compare_chart(n, olds.get(n), news.get(n), allow, overlays) for n in names])
+    if patches is not None:
+        upgrade.patches = [dict(p) for p in patches.get("results") or [] if isinstance(p, Mapping)]
+        upgrade.patches_tag = str(patches.get("tag")) if patches.get("tag") is not None else None
+    return upgrade

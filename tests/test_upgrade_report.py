@@ -1,0 +1,170 @@
+"""The upgrade review: `gsvendor sync TAG --dry-run` / `--report FILE` / `--diff`, on the real v0.19.0 → v0.20.0.
+
+The report compares the lock's build (v0.19.0) with TAG's, after the overlays, chart by chart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import Cli, assert_one_line_error, tarball, tree
+from gitkit import PatchMaker, Upstream
+
+from gsvendor.vendor.upgrade import compare_values, key_paths
+
+
+@pytest.fixture
+def at_v019(cli: Cli, project: Path) -> Path:
+    """The project synced at v0.19.0."""
+    result = cli(project, "sync", "v0.19.0", "--source", str(tarball("v0.19.0")))
+    assert result.returncode == 0, result.stderr
+    return project
+
+
+def section(report: str, chart: str) -> str:
+    """The report's section of ``chart``."""
+    return report.split(f"\n## {chart} (`helm/{chart}`)\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_v0_19_to_v0_20_report(cli: Cli, at_v019: Path, tmp_path: Path) -> None:
+    before = tree(at_v019 / "helm")
+    lock = (at_v019 / "gsvendor.lock.yaml").read_bytes()
+    first, second = tmp_path / "first.md", tmp_path / "second.md"
+    for path in (first, second):
+        result = cli(
+            at_v019, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--dry-run", "--report", str(path)
+        )
+        assert result.returncode == 0, result.stderr
+        assert f"upgrade report: {path}" in result.stdout
+    assert first.read_bytes() == second.read_bytes()  # deterministic
+    assert tree(at_v019 / "helm") == before and (at_v019 / "gsvendor.lock.yaml").read_bytes() == lock  # dry run
+    report = first.read_text()
+    assert report.startswith("# Upgrade report: v0.19.0 → v0.20.0\n")
+    assert str(tmp_path) not in report and str(at_v019) not in report  # no machine paths
+    assert "| kserve-runtime-configs | 0/0/8 | 2/0 | 1 | 6/0/13 | 0 |" in report
+
+    runtime = section(report, "kserve-runtime-configs")
+    added = runtime.split("Keys added (2):\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [line for line in added if line.startswith("- ")] == [
+        "- `kserve.servingruntime.autogluonserver`",
+        "- `kserve.servingruntime.vllmserver`",
+    ]
+    assert "  - `kserve.servingruntime.vllmserver.devShm`" in added
+    assert "  - `kserve.servingruntime.autogluonserver.image`" in added
+    assert '| `kserve.version` | `"v0.19.0"` | `"v0.20.0"` |' in runtime
+    # the new runtime's image: empty in values.yaml after the Giant Swarm overlay, upstream's in files/
+    assert '| added | `values.yaml kserve.servingruntime.autogluonserver.image` | - | `""` | empty |' in runtime
+    assert (
+        "| added | `files/runtimes/resources.yaml ClusterServingRuntime/kserve-autogluonserver "
+        "spec.containers[kserve-container].image` | - | `kserve/autogluonserver:latest` | no, as written |"
+    ) in runtime
+
+    # the CRD files that changed, and how
+    crd = section(report, "kserve-crd")
+    assert "CRD files changed (1):\n\n- `templates/serving.kserve.io_inferenceservices.yaml`\n" in crd
+    assert (
+        "| `inferenceservices.serving.kserve.io` | `templates/serving.kserve.io_inferenceservices.yaml` "
+        "| - | - | `v1beta1: canary` | - |"
+    ) in crd
+    assert "CRD files changed" not in section(report, "kserve-llmisvc-crd")
+    llmisvc = section(report, "kserve-llmisvc-resources")
+    assert "CRD files changed (1):\n\n- `files/llmisvc/resources.yaml`\n" in llmisvc
+    assert "| `inferencemodelrewrites.llm-d.ai` (new) |" in llmisvc
+    # the overlays, with their match counts at each tag
+    assert "| 60-runtime-configs | operations[2] (replace) | - | 1 × 13 **changed** |" in runtime
+    assert "| 30-crd-keep | operations[1] (insert-after) | 5 × 5 | 5 × 5 |" in crd
+
+    # a real sync writes the same report, then the lock is at v0.20.0
+    real = tmp_path / "real.md"
+    synced = cli(at_v019, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--report", str(real))
+    assert synced.returncode == 0, synced.stderr
+    assert real.read_bytes() == first.read_bytes()
+    assert "tag: v0.20.0\n" in (at_v019 / "gsvendor.lock.yaml").read_text()
+
+
+def test_dry_run_prints_the_report_and_diff_prints_the_upgrade(cli: Cli, at_v019: Path) -> None:
+    result = cli(at_v019, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--dry-run", "--diff")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "dry run: " in out and "# Upgrade report: v0.19.0 → v0.20.0\n" in out
+    diff = out.split("--- v0.19.0/helm/kserve-runtime-configs/values.yaml\n", 1)[1].split("\n--- ", 1)[0]
+    assert diff.startswith("+++ v0.20.0/helm/kserve-runtime-configs/values.yaml\n@@ ")
+    assert "\n+    autogluonserver:\n" in diff and "\n+      devShm:\n" in diff
+    assert re.search(r"(?m)^-  version: v0\.19\.0\n\+  version: v0\.20\.0$", diff)
+    # --report - is stdout; --json stays JSON alone
+    plain = cli(at_v019, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--dry-run", "--json")
+    assert json.loads(plain.stdout)["tag"] == "v0.20.0"
+    # at the lock's tag already there is nothing to review
+    same = cli(at_v019, "sync", "v0.19.0", "--source", str(tarball("v0.19.0")), "--dry-run")
+    assert same.returncode == 0 and "Upgrade report" not in same.stdout
+
+
+def test_a_report_needs_a_lock_to_start_from(cli: Cli, project: Path, tmp_path: Path) -> None:
+    result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--report", str(tmp_path / "r.md"))
+    assert_one_line_error(result, 2, "gsvendor.lock.yaml: no lock file, so no version to report the upgrade from")
+    assert not (project / "helm").exists() and not (tmp_path / "r.md").exists()
+
+
+def test_the_report_lists_the_patches_patch_verify_judged(cli: Cli, at_v019: Path, tmp_path: Path) -> None:
+    upstream = Upstream(tmp_path / "upstream", {"pkg/a.go": "package pkg\n\nfunc A() int { return 1 }\n"})
+    upstream.commit({"VERSION": "0.20.0\n"}, "release", tag="v0.20.0")
+    series = at_v019 / "patches/llmisvc"
+    PatchMaker(upstream, "v0.20.0", tmp_path / "work").patch(
+        {"pkg/a.go": "package pkg\n\nfunc A() int { return 2 }\n"}, "pkg: A returns 2", series, 1
+    )
+    (at_v019 / "Dockerfile.llmisvc").write_text(
+        "# renovate: datasource=github-releases depName=kserve/kserve\nARG KSERVE_VERSION=v0.20.0\n"
+        "FROM golang:1.25.8 AS builder\nCOPY patches/llmisvc/ /patches/\n"
+    )
+    verified = cli(at_v019, "patch-verify", "--source", upstream.url, "--json")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    (tmp_path / "patches.json").write_text(verified.stdout)
+    report = tmp_path / "r.md"
+    result = cli(
+        at_v019,
+        "sync",
+        "v0.20.0",
+        "--source",
+        str(tarball("v0.20.0")),
+        "--dry-run",
+        "--report",
+        str(report),
+        "--patch-report",
+        str(tmp_path / "patches.json"),
+    )
+    assert result.returncode == 0, result.stderr
+    text = report.read_text()
+    assert "## Carried patches (patch-verify at v0.20.0)\n" in text
+    assert "| `0001-pkg-A-returns-2.patch` | applies |" in text
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    refused = cli(at_v019, "sync", "v0.20.0", "--dry-run", "--report", "-", "--patch-report", str(bad))
+    assert_one_line_error(refused, 2, "not gsvendor patch-verify --json output")
+
+
+def test_values_comparison_names_the_topmost_new_key_and_every_path_below() -> None:
+    old = {"a": {"b": 1, "gone": {"x": 1}}, "list": [1]}
+    new = {"a": {"b": 2, "new": {"c": {"d": True}}, "dot.ted": 1}, "list": [1, 2]}
+    added, removed, changed = compare_values(old, new)
+    assert added == ['a."dot.ted"', "a.new"]
+    assert removed == ["a.gone"]
+    assert [(c.path, c.old, c.new) for c in changed] == [("a.b", "1", "2"), ("list", "[1]", "[1, 2]")]
+    assert key_paths(new["a"]["new"], "a.new") == ["a.new.c", "a.new.c.d"]
+
+
+def test_a_dry_run_whose_lock_source_is_gone_notes_the_missing_report(cli: Cli, project: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "kserve-v0.19.0.tar.gz"
+    shutil.copy(tarball("v0.19.0"), copy)
+    assert cli(project, "sync", "v0.19.0", "--source", str(copy)).returncode == 0
+    copy.unlink()
+    dry = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "note: no upgrade report: " in dry.stderr and "kserve-v0.19.0.tar.gz" in dry.stderr
+    assert "Upgrade report" not in dry.stdout and "dry run: " in dry.stdout
+    asked = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--dry-run", "--report", "-")
+    assert_one_line_error(asked, 2, "kserve-v0.19.0.tar.gz")
