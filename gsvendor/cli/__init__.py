@@ -1,0 +1,15 @@
+"""The command line: parse arguments, call the workflows, map typed errors to exit codes.
+
+Exit codes: 0 ok, 1 a check failed, 2 usage or input error. Every user mistake is one line on
+stderr (``error: …``), never a traceback. Heavy modules are imported inside commands so
+``gsvendor --help`` starts fast.
+
+The package: app.py (the typer application, global options, error mapping), commands.py (one
+function per command), main.py (the console entry point).
+"""
+
+from gsvendor.cli import commands  # registers the commands on app
+from gsvendor.cli.app import app
+from gsvendor.cli.main import main
+
+__all__ = ["app", "commands", "main"]

@@ -1,0 +1,266 @@
+"""The typer application: global options, error handling and the helpers every command uses."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from typer.core import TyperOption
+
+from gsvendor import __version__
+from gsvendor.errors import printable
+
+app = typer.Typer(
+    name="gsvendor",
+    help=(
+        "Vendor upstream KServe Helm charts with declared Giant Swarm overlays, and check them.\n\n"
+        "Reads the nearest gsvendor.yaml, in the current folder or a parent (as git finds its root), "
+        "unless --config names one. The global options may come before or after the command."
+    ),
+    epilog=(
+        "Examples:\n\n"
+        "  gsvendor sync v0.20.0 --source ../shared/upstream/kserve-v0.20.0.tar.gz\n\n"
+        "  gsvendor verify\n\n"
+        "  gsvendor diff kserve-resources\n\n"
+        "  gsvendor patch-verify\n\n"
+        "  gsvendor versions --check\n\n"
+        "  gsvendor generate --check"
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# the global options (the app callback's) with whether each takes a value; main() moves them in
+# front of the command when given after it (`gsvendor sync -q`)
+GLOBAL_OPTIONS = {
+    "--config": True,
+    "-c": True,
+    "--cache-dir": True,
+    "--quiet": False,
+    "-q": False,
+    "--lock-timeout": True,
+}
+
+
+def _flag_type(self: TyperOption, ctx: Any) -> str | None:
+    """No ``<bool>`` beside a flag in --help: a flag takes no value (``--dry-run true`` would read the tag "true")."""
+    return None if self.is_flag else _option_type(self, ctx)
+
+
+_option_type = TyperOption.display_type_rich
+TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
+
+
+def unwrap_help(text: str | None) -> str | None:
+    """A docstring with its paragraphs joined into one line each, so --help wraps them to the terminal.
+
+    Indented lines (examples) and paragraphs starting with ``[bold]`` keep their line breaks.
+    """
+    if not text:
+        return text
+    import inspect
+
+    paragraphs = []
+    for paragraph in inspect.cleandoc(text).split("\n\n"):
+        lines = paragraph.splitlines()
+        if any(line.startswith(" ") for line in lines) or paragraph.startswith("[bold]"):
+            paragraphs.append(paragraph)
+        else:
+            paragraphs.append(" ".join(line.strip() for line in lines))
+    return "\n\n".join(paragraphs)
+
+
+@dataclass(frozen=True)
+class Globals:
+    """Options shared by every command. ``config`` is ``None`` for the nearest gsvendor.yaml."""
+
+    config: Path | None
+    cache_dir: Path | None
+    quiet: bool
+    lock_timeout: float = 60.0
+
+
+def _cache_dir(value: Path | None) -> Path | None:
+    if value is not None:
+        return value
+    if os.environ.get("GSVENDOR_CACHE_DIR"):
+        return Path(os.environ["GSVENDOR_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gsvendor"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"gsvendor {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _globals(
+    ctx: typer.Context,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            "-c",
+            metavar="FILE",
+            help="Configuration file (default: the nearest gsvendor.yaml in this folder or a parent).",
+        ),
+    ] = None,
+    cache_dir: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="DIR", help="Download cache (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor)."
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    lock_timeout: Annotated[
+        float,
+        typer.Option(
+            help="Seconds to wait for another gsvendor working in the same project before giving up (exit 2).",
+            min=0,
+        ),
+    ] = 60.0,
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print gsvendor's version and exit.", callback=_print_version, is_eager=True),
+    ] = False,
+) -> None:
+    _given(config, "--config")
+    ctx.obj = Globals(config=config, cache_dir=_cache_dir(cache_dir), quiet=quiet, lock_timeout=lock_timeout)
+
+
+def _stderr() -> Any:
+    from rich.console import Console
+
+    from gsvendor.report.layout import StrippedLines
+
+    return Console(file=StrippedLines(sys.stderr), highlight=False)
+
+
+def _stdout() -> Any:
+    from rich.console import Console
+
+    from gsvendor.report.layout import StrippedLines, output_width
+
+    # $COLUMNS, else the terminal's width, else 100 (a CI log): report/layout.py decides for every command
+    return Console(file=StrippedLines(sys.stdout), highlight=False, width=output_width())
+
+
+def handles_errors(function: F) -> F:
+    """Turn :class:`~gsvendor.errors.GsvendorError` into ``error: …`` on stderr and its exit code."""
+
+    @wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from gsvendor.errors import GsvendorError
+
+        try:
+            return function(*args, **kwargs)
+        except GsvendorError as exc:
+            from rich.markup import escape
+
+            console = _stderr()
+            for line in str(exc).splitlines() or [type(exc).__name__]:
+                # escaped: messages quote user text ("[PATCH] …", "[/x]") that is not markup
+                console.print(f"[red]error:[/] {escape(printable(line))}", markup=True, soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: say what state the output is in
+            _interrupted(getattr(exc, "message", None))
+
+    wrapper.__doc__ = unwrap_help(function.__doc__)  # every command's --help, also those added later
+    return wrapper  # type: ignore[return-value]
+
+
+def _load(ctx: typer.Context) -> Any:
+    """The configuration: ``--config``, else the nearest gsvendor.yaml (the project root)."""
+    from gsvendor.config import load_config
+
+    return load_config(ctx.obj.config)
+
+
+def _exclusive(ctx: typer.Context, config: Any) -> Any:
+    """The project lock for a command that writes or reads the output as a whole (finishes an
+    interrupted sync first, saying so on stderr)."""
+    from gsvendor.workflows.guard import exclusive
+
+    def say(line: str) -> None:
+        _stderr().print(printable(line), markup=False, soft_wrap=True)
+
+    return exclusive(config, ctx.obj.lock_timeout, say)
+
+
+def _given(value: str | Path | None, option: str) -> None:
+    """An option given as an empty string is a mistake (an unset CI variable), not "the default".
+
+    typer turns an empty path into ``.``, so a path option may not be ``.`` either.
+    """
+    from gsvendor.errors import UsageError
+
+    empty = isinstance(value, str) and not value.strip()
+    if empty or (isinstance(value, Path) and str(value) == "."):
+        raise UsageError(f"{option} is empty; leave it out for the default")
+
+
+def _fetch_options(
+    ctx: typer.Context, timeout: float = 30.0, retries: int = 3, max_time: float = 300.0, min_rate: float = 1024.0
+) -> Any:
+    from gsvendor.upstream.source import FetchOptions
+
+    return FetchOptions(
+        cache_dir=ctx.obj.cache_dir,
+        timeout=timeout,
+        retries=retries,
+        progress=not ctx.obj.quiet and sys.stderr.isatty(),
+        max_time=max_time,
+        min_rate=min_rate,
+    )
+
+
+def _status(ctx: typer.Context, message: str) -> Any:
+    """A spinner on stderr for long work (a no-op when quiet or not a terminal)."""
+    import contextlib
+
+    if ctx.obj.quiet or not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    return _stderr().status(message)
+
+
+HelmOption = Annotated[
+    str | None,
+    typer.Option(
+        "--helm",
+        help="helm binary (for charts vendored rendered) (default: $GSVENDOR_HELM, .tools/bin/helm, PATH).",
+    ),
+]
+
+SourceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--source",
+        "-s",
+        help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
+        "(default: the GitHub archive of TAG).",
+    ),
+]
+
+
+def _interrupted(message: str | None = None) -> None:
+    print(printable(message or "interrupted; nothing was left half-written"), file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)  # worker threads (registry lookups, renders) must not keep the process alive
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # SIGTERM/SIGHUP roll back like Ctrl-C (writer restores every destination)

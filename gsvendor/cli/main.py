@@ -1,0 +1,85 @@
+"""The console entry point: global options after the command, signals, usage errors in one line."""
+
+from __future__ import annotations
+
+import sys
+
+from rich.markup import escape
+
+from gsvendor.cli.app import GLOBAL_OPTIONS, _interrupt, _interrupted, _stderr, app
+
+
+def global_options_first(args: list[str]) -> list[str]:
+    """``args`` with the global options given after the command moved in front of it.
+
+    ``gsvendor sync v0.20.0 -q --config x.yaml`` reads as ``gsvendor -q --config x.yaml sync v0.20.0``;
+    nothing after ``--`` moves, and a command's own options are left alone.
+    """
+    command = next((i for i, arg in enumerate(args) if not arg.startswith("-") and not _is_value(args, i)), None)
+    if command is None:
+        return args
+    moved: list[str] = []
+    rest: list[str] = []
+    tail = args[command + 1 :]
+    i = 0
+    while i < len(tail):
+        arg = tail[i]
+        if arg == "--":
+            rest += tail[i:]
+            break
+        name = arg.split("=", 1)[0]
+        if name in GLOBAL_OPTIONS:
+            takes_value = int(GLOBAL_OPTIONS[name] and "=" not in arg)
+            moved += tail[i : i + 1 + takes_value]
+            i += 1 + takes_value
+            continue
+        rest.append(arg)
+        i += 1
+    return [*args[:command], *moved, args[command], *rest]
+
+
+def _is_value(args: list[str], index: int) -> bool:
+    """Whether ``args[index]`` is the value of the global option before it (``--config FILE``)."""
+    return index > 0 and GLOBAL_OPTIONS.get(args[index - 1], False) is True
+
+
+def main() -> None:
+    """Console-script entry point (also ``python -m gsvendor``).
+
+    Usage errors (unknown option, missing argument, a value out of range) are one ``error:`` line
+    with exit 2, like every other user mistake. Global options are accepted after the command too.
+    """
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _interrupt)
+    from gsvendor.report.layout import StrippedLines
+
+    # --help and every other print: no line ends in spaces (rich pads its help panels with them)
+    sys.stdout = StrippedLines(sys.stdout)  # type: ignore[assignment]
+    try:
+        code = app(args=global_options_first(sys.argv[1:]), prog_name="gsvendor", standalone_mode=False)
+    except KeyboardInterrupt:
+        _interrupted()
+    except Exception as exc:
+        if type(exc).__name__ == "Abort":  # click's form of a KeyboardInterrupt inside a command
+            _interrupted()
+        # click's usage errors (typer's parser): duck-typed, as typer ships its own copy of click
+        if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
+            raise
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            print(exc.format_message())
+            sys.exit(0)
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+        message = " ".join(exc.format_message().split())
+        _stderr().print(f"[red]error:[/] {escape(message)}{escape(hint)}", soft_wrap=True)
+        sys.exit(exc.exit_code)
+    if code == 130:  # typer turns a KeyboardInterrupt inside a command into exit code 130
+        _interrupted()
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()
