@@ -415,7 +415,8 @@ class _Builder:
                 continue
             comment = text[comment_col:]
             if owner is not None:
-                owner.line_comment = comment
+                # after a "key: &anchor  # text" comment handed to this node, yaml.v3 appends
+                owner.line_comment = f"{owner.line_comment}\n{comment}" if owner.line_comment else comment
             elif text[:comment_col].strip().strip("-").strip():
                 # "key: &anchor  # text" before a block collection: yaml.v3 makes the comment the
                 # line comment of the collection's first entry (its key, or its first item)
