@@ -4,10 +4,16 @@ PYTHON ?= python3
 GSVENDOR := $(VENV)/bin/gsvendor
 TAG ?= v0.20.0
 SOURCE ?= ../shared/upstream/kserve-$(TAG).tar.gz
+# the upstream tags the test suite reads (tests/conftest.py TAGS); CircleCI downloads them
+UPSTREAM_TAGS := v0.19.0 v0.20.0-rc1 v0.20.0
+UPSTREAM_DIR ?= build/upstream
+UPSTREAM_ARCHIVES ?= https://github.com/kserve/kserve/archive/refs/tags
+# the project whose helm/ the chart tests check at its synced tag, besides the fixed tags
+CHART_PROJECT ?= .
 
 .DEFAULT_GOAL := help
 .PHONY: help venv tools sync verify diff generate check-images check-image-registry helm-test \
-	patch-verify versions pre-commit lint test bench bench-images bench-patch-verify bench-resolve
+	chart-tests upstream-archives ci-config patch-verify versions pre-commit lint test bench bench-images bench-patch-verify bench-resolve
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
@@ -20,8 +26,15 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed ## Create .venv with gsvendor and the test tools.
 
-tools: ## Install the pinned helm into .tools/bin (unless present).
+tools: ## Install the pinned helm and yq into .tools/bin (unless present).
 	hack/install-helm.sh
+	hack/install-yq.sh
+
+upstream-archives: ## Download GitHub's archives of the tags the tests read into UPSTREAM_DIR (CircleCI: ../shared/upstream).
+	mkdir -p $(UPSTREAM_DIR)
+	for tag in $(UPSTREAM_TAGS); do \
+	  curl -fsSL --retry 3 -o $(UPSTREAM_DIR)/kserve-$$tag.tar.gz $(UPSTREAM_ARCHIVES)/$$tag.tar.gz; \
+	done
 
 # --- vendoring --------------------------------------------------------------------------------
 
@@ -44,8 +57,10 @@ check-images: venv tools ## Fail on any chart image outside gsoci.azurecr.io/ (a
 
 check-image-registry: check-images ## Alias of check-images (the name the seed README and CI use).
 
-helm-test: venv tools ## The chart tests: the overlays' behaviour rendered with helm, on every upstream tag.
-	$(VENV)/bin/pytest -q tests/test_chart_overlays.py
+helm-test: chart-tests ## The chart tests (CircleCI's chart-tests job): see chart-tests.
+
+chart-tests: venv tools ## The overlays' behaviour rendered with helm on CHART_PROJECT's helm/ (its synced tag) and the fixed tags.
+	GSVENDOR_CHART_PROJECT=$(abspath $(CHART_PROJECT)) $(VENV)/bin/pytest -q tests/test_chart_overlays.py $(PYTEST_ARGS)
 
 patch-verify: venv ## Check patches/llmisvc applies to the pinned upstream (PATCH_SOURCE=… to read it elsewhere).
 	$(GSVENDOR) patch-verify $(if $(PATCH_SOURCE),--source $(PATCH_SOURCE))
@@ -55,6 +70,12 @@ versions: venv ## Check every place the upstream version is written follows Dock
 
 pre-commit: venv ## Run this repository's pre-commit hooks on every file.
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pre-commit run --all-files
+
+ci-config: venv tools ## Merge .circleci/workflows.yml and custom.yml as CircleCI's setup job does, into build/circleci/continue.yml.
+	mkdir -p build/circleci
+	.tools/bin/yq eval-all '. as $$item ireduce ({}; . *+ $$item)' .circleci/workflows.yml .circleci/custom.yml \
+	  > build/circleci/continue.yml
+	$(VENV)/bin/check-jsonschema --builtin-schema vendor.circle-ci .circleci/config.yml build/circleci/continue.yml
 
 lint: venv ## ruff on the code and tests.
 	$(VENV)/bin/ruff check gsvendor tests benchmarks

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -9,6 +10,7 @@ import sys
 import tarfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +20,44 @@ ROOT = Path(__file__).resolve().parent.parent
 UPSTREAM = Path(os.environ.get("GSVENDOR_UPSTREAM_DIR") or ROOT.parent / "shared" / "upstream")
 CHARTS = ("kserve-crd", "kserve-llmisvc-crd", "kserve-resources", "kserve-llmisvc-resources", "kserve-runtime-configs")
 TAGS = ("v0.19.0", "v0.20.0-rc1", "v0.20.0")
+# `make chart-tests` / `make helm-test`: a project whose synced helm/ the chart tests also check, at
+# the tag its lock records (CircleCI: the vendored pin, whatever it is)
+CHART_PROJECT = os.environ.get("GSVENDOR_CHART_PROJECT")
+
+
+def synced_tag(project: Path) -> str:
+    """The tag ``project``'s helm/ was synced at (its gsvendor.lock.yaml); an error when not synced."""
+    from ruamel.yaml import YAML
+
+    lock = project / "gsvendor.lock.yaml"
+    if not lock.is_file() or not (project / "helm").is_dir():
+        raise RuntimeError(f"{project}: no gsvendor.lock.yaml; run make sync there first")
+    return str(YAML(typ="safe").load(lock.read_text())["tag"])
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    if not CHART_PROJECT:
+        return []
+    project = Path(CHART_PROJECT).resolve()
+    return [f"chart tests: {project}/helm synced at {synced_tag(project)}, and the fixed tags {' '.join(TAGS)}"]
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Name the vendored tag the chart tests ran on, even under -q (CI logs)."""
+    if not CHART_PROJECT:
+        return
+    project = Path(CHART_PROJECT).resolve()
+    tag = synced_tag(project)
+    counts = {
+        outcome: sum(
+            f"[vendored-{tag}" in r.nodeid for r in terminalreporter.stats.get(outcome, []) if r.when == "call"
+        )
+        for outcome in ("passed", "failed")
+    }
+    terminalreporter.write_line(
+        f"chart tests on {project}/helm, synced at {tag}: {counts['passed']} passed, {counts['failed']} failed"
+    )
+
 
 if not UPSTREAM.is_dir():  # the suite is about real upstream data: missing data is an error, not a skip
     raise RuntimeError(f"upstream test data not found at {UPSTREAM} (expected ../shared/upstream beside the repo)")
@@ -26,6 +66,12 @@ if not UPSTREAM.is_dir():  # the suite is about real upstream data: missing data
 def tarball(tag: str) -> Path:
     """The upstream archive of ``tag`` in ../shared/upstream."""
     return UPSTREAM / f"kserve-{tag}.tar.gz"
+
+
+def archive_sha256(tag: str) -> str:
+    """The sha256 of the archive of ``tag``, computed: CircleCI's tests job reads GitHub's full
+    archives (make upstream-archives), whose bytes differ from the trimmed ones in ../shared/upstream."""
+    return hashlib.sha256(tarball(tag).read_bytes()).hexdigest()
 
 
 def tree(folder: Path) -> dict[str, bytes]:

@@ -1,6 +1,10 @@
 """The Giant Swarm overlays that change behaviour, proven by rendering with the real helm binary.
 
-Runs for every upstream tag in ../shared/upstream.
+Runs for every upstream tag in ../shared/upstream (a project synced here per tag) and, under
+`make chart-tests` / `make helm-test`, on the synced helm/ of GSVENDOR_CHART_PROJECT at whatever tag
+its lock records (parameter id ``vendored-<tag>``): the pinned version CI vendors. Behaviours that
+depend on the upstream version say so and branch on the tag; the expected lists of image names and
+presets hold for v0.19.0 to v0.20.x, and a tag that changes them fails here by name.
 """
 
 from __future__ import annotations
@@ -9,24 +13,41 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, TAGS, Cli, tarball
+from conftest import CHART_PROJECT, CHARTS, ROOT, TAGS, Cli, synced_tag, tarball
+from packaging.version import Version
 
 from gsvendor.images.render import documents, find_helm, template
 from gsvendor.overlays import yamledit
 
 
-@pytest.fixture(scope="module", params=TAGS)
+def _projects() -> list:
+    params = [pytest.param(("fixed", tag), id=tag) for tag in TAGS]
+    if CHART_PROJECT:
+        tag = synced_tag(Path(CHART_PROJECT))
+        params.append(pytest.param(("vendored", tag), id=f"vendored-{tag}"))
+    return params
+
+
+@pytest.fixture(scope="module", params=_projects())
 def synced(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
-    """A project synced at each upstream tag (once per module and tag)."""
+    """A project synced at each upstream tag (once per module and tag), and the vendored one as it is."""
     import shutil
 
-    tag = request.param
+    kind, tag = request.param
+    if kind == "vendored":
+        return tag, Path(CHART_PROJECT).resolve()
     project = tmp_path_factory.mktemp(f"overlays-{tag}")
     shutil.copy(ROOT / "gsvendor.yaml", project / "gsvendor.yaml")
     shutil.copytree(ROOT / "overlays", project / "overlays")
     result = Cli(tmp_path_factory.mktemp("cache"))(project, "sync", tag, "--source", str(tarball(tag)))
     assert result.returncode == 0, result.stderr
     return tag, project
+
+
+def _lock(project: Path) -> dict:
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe").load((project / "gsvendor.lock.yaml").read_text())
 
 
 def crds(helm: str, chart: Path, *sets: str, namespace: str = "kserve") -> dict[str, dict]:
@@ -68,10 +89,11 @@ def test_llmisvc_crds_follow_the_release_namespace(synced: tuple[str, Path], hel
 def test_inferenceservice_inject_ca_from_is_version_limited(synced: tuple[str, Path]) -> None:
     tag, project = synced
     text = (project / "helm/kserve-crd/templates/serving.kserve.io_inferenceservices.yaml").read_text()
-    # absent upstream up to v0.20.0: the operation is limited to later versions and skipped here
-    assert "inject-ca-from" not in text
-    lock = (project / "gsvendor.lock.yaml").read_text()
-    assert "tag: " + tag in lock
+    if Version(tag) > Version("0.20.0"):  # the overlay's range: upstream carries the annotation
+        assert "    cert-manager.io/inject-ca-from: {{ .Release.Namespace }}/serving-cert\n" in text
+    else:  # absent upstream up to v0.20.0: the operation is limited to later versions and skipped here
+        assert "inject-ca-from" not in text
+    assert _lock(project)["tag"] == tag
 
 
 def test_later_upstream_with_inject_ca_from_gets_release_namespace(tmp_path: Path, extracted, cli: Cli) -> None:
@@ -241,13 +263,18 @@ def test_presets_render_byte_for_byte_with_upstream_registry(synced: tuple[str, 
         set_values=["kserve.llmisvcConfigs.enabled=true", "kserve.llmisvcConfigs.imageRegistry=ghcr.io/llm-d/"],
     )
     assert rendered.ok, rendered.error
-    upstream = (project / "helm/kserve-runtime-configs/files/llmisvcconfigs/resources.yaml").read_text()
-    from conftest import upstream_files
+    path = project / "helm/kserve-runtime-configs/files/llmisvcconfigs/resources.yaml"
+    upstream = path.read_text()
+    if not (CHART_PROJECT and project == Path(CHART_PROJECT).resolve()):  # a fixed tag: the archive's bytes
+        from conftest import upstream_files
 
-    assert (
-        upstream.encode()
-        == upstream_files(tag, "charts/kserve-runtime-configs/")["files/llmisvcconfigs/resources.yaml"]
-    )
+        expected = upstream_files(tag, "charts/kserve-runtime-configs/")["files/llmisvcconfigs/resources.yaml"]
+        assert upstream.encode() == expected
+    else:  # the vendored helm/, at any tag: the lock's sha256 of upstream's bytes
+        import hashlib
+
+        recorded = _lock(project)["charts"]["kserve-runtime-configs"]["files"]["files/llmisvcconfigs/resources.yaml"]
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == recorded["upstream"] == recorded["result"]
     for document in upstream.split("\n---\n"):
         assert document.strip() in rendered.manifests
 
@@ -292,7 +319,7 @@ def test_rollout_strategy_only_in_single_node_workload_presets(synced: tuple[str
 def test_tracing_preset_takes_values(synced: tuple[str, Path], helm: str) -> None:
     tag, project = synced
     docs = presets(helm, project, set_json=('kserve.llmisvcConfigs.tracing={"samplerArg":"1"}',))
-    if tag == "v0.19.0":  # upstream added the tracing preset in v0.20; nothing else may take the values
+    if Version(tag).release < (0, 20):  # upstream added the tracing preset in v0.20; nothing else may take them
         assert "kserve-config-llm-tracing" not in docs
         assert all("tracing" not in d["spec"] for d in docs.values())
         return
@@ -337,3 +364,24 @@ def test_every_rendered_container_image_is_gsoci_with_switches_on(
         workloads = [d for d in docs if d["kind"] in ("Deployment", "DaemonSet", "StatefulSet", "Job")]
         images = [i for d in workloads for i in _images(d)]
         assert images and all(i.startswith(GSOCI) for i in images), images
+
+
+@pytest.mark.parametrize("chart", CHARTS)
+def test_team_label_in_the_common_labels(synced: tuple[str, Path], helm: str, tmp_path: Path, chart: str) -> None:
+    """The labels helper of the chart (found by name in _helpers.tpl) carries the team label and the synced tag."""
+    import shutil
+
+    tag, project = synced
+    helpers = (project / "helm" / chart / "templates/_helpers.tpl").read_text()
+    (helper,) = re.findall(r'define "([\w.-]+\.labels)"', helpers)
+    probe = tmp_path / chart
+    shutil.copytree(project / "helm" / chart, probe)
+    (probe / "templates/zz-probe.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\n  labels:\n"
+        f'    {{{{- include "{helper}" . | nindent 4 }}}}\n'
+    )
+    rendered = template(helm, probe, release="r", namespace="kserve")
+    assert rendered.ok, rendered.error
+    labels = next(d for d in documents(rendered.manifests) if d["metadata"]["name"] == "probe")["metadata"]["labels"]
+    assert labels["application.giantswarm.io/team"] == "bumblebee"
+    assert labels["app.kubernetes.io/version"] == tag
