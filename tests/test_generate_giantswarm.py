@@ -30,19 +30,19 @@ DEVCTL_README = (
     '{{ template "chart.maintainersSection" . }}\n\n{{ template "chart.sourcesSection" . }}\n\n'
     '{{ template "chart.requirementsSection" . }}\n\n{{ template "chart.valuesSection" . }}\n'
 )
-VALUES = """\
-# -- Image of the <main> container & friends.
-image: gsoci.azurecr.io/giantswarm/app:v1
-replicas: 2
-# -- Labels added to every pod.
-podLabels: {}  # @schema additionalProperties: {"type": "string"}
-resources:
-  limits:
-    # -- CPU limit,
-    # two lines with a trailing space 
-    # here.
-    cpu: 500m
-"""  # noqa: W291 - the trailing space is the point
+VALUES = (
+    "# -- Image of the <main> container & friends.\n"
+    "image: gsoci.azurecr.io/giantswarm/app:v1\n"
+    "replicas: 2\n"
+    "# -- Labels added to every pod.\n"
+    'podLabels: {}  # @schema additionalProperties: {"type": "string"}\n'
+    "resources:\n"
+    "  limits:\n"
+    "    # -- CPU limit,\n"
+    "    # two lines with a trailing space \n"  # the trailing space is the point
+    "    # here.\n"
+    "    cpu: 500m\n"
+)
 
 # helm-values-schema-json v2.5.0's own bytes: Schema struct field order ($schema, description,
 # $comment, type, properties, additionalProperties), map keys sorted, <>& escaped, 4 spaces
