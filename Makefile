@@ -12,8 +12,9 @@ UPSTREAM_ARCHIVES ?= https://github.com/kserve/kserve/archive/refs/tags
 CHART_PROJECT ?= .
 
 .DEFAULT_GOAL := help
-.PHONY: help venv tools sync verify diff generate check-images check-image-registry helm-test \
-	chart-tests upstream-archives ci-config patch-verify versions pre-commit lint test bench bench-images bench-patch-verify bench-resolve
+.PHONY: help venv tools sync verify diff generate check-images check-manifests check-image-registry helm-test \
+	chart-tests upstream-archives ci-config patch-verify versions pre-commit lint test bench bench-images bench-manifests \
+	bench-patch-verify bench-resolve
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
@@ -55,6 +56,9 @@ generate: venv ## Regenerate values.schema.json and README.md of the vendored ch
 check-images: venv tools ## Fail on any chart image outside gsoci.azurecr.io/ (after make sync); JUnit in build/.
 	$(GSVENDOR) check-images --junit build/test-results/check-images.xml
 
+check-manifests: venv tools ## Validate rendered custom resources against the charts' CRDs (after make sync); JUnit in build/.
+	$(GSVENDOR) check-manifests --junit build/test-results/check-manifests.xml
+
 check-image-registry: check-images ## Alias of check-images (the name the seed README and CI use).
 
 helm-test: chart-tests ## The chart tests (CircleCI's chart-tests job): see chart-tests.
@@ -89,11 +93,15 @@ test: venv tools lint ## Lint and run the test suite (needs ../shared/upstream).
 bench: venv tools ## Print every benchmark's figures.
 	$(VENV)/bin/python benchmarks/bench_sync.py
 	$(VENV)/bin/python benchmarks/bench_check_images.py
+	$(VENV)/bin/python benchmarks/bench_check_manifests.py
 	$(VENV)/bin/python benchmarks/bench_patch_verify.py
 	$(VENV)/bin/python benchmarks/bench_resolve.py
 
 bench-images: venv tools ## Time check-images against a serial loop of the same helm calls.
 	$(VENV)/bin/python benchmarks/bench_check_images.py
+
+bench-manifests: venv tools ## Time check-images + check-manifests on one rendering against check-images alone.
+	$(VENV)/bin/python benchmarks/bench_check_manifests.py
 
 bench-patch-verify: venv ## Print patch-verify vs clone + git apply figures.
 	$(VENV)/bin/python benchmarks/bench_patch_verify.py

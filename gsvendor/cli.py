@@ -364,6 +364,71 @@ def check_images(
         raise CheckFailed(report_images.run_failure(run))
 
 
+@app.command("check-manifests")
+@handles_errors
+def check_manifests(
+    ctx: typer.Context,
+    chart_dirs: Annotated[
+        list[Path] | None,
+        typer.Argument(metavar="CHART_DIR", help="Chart folders \\[default: every configured chart's dest]."),
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    junit: Annotated[
+        Path | None, typer.Option("--junit", metavar="FILE", help="Write JUnit XML, a test case per chart × variant.")
+    ] = None,
+    helm: Annotated[str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Counts per variant too.")] = False,
+    images: Annotated[
+        bool, typer.Option("--images", help="Run check-images on the same rendering too (one helm run per variant).")
+    ] = False,
+    allow: Annotated[
+        list[str] | None,
+        typer.Option("--allow", metavar="PREFIX", help="With --images: allowed prefix, repeatable (as check-images)."),
+    ] = None,
+) -> None:
+    """Fail on any rendered custom resource the API server would reject or prune.
+
+    Renders each chart in check-images' variants, collects the CustomResourceDefinitions of the
+    charts (rendered, crds/, files/) and validates every object whose group and kind one defines
+    against the served version's openAPIV3Schema: unknown fields are pruned unless
+    x-kubernetes-preserve-unknown-fields, then type, enum, required, pattern, min/max, format.
+    Kinds no CRD defines are counted, not checked. Exit 0 clean, 1 findings or render failures,
+    2 usage error.
+
+    [bold]Examples[/]
+
+      gsvendor check-manifests
+
+      gsvendor check-manifests --images --junit build/test-results/check-manifests.xml
+
+      gsvendor check-manifests helm/kserve-runtime-configs helm/kserve-llmisvc-crd --json
+    """
+    from gsvendor.errors import CheckFailed
+    from gsvendor.report import manifests as report
+    from gsvendor.report.console import print_json
+    from gsvendor.report.junit import write_junit
+    from gsvendor.workflows import check_images as images_workflow
+    from gsvendor.workflows import check_manifests as workflow
+
+    config = images_workflow.load_optional_config(ctx.obj.config, chart_dirs or [])
+    run = workflow.run(
+        config,
+        chart_dirs or [],
+        helm=helm,
+        images=images,
+        allow=allow,
+        progress=lambda message: _status(ctx, message),
+    )
+    if junit is not None:
+        write_junit(junit, "check-manifests", report.run_cases(run))
+    if json_output:
+        print_json(_stdout(), report.run_json(run))
+    else:
+        report.print_run(_stdout(), run, verbose=verbose)
+    if not run.ok:
+        raise CheckFailed(report.run_failure(run))
+
+
 @app.command()
 @handles_errors
 def diff(

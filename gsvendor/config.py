@@ -117,6 +117,21 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 },
             },
         },
+        # check-manifests: the label policy (gsvendor.manifests.check.label_policy)
+        "manifests": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "labels": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        "required": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                        "fail": {"type": "boolean"},
+                    },
+                },
+            },
+        },
         "output": _RELPATH,
         "overlays": _RELPATH,
         "lock": _RELPATH,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from gsvendor.errors import GsvendorError
@@ -58,6 +59,26 @@ def normalize_whitespace(data: bytes) -> bytes:
     """
     if b"\0" in data or not data:
         return data
+    if b"\r" not in data:  # the common case: a clean file costs a few substring searches in C
+        ends_once = len(data) > 1 and data.endswith(b"\n") and not data.endswith(b"\n\n")
+        # one two-byte search; tabs, vertical tabs and form feeds are rare, so memchr rules them out
+        if ends_once and b" \n" not in data and not any(c in data and c + b"\n" in data for c in _RARE_BLANKS):
+            return data
+    elif _CLEAN_END.search(data) and not _TRAILING_BLANK.search(data):
+        return data
+    return _normalize_lines(data)
+
+
+# besides the space, what bytes.rstrip() would remove before a line ending
+_RARE_BLANKS = (b"\t", b"\x0b", b"\x0c")
+# with carriage returns: a blank before \n, \r\n or the end, or a lone \r (splitlines ends a line there)
+_TRAILING_BLANK = re.compile(rb"[ \t\x0b\x0c](?:\r?\n|\Z)|\r(?!\n)")
+# one final \n or \r\n after a line that is not empty
+_CLEAN_END = re.compile(rb"[^\r\n]\r?\n\Z")
+
+
+def _normalize_lines(data: bytes) -> bytes:
+    """:func:`normalize_whitespace` line by line (the reference the fast path must agree with)."""
     lines = data.splitlines(keepends=True)
     out = []
     for line in lines:

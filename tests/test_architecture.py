@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "gsvendor"
-DOMAIN = ("upstream", "overlays", "generate", "vendor", "images", "build")
+DOMAIN = ("upstream", "overlays", "generate", "vendor", "images", "manifests", "build")
 MAX_LINES = 900
 
 

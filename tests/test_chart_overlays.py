@@ -304,8 +304,33 @@ def test_preset_container_override_changes_exactly_one_container(synced: tuple[s
     assert main[0]["image"] == "example.com/vllm:arm64"
 
 
-def test_rollout_strategy_only_in_single_node_workload_presets(synced: tuple[str, Path], helm: str) -> None:
-    _, project = synced
+def test_rollout_strategy_is_refused_where_the_crd_lacks_it(synced: tuple[str, Path], helm: str) -> None:
+    """Every tag here predates v0.21: its LLMInferenceServiceConfig CRD has no spec.rolloutStrategy and
+    the API server would prune the value (check-manifests, issue 17), so rendering fails, naming it."""
+    tag, project = synced
+    rendered = template(
+        helm,
+        project / "helm/kserve-runtime-configs",
+        set_values=["kserve.llmisvcConfigs.enabled=true", "kserve.llmisvcConfigs.rolloutStrategy.type=RollingUpdate"],
+    )
+    assert not rendered.ok
+    assert f"LLMInferenceServiceConfig CRD of KServe {tag} has no spec.rolloutStrategy" in rendered.error
+    assert presets(helm, project)  # unset, the presets render
+
+
+def test_rollout_strategy_only_in_single_node_workload_presets(tmp_path: Path, cli: Cli, helm: str) -> None:
+    """On a version whose CRD has the field (the guard's range excluded, as from v0.21) the value
+    lands in the single-node workload presets only."""
+    import shutil
+
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(ROOT / "gsvendor.yaml", project / "gsvendor.yaml")
+    shutil.copytree(ROOT / "overlays", project / "overlays")
+    overlay = project / "overlays/60-runtime-configs.yaml"
+    overlay.write_text(overlay.read_text().replace('versions: "<0.21.0-rc0"', 'versions: "<0.0.1"'))
+    result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
+    assert result.returncode == 0, result.stderr
     docs = presets(helm, project, "kserve.llmisvcConfigs.rolloutStrategy.type=RollingUpdate")
     with_rollout = sorted(n for n, d in docs.items() if "rolloutStrategy" in d["spec"])
     assert with_rollout == [

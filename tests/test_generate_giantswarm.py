@@ -367,11 +367,6 @@ kserve:
       kserve-config-llm-decode-template:
         main: registry.example.com/vllm-arm64:v0.11.0
         llm-d-routing-sidecar: registry.example.com/routing-sidecar:v0.9.0
-    rolloutStrategy:
-      type: RollingUpdate
-      rollingUpdate:
-        maxSurge: 0
-        maxUnavailable: 1
     tracing:
       samplerArg: "0.5"
 """
@@ -386,6 +381,22 @@ def test_every_documented_override_passes_the_strict_schema(synced: Path, helm: 
     assert rendered.ok, rendered.error
     assert "image: registry.example.com/routing-sidecar:v0.9.0" in rendered.manifests
     assert "image: registry.example.com/vllm-arm64:v0.11.0" in rendered.manifests
+
+
+def test_rollout_strategy_passes_the_schema_and_meets_the_crd_guard(synced: Path, helm: str, tmp_path: Path) -> None:
+    """The schema admits any rolloutStrategy; at v0.20.0 the overlay's guard (no spec.rolloutStrategy in
+    the CRD before v0.21) is what refuses it, after the schema check."""
+    values = tmp_path / "rollout.yaml"
+    values.write_text(
+        "kserve:\n  llmisvcConfigs:\n    enabled: true\n    rolloutStrategy:\n      type: RollingUpdate\n"
+        "      rollingUpdate: {maxSurge: 0, maxUnavailable: 1}\n"
+    )
+
+    rendered = template(helm, synced / "helm/kserve-runtime-configs", values_files=[values])
+
+    assert not rendered.ok
+    assert "schema" not in rendered.error
+    assert "kserve.llmisvcConfigs.rolloutStrategy is set, but the LLMInferenceServiceConfig CRD" in rendered.error
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,11 @@ Variants of a chart, each one ``helm template`` run (in parallel, helm is a subp
 * each variant declared in the configuration (values files, ``set``, optional ``expectFailure``).
 
 ``values.yaml`` is searched once per chart, as its own group.
+
+The rendering is a step of its own (:func:`render_charts` → a :class:`Rendering` of one
+:class:`RenderedVariant` per chart × variant), shared with check-manifests: each check is a
+consumer run on every render in the worker that made it (:func:`images_consumer` here), so
+``gsvendor check-manifests --images`` runs helm once per variant for both.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
@@ -396,7 +401,7 @@ def split_documents(stream: str) -> list[str]:
     return chunks
 
 
-def scan_manifests(manifests: str) -> tuple[list[Found], list[Skipped], int, int]:
+def scan_manifests(manifests: str, chunks: list[str] | None = None) -> tuple[list[Found], list[Skipped], int, int]:
     """Split helm output into documents and find their references.
 
     Returns ``(found, skipped, documents, crds)``. CustomResourceDefinitions are recognised on
@@ -404,7 +409,7 @@ def scan_manifests(manifests: str) -> tuple[list[Found], list[Skipped], int, int
     megabytes (parsing them would cost seconds per render). Other documents that do not mention
     ``image`` anywhere (case-insensitively, so ``*_IMAGE`` and ``…Image`` count) cannot hold a
     reference and are not parsed either, except ConfigMaps: their keys that are not JSON are
-    listed as skipped whatever they hold. Raises nothing.
+    listed as skipped whatever they hold. ``chunks``: ``manifests`` already split. Raises nothing.
     """
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
@@ -413,7 +418,7 @@ def scan_manifests(manifests: str) -> tuple[list[Found], list[Skipped], int, int
     found: list[Found] = []
     skipped: list[Skipped] = []
     documents = crds = 0
-    for chunk in split_documents(manifests):
+    for chunk in split_documents(manifests) if chunks is None else chunks:
         if not _CONTENT.search(chunk):  # empty, or only helm's "# Source:" comment
             continue
         documents += 1
@@ -448,11 +453,51 @@ def render_variant(
     variant declared to fail that renders is a problem too (the guard it tests is gone). Raises
     :class:`~gsvendor.errors.ToolError` only when helm cannot run at all.
     """
+    return judge_rendered(render_one(helm, chart, variant, prepared=prepared), allow)
+
+
+@dataclass
+class RenderedVariant:
+    """One ``helm template`` run of a chart variant, shared by every check that reads manifests.
+
+    ``manifests``: helm's output (empty when it failed); ``error``: helm's message, without its
+    ``--debug`` advice; ``outcome``: the variant's verdict on the render itself —
+    ``expected_failure`` when it failed as declared, ``problem`` when it failed undeclared, failed
+    with another message, or rendered although declared to fail; ``outputs``: what each consumer
+    of :func:`render_charts` made of it, by consumer name.
+    """
+
+    chart: ChartTarget
+    variant: Variant
+    manifests: str = ""
+    error: str | None = None
+    expected_failure: bool = False
+    problem: str | None = None
+    seconds: float = 0.0
+    outputs: dict[str, Any] = field(default_factory=dict)
+    _chunks: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def rendered(self) -> bool:
+        """Whether helm rendered without error."""
+        return self.error is None
+
+    def chunks(self) -> list[str]:
+        """``manifests`` split into YAML documents (:func:`split_documents`), once for every consumer."""
+        if self._chunks is None:
+            self._chunks = split_documents(self.manifests)
+        return self._chunks
+
+
+def render_one(helm: str, chart: ChartTarget, variant: Variant, prepared: bool = False) -> RenderedVariant:
+    """Run helm for ``variant`` of ``chart`` and judge the render against ``expect_failure``.
+
+    Raises :class:`~gsvendor.errors.ToolError` only when helm cannot run at all.
+    """
     from gsvendor.images import render
 
     start = time.perf_counter()
-    result = VariantResult(chart=chart, variant=variant)
-    rendered = render.template(
+    output = render.template(
         helm,
         chart.path,
         values_files=variant.values_files,
@@ -460,10 +505,11 @@ def render_variant(
         set_json=variant.set_json,
         prepared=prepared,
     )
+    result = RenderedVariant(chart=chart, variant=variant)
     expect = variant.expect_failure
-    if not rendered.ok:
-        # helm's advice to pass --debug concerns its own command line, not check-images'
-        result.error = (rendered.error or "").removesuffix(" Use --debug flag to render out invalid YAML")
+    if not output.ok:
+        # helm's advice to pass --debug concerns its own command line, not the check's
+        result.error = (output.error or "").removesuffix(" Use --debug flag to render out invalid YAML")
         if expect is not None and expect.search(result.error):
             result.expected_failure = True
         elif expect is not None:
@@ -471,12 +517,28 @@ def render_variant(
         else:
             result.problem = f"failed to render: {result.error}"
     else:
-        result.rendered = True
+        result.manifests = output.manifests
         if expect is not None:
             result.problem = f"rendered, but is declared to fail (expectFailure /{expect.pattern}/)"
-        found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests)
-        result.references = [judge(item, allow) for item in found]
     result.seconds = time.perf_counter() - start
+    return result
+
+
+def judge_rendered(rendered: RenderedVariant, allow: Sequence[str]) -> VariantResult:
+    """check-images' view of one render: every image reference in it judged by ``allow``. Raises nothing."""
+    start = time.perf_counter()
+    result = VariantResult(
+        chart=rendered.chart,
+        variant=rendered.variant,
+        rendered=rendered.rendered,
+        error=rendered.error,
+        expected_failure=rendered.expected_failure,
+        problem=rendered.problem,
+    )
+    if rendered.rendered:
+        found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered.chunks())
+        result.references = [judge(item, allow) for item in found]
+    result.seconds = rendered.seconds + time.perf_counter() - start
     return result
 
 
@@ -542,6 +604,96 @@ def _chart_size(path: Path) -> int:
     return total
 
 
+Consumer = Callable[[RenderedVariant], Any]
+
+
+@dataclass
+class Rendering:
+    """Every chart × variant rendered once: what check-images and check-manifests both read.
+
+    ``variants`` in chart order, each chart's in plan order; ``values``: each chart's values.yaml
+    (by chart index).
+    """
+
+    charts: list[ChartTarget]
+    variants: list[RenderedVariant]
+    values: list[ChartValues]
+    seconds: float = 0.0
+
+    def of(self, chart: ChartTarget) -> list[RenderedVariant]:
+        """The renders of ``chart``."""
+        return [r for r in self.variants if r.chart is chart]
+
+
+def render_charts(
+    charts: Sequence[ChartTarget],
+    settings: ImagesConfig,
+    helm: str,
+    consumers: Mapping[str, Consumer] | None = None,
+    jobs: int | None = None,
+) -> Rendering:
+    """Render every variant (:func:`plan_variants`) of every chart, in parallel, once.
+
+    Each of ``consumers`` (name → function) runs on every render in the worker that rendered it,
+    so its parsing overlaps the other helm processes; its return value lands in
+    ``RenderedVariant.outputs[name]``. ``jobs``: parallel renders (default: one per CPU). Raises
+    :class:`~gsvendor.errors.ToolError` when helm cannot run.
+    """
+    from gsvendor.images.render import renderable_copy
+
+    start = time.perf_counter()
+    hooks = dict(consumers or {})
+    workers = jobs or os.cpu_count() or 2
+    # Longest first (the CRD charts render megabytes): the pool then finishes close to the longest render.
+    order = sorted(range(len(charts)), key=lambda i: -_chart_size(charts[i].path))
+    futures: dict[tuple[int, str], Future[RenderedVariant]] = {}
+    values: dict[int, ChartValues] = {}
+    plans: dict[int, list[Variant]] = {}
+    with ExitStack() as copies, ThreadPoolExecutor(max_workers=workers, thread_name_prefix="helm") as pool:
+        # One renderable copy per chart, shared by its variants (helm only reads it). defaults needs
+        # no values.yaml, so those renders start before the values files are read.
+        prepared: dict[int, ChartTarget] = {}
+        for i in order:
+            copy = copies.enter_context(renderable_copy(charts[i].path))
+            prepared[i] = ChartTarget(name=charts[i].name, path=copy, label=charts[i].label)
+            futures[(i, DEFAULTS)] = pool.submit(_render, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks)
+        for i in order:
+            values[i] = load_values(charts[i])
+            plans[i] = plan_variants(values[i].data, settings.chart(charts[i].name))
+            for variant in plans[i][1:]:
+                futures[(i, variant.name)] = pool.submit(_render, helm, charts[i], prepared[i], variant, hooks)
+        rendered = [futures[(i, variant.name)].result() for i in range(len(charts)) for variant in plans[i]]
+    return Rendering(
+        charts=list(charts),
+        variants=rendered,
+        values=[values[i] for i in range(len(charts))],
+        seconds=time.perf_counter() - start,
+    )
+
+
+def images_consumer(settings: ImagesConfig, allow: Sequence[str] | None = None) -> Consumer:
+    """The check-images consumer of :func:`render_charts`: a render → its :class:`VariantResult`."""
+    prefixes = tuple(allow) if allow else settings.allow
+    return lambda rendered: judge_rendered(rendered, prefixes)
+
+
+def images_result(rendering: Rendering, settings: ImagesConfig, allow: Sequence[str] | None = None) -> CheckResult:
+    """check-images' result from a rendering made with :func:`images_consumer` under ``"images"``
+    (a render without that output is judged here). Each chart's values.yaml is judged too."""
+    prefixes = tuple(allow) if allow else settings.allow
+    results: list[VariantResult] = []
+    for i, chart in enumerate(rendering.charts):
+        for rendered in rendering.of(chart):
+            results.append(rendered.outputs.get("images") or judge_rendered(rendered, prefixes))
+        values = rendering.values[i]
+        group = VariantResult(chart=chart, variant=Variant(VALUES), problem=values.error)
+        if values.data is not None:
+            found = values_references(values.data, VALUES, values.lines)
+            group.references = [judge(item, prefixes) for item in found]
+        results.append(group)
+    return CheckResult(allow=prefixes, charts=list(rendering.charts), results=results, seconds=rendering.seconds)
+
+
 def check_images(
     charts: Sequence[ChartTarget],
     settings: ImagesConfig,
@@ -554,43 +706,18 @@ def check_images(
     ``allow`` replaces ``settings.allow`` when given (``--allow``). ``jobs``: parallel renders
     (default: one per CPU). Raises :class:`~gsvendor.errors.ToolError` when helm cannot run.
     """
-    from gsvendor.images.render import renderable_copy
-
     start = time.perf_counter()
-    prefixes = tuple(allow) if allow else settings.allow
-    workers = jobs or os.cpu_count() or 2
-    # Longest first (the CRD charts render megabytes): the pool then finishes close to the longest render.
-    order = sorted(range(len(charts)), key=lambda i: -_chart_size(charts[i].path))
-    futures: dict[tuple[int, str], Future[VariantResult]] = {}
-    values_results: dict[int, VariantResult] = {}
-    plans: dict[int, list[Variant]] = {}
-    with ExitStack() as copies, ThreadPoolExecutor(max_workers=workers, thread_name_prefix="helm") as pool:
-        # One renderable copy per chart, shared by its variants (helm only reads it). defaults needs
-        # no values.yaml, so those renders start before the values files are read.
-        prepared: dict[int, ChartTarget] = {}
-        for i in order:
-            copy = copies.enter_context(renderable_copy(charts[i].path))
-            prepared[i] = ChartTarget(name=charts[i].name, path=copy, label=charts[i].label)
-            futures[(i, DEFAULTS)] = pool.submit(_render, helm, charts[i], prepared[i], Variant(DEFAULTS), prefixes)
-        for i in order:
-            chart = charts[i]
-            values = load_values(chart)
-            plans[i] = plan_variants(values.data, settings.chart(chart.name))
-            for variant in plans[i][1:]:
-                futures[(i, variant.name)] = pool.submit(_render, helm, chart, prepared[i], variant, prefixes)
-            group = VariantResult(chart=chart, variant=Variant(VALUES), problem=values.error)
-            if values.data is not None:
-                found = values_references(values.data, VALUES, values.lines)
-                group.references = [judge(item, prefixes) for item in found]
-            values_results[i] = group
-        results: list[VariantResult] = []
-        for i in range(len(charts)):
-            results.extend(futures[(i, variant.name)].result() for variant in plans[i])
-            results.append(values_results[i])
-    return CheckResult(allow=prefixes, charts=list(charts), results=results, seconds=time.perf_counter() - start)
-
-
-def _render(helm: str, chart: ChartTarget, copy: ChartTarget, variant: Variant, allow: Sequence[str]) -> VariantResult:
-    result = render_variant(helm, copy, variant, allow, prepared=True)
-    result.chart = chart
+    rendering = render_charts(charts, settings, helm, {"images": images_consumer(settings, allow)}, jobs=jobs)
+    result = images_result(rendering, settings, allow)
+    result.seconds = time.perf_counter() - start
     return result
+
+
+def _render(
+    helm: str, chart: ChartTarget, copy: ChartTarget, variant: Variant, consumers: Mapping[str, Consumer]
+) -> RenderedVariant:
+    rendered = render_one(helm, copy, variant, prepared=True)
+    rendered.chart = chart
+    for name, consume in consumers.items():
+        rendered.outputs[name] = consume(rendered)
+    return rendered

@@ -39,6 +39,58 @@ def parse_pointer(pointer: str) -> list[str]:
 
 
 def _compose(text: str) -> Any:
+    """The node tree of ``text`` with character-offset marks; libyaml's composer when it can.
+
+    libyaml (ruamel.yaml.clib) gives the same character marks as ruamel's pure-Python composer
+    for every node the edits read, non-ASCII text included — except empty plain scalars, which
+    ruamel marks at the next token, text without a final newline (ends of collections are marked
+    differently) and text :data:`_C_UNSAFE` finds. Those, and anything libyaml rejects, go to the
+    pure-Python composer (whose messages we show).
+    """
+    if text.endswith("\n") and not _C_UNSAFE.search(text):
+        try:
+            root = compose_c(text)
+        except Exception:  # the pure-Python composer decides, and words the error
+            root = _EMPTY
+        if not _has_empty_scalar(root):
+            return root
+    return compose_pure(text)
+
+
+_EMPTY = object()
+
+
+def _has_empty_scalar(root: Any) -> bool:
+    """Whether the tree holds an empty plain scalar (``key:``), which ruamel marks at the next token."""
+    if root is _EMPTY:
+        return True
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if _is_scalar(node):
+            if not node.value and not node.style:
+                return True
+        elif _is_mapping(node):
+            for key, value in node.value:
+                stack += (key, value)
+        else:
+            stack += node.value
+    return False
+
+
+def compose_c(text: str) -> Any:
+    """``text`` composed by libyaml (raises whatever it raises)."""
+    from ruamel.yaml.cyaml import CSafeLoader
+
+    loader = CSafeLoader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
+def compose_pure(text: str) -> Any:
+    """``text`` composed by ruamel's pure-Python round-trip composer; :class:`YamlEditError` when invalid."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
@@ -46,6 +98,28 @@ def _compose(text: str) -> Any:
         return YAML(typ="rt", pure=True).compose(text)
     except YAMLError as exc:
         raise YamlEditError(f"not valid YAML: {' '.join(str(exc).split())}") from None
+
+
+# Text libyaml reads differently from ruamel's pure-Python parser: tabs (libyaml accepts some),
+# NEL and the Unicode line and paragraph separators (line breaks in YAML 1.1, not in 1.2),
+# byte-order marks (not counted in marks) and directives.
+_C_UNSAFE = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^%", re.M)
+
+
+def safe_load(text: str) -> Any:
+    """``text`` as plain Python data (YAML 1.2 types): parsed by libyaml, built by ruamel's safe constructor.
+
+    Text :data:`_C_UNSAFE` finds and text libyaml rejects go to ruamel's pure-Python parser,
+    which decides (and raises its errors).
+    """
+    from ruamel.yaml import YAML
+
+    if not _C_UNSAFE.search(text):
+        try:
+            return YAML(typ="safe").load(text)
+        except Exception:  # the pure-Python parser decides, and words the error
+            pass
+    return YAML(typ="safe", pure=True).load(text)
 
 
 def _is_mapping(node: Any) -> bool:
@@ -89,10 +163,8 @@ def is_plain_safe(value: str) -> bool:
     # YAML 1.1 (helm's parser) still reads these as booleans or null; 1.2 parsers read strings
     if value.lower() in _YAML11_SPECIAL or _YAML11_NUMBER.fullmatch(value):
         return False
-    from ruamel.yaml import YAML
-
     try:
-        return YAML(typ="safe", pure=True).load(f"k: {value}\n") == {"k": value}
+        return safe_load(f"k: {value}\n") == {"k": value}
     except Exception:
         return False
 
@@ -294,9 +366,7 @@ def delete(text: str, pointer: str) -> str:
 
 def get_value(text: str, pointer: str) -> Any:
     """The plain Python value at ``pointer`` (``KeyError`` when absent)."""
-    from ruamel.yaml import YAML
-
-    data = YAML(typ="safe", pure=True).load(text)
+    data = safe_load(text)
     for key in parse_pointer(pointer):
         if not isinstance(data, dict) or key not in data:
             raise KeyError(pointer)

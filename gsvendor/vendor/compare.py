@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -15,6 +17,11 @@ class FileDiff:
     text: str
 
 
+# Files with fewer lines than this are diffed whole; longer ones have their common head and tail
+# trimmed first, so the line matcher's cost grows with the change, not with the file.
+TRIM_ABOVE = 2000
+
+
 def unified(path: str, before: bytes | None, after: bytes | None, labels: tuple[str, str]) -> str:
     """A unified diff (3 lines of context) from ``before`` to ``after``; ``None`` is an absent file."""
     if before == after:
@@ -23,7 +30,7 @@ def unified(path: str, before: bytes | None, after: bytes | None, labels: tuple[
         return f"Binary files {labels[0]}/{path} and {labels[1]}/{path} differ\n"
     old = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
     new = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    lines = difflib.unified_diff(
+    lines = unified_lines(
         old,
         new,
         fromfile=f"{labels[0]}/{path}" if before is not None else "/dev/null",
@@ -33,6 +40,121 @@ def unified(path: str, before: bytes | None, after: bytes | None, labels: tuple[
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
+
+
+def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE) -> list[tuple[int, int, int]]:
+    """difflib's matching blocks of ``old`` and ``new`` (ending with the ``(len, len, 0)`` sentinel).
+
+    Inputs of ``trim_above`` lines or more have their common head and tail matched first and only
+    the middle goes to :class:`difflib.SequenceMatcher` — when no line of the middle also occurs
+    in the head or tail, no match can run across a seam where the middle is empty (:func:`_joins`)
+    and the head and tail each hold a line difflib's autojunk does not call popular. Then the head
+    and tail are blocks difflib itself finds, no match crosses into them, and the middle is matched
+    with the popularity difflib computes for the whole file: the answer is difflib's own (the
+    tests compare it with difflib). Otherwise the whole file is matched.
+    """
+
+    def whole() -> list[tuple[int, int, int]]:
+        return difflib.SequenceMatcher(None, old, new).get_matching_blocks()
+
+    if len(old) + len(new) < trim_above:
+        return whole()
+    limit = min(len(old), len(new))
+    head = _longest(lambda n: old[:n] == new[:n], limit)
+    tail = _longest(lambda n: old[len(old) - n :] == new[len(new) - n :], limit - head)
+    old_middle, new_middle = old[head : len(old) - tail], new[head : len(new) - tail]
+    outer = set(old[:head])
+    outer.update(old[len(old) - tail :])
+    if not outer.isdisjoint(old_middle) or not outer.isdisjoint(new_middle):
+        return whole()
+    if _joins(old, head, tail, new) or _joins(new, head, tail, old):
+        return whole()
+    most = len(new) // 100 + 1  # difflib's autojunk: in 200 lines or more, more copies make a line "popular"
+    if len(new) >= 200:  # difflib finds a head or tail only from a line in it that is not popular
+        counts = Counter(new)
+        for part in (new[:head], new[len(new) - tail :]):
+            if part and all(counts[line] > most for line in part):
+                return whole()
+    middle = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)
+    if len(new) >= 200:
+        for line in [line for line, where in middle.b2j.items() if len(where) > most]:
+            del middle.b2j[line]
+            middle.bpopular.add(line)
+    blocks = [(0, 0, head)] if head else []
+    blocks += [(i + head, j + head, size) for i, j, size in middle.get_matching_blocks() if size]
+    if tail:
+        blocks.append((len(old) - tail, len(new) - tail, tail))
+    merged: list[tuple[int, int, int]] = []
+    for i, j, size in blocks:  # difflib joins adjacent blocks
+        if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
+            merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + size)
+        else:
+            merged.append((i, j, size))
+    merged.append((len(old), len(new), 0))
+    return merged
+
+
+def _longest(equal: Callable[[int], bool], limit: int) -> int:
+    """The largest ``n <= limit`` with ``equal(n)`` (which holds for every smaller n): a binary
+    search of list-slice comparisons, so the lines are compared in C, not one by one in Python."""
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if equal(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _joins(lines: list[str], head: int, tail: int, other: list[str]) -> bool:
+    """Whether ``lines`` has nothing between head and tail and ``other`` holds the two lines that meet there.
+
+    Then a match could run across that seam in ``lines`` and difflib could prefer it to the head.
+    """
+    if len(lines) != head + tail or not head or not tail:
+        return False
+    first, second = lines[head - 1], lines[head]
+    return any(other[j + 1] == second for j in range(len(other) - 1) if other[j] == first)
+
+
+class _Matcher(difflib.SequenceMatcher):
+    """A SequenceMatcher whose matching blocks come from :func:`matching_blocks`."""
+
+    def __init__(self, old: list[str], new: list[str], trim_above: int) -> None:
+        super().__init__(None)
+        self.a, self.b = old, new
+        self.matching_blocks = [difflib.Match(*block) for block in matching_blocks(old, new, trim_above)]
+        self.opcodes = None
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk range as difflib writes it (``start,length``; one-line ranges without the length)."""
+    length = stop - start
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start if not length else start + 1},{length}"
+
+
+def unified_lines(
+    old: list[str], new: list[str], fromfile: str, tofile: str, trim_above: int = TRIM_ABOVE
+) -> list[str]:
+    """The lines of :func:`difflib.unified_diff` (n=3) of ``old`` and ``new``, with head and tail trimmed."""
+    out: list[str] = []
+    for group in _Matcher(old, new, trim_above).get_grouped_opcodes(3):
+        if not out:
+            out += [f"--- {fromfile}\n", f"+++ {tofile}\n"]
+        first, last = group[0], group[-1]
+        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in old[i1:i2]]
+                continue
+            if tag in ("replace", "delete"):
+                out += ["-" + line for line in old[i1:i2]]
+            if tag in ("replace", "insert"):
+                out += ["+" + line for line in new[j1:j2]]
+    return out
 
 
 def compare(before: dict[str, bytes], after: dict[str, bytes], prefix: str, labels: tuple[str, str]) -> list[FileDiff]:

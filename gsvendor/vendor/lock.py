@@ -114,7 +114,12 @@ def render(build: Build, location: str) -> bytes:
             copy.spec.dest: {"source": copy.spec.source, "upstream": sha256(copy.data), "result": sha256(copy.data)}
             for copy in sorted(build.copies, key=lambda c: c.spec.dest)
         }
-    yaml = YAML(typ="rt", pure=True)
+    plain = _plain_everywhere(document)
+    # libyaml's emitter writes what ruamel's round-trip dumper writes when every scalar is a string
+    # both write plain; otherwise the round-trip dumper (None, numbers, quoting) writes it
+    yaml = YAML(typ="safe") if plain else YAML(typ="rt", pure=True)
+    if plain:
+        yaml.sort_base_mapping_type_on_output = False
     yaml.default_flow_style = False
     yaml.width = 4096
     out = StringIO()
@@ -123,9 +128,49 @@ def render(build: Build, location: str) -> bytes:
     return out.getvalue().encode()
 
 
+# strings every YAML 1.1 and 1.2 emitter writes plain: path-like, with a letter no number holds
+_PLAIN = re.compile(r"(?=.*[g-zG-Z])[A-Za-z0-9._/+-]{1,200}")
+_SPECIAL = re.compile(r"(?i)\.?(y|yes|n|no|on|off|true|false|null|nan|inf)|0[oxb].*")
+_DIGEST = re.compile(r"(?=.*[a-df])(?:[0-9a-f]{40}|[0-9a-f]{64})")  # a letter: never a number
+
+
+def _plain(text: str) -> bool:
+    return bool(_DIGEST.fullmatch(text) or (_PLAIN.fullmatch(text) and not _SPECIAL.fullmatch(text)))
+
+
+def _plain_everywhere(data: Any) -> bool:
+    """Whether every key and scalar below ``data`` is a string written plain in any YAML version."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack += item.keys()
+            stack += item.values()
+        elif isinstance(item, list):
+            stack += item
+        elif not (isinstance(item, str) and _plain(item)):
+            return False
+    return True
+
+
+def _load(text: str) -> Any:
+    """The lock's data: parsed by libyaml and built by ruamel's safe constructor (YAML 1.2 types).
+
+    Text libyaml reads differently (tabs, directives, a byte-order mark) and text it rejects go to
+    ruamel's pure-Python parser, which decides and words the errors.
+    """
+    from ruamel.yaml import YAML
+
+    if not re.search(r"[\t\ufeff\x85\u2028\u2029]|^%", text, re.M):
+        try:
+            return YAML(typ="safe").load(text)
+        except Exception:  # the pure-Python parser decides, and words the error
+            pass
+    return YAML(typ="safe", pure=True).load(text)
+
+
 def read(path: Path) -> Lock:
     """Parse the lock file at ``path``. Raises :class:`LockError` when absent or malformed."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
     if path.exists() and not path.is_file():
@@ -133,7 +178,7 @@ def read(path: Path) -> Lock:
     if not path.is_file():
         raise LockError(f"{path.name}: no lock file; run `gsvendor sync TAG` first")
     try:
-        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+        data = _load(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("kind") != KIND:
             raise LockError(f"{path.name}: not a gsvendor lock file (kind: {KIND} expected)")
         source = data["source"]

@@ -184,11 +184,25 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
     return files
 
 
-def _normalized(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
+def _normalized(
+    files: dict[str, bytes], memo: dict[int, tuple[bytes, bytes]] | None = None
+) -> tuple[dict[str, bytes], list[str]]:
+    """``files`` with whitespace fixed, and the paths that changed.
+
+    ``memo`` (by object identity) lets charts cut from the same upstream bytes share one result
+    instead of each holding its own copy.
+    """
     out, changed = {}, []
+    memo = {} if memo is None else memo
     for path in sorted(files):
-        data = normalize_whitespace(files[path])
-        if data != files[path]:
+        original = files[path]
+        known = memo.get(id(original))
+        if known is not None and known[0] is original:
+            data = known[1]
+        else:
+            data = normalize_whitespace(original)
+            memo[id(original)] = (original, data)
+        if data != original:
             changed.append(path)
         out[path] = data
     return out, changed
@@ -213,6 +227,7 @@ def build(
     check_scope(overlays, [c.name for c in config.charts])
     charts = []
     outside = project_reader(config)
+    memo: dict[int, tuple[bytes, bytes]] = {}
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)
         result = apply_overlays(spec.name, upstream, overlays, snapshot.tag)
@@ -228,13 +243,13 @@ def build(
             raise type(exc)(f"{spec.dest}: {exc}") from None
         generated = generated_paths(result.files, overlaid)
         if spec.render is None:
-            files, normalized = _normalized(select_files(spec, overlaid))
+            files, normalized = _normalized(select_files(spec, overlaid), memo)
             upstream = select_files(spec, upstream)
         else:
             if renderer is None:
                 raise ToolError(f"chart {spec.name} is vendored rendered, which needs helm")
             rendered = split_documents(spec, renderer(spec, overlaid))
-            files, normalized = _normalized(rendered)
+            files, normalized = _normalized(rendered, memo)
             # "upstream" of a rendered chart: upstream's chart rendered without overlays
             upstream = split_documents(spec, renderer(spec, upstream)) if result.applied else rendered
         charts.append(

@@ -240,6 +240,51 @@ class _Item:
     node: Node
 
 
+# Text libyaml reads differently from ruamel's pure-Python parser: tabs (libyaml accepts some
+# that ruamel rejects), NEL and the Unicode line and paragraph separators (line breaks in YAML 1.1,
+# not in 1.2), byte-order marks (not counted in marks) and directives (their document's start).
+_C_UNSAFE = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^%", re.M)
+
+
+def _c_events(text: str) -> list[Any] | None:
+    """libyaml's events up to the first document's end, or ``None`` where ruamel's must decide.
+
+    libyaml (ruamel.yaml.clib) gives ruamel's events with the same character marks, except for
+    empty plain scalars (ruamel marks them at the next token), root block scalars, directives,
+    tabs, text without a final newline and streams of several documents; those, and any text
+    libyaml rejects, return ``None`` so the pure-Python parser reads (and words the errors).
+    ``tests/test_speed_paths.py`` compares both parsers on generated text.
+    """
+    if _C_UNSAFE.search(text) or not text.endswith("\n"):
+        return None  # libyaml also marks the ends of text without a final newline differently
+    try:
+        from ruamel.yaml.cyaml import CSafeLoader
+    except ImportError:  # pragma: no cover - ruamel.yaml.clib is a dependency on CPython
+        return None
+    loader = CSafeLoader(text)
+    events: list[Any] = []
+    try:
+        while True:
+            event = loader.get_event()
+            if event is None:
+                break
+            name = type(event).__name__
+            if name == "ScalarEvent" and (
+                (not event.value and not event.style) or (event.style in ("|", ">") and not event.start_mark.column)
+            ):
+                return None  # ruamel marks empty scalars elsewhere; YAML 1.2 reads a root block scalar differently
+            events.append(event)
+            if name == "DocumentEndEvent" and type(loader.get_event()).__name__ != "StreamEndEvent":
+                return None  # ruamel reads ahead into a next document (and may fail there)
+            if name in ("DocumentEndEvent", "StreamEndEvent"):
+                break
+    except Exception:  # libyaml's errors are worded differently: let ruamel's parser decide
+        return None
+    finally:
+        loader.dispose()
+    return events
+
+
 class _Builder:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -256,6 +301,15 @@ class _Builder:
 
     # events ------------------------------------------------------------------------------
     def load_events(self) -> None:
+        """The events of the first document: libyaml's (C) where they are provably the same, else ruamel's."""
+        events = _c_events(self.text)
+        if events is not None:
+            self.events = events
+            return
+        self.load_events_pure()
+
+    def load_events_pure(self) -> None:
+        """The events of the first document from ruamel's pure-Python parser (its errors are ours)."""
         from ruamel.yaml import YAML
         from ruamel.yaml.error import MarkedYAMLError
         from ruamel.yaml.error import YAMLError as RuamelError

@@ -5,7 +5,9 @@ rendered with
   copy (digests kept), and the hardcoded namespace: kserve following .Release.Namespace
   (upstream's kserve-common.replaceNamespace);
 - kserve.llmisvcConfigs.images.<preset>.<container> replacing one container's image;
-- kserve.llmisvcConfigs.rolloutStrategy in the single-node workload presets;
+- kserve.llmisvcConfigs.rolloutStrategy in the single-node workload presets (on versions whose
+  LLMInferenceServiceConfig CRD lacks spec.rolloutStrategy, overlay 60 inserts a guard after
+  $singleNode that fails rendering when it is set);
 - kserve.llmisvcConfigs.tracing merged into the tracing preset's spec.tracing.
 A preset without such an override is emitted as text, byte for byte as upstream's document when
 the registry is ghcr.io/llm-d/ and the release namespace is kserve.

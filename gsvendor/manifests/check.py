@@ -1,0 +1,414 @@
+"""check-manifests: every rendered object whose group and kind a CRD of the project defines,
+validated against the served version's schema (:mod:`gsvendor.manifests.schema`), per chart ×
+variant; and the optional label policy (``manifests.labels`` in gsvendor.yaml).
+
+The renders are check-images' (:func:`gsvendor.images.check.render_charts`): :func:`parse_rendered`
+is the consumer that splits and parses each render in the worker that made it;
+:func:`check_manifests` then collects the CRDs of every render, ``crds/`` and ``files/`` and
+judges the objects. An object identical in several variants is validated once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gsvendor.errors import ConfigError
+from gsvendor.manifests.crds import CRD, CRDError, CRDSet, chart_file_crds
+from gsvendor.manifests.schema import Violation, check
+
+if TYPE_CHECKING:
+    from gsvendor.config import Config
+    from gsvendor.images.check import ChartTarget, RenderedVariant, Rendering
+
+
+CONSUMER = "manifests"
+PRUNED, NOT_SERVED, UNREADABLE = "pruned", "version not served", "not YAML"
+_CONTENT = re.compile(r"^[ \t]*[^#\s]", re.M)
+_SOURCE = re.compile(r"^# Source: (.+)$", re.M)
+
+
+@dataclass(frozen=True)
+class LabelPolicy:
+    """``manifests.labels``: label keys every rendered object must carry; ``fail``: whether an object
+    without one fails the check (otherwise it is reported only)."""
+
+    required: tuple[str, ...] = ()
+    fail: bool = False
+
+
+def label_policy(config: Config | None) -> LabelPolicy:
+    """Read ``manifests.labels`` of ``config`` (schema-validated already); none gives no policy.
+
+    Raises :class:`ConfigError` for an empty label key.
+    """
+    if config is None:
+        return LabelPolicy()
+    section = (config.raw.get("manifests") or {}).get("labels") or {}
+    required = tuple(str(key) for key in section.get("required") or ())
+    if any(not key.strip() for key in required):
+        raise ConfigError(f"{config.path.name}: manifests.labels.required: a label key must not be empty")
+    return LabelPolicy(required=required, fail=bool(section.get("fail", False)))
+
+
+@dataclass
+class Obj:
+    """A rendered object: ``kind``, ``api_version``, ``name``, ``source`` (helm's template path),
+    ``labels``; ``data`` parsed from ``text`` only when read (most objects are never validated)."""
+
+    kind: str
+    api_version: str
+    name: str
+    source: str | None
+    labels: Mapping[str, Any]
+    text: str = field(default="", repr=False)
+    parsed: Any = field(default=None, repr=False)
+
+    @property
+    def data(self) -> Any:
+        """The object as parsed YAML (ruamel's safe loader)."""
+        if self.parsed is None:
+            from ruamel.yaml import YAML
+
+            self.parsed = next((d for d in YAML(typ="safe").load_all(self.text) if isinstance(d, dict)), {})
+        return self.parsed
+
+    @property
+    def label(self) -> str:
+        """``LLMInferenceServiceConfig/kserve-config-llm-template``."""
+        return f"{self.kind}/{self.name}"
+
+    @property
+    def group(self) -> str:
+        """The API group of ``apiVersion`` (empty for the core group)."""
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def version(self) -> str:
+        """The version of ``apiVersion``."""
+        return self.api_version.rpartition("/")[2]
+
+
+_TOP = re.compile(r"^(kind|apiVersion):[ \t]*(.*?)[ \t]*$", re.M)
+_META = re.compile(r"^metadata:[ \t]*\n((?:[ \t]+\S.*\n?|[ \t]*\n)*)", re.M)
+_PAIR = re.compile(r"""([A-Za-z0-9_./-]+|"[^"\\]*"|'[^']*'):(?:[ \t]+(.*?))?[ \t]*""")
+_SIMPLE = re.compile(r"""[A-Za-z0-9_./-]*|"[^"\\]*"|'[^']*'""")
+
+
+def read_header(chunk: str) -> tuple[str, str, str, dict[str, str]] | None:
+    """``(kind, apiVersion, metadata.name, metadata.labels)`` of one rendered document read from its
+    text, or ``None`` when the layout is not the plain one helm's templates write (then the caller
+    parses it). Raises nothing."""
+    found = _TOP.findall(chunk)
+    top = dict(found)
+    meta = _META.search(chunk)
+    if len(found) != 2 or len(top) != 2 or not meta:
+        return None
+    lines = [line for line in meta.group(1).splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    base = len(lines[0]) - len(lines[0].lstrip(" ")) if lines else 0
+    name, labels, inside = "", {}, None
+    for line in lines:
+        indent = len(line) - len(line.lstrip(" "))
+        match = _PAIR.fullmatch(line.strip())
+        if indent == base:
+            inside = None
+            if not match:
+                return None
+            key, value = match.group(1), match.group(2) or ""
+            if key == "name":
+                name = value
+            elif key == "labels":
+                if value not in ("", "{}"):
+                    return None
+                inside = -1
+        elif inside is not None:
+            if inside == -1:
+                inside = indent
+            if indent != inside or not match or not _SIMPLE.fullmatch(match.group(2) or ""):
+                return None
+            labels[_unquote(match.group(1))] = _unquote(match.group(2) or "")
+    values = (top["kind"], top["apiVersion"], name)
+    if not all(values) or not all(_SIMPLE.fullmatch(v) for v in values):
+        return None
+    kind, api_version, name = (_unquote(v) for v in values)
+    return kind, api_version, name, labels
+
+
+def _unquote(text: str) -> str:
+    return text[1:-1] if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"" else text
+
+
+@dataclass
+class Parsed:
+    """One render split for check-manifests: its objects (CRDs included, for the label policy), its CRD
+    documents as ``(source, text)`` (not parsed), and documents that are not YAML."""
+
+    objects: list[Obj] = field(default_factory=list)
+    crds: list[tuple[str, str]] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+
+
+def parse_rendered(rendered: RenderedVariant) -> Parsed:
+    """The check-manifests consumer of :func:`gsvendor.images.check.render_charts`: parse every
+    document of a render: kind, apiVersion, name and labels read from the text (:func:`read_header`),
+    the document itself parsed only when validated (CRDs are megabytes; most kinds have no CRD).
+    Raises nothing."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    from gsvendor.manifests.crds import CRD_KIND
+
+    parsed = Parsed()
+    if not rendered.rendered:
+        return parsed
+    yaml = YAML(typ="safe")
+    prefix = f"{rendered.chart.name}/"
+    for chunk in rendered.chunks():
+        if not _CONTENT.search(chunk):
+            continue
+        match = _SOURCE.search(chunk)
+        source = match.group(1).strip() if match else None
+        where = f"{rendered.chart.label}/{source.removeprefix(prefix)}" if source else rendered.chart.label
+        head = chunk
+        if CRD_KIND.search(chunk):
+            parsed.crds.append((where, chunk))
+            spec = chunk.find("\nspec:")  # a CRD's header precedes its megabytes of schema
+            head = chunk[:spec] if spec > 0 else chunk
+        header = read_header(head)
+        if header is not None:
+            kind, api_version, name, labels = header
+            parsed.objects.append(Obj(kind, api_version, name, where, labels, chunk))
+            continue
+        try:
+            if head is not chunk:  # an unusual CRD header: the fast loader, not megabytes through libyaml
+                from gsvendor.manifests.crds import load_yaml
+
+                documents = [dict(d) for d in [load_yaml(chunk)] if isinstance(d, Mapping)]
+            else:
+                documents = [d for d in yaml.load_all(chunk) if isinstance(d, dict)]
+        except (YAMLError, ValueError) as exc:
+            parsed.unreadable.append(f"{where}: not YAML: {' '.join(str(exc).split())}")
+            continue
+        for document in documents:
+            metadata = document.get("metadata") if isinstance(document.get("metadata"), Mapping) else {}
+            labels = metadata.get("labels") if isinstance(metadata.get("labels"), Mapping) else {}
+            parsed.objects.append(
+                Obj(
+                    kind=str(document.get("kind") or ""),
+                    api_version=str(document.get("apiVersion") or ""),
+                    name=str(metadata.get("name") or "?"),
+                    source=where,
+                    labels=labels,
+                    parsed=document,
+                )
+            )
+
+    return parsed
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A problem of one object: ``obj`` (``Kind/name``), ``path``, ``problem``, ``message``, ``crd``
+    (the CRD's file) and ``version``."""
+
+    obj: str
+    path: str
+    problem: str
+    message: str
+    crd: str
+    version: str
+    source: str | None = None
+
+
+@dataclass
+class VariantManifests:
+    """check-manifests' result for one chart × variant.
+
+    ``checked``/``not_checked``: objects per kind validated against a CRD, and objects no CRD of the
+    project defines (built-in kinds, cert-manager's, …); ``missing_labels``: ``(object, label)``
+    for the label policy; ``problem``: the render's own problem (as in check-images).
+    """
+
+    chart: ChartTarget
+    variant: str
+    rendered: bool
+    expected_failure: bool = False
+    problem: str | None = None
+    error: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+    checked: Counter[str] = field(default_factory=Counter)
+    not_checked: Counter[str] = field(default_factory=Counter)
+    objects: int = 0
+    labelled: int = 0
+    missing_labels: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def ok(self, policy: LabelPolicy) -> bool:
+        """No render problem, no finding, and (when the policy fails) no missing label."""
+        return self.problem is None and not self.findings and not (policy.fail and self.missing_labels)
+
+
+@dataclass
+class ManifestsResult:
+    """Everything check-manifests found: ``results`` per chart × variant, the ``crds`` collected."""
+
+    charts: list[ChartTarget]
+    results: list[VariantManifests]
+    crds: list[CRD]
+    policy: LabelPolicy
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Whether the check passes (exit 0)."""
+        return all(r.ok(self.policy) for r in self.results)
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Every finding, in chart and variant order."""
+        return [f for r in self.results for f in r.findings]
+
+    def checked(self) -> Counter[str]:
+        """Objects validated, per kind, over every variant."""
+        total: Counter[str] = Counter()
+        for r in self.results:
+            total.update(r.checked)
+        return total
+
+    def not_checked(self) -> Counter[str]:
+        """Objects no CRD defines, per kind, over every variant."""
+        total: Counter[str] = Counter()
+        for r in self.results:
+            total.update(r.not_checked)
+        return total
+
+    @property
+    def problems(self) -> list[VariantManifests]:
+        """Variants that failed to render, or rendered against their declaration."""
+        return [r for r in self.results if r.problem]
+
+
+class _Validators:
+    """Validation results, cached per CRD version and object (an object rendered the same way in
+    several variants is validated once)."""
+
+    def __init__(self) -> None:
+        self.results: dict[tuple[str, str, str], list[Violation]] = {}
+
+    def check(self, crd: CRD, version: Mapping[str, Any], obj: Obj) -> list[Violation]:
+        memo = (crd.name, str(version.get("name")), json.dumps(obj.data, sort_keys=True, default=str))
+        if memo not in self.results:
+            from gsvendor.manifests.fastyaml import NotSimple
+
+            try:
+                self.results[memo] = check(_schema(version), obj.data)
+            except NotSimple:  # YAML the fast loader does not handle, found while reading: parse it all
+                crd.use_strict()
+                self.results[memo] = check(_schema(crd.versions()[str(version.get("name"))]), obj.data)
+        return self.results[memo]
+
+
+def _schema(version: Mapping[str, Any]) -> Any:
+    return ((version.get("schema") or {}).get("openAPIV3Schema")) or {}
+
+
+def check_manifests(rendering: Rendering, policy: LabelPolicy | None = None) -> ManifestsResult:
+    """Validate every object of every render (parsed by :func:`parse_rendered` under
+    :data:`CONSUMER`, or here) against the CRDs found in the renders, ``crds/`` and ``files/``.
+
+    A kind whose group and kind no CRD defines is counted as not checked; an apiVersion whose
+    version the CRD does not list or does not serve is a finding. Raises nothing for chart content.
+    """
+    start = time.perf_counter()
+    policy = policy or LabelPolicy()
+    parsed = {id(r): r.outputs.get(CONSUMER) or parse_rendered(r) for r in rendering.variants}
+    crds = CRDSet()
+    for rendered in rendering.variants:  # rendered first: what helm installs wins
+        crds.add_all(parsed[id(rendered)].crds)
+    for chart in rendering.charts:
+        crds.add_all(chart_file_crds(chart.path, chart.label))
+    validators = _Validators()
+    results = []
+    notes = list(crds.notes)
+    for rendered in rendering.variants:
+        item = VariantManifests(
+            chart=rendered.chart,
+            variant=rendered.variant.name,
+            rendered=rendered.rendered,
+            expected_failure=rendered.expected_failure,
+            problem=rendered.problem,
+            error=rendered.error,
+        )
+        begin = time.perf_counter()
+        split = parsed[id(rendered)]
+        notes.extend(split.unreadable)
+        for obj in split.objects:
+            item.objects += 1
+            _labels(item, obj, policy)
+            if obj.kind == "CustomResourceDefinition":
+                item.not_checked[obj.kind] += 1
+                continue
+            crd = crds.find(obj.group, obj.kind)
+            if crd is None:
+                item.not_checked[obj.kind] += 1
+                continue
+            item.findings.extend(_validate(obj, crd, validators))
+            item.checked[obj.kind] += 1
+        item.seconds = rendered.seconds + time.perf_counter() - begin
+        results.append(item)
+    return ManifestsResult(
+        charts=list(rendering.charts),
+        results=results,
+        crds=sorted(crds.by_name.values(), key=lambda c: c.name),
+        policy=policy,
+        notes=notes,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _labels(item: VariantManifests, obj: Obj, policy: LabelPolicy) -> None:
+    if not policy.required:
+        return
+    missing = [key for key in policy.required if key not in obj.labels]
+    item.missing_labels.extend((obj.label, key) for key in missing)
+    item.labelled += not missing
+
+
+def _validate(obj: Obj, crd: CRD, validators: _Validators) -> list[Finding]:
+    def finding(path: str, problem: str, message: str, version: str) -> Finding:
+        return Finding(obj.label, path, problem, message, crd.source, version, obj.source)
+
+    from gsvendor.manifests.fastyaml import NotSimple
+
+    def lookup() -> tuple[Any, bool, list[str]]:
+        versions = crd.versions()
+        version = versions.get(obj.version)
+        if version is not None and version.get("served", False):
+            return version, True, []
+        return version, False, sorted(name for name, v in versions.items() if v.get("served"))
+
+    try:
+        try:
+            version, serving, served = lookup()
+        except NotSimple:  # YAML the fast loader does not handle: parse the CRD with ruamel
+            crd.use_strict()
+            version, serving, served = lookup()
+    except CRDError as exc:
+        return [finding("(object)", UNREADABLE, str(exc), obj.version)]
+    if not serving:
+        why = "not defined" if version is None else "defined but served: false"
+        return [
+            finding(
+                "apiVersion",
+                NOT_SERVED,
+                f"{obj.api_version}: {why} by {crd.name} (served: {', '.join(served) or 'none'})",
+                obj.version,
+            )
+        ]
+    return [finding(v.path, v.problem, v.message, obj.version) for v in validators.check(crd, version, obj)]

@@ -1,0 +1,227 @@
+"""Reporting check-manifests: tables, JSON, JUnit and the failure summary."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from gsvendor.manifests.check import ManifestsResult, VariantManifests
+    from gsvendor.report.junit import TestCase
+    from gsvendor.workflows.check_manifests import ManifestsRun
+
+
+def _counts(counter: Counter[str]) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"
+
+
+def _coverage(result: ManifestsResult, chart: Any) -> tuple[int, int]:
+    items = [r for r in result.results if r.chart is chart]
+    return sum(r.labelled for r in items), sum(r.objects for r in items)
+
+
+def to_json(result: ManifestsResult) -> dict[str, Any]:
+    """The machine-readable result (``--json``): per chart its variants, counts and findings."""
+    charts = []
+    for chart in result.charts:
+        variants = []
+        for item in (r for r in result.results if r.chart is chart):
+            variants.append(
+                {
+                    "name": item.variant,
+                    "ok": item.ok(result.policy),
+                    "rendered": item.rendered,
+                    "expectedFailure": item.expected_failure,
+                    "problem": item.problem,
+                    "error": item.error,
+                    "objects": item.objects,
+                    "checked": dict(item.checked),
+                    "notChecked": dict(item.not_checked),
+                    "findings": [
+                        {
+                            "object": f.obj,
+                            "path": f.path,
+                            "problem": f.problem,
+                            "message": f.message,
+                            "crd": f.crd,
+                            "version": f.version,
+                            "source": f.source,
+                        }
+                        for f in item.findings
+                    ],
+                    "missingLabels": [{"object": o, "label": label} for o, label in item.missing_labels],
+                    "seconds": round(item.seconds, 3),
+                }
+            )
+        labelled, objects = _coverage(result, chart)
+        entry: dict[str, Any] = {"name": chart.name, "path": chart.label, "variants": variants}
+        if result.policy.required:
+            entry["labelCoverage"] = {"labelled": labelled, "objects": objects}
+        charts.append(entry)
+    return {
+        "ok": result.ok,
+        "summary": {
+            "charts": len(result.charts),
+            "variants": len(result.results),
+            "checked": dict(result.checked()),
+            "notChecked": dict(result.not_checked()),
+            "findings": len(result.findings),
+            "problems": len(result.problems),
+            "seconds": round(result.seconds, 3),
+        },
+        "labels": {"required": list(result.policy.required), "fail": result.policy.fail},
+        "crds": [{"name": c.name, "group": c.group, "kind": c.kind, "source": c.source} for c in result.crds],
+        "notes": result.notes,
+        "charts": charts,
+    }
+
+
+def _failures(item: VariantManifests, result: ManifestsResult) -> list[str]:
+    failures = [f"{f.obj} {f.path}: {f.problem}: {f.message} ({f.crd} {f.version})" for f in item.findings]
+    if item.problem:
+        failures.insert(0, item.problem)
+    if result.policy.fail:
+        failures += [f"{o}: no label {label}" for o, label in item.missing_labels]
+    return failures
+
+
+def junit_cases(result: ManifestsResult) -> list[TestCase]:
+    """One JUnit test case per chart × variant, for CircleCI."""
+    from gsvendor.report.junit import TestCase
+
+    return [
+        TestCase(
+            classname=f"check-manifests.{item.chart.name}",
+            name=item.variant,
+            failures=_failures(item, result),
+            output=f"checked: {_counts(item.checked)}\nnot checked: {_counts(item.not_checked)}",
+            seconds=item.seconds,
+        )
+        for item in result.results
+    ]
+
+
+def print_report(console: Console, result: ManifestsResult, verbose: bool = False) -> None:
+    """A table per chart of the findings (one row per finding, naming every variant that has it),
+    render problems, label coverage, then the objects checked per kind and the totals."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    wide = (
+        console if console.is_terminal else Console(file=console.file, width=max(console.width, 250), highlight=False)
+    )
+    for chart in result.charts:
+        items = [r for r in result.results if r.chart is chart]
+        rows: dict[tuple[str, str, str, str, str, str], list[str]] = {}
+        for item in items:
+            for f in item.findings:
+                rows.setdefault((f.obj, f.path, f.problem, f.message, f.crd, f.version), []).append(item.variant)
+        if rows:
+            table = Table(title=escape(f"{chart.name} ({chart.label})"), title_justify="left")
+            for column in ("variant", "object", "path", "problem", "message", "CRD", "version"):
+                table.add_column(column, overflow="fold")
+            for (obj, path, problem, message, crd, version), variants in rows.items():
+                table.add_row(
+                    ", ".join(variants),
+                    escape(obj),
+                    escape(path),
+                    f"[red]{escape(problem)}[/]",
+                    escape(message),
+                    escape(crd),
+                    escape(version),
+                )
+            wide.print(table)
+        for item in items:
+            label = escape(f"{chart.name} {item.variant}")
+            if item.problem:
+                console.print(f"[red]✗[/] {label}: {escape(item.problem)}", soft_wrap=True)
+            elif item.expected_failure:
+                console.print(f"[green]✓[/] {label}: failed as declared", soft_wrap=True)
+            elif verbose:
+                console.print(f"  {label}: checked {escape(_counts(item.checked))}", soft_wrap=True)
+        if result.policy.required:
+            labelled, objects = _coverage(result, chart)
+            missing = sorted({f"{o} ({label})" for r in items for o, label in r.missing_labels})
+            style = "red" if missing and result.policy.fail else ("yellow" if missing else "green")
+            console.print(
+                f"[{style}]labels[/] {escape(chart.name)}: {labelled}/{objects} object(s) carry "
+                f"{escape(', '.join(result.policy.required))}"
+                + (
+                    f"; missing on {escape(', '.join(missing[:8]))}" + (" …" if len(missing) > 8 else "")
+                    if missing
+                    else ""
+                ),
+                soft_wrap=True,
+            )
+    for note in result.notes:
+        console.print(f"[dim]note: {escape(note)}[/]", soft_wrap=True)
+    checked, skipped = result.checked(), result.not_checked()
+    console.print(f"checked per kind: {escape(_counts(checked))}", soft_wrap=True)
+    console.print(f"[dim]not checked (no CRD in the charts): {escape(_counts(skipped))}[/]", soft_wrap=True)
+    console.print(
+        ("[green]ok[/]: " if result.ok else "")
+        + f"checked {sum(checked.values())} object(s) against {len(result.crds)} CRD(s) in "
+        f"{len(result.results)} variant(s) of {len(result.charts)} chart(s) in {result.seconds:.1f} s: "
+        f"{len(result.findings)} finding(s), {len(result.problems)} variant problem(s)",
+        soft_wrap=True,
+    )
+
+
+def failure_message(result: ManifestsResult) -> str:
+    """The one-line reason check-manifests exits 1."""
+    parts = []
+    findings = sorted({f"{f.obj} {f.path} ({f.problem})" for f in result.findings})
+    if findings:
+        shown = ", ".join(findings[:5]) + (f" and {len(findings) - 5} more" if len(findings) > 5 else "")
+        parts.append(f"{len(findings)} finding(s): {shown}")
+    if result.problems:
+        parts.append(
+            f"{len(result.problems)} variant(s) with problems: "
+            + ", ".join(f"{r.chart.name} {r.variant}" for r in result.problems)
+        )
+    missing = {(o, label) for r in result.results for o, label in r.missing_labels}
+    if result.policy.fail and missing:
+        parts.append(f"{len(missing)} object(s) without a required label")
+    return "check-manifests failed: " + "; ".join(parts)
+
+
+def print_run(console: Console, run: ManifestsRun, verbose: bool = False) -> None:
+    """The check-images report (``--images``), then check-manifests'."""
+    if run.images is not None:
+        from gsvendor.report import images
+
+        images.print_report(console, run.images, verbose=verbose)
+    print_report(console, run.result, verbose=verbose)
+
+
+def run_json(run: ManifestsRun) -> dict[str, Any]:
+    """``check-manifests --json``; with ``--images`` check-images' document under ``images``."""
+    data = to_json(run.result)
+    if run.images is not None:
+        from gsvendor.report import images
+
+        data["images"] = images.to_json(run.images)
+        data["ok"] = run.ok
+    return data
+
+
+def run_cases(run: ManifestsRun) -> list[TestCase]:
+    """JUnit cases: check-images' (``--images``), then one per chart × variant."""
+    from gsvendor.report import images
+
+    return (images.junit_cases(run.images) if run.images is not None else []) + junit_cases(run.result)
+
+
+def run_failure(run: ManifestsRun) -> str:
+    """The one-line failure summary of a run that is not ok."""
+    from gsvendor.report import images
+
+    failures = []
+    if run.images is not None and not run.images.ok:
+        failures.append(images.failure_message(run.images))
+    if not run.result.ok:
+        failures.append(failure_message(run.result))
+    return "; ".join(failures)

@@ -1,0 +1,76 @@
+"""The check-manifests workflow: render every chart in check-images' variants once, validate the
+custom resources against the project's CRDs, and (with ``images``) run check-images on the same
+rendering."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+
+from gsvendor.config import Config
+from gsvendor.errors import UsageError
+from gsvendor.images.check import (
+    CheckResult,
+    chart_targets,
+    images_config,
+    images_consumer,
+    images_result,
+    render_charts,
+)
+from gsvendor.images.render import find_helm
+from gsvendor.manifests.check import CONSUMER, ManifestsResult, check_manifests, label_policy, parse_rendered
+from gsvendor.manifests.schema import warm_up
+
+Progress = Callable[[str], AbstractContextManager[object]]
+
+
+@dataclass(frozen=True)
+class ManifestsRun:
+    """What ``gsvendor check-manifests`` found; ``images``: check-images' result on the same rendering
+    (``--images``)."""
+
+    result: ManifestsResult
+    images: CheckResult | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Both checks pass."""
+        return self.result.ok and (self.images is None or self.images.ok)
+
+
+def run(
+    config: Config | None,
+    chart_dirs: Sequence[Path],
+    *,
+    helm: str | None = None,
+    images: bool = False,
+    allow: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> ManifestsRun:
+    """Render ``chart_dirs`` (default every configured chart's output) in their variants and check them.
+
+    ``images``: judge image references too (check-images, ``allow`` replacing its prefixes). Raises
+    :class:`~gsvendor.errors.UsageError` for ``--allow`` without ``--images`` or an empty prefix,
+    and the domain's errors for a missing chart, helm or a bad configuration (all exit 2).
+    """
+    if allow is not None and not images:
+        raise UsageError("--allow needs --images (it is check-images' policy)")
+    if allow is not None and not all(prefix.strip() for prefix in allow):
+        raise UsageError("--allow: a prefix must not be empty")
+    step = progress or (lambda _message: nullcontext())
+    charts = chart_targets(list(chart_dirs), config)
+    settings = images_config(config)
+    policy = label_policy(config)
+    helm_path = find_helm(helm, project_root=config.root if config else Path.cwd())
+    warm_up()
+    consumers = {CONSUMER: parse_rendered}
+    if images:
+        consumers["images"] = images_consumer(settings, allow)
+    with step(f"rendering {len(charts)} chart(s)"):
+        rendering = render_charts(charts, settings, helm_path, consumers)
+    with step("validating against the CRDs"):
+        result = check_manifests(rendering, policy)
+    result.seconds += rendering.seconds
+    return ManifestsRun(result, images_result(rendering, settings, allow) if images else None)

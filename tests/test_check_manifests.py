@@ -1,0 +1,397 @@
+"""check-manifests (issue 17): rendered custom resources against the CRDs vendored beside them.
+
+The integration tests run on a project synced at upstream v0.20.0 from ../shared/upstream with the
+real helm; the schema tests use small CRDs written here to pin the structural-schema rules.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, Cli, tarball
+
+from gsvendor.manifests import fastyaml
+from gsvendor.manifests.crds import CRD, crd_chunks
+from gsvendor.manifests.schema import check
+
+TAG = "v0.20.0"
+SINGLE_NODE = ("kserve-config-llm-decode-template", "kserve-config-llm-prefill-template", "kserve-config-llm-template")
+LLMISVC_CRD = "helm/kserve-llmisvc-crd/templates/serving.kserve.io_llminferenceserviceconfigs.yaml"
+
+
+def _sync(project: Path, cli: Cli) -> Path:
+    result = cli(project, "sync", TAG, "--source", str(tarball(TAG)))
+    assert result.returncode == 0, result.stderr
+    return project
+
+
+def _project(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    shutil.copy(ROOT / "gsvendor.yaml", folder / "gsvendor.yaml")
+    shutil.copytree(ROOT / "overlays", folder / "overlays")
+    shutil.copytree(ROOT / "hack", folder / "hack")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def cli_module(tmp_path_factory: pytest.TempPathFactory) -> Cli:
+    return Cli(tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture(scope="module")
+def synced(tmp_path_factory: pytest.TempPathFactory, cli_module: Cli) -> Path:
+    """This repository's configuration and overlays, synced at v0.20.0."""
+    return _sync(_project(tmp_path_factory.mktemp("manifests") / "project"), cli_module)
+
+
+def _json(result) -> dict:
+    return json.loads(result.stdout)
+
+
+def test_clean_at_v0_20_0_over_every_variant_with_counts_per_kind(synced: Path, cli_module: Cli) -> None:
+    result = cli_module(synced, "check-manifests")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "checked per kind: LLMInferenceServiceConfig 10, ClusterStorageContainer 4, ClusterServingRuntime 2" in (
+        result.stdout
+    )
+    assert "ok: checked 16 object(s)" in result.stdout
+    # the rollout variant is refused by overlay 60's guard, as declared in gsvendor.yaml
+    assert "kserve-runtime-configs llmisvc-rollout-strategy: failed as declared" in result.stdout
+    data = _json(cli_module(synced, "check-manifests", "--json"))
+    variants = {(c["name"], v["name"]): v for c in data["charts"] for v in c["variants"]}
+    assert set(variants) == {
+        ("kserve-crd", "defaults"),
+        ("kserve-llmisvc-crd", "defaults"),
+        ("kserve-resources", "defaults"),
+        ("kserve-resources", "switches-on"),
+        ("kserve-llmisvc-resources", "defaults"),
+        ("kserve-llmisvc-resources", "switches-on"),
+        ("kserve-runtime-configs", "defaults"),
+        ("kserve-runtime-configs", "switches-on"),
+        ("kserve-runtime-configs", "servingruntime-without-image"),
+        ("kserve-runtime-configs", "llmisvc-rollout-strategy"),
+    }
+    assert all(v["ok"] and not v["findings"] for v in variants.values())
+    assert variants[("kserve-runtime-configs", "switches-on")]["checked"] == {
+        "ClusterServingRuntime": 2,
+        "LLMInferenceServiceConfig": 10,
+    }
+    assert data["summary"]["notChecked"]["Deployment"] == 4  # built-in kinds are counted, not failed
+    crds = {c["name"]: c["source"] for c in data["crds"]}
+    assert crds["llminferenceserviceconfigs.serving.kserve.io"] == LLMISVC_CRD
+    assert "inferencepools.inference.networking.k8s.io" in crds
+    # the label policy reports coverage and does not fail (fail: false)
+    coverage = {c["name"]: c["labelCoverage"] for c in data["charts"]}
+    assert coverage["kserve-llmisvc-resources"]["labelled"] > 0
+
+
+def test_rollout_strategy_is_refused_with_a_clear_message(synced: Path, helm: str) -> None:
+    from gsvendor.images.render import template
+
+    rendered = template(
+        helm,
+        synced / "helm/kserve-runtime-configs",
+        set_values=["kserve.llmisvcConfigs.enabled=true", "kserve.llmisvcConfigs.rolloutStrategy.type=RollingUpdate"],
+    )
+    assert not rendered.ok
+    assert "LLMInferenceServiceConfig CRD of KServe v0.20.0 has no spec.rolloutStrategy" in rendered.error
+
+
+def test_rollout_strategy_without_the_guard_is_pruned_on_the_single_node_presets(
+    tmp_path: Path, cli_module: Cli
+) -> None:
+    """What the guard prevents: the overlay as it was (value rendered on a CRD without the field)."""
+    project = _project(tmp_path / "project")
+    overlay = project / "overlays/60-runtime-configs.yaml"
+    text = overlay.read_text()
+    assert text.count('versions: "<0.21.0-rc0"') == 1
+    overlay.write_text(text.replace('versions: "<0.21.0-rc0"', 'versions: "<0.0.1"'))  # the guard never applies
+    config = project / "gsvendor.yaml"
+    config.write_text(config.read_text().replace('          expectFailure: "has no spec.rolloutStrategy"\n', ""))
+    _sync(project, cli_module)
+    result = cli_module(
+        project, "check-manifests", "helm/kserve-runtime-configs", "helm/kserve-llmisvc-crd", "--junit", "out.xml"
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "spec.rolloutStrategy (pruned)" in result.stderr
+    data = _json(
+        cli_module(project, "check-manifests", "helm/kserve-runtime-configs", "helm/kserve-llmisvc-crd", "--json")
+    )
+    findings = [
+        f
+        for c in data["charts"]
+        for v in c["variants"]
+        if v["name"] == "llmisvc-rollout-strategy"
+        for f in v["findings"]
+    ]
+    assert sorted(f["object"] for f in findings) == [f"LLMInferenceServiceConfig/{n}" for n in SINGLE_NODE]
+    assert {(f["path"], f["problem"], f["crd"], f["version"]) for f in findings} == {
+        ("spec.rolloutStrategy", "pruned", LLMISVC_CRD, "v1alpha2")
+    }
+    junit = (project / "out.xml").read_text()
+    assert 'classname="check-manifests.kserve-runtime-configs" name="llmisvc-rollout-strategy"' in junit
+    assert "<failure" in junit
+
+
+def _preset_chart(folder: Path, synced: Path, edit) -> Path:
+    """A chart rendering one real v0.20.0 preset (kserve-config-llm-template), changed by ``edit``."""
+    from ruamel.yaml import YAML
+
+    presets = (synced / "helm/kserve-runtime-configs/files/llmisvcconfigs/resources.yaml").read_text()
+    docs = [d for d in YAML(typ="safe").load_all(presets) if d]
+    preset = next(d for d in docs if d["metadata"]["name"] == "kserve-config-llm-template")
+    edit(preset)
+    (folder / "templates").mkdir(parents=True)
+    (folder / "Chart.yaml").write_text("apiVersion: v2\nname: presets\nversion: 0.1.0\n")
+    # JSON is YAML; {{ }} in upstream's Go templates must not reach helm's template engine
+    text = json.dumps(preset, indent=1).replace("{{", '{{ "{{" }}')
+    (folder / "templates/preset.yaml").write_text(text + "\n")
+    return folder
+
+
+def _run_on_preset(tmp_path: Path, synced: Path, cli: Cli, edit) -> tuple[int, list[dict], str]:
+    chart = _preset_chart(tmp_path / "presets", synced, edit)
+    crd_chart = synced / "helm/kserve-llmisvc-crd"
+    result = cli(tmp_path, "check-manifests", str(chart), str(crd_chart), "--json")
+    findings = [f for c in _json(result)["charts"] for v in c["variants"] for f in v["findings"]]
+    table = cli(tmp_path, "check-manifests", str(chart), str(crd_chart))
+    return result.returncode, findings, table.stdout + table.stderr
+
+
+def test_wrong_type_fails_naming_object_path_and_crd(tmp_path: Path, synced: Path, cli_module: Cli) -> None:
+    code, findings, text = _run_on_preset(
+        tmp_path, synced, cli_module, lambda p: p["spec"].__setitem__("replicas", "two")
+    )
+    assert code == 1
+    assert [(f["object"], f["path"], f["problem"], f["version"]) for f in findings] == [
+        ("LLMInferenceServiceConfig/kserve-config-llm-template", "spec.replicas", "wrong type", "v1alpha2")
+    ]
+    assert findings[0]["crd"].endswith("kserve-llmisvc-crd/templates/serving.kserve.io_llminferenceserviceconfigs.yaml")
+    assert "'two' is not of type 'integer'" in findings[0]["message"]
+    assert (
+        "spec.replicas" in text
+        and "wrong type" in text
+        and "LLMInferenceServiceConfig/kserve-config-llm-template" in text
+    )
+
+
+def test_missing_required_field_fails(tmp_path: Path, synced: Path, cli_module: Cli) -> None:
+    code, findings, text = _run_on_preset(
+        tmp_path, synced, cli_module, lambda p: p["spec"]["template"]["containers"][0].pop("name")
+    )
+    assert code == 1
+    assert [(f["path"], f["problem"]) for f in findings] == [("spec.template.containers[0].name", "missing required")]
+    assert "missing required" in text and "spec.template.containers[0].name" in text
+    assert findings[0]["crd"].endswith("serving.kserve.io_llminferenceserviceconfigs.yaml")
+
+
+def test_unserved_api_version_fails(tmp_path: Path, synced: Path, cli_module: Cli) -> None:
+    code, findings, text = _run_on_preset(
+        tmp_path, synced, cli_module, lambda p: p.__setitem__("apiVersion", "serving.kserve.io/v1beta1")
+    )
+    assert code == 1
+    assert [(f["object"], f["path"], f["problem"]) for f in findings] == [
+        ("LLMInferenceServiceConfig/kserve-config-llm-template", "apiVersion", "version not served")
+    ]
+    assert "served: v1alpha1, v1alpha2" in findings[0]["message"]
+    assert "version not served" in text
+
+
+def test_fields_under_preserve_unknown_fields_are_accepted(tmp_path: Path, synced: Path, cli_module: Cli) -> None:
+    def edit(preset: dict) -> None:
+        inline = {"apiVersion": "inference.networking.x-k8s.io/v1alpha1", "plugins": [{"type": "x", "any": {"n": 1}}]}
+        preset["spec"].setdefault("router", {}).setdefault("scheduler", {})["config"] = {"inline": inline}
+        preset["spec"]["model"] = {"uri": "hf://org/model", "lora": {"adapters": [{"free": "form"}]}}
+
+    code, findings, _ = _run_on_preset(tmp_path, synced, cli_module, edit)
+    assert (code, findings) == (0, [])
+
+    def beside(preset: dict) -> None:  # the flag holds for its own subtree only
+        edit(preset)
+        preset["spec"]["router"]["scheduler"]["config"]["bogus"] = 1
+
+    code, findings, _ = _run_on_preset(tmp_path / "second", synced, cli_module, beside)
+    assert code == 1
+    assert [(f["path"], f["problem"]) for f in findings] == [("spec.router.scheduler.config.bogus", "pruned")]
+
+
+def test_check_images_and_check_manifests_on_one_rendering(synced: Path, cli_module: Cli) -> None:
+    result = cli_module(synced, "check-manifests", "--images", "--junit", "both.xml")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "87 image reference(s)" in result.stdout or "image reference(s)" in result.stdout
+    assert "ok: checked 16 object(s)" in result.stdout
+    junit = (synced / "both.xml").read_text()
+    assert 'classname="check-images.kserve-runtime-configs"' in junit
+    assert 'classname="check-manifests.kserve-runtime-configs"' in junit
+    data = _json(cli_module(synced, "check-manifests", "--images", "--json"))
+    assert data["ok"] and data["images"]["ok"] and data["images"]["summary"]["variantsRendered"] == 10
+
+
+def test_allow_needs_images(synced: Path, cli_module: Cli) -> None:
+    from conftest import assert_one_line_error
+
+    assert_one_line_error(cli_module(synced, "check-manifests", "--allow", "x/"), 2, "--allow needs --images")
+
+
+def test_label_policy_fails_only_when_configured(tmp_path: Path, synced: Path, cli_module: Cli) -> None:
+    project = tmp_path / "p"
+    shutil.copytree(synced, project, symlinks=True)
+    config = project / "gsvendor.yaml"
+    config.write_text(config.read_text().replace("    fail: false\n", "    fail: true\n"))
+    result = cli_module(project, "check-manifests", "helm/kserve-runtime-configs")
+    assert result.returncode == 1
+    assert "without a required label" in result.stderr
+    assert "labels kserve-runtime-configs: 0/" in result.stdout
+    config.write_text(config.read_text().replace("    fail: true\n", "    fail: maybe\n"))
+    result = cli_module(project, "check-manifests", "helm/kserve-runtime-configs")
+    assert result.returncode == 2 and "manifests.labels.fail" in result.stderr
+
+
+def test_fast_loader_equals_ruamel_on_every_rendered_and_file_crd(synced: Path, helm: str) -> None:
+    from ruamel.yaml import YAML
+
+    from gsvendor.images.render import template
+
+    texts = []
+    for chart in ("kserve-crd", "kserve-llmisvc-crd", "kserve-llmisvc-resources"):
+        rendered = template(helm, synced / "helm" / chart)
+        assert rendered.ok, rendered.error
+        texts += [text for _, text in crd_chunks(rendered.manifests)]
+    for path in (synced / "helm").glob("*/files/**/*.yaml"):
+        texts += [text for _, text in crd_chunks(path.read_text())]
+    fast = 0
+    for text in texts:
+        expected = YAML(typ="safe").load(text)
+        try:
+            assert fastyaml.load(text) == expected
+            assert fastyaml.load_lazy(text) == expected
+            fast += 1
+        except fastyaml.NotSimple:
+            pass
+        crd = CRD.from_text(text, "x")  # name, group, kind read without parsing agree with the document
+        assert (crd.name, crd.group, crd.kind) == (
+            expected["metadata"]["name"],
+            expected["spec"]["group"],
+            expected["spec"]["names"]["kind"],
+        )
+        versions = {v["name"]: v for v in expected["spec"]["versions"]}
+        try:  # the lazy loader meets what it does not handle only when reading; then ruamel parses it
+            assert {n: dict(v) for n, v in crd.versions().items()} == versions
+        except fastyaml.NotSimple:
+            crd.use_strict()
+            assert {n: dict(v) for n, v in crd.versions().items()} == versions
+    assert fast >= 10  # the controller-gen CRDs take the fast path
+
+
+def test_headers_read_from_text_equal_the_parsed_documents(synced: Path, helm: str) -> None:
+    from ruamel.yaml import YAML
+
+    from gsvendor.images.check import split_documents
+    from gsvendor.images.render import template
+    from gsvendor.manifests.check import read_header
+
+    read = 0
+    for chart, sets in (("kserve-resources", []), ("kserve-runtime-configs", ["kserve.llmisvcConfigs.enabled=true"])):
+        rendered = template(helm, synced / "helm" / chart, set_values=sets)
+        for chunk in split_documents(rendered.manifests):
+            documents = [d for d in YAML(typ="safe").load_all(chunk) if isinstance(d, dict)]
+            header = read_header(chunk)
+            if not documents or header is None:
+                continue
+            meta = documents[0]["metadata"]
+            labels = {k: str(v) for k, v in (meta.get("labels") or {}).items()}
+            assert header == (documents[0]["kind"], documents[0]["apiVersion"], meta["name"], labels)
+            read += 1
+    assert read >= 20
+    assert read_header("kind: X\napiVersion: v1\nmetadata:\n  name: n\n  labels: {a: b}\n") is None  # parsed instead
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("a: 1\nb:\n- x\n- 'y: z'\nc: {}\nd: []\ne: yes\nf: null\ng: ~\nh: '0755'\n", None),
+        ("- a: 1\n  b: [1, 2]\n", "flow"),
+        ("a: |\n  text\n", "block"),
+        ("a: b\n  c\n", "multi-line"),
+        ("a: &x 1\nb: *x\n", "anchor"),
+    ],
+)
+def test_fast_loader_parses_the_subset_or_refuses(text: str, value: str | None) -> None:
+    from ruamel.yaml import YAML
+
+    if value is None:
+        assert fastyaml.load(text) == YAML(typ="safe").load(text)
+    else:
+        with pytest.raises(fastyaml.NotSimple):
+            fastyaml.load(text)
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "spec": {
+            "type": "object",
+            "required": ["size"],
+            "properties": {
+                "size": {"type": "integer", "minimum": 1, "maximum": 5},
+                "port": {"x-kubernetes-int-or-string": True},
+                "mode": {"type": "string", "enum": ["a", "b"]},
+                "name": {"type": "string", "pattern": "^[a-z]+$"},
+                "free": {
+                    "type": "object",
+                    "x-kubernetes-preserve-unknown-fields": True,
+                    "properties": {"strict": {"type": "object", "properties": {"x": {"type": "string"}}}},
+                },
+                "raw": {
+                    "type": "object",
+                    "x-kubernetes-embedded-resource": True,
+                    "x-kubernetes-preserve-unknown-fields": True,
+                },
+                "map": {"type": "object", "additionalProperties": {"type": "string"}},
+                "list": {"type": "array", "items": {"type": "object", "properties": {"v": {"type": "string"}}}},
+                "ip": {"type": "string", "format": "ipv4"},
+            },
+        }
+    },
+}
+
+
+def _problems(spec: dict) -> list[tuple[str, str]]:
+    obj = {"apiVersion": "x.io/v1", "kind": "X", "metadata": {"name": "n", "labels": {"a": "b"}}, "spec": spec}
+    return [(v.path, v.problem) for v in check(SCHEMA, obj)]
+
+
+def test_schema_rules() -> None:
+    assert _problems({"size": 2, "port": 80, "mode": "a", "name": "ok", "map": {"k": "v"}, "list": [{"v": "s"}]}) == []
+    assert _problems({"size": 2, "port": "http"}) == []  # int-or-string
+    assert _problems({"size": 2, "port": 1.5}) == [("spec.port", "wrong type")]
+    assert _problems({}) == [("spec.size", "missing required")]
+    assert _problems({"size": 9}) == [("spec.size", "out of range")]
+    assert _problems({"size": 1, "mode": "c", "name": "A1"}) == [
+        ("spec.mode", "not in enum"),
+        ("spec.name", "pattern mismatch"),
+    ]
+    assert _problems({"size": 1, "extra": 1, "list": [{"v": "s", "w": 1}]}) == [
+        ("spec.extra", "pruned"),
+        ("spec.list[0].w", "pruned"),
+    ]
+    # preserve-unknown-fields keeps its own unknown fields; a nested object with properties prunes again
+    assert _problems({"size": 1, "free": {"anything": {"deep": 1}, "strict": {"x": "s", "y": 1}}}) == [
+        ("spec.free.strict.y", "pruned")
+    ]
+    # an embedded resource needs apiVersion and kind; its metadata is an ObjectMeta
+    assert _problems({"size": 1, "raw": {"apiVersion": "v1", "kind": "Pod", "spec": {}}}) == []
+    assert _problems({"size": 1, "raw": {"spec": {}}}) == [
+        ("spec.raw.apiVersion", "missing required"),
+        ("spec.raw.kind", "missing required"),
+    ]
+    assert _problems({"size": 1, "raw": {"apiVersion": "v1", "kind": "Pod", "metadata": {"nome": "x"}}}) == [
+        ("spec.raw.metadata.nome", "pruned")
+    ]
+    assert _problems({"size": 1, "ip": "300.1.1.1"}) == [("spec.ip", "bad format")]
+    assert _problems({"size": 1, "mode": None}) == []  # a null of a non-nullable field is pruned, not an error
+    obj = {"apiVersion": "x.io/v1", "kind": "X", "metadata": {"name": "n", "bogus": 1}, "spec": {"size": 1}, "top": 1}
+    assert [(v.path, v.problem) for v in check(SCHEMA, obj)] == [("metadata.bogus", "pruned"), ("top", "pruned")]

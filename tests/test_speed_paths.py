@@ -1,0 +1,205 @@
+"""The fast paths give the bytes of the slow ones: trimmed diffs, whitespace normalisation, C-parsed YAML."""
+
+from __future__ import annotations
+
+import difflib
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gsvendor.files import _normalize_lines, normalize_whitespace
+from gsvendor.generate.golang import yaml_v3
+from gsvendor.overlays import yamledit
+from gsvendor.vendor import compare
+
+LINES = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "  d: e\n", "ü\n", "x", "\n"]), max_size=40)
+
+
+def _difflib(old: list[str], new: list[str]) -> list[str]:
+    return list(difflib.unified_diff(old, new, fromfile="f", tofile="t"))
+
+
+@settings(max_examples=500, deadline=None)
+@given(LINES, LINES)
+def test_trimmed_diff_is_difflibs_diff(old: list[str], new: list[str]) -> None:
+    assert compare.unified_lines(old, new, "f", "t", trim_above=0) == _difflib(old, new)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 10**6), min_size=0, max_size=300, unique=True), st.data())
+def test_trimmed_diff_of_a_local_edit(base: list[int], data: st.DataObject) -> None:
+    """A long file with an edit somewhere: the trimmed path is taken and still gives difflib's text."""
+    old = [f"line {n}\n" for n in base] + ["common\n"] * 3
+    at = data.draw(st.integers(0, len(old)))
+    cut = data.draw(st.integers(0, 5))
+    added = data.draw(st.lists(st.sampled_from(["new 1\n", "new 2\n", "common\n"]), max_size=6))
+    new = old[:at] + added + old[at + cut :]
+    assert compare.unified_lines(old, new, "f", "t", trim_above=0) == _difflib(old, new)
+
+
+def test_trimmed_diff_of_a_large_file_with_popular_lines() -> None:
+    """autojunk's popularity is judged on the whole file, as difflib does."""
+    old = [f"{n % 7}\n" if n % 3 else f"unique {n}\n" for n in range(5000)]
+    new = old[:2500] + ["x\n", "y\n", "x\n"] * 30 + old[2510:]
+    assert compare.unified_lines(old, new, "f", "t") == _difflib(old, new)
+    new = old[:2500] + [f"z{n % 3}\n" for n in range(300)] + old[2500:]
+    assert compare.unified_lines(old, new, "f", "t") == _difflib(old, new)
+
+
+WHITESPACE_BYTES = st.lists(
+    st.sampled_from([b"a", b"b", b" ", b"\t", b"\x0b", b"\x0c", b"\r", b"\n", b"\r\n", b"\xc3\xbc"])
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(WHITESPACE_BYTES)
+def test_fast_whitespace_normalisation_is_the_line_loop(parts: list[bytes]) -> None:
+    data = b"".join(parts)
+    assert normalize_whitespace(data) == _normalize_lines(data)
+
+
+def test_clean_files_are_returned_as_they_are() -> None:
+    for data in (b"a\n", b"a: b\n  c: d\n", b"a\r\nb\r\n", b"\xc3\xbc\n"):
+        assert normalize_whitespace(data) is data
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from(["0\n", "1\n", "2\n", "unique\n"]), min_size=200, max_size=260),
+    st.integers(0, 260),
+    st.integers(0, 3),
+    st.lists(st.sampled_from(["1\n", "2\n", "x\n", "y\n"]), max_size=4),
+)
+def test_trimmed_diff_where_autojunk_calls_lines_popular(base: list[str], at: int, cut: int, added: list[str]) -> None:
+    """Files of 200 lines or more: difflib ignores popular lines when it looks for matches."""
+    old = [line if line != "unique\n" else f"unique {n}\n" for n, line in enumerate(base)]
+    new = old[:at] + added + old[at + cut :]
+    for one, other in ((old, new), (new, old)):
+        assert compare.unified_lines(one, other, "f", "t", trim_above=0) == _difflib(one, other)
+
+
+# YAML-ish text: keys, values, indentation, flow, quotes, block scalars, anchors, comments, non-ASCII
+YAML_PIECES = st.lists(
+    st.sampled_from(
+        [
+            *("a", "ü", "😀", "k: ", "k:", ":", " ", "  ", "\n", "- ", "-", "[", "]", "{", "}", ", ", "'", '"', "|"),
+            *(">-", "&x ", "*x", "# c", " #ü", "? ", "---\n", "...\n", "!!str ", "\\\\", "1", "null", "~", "\r\n"),
+            *("\t", "\u2028", "\x85", "\ufeff", "%YAML 1.2\n", "é"),
+        ]
+    ),
+    max_size=30,
+)
+
+
+def _event_keys(events: list) -> list[tuple]:
+    """What yaml_v3's builder reads of each event (it reads no marks of document and stream ends)."""
+    keys: list[tuple] = []
+    for event in events:
+        name = type(event).__name__
+        if name in ("DocumentEndEvent", "StreamEndEvent", "StreamStartEvent"):
+            keys.append((name,))
+            continue
+        start, end = event.start_mark, event.end_mark
+        value, style, tag = (
+            getattr(event, "value", None),
+            getattr(event, "style", None) or None,
+            getattr(event, "tag", None),
+        )
+        flow = bool(getattr(event, "flow_style", None))
+        keys.append((name, value, style, tag, getattr(event, "anchor", None), flow))
+        keys.append((start.line, start.column, start.index, end.line, end.column, end.index))
+    return keys
+
+
+@settings(max_examples=400, deadline=None)
+@given(YAML_PIECES)
+def test_libyaml_events_are_ruamels_events(pieces: list[str]) -> None:
+    """Where yaml_v3 takes libyaml's events they are ruamel's, marks (character offsets) included."""
+    text = "".join(pieces).replace("\r\n", "\n")
+    fast = yaml_v3._c_events(text)
+    builder = yaml_v3._Builder(text)
+    try:
+        builder.load_events_pure()
+    except yaml_v3.YAMLError:
+        assert fast is None  # the error is ruamel's to word
+        return
+    if fast is not None:
+        assert _event_keys(fast) == _event_keys(builder.events)
+
+
+def _node_keys(node, out: list) -> list:
+    kind = type(node).__name__
+    style = (node.style or None) if kind == "ScalarNode" else node.flow_style
+    value = node.value if kind == "ScalarNode" else None
+    out.append((kind, node.tag, value, style, node.start_mark.index, node.start_mark.column))
+    out.append((node.end_mark.index, node.end_mark.column))
+    children = node.value if kind != "ScalarNode" else []
+    for child in children:
+        for part in child if isinstance(child, tuple) else (child,):
+            _node_keys(part, out)
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(YAML_PIECES)
+def test_libyaml_composed_marks_are_ruamels(pieces: list[str]) -> None:
+    """The YAML editor's nodes have ruamel's character marks, libyaml composing or not."""
+    text = "".join(pieces)
+    try:
+        slow = yamledit.compose_pure(text)
+    except yamledit.YamlEditError:
+        return
+    fast = yamledit._compose(text)
+    if fast is None or slow is None:
+        assert fast is slow
+        return
+    assert _node_keys(fast, []) == _node_keys(slow, [])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "ü", "b c", "😀"]), st.sampled_from(["x", "ö ü", "", "1"]), min_size=1))
+def test_yaml_edits_are_the_same_with_either_composer(values: dict[str, str]) -> None:
+    text = "# héllo\n" + yamledit.render_block({"top": values, "ünï": {"k": "v"}}, 0) + "\n# tail\n"
+    fast = yamledit.set_value(text, "/ünï/new", "😀")
+    yamledit_compose = yamledit._compose
+    try:
+        yamledit._compose = yamledit.compose_pure
+        slow = yamledit.set_value(text, "/ünï/new", "😀")
+    finally:
+        yamledit._compose = yamledit_compose
+    assert fast == slow
+
+
+LOCK_TEXT = st.text(alphabet="abefgxyzAEXY019._/+-: ü'\"#", max_size=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(LOCK_TEXT, st.one_of(LOCK_TEXT, st.lists(LOCK_TEXT, max_size=3)), max_size=4))
+def test_lock_dump_with_libyaml_is_the_round_trip_dump(data: dict) -> None:
+    """Where the lock writer takes libyaml's emitter, its text is ruamel's round-trip text."""
+    from io import StringIO
+
+    from ruamel.yaml import YAML
+
+    from gsvendor.vendor import lock
+
+    document = {"charts": {"c": {"files": data, "overlays": ["10-a", "x"]}}}
+    if not lock._plain_everywhere(document):
+        return
+    texts = []
+    fast = YAML(typ="safe")
+    fast.sort_base_mapping_type_on_output = False
+    for yaml in (fast, YAML(typ="rt", pure=True)):
+        yaml.default_flow_style = False
+        yaml.width = 4096
+        out = StringIO()
+        yaml.dump(document, out)
+        texts.append(out.getvalue())
+    assert texts[0] == texts[1]
+
+
+def test_lock_digests_are_plain() -> None:
+    from gsvendor.vendor import lock
+
+    assert lock._plain("0b605e186c8bbfb17672c07d51e56abff05cad1982d3b67efd0e6691313549e1")
+    assert not lock._plain("0b101") and not lock._plain("yes") and not lock._plain("1e5")
