@@ -93,7 +93,7 @@ TALLIES: dict[str, Tally] = {}
 
 
 def tally(name: str) -> Tally:
-    """The session-wide tally called ``name`` (printed in pytest's summary)."""
+    """The session-wide tally called ``name`` (tests/conftest.py prints every tally in the summary)."""
     return TALLIES.setdefault(name, Tally())
 
 
