@@ -14,7 +14,7 @@ CHART_PROJECT ?= .
 .DEFAULT_GOAL := help
 .PHONY: help venv tools sync verify diff generate check-images check-manifests check-image-registry helm-test \
 	chart-tests upstream-archives ci-config patch-verify versions pre-commit lint test bench bench-images bench-manifests \
-	bench-patch-verify bench-resolve
+	bench-patch-verify bench-resolve bench-swap
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
@@ -73,7 +73,7 @@ versions: venv ## Check every place the upstream version is written follows Dock
 	$(GSVENDOR) versions --check
 
 pre-commit: venv ## Run this repository's pre-commit hooks on every file.
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/pre-commit run --all-files
+	$(VENV)/bin/pre-commit run --all-files
 
 ci-config: venv tools ## Merge .circleci/workflows.yml and custom.yml as CircleCI's setup job does, into build/circleci/continue.yml.
 	mkdir -p build/circleci
@@ -96,6 +96,7 @@ bench: venv tools ## Print every benchmark's figures.
 	$(VENV)/bin/python benchmarks/bench_check_manifests.py
 	$(VENV)/bin/python benchmarks/bench_patch_verify.py
 	$(VENV)/bin/python benchmarks/bench_resolve.py
+	$(VENV)/bin/python hack/swap_torture.py
 
 bench-images: venv tools ## Time check-images against a serial loop of the same helm calls.
 	$(VENV)/bin/python benchmarks/bench_check_images.py
@@ -108,3 +109,6 @@ bench-patch-verify: venv ## Print patch-verify vs clone + git apply figures.
 
 bench-resolve: venv ## Time check-images --resolve lookups of 100 references against a local docker-registry.
 	$(VENV)/bin/python benchmarks/bench_resolve.py
+
+bench-swap: venv ## SIGKILL/TERM/INT at every step of sync's swap, then the next syncs; counts (REAL=1: v0.19.0 → v0.20.0).
+	$(VENV)/bin/python hack/swap_torture.py $(if $(REAL),--real)

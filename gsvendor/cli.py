@@ -17,13 +17,17 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.markup import escape
+from typer.core import TyperOption
+
+from gsvendor import __version__
+from gsvendor.errors import printable
 
 app = typer.Typer(
     name="gsvendor",
     help=(
         "Vendor upstream KServe Helm charts with declared Giant Swarm overlays, and check them.\n\n"
-        "Reads gsvendor.yaml (upstream repository, charts, output folder, overlays folder) from the "
-        "current folder unless --config names another."
+        "Reads the nearest gsvendor.yaml, in the current folder or a parent (as git finds its root), "
+        "unless --config names one. The global options may come before or after the command."
     ),
     epilog=(
         "Examples:\n\n"
@@ -43,14 +47,47 @@ app = typer.Typer(
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# the global options (the app callback's) with whether each takes a value; main() moves them in
+# front of the command when given after it (`gsvendor sync -q`)
+GLOBAL_OPTIONS = {"--config": True, "-c": True, "--cache-dir": True, "--quiet": False, "-q": False, "--lock-timeout": True}
+
+
+def _flag_type(self: TyperOption, ctx: Any) -> str | None:
+    """No ``<bool>`` beside a flag in --help: a flag takes no value (``--dry-run true`` would read the tag "true")."""
+    return None if self.is_flag else _option_type(self, ctx)
+
+
+_option_type = TyperOption.display_type_rich
+TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
+
+
+def unwrap_help(text: str | None) -> str | None:
+    """A docstring with its paragraphs joined into one line each, so --help wraps them to the terminal.
+
+    Indented lines (examples) and paragraphs starting with ``[bold]`` keep their line breaks.
+    """
+    if not text:
+        return text
+    import inspect
+
+    paragraphs = []
+    for paragraph in inspect.cleandoc(text).split("\n\n"):
+        lines = paragraph.splitlines()
+        if any(line.startswith(" ") for line in lines) or paragraph.startswith("[bold]"):
+            paragraphs.append(paragraph)
+        else:
+            paragraphs.append(" ".join(line.strip() for line in lines))
+    return "\n\n".join(paragraphs)
+
 
 @dataclass(frozen=True)
 class Globals:
-    """Options shared by every command."""
+    """Options shared by every command. ``config`` is ``None`` for the nearest gsvendor.yaml."""
 
-    config: Path
+    config: Path | None
     cache_dir: Path | None
     quiet: bool
+    lock_timeout: float = 60.0
 
 
 def _cache_dir(value: Path | None) -> Path | None:
@@ -62,33 +99,62 @@ def _cache_dir(value: Path | None) -> Path | None:
     return Path(base) / "gsvendor"
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"gsvendor {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _globals(
     ctx: typer.Context,
-    config: Annotated[Path, typer.Option("--config", "-c", help="Configuration file.", show_default=True)] = Path(
-        "gsvendor.yaml"
-    ),
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            "-c",
+            metavar="FILE",
+            help="Configuration file (default: the nearest gsvendor.yaml in this folder or a parent).",
+        ),
+    ] = None,
     cache_dir: Annotated[
         Path | None,
-        typer.Option(help="Download cache (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor)."),
+        typer.Option(
+            metavar="DIR", help="Download cache (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor)."
+        ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
+    lock_timeout: Annotated[
+        float,
+        typer.Option(
+            help="Seconds to wait for another gsvendor working in the same project before giving up (exit 2).",
+            min=0,
+        ),
+    ] = 60.0,
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print gsvendor's version and exit.", callback=_print_version, is_eager=True),
+    ] = False,
 ) -> None:
-    ctx.obj = Globals(config=config, cache_dir=_cache_dir(cache_dir), quiet=quiet)
+    _given(config, "--config")
+    ctx.obj = Globals(config=config, cache_dir=_cache_dir(cache_dir), quiet=quiet, lock_timeout=lock_timeout)
 
 
 def _stderr() -> Any:
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    from gsvendor.report.layout import StrippedLines
+
+    return Console(file=StrippedLines(sys.stderr), highlight=False)
 
 
 def _stdout() -> Any:
     from rich.console import Console
 
-    # a CI log is not a terminal: rich would assume 80 columns and cut tables; COLUMNS still wins
-    wide = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160
-    return Console(highlight=False, width=wide)
+    from gsvendor.report.layout import StrippedLines, output_width
+
+    # $COLUMNS, else the terminal's width, else 100 (a CI log): report/layout.py decides for every command
+    return Console(file=StrippedLines(sys.stdout), highlight=False, width=output_width())
 
 
 def handles_errors(function: F) -> F:
@@ -106,16 +172,31 @@ def handles_errors(function: F) -> F:
             console = _stderr()
             for line in str(exc).splitlines() or [type(exc).__name__]:
                 # escaped: messages quote user text ("[PATCH] …", "[/x]") that is not markup
-                console.print(f"[red]error:[/] {escape(line)}", markup=True, soft_wrap=True)
+                console.print(f"[red]error:[/] {escape(printable(line))}", markup=True, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: say what state the output is in
+            _interrupted(getattr(exc, "message", None))
 
-    return wrapper  # type: ignore[return-value]  # KeyboardInterrupt goes on to main(), which exits at once
+    wrapper.__doc__ = unwrap_help(function.__doc__)  # every command's --help, also those added later
+    return wrapper  # type: ignore[return-value]
 
 
 def _load(ctx: typer.Context) -> Any:
+    """The configuration: ``--config``, else the nearest gsvendor.yaml (the project root)."""
     from gsvendor.config import load_config
 
     return load_config(ctx.obj.config)
+
+
+def _exclusive(ctx: typer.Context, config: Any) -> Any:
+    """The project lock for a command that writes or reads the output as a whole (finishes an
+    interrupted sync first, saying so on stderr)."""
+    from gsvendor.workflows.guard import exclusive
+
+    def say(line: str) -> None:
+        _stderr().print(printable(line), markup=False, soft_wrap=True)
+
+    return exclusive(config, ctx.obj.lock_timeout, say)
 
 
 def _given(value: str | Path | None, option: str) -> None:
@@ -130,7 +211,9 @@ def _given(value: str | Path | None, option: str) -> None:
         raise UsageError(f"{option} is empty; leave it out for the default")
 
 
-def _fetch_options(ctx: typer.Context, timeout: float = 30.0, retries: int = 3) -> Any:
+def _fetch_options(
+    ctx: typer.Context, timeout: float = 30.0, retries: int = 3, max_time: float = 300.0, min_rate: float = 1024.0
+) -> Any:
     from gsvendor.upstream.source import FetchOptions
 
     return FetchOptions(
@@ -138,6 +221,8 @@ def _fetch_options(ctx: typer.Context, timeout: float = 30.0, retries: int = 3) 
         timeout=timeout,
         retries=retries,
         progress=not ctx.obj.quiet and sys.stderr.isatty(),
+        max_time=max_time,
+        min_rate=min_rate,
     )
 
 
@@ -179,11 +264,19 @@ def sync(
     ] = None,
     source: SourceOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the plan; write nothing.")] = False,
-    force: Annotated[bool, typer.Option(help="Replace hand edits, keeping a backup of them.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace hand edits, keeping a backup of them.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every file change.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="A table per chart and every file change, not only the summary.")
+    ] = False,
     timeout: Annotated[float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1)] = 30.0,
     retries: Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10)] = 3,
+    max_time: Annotated[
+        float, typer.Option(help="Seconds for the whole fetch: every HTTP attempt, or every git run.", min=1)
+    ] = 300.0,
+    min_rate: Annotated[
+        float, typer.Option(help="Bytes/s below which a download is dropped (averaged over --timeout).", min=0)
+    ] = 1024.0,
     helm: HelmOption = None,
 ) -> None:
     """Vendor the charts of upstream TAG into the output folder, with the overlays applied.
@@ -196,21 +289,31 @@ def sync(
 
       gsvendor sync v0.20.0 --source ../shared/upstream/kserve-v0.20.0.tar.gz
 
-      gsvendor sync v0.20.0 --source https://github.com/kserve/kserve.git --dry-run
+      gsvendor sync v0.21.0 --dry-run   [dim]# the plan, nothing written[/]
 
       gsvendor sync   [dim]# the version Dockerfile.llmisvc pins[/]
     """
     from gsvendor.report import console as report
     from gsvendor.workflows import sync as workflow
 
+    if tag is not None and tag.lower() in ("true", "false", "yes", "no", "on", "off"):
+        from gsvendor.errors import UsageError
+
+        raise UsageError(f"{tag!r} is not an upstream tag: the flags (--dry-run, --force, --json, -v) take no value")
     config = _load(ctx)
     if tag is None:
         from gsvendor.build.versions import read_pin
 
         tag = read_pin(config).value
-    with _status(ctx, f"syncing {tag}"):
+    with _exclusive(ctx, config), _status(ctx, f"syncing {tag}"):
         result = workflow.sync(
-            config, tag, source, _fetch_options(ctx, timeout, retries), dry_run=dry_run, force=force, helm=helm
+            config,
+            tag,
+            source,
+            _fetch_options(ctx, timeout, retries, max_time, min_rate),
+            dry_run=dry_run,
+            force=force,
+            helm=helm,
         )
     if json_output:
         report.print_json(_stdout(), report.sync_summary(result))
@@ -222,24 +325,37 @@ def sync(
 @handles_errors
 def verify(
     ctx: typer.Context,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source",
+            "-s",
+            help="Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 "
+            "must match).",
+        ),
+    ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     helm: HelmOption = None,
 ) -> None:
     """Prove the output is upstream plus the declared overlays: rebuild from the lock and compare.
 
     Exit 0 when every file is identical; exit 1 with a unified diff (expected → actual) of
-    every undeclared change.
+    every undeclared change. --source reads the locked upstream from another place (a copy of
+    the archive, a mirror); its sha256 must still be the lock's.
 
-    [bold]Example[/]
+    [bold]Examples[/]
 
       gsvendor verify
+
+      gsvendor verify --source ~/Downloads/kserve-v0.20.0.tar.gz
     """
     from gsvendor.report import console as report
     from gsvendor.workflows import sync as workflow
 
     config = _load(ctx)
-    with _status(ctx, "rebuilding from the lock"):
-        lock, diffs = workflow.verify(config, _fetch_options(ctx), helm)
+    _given(source, "--source")
+    with _exclusive(ctx, config), _status(ctx, "rebuilding from the lock"):
+        lock, diffs = workflow.verify(config, _fetch_options(ctx), helm, source=source)
     out = _stdout()
     if json_output:
         report.print_json(
@@ -339,18 +455,22 @@ def check_images(
     from gsvendor.workflows import check_images as workflow
 
     config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [])
-    run = workflow.run(
-        config,
-        chart_dirs or [],
-        allow=allow,
-        helm=helm,
-        resolve=resolve,
-        compare_upstream=compare_upstream,
-        jobs=resolve_jobs,
-        registry_config=registry_config,
-        insecure=insecure_registry,
-        progress=lambda message: _status(ctx, message),
-    )
+    import contextlib
+
+    guard = _exclusive(ctx, config) if config is not None and not chart_dirs else contextlib.nullcontext()
+    with guard:
+        run = workflow.run(
+            config,
+            chart_dirs or [],
+            allow=allow,
+            helm=helm,
+            resolve=resolve,
+            compare_upstream=compare_upstream,
+            jobs=resolve_jobs,
+            registry_config=registry_config,
+            insecure=insecure_registry,
+            progress=lambda message: _status(ctx, message),
+        )
     if junit is not None:
         try:
             write_junit(junit, "check-images", report_images.run_cases(run))
@@ -403,6 +523,8 @@ def check_manifests(
 
       gsvendor check-manifests helm/kserve-runtime-configs helm/kserve-llmisvc-crd --json
     """
+    import contextlib
+
     from gsvendor.errors import CheckFailed
     from gsvendor.report import manifests as report
     from gsvendor.report.console import print_json
@@ -411,14 +533,16 @@ def check_manifests(
     from gsvendor.workflows import check_manifests as workflow
 
     config = images_workflow.load_optional_config(ctx.obj.config, chart_dirs or [])
-    run = workflow.run(
-        config,
-        chart_dirs or [],
-        helm=helm,
-        images=images,
-        allow=allow,
-        progress=lambda message: _status(ctx, message),
-    )
+    guard = _exclusive(ctx, config) if config is not None and not chart_dirs else contextlib.nullcontext()
+    with guard:
+        run = workflow.run(
+            config,
+            chart_dirs or [],
+            helm=helm,
+            images=images,
+            allow=allow,
+            progress=lambda message: _status(ctx, message),
+        )
     if junit is not None:
         write_junit(junit, "check-manifests", report.run_cases(run))
     if json_output:
@@ -435,7 +559,9 @@ def diff(
     ctx: typer.Context,
     chart: Annotated[str | None, typer.Argument(help="Only this chart.")] = None,
     stat: Annotated[bool, typer.Option("--stat", help="A table of files and line counts instead of diffs.")] = False,
-    json_output: Annotated[bool, typer.Option("--json", help="Print the diffs as JSON.")] = False,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the diffs (with --stat: the table) as JSON.")
+    ] = False,
     helm: HelmOption = None,
 ) -> None:
     """Show the delta from upstream to the vendored charts, per file, as unified diffs.
@@ -452,9 +578,12 @@ def diff(
     from gsvendor.workflows import sync as workflow
 
     config = _load(ctx)
-    lock, diffs = workflow.diff(config, _fetch_options(ctx), chart, helm)
+    with _exclusive(ctx, config):
+        lock, diffs = workflow.diff(config, _fetch_options(ctx), chart, helm)
     out = _stdout()
-    if json_output:
+    if json_output and stat:
+        report.print_json(out, {"tag": lock.tag, "stat": report.diff_stat(diffs)})
+    elif json_output:
         report.print_json(
             out, {"tag": lock.tag, "files": [{"path": d.path, "status": d.status, "diff": d.text} for d in diffs]}
         )
@@ -561,20 +690,27 @@ def versions(
     from gsvendor.report import build as report_build
     from gsvendor.report import console as report
     from gsvendor.workflows.versions import check as check_versions
+    from gsvendor.workflows.versions import no_dockerfiles
 
     config = _load(ctx)
     _given(source, "--source")
-    with _status(ctx, "reading upstream go.mod"):
-        result = check_versions(config, source, _fetch_options(ctx), go=not no_go)
+    nothing = no_dockerfiles(config)  # also validates dockerfiles/pinDockerfile
+    config.require_outputs()
     out = _stdout()
+    if nothing:
+        if json_output:
+            report.print_json(out, {"checked": False, "note": nothing, "problems": [], "warnings": []})
+        else:
+            out.print(f"[green]ok[/]: {escape(nothing)}")
+        return
+    with _exclusive(ctx, config), _status(ctx, "reading upstream go.mod"):
+        result = check_versions(config, source, _fetch_options(ctx), go=not no_go)
     if json_output:
         report.print_json(out, result.as_json())
     elif not check:
         report_build.print_versions(out, result)
     if check and not json_output:
         for warning in result.warnings:
-            from rich.markup import escape
-
             _stderr().print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True, markup=True)
     if result.problems:
         raise CheckFailed("\n".join(result.problems))
@@ -591,6 +727,7 @@ def generate(
         typer.Argument(help="Only these charts (default: every configured chart).", show_default=False),
     ] = None,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 naming each stale file.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
     """Regenerate values.schema.json and README.md of the vendored charts on disk.
 
@@ -608,8 +745,17 @@ def generate(
     from gsvendor.workflows import generate as workflow
 
     config = _load(ctx)
-    results = workflow.generate(config, charts, check=check)
+    with _exclusive(ctx, config):
+        results = workflow.generate(config, charts, check=check)
     stale = [path for result in results for path in result.stale]
+    if json_output:
+        from gsvendor.report.console import print_json
+
+        data = {"check": check, "ok": not (check and stale), "charts": [r.spec.name for r in results]}
+        print_json(_stdout(), {**data, "stale" if check else "written": stale})
+        if check and stale:
+            raise typer.Exit(1)
+        return
     err = _stderr()
     if check and stale:
         for path in stale:
@@ -623,8 +769,8 @@ def generate(
         out.print(f"[green]ok[/]: the generated files of {len(results)} chart(s) are up to date")
 
 
-def _interrupted() -> None:
-    _stderr().print("interrupted; nothing was left half-written")
+def _interrupted(message: str | None = None) -> None:
+    print(printable(message or "interrupted; nothing was left half-written"), file=sys.stderr)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(130)  # worker threads (registry lookups, renders) must not keep the process alive
@@ -634,19 +780,57 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt  # SIGTERM/SIGHUP roll back like Ctrl-C (writer restores every destination)
 
 
+def global_options_first(args: list[str]) -> list[str]:
+    """``args`` with the global options given after the command moved in front of it.
+
+    ``gsvendor sync v0.20.0 -q --config x.yaml`` reads as ``gsvendor -q --config x.yaml sync v0.20.0``;
+    nothing after ``--`` moves, and a command's own options are left alone.
+    """
+    command = next((i for i, arg in enumerate(args) if not arg.startswith("-") and not _is_value(args, i)), None)
+    if command is None:
+        return args
+    moved: list[str] = []
+    rest: list[str] = []
+    tail = args[command + 1 :]
+    i = 0
+    while i < len(tail):
+        arg = tail[i]
+        if arg == "--":
+            rest += tail[i:]
+            break
+        name = arg.split("=", 1)[0]
+        if name in GLOBAL_OPTIONS:
+            takes_value = int(GLOBAL_OPTIONS[name] and "=" not in arg)
+            moved += tail[i : i + 1 + takes_value]
+            i += 1 + takes_value
+            continue
+        rest.append(arg)
+        i += 1
+    return [*args[:command], *moved, args[command], *rest]
+
+
+def _is_value(args: list[str], index: int) -> bool:
+    """Whether ``args[index]`` is the value of the global option before it (``--config FILE``)."""
+    return index > 0 and GLOBAL_OPTIONS.get(args[index - 1], False) is True
+
+
 def main() -> None:
     """Console-script entry point (also ``python -m gsvendor``).
 
     Usage errors (unknown option, missing argument, a value out of range) are one ``error:`` line
-    with exit 2, like every other user mistake.
+    with exit 2, like every other user mistake. Global options are accepted after the command too.
     """
     import signal
 
     for name in ("SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), _interrupt)
+    from gsvendor.report.layout import StrippedLines
+
+    # --help and every other print: no line ends in spaces (rich pads its help panels with them)
+    sys.stdout = StrippedLines(sys.stdout)  # type: ignore[assignment]
     try:
-        code = app(prog_name="gsvendor", standalone_mode=False)
+        code = app(args=global_options_first(sys.argv[1:]), prog_name="gsvendor", standalone_mode=False)
     except KeyboardInterrupt:
         _interrupted()
     except Exception as exc:

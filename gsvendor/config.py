@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gsvendor.errors import ConfigError
+from gsvendor.errors import MAX_SHOWN_CHARS, ConfigError, NotSyncedError, shorten
 
 CONFIG_FILE = "gsvendor.yaml"
 
@@ -287,6 +287,26 @@ class Config:
         known = ", ".join(c.name for c in self.charts)
         raise ConfigError(f"{self.path.name}: charts: no chart named {name!r} (known: {known})")
 
+    def missing_outputs(self, names: list[str] | None = None) -> list[str]:
+        """The chart output folders (project-relative, ``/``-terminated) that do not exist, for ``names`` or all."""
+        specs = [self.chart(name) for name in dict.fromkeys(names)] if names else list(self.charts)
+        return list(dict.fromkeys(f"{s.dest}/" for s in specs if not (self.root / s.dest).is_dir()))
+
+    def require_outputs(self, names: list[str] | None = None) -> None:
+        """Raise :class:`NotSyncedError` (exit 2, one line) when a chart output folder is missing.
+
+        Every command that reads the vendored charts calls this first, so a project that was never
+        synced gets ``helm/kserve-crd/ does not exist: run gsvendor sync`` instead of a flood of diffs.
+        """
+        missing = self.missing_outputs(names)
+        if not missing:
+            return
+        output = f"{self.output.rstrip('/')}/"
+        if len(missing) > 1 and not (self.root / output).is_dir() and all(m.startswith(output) for m in missing):
+            raise NotSyncedError(f"{output} does not exist: run gsvendor sync")
+        more = f" (and {len(missing) - 1} more chart folder(s))" if len(missing) > 1 else ""
+        raise NotSyncedError(f"{missing[0]} does not exist{more}: run gsvendor sync")
+
     def archive_url_for(self, tag: str) -> str:
         """The tarball URL of ``tag`` (``archiveUrl`` with ``${repository}`` and ``${tag}`` expanded)."""
         return self.archive_url.replace("${repository}", self.repository).replace("${tag}", tag)
@@ -335,7 +355,9 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
             inner = max(error.context, key=lambda e: (len(e.absolute_path), -len(e.message)))
             path, message = list(inner.absolute_path), inner.message
         if error.validator == "not":
-            message = f"{error.instance!r} must be a relative path inside the project"
+            message = f"{shorten(repr(error.instance))} must be a relative path inside the project"
+        if len(message) > 2 * MAX_SHOWN_CHARS:  # a huge value quoted whole: keep its start and the verdict
+            message = f"{message[:MAX_SHOWN_CHARS]}…{message[-MAX_SHOWN_CHARS // 2 :]}"
         line = _line_of(document, path)
         where = f"{filename}:{line}" if line else filename
         lines.append(f"{where}: {format_path(path)}: {message}")
@@ -400,13 +422,33 @@ def load_yaml_document(path: Path, label: str | None = None) -> Any:
         raise ConfigError(f"{label}: invalid YAML: {exc}") from None
 
 
-def load_config(path: Path) -> Config:
-    """Load and validate the configuration at ``path`` (usually ``./gsvendor.yaml``).
+def find_config(start: Path | None = None) -> Path:
+    """The nearest ``gsvendor.yaml`` in ``start`` (default: the current folder) or a parent, as git finds its root.
 
-    Raises :class:`ConfigError` for a missing file, invalid YAML or a schema violation,
-    and for two charts writing the same destination.
+    Raises :class:`ConfigError` when no folder up to the file system root holds one.
     """
-    label = path.name if path.resolve().parent == Path.cwd().resolve() else str(path)
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        candidate = folder / CONFIG_FILE
+        if candidate.exists() or candidate.is_symlink():  # not a regular file: load_config says so
+            return candidate
+    raise ConfigError(
+        f"{CONFIG_FILE}: not found in this folder or any parent (run gsvendor in a project, or give --config)"
+    )
+
+
+def load_config(path: Path | None = None, label: str | None = None) -> Config:
+    """Load and validate the configuration at ``path``; without one, the nearest (:func:`find_config`).
+
+    ``label`` names the file in messages: by default ``gsvendor.yaml`` for a discovered file (paths
+    in messages are relative to the project root), else ``path`` as given. Raises
+    :class:`ConfigError` for a missing file, invalid YAML or a schema violation, and for two charts
+    writing the same destination.
+    """
+    if path is None:
+        path = find_config()
+        label = label or path.name
+    label = label or (path.name if path.resolve().parent == Path.cwd().resolve() else str(path))
     path = path.resolve()
     document = load_yaml_document(path, label)
     if document is None:

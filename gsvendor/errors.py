@@ -5,6 +5,8 @@ Exit codes follow the project convention: 0 ok, 1 a check failed, 2 usage or inp
 
 from __future__ import annotations
 
+import re
+
 
 class GsvendorError(Exception):
     """Base class of every error gsvendor reports to a user as one line.
@@ -24,6 +26,10 @@ class ConfigError(GsvendorError):
 
     The message reads ``file[:line]: key: what is wrong``.
     """
+
+
+class NotSyncedError(GsvendorError):
+    """A chart output folder a command reads does not exist: the project was not synced (exit 2)."""
 
 
 class SourceError(GsvendorError):
@@ -65,3 +71,36 @@ class CheckFailed(GsvendorError):
     """A check ran and found problems; the report was already printed (exit 1)."""
 
     exit_code = 1
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT, SIGTERM or SIGHUP stopped a command; ``message`` says what state it left (exit 130)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+MAX_SHOWN_CHARS = 200  # a value quoted in an error message; longer ones are cut with "…"
+MAX_LINE_CHARS = 2000  # one printed error line
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@'\"]*@")
+
+
+def shorten(value: object, limit: int = MAX_SHOWN_CHARS) -> str:
+    """``value`` as text of at most ``limit`` characters (cut with "…"), for quoting in a message."""
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def redact(text: str) -> str:
+    """``text`` with the user info (``user:password@``) of every URL in it removed."""
+    return _USERINFO.sub(r"\1", text)
+
+
+def printable(text: str, limit: int = MAX_LINE_CHARS) -> str:
+    """One line safe for a terminal: credentials redacted, control characters escaped as ``\\xNN``,
+    at most ``limit`` characters (cut with "…")."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", redact(text))
+    return shorten(text, limit)

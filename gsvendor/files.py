@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from gsvendor.errors import GsvendorError
@@ -95,3 +98,58 @@ def _normalize_lines(data: bytes) -> bytes:
         return b""
     eol = b"\r\n" if text[len(stripped) :].startswith(b"\r\n") else b"\n"
     return stripped + eol
+
+
+@contextlib.contextmanager
+def project_lock(folder: Path, timeout: float, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold an exclusive ``fcntl.flock`` on ``folder`` (the folder holding the lock file) itself.
+
+    One gsvendor command at a time may write or read the output as a whole. A second one waits,
+    calling ``on_wait`` once with a line naming the holder's pid, up to ``timeout`` seconds, then
+    raises :class:`GsvendorError` (exit 2) naming the holder. Locking the folder (not a file in
+    it) leaves nothing behind; the kernel drops the lock when the process ends, however it ends,
+    so a killed run never blocks the next.
+    """
+    import fcntl
+    import time
+
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as exc:
+        raise GsvendorError(f"{folder}: cannot open the project folder: {exc.strerror or exc}") from None
+    try:
+        deadline = time.monotonic() + timeout
+        told = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                holder = _holder(fd)
+                if time.monotonic() >= deadline:
+                    raise GsvendorError(
+                        f"another gsvendor ({holder}) is working in {folder}; gave up after {timeout:g} s "
+                        "(--lock-timeout)"
+                    ) from None
+                if not told and on_wait is not None:
+                    on_wait(f"waiting for another gsvendor ({holder}) working in {folder} …")
+                    told = True
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _holder(fd: int) -> str:
+    """``pid N`` of the process holding a flock on the file behind ``fd`` (Linux /proc/locks)."""
+    info = os.fstat(fd)
+    wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as handle:
+            for line in handle:
+                fields = line.split()
+                if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted:  # "->" marks waiters
+                    return f"pid {fields[4]}"
+    except OSError:
+        pass
+    return "pid unknown"

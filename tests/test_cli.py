@@ -191,6 +191,12 @@ def test_chart_missing_upstream(cli: Cli, synced: Path) -> None:
 
 
 def test_verify_and_diff_without_lock(cli: Cli, project: Path) -> None:
+    for command in ("verify", "diff"):  # never synced: the first thing to say is "sync"
+        assert_one_line_error(cli(project, command), 2, "helm/ does not exist: run gsvendor sync")
+    for chart in ("kserve-crd", "kserve-llmisvc-crd", "kserve-resources", "kserve-llmisvc-resources"):
+        (project / "helm" / chart).mkdir(parents=True)
+    assert_one_line_error(cli(project, "verify"), 2, "helm/kserve-runtime-configs/ does not exist: run gsvendor sync")
+    (project / "helm" / "kserve-runtime-configs").mkdir()
     assert_one_line_error(cli(project, "verify"), 2, "gsvendor.lock.yaml: no lock file; run `gsvendor sync TAG` first")
     assert_one_line_error(cli(project, "diff"), 2, "no lock file")
 

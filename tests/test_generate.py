@@ -236,7 +236,7 @@ def test_generate_errors_are_one_line_without_traceback(project: Path) -> None:
     shutil.rmtree(project / "helm/kserve-llmisvc-crd")
     code, output = gsvendor(project, "generate", "kserve-llmisvc-crd")
     assert code == 2
-    assert "helm/kserve-llmisvc-crd/ does not exist (run gsvendor sync first)" in output
+    assert output == "error: helm/kserve-llmisvc-crd/ does not exist: run gsvendor sync\n"
 
 
 def test_pre_commit_hooks_are_declared() -> None:

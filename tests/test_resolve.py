@@ -79,7 +79,7 @@ def write_config(folder: Path, images: str = "") -> Path:
 
 
 def invoke(*args: Any) -> Any:
-    result = CliRunner().invoke(app, [str(a) for a in args])
+    result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})  # table rows stay one line
     assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
     return result
 
@@ -394,6 +394,8 @@ def test_the_table_shows_digests_and_outcomes(helm, tmp_path, registry):
     assert f"✗ {bad}: tag-missing: HTTP 404 (MANIFEST_UNKNOWN: manifest unknown) (in fixture defaults)" in result.stdout
     assert "resolved 2 distinct reference(s) (2 occurrence(s)) with 8 job(s)" in result.stdout
     assert "1 resolved, 1 tag-missing" in result.stdout
+    # the image policy passed, but the run failed: no line says ok
+    assert [line for line in lines if line.startswith("ok:")] == []
 
 
 def test_junit_has_a_case_per_reference(helm, tmp_path, registry):

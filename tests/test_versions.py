@@ -44,6 +44,16 @@ def synced(tmp_path: Path, tarball: Path) -> Path:
     return project
 
 
+def vendored(project: Path, version: str, charts: tuple[str, ...] = ("kserve-resources",)) -> Path:
+    """Chart folders as a sync of ``version`` leaves them (without a lock): what versions reads."""
+    for name in charts:
+        folder = project / "helm" / name
+        folder.mkdir(parents=True)
+        (folder / "Chart.yaml").write_text(f"apiVersion: v2\nname: {name}\nversion: 0.1.0\nappVersion: {version}\n")
+        (folder / "values.yaml").write_text(f"kserve:\n  version: {version}\n")
+    return project
+
+
 def edit(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert old in text
@@ -181,10 +191,27 @@ def test_an_absent_lock_is_not_a_failure(synced: Path, tarball: Path) -> None:
 
 def test_a_fresh_project_is_not_synced(tmp_path: Path) -> None:
     project = make_project(tmp_path / "fresh")
-    code, data, stderr = run_json(project, "versions", "--no-go")
+    for args in (("versions", "--no-go"), ("versions", "--check"), ("versions", "--json")):
+        result = run_gsvendor(project, *args)
+        assert (result.returncode, result.stdout) == (2, "")
+        assert result.stderr == "error: helm/kserve-resources/ does not exist: run gsvendor sync\n"
+    code, data, stderr = run_json(vendored(project, "v1.0.0"), "versions", "--no-go")
     assert code == 0, stderr
-    assert [p["status"] for p in data["places"]] == ["agrees", "pin", "not synced", "not synced"]
+    assert [p["status"] for p in data["places"]] == ["agrees", "pin", "agrees", "agrees", "not synced"]
     assert data["go"] is None
+
+
+def test_a_project_without_dockerfiles_says_so_in_one_line(tmp_path: Path) -> None:
+    project = vendored(make_project(tmp_path / "charts-only"), "v1.0.0")
+    (project / "Dockerfile").unlink()
+    (project / "Dockerfile.llmisvc").unlink()
+    for args in (("versions",), ("versions", "--check")):
+        result = run_gsvendor(project, *args)
+        assert (result.returncode, result.stderr) == (0, "")
+        assert result.stdout == (
+            "ok: no Dockerfile or Dockerfile.llmisvc in the project: nothing pins the upstream version, "
+            "nothing to check\n"
+        )
 
 
 def test_a_dockerfile_without_the_arg_is_missing(synced: Path) -> None:
@@ -199,7 +226,7 @@ def test_a_dockerfile_without_the_arg_is_missing(synced: Path) -> None:
     [("1.25.7", "fail", 1), ("1.24.9", "fail", 1), ("1.25.8", "ok", 0), ("1.25.10", "ok", 0), ("1.26.0", "warn", 0)],
 )
 def test_go_builders_against_go_mod(tmp_path: Path, tarball: Path, go: str, status: str, code: int) -> None:
-    project = make_project(tmp_path / "go", go=go, llmisvc_go="1.25.8")
+    project = vendored(make_project(tmp_path / "go", go=go, llmisvc_go="1.25.8"), "v1.0.0")
     result_code, data, stderr = run_json(project, "versions", "--source", str(tarball))
     assert result_code == code, stderr
     builders = {b["file"]: b for b in data["go"]["builders"]}
@@ -217,7 +244,7 @@ def test_go_builders_against_go_mod(tmp_path: Path, tarball: Path, go: str, stat
 
 
 def test_the_toolchain_line_counts(tmp_path: Path, upstream: Upstream) -> None:
-    project = make_project(tmp_path / "tc", version="v1.1.0", go="1.25.3", llmisvc_go="1.25.9")
+    project = vendored(make_project(tmp_path / "tc", version="v1.1.0", go="1.25.3", llmisvc_go="1.25.9"), "v1.1.0")
     code, data, _ = run_json(project, "versions", "--source", upstream.url)
     assert code == 1
     assert data["go"]["goMod"] == {"go": "1.25.0", "toolchain": "go1.25.9"}
@@ -230,6 +257,7 @@ def test_configured_build_files(tmp_path: Path) -> None:
     )
     (project / "build").mkdir()
     (project / "build/Dockerfile.a").write_text("ARG KSERVE_VERSION=v2.0.0\nFROM golang:1.25.8\n")
+    vendored(project, "v2.0.0")
     code, data, _ = run_json(project, "versions", "--no-go")
     assert code == 0
     assert data["pin"] == {"file": "build/Dockerfile.a", "line": 1, "value": "v2.0.0"}

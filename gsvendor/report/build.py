@@ -18,26 +18,6 @@ if TYPE_CHECKING:
     from gsvendor.build.patches import HunkFailure, PatchResult, SeriesReport
     from gsvendor.build.versions import VersionsReport
 
-_STATUS_STYLE = {
-    "applies": "green",
-    "does not apply": "red",
-    "already upstream": "yellow",
-    "malformed": "red",
-    "pin": "bold",
-    "agrees": "green",
-    "differs": "red",
-    "missing": "red",
-    "not synced": "dim",
-    "ok": "green",
-    "warn": "yellow",
-    "fail": "red",
-}
-
-
-def _styled(status: str) -> str:
-    style = _STATUS_STYLE.get(status, "")
-    return f"[{style}]{status}[/]" if style else status
-
 
 def _escape(text: str) -> str:
     from rich.markup import escape
@@ -56,7 +36,7 @@ def series_title(report: SeriesReport) -> str:
 
 def print_series(console: Console, report: SeriesReport) -> None:
     """The per-patch table, then every failing hunk as a diff from what the patch expects to upstream."""
-    from rich.table import Table
+    from gsvendor.report.layout import PlainTable
 
     for note in report.notes:
         console.print(f"[yellow]note:[/] {_escape(note)}")
@@ -65,15 +45,13 @@ def print_series(console: Console, report: SeriesReport) -> None:
             f"empty series: no *.patch in {_escape(report.patches_dir)}; the image builds plain upstream {report.tag}"
         )
         return
-    table = Table(title=_escape(series_title(report)), title_justify="left")
-    for column in ("#", "patch", "status", "details"):
-        table.add_column(column, overflow="fold")
+    table = PlainTable(("#", "patch", "status", "details"), title=series_title(report), right=("#",))
     for index, result in enumerate(report.results, 1):
         details = result.message
         if result.after_failed and result.status != "applies":
             details += f" (judged without {', '.join(result.after_failed)}, which did not apply)"
-        table.add_row(str(index), _escape(result.name), _styled(result.status), _escape(details))
-    console.print(table)
+        table.add_row(str(index), result.name, result.status, details)
+    table.print(console)
     for result in report.results:
         for failure in result.failures:
             _print_failure(console, result, failure, report.tag)
@@ -137,36 +115,28 @@ def series_cases(report: SeriesReport) -> list[TestCase]:
 
 def print_versions(console: Console, report: VersionsReport) -> None:
     """The table of places holding the upstream version, then the Go builder table."""
-    from rich.table import Table
+    from gsvendor.report.layout import PlainTable
 
     pin = report.pin
-    table = Table(
-        title=_escape(f"Upstream version: {pin.value} (pinned by {pin.file}:{pin.line} ARG KSERVE_VERSION)"),
-        title_justify="left",
+    table = PlainTable(
+        ("place", "key", "value", "status", "note"),
+        title=f"Upstream version: {pin.value} (pinned by {pin.file}:{pin.line} ARG KSERVE_VERSION)",
     )
-    for column in ("place", "key", "value", "status", "note"):
-        table.add_column(column, overflow="fold")
     for place in report.places:
-        table.add_row(
-            _escape(place.where), _escape(place.key), _escape(place.value or "-"), _styled(place.status), place.note
-        )
-    console.print(table)
+        table.add_row(place.where, place.key, place.value or "-", place.status, place.note)
+    table.print(console)
     if report.go_mod is not None:
         mod = report.go_mod
         title = f"Go builders vs upstream go.mod (go {mod.go or '-'}, toolchain {mod.toolchain or '-'})"
-        go_table = Table(title=_escape(title), caption=_escape(f"go.mod read from {report.go_source}"))
-        go_table.title_justify = "left"
-        for column in ("place", "stage", "image", "go", "verdict", "reason"):
-            go_table.add_column(column, overflow="fold")
+        go_table = PlainTable(
+            ("place", "stage", "image", "go", "verdict", "reason"),
+            title=title,
+            caption=f"go.mod read from {report.go_source}",
+        )
         for builder in report.builders:
             go_table.add_row(
-                _escape(builder.where),
-                _escape(builder.stage),
-                _escape(builder.image),
-                builder.version or "?",
-                _styled(builder.status),
-                _escape(builder.reason),
+                builder.where, builder.stage, builder.image, builder.version or "?", builder.status, builder.reason
             )
-        console.print(go_table)
+        go_table.print(console)
     for note in report.notes:
         console.print(f"[yellow]note:[/] {_escape(note)}")

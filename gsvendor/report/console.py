@@ -14,7 +14,14 @@ if TYPE_CHECKING:
 
 
 def print_json(console: Console, data: Any) -> None:
-    """Print ``data`` as indented JSON on ``console`` (no colour, no wrapping)."""
+    """Print ``data`` as indented JSON on ``console`` (no colour, no wrapping).
+
+    A mapping gets ``gsvendorVersion`` first, so a stored report says which gsvendor wrote it.
+    """
+    from gsvendor import __version__
+
+    if isinstance(data, dict):
+        data = {"gsvendorVersion": __version__, **data}
     console.out(json.dumps(data, indent=2), highlight=False)
 
 
@@ -53,24 +60,40 @@ def sync_summary(result: SyncResult) -> dict[str, Any]:
 
 
 def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> None:
-    """A table per chart: files added/changed/removed and overlays applied; then the outcome line."""
-    from rich.table import Table
-
-    snapshot = result.build.snapshot
+    """The outcome line; with ``verbose`` or a dry run first a table per chart (files added, changed,
+    removed, overlays applied) and every file change."""
     from rich.markup import escape
 
-    title = escape(f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag} from {snapshot.kind} {snapshot.location}")
+    snapshot = result.build.snapshot
+    origin = f"{snapshot.tag} from {snapshot.kind} {snapshot.location}"
+    if result.dry_run or verbose:
+        _print_sync_details(console, result)
+    if result.forced:
+        console.print(
+            f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {escape(str(result.backup))}[/]"
+        )
+    if result.dry_run:
+        console.print(f"dry run: {len(result.changes)} file change(s) planned, nothing written")
+    elif result.changes or result.lock_changed:
+        console.print(f"[green]wrote {len(result.changes)} file change(s)[/] and the lock file: {escape(origin)}")
+    else:
+        console.print(f"[green]up to date[/]: nothing changed ({escape(origin)})")
+
+
+def _print_sync_details(console: Console, result: SyncResult) -> None:
+    from rich.markup import escape
+
+    from gsvendor.report.layout import PlainTable
+
+    snapshot = result.build.snapshot
+    title = f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag} from {snapshot.kind} {snapshot.location}"
     default_dests = all(c.spec.dest.rsplit("/", 1)[-1] == c.spec.name for c in result.build.charts)
     parents = {c.spec.dest.rsplit("/", 1)[0] if "/" in c.spec.dest else "." for c in result.build.charts}
     show_dest = not (default_dests and len(parents) == 1) or bool(result.build.copies)
     if not show_dest:
-        title += escape(f" into {parents.pop()}/")
-    table = Table(title=title, title_justify="left")
-    table.add_column("chart", overflow="fold")
-    if show_dest:
-        table.add_column("destination", overflow="fold")
-    for column in ("files", "+", "~", "-", "overlays"):
-        table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
+        title += f" into {parents.pop()}/"
+    numbers = ("files", "+", "~", "-", "overlays")
+    table = PlainTable(("chart", *(["destination"] if show_dest else []), *numbers), title=title, right=numbers)
     first_of_dest: dict[str, str] = {}
     for chart in result.build.charts:
         first_of_dest.setdefault(chart.spec.dest, chart.spec.name)
@@ -92,28 +115,17 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
         cells = [copy.spec.source, *([copy.spec.dest] if show_dest else [])]
         cells += ["1", str(int(status == "added")), str(int(status == "changed")), "0", "-"]
         table.add_row(*cells)
-    console.print(table)
-    if result.dry_run or verbose:
-        for chart in result.build.charts:
-            console.print(
-                f"  {chart.spec.name}: overlays {', '.join(chart.overlays) or '-'}", highlight=False, markup=False
-            )
-        for change in result.changes:
-            mark = {"added": "[green]+[/]", "changed": "[yellow]~[/]", "removed": "[red]-[/]"}[change.status]
-            console.print(f"  {mark} {escape(change.full_path)}", highlight=False)
-        for chart in result.build.charts:
-            for skipped in chart.skipped:
-                console.print(f"  [dim]{chart.spec.name}: skipped {escape(skipped)}[/]", highlight=False)
-    if result.forced:
+    table.print(console)
+    for chart in result.build.charts:
         console.print(
-            f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {escape(str(result.backup))}[/]"
+            f"  {chart.spec.name}: overlays {', '.join(chart.overlays) or '-'}", highlight=False, markup=False
         )
-    if result.dry_run:
-        console.print(f"dry run: {len(result.changes)} file change(s) planned, nothing written")
-    elif result.changes or result.lock_changed:
-        console.print(f"[green]wrote {len(result.changes)} file change(s)[/] and the lock file")
-    else:
-        console.print("[green]up to date[/]: nothing changed")
+    for change in result.changes:
+        mark = {"added": "[green]+[/]", "changed": "[yellow]~[/]", "removed": "[red]-[/]"}[change.status]
+        console.print(f"  {mark} {escape(change.full_path)}", highlight=False)
+    for chart in result.build.charts:
+        for skipped in chart.skipped:
+            console.print(f"  [dim]{chart.spec.name}: skipped {escape(skipped)}[/]", highlight=False)
 
 
 def diff_line_style(line: str) -> str:
@@ -126,10 +138,18 @@ def diff_line_style(line: str) -> str:
 
 
 def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
-    """Unified diffs, coloured on a terminal, plain when piped."""
+    """Unified diffs, coloured on a terminal, plain when piped.
+
+    Piped, a diff is written byte for byte (past :class:`~gsvendor.report.layout.StrippedLines`): a
+    line's trailing spaces are part of what it shows, and the output stays a patch that applies.
+    """
+    from gsvendor.report.layout import raw_stream
+
     for item in diffs:
         if not console.is_terminal:
-            console.out(item.text, end="", highlight=False)
+            stream = raw_stream(console.file)
+            stream.write(item.text)
+            stream.flush()
             continue
         from rich.text import Text
 
@@ -138,16 +158,25 @@ def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
             console.print(Text(line, style=style))
 
 
-def print_diff_stat(console: Console, diffs: Sequence[FileDiff]) -> None:
-    """A table of changed files with lines added and removed."""
-    from rich.table import Table
-
-    table = Table()
-    for column in ("file", "status", "+", "-"):
-        table.add_column(column, justify="right" if column in "+-" else "left")
+def diff_stat(diffs: Sequence[FileDiff]) -> list[dict[str, Any]]:
+    """Per changed file: ``path``, ``status``, lines ``added`` and ``removed`` (``diff --stat``, also as JSON)."""
+    stat = []
     for item in diffs:
         lines = item.text.splitlines()
         plus = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
         minus = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
-        table.add_row(item.path, item.status, str(plus), str(minus))
-    console.print(table)
+        stat.append({"path": item.path, "status": item.status, "added": plus, "removed": minus})
+    return stat
+
+
+def print_diff_stat(console: Console, diffs: Sequence[FileDiff]) -> None:
+    """A table of changed files with lines added and removed, then the totals."""
+    from gsvendor.report.layout import PlainTable
+
+    table = PlainTable(("file", "status", "+", "-"), right=("+", "-"))
+    stat = diff_stat(diffs)
+    for row in stat:
+        table.add_row(row["path"], row["status"], str(row["added"]), str(row["removed"]))
+    table.print(console)
+    added, removed = sum(r["added"] for r in stat), sum(r["removed"] for r in stat)
+    console.print(f"{len(stat)} file(s) differ from upstream, +{added} -{removed} line(s)", highlight=False)

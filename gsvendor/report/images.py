@@ -101,29 +101,25 @@ def junit_cases(result: CheckResult) -> list[TestCase]:
     return cases
 
 
-_STATUS_STYLE = {OFFENDER: "red", INVALID: "red", TEMPLATED: "yellow", EMPTY: "yellow", ALLOWED: "green"}
-
-
 def print_report(
     console: Console,
     result: CheckResult,
     verbose: bool = False,
     columns: tuple[Sequence[str], Callable[[Checked], Sequence[str]]] | None = None,
+    ok: bool | None = None,
 ) -> None:
     """A table per chart of the references that are not allowed (all with ``verbose``), then problems,
     skipped data and the totals. A reference found in several variants is one row naming them all.
 
     ``columns``: extra column names and a function giving a row's cells (rich markup), e.g.
     ``--resolve``'s digest and outcome (:func:`gsvendor.resolve.table_columns`); allowed references
-    are listed then too."""
-    from rich.console import Console
+    are listed then too. Without ``verbose`` only offenders and invalid references are rows, so a
+    clean run prints its totals line alone. ``ok`` (default ``result.ok``) decides the ``ok:`` prefix
+    of that line: ``--resolve`` passes the whole run's outcome, so no ``ok:`` precedes its failure."""
     from rich.markup import escape
-    from rich.table import Table
+    from rich.text import Text
 
-    # Off a terminal (CI logs) a row stays one line rather than being folded into 80 columns.
-    wide = (
-        console if console.is_terminal else Console(file=console.file, width=max(console.width, 250), highlight=False)
-    )
+    from gsvendor.report.layout import PlainTable
 
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
@@ -131,48 +127,47 @@ def print_report(
         checked: dict[tuple[str, str, str], Checked] = {}
         for item in items:
             for c in item.references:
-                if c.status == ALLOWED and not verbose and columns is None:
+                if c.status not in (OFFENDER, INVALID) and not verbose and columns is None:
                     continue
                 key = (c.found.location, c.found.written, c.status)
                 rows.setdefault(key, []).append(item.name)
                 checked[key] = c
         if rows:
-            table = Table(title=escape(f"{chart.name} ({chart.label})"), title_justify="left", show_lines=False)
-            for column in ("variant", "found in", "as written", "normalized", "status", *(columns or ((),))[0]):
-                table.add_column(column, overflow="fold")
+            table = PlainTable(
+                ("variant", "found in", "as written", "normalized", "status", *(columns or ((),))[0]),
+                title=f"{chart.name} ({chart.label})",
+            )
             for key, variants in rows.items():
                 c = checked[key]
-                style = _STATUS_STYLE.get(c.status, "")
                 table.add_row(
                     ", ".join(variants),
-                    escape(c.found.location),
-                    escape(c.found.written),
-                    escape(c.normalized or c.message or ""),
-                    f"[{style}]{c.status}[/]",
-                    *(columns[1](c) if columns else ()),
+                    c.found.location,
+                    c.found.written,
+                    c.normalized or c.message or "",
+                    c.status,
+                    *(Text.from_markup(cell).plain for cell in (columns[1](c) if columns else ())),
                 )
-            wide.print(table)
+            table.print(console)
         seen: set[tuple[str, str]] = set()
         for item in items:
             variant_label = escape(f"{chart.name} {item.name}")
             if item.problem:
-                console.print(f"[red]✗[/] {variant_label}: {escape(item.problem)}", soft_wrap=True)
-            elif item.expected_failure:
-                console.print(f"[green]✓[/] {variant_label}: failed as declared", soft_wrap=True)
-            for s in item.skipped:
+                console.print(f"[red]✗[/] {variant_label}: {escape(item.problem)}")
+            elif item.expected_failure and verbose:
+                console.print(f"[green]✓[/] {variant_label}: failed as declared")
+            for s in item.skipped if verbose else ():
                 if (s.location, s.reason) not in seen:
                     seen.add((s.location, s.reason))
-                    console.print(f"[dim]skipped {escape(s.location)}: {escape(s.reason)}[/]", soft_wrap=True)
+                    console.print(f"[dim]skipped {escape(s.location)}: {escape(s.reason)}[/]")
     prefixes = ", ".join(result.allow)
     offenders, invalid = result.count(OFFENDER), result.count(INVALID)
     unjudged = result.count(TEMPLATED) + result.count(EMPTY)
     console.print(
-        ("[green]ok[/]: " if result.ok else "")
+        ("[green]ok[/]: " if (result.ok if ok is None else ok) else "")
         + f"checked {result.references} image reference(s) in {result.variants_rendered} rendered variant(s) "
         f"and the values.yaml of {len(result.charts)} chart(s) in {result.seconds:.1f} s: "
         f"{offenders} outside {escape(prefixes)}, {invalid} invalid, {len(result.problems)} variant problem(s)"
-        + (f", {unjudged} templated or empty (not judged)" if unjudged else ""),
-        soft_wrap=True,
+        + (f", {unjudged} templated or empty (not judged)" if unjudged else "")
     )
 
 
@@ -198,9 +193,9 @@ def print_run(console: Console, run: ImagesRun, verbose: bool = False) -> None:
     from gsvendor.report import resolve as resolving
 
     columns = resolving.table_columns(run.resolved) if run.resolved else None
-    print_report(console, run.result, verbose=verbose, columns=columns)
+    print_report(console, run.result, verbose=verbose, columns=columns, ok=run.ok)
     if run.resolved:
-        resolving.print_report(console, run.resolved)
+        resolving.print_report(console, run.resolved, ok=run.ok)
 
 
 def run_json(run: ImagesRun) -> dict[str, Any]:

@@ -106,13 +106,10 @@ def junit_cases(result: ManifestsResult) -> list[TestCase]:
 def print_report(console: Console, result: ManifestsResult, verbose: bool = False) -> None:
     """A table per chart of the findings (one row per finding, naming every variant that has it),
     render problems, label coverage, then the objects checked per kind and the totals."""
-    from rich.console import Console
     from rich.markup import escape
-    from rich.table import Table
 
-    wide = (
-        console if console.is_terminal else Console(file=console.file, width=max(console.width, 250), highlight=False)
-    )
+    from gsvendor.report.layout import PlainTable
+
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
         rows: dict[tuple[str, str, str, str, str, str], list[str]] = {}
@@ -120,28 +117,21 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
             for f in item.findings:
                 rows.setdefault((f.obj, f.path, f.problem, f.message, f.crd, f.version), []).append(item.variant)
         if rows:
-            table = Table(title=escape(f"{chart.name} ({chart.label})"), title_justify="left")
-            for column in ("variant", "object", "path", "problem", "message", "CRD", "version"):
-                table.add_column(column, overflow="fold")
+            table = PlainTable(
+                ("variant", "object", "path", "problem", "message", "CRD", "version"),
+                title=f"{chart.name} ({chart.label})",
+            )
             for (obj, path, problem, message, crd, version), variants in rows.items():
-                table.add_row(
-                    ", ".join(variants),
-                    escape(obj),
-                    escape(path),
-                    f"[red]{escape(problem)}[/]",
-                    escape(message),
-                    escape(crd),
-                    escape(version),
-                )
-            wide.print(table)
+                table.add_row(", ".join(variants), obj, path, problem, message, crd, version)
+            table.print(console)
         for item in items:
             label = escape(f"{chart.name} {item.variant}")
             if item.problem:
-                console.print(f"[red]✗[/] {label}: {escape(item.problem)}", soft_wrap=True)
+                console.print(f"[red]✗[/] {label}: {escape(item.problem)}")
             elif item.expected_failure:
-                console.print(f"[green]✓[/] {label}: failed as declared", soft_wrap=True)
+                console.print(f"[green]✓[/] {label}: failed as declared")
             elif verbose:
-                console.print(f"  {label}: checked {escape(_counts(item.checked))}", soft_wrap=True)
+                console.print(f"  {label}: checked {escape(_counts(item.checked))}")
         if result.policy.required:
             labelled, objects = _coverage(result, chart)
             missing = sorted({f"{o} ({label})" for r in items for o, label in r.missing_labels})
@@ -154,19 +144,17 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
                     if missing
                     else ""
                 ),
-                soft_wrap=True,
             )
     for note in result.notes:
-        console.print(f"[dim]note: {escape(note)}[/]", soft_wrap=True)
+        console.print(f"[dim]note: {escape(note)}[/]")
     checked, skipped = result.checked(), result.not_checked()
-    console.print(f"checked per kind: {escape(_counts(checked))}", soft_wrap=True)
-    console.print(f"[dim]not checked (no CRD in the charts): {escape(_counts(skipped))}[/]", soft_wrap=True)
+    console.print(f"checked per kind: {escape(_counts(checked))}")
+    console.print(f"[dim]not checked (no CRD in the charts): {escape(_counts(skipped))}[/]")
     console.print(
         ("[green]ok[/]: " if result.ok else "")
         + f"checked {sum(checked.values())} object(s) against {len(result.crds)} CRD(s) in "
         f"{len(result.results)} variant(s) of {len(result.charts)} chart(s) in {result.seconds:.1f} s: "
-        f"{len(result.findings)} finding(s), {len(result.problems)} variant problem(s)",
-        soft_wrap=True,
+        f"{len(result.findings)} finding(s), {len(result.problems)} variant problem(s)"
     )
 
 

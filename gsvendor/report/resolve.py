@@ -49,18 +49,20 @@ def _lines(entry: ReferenceResolution) -> list[str]:
     return lines
 
 
-def print_report(console: Console, report: ResolveReport) -> None:
-    """After check-images' table: each failing reference with the registry's reason, notes, then the totals."""
+def print_report(console: Console, report: ResolveReport, ok: bool | None = None) -> None:
+    """After check-images' table: each failing reference with the registry's reason, notes, then the totals.
+
+    ``ok`` (default: every lookup resolved) decides the ``ok:`` prefix of the totals line."""
     from rich.markup import escape
 
     for entry in report.failing:
         places = sorted({f"{p.chart} {p.variant}" for p in entry.places})
         where = ", ".join(places[:4]) + (f" and {len(places) - 4} more" if len(places) > 4 else "")
         for line in _lines(entry):
-            console.print(f"[red]✗[/] {escape(line)} [dim](in {escape(where)})[/]", soft_wrap=True)
+            console.print(f"[red]✗[/] {escape(line)} [dim](in {escape(where)})[/]")
     for note in report.notes:
-        console.print(f"[dim]note: {escape(note)}[/]", soft_wrap=True)
-    console.print(("[green]ok[/]: " if report.ok else "") + escape(summary(report)), soft_wrap=True)
+        console.print(f"[dim]note: {escape(note)}[/]")
+    console.print(("[green]ok[/]: " if (report.ok if ok is None else ok) else "") + escape(summary(report)))
 
 
 def summary(report: ResolveReport) -> str:

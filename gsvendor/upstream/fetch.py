@@ -38,7 +38,7 @@ def fetch_upstream(
         # cached only once it proved to be a readable archive of the tag (no poisoned cache)
         _store(options.cache_dir, tag, source, data, snapshot.sha256 or "")
     else:
-        snapshot = read_git(source, tag, wanted)
+        snapshot = read_git(source, tag, wanted, options)
     if expected_sha256 and snapshot.sha256 and snapshot.sha256 != expected_sha256:
         raise SourceError(
             f"{snapshot.location}: archive sha256 {snapshot.sha256} differs from the lock's {expected_sha256}"

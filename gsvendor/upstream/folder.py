@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from gsvendor.errors import SourceError
-from gsvendor.upstream.source import UpstreamSnapshot, Wanted, _one_line
+from gsvendor.upstream.source import UpstreamSnapshot, Wanted, _one_line, check_path
 
 
 def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> UpstreamSnapshot:
@@ -42,6 +42,7 @@ def _read_folder_files(folder: Path, wanted: Wanted, location: str) -> dict[str,
             if not path.is_file():
                 raise SourceError(f"{location}: refusing device or special file: {path}")
             rel = path.relative_to(folder).as_posix()
+            check_path(rel, location)
             if wanted.matches(rel):
                 files[rel] = real.read_bytes()
     return files

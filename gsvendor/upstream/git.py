@@ -1,51 +1,126 @@
-"""The git source kind: a shallow, blob-filtered, sparse clone of only the wanted paths."""
+"""The git source kind: a shallow, blob-filtered, sparse clone of only the wanted paths.
+
+git runs as a child process in its own process group, killed (the whole group, with its helpers
+such as ``git-remote-http``) when it outlives the fetch's time budget; a remote that accepts and
+never answers therefore ends in a one-line timeout instead of a hang.
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import signal
+import subprocess
 import tempfile
+import time
 from pathlib import Path
 
-from gsvendor.errors import SourceError
-from gsvendor.upstream.source import UpstreamSnapshot, Wanted
+from gsvendor.errors import SourceError, ToolError, printable, redact
+from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted, check_path
 
 
-def read_git(url: str, tag: str, wanted: Wanted) -> UpstreamSnapshot:
-    """Read the ``wanted`` files of ``tag`` from a git repository at ``url`` with gitpython.
+def public_git_url(url: str) -> str:
+    """``url`` without credentials: no user info for http(s)/git URLs, no password for ssh ones.
+
+    ``git@host:path`` (scp form) and ``ssh://git@host/…`` keep their user name, which names an
+    account rather than a secret.
+    """
+    match = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/@]*)@(.*)$", url)
+    if not match:
+        return url
+    scheme, userinfo, rest = match.groups()
+    if scheme.lower() == "ssh://" and userinfo:
+        user = userinfo.split(":", 1)[0]
+        return f"{scheme}{user}@{rest}" if user else f"{scheme}{rest}"
+    return f"{scheme}{rest}"
+
+
+def _run(args: list[str], cwd: str | None, deadline: float, shown: str, options: FetchOptions) -> str:
+    """Run git with ``args``; return stdout. Raises :class:`SourceError` on failure or timeout."""
+    env = {
+        **os.environ,
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_ASKPASS": "true",
+        "SSH_ASKPASS": "true",
+        "GIT_SSH_VARIANT": os.environ.get("GIT_SSH_VARIANT", "auto"),
+    }
+    config = [
+        "-c",
+        f"http.lowSpeedLimit={max(1, int(options.min_rate))}",
+        "-c",
+        f"http.lowSpeedTime={max(1, int(options.timeout))}",
+        "-c",
+        "protocol.version=2",
+    ]
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise SourceError(f"{shown}: git took longer than {options.max_time:g} s (--max-time)")
+    try:
+        process = subprocess.Popen(
+            ["git", *config, *args],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group: killed whole on timeout
+        )
+    except OSError as exc:
+        raise ToolError(f"cannot run git: {exc.strerror or exc}") from None
+    try:
+        out, err = process.communicate(timeout=remaining)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise SourceError(
+            f"{shown}: git {args[0]} took longer than {options.max_time:g} s (--max-time); stopped it"
+        ) from None
+    except BaseException:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+    if process.returncode != 0:
+        text = " ".join(err.decode("utf-8", "replace").split())
+        if re.search(r"Remote branch .* not found|not found in upstream", text):
+            raise SourceError(f"{shown}: unknown tag")
+        raise SourceError(f"{shown}: git {args[0]} failed: {printable(redact(text), 400) or process.returncode}")
+    return out.decode("utf-8", "replace")
+
+
+def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = None) -> UpstreamSnapshot:
+    """Read the ``wanted`` files of ``tag`` from a git repository at ``url``.
 
     The clone is shallow (depth 1), blob-filtered and sparse, so only the wanted paths are
-    fetched. Raises :class:`SourceError` when the URL or tag cannot be reached.
+    fetched; all git runs together get ``options.max_time`` seconds, and an http remote slower
+    than ``options.min_rate`` bytes/s for ``options.timeout`` seconds is dropped by git itself.
+    The snapshot's location carries no credentials (:func:`public_git_url`). Raises
+    :class:`SourceError` when the URL or tag cannot be reached, or on a timeout.
     """
-    import git
-
-    env = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true"}
+    options = options or FetchOptions()
+    shown = public_git_url(url)
+    deadline = time.monotonic() + options.max_time
     with tempfile.TemporaryDirectory(prefix="gsvendor-git-") as tmp:
+        clone = ["clone", "--depth=1", f"--branch={tag}", "--filter=blob:none", "--no-checkout", "--sparse"]
         try:
-            repo = git.Repo.clone_from(
-                url,
-                tmp,
-                env=env,
-                multi_options=["--depth=1", f"--branch={tag}", "--filter=blob:none", "--no-checkout", "--sparse"],
-            )
-            repo.git.sparse_checkout("set", "--no-cone", *wanted.sparse_patterns(), env=env)
-            repo.git.checkout("HEAD", env=env)
-            commit = repo.head.commit.hexsha
-        except git.GitCommandError as exc:
-            stderr = " ".join((exc.stderr or "").split())
-            stderr = re.sub(r"^stderr: ", "", stderr).strip("' ")
-            if re.search(r"Remote branch .* not found|not found in upstream", stderr):
-                raise SourceError(f"{url}: unknown tag {tag}") from None
-            raise SourceError(f"{url}: git clone failed: {stderr or exc}") from None
+            _run([*clone, "--", url, tmp], None, deadline, shown, options)
+        except SourceError as exc:
+            if str(exc) == f"{shown}: unknown tag":
+                raise SourceError(f"{shown}: unknown tag {tag}") from None
+            raise
+        _run(["sparse-checkout", "set", "--no-cone", *wanted.sparse_patterns()], tmp, deadline, shown, options)
+        _run(["checkout", "HEAD"], tmp, deadline, shown, options)
+        commit = _run(["rev-parse", "HEAD"], tmp, deadline, shown, options).strip()
         root = Path(tmp)
         files: dict[str, bytes] = {}
         for path in sorted(root.rglob("*")):
             rel = path.relative_to(root).as_posix()
             if rel.startswith(".git/") or rel == ".git" or not wanted.matches(rel):
                 continue
+            check_path(rel, shown)
             if path.is_symlink():
                 real = path.resolve()
                 if root.resolve() not in real.parents:
-                    raise SourceError(f"{url}: refusing link leading outside the repository: {rel}")
+                    raise SourceError(f"{shown}: refusing link leading outside the repository: {rel}")
             if path.is_file():
                 files[rel] = path.read_bytes()
-    return UpstreamSnapshot(tag=tag, kind="git", location=url, files=files, commit=commit)
+    return UpstreamSnapshot(tag=tag, kind="git", location=shown, files=files, commit=commit)

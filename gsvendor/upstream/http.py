@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import io
-import re
 import time
 
 from gsvendor.errors import SourceError
 from gsvendor.upstream.cache import _cached
-from gsvendor.upstream.source import FetchOptions, _one_line
+from gsvendor.upstream.source import MAX_ARCHIVE_BYTES, FetchOptions, _one_line, limit, public_url
 
 
 def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str | None = None) -> bytes:
@@ -25,11 +24,20 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
 
     shown = public_url(url)
     last = ""
+    deadline = time.monotonic() + options.max_time
+    tries = 0
     for attempt in range(options.retries + 1):
         if attempt:
-            time.sleep(options.backoff * 2 ** (attempt - 1))
+            pause = options.backoff * 2 ** (attempt - 1)
+            if time.monotonic() + pause >= deadline:
+                break
+            time.sleep(pause)
+        tries += 1
         try:
-            data = _stream(url, options)
+            data = _stream(url, options, deadline)
+        except _TooSlow as exc:
+            last = str(exc)
+            continue
         except httpx.HTTPStatusError as exc:
             status = exc.response.status_code
             if status == 404:
@@ -39,7 +47,7 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
             last = f"HTTP {status} {exc.response.reason_phrase}"
             continue
         except httpx.TimeoutException:
-            last = f"timed out after {options.timeout:g} s"
+            last = f"timed out after {options.timeout:g} s (--timeout)"
             continue
         except httpx.TransportError as exc:
             last = f"{type(exc).__name__}: {_one_line(exc)}"
@@ -47,42 +55,58 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, malformed URLs: no retry helps
             raise SourceError(f"{shown}: {type(exc).__name__}: {_one_line(exc)}") from None
         return data
-    tries = options.retries + 1
     raise SourceError(f"{shown}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}")
 
 
-_SECRET_QUERY = re.compile(r"(token|sig|signature|secret|password|passwd|key|auth|credential)", re.IGNORECASE)
+class _TooSlow(Exception):
+    """A transfer below the minimum rate, or past the total time (retried while time is left)."""
 
 
-def public_url(url: str) -> str:
-    """``url`` safe to print or record: no user info, and secret-looking query values redacted."""
-    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+class _Meter:
+    """Enforces the whole fetch's deadline, the minimum rate (averaged over ``options.timeout``
+    seconds) and the archive size limit on each chunk received."""
 
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        if ":" in host:
-            host = f"[{host}]"
-        netloc = host + (f":{parts.port}" if parts.port else "")
-        query = urlencode(
-            [
-                (k, "REDACTED" if _SECRET_QUERY.search(k) else v)
-                for k, v in parse_qsl(parts.query, keep_blank_values=True)
-            ]
-        )
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    except ValueError:  # not a valid URL: at least drop what looks like user info
-        return re.sub(r"//[^/@]*@", "//", url)
+    def __init__(self, url: str, options: FetchOptions, deadline: float) -> None:
+        self.url = url
+        self.options = options
+        self.deadline = deadline
+        self.most = limit("GSVENDOR_MAX_ARCHIVE_MIB", MAX_ARCHIVE_BYTES)
+        self.window_start = time.monotonic()
+        self.window_bytes = 0
+        self.total = 0
+
+    def __call__(self, size: int) -> None:
+        now = time.monotonic()
+        self.total += size
+        self.window_bytes += size
+        if self.total > self.most:
+            raise SourceError(
+                f"{public_url(self.url)}: download larger than {self.most // 1024 // 1024} MiB, more than an "
+                "upstream archive can be (GSVENDOR_MAX_ARCHIVE_MIB raises it)"
+            )
+        if now > self.deadline:
+            raise _TooSlow(f"took longer than {self.options.max_time:g} s (--max-time)")
+        elapsed = now - self.window_start
+        if elapsed >= self.options.timeout:
+            if self.window_bytes / elapsed < self.options.min_rate:
+                rate = self.window_bytes / elapsed
+                raise _TooSlow(f"{rate:.0f} bytes/s, below --min-rate {self.options.min_rate:g}")
+            self.window_start, self.window_bytes = now, 0
 
 
-def _stream(url: str, options: FetchOptions) -> bytes:
+def _stream(url: str, options: FetchOptions, deadline: float | None = None) -> bytes:
     import httpx
 
+    meter = _Meter(url, options, deadline if deadline is not None else time.monotonic() + options.max_time)
+    remaining = max(0.1, meter.deadline - time.monotonic())
     buffer = io.BytesIO()
-    with httpx.Client(timeout=options.timeout, follow_redirects=True) as client:
+    timeout = httpx.Timeout(min(options.timeout, remaining))
+    with httpx.Client(timeout=timeout, follow_redirects=True) as client:
         with client.stream("GET", url) as response:
             response.raise_for_status()
             total = int(response.headers.get("content-length") or 0) or None
+            if total and total > meter.most:
+                meter(total)
             if options.progress:
                 from rich.console import Console
                 from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
@@ -95,11 +119,13 @@ def _stream(url: str, options: FetchOptions) -> bytes:
                     console=Console(stderr=True),
                     transient=True,
                 ) as progress:
-                    task = progress.add_task(f"download {url.rsplit('/', 1)[-1]}", total=total)
+                    task = progress.add_task(f"download {public_url(url).rsplit('/', 1)[-1]}", total=total)
                     for chunk in response.iter_bytes():
+                        meter(len(chunk))
                         buffer.write(chunk)
                         progress.update(task, advance=len(chunk))
             else:
                 for chunk in response.iter_bytes():
+                    meter(len(chunk))
                     buffer.write(chunk)
     return buffer.getvalue()

@@ -24,9 +24,37 @@ from gsvendor.errors import SourceError
 SOURCE_KINDS = ("folder", "tarball", "http", "git")
 
 
-# An upstream charts/ tree is a few MiB; these bound what a hostile archive can make us hold.
-MAX_MEMBER_BYTES = 64 * 1024 * 1024
-MAX_TOTAL_BYTES = 512 * 1024 * 1024
+# An upstream charts/ tree is a few MiB in a ~0.5 MiB archive; these bound what a hostile source
+# can make us hold or spend. Each can be raised with the environment variable named beside it.
+MAX_ARCHIVE_BYTES = 64 * 1024 * 1024  # GSVENDOR_MAX_ARCHIVE_MIB: a .tar.gz read or downloaded
+MAX_MEMBER_BYTES = 32 * 1024 * 1024  # GSVENDOR_MAX_MEMBER_MIB: one wanted file
+MAX_TOTAL_BYTES = 256 * 1024 * 1024  # GSVENDOR_MAX_TOTAL_MIB: all wanted files together
+MAX_ARCHIVE_EXPANDED = 4 * 1024 * 1024 * 1024  # every member's size together (what reading the archive inflates)
+MAX_MEMBERS = 200_000  # members in an archive
+MAX_DEPTH = 64  # path components of a member or file
+
+
+def limit(name: str, default: int) -> int:
+    """A size limit in bytes: ``default``, or the MiB in environment variable ``name`` when set."""
+    import os
+
+    value = os.environ.get(name, "").strip()
+    return int(value) * 1024 * 1024 if value.isdigit() and int(value) > 0 else default
+
+
+def check_path(path: str, location: str) -> None:
+    """Refuse a source path deeper than :data:`MAX_DEPTH` or holding control characters.
+
+    Raises :class:`SourceError` (the name shown escaped and shortened).
+    """
+    from gsvendor.errors import printable
+
+    if path.count("/") >= MAX_DEPTH:
+        raise SourceError(f"{location}: refusing a path more than {MAX_DEPTH} folders deep: {printable(path, 120)}")
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in path):
+        raise SourceError(f"{location}: refusing a name with control characters: {printable(path, 200)}")
+
+
 _GIT_URL = re.compile(r"^(file://|ssh://|git://|git@[^:]+:|https?://.+\.git/?$)")
 
 
@@ -71,10 +99,12 @@ class UpstreamSnapshot:
 class FetchOptions:
     """How to reach remote sources.
 
-    ``timeout`` in seconds per HTTP request phase; ``retries`` extra attempts after the first on
-    5xx answers, timeouts and transport errors, with exponential backoff starting at ``backoff``
-    seconds; ``cache_dir`` holds downloaded archives (``<tag>/<sha256>.tar.gz``); ``progress``
-    draws a progress bar on stderr.
+    ``timeout`` in seconds per HTTP request phase (and the window over which ``min_rate`` is
+    measured); ``retries`` extra attempts after the first on 5xx answers, timeouts, transport
+    errors and too-slow transfers, with exponential backoff starting at ``backoff`` seconds;
+    ``max_time`` seconds for the whole fetch (every attempt, or every git run, together);
+    ``min_rate`` bytes per second below which a transfer is dropped; ``cache_dir`` holds
+    downloaded archives (``<tag>/<sha256>.tar.gz``); ``progress`` draws a progress bar on stderr.
     """
 
     cache_dir: Path | None = None
@@ -82,6 +112,8 @@ class FetchOptions:
     retries: int = 3
     backoff: float = 0.5
     progress: bool = False
+    max_time: float = 300.0
+    min_rate: float = 1024.0
 
 
 def classify_source(source: str) -> str:
@@ -115,11 +147,56 @@ def tag_version(tag: str) -> str:
 
 
 def _read_local(path: Path) -> bytes:
+    """The bytes of a local archive: a regular file (a FIFO is refused without blocking) no larger
+    than :data:`MAX_ARCHIVE_BYTES`. Raises :class:`SourceError`."""
+    import os
+    import stat
+
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SourceError(f"{path}: not a regular file")
+        most = limit("GSVENDOR_MAX_ARCHIVE_MIB", MAX_ARCHIVE_BYTES)
+        if info.st_size > most:
+            raise SourceError(
+                f"{path}: {info.st_size // 1024 // 1024} MiB is larger than an upstream archive can be "
+                f"({most // 1024 // 1024} MiB; GSVENDOR_MAX_ARCHIVE_MIB raises it)"
+            )
+        try:
+            return handle.read(most + 1)
+        except OSError as exc:
+            raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
+    from gsvendor.errors import printable, redact
+
+    return printable(redact(" ".join(str(exc).split())), 300) or type(exc).__name__
+
+
+_SECRET_QUERY = re.compile(r"(token|sig|signature|secret|password|passwd|key|auth|credential)", re.IGNORECASE)
+
+
+def public_url(url: str) -> str:
+    """``url`` safe to print or record: no user info, and secret-looking query values redacted."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"
+        netloc = host + (f":{parts.port}" if parts.port else "")
+        query = urlencode(
+            [
+                (k, "REDACTED" if _SECRET_QUERY.search(k) else v)
+                for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            ]
+        )
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:  # not a valid URL: at least drop what looks like user info
+        return re.sub(r"//[^/@]*@", "//", url)

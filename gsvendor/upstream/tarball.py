@@ -10,7 +10,34 @@ import tarfile
 import zlib
 
 from gsvendor.errors import SourceError
-from gsvendor.upstream.source import MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, UpstreamSnapshot, Wanted, _one_line, tag_version
+from gsvendor.upstream.source import (
+    MAX_ARCHIVE_EXPANDED,
+    MAX_MEMBER_BYTES,
+    MAX_MEMBERS,
+    MAX_TOTAL_BYTES,
+    UpstreamSnapshot,
+    Wanted,
+    _one_line,
+    check_path,
+    limit,
+    tag_version,
+)
+
+# what the first bytes announce → tarfile's mode (never "r:*", which tries every decompressor)
+_MAGIC = ((b"\x1f\x8b", "r:gz"), (b"BZh", "r:bz2"), (b"\xfd7zXZ\x00", "r:xz"))
+
+
+def open_mode(data: bytes, location: str) -> str:
+    """The tarfile mode for an archive, from its first bytes: gzip, bzip2, xz or plain tar.
+
+    Raises :class:`SourceError` when the bytes announce none of them.
+    """
+    for magic, mode in _MAGIC:
+        if data.startswith(magic):
+            return mode
+    if data[257:262] == b"ustar" or (len(data) >= 512 and data[257:263] == b"ustar\x00"):
+        return "r:"
+    raise SourceError(f"{location}: not a readable tar.gz archive (no gzip, bzip2, xz or tar header)")
 
 
 def _safe_member_path(name: str, archive: str) -> str:
@@ -31,10 +58,21 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
     ``<repo>-<tag without v>`` as GitHub names it. Raises :class:`SourceError`.
     """
     sha256 = hashlib.sha256(data).hexdigest()
+    most_member = limit("GSVENDOR_MAX_MEMBER_MIB", MAX_MEMBER_BYTES)
+    most_total = limit("GSVENDOR_MAX_TOTAL_MIB", MAX_TOTAL_BYTES)
+    members: list[tarfile.TarInfo] = []
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
-        members = archive.getmembers()
-    except (tarfile.TarError, EOFError, zlib.error, OSError, RecursionError) as exc:
+        archive = tarfile.open(fileobj=io.BytesIO(data), mode=open_mode(data, location))
+        expanded = 0
+        for member in archive:  # one header at a time: limits apply before the next member is inflated
+            members.append(member)
+            expanded += member.size
+            if len(members) > MAX_MEMBERS or expanded > MAX_ARCHIVE_EXPANDED:
+                raise SourceError(
+                    f"{location}: refusing an archive of more than {MAX_MEMBERS} members or "
+                    f"{MAX_ARCHIVE_EXPANDED // 1024**3} GiB"
+                )
+    except (tarfile.TarError, EOFError, zlib.error, OSError, RecursionError, MemoryError) as exc:
         raise SourceError(f"{location}: not a readable tar.gz archive ({_one_line(exc)})") from None
     tops: set[str] = set()
     by_path: dict[str, tarfile.TarInfo] = {}
@@ -42,6 +80,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         path = _safe_member_path(member.name, location)
         if not path:
             continue
+        check_path(path, location)
         if member.ischr() or member.isblk() or member.isfifo() or member.isdev():
             raise SourceError(f"{location}: refusing device or FIFO member: {member.name}")
         if member.issym() or member.islnk():
@@ -65,24 +104,31 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         raise SourceError(
             f"{location}: archive holds {top}/, not upstream tag {tag} (expected a folder ending in -{version})"
         )
-    files: dict[str, bytes] = {}
+    chosen = [
+        (path[len(top) + 1 :], member)
+        for path, member in by_path.items()
+        if path[len(top) + 1 :] and not member.isdir() and wanted.matches(path[len(top) + 1 :])
+    ]
     total = 0
-    for path, member in by_path.items():
-        rel = path[len(top) + 1 :]
-        if not rel or member.isdir() or not wanted.matches(rel):
-            continue
+    for _rel, member in chosen:  # sizes from the headers: refused before anything is read
+        total += member.size
+        if member.size > most_member or total > most_total:
+            raise SourceError(
+                f"{location}: refusing oversized member {_one_line(member.name)} (limits: "
+                f"{most_member // 1024 // 1024} MiB a file, {most_total // 1024 // 1024} MiB in all; "
+                "GSVENDOR_MAX_MEMBER_MIB, GSVENDOR_MAX_TOTAL_MIB raise them)"
+            )
+    files: dict[str, bytes] = {}
+    for rel, member in chosen:
         try:
             handle = archive.extractfile(member)
             if handle is None:
                 continue
-            content = handle.read(MAX_MEMBER_BYTES + 1)
-        except (tarfile.TarError, EOFError, zlib.error, OSError, KeyError, RecursionError) as exc:
-            raise SourceError(f"{location}: corrupt member {member.name} ({_one_line(exc)})") from None
-        total += len(content)
-        if len(content) > MAX_MEMBER_BYTES or total > MAX_TOTAL_BYTES:
-            raise SourceError(
-                f"{location}: refusing oversized member {member.name} (limits: 64 MiB a file, 512 MiB in all)"
-            )
+            content = handle.read(most_member + 1)
+        except (tarfile.TarError, EOFError, zlib.error, OSError, KeyError, RecursionError, MemoryError) as exc:
+            raise SourceError(f"{location}: corrupt member {_one_line(member.name)} ({_one_line(exc)})") from None
+        if len(content) > most_member:  # a link to a bigger member
+            raise SourceError(f"{location}: refusing oversized member {_one_line(member.name)}")
         files[rel] = content
     commit = archive.pax_headers.get("comment") if archive.pax_headers else None
     if commit is not None and not re.fullmatch(r"[0-9a-f]{40}", commit):

@@ -63,19 +63,43 @@ class Lock:
         return out
 
     def source_for(self, root: Path) -> str:
-        """The source as ``fetch_upstream`` takes it: a URL, or a local path resolved against ``root``."""
+        """The source as ``fetch_upstream`` takes it: a URL, or a local path resolved against ``root``.
+
+        A local git repository is recorded as a project-relative path and read as a ``file://`` URL.
+        """
         if self.kind in ("folder", "tarball"):
             return str((root / self.location).resolve()) if not os.path.isabs(self.location) else self.location
+        if self.kind == "git" and _is_local_path(self.location):
+            return (root / self.location).resolve().as_uri()
         return self.location
+
+    def local_source(self, root: Path) -> Path | None:
+        """The local file or folder the source names (``None`` for a remote source)."""
+        if self.kind in ("folder", "tarball") or (self.kind == "git" and _is_local_path(self.location)):
+            return root / self.location
+        return None
+
+
+def _is_local_path(location: str) -> bool:
+    """Whether a recorded git location is a project-relative path rather than a URL (``scheme://``, ``user@host:``)."""
+    return "://" not in location and not re.match(r"^[^/]+@[^/:]+:", location)
 
 
 def source_location(kind: str, location: str, root: Path) -> str:
     """How a source is recorded: local paths relative to the project root (portable), tarball URLs
-    without user info or secret-looking query values (:func:`gsvendor.upstream.public_url`), git URLs as given."""
-    if kind not in ("folder", "tarball"):
-        from gsvendor.upstream.http import public_url
+    without user info or secret-looking query values (:func:`gsvendor.upstream.source.public_url`), a
+    local git repository (``file://``) as a path relative to the project root, other git URLs without
+    credentials (:func:`gsvendor.upstream.git.public_git_url`)."""
+    if kind == "git" and location.startswith("file://"):
+        from urllib.parse import unquote, urlparse
 
-        return public_url(location) if kind == "http" else location
+        location = unquote(urlparse(location).path)
+        return Path(os.path.relpath(os.path.abspath(location), os.path.abspath(root))).as_posix()
+    if kind not in ("folder", "tarball"):
+        from gsvendor.upstream.git import public_git_url
+        from gsvendor.upstream.source import public_url
+
+        return public_url(location) if kind == "http" else public_git_url(location)
     # abspath, not resolve: a ../shared link stays ../shared, so the lock survives a copied project
     return Path(os.path.relpath(os.path.abspath(location), os.path.abspath(root))).as_posix()
 
@@ -170,18 +194,30 @@ def _load(text: str) -> Any:
 
 
 def read(path: Path) -> Lock:
-    """Parse the lock file at ``path``. Raises :class:`LockError` when absent or malformed."""
+    """Parse the lock file at ``path``. Raises :class:`LockError` when absent or malformed.
+
+    Bounded like every user file: at most 16 MiB (:data:`gsvendor.config.MAX_USER_FILE_BYTES`) and
+    200,000 YAML nodes once aliases are expanded (an alias bomb is refused, not expanded).
+    """
     from ruamel.yaml.error import YAMLError
+
+    from gsvendor.config import _count_nodes, read_text
+    from gsvendor.errors import ConfigError, shorten
 
     if path.exists() and not path.is_file():
         raise LockError(f"{path.name}: not a regular file")
     if not path.is_file():
         raise LockError(f"{path.name}: no lock file; run `gsvendor sync TAG` first")
     try:
-        data = _load(path.read_text(encoding="utf-8"))
+        data = _load(read_text(path, path.name))
+        _count_nodes(data, path.name)
+        if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("tag", "kind")):
+            raise LockError(f"{path.name}: not a gsvendor lock file (kind: {KIND} and a tag expected)")
         if not isinstance(data, dict) or data.get("kind") != KIND:
             raise LockError(f"{path.name}: not a gsvendor lock file (kind: {KIND} expected)")
         source = data["source"]
+        if not isinstance(source, dict) or not all(isinstance(source.get(k), str) for k in ("kind", "location")):
+            raise LockError(f"{path.name}: source: kind and location must be strings")
         charts = {
             name: LockedChart(
                 dest=str(chart["dest"]),
@@ -209,6 +245,8 @@ def read(path: Path) -> Lock:
             commit=source.get("commit"),
             charts=charts,
         )
+    except ConfigError as exc:
+        raise LockError(str(exc)) from None
     except (
         YAMLError,
         KeyError,
@@ -219,5 +257,5 @@ def read(path: Path) -> Lock:
         OSError,
         RecursionError,
     ) as exc:
-        detail = " ".join(str(exc).split())[:200]
+        detail = shorten(" ".join(str(exc)[:1000].split()))
         raise LockError(f"{path.name}: malformed lock file ({type(exc).__name__}: {detail})") from None

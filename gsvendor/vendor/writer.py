@@ -1,17 +1,19 @@
-"""Writing the output: change planning against disk, hand-edit detection, staging and the atomic swap."""
+"""Writing the output: change planning against disk, hand-edit detection, and the swap of only what changed.
+
+Reading the disk (:func:`scan`) is kept apart from planning (:func:`plan_folder`, :func:`plan_file`,
+pure); :mod:`gsvendor.vendor.journal` performs the plan.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
-import tempfile
-import time
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from gsvendor.errors import GsvendorError
 from gsvendor.files import _foreign, read_file, read_tree
+from gsvendor.vendor.journal import Step, swap
 from gsvendor.vendor.lock import Lock, sha256
 from gsvendor.vendor.plan import Output
 
@@ -76,12 +78,97 @@ def hand_edits(root: Path, output: Output, lock: Lock | None) -> list[str]:
     return sorted(set(foreign + edited))
 
 
-def _write_files(folder: Path, files: dict[str, bytes]) -> None:
-    folder.mkdir(parents=True)
-    for path, data in files.items():
-        target = folder / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+# --- what is on disk (I/O) and what must change (pure) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One thing on disk: ``kind`` is ``file``, ``dir``, ``link`` or ``special``; ``data`` a file's bytes."""
+
+    kind: str
+    data: bytes | None = None
+
+
+def scan(root: Path, dest: str) -> dict[str, Entry]:
+    """Everything at and below ``root/dest`` without following links: relative POSIX path → entry.
+
+    The destination itself has the key ``""``; an absent destination gives ``{}``. Raises
+    :class:`GsvendorError` naming a file that cannot be read.
+    """
+    top = root / dest
+    found: dict[str, Entry] = {}
+
+    def visit(path: Path, rel: str) -> None:
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise GsvendorError(f"{path.relative_to(root)}: cannot read: {exc.strerror or exc}") from None
+        if stat.S_ISLNK(mode):
+            found[rel] = Entry("link")
+        elif stat.S_ISDIR(mode):
+            found[rel] = Entry("dir")
+            stack.append((path, rel))
+        elif stat.S_ISREG(mode):
+            try:
+                found[rel] = Entry("file", path.read_bytes())
+            except OSError as exc:
+                raise GsvendorError(f"{path.relative_to(root)}: cannot read: {exc.strerror or exc}") from None
+        else:
+            found[rel] = Entry("special")
+
+    stack: list[tuple[Path, str]] = []
+    visit(top, "")
+    while stack:  # iterative: a deep tree cannot exhaust the recursion limit
+        folder, rel = stack.pop()
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError as exc:
+            raise GsvendorError(f"{folder.relative_to(root)}: cannot read: {exc.strerror or exc}") from None
+        for name in names:
+            visit(folder / name, f"{rel}/{name}" if rel else name)
+    return found
+
+
+def plan_folder(dest: str, desired: dict[str, bytes], disk: dict[str, Entry]) -> tuple[list[Step], list[str]]:
+    """The steps turning ``disk`` (from :func:`scan`) into exactly ``desired`` files below ``dest``.
+
+    Pure. Returns the removal steps (``unlink`` of files, links and special files nothing
+    replaces; ``rmtree`` of real folders no wanted file lives in, or that stand where a file goes)
+    and the project-relative files to write (new or changed bytes, or something else in their
+    place). Files whose bytes are unchanged are not touched: they keep inode and mtime.
+    """
+    top = disk.get("")
+    if top is not None and top.kind != "dir":
+        return [Step("unlink", dest)], [f"{dest}/{p}" for p in sorted(desired)]
+    needed = {"/".join(p.split("/")[:i]) for p in desired for i in range(1, p.count("/") + 1)}
+    removals: list[Step] = []
+    gone: list[str] = []  # folders removed whole: what is inside them needs no step
+    writes = []
+    for rel in sorted(p for p in disk if p):
+        entry = disk[rel]
+        if any(rel.startswith(f"{g}/") for g in gone):
+            continue
+        if entry.kind == "dir":
+            if rel not in needed:
+                removals.append(Step("rmtree", f"{dest}/{rel}"))
+                gone.append(rel)
+        elif rel not in desired:
+            removals.append(Step("unlink", f"{dest}/{rel}"))
+    for rel in sorted(desired):
+        entry = disk.get(rel)
+        if entry is None or entry.kind != "file" or entry.data != desired[rel]:
+            writes.append(f"{dest}/{rel}")
+    return removals, writes
+
+
+def plan_file(dest: str, desired: bytes, disk: dict[str, Entry]) -> tuple[list[Step], list[str]]:
+    """As :func:`plan_folder` for a single-file destination: nothing when its bytes are unchanged."""
+    top = disk.get("")
+    if top is not None and top.kind == "file" and top.data == desired:
+        return [], []
+    return ([Step("rmtree", dest)] if top is not None and top.kind == "dir" else []), [dest]
 
 
 def write_atomically(
@@ -90,75 +177,28 @@ def write_atomically(
     lock_path: Path,
     lock_bytes: bytes,
     backup: list[str] | None = None,
+    tag: str = "",
 ) -> Path | None:
-    """Replace each destination under ``root`` with ``output`` and write the lock file.
+    """Make every destination under ``root`` hold exactly ``output``, and write the lock file.
 
-    Folders are replaced whole; single files one by one. ``backup`` lists project-relative files
-    to keep before they are replaced; they are copied to ``.gsvendor-backup/<UTC time>/``, whose
-    path is returned. On any error every destination is put back as it was and
-    :class:`GsvendorError` is raised.
+    Only files whose bytes change are written (via a staged copy renamed over them); files no
+    longer wanted are removed; unchanged files keep inode and mtime. The swap is journaled
+    (:mod:`gsvendor.vendor.journal`): an interruption is completed forward or undone by the next
+    command. ``backup`` lists project-relative files to keep before they are replaced; they are
+    copied to ``.gsvendor-backup/<UTC time>-<random>/``, whose path is returned (never removed).
+    Raises :class:`GsvendorError` (nothing changed) when the output cannot be written, and
+    :class:`~gsvendor.errors.Interrupted` on a signal.
     """
-    try:
-        staging = Path(tempfile.mkdtemp(prefix=".gsvendor-staging-", dir=root))
-    except OSError as exc:
-        raise GsvendorError(f"cannot write in {root}: {exc.strerror or exc}; nothing changed") from None
-    targets = [*output.folders, *output.files]
-    swapped: list[tuple[Path, Path | None]] = []  # (destination, where its old copy went)
-    created_parents: list[Path] = []
-    backup_dir = None
-    try:
-        for index, files in enumerate(output.folders.values()):
-            _write_files(staging / f"new-{index}", files)
-        for index, data in enumerate(output.files.values(), start=len(output.folders)):
-            (staging / f"new-{index}").write_bytes(data)
-        if backup:
-            (root / ".gsvendor-backup").mkdir(exist_ok=True)
-            stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-            backup_dir = Path(tempfile.mkdtemp(prefix=f"{stamp}-", dir=root / ".gsvendor-backup"))  # unique
-            for rel in backup:
-                target = backup_dir / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                source = root / rel
-                if source.is_dir() and not source.is_symlink():
-                    shutil.copytree(source, target, symlinks=True)
-                elif source.is_file() or source.is_symlink():
-                    shutil.copy2(source, target, follow_symlinks=False)
-        lock_tmp = staging / "lock"
-        lock_tmp.write_bytes(lock_bytes)
-        for index, dest in enumerate(targets):
-            target = root / dest
-            parent = target.parent
-            missing = []
-            while not parent.exists():
-                missing.append(parent)
-                parent = parent.parent
-            for folder in reversed(missing):
-                folder.mkdir()
-                created_parents.append(folder)
-            old = None
-            if target.exists() or target.is_symlink():
-                old = staging / f"old-{index}"
-                os.rename(target, old)
-            swapped.append((target, old))
-            os.rename(staging / f"new-{index}", target)
-        lock_path.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(lock_tmp, lock_path)
-    except BaseException as exc:
-        for target, old in reversed(swapped):
-            if target.is_dir() and not target.is_symlink():
-                shutil.rmtree(target, ignore_errors=True)
-            elif target.exists() or target.is_symlink():
-                target.unlink()
-            if old is not None:
-                os.rename(old, target)
-        for folder in reversed(created_parents):
-            with contextlib.suppress(OSError):
-                folder.rmdir()
-        shutil.rmtree(staging, ignore_errors=True)
-        if backup_dir is not None:  # nothing was replaced, so nothing needs keeping
-            shutil.rmtree(backup_dir, ignore_errors=True)
-        if isinstance(exc, OSError):
-            raise GsvendorError(f"writing the output failed, nothing changed: {exc}") from None
-        raise
-    shutil.rmtree(staging, ignore_errors=True)
-    return backup_dir
+    removals: list[Step] = []
+    staged: dict[str, tuple[str, bytes]] = {}
+    for dest, files in output.folders.items():
+        steps, writes = plan_folder(dest, files, scan(root, dest))
+        removals += steps
+        staged.update({path: (dest, files[path[len(dest) + 1 :]]) for path in writes})
+    for dest, data in output.files.items():
+        steps, writes = plan_file(dest, data, scan(root, dest))
+        removals += steps
+        staged.update({path: (dest, data) for path in writes})
+    lock_rel = lock_path.relative_to(root).as_posix()
+    staged[lock_rel] = (lock_rel, lock_bytes)  # last: the lock agrees only once every chart is written
+    return swap(root, tag, staged, removals, backup)

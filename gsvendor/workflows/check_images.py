@@ -8,8 +8,8 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
-from gsvendor.config import Config, load_config
-from gsvendor.errors import UsageError
+from gsvendor.config import Config, find_config, load_config
+from gsvendor.errors import ConfigError, UsageError
 from gsvendor.images.check import CheckResult, chart_targets, check_images, images_config
 from gsvendor.images.render import find_helm
 from gsvendor.images.resolve import ResolveReport, cli_options, resolve_check
@@ -30,13 +30,18 @@ class ImagesRun:
         return self.result.ok and (self.resolved is None or self.resolved.ok)
 
 
-def load_optional_config(config_path: Path, chart_dirs: Sequence[Path]) -> Config | None:
-    """The configuration, or ``None`` when chart folders are named and the default gsvendor.yaml is absent.
+def load_optional_config(config_path: Path | None, chart_dirs: Sequence[Path]) -> Config | None:
+    """The configuration (``config_path``, else the nearest gsvendor.yaml), or ``None`` when chart
+    folders are named and no gsvendor.yaml is found.
 
     A ``--config`` given explicitly must exist (raises :class:`~gsvendor.errors.ConfigError`).
     """
-    optional = bool(chart_dirs) and config_path == Path("gsvendor.yaml") and not config_path.exists()
-    return None if optional else load_config(config_path)
+    if config_path is None and chart_dirs:
+        try:
+            config_path = find_config()
+        except ConfigError:
+            return None
+    return load_config(config_path)
 
 
 def run(
@@ -61,6 +66,10 @@ def run(
     if allow is not None and not all(prefix.strip() for prefix in allow):
         raise UsageError("--allow: a prefix must not be empty")
     step = progress or (lambda _message: nullcontext())
+    if not chart_dirs and config is not None:
+        vendored = [chart.name for chart in config.charts if chart.render is None]
+        if vendored:
+            config.require_outputs(vendored)
     charts = chart_targets(list(chart_dirs), config)
     settings = images_config(config)
     options = cli_options(

@@ -60,6 +60,10 @@ def run(
     if allow is not None and not all(prefix.strip() for prefix in allow):
         raise UsageError("--allow: a prefix must not be empty")
     step = progress or (lambda _message: nullcontext())
+    if not chart_dirs and config is not None:
+        vendored = [chart.name for chart in config.charts if chart.render is None]
+        if vendored:
+            config.require_outputs(vendored)  # one line naming gsvendor sync, as every command that reads helm/
     charts = chart_targets(list(chart_dirs), config)
     settings = images_config(config)
     policy = label_policy(config)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gsvendor.config import ChartSpec, Config
-from gsvendor.errors import ConfigError, GsvendorError
+from gsvendor.errors import GsvendorError
 from gsvendor.generate.chart import generate_chart, generated_paths, project_reader
 
 
@@ -24,16 +24,16 @@ def plan(config: Config, charts: list[str] | None = None) -> list[tuple[ChartGen
     """Regenerate the configured charts (or ``charts``) from what is on disk; nothing is written.
 
     Returns per chart the result and the desired bytes of each stale file (chart-relative).
-    Raises :class:`ConfigError` for an unknown chart or a chart folder that does not exist.
+    Raises :class:`~gsvendor.errors.ConfigError` for an unknown chart and
+    :class:`~gsvendor.errors.NotSyncedError` for a chart folder that does not exist.
     """
     from gsvendor.files import normalize_whitespace, read_tree
 
     specs = [config.chart(name) for name in dict.fromkeys(charts)] if charts else list(config.charts)
+    config.require_outputs([spec.name for spec in specs])
     results = []
     for spec in specs:
         folder = config.root / spec.dest
-        if not folder.is_dir():
-            raise ConfigError(f"chart {spec.name}: {spec.dest}/ does not exist (run gsvendor sync first)")
         files = read_tree(config.root, spec.dest)
         try:
             generated = generate_chart(

@@ -100,7 +100,7 @@ def sync(
         )
     backup = None
     if not dry_run and (changes or old_lock != lock_bytes):
-        backup = write_atomically(config.root, output, config.lock_path, lock_bytes, backup=edits or None)
+        backup = write_atomically(config.root, output, config.lock_path, lock_bytes, backup=edits or None, tag=tag)
     return SyncResult(
         build=result,
         changes=changes,
@@ -111,19 +111,43 @@ def sync(
     )
 
 
-def _rebuild_from_lock(config: Config, options: FetchOptions, helm: str | None) -> tuple[lockfile.Lock, Build]:
+def _rebuild_from_lock(
+    config: Config, options: FetchOptions, helm: str | None, source: str | None = None
+) -> tuple[lockfile.Lock, Build]:
+    """Rebuild the locked tag from the lock's source, or from ``source`` (the same bytes elsewhere)."""
     lock = lockfile.read(config.lock_path)
-    snapshot = fetch(config, lock.tag, lock.source_for(config.root), options, expected_sha256=lock.sha256)
+    local = lock.local_source(config.root)
+    if source is None and local is not None and not local.exists():
+        raise UsageError(
+            f"{config.lock_path.name}: the locked source {lock.location} does not exist here; give the same "
+            f"upstream {lock.tag} with --source (its sha256 must be the lock's)"
+        )
+    location = source or lock.source_for(config.root)
+    snapshot = fetch(config, lock.tag, location, options, expected_sha256=lock.sha256)
+    if (
+        source is not None
+        and lock.sha256
+        and not snapshot.sha256
+        and not (lock.commit and snapshot.commit == lock.commit)
+    ):
+        raise UsageError(
+            f"--source {source}: a {snapshot.kind} has no archive sha256 to compare with the lock's "
+            f"{lock.sha256[:12]}…; give the archive itself (a .tar.gz or its URL)"
+        )
     return lock, build(config, snapshot, load_overlays(config.overlays_dir), renderer_for(config, helm))
 
 
-def verify(config: Config, options: FetchOptions, helm: str | None = None) -> tuple[lockfile.Lock, list[FileDiff]]:
-    """Rebuild from the lock's tag and source and compare with the disk, file by file.
+def verify(
+    config: Config, options: FetchOptions, helm: str | None = None, source: str | None = None
+) -> tuple[lockfile.Lock, list[FileDiff]]:
+    """Rebuild from the lock's tag and source (or ``source``, checked against the lock's sha256)
+    and compare with the disk, file by file.
 
     Returns the lock and the diffs from the expected output (``a/``) to the disk (``b/``);
     an empty list means the output is exactly upstream plus the declared overlays.
     """
-    lock, result = _rebuild_from_lock(config, options, helm)
+    config.require_outputs()
+    lock, result = _rebuild_from_lock(config, options, helm, source)
     output = result.output()
     labels = ("expected", "actual")
     diffs = []
@@ -148,6 +172,7 @@ def diff(
     for an unknown chart.
     """
     names = {config.chart(chart).name} if chart else {c.name for c in config.charts}
+    config.require_outputs(sorted(names) if chart else None)
     lock, result = _rebuild_from_lock(config, options, helm)
     labels = ("upstream", "vendored")
     dests = [c.spec.dest for c in result.charts]

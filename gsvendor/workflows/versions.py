@@ -68,3 +68,21 @@ def check(config: Config, source: str | None, options: Any, *, go: bool = True) 
         if not report.builders:
             report.notes.append("no golang builder stage in the Dockerfiles")
     return report
+
+
+def no_dockerfiles(config: Config) -> str | None:
+    """The one-line note for a project that has none of the default Dockerfiles, else ``None``.
+
+    Such a project (one that only vendors charts) has nothing that pins the upstream version, so
+    ``versions`` has nothing to compare. Dockerfiles named in gsvendor.yaml must exist (the
+    regular check says so when they do not).
+    """
+    from gsvendor.build.versions import build_inputs
+
+    raw = config.raw or {}
+    if "dockerfiles" in raw or "pinDockerfile" in raw:
+        return None
+    inputs = build_inputs(config)
+    if any(inputs.path(name).exists() for name in inputs.dockerfiles):
+        return None
+    return f"no {' or '.join(inputs.dockerfiles)} in the project: nothing pins the upstream version, nothing to check"

@@ -1,0 +1,203 @@
+"""Output width and plain tables that read well in a CI log and in 80 columns.
+
+One place decides how wide output may be (:func:`output_width`): ``$COLUMNS`` when set, the
+terminal's width on a terminal, else :data:`CI_WIDTH` (a CI log has no width; 100 columns stay
+readable in every log viewer). :class:`PlainTable` lays a table out within that width, wrapping
+cells at word or path-segment boundaries (never inside a word unless one segment is wider than
+its column) and leaving no trailing spaces.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+CI_WIDTH = 100
+MIN_WIDTH = 40
+GAP = "  "
+# a break is allowed after a space, or after a path or list separator (not inside file names)
+_PIECES = re.compile(r"[^ /,;=@-]*(?:[ /,;=@-]+|$)")
+LAST_RESORT = 12  # a column is cut inside a word only below its longest piece, and not below this
+
+
+def output_width(is_terminal: bool | None = None) -> int:
+    """The width output may use: ``$COLUMNS``, else the terminal's width, else :data:`CI_WIDTH` (no TTY)."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return max(int(columns), MIN_WIDTH)
+    if is_terminal is None:
+        is_terminal = sys.stdout.isatty()
+    if is_terminal:
+        return max(shutil.get_terminal_size((CI_WIDTH, 24)).columns, MIN_WIDTH)
+    return CI_WIDTH
+
+
+def pieces(text: str) -> list[str]:
+    """``text`` cut after each space and each path or list separator (``/ , ; = @ -``)."""
+    return [piece for piece in _PIECES.findall(text) if piece]
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken at spaces or separators; no trailing spaces.
+
+    A piece wider than ``width`` on its own is cut (the only case a word is split).
+    """
+    width = max(width, 1)
+    lines: list[str] = []
+    for paragraph in text.splitlines() or [""]:
+        line = ""
+        for piece in pieces(paragraph):
+            if len(line) + len(piece.rstrip()) > width and line.strip():
+                lines.append(line.rstrip())
+                line = ""
+            if not line and piece.strip() == "":
+                continue  # no line starts with the space it was broken at
+            while len(piece.rstrip()) > width:
+                room = width - len(line)
+                lines.append((line + piece[:room]).rstrip())
+                line, piece = "", piece[room:]
+            line += piece
+        lines.append(line.rstrip())
+    return lines
+
+
+def _longest_piece(text: str) -> int:
+    return max((len(piece.rstrip()) for piece in pieces(text)), default=0)
+
+
+@dataclass
+class PlainTable:
+    """A table of text cells; ``render`` lays it out within a width.
+
+    ``right`` names the right-aligned (numeric) columns; ``title`` and ``caption`` are wrapped
+    lines above and below.
+    """
+
+    columns: Sequence[str]
+    title: str = ""
+    caption: str = ""
+    right: Sequence[str] = ()
+    rows: list[list[str]] = field(default_factory=list)
+
+    def add_row(self, *cells: str) -> None:
+        """Append one row (``str`` of every cell)."""
+        self.rows.append([str(cell) for cell in cells])
+
+    def widths(self, width: int) -> list[int]:
+        """Column widths that fit ``width``.
+
+        Natural widths first; then the widest column is narrowed, down to its longest unbreakable
+        piece; only when that is not enough, below it (to :data:`LAST_RESORT`).
+        """
+        count = len(self.columns)
+        cells = [[row[i] for row in self.rows] for i in range(count)]
+        natural = [
+            max([len(self.columns[i])] + [len(line) for c in cells[i] for line in c.splitlines()]) for i in range(count)
+        ]
+        floor = [max([len(self.columns[i])] + [_longest_piece(c) for c in cells[i]]) for i in range(count)]
+        last = [min(f, max(LAST_RESORT, len(self.columns[i]))) for i, f in enumerate(floor)]
+        widths = list(natural)
+        budget = width - len(GAP) * (count - 1)
+        for limit in (floor, last):
+            while sum(widths) > budget:
+                shrinkable = [i for i in range(count) if widths[i] > limit[i]]
+                if not shrinkable:
+                    break
+                widths[max(shrinkable, key=lambda i: widths[i])] -= 1
+        return widths
+
+    def render(self, width: int) -> list[str]:
+        """The table's lines, none wider than ``width`` unless a single column cannot be narrower."""
+        widths = self.widths(width)
+        lines: list[str] = []
+        if self.title:
+            lines += wrap(self.title, width)
+        lines.append(self._line([[name] for name in self.columns], widths)[0])
+        lines.append(GAP.join("-" * w for w in widths))
+        for row in self.rows:
+            cells = [wrap(cell, widths[i]) for i, cell in enumerate(row)]
+            lines += self._line(cells, widths)
+        if self.caption:
+            lines += wrap(self.caption, width)
+        return lines
+
+    def _line(self, cells: list[list[str]], widths: list[int]) -> list[str]:
+        height = max(len(c) for c in cells)
+        out = []
+        for n in range(height):
+            parts = []
+            for i, cell in enumerate(cells):
+                text = cell[n] if n < len(cell) else ""
+                parts.append(text.rjust(widths[i]) if self.columns[i] in self.right else text.ljust(widths[i]))
+            out.append(GAP.join(parts).rstrip())
+        return out
+
+    def print(self, console: Console) -> None:
+        """Print the table on ``console`` within its width, as plain text (no markup read from cells)."""
+        from rich.text import Text
+
+        lines = self.render(console.width)
+        header = 1 + len(wrap(self.title, console.width)) if self.title else 1
+        for number, line in enumerate(lines):
+            bold = console.is_terminal and number < header
+            console.print(Text(line, style="bold" if bold else ""), soft_wrap=True)
+
+
+def raw_stream(stream: TextIO) -> TextIO:
+    """The stream below any :class:`StrippedLines`: for bytes that must stay as they are (a diff's body)."""
+    while isinstance(stream, StrippedLines):
+        stream = stream.stream
+    return stream
+
+
+class StrippedLines:
+    """A text stream that drops spaces before each line end (rich pads and word-wraps with them).
+
+    Wraps ``sys.stdout``/``sys.stderr`` for the CLI's consoles; ``isatty`` and ``fileno`` are the
+    stream's, so rich still knows whether it writes to a terminal.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.pending = ""
+
+    def write(self, text: str) -> int:
+        """Write ``text``; spaces at its end wait until it is known whether a line end follows."""
+        data = self.pending + text
+        lines = data.split("\n")
+        tail = lines.pop()
+        stripped = tail.rstrip(" ")
+        self.pending = tail[len(stripped) :]
+        out = "".join(f"{line.rstrip(' ')}\n" for line in lines) + stripped
+        self.stream.write(out)
+        return len(text)
+
+    def flush(self) -> None:
+        """Flush the stream (pending spaces stay: they end a line or are dropped)."""
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        """Whether the wrapped stream is a terminal."""
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        """The wrapped stream's file descriptor."""
+        return self.stream.fileno()
+
+    @property
+    def buffer(self) -> object:
+        """The wrapped stream's binary buffer (bytes bypass the stripping)."""
+        return self.stream.buffer
+
+    @property
+    def encoding(self) -> str:
+        """The wrapped stream's encoding."""
+        return getattr(self.stream, "encoding", "utf-8")

@@ -1,0 +1,28 @@
+"""One command at a time per project: the project lock, then finishing what an interrupted sync left."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+
+from gsvendor.config import Config
+from gsvendor.files import project_lock
+from gsvendor.vendor import journal
+
+
+@contextlib.contextmanager
+def exclusive(config: Config, timeout: float, say: Callable[[str], None]) -> Iterator[None]:
+    """Hold the project lock (beside the lock file) for the block, after recovering the output.
+
+    ``timeout`` is how long to wait for another gsvendor, in seconds; ``say`` receives one line
+    for the user (waiting for the holder, what was recovered). Raises
+    :class:`~gsvendor.errors.GsvendorError` (exit 2) when the lock is not free in time or an
+    unfinished swap cannot be finished.
+    """
+    with project_lock(config.lock_path.parent, timeout, say):
+        message = journal.recover(config.root)
+        if message:
+            say(message)
+        dests = sorted({c.dest for c in config.charts} | {f.dest for f in config.files})
+        journal.remove_strays(config.root, dests)
+        yield

@@ -1,0 +1,334 @@
+"""The CLI for every day (issue 18): CI-log widths, "run gsvendor sync", the root found from any folder,
+--version, global options after the command, flags as flags, verify --source, --json everywhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, Cli, assert_one_line_error, tarball
+
+from gsvendor import __version__
+
+SYNC = ("sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
+# every command on a synced tree (patch-verify fails: the archives hold no Go source; it still prints)
+COMMANDS = (
+    SYNC,
+    (*SYNC, "-v"),
+    ("verify",),
+    ("verify", "--json"),
+    ("diff", "--stat"),
+    ("diff", "--stat", "--json"),
+    ("diff", "kserve-crd"),
+    ("check-images",),
+    ("check-images", "-v"),
+    ("check-manifests",),
+    ("versions", "--no-go"),
+    ("versions", "--check", "--no-go"),
+    ("versions", "--no-go", "--json"),
+    ("generate",),
+    ("generate", "--check"),
+    ("generate", "--json"),
+    ("patch-verify", "--source", str(tarball("v0.20.0"))),
+)
+READERS = ("verify", "diff", "check-images", "generate", "versions", "check-manifests")
+
+
+def full_project(folder: Path) -> Path:
+    """This repository's inputs (configuration, overlays, Dockerfiles, patches, check-images values)."""
+    folder.mkdir()
+    for name in ("gsvendor.yaml", "Dockerfile", "Dockerfile.llmisvc"):
+        shutil.copy(ROOT / name, folder / name)
+    for name in ("overlays", "patches", "hack/check-images"):
+        shutil.copytree(ROOT / name, folder / name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def synced_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A full project synced at v0.20.0 (shared by the read-only tests of this module)."""
+    project = full_project(tmp_path_factory.mktemp("everyday") / "project")
+    result = Cli(project.parent / "cache")(project, *SYNC)
+    assert result.returncode == 0, result.stderr
+    return project
+
+
+def run(cli: Cli, cwd: Path, *args: str, columns: str | None) -> subprocess.CompletedProcess[str]:
+    """The CLI without a terminal (captured output), with ``COLUMNS`` set or unset."""
+    env = {k: v for k, v in cli.env.items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = columns
+    return subprocess.run(
+        [sys.executable, "-m", "gsvendor", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
+
+
+def patch_line(line: str) -> bool:
+    """A line of a unified diff's body: upstream's own bytes, which no width applies to."""
+    return line[:1] in (" ", "+", "-") or line.startswith("@@") or line == ""
+
+
+@pytest.mark.parametrize(("columns", "limit"), [("80", 80), (None, 100)])
+def test_every_command_fits_a_ci_log(cli: Cli, synced_tree: Path, columns: str | None, limit: int) -> None:
+    for args in COMMANDS:
+        result = run(cli, synced_tree, *args, columns=columns)
+        assert result.returncode in (0, 1), (args, result.stderr)
+        assert "Traceback" not in result.stderr
+        # a diff's body and JSON are data for tools, not text to wrap
+        body = args[0] == "diff" and "--stat" not in args
+        lines = [
+            line for line in result.stdout.splitlines() if not (body and patch_line(line)) and "--json" not in args
+        ]
+        # error lines stay one line each (grep, CI annotations); everything else fits the width
+        lines += [line for line in result.stderr.splitlines() if not line.startswith("error: ")]
+        assert [line for line in lines if len(line) > limit] == [], args
+        assert [line for line in lines if line != line.rstrip()] == [], args
+        assert [line for line in result.stdout.splitlines() if line != line.rstrip() and not body] == [], args
+        if "--json" in args:
+            assert json.loads(result.stdout)["gsvendorVersion"] == __version__
+
+
+def test_success_is_one_summary_line_unless_verbose(cli: Cli, synced_tree: Path) -> None:
+    summaries = {
+        SYNC: f"up to date: nothing changed (v0.20.0 from tarball {tarball('v0.20.0')})",
+        ("verify",): "ok: output is upstream v0.20.0 plus the declared overlays",
+        ("versions", "--no-go"): None,  # a listing: the table is what it prints
+        ("generate",): "ok: the generated files of 5 chart(s) are up to date",
+    }
+    for args, line in summaries.items():
+        if line is None:
+            continue
+        result = run(cli, synced_tree, *args, columns="200")
+        assert (result.returncode, result.stdout) == (0, line + "\n"), args
+    images = run(cli, synced_tree, "check-images", columns="200")
+    assert images.returncode == 0
+    assert images.stdout.count("\n") == 1 and images.stdout.startswith("ok: checked 87 image reference(s)")
+    verbose = run(cli, synced_tree, *SYNC, "-v", columns="200")
+    assert verbose.stdout.splitlines()[1].split() == ["chart", "files", "+", "~", "-", "overlays"]
+    assert verbose.stdout.splitlines()[3].split() == ["kserve-crd", "15", "0", "0", "0", "4"]
+
+
+def test_tables_wrap_at_path_segments(cli: Cli, synced_tree: Path) -> None:
+    table = run(cli, synced_tree, "diff", "--stat", columns="80").stdout.splitlines()
+    assert table[0].split() == ["file", "status", "+", "-"]
+    assert max(map(len, table)) <= 80
+    # a long path continues on the next line after a "/" or "-", never inside a word
+    at = table.index("serving.kserve.io_clusterservingruntimes.yaml")
+    assert table[at - 1].split() == ["helm/kserve-crd/templates/", "changed", "3", "0"]
+    stat = json.loads(cli(synced_tree, "diff", "--stat", "--json").stdout)["stat"]
+    added, removed = sum(s["added"] for s in stat), sum(s["removed"] for s in stat)
+    assert table[-1] == f"{len(stat)} file(s) differ from upstream, +{added} -{removed} line(s)"
+    assert len(stat) == 52 and removed == 155
+
+
+@pytest.mark.parametrize("command", READERS)
+def test_no_helm_says_run_sync(cli: Cli, project: Path, command: str) -> None:
+    (project / "Dockerfile.llmisvc").write_text("ARG KSERVE_VERSION=v0.20.0\n")
+    result = cli(project, command)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2,
+        "",
+        "error: helm/ does not exist: run gsvendor sync\n",
+    )
+
+
+def test_one_missing_chart_folder_after_a_sync(cli: Cli, synced_tree: Path, tmp_path: Path) -> None:
+    project = tmp_path / "copy"
+    shutil.copytree(synced_tree, project, symlinks=True)
+    shutil.rmtree(project / "helm" / "kserve-crd")
+    for command in (*READERS, "versions --check"):
+        result = cli(project, *command.split())
+        assert (result.returncode, result.stdout) == (2, ""), command
+        assert result.stderr == "error: helm/kserve-crd/ does not exist: run gsvendor sync\n", command
+    shutil.rmtree(project / "helm")
+    result = cli(project, "versions", "--check")  # with a lock: was exit 0, silent
+    assert (result.returncode, result.stderr) == (2, "error: helm/ does not exist: run gsvendor sync\n")
+
+
+def _same(text: str) -> str:
+    return re.sub(r"in \d+\.\d s", "in N s", text)
+
+
+def test_every_command_from_a_chart_subfolder_behaves_as_from_the_root(cli: Cli, synced_tree: Path) -> None:
+    deep = synced_tree / "helm" / "kserve-crd" / "templates"
+    for args in (*COMMANDS, ("diff", "no-such-chart"), ("check-images", "--resolve-jobs", "0")):
+        at_root, below = cli(synced_tree, *args), cli(deep, *args)
+        assert at_root.returncode in (0, 1, 2)
+        assert (below.returncode, _same(below.stdout), _same(below.stderr)) == (
+            at_root.returncode,
+            _same(at_root.stdout),
+            _same(at_root.stderr),
+        ), args
+    unknown = cli(deep, "diff", "no-such-chart")
+    assert unknown.stderr.startswith("error: gsvendor.yaml: charts: no chart named 'no-such-chart'")
+
+
+def test_no_configuration_up_to_the_root(cli: Cli, tmp_path: Path) -> None:
+    result = cli(tmp_path, "verify")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error: gsvendor.yaml: not found in this folder or any parent (run gsvendor in a project, or give --config)\n"
+    )
+
+
+def test_config_option_overrides_the_search(cli: Cli, project: Path, tmp_path: Path) -> None:
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    (other / "gsvendor.yaml").write_text("upstream: {repository: kserve/kserve}\ncharts: [x]\n")
+    result = cli(project, "generate", "--config", str(other / "gsvendor.yaml"))
+    assert result.stderr == "error: helm/x/ does not exist: run gsvendor sync\n"
+
+
+def test_version_global_options_after_the_command_and_flags(cli: Cli, synced_tree: Path) -> None:
+    version = cli(synced_tree, "--version")
+    assert (version.returncode, version.stdout) == (0, f"gsvendor {__version__}\n")
+    for args in (("verify", "-q"), ("verify", "--config", "gsvendor.yaml", "-q"), ("verify", "--cache-dir=x")):
+        result = cli(synced_tree, *args)
+        assert (result.returncode, result.stdout) == (0, "ok: output is upstream v0.20.0 plus the declared overlays\n")
+    helps = [cli(synced_tree, "--help").stdout] + [cli(synced_tree, c, "--help").stdout for c in (*READERS, "sync")]
+    assert all("<bool>" not in text and "--no-force" not in text for text in helps)
+    dry = cli(synced_tree, "sync", "--dry-run", "true")
+    assert (dry.returncode, dry.stderr) == (
+        2,
+        "error: 'true' is not an upstream tag: the flags (--dry-run, --force, --json, -v) take no value\n",
+    )
+
+
+def test_help_wraps_sentences_at_80_columns(cli: Cli, synced_tree: Path) -> None:
+    env = {**cli.env, "COLUMNS": "80"}
+    text = subprocess.run(
+        [sys.executable, "-m", "gsvendor", "sync", "--help"], cwd=synced_tree, env=env, capture_output=True, text=True
+    ).stdout
+    lines = [line.strip() for line in text.splitlines()]
+    # the paragraph reflows as one: no line ends after a few words because the docstring broke there
+    assert "lock file records the source and the sha256 of every upstream and result file." in lines
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert [line for line in text.splitlines() if line != line.rstrip()] == []
+
+
+def test_verify_source_elsewhere_and_a_portable_lock(cli: Cli, tmp_path: Path) -> None:
+    project = full_project(tmp_path / "project")
+    first = tmp_path / "downloads" / "kserve-v0.20.0.tar.gz"
+    first.parent.mkdir()
+    shutil.copy(tarball("v0.20.0"), first)
+    assert cli(project, "sync", "v0.20.0", "--source", str(first)).returncode == 0
+    lock = (project / "gsvendor.lock.yaml").read_text()
+    assert "  location: ../downloads/kserve-v0.20.0.tar.gz\n" in lock
+    moved = tmp_path / "moved" / "kserve-v0.20.0.tar.gz"
+    moved.parent.mkdir()
+    first.rename(moved)
+    gone = cli(project, "verify")
+    assert gone.returncode == 2
+    assert gone.stderr == (
+        "error: gsvendor.lock.yaml: the locked source ../downloads/kserve-v0.20.0.tar.gz does not exist here; "
+        "give the same upstream v0.20.0 with --source (its sha256 must be the lock's)\n"
+    )
+    elsewhere = cli(project, "verify", "--source", str(moved))
+    assert (elsewhere.returncode, elsewhere.stdout) == (
+        0,
+        "ok: output is upstream v0.20.0 plus the declared overlays\n",
+    )
+    other = tmp_path / "other" / "kserve-v0.20.0.tar.gz"
+    other.parent.mkdir()
+    shutil.copy(tarball("v0.20.0-rc1"), other)
+    wrong = cli(project, "verify", "--source", str(tarball("v0.20.0-rc1")))
+    assert_one_line_error(wrong, 2, "v0.20.0")
+    assert (project / "gsvendor.lock.yaml").read_text() == lock  # verify writes nothing
+
+
+def test_git_file_source_is_recorded_relative_to_the_project(tmp_path: Path) -> None:
+    from gsvendor.vendor.lock import Lock, source_location
+
+    root = tmp_path / "project"
+    root.mkdir()
+    checkout = tmp_path / "src" / "kserve"
+    assert source_location("git", checkout.as_uri(), root) == "../src/kserve"
+    assert (
+        source_location("git", "https://github.com/kserve/kserve.git", root) == "https://github.com/kserve/kserve.git"
+    )
+    lock = Lock(tag="v0.20.0", kind="git", location="../src/kserve", sha256=None, commit=None)
+    assert lock.source_for(root) == checkout.resolve().as_uri()
+    assert (
+        Lock(tag="v", kind="git", location="git@github.com:kserve/kserve.git", sha256=None, commit=None).source_for(
+            root
+        )
+        == "git@github.com:kserve/kserve.git"
+    )
+
+
+def test_json_of_generate_and_diff_stat(cli: Cli, synced_tree: Path) -> None:
+    generated = json.loads(cli(synced_tree, "generate", "--check", "--json").stdout)
+    assert generated == {
+        "gsvendorVersion": __version__,
+        "check": True,
+        "ok": True,
+        "charts": [
+            "kserve-crd",
+            "kserve-llmisvc-crd",
+            "kserve-resources",
+            "kserve-llmisvc-resources",
+            "kserve-runtime-configs",
+        ],
+        "stale": [],
+    }
+    stat = json.loads(cli(synced_tree, "diff", "--stat", "--json").stdout)
+    assert stat["tag"] == "v0.20.0" and "files" not in stat
+    assert stat["stat"][0] == {"path": "helm/kserve-crd/.schema.yaml", "status": "added", "added": 7, "removed": 0}
+
+
+def test_global_options_first_moves_only_global_options() -> None:
+    from gsvendor.cli import global_options_first
+
+    assert global_options_first(["sync", "v1", "-q", "--config", "a.yaml"]) == [
+        "-q",
+        "--config",
+        "a.yaml",
+        "sync",
+        "v1",
+    ]
+    assert global_options_first(["-c", "x.yaml", "verify", "--cache-dir=c"]) == [
+        "-c",
+        "x.yaml",
+        "--cache-dir=c",
+        "verify",
+    ]
+    assert global_options_first(["diff", "--", "-q"]) == ["diff", "--", "-q"]
+    assert global_options_first(["--help"]) == ["--help"]
+
+
+def test_layout_wraps_at_boundaries_without_trailing_spaces() -> None:
+    from gsvendor.report.layout import PlainTable, wrap
+
+    assert wrap("helm/kserve-llmisvc-resources/values.yaml:2 agrees", 20) == [
+        "helm/kserve-llmisvc-",
+        "resources/",
+        "values.yaml:2 agrees",
+    ]
+    assert wrap("x" * 25, 10) == ["x" * 10, "x" * 10, "x" * 5]
+    table = PlainTable(("place", "n"), title="Title that is long enough to wrap here", right=("n",))
+    table.add_row("Dockerfile.llmisvc:8", "1")
+    assert table.render(24) == [
+        "Title that is long",
+        "enough to wrap here",
+        "place                 n",
+        "--------------------  -",
+        "Dockerfile.llmisvc:8  1",
+    ]
+
+
+def test_output_width_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gsvendor.report.layout import output_width
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert output_width(is_terminal=False) == 100
+    monkeypatch.setenv("COLUMNS", "80")
+    assert output_width(is_terminal=False) == 80
+    monkeypatch.setenv("COLUMNS", "junk")
+    assert output_width(is_terminal=False) == 100
+    assert os.environ["COLUMNS"] == "junk"
