@@ -49,7 +49,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # the global options (the app callback's) with whether each takes a value; main() moves them in
 # front of the command when given after it (`gsvendor sync -q`)
-GLOBAL_OPTIONS = {"--config": True, "-c": True, "--cache-dir": True, "--quiet": False, "-q": False, "--lock-timeout": True}
+GLOBAL_OPTIONS = {
+    "--config": True,
+    "-c": True,
+    "--cache-dir": True,
+    "--quiet": False,
+    "-q": False,
+    "--lock-timeout": True,
+}
 
 
 def _flag_type(self: TyperOption, ctx: Any) -> str | None:
