@@ -177,8 +177,44 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "properties": {"from": _RELPATH, "to": _RELPATH},
             },
         },
+        # gsvendor generate: the options Giant Swarm's pipeline runs helm-docs and the schema tools with
+        "generate": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "readme": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {"sortValuesOrder": {"enum": ["alphabetical", "file"]}},
+                },
+                "schema": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {"normalize": {"enum": ["none", "schemalint"]}},
+                },
+            },
+        },
     },
 }
+
+
+@dataclass(frozen=True)
+class GenerateSettings:
+    """``generate:`` of gsvendor.yaml: how ``gsvendor generate`` (and ``sync``) write the generated files.
+
+    ``sort_values_order``: the README values table order, helm-docs v1.14.2's
+    ``--sort-values-order`` (``alphabetical`` = helm-docs ``alphanum``, or ``file``).
+    ``normalize``: ``none`` writes values.schema.json as helm-values-schema-json v2.5.0 does;
+    ``schemalint`` passes it through schemalint v2.6.1's ``normalize``.
+    """
+
+    sort_values_order: str = "alphabetical"
+    normalize: str = "none"
+
+    @property
+    def helm_docs_sort_order(self) -> str:
+        """The value of helm-docs' ``--sort-values-order`` flag."""
+        return "file" if self.sort_values_order == "file" else "alphanum"
 
 
 @dataclass(frozen=True)
@@ -245,6 +281,7 @@ class Config:
     lock_path: Path
     charts: tuple[ChartSpec, ...]
     files: tuple[FileSpec, ...] = ()
+    generate: GenerateSettings = field(default_factory=GenerateSettings)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     tag_pattern: str = DEFAULT_TAG_PATTERN
 
@@ -514,6 +551,10 @@ def load_config(path: Path | None = None, label: str | None = None) -> Config:
         lock_path=root / lock,
         charts=tuple(charts),
         files=tuple(files),
+        generate=GenerateSettings(
+            sort_values_order=str(data.get("generate", {}).get("readme", {}).get("sortValuesOrder", "alphabetical")),
+            normalize=str(data.get("generate", {}).get("schema", {}).get("normalize", "none")),
+        ),
         raw=document,
         tag_pattern=_tag_pattern(
             upstream.get("tagPattern"), f"{label}:{_line_of(document, ['upstream', 'tagPattern']) or '?'}"

@@ -43,7 +43,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Name the vendored tag the chart tests ran on, even under -q (CI logs)."""
+    """Name the vendored tag the chart tests ran on, even under -q (CI logs); the differential counts."""
+    _differential_summary(terminalreporter)
     if not CHART_PROJECT:
         return
     project = Path(CHART_PROJECT).resolve()
@@ -161,3 +162,13 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, *
     assert errors, result.stderr
     for needle in needles:
         assert needle in result.stderr, (needle, result.stderr)
+
+
+def _differential_summary(terminalreporter: Any) -> None:
+    """What the differential tests (tests/differential/, issue 20) compared: inputs and differences."""
+    tools = sys.modules.get("diff_tools")
+    tallies = getattr(tools, "TALLIES", None)
+    if tallies:
+        terminalreporter.section("differential tests")
+        for name, tally in sorted(tallies.items()):
+            terminalreporter.write_line(f"{name}: {tally.compared} compared, {len(tally.differences)} different")

@@ -244,7 +244,8 @@ def test_images_allow_must_not_be_empty(cli: Cli, synced: Path) -> None:
 
 def test_schema_output_must_be_a_file_of_the_chart(cli: Cli, synced: Path) -> None:
     schema = synced / "helm/kserve-resources/.schema.yaml"
-    schema.write_text(schema.read_text().replace("output: values.schema.json", "output: templates"))
+    output = "output: helm/kserve-resources/values.schema.json"
+    schema.write_text(schema.read_text().replace(output, "output: helm/kserve-resources/templates"))
     before = tree(synced)
     assert_one_line_error(cli(synced, "generate", timeout=60), 2, "is a folder of the chart")
     assert tree(synced) == before

@@ -19,7 +19,7 @@ DEFAULT_CONFIG = "values: [values.yaml]\n"
 def schema_text(values: str, config: str = DEFAULT_CONFIG, files: dict[str, str] | None = None) -> str:
     chart = {".schema.yaml": dedent(config).encode(), "values.yaml": dedent(values).encode()}
     chart.update({name: dedent(text).encode() for name, text in (files or {}).items()})
-    _, data = generate_schema(chart)
+    _, data = generate_schema(chart, normalize="schemalint")
     return data.decode()
 
 

@@ -15,7 +15,9 @@ from gsvendor.generate.schema.output import generate_schema
 
 
 def schema_text(values: str, config: str = "values: [values.yaml]\n") -> str:
-    _, data = generate_schema({".schema.yaml": config.encode(), "values.yaml": dedent(values).encode()})
+    _, data = generate_schema(
+        {".schema.yaml": config.encode(), "values.yaml": dedent(values).encode()}, normalize="schemalint"
+    )
     return data.decode()
 
 

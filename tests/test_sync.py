@@ -50,6 +50,7 @@ OVERLAID = {
         "templates/runtimes/resources.yaml",
         "templates/llmisvcconfigs/resources.yaml",
         "templates/_giantswarm_llmisvcconfigs.tpl",
+        "README.md.gotmpl",  # the Giant Swarm section on the presets' images
     },
 }
 

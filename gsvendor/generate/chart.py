@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gsvendor.config import Config
+from gsvendor.config import Config, GenerateSettings
 from gsvendor.generate.readme.chart import TEMPLATE_FILE as README_TEMPLATE
 from gsvendor.generate.readme.template import render_readme
 from gsvendor.generate.schema.config import Reader
@@ -13,25 +13,37 @@ from gsvendor.generate.schema.output import generate_schema
 
 
 def generate_chart(
-    files: dict[str, bytes], *, chart_dir: str = "/chart", outside: Reader | None = None
+    files: dict[str, bytes],
+    *,
+    chart_dir: str = "/chart",
+    outside: Reader | None = None,
+    project_root: str | None = None,
+    settings: GenerateSettings | None = None,
 ) -> dict[str, bytes]:
     """Return ``files`` (chart-relative path → bytes) with the generated files regenerated.
 
     values.schema.json (the output named in ``.schema.yaml``) only where the chart has a
     ``.schema.yaml``; README.md only where it has a ``README.md.gotmpl`` (and a values.yaml, as
-    helm-docs requires). The README sees the regenerated schema. ``chart_dir`` (absolute) and
-    ``outside`` (a reader for absolute paths outside the chart) only matter for ``$ref`` bundling
-    of files outside the chart. The input dict is not modified.
+    helm-docs requires). The README sees the regenerated schema. ``chart_dir`` is the chart's
+    absolute folder; ``project_root`` the folder Giant Swarm's pre-commit runs the tools in
+    (``.schema.yaml``'s ``values`` and ``output`` are relative to it, as helm-values-schema-json
+    v2.5.0 reads them from its working directory; default: the chart folder); ``outside`` reads
+    absolute paths outside the chart (values files, ``$ref`` bundling). ``settings``: helm-docs'
+    sort order and the schema normalization (default: alphabetical, none). The input dict is
+    not modified.
 
     Raises :class:`~gsvendor.generate.schema.model.SchemaError` or
     :class:`~gsvendor.generate.readme.chart.ReadmeError` (exit 2) naming the file and key at fault.
     """
+    settings = settings or GenerateSettings()
     out = dict(files)
     if SCHEMA_CONFIG in files:
-        path, data = generate_schema(files, SCHEMA_CONFIG, chart_dir, outside)
+        path, data = generate_schema(
+            files, SCHEMA_CONFIG, chart_dir, outside, cwd=project_root, normalize=settings.normalize
+        )
         out[path] = data
     if README_TEMPLATE in files:
-        text = render_readme(out, chart_dir=chart_dir)
+        text = render_readme(out, chart_dir=chart_dir, sort_order=settings.helm_docs_sort_order)
         if text is not None:
             out["README.md"] = text
     return out

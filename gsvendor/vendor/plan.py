@@ -232,7 +232,13 @@ def build(
         upstream = chart_files(snapshot, spec)
         result = apply_overlays(spec.name, upstream, overlays, snapshot.tag)
         try:
-            overlaid = generate_chart(result.files, chart_dir=(config.root / spec.dest).as_posix(), outside=outside)
+            overlaid = generate_chart(
+                result.files,
+                chart_dir=(config.root / spec.dest).as_posix(),
+                outside=outside,
+                project_root=config.root.as_posix(),
+                settings=config.generate,
+            )
         except GsvendorError as exc:
             raise type(exc)(f"{spec.dest}: {exc}") from None
         generated = generated_paths(result.files, overlaid)

@@ -36,7 +36,13 @@ def plan(config: Config, charts: list[str] | None = None) -> list[tuple[ChartGen
         folder = config.root / spec.dest
         files = read_tree(config.root, spec.dest)
         try:
-            generated = generate_chart(files, chart_dir=folder.as_posix(), outside=project_reader(config))
+            generated = generate_chart(
+                files,
+                chart_dir=folder.as_posix(),
+                outside=project_reader(config),
+                project_root=config.root.as_posix(),
+                settings=config.generate,
+            )
         except GsvendorError as exc:
             raise type(exc)(f"{spec.dest}: {exc}") from None
         result = ChartGeneration(spec)

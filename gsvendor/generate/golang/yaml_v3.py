@@ -459,16 +459,25 @@ class _Builder:
                 records.append(_Record("blank", index))
                 continue
             if stripped.startswith("#") and index not in self.starts_multiline:
-                col = len(text) - len(text.lstrip())
-                records.append(_Record("comment", index, col, stripped.rstrip()))
+                col = len(text) - len(text.lstrip(" \t"))
+                # yaml.v3 keeps a comment's trailing blanks (helm-docs' descriptions show them)
+                records.append(_Record("comment", index, col, text[col:]))
                 continue
             records.append(_Record("content", index))
             comment_col, owner = self._line_comment(index, text)
             if comment_col is None:
                 continue
-            comment = text[comment_col:].rstrip()
+            comment = text[comment_col:]
             if owner is not None:
-                owner.line_comment = comment
+                # after a "key: &anchor  # text" comment handed to this node, yaml.v3 appends
+                owner.line_comment = f"{owner.line_comment}\n{comment}" if owner.line_comment else comment
+            elif text[:comment_col].strip().strip("-").strip():
+                # "key: &anchor  # text" before a block collection: yaml.v3 makes the comment the
+                # line comment of the collection's first entry (its key, or its first item)
+                following = [item for item in self.items if item.line > index]
+                if following:
+                    first = min(following, key=lambda item: (item.line, item.col))
+                    first.node.line_comment = first.node.line_comment or comment
             else:
                 # "- # text": the comment heads the item's first nested entry
                 records.append(_Record("comment", index, comment_col, comment))
@@ -492,6 +501,8 @@ class _Builder:
         position = _comment_start(text, start)
         if position is None:
             return None, None
+        if owner is not None and index not in self.block_headers and _only_properties(text[start:position]):
+            return position, None  # "key: &anchor  # text" before a block collection (see records)
         if owner is None and text[:position].strip().strip("-").strip():
             return None, None  # a line with content but nothing we can attach to (e.g. "---")
         return position, owner
@@ -580,6 +591,12 @@ class _Builder:
                     out += "\n\n" if separated else "\n"
                 out += text
             items[item_index].node.foot_comment = out
+
+
+def _only_properties(between: str) -> bool:
+    """Whether ``between`` (after a key, before a comment) holds ``:`` and node properties only."""
+    words = between.strip().removeprefix(":").split()
+    return bool(words) and all(word[0] in "&!" for word in words)
 
 
 def _before_comment(line: str) -> str:
@@ -802,6 +819,8 @@ def dump_node(node: Node, indent: int = 0) -> str:
         return dump_node(node.content[0], indent) if node.content else ""
     if node.kind == ALIAS:
         return pad + "*" + node.value + "\n"
+    if node.kind in (MAPPING, SEQUENCE) and node.style == "flow":
+        return pad + _flow(node) + (" " + node.line_comment if node.line_comment else "") + "\n"
     if node.kind == MAPPING:
         if not node.content:
             return pad + "{}\n"
@@ -817,7 +836,21 @@ def dump_node(node: Node, indent: int = 0) -> str:
         if not node.content:
             return pad + "[]\n"
         return "".join(f"{pad}- " + dump_node(item, indent + 2)[indent + 2 :] for item in node.content)
+    if node.line_comment and node.style not in ("literal", "folded"):
+        # yaml.v3 writes a scalar's line comment after it, one space apart
+        return pad + _node_scalar(node, indent) + " " + node.line_comment + "\n"
     return pad + _node_scalar(node, indent) + "\n"
+
+
+def _flow(node: Node) -> str:
+    """A flow collection on one line, as yaml.v3 writes a short one: ``{a: 1, b: [x, y]}``."""
+    if node.kind == MAPPING:
+        return "{" + ", ".join(f"{_flow(k)}: {_flow(v)}" for k, v in node.pairs()) + "}"
+    if node.kind == SEQUENCE:
+        return "[" + ", ".join(_flow(item) for item in node.content) + "]"
+    if node.kind == ALIAS:
+        return "*" + node.value
+    return _node_scalar(node, 0)
 
 
 def _node_scalar(node: Node, indent: int) -> str:
@@ -827,6 +860,10 @@ def _node_scalar(node: Node, indent: int) -> str:
         return _double_quoted(node.value)
     if node.style == "single":
         return "'" + node.value.replace("'", "''") + "'"
+    if not node.style and node.tag == STR_TAG and "\n" not in node.value and resolve(node.value)[0] == STR_TAG:
+        # a plain string read from YAML stays plain: yaml.v3 quotes a node's value only when
+        # its plain form would resolve to another tag (not for YAML 1.1 booleans such as "no")
+        return node.value
     if node.style in ("literal", "folded") or node.tag == STR_TAG:
         return _string_scalar(node.value, indent)
     return node.value

@@ -232,23 +232,30 @@ def markdown_format(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
-def render_readme(files: dict[str, bytes], template_text: str | None = None, chart_dir: str = ".") -> bytes | None:
+def render_readme(
+    files: dict[str, bytes], template_text: str | None = None, chart_dir: str = ".", sort_order: str = "alphanum"
+) -> bytes | None:
     """README.md for a chart as helm-docs v1.14.2 generates it; ``None`` when helm-docs would skip it.
 
     ``files`` maps chart-relative paths to bytes; the template is ``template_text``, else the
     chart's README.md.gotmpl, else helm-docs' default layout. A chart without values.yaml is
-    skipped (``None``), as helm-docs does. Raises :class:`ReadmeError` for invalid Chart.yaml or
+    skipped (``None``), as helm-docs does. ``sort_order`` is helm-docs' ``--sort-values-order``
+    (``alphanum`` or ``file``). Raises :class:`ReadmeError` for invalid Chart.yaml or
     values.yaml and for template errors (with the template line).
     """
     if VALUES_FILE not in files:
         return None
-    data = chart_data(files, chart_dir)
+    data = chart_data(files, chart_dir, sort_order)
     if template_text is None:
         gotmpl = files.get(TEMPLATE_FILE)
         template_text = gotmpl.decode("utf-8", "replace") if gotmpl is not None else DEFAULT_TEMPLATE
     template = Template(TEMPLATE_FILE)
     template.templates.update(NAMED_TEMPLATES)  # type: ignore[arg-type]
     try:
+        # helm-docs parses its own texts before the chart's into one template; the last of them
+        # with a top-level body is the homepage one, whose body is a literal backslash-n. A chart
+        # template without a body of its own (only blanks, comments, defines) keeps that body.
+        template.parse("\\n")
         template.parse(template_text)
         text = template.execute(data)
     except TemplateError as exc:

@@ -222,7 +222,7 @@ def _row(key: str, value: Any, desc: Description, auto: Description, column: int
         except gojson.GoJSONError as exc:
             raise ReadmeError(f"failed to marshal default value for {key} to json: {exc}") from None
     if not default and not auto.Default and notation:
-        default = value if isinstance(value, str) else go_print(value)
+        default = go_sprint_s(value)
     return ValueRow(
         Key=key,
         Type=value_type,
@@ -235,6 +235,25 @@ def _row(key: str, value: Any, desc: Description, auto: Description, column: int
         Column=column,
         LineNumber=line,
     )
+
+
+def go_sprint_s(value: Any) -> str:
+    """Go's ``fmt.Sprintf("%s", value)`` for a decoded YAML scalar (helm-docs v1.14.2 ``createValueRow``).
+
+    A string prints as itself; other types in Go's bad-verb form: ``%!s(int=7)``,
+    ``%!s(bool=true)``, ``%!s(float64=1.5)``, ``%!s(<nil>)``.
+    """
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "%!s(<nil>)"
+    if isinstance(value, bool):
+        return f"%!s(bool={go_print(value)})"
+    if isinstance(value, int):
+        return f"%!s({'int' if value < 2**63 else 'uint64'}={value})"
+    if isinstance(value, float):
+        return f"%!s(float64={go_print(value)})"
+    return go_print(value)
 
 
 def _notation_value(node: goyaml.Node, notation: str) -> Any:
@@ -315,7 +334,10 @@ def _rows_from_list(
 def value_rows(values: bytes | None) -> tuple[list[ValueRow], dict[str, Description], goyaml.Node | None]:
     """The values table rows of values.yaml (unsorted), the old-style descriptions and the tree.
 
-    Raises :class:`ReadmeError` when values.yaml is not YAML or not a mapping.
+    A document that is only null (``---``, ``~``, ``null``, with or without comments) counts as
+    an empty values file, as helm reads it; helm-docs v1.14.2 itself stops there with "values
+    file must resolve to a map" and writes no README (a known difference, see README.md).
+    Raises :class:`ReadmeError` when values.yaml is not YAML or another non-mapping.
     """
     if values is None:
         return [], {}, None
@@ -328,16 +350,25 @@ def value_rows(values: bytes | None) -> tuple[list[ValueRow], dict[str, Descript
     if not document.content:
         return [], described, document
     root = document.content[0]
+    if root.kind == goyaml.SCALAR and root.tag == goyaml.NULL_TAG:
+        return [], described, None
     if root.kind != goyaml.MAPPING:
         raise ReadmeError(f"values.yaml: values file must resolve to a map (was a {root.kind})")
     return _rows_from_object("", root, root, described, True), described, document
 
 
-def _sorted_rows(rows: list[ValueRow]) -> list[ValueRow]:
+SORT_ORDERS = ("alphanum", "file")
+
+
+def _sorted_rows(rows: list[ValueRow], order: str = "alphanum") -> list[ValueRow]:
+    """helm-docs v1.14.2 ``sortValueRowsByOrder``: globals first, then by key in byte order
+    (``alphanum``) or by position in values.yaml (``file``: line, then column)."""
+    if order == "file":
+        return sorted(rows, key=lambda r: (not r.IsGlobal, r.LineNumber, r.Column))
     return sorted(rows, key=lambda r: (not r.IsGlobal, r.Key.encode("utf-8")))
 
 
-def sections_of(rows: list[ValueRow]) -> Sections:
+def sections_of(rows: list[ValueRow], order: str = "alphanum") -> Sections:
     """``getSectionedValueRows``: named sections in order of first appearance, rows sorted within."""
     out = Sections(Section("Other Values"))
     for row in rows:
@@ -350,13 +381,13 @@ def sections_of(rows: list[ValueRow]) -> Sections:
                 break
         else:
             out.Sections.append(Section(row.Section, [row]))
-    out.DefaultSection.SectionItems = _sorted_rows(out.DefaultSection.SectionItems)
+    out.DefaultSection.SectionItems = _sorted_rows(out.DefaultSection.SectionItems, order)
     for section in out.Sections:
-        section.SectionItems = _sorted_rows(section.SectionItems)
+        section.SectionItems = _sorted_rows(section.SectionItems, order)
     return out
 
 
-def chart_data(files: dict[str, bytes], chart_dir: str = ".") -> ChartData:
+def chart_data(files: dict[str, bytes], chart_dir: str = ".", sort_order: str = "alphanum") -> ChartData:
     """Everything the templates see for the chart with these ``files`` (chart-relative paths).
 
     Raises :class:`ReadmeError` without Chart.yaml or for invalid metadata or values.
@@ -368,8 +399,8 @@ def chart_data(files: dict[str, bytes], chart_dir: str = ".") -> ChartData:
     data.ChartDirectory = chart_dir
     data.ChartValues = document
     data.ChartValuesDescriptions = described
-    data.Values = _sorted_rows(rows)
-    data.Sections = sections_of(data.Values)
+    data.Values = _sorted_rows(rows, sort_order)
+    data.Sections = sections_of(data.Values, sort_order)
     data.Files = Files(files)
     return data
 

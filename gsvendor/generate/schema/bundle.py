@@ -26,15 +26,22 @@ from gsvendor.generate.schema.parse import _k8s_aliases, _set_referrer
 
 
 class _Files:
-    """Chart files (``chart_dir``-relative) plus an optional reader for paths outside the chart."""
+    """Chart files (``chart_dir``-relative) plus an optional reader for paths outside the chart.
 
-    def __init__(self, chart_dir: str, files: dict[str, bytes], outside: Reader | None) -> None:
+    Relative paths of the configuration (``values``, ``output``, ``bundleRoot``) resolve against
+    ``cwd``, the working directory helm-values-schema-json runs in (``pkg/generator.go`` reads
+    them with ``os.ReadFile``/``filepath.Abs``); for gsvendor the project root. Without ``cwd``
+    they resolve against the chart folder.
+    """
+
+    def __init__(self, chart_dir: str, files: dict[str, bytes], outside: Reader | None, cwd: str | None = None) -> None:
         self.chart_dir = chart_dir
         self.files = files
         self.outside = outside
+        self.cwd = cwd or chart_dir
 
     def absolute(self, path: str) -> str:
-        return posixpath.normpath(posixpath.join(self.chart_dir, path))
+        return posixpath.normpath(posixpath.join(self.cwd, path))
 
     def read(self, absolute: str) -> bytes | None:
         relative = posixpath.relpath(absolute, self.chart_dir)
@@ -93,7 +100,7 @@ class _Loader:
                 f"{CONFIG_FILE} to a folder holding a copy at <localRefs>/{parts.netloc}{parts.path}"
             )
         local = posixpath.join(self.local_refs, parts.netloc + parts.path)
-        data = self.files.read(self.files.absolute(local))
+        data = self.files.read(posixpath.normpath(posixpath.join(self.files.chart_dir, local)))
         if data is None:
             raise SchemaError(
                 f'$ref "{url}" needs the network; gsvendor generate works offline and found no copy at '

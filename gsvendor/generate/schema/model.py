@@ -281,7 +281,8 @@ class Schema:
                     yield [name, _escape(key)], mapping[key]
 
     def to_data(self) -> Any:
-        """The schema as ``json.Marshal`` writes it (omitempty applied), as Python data."""
+        """The schema as ``json.Marshal`` writes it (omitempty applied, struct fields in hvsj v2.5.0's
+        ``Schema`` order, map keys sorted), as Python data."""
         if self.kind == "true":
             return True
         if self.kind == "false":
@@ -296,10 +297,19 @@ class Schema:
             elif kind == "schemas":
                 out[name] = [None if s is None else s.to_data() for s in value]
             elif kind == "schema_map":
-                out[name] = {k: None if s is None else s.to_data() for k, s in value.items()}
+                out[name] = {k: None if value[k] is None else value[k].to_data() for k in sorted(value)}
             else:
-                out[name] = value
+                out[name] = _go_sorted(value)
         return out
+
+
+def _go_sorted(value: Any) -> Any:
+    """``value`` with every mapping's keys sorted, the order Go's encoding/json writes a map in."""
+    if isinstance(value, dict):
+        return {k: _go_sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_go_sorted(v) for v in value]
+    return value
 
 
 def _go_key(key: str) -> bytes:

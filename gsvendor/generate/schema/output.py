@@ -111,6 +111,19 @@ def normalize(value: Any) -> Any:
     return _floats(value)
 
 
+def marshal_indent(value: Any, indent: int = 4) -> bytes:
+    """hvsj v2.5.0 ``WriteOutput``: ``json.MarshalIndent`` with ``indent`` spaces plus a newline.
+
+    ``value`` is :meth:`Schema.to_data` (struct fields in order, map keys sorted); ``<``, ``>``
+    and ``&`` are escaped as Go's encoder does by default.
+    """
+    try:
+        text = gojson.dumps_indent(value, " " * indent, escape_html=True, sort_keys=False)
+    except gojson.GoJSONError as exc:
+        raise SchemaError(str(exc)) from None
+    return (text + "\n").encode("utf-8")
+
+
 def dumps(value: Any, indent: int = 4) -> bytes:
     """Normalized JSON text with ``indent`` spaces and a final newline, ``<>&`` unescaped."""
     try:
@@ -141,12 +154,18 @@ def _k8s_url(config: SchemaConfig) -> Callable[[], str]:
 
 
 def build_schema(
-    config: SchemaConfig, files: dict[str, bytes], chart_dir: str = "/chart", outside: Reader | None = None
+    config: SchemaConfig,
+    files: dict[str, bytes],
+    chart_dir: str = "/chart",
+    outside: Reader | None = None,
+    cwd: str | None = None,
 ) -> Schema:
     """hvsj's ``buildJSONSchema`` for a chart: the merged, compliant schema (not yet normalized).
 
     ``files`` maps chart-relative paths to bytes; ``outside`` reads absolute paths outside the
-    chart (``None``: such paths are errors). Raises :class:`SchemaError`.
+    chart (``None``: such paths are errors). ``values``, ``output`` and ``bundleRoot`` are
+    relative to ``cwd`` (the directory ``helm schema`` runs in; default: the chart folder).
+    Raises :class:`SchemaError`.
     """
     if not config.values:
         raise SchemaError("values flag is required")
@@ -158,7 +177,7 @@ def build_schema(
         raise SchemaError("indentation must be an even number")
     if config.indent > 64:  # the tool takes any even number; a huge one only fills memory with spaces
         raise SchemaError("indentation must be at most 64")
-    fs = _Files(chart_dir, files, outside)
+    fs = _Files(chart_dir, files, outside, cwd)
     merged: Any = Schema()
     url = _k8s_url(config)
     for path in config.values:
@@ -167,7 +186,10 @@ def build_schema(
         absolute = fs.absolute(path)
         content = fs.read(absolute)
         if content is None:
-            raise SchemaError(f'read --values="{path}": error reading YAML file(s): open {path}: no such file')
+            raise SchemaError(
+                f'read --values="{path}": error reading YAML file(s): open {posixpath.normpath(path)}: '
+                "no such file or directory"
+            )
         try:
             document = goyaml.parse(content)
         except goyaml.YAMLError as exc:
@@ -223,30 +245,49 @@ def build_schema(
     return merged  # type: ignore[no-any-return]
 
 
+NORMALIZE_MODES = ("none", "schemalint")
+
+
 def generate_schema(
-    files: dict[str, bytes], config_file: str = CONFIG_FILE, chart_dir: str = "/chart", outside: Reader | None = None
+    files: dict[str, bytes],
+    config_file: str = CONFIG_FILE,
+    chart_dir: str = "/chart",
+    outside: Reader | None = None,
+    *,
+    cwd: str | None = None,
+    normalize: str = "none",
 ) -> tuple[str, bytes]:
     """The chart's values schema: ``(output path relative to the chart, bytes)``.
 
-    Reads ``config_file`` from ``files`` (chart-relative path → bytes), builds the schema as
-    ``helm schema`` v2.5.0 would in the chart folder, normalizes it as ``schemalint normalize``
-    and writes it with the configured indent and a final newline. Raises :class:`SchemaError`
-    (naming the file and key) for any problem.
+    Reads ``config_file`` from ``files`` (chart-relative path → bytes) and builds the schema as
+    ``helm schema --config <chart>/.schema.yaml`` v2.5.0 does when run in ``cwd`` (the project
+    root; default: the chart folder): ``values`` and ``output`` are relative to ``cwd``, and the
+    output must land inside the chart. ``normalize="none"`` writes the plugin's own bytes
+    (``json.MarshalIndent`` of its ``Schema`` struct: fields in struct order, map keys sorted,
+    ``<>&`` escaped, configured indent, final newline); ``"schemalint"`` writes what
+    ``schemalint normalize`` v2.6.1 makes of them (with the configured indent). Raises
+    :class:`SchemaError` (naming the file and key) for any problem.
     """
+    if normalize not in NORMALIZE_MODES:
+        raise SchemaError(f"normalize: {normalize!r} is not one of {', '.join(NORMALIZE_MODES)}")
     if config_file not in files:
         raise SchemaError(f"{config_file}: not found")
     config = load_config(files[config_file], config_file)
     if config.output == "-":
         raise SchemaError(f'{config_file}: output: "-" (stdout) is not supported by gsvendor generate')
-    schema = build_schema(config, files, chart_dir, outside)
-    output = posixpath.normpath(config.output)
-    if output == ".." or output.startswith("../") or output.startswith("/"):
-        raise SchemaError(f"{config_file}: output: {config.output} must be inside the chart")
+    schema = build_schema(config, files, chart_dir, outside, cwd)
+    base = cwd or chart_dir
+    output = posixpath.relpath(posixpath.normpath(posixpath.join(base, config.output)), chart_dir)
+    if output == ".." or output.startswith("../") or posixpath.isabs(config.output):
+        where = "the chart" if base == chart_dir else f"the chart ({posixpath.relpath(chart_dir, base)}/)"
+        raise SchemaError(f"{config_file}: output: {config.output} must be inside {where}")
     if output == "." or any(p.startswith(output + "/") for p in files):
         raise SchemaError(f"{config_file}: output: {config.output!r} is a folder of the chart, not a file")
     if output in _NOT_OUTPUTS or output == config_file:
         raise SchemaError(f"{config_file}: output: {output} would overwrite a chart file with the schema")
-    return output, dumps(schema.to_data(), config.indent)
+    if normalize == "schemalint":
+        return output, dumps(schema.to_data(), config.indent)
+    return output, marshal_indent(schema.to_data(), config.indent)
 
 
 # files a schema must never be written over (they are inputs, or the chart itself)
