@@ -267,8 +267,24 @@ def test_an_interrupted_sync_leaves_the_output_whole(cli: Cli, synced: Path, sig
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(0.6)
-    process.send_signal(getattr(signal, signal_name))
+    number = getattr(signal, signal_name)
+    # Wait until gsvendor catches the signal (Linux: SigCgt in /proc/PID/status), however loaded the
+    # machine: a signal before the interpreter reaches gsvendor's code is not gsvendor's to handle.
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        caught = next(
+            (
+                line
+                for line in Path(f"/proc/{process.pid}/status").read_text().splitlines()
+                if line.startswith("SigCgt:")
+            ),
+            "SigCgt: 0",
+        )
+        if int(caught.split()[1], 16) >> (number - 1) & 1:
+            break
+        time.sleep(0.01)
+    time.sleep(0.3)
+    process.send_signal(number)
     _, err = process.communicate(timeout=60)
     after = tree(synced / "helm")
     if process.returncode == 130 and "completed" not in err:  # stopped in time: everything as before
