@@ -120,12 +120,16 @@ def project_lock(folder: Path, timeout: float, on_wait: Callable[[str], None] | 
     try:
         deadline = time.monotonic() + timeout
         told = False
+        unknown = 0
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
                 holder = _holder(fd)
+                if holder == "pid unknown" and unknown < 100:
+                    unknown += 1  # released between our try and the look-up: try again at once
+                    continue
                 if time.monotonic() >= deadline:
                     raise GsvendorError(
                         f"another gsvendor ({holder}) is working in {folder}; gave up after {timeout:g} s "
