@@ -8,9 +8,11 @@ Both sides produce the generated files of every configured chart in helm/ (value
 where the chart has .schema.yaml, README.md where it has README.md.gotmpl):
 
 * gsvendor: `generate.plan` in this process (read the charts, generate, compare; nothing written);
-* the tools: helm-values-schema-json run in each chart folder (it reads .schema.yaml there),
-  schemalint normalize on each schema when .tools/bin/schemalint exists, and one helm-docs run over
-  the charts, on a copy of helm/ prepared before the clock starts (their outputs go there).
+* the tools, as Giant Swarm's pre-commit runs them from the repository root: helm-values-schema-json
+  with each chart's .schema.yaml (whose paths are relative to the root), schemalint normalize on
+  each schema when .tools/bin/schemalint exists, and one helm-docs run
+  (`--chart-search-root=helm --sort-values-order=file`), on a copy of helm/ prepared before the clock
+  starts (their outputs go there).
 
 The ratio is gsvendor / tools; below 1 gsvendor is faster. Without schemalint the tools' figure
 lacks normalize, which the output says.
@@ -42,17 +44,17 @@ def in_process(config) -> float:
     return time.perf_counter() - start
 
 
-def real_tools(charts: list[Path], search_root: Path, schemalint: Path | None) -> float:
+def real_tools(charts: list[Path], root: Path, schemalint: Path | None) -> float:
     start = time.perf_counter()
     for chart in charts:
+        relative = chart.relative_to(root).as_posix()
         if (chart / ".schema.yaml").is_file():
-            run([str(TOOLS / "helm-values-schema-json")], chart)
+            run([str(TOOLS / "helm-values-schema-json"), "--config", f"{relative}/.schema.yaml"], root)
             if schemalint:
-                run(
-                    [str(schemalint), "normalize", "values.schema.json", "-o", "values.schema.json", "--force"],
-                    chart,
-                )
-    run([str(TOOLS / "helm-docs"), "--chart-search-root", str(search_root), "--log-level", "warning"], search_root)
+                schema = f"{relative}/values.schema.json"
+                run([str(schemalint), "normalize", schema, "-o", schema, "--force"], root)
+    helm_docs = [str(TOOLS / "helm-docs"), "--chart-search-root=helm", "--sort-values-order=file"]
+    run([*helm_docs, "--log-level", "warning"], root)
     return time.perf_counter() - start
 
 
@@ -78,14 +80,14 @@ def main() -> None:
     schemalint = TOOLS / "schemalint" if (TOOLS / "schemalint").is_file() else None
 
     with tempfile.TemporaryDirectory(prefix="bench-generate-") as tmp:
-        search_root = Path(tmp) / "charts"
+        root = Path(tmp)
         copies = []
         for folder in folders:
-            copies.append(search_root / folder.name)
+            copies.append(root / folder.relative_to(ROOT))
             shutil.copytree(folder, copies[-1])
-        in_process(config), real_tools(copies, search_root, schemalint)  # warm caches, imports, binaries
+        in_process(config), real_tools(copies, root, schemalint)  # warm caches, imports, binaries
         ours = [in_process(config) for _ in range(args.rounds)]
-        theirs = [real_tools(copies, search_root, schemalint) for _ in range(args.rounds)]
+        theirs = [real_tools(copies, root, schemalint) for _ in range(args.rounds)]
 
     files = sum((f / ".schema.yaml").is_file() for f in folders) + sum(
         (f / "README.md.gotmpl").is_file() for f in folders
