@@ -111,7 +111,7 @@ def test_success_is_one_summary_line_unless_verbose(cli: Cli, synced_tree: Path)
     assert images.stdout.count("\n") == 1 and images.stdout.startswith("ok: checked 87 image reference(s)")
     verbose = run(cli, synced_tree, *SYNC, "-v", columns="200")
     assert verbose.stdout.splitlines()[1].split() == ["chart", "files", "+", "~", "-", "overlays"]
-    assert verbose.stdout.splitlines()[3].split() == ["kserve-crd", "15", "0", "0", "0", "4"]
+    assert verbose.stdout.splitlines()[3].split() == ["kserve-crd", "17", "0", "0", "0", "5"]
 
 
 def test_tables_wrap_at_path_segments(cli: Cli, synced_tree: Path) -> None:
@@ -124,8 +124,9 @@ def test_tables_wrap_at_path_segments(cli: Cli, synced_tree: Path) -> None:
     stat = json.loads(cli(synced_tree, "diff", "--stat", "--json").stdout)["stat"]
     added, removed = sum(s["added"] for s in stat), sum(s["removed"] for s in stat)
     assert table[-1] == f"{len(stat)} file(s) differ from upstream, +{added} -{removed} line(s)"
-    # issue 13: README rows in values.yaml order, schemas in the tool's order, devctl's .schema.yaml
-    assert len(stat) == 53 and removed == 539
+    # issue 13: README rows in values.yaml order, schemas in the tool's order, devctl's .schema.yaml;
+    # issue 20: each chart's .helmignore and helm-unittest suites (15 files)
+    assert len(stat) == 68 and removed == 539
 
 
 @pytest.mark.parametrize("command", READERS)
@@ -280,11 +281,12 @@ def test_json_of_generate_and_diff_stat(cli: Cli, synced_tree: Path) -> None:
     }
     stat = json.loads(cli(synced_tree, "diff", "--stat", "--json").stdout)
     assert stat["tag"] == "v0.20.0" and "files" not in stat
-    assert stat["stat"][0] == {"path": "helm/kserve-crd/.schema.yaml", "status": "added", "added": 29, "removed": 0}
+    assert stat["stat"][0] == {"path": "helm/kserve-crd/.helmignore", "status": "added", "added": 2, "removed": 0}
+    assert {"path": "helm/kserve-crd/.schema.yaml", "status": "added", "added": 29, "removed": 0} in stat["stat"]
 
 
 def test_global_options_first_moves_only_global_options() -> None:
-    from gsvendor.cli import global_options_first
+    from gsvendor.cli.main import global_options_first
 
     assert global_options_first(["sync", "v1", "-q", "--config", "a.yaml"]) == [
         "-q",

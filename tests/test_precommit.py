@@ -98,7 +98,10 @@ def test_try_repo_in_a_sister_repository(tmp_path: Path, pre_commit_home: Path) 
     (sister / "gsvendor.yaml").write_text("upstream: {repository: kserve/kserve}\ncharts: [mychart]\n")
     (chart / "Chart.yaml").write_text("apiVersion: v2\nname: mychart\ndescription: A sister chart\nversion: 0.1.0\n")
     (chart / "values.yaml").write_text(SISTER_VALUES)
-    (chart / ".schema.yaml").write_text("values:\n  - values.yaml\noutput: values.schema.json\ndraft: 7\nindent: 4\n")
+    # helm-values-schema-json reads these paths from the repository root, where pre-commit runs it
+    (chart / ".schema.yaml").write_text(
+        "values:\n  - helm/mychart/values.yaml\noutput: helm/mychart/values.schema.json\ndraft: 7\nindent: 4\n"
+    )
     gotmpl = (
         '{{ template "chart.header" . }}\n{{ template "chart.description" . }}\n\n'
         '{{ template "chart.valuesSection" . }}\n'
