@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -203,3 +204,103 @@ def test_lock_digests_are_plain() -> None:
 
     assert lock._plain("0b605e186c8bbfb17672c07d51e56abff05cad1982d3b67efd0e6691313549e1")
     assert not lock._plain("0b101") and not lock._plain("yes") and not lock._plain("1e5")
+
+
+# --- validation stamps and the libyaml loader of user files (issue 19) -------------------------
+
+
+def test_a_stamped_file_is_loaded_without_jsonschema_and_as_the_round_trip_gives_it(tmp_path) -> None:
+    """The second load of a valid file reads its stamp: no jsonschema import, the same data and lines."""
+    import subprocess
+    import sys
+
+    from gsvendor.config import load_config
+
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "overlays").mkdir()
+    config = project / "gsvendor.yaml"
+    config.write_text(
+        "upstream:\n  repository: kserve/kserve\ncharts:\n  - name: kserve-crd\n  - {name: x, dest: out/x}\n"
+    )
+    stamps = tmp_path / "stamps"
+    first = load_config(config, stamps=stamps)
+    assert len(list(stamps.iterdir())) == 1
+    second = load_config(config, stamps=stamps)
+    assert second.raw == first.raw and second.charts == first.charts
+    assert second.source is not None and second.source._document is None  # no round-trip parse yet
+    assert second.line_of(["charts", 1, "dest"]) == 5 == first.line_of(["charts", 1, "dest"])
+    probe = (
+        "import sys; from pathlib import Path; from gsvendor.config import load_config; "
+        f"load_config(Path({str(config)!r}), stamps=Path({str(stamps)!r})); "
+        "print('jsonschema' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out == "False\n"
+
+
+def test_an_edited_file_is_validated_again_and_an_invalid_one_gets_no_stamp(tmp_path) -> None:
+
+    from gsvendor.config import load_config
+    from gsvendor.errors import ConfigError
+
+    config = tmp_path / "gsvendor.yaml"
+    (tmp_path / "overlays").mkdir()
+    config.write_text("upstream:\n  repository: kserve/kserve\ncharts: [kserve-crd]\n")
+    stamps = tmp_path / "stamps"
+    load_config(config, stamps=stamps)
+    config.write_text("upstream:\n  repository: kserve/kserve\ncharts: [kserve-crd]\nsurprise: 1\n")
+    with pytest.raises(ConfigError, match=r"^gsvendor.yaml: \(top level\): Additional properties"):
+        load_config(config, label="gsvendor.yaml", stamps=stamps)
+    assert len(list(stamps.iterdir())) == 1  # the first text's stamp only
+
+
+def test_an_unwritable_stamp_folder_costs_only_the_stamp(tmp_path) -> None:
+    from gsvendor.config import load_config
+
+    config = tmp_path / "gsvendor.yaml"
+    (tmp_path / "overlays").mkdir()
+    config.write_text("upstream:\n  repository: kserve/kserve\ncharts: [kserve-crd]\n")
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert load_config(config, stamps=blocker / "stamps").charts[0].name == "kserve-crd"
+
+
+PLAIN_YAML = [
+    "a: yes\nb: 0777\nc: 0o17\nd: 1:20\ne: ~\nf: .inf\ng: 2001-12-14\nh: '1.0'\ni: 1_000\n",
+    "<<: {a: 1}\nb: &x [1, 2]\nc: *x\nd: '3'\ne: |\n  text\n  ü\nf: >-\n  folded\n  line\n",
+    "k: \"\\u00fc\\t\"\nl: 'it''s'\nm: -.5\nn: 0x1F\no: +1\np: null\nq: False\n",
+]
+
+
+@pytest.mark.parametrize("text", PLAIN_YAML)
+def test_libyaml_plain_data_is_the_round_trip_data(text: str) -> None:
+    from gsvendor.config import _parse_round_trip, load_plain, to_plain
+
+    assert to_plain(load_plain(text)) == to_plain(_parse_round_trip(text, "t"))
+
+
+def test_a_file_with_explicit_tags_is_never_read_by_libyaml_alone(tmp_path) -> None:
+    """``!!str 3`` is a TaggedScalar round-trip and "3" to libyaml: such files always take the full path."""
+    from gsvendor.config import load_validated
+
+    file = tmp_path / "f.yaml"
+    file.write_text("a: !!str 3\n")
+    stamps = tmp_path / "stamps"
+    load_validated(file, {"type": "object"}, "f.yaml", stamps)
+    assert len(list(stamps.iterdir())) == 1
+    assert load_validated(file, {"type": "object"}, "f.yaml", stamps)._document is not None
+
+
+def test_every_yaml_file_of_the_project_loads_alike_either_way() -> None:
+    from pathlib import Path
+
+    from gsvendor.config import _parse_round_trip, load_plain, to_plain
+
+    root = Path(__file__).resolve().parent.parent
+    files = [root / "gsvendor.yaml", *sorted((root / "overlays").glob("*.yaml"))]
+    files += sorted(root.glob("examples/**/*.yaml"))
+    assert len(files) > 10
+    for file in files:
+        text = file.read_text()
+        assert to_plain(load_plain(text)) == to_plain(_parse_round_trip(text, str(file))), file

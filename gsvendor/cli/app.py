@@ -58,8 +58,9 @@ def _flag_type(self: TyperOption, ctx: Any) -> str | None:
     return None if self.is_flag else _option_type(self, ctx)
 
 
-_option_type = TyperOption.display_type_rich
-TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
+_option_type = getattr(TyperOption, "display_type_rich", None)
+if _option_type is not None:  # typer 0.29 shows <bool> beside flags
+    TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
 
 
 def unwrap_help(text: str | None) -> str | None:
@@ -186,7 +187,8 @@ def _load(ctx: typer.Context) -> Any:
     """The configuration: ``--config``, else the nearest gsvendor.yaml (the project root)."""
     from gsvendor.config import load_config
 
-    return load_config(ctx.obj.config)
+    stamps = ctx.obj.cache_dir / "validated" if ctx.obj.cache_dir else None
+    return load_config(ctx.obj.config, stamps=stamps)
 
 
 def _exclusive(ctx: typer.Context, config: Any) -> Any:

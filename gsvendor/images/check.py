@@ -102,13 +102,13 @@ def images_config(config: Config | None) -> ImagesConfig:
     """
     if config is None:
         return ImagesConfig()
-    from gsvendor.config import _line_of, format_path
+    from gsvendor.config import format_path
 
     raw = config.raw.get("images") or {}
     label = config.path.name
 
     def fail(path: list[Any], message: str) -> ConfigError:
-        line = _line_of(config.raw, path)
+        line = config.line_of(path)
         return ConfigError(f"{label}{f':{line}' if line else ''}: {format_path(path)}: {message}")
 
     def files(entries: Iterable[Any], path: list[Any]) -> tuple[Path, ...]:

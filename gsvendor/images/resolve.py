@@ -44,7 +44,7 @@ def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
     """
     if config is None:
         return ()
-    from gsvendor.config import _line_of, format_path
+    from gsvendor.config import format_path
 
     raw = (config.raw.get("images") or {}).get("mirrors") or []
     mirrors: list[Mirror] = []
@@ -54,12 +54,12 @@ def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
             path: list[Any] = ["images", "mirrors", index, key]
             problem = _prefix_problem(prefix)
             if problem:
-                line = _line_of(config.raw, path)
+                line = config.line_of(path)
                 raise ConfigError(f"{config.path.name}{f':{line}' if line else ''}: {format_path(path)}: {problem}")
         mirror = Mirror(mirror=str(entry["mirror"]), upstream=str(entry["upstream"]))
         if any(m.mirror == mirror.mirror for m in mirrors):
             path = ["images", "mirrors", index, "mirror"]
-            line = _line_of(config.raw, path)
+            line = config.line_of(path)
             where = f"{config.path.name}{f':{line}' if line else ''}"
             raise ConfigError(f"{where}: {format_path(path)}: {mirror.mirror!r} is listed twice")
         mirrors.append(mirror)

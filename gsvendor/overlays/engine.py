@@ -190,14 +190,15 @@ class ChartOverlayResult:
     skipped: list[str] = field(default_factory=list)
 
 
-def load_overlays(folder: Path) -> list[Overlay]:
+def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
     """Load every ``*.yaml`` overlay in ``folder`` (sorted by name) with the files it references.
 
     A missing folder means no overlays. Raises :class:`OverlayDefinitionError` naming the file
     (and line) for invalid YAML, schema violations, bad version ranges, unknown ``${…}``
-    variables and referenced files that do not exist.
+    variables and referenced files that do not exist. ``stamps``: the validation stamps folder
+    (:func:`gsvendor.config.load_validated`).
     """
-    from gsvendor.config import load_yaml_document, to_plain, validate
+    from gsvendor.config import load_validated
     from gsvendor.errors import ConfigError
 
     if not folder.is_dir():
@@ -210,13 +211,9 @@ def load_overlays(folder: Path) -> list[Overlay]:
     for path in paths:
         label = f"{folder.name}/{path.name}"
         try:
-            document = load_yaml_document(path, label)
-            if document is None:
-                raise ConfigError(f"{label}: the file is empty")
-            validate(document, OVERLAY_SCHEMA, label)
+            data = load_validated(path, OVERLAY_SCHEMA, label, stamps).data
         except ConfigError as exc:
             raise OverlayDefinitionError(str(exc)) from None
-        data = to_plain(document)
         operations = []
         assets: dict[str, bytes] = {}
         for index, raw in enumerate(data["operations"]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config
 from gsvendor.errors import HandEditError, UsageError
@@ -16,8 +16,10 @@ from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot
 from gsvendor.vendor import lock as lockfile
 from gsvendor.vendor.compare import FileDiff, compare, unified
 from gsvendor.vendor.plan import Build, Renderer, build, wanted_for
-from gsvendor.vendor.upgrade import Upgrade, compare_builds
 from gsvendor.vendor.writer import FileChange, hand_edits, plan_changes, write_atomically
+
+if TYPE_CHECKING:  # the upgrade report's modules load only when a report is made
+    from gsvendor.vendor.upgrade import Upgrade
 
 # git's ref-name rules are looser; a tag also names cache folders, so keep it to a safe subset
 TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
@@ -84,7 +86,7 @@ def sync(
     if not TAG.fullmatch(tag):
         raise UsageError(f"{tag!r} is not an upstream tag (letters, digits and . _ + - only, like v0.20.0)")
     config.check_tag(tag)
-    overlays = load_overlays(config.overlays_dir)
+    overlays = load_overlays(config.overlays_dir, config.stamps)
     previous = read_lock_if_any(config)
     source = resolve_source(config, tag, source)
     snapshot = fetch(config, tag, source, options)
@@ -137,7 +139,7 @@ def _rebuild_from_lock(
             f"--source {source}: a {snapshot.kind} has no archive sha256 to compare with the lock's "
             f"{lock.sha256[:12]}…; give the archive itself (a .tar.gz or its URL)"
         )
-    return lock, build(config, snapshot, load_overlays(config.overlays_dir), renderer_for(config, helm))
+    return lock, build(config, snapshot, load_overlays(config.overlays_dir, config.stamps), renderer_for(config, helm))
 
 
 def verify(
@@ -218,7 +220,9 @@ def upgrade(config: Config, old: Build, new: Build, patches: dict[str, Any] | No
 
     images = config.raw.get("images") or {}  # the allowed prefixes only: the variants' files are check-images'
     allow = tuple(str(prefix) for prefix in images["allow"]) if "allow" in images else DEFAULT_ALLOW
-    return compare_builds(old, new, allow, load_overlays(config.overlays_dir), patches)
+    from gsvendor.vendor.upgrade import compare_builds
+
+    return compare_builds(old, new, allow, load_overlays(config.overlays_dir, config.stamps), patches)
 
 
 def upgrade_diffs(old: Build, new: Build) -> list[FileDiff]:
