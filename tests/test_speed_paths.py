@@ -304,3 +304,12 @@ def test_every_yaml_file_of_the_project_loads_alike_either_way() -> None:
     for file in files:
         text = file.read_text()
         assert to_plain(load_plain(text)) == to_plain(_parse_round_trip(text, str(file))), file
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.characters(codec=None, exclude_categories=()), max_size=20), st.booleans())
+def test_go_json_quote_fast_path_is_the_character_loop(text: str, escape_html: bool) -> None:
+    from gsvendor.generate.golang.encoding_json import _quote_chars, quote
+
+    assert quote(text, escape_html) == _quote_chars(text, escape_html)
+    assert quote(text + "<\u2028\ud800", escape_html) == _quote_chars(text + "<\u2028\ud800", escape_html)

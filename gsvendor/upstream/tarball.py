@@ -40,6 +40,27 @@ def open_mode(data: bytes, location: str) -> str:
     raise SourceError(f"{location}: not a readable tar.gz archive (no gzip, bzip2, xz or tar header)")
 
 
+# archives inflating to more than this are read as a stream (memory stays bounded)
+_INFLATE_IN_MEMORY = 256 * 1024 * 1024
+
+
+def _gunzip_whole(data: bytes) -> bytes | None:
+    """``data`` (one gzip member) inflated in one call, or ``None`` to read it as a stream instead.
+
+    tarfile reading a gzip stream inflates it once to list the members and again to extract
+    them (a backward seek rewinds the stream); inflated once it costs one pass. ``None`` for
+    archives over 256 MiB, several gzip members and any error (the stream reader words it).
+    """
+    inflater = zlib.decompressobj(wbits=31)
+    try:
+        out = inflater.decompress(data, _INFLATE_IN_MEMORY + 1)
+    except zlib.error:
+        return None
+    if len(out) > _INFLATE_IN_MEMORY or not inflater.eof or inflater.unused_data:
+        return None
+    return out
+
+
 def _safe_member_path(name: str, archive: str) -> str:
     """Normalise a tar member name; refuse absolute paths and ``..`` components."""
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
@@ -62,7 +83,11 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
     most_total = limit("GSVENDOR_MAX_TOTAL_MIB", MAX_TOTAL_BYTES)
     members: list[tarfile.TarInfo] = []
     try:
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode=open_mode(data, location))
+        mode = open_mode(data, location)
+        inflated = _gunzip_whole(data) if mode == "r:gz" else None
+        if inflated is not None:  # members then read by seeking in memory, not by inflating the stream again
+            data, mode = inflated, "r:"
+        archive = tarfile.open(fileobj=io.BytesIO(data), mode=mode)
         expanded = 0
         for member in archive:  # one header at a time: limits apply before the next member is inflated
             members.append(member)

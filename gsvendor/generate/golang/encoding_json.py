@@ -15,6 +15,7 @@ Values are plain Python data: ``None``, ``bool``, ``int``, ``float``, ``str``, `
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -88,8 +89,20 @@ def format_float_g(value: float) -> str:
     return sign + _fixed(digits, exp)
 
 
+# what quote() writes other than as itself: controls, quote, backslash, U+2028/9, surrogates (and <>&)
+_ESCAPED = re.compile('[\\x00-\\x1f"\\\\\u2028\u2029\ud800-\udfff]')
+_ESCAPED_HTML = re.compile('[\\x00-\\x1f"\\\\<>&\u2028\u2029\ud800-\udfff]')
+
+
 def quote(text: str, escape_html: bool = True) -> str:
     """A JSON string literal as Go writes it (``\\u003c`` etc. only when ``escape_html``)."""
+    if not (_ESCAPED_HTML if escape_html else _ESCAPED).search(text):  # the common case, in C
+        return '"' + text + '"'
+    return _quote_chars(text, escape_html)
+
+
+def _quote_chars(text: str, escape_html: bool) -> str:
+    """:func:`quote` a character at a time (the reference its fast path must agree with)."""
     out = ['"']
     for char in text:
         if char in _SHORT:

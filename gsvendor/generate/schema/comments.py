@@ -122,9 +122,13 @@ def _annotations(lines: list[str]) -> Iterator[tuple[str, str]]:
 
 def _yaml_node(text: str) -> goyaml.Node | None:
     try:
-        document = goyaml.parse(text)
-    except goyaml.YAMLError as exc:
-        raise SchemaError(f"parse object {text!r}: {exc}") from None
+        # one line with a final newline is read by libyaml (without, by the pure-Python parser): same nodes
+        document = goyaml.parse(text if "\n" in text else text + "\n")
+    except goyaml.YAMLError:
+        try:  # the text as written words the error
+            document = goyaml.parse(text)
+        except goyaml.YAMLError as exc:
+            raise SchemaError(f"parse object {text!r}: {exc}") from None
     return document.content[0] if document is not None and document.content else None
 
 

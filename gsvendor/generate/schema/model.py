@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -102,6 +103,21 @@ FIELDS: tuple[tuple[str, str, str], ...] = (
 
 _BY_JSON = {name: (attr, kind) for attr, name, kind in FIELDS}
 _EMPTY: dict[str, Any] = {"str": "", "bool": False}
+# a new Schema's attributes in one dict update (hundreds of schemas per chart)
+_INITIAL: dict[str, Any] = {
+    **{attr: _EMPTY.get(kind) for attr, _, kind in FIELDS},
+    "ref_referrer": None,
+    "dynamic_ref_referrer": None,
+    "skip_properties": False,
+    "merge_properties": False,
+    "hidden": False,
+    "required_by_parent": False,
+}
+# every field holding subschemas, read at once: most schemas are leaves and subschemas() stops there
+_SUBSCHEMA_FIELDS = operator.itemgetter(
+    *(attr for attr, _, kind in FIELDS if kind in ("schema", "schemas", "schema_map"))
+)
+_ALL_FIELDS = operator.itemgetter(*(attr for attr, _, _ in FIELDS))
 
 
 @dataclass(frozen=True)
@@ -190,16 +206,16 @@ class Schema:
     defs: dict[str, Schema] | None
     definitions: dict[str, Schema] | None
 
+    ref_referrer: Referrer | None
+    dynamic_ref_referrer: Referrer | None
+    skip_properties: bool
+    merge_properties: bool
+    hidden: bool
+    required_by_parent: bool
+
     def __init__(self, kind: str = "object", **values: Any) -> None:
+        self.__dict__.update(_INITIAL)
         self.kind = kind
-        for attr, _, field_kind in FIELDS:
-            setattr(self, attr, _EMPTY.get(field_kind))
-        self.ref_referrer: Referrer | None = None
-        self.dynamic_ref_referrer: Referrer | None = None
-        self.skip_properties = False
-        self.merge_properties = False
-        self.hidden = False
-        self.required_by_parent = False
         for key, value in values.items():
             setattr(self, key, value)
 
@@ -220,7 +236,8 @@ class Schema:
         """No field set and an object kind."""
         if self.kind != "object":
             return False
-        return all(_is_empty(getattr(self, attr), kind) for attr, _, kind in FIELDS)
+        values = _ALL_FIELDS(self.__dict__)
+        return all(_is_empty(value, kind) for (_, _, kind), value in zip(FIELDS, values, strict=True))
 
     def copy(self) -> Schema:
         """A shallow copy (nested schemas shared), as Go's struct copy."""
@@ -230,6 +247,11 @@ class Schema:
 
     def subschemas(self) -> Iterator[tuple[list[str], Schema]]:
         """hvsj's ``Subschemas``: (pointer segments, schema) of every object-kind subschema, in order."""
+        if not any(_SUBSCHEMA_FIELDS(self.__dict__)):
+            return iter(())
+        return self._subschemas()
+
+    def _subschemas(self) -> Iterator[tuple[list[str], Schema]]:
         for name, attr in (("allOf", "all_of"), ("anyOf", "any_of"), ("oneOf", "one_of")):
             for index, sub in enumerate(getattr(self, attr) or []):
                 if sub is not None and sub.kind == "object":
@@ -288,9 +310,8 @@ class Schema:
         if self.kind == "false":
             return False
         out: dict[str, Any] = {}
-        for attr, name, kind in FIELDS:
-            value = getattr(self, attr)
-            if _is_empty(value, kind):
+        for (_, name, kind), value in zip(FIELDS, _ALL_FIELDS(self.__dict__), strict=True):
+            if value is None or _is_empty(value, kind):
                 continue
             if kind == "schema":
                 out[name] = value.to_data()
