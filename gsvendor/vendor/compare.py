@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import compress, count
+from operator import ne
 
 
 @dataclass(frozen=True)
@@ -60,8 +62,8 @@ def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE
     if len(old) + len(new) < trim_above:
         return whole()
     limit = min(len(old), len(new))
-    head = _longest(lambda n: old[:n] == new[:n], limit)
-    tail = _longest(lambda n: old[len(old) - n :] == new[len(new) - n :], limit - head)
+    head = _common(old, new, limit)
+    tail = _common(reversed(old), reversed(new), limit - head)
     old_middle, new_middle = old[head : len(old) - tail], new[head : len(new) - tail]
     outer = set(old[:head])
     outer.update(old[len(old) - tail :])
@@ -94,17 +96,10 @@ def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE
     return merged
 
 
-def _longest(equal: Callable[[int], bool], limit: int) -> int:
-    """The largest ``n <= limit`` with ``equal(n)`` (which holds for every smaller n): a binary
-    search of list-slice comparisons, so the lines are compared in C, not one by one in Python."""
-    low, high = 0, limit
-    while low < high:
-        middle = (low + high + 1) // 2
-        if equal(middle):
-            low = middle
-        else:
-            high = middle - 1
-    return low
+def _common(old: Iterable[str], new: Iterable[str], limit: int) -> int:
+    """How many leading lines ``old`` and ``new`` share, at most ``limit``: the lines are compared
+    by C iterators (no slice copies, no Python loop), stopping at the first difference."""
+    return min(next(compress(count(), map(ne, old, new)), limit), limit)
 
 
 def _joins(lines: list[str], head: int, tail: int, other: list[str]) -> bool:
