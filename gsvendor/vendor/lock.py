@@ -109,10 +109,6 @@ def source_location(kind: str, location: str, root: Path) -> str:
 
 def render(build: Build, location: str) -> bytes:
     """The lock file bytes for ``build`` whose source is recorded as ``location``."""
-    from io import StringIO
-
-    from ruamel.yaml import YAML
-
     snapshot = build.snapshot
     charts: dict[str, Any] = {}
     for chart in build.charts:
@@ -147,22 +143,37 @@ def render(build: Build, location: str) -> bytes:
             copy.spec.dest: {"source": copy.spec.source, "upstream": sha256(copy.data), "result": sha256(copy.data)}
             for copy in sorted(build.copies, key=lambda c: c.spec.dest)
         }
-    plain = _plain_everywhere(document)
-    # libyaml's emitter writes what ruamel's round-trip dumper writes when every scalar is a string
-    # both write plain; otherwise the round-trip dumper (None, numbers, quoting) writes it
-    yaml = YAML(typ="safe") if plain else YAML(typ="rt", pure=True)
-    if plain:
+    text = _dump(document, libyaml=_plain_everywhere(document))
+    return ("# Written by `gsvendor sync`; do not edit. `gsvendor verify` rebuilds from it.\n" + text).encode()
+
+
+def _dump(document: dict[str, Any], *, libyaml: bool) -> str:
+    """The lock's YAML text: by libyaml's emitter (~6× faster) where :func:`_plain_everywhere` says
+    it writes what ruamel's round-trip dumper writes, else by that dumper (None, numbers, quoting)."""
+    from io import StringIO
+
+    from ruamel.yaml import YAML
+    from ruamel.yaml.representer import SafeRepresenter
+
+    class _Representer(SafeRepresenter):
+        """None as the round-trip dumper writes a mapping value: nothing after the colon."""
+
+    _Representer.add_representer(type(None), lambda r, _: r.represent_scalar("tag:yaml.org,2002:null", ""))
+    yaml = YAML(typ="safe") if libyaml else YAML(typ="rt", pure=True)
+    if libyaml:
+        yaml.Representer = _Representer
         yaml.sort_base_mapping_type_on_output = False
     yaml.default_flow_style = False
     yaml.width = 4096
     out = StringIO()
-    out.write("# Written by `gsvendor sync`; do not edit. `gsvendor verify` rebuilds from it.\n")
     yaml.dump(document, out)
-    return out.getvalue().encode()
+    # libyaml writes an empty value as "key: "; every other string here is plain, never ending in a blank
+    return out.getvalue().replace(": \n", ":\n") if libyaml else out.getvalue()
 
 
-# strings every YAML 1.1 and 1.2 emitter writes plain: path-like, with a letter no number holds
-_PLAIN = re.compile(r"(?=.*[g-zG-Z])[A-Za-z0-9._/+-]{1,200}")
+# strings every YAML 1.1 and 1.2 emitter writes plain: path-like, with a letter no number holds;
+# and version numbers with two dots or more (go.mod's go 1.25.8), never a number in YAML 1.2
+_PLAIN = re.compile(r"(?=.*[g-zG-Z])[A-Za-z0-9._/+-]{1,200}|[0-9]{1,9}(?:\.[0-9]{1,9}){2,3}")
 _SPECIAL = re.compile(r"(?i)\.?(y|yes|n|no|on|off|true|false|null|nan|inf)|0[oxb].*")
 _DIGEST = re.compile(r"(?=.*[a-df])(?:[0-9a-f]{40}|[0-9a-f]{64})")  # a letter: never a number
 
@@ -172,13 +183,14 @@ def _plain(text: str) -> bool:
 
 
 def _plain_everywhere(data: Any) -> bool:
-    """Whether every key and scalar below ``data`` is a string written plain in any YAML version."""
+    """Whether every key and scalar below ``data`` is a string written plain in any YAML version,
+    or ``None`` as a mapping value."""
     stack = [data]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
             stack += item.keys()
-            stack += item.values()
+            stack += (value for value in item.values() if value is not None)
         elif isinstance(item, list):
             stack += item
         elif not (isinstance(item, str) and _plain(item)):
