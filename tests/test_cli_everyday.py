@@ -207,9 +207,17 @@ def test_help_wraps_sentences_at_80_columns(cli: Cli, synced_tree: Path) -> None
     text = subprocess.run(
         [sys.executable, "-m", "gsvendor", "sync", "--help"], cwd=synced_tree, env=env, capture_output=True, text=True
     ).stdout
-    lines = [line.strip() for line in text.splitlines()]
+    lines = text.splitlines()
+    start = next(n for n, line in enumerate(lines) if line.strip().startswith("The new tree is built aside"))
+    end = lines.index("", start)
+    paragraph = lines[start:end]
     # the paragraph reflows as one: no line ends after a few words because the docstring broke there
-    assert "lock file records the source and the sha256 of every upstream and result file." in lines
+    assert " ".join(line.strip() for line in paragraph) == (
+        "The new tree is built aside and swapped in only when everything succeeded; a lock file records the "
+        "source and the sha256 of every upstream and result file. Hand edits that the lock and the overlays "
+        "do not explain stop the sync (exit 1) unless --force."
+    )
+    assert all(len(line) > 70 for line in paragraph[:-1]) and len(paragraph) == 4
     assert max(len(line) for line in text.splitlines()) <= 80
     assert [line for line in text.splitlines() if line != line.rstrip()] == []
 
@@ -335,3 +343,23 @@ def test_output_width_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "junk")
     assert output_width(is_terminal=False) == 100
     assert os.environ["COLUMNS"] == "junk"
+
+
+def test_top_level_help_is_plain_and_whole_at_80_columns(cli: Cli, synced_tree: Path) -> None:
+    """click's plain help (no box drawing for CI logs): each command's summary whole, examples as written."""
+    env = {**cli.env, "COLUMNS": "80"}
+    text = subprocess.run(
+        [sys.executable, "-m", "gsvendor", "--help"], cwd=synced_tree, env=env, capture_output=True, text=True
+    ).stdout
+    lines = text.splitlines()
+    commands = lines[lines.index("Commands:") + 1 : lines.index("  Examples:") - 1]
+    assert [line.split()[0] for line in commands] == [
+        "sync", "verify", "check-images", "check-manifests", "diff", "patch-verify", "versions", "generate",
+    ]  # fmt: skip
+    assert not any(line.endswith("...") for line in commands)
+    assert "  sync             Vendor upstream TAG's charts with the overlays applied." in commands
+    assert lines[lines.index("  Examples:") + 2 : lines.index("  Examples:") + 4] == [
+        "    gsvendor sync v0.20.0 --source ../shared/upstream/kserve-v0.20.0.tar.gz",
+        "    gsvendor verify",
+    ]
+    assert "╭" not in text and "[bold]" not in text and max(map(len, lines)) <= 80

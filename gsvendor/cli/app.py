@@ -24,17 +24,19 @@ app = typer.Typer(
         "unless --config names one. The global options may come before or after the command."
     ),
     epilog=(
-        "Examples:\n\n"
-        "  gsvendor sync v0.20.0 --source ../shared/upstream/kserve-v0.20.0.tar.gz\n\n"
-        "  gsvendor verify\n\n"
-        "  gsvendor diff kserve-resources\n\n"
-        "  gsvendor patch-verify\n\n"
-        "  gsvendor versions --check\n\n"
+        "Examples:\n\n\b\n"  # \b: click keeps the lines as written
+        "  gsvendor sync v0.20.0 --source ../shared/upstream/kserve-v0.20.0.tar.gz\n"
+        "  gsvendor verify\n"
+        "  gsvendor diff kserve-resources\n"
+        "  gsvendor patch-verify\n"
+        "  gsvendor versions --check\n"
         "  gsvendor generate --check"
     ),
     no_args_is_help=True,
     add_completion=False,
-    rich_markup_mode="rich",
+    # click's plain help: rich's help formatter imports markdown and traceback support, ~0.1 s
+    # of start-up before the first line (issue 19); plain text also reads best in CI logs
+    rich_markup_mode=None,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -66,7 +68,7 @@ if _option_type is not None:  # typer 0.29 shows <bool> beside flags
 def unwrap_help(text: str | None) -> str | None:
     """A docstring with its paragraphs joined into one line each, so --help wraps them to the terminal.
 
-    Indented lines (examples) and paragraphs starting with ``[bold]`` keep their line breaks.
+    Indented lines (examples) and headings ending in ``:`` keep their line breaks.
     """
     if not text:
         return text
@@ -75,7 +77,7 @@ def unwrap_help(text: str | None) -> str | None:
     paragraphs = []
     for paragraph in inspect.cleandoc(text).split("\n\n"):
         lines = paragraph.splitlines()
-        if any(line.startswith(" ") for line in lines) or paragraph.startswith("[bold]"):
+        if any(line.startswith(" ") for line in lines) or paragraph.endswith(":"):
             paragraphs.append(paragraph)
         else:
             paragraphs.append(" ".join(line.strip() for line in lines))
@@ -131,6 +133,7 @@ def _globals(
         typer.Option(
             help="Seconds to wait for another gsvendor working in the same project before giving up (exit 2).",
             min=0,
+            metavar="SECONDS",
         ),
     ] = 60.0,
     version: Annotated[
@@ -243,6 +246,7 @@ HelmOption = Annotated[
     typer.Option(
         "--helm",
         help="helm binary (for charts vendored rendered) (default: $GSVENDOR_HELM, .tools/bin/helm, PATH).",
+        metavar="PATH",
     ),
 ]
 
@@ -253,6 +257,7 @@ SourceOption = Annotated[
         "-s",
         help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
         "(default: the GitHub archive of TAG).",
+        metavar="SOURCE",
     ),
 ]
 

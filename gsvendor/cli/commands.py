@@ -23,7 +23,7 @@ from gsvendor.cli.app import (
 )
 
 
-@app.command()
+@app.command(short_help="Vendor upstream TAG's charts with the overlays applied.")
 @handles_errors
 def sync(
     ctx: typer.Context,
@@ -38,13 +38,21 @@ def sync(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="A table per chart and every file change, not only the summary.")
     ] = False,
-    timeout: Annotated[float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1)] = 30.0,
-    retries: Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10)] = 3,
+    timeout: Annotated[
+        float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1, metavar="SECONDS")
+    ] = 30.0,
+    retries: Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10, metavar="N")] = 3,
     max_time: Annotated[
-        float, typer.Option(help="Seconds for the whole fetch: every HTTP attempt, or every git run.", min=1)
+        float,
+        typer.Option(
+            help="Seconds for the whole fetch: every HTTP attempt, or every git run.", min=1, metavar="SECONDS"
+        ),
     ] = 300.0,
     min_rate: Annotated[
-        float, typer.Option(help="Bytes/s below which a download is dropped (averaged over --timeout).", min=0)
+        float,
+        typer.Option(
+            help="Bytes/s below which a download is dropped (averaged over --timeout).", min=0, metavar="BYTES/S"
+        ),
     ] = 1024.0,
     helm: HelmOption = None,
     report_file: Annotated[
@@ -52,6 +60,7 @@ def sync(
         typer.Option(
             "--report",
             help="Write the Markdown upgrade report from the lock's tag to TAG to this file (- for stdout).",
+            metavar="FILE",
         ),
     ] = None,
     show_diff: Annotated[
@@ -59,7 +68,9 @@ def sync(
     ] = False,
     patch_report: Annotated[
         Path | None,
-        typer.Option("--patch-report", help="gsvendor patch-verify --json output to list in the upgrade report."),
+        typer.Option(
+            "--patch-report", help="gsvendor patch-verify --json output to list in the upgrade report.", metavar="FILE"
+        ),
     ] = None,
 ) -> None:
     """Vendor the charts of upstream TAG into the output folder, with the overlays applied.
@@ -72,15 +83,15 @@ def sync(
     Markdown report of what the upgrade changes per chart (files, values keys and defaults,
     image references, CRDs, overlays); --diff prints the unified diff of the output.
 
-    [bold]Examples[/]
+    Examples:
 
       gsvendor sync v0.20.0 --source ../shared/upstream/kserve-v0.20.0.tar.gz
 
-      gsvendor sync v0.21.0 --dry-run   [dim]# the plan, nothing written[/]
+      gsvendor sync v0.21.0 --dry-run   # the plan, nothing written
 
       gsvendor sync v0.21.0 --dry-run --report upgrade.md --diff
 
-      gsvendor sync   [dim]# the version Dockerfile.llmisvc pins[/]
+      gsvendor sync   # the version Dockerfile.llmisvc pins
     """
     from gsvendor.report import console as report
     from gsvendor.workflows import sync as workflow
@@ -165,7 +176,7 @@ def _write_report(path: Path, text: str) -> None:
         raise UsageError(f"--report: {path}: cannot write: {exc.strerror or exc}") from None
 
 
-@app.command()
+@app.command(short_help="Prove the output is the locked upstream plus the overlays.")
 @handles_errors
 def verify(
     ctx: typer.Context,
@@ -176,6 +187,7 @@ def verify(
             "-s",
             help="Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 "
             "must match).",
+            metavar="SOURCE",
         ),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
@@ -187,7 +199,7 @@ def verify(
     every undeclared change. --source reads the locked upstream from another place (a copy of
     the archive, a mirror); its sha256 must still be the lock's.
 
-    [bold]Examples[/]
+    Examples:
 
       gsvendor verify
 
@@ -224,7 +236,7 @@ def verify(
         out.print(f"[green]ok[/]: output is upstream {escape(lock.tag)} plus the declared overlays")
 
 
-@app.command("check-images")
+@app.command("check-images", short_help="Fail on any image outside the allowed registries.")
 @handles_errors
 def check_images(
     ctx: typer.Context,
@@ -284,7 +296,7 @@ def check_images(
     when a tag, digest or repository is missing, credentials are refused, or a registry is unreachable;
     with --compare-upstream also when a mirror's digest differs from its upstream's at the same tag.
 
-    [bold]Examples[/]
+    Examples:
 
       gsvendor check-images
 
@@ -328,7 +340,7 @@ def check_images(
         raise CheckFailed(report_images.run_failure(run))
 
 
-@app.command("check-manifests")
+@app.command("check-manifests", short_help="Fail on any rendered custom resource its CRD rejects.")
 @handles_errors
 def check_manifests(
     ctx: typer.Context,
@@ -359,7 +371,7 @@ def check_manifests(
     Kinds no CRD defines are counted, not checked. Exit 0 clean, 1 findings or render failures,
     2 usage error.
 
-    [bold]Examples[/]
+    Examples:
 
       gsvendor check-manifests
 
@@ -397,7 +409,7 @@ def check_manifests(
         raise CheckFailed(report.run_failure(run))
 
 
-@app.command()
+@app.command(short_help="Show the delta from upstream to the vendored charts.")
 @handles_errors
 def diff(
     ctx: typer.Context,
@@ -412,7 +424,7 @@ def diff(
 
     What a reviewer of a version bump reads: every overlay and Giant Swarm-only file.
 
-    [bold]Examples[/]
+    Examples:
 
       gsvendor diff
 
@@ -437,7 +449,7 @@ def diff(
         report.print_diffs(out, diffs)
 
 
-@app.command("patch-verify")
+@app.command("patch-verify", short_help="Check that the patch series applies to upstream.")
 @handles_errors
 def patch_verify(
     ctx: typer.Context,
@@ -448,19 +460,30 @@ def patch_verify(
             "-s",
             help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
             "(default: the configured upstream git URL).",
+            metavar="SOURCE",
         ),
     ] = None,
     tag: Annotated[
         str | None,
-        typer.Option("--tag", "-t", help="Upstream tag (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc)."),
+        typer.Option(
+            "--tag",
+            "-t",
+            help="Upstream tag (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc).",
+            metavar="TAG",
+        ),
     ] = None,
     patches: Annotated[
-        Path | None, typer.Option("--patches", help="Patch folder (default: patches from gsvendor.yaml).")
+        Path | None,
+        typer.Option("--patches", help="Patch folder (default: patches from gsvendor.yaml).", metavar="DIR"),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
-    junit: Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML, one test per patch.")] = None,
-    timeout: Annotated[float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1)] = 30.0,
-    retries: Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10)] = 3,
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="Also write JUnit XML, one test per patch.", metavar="FILE")
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1, metavar="SECONDS")
+    ] = 30.0,
+    retries: Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10, metavar="N")] = 3,
 ) -> None:
     """Check that the patch series applies to upstream, in order, as the llmisvc image build applies it.
 
@@ -469,7 +492,7 @@ def patch_verify(
     failing hunks and upstream's current lines), already upstream (drop it) or malformed.
     Exit 0 when all apply (or the series is empty), 1 otherwise, 2 on a usage or input error.
 
-    [bold]Examples[/]
+    Examples:
 
       gsvendor patch-verify
 
@@ -500,7 +523,7 @@ def patch_verify(
         out.print(f"[green]ok[/]: {report_build.series_outcome(result).removeprefix('ok: ')}")
 
 
-@app.command()
+@app.command(short_help="List every pin of the upstream version; --check they agree.")
 @handles_errors
 def versions(
     ctx: typer.Context,
@@ -513,6 +536,7 @@ def versions(
             "-s",
             help="Where to read upstream's go.mod, as sync takes it (default: the lock's source at the pinned "
             "tag, else the GitHub archive).",
+            metavar="SOURCE",
         ),
     ] = None,
     no_go: Annotated[bool, typer.Option("--no-go", help="Skip the Go builder check (no upstream read).")] = False,
@@ -524,7 +548,7 @@ def versions(
     the lock's tag, and each golang builder against upstream go.mod's go and toolchain lines.
     Exit 1 names every place that disagrees.
 
-    [bold]Examples[/]
+    Examples:
 
       gsvendor versions
 
@@ -562,7 +586,7 @@ def versions(
         out.print(f"[green]ok[/]: every place follows {result.pin.file}'s {result.pin.value}")
 
 
-@app.command()
+@app.command(short_help="Regenerate values.schema.json and README.md of the charts.")
 @handles_errors
 def generate(
     ctx: typer.Context,
@@ -580,7 +604,7 @@ def generate(
     v1.14.2 writes it). Offline and in-process; sync runs the same generation. With --check,
     exit 1 listing every stale file (for CI and pre-commit), exit 0 when all are fresh.
 
-    [bold]Examples[/]
+    Examples:
 
       gsvendor generate
 
