@@ -190,8 +190,12 @@ def _load(ctx: typer.Context) -> Any:
     """The configuration: ``--config``, else the nearest gsvendor.yaml (the project root)."""
     from gsvendor.config import load_config
 
-    stamps = ctx.obj.cache_dir / "validated" if ctx.obj.cache_dir else None
-    return load_config(ctx.obj.config, stamps=stamps)
+    return load_config(ctx.obj.config, stamps=_stamps(ctx))
+
+
+def _stamps(ctx: typer.Context) -> Path | None:
+    """The validation stamps folder in the cache (:func:`gsvendor.config.load_validated`)."""
+    return ctx.obj.cache_dir / "validated" if ctx.obj.cache_dir else None
 
 
 def _exclusive(ctx: typer.Context, config: Any) -> Any:

@@ -15,6 +15,7 @@ from gsvendor.cli.app import (
     _fetch_options,
     _given,
     _load,
+    _stamps,
     _status,
     _stderr,
     _stdout,
@@ -310,7 +311,7 @@ def check_images(
     from gsvendor.report.junit import write_junit
     from gsvendor.workflows import check_images as workflow
 
-    config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [])
+    config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [], _stamps(ctx))
     import contextlib
 
     guard = _exclusive(ctx, config) if config is not None and not chart_dirs else contextlib.nullcontext()
@@ -388,7 +389,7 @@ def check_manifests(
     from gsvendor.workflows import check_images as images_workflow
     from gsvendor.workflows import check_manifests as workflow
 
-    config = images_workflow.load_optional_config(ctx.obj.config, chart_dirs or [])
+    config = images_workflow.load_optional_config(ctx.obj.config, chart_dirs or [], _stamps(ctx))
     guard = _exclusive(ctx, config) if config is not None and not chart_dirs else contextlib.nullcontext()
     with guard:
         run = workflow.run(

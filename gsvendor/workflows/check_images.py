@@ -30,18 +30,21 @@ class ImagesRun:
         return self.result.ok and (self.resolved is None or self.resolved.ok)
 
 
-def load_optional_config(config_path: Path | None, chart_dirs: Sequence[Path]) -> Config | None:
+def load_optional_config(
+    config_path: Path | None, chart_dirs: Sequence[Path], stamps: Path | None = None
+) -> Config | None:
     """The configuration (``config_path``, else the nearest gsvendor.yaml), or ``None`` when chart
     folders are named and no gsvendor.yaml is found.
 
     A ``--config`` given explicitly must exist (raises :class:`~gsvendor.errors.ConfigError`).
+    ``stamps``: the validation stamps folder (:func:`gsvendor.config.load_validated`).
     """
     if config_path is None and chart_dirs:
         try:
             config_path = find_config()
         except ConfigError:
             return None
-    return load_config(config_path)
+    return load_config(config_path, stamps=stamps)
 
 
 def run(
