@@ -190,27 +190,32 @@ def failure_message(result: CheckResult) -> str:
 
 def print_run(console: Console, run: ImagesRun, verbose: bool = False) -> None:
     """The check-images tables, and the --resolve table when the registries were asked."""
+    if not run.resolved:  # the registry modules load only when they were used
+        print_report(console, run.result, verbose=verbose, columns=None, ok=run.ok)
+        return
     from gsvendor.report import resolve as resolving
 
-    columns = resolving.table_columns(run.resolved) if run.resolved else None
-    print_report(console, run.result, verbose=verbose, columns=columns, ok=run.ok)
-    if run.resolved:
-        resolving.print_report(console, run.resolved, ok=run.ok)
+    print_report(console, run.result, verbose=verbose, columns=resolving.table_columns(run.resolved), ok=run.ok)
+    resolving.print_report(console, run.resolved, ok=run.ok)
 
 
 def run_json(run: ImagesRun) -> dict[str, Any]:
     """The JSON document of ``check-images --json`` (with the lookups under --resolve)."""
+    data = to_json(run.result)
+    if not run.resolved:
+        return data
     from gsvendor.report import resolve as resolving
 
-    data = to_json(run.result)
-    return resolving.add_to_json(data, run.result, run.resolved) if run.resolved else data
+    return resolving.add_to_json(data, run.result, run.resolved)
 
 
 def run_cases(run: ImagesRun) -> list[TestCase]:
     """JUnit test cases: one per chart × variant, then one per looked-up reference."""
+    if not run.resolved:
+        return junit_cases(run.result)
     from gsvendor.report import resolve as resolving
 
-    return junit_cases(run.result) + (resolving.junit_cases(run.resolved) if run.resolved else [])
+    return junit_cases(run.result) + resolving.junit_cases(run.resolved)
 
 
 def run_failure(run: ImagesRun) -> str:

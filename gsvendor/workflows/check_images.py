@@ -7,12 +7,15 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gsvendor.config import Config, find_config, load_config
 from gsvendor.errors import ConfigError, UsageError
 from gsvendor.images.check import CheckResult, chart_targets, check_images, images_config
 from gsvendor.images.render import find_helm
-from gsvendor.images.resolve import ResolveReport, cli_options, resolve_check
+
+if TYPE_CHECKING:  # the registry client loads only with --resolve
+    from gsvendor.images.resolve import ResolveReport
 
 Progress = Callable[[str], AbstractContextManager[object]]
 
@@ -75,19 +78,25 @@ def run(
             config.require_outputs(vendored)
     charts = chart_targets(list(chart_dirs), config)
     settings = images_config(config)
-    options = cli_options(
-        config,
-        resolve=resolve,
-        compare_upstream=compare_upstream,
-        jobs=jobs,
-        registry_config=registry_config,
-        insecure=list(insecure) if insecure is not None else None,
-    )
+    options = None
+    if resolve or compare_upstream or jobs is not None or registry_config is not None or insecure:
+        from gsvendor.images.resolve import cli_options  # it checks these options (they need --resolve)
+
+        options = cli_options(
+            config,
+            resolve=resolve,
+            compare_upstream=compare_upstream,
+            jobs=jobs,
+            registry_config=registry_config,
+            insecure=list(insecure) if insecure is not None else None,
+        )
     helm_path = find_helm(helm, project_root=config.root if config else Path.cwd())
     with step(f"rendering {len(charts)} chart(s)"):
         result = check_images(charts, settings, helm_path, allow=allow)
     resolved = None
     if options is not None:
+        from gsvendor.images.resolve import resolve_check
+
         with step("asking the registries"):
             resolved = resolve_check(result, options)
     return ImagesRun(result, resolved)
