@@ -504,7 +504,9 @@ def patch_verify(
 @handles_errors
 def versions(
     ctx: typer.Context,
-    check: Annotated[bool, typer.Option("--check", help="Print only problems (for CI and pre-commit).")] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="Print only problems, or one ok line (for CI and pre-commit).")
+    ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     source: Annotated[
         str | None,
@@ -560,6 +562,8 @@ def versions(
         raise CheckFailed("\n".join(result.problems))
     if not check and not json_output:
         out.print(f"[green]ok[/]: every place follows {result.pin.file}'s {result.pin.value}")
+    elif check and not json_output:
+        out.print(f"[green]ok[/]: {escape(report_build.versions_agree(result))}")
 
 
 @app.command()
