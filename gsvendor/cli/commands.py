@@ -341,7 +341,9 @@ def check_manifests(
         Path | None, typer.Option("--junit", metavar="FILE", help="Write JUnit XML, a test case per chart × variant.")
     ] = None,
     helm: Annotated[str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.")] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Counts per variant too.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Counts per variant and the label coverage too.")
+    ] = False,
     images: Annotated[
         bool, typer.Option("--images", help="Run check-images on the same rendering too (one helm run per variant).")
     ] = False,
