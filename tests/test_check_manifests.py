@@ -7,6 +7,7 @@ real helm; the schema tests use small CRDs written here to pin the structural-sc
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -236,6 +237,32 @@ def test_allow_needs_images(synced: Path, cli_module: Cli) -> None:
     assert_one_line_error(cli_module(synced, "check-manifests", "--allow", "x/"), 2, "--allow needs --images")
 
 
+def test_label_coverage_prints_only_with_verbose_unless_it_fails(synced: Path, cli_module: Cli) -> None:
+    # gsvendor.yaml: labels.required [application.giantswarm.io/team], fail: false
+    plain = cli_module(synced, "check-manifests")
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert re.sub(r" in \d+\.\d s:", " in N s:", plain.stdout).splitlines() == [
+        "✓ kserve-runtime-configs servingruntime-without-image: failed as declared",
+        "✓ kserve-runtime-configs llmisvc-rollout-strategy: failed as declared",
+        "checked per kind: LLMInferenceServiceConfig 10, ClusterStorageContainer 4, ClusterServingRuntime 2",
+        "not checked (no CRD in the charts): CustomResourceDefinition 17, ValidatingWebhookConfiguration 14, "
+        "Service 10, ClusterRole 7, ClusterRoleBinding 6, Certificate 4, ConfigMap 4, Deployment 4, Issuer 4,",
+        "MutatingWebhookConfiguration 4, Role 4, RoleBinding 4, ServiceAccount 4, Secret 2",
+        "ok: checked 16 object(s) against 12 CRD(s) in 10 variant(s) of 5 chart(s) in N s: 0 finding(s), "
+        "0 variant problem(s)",
+    ]
+    verbose = cli_module(synced, "check-manifests", "-v")
+    assert verbose.returncode == 0, verbose.stdout + verbose.stderr
+    coverage = [line.split(";")[0] for line in verbose.stdout.splitlines() if line.startswith("labels ")]
+    assert coverage == [
+        "labels kserve-crd: 0/6 object(s) carry application.giantswarm.io/team",
+        "labels kserve-llmisvc-crd: 0/3 object(s) carry application.giantswarm.io/team",
+        "labels kserve-resources: 0/45 object(s) carry application.giantswarm.io/team",
+        "labels kserve-llmisvc-resources: 8/38 object(s) carry application.giantswarm.io/team",
+        "labels kserve-runtime-configs: 0/12 object(s) carry application.giantswarm.io/team",
+    ]
+
+
 def test_label_policy_fails_only_when_configured(tmp_path: Path, synced: Path, cli_module: Cli) -> None:
     project = tmp_path / "p"
     shutil.copytree(synced, project, symlinks=True)
@@ -244,7 +271,10 @@ def test_label_policy_fails_only_when_configured(tmp_path: Path, synced: Path, c
     result = cli_module(project, "check-manifests", "helm/kserve-runtime-configs")
     assert result.returncode == 1
     assert "without a required label" in result.stderr
-    assert "labels kserve-runtime-configs: 0/" in result.stdout
+    # a missing label that fails the check is a problem: printed without -v
+    assert "labels kserve-runtime-configs: 0/12 object(s) carry application.giantswarm.io/team; missing on " in (
+        result.stdout
+    )
     config.write_text(config.read_text().replace("    fail: true\n", "    fail: maybe\n"))
     result = cli_module(project, "check-manifests", "helm/kserve-runtime-configs")
     assert result.returncode == 2 and "manifests.labels.fail" in result.stderr

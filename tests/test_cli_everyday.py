@@ -333,6 +333,32 @@ def test_layout_wraps_at_boundaries_without_trailing_spaces() -> None:
     ]
 
 
+def test_a_wrapped_list_hangs_under_its_first_item() -> None:
+    from gsvendor.report.layout import hanging
+
+    items = ["10-chart-metadata", "20-team-label", "40-release-namespace", "95-chart-tests"]
+    assert hanging("  kserve-crd: overlays ", items, 60) == [
+        "  kserve-crd: overlays 10-chart-metadata, 20-team-label,",
+        "                       40-release-namespace, 95-chart-tests",
+    ]
+    assert hanging("  kserve-crd: overlays ", items, 200) == [
+        "  kserve-crd: overlays 10-chart-metadata, 20-team-label, 40-release-namespace, 95-chart-tests"
+    ]
+    assert hanging("  c: overlays ", ["-"], 40) == ["  c: overlays -"]
+    # a head that leaves no room for the longest item: the items continue indented by 4
+    assert hanging("  kserve-llmisvc-resources: overlays ", items, 40) == [
+        "  kserve-llmisvc-resources: overlays",
+        "    10-chart-metadata, 20-team-label,",
+        "    40-release-namespace, 95-chart-tests",
+    ]
+    # an item wider than a line is cut at its separators, as tables cut cells
+    assert hanging("  c: overlays ", ["x" * 20 + "-" + "y" * 20, "z"], 30) == [
+        "  c: overlays",
+        "    xxxxxxxxxxxxxxxxxxxx-",
+        "    yyyyyyyyyyyyyyyyyyyy, z",
+    ]
+
+
 def test_output_width_rules(monkeypatch: pytest.MonkeyPatch) -> None:
     from gsvendor.report.layout import output_width
 

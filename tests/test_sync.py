@@ -247,6 +247,30 @@ def test_dry_run_prints_plan_and_writes_nothing(cli: Cli, project: Path) -> None
     assert {"path": "templates/serving.kserve.io_llminferenceservices.yaml", "status": "changed"} in crd["changes"]
 
 
+def test_the_plan_wraps_overlay_lists_under_their_first_item_at_80_columns(cli: Cli, project: Path) -> None:
+    cli.env["COLUMNS"] = "80"
+    result = sync(cli, project, "v0.20.0", "--dry-run")
+    lines = result.stdout.splitlines()
+    start = lines.index("  kserve-crd: overlays 10-chart-metadata, 20-team-label, 30-crd-keep,")
+    assert lines[start : start + 14] == [
+        "  kserve-crd: overlays 10-chart-metadata, 20-team-label, 30-crd-keep,",
+        "                       90-giantswarm-files, 95-chart-tests",
+        "  kserve-llmisvc-crd: overlays 10-chart-metadata, 20-team-label, 30-crd-keep,",
+        "                               40-release-namespace, 90-giantswarm-files,",
+        "                               95-chart-tests",
+        "  kserve-resources: overlays 10-chart-metadata, 20-team-label, 50-gsoci-images,",
+        "                             85-schema-annotations, 90-giantswarm-files,",
+        "                             95-chart-tests",
+        "  kserve-llmisvc-resources: overlays 10-chart-metadata, 20-team-label,",
+        "                                     50-gsoci-images, 85-schema-annotations,",
+        "                                     90-giantswarm-files, 95-chart-tests",
+        "  kserve-runtime-configs: overlays 10-chart-metadata, 20-team-label,",
+        "                                   60-runtime-configs, 90-giantswarm-files,",
+        "                                   95-chart-tests",
+    ]
+    assert max(map(len, lines)) <= 80
+
+
 def test_diff_shows_delta_from_upstream(cli: Cli, project: Path) -> None:
     sync(cli, project, "v0.20.0")
     result = cli(project, "diff", "kserve-crd")

@@ -44,6 +44,8 @@ def test_the_v0_19_to_v0_20_report(cli: Cli, at_v019: Path, tmp_path: Path) -> N
     report = first.read_text()
     assert report.startswith("# Upgrade report: v0.19.0 → v0.20.0\n")
     assert str(tmp_path) not in report and str(at_v019) not in report  # no machine paths
+    # every table row fits 100 columns: long cells are listed below their table
+    assert [line for line in report.splitlines() if line.startswith("|") and len(line) > 100] == []
     # files: +1 is the tracing helm-unittest suite, copied from v0.20.0-rc0 on (overlay 95)
     assert "| kserve-runtime-configs | 1/0/8 | 2/0 | 1 | 6/0/13 | 0 |" in report
 
@@ -58,22 +60,29 @@ def test_the_v0_19_to_v0_20_report(cli: Cli, at_v019: Path, tmp_path: Path) -> N
     assert '| `kserve.version` | `"v0.19.0"` | `"v0.20.0"` |' in runtime
     # the new runtime's image: empty in values.yaml after the Giant Swarm overlay, upstream's in files/
     assert '| added | `values.yaml kserve.servingruntime.autogluonserver.image` | - | `""` | empty |' in runtime
+    assert "| added | (22) | - | `kserve/autogluonserver:latest` | no, as written |" in runtime
     assert (
-        "| added | `files/runtimes/resources.yaml ClusterServingRuntime/kserve-autogluonserver "
-        "spec.containers[kserve-container].image` | - | `kserve/autogluonserver:latest` | no, as written |"
+        "\n- (22) where: `files/runtimes/resources.yaml ClusterServingRuntime/kserve-autogluonserver "
+        "spec.containers[kserve-container].image`\n"
     ) in runtime
+    # a value moved once is a marker in every row of its column
+    assert runtime.count(" | `ghcr.io/llm-d/llm-d-cuda:v0.6.0` | (2) | no, as written |\n") == 9
+    assert runtime.count("\n- (2) new: `ghcr.io/llm-d/llm-d-cuda:v0.8.0`\n") == 1
 
     # the CRD files that changed, and how
     crd = section(report, "kserve-crd")
     assert "CRD files changed (1):\n\n- `templates/serving.kserve.io_inferenceservices.yaml`\n" in crd
     assert (
-        "| `inferenceservices.serving.kserve.io` | `templates/serving.kserve.io_inferenceservices.yaml` "
-        "| - | - | `v1beta1: canary` | - |"
+        "| `inferenceservices.serving.kserve.io` | (1) | - | - | `v1beta1: canary` | - |\n"
+        "\n"
+        "- (1) file: `templates/serving.kserve.io_inferenceservices.yaml`\n"
     ) in crd
     assert "CRD files changed" not in section(report, "kserve-llmisvc-crd")
     llmisvc = section(report, "kserve-llmisvc-resources")
     assert "CRD files changed (1):\n\n- `files/llmisvc/resources.yaml`\n" in llmisvc
-    assert "| `inferencemodelrewrites.llm-d.ai` (new) |" in llmisvc
+    assert "| `inferencemodelrewrites.llm-d.ai` (new) | (1) | `v1alpha2` | - | - | - |" in llmisvc
+    assert "| `inferenceobjectives.llm-d.ai` (new) | (1) | `v1alpha2` | - | - | - |" in llmisvc  # fits, same (1)
+    assert "\n- (1) file: `files/llmisvc/resources.yaml`\n" in llmisvc
     # the overlays, with their match counts at each tag
     assert "| 60-runtime-configs | operations[2] (replace) | - | 1 × 13 **changed** |" in runtime
     assert "| 30-crd-keep | operations[1] (insert-after) | 5 × 5 | 5 × 5 |" in crd
@@ -144,6 +153,40 @@ def test_the_report_lists_the_patches_patch_verify_judged(cli: Cli, at_v019: Pat
     bad.write_text("{}")
     refused = cli(at_v019, "sync", "v0.20.0", "--dry-run", "--report", "-", "--patch-report", str(bad))
     assert_one_line_error(refused, 2, "not gsvendor patch-verify --json output")
+
+
+def test_a_table_moves_the_cells_that_make_a_row_too_wide_to_a_list_below() -> None:
+    from gsvendor.report.upgrade import code, table
+
+    wide = "x" * 90
+    assert table(("a", "b"), [("1", "2")]) == ["| a | b |", "|---|---|", "| 1 | 2 |"]
+    # the widest column's cell moves first; the same value elsewhere in its column shares the marker
+    assert table(
+        ("key", "file", "new"),
+        [("k1", code(wide), code("v|1")), ("k2", code(wide), "-"), ("k3", "short", "-")],
+    ) == [
+        "| key | file | new |",
+        "|---|---|---|",
+        "| k1 | (1) | `v\\|1` |",
+        "| k2 | (1) | - |",
+        "| k3 | short | - |",
+        "",
+        f"- (1) file: `{wide}`",
+    ]
+    # then the next widest; the first column only when nothing else is left; a pipe is plain in the list
+    assert table(("name", "old", "new"), [(wide, code("o|" + "o" * 60), code("n" * 50))]) == [
+        "| name | old | new |",
+        "|---|---|---|",
+        "| (3) | (1) | (2) |",
+        "",
+        f"- (1) old: `o|{'o' * 60}`",
+        f"- (2) new: `{'n' * 50}`",
+        f"- (3) name: {wide}",
+    ]
+    # the first column moves last; a cell no longer than a marker stays, even when its row stays too wide
+    assert table(("name", "n"), [("y" * 120, "1")])[2] == "| (1) | 1 |"
+    many = [f"{n:02}" for n in range(30)]
+    assert table(many, [many])[2] == "| " + " | ".join(many) + " |"
 
 
 def test_values_comparison_names_the_topmost_new_key_and_every_path_below() -> None:

@@ -115,9 +115,25 @@ def test_the_tables_for_people(synced: Path) -> None:
     assert "ok: every place follows Dockerfile.llmisvc's v1.0.0" in result.stdout
 
 
-def test_check_is_silent_when_all_agree(synced: Path) -> None:
+def test_check_says_in_one_line_that_all_agree(synced: Path) -> None:
+    # Dockerfile, Dockerfile.llmisvc (the pin), two Chart.yaml, one values.yaml, the lock
     result = run_gsvendor(synced, "versions", "--check")
-    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        "ok: every version pin agrees (6 pins in 6 files)\n",
+        "",
+    )
+    # --json is unchanged: the document alone
+    code, data, stderr = run_json(synced, "versions", "--check")
+    assert (code, stderr, data["ok"], data["problems"]) == (0, "", True, [])
+    # without a lock the lock's row is "not synced": not a pin, not a failure
+    (synced / "gsvendor.lock.yaml").unlink()
+    unlocked = run_gsvendor(synced, "versions", "--check", "--no-go")
+    assert (unlocked.returncode, unlocked.stdout, unlocked.stderr) == (
+        0,
+        "ok: every version pin agrees (5 pins in 5 files)\n",
+        "",
+    )
 
 
 @pytest.mark.parametrize(

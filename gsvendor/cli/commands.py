@@ -354,7 +354,9 @@ def check_manifests(
         Path | None, typer.Option("--junit", metavar="FILE", help="Write JUnit XML, a test case per chart × variant.")
     ] = None,
     helm: Annotated[str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.")] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Counts per variant too.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Counts per variant and the label coverage too.")
+    ] = False,
     images: Annotated[
         bool, typer.Option("--images", help="Run check-images on the same rendering too (one helm run per variant).")
     ] = False,
@@ -528,7 +530,9 @@ def patch_verify(
 @handles_errors
 def versions(
     ctx: typer.Context,
-    check: Annotated[bool, typer.Option("--check", help="Print only problems (for CI and pre-commit).")] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="Print only problems, or one ok line (for CI and pre-commit).")
+    ] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     source: Annotated[
         str | None,
@@ -585,6 +589,8 @@ def versions(
         raise CheckFailed("\n".join(result.problems))
     if not check and not json_output:
         out.print(f"[green]ok[/]: every place follows {result.pin.file}'s {result.pin.value}")
+    elif check and not json_output:
+        out.print(f"[green]ok[/]: {escape(report_build.versions_agree(result))}")
 
 
 @app.command(short_help="Regenerate values.schema.json and README.md of the charts.")

@@ -113,6 +113,15 @@ def series_cases(report: SeriesReport) -> list[TestCase]:
     return cases
 
 
+def versions_agree(report: VersionsReport) -> str:
+    """The ``versions --check`` line on success (after ``ok:``): how many places hold the pin, in how many files."""
+    from gsvendor.build.versions import AGREES, PIN
+
+    pins = [place for place in report.places if place.status in (PIN, AGREES)]
+    files = len({place.file for place in pins})
+    return f"every version pin agrees ({len(pins)} pin{'s' * (len(pins) != 1)} in {files} file{'s' * (files != 1)})"
+
+
 def print_versions(console: Console, report: VersionsReport) -> None:
     """The table of places holding the upstream version, then the Go builder table."""
     from gsvendor.report.layout import PlainTable

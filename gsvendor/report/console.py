@@ -82,8 +82,9 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
 
 def _print_sync_details(console: Console, result: SyncResult) -> None:
     from rich.markup import escape
+    from rich.text import Text
 
-    from gsvendor.report.layout import PlainTable
+    from gsvendor.report.layout import PlainTable, hanging
 
     snapshot = result.build.snapshot
     title = f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag} from {snapshot.kind} {snapshot.location}"
@@ -117,9 +118,9 @@ def _print_sync_details(console: Console, result: SyncResult) -> None:
         table.add_row(*cells)
     table.print(console)
     for chart in result.build.charts:
-        console.print(
-            f"  {chart.spec.name}: overlays {', '.join(chart.overlays) or '-'}", highlight=False, markup=False
-        )
+        # a long list continues under its first overlay, within the width
+        for line in hanging(f"  {chart.spec.name}: overlays ", chart.overlays or ["-"], console.width):
+            console.print(Text(line), soft_wrap=True)
     for change in result.changes:
         mark = {"added": "[green]+[/]", "changed": "[yellow]~[/]", "removed": "[red]-[/]"}[change.status]
         console.print(f"  {mark} {escape(change.full_path)}", highlight=False)

@@ -26,6 +26,7 @@ GAP = "  "
 # a break is allowed after a space, or after a path or list separator (not inside file names)
 _PIECES = re.compile(r"[^ /,;=@-]*(?:[ /,;=@-]+|$)")
 LAST_RESORT = 12  # a column is cut inside a word only below its longest piece, and not below this
+HANGING_FALLBACK = 4  # the indent of a list whose head leaves less room than its longest item needs
 
 
 def output_width(is_terminal: bool | None = None) -> int:
@@ -65,6 +66,42 @@ def wrap(text: str, width: int) -> list[str]:
                 lines.append((line + piece[:room]).rstrip())
                 line, piece = "", piece[room:]
             line += piece
+        lines.append(line.rstrip())
+    return lines
+
+
+def hanging(head: str, items: Sequence[str], width: int, separator: str = ", ") -> list[str]:
+    """``head`` then ``items`` joined by ``separator``, in lines of at most ``width`` characters.
+
+    Lines break only between items (after the separator's comma), and continuation lines are
+    indented to align under the first item: a hanging indent. When ``head`` leaves less room than
+    the longest item needs, the items continue indented by :data:`HANGING_FALLBACK` instead; an
+    item wider than a whole line is cut as :func:`wrap` cuts. No line ends in spaces.
+    """
+    width = max(width, 1)
+    glue, space = separator.rstrip(), separator[len(separator.rstrip()) :]
+    tokens = [item + glue for item in items[:-1]] + list(items[-1:])
+    longest = max(map(len, tokens), default=0)
+    indent = len(head) if width - len(head) >= longest else min(len(head), HANGING_FALLBACK)
+    pad = " " * indent
+    lines: list[str] = []
+    line, fresh = head, True  # fresh: no item on this line yet
+    if len(head.rstrip()) > width:
+        lines, line = wrap(head, width), pad
+    for token in tokens:
+        joined = line + ("" if fresh else space) + token
+        if len(joined) <= width:
+            line, fresh = joined, False
+            continue
+        if line.strip():
+            lines.append(line.rstrip())
+        if len(pad + token) <= width:
+            line, fresh = pad + token, False
+            continue
+        *cut, last = wrap(token, width - indent)
+        lines += [pad + piece for piece in cut]
+        line, fresh = pad + last, False
+    if line.strip():
         lines.append(line.rstrip())
     return lines
 

@@ -105,7 +105,11 @@ def junit_cases(result: ManifestsResult) -> list[TestCase]:
 
 def print_report(console: Console, result: ManifestsResult, verbose: bool = False) -> None:
     """A table per chart of the findings (one row per finding, naming every variant that has it),
-    render problems, label coverage, then the objects checked per kind and the totals."""
+    render problems, label coverage, then the objects checked per kind and the totals.
+
+    Label coverage is printed with ``verbose``; without it only for a chart whose missing labels
+    fail the check (``fail: true``).
+    """
     from rich.markup import escape
 
     from gsvendor.report.layout import PlainTable
@@ -135,6 +139,8 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
         if result.policy.required:
             labelled, objects = _coverage(result, chart)
             missing = sorted({f"{o} ({label})" for r in items for o, label in r.missing_labels})
+            if not (verbose or (missing and result.policy.fail)):
+                continue
             style = "red" if missing and result.policy.fail else ("yellow" if missing else "green")
             console.print(
                 f"[{style}]labels[/] {escape(chart.name)}: {labelled}/{objects} object(s) carry "

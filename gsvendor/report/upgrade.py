@@ -7,13 +7,14 @@ the machine that wrote it).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gsvendor.vendor.upgrade import ChartUpgrade, Upgrade
 
 ALLOWED = {"allowed": "yes", "offender": "**no**", "invalid": "**invalid**", "empty": "empty", "templated": "templated"}
+ROW_WIDTH = 100  # a table row wider than this (in the Markdown text) lists cells below its table, see table()
 
 
 def code(text: str | None) -> str:
@@ -26,6 +27,44 @@ def code(text: str | None) -> str:
     fence = "``" if "`" in text else "`"
     pad = " " if fence == "``" else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    """A Markdown table whose rows stay within :data:`ROW_WIDTH` characters where they can.
+
+    In a row that would be wider, cells are moved out one at a time until it fits: the widest
+    column's first, the first column's last. A moved value becomes a marker ``(n)`` in every row
+    of its column that holds it, and is listed below the table as ``- (n) column: value``.
+    Returns the table's lines, then a blank line and that list when a value moved.
+    """
+    body = [list(row) for row in rows]
+    widest = {i: max((len(row[i]) for row in body), default=0) for i in range(1, len(header))}
+    order = [*sorted(widest, key=lambda i: -widest[i]), 0]
+    moved: dict[tuple[int, str], int] = {}
+
+    def shown(row: list[str]) -> list[str]:
+        return [f"({moved[(i, cell)]})" if (i, cell) in moved else cell for i, cell in enumerate(row)]
+
+    for row in body:
+        cells = shown(row)
+        for i in order:
+            if len(_row(cells)) <= ROW_WIDTH:
+                break
+            marker = f"({len(moved) + 1})"
+            if (i, row[i]) not in moved and len(row[i]) > len(marker):
+                moved[(i, row[i])] = len(moved) + 1
+                cells[i] = marker
+    lines = [_row(header), "|" + "---|" * len(header), *(_row(shown(row)) for row in body)]
+    if moved:
+        lines.append("")
+        for (i, value), number in moved.items():
+            plain = value.replace("\\|", "|")  # a code span outside a table would show the backslash
+            lines.append(f"- ({number}) {header[i]}: {plain}")
+    return lines
 
 
 def _bullets(items: Iterable[str], indent: str = "") -> list[str]:
@@ -56,8 +95,10 @@ def _values(chart: ChartUpgrade) -> list[str]:
     if chart.keys_removed:
         lines += [f"Keys removed ({len(chart.keys_removed)}):", "", *_bullets(chart.keys_removed), ""]
     if chart.defaults_changed:
-        lines += [f"Defaults changed ({len(chart.defaults_changed)}):", "", "| key | old | new |", "|---|---|---|"]
-        lines += [f"| {code(c.path)} | {code(c.old)} | {code(c.new)} |" for c in chart.defaults_changed]
+        lines += [f"Defaults changed ({len(chart.defaults_changed)}):", ""]
+        lines += table(
+            ("key", "old", "new"), [(code(c.path), code(c.old), code(c.new)) for c in chart.defaults_changed]
+        )
         lines.append("")
     return lines
 
@@ -71,14 +112,14 @@ def _images(chart: ChartUpgrade) -> list[str]:
         f"{counts['added']} added, {counts['removed']} removed, {counts['changed']} changed "
         "(after the overlays; allowed: the check-images policy):",
         "",
-        "| change | where | old | new | allowed |",
-        "|---|---|---|---|---|",
     ]
+    rows = []
     for i in chart.images:
         allowed = ALLOWED.get(i.status, i.status)
         if i.where.startswith(("files/", "crds/")) and i.status == "offender":
             allowed = "no, as written"
-        lines.append(f"| {i.change} | {code(i.where)} | {code(i.old)} | {code(i.new)} | {allowed} |")
+        rows.append((i.change, code(i.where), code(i.old), code(i.new), allowed))
+    lines += table(("change", "where", "old", "new", "allowed"), rows)
     if any(i.where.startswith(("files/", "crds/")) for i in chart.images):
         lines += [
             "",
@@ -96,16 +137,16 @@ def _crds(chart: ChartUpgrade) -> list[str]:
     if chart.crd_files:
         lines += [f"CRD files changed ({len(chart.crd_files)}):", "", *_bullets(chart.crd_files), ""]
     if chart.crds:
-        lines += ["| CRD | file | versions added | versions removed | spec fields added | spec fields removed |"]
-        lines += ["|---|---|---|---|---|---|"]
+        rows = []
         for crd in chart.crds:
             name = f"{code(crd.name)}" + (" (new)" if crd.added else " (gone)" if crd.removed else "")
             cells = [
                 ", ".join(code(x) for x in values) or "-"
                 for values in (crd.versions_added, crd.versions_removed, crd.fields_added, crd.fields_removed)
             ]
-            lines.append(f"| {name} | {code(crd.file)} | " + " | ".join(cells) + " |")
-        lines.append("")
+            rows.append((name, code(crd.file), *cells))
+        header = ("CRD", "file", "versions added", "versions removed", "spec fields added", "spec fields removed")
+        lines += [*table(header, rows), ""]
     return lines
 
 
@@ -117,30 +158,32 @@ def _overlays(chart: ChartUpgrade, old_tag: str, new_tag: str) -> list[str]:
         "",
         "Applied operations, as files × matches (`-`: not applied at that tag):",
         "",
-        f"| overlay | operation | {old_tag} | {new_tag} |",
-        "|---|---|---|---|",
     ]
+    rows = []
     for use in chart.overlays:
         old = f"{use.old[0]} × {use.old[1]}" if use.old else "-"
         new = f"{use.new[0]} × {use.new[1]}" if use.new else "-"
         mark = "" if use.old == use.new else " **changed**"
-        lines.append(f"| {use.overlay} | {use.operation} | {old} | {new}{mark} |")
-    return [*lines, ""]
+        rows.append((use.overlay, use.operation, old, new + mark))
+    return [*lines, *table(("overlay", "operation", old_tag, new_tag), rows), ""]
 
 
 def _summary(upgrade: Upgrade) -> list[str]:
-    lines = [
-        "| chart | files +/−/~ | values keys +/− | defaults changed | images +/−/~ | CRDs changed |",
-        "|---|---|---|---|---|---|",
-    ]
+    rows = []
     for chart in upgrade.charts:
         images = [sum(1 for i in chart.images if i.change == c) for c in ("added", "removed", "changed")]
-        lines.append(
-            f"| {chart.name} | {len(chart.added)}/{len(chart.removed)}/{len(chart.changed)} "
-            f"| {len(chart.keys_added)}/{len(chart.keys_removed)} | {len(chart.defaults_changed)} "
-            f"| {'/'.join(map(str, images))} | {len(chart.crds)} |"
+        rows.append(
+            (
+                chart.name,
+                f"{len(chart.added)}/{len(chart.removed)}/{len(chart.changed)}",
+                f"{len(chart.keys_added)}/{len(chart.keys_removed)}",
+                str(len(chart.defaults_changed)),
+                "/".join(map(str, images)),
+                str(len(chart.crds)),
+            )
         )
-    return [*lines, ""]
+    header = ("chart", "files +/−/~", "values keys +/−", "defaults changed", "images +/−/~", "CRDs changed")
+    return [*table(header, rows), ""]
 
 
 def _patches(upgrade: Upgrade) -> list[str]:
@@ -150,12 +193,11 @@ def _patches(upgrade: Upgrade) -> list[str]:
     lines = [f"## Carried patches (patch-verify{tag})", ""]
     if not upgrade.patches:
         return [*lines, "The series is empty.", ""]
-    lines += ["| patch | result | message |", "|---|---|---|"]
-    for patch in upgrade.patches:
-        lines.append(
-            f"| {code(str(patch.get('name')))} | {patch.get('status')} | {code(str(patch.get('message') or ''))} |"
-        )
-    return [*lines, ""]
+    rows = [
+        (code(str(patch.get("name"))), str(patch.get("status")), code(str(patch.get("message") or "")))
+        for patch in upgrade.patches
+    ]
+    return [*lines, *table(("patch", "result", "message"), rows), ""]
 
 
 def markdown(upgrade: Upgrade) -> str:
