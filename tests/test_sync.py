@@ -240,7 +240,8 @@ def test_dry_run_prints_plan_and_writes_nothing(cli: Cli, project: Path) -> None
     result = sync(cli, project, "v0.20.0", "--dry-run")
     assert tree(project) == before
     assert "+ helm/kserve-crd/Chart.yaml" in result.stdout
-    assert "dry run: 114 file change(s) planned, nothing written"  # 99 + 10 suites + 5 .helmignore in result.stdout
+    # 99 upstream files + 10 test suites + 5 .helmignore
+    assert "dry run: 114 file change(s) planned, nothing written\n" in result.stdout
     sync(cli, project, "v0.19.0")
     plan = sync(cli, project, "v0.20.0", "--dry-run", "--json")
     crd = next(c for c in json.loads(plan.stdout)["charts"] if c["name"] == "kserve-llmisvc-crd")
