@@ -340,3 +340,33 @@ def test_a_gzip_archive_is_inflated_once_unless_it_has_several_members_or_is_hug
     monkeypatch.setattr(tarball, "_INFLATE_IN_MEMORY", 100)
     assert tarball._gunzip_whole(one) is None
     assert tarball.read_tarball(one, "v0.1.0", wanted, kind="tarball", location="x").files == expected
+
+
+def test_generate_parses_values_yaml_once_and_writes_what_two_parses_write(monkeypatch) -> None:
+    """The schema and the README share values.yaml's tree; the bytes are those of separate parses."""
+    from gsvendor.generate import chart
+    from gsvendor.generate.golang import yaml_v3
+    from gsvendor.generate.readme.template import render_readme
+    from gsvendor.generate.schema.output import generate_schema
+
+    values = b"# -- replicas of the controller\nreplicas: 1\nimage:\n  # @ignore\n  tag: x\n  repository: r\n"
+    files = {
+        "Chart.yaml": b"apiVersion: v2\nname: c\nversion: 0.1.0\n",
+        "values.yaml": values,
+        ".schema.yaml": b"values: [values.yaml]\noutput: values.schema.json\n",
+        "README.md.gotmpl": b'{{ template "chart.valuesTable" . }}\n',
+    }
+    path, schema = generate_schema(files, ".schema.yaml", "/c")  # each parses values.yaml itself
+    separate = {**files, path: schema, "README.md": render_readme({**files, path: schema}, chart_dir="/c")}
+    calls: list[bytes] = []
+    real = yaml_v3.parse
+
+    def counting(text):
+        calls.append(text if isinstance(text, bytes) else text.encode())
+        return real(text)
+
+    monkeypatch.setattr(yaml_v3, "parse", counting)
+    shared = chart.generate_chart(files, chart_dir="/c")
+    assert calls.count(values) == 1
+    assert shared == separate and set(shared) == {*files, "values.schema.json", "README.md"}
+    assert b"| replicas | int | `1` | replicas of the controller |" in shared["README.md"]

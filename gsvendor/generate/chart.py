@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from gsvendor.config import Config, GenerateSettings
 from gsvendor.generate.readme.chart import TEMPLATE_FILE as README_TEMPLATE
@@ -37,13 +38,14 @@ def generate_chart(
     """
     settings = settings or GenerateSettings()
     out = dict(files)
+    parsed: dict[bytes, Any] = {}  # values.yaml parsed once: the schema reads the tree, then the README
     if SCHEMA_CONFIG in files:
         path, data = generate_schema(
-            files, SCHEMA_CONFIG, chart_dir, outside, cwd=project_root, normalize=settings.normalize
+            files, SCHEMA_CONFIG, chart_dir, outside, cwd=project_root, normalize=settings.normalize, parsed=parsed
         )
         out[path] = data
     if README_TEMPLATE in files:
-        text = render_readme(out, chart_dir=chart_dir, sort_order=settings.helm_docs_sort_order)
+        text = render_readme(out, chart_dir=chart_dir, sort_order=settings.helm_docs_sort_order, parsed=parsed)
         if text is not None:
             out["README.md"] = text
     return out

@@ -233,7 +233,11 @@ def markdown_format(text: str) -> str:
 
 
 def render_readme(
-    files: dict[str, bytes], template_text: str | None = None, chart_dir: str = ".", sort_order: str = "alphanum"
+    files: dict[str, bytes],
+    template_text: str | None = None,
+    chart_dir: str = ".",
+    sort_order: str = "alphanum",
+    parsed: dict[bytes, Any] | None = None,
 ) -> bytes | None:
     """README.md for a chart as helm-docs v1.14.2 generates it; ``None`` when helm-docs would skip it.
 
@@ -241,11 +245,12 @@ def render_readme(
     chart's README.md.gotmpl, else helm-docs' default layout. A chart without values.yaml is
     skipped (``None``), as helm-docs does. ``sort_order`` is helm-docs' ``--sort-values-order``
     (``alphanum`` or ``file``). Raises :class:`ReadmeError` for invalid Chart.yaml or
-    values.yaml and for template errors (with the template line).
+    values.yaml and for template errors (with the template line). ``parsed``: yaml.v3 trees by
+    their bytes (the schema's); values.yaml's is taken from it rather than parsed again.
     """
     if VALUES_FILE not in files:
         return None
-    data = chart_data(files, chart_dir, sort_order)
+    data = chart_data(files, chart_dir, sort_order, parsed)
     if template_text is None:
         gotmpl = files.get(TEMPLATE_FILE)
         template_text = gotmpl.decode("utf-8", "replace") if gotmpl is not None else DEFAULT_TEMPLATE

@@ -331,18 +331,21 @@ def _rows_from_list(
     return rows
 
 
-def value_rows(values: bytes | None) -> tuple[list[ValueRow], dict[str, Description], goyaml.Node | None]:
+def value_rows(
+    values: bytes | None, parsed: dict[bytes, Any] | None = None
+) -> tuple[list[ValueRow], dict[str, Description], goyaml.Node | None]:
     """The values table rows of values.yaml (unsorted), the old-style descriptions and the tree.
 
     A document that is only null (``---``, ``~``, ``null``, with or without comments) counts as
     an empty values file, as helm reads it; helm-docs v1.14.2 itself stops there with "values
     file must resolve to a map" and writes no README (a known difference, see README.md).
-    Raises :class:`ReadmeError` when values.yaml is not YAML or another non-mapping.
+    Raises :class:`ReadmeError` when values.yaml is not YAML or another non-mapping. ``parsed``:
+    trees by their bytes; values.yaml's is taken out of it (this function edits the tree).
     """
     if values is None:
         return [], {}, None
     text = values.decode("utf-8", "replace")
-    document = _parse_yaml(values, "values.yaml")
+    document = parsed.pop(values) if parsed and values in parsed else _parse_yaml(values, "values.yaml")
     described = key_descriptions(text)
     if document is None or not document.content:
         return [], described, document
@@ -387,15 +390,19 @@ def sections_of(rows: list[ValueRow], order: str = "alphanum") -> Sections:
     return out
 
 
-def chart_data(files: dict[str, bytes], chart_dir: str = ".", sort_order: str = "alphanum") -> ChartData:
+def chart_data(
+    files: dict[str, bytes], chart_dir: str = ".", sort_order: str = "alphanum", parsed: dict[bytes, Any] | None = None
+) -> ChartData:
     """Everything the templates see for the chart with these ``files`` (chart-relative paths).
+
+    ``parsed``: yaml.v3 trees by their bytes (:func:`value_rows`).
 
     Raises :class:`ReadmeError` without Chart.yaml or for invalid metadata or values.
     """
     if "Chart.yaml" not in files:
         raise ReadmeError("Chart.yaml is missing")
     data = chart_metadata(files["Chart.yaml"], files.get("requirements.yaml"))
-    rows, described, document = value_rows(files.get(VALUES_FILE))
+    rows, described, document = value_rows(files.get(VALUES_FILE), parsed)
     data.ChartDirectory = chart_dir
     data.ChartValues = document
     data.ChartValuesDescriptions = described

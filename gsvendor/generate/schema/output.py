@@ -159,6 +159,7 @@ def build_schema(
     chart_dir: str = "/chart",
     outside: Reader | None = None,
     cwd: str | None = None,
+    parsed: dict[bytes, Any] | None = None,
 ) -> Schema:
     """hvsj's ``buildJSONSchema`` for a chart: the merged, compliant schema (not yet normalized).
 
@@ -191,9 +192,11 @@ def build_schema(
                 "no such file or directory"
             )
         try:
-            document = goyaml.parse(content)
+            document = parsed[content] if parsed is not None and content in parsed else goyaml.parse(content)
         except goyaml.YAMLError as exc:
             raise SchemaError(f"{path}: error unmarshalling YAML: {exc}") from None
+        if parsed is not None:  # read-only here: the README reads the same tree after (and edits it)
+            parsed[content] = document
         if document is None or not document.content:
             continue  # empty file
         root = _deref(document.content[0])
@@ -256,6 +259,7 @@ def generate_schema(
     *,
     cwd: str | None = None,
     normalize: str = "none",
+    parsed: dict[bytes, Any] | None = None,
 ) -> tuple[str, bytes]:
     """The chart's values schema: ``(output path relative to the chart, bytes)``.
 
@@ -266,7 +270,8 @@ def generate_schema(
     (``json.MarshalIndent`` of its ``Schema`` struct: fields in struct order, map keys sorted,
     ``<>&`` escaped, configured indent, final newline); ``"schemalint"`` writes what
     ``schemalint normalize`` v2.6.1 makes of them (with the configured indent). Raises
-    :class:`SchemaError` (naming the file and key) for any problem.
+    :class:`SchemaError` (naming the file and key) for any problem. ``parsed``: values files'
+    yaml.v3 trees by their bytes, filled here for :func:`~gsvendor.generate.readme.template.render_readme`.
     """
     if normalize not in NORMALIZE_MODES:
         raise SchemaError(f"normalize: {normalize!r} is not one of {', '.join(NORMALIZE_MODES)}")
@@ -275,7 +280,7 @@ def generate_schema(
     config = load_config(files[config_file], config_file)
     if config.output == "-":
         raise SchemaError(f'{config_file}: output: "-" (stdout) is not supported by gsvendor generate')
-    schema = build_schema(config, files, chart_dir, outside, cwd)
+    schema = build_schema(config, files, chart_dir, outside, cwd, parsed)
     base = cwd or chart_dir
     output = posixpath.relpath(posixpath.normpath(posixpath.join(base, config.output)), chart_dir)
     if output == ".." or output.startswith("../") or posixpath.isabs(config.output):
