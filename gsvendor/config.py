@@ -460,7 +460,7 @@ def load_plain(text: str) -> Any:
     """
     from ruamel.yaml import YAML
 
-    if not _LIBYAML_DIFFERS.search(text):
+    if not LIBYAML_DIFFERS.search(text):
         try:
             return YAML(typ="safe").load(text)
         except Exception:  # the pure-Python parser decides, and words the error
@@ -469,7 +469,10 @@ def load_plain(text: str) -> Any:
 
 
 _TAG = re.compile(r"(?:^|[\s\[{,])!")
-_LIBYAML_DIFFERS = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^%", re.M)
+# Text libyaml reads differently from ruamel's pure-Python parser: tabs (libyaml accepts some),
+# NEL and the Unicode line and paragraph separators (line breaks in YAML 1.1, not in 1.2),
+# byte-order marks (not counted in marks) and directives
+LIBYAML_DIFFERS = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^%", re.M)
 
 
 class YamlFile:

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from gsvendor.config import LIBYAML_DIFFERS, load_plain
+
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
 _YAML11_SPECIAL = {"y", "yes", "n", "no", "on", "off", "true", "false", "null", "~"}
 # YAML 1.1 ints and floats (binary, octal, hex, sexagesimal, underscores) that 1.2 reads as strings
@@ -44,10 +46,10 @@ def _compose(text: str) -> Any:
     libyaml (ruamel.yaml.clib) gives the same character marks as ruamel's pure-Python composer
     for every node the edits read, non-ASCII text included — except empty plain scalars, which
     ruamel marks at the next token, text without a final newline (ends of collections are marked
-    differently) and text :data:`_C_UNSAFE` finds. Those, and anything libyaml rejects, go to the
+    differently) and text :data:`LIBYAML_DIFFERS` finds. Those, and anything libyaml rejects, go to the
     pure-Python composer (whose messages we show).
     """
-    if text.endswith("\n") and not _C_UNSAFE.search(text):
+    if text.endswith("\n") and not LIBYAML_DIFFERS.search(text):
         try:
             root = compose_c(text)
         except Exception:  # the pure-Python composer decides, and words the error
@@ -100,28 +102,6 @@ def compose_pure(text: str) -> Any:
         raise YamlEditError(f"not valid YAML: {' '.join(str(exc).split())}") from None
 
 
-# Text libyaml reads differently from ruamel's pure-Python parser: tabs (libyaml accepts some),
-# NEL and the Unicode line and paragraph separators (line breaks in YAML 1.1, not in 1.2),
-# byte-order marks (not counted in marks) and directives.
-_C_UNSAFE = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^%", re.M)
-
-
-def safe_load(text: str) -> Any:
-    """``text`` as plain Python data (YAML 1.2 types): parsed by libyaml, built by ruamel's safe constructor.
-
-    Text :data:`_C_UNSAFE` finds and text libyaml rejects go to ruamel's pure-Python parser,
-    which decides (and raises its errors).
-    """
-    from ruamel.yaml import YAML
-
-    if not _C_UNSAFE.search(text):
-        try:
-            return YAML(typ="safe").load(text)
-        except Exception:  # the pure-Python parser decides, and words the error
-            pass
-    return YAML(typ="safe", pure=True).load(text)
-
-
 def _is_mapping(node: Any) -> bool:
     return type(node).__name__ == "MappingNode"
 
@@ -164,7 +144,7 @@ def is_plain_safe(value: str) -> bool:
     if value.lower() in _YAML11_SPECIAL or _YAML11_NUMBER.fullmatch(value):
         return False
     try:
-        return safe_load(f"k: {value}\n") == {"k": value}
+        return load_plain(f"k: {value}\n") == {"k": value}
     except Exception:
         return False
 
@@ -366,7 +346,7 @@ def delete(text: str, pointer: str) -> str:
 
 def get_value(text: str, pointer: str) -> Any:
     """The plain Python value at ``pointer`` (``KeyError`` when absent)."""
-    data = safe_load(text)
+    data = load_plain(text)
     for key in parse_pointer(pointer):
         if not isinstance(data, dict) or key not in data:
             raise KeyError(pointer)

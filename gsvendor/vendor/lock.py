@@ -198,22 +198,6 @@ def _plain_everywhere(data: Any) -> bool:
     return True
 
 
-def _load(text: str) -> Any:
-    """The lock's data: parsed by libyaml and built by ruamel's safe constructor (YAML 1.2 types).
-
-    Text libyaml reads differently (tabs, directives, a byte-order mark) and text it rejects go to
-    ruamel's pure-Python parser, which decides and words the errors.
-    """
-    from ruamel.yaml import YAML
-
-    if not re.search(r"[\t\ufeff\x85\u2028\u2029]|^%", text, re.M):
-        try:
-            return YAML(typ="safe").load(text)
-        except Exception:  # the pure-Python parser decides, and words the error
-            pass
-    return YAML(typ="safe", pure=True).load(text)
-
-
 def read(path: Path) -> Lock:
     """Parse the lock file at ``path``. Raises :class:`LockError` when absent or malformed.
 
@@ -222,7 +206,7 @@ def read(path: Path) -> Lock:
     """
     from ruamel.yaml.error import YAMLError
 
-    from gsvendor.config import _count_nodes, read_text
+    from gsvendor.config import _count_nodes, load_plain, read_text
     from gsvendor.errors import ConfigError, shorten
 
     if path.exists() and not path.is_file():
@@ -230,7 +214,7 @@ def read(path: Path) -> Lock:
     if not path.is_file():
         raise LockError(f"{path.name}: no lock file; run `gsvendor sync TAG` first")
     try:
-        data = _load(read_text(path, path.name))
+        data = load_plain(read_text(path, path.name))
         _count_nodes(data, path.name)
         if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("tag", "kind")):
             raise LockError(f"{path.name}: not a gsvendor lock file (kind: {KIND} and a tag expected)")
