@@ -6,7 +6,7 @@ import difflib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import compress, count
+from itertools import compress, count, islice
 from operator import ne
 
 
@@ -65,17 +65,16 @@ def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE
     head = _common(old, new, limit)
     tail = _common(reversed(old), reversed(new), limit - head)
     old_middle, new_middle = old[head : len(old) - tail], new[head : len(new) - tail]
-    outer = set(old[:head])
-    outer.update(old[len(old) - tail :])
-    if not outer.isdisjoint(old_middle) or not outer.isdisjoint(new_middle):
+    inner = set(old_middle)  # the middle is small: the large head and tail are only looked up in it
+    inner.update(new_middle)
+    if not inner.isdisjoint(islice(old, head)) or not inner.isdisjoint(islice(old, len(old) - tail, None)):
         return whole()
     if _joins(old, head, tail, new) or _joins(new, head, tail, old):
         return whole()
     most = len(new) // 100 + 1  # difflib's autojunk: in 200 lines or more, more copies make a line "popular"
     if len(new) >= 200:  # difflib finds a head or tail only from a line in it that is not popular
-        counts = Counter(new)
         for part in (new[:head], new[len(new) - tail :]):
-            if part and all(counts[line] > most for line in part):
+            if part and not _holds_unpopular(part, new, most):
                 return whole()
     middle = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)
     if len(new) >= 200:
@@ -94,6 +93,18 @@ def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE
             merged.append((i, j, size))
     merged.append((len(old), len(new), 0))
     return merged
+
+
+def _holds_unpopular(part: list[str], lines: list[str], most: int) -> bool:
+    """Whether a line of ``part`` occurs at most ``most`` times in ``lines``: usually its first
+    line says so, counted in C; a part whose first lines are all popular has every line counted."""
+    for line in part[:8]:
+        if lines.count(line) <= most:
+            return True
+    if len(part) <= 8:
+        return False
+    counts = Counter(lines)
+    return any(counts[line] <= most for line in part)
 
 
 def _common(old: Iterable[str], new: Iterable[str], limit: int) -> int:
