@@ -389,3 +389,34 @@ def test_top_level_help_is_plain_and_whole_at_80_columns(cli: Cli, synced_tree: 
         "    gsvendor verify",
     ]
     assert "╭" not in text and "[bold]" not in text and max(map(len, lines)) <= 80
+
+
+def test_every_command_help_fits_80_columns_with_examples_as_written(cli: Cli, synced_tree: Path) -> None:
+    """Examples are printed as written (pasteable, not rewrapped), no rich escapes show, usage names arguments."""
+    env = {**cli.env, "COLUMNS": "80"}
+    texts = {}
+    for command in (
+        "sync",
+        "verify",
+        "check-images",
+        "check-manifests",
+        "diff",
+        "patch-verify",
+        "versions",
+        "generate",
+    ):
+        texts[command] = subprocess.run(
+            [sys.executable, "-m", "gsvendor", command, "--help"],
+            cwd=synced_tree,
+            env=env,
+            capture_output=True,
+            text=True,
+        ).stdout
+    for command, text in texts.items():
+        assert max(map(len, text.splitlines())) <= 80, command
+        assert "\\[" not in text and "\b" not in text, command
+    assert "    gsvendor check-images --resolve --compare-upstream --junit images.xml\n" in texts["check-images"]
+    assert texts["check-images"].startswith("Usage: gsvendor check-images [OPTIONS] [CHART_DIR]...\n")
+    assert texts["sync"].startswith("Usage: gsvendor sync [OPTIONS] [TAG]\n")
+    assert texts["diff"].startswith("Usage: gsvendor diff [OPTIONS] [CHART]\n")
+    assert "Parallel registry lookups [default: 8]." in texts["check-images"]

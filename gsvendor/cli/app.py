@@ -77,7 +77,9 @@ def unwrap_help(text: str | None) -> str | None:
     paragraphs = []
     for paragraph in inspect.cleandoc(text).split("\n\n"):
         lines = paragraph.splitlines()
-        if any(line.startswith(" ") for line in lines) or paragraph.endswith(":"):
+        if any(line.startswith(" ") for line in lines):
+            paragraphs.append("\b\n" + paragraph)  # click prints a \b paragraph as written: a pasteable example
+        elif paragraph.endswith(":"):
             paragraphs.append(paragraph)
         else:
             paragraphs.append(" ".join(line.strip() for line in lines))

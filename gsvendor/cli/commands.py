@@ -30,7 +30,10 @@ def sync(
     ctx: typer.Context,
     tag: Annotated[
         str | None,
-        typer.Argument(help="Upstream tag, e.g. v0.20.0 (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc)."),
+        typer.Argument(
+            metavar="[TAG]",
+            help="Upstream tag, e.g. v0.20.0 (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc).",
+        ),
     ] = None,
     source: SourceOption = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the plan; write nothing.")] = False,
@@ -243,7 +246,7 @@ def check_images(
     ctx: typer.Context,
     chart_dirs: Annotated[
         list[Path] | None,
-        typer.Argument(metavar="CHART_DIR", help="Chart folders \\[default: every configured chart's dest]."),
+        typer.Argument(metavar="[CHART_DIR]...", help="Chart folders [default: every configured chart's dest]."),
     ] = None,
     allow: Annotated[
         list[str] | None,
@@ -268,7 +271,7 @@ def check_images(
     ] = False,
     resolve_jobs: Annotated[
         int | None,
-        typer.Option("--resolve-jobs", metavar="N", min=1, max=64, help="Parallel registry lookups \\[default: 8]."),
+        typer.Option("--resolve-jobs", metavar="N", min=1, max=64, help="Parallel registry lookups [default: 8]."),
     ] = None,
     registry_config: Annotated[
         Path | None,
@@ -276,7 +279,7 @@ def check_images(
             "--registry-config",
             metavar="FILE",
             help="Docker config.json with registry credentials "
-            "\\[default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json].",
+            "[default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json].",
         ),
     ] = None,
     insecure_registry: Annotated[
@@ -301,9 +304,9 @@ def check_images(
 
       gsvendor check-images
 
-      gsvendor check-images ../upstream/charts/kserve-resources --allow quay.io/ --json
+      gsvendor check-images ../upstream/charts/kserve-resources --json
 
-      gsvendor check-images --resolve --compare-upstream --junit build/test-results/check-images.xml
+      gsvendor check-images --resolve --compare-upstream --junit images.xml
     """
     from gsvendor.errors import CheckFailed, UsageError
     from gsvendor.report import images as report_images
@@ -347,7 +350,7 @@ def check_manifests(
     ctx: typer.Context,
     chart_dirs: Annotated[
         list[Path] | None,
-        typer.Argument(metavar="CHART_DIR", help="Chart folders \\[default: every configured chart's dest]."),
+        typer.Argument(metavar="[CHART_DIR]...", help="Chart folders [default: every configured chart's dest]."),
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     junit: Annotated[
@@ -378,9 +381,9 @@ def check_manifests(
 
       gsvendor check-manifests
 
-      gsvendor check-manifests --images --junit build/test-results/check-manifests.xml
+      gsvendor check-manifests --images --junit manifests.xml
 
-      gsvendor check-manifests helm/kserve-runtime-configs helm/kserve-llmisvc-crd --json
+      gsvendor check-manifests helm/kserve-runtime-configs --json
     """
     import contextlib
 
@@ -416,7 +419,7 @@ def check_manifests(
 @handles_errors
 def diff(
     ctx: typer.Context,
-    chart: Annotated[str | None, typer.Argument(help="Only this chart.")] = None,
+    chart: Annotated[str | None, typer.Argument(metavar="[CHART]", help="Only this chart.")] = None,
     stat: Annotated[bool, typer.Option("--stat", help="A table of files and line counts instead of diffs.")] = False,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the diffs (with --stat: the table) as JSON.")
@@ -499,7 +502,7 @@ def patch_verify(
 
       gsvendor patch-verify
 
-      gsvendor patch-verify --tag v0.21.0 --source file:///src/kserve --junit build/patches.xml
+      gsvendor patch-verify --tag v0.21.0 --source ../kserve --junit patches.xml
     """
     from gsvendor.errors import CheckFailed
     from gsvendor.report import build as report_build
@@ -599,7 +602,9 @@ def generate(
     ctx: typer.Context,
     charts: Annotated[
         list[str] | None,
-        typer.Argument(help="Only these charts (default: every configured chart).", show_default=False),
+        typer.Argument(
+            metavar="[CHART]...", help="Only these charts (default: every configured chart).", show_default=False
+        ),
     ] = None,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 naming each stale file.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
