@@ -77,7 +77,15 @@ def test_the_v0_19_to_v0_20_report(cli: Cli, at_v019: Path, tmp_path: Path) -> N
         "\n"
         "- (1) file: `templates/serving.kserve.io_inferenceservices.yaml`\n"
     ) in crd
-    assert "CRD files changed" not in section(report, "kserve-llmisvc-crd")
+    # overlay 40 writes `{{ .Release.Namespace }}` into these CRDs' annotations: read as a placeholder
+    llmisvc_crd = section(report, "kserve-llmisvc-crd")
+    assert "CRD files changed (2):\n" in llmisvc_crd
+    assert "| `llminferenceservices.serving.kserve.io` | (3) | - | - | (1) | - |\n" in llmisvc_crd
+    assert "- (1) spec fields added: `v1alpha1: tracing`, `v1alpha2: kvCacheOffloading`, `v1alpha2: tracing`\n" in (
+        llmisvc_crd
+    )
+    assert "| kserve-llmisvc-crd | 0/0/4 | 0/0 | 0 | 0/0/0 | 2 |\n" in report
+    assert "TEMPLATED" not in report  # placeholders never become image references
     llmisvc = section(report, "kserve-llmisvc-resources")
     assert "CRD files changed (1):\n\n- `files/llmisvc/resources.yaml`\n" in llmisvc
     assert "| `inferencemodelrewrites.llm-d.ai` (new) | (1) | `v1alpha2` | - | - | - |" in llmisvc

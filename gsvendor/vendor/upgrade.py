@@ -26,6 +26,7 @@ from gsvendor.vendor.plan import Build, ChartBuild
 
 # a line that is only a template action ({{- if … }}) inside otherwise plain YAML (the CRD charts)
 _ACTION_LINE = re.compile(r"^\s*\{\{.*\}\}\s*$")
+_ACTION = re.compile(r"\{\{.*?\}\}")
 _PLAIN_YAML_DIRS = ("files/", "crds/")
 
 
@@ -112,12 +113,19 @@ class Upgrade:
     patches_tag: str | None = None
 
 
-def _load_yaml(data: bytes) -> list[Any]:
-    """Every document of a YAML file (template-action lines dropped); ``[]`` when it is not YAML."""
+def _load_yaml(data: bytes, *, inline_actions: bool = False) -> list[Any]:
+    """Every document of a YAML file (template-action lines dropped); ``[]`` when it is not YAML.
+
+    ``inline_actions``: actions inside a line read as the word ``TEMPLATED``, so that a CRD whose
+    overlay writes ``inject-ca-from: {{ .Release.Namespace }}/…`` is YAML (its schema is what
+    counts; image references must not come out of such placeholders).
+    """
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    text = "\n".join("" if _ACTION_LINE.match(line) else line for line in data.decode("utf-8", "replace").splitlines())
+    lines = data.decode("utf-8", "replace").splitlines()
+    kept = ("" if _ACTION_LINE.match(line) else line for line in lines)
+    text = "\n".join(_ACTION.sub("TEMPLATED", line) if inline_actions else line for line in kept)
     try:
         return [d for d in YAML(typ="safe").load_all(text) if d is not None]
     except (YAMLError, RecursionError, ValueError):
@@ -235,7 +243,7 @@ def crd_shapes(files: Mapping[str, bytes]) -> dict[str, tuple[str, dict[str, set
     for path in sorted(files):
         if not path.endswith((".yaml", ".yml")) or b"CustomResourceDefinition" not in files[path]:
             continue
-        for document in _load_yaml(files[path]):
+        for document in _load_yaml(files[path], inline_actions=True):
             if not isinstance(document, Mapping) or document.get("kind") != "CustomResourceDefinition":
                 continue
             name = str((document.get("metadata") or {}).get("name") or path)
