@@ -335,3 +335,15 @@ def test_image_tags_and_go_mod() -> None:
 )
 def test_judge_go(builder: str, go: str, toolchain: str | None, status: str) -> None:
     assert judge_go(image_go_version(builder), GoMod(go=go, toolchain=toolchain))[0] == status
+
+
+def test_the_go_table_says_go_mod_came_from_the_lock(tmp_path: Path, tarball: Path) -> None:
+    """Without --source the go.mod lines are the lock's (recorded at sync): the caption says so."""
+    project = make_project(tmp_path / "lockgo", go="1.25.8", llmisvc_go="1.25.8")
+    assert run_gsvendor(project, "sync", "v1.0.0", "--source", str(tarball)).returncode == 0
+    result = run_gsvendor(project, "versions")
+    assert result.returncode == 0, result.stderr
+    assert "go.mod lines recorded in the lock when sync read " in result.stdout
+    assert "go.mod read from" not in result.stdout
+    given = run_gsvendor(project, "versions", "--source", str(tarball))
+    assert f"go.mod read from {tarball}" in " ".join(given.stdout.split())

@@ -384,13 +384,15 @@ def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
 class VersionsReport:
     """The result of ``gsvendor versions``.
 
-    ``go_mod`` is ``None`` when the Go check was skipped; ``go_source`` where go.mod was read.
+    ``go_mod`` is ``None`` when the Go check was skipped; ``go_source`` where go.mod was read
+    (``go_from_lock``: its lines were recorded in the lock when ``sync`` read it there).
     """
 
     pin: Pin
     places: list[Place]
     go_mod: GoMod | None = None
     go_source: str | None = None
+    go_from_lock: bool = False
     builders: list[GoBuilder] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     stale_lock: str | None = None  # the lock's tag when it is not the pin: the charts need a sync

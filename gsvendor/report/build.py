@@ -140,7 +140,11 @@ def print_versions(console: Console, report: VersionsReport) -> None:
         go_table = PlainTable(
             ("place", "stage", "image", "go", "verdict", "reason"),
             title=title,
-            caption=f"go.mod read from {report.go_source}",
+            caption=(
+                f"go.mod lines recorded in the lock when sync read {report.go_source}"
+                if report.go_from_lock
+                else f"go.mod read from {report.go_source}"
+            ),
         )
         for builder in report.builders:
             go_table.add_row(

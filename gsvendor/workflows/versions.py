@@ -71,6 +71,7 @@ def check(config: Config, source: str | None, options: Any, *, go: bool = True) 
     if go:
         if source is None and lock is not None and lock.go_mod is not None:
             report.go_mod, report.go_source = GoMod(*lock.go_mod), lock.location
+            report.go_from_lock = True
         elif source is None and lock is None:
             report.notes.append("Go builders not checked: not synced yet (run gsvendor sync, or give --source)")
             return report
