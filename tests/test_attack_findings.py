@@ -1,0 +1,90 @@
+"""Regressions found by attacking the validation stamps, the lock writer, the tarball reader and the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+OBJECT = {"type": "object"}
+
+
+def _both_ways(tmp_path: Path, text: str, schema: dict = OBJECT) -> tuple[object, object]:
+    """The data of ``text`` loaded with a fresh stamps folder, then again with its stamp."""
+    from gsvendor.config import load_validated
+
+    file = tmp_path / "f.yaml"
+    file.write_text(text)
+    stamps = tmp_path / "stamps"
+    fresh = load_validated(file, schema, "f.yaml", stamps).data
+    assert len(list(stamps.iterdir())) == 1
+    return fresh, load_validated(file, schema, "f.yaml", stamps).data
+
+
+def test_an_anchored_boolean_stays_a_boolean_with_or_without_a_stamp(tmp_path: Path) -> None:
+    """``&on true`` is ruamel's ScalarBoolean (an int): it was 1 on a fresh cache and true once stamped."""
+    fresh, stamped = _both_ways(tmp_path, "values:\n  /a: &on true\n  /b: *on\n")
+    assert fresh == stamped == {"values": {"/a": True, "/b": True}}
+    assert all(type(v) is bool for v in fresh["values"].values())  # type: ignore[index]
+
+
+def test_a_tag_after_the_colon_of_a_json_key_takes_the_full_path(tmp_path: Path) -> None:
+    """``{"a":!!str 3}``: the tag follows the colon directly; libyaml alone would read a plain "3"."""
+    from gsvendor.config import _TAG, load_validated
+
+    assert _TAG.search('{"a":!!str 3}')
+    file = tmp_path / "f.yaml"
+    file.write_text('values: {"/a":!!str 3}\n')
+    stamps = tmp_path / "stamps"
+    first = load_validated(file, OBJECT, "f.yaml", stamps)
+    second = load_validated(file, OBJECT, "f.yaml", stamps)
+    assert second._document is not None  # not the libyaml-only path
+    assert str(second.data["values"]["/a"]) == str(first.data["values"]["/a"]) == "3"
+
+
+@pytest.mark.parametrize(
+    "value", ["2001-13-45", "!!int abc", "!!float abc", "!!bool maybe", "!!int 0x", "1" * 5000, "-" + "9" * 4400]
+)
+def test_a_scalar_that_cannot_be_constructed_is_one_config_error(tmp_path: Path, value: str) -> None:
+    from gsvendor.config import load_validated
+    from gsvendor.errors import ConfigError
+
+    file = tmp_path / "f.yaml"
+    file.write_text(f"a: {value}\n")
+    with pytest.raises(ConfigError, match=r"^f\.yaml: invalid YAML: a value that cannot be read \("):
+        load_validated(file, OBJECT, "f.yaml", tmp_path / "stamps")
+
+
+def test_a_stamps_folder_that_cannot_be_searched_costs_only_the_stamp(tmp_path: Path, monkeypatch) -> None:
+    """A stamps folder without search permission (EACCES on stat) is no stamp, not a traceback."""
+    from gsvendor.config import load_config
+
+    config = tmp_path / "gsvendor.yaml"
+    (tmp_path / "overlays").mkdir()
+    config.write_text("upstream:\n  repository: kserve/kserve\ncharts: [kserve-crd]\n")
+    stamps = tmp_path / "stamps"
+    load_config(config, stamps=stamps)  # stamped
+    is_file = Path.is_file
+
+    def denied(self: Path) -> bool:
+        if self.parent == stamps:
+            raise PermissionError(13, "Permission denied", str(self))
+        return is_file(self)
+
+    monkeypatch.setattr(Path, "is_file", denied)
+    assert load_config(config, stamps=stamps).charts[0].name == "kserve-crd"
+
+
+@pytest.mark.parametrize("value", ["2001-01-01", "!!binary aGk=", "!!set {a}"])
+def test_render_values_helm_cannot_take_are_a_config_error(tmp_path: Path, value: str) -> None:
+    """Inline render values go to helm as JSON: a date was a TypeError traceback at render time."""
+    from gsvendor.config import load_config
+    from gsvendor.errors import ConfigError
+
+    config = tmp_path / "gsvendor.yaml"
+    config.write_text(
+        "upstream: {repository: kserve/kserve}\n"
+        f"charts:\n  - name: r\n    render:\n      values:\n        a: {value}\n"
+    )
+    with pytest.raises(ConfigError, match=r"gsvendor\.yaml:3: charts\[0\]: render\.values: a value helm cannot take"):
+        load_config(config, label="gsvendor.yaml")
