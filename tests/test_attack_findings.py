@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import Cli, assert_one_line_error
 
 OBJECT = {"type": "object"}
 
@@ -88,3 +89,22 @@ def test_render_values_helm_cannot_take_are_a_config_error(tmp_path: Path, value
     )
     with pytest.raises(ConfigError, match=r"gsvendor\.yaml:3: charts\[0\]: render\.values: a value helm cannot take"):
         load_config(config, label="gsvendor.yaml")
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (("--config", "", "verify"), "--config"),
+        (("verify", "--config="), "--config"),
+        (("--cache-dir=", "verify"), "--cache-dir"),
+    ],
+)
+def test_an_empty_global_option_is_one_error_line(cli: Cli, tmp_path: Path, args: tuple[str, ...], option: str) -> None:
+    """``--config ''`` was a UsageError traceback (raised in the callback); ``--cache-dir ''`` put the
+    cache and its validation stamps in the project folder."""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "gsvendor.yaml").write_text("upstream: {repository: kserve/kserve}\ncharts: [x]\n")
+    result = cli(project, *args)
+    assert_one_line_error(result, 2, f"{option} is empty")
+    assert result.stderr.count("\n") == 1 and sorted(p.name for p in project.iterdir()) == ["gsvendor.yaml"]
