@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
+import io
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -102,6 +105,42 @@ def test_a_lock_with_nel_in_a_path_reads_back_as_written() -> None:
         assert load_plain(lock._dump(document, libyaml=False)) == document
     plain = {"source": {"location": "../shared/é.tar.gz"}}  # no NEL: the bytes as before, UTF-8 kept
     assert lock._dump(plain, libyaml=False) == "source:\n  location: ../shared/é.tar.gz\n"
+
+
+def _archive(size: int) -> bytes:
+    """A gzip bomb: one member of ``size`` zero bytes under kserve-0.1.0/."""
+    raw = io.BytesIO()
+    with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9) as gz:
+        info = tarfile.TarInfo("kserve-0.1.0/other/big.bin")
+        info.size = size
+        gz.write(info.tobuf(format=tarfile.GNU_FORMAT))
+        for _ in range(size // (1 << 20)):
+            gz.write(bytes(1 << 20))
+        gz.write(bytes(1024))
+    return raw.getvalue()
+
+
+def test_a_gzip_bomb_is_not_inflated_whole(monkeypatch) -> None:
+    """A 32 MiB bomb (~1000×) would take twice its inflated size in memory to inflate whole."""
+    import tracemalloc
+
+    from gsvendor.upstream import tarball
+
+    bomb = _archive(32 << 20)
+    assert len(bomb) * tarball._INFLATE_RATIO < 32 << 20
+    tracemalloc.start()
+    try:
+        assert tarball._gunzip_whole(bomb) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+    # a trailer that understates the size cannot make it inflate more than it says
+    lying = bomb[:-4] + (1000).to_bytes(4, "little")
+    assert tarball._gunzip_whole(lying) is None
+    # under the ratio it is inflated whole, as before
+    monkeypatch.setattr(tarball, "_INFLATE_RATIO", 10_000)
+    assert len(tarball._gunzip_whole(bomb) or b"") == (32 << 20) + 1536
 
 
 @pytest.mark.parametrize(
