@@ -144,19 +144,20 @@ def test_a_gzip_bomb_is_not_inflated_whole(monkeypatch) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "option"),
+    ("args", "needle"),
     [
-        (("--config", "", "verify"), "--config"),
-        (("verify", "--config="), "--config"),
-        (("--cache-dir=", "verify"), "--cache-dir"),
+        (("--config", "", "verify"), "--config is empty"),
+        (("verify", "--config="), "--config is empty"),
+        (("--cache-dir=", "verify"), "--cache-dir is empty"),
+        (("--lock-timeout", "nan", "verify"), "--lock-timeout: nan is not a number"),
     ],
 )
-def test_an_empty_global_option_is_one_error_line(cli: Cli, tmp_path: Path, args: tuple[str, ...], option: str) -> None:
+def test_an_empty_global_option_is_one_error_line(cli: Cli, tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
     """``--config ''`` was a UsageError traceback (raised in the callback); ``--cache-dir ''`` put the
-    cache and its validation stamps in the project folder."""
+    cache and its validation stamps in the project folder; ``--lock-timeout nan`` waited for ever."""
     project = tmp_path / "p"
     project.mkdir()
     (project / "gsvendor.yaml").write_text("upstream: {repository: kserve/kserve}\ncharts: [x]\n")
     result = cli(project, *args)
-    assert_one_line_error(result, 2, f"{option} is empty")
+    assert_one_line_error(result, 2, needle)
     assert result.stderr.count("\n") == 1 and sorted(p.name for p in project.iterdir()) == ["gsvendor.yaml"]
