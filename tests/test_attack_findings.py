@@ -161,3 +161,22 @@ def test_an_empty_global_option_is_one_error_line(cli: Cli, tmp_path: Path, args
     result = cli(project, *args)
     assert_one_line_error(result, 2, needle)
     assert result.stderr.count("\n") == 1 and sorted(p.name for p in project.iterdir()) == ["gsvendor.yaml"]
+
+
+def test_the_sync_summary_escapes_control_characters_of_the_source() -> None:
+    """A source path (given, or read from the lock) with ESC in it was printed raw to the terminal."""
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from gsvendor.report.console import print_sync
+
+    snapshot = SimpleNamespace(tag="v0.20.0", kind="tarball", location="/tmp/e\x1b[31mRED/\x85k.tar.gz")
+    result = SimpleNamespace(
+        build=SimpleNamespace(snapshot=snapshot), dry_run=False, forced=[], changes=[1], lock_changed=True
+    )
+    console = Console(record=True, width=200, file=io.StringIO())
+    print_sync(console, result)  # type: ignore[arg-type]
+    text = console.export_text()
+    assert "\x1b" not in text and "\x85" not in text
+    assert text == "wrote 1 file change(s) and the lock file: v0.20.0 from tarball /tmp/e\\x1b[31mRED/\\x85k.tar.gz\n"
