@@ -7,6 +7,7 @@ mistake is reported as ``file:line: key: what is wrong``.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -449,6 +450,12 @@ def _parse_round_trip(text: str, label: str) -> Any:
         raise ConfigError(f"{label}{line}: invalid YAML: {problem}") from None
     except YAMLError as exc:
         raise ConfigError(f"{label}: invalid YAML: {exc}") from None
+    except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
+        # a scalar its tag or form cannot construct: 2001-13-45, !!int abc, !!bool x, 5000 digits
+        detail = shorten(" ".join(str(exc)[:1000].split()))
+        raise ConfigError(
+            f"{label}: invalid YAML: a value that cannot be read ({type(exc).__name__}: {detail})"
+        ) from None
 
 
 def load_plain(text: str) -> Any:
@@ -468,7 +475,8 @@ def load_plain(text: str) -> Any:
     return YAML(typ="safe", pure=True).load(text)
 
 
-_TAG = re.compile(r"(?:^|[\s\[{,])!")
+# after a blank, a flow indicator or the colon of a JSON-like key ({"a":!!str 3})
+_TAG = re.compile(r"(?:^|[\s\[{,:])!")
 # Text libyaml reads differently from ruamel's pure-Python parser: tabs (libyaml accepts some),
 # NEL and the Unicode line and paragraph separators (line breaks in YAML 1.1, not in 1.2),
 # byte-order marks (not counted in marks) and directives
@@ -521,7 +529,6 @@ def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path 
     ``label: the file is empty`` for an empty document.
     """
     import hashlib
-    import json
 
     text = read_text(path, label)
     key = hashlib.sha256(
@@ -529,7 +536,7 @@ def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path 
     ).hexdigest()
     stamp = stamps / key if stamps is not None else None
     # an explicit tag (!!str 3) is a TaggedScalar round-trip and a plain value to libyaml
-    if stamp is not None and stamp.is_file() and not _TAG.search(text):
+    if stamp is not None and _is_file(stamp) and not _TAG.search(text):
         try:
             data = load_plain(text)
         except Exception:  # a stamp for text libyaml cannot read: the full path words the error
@@ -548,6 +555,14 @@ def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path 
         except OSError:
             pass
     return YamlFile(label, text, to_plain(document), document)
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, ``False`` where it cannot be looked at (a stamps folder without search permission)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def find_config(start: Path | None = None) -> Path:
@@ -605,6 +620,10 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
                 ) from None
             if "/" in probe or probe in (".", ".."):
                 raise ConfigError(f"{where}: render.fileName: {r.get('fileName')!r} must name a file, not a path")
+            try:  # written for helm as JSON (images/render.py): a date, !!binary or !!set cannot be
+                json.dumps(r.get("values", {}))
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(f"{where}: render.values: a value helm cannot take as JSON ({exc})") from None
             render = RenderSpec(
                 release=r.get("release", name),
                 namespace=r.get("namespace", "default"),
@@ -708,7 +727,8 @@ def to_plain(node: Any) -> Any:
     if isinstance(node, bool) or node is None:
         return node
     if isinstance(node, int):
-        return int(node)
+        # an anchored boolean (&on true) is ruamel's ScalarBoolean, an int underneath: true, not 1
+        return bool(node) if type(node).__name__ == "ScalarBoolean" else int(node)
     if isinstance(node, float):
         return float(node)
     if isinstance(node, str):

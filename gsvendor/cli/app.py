@@ -143,7 +143,7 @@ def _globals(
         typer.Option("--version", help="Print gsvendor's version and exit.", callback=_print_version, is_eager=True),
     ] = False,
 ) -> None:
-    _given(config, "--config")
+    handles_errors(_given_globals)(config, cache_dir, lock_timeout)  # an error here is one line too, not a traceback
     ctx.obj = Globals(config=config, cache_dir=_cache_dir(cache_dir), quiet=quiet, lock_timeout=lock_timeout)
 
 
@@ -221,6 +221,15 @@ def _given(value: str | Path | None, option: str) -> None:
     empty = isinstance(value, str) and not value.strip()
     if empty or (isinstance(value, Path) and str(value) == "."):
         raise UsageError(f"{option} is empty; leave it out for the default")
+
+
+def _given_globals(config: Path | None, cache_dir: Path | None, lock_timeout: float) -> None:
+    from gsvendor.errors import UsageError
+
+    _given(config, "--config")
+    _given(cache_dir, "--cache-dir")  # "." would put the cache (and its validation stamps) in the project
+    if lock_timeout != lock_timeout:  # nan passes click's min=0 and would wait for ever
+        raise UsageError("--lock-timeout: nan is not a number of seconds")
 
 
 def _fetch_options(

@@ -64,8 +64,11 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
     removed, overlays applied) and every file change."""
     from rich.markup import escape
 
+    from gsvendor.errors import printable
+
     snapshot = result.build.snapshot
-    origin = f"{snapshot.tag} from {snapshot.kind} {snapshot.location}"
+    # the source is user text (a path, or the lock's): control characters escaped, as in errors
+    origin = printable(f"{snapshot.tag} from {snapshot.kind} {snapshot.location}")
     if result.dry_run or verbose:
         _print_sync_details(console, result)
     if result.forced:
@@ -84,10 +87,13 @@ def _print_sync_details(console: Console, result: SyncResult) -> None:
     from rich.markup import escape
     from rich.text import Text
 
+    from gsvendor.errors import printable
     from gsvendor.report.layout import PlainTable, hanging
 
     snapshot = result.build.snapshot
-    title = f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag} from {snapshot.kind} {snapshot.location}"
+    title = printable(
+        f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag} from {snapshot.kind} {snapshot.location}"
+    )
     default_dests = all(c.spec.dest.rsplit("/", 1)[-1] == c.spec.name for c in result.build.charts)
     parents = {c.spec.dest.rsplit("/", 1)[0] if "/" in c.spec.dest else "." for c in result.build.charts}
     show_dest = not (default_dests and len(parents) == 1) or bool(result.build.copies)

@@ -42,6 +42,10 @@ def open_mode(data: bytes, location: str) -> str:
 
 # archives inflating to more than this are read as a stream (memory stays bounded)
 _INFLATE_IN_MEMORY = 256 * 1024 * 1024
+# nor, past 16 MiB, archives whose gzip trailer announces more than 64 times their size: source
+# archives inflate 5-20×, a gzip bomb ~1000× (inflated whole it would cost twice the limit in memory)
+_INFLATE_RATIO = 64
+_INFLATE_ANY_RATIO = 16 * 1024 * 1024
 
 
 def _gunzip_whole(data: bytes) -> bytes | None:
@@ -49,14 +53,22 @@ def _gunzip_whole(data: bytes) -> bytes | None:
 
     tarfile reading a gzip stream inflates it once to list the members and again to extract
     them (a backward seek rewinds the stream); inflated once it costs one pass. ``None`` for
-    archives over 256 MiB, several gzip members and any error (the stream reader words it).
+    archives whose trailer (ISIZE) announces over 256 MiB or (over 16 MiB) over
+    :data:`_INFLATE_RATIO` times their size, that inflate to other than it says, several gzip members and any error (the
+    stream reader words it). Inflating holds about twice the result for a moment, so the
+    trailer is read first: a small bomb is never inflated here.
     """
+    if len(data) < 18:  # a gzip header and trailer
+        return None
+    size = int.from_bytes(data[-4:], "little")  # the inflated size (mod 2**32) of the last member
+    if size > _INFLATE_IN_MEMORY or (size > _INFLATE_ANY_RATIO and size > _INFLATE_RATIO * len(data)):
+        return None
     inflater = zlib.decompressobj(wbits=31)
     try:
-        out = inflater.decompress(data, _INFLATE_IN_MEMORY + 1)
+        out = inflater.decompress(data, size + 1)  # a trailer that lies cannot make it inflate more
     except zlib.error:
         return None
-    if len(out) > _INFLATE_IN_MEMORY or not inflater.eof or inflater.unused_data:
+    if len(out) != size or not inflater.eof or inflater.unused_data:
         return None
     return out
 

@@ -167,8 +167,15 @@ def _dump(document: dict[str, Any], *, libyaml: bool) -> str:
     yaml.width = 4096
     out = StringIO()
     yaml.dump(document, out)
-    # libyaml writes an empty value as "key: "; every other string here is plain, never ending in a blank
-    return out.getvalue().replace(": \n", ":\n") if libyaml else out.getvalue()
+    if libyaml:  # libyaml writes an empty value as "key: "; every other string here is plain, never ending in a blank
+        return out.getvalue().replace(": \n", ":\n")
+    if "\x85" in out.getvalue():
+        # ruamel writes NEL raw inside quotes, where every reader takes it for a line break (a space
+        # once folded): such a lock, a path with NEL in it, is written with escapes ("\N"), ASCII only
+        yaml.allow_unicode = False
+        out = StringIO()
+        yaml.dump(document, out)
+    return out.getvalue()
 
 
 # strings every YAML 1.1 and 1.2 emitter writes plain: path-like, with a letter no number holds;

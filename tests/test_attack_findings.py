@@ -1,0 +1,182 @@
+"""Regressions found by attacking the validation stamps, the lock writer, the tarball reader and the CLI."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+from conftest import Cli, assert_one_line_error
+
+OBJECT = {"type": "object"}
+
+
+def _both_ways(tmp_path: Path, text: str, schema: dict = OBJECT) -> tuple[object, object]:
+    """The data of ``text`` loaded with a fresh stamps folder, then again with its stamp."""
+    from gsvendor.config import load_validated
+
+    file = tmp_path / "f.yaml"
+    file.write_text(text)
+    stamps = tmp_path / "stamps"
+    fresh = load_validated(file, schema, "f.yaml", stamps).data
+    assert len(list(stamps.iterdir())) == 1
+    return fresh, load_validated(file, schema, "f.yaml", stamps).data
+
+
+def test_an_anchored_boolean_stays_a_boolean_with_or_without_a_stamp(tmp_path: Path) -> None:
+    """``&on true`` is ruamel's ScalarBoolean (an int): it was 1 on a fresh cache and true once stamped."""
+    fresh, stamped = _both_ways(tmp_path, "values:\n  /a: &on true\n  /b: *on\n")
+    assert fresh == stamped == {"values": {"/a": True, "/b": True}}
+    assert all(type(v) is bool for v in fresh["values"].values())  # type: ignore[index]
+
+
+def test_a_tag_after_the_colon_of_a_json_key_takes_the_full_path(tmp_path: Path) -> None:
+    """``{"a":!!str 3}``: the tag follows the colon directly; libyaml alone would read a plain "3"."""
+    from gsvendor.config import _TAG, load_validated
+
+    assert _TAG.search('{"a":!!str 3}')
+    file = tmp_path / "f.yaml"
+    file.write_text('values: {"/a":!!str 3}\n')
+    stamps = tmp_path / "stamps"
+    first = load_validated(file, OBJECT, "f.yaml", stamps)
+    second = load_validated(file, OBJECT, "f.yaml", stamps)
+    assert second._document is not None  # not the libyaml-only path
+    assert str(second.data["values"]["/a"]) == str(first.data["values"]["/a"]) == "3"
+
+
+@pytest.mark.parametrize(
+    "value", ["2001-13-45", "!!int abc", "!!float abc", "!!bool maybe", "!!int 0x", "1" * 5000, "-" + "9" * 4400]
+)
+def test_a_scalar_that_cannot_be_constructed_is_one_config_error(tmp_path: Path, value: str) -> None:
+    from gsvendor.config import load_validated
+    from gsvendor.errors import ConfigError
+
+    file = tmp_path / "f.yaml"
+    file.write_text(f"a: {value}\n")
+    with pytest.raises(ConfigError, match=r"^f\.yaml: invalid YAML: a value that cannot be read \("):
+        load_validated(file, OBJECT, "f.yaml", tmp_path / "stamps")
+
+
+def test_a_stamps_folder_that_cannot_be_searched_costs_only_the_stamp(tmp_path: Path, monkeypatch) -> None:
+    """A stamps folder without search permission (EACCES on stat) is no stamp, not a traceback."""
+    from gsvendor.config import load_config
+
+    config = tmp_path / "gsvendor.yaml"
+    (tmp_path / "overlays").mkdir()
+    config.write_text("upstream:\n  repository: kserve/kserve\ncharts: [kserve-crd]\n")
+    stamps = tmp_path / "stamps"
+    load_config(config, stamps=stamps)  # stamped
+    is_file = Path.is_file
+
+    def denied(self: Path) -> bool:
+        if self.parent == stamps:
+            raise PermissionError(13, "Permission denied", str(self))
+        return is_file(self)
+
+    monkeypatch.setattr(Path, "is_file", denied)
+    assert load_config(config, stamps=stamps).charts[0].name == "kserve-crd"
+
+
+@pytest.mark.parametrize("value", ["2001-01-01", "!!binary aGk=", "!!set {a}"])
+def test_render_values_helm_cannot_take_are_a_config_error(tmp_path: Path, value: str) -> None:
+    """Inline render values go to helm as JSON: a date was a TypeError traceback at render time."""
+    from gsvendor.config import load_config
+    from gsvendor.errors import ConfigError
+
+    config = tmp_path / "gsvendor.yaml"
+    config.write_text(
+        "upstream: {repository: kserve/kserve}\n"
+        f"charts:\n  - name: r\n    render:\n      values:\n        a: {value}\n"
+    )
+    with pytest.raises(ConfigError, match=r"gsvendor\.yaml:3: charts\[0\]: render\.values: a value helm cannot take"):
+        load_config(config, label="gsvendor.yaml")
+
+
+def test_a_lock_with_nel_in_a_path_reads_back_as_written() -> None:
+    """ruamel writes NEL (U+0085) raw inside quotes and reads it back as a line break (a space)."""
+    from gsvendor.config import load_plain
+    from gsvendor.vendor import lock
+
+    for value in ("../n\x85d/kserve-v0.20.0.tar.gz", "\x85", "é\x85\u2028 x"):
+        document = {"source": {"kind": "tarball", "location": value, "commit": None}, "charts": {value: {}}}
+        assert not lock._plain_everywhere(document)
+        assert load_plain(lock._dump(document, libyaml=False)) == document
+    plain = {"source": {"location": "../shared/é.tar.gz"}}  # no NEL: the bytes as before, UTF-8 kept
+    assert lock._dump(plain, libyaml=False) == "source:\n  location: ../shared/é.tar.gz\n"
+
+
+def _archive(size: int) -> bytes:
+    """A gzip bomb: one member of ``size`` zero bytes under kserve-0.1.0/."""
+    raw = io.BytesIO()
+    with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9) as gz:
+        info = tarfile.TarInfo("kserve-0.1.0/other/big.bin")
+        info.size = size
+        gz.write(info.tobuf(format=tarfile.GNU_FORMAT))
+        for _ in range(size // (1 << 20)):
+            gz.write(bytes(1 << 20))
+        gz.write(bytes(1024))
+    return raw.getvalue()
+
+
+def test_a_gzip_bomb_is_not_inflated_whole(monkeypatch) -> None:
+    """A 32 MiB bomb (~1000×) would take twice its inflated size in memory to inflate whole."""
+    import tracemalloc
+
+    from gsvendor.upstream import tarball
+
+    bomb = _archive(32 << 20)
+    assert len(bomb) * tarball._INFLATE_RATIO < 32 << 20
+    tracemalloc.start()
+    try:
+        assert tarball._gunzip_whole(bomb) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
+    # a trailer that understates the size cannot make it inflate more than it says
+    lying = bomb[:-4] + (1000).to_bytes(4, "little")
+    assert tarball._gunzip_whole(lying) is None
+    # under the ratio it is inflated whole, as before
+    monkeypatch.setattr(tarball, "_INFLATE_RATIO", 10_000)
+    assert len(tarball._gunzip_whole(bomb) or b"") == (32 << 20) + 1536
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--config", "", "verify"), "--config is empty"),
+        (("verify", "--config="), "--config is empty"),
+        (("--cache-dir=", "verify"), "--cache-dir is empty"),
+        (("--lock-timeout", "nan", "verify"), "--lock-timeout: nan is not a number"),
+    ],
+)
+def test_an_empty_global_option_is_one_error_line(cli: Cli, tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
+    """``--config ''`` was a UsageError traceback (raised in the callback); ``--cache-dir ''`` put the
+    cache and its validation stamps in the project folder; ``--lock-timeout nan`` waited for ever."""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "gsvendor.yaml").write_text("upstream: {repository: kserve/kserve}\ncharts: [x]\n")
+    result = cli(project, *args)
+    assert_one_line_error(result, 2, needle)
+    assert result.stderr.count("\n") == 1 and sorted(p.name for p in project.iterdir()) == ["gsvendor.yaml"]
+
+
+def test_the_sync_summary_escapes_control_characters_of_the_source() -> None:
+    """A source path (given, or read from the lock) with ESC in it was printed raw to the terminal."""
+    from types import SimpleNamespace
+
+    from rich.console import Console
+
+    from gsvendor.report.console import print_sync
+
+    snapshot = SimpleNamespace(tag="v0.20.0", kind="tarball", location="/tmp/e\x1b[31mRED/\x85k.tar.gz")
+    result = SimpleNamespace(
+        build=SimpleNamespace(snapshot=snapshot), dry_run=False, forced=[], changes=[1], lock_changed=True
+    )
+    console = Console(record=True, width=200, file=io.StringIO())
+    print_sync(console, result)  # type: ignore[arg-type]
+    text = console.export_text()
+    assert "\x1b" not in text and "\x85" not in text
+    assert text == "wrote 1 file change(s) and the lock file: v0.20.0 from tarball /tmp/e\\x1b[31mRED/\\x85k.tar.gz\n"
