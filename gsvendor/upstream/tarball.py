@@ -53,10 +53,10 @@ def _gunzip_whole(data: bytes) -> bytes | None:
 
     tarfile reading a gzip stream inflates it once to list the members and again to extract
     them (a backward seek rewinds the stream); inflated once it costs one pass. ``None`` for
-    archives whose trailer (ISIZE) announces over 256 MiB or (over 16 MiB) over
-    :data:`_INFLATE_RATIO` times their size, that inflate to other than it says, several gzip members and any error (the
-    stream reader words it). Inflating holds about twice the result for a moment, so the
-    trailer is read first: a small bomb is never inflated here.
+    archives whose trailer (ISIZE) announces over 256 MiB, or over 16 MiB and over
+    :data:`_INFLATE_RATIO` times their size; for archives that inflate to another size than it
+    says, several gzip members and any error (the stream reader words it). Inflating holds about
+    twice the result for a moment, so the trailer is read first: a small bomb is never inflated here.
     """
     if len(data) < 18:  # a gzip header and trailer
         return None

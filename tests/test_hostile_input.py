@@ -1,4 +1,4 @@
-"""Regressions found by attacking the validation stamps, the lock writer, the tarball reader and the CLI."""
+"""Hostile and odd input found by attacking this session's changes: stamps, the lock, archives, global options."""
 
 from __future__ import annotations
 
