@@ -28,7 +28,8 @@ DEFAULT_PATCHES = "patches/llmisvc"
 
 _NAME = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]*$"}
 # a relative path inside the project: not absolute, no "..", not the project folder itself
-_RELPATH = {"type": "string", "minLength": 1, "not": {"pattern": r"(^/)|(^|/)\.\.(/|$)|^(\./?)+$"}}
+_OUTSIDE = r"(^/)|(^|/)\.\.(/|$)|^(\./?)+$"
+_RELPATH = {"type": "string", "minLength": 1, "not": {"pattern": _OUTSIDE}}
 
 _RENDER = {
     "type": "object",
@@ -656,6 +657,10 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
         _claim(seen, dest, f"files[{index}]", where, folder=False)
         files.append(FileSpec(source=str(PurePosixPath(entry["from"])), dest=dest))
     lock = str(PurePosixPath(data.get("lock", "gsvendor.lock.yaml")))
+    # what gsvendor writes stays in the project even when a planted validation stamp skipped the schema
+    for written in (output, lock, *(c.dest for c in charts), *(f.dest for f in files)):
+        if not written or re.search(_OUTSIDE, written):
+            raise ConfigError(f"{label}: {written!r} must be a relative path inside the project")
     for other_key, owner in seen.items():
         other = PurePosixPath(other_key.rstrip(_FOLDER))
         if PurePosixPath(lock) == other or other in PurePosixPath(lock).parents:

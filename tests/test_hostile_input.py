@@ -180,3 +180,25 @@ def test_the_sync_summary_escapes_control_characters_of_the_source() -> None:
     text = console.export_text()
     assert "\x1b" not in text and "\x85" not in text
     assert text == "wrote 1 file change(s) and the lock file: v0.20.0 from tarball /tmp/e\\x1b[31mRED/\\x85k.tar.gz\n"
+
+
+def test_a_planted_stamp_cannot_send_writes_outside_the_project(tmp_path) -> None:
+    """Stamps name a text as valid; what gsvendor writes is still checked to stay in the project."""
+    import hashlib
+    import json
+
+    import pytest
+
+    from gsvendor.config import CONFIG_SCHEMA, load_config
+    from gsvendor.errors import ConfigError
+
+    (tmp_path / "overlays").mkdir()
+    config = tmp_path / "gsvendor.yaml"
+    text = "upstream:\n  repository: kserve/kserve\noutput: ../../tmp/x\ncharts: [kserve-crd]\n"
+    config.write_text(text)
+    stamps = tmp_path / "stamps"
+    stamps.mkdir()
+    key = f"stamp-v1\0{json.dumps(CONFIG_SCHEMA, sort_keys=True)}\0{text}".encode()
+    (stamps / hashlib.sha256(key).hexdigest()).touch()  # as if a run had validated it
+    with pytest.raises(ConfigError, match=r"^gsvendor.yaml: '\.\./\.\./tmp/x' must be a relative path inside"):
+        load_config(config, label="gsvendor.yaml", stamps=stamps)
