@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gsvendor.files import _normalize_lines, normalize_whitespace
@@ -143,6 +143,8 @@ def _node_keys(node, out: list) -> list:
 
 @settings(max_examples=400, deadline=None)
 @given(YAML_PIECES)
+@example(["|", "\n", "...\n"])  # a root block scalar: libyaml ends it elsewhere
+@example(["# c", "---\n", "|", " ", "# c"])  # ruamel's composer trips on an assertion: a YamlEditError
 def test_libyaml_composed_marks_are_ruamels(pieces: list[str]) -> None:
     """The YAML editor's nodes have ruamel's character marks, libyaml composing or not."""
     text = "".join(pieces)

@@ -54,7 +54,8 @@ def _compose(text: str) -> Any:
             root = compose_c(text)
         except Exception:  # the pure-Python composer decides, and words the error
             root = _EMPTY
-        if not _has_empty_scalar(root):
+        # a root block scalar: YAML 1.2 and libyaml read its end differently, ruamel decides
+        if not _has_empty_scalar(root) and not (_is_scalar(root) and root.style in ("|", ">")):
             return root
     return compose_pure(text)
 
@@ -100,6 +101,8 @@ def compose_pure(text: str) -> Any:
         return YAML(typ="rt", pure=True).compose(text)
     except YAMLError as exc:
         raise YamlEditError(f"not valid YAML: {' '.join(str(exc).split())}") from None
+    except (AssertionError, ValueError, IndexError, KeyError, TypeError) as exc:  # ruamel's own slips on odd text
+        raise YamlEditError(f"not valid YAML: ruamel cannot compose it ({type(exc).__name__})") from None
 
 
 def _is_mapping(node: Any) -> bool:
