@@ -8,6 +8,7 @@ mistake is reported as ``file:line: key: what is wrong``.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -519,25 +520,95 @@ class _Where:
         return format(str(self), spec)
 
 
+STAMP_VERSION = "stamp-v2"  # the key prefix and format of stamps; older stamps are not read
+
+
+def stamp_path(stamps: Path | None, salt: str, text: str) -> Path | None:
+    """The stamp of ``text`` read as ``salt`` says (a schema's JSON, or a name), in the folder ``stamps``.
+
+    The name is the sha256 of the stamp version, ``salt`` and ``text``: what the stamp's verdict
+    and data depend on. ``None`` without a folder.
+    """
+    if stamps is None:
+        return None
+    import hashlib
+
+    key = f"{STAMP_VERSION}\0{salt}\0{text}".encode("utf-8", "surrogatepass")
+    return stamps / hashlib.sha256(key).hexdigest()
+
+
+def read_stamp(stamp: Path | None) -> dict[str, Any] | None:
+    """The JSON object a stamp holds (``{"data": …}``, or ``{}`` for data JSON cannot hold exactly).
+
+    ``None`` when there is no stamp or it cannot be read, is not such an object or is larger
+    than :data:`MAX_USER_FILE_BYTES` (then the caller takes the full path and writes it again).
+    """
+    if stamp is None or not _is_file(stamp):
+        return None
+    try:
+        with stamp.open("rb") as handle:
+            raw = handle.read(MAX_USER_FILE_BYTES + 1)
+        held = json.loads(raw) if len(raw) <= MAX_USER_FILE_BYTES else None
+    except (OSError, ValueError, RecursionError):
+        return None
+    return held if isinstance(held, dict) and (not held or set(held) == {"data"}) else None
+
+
+def write_stamp(stamp: Path | None, data: Any) -> None:
+    """Write ``stamp`` holding ``data`` when JSON gives it back exactly (else an empty object), atomically.
+
+    A read-only or full cache only costs the next run its parse: errors are ignored.
+    """
+    if stamp is None:
+        return
+    try:
+        held = {"data": data} if _json_exact(data) else {}
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        partial = stamp.with_name(f".{stamp.name}.{os.getpid()}.partial")
+        partial.write_text(json.dumps(held, separators=(",", ":")), encoding="ascii")
+        os.replace(partial, stamp)
+    except (OSError, ValueError, RecursionError):
+        pass
+
+
+def _json_exact(data: Any) -> bool:
+    """Whether ``json.loads(json.dumps(data))`` gives ``data`` back with the same types and key order."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            if not all(type(k) is str for k in item):
+                return False
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is float:
+            if item != item or item in (float("inf"), float("-inf")):
+                return False
+        elif kind not in (str, int, bool, type(None)):
+            return False
+    return True
+
+
 def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path | None = None) -> YamlFile:
     """Read ``path`` as one YAML document and validate it against ``schema``.
 
-    ``stamps`` is a folder of validation stamps: empty files named by the sha256 of the schema
-    and the text (what the verdict depends on). With a stamp the text is known valid and is parsed by
-    libyaml alone (:func:`load_plain`); without, it is parsed round-trip and validated with
-    jsonschema (its import alone costs ~70 ms), and a stamp is written when it passes. Raises
+    ``stamps`` is a folder of validation stamps (:func:`stamp_path`), named by the schema and the
+    text and holding the text's data as JSON. With a stamp the text is known valid and its data is
+    read from the stamp: no YAML parse and no jsonschema import (which alone costs ~70 ms); data
+    JSON cannot hold exactly is parsed by libyaml (:func:`load_plain`). Without a stamp the text
+    is parsed round-trip and validated, and the stamp is written when it passes. Raises
     :class:`ConfigError` as :func:`load_yaml_document` and :func:`validate` do, and
     ``label: the file is empty`` for an empty document.
     """
-    import hashlib
-
     text = read_text(path, label)
-    key = hashlib.sha256(
-        f"stamp-v1\0{json.dumps(schema, sort_keys=True)}\0{text}".encode("utf-8", "surrogatepass")
-    ).hexdigest()
-    stamp = stamps / key if stamps is not None else None
+    stamp = stamp_path(stamps, json.dumps(schema, sort_keys=True), text)
     # an explicit tag (!!str 3) is a TaggedScalar round-trip and a plain value to libyaml
-    if stamp is not None and _is_file(stamp) and not _TAG.search(text):
+    held = read_stamp(stamp) if not _TAG.search(text) else None
+    if held is not None:
+        if "data" in held:
+            return YamlFile(label, text, held["data"])
         try:
             data = load_plain(text)
         except Exception:  # a stamp for text libyaml cannot read: the full path words the error
@@ -549,13 +620,9 @@ def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path 
     if document is None:
         raise ConfigError(f"{label}: the file is empty")
     validate(document, schema, label)
-    if stamp is not None:
-        try:  # a read-only or full cache only costs the next run its validation
-            stamps.mkdir(parents=True, exist_ok=True)
-            stamp.touch()
-        except OSError:
-            pass
-    return YamlFile(label, text, to_plain(document), document)
+    plain = to_plain(document)
+    write_stamp(stamp, plain)
+    return YamlFile(label, text, plain, document)
 
 
 def _is_file(path: Path) -> bool:

@@ -183,22 +183,22 @@ def test_the_sync_summary_escapes_control_characters_of_the_source() -> None:
 
 
 def test_a_planted_stamp_cannot_send_writes_outside_the_project(tmp_path) -> None:
-    """Stamps name a text as valid; what gsvendor writes is still checked to stay in the project."""
-    import hashlib
+    """Stamps name a text as valid and hold its data; what gsvendor writes is still checked to stay in the project."""
     import json
 
     import pytest
 
-    from gsvendor.config import CONFIG_SCHEMA, load_config
+    from gsvendor.config import CONFIG_SCHEMA, load_config, stamp_path
     from gsvendor.errors import ConfigError
 
     (tmp_path / "overlays").mkdir()
     config = tmp_path / "gsvendor.yaml"
-    text = "upstream:\n  repository: kserve/kserve\noutput: ../../tmp/x\ncharts: [kserve-crd]\n"
+    text = "upstream:\n  repository: kserve/kserve\ncharts: [kserve-crd]\n"
     config.write_text(text)
     stamps = tmp_path / "stamps"
     stamps.mkdir()
-    key = f"stamp-v1\0{json.dumps(CONFIG_SCHEMA, sort_keys=True)}\0{text}".encode()
-    (stamps / hashlib.sha256(key).hexdigest()).touch()  # as if a run had validated it
+    stamp = stamp_path(stamps, json.dumps(CONFIG_SCHEMA, sort_keys=True), text)
+    planted = {"upstream": {"repository": "kserve/kserve"}, "output": "../../tmp/x", "charts": ["kserve-crd"]}
+    stamp.write_text(json.dumps({"data": planted}))  # as if a run had validated it
     with pytest.raises(ConfigError, match=r"^gsvendor.yaml: '\.\./\.\./tmp/x' must be a relative path inside"):
         load_config(config, label="gsvendor.yaml", stamps=stamps)

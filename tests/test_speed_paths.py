@@ -266,6 +266,72 @@ def test_an_unwritable_stamp_folder_costs_only_the_stamp(tmp_path) -> None:
     assert load_config(config, stamps=blocker / "stamps").charts[0].name == "kserve-crd"
 
 
+@pytest.mark.parametrize(
+    ("text", "holds_data"),
+    [
+        ("a: 1\nb: [x, 2.5, true, null]\nc: {d: -0.0}\n", True),
+        ("a: 2001-12-14\n", False),  # a date: JSON would give back a string
+        ("a: .inf\n", False),
+        ("1: one\n", True),  # keys are strings in plain data
+    ],
+)
+def test_a_stamp_holds_the_data_when_json_gives_it_back_exactly(tmp_path, text: str, holds_data: bool) -> None:
+    """The second load reads the stamp's JSON (no YAML parse); data JSON would change is parsed again."""
+    import json
+
+    from gsvendor.config import load_validated
+
+    file = tmp_path / "f.yaml"
+    file.write_text(text)
+    stamps = tmp_path / "stamps"
+    first = load_validated(file, {"type": "object"}, "f.yaml", stamps)
+    (stamp,) = stamps.iterdir()
+    held = json.loads(stamp.read_text())
+    assert held == ({"data": first.data} if holds_data else {})
+    second = load_validated(file, {"type": "object"}, "f.yaml", stamps)
+    assert second._document is None
+    assert second.data == first.data
+    assert [type(v) for v in second.data.values()] == [type(v) for v in first.data.values()]
+
+
+@pytest.mark.parametrize("content", [b"", b"{not json", b"[1]", b'{"data": 1, "more": 2}', b'"x"'])
+def test_a_stamp_that_is_not_a_data_object_is_no_stamp(tmp_path, content: bytes) -> None:
+    """An old empty stamp, a torn write or a planted oddity: the file is parsed and validated again."""
+    import json
+
+    from gsvendor.config import load_validated, stamp_path
+
+    file = tmp_path / "f.yaml"
+    file.write_text("a: 1\n")
+    stamp = stamp_path(tmp_path / "stamps", json.dumps({"type": "object"}, sort_keys=True), "a: 1\n")
+    stamp.parent.mkdir()
+    stamp.write_bytes(content)
+    loaded = load_validated(file, {"type": "object"}, "f.yaml", tmp_path / "stamps")
+    assert loaded.data == {"a": 1} and loaded._document is not None
+    assert json.loads(stamp.read_text()) == {"data": {"a": 1}}  # written again
+
+
+def test_the_lock_is_parsed_once_per_text(tmp_path) -> None:
+    """``lock.read`` with a stamps folder keeps the parsed lock; the next read of the same text loads JSON."""
+    import json
+
+    from gsvendor.vendor import lock
+
+    path = tmp_path / "gsvendor.lock.yaml"
+    path.write_text(
+        "kind: Lock\ntag: v0.20.0\nsource:\n  kind: tarball\n  location: x.tar.gz\n"
+        "  sha256: " + "ab" * 32 + "\ncharts: {}\n"
+    )
+    stamps = tmp_path / "stamps"
+    first = lock.read(path, stamps)
+    (stamp,) = stamps.iterdir()
+    assert json.loads(stamp.read_text())["data"]["source"]["sha256"] == "ab" * 32
+    assert lock.read(path, stamps) == first == lock.read(path)
+    path.write_text(path.read_text().replace("v0.20.0", "v0.19.0"))
+    assert lock.read(path, stamps).tag == "v0.19.0"
+    assert len(list(stamps.iterdir())) == 2
+
+
 PLAIN_YAML = [
     "a: yes\nb: 0777\nc: 0o17\nd: 1:20\ne: ~\nf: .inf\ng: 2001-12-14\nh: '1.0'\ni: 1_000\n",
     "<<: {a: 1}\nb: &x [1, 2]\nc: *x\nd: '3'\ne: |\n  text\n  ü\nf: >-\n  folded\n  line\n",

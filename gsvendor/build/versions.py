@@ -196,7 +196,7 @@ def version_places(config: Config, pin: Pin) -> list[Place]:
     if not config.lock_path.exists():
         places.append(Place(lock_label, None, "tag", None, NOT_SYNCED, "no lock file: charts not synced yet"))
     else:
-        lock = lockfile.read(config.lock_path)
+        lock = lockfile.read(config.lock_path, config.stamps)
         places.append(_compare(pin, lock_label, _tag_line(config.lock_path), "tag", lock.tag))
     return places
 

@@ -205,15 +205,21 @@ def _plain_everywhere(data: Any) -> bool:
     return True
 
 
-def read(path: Path) -> Lock:
+def _yaml_error() -> type[Exception]:
+    from ruamel.yaml.error import YAMLError
+
+    return YAMLError
+
+
+def read(path: Path, stamps: Path | None = None) -> Lock:
     """Parse the lock file at ``path``. Raises :class:`LockError` when absent or malformed.
 
     Bounded like every user file: at most 16 MiB (:data:`gsvendor.config.MAX_USER_FILE_BYTES`) and
     200,000 YAML nodes once aliases are expanded (an alias bomb is refused, not expanded).
+    ``stamps`` is the folder of parse stamps (:func:`gsvendor.config.stamp_path`): a lock text
+    read before is not parsed again.
     """
-    from ruamel.yaml.error import YAMLError
-
-    from gsvendor.config import _count_nodes, load_plain, read_text
+    from gsvendor.config import _count_nodes, load_plain, read_stamp, read_text, stamp_path, write_stamp
     from gsvendor.errors import ConfigError, shorten
 
     if path.exists() and not path.is_file():
@@ -221,8 +227,15 @@ def read(path: Path) -> Lock:
     if not path.is_file():
         raise LockError(f"{path.name}: no lock file; run `gsvendor sync TAG` first")
     try:
-        data = load_plain(read_text(path, path.name))
-        _count_nodes(data, path.name)
+        text = read_text(path, path.name)
+        stamp = stamp_path(stamps, KIND, text)
+        held = read_stamp(stamp)
+        if held is not None and "data" in held:
+            data = held["data"]
+        else:
+            data = load_plain(text)
+            _count_nodes(data, path.name)
+            write_stamp(stamp, data)
         if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("tag", "kind")):
             raise LockError(f"{path.name}: not a gsvendor lock file (kind: {KIND} and a tag expected)")
         if not isinstance(data, dict) or data.get("kind") != KIND:
@@ -269,7 +282,7 @@ def read(path: Path) -> Lock:
     except ConfigError as exc:
         raise LockError(str(exc)) from None
     except (
-        YAMLError,
+        _yaml_error(),  # evaluated only when something was raised: ruamel loads only to parse
         KeyError,
         TypeError,
         AttributeError,

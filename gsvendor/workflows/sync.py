@@ -55,7 +55,7 @@ def fetch(
 
 def read_lock_if_any(config: Config) -> lockfile.Lock | None:
     """The lock file when present; a malformed one is an error, a missing one is ``None``."""
-    return lockfile.read(config.lock_path) if config.lock_path.exists() else None
+    return lockfile.read(config.lock_path, config.stamps) if config.lock_path.exists() else None
 
 
 def renderer_for(config: Config, helm: str | None = None) -> Renderer | None:
@@ -120,7 +120,7 @@ def _rebuild_from_lock(
     config: Config, options: FetchOptions, helm: str | None, source: str | None = None
 ) -> tuple[lockfile.Lock, Build]:
     """Rebuild the locked tag from the lock's source, or from ``source`` (the same bytes elsewhere)."""
-    lock = lockfile.read(config.lock_path)
+    lock = lockfile.read(config.lock_path, config.stamps)
     local = lock.local_source(config.root)
     if source is None and local is not None and not local.exists():
         raise UsageError(

@@ -28,7 +28,7 @@ def go_source_for(config: Config, pin: Pin, source: str | None) -> tuple[str, st
     if source:
         return source, None
     if config.lock_path.exists():
-        lock = lockfile.read(config.lock_path)
+        lock = lockfile.read(config.lock_path, config.stamps)
         if lock.tag == pin.value:
             return lock.source_for(config.root), lock.sha256
     return config.archive_url_for(pin.value), None
@@ -61,7 +61,7 @@ def check(config: Config, source: str | None, options: Any, *, go: bool = True) 
     report = VersionsReport(pin=pin, places=version_places(config, pin))
     if pin.renovate is None:
         report.notes.append(f"{pin.file}:{pin.line}: no '# renovate:' comment above ARG {PIN_ARG}")
-    lock = lockfile.read(config.lock_path) if config.lock_path.exists() else None
+    lock = lockfile.read(config.lock_path, config.stamps) if config.lock_path.exists() else None
     if lock is not None and lock.tag != pin.value:
         # after a Renovate bump: say so at once, offline; go.mod of the new tag is sync's to read
         report.stale_lock = lock.tag
