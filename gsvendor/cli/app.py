@@ -1,7 +1,5 @@
 """The typer application: global options, error handling and the helpers every command uses."""
 
-from __future__ import annotations
-
 import os
 import sys
 from collections.abc import Callable
@@ -145,6 +143,14 @@ def _globals(
 ) -> None:
     handles_errors(_given_globals)(config, cache_dir, lock_timeout)  # an error here is one line too, not a traceback
     ctx.obj = Globals(config=config, cache_dir=_cache_dir(cache_dir), quiet=quiet, lock_timeout=lock_timeout)
+
+
+def escape(text: str) -> str:
+    """rich's markup escape (``[`` of user text is not a style), imported when first used: a
+    command that prints nothing, and ``--help``, do not load rich (~15 ms)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
 
 
 def _stderr() -> Any:
