@@ -473,3 +473,76 @@ def test_the_app_is_not_pruned_without_a_command_name(args: list[str]) -> None:
     from gsvendor.cli.main import only_the_invoked_command
 
     assert only_the_invoked_command(app, args) is app
+
+
+@settings(max_examples=500, deadline=None)
+@given(WHITESPACE_BYTES)
+def test_whitespace_normalisation_is_idempotent(parts: list[bytes]) -> None:
+    """What the lock's result digests may skip: a file sync wrote is its own normalisation."""
+    once = normalize_whitespace(b"".join(parts))
+    assert normalize_whitespace(once) == once
+
+
+def test_the_lock_digests_spare_large_files_the_blank_scan_and_change_nothing(project, monkeypatch) -> None:
+    """A build given the lock's results gives the bytes of one without; a wrong digest is scanned."""
+    from conftest import tarball
+
+    from gsvendor import files as files_module
+    from gsvendor.config import load_config
+    from gsvendor.overlays.engine import load_overlays
+    from gsvendor.upstream.source import FetchOptions
+    from gsvendor.vendor import lock, plan
+    from gsvendor.workflows.sync import fetch
+
+    config = load_config(project / "gsvendor.yaml")
+    snapshot = fetch(config, "v0.20.0", str(tarball("v0.20.0")), FetchOptions(cache_dir=None))
+    overlays = load_overlays(config.overlays_dir)
+    scanned: list[int] = []
+
+    def counting(data: bytes) -> bytes:
+        scanned.append(len(data))
+        return files_module.normalize_whitespace(data)
+
+    monkeypatch.setattr(plan, "normalize_whitespace", counting)
+    plain = plan.build(config, snapshot, overlays)
+    written = {f"{c.spec.dest}/{p}": data for c in plain.charts for p, data in c.files.items()}
+    digests = {where: lock.sha256(data) for where, data in written.items()}
+    large = [where for where, data in written.items() if len(data) >= plan._HASH_ABOVE]
+    assert len(large) == 3  # the ~2 MB CRDs of kserve-crd and kserve-llmisvc-crd
+    scans_without = len(scanned)
+    scanned.clear()
+    known = plan.build(config, snapshot, overlays, clean=digests)
+    assert len(scanned) == scans_without - len(large)
+    assert known.output() == plain.output()
+    assert [c.normalized for c in known.charts] == [c.normalized for c in plain.charts]
+    scanned.clear()
+    wrong = dict(digests, **{large[0]: "0" * 64})
+    assert plan.build(config, snapshot, overlays, clean=wrong).output() == plain.output()
+    assert len(scanned) == scans_without - len(large) + 1
+
+
+@pytest.mark.parametrize(
+    ("kind", "params"),
+    [
+        ("replace", {"find": "b\n", "with": "ü\n", "count": 2}),
+        ("replace", {"find": "", "with": "-", "count": 7}),
+        ("insert-after", {"anchor": "a", "text": "€", "count": 2}),
+        ("insert-before", {"anchor": "c\n", "text": "x ", "count": 1}),
+        ("replace", {"find": "ü", "with": "u"}),  # a non-ASCII needle in ASCII text: no match either way
+        ("insert-after", {"anchor": "b\n", "text": "x"}),  # found twice, one expected
+    ],
+)
+def test_literal_edits_on_ascii_bytes_are_the_text_edits(kind: str, params: dict) -> None:
+    """The bytes path gives the text path's bytes, and its error message."""
+    from gsvendor.overlays import engine
+
+    data = b"a\nb\na\nb\nc\n"
+    try:
+        text_result: bytes | str = engine._TEXT_EDITS[kind](data.decode(), params).encode()
+    except engine._Mismatch as exc:
+        text_result = str(exc)
+    try:
+        bytes_result: bytes | str = engine._literal_edit_bytes(kind, data, params)
+    except engine._Mismatch as exc:
+        bytes_result = str(exc)
+    assert bytes_result == text_result

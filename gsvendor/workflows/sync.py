@@ -90,7 +90,8 @@ def sync(
     previous = read_lock_if_any(config)
     source = resolve_source(config, tag, source)
     snapshot = fetch(config, tag, source, options)
-    result = build(config, snapshot, overlays, renderer_for(config, helm))
+    clean = previous.results() if previous is not None else None
+    result = build(config, snapshot, overlays, renderer_for(config, helm), clean)
     output = result.output()
     lock_bytes = lockfile.render(result, lockfile.source_location(snapshot.kind, source, config.root))
     changes = plan_changes(config.root, output)
@@ -139,7 +140,8 @@ def _rebuild_from_lock(
             f"--source {source}: a {snapshot.kind} has no archive sha256 to compare with the lock's "
             f"{lock.sha256[:12]}…; give the archive itself (a .tar.gz or its URL)"
         )
-    return lock, build(config, snapshot, load_overlays(config.overlays_dir, config.stamps), renderer_for(config, helm))
+    overlays = load_overlays(config.overlays_dir, config.stamps)
+    return lock, build(config, snapshot, overlays, renderer_for(config, helm), lock.results())
 
 
 def verify(
