@@ -546,3 +546,19 @@ def test_literal_edits_on_ascii_bytes_are_the_text_edits(kind: str, params: dict
     except engine._Mismatch as exc:
         bytes_result = str(exc)
     assert bytes_result == text_result
+
+
+@pytest.mark.parametrize("tag", ["v0.19.0", "v0.20.0-rc1", "v0.20.0"])
+def test_members_sliced_from_the_inflated_archive_are_tarfiles_bytes(tag: str) -> None:
+    """Regular members are slices of the tar inflated by zlib-ng: every byte as tarfile extracts it."""
+    from conftest import tarball, upstream_files
+
+    from gsvendor.upstream import tarball as tarball_kind
+    from gsvendor.upstream.source import Wanted
+
+    expected = upstream_files(tag, "charts/")
+    snapshot = tarball_kind.read_tarball(
+        tarball(tag).read_bytes(), tag, Wanted(folders=("charts",)), kind="tarball", location="x"
+    )
+    assert snapshot.files == {f"charts/{path}": data for path, data in expected.items()}
+    assert len(snapshot.files) > 100
