@@ -111,13 +111,21 @@ def render(build: Build, location: str) -> bytes:
     """The lock file bytes for ``build`` whose source is recorded as ``location``."""
     snapshot = build.snapshot
     charts: dict[str, Any] = {}
+    digests: dict[int, tuple[bytes, str]] = {}
+
+    def digest(data: bytes) -> str:  # a file no overlay or whitespace fix touched is its upstream bytes: one hash
+        known = digests.get(id(data))
+        if known is None or known[0] is not data:
+            known = digests[id(data)] = (data, sha256(data))
+        return known[1]
+
     for chart in build.charts:
         files = {}
         for path in sorted(chart.files):
             entry: dict[str, Any] = {}
             if path in chart.upstream:
-                entry["upstream"] = sha256(chart.upstream[path])
-            entry["result"] = sha256(chart.files[path])
+                entry["upstream"] = digest(chart.upstream[path])
+            entry["result"] = digest(chart.files[path])
             files[path] = entry
         charts[chart.spec.name] = {"dest": chart.spec.dest, "overlays": chart.overlays, "files": files}
     document = {
