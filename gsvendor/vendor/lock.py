@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gsvendor.errors import LockError
+from gsvendor.files import Digests
 from gsvendor.vendor.plan import Build
 
 API_VERSION = "gsvendor.giantswarm.io/v1alpha1"
@@ -107,18 +108,16 @@ def source_location(kind: str, location: str, root: Path) -> str:
     return Path(os.path.relpath(os.path.abspath(location), os.path.abspath(root))).as_posix()
 
 
-def render(build: Build, location: str) -> bytes:
-    """The lock file bytes for ``build`` whose source is recorded as ``location``."""
+def render(build: Build, location: str, digests: Digests | None = None) -> bytes:
+    """The lock file bytes for ``build`` whose source is recorded as ``location``.
+
+    ``digests``: the run's sha256 memo (:class:`gsvendor.files.Digests`), so bytes hashed while
+    planning are not hashed again; a file no overlay or whitespace fix touched is its upstream
+    bytes and is hashed once either way.
+    """
+    digest = digests or Digests()
     snapshot = build.snapshot
     charts: dict[str, Any] = {}
-    digests: dict[int, tuple[bytes, str]] = {}
-
-    def digest(data: bytes) -> str:  # a file no overlay or whitespace fix touched is its upstream bytes: one hash
-        known = digests.get(id(data))
-        if known is None or known[0] is not data:
-            known = digests[id(data)] = (data, sha256(data))
-        return known[1]
-
     for chart in build.charts:
         files = {}
         for path in sorted(chart.files):
