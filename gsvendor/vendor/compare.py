@@ -40,8 +40,12 @@ def unified(
         return f"Binary files {labels[0]}/{path} and {labels[1]}/{path} differ\n"
     fromfile = f"{labels[0]}/{path}" if before is not None else "/dev/null"
     tofile = f"{labels[1]}/{path}" if after is not None else "/dev/null"
-    if _newline_lines(before or b"") and _newline_lines(after or b""):
-        return _unified_bytes(before or b"", after or b"", fromfile, tofile, trim_above)
+    old_bytes, new_bytes = before or b"", after or b""
+    if _newline_lines(old_bytes):
+        trim = _trim(old_bytes, new_bytes)
+        # the rest of new_bytes is old_bytes' head and tail: only its middle needs the check
+        if _newline_lines(new_bytes[trim[0] : trim[2]]):
+            return _unified_bytes(old_bytes, new_bytes, trim, fromfile, tofile, trim_above)
     old = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
     new = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
     lines = unified_lines(old, new, fromfile=fromfile, tofile=tofile, trim_above=trim_above)
@@ -57,7 +61,8 @@ _OTHER_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")
 
 
 def _newline_lines(data: bytes) -> bool:
-    """Whether ``data`` is UTF-8 whose only line break is ``\\n``.
+    """Whether ``data`` is UTF-8 whose only line break is ``\\n``; so is a file made of such
+    pieces cut at line starts (a ``\\n`` is never inside a UTF-8 sequence).
 
     Then ``data.splitlines(keepends=True)`` are the lines ``str.splitlines`` cuts from its text,
     each the UTF-8 of one of them, and two lines are equal exactly when their texts are (UTF-8 is
@@ -75,14 +80,16 @@ def _newline_lines(data: bytes) -> bool:
     return "\x85" not in text and "\u2028" not in text and "\u2029" not in text
 
 
-def _unified_bytes(before: bytes, after: bytes, fromfile: str, tofile: str, trim_above: int) -> str:
+def _unified_bytes(
+    before: bytes, after: bytes, trim: tuple[int, int, int], fromfile: str, tofile: str, trim_above: int
+) -> str:
     """:func:`unified`'s text of two files that both pass :func:`_newline_lines`.
 
-    The common head and tail are found on the bytes (:func:`_trim`) and split into lines once,
-    shared by both sides; only the changed middle of each side is split on its own. The hunks are
-    joined as bytes and decoded once (both sides are UTF-8).
+    ``trim`` is :func:`_trim`'s answer: the common head and tail, found on the bytes, are split
+    into lines once, shared by both sides; only the changed middle of each side is split on its
+    own. The hunks are joined as bytes and decoded once (both sides are UTF-8).
     """
-    head_end, old_tail, new_tail = _trim(before, after)
+    head_end, old_tail, new_tail = trim
     head = before[:head_end].splitlines(keepends=True)
     tail = before[old_tail:].splitlines(keepends=True)
     old = head + before[head_end:old_tail].splitlines(keepends=True) + tail
@@ -213,6 +220,8 @@ def matching_blocks(
     def whole() -> list[tuple[int, int, int]]:
         return difflib.SequenceMatcher(None, old, new).get_matching_blocks()
 
+    if not old or not new:  # nothing can match: difflib's answer is its sentinel alone
+        return [(len(old), len(new), 0)]
     if len(old) + len(new) < trim_above:
         return whole()
     if common is None:
