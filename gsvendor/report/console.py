@@ -147,19 +147,20 @@ def diff_line_style(line: str) -> str:
 def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
     """Unified diffs, coloured on a terminal, plain when piped.
 
-    Piped, a diff is written byte for byte (past :class:`~gsvendor.report.layout.StrippedLines`): a
-    line's trailing spaces are part of what it shows, and the output stays a patch that applies.
+    Piped, the diffs are written byte for byte (past :class:`~gsvendor.report.layout.StrippedLines`):
+    a line's trailing spaces are part of what it shows, and the output stays a patch that applies.
+    They go out in one write: the texts are what they are, with nothing to render per line.
     """
     from gsvendor.report.layout import raw_stream
 
-    for item in diffs:
-        if not console.is_terminal:
-            stream = raw_stream(console.file)
-            stream.write(item.text)
-            stream.flush()
-            continue
-        from rich.text import Text
+    if not console.is_terminal:
+        stream = raw_stream(console.file)
+        stream.write("".join(item.text for item in diffs))
+        stream.flush()
+        return
+    from rich.text import Text
 
+    for item in diffs:
         for line in item.text.splitlines():
             style = diff_line_style(line)
             console.print(Text(line, style=style))
