@@ -111,3 +111,17 @@ def test_a_large_crd_like_edit_prints_the_hunk() -> None:
         "       description: field 2502\n"
         "       description: field 2503\n"
     )
+
+
+def test_a_line_the_byte_count_overcounts_is_counted_again() -> None:
+    """``after.count(line)`` also counts lines that end with the line: then the lines count."""
+    lines = [b"a\n"] + [b"x%da\n" % n for n in range(3000)]  # 3,000 lines end with b"a\n"
+    before = b"".join(lines)
+    after = b"".join([*lines[:1500], b"changed\n", *lines[1501:]])
+    assert after.count(b"a\n") > len(lines) // 100 + 1
+    text = compare.unified("f", before, after, LABELS)
+    assert text == _reference(before, after)
+    assert text.splitlines()[2:] == [
+        *("@@ -1498,7 +1498,7 @@", " x1496a", " x1497a", " x1498a"),
+        *("-x1499a", "+changed", " x1500a", " x1501a", " x1502a"),
+    ]

@@ -1,13 +1,21 @@
-"""Comparing two file trees: unified diffs per file, as verify and diff print them."""
+"""Comparing two file trees: unified diffs per file, as verify and diff print them.
+
+The text is always :func:`difflib.unified_diff`'s; how it is reached is this module's business.
+UTF-8 with only ``\\n`` line breaks (every chart file here) is diffed as byte lines, the common
+head and tail found on the bytes and split once for both sides (:func:`unified`); long files have
+that head and tail kept away from difflib when that is provably its own answer
+(:func:`matching_blocks`). Issue 19 asks the diff's cost to follow the change, not the file.
+"""
 
 from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice
 from operator import ne
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -94,7 +102,8 @@ def _unified_bytes(
     tail = before[old_tail:].splitlines(keepends=True)
     old = head + before[head_end:old_tail].splitlines(keepends=True) + tail
     new = head + after[head_end:new_tail].splitlines(keepends=True) + tail
-    matcher = _Matcher(old, new, trim_above, (len(head), len(tail)))
+    # after.count(line) counts the lines ending with it (each holds one \n, at its end): never fewer
+    matcher = _Matcher(old, new, trim_above, (len(head), len(tail)), after.count)
     out: list[bytes] = []
     for group in matcher.get_grouped_opcodes(3):
         first, last = group[0], group[-1]
@@ -202,6 +211,7 @@ def matching_blocks(
     new: Sequence[Hashable],
     trim_above: int = TRIM_ABOVE,
     common: tuple[int, int] | None = None,
+    at_most: Callable[[Any], int] | None = None,
 ) -> list[tuple[int, int, int]]:
     """difflib's matching blocks of ``old`` and ``new`` (ending with the ``(len, len, 0)`` sentinel).
 
@@ -214,7 +224,9 @@ def matching_blocks(
     tests compare it with difflib). Otherwise the whole file is matched.
 
     ``common``: the lengths of the common head and tail when the caller knows them (as
-    :func:`_common` counts them: the tail not overlapping the head).
+    :func:`_common` counts them: the tail not overlapping the head). ``at_most``: a quicker count
+    of a line in ``new`` that may count too many, never too few (:func:`_unified_bytes`' count in
+    the bytes); a line it does not prove unpopular is counted in ``new``.
     """
 
     def whole() -> list[tuple[int, int, int]]:
@@ -239,7 +251,7 @@ def matching_blocks(
     most = len(new) // 100 + 1  # difflib's autojunk: in 200 lines or more, more copies make a line "popular"
     if len(new) >= 200:  # difflib finds a head or tail only from a line in it that is not popular
         for part in (new[:head], new[len(new) - tail :]):
-            if part and not _holds_unpopular(part, new, most):
+            if part and not _holds_unpopular(part, new, most, at_most):
                 return whole()
     middle = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)
     if len(new) >= 200:
@@ -260,11 +272,14 @@ def matching_blocks(
     return merged
 
 
-def _holds_unpopular(part: Sequence[Hashable], lines: Sequence[Hashable], most: int) -> bool:
+def _holds_unpopular(
+    part: Sequence[Hashable], lines: Sequence[Hashable], most: int, at_most: Callable[[Any], int] | None = None
+) -> bool:
     """Whether a line of ``part`` occurs at most ``most`` times in ``lines``: usually its first
-    line says so, counted in C; a part whose first lines are all popular has every line counted."""
+    line says so, counted in C (by ``at_most`` first when given: a bound from above); a part whose
+    first lines are all popular has every line counted."""
     for line in part[:8]:
-        if lines.count(line) <= most:
+        if (at_most is not None and at_most(line) <= most) or lines.count(line) <= most:
             return True
     if len(part) <= 8:
         return False
@@ -301,11 +316,16 @@ class _Matcher(difflib.SequenceMatcher):
     """A SequenceMatcher whose matching blocks come from :func:`matching_blocks`."""
 
     def __init__(
-        self, old: Sequence[Hashable], new: Sequence[Hashable], trim_above: int, common: tuple[int, int] | None = None
+        self,
+        old: Sequence[Hashable],
+        new: Sequence[Hashable],
+        trim_above: int,
+        common: tuple[int, int] | None = None,
+        at_most: Callable[[Any], int] | None = None,
     ) -> None:
         super().__init__(None)
         self.a, self.b = old, new
-        blocks = matching_blocks(old, new, trim_above, common)
+        blocks = matching_blocks(old, new, trim_above, common, at_most)
         self.matching_blocks = [difflib.Match(*block) for block in blocks]
         self.opcodes = None
 
