@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -471,10 +472,25 @@ def load_plain(text: str) -> Any:
 
     if not LIBYAML_DIFFERS.search(text):
         try:
-            return YAML(typ="safe").load(text)
+            return _safe_yaml().load(text)
         except Exception:  # the pure-Python parser decides, and words the error
             pass
     return YAML(typ="safe", pure=True).load(text)
+
+
+_THREAD = threading.local()
+
+
+def _safe_yaml() -> Any:
+    """This thread's ``YAML(typ="safe")``: creating one globs ruamel's plugin folder and builds its
+    resolver (~0.2 ms), which load_plain would pay per call; ``load`` keeps no state between calls
+    but the document info it appends."""
+    yaml = getattr(_THREAD, "safe_yaml", None)
+    if yaml is None or len(yaml.doc_infos) > 1000:
+        from ruamel.yaml import YAML
+
+        yaml = _THREAD.safe_yaml = YAML(typ="safe")
+    return yaml
 
 
 # after a blank, a flow indicator or the colon of a JSON-like key ({"a":!!str 3})

@@ -72,6 +72,79 @@ def normalize_whitespace(data: bytes) -> bytes:
     return _normalize_lines(data)
 
 
+class Digests:
+    """sha256 hex digests of bytes objects, each object hashed once (memo by identity).
+
+    One instance serves a whole run: the whitespace check of large files and the lock's digests
+    then hash each file once. The objects are kept alive with their digests, so an id is never
+    reused for other bytes while the memo lives.
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[bytes, str]] = {}
+
+    def __call__(self, data: bytes) -> str:
+        """The hex sha256 of ``data``."""
+        known = self._known.get(id(data))
+        if known is None or known[0] is not data:
+            import hashlib
+
+            known = self._known[id(data)] = (data, hashlib.sha256(data).hexdigest())
+        return known[1]
+
+
+class CleanFiles:
+    """What is known of file contents whose whitespace needs no fix, by sha256 digest.
+
+    ``known``: digests of bytes gsvendor wrote (the lock's results, which came out of
+    :func:`normalize_whitespace`; it is idempotent). ``stamps``: the cache's stamps folder, where
+    a digest once scanned clean is recorded (:meth:`save`), so a fresh sync of the same upstream
+    hashes its large files (which the lock needs anyway) instead of scanning them.
+    """
+
+    # below this size the blank scan (a few memchr) costs less than a sha256
+    HASH_ABOVE = 256 * 1024
+
+    def __init__(self, digests: Digests, known: set[str] | None = None, stamps: Path | None = None) -> None:
+        self.digests = digests
+        self.known = set(known or ())
+        self.stamps = stamps
+        self.found: set[str] = set()
+
+    def normalize(self, data: bytes) -> bytes:
+        """:func:`normalize_whitespace` of ``data``, skipping the scan of large bytes known clean."""
+        if len(data) < self.HASH_ABOVE:
+            return normalize_whitespace(data)
+        digest = self.digests(data)
+        if digest in self.known or self._stamped(digest):
+            return data
+        fixed = normalize_whitespace(data)
+        # either way the result is clean; its digest is the lock's, computed once (Digests)
+        self.found.add(digest if fixed == data else self.digests(fixed))
+        return fixed
+
+    def _stamp(self, digest: str) -> Path | None:
+        from gsvendor.config import stamp_path
+
+        return stamp_path(self.stamps, "whitespace-clean", digest)
+
+    def _stamped(self, digest: str) -> bool:
+        stamp = self._stamp(digest)
+        try:
+            return stamp is not None and stamp.is_file()
+        except OSError:
+            return False
+
+    def save(self) -> None:
+        """Record the digests scanned clean in this run as stamps (errors cost only the next run's scan)."""
+        from gsvendor.config import write_stamp
+
+        for digest in sorted(self.found - self.known):
+            write_stamp(self._stamp(digest), None)
+        self.known |= self.found
+        self.found = set()
+
+
 # besides the space, what bytes.rstrip() would remove before a line ending
 _RARE_BLANKS = (b"\t", b"\x0b", b"\x0c")
 # with carriage returns: a blank before \n, \r\n or the end, or a lone \r (splitlines ends a line there)

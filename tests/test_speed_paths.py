@@ -438,3 +438,165 @@ def test_generate_parses_values_yaml_once_and_writes_what_two_parses_write(monke
     assert calls.count(values) == 1
     assert shared == separate and set(shared) == {*files, "values.schema.json", "README.md"}
     assert b"| replicas | int | `1` | replicas of the controller |" in shared["README.md"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sync", "--help"],
+        ["verify", "-h"],
+        ["check-images", "--help"],
+        ["sync", "--timeout", "x"],  # a usage error names the option as the full app does
+        ["-q", "generate", "--nope"],
+        ["diff", "a", "b", "c"],
+    ],
+)
+def test_the_app_pruned_to_the_invoked_command_reads_args_as_the_whole_app(args: list[str]) -> None:
+    """Only the invoked command's parameters are built; help, usage errors and exit codes stay the same."""
+    from typer.testing import CliRunner
+
+    from gsvendor.cli.app import app
+    from gsvendor.cli.main import only_the_invoked_command
+
+    pruned = only_the_invoked_command(app, args)
+    assert pruned is not app and len(pruned.registered_commands) == 1
+    assert len(app.registered_commands) > 1  # the app itself is left as it was
+    whole, part = CliRunner().invoke(app, args), CliRunner().invoke(pruned, args)
+    assert (part.exit_code, part.output) == (whole.exit_code, whole.output)
+    assert whole.exit_code in (0, 2) and whole.output
+
+
+@pytest.mark.parametrize("args", [[], ["--help"], ["nosuch"], ["--config", "sync"], ["-c", "x.yaml"]])
+def test_the_app_is_not_pruned_without_a_command_name(args: list[str]) -> None:
+    """``gsvendor --help`` lists every command; an unknown name or an option's value prunes nothing."""
+    from gsvendor.cli.app import app
+    from gsvendor.cli.main import only_the_invoked_command
+
+    assert only_the_invoked_command(app, args) is app
+
+
+@settings(max_examples=500, deadline=None)
+@given(WHITESPACE_BYTES)
+def test_whitespace_normalisation_is_idempotent(parts: list[bytes]) -> None:
+    """What the lock's result digests may skip: a file sync wrote is its own normalisation."""
+    once = normalize_whitespace(b"".join(parts))
+    assert normalize_whitespace(once) == once
+
+
+def test_known_clean_contents_spare_large_files_the_blank_scan_and_change_nothing(project, monkeypatch) -> None:
+    """A build knowing the lock's results, or the stamps a first scan left, gives the bytes of one
+    that scans every file; a wrong digest is scanned again."""
+    from conftest import tarball
+
+    from gsvendor import files as files_module
+    from gsvendor.config import load_config
+    from gsvendor.files import CleanFiles, Digests
+    from gsvendor.overlays.engine import load_overlays
+    from gsvendor.upstream.source import FetchOptions
+    from gsvendor.vendor import lock, plan
+    from gsvendor.workflows.sync import fetch
+
+    config = load_config(project / "gsvendor.yaml")
+    snapshot = fetch(config, "v0.20.0", str(tarball("v0.20.0")), FetchOptions(cache_dir=None))
+    overlays = load_overlays(config.overlays_dir)
+    scanned: list[int] = []
+
+    def counting(data: bytes) -> bytes:
+        scanned.append(len(data))
+        return files_module._normalize_lines(data)  # the reference loop: no fast path hides a scan
+
+    monkeypatch.setattr(files_module, "normalize_whitespace", counting)
+    monkeypatch.setattr(plan, "normalize_whitespace", counting)
+    plain = plan.build(config, snapshot, overlays)
+    written = {f"{c.spec.dest}/{p}": data for c in plain.charts for p, data in c.files.items()}
+    large = [where for where, data in written.items() if len(data) >= CleanFiles.HASH_ABOVE]
+    assert len(large) == 3  # the ~2 MB CRDs of kserve-crd and kserve-llmisvc-crd
+    scans = len(scanned)
+    digests = {lock.sha256(data) for data in written.values()}
+
+    def build_with(clean: CleanFiles) -> plan.Build:
+        scanned.clear()
+        return plan.build(config, snapshot, overlays, clean=clean)
+
+    for clean in (CleanFiles(Digests(), digests), CleanFiles(Digests(), {"0" * 64}, project / "stamps")):
+        result = build_with(clean)
+        assert result.output() == plain.output()
+        assert [c.normalized for c in result.charts] == [c.normalized for c in plain.charts]
+        clean.save()
+    assert len(scanned) == scans  # nothing known and no stamps yet: every file scanned
+    assert len(list((project / "stamps").iterdir())) == 3  # one stamp per large file scanned clean
+    result = build_with(CleanFiles(Digests(), None, project / "stamps"))
+    assert result.output() == plain.output() and len(scanned) == scans - 3
+    result = build_with(CleanFiles(Digests(), digests))
+    assert len(scanned) == scans - 3
+
+
+@pytest.mark.parametrize(
+    ("kind", "params"),
+    [
+        ("replace", {"find": "b\n", "with": "ü\n", "count": 2}),
+        ("replace", {"find": "", "with": "-", "count": 7}),
+        ("insert-after", {"anchor": "a", "text": "€", "count": 2}),
+        ("insert-before", {"anchor": "c\n", "text": "x ", "count": 1}),
+        ("replace", {"find": "ü", "with": "u"}),  # a non-ASCII needle in ASCII text: no match either way
+        ("insert-after", {"anchor": "b\n", "text": "x"}),  # found twice, one expected
+    ],
+)
+def test_literal_edits_on_ascii_bytes_are_the_text_edits(kind: str, params: dict) -> None:
+    """The bytes path gives the text path's bytes, and its error message."""
+    from gsvendor.overlays import engine
+
+    data = b"a\nb\na\nb\nc\n"
+    try:
+        text_result: bytes | str = engine._TEXT_EDITS[kind](data.decode(), params).encode()
+    except engine._Mismatch as exc:
+        text_result = str(exc)
+    try:
+        bytes_result: bytes | str = engine._literal_edit_bytes(kind, data, params)
+    except engine._Mismatch as exc:
+        bytes_result = str(exc)
+    assert bytes_result == text_result
+
+
+@pytest.mark.parametrize("tag", ["v0.19.0", "v0.20.0-rc1", "v0.20.0"])
+def test_members_sliced_from_the_inflated_archive_are_tarfiles_bytes(tag: str) -> None:
+    """Regular members are slices of the tar inflated by zlib-ng: every byte as tarfile extracts it."""
+    from conftest import tarball, upstream_files
+
+    from gsvendor.upstream import tarball as tarball_kind
+    from gsvendor.upstream.source import Wanted
+
+    expected = upstream_files(tag, "charts/")
+    snapshot = tarball_kind.read_tarball(
+        tarball(tag).read_bytes(), tag, Wanted(folders=("charts",)), kind="tarball", location="x"
+    )
+    assert snapshot.files == {f"charts/{path}": data for path, data in expected.items()}
+    assert len(snapshot.files) > 100
+
+
+def test_staged_files_are_fsynced_as_one_batch_with_a_bounded_number_open(tmp_path, monkeypatch) -> None:
+    """The swap's staged writes: every byte written, at most _OPEN_AT_MOST open, all closed after."""
+    import os
+
+    from gsvendor.vendor import journal
+
+    monkeypatch.setattr(journal, "_OPEN_AT_MOST", 3)
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(journal.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    writes = journal._SyncedWrites()
+    opened = []
+    for n in range(10):
+        writes.write(tmp_path / f"f{n}", b"x" * n)
+        assert len(writes.fds) <= 3
+        opened += [fd for fd in writes.fds if fd not in opened]
+    writes.sync()
+    assert writes.fds == [] and len(synced) == 10
+    assert [(tmp_path / f"f{n}").read_bytes() for n in range(10)] == [b"x" * n for n in range(10)]
+    with pytest.raises(FileExistsError):
+        writes.write(tmp_path / "f1", b"again")
+    writes.write(tmp_path / "undone", b"y")
+    (fd,) = writes.fds
+    writes.close()
+    with pytest.raises(OSError):
+        os.fstat(fd)

@@ -1,7 +1,5 @@
 """The typer application: global options, error handling and the helpers every command uses."""
 
-from __future__ import annotations
-
 import os
 import sys
 from collections.abc import Callable
@@ -147,21 +145,28 @@ def _globals(
     ctx.obj = Globals(config=config, cache_dir=_cache_dir(cache_dir), quiet=quiet, lock_timeout=lock_timeout)
 
 
+def escape(text: str) -> str:
+    """rich's markup escape (``[`` of user text is not a style), without loading rich (~15 ms)."""
+    from gsvendor.report.plain import escape as plain_escape
+
+    return plain_escape(text)
+
+
 def _stderr() -> Any:
-    from rich.console import Console
-
+    """The console on stderr: rich's, loaded only for what it must render (report/plain.py)."""
     from gsvendor.report.layout import StrippedLines
+    from gsvendor.report.plain import LazyConsole
 
-    return Console(file=StrippedLines(sys.stderr), highlight=False)
+    return LazyConsole(StrippedLines(sys.stderr))
 
 
 def _stdout() -> Any:
-    from rich.console import Console
-
+    """The console on stdout, :func:`gsvendor.report.layout.output_width` wide (rich loaded as on stderr)."""
     from gsvendor.report.layout import StrippedLines, output_width
+    from gsvendor.report.plain import LazyConsole
 
     # $COLUMNS, else the terminal's width, else 100 (a CI log): report/layout.py decides for every command
-    return Console(file=StrippedLines(sys.stdout), highlight=False, width=output_width())
+    return LazyConsole(StrippedLines(sys.stdout), width=output_width())
 
 
 def handles_errors(function: F) -> F:
@@ -174,8 +179,6 @@ def handles_errors(function: F) -> F:
         try:
             return function(*args, **kwargs)
         except GsvendorError as exc:
-            from rich.markup import escape
-
             console = _stderr()
             for line in str(exc).splitlines() or [type(exc).__name__]:
                 # escaped: messages quote user text ("[PATCH] …", "[/x]") that is not markup

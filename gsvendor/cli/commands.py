@@ -1,12 +1,9 @@
 """One function per command: parse its options, call one workflow, print through gsvendor.report."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from gsvendor.cli.app import (
     HelmOption,
@@ -20,6 +17,7 @@ from gsvendor.cli.app import (
     _stderr,
     _stdout,
     app,
+    escape,
     handles_errors,
 )
 

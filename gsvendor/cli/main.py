@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
-from rich.markup import escape
-
-from gsvendor.cli.app import GLOBAL_OPTIONS, _interrupt, _interrupted, _stderr, app
+from gsvendor.cli.app import GLOBAL_OPTIONS, _interrupt, _interrupted, _stderr, app, escape
 
 
 def global_options_first(args: list[str]) -> list[str]:
@@ -15,7 +14,7 @@ def global_options_first(args: list[str]) -> list[str]:
     ``gsvendor sync v0.20.0 -q --config x.yaml`` reads as ``gsvendor -q --config x.yaml sync v0.20.0``;
     nothing after ``--`` moves, and a command's own options are left alone.
     """
-    command = next((i for i, arg in enumerate(args) if not arg.startswith("-") and not _is_value(args, i)), None)
+    command = _command_index(args)
     if command is None:
         return args
     moved: list[str] = []
@@ -36,6 +35,38 @@ def global_options_first(args: list[str]) -> list[str]:
         rest.append(arg)
         i += 1
     return [*args[:command], *moved, args[command], *rest]
+
+
+def _command_index(args: list[str]) -> int | None:
+    """Where the command's name stands in ``args``: the first word that is no option nor a global option's value."""
+    return next((i for i, arg in enumerate(args) if not arg.startswith("-") and not _is_value(args, i)), None)
+
+
+def only_the_invoked_command(application: Any, args: list[str]) -> Any:
+    """``application`` with only the command ``args`` invoke registered, when they name one; else itself.
+
+    typer builds the click parameters of every registered command on each run (get_type_hints,
+    ``inspect.signature``: ~20 ms for nine commands), though a run invokes one. Parsing, ``--help``
+    of the command and its errors read only that command, so they are the same; ``gsvendor --help``
+    and an unknown command still see them all. ``args`` as :func:`global_options_first` returns them.
+    """
+    import copy
+
+    from typer.main import get_command_name
+
+    index = _command_index(args)
+    if index is None:
+        return application
+    chosen = [
+        info
+        for info in application.registered_commands
+        if (info.name or get_command_name(info.callback.__name__)) == args[index]
+    ]
+    if len(chosen) != 1:
+        return application
+    pruned = copy.copy(application)
+    pruned.registered_commands = chosen
+    return pruned
 
 
 def _is_value(args: list[str], index: int) -> bool:
@@ -59,7 +90,8 @@ def main() -> None:
     # --help and every other print: no line ends in spaces (rich pads its help panels with them)
     sys.stdout = StrippedLines(sys.stdout)  # type: ignore[assignment]
     try:
-        code = app(args=global_options_first(sys.argv[1:]), prog_name="gsvendor", standalone_mode=False)
+        args = global_options_first(sys.argv[1:])
+        code = only_the_invoked_command(app, args)(args=args, prog_name="gsvendor", standalone_mode=False)
     except KeyboardInterrupt:
         _interrupted()
     except Exception as exc:

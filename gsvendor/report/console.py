@@ -62,9 +62,8 @@ def sync_summary(result: SyncResult) -> dict[str, Any]:
 def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> None:
     """The outcome line; with ``verbose`` or a dry run first a table per chart (files added, changed,
     removed, overlays applied) and every file change."""
-    from rich.markup import escape
-
     from gsvendor.errors import printable
+    from gsvendor.report.plain import escape
 
     snapshot = result.build.snapshot
     # the source is user text (a path, or the lock's): control characters escaped, as in errors

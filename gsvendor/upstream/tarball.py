@@ -8,6 +8,7 @@ import posixpath
 import re
 import tarfile
 import zlib
+from typing import Any
 
 from gsvendor.errors import SourceError
 from gsvendor.upstream.source import (
@@ -63,14 +64,24 @@ def _gunzip_whole(data: bytes) -> bytes | None:
     size = int.from_bytes(data[-4:], "little")  # the inflated size (mod 2**32) of the last member
     if size > _INFLATE_IN_MEMORY or (size > _INFLATE_ANY_RATIO and size > _INFLATE_RATIO * len(data)):
         return None
-    inflater = zlib.decompressobj(wbits=31)
+    inflate, error = _inflater()
+    inflater = inflate(wbits=31)
     try:
         out = inflater.decompress(data, size + 1)  # a trailer that lies cannot make it inflate more
-    except zlib.error:
+    except error:
         return None
     if len(out) != size or not inflater.eof or inflater.unused_data:
         return None
     return out
+
+
+def _inflater() -> tuple[Any, type[Exception]]:
+    """zlib-ng's ``decompressobj`` and error (inflates ~2× faster than zlib, the same bytes), else zlib's."""
+    try:
+        from zlib_ng import zlib_ng
+    except ImportError:  # a platform without its wheel
+        return zlib.decompressobj, zlib.error
+    return zlib_ng.decompressobj, zlib_ng.error
 
 
 def _safe_member_path(name: str, archive: str) -> str:
@@ -157,6 +168,13 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
             )
     files: dict[str, bytes] = {}
     for rel, member in chosen:
+        if inflated is not None and member.isreg() and not member.issparse():
+            # in memory, a regular member's bytes are one slice of the inflated tar (no file object)
+            content = data[member.offset_data : member.offset_data + member.size]
+            if len(content) != member.size:
+                raise SourceError(f"{location}: corrupt member {_one_line(member.name)} (truncated)")
+            files[rel] = content
+            continue
         try:
             handle = archive.extractfile(member)
             if handle is None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gsvendor.errors import LockError
+from gsvendor.files import Digests
 from gsvendor.vendor.plan import Build
 
 API_VERSION = "gsvendor.giantswarm.io/v1alpha1"
@@ -107,8 +108,14 @@ def source_location(kind: str, location: str, root: Path) -> str:
     return Path(os.path.relpath(os.path.abspath(location), os.path.abspath(root))).as_posix()
 
 
-def render(build: Build, location: str) -> bytes:
-    """The lock file bytes for ``build`` whose source is recorded as ``location``."""
+def render(build: Build, location: str, digests: Digests | None = None) -> bytes:
+    """The lock file bytes for ``build`` whose source is recorded as ``location``.
+
+    ``digests``: the run's sha256 memo (:class:`gsvendor.files.Digests`), so bytes hashed while
+    planning are not hashed again; a file no overlay or whitespace fix touched is its upstream
+    bytes and is hashed once either way.
+    """
+    digest = digests or Digests()
     snapshot = build.snapshot
     charts: dict[str, Any] = {}
     for chart in build.charts:
@@ -116,8 +123,8 @@ def render(build: Build, location: str) -> bytes:
         for path in sorted(chart.files):
             entry: dict[str, Any] = {}
             if path in chart.upstream:
-                entry["upstream"] = sha256(chart.upstream[path])
-            entry["result"] = sha256(chart.files[path])
+                entry["upstream"] = digest(chart.upstream[path])
+            entry["result"] = digest(chart.files[path])
             files[path] = entry
         charts[chart.spec.name] = {"dest": chart.spec.dest, "overlays": chart.overlays, "files": files}
     document = {

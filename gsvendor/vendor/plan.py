@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from gsvendor.config import ChartSpec, Config, FileSpec, Selector
 from gsvendor.errors import ConfigError, SourceError, ToolError
-from gsvendor.files import normalize_whitespace
+from gsvendor.files import CleanFiles, normalize_whitespace
 from gsvendor.overlays.engine import AppliedOperation, Overlay, apply_overlays, check_scope
 from gsvendor.upstream.source import UpstreamSnapshot, Wanted
 
@@ -185,22 +185,26 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
 
 
 def _normalized(
-    files: dict[str, bytes], memo: dict[int, tuple[bytes, bytes]] | None = None
+    files: dict[str, bytes],
+    memo: dict[int, tuple[bytes, bytes]] | None = None,
+    clean: CleanFiles | None = None,
 ) -> tuple[dict[str, bytes], list[str]]:
     """``files`` with whitespace fixed, and the paths that changed.
 
     ``memo`` (by object identity) lets charts cut from the same upstream bytes share one result
-    instead of each holding its own copy.
+    instead of each holding its own copy. ``clean`` spares large files known clean the scan
+    (:class:`gsvendor.files.CleanFiles`); the result is the same with or without it.
     """
     out, changed = {}, []
     memo = {} if memo is None else memo
+    fix = normalize_whitespace if clean is None else clean.normalize
     for path in sorted(files):
         original = files[path]
         known = memo.get(id(original))
         if known is not None and known[0] is original:
             data = known[1]
         else:
-            data = normalize_whitespace(original)
+            data = fix(original)
             memo[id(original)] = (original, data)
         if data != original:
             changed.append(path)
@@ -209,12 +213,18 @@ def _normalized(
 
 
 def build(
-    config: Config, snapshot: UpstreamSnapshot, overlays: list[Overlay], renderer: Renderer | None = None
+    config: Config,
+    snapshot: UpstreamSnapshot,
+    overlays: list[Overlay],
+    renderer: Renderer | None = None,
+    clean: CleanFiles | None = None,
 ) -> Build:
     """Vendor every configured chart and file of ``snapshot`` and apply ``overlays``.
 
     Generated files (values.schema.json, README.md) are regenerated after the overlays and
-    before the whitespace fixes (:func:`gsvendor.generate.generate_chart`).
+    before the whitespace fixes (:func:`gsvendor.generate.generate_chart`). ``clean``: what is
+    known of clean file contents (:class:`gsvendor.files.CleanFiles`), which spares large files
+    the whitespace scan; the output is the same with or without it.
 
     Raises :class:`SourceError` when a chart or file is missing upstream,
     :class:`~gsvendor.errors.OverlayApplyError` when an overlay no longer applies,
@@ -243,13 +253,13 @@ def build(
             raise type(exc)(f"{spec.dest}: {exc}") from None
         generated = generated_paths(result.files, overlaid)
         if spec.render is None:
-            files, normalized = _normalized(select_files(spec, overlaid), memo)
+            files, normalized = _normalized(select_files(spec, overlaid), memo, clean)
             upstream = select_files(spec, upstream)
         else:
             if renderer is None:
                 raise ToolError(f"chart {spec.name} is vendored rendered, which needs helm")
             rendered = split_documents(spec, renderer(spec, overlaid))
-            files, normalized = _normalized(rendered, memo)
+            files, normalized = _normalized(rendered, memo, clean)
             # "upstream" of a rendered chart: upstream's chart rendered without overlays
             upstream = split_documents(spec, renderer(spec, upstream)) if result.applied else rendered
         charts.append(

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config
 from gsvendor.errors import HandEditError, UsageError
-from gsvendor.files import read_file, read_tree
+from gsvendor.files import CleanFiles, Digests, read_file, read_tree
 from gsvendor.overlays.engine import load_overlays
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot
@@ -90,9 +90,12 @@ def sync(
     previous = read_lock_if_any(config)
     source = resolve_source(config, tag, source)
     snapshot = fetch(config, tag, source, options)
-    result = build(config, snapshot, overlays, renderer_for(config, helm))
+    digests = Digests()
+    clean = clean_files(config, digests, previous)
+    result = build(config, snapshot, overlays, renderer_for(config, helm), clean)
+    clean.save()  # the cache only: written by a dry run too
     output = result.output()
-    lock_bytes = lockfile.render(result, lockfile.source_location(snapshot.kind, source, config.root))
+    lock_bytes = lockfile.render(result, lockfile.source_location(snapshot.kind, source, config.root), digests)
     changes = plan_changes(config.root, output)
     old_lock = config.lock_path.read_bytes() if config.lock_path.is_file() else None
     edits = hand_edits(config.root, output, previous)
@@ -139,7 +142,16 @@ def _rebuild_from_lock(
             f"--source {source}: a {snapshot.kind} has no archive sha256 to compare with the lock's "
             f"{lock.sha256[:12]}…; give the archive itself (a .tar.gz or its URL)"
         )
-    return lock, build(config, snapshot, load_overlays(config.overlays_dir, config.stamps), renderer_for(config, helm))
+    overlays = load_overlays(config.overlays_dir, config.stamps)
+    clean = clean_files(config, Digests(), lock)
+    result = build(config, snapshot, overlays, renderer_for(config, helm), clean)
+    clean.save()
+    return lock, result
+
+
+def clean_files(config: Config, digests: Digests, lock: lockfile.Lock | None) -> CleanFiles:
+    """What is known of whitespace-clean contents: the lock's results and the cache's stamps."""
+    return CleanFiles(digests, set(lock.results().values()) if lock is not None else None, config.stamps)
 
 
 def verify(

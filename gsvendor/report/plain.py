@@ -1,0 +1,162 @@
+"""A console that writes plain lines itself where rich would write them unchanged, and loads rich otherwise.
+
+Importing rich's console costs ~25 ms, more than some commands spend on their own work (issue
+19), though off a terminal most of what gsvendor prints reaches the stream as it was written: an
+``ok:`` line, a summary, JSON. :class:`LazyConsole` writes such a line itself when rich provably
+would write the same characters (rich 13-15's rules: no terminal, so no colour; markup of plain
+style tags only; nothing rich's emoji codes, control-code stripping, tab expansion or wrapping
+would change) and hands everything else to a real ``rich.console.Console``, created on first need.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, TextIO
+
+# rich.markup's tag syntax: backslashes (escapes), then [tag]
+_TAG = re.compile(r"(\\*)\[([a-z#/@][^[]*?)]")
+# the styles gsvendor's messages use; any other tag (links, @handlers, colour names with
+# parameters) goes to rich
+_STYLES = frozenset({"green", "red", "yellow", "bold", "dim", "cyan", "blue", "magenta", "italic"})
+# rich's emoji codes (:name:, :name-emoji:): text holding anything like one goes to rich
+_EMOJI_LIKE = re.compile(r":\S*?:")
+# what rich writes as it is: printable ASCII, and line ends (no tabs, no control codes, no
+# characters of another cell width)
+_AS_IS = re.compile(r"[\x20-\x7e\n]*")
+
+
+_ESCAPABLE = re.compile(r"(\\*)(\[[a-z#/@][^[]*?])")
+
+
+def escape(text: str) -> str:
+    """rich.markup's ``escape`` without loading rich: ``text`` printed with markup on reads as written.
+
+    Each ``[`` that would open a tag gets a backslash (and the backslashes before it are doubled);
+    a final lone backslash is doubled, so it escapes nothing that follows.
+    """
+    escaped = _ESCAPABLE.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", text)
+    if escaped.endswith("\\") and not escaped.endswith("\\\\"):
+        return escaped + "\\"
+    return escaped
+
+
+def strip_markup(text: str) -> str | None:
+    """``text`` without its markup as rich renders it, or ``None`` when rich must decide.
+
+    ``None`` for a tag that is no plain style of :data:`_STYLES`, for a closing tag that closes
+    nothing (rich raises MarkupError) and for text with an emoji code. Escapes follow
+    rich.markup: ``\\[`` is a literal ``[``, two backslashes before a tag are one backslash.
+    """
+    if "[" not in text:  # rich takes such text whole: no tag, no escape
+        return None if _EMOJI_LIKE.search(text) else text
+    out: list[str] = []
+    position = 0
+    opened: list[str] = []
+    for match in _TAG.finditer(text):
+        escapes, tag = match.group(1), match.group(2)
+        start, end = match.span()
+        out.append(text[position:start])
+        position = end
+        if escapes:
+            backslashes, escaped = divmod(len(escapes), 2)
+            out.append("\\" * backslashes)
+            if escaped:
+                out.append(f"[{tag}]")
+                continue
+        if tag == "/":
+            if not opened:
+                return None
+            opened.pop()
+        elif tag.startswith("/"):
+            if tag[1:] not in opened:
+                return None
+            del opened[len(opened) - 1 - opened[::-1].index(tag[1:])]
+        elif tag in _STYLES:
+            opened.append(tag)
+        else:
+            return None
+    out.append(text[position:])
+    pieces = [piece.replace("\\[", "[") for piece in out]  # rich: an escaped [ that opens no tag
+    if any(_EMOJI_LIKE.search(piece) for piece in pieces):
+        return None
+    return "".join(pieces)
+
+
+def plain_for_rich(environ: Any, stream: TextIO) -> bool:
+    """Whether rich would see no terminal on ``stream`` (rich's ``Console.is_terminal``), so writes no colour."""
+    tty_compatible = environ.get("TTY_COMPATIBLE", "")
+    if tty_compatible in ("0", "1"):
+        return tty_compatible == "0"
+    force_color = environ.get("FORCE_COLOR")
+    if force_color is not None:
+        return force_color == ""
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return isatty is None or not isatty()
+    except ValueError:  # a closed stream: rich says no terminal too
+        return True
+
+
+class LazyConsole:
+    """The ``print``/``out`` of a ``rich.console.Console(file=file, highlight=False, width=width)``.
+
+    A call rich would render unchanged is written to ``file`` directly; any other call, and
+    every other attribute, goes to the rich console (created once, on first need, after which
+    everything goes there, so the two never interleave). ``width`` ``None`` is rich's own
+    (then only soft-wrapped lines are written directly).
+    """
+
+    def __init__(self, file: TextIO, width: int | None = None) -> None:
+        self.file = file
+        self._width = width
+        self._rich: Any = None
+        self._plain = plain_for_rich(os.environ, file)
+
+    def rich(self) -> Any:
+        """The real rich console (created on first call)."""
+        if self._rich is None:
+            from rich.console import Console
+
+            self._rich = Console(file=self.file, highlight=False, width=self._width)
+        return self._rich
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.rich(), name)
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        """rich's ``Console.print``; a plain string is written as it is where rich would write it so."""
+        text = self._as_written(objects, options)
+        if text is None:
+            self.rich().print(*objects, **options)
+            return
+        self.file.write(text)
+        self.file.flush()
+
+    def out(self, *objects: Any, **options: Any) -> None:
+        """rich's ``Console.out`` (no markup, no wrapping); plain text is written as it is."""
+        plain = self._rich is None and self._plain and set(options) <= {"highlight", "end"}
+        if plain and options.get("highlight") in (None, False) and all(isinstance(o, str) for o in objects):
+            text, end = " ".join(objects), options.get("end", "\n")
+            if _AS_IS.fullmatch(text) and _AS_IS.fullmatch(end):
+                self.file.write(text + end)
+                self.file.flush()
+                return
+        self.rich().out(*objects, **options)
+
+    def _as_written(self, objects: tuple[Any, ...], options: dict[str, Any]) -> str | None:
+        """What rich's ``print`` would write for these arguments when it is the text itself, else ``None``."""
+        if self._rich is not None or not self._plain or len(objects) != 1 or not isinstance(objects[0], str):
+            return None
+        if not set(options) <= {"soft_wrap", "markup", "highlight", "end"} or options.get("highlight"):
+            return None
+        end = options.get("end", "\n")
+        text = strip_markup(objects[0]) if options.get("markup", True) else objects[0]
+        if text is None or not _AS_IS.fullmatch(text) or not _AS_IS.fullmatch(end):
+            return None
+        if not options.get("markup", True) and _EMOJI_LIKE.search(text):
+            return None
+        wraps = not options.get("soft_wrap", False)
+        if wraps and (self._width is None or any(len(line) > self._width for line in text.split("\n"))):
+            return None
+        return text + end

@@ -1,0 +1,157 @@
+"""The plain console writes what rich writes: every call it takes itself is checked against rich."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from gsvendor.report.plain import LazyConsole, plain_for_rich, strip_markup
+
+PIECES = st.lists(
+    st.sampled_from(
+        [
+            "ok",
+            "error:",
+            " ",
+            "  ",
+            "a",
+            "x" * 30,
+            ":",
+            ":smile:",
+            "[green]",
+            "[/]",
+            "[/green]",
+            "[red]",
+            "[bold]",
+            "[link=x]",
+            "[@click]",
+            "\\",
+            "\\[",
+            "[",
+            "]",
+            "[x]",
+            "\n",
+            "\t",
+            "ü",
+            "\r",
+            "v0.20.0",
+            "/",
+            "-",
+            "[/red]",
+            "[0]",
+            "[a b]",
+        ]
+    ),
+    max_size=25,
+)
+
+
+def _rich(text: str, width: int | None, method: str, **options: object) -> str:
+    from rich.console import Console
+
+    stream = io.StringIO()
+    console = Console(file=stream, highlight=False, width=width)
+    try:
+        getattr(console, method)(text, **options)
+    except Exception as exc:  # a MarkupError: the plain console must hand the call to rich
+        return f"raised {type(exc).__name__}"
+    return stream.getvalue()
+
+
+def _plain(text: str, width: int | None, method: str, **options: object) -> tuple[str, bool]:
+    stream = io.StringIO()
+    console = LazyConsole(stream, width)
+    try:
+        getattr(console, method)(text, **options)
+    except Exception as exc:
+        return f"raised {type(exc).__name__}", console._rich is None
+    return stream.getvalue(), console._rich is None
+
+
+@pytest.fixture(autouse=True)
+def _no_forced_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "COLUMNS", "NO_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@settings(max_examples=600, deadline=None)
+@given(PIECES, st.sampled_from([None, 20, 40, 100]), st.booleans(), st.booleans(), st.sampled_from(["\n", ""]))
+@example(["[green]", "ok", "[/]", ":", " ", "output"], 100, False, True, "\n")
+@example(["x" * 30, " ", "x" * 30], 40, False, True, "\n")
+def test_print_writes_what_rich_writes(
+    pieces: list[str], width: int | None, soft: bool, markup: bool, end: str
+) -> None:
+    text = "".join(pieces)
+    options = {"soft_wrap": soft, "markup": markup, "end": end}
+    written, _ = _plain(text, width, "print", **options)
+    assert written == _rich(text, width, "print", **options)
+
+
+@settings(max_examples=300, deadline=None)
+@given(PIECES, st.sampled_from([None, 20, 100]))
+def test_out_writes_what_rich_writes(pieces: list[str], width: int | None) -> None:
+    text = "".join(pieces)
+    written, _ = _plain(text, width, "out", highlight=False)
+    assert written == _rich(text, width, "out", highlight=False)
+
+
+@pytest.mark.parametrize(
+    ("text", "options", "plain"),
+    [
+        ("[green]ok[/]: output is upstream v0.20.0 plus the declared overlays", {}, True),
+        ("[red]error:[/] verify failed: 2 file(s) differ", {"soft_wrap": True}, True),
+        ("x" * 101, {}, False),  # wider than the console: rich wraps it
+        ("x" * 101, {"soft_wrap": True}, True),
+        ("a :smile: b", {}, False),  # an emoji code
+        ("[link=https://x]x[/link]", {}, False),
+        ("tab\there", {}, False),
+        ("über", {}, False),
+    ],
+)
+def test_which_calls_the_plain_console_writes_itself(text: str, options: dict, plain: bool) -> None:
+    written, took_it = _plain(text, 100, "print", **options)
+    assert took_it is plain
+    assert written == _rich(text, 100, "print", **options)
+
+
+def test_once_rich_is_loaded_every_call_goes_there() -> None:
+    stream = io.StringIO()
+    console = LazyConsole(stream, 100)
+    console.print("a :smile: b")
+    assert console._rich is not None
+    console.print("[green]ok[/]")
+    assert stream.getvalue() == "a 😄 b\nok\n"
+
+
+@pytest.mark.parametrize(
+    ("environ", "plain"),
+    [
+        ({}, True),
+        ({"FORCE_COLOR": "1"}, False),
+        ({"FORCE_COLOR": ""}, True),
+        ({"TTY_COMPATIBLE": "1"}, False),
+        ({"TTY_COMPATIBLE": "0", "FORCE_COLOR": "1"}, True),
+    ],
+)
+def test_a_forced_terminal_goes_to_rich(environ: dict, plain: bool) -> None:
+    assert plain_for_rich(environ, io.StringIO()) is plain
+
+
+def test_markup_is_stripped_as_rich_renders_it() -> None:
+    assert strip_markup("[green]ok[/]: a \\[b] c") == "ok: a [b] c"
+    assert strip_markup("\\\\[red]x[/red]") == "\\x"
+    assert strip_markup("[/]") is None and strip_markup("[red]x[/green]") is None
+
+
+@settings(max_examples=600, deadline=None)
+@given(PIECES)
+def test_escape_is_riches(pieces: list[str]) -> None:
+    from rich.markup import escape as rich_escape
+
+    from gsvendor.report.plain import escape
+
+    text = "".join(pieces)
+    assert escape(text) == rich_escape(text)
