@@ -1,13 +1,21 @@
-"""Comparing two file trees: unified diffs per file, as verify and diff print them."""
+"""Comparing two file trees: unified diffs per file, as verify and diff print them.
+
+The text is always :func:`difflib.unified_diff`'s; how it is reached is this module's business.
+UTF-8 with only ``\\n`` line breaks (every chart file here) is diffed as byte lines, the common
+head and tail found on the bytes and split once for both sides (:func:`unified`); long files have
+that head and tail kept away from difflib when that is provably its own answer
+(:func:`matching_blocks`). Issue 19 asks the diff's cost to follow the change, not the file.
+"""
 
 from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice
 from operator import ne
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -24,27 +32,187 @@ class FileDiff:
 TRIM_ABOVE = 2000
 
 
-def unified(path: str, before: bytes | None, after: bytes | None, labels: tuple[str, str]) -> str:
-    """A unified diff (3 lines of context) from ``before`` to ``after``; ``None`` is an absent file."""
+def unified(
+    path: str, before: bytes | None, after: bytes | None, labels: tuple[str, str], trim_above: int = TRIM_ABOVE
+) -> str:
+    """A unified diff (3 lines of context) from ``before`` to ``after``; ``None`` is an absent file.
+
+    The text is :func:`difflib.unified_diff`'s of the lines ``str.splitlines`` cuts from the
+    UTF-8 text (undecodable bytes replaced), with git's ``\\ No newline at end of file`` marks.
+    Text whose lines can be cut as bytes (:func:`_newline_lines`) takes :func:`_unified_bytes`,
+    which gives the same text without decoding or splitting the common head and tail twice.
+    """
     if before == after:
         return ""
     if (before and b"\0" in before) or (after and b"\0" in after):
         return f"Binary files {labels[0]}/{path} and {labels[1]}/{path} differ\n"
+    fromfile = f"{labels[0]}/{path}" if before is not None else "/dev/null"
+    tofile = f"{labels[1]}/{path}" if after is not None else "/dev/null"
+    old_bytes, new_bytes = before or b"", after or b""
+    if _newline_lines(old_bytes):
+        trim = _trim(old_bytes, new_bytes)
+        # the rest of new_bytes is old_bytes' head and tail: only its middle needs the check
+        if _newline_lines(new_bytes[trim[0] : trim[2]]):
+            return _unified_bytes(old_bytes, new_bytes, trim, fromfile, tofile, trim_above)
     old = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
     new = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    lines = unified_lines(
-        old,
-        new,
-        fromfile=f"{labels[0]}/{path}" if before is not None else "/dev/null",
-        tofile=f"{labels[1]}/{path}" if after is not None else "/dev/null",
-    )
+    lines = unified_lines(old, new, fromfile=fromfile, tofile=tofile, trim_above=trim_above)
     out = []
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
 
-def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE) -> list[tuple[int, int, int]]:
+# Bytes str.splitlines cuts a line after (besides \n) that bytes.splitlines does not, or does
+# differently (\r\n); the UTF-8 of U+0085, U+2028 and U+2029 is checked for in decoded text.
+_OTHER_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")
+
+
+def _newline_lines(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8 whose only line break is ``\\n``; so is a file made of such
+    pieces cut at line starts (a ``\\n`` is never inside a UTF-8 sequence).
+
+    Then ``data.splitlines(keepends=True)`` are the lines ``str.splitlines`` cuts from its text,
+    each the UTF-8 of one of them, and two lines are equal exactly when their texts are (UTF-8 is
+    one-to-one): difflib matches the byte lines as it matches the text lines. Each test is one C
+    scan (``memchr``, ``isascii``); text that is not ASCII is decoded once to check it.
+    """
+    if any(byte in data for byte in _OTHER_BREAKS):
+        return False
+    if data.isascii():
+        return True
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return "\x85" not in text and "\u2028" not in text and "\u2029" not in text
+
+
+def _unified_bytes(
+    before: bytes, after: bytes, trim: tuple[int, int, int], fromfile: str, tofile: str, trim_above: int
+) -> str:
+    """:func:`unified`'s text of two files that both pass :func:`_newline_lines`.
+
+    ``trim`` is :func:`_trim`'s answer: the common head and tail, found on the bytes, are split
+    into lines once, shared by both sides; only the changed middle of each side is split on its
+    own. The hunks are joined as bytes and decoded once (both sides are UTF-8).
+    """
+    head_end, old_tail, new_tail = trim
+    head = before[:head_end].splitlines(keepends=True)
+    tail = before[old_tail:].splitlines(keepends=True)
+    old = head + before[head_end:old_tail].splitlines(keepends=True) + tail
+    new = head + after[head_end:new_tail].splitlines(keepends=True) + tail
+    # after.count(line) counts the lines ending with it (each holds one \n, at its end): never fewer
+    matcher = _Matcher(old, new, trim_above, (len(head), len(tail)), after.count)
+    out: list[bytes] = []
+    for group in matcher.get_grouped_opcodes(3):
+        first, last = group[0], group[-1]
+        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode())
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out.append(_marked(b" ", old, i1, i2))
+                continue
+            if tag in ("replace", "delete"):
+                out.append(_marked(b"-", old, i1, i2))
+            if tag in ("replace", "insert"):
+                out.append(_marked(b"+", new, j1, j2))
+    if not out:
+        return ""
+    return f"--- {fromfile}\n+++ {tofile}\n" + b"".join(out).decode("utf-8")
+
+
+def _marked(mark: bytes, lines: list[bytes], start: int, stop: int) -> bytes:
+    """``lines[start:stop]`` each prefixed with ``mark``, as one byte string; a last line of the
+    file without a newline gets one and git's ``\\ No newline at end of file`` line.
+
+    Every line but the file's last ends with ``\\n``, so ``mark.join`` puts the mark at each
+    line's start after the first.
+    """
+    if start == stop:
+        return b""
+    text = mark + mark.join(lines[start:stop])
+    if stop == len(lines) and not text.endswith(b"\n"):
+        text += b"\n\\ No newline at end of file\n"
+    return text
+
+
+# Common heads and tails are compared in slices of up to this many bytes: a slice of this size
+# is a plain heap copy (larger ones are mapped pages, which cost more than comparing them).
+_SLICE = 1 << 16
+
+
+def _prefix(a: bytes, b: bytes) -> int:
+    """How many leading bytes ``a`` and ``b`` share: slices of growing size are compared in C,
+    then the slice holding the first difference is halved down to it."""
+    limit = min(len(a), len(b))
+    low, size = 0, 64
+    while low < limit:
+        high = min(low + size, limit)
+        if a[low:high] != b[low:high]:
+            break
+        low, size = high, min(size * 2, _SLICE)
+    else:
+        return limit
+    while high - low > 1:  # a[:low] == b[:low], a[:high] != b[:high]
+        middle = (low + high) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _suffix(a: bytes, b: bytes, limit: int) -> int:
+    """How many trailing bytes ``a`` and ``b`` share, at most ``limit`` (as :func:`_prefix`)."""
+    end_a, end_b = len(a), len(b)
+    low, size = 0, 64
+    while low < limit:
+        high = min(low + size, limit)
+        if a[end_a - high : end_a - low] != b[end_b - high : end_b - low]:
+            break
+        low, size = high, min(size * 2, _SLICE)
+    else:
+        return limit
+    while high - low > 1:  # the last low bytes are equal, the last high are not
+        middle = (low + high) // 2
+        if a[end_a - middle : end_a - low] == b[end_b - middle : end_b - low]:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def _trim(before: bytes, after: bytes) -> tuple[int, int, int]:
+    """Byte offsets of the common lines (``\\n``-ended) at the start and end of two files.
+
+    Returns where the common head ends (the same in both) and where the common tail starts in
+    ``before`` and in ``after``: the lines of ``before[:head]`` are the leading lines both share
+    (as :func:`_common` counts them), those of ``before[tail:]`` the trailing ones after those.
+    A common byte suffix starts a line only where it starts one in both files; else the common
+    lines start after its first newline.
+    """
+    head = before.rfind(b"\n", 0, _prefix(before, after)) + 1
+    same = _suffix(before, after, min(len(before), len(after)) - head)
+    old_tail, new_tail = len(before) - same, len(after) - same
+    if not (_starts_line(before, old_tail) and _starts_line(after, new_tail)):
+        newline = before.find(b"\n", old_tail)
+        step = (newline + 1 if newline >= 0 else len(before)) - old_tail
+        old_tail, new_tail = old_tail + step, new_tail + step
+    return head, old_tail, new_tail
+
+
+def _starts_line(data: bytes, offset: int) -> bool:
+    """Whether ``offset`` in ``data`` is the start of a line (or the end after a final newline)."""
+    return offset == 0 or data[offset - 1] == 10  # b"\n"
+
+
+def matching_blocks(
+    old: Sequence[Hashable],
+    new: Sequence[Hashable],
+    trim_above: int = TRIM_ABOVE,
+    common: tuple[int, int] | None = None,
+    at_most: Callable[[Any], int] | None = None,
+) -> list[tuple[int, int, int]]:
     """difflib's matching blocks of ``old`` and ``new`` (ending with the ``(len, len, 0)`` sentinel).
 
     Inputs of ``trim_above`` lines or more have their common head and tail matched first and only
@@ -54,16 +222,25 @@ def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE
     and tail are blocks difflib itself finds, no match crosses into them, and the middle is matched
     with the popularity difflib computes for the whole file: the answer is difflib's own (the
     tests compare it with difflib). Otherwise the whole file is matched.
+
+    ``common``: the lengths of the common head and tail when the caller knows them (as
+    :func:`_common` counts them: the tail not overlapping the head). ``at_most``: a quicker count
+    of a line in ``new`` that may count too many, never too few (:func:`_unified_bytes`' count in
+    the bytes); a line it does not prove unpopular is counted in ``new``.
     """
 
     def whole() -> list[tuple[int, int, int]]:
         return difflib.SequenceMatcher(None, old, new).get_matching_blocks()
 
+    if not old or not new:  # nothing can match: difflib's answer is its sentinel alone
+        return [(len(old), len(new), 0)]
     if len(old) + len(new) < trim_above:
         return whole()
-    limit = min(len(old), len(new))
-    head = _common(old, new, limit)
-    tail = _common(reversed(old), reversed(new), limit - head)
+    if common is None:
+        limit = min(len(old), len(new))
+        head = _common(old, new, limit)
+        common = head, _common(reversed(old), reversed(new), limit - head)
+    head, tail = common
     old_middle, new_middle = old[head : len(old) - tail], new[head : len(new) - tail]
     inner = set(old_middle)  # the middle is small: the large head and tail are only looked up in it
     inner.update(new_middle)
@@ -74,7 +251,7 @@ def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE
     most = len(new) // 100 + 1  # difflib's autojunk: in 200 lines or more, more copies make a line "popular"
     if len(new) >= 200:  # difflib finds a head or tail only from a line in it that is not popular
         for part in (new[:head], new[len(new) - tail :]):
-            if part and not _holds_unpopular(part, new, most):
+            if part and not _holds_unpopular(part, new, most, at_most):
                 return whole()
     middle = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)
     if len(new) >= 200:
@@ -95,11 +272,14 @@ def matching_blocks(old: list[str], new: list[str], trim_above: int = TRIM_ABOVE
     return merged
 
 
-def _holds_unpopular(part: list[str], lines: list[str], most: int) -> bool:
+def _holds_unpopular(
+    part: Sequence[Hashable], lines: Sequence[Hashable], most: int, at_most: Callable[[Any], int] | None = None
+) -> bool:
     """Whether a line of ``part`` occurs at most ``most`` times in ``lines``: usually its first
-    line says so, counted in C; a part whose first lines are all popular has every line counted."""
+    line says so, counted in C (by ``at_most`` first when given: a bound from above); a part whose
+    first lines are all popular has every line counted."""
     for line in part[:8]:
-        if lines.count(line) <= most:
+        if (at_most is not None and at_most(line) <= most) or lines.count(line) <= most:
             return True
     if len(part) <= 8:
         return False
@@ -107,30 +287,46 @@ def _holds_unpopular(part: list[str], lines: list[str], most: int) -> bool:
     return any(counts[line] <= most for line in part)
 
 
-def _common(old: Iterable[str], new: Iterable[str], limit: int) -> int:
+def _common(old: Iterable[Hashable], new: Iterable[Hashable], limit: int) -> int:
     """How many leading lines ``old`` and ``new`` share, at most ``limit``: the lines are compared
     by C iterators (no slice copies, no Python loop), stopping at the first difference."""
     return min(next(compress(count(), map(ne, old, new)), limit), limit)
 
 
-def _joins(lines: list[str], head: int, tail: int, other: list[str]) -> bool:
+def _joins(lines: Sequence[Hashable], head: int, tail: int, other: Sequence[Hashable]) -> bool:
     """Whether ``lines`` has nothing between head and tail and ``other`` holds the two lines that meet there.
 
     Then a match could run across that seam in ``lines`` and difflib could prefer it to the head.
+    The first line is looked for by ``index`` (in C); Python only looks at the line after each copy.
     """
     if len(lines) != head + tail or not head or not tail:
         return False
     first, second = lines[head - 1], lines[head]
-    return any(other[j + 1] == second for j in range(len(other) - 1) if other[j] == first)
+    at, stop = -1, len(other) - 1
+    while True:
+        try:
+            at = other.index(first, at + 1, stop)
+        except ValueError:
+            return False
+        if other[at + 1] == second:
+            return True
 
 
 class _Matcher(difflib.SequenceMatcher):
     """A SequenceMatcher whose matching blocks come from :func:`matching_blocks`."""
 
-    def __init__(self, old: list[str], new: list[str], trim_above: int) -> None:
+    def __init__(
+        self,
+        old: Sequence[Hashable],
+        new: Sequence[Hashable],
+        trim_above: int,
+        common: tuple[int, int] | None = None,
+        at_most: Callable[[Any], int] | None = None,
+    ) -> None:
         super().__init__(None)
         self.a, self.b = old, new
-        self.matching_blocks = [difflib.Match(*block) for block in matching_blocks(old, new, trim_above)]
+        blocks = matching_blocks(old, new, trim_above, common, at_most)
+        self.matching_blocks = [difflib.Match(*block) for block in blocks]
         self.opcodes = None
 
 

@@ -1,0 +1,127 @@
+"""compare.unified on bytes: the byte-line path gives difflib's text of the decoded lines, byte for byte."""
+
+from __future__ import annotations
+
+import difflib
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from gsvendor.vendor import compare
+
+LABELS = ("a", "b")
+
+
+def _reference(before: bytes | None, after: bytes | None) -> str:
+    """What unified printed before the byte path: difflib over the decoded text's lines."""
+    if before == after:
+        return ""
+    old = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    new = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    lines = difflib.unified_diff(
+        old,
+        new,
+        fromfile="a/f" if before is not None else "/dev/null",
+        tofile="b/f" if after is not None else "/dev/null",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+# \n-only UTF-8 takes the byte path; the others (\r, \x0b, U+2028, U+0085, invalid UTF-8) the text path
+PIECES = st.lists(
+    st.sampled_from(
+        [
+            *(b"a\n", b"b\n", b"c\n", b"  d: e\n", b"\xc3\xbc\n", b"x", b"\n", b"a"),
+            *(b"\r\n", b"\x0b", b"\xe2\x80\xa8", b"\xc2\x85", b"\xff\n", b"\xfe\n", b"\xe2\x80\n"),
+        ]
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.one_of(st.none(), PIECES.map(b"".join)), st.one_of(st.none(), PIECES.map(b"".join)), st.sampled_from([0, 5]))
+@example(b"a\nb", b"a\nb\n", 0)
+@example(b"a\nb\n", b"a\nb", 0)
+@example(b"x\na\nb\n", b"a\nb\n", 0)
+@example(b"a\nb\n", b"x\na\nb\n", 0)
+@example(b"a\na\na\n", b"a\na\n", 0)
+@example(b"\xff\n", b"\xfe\n", 0)  # different bytes, the same replaced text: no diff
+def test_unified_is_difflibs_text(before: bytes | None, after: bytes | None, trim_above: int) -> None:
+    if (before and b"\0" in before) or (after and b"\0" in after):
+        return
+    assert compare.unified("f", before, after, LABELS, trim_above=trim_above) == _reference(before, after)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 10**6), max_size=300, unique=True), st.data())
+def test_unified_of_a_local_edit_in_bytes(base: list[int], data: st.DataObject) -> None:
+    """Long files with an edit somewhere: head and tail are trimmed on the bytes, the text is difflib's."""
+    old = [b"line %d\n" % n for n in base] + [b"common\n"] * 3
+    at = data.draw(st.integers(0, len(old)))
+    cut = data.draw(st.integers(0, 5))
+    added = data.draw(st.lists(st.sampled_from([b"new 1\n", b"new 2\n", b"common\n", b"line", b"ne"]), max_size=6))
+    before = b"".join(old) + data.draw(st.sampled_from([b"", b"end", b"common"]))
+    after = b"".join(old[:at] + added + old[at + cut :]) + data.draw(st.sampled_from([b"", b"end", b"mon"]))
+    for one, other in ((before, after), (after, before)):
+        assert compare.unified("f", one, other, LABELS, trim_above=0) == _reference(one, other)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "head", "old_tail", "new_tail"),
+    [
+        (b"a\nb\nc\n", b"a\nx\nc\n", 2, 4, 4),
+        (b"a\nb\nc\n", b"a\nbb\nc\n", 2, 4, 5),  # the common bytes "b\nc\n" start inside a line of after
+        (b"ab\nc\n", b"b\nc\n", 0, 3, 2),  # they start a line in after, not in before
+        (b"a\nb\n", b"a\nb\nc\n", 4, 4, 6),  # the tail may not overlap the head
+        (b"a\nb", b"a\nbc", 2, 3, 4),  # last lines without a newline, different: no tail
+        (b"x\na\n", b"y\na\n", 0, 2, 2),
+    ],
+)
+def test_trim_finds_whole_common_lines(before: bytes, after: bytes, head: int, old_tail: int, new_tail: int) -> None:
+    assert compare._trim(before, after) == (head, old_tail, new_tail)
+
+
+def test_prefix_and_suffix_across_slice_sizes() -> None:
+    """The galloping comparison finds the first difference at every distance from the ends."""
+    base = bytes(range(256)) * 1200  # 300 KiB: more than the largest slice compared
+    for at in (0, 1, 63, 64, 65, 1000, 65535, 65536, 200_000, len(base) - 1):
+        changed = base[:at] + b"\xff" + base[at + 1 :] if base[at] != 0xFF else base[:at] + b"\0" + base[at + 1 :]
+        assert compare._prefix(base, changed) == at
+        assert compare._suffix(base, changed, len(base)) == len(base) - at - 1
+    assert compare._prefix(base, base + b"x") == len(base)
+    assert compare._suffix(b"x" + base, base, 100) == 100
+
+
+def test_a_large_crd_like_edit_prints_the_hunk() -> None:
+    lines = [b"      description: field %d\n" % n for n in range(5000)]
+    before = b"".join(lines)
+    after = b"".join([*lines[:2500], b"      description: {{ .Values.x }}\n", *lines[2501:]])
+    assert compare.unified("crd.yaml", before, after, ("upstream", "vendored")) == (
+        "--- upstream/crd.yaml\n"
+        "+++ vendored/crd.yaml\n"
+        "@@ -2498,7 +2498,7 @@\n"
+        "       description: field 2497\n"
+        "       description: field 2498\n"
+        "       description: field 2499\n"
+        "-      description: field 2500\n"
+        "+      description: {{ .Values.x }}\n"
+        "       description: field 2501\n"
+        "       description: field 2502\n"
+        "       description: field 2503\n"
+    )
+
+
+def test_a_line_the_byte_count_overcounts_is_counted_again() -> None:
+    """``after.count(line)`` also counts lines that end with the line: then the lines count."""
+    lines = [b"a\n"] + [b"x%da\n" % n for n in range(3000)]  # 3,000 lines end with b"a\n"
+    before = b"".join(lines)
+    after = b"".join([*lines[:1500], b"changed\n", *lines[1501:]])
+    assert after.count(b"a\n") > len(lines) // 100 + 1
+    text = compare.unified("f", before, after, LABELS)
+    assert text == _reference(before, after)
+    assert text.splitlines()[2:] == [
+        *("@@ -1498,7 +1498,7 @@", " x1496a", " x1497a", " x1498a"),
+        *("-x1499a", "+changed", " x1500a", " x1501a", " x1502a"),
+    ]
