@@ -155,3 +155,10 @@ def test_escape_is_riches(pieces: list[str]) -> None:
 
     text = "".join(pieces)
     assert escape(text) == rich_escape(text)
+
+
+def test_is_terminal_is_answered_without_rich_until_rich_is_loaded() -> None:
+    console = LazyConsole(io.StringIO(), 100)
+    assert console.is_terminal is False and console._rich is None
+    console.rich()
+    assert console.is_terminal is False  # now rich's own answer

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -144,16 +143,6 @@ def diff_line_style(line: str) -> str:
     return {"+": "green", "-": "red"}.get(line[:1], "")
 
 
-def _is_terminal(console: Console) -> bool:
-    """``console.is_terminal``; a :class:`~gsvendor.report.plain.LazyConsole` is asked without
-    creating its rich console (importing rich.console is most of a piped diff's printing cost)."""
-    from gsvendor.report.plain import LazyConsole, plain_for_rich
-
-    if isinstance(console, LazyConsole):
-        return not plain_for_rich(os.environ, console.file)
-    return bool(console.is_terminal)
-
-
 def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
     """Unified diffs, coloured on a terminal, plain when piped.
 
@@ -164,7 +153,7 @@ def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
     """
     from gsvendor.report.layout import raw_stream
 
-    if not _is_terminal(console):
+    if not console.is_terminal:  # a LazyConsole answers without loading rich
         stream = raw_stream(console.file)
         stream.write("".join(item.text for item in diffs))
         stream.flush()

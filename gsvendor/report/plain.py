@@ -124,6 +124,11 @@ class LazyConsole:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.rich(), name)
 
+    @property
+    def is_terminal(self) -> bool:
+        """rich's ``Console.is_terminal``, answered without loading rich until rich is loaded."""
+        return bool(self._rich.is_terminal) if self._rich is not None else not self._plain
+
     def print(self, *objects: Any, **options: Any) -> None:
         """rich's ``Console.print``; a plain string is written as it is where rich would write it so."""
         text = self._as_written(objects, options)
