@@ -32,6 +32,9 @@ from gsvendor.config import load_config  # noqa: E402
 from gsvendor.images import check as checkimages  # noqa: E402
 from gsvendor.images import render  # noqa: E402
 
+# as installed for users: byte code cached (PYTHONDONTWRITEBYTECODE would compile every module each run)
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
 
 def helm_calls(helm: str, stack: ExitStack) -> list[list[str]]:
     """The helm command lines check-images runs, on renderable copies that live as long as ``stack``."""
@@ -79,7 +82,7 @@ def parallel(calls: list[list[str]], jobs: int = 2) -> tuple[float, float]:
 def check_images(gsvendor: str) -> tuple[float, float]:
     """(wall, CPU) seconds of one `gsvendor check-images`, its helm processes included."""
     cpu, start = _children_cpu(), time.perf_counter()
-    process = subprocess.run([gsvendor, "check-images"], cwd=ROOT, capture_output=True, text=True, check=False)
+    process = subprocess.run([gsvendor, "check-images"], cwd=ROOT, env=ENV, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
     if process.returncode == 2:
         sys.exit(f"check-images failed to run: {process.stderr.strip()}")
