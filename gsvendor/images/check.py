@@ -26,7 +26,6 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,8 @@ from gsvendor.images.find import Found, Skipped, configmap_references, manifest_
 from gsvendor.images.reference import ImageReference, InvalidReference, parse
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from gsvendor.config import Config
 
 
@@ -209,7 +210,12 @@ def _chart_name(chart_yaml: Path) -> str | None:
 
 def _escape_key(key: str) -> str:
     # helm's --set parser (strvals) splits keys at . [ = , ; a backslash makes them literal.
-    return re.sub(r"([\\.\[=,])", r"\\\1", key)
+    if not _SET_SPECIAL.search(key):  # almost every key: no substitution to make
+        return key
+    return _SET_SPECIAL.sub(r"\\\1", key)
+
+
+_SET_SPECIAL = re.compile(r"([\\.\[=,])")
 
 
 def discover_switches(values: Any) -> list[str]:
@@ -689,6 +695,8 @@ def render_charts(
     ``RenderedVariant.outputs[name]``. ``jobs``: parallel renders (default: one per CPU). Raises
     :class:`~gsvendor.errors.ToolError` when helm cannot run.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     from gsvendor.images.render import renderable_copy
 
     start = time.perf_counter()
@@ -700,18 +708,25 @@ def render_charts(
     values: dict[int, ChartValues] = {}
     plans: dict[int, list[Variant]] = {}
     with ExitStack() as copies, ThreadPoolExecutor(max_workers=workers, thread_name_prefix="helm") as pool:
-        # One renderable copy per chart, shared by its variants (helm only reads it). defaults needs
-        # no values.yaml, so those renders start before the values files are read.
+        # One renderable copy per chart, shared by its variants (helm only reads it), removed by the
+        # worker that finishes the chart's last render (off the end of the run); whatever is left
+        # (an error) is removed on the way out. defaults needs no values.yaml, so those renders start
+        # before the values files are read.
         prepared: dict[int, ChartTarget] = {}
+        done = _CopyRelease(len(charts))
         for i in order:
-            copy = copies.enter_context(renderable_copy(charts[i].path))
+            copy = done.stacks[i].enter_context(renderable_copy(charts[i].path))
+            copies.callback(done.stacks[i].close)
             prepared[i] = ChartTarget(name=charts[i].name, path=copy, label=charts[i].label)
             futures[(i, DEFAULTS)] = pool.submit(_render, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks)
+            futures[(i, DEFAULTS)].add_done_callback(lambda _f, i=i: done.finished(i))
         for i in order:
             values[i] = load_values(charts[i])
             plans[i] = plan_variants(values[i].data, settings.chart(charts[i].name))
             for variant in plans[i][1:]:
                 futures[(i, variant.name)] = pool.submit(_render, helm, charts[i], prepared[i], variant, hooks)
+                futures[(i, variant.name)].add_done_callback(lambda _f, i=i: done.finished(i))
+            done.planned(i, len(plans[i]))
         rendered = [futures[(i, variant.name)].result() for i in range(len(charts)) for variant in plans[i]]
     return Rendering(
         charts=list(charts),
@@ -719,6 +734,43 @@ def render_charts(
         values=[values[i] for i in range(len(charts))],
         seconds=time.perf_counter() - start,
     )
+
+
+class _CopyRelease:
+    """When a chart's renders are all done, its renderable copy goes (``stacks[i]`` holds it).
+
+    ``planned(i, n)``: chart ``i`` has ``n`` renders; ``finished(i)``: one of them ended (from the
+    worker thread). Whichever call sees the last one closes the stack; the rendering's own
+    ExitStack closes every stack again on the way out, which is a no-op for a closed one.
+    """
+
+    def __init__(self, charts: int) -> None:
+        import threading
+
+        self.stacks = [ExitStack() for _ in range(charts)]
+        self._lock = threading.Lock()
+        self._left: dict[int, int] = {}
+        self._ended = [0] * charts
+
+    def planned(self, chart: int, renders: int) -> None:
+        """All ``renders`` of ``chart`` are submitted."""
+        with self._lock:
+            self._left[chart] = renders - self._ended[chart]
+            last = self._left[chart] == 0
+        if last:
+            self.stacks[chart].close()
+
+    def finished(self, chart: int) -> None:
+        """A render of ``chart`` ended (rendered, failed or raised)."""
+        with self._lock:
+            self._ended[chart] += 1
+            left = self._left.get(chart)
+            if left is not None:
+                self._left[chart] = left - 1
+            last = left == 1
+        if last:
+            with suppress(OSError):
+                self.stacks[chart].close()
 
 
 def images_consumer(settings: ImagesConfig, allow: Sequence[str] | None = None) -> Consumer:
