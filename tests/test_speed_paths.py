@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable
 
 import pytest
@@ -617,12 +618,11 @@ def _typed(value: object) -> object:
 
 
 def _outcome(load: Callable[[], object]) -> object:
-    """What ``load`` returns (types kept), or the error it raises (type and message)."""
-    from ruamel.yaml.error import YAMLError
-
+    """What ``load`` returns (types kept), or the error it raises (type and message): ruamel's
+    YAMLError, and what its constructor lets through (``TypeError`` for a key of nested lists)."""
     try:
         return _typed(load())
-    except (YAMLError, RecursionError) as exc:
+    except Exception as exc:
         return (type(exc).__name__, str(exc))
 
 
@@ -755,6 +755,7 @@ IMAGE_YAML = st.lists(
 @example(["k: ", "1", "\n", "k: ", "1"])  # a duplicate key: ruamel's error
 @example(["a: ", "&x ", "{", "k: ", "1", "}", "\n", "b: ", "{", "<<: ", "*x", "}"])  # a merge key
 @example(["=: ", "1"])  # a value key
+@example(["? ", "- ", "- "])  # a key of nested lists: ruamel's own TypeError either way
 @example(["%YAML 1.1\n", "---\n", "k: ", "yes"])  # libyaml's loader reads 1.2 rules whatever the directive
 def test_fast_loader_is_ruamels_safe_loader(pieces: list[str]) -> None:
     from ruamel.yaml import YAML
@@ -801,3 +802,35 @@ def test_documents_found_in_the_stream_are_the_split_documents(pieces: list[str]
     spans = check.document_spans(stream)
     assert [lead + stream[start:end] for lead, start, end in spans] == check.split_documents(stream)
     assert check.scan_manifests(stream) == _ruamel_scan(stream)
+
+
+def test_helm_output_read_from_files_is_what_text_mode_pipes_give(tmp_path) -> None:
+    """render.template reads helm's output from files; the text is subprocess' text=True text, carriage
+    returns (universal newlines) and non-ASCII included, and so is helm's error."""
+    import subprocess
+
+    from conftest import ROOT
+
+    from gsvendor.images import render
+
+    helm = render.find_helm(project_root=ROOT)
+    chart = tmp_path / "crlf"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: crlf\nversion: 1.0.0\n")
+    (chart / "templates" / "cm.yaml").write_text(
+        "kind: ConfigMap\nmetadata: {name: c}\ndata:\n  raw: |\n    {{ .Values.raw }}\n  ü: 😀\n"
+        '{{ if .Values.fail }}{{ fail "nö\\r\\ngood" }}{{ end }}\n'
+    )
+    crlf = 'raw="a\\r\\n    b\\r    c"'  # line breaks YAML reads, each line indented in the block scalar
+    for sets in ([crlf], ['raw="plain"'], ['raw="x"', "fail=true"]):
+        args = [helm, "template", "release", str(chart), "--namespace", "default"]
+        for expression in sets:
+            args += ["--set-json", expression]
+        piped = subprocess.run(args, capture_output=True, text=True, check=False)
+        rendered = render.template(helm, chart, set_json=sets, prepared=True)
+        if piped.returncode == 0:
+            assert rendered == render.Rendered(piped.stdout)
+        else:
+            assert rendered.manifests == piped.stdout
+            assert rendered.error == re.sub(r"\s+", " ", piped.stderr.strip())
+    assert "    a\n    b\n    c\n" in render.template(helm, chart, set_json=[crlf], prepared=True).manifests

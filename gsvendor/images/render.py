@@ -7,6 +7,8 @@ substituted, never on the output folder itself.
 
 from __future__ import annotations
 
+import codecs
+import functools
 import os
 import re
 import shutil
@@ -124,18 +126,43 @@ def template(
             args += ["--set", expression]
         for expression in set_json:
             args += ["--set-json", expression]
-        try:
-            process = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
-        except FileNotFoundError:
-            raise ToolError(f"{helm}: cannot run helm") from None
-        except OSError as exc:  # e.g. E2BIG: more --set switches than a command line holds
-            return Rendered("", f"helm could not be started: {exc.strerror or exc}")
-        except subprocess.TimeoutExpired:
-            return Rendered("", f"helm template timed out after {timeout:g} s")
+        # helm writes into unnamed files, read once at the end: no pipe to poll 32 KiB at a time
+        # while it writes megabytes of CRDs
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            try:
+                process = subprocess.run(args, stdout=out, stderr=err, timeout=timeout, check=False)
+            except FileNotFoundError:
+                raise ToolError(f"{helm}: cannot run helm") from None
+            except OSError as exc:  # e.g. E2BIG: more --set switches than a command line holds
+                return Rendered("", f"helm could not be started: {exc.strerror or exc}")
+            except subprocess.TimeoutExpired:
+                return Rendered("", f"helm template timed out after {timeout:g} s")
+            stdout, stderr = _text(out), _text(err)
     if process.returncode != 0:
-        error = process.stderr.strip().replace(str(copy), chart_dir.name)
-        return Rendered(process.stdout, re.sub(r"\s+", " ", error))
-    return Rendered(process.stdout)
+        error = stderr.strip().replace(str(copy), chart_dir.name)
+        return Rendered(stdout, re.sub(r"\s+", " ", error))
+    return Rendered(stdout)
+
+
+@functools.cache
+def _text_encoding() -> str:
+    """The encoding ``subprocess.run(..., text=True)`` reads a child's output with (its TextIOWrapper's)."""
+    import io
+
+    return io.TextIOWrapper(io.BytesIO()).encoding
+
+
+def _text(file: Any) -> str:
+    """The whole of ``file`` as ``subprocess.run(..., text=True)`` would have given it: decoded with
+    the locale's encoding, strictly (``UnicodeDecodeError`` as there), with ``\\r\\n`` and ``\\r`` read
+    as ``\\n`` (universal newlines). Text without a carriage return skips those two passes."""
+    file.seek(0)
+    data = file.read()
+    encoding = _text_encoding()
+    text = data.decode(encoding)
+    if b"\r" in data or codecs.lookup(encoding).name != "utf-8":
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
 
 
 def documents(manifests: str) -> list[dict]:
