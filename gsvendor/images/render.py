@@ -126,18 +126,20 @@ def template(
             args += ["--set", expression]
         for expression in set_json:
             args += ["--set-json", expression]
-        # helm writes into unnamed files, read once at the end: no pipe to poll 32 KiB at a time
-        # while it writes megabytes of CRDs
-        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        # the manifests go into an unnamed file, read once at the end: no pipe to poll 32 KiB at a
+        # time while helm writes megabytes of CRDs. stderr stays a pipe: its end at helm's exit
+        # wakes communicate() at once (waiting with a timeout alone polls, sleeping up to 50 ms).
+        with tempfile.TemporaryFile() as out:
             try:
-                process = subprocess.run(args, stdout=out, stderr=err, timeout=timeout, check=False)
+                process = subprocess.run(args, stdout=out, stderr=subprocess.PIPE, timeout=timeout, check=False)
             except FileNotFoundError:
                 raise ToolError(f"{helm}: cannot run helm") from None
             except OSError as exc:  # e.g. E2BIG: more --set switches than a command line holds
                 return Rendered("", f"helm could not be started: {exc.strerror or exc}")
             except subprocess.TimeoutExpired:
                 return Rendered("", f"helm template timed out after {timeout:g} s")
-            stdout, stderr = _text(out), _text(err)
+            out.seek(0)
+            stdout, stderr = _text(out.read()), _text(process.stderr)
     if process.returncode != 0:
         error = stderr.strip().replace(str(copy), chart_dir.name)
         return Rendered(stdout, re.sub(r"\s+", " ", error))
@@ -152,12 +154,10 @@ def _text_encoding() -> str:
     return io.TextIOWrapper(io.BytesIO()).encoding
 
 
-def _text(file: Any) -> str:
-    """The whole of ``file`` as ``subprocess.run(..., text=True)`` would have given it: decoded with
+def _text(data: bytes) -> str:
+    """A child's output ``data`` as ``subprocess.run(..., text=True)`` would have given it: decoded with
     the locale's encoding, strictly (``UnicodeDecodeError`` as there), with ``\\r\\n`` and ``\\r`` read
     as ``\\n`` (universal newlines). Text without a carriage return skips those two passes."""
-    file.seek(0)
-    data = file.read()
     encoding = _text_encoding()
     text = data.decode(encoding)
     if b"\r" in data or codecs.lookup(encoding).name != "utf-8":
