@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 
 from ruamel.yaml import YAML
@@ -227,3 +228,32 @@ def test_an_empty_image_with_a_tag_stays_empty():
         "data": {"art": '{"image": "", "defaultImageVersion": "v1"}'},
     }
     assert pairs(configmap_references(config_map)[0]) == [("ConfigMap/c data.art $.image", "")]
+
+
+def test_a_charts_copy_goes_when_its_last_render_ends_whichever_comes_first():
+    from gsvendor.images.check import _CopyRelease
+
+    closed: list[int] = []
+    release = _CopyRelease(3)
+    for chart in range(3):
+        release.stacks[chart].callback(closed.append, chart)
+    release.finished(0)  # chart 0's defaults ended before its variants were planned
+    release.planned(0, 1)  # ... and it has no other render: its copy goes now
+    release.planned(1, 2)
+    release.finished(1)
+    assert closed == [0]
+    release.finished(1)
+    release.finished(2)
+    release.planned(2, 2)
+    assert closed == [0, 1]
+    release.finished(2)
+    for stack in release.stacks:
+        stack.close()  # the rendering's ExitStack closes every stack again: nothing twice
+    assert closed == [0, 1, 2]
+
+
+def test_escaped_set_keys_are_the_substitution():
+    from gsvendor.images.check import _escape_key
+
+    for key in ("enabled", "a.b", "x[0]", "k=v", "a,b", "back\\slash", "ü.ö", ""):
+        assert _escape_key(key) == re.sub(r"([\\.\[=,])", r"\\\1", key)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import re
+from collections.abc import Callable
 
 import pytest
 from hypothesis import example, given, settings
@@ -600,3 +602,235 @@ def test_staged_files_are_fsynced_as_one_batch_with_a_bounded_number_open(tmp_pa
     writes.close()
     with pytest.raises(OSError):
         os.fstat(fd)
+
+
+# --------------------------------------------------------------------------------------------
+# check-images: libyaml with a lean builder, documents found in the stream without copies.
+
+
+def _typed(value: object) -> object:
+    """``value`` with every scalar's type beside it: ``1``, ``1.0`` and ``True`` are equal in Python."""
+    if isinstance(value, dict):
+        return ("dict", [(_typed(k), _typed(v)) for k, v in value.items()])
+    if isinstance(value, list):
+        return ("list", [_typed(v) for v in value])
+    return (type(value).__name__, repr(value))
+
+
+def _outcome(load: Callable[[], object]) -> object:
+    """What ``load`` returns (types kept), or the error it raises (type and message): ruamel's
+    YAMLError, and what its constructor lets through (``TypeError`` for a key of nested lists)."""
+    try:
+        return _typed(load())
+    except Exception as exc:
+        return (type(exc).__name__, str(exc))
+
+
+def _ruamel_scan(manifests: str) -> tuple:
+    """check-images' document scan as it was before the fast paths: split_documents and ruamel's loader."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    from gsvendor.images import check
+    from gsvendor.images.find import Skipped, configmap_references, manifest_references
+
+    found, skipped, documents, crds = [], [], 0, 0
+    for chunk in check.split_documents(manifests):
+        if not check._CONTENT.search(chunk):
+            continue
+        documents += 1
+        if check._CRD.search(chunk):
+            crds += 1
+            continue
+        if not check._MENTIONS_IMAGE.search(chunk) and not check._CONFIGMAP.search(chunk):
+            continue
+        match = check._SOURCE.search(chunk)
+        source = match.group(1).strip() if match else None
+        try:
+            parsed = [d for d in YAML(typ="safe").load_all(chunk) if isinstance(d, dict)]
+        except YAMLError as exc:
+            skipped.append(Skipped(source or "?", "(document)", f"not YAML: {' '.join(str(exc).split())}"))
+            continue
+        for document in parsed:
+            found.extend(manifest_references(document, source))
+            if document.get("kind") == "ConfigMap":
+                more, skip = configmap_references(document)
+                found.extend(more)
+                skipped.extend(skip)
+    return found, skipped, documents, crds
+
+
+@pytest.fixture(scope="module")
+def rendered_project(tmp_path_factory: pytest.TempPathFactory):
+    """Every chart × variant check-images renders of this repository synced at v0.20.0, with the real helm."""
+    import shutil
+
+    from conftest import ROOT, Cli, tarball
+
+    from gsvendor.config import load_config
+    from gsvendor.images import check
+    from gsvendor.images.render import find_helm
+
+    project = tmp_path_factory.mktemp("speed-images") / "project"
+    project.mkdir()
+    shutil.copy(ROOT / "gsvendor.yaml", project / "gsvendor.yaml")
+    for folder in ("overlays", "hack"):
+        shutil.copytree(ROOT / folder, project / folder)
+    result = Cli(tmp_path_factory.mktemp("cache"))(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
+    assert result.returncode == 0, result.stderr
+    config = load_config(project / "gsvendor.yaml")
+    charts = check.chart_targets([], config)
+    return charts, check.render_charts(charts, check.images_config(config), find_helm(project_root=ROOT))
+
+
+def test_every_rendered_document_loads_as_ruamels_safe_loader_loads_it(rendered_project) -> None:
+    from ruamel.yaml import YAML
+
+    from gsvendor.images import check, fastload
+
+    _, rendering = rendered_project
+    parsed = 0
+    for rendered in rendering.variants:
+        for chunk in check.split_documents(rendered.manifests):
+            if not check._CONTENT.search(chunk) or check._CRD.search(chunk):
+                continue  # CRDs are counted, never parsed
+            slow = _outcome(lambda chunk=chunk: list(YAML(typ="safe").load_all(chunk)))
+            assert _outcome(lambda chunk=chunk: fastload.load_all(chunk)) == slow
+            parsed += 1
+    assert parsed == 87  # every non-CRD document of the 10 renders
+
+
+def test_the_scan_of_every_render_finds_what_the_ruamel_scan_finds(rendered_project) -> None:
+    from gsvendor.images import check
+
+    _, rendering = rendered_project
+    images = []
+    for rendered in rendering.variants:
+        spans = check.document_spans(rendered.manifests)
+        assert [lead + rendered.manifests[a:b] for lead, a, b in spans] == check.split_documents(rendered.manifests)
+        fast = check.scan_manifests(rendered.manifests)
+        assert fast == _ruamel_scan(rendered.manifests)
+        assert fast == check.scan_manifests(rendered.manifests, check.split_documents(rendered.manifests))
+        images += [found.written for found in fast[0]]
+    by_variant = {(r.chart.name, r.variant.name): check.scan_manifests(r.manifests)[2:] for r in rendering.variants}
+    assert by_variant[("kserve-crd", "defaults")] == (6, 6)  # documents, CRDs
+    assert by_variant[("kserve-llmisvc-crd", "defaults")] == (3, 3)
+    assert "gsoci.azurecr.io/giantswarm/kserve-controller:v0.20.0" in images
+    assert (len(images), len(set(images))) == (56, 15)
+
+
+def test_values_files_load_once_as_load_and_compose_give_them(rendered_project) -> None:
+    from ruamel.yaml import YAML
+
+    from gsvendor.images import check, fastload
+    from gsvendor.images.find import key_lines
+
+    charts, rendering = rendered_project
+    for chart, values in zip(charts, rendering.values, strict=True):
+        text = (chart.path / "values.yaml").read_text(encoding="utf-8")
+        data, lines = fastload.load_single(text, key_lines)
+        assert _typed(data) == _typed(YAML(typ="safe").load(text))
+        assert lines == key_lines(YAML(typ="safe").compose(text))
+        assert (values.data, values.lines) == (data, lines) and values.lines
+        assert check.load_values(chart) == values
+
+
+# anchors, aliases, merge and value keys, duplicates, tags, timestamps, numbers in 1.1 and 1.2 forms
+IMAGE_YAML = st.lists(
+    st.sampled_from(
+        [
+            *("a", "image", "k: ", "k:", ": ", " ", "  ", "\n", "- ", "[", "]", "{", "}", ", ", "'", '"', "|", ">-"),
+            *("&x ", "*x", "<<: ", "=: ", "? ", "---\n", "...\n", "!!str ", "!!binary ", "!x ", "!!set ", "!!omap "),
+            *("1", "0x1f", "0o17", "010", "1_000", "1.5", ".inf", "-.nan", "yes", "on", "true", "False", "null", "~"),
+            *("2001-12-14", "2001-12-14t21:59:43.10-05:00", "# c", "%YAML 1.1\n", "\\x41", "ü", "\t"),
+        ]
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(IMAGE_YAML)
+@example(["k: ", "&x ", "[", "*x", "]"])  # an alias inside its own anchor
+@example(["k: ", "1", "\n", "k: ", "1"])  # a duplicate key: ruamel's error
+@example(["a: ", "&x ", "{", "k: ", "1", "}", "\n", "b: ", "{", "<<: ", "*x", "}"])  # a merge key
+@example(["=: ", "1"])  # a value key
+@example(["? ", "- ", "- "])  # a key of nested lists: ruamel's own TypeError either way
+@example(["%YAML 1.1\n", "---\n", "k: ", "yes"])  # libyaml's loader reads 1.2 rules whatever the directive
+def test_fast_loader_is_ruamels_safe_loader(pieces: list[str]) -> None:
+    from ruamel.yaml import YAML
+
+    from gsvendor.images import fastload
+    from gsvendor.images.find import key_lines
+
+    text = "".join(pieces)
+    assert _outcome(lambda: fastload.load_all(text)) == _outcome(lambda: list(YAML(typ="safe").load_all(text)))
+    expected = _outcome(lambda: (YAML(typ="safe").load(text), key_lines(YAML(typ="safe").compose(text))))
+    assert _outcome(lambda: fastload.load_single(text, key_lines)) == expected
+
+
+def test_deep_nesting_is_left_to_ruamels_constructor() -> None:
+    from ruamel.yaml import YAML
+
+    from gsvendor.images import fastload
+
+    text = "[" * 3000 + "]" * 3000
+    assert _outcome(lambda: fastload.load_all(text)) == _outcome(lambda: list(YAML(typ="safe").load_all(text)))
+
+
+STREAM_PIECES = st.lists(
+    st.sampled_from(
+        [
+            *("---", "----", "--- x", "---#", "\n", "\r", " ", "\t", "#", "# Source: c/t.yaml", "x", "-"),
+            *("kind: CustomResourceDefinition", "kind: ConfigMap", "kind: 'ConfigMap'", "image: i", "IMAGE"),
+            *('data: {a: \'{"image": "j"}\'}', "metadata: {name: n}", "a: [", "..."),
+        ]
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(STREAM_PIECES)
+@example(["---", " ", "kind: ConfigMap"])  # a document on the marker's line is copied, not searched in place
+@example(["---", "# Source: c/t.yaml", "\n", "image: i"])
+@example(["----", "\n", "image: i"])
+def test_documents_found_in_the_stream_are_the_split_documents(pieces: list[str]) -> None:
+    from gsvendor.images import check
+
+    stream = "".join(pieces)
+    spans = check.document_spans(stream)
+    assert [lead + stream[start:end] for lead, start, end in spans] == check.split_documents(stream)
+    assert check.scan_manifests(stream) == _ruamel_scan(stream)
+
+
+def test_helm_output_read_from_files_is_what_text_mode_pipes_give(tmp_path) -> None:
+    """render.template reads helm's output from files; the text is subprocess' text=True text, carriage
+    returns (universal newlines) and non-ASCII included, and so is helm's error."""
+    import subprocess
+
+    from conftest import ROOT
+
+    from gsvendor.images import render
+
+    helm = render.find_helm(project_root=ROOT)
+    chart = tmp_path / "crlf"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: crlf\nversion: 1.0.0\n")
+    (chart / "templates" / "cm.yaml").write_text(
+        "kind: ConfigMap\nmetadata: {name: c}\ndata:\n  raw: |\n    {{ .Values.raw }}\n  ü: 😀\n"
+        '{{ if .Values.fail }}{{ fail "nö\\r\\ngood" }}{{ end }}\n'
+    )
+    crlf = 'raw="a\\r\\n    b\\r    c"'  # line breaks YAML reads, each line indented in the block scalar
+    for sets in ([crlf], ['raw="plain"'], ['raw="x"', "fail=true"]):
+        args = [helm, "template", "release", str(chart), "--namespace", "default"]
+        for expression in sets:
+            args += ["--set-json", expression]
+        piped = subprocess.run(args, capture_output=True, text=True, check=False)
+        rendered = render.template(helm, chart, set_json=sets, prepared=True)
+        if piped.returncode == 0:
+            assert rendered == render.Rendered(piped.stdout)
+        else:
+            assert rendered.manifests == piped.stdout
+            assert rendered.error == re.sub(r"\s+", " ", piped.stderr.strip())
+    assert "    a\n    b\n    c\n" in render.template(helm, chart, set_json=[crlf], prepared=True).manifests

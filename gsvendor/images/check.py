@@ -26,7 +26,6 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +36,8 @@ from gsvendor.images.find import Found, Skipped, configmap_references, manifest_
 from gsvendor.images.reference import ImageReference, InvalidReference, parse
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from gsvendor.config import Config
 
 
@@ -209,7 +210,12 @@ def _chart_name(chart_yaml: Path) -> str | None:
 
 def _escape_key(key: str) -> str:
     # helm's --set parser (strvals) splits keys at . [ = , ; a backslash makes them literal.
-    return re.sub(r"([\\.\[=,])", r"\\\1", key)
+    if not _SET_SPECIAL.search(key):  # almost every key: no substitution to make
+        return key
+    return _SET_SPECIAL.sub(r"\\\1", key)
+
+
+_SET_SPECIAL = re.compile(r"([\\.\[=,])")
 
 
 def discover_switches(values: Any) -> list[str]:
@@ -401,6 +407,34 @@ def split_documents(stream: str) -> list[str]:
     return chunks
 
 
+def document_spans(stream: str) -> list[tuple[str, int, int]]:
+    """:func:`split_documents` without copying the text: ``(lead, start, end)`` per document, whose
+    text is ``lead + stream[start:end]`` (``lead`` is the ``"\n"`` that split_documents puts in front
+    of the first piece, ``""`` for the others and for an empty first piece). Raises nothing."""
+    separators = []  # where the "---" of each marker starts; split_documents' str.split finds the same ones
+    position = 0
+    if stream.startswith("---"):  # a marker at the very start of "\n" + stream
+        separators.append(0)
+        position = 3
+    while (found := stream.find("\n---", position)) >= 0:
+        separators.append(found + 1)
+        position = found + 4
+    size = len(stream)
+    # the first piece: empty before a marker that opens the stream, else up to the first marker
+    first = ("", 0, 0) if separators[:1] == [0] else ("\n", 0, separators[0] - 1 if separators else size)
+    spans = [first]
+    for index, marker in enumerate(separators):
+        start = marker + 3
+        end = separators[index + 1] - 1 if index + 1 < len(separators) else size
+        if start < end and stream[start] not in "\r\n \t#":  # content: the previous document goes on
+            lead, first, _ = spans[-1]
+            # "" + "\n---" + piece is "\n" + stream[0:end]; any other document runs on up to the marker
+            spans[-1] = ("\n" if marker == 0 else lead, first, end)
+        else:
+            spans.append(("", start, end))
+    return spans
+
+
 def scan_manifests(manifests: str, chunks: list[str] | None = None) -> tuple[list[Found], list[Skipped], int, int]:
     """Split helm output into documents and find their references.
 
@@ -410,27 +444,38 @@ def scan_manifests(manifests: str, chunks: list[str] | None = None) -> tuple[lis
     ``image`` anywhere (case-insensitively, so ``*_IMAGE`` and ``…Image`` count) cannot hold a
     reference and are not parsed either, except ConfigMaps: their keys that are not JSON are
     listed as skipped whatever they hold. ``chunks``: ``manifests`` already split. Raises nothing.
+
+    Without ``chunks`` the documents are not copied out of ``manifests`` (:func:`document_spans`):
+    the patterns search the stream between a document's bounds, which finds what they find in the
+    document's own text whenever that text starts with a line break (``^`` then matches at the
+    same places); a document starting otherwise is copied. Only documents that are parsed are
+    copied, with libyaml (:func:`gsvendor.images.fastload.load_all`, ruamel's safe loader's data).
     """
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    yaml = YAML(typ="safe")  # libyaml; one per call, a loader is not thread-safe
+    from gsvendor.images.fastload import load_all
+
     found: list[Found] = []
     skipped: list[Skipped] = []
     documents = crds = 0
-    for chunk in split_documents(manifests) if chunks is None else chunks:
-        if not _CONTENT.search(chunk):  # empty, or only helm's "# Source:" comment
+    if chunks is not None:
+        spans = [("", chunk, 0, len(chunk)) for chunk in chunks]
+    else:
+        spans = [_searched(manifests, *span) for span in document_spans(manifests)]
+    for lead, text, start, end in spans:
+        if not _CONTENT.search(text, start, end):  # empty, or only helm's "# Source:" comment
             continue
         documents += 1
-        if _CRD.search(chunk):
+        if _CRD.search(text, start, end):
             crds += 1
             continue
-        if not _MENTIONS_IMAGE.search(chunk) and not _CONFIGMAP.search(chunk):
+        if not _MENTIONS_IMAGE.search(text, start, end) and not _CONFIGMAP.search(text, start, end):
             continue
-        source_match = _SOURCE.search(chunk)
+        source_match = _SOURCE.search(text, start, end)
         source = source_match.group(1).strip() if source_match else None
+        chunk = lead + (text if start == 0 and end == len(text) else text[start:end])
         try:
-            parsed = [d for d in yaml.load_all(chunk) if isinstance(d, dict)]
+            parsed = [d for d in load_all(chunk) if isinstance(d, dict)]
         except YAMLError as exc:
             skipped.append(Skipped(source or "?", "(document)", f"not YAML: {' '.join(str(exc).split())}"))
             continue
@@ -441,6 +486,17 @@ def scan_manifests(manifests: str, chunks: list[str] | None = None) -> tuple[lis
                 found.extend(more)
                 skipped.extend(skip)
     return found, skipped, documents, crds
+
+
+def _searched(stream: str, lead: str, start: int, end: int) -> tuple[str, str, int, int]:
+    """A document of :func:`document_spans` as ``(lead, text, start, end)``: its text is ``lead +
+    text[start:end]``, and the patterns search ``text`` between ``start`` and ``end``. That is the
+    stream itself when the document opens the stream or starts at a line break (no pattern can match
+    at such a first character, and ``^`` matches after the same line breaks), else a copy."""
+    if start == 0 or start == end or stream[start] in "\r\n":
+        return lead, stream, start, end
+    text = lead + stream[start:end]
+    return "", text, 0, len(text)
 
 
 def render_variant(
@@ -536,7 +592,8 @@ def judge_rendered(rendered: RenderedVariant, allow: Sequence[str]) -> VariantRe
         problem=rendered.problem,
     )
     if rendered.rendered:
-        found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered.chunks())
+        # the documents as another consumer split them already, else found in the stream without a copy
+        found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered._chunks)
         result.references = [judge(item, allow) for item in found]
     result.seconds = rendered.seconds + time.perf_counter() - start
     return result
@@ -565,14 +622,14 @@ def _json_value(value: Any) -> Any:
 
 
 def load_values(chart: ChartTarget) -> ChartValues:
-    """Read ``values.yaml`` of ``chart`` with libyaml: the data, and the line of every key.
+    """Read ``values.yaml`` of ``chart`` with libyaml, once: the data, and the line of every key.
 
     Never raises for a broken file: a values.yaml that is not YAML is the chart's problem (exit 1),
     reported in its ``values.yaml`` group; helm fails on it in every variant too.
     """
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+    from gsvendor.images.fastload import load_single
     from gsvendor.images.find import key_lines
 
     path = chart.path / "values.yaml"
@@ -581,10 +638,9 @@ def load_values(chart: ChartTarget) -> ChartValues:
         return ChartValues()
     try:
         text = path.read_text(encoding="utf-8")
-        yaml = YAML(typ="safe")
-        data = yaml.load(text)
+        data, lines = load_single(text, key_lines)  # one parse: the data and the key lines
         discover_switches(data)  # a recursive anchor or absurd nesting shows here, not mid-render
-        return ChartValues(data=data, lines=key_lines(yaml.compose(text)))
+        return ChartValues(data=data, lines=lines)
     except RecursionError:
         return ChartValues(error=f"{label}: nested too deeply, a recursive alias, or an alias bomb")
     except MarkedYAMLError as exc:
@@ -639,6 +695,8 @@ def render_charts(
     ``RenderedVariant.outputs[name]``. ``jobs``: parallel renders (default: one per CPU). Raises
     :class:`~gsvendor.errors.ToolError` when helm cannot run.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     from gsvendor.images.render import renderable_copy
 
     start = time.perf_counter()
@@ -650,18 +708,25 @@ def render_charts(
     values: dict[int, ChartValues] = {}
     plans: dict[int, list[Variant]] = {}
     with ExitStack() as copies, ThreadPoolExecutor(max_workers=workers, thread_name_prefix="helm") as pool:
-        # One renderable copy per chart, shared by its variants (helm only reads it). defaults needs
-        # no values.yaml, so those renders start before the values files are read.
+        # One renderable copy per chart, shared by its variants (helm only reads it), removed by the
+        # worker that finishes the chart's last render (off the end of the run); whatever is left
+        # (an error) is removed on the way out. defaults needs no values.yaml, so those renders start
+        # before the values files are read.
         prepared: dict[int, ChartTarget] = {}
+        done = _CopyRelease(len(charts))
         for i in order:
-            copy = copies.enter_context(renderable_copy(charts[i].path))
+            copy = done.stacks[i].enter_context(renderable_copy(charts[i].path))
+            copies.callback(done.stacks[i].close)
             prepared[i] = ChartTarget(name=charts[i].name, path=copy, label=charts[i].label)
             futures[(i, DEFAULTS)] = pool.submit(_render, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks)
+            futures[(i, DEFAULTS)].add_done_callback(lambda _f, i=i: done.finished(i))
         for i in order:
             values[i] = load_values(charts[i])
             plans[i] = plan_variants(values[i].data, settings.chart(charts[i].name))
             for variant in plans[i][1:]:
                 futures[(i, variant.name)] = pool.submit(_render, helm, charts[i], prepared[i], variant, hooks)
+                futures[(i, variant.name)].add_done_callback(lambda _f, i=i: done.finished(i))
+            done.planned(i, len(plans[i]))
         rendered = [futures[(i, variant.name)].result() for i in range(len(charts)) for variant in plans[i]]
     return Rendering(
         charts=list(charts),
@@ -669,6 +734,43 @@ def render_charts(
         values=[values[i] for i in range(len(charts))],
         seconds=time.perf_counter() - start,
     )
+
+
+class _CopyRelease:
+    """When a chart's renders are all done, its renderable copy goes (``stacks[i]`` holds it).
+
+    ``planned(i, n)``: chart ``i`` has ``n`` renders; ``finished(i)``: one of them ended (from the
+    worker thread). Whichever call sees the last one closes the stack; the rendering's own
+    ExitStack closes every stack again on the way out, which is a no-op for a closed one.
+    """
+
+    def __init__(self, charts: int) -> None:
+        import threading
+
+        self.stacks = [ExitStack() for _ in range(charts)]
+        self._lock = threading.Lock()
+        self._left: dict[int, int] = {}
+        self._ended = [0] * charts
+
+    def planned(self, chart: int, renders: int) -> None:
+        """All ``renders`` of ``chart`` are submitted."""
+        with self._lock:
+            self._left[chart] = renders - self._ended[chart]
+            last = self._left[chart] == 0
+        if last:
+            self.stacks[chart].close()
+
+    def finished(self, chart: int) -> None:
+        """A render of ``chart`` ended (rendered, failed or raised)."""
+        with self._lock:
+            self._ended[chart] += 1
+            left = self._left.get(chart)
+            if left is not None:
+                self._left[chart] = left - 1
+            last = left == 1
+        if last:
+            with suppress(OSError):
+                self.stacks[chart].close()
 
 
 def images_consumer(settings: ImagesConfig, allow: Sequence[str] | None = None) -> Consumer:

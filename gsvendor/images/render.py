@@ -7,6 +7,8 @@ substituted, never on the output folder itself.
 
 from __future__ import annotations
 
+import codecs
+import functools
 import os
 import re
 import shutil
@@ -124,18 +126,43 @@ def template(
             args += ["--set", expression]
         for expression in set_json:
             args += ["--set-json", expression]
-        try:
-            process = subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=False)
-        except FileNotFoundError:
-            raise ToolError(f"{helm}: cannot run helm") from None
-        except OSError as exc:  # e.g. E2BIG: more --set switches than a command line holds
-            return Rendered("", f"helm could not be started: {exc.strerror or exc}")
-        except subprocess.TimeoutExpired:
-            return Rendered("", f"helm template timed out after {timeout:g} s")
+        # the manifests go into an unnamed file, read once at the end: no pipe to poll 32 KiB at a
+        # time while helm writes megabytes of CRDs. stderr stays a pipe: its end at helm's exit
+        # wakes communicate() at once (waiting with a timeout alone polls, sleeping up to 50 ms).
+        with tempfile.TemporaryFile() as out:
+            try:
+                process = subprocess.run(args, stdout=out, stderr=subprocess.PIPE, timeout=timeout, check=False)
+            except FileNotFoundError:
+                raise ToolError(f"{helm}: cannot run helm") from None
+            except OSError as exc:  # e.g. E2BIG: more --set switches than a command line holds
+                return Rendered("", f"helm could not be started: {exc.strerror or exc}")
+            except subprocess.TimeoutExpired:
+                return Rendered("", f"helm template timed out after {timeout:g} s")
+            out.seek(0)
+            stdout, stderr = _text(out.read()), _text(process.stderr)
     if process.returncode != 0:
-        error = process.stderr.strip().replace(str(copy), chart_dir.name)
-        return Rendered(process.stdout, re.sub(r"\s+", " ", error))
-    return Rendered(process.stdout)
+        error = stderr.strip().replace(str(copy), chart_dir.name)
+        return Rendered(stdout, re.sub(r"\s+", " ", error))
+    return Rendered(stdout)
+
+
+@functools.cache
+def _text_encoding() -> str:
+    """The encoding ``subprocess.run(..., text=True)`` reads a child's output with (its TextIOWrapper's)."""
+    import io
+
+    return io.TextIOWrapper(io.BytesIO()).encoding
+
+
+def _text(data: bytes) -> str:
+    """A child's output ``data`` as ``subprocess.run(..., text=True)`` would have given it: decoded with
+    the locale's encoding, strictly (``UnicodeDecodeError`` as there), with ``\\r\\n`` and ``\\r`` read
+    as ``\\n`` (universal newlines). Text without a carriage return skips those two passes."""
+    encoding = _text_encoding()
+    text = data.decode(encoding)
+    if b"\r" in data or codecs.lookup(encoding).name != "utf-8":
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
 
 
 def documents(manifests: str) -> list[dict]:
