@@ -36,11 +36,34 @@ class FileChange:
         return f"{self.dest}/{self.path}" if self.path else self.dest
 
 
-def plan_changes(root: Path, output: Output) -> list[FileChange]:
-    """What writing ``output`` would change on disk, sorted by destination and path."""
+@dataclass(frozen=True)
+class OnDisk:
+    """What the destinations of an output hold now: ``folders`` (destination → relative path →
+    bytes, as :func:`gsvendor.files.read_tree` reads them) and ``files`` (destination → bytes, or
+    ``None`` when it is not a file)."""
+
+    folders: dict[str, dict[str, bytes]]
+    files: dict[str, bytes | None]
+
+
+def read_destinations(root: Path, output: Output) -> OnDisk:
+    """Read every destination of ``output`` once (:func:`plan_changes` and :func:`hand_edits` both
+    compare with it). Raises :class:`GsvendorError` naming a file that cannot be read."""
+    return OnDisk(
+        folders={dest: read_tree(root, dest) for dest in output.folders},
+        files={dest: read_file(root, dest) for dest in output.files},
+    )
+
+
+def plan_changes(root: Path, output: Output, disk: OnDisk | None = None) -> list[FileChange]:
+    """What writing ``output`` would change on disk, sorted by destination and path.
+
+    ``disk``: the destinations as :func:`read_destinations` read them (read here when ``None``).
+    """
+    disk = disk or read_destinations(root, output)
     changes = []
     for dest, files in output.folders.items():
-        current = read_tree(root, dest)
+        current = disk.folders[dest]
         for path in sorted(set(files) | set(current)):
             if path not in current:
                 changes.append(FileChange(dest, path, "added"))
@@ -49,7 +72,7 @@ def plan_changes(root: Path, output: Output) -> list[FileChange]:
             elif files[path] != current[path]:
                 changes.append(FileChange(dest, path, "changed"))
     for dest, data in sorted(output.files.items()):
-        current_file = read_file(root, dest)
+        current_file = disk.files[dest]
         if current_file is None:
             changes.append(FileChange(dest, "", "added"))
         elif current_file != data:
@@ -57,21 +80,22 @@ def plan_changes(root: Path, output: Output) -> list[FileChange]:
     return changes
 
 
-def hand_edits(root: Path, output: Output, lock: Lock | None) -> list[str]:
+def hand_edits(root: Path, output: Output, lock: Lock | None, disk: OnDisk | None = None) -> list[str]:
     """Files on disk that neither the lock nor the new output explain (project-relative paths).
 
     A file is explained when its bytes equal what the lock recorded as the result, or what the
     new build will write. Files the lock lists but that are missing on disk lose no work and are
-    not reported.
+    not reported. ``disk`` as for :func:`plan_changes`.
     """
+    disk = disk or read_destinations(root, output)
     recorded = lock.results() if lock is not None else {}
     foreign = [p for dest in output.folders for p in _foreign(root, dest, True)]
     foreign += [p for dest in output.files for p in _foreign(root, dest, False)]
     on_disk: list[tuple[str, bytes, bytes | None]] = []
     for dest, files in output.folders.items():
-        on_disk += [(f"{dest}/{p}", d, files.get(p)) for p, d in read_tree(root, dest).items()]
+        on_disk += [(f"{dest}/{p}", d, files.get(p)) for p, d in disk.folders[dest].items()]
     for dest, data in output.files.items():
-        current = read_file(root, dest)
+        current = disk.files[dest]
         if current is not None:
             on_disk.append((dest, current, data))
     edited = [path for path, data, new in on_disk if data != new and recorded.get(path) != sha256(data)]

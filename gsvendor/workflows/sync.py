@@ -16,7 +16,7 @@ from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot
 from gsvendor.vendor import lock as lockfile
 from gsvendor.vendor.compare import FileDiff, compare, unified
 from gsvendor.vendor.plan import Build, Renderer, build, wanted_for
-from gsvendor.vendor.writer import FileChange, hand_edits, plan_changes, write_atomically
+from gsvendor.vendor.writer import FileChange, hand_edits, plan_changes, read_destinations, write_atomically
 
 if TYPE_CHECKING:  # the upgrade report's modules load only when a report is made
     from gsvendor.vendor.upgrade import Upgrade
@@ -96,9 +96,10 @@ def sync(
     clean.save()  # the cache only: written by a dry run too
     output = result.output()
     lock_bytes = lockfile.render(result, lockfile.source_location(snapshot.kind, source, config.root), digests)
-    changes = plan_changes(config.root, output)
+    disk = read_destinations(config.root, output)
+    changes = plan_changes(config.root, output, disk)
     old_lock = config.lock_path.read_bytes() if config.lock_path.is_file() else None
-    edits = hand_edits(config.root, output, previous)
+    edits = hand_edits(config.root, output, previous, disk)
     if edits and not force:
         listed = ", ".join(edits[:10]) + (f" and {len(edits) - 10} more" if len(edits) > 10 else "")
         raise HandEditError(
