@@ -24,3 +24,26 @@ def test_the_pruned_app_reads_args_as_the_whole_app_when_the_command_follows_odd
     pruned = only_the_invoked_command(app, args)
     whole, part = CliRunner().invoke(app, args), CliRunner().invoke(pruned, args)
     assert (part.exit_code, part.output) == (whole.exit_code, whole.output)
+
+
+def test_a_verbatim_copy_of_a_large_file_does_not_make_its_chart_copy_known_clean(tmp_path, cli) -> None:
+    """Top-level ``files:`` are copied verbatim, whitespace and all: their digests in the lock are
+    no proof of clean bytes, so the same large bytes in a chart are still fixed on the next sync."""
+    upstream = tmp_path / "up"
+    (upstream / "charts/x/templates").mkdir(parents=True)
+    big = b"".join(b"key%06d: value   \n" % i for i in range(20000))  # > 256 KiB, trailing blanks
+    (upstream / "charts/x/templates/big.yaml").write_bytes(big)
+    (upstream / "charts/x/Chart.yaml").write_text("apiVersion: v2\nname: x\nversion: 0.1.0\n")
+    (upstream / "go.mod").write_text("module x\n\ngo 1.22\n")
+    project = tmp_path / "project"
+    (project / "overlays").mkdir(parents=True)
+    (project / "gsvendor.yaml").write_text(
+        "upstream:\n  repository: kserve/kserve\noutput: helm\ncharts: [x]\n"
+        "files:\n  - from: charts/x/templates/big.yaml\n    to: raw/big.yaml\n"
+    )
+    fixed = big.replace(b"   \n", b"\n")
+    for _ in range(2):
+        result = cli(project, "sync", "v0.1.0", "--source", str(upstream))
+        assert result.returncode == 0, result.stderr
+        assert (project / "helm/x/templates/big.yaml").read_bytes() == fixed
+        assert (project / "raw/big.yaml").read_bytes() == big
