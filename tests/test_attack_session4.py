@@ -64,3 +64,22 @@ def test_the_plain_console_writes_what_rich_writes_when_the_end_reaches_past_the
     LazyConsole(ours, width).print(text, end=end)
     Console(file=theirs, highlight=False, width=width).print(text, end=end)
     assert ours.getvalue() == theirs.getvalue()
+
+
+@pytest.mark.parametrize(
+    "operation",
+    [
+        'op: replace\n    file: Chart.yaml\n    find: "\\ud800"\n    with: "y"',  # the byte path encodes the needle
+        'op: insert-after\n    file: Chart.yaml\n    anchor: "apiVersion:"\n    text: "\\udfff"',
+        'op: replace\n    file: Chart.yaml\n    find: "apiVersion:"\n    with: "\\ud800"',
+    ],
+)
+def test_an_overlay_string_with_a_lone_surrogate_is_a_one_line_definition_error(project, cli, operation: str) -> None:
+    """YAML's ``\\ud800`` escape gives a string no UTF-8 can hold: a declaration mistake (exit 2), no traceback."""
+    from conftest import assert_one_line_error, tarball
+
+    (project / "overlays/99-surrogate.yaml").write_text(
+        f"description: x\ncharts: [kserve-crd]\noperations:\n  - {operation}\n"
+    )
+    result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--dry-run")
+    assert_one_line_error(result, 2, "99-surrogate", "surrogate")
