@@ -83,3 +83,35 @@ def test_an_overlay_string_with_a_lone_surrogate_is_a_one_line_definition_error(
     )
     result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--dry-run")
     assert_one_line_error(result, 2, "99-surrogate", "surrogate")
+
+
+@pytest.mark.parametrize("content", [b'{"data": 5}', b'{"data": [1]}', b'{"data": "x"}', b'{"data": null}'])
+def test_a_stamp_whose_data_is_no_mapping_is_no_stamp(tmp_path, content: bytes) -> None:
+    """Every stamped document (gsvendor.yaml, an overlay, the lock) is a mapping: a stamp holding
+    other data is damaged, and the file is read again instead of crashing on it."""
+    import json
+
+    from gsvendor.config import load_validated, stamp_path
+    from gsvendor.vendor import lock
+
+    file = tmp_path / "f.yaml"
+    file.write_text("a: 1\n")
+    stamp = stamp_path(tmp_path / "stamps", json.dumps({"type": "object"}, sort_keys=True), "a: 1\n")
+    stamp.parent.mkdir()
+    stamp.write_bytes(content)
+    assert load_validated(file, {"type": "object"}, "f.yaml", tmp_path / "stamps").data == {"a": 1}
+    locked = tmp_path / "gsvendor.lock.yaml"
+    text = "kind: Lock\ntag: v0.1.0\nsource: {kind: folder, location: up}\n"
+    locked.write_text(text)
+    stamp = stamp_path(tmp_path / "stamps", lock.KIND, text)
+    stamp.write_bytes(content)
+    try:
+        got = lock.read(locked, tmp_path / "stamps").tag
+    except lock.LockError as exc:
+        got = str(exc)
+    stamp.unlink()
+    try:
+        expected = lock.read(locked, tmp_path / "stamps").tag
+    except lock.LockError as exc:
+        expected = str(exc)
+    assert got == expected
