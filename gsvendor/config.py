@@ -554,7 +554,7 @@ def stamp_path(stamps: Path | None, salt: str, text: str) -> Path | None:
 
 
 def read_stamp(stamp: Path | None) -> dict[str, Any] | None:
-    """The JSON object a stamp holds (``{"data": …}``, or ``{}`` for data JSON cannot hold exactly).
+    """The JSON object a stamp holds (``{"data": {…}}``, or ``{}`` for data JSON cannot hold exactly).
 
     ``None`` when there is no stamp or it cannot be read, is not such an object or is larger
     than :data:`MAX_USER_FILE_BYTES` (then the caller takes the full path and writes it again).
@@ -567,7 +567,9 @@ def read_stamp(stamp: Path | None) -> dict[str, Any] | None:
         held = json.loads(raw) if len(raw) <= MAX_USER_FILE_BYTES else None
     except (OSError, ValueError, RecursionError):
         return None
-    return held if isinstance(held, dict) and (not held or set(held) == {"data"}) else None
+    # every stamped document (gsvendor.yaml, an overlay, the lock) is a mapping: other data is damage
+    mapping = isinstance(held, dict) and len(held) < 2 and (not held or isinstance(held.get("data"), dict))
+    return held if mapping else None
 
 
 def write_stamp(stamp: Path | None, data: Any) -> None:

@@ -55,7 +55,7 @@ def only_the_invoked_command(application: Any, args: list[str]) -> Any:
     from typer.main import get_command_name
 
     index = _command_index(args)
-    if index is None:
+    if index is None or not _only_global_options_before(args, index):
         return application
     chosen = [
         info
@@ -67,6 +67,21 @@ def only_the_invoked_command(application: Any, args: list[str]) -> Any:
     pruned = copy.copy(application)
     pruned.registered_commands = chosen
     return pruned
+
+
+def _only_global_options_before(args: list[str], index: int) -> bool:
+    """Whether ``args[:index]`` are global options and their values only, each spelled as listed.
+
+    Anything else there (``--help``, which prints the group's help with every command; ``-qc FILE``,
+    short flags run together, whose value :func:`_command_index` cannot see) leaves the app whole.
+    """
+    i = 0
+    while i < index:
+        name, equals, _ = args[i].partition("=")
+        if name not in GLOBAL_OPTIONS or (equals and not GLOBAL_OPTIONS[name]):
+            return False
+        i += 1 + int(GLOBAL_OPTIONS[name] and not equals)
+    return i == index
 
 
 def _is_value(args: list[str], index: int) -> bool:

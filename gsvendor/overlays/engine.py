@@ -279,6 +279,8 @@ def _check_variables(value: Any, where: str) -> None:
         for v in value:
             _check_variables(v, where)
     elif isinstance(value, str):
+        if not value.isascii() and re.search("[\ud800-\udfff]", value):  # YAML's "\ud800": no UTF-8 holds it
+            raise OverlayDefinitionError(f"{where}: {value!r} holds a lone surrogate, which is not UTF-8 text")
         for escape, name in _VARIABLE.findall(value):
             if not escape and name not in VARIABLES:
                 raise OverlayDefinitionError(f"{where}: unknown variable ${{{name}}} (known: tag, version, chart)")

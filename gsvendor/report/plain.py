@@ -162,6 +162,7 @@ class LazyConsole:
         if not options.get("markup", True) and _EMOJI_LIKE.search(text):
             return None
         wraps = not options.get("soft_wrap", False)
-        if wraps and (self._width is None or any(len(line) > self._width for line in text.split("\n"))):
+        # rich wraps the text with its end: an end of spaces past the width is dropped
+        if wraps and (self._width is None or any(len(line) > self._width for line in (text + end).split("\n"))):
             return None
         return text + end

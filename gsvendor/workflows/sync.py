@@ -151,8 +151,12 @@ def _rebuild_from_lock(
 
 
 def clean_files(config: Config, digests: Digests, lock: lockfile.Lock | None) -> CleanFiles:
-    """What is known of whitespace-clean contents: the lock's results and the cache's stamps."""
-    return CleanFiles(digests, set(lock.results().values()) if lock is not None else None, config.stamps)
+    """What is known of whitespace-clean contents: the lock's chart results and the cache's stamps.
+
+    Not the results of top-level ``files:``: those are copied verbatim, blanks and all.
+    """
+    known = {f.result for chart in lock.charts.values() for f in chart.files.values()} if lock is not None else None
+    return CleanFiles(digests, known, config.stamps)
 
 
 def verify(

@@ -1,0 +1,117 @@
+"""Hostile tests of session 4's fast paths (the attack session): each reproduces a defect found."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help", "sync"],  # the group's help comes first: it lists every command
+        ["-h", "verify"],
+        ["-q", "--help", "diff"],
+        ["-qc", "verify", "sync"],  # -q and -c verify: "verify" is the config file, not the command
+    ],
+)
+def test_the_pruned_app_reads_args_as_the_whole_app_when_the_command_follows_odd_options(args: list[str]) -> None:
+    """Whatever stands before the command name, the pruned app prints and exits as the whole app."""
+    from typer.testing import CliRunner
+
+    from gsvendor.cli.app import app
+    from gsvendor.cli.main import only_the_invoked_command
+
+    pruned = only_the_invoked_command(app, args)
+    whole, part = CliRunner().invoke(app, args), CliRunner().invoke(pruned, args)
+    assert (part.exit_code, part.output) == (whole.exit_code, whole.output)
+
+
+def test_a_verbatim_copy_of_a_large_file_does_not_make_its_chart_copy_known_clean(tmp_path, cli) -> None:
+    """Top-level ``files:`` are copied verbatim, whitespace and all: their digests in the lock are
+    no proof of clean bytes, so the same large bytes in a chart are still fixed on the next sync."""
+    upstream = tmp_path / "up"
+    (upstream / "charts/x/templates").mkdir(parents=True)
+    big = b"".join(b"key%06d: value   \n" % i for i in range(20000))  # > 256 KiB, trailing blanks
+    (upstream / "charts/x/templates/big.yaml").write_bytes(big)
+    (upstream / "charts/x/Chart.yaml").write_text("apiVersion: v2\nname: x\nversion: 0.1.0\n")
+    (upstream / "go.mod").write_text("module x\n\ngo 1.22\n")
+    project = tmp_path / "project"
+    (project / "overlays").mkdir(parents=True)
+    (project / "gsvendor.yaml").write_text(
+        "upstream:\n  repository: kserve/kserve\noutput: helm\ncharts: [x]\n"
+        "files:\n  - from: charts/x/templates/big.yaml\n    to: raw/big.yaml\n"
+    )
+    fixed = big.replace(b"   \n", b"\n")
+    for _ in range(2):
+        result = cli(project, "sync", "v0.1.0", "--source", str(upstream))
+        assert result.returncode == 0, result.stderr
+        assert (project / "helm/x/templates/big.yaml").read_bytes() == fixed
+        assert (project / "raw/big.yaml").read_bytes() == big
+
+
+@pytest.mark.parametrize(("text", "end", "width"), [("abcde", " ", 5), ("ab\ncdefghij", "  ", 10), ("x", " \n", 1)])
+def test_the_plain_console_writes_what_rich_writes_when_the_end_reaches_past_the_width(
+    text: str, end: str, width: int
+) -> None:
+    """rich wraps a line with its ``end``: blanks of the end past the width are dropped, as rich drops them."""
+    import io
+
+    from rich.console import Console
+
+    from gsvendor.report.plain import LazyConsole
+
+    ours, theirs = io.StringIO(), io.StringIO()
+    LazyConsole(ours, width).print(text, end=end)
+    Console(file=theirs, highlight=False, width=width).print(text, end=end)
+    assert ours.getvalue() == theirs.getvalue()
+
+
+@pytest.mark.parametrize(
+    "operation",
+    [
+        'op: replace\n    file: Chart.yaml\n    find: "\\ud800"\n    with: "y"',  # the byte path encodes the needle
+        'op: insert-after\n    file: Chart.yaml\n    anchor: "apiVersion:"\n    text: "\\udfff"',
+        'op: replace\n    file: Chart.yaml\n    find: "apiVersion:"\n    with: "\\ud800"',
+    ],
+)
+def test_an_overlay_string_with_a_lone_surrogate_is_a_one_line_definition_error(project, cli, operation: str) -> None:
+    """YAML's ``\\ud800`` escape gives a string no UTF-8 can hold: a declaration mistake (exit 2), no traceback."""
+    from conftest import assert_one_line_error, tarball
+
+    (project / "overlays/99-surrogate.yaml").write_text(
+        f"description: x\ncharts: [kserve-crd]\noperations:\n  - {operation}\n"
+    )
+    result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--dry-run")
+    assert_one_line_error(result, 2, "99-surrogate", "surrogate")
+
+
+@pytest.mark.parametrize("content", [b'{"data": 5}', b'{"data": [1]}', b'{"data": "x"}', b'{"data": null}'])
+def test_a_stamp_whose_data_is_no_mapping_is_no_stamp(tmp_path, content: bytes) -> None:
+    """Every stamped document (gsvendor.yaml, an overlay, the lock) is a mapping: a stamp holding
+    other data is damaged, and the file is read again instead of crashing on it."""
+    import json
+
+    from gsvendor.config import load_validated, stamp_path
+    from gsvendor.vendor import lock
+
+    file = tmp_path / "f.yaml"
+    file.write_text("a: 1\n")
+    stamp = stamp_path(tmp_path / "stamps", json.dumps({"type": "object"}, sort_keys=True), "a: 1\n")
+    stamp.parent.mkdir()
+    stamp.write_bytes(content)
+    assert load_validated(file, {"type": "object"}, "f.yaml", tmp_path / "stamps").data == {"a": 1}
+    locked = tmp_path / "gsvendor.lock.yaml"
+    text = "kind: Lock\ntag: v0.1.0\nsource: {kind: folder, location: up}\n"
+    locked.write_text(text)
+    stamp = stamp_path(tmp_path / "stamps", lock.KIND, text)
+    stamp.write_bytes(content)
+    try:
+        got = lock.read(locked, tmp_path / "stamps").tag
+    except lock.LockError as exc:
+        got = str(exc)
+    stamp.unlink()
+    try:
+        expected = lock.read(locked, tmp_path / "stamps").tag
+    except lock.LockError as exc:
+        expected = str(exc)
+    assert got == expected
