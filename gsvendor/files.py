@@ -140,7 +140,7 @@ class CleanFiles:
         from gsvendor.config import write_stamp
 
         for digest in sorted(self.found - self.known):
-            write_stamp(self._stamp(digest), None)
+            write_stamp(self._stamp(digest), {})  # its existence is the verdict
         self.known |= self.found
         self.found = set()
 
