@@ -115,3 +115,21 @@ def test_a_stamp_whose_data_is_no_mapping_is_no_stamp(tmp_path, content: bytes) 
     except lock.LockError as exc:
         expected = str(exc)
     assert got == expected
+
+
+def test_an_error_line_quotes_user_text_as_given(tmp_path) -> None:
+    """Brackets, backslashes and emoji codes of a path in an error print as typed (rich read them as markup)."""
+    import subprocess
+    import sys
+
+    odd = "[red]x\\[y:smile:.yaml"
+    result = subprocess.run(
+        [sys.executable, "-m", "gsvendor", "--config", str(tmp_path / odd), "verify"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and odd in result.stderr, result.stderr
+    assert len(result.stderr.splitlines()) == 1

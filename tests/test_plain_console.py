@@ -85,7 +85,7 @@ def test_print_writes_what_rich_writes(
     pieces: list[str], width: int | None, soft: bool, markup: bool, end: str
 ) -> None:
     text = "".join(pieces)
-    options = {"soft_wrap": soft, "markup": markup, "end": end}
+    options = {"soft_wrap": soft, "markup": markup, "end": end, "emoji": len(pieces) % 2 == 0}
     written, _ = _plain(text, width, "print", **options)
     assert written == _rich(text, width, "print", **options)
 
@@ -162,3 +162,22 @@ def test_is_terminal_is_answered_without_rich_until_rich_is_loaded() -> None:
     assert console.is_terminal is False and console._rich is None
     console.rich()
     assert console.is_terminal is False  # now rich's own answer
+
+
+@pytest.mark.parametrize(
+    "text", ["a [red]b[/] c", "x\\[y:smile:", "über\there", "[PATCH] 0001.patch", "a" * 300, "no markup"]
+)
+@pytest.mark.parametrize("width", [None, 40])
+def test_a_labelled_line_prints_its_text_as_given(text: str, width: int | None) -> None:
+    """``labelled``: rich's Text of the label and the text (no markup or emoji codes read), unwrapped."""
+    from rich.console import Console
+    from rich.text import Text
+
+    ours, theirs = io.StringIO(), io.StringIO()
+    LazyConsole(ours, width).labelled("error:", "red", text)
+    Console(file=theirs, highlight=False, width=width).print(
+        Text.assemble(("error:", "red"), " ", text), soft_wrap=True
+    )
+    assert ours.getvalue() == theirs.getvalue()
+    if "\t" not in text and text.isascii():
+        assert ours.getvalue() == f"error: {text}\n"

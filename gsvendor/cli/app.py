@@ -181,8 +181,8 @@ def handles_errors(function: F) -> F:
         except GsvendorError as exc:
             console = _stderr()
             for line in str(exc).splitlines() or [type(exc).__name__]:
-                # escaped: messages quote user text ("[PATCH] …", "[/x]") that is not markup
-                console.print(f"[red]error:[/] {escape(printable(line))}", markup=True, soft_wrap=True)
+                # as written: messages quote user text ("[PATCH] …", "[/x]", "a:b:c") that is no markup
+                console.labelled("error:", "red", printable(line))
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: say what state the output is in
             _interrupted(getattr(exc, "message", None))
@@ -209,7 +209,7 @@ def _exclusive(ctx: typer.Context, config: Any) -> Any:
     from gsvendor.workflows.guard import exclusive
 
     def say(line: str) -> None:
-        _stderr().print(printable(line), markup=False, soft_wrap=True)
+        _stderr().print(printable(line), markup=False, emoji=False, soft_wrap=True)
 
     return exclusive(config, ctx.obj.lock_timeout, say)
 

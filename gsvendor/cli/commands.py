@@ -128,7 +128,7 @@ def sync(
                 except GsvendorError as exc:
                     if asked:
                         raise
-                    _stderr().print(f"note: no upgrade report: {escape(str(exc))}", soft_wrap=True)
+                    _stderr().labelled("note:", "", f"no upgrade report: {exc}")
         with _status(ctx, f"syncing {tag}"):
             result = workflow.sync(config, tag, source, options, dry_run=dry_run, force=force, helm=helm)
     out = _stdout()
@@ -228,10 +228,8 @@ def verify(
         report.print_diffs(out, diffs)
     if diffs:
         listed = ", ".join(d.path for d in diffs[:10]) + (" …" if len(diffs) > 10 else "")
-        _stderr().print(
-            f"[red]error:[/] verify failed: {len(diffs)} file(s) differ from {escape(lock.tag)} + overlays: "
-            f"{escape(listed)}",
-            soft_wrap=True,
+        _stderr().labelled(
+            "error:", "red", f"verify failed: {len(diffs)} file(s) differ from {lock.tag} + overlays: {listed}"
         )
         raise typer.Exit(1)
     if not json_output:
@@ -585,7 +583,7 @@ def versions(
         report_build.print_versions(out, result)
     if check and not json_output:
         for warning in result.warnings:
-            _stderr().print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True, markup=True)
+            _stderr().labelled("warning:", "yellow", warning)
     if result.problems:
         raise CheckFailed("\n".join(result.problems))
     if not check and not json_output:

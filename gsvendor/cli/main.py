@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from gsvendor.cli.app import GLOBAL_OPTIONS, _interrupt, _interrupted, _stderr, app, escape
+from gsvendor.cli.app import GLOBAL_OPTIONS, _interrupt, _interrupted, _stderr, app
 
 
 def global_options_first(args: list[str]) -> list[str]:
@@ -121,7 +121,7 @@ def main() -> None:
         ctx = getattr(exc, "ctx", None)
         hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
         message = " ".join(exc.format_message().split())
-        _stderr().print(f"[red]error:[/] {escape(message)}{escape(hint)}", soft_wrap=True)
+        _stderr().labelled("error:", "red", f"{message}{hint}")
         sys.exit(exc.exit_code)
     if code == 130:  # typer turns a KeyboardInterrupt inside a command into exit code 130
         _interrupted()

@@ -41,15 +41,15 @@ def escape(text: str) -> str:
     return escaped
 
 
-def strip_markup(text: str) -> str | None:
+def strip_markup(text: str, emoji: bool = True) -> str | None:
     """``text`` without its markup as rich renders it, or ``None`` when rich must decide.
 
     ``None`` for a tag that is no plain style of :data:`_STYLES`, for a closing tag that closes
-    nothing (rich raises MarkupError) and for text with an emoji code. Escapes follow
+    nothing (rich raises MarkupError) and, with ``emoji``, for text with an emoji code. Escapes follow
     rich.markup: ``\\[`` is a literal ``[``, two backslashes before a tag are one backslash.
     """
     if "[" not in text:  # rich takes such text whole: no tag, no escape
-        return None if _EMOJI_LIKE.search(text) else text
+        return None if emoji and _EMOJI_LIKE.search(text) else text
     out: list[str] = []
     position = 0
     opened: list[str] = []
@@ -78,7 +78,7 @@ def strip_markup(text: str) -> str | None:
             return None
     out.append(text[position:])
     pieces = [piece.replace("\\[", "[") for piece in out]  # rich: an escaped [ that opens no tag
-    if any(_EMOJI_LIKE.search(piece) for piece in pieces):
+    if emoji and any(_EMOJI_LIKE.search(piece) for piece in pieces):
         return None
     return "".join(pieces)
 
@@ -149,17 +149,32 @@ class LazyConsole:
                 return
         self.rich().out(*objects, **options)
 
+    def labelled(self, label: str, style: str, text: str) -> None:
+        """One line ``label text``, ``label`` in ``style`` on a terminal, ``text`` exactly as given.
+
+        No markup, escapes or emoji codes are read in ``text`` (user text quoted in a message:
+        ``[red]``, ``\\[``, ``:smile:`` print as they are); the line is not wrapped.
+        """
+        line = f"{label} {text}"
+        if self._rich is None and self._plain and _AS_IS.fullmatch(line) and "\n" not in line:
+            self.file.write(line + "\n")
+            self.file.flush()
+            return
+        from rich.text import Text
+
+        self.rich().print(Text.assemble((label, style), " ", text), soft_wrap=True)
+
     def _as_written(self, objects: tuple[Any, ...], options: dict[str, Any]) -> str | None:
         """What rich's ``print`` would write for these arguments when it is the text itself, else ``None``."""
         if self._rich is not None or not self._plain or len(objects) != 1 or not isinstance(objects[0], str):
             return None
-        if not set(options) <= {"soft_wrap", "markup", "highlight", "end"} or options.get("highlight"):
+        if not set(options) <= {"soft_wrap", "markup", "highlight", "end", "emoji"} or options.get("highlight"):
             return None
-        end = options.get("end", "\n")
-        text = strip_markup(objects[0]) if options.get("markup", True) else objects[0]
+        end, emoji = options.get("end", "\n"), options.get("emoji", True)
+        text = strip_markup(objects[0], emoji) if options.get("markup", True) else objects[0]
         if text is None or not _AS_IS.fullmatch(text) or not _AS_IS.fullmatch(end):
             return None
-        if not options.get("markup", True) and _EMOJI_LIKE.search(text):
+        if emoji and not options.get("markup", True) and _EMOJI_LIKE.search(text):
             return None
         wraps = not options.get("soft_wrap", False)
         # rich wraps the text with its end: an end of spaces past the width is dropped
