@@ -129,11 +129,10 @@ class CleanFiles:
         return stamp_path(self.stamps, "whitespace-clean", digest)
 
     def _stamped(self, digest: str) -> bool:
+        from gsvendor.config import _is_file
+
         stamp = self._stamp(digest)
-        try:
-            return stamp is not None and stamp.is_file()
-        except OSError:
-            return False
+        return stamp is not None and _is_file(stamp)
 
     def save(self) -> None:
         """Record the digests scanned clean in this run as stamps (errors cost only the next run's scan)."""

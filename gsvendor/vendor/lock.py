@@ -147,7 +147,7 @@ def render(build: Build, location: str, digests: Digests | None = None) -> bytes
         document["goMod"] = {"go": go, "toolchain": toolchain}
     if build.copies:
         document["files"] = {
-            copy.spec.dest: {"source": copy.spec.source, "upstream": sha256(copy.data), "result": sha256(copy.data)}
+            copy.spec.dest: {"source": copy.spec.source, "upstream": digest(copy.data), "result": digest(copy.data)}
             for copy in sorted(build.copies, key=lambda c: c.spec.dest)
         }
     text = _dump(document, libyaml=_plain_everywhere(document))
