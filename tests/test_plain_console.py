@@ -90,6 +90,21 @@ def test_print_writes_what_rich_writes(
     assert written == _rich(text, width, "print", **options)
 
 
+WORDS = st.lists(st.sampled_from(["a", "bb", "x" * 7, " ", "  ", "/", "-", "ccc ", "[/]", "[green]"]), max_size=30)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(WORDS, st.integers(min_value=1, max_value=16), st.booleans())
+@example(["x" * 7, " ", "x" * 7], 7, False)  # a line full to the width keeps its blank
+@example([" ", "x" * 7, "x" * 7], 5, False)  # a folded word after a leading blank
+def test_wrapping_is_riches(words: list[str], width: int, markup: bool) -> None:
+    """Lines wider than the console are wrapped exactly as rich wraps them, and rich stays unloaded."""
+    text = "".join(words)
+    written, took_it = _plain(text, width, "print", markup=markup, emoji=False)
+    assert written == _rich(text, width, "print", markup=markup, emoji=False)
+    assert took_it or written == "raised MarkupError"
+
+
 @settings(max_examples=300, deadline=None)
 @given(PIECES, st.sampled_from([None, 20, 100]))
 def test_out_writes_what_rich_writes(pieces: list[str], width: int | None) -> None:
@@ -103,7 +118,9 @@ def test_out_writes_what_rich_writes(pieces: list[str], width: int | None) -> No
     [
         ("[green]ok[/]: output is upstream v0.20.0 plus the declared overlays", {}, True),
         ("[red]error:[/] verify failed: 2 file(s) differ", {"soft_wrap": True}, True),
-        ("x" * 101, {}, False),  # wider than the console: rich wraps it
+        ("x" * 101, {}, True),  # wider than the console: wrapped as rich wraps it
+        ("x" * 101, {"end": ""}, False),  # rich wraps the end with the text: rich does it
+        ("a\n" + "x" * 101, {}, False),  # several lines to wrap: rich does it
         ("x" * 101, {"soft_wrap": True}, True),
         ("a :smile: b", {}, False),  # an emoji code
         ("[link=https://x]x[/link]", {}, False),

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def _escape(text: str) -> str:
-    from rich.markup import escape
+    from gsvendor.report.plain import escape
 
     return escape(text)
 

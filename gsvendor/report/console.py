@@ -83,11 +83,11 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
 
 
 def _print_sync_details(console: Console, result: SyncResult) -> None:
-    from rich.markup import escape
     from rich.text import Text
 
     from gsvendor.errors import printable
     from gsvendor.report.layout import PlainTable, hanging
+    from gsvendor.report.plain import escape
 
     snapshot = result.build.snapshot
     title = printable(

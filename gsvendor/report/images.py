@@ -116,10 +116,8 @@ def print_report(
     are listed then too. Without ``verbose`` only offenders and invalid references are rows, so a
     clean run prints its totals line alone. ``ok`` (default ``result.ok``) decides the ``ok:`` prefix
     of that line: ``--resolve`` passes the whole run's outcome, so no ``ok:`` precedes its failure."""
-    from rich.markup import escape
-    from rich.text import Text
-
     from gsvendor.report.layout import PlainTable
+    from gsvendor.report.plain import escape, markup_plain
 
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
@@ -145,7 +143,7 @@ def print_report(
                     c.found.written,
                     c.normalized or c.message or "",
                     c.status,
-                    *(Text.from_markup(cell).plain for cell in (columns[1](c) if columns else ())),
+                    *(markup_plain(cell) for cell in (columns[1](c) if columns else ())),
                 )
             table.print(console)
         seen: set[tuple[str, str]] = set()

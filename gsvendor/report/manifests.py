@@ -110,9 +110,8 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
     Label coverage is printed with ``verbose``; without it only for a chart whose missing labels
     fail the check (``fail: true``).
     """
-    from rich.markup import escape
-
     from gsvendor.report.layout import PlainTable
+    from gsvendor.report.plain import escape
 
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]

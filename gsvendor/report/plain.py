@@ -83,6 +83,56 @@ def strip_markup(text: str, emoji: bool = True) -> str | None:
     return "".join(pieces)
 
 
+def markup_plain(text: str) -> str:
+    """rich's ``Text.from_markup(text).plain``: ``text`` without its markup, rich loaded only when needed."""
+    plain = strip_markup(text)
+    if plain is not None:
+        return plain
+    from rich.text import Text
+
+    return Text.from_markup(text).plain
+
+
+_WORD = re.compile(r"\s*\S+\s*")  # rich._wrap's word: leading blanks, the word, its trailing blanks
+
+
+def rich_wrap(line: str, width: int) -> list[str]:
+    """``line`` (printable ASCII, no line break) in the lines rich's ``Console.print`` wraps it to.
+
+    rich 13-15 (``rich._wrap.divide_line`` with folding, then ``Text.rstrip_end`` and ``truncate``):
+    a word (with the blanks after it) goes on the current line when the word without its blanks
+    still fits; else a new line starts, and a word wider than ``width`` is cut into ``width``-wide
+    pieces. A line keeps its trailing blanks up to ``width``. One ASCII character is one cell.
+    """
+    breaks: list[int] = []
+    offset = 0
+    for match in _WORD.finditer(line):
+        start, word = match.start(), match.group(0)
+        length = len(word.rstrip())
+        if width - offset >= length:
+            offset += len(word)
+        elif length > width:  # fold the word across lines
+            pieces = [word[i : i + width] for i in range(0, len(word), width)]
+            for piece in pieces[:-1]:
+                if start:
+                    breaks.append(start)
+                start += len(piece)
+            if start:
+                breaks.append(start)
+            offset = len(pieces[-1])
+        elif offset and start:
+            breaks.append(start)
+            offset = len(word)
+    lines = [line[a:b] for a, b in zip([0, *breaks], [*breaks, len(line)], strict=True)]
+    out = []
+    for piece in lines:
+        if len(piece) > width:  # rstrip_end: blanks past the width go, then the line is cut to it
+            blanks = len(piece) - len(piece.rstrip())
+            piece = piece[: len(piece) - min(blanks, len(piece) - width)][:width]
+        out.append(piece)
+    return out
+
+
 def plain_for_rich(environ: Any, stream: TextIO) -> bool:
     """Whether rich would see no terminal on ``stream`` (rich's ``Console.is_terminal``), so writes no colour."""
     tty_compatible = environ.get("TTY_COMPATIBLE", "")
@@ -177,7 +227,10 @@ class LazyConsole:
         if emoji and not options.get("markup", True) and _EMOJI_LIKE.search(text):
             return None
         wraps = not options.get("soft_wrap", False)
-        # rich wraps the text with its end: an end of spaces past the width is dropped
-        if wraps and (self._width is None or any(len(line) > self._width for line in (text + end).split("\n"))):
+        if not wraps or not any(len(line) > (self._width or 0) for line in (text + end).split("\n")):
+            return text + end
+        # rich wraps the text with its end (an end of spaces past the width is dropped): one
+        # line ending in "\n" is wrapped here as rich wraps it, anything else goes to rich
+        if self._width is None or end != "\n" or "\n" in text:
             return None
-        return text + end
+        return "\n".join(rich_wrap(text, self._width)) + end

@@ -20,7 +20,7 @@ _STYLE = {RESOLVED: "green", EQUAL: "green", NOT_COMPARED: "dim"}
 def table_columns(report: ResolveReport) -> tuple[tuple[str, ...], Callable[[Checked], tuple[str, ...]]]:
     """Extra columns of check-images' table: the resolved digest and the outcome (and the mirror
     comparison). The cells are rich markup; references not asked show ``-``."""
-    from rich.markup import escape
+    from gsvendor.report.plain import escape
 
     def cells(checked: Checked) -> tuple[str, ...]:
         entry = report.get(checked.normalized) if checked.normalized else None
@@ -53,7 +53,7 @@ def print_report(console: Console, report: ResolveReport, ok: bool | None = None
     """After check-images' table: each failing reference with the registry's reason, notes, then the totals.
 
     ``ok`` (default: every lookup resolved) decides the ``ok:`` prefix of the totals line."""
-    from rich.markup import escape
+    from gsvendor.report.plain import escape
 
     for entry in report.failing:
         places = sorted({f"{p.chart} {p.variant}" for p in entry.places})
