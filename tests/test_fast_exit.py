@@ -1,0 +1,86 @@
+"""The console entry point ends the process without the interpreter's teardown, losing nothing (issue 19)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+# buffered streams, as a user's terminal or pipe has them (the test environment may set PYTHONUNBUFFERED)
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+
+
+def _script(body: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    code = "import atexit, sys, threading, time\nfrom gsvendor.__main__ import _exit_now\n" + textwrap.dedent(body)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def test_atexit_handlers_run_and_buffered_output_arrives(tmp_path: Path) -> None:
+    result = _script(
+        """
+        atexit.register(lambda: open("handler-ran", "w").write("yes"))
+        sys.stdout.write("x" * 1_000_000)  # buffered, never flushed by the script
+        sys.stderr.write("last words")
+        _exit_now(3)
+        print("not reached")
+        """,
+        tmp_path,
+    )
+    assert result.returncode == 3
+    assert result.stdout == "x" * 1_000_000
+    assert result.stderr == "last words"
+    assert (tmp_path / "handler-ran").read_text() == "yes"
+
+
+def test_none_is_exit_code_zero(tmp_path: Path) -> None:
+    result = _script("print('done')\n_exit_now(None)\nprint('not reached')", tmp_path)
+    assert (result.returncode, result.stdout) == (0, "done\n")
+
+
+def test_a_running_thread_or_a_message_leaves_the_exit_to_python(tmp_path: Path) -> None:
+    result = _script(
+        """
+        def work():
+            time.sleep(0.3)
+            open("thread-finished", "w").write("yes")
+        threading.Thread(target=work).start()
+        _exit_now(0)
+        print("returned")
+        sys.exit(4)
+        """,
+        tmp_path,
+    )
+    # Python waited for the thread, as it does on a normal exit
+    assert (result.returncode, result.stdout) == (4, "returned\n")
+    assert (tmp_path / "thread-finished").read_text() == "yes"
+    message = _script("_exit_now('a message')\nprint('returned')", tmp_path)
+    assert (message.returncode, message.stdout) == (0, "returned\n")
+
+
+def test_a_daemon_thread_does_not_hold_the_exit(tmp_path: Path) -> None:
+    result = _script(
+        "threading.Thread(target=time.sleep, args=(30,), daemon=True).start()\n_exit_now(1)\nprint('not reached')",
+        tmp_path,
+    )
+    assert (result.returncode, result.stdout) == (1, "")
+
+
+def test_an_unwritable_stdout_is_reported_as_python_reports_it(tmp_path: Path) -> None:
+    code = "from gsvendor.__main__ import _exit_now\nprint('x' * 100)\n_exit_now(0)\nprint('returned')"
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-c", code],
+            env=ENV,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    # the flush failed, so _exit_now returned and Python's own exit reported the lost output
+    assert result.returncode == 120
+    assert "No space left on device" in result.stderr
