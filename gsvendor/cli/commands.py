@@ -305,9 +305,6 @@ def check_images(
       gsvendor check-images --resolve --compare-upstream --junit images.xml
     """
     from gsvendor.errors import CheckFailed, UsageError
-    from gsvendor.report import images as report_images
-    from gsvendor.report.console import print_json
-    from gsvendor.report.junit import write_junit
     from gsvendor.workflows import check_images as workflow
 
     config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [], _stamps(ctx))
@@ -327,6 +324,11 @@ def check_images(
             insecure=insecure_registry,
             progress=lambda message: _status(ctx, message),
         )
+    # the report modules load once helm has rendered: nothing delays the first render
+    from gsvendor.report import images as report_images
+    from gsvendor.report.console import print_json
+    from gsvendor.report.junit import write_junit
+
     if junit is not None:
         try:
             write_junit(junit, "check-images", report_images.run_cases(run))
