@@ -120,6 +120,18 @@ def test_dry_run_prints_the_report_and_diff_prints_the_upgrade(cli: Cli, at_v019
     assert same.returncode == 0 and "Upgrade report" not in same.stdout
 
 
+def test_report_to_stdout_is_the_report_alone(cli: Cli, at_v019: Path) -> None:
+    """``--report -`` > upgrade.md is the Markdown document: the plan's summary goes to stderr."""
+    source = ("--source", str(tarball("v0.20.0")))
+    result = cli(at_v019, "sync", "v0.20.0", *source, "--dry-run", "--report", "-")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("# Upgrade report: v0.19.0 → v0.20.0\n")
+    assert "dry run: " not in result.stdout and "dry run: " in result.stderr
+    for mixed in ("--json", "--diff"):
+        refused = cli(at_v019, "sync", "v0.20.0", *source, "--dry-run", "--report", "-", mixed)
+        assert_one_line_error(refused, 2, f"--report - writes the report to stdout, which {mixed} would write into")
+
+
 def test_a_report_needs_a_lock_to_start_from(cli: Cli, project: Path, tmp_path: Path) -> None:
     result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--report", str(tmp_path / "r.md"))
     assert_one_line_error(result, 2, "gsvendor.lock.yaml: no lock file, so no version to report the upgrade from")

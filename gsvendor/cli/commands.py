@@ -61,7 +61,8 @@ def sync(
         Path | None,
         typer.Option(
             "--report",
-            help="Write the Markdown upgrade report from the lock's tag to TAG to this file (- for stdout).",
+            help="Write the Markdown upgrade report from the lock's tag to TAG to this file "
+            "(- for stdout, the summary then goes to stderr).",
             metavar="FILE",
         ),
     ] = None,
@@ -105,6 +106,12 @@ def sync(
     config = _load(ctx)
     _given(report_file, "--report")
     _given(patch_report, "--patch-report")
+    report_to_stdout = report_file is not None and str(report_file) == "-"
+    if report_to_stdout and (json_output or show_diff):
+        from gsvendor.errors import UsageError
+
+        mixed = "--json" if json_output else "--diff"
+        raise UsageError(f"--report - writes the report to stdout, which {mixed} would write into: use --report FILE")
     if tag is None:
         from gsvendor.build.versions import read_pin
 
@@ -135,7 +142,8 @@ def sync(
     if json_output:
         report.print_json(out, report.sync_summary(result))
     else:
-        report.print_sync(out, result, verbose=verbose)
+        # with --report - stdout is the report alone: the summary goes where progress goes
+        report.print_sync(_stderr() if report_to_stdout else out, result, verbose=verbose)
     if old is None:
         return
     if show_diff:
