@@ -230,7 +230,8 @@ def test_hand_edit_fails_verify_and_blocks_sync_until_forced(cli: Cli, project: 
     forced = sync(cli, project, "v0.20.0", "--force")
     backups = list((project / ".gsvendor-backup").glob("*/helm/kserve-resources/values.yaml"))
     assert len(backups) == 1 and b"createSharedResources: false" in backups[0].read_bytes()
-    assert str(backups[0].parents[2]) in forced.stdout.replace("\n", "")
+    backup = backups[0].parents[2]
+    assert f"backup in .gsvendor-backup/{backup.name}\n" in forced.stdout  # project-relative
     assert b"createSharedResources: true" in edited.read_bytes()
     assert cli(project, "verify").returncode == 0
 

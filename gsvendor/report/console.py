@@ -71,9 +71,9 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
     if result.dry_run or verbose:
         _print_sync_details(console, result)
     if result.forced:
-        console.print(
-            f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {escape(str(result.backup))}[/]"
-        )
+        # project-relative, as every other path printed: <root>/.gsvendor-backup/<time>-<random>
+        backup = f"{result.backup.parent.name}/{result.backup.name}" if result.backup else "-"
+        console.print(f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {escape(backup)}[/]")
     if result.dry_run:
         console.print(f"dry run: {len(result.changes)} file change(s) planned, nothing written")
     elif result.changes or result.lock_changed:
