@@ -22,7 +22,13 @@ CHART_PROJECT ?= .
 	lint test bench bench-images bench-manifests bench-patch-verify bench-resolve bench-generate bench-swap
 
 help: ## List the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ \
+		n = split($$2, w, " "); line = sprintf("  %-22s", $$1); width = 24; \
+		for (i = 1; i <= n; i++) { \
+			if (width > 24 && width + 1 + length(w[i]) > 80) { print line; line = sprintf("%24s", ""); width = 24 } \
+			line = line " " w[i]; width += 1 + length(w[i]) \
+		} \
+		print line }'
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -50,6 +50,12 @@ def test_help_lists_every_documented_target() -> None:
         "generate",
     ):
         assert target in listed
+    # an 80-column terminal: descriptions wrap under their column, no word is cut
+    assert [line for line in result.stdout.splitlines() if len(line) > 80] == []
+    assert (
+        "  tools                  Install the pinned helm, yq, helm-docs,\n" + " " * 25 + "helm-values-schema-json"
+        in (result.stdout)
+    )
 
 
 def test_patch_verify_target(tmp_path: Path) -> None:
