@@ -386,12 +386,36 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
             path, message = list(inner.absolute_path), inner.message
         if error.validator == "not":
             message = f"{shorten(repr(error.instance))} must be a relative path inside the project"
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            for key in _unknown_keys(error.instance, error.schema):
+                line = _line_of(document, [*path, key])
+                where = f"{filename}:{line}" if line else filename
+                lines.append(f"{where}: {format_path([*path, key])}: {_unknown_key_message(key, error.schema)}")
+            continue
         if len(message) > 2 * MAX_SHOWN_CHARS:  # a huge value quoted whole: keep its start and the verdict
             message = f"{message[:MAX_SHOWN_CHARS]}…{message[-MAX_SHOWN_CHARS // 2 :]}"
         line = _line_of(document, path)
         where = f"{filename}:{line}" if line else filename
         lines.append(f"{where}: {format_path(path)}: {message}")
     raise ConfigError("\n".join(lines))
+
+
+def _unknown_keys(mapping: dict[Any, Any], schema: dict[str, Any]) -> list[Any]:
+    """The keys of ``mapping`` that ``schema``'s ``properties`` and ``patternProperties`` do not name."""
+    known = schema.get("properties", {})
+    patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
+    return [k for k in mapping if k not in known and not any(p.search(str(k)) for p in patterns)]
+
+
+def _unknown_key_message(key: Any, schema: dict[str, Any]) -> str:
+    """``unknown key; did you mean …?`` with the keys allowed there (a misspelt key is the usual cause)."""
+    import difflib
+
+    known = sorted(schema.get("properties", {}))
+    close = difflib.get_close_matches(str(key), known, n=1)
+    hint = f"; did you mean {close[0]}?" if close else ""
+    allowed = ", ".join(known) if known else "none"
+    return f"unknown key {shorten(repr(key))}{hint} (known here: {allowed})"
 
 
 MAX_USER_FILE_BYTES = 16 * 1024 * 1024

@@ -132,7 +132,14 @@ def test_http_404_500_and_timeout(cli: Cli, synced: Path, httpserver: HTTPServer
         ("upstream: {repository: a/b}\ncharts: [a]\noutput: ../x\n", ["output: '../x' must be a relative path"]),
         (
             "upstream: {repository: a/b}\ncharts: [a]\nfoo: 1\n",
-            ["Additional properties are not allowed ('foo' was unexpected)"],
+            ["gsvendor.yaml:3: foo: unknown key 'foo' (known here: charts, dockerfiles, files, generate, images,"],
+        ),
+        (
+            "upstream: {repository: a/b, tagpattern: x}\ncharts: [a]\nchrats: 1\n",
+            [
+                "gsvendor.yaml:1: upstream.tagpattern: unknown key 'tagpattern'; did you mean tagPattern?",
+                "gsvendor.yaml:3: chrats: unknown key 'chrats'; did you mean charts? (known here: charts,",
+            ],
         ),
         ("upstream: [\n", ["gsvendor.yaml:2: invalid YAML"]),
         ("", ["gsvendor.yaml: the file is empty"]),

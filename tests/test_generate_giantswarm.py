@@ -231,7 +231,8 @@ def test_default_settings_are_helm_docs_and_hvsj_defaults(tmp_path: Path) -> Non
         ),
         (
             "generate:\n  schema:\n    normalise: none\n",
-            "generate.schema: Additional properties are not allowed ('normalise' was unexpected)",
+            "gsvendor.yaml:7: generate.schema.normalise: unknown key 'normalise'; did you mean normalize? "
+            "(known here: normalize)",
         ),
     ],
 )
