@@ -197,11 +197,12 @@ def chart_targets(chart_dirs: Sequence[Path], config: Config | None) -> list[Cha
 
 
 def _chart_name(chart_yaml: Path) -> str | None:
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
+    from gsvendor.images.fastload import load_single
+
     try:
-        data = YAML(typ="safe").load(chart_yaml.read_text(encoding="utf-8"))
+        data, _ = load_single(chart_yaml.read_text(encoding="utf-8"), lambda _node: None)
     except (OSError, UnicodeDecodeError, YAMLError) as exc:
         raise UsageError(f"{chart_yaml}: cannot read: {' '.join(str(exc).split())}") from None
     name = data.get("name") if isinstance(data, dict) else None
