@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config, GenerateSettings
-from gsvendor.generate.readme.chart import TEMPLATE_FILE as README_TEMPLATE
-from gsvendor.generate.readme.template import render_readme
-from gsvendor.generate.schema.config import Reader
-from gsvendor.generate.schema.model import CONFIG_FILE as SCHEMA_CONFIG
-from gsvendor.generate.schema.output import generate_schema
+
+if TYPE_CHECKING:
+    from gsvendor.generate.schema.config import Reader
 
 
 def generate_chart(
@@ -36,6 +34,12 @@ def generate_chart(
     Raises :class:`~gsvendor.generate.schema.model.SchemaError` or
     :class:`~gsvendor.generate.readme.chart.ReadmeError` (exit 2) naming the file and key at fault.
     """
+    # the generators load here: a run whose charts come from the cache (generate/cache.py) needs none
+    from gsvendor.generate.readme.chart import TEMPLATE_FILE as README_TEMPLATE
+    from gsvendor.generate.readme.template import render_readme
+    from gsvendor.generate.schema.model import CONFIG_FILE as SCHEMA_CONFIG
+    from gsvendor.generate.schema.output import generate_schema
+
     settings = settings or GenerateSettings()
     out = dict(files)
     parsed: dict[bytes, Any] = {}  # values.yaml parsed once: the schema reads the tree, then the README

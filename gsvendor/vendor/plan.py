@@ -232,17 +232,19 @@ def build(
     schema or README generation errors (naming the chart folder).
     """
     from gsvendor.errors import GsvendorError
-    from gsvendor.generate.chart import generate_chart, generated_paths, project_reader
+    from gsvendor.generate.cache import GenerateCache
+    from gsvendor.generate.chart import generated_paths, project_reader
 
     check_scope(overlays, [c.name for c in config.charts])
     charts = []
     outside = project_reader(config)
+    generator = GenerateCache(config.stamps, clean.digests if clean is not None else None)
     memo: dict[int, tuple[bytes, bytes]] = {}
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)
         result = apply_overlays(spec.name, upstream, overlays, snapshot.tag)
         try:
-            overlaid = generate_chart(
+            overlaid = generator.generate(
                 result.files,
                 chart_dir=(config.root / spec.dest).as_posix(),
                 outside=outside,

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from gsvendor.config import ChartSpec, Config
 from gsvendor.errors import GsvendorError
-from gsvendor.generate.chart import generate_chart, generated_paths, project_reader
+from gsvendor.generate.cache import GenerateCache
+from gsvendor.generate.chart import generated_paths, project_reader
 
 
 @dataclass
@@ -32,11 +33,12 @@ def plan(config: Config, charts: list[str] | None = None) -> list[tuple[ChartGen
     specs = [config.chart(name) for name in dict.fromkeys(charts)] if charts else list(config.charts)
     config.require_outputs([spec.name for spec in specs])
     results = []
+    generator = GenerateCache(config.stamps)
     for spec in specs:
         folder = config.root / spec.dest
         files = read_tree(config.root, spec.dest)
         try:
-            generated = generate_chart(
+            generated = generator.generate(
                 files,
                 chart_dir=folder.as_posix(),
                 outside=project_reader(config),

@@ -1,0 +1,177 @@
+"""Generated files remembered by their inputs: a chart generated from the same bytes before is not generated again.
+
+Generating a chart's values.schema.json and README.md is a pure function of the chart's files,
+the files outside the chart that generation reads (``$ref`` bundling), the ``generate:``
+settings and the code that generates (gsvendor's own modules, the Python and ruamel.yaml that
+run them). A sync, re-sync, verify or diff of an unchanged upstream tag regenerates the same
+charts each run: ~70 ms of compute and ~35 ms of imports of a ~0.4 s run (issue 19). The
+outputs are kept as a stamp in the cache's stamps folder (:func:`gsvendor.config.stamp_path`),
+named by the sha256 of all those inputs, and checked when read:
+
+* the files read outside the chart are read again, and must have the recorded sha256;
+* every output must have the sha256 recorded beside it (a damaged stamp is a miss);
+* anything unexpected (no stamps folder, an unreadable or damaged stamp, outputs that are not
+  UTF-8) means generating as without a cache. Errors are never remembered.
+
+So the bytes returned are the bytes :func:`gsvendor.generate.chart.generate_chart` returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gsvendor.config import GenerateSettings, read_stamp, stamp_path, write_stamp
+from gsvendor.files import Digests
+
+SALT = "generated-v1"  # the stamp name's salt; a new entry format takes a new salt
+# entries kept (~50 KB each, so ~25 MB): a project's charts at its lock's tag and at an upgrade's, many times over
+KEEP = 512
+
+Reader = Callable[[str], "bytes | None"]
+
+
+class GenerateCache:
+    """:func:`~gsvendor.generate.chart.generate_chart` behind ``generated/`` in the stamps folder ``stamps``.
+
+    ``stamps`` ``None``: no cache, every call generates. ``digests``: the run's sha256 memo
+    (:class:`gsvendor.files.Digests`), so each input is hashed once for the key and the lock.
+    ``hits`` and ``misses`` count the calls (for tests and benchmarks). The folder keeps the
+    :data:`KEEP` entries used last (a hit touches its entry; the first write of an instance
+    removes the oldest beyond that, so a run adds at most its own charts on top).
+    """
+
+    def __init__(self, stamps: Path | None, digests: Digests | None = None) -> None:
+        self.folder = stamps / "generated" if stamps is not None else None
+        self.digests = digests or Digests()
+        self.hits = self.misses = 0
+        self._code: str | None = None
+        self._evicted = False
+
+    def generate(
+        self,
+        files: dict[str, bytes],
+        *,
+        chart_dir: str,
+        outside: Reader | None,
+        project_root: str | None,
+        settings: GenerateSettings,
+    ) -> dict[str, bytes]:
+        """``generate_chart(files, …)``'s result: from the stamp of these inputs, else generated (and stamped).
+
+        Raises what :func:`~gsvendor.generate.chart.generate_chart` raises.
+        """
+        stamp = None
+        if self.folder is not None:
+            stamp = stamp_path(self.folder, SALT, self._key(files, chart_dir, project_root, settings))
+            outputs = self._read(stamp, outside)
+            if outputs is not None:
+                self.hits += 1
+                with contextlib.suppress(OSError):
+                    os.utime(stamp)  # used last: kept longest
+                return {**files, **outputs}
+        from gsvendor.generate.chart import generate_chart
+
+        self.misses += 1
+        reads: dict[str, str | None] = {}
+
+        def recording(path: str) -> bytes | None:
+            data = outside(path) if outside is not None else None
+            reads[path] = None if data is None else self.digests(data)
+            return data
+
+        out = generate_chart(
+            files,
+            chart_dir=chart_dir,
+            outside=recording if outside is not None else None,
+            project_root=project_root,
+            settings=settings,
+        )
+        if stamp is not None:
+            self._write(stamp, {p: out[p] for p in out if out[p] is not files.get(p)}, reads)
+        return out
+
+    def code(self) -> str:
+        """The sha256 of what generates: every gsvendor module's source, Python's and ruamel.yaml's versions."""
+        if self._code is None:
+            package = Path(__file__).resolve().parent.parent
+            digest = hashlib.sha256(sys.version.encode())
+            for path in sorted(package.rglob("*.py")):
+                digest.update(f"\0{path.relative_to(package).as_posix()}\0".encode())
+                digest.update(path.read_bytes())
+            digest.update(f"\0{_ruamel_versions()}".encode())
+            self._code = digest.hexdigest()
+        return self._code
+
+    def _key(
+        self, files: dict[str, bytes], chart_dir: str, project_root: str | None, settings: GenerateSettings
+    ) -> str:
+        inputs = [[path, self.digests(files[path])] for path in sorted(files)]
+        where = {"chartDir": chart_dir, "projectRoot": project_root}
+        options = {"sortValuesOrder": settings.sort_values_order, "normalize": settings.normalize}
+        return json.dumps({"code": self.code(), **where, "settings": options, "files": inputs})
+
+    def _read(self, stamp: Path | None, outside: Reader | None) -> dict[str, bytes] | None:
+        held = read_stamp(stamp)
+        entry = held.get("data") if held else None
+        if not isinstance(entry, dict):
+            return None
+        outputs, sums, reads = entry.get("outputs"), entry.get("sha256"), entry.get("reads")
+        if not (isinstance(outputs, dict) and isinstance(sums, dict) and isinstance(reads, dict)):
+            return None
+        for path, recorded in reads.items():  # a file outside the chart changed: generate again
+            data = outside(path) if outside is not None else None
+            if (None if data is None else self.digests(data)) != recorded:
+                return None
+        found: dict[str, bytes] = {}
+        for path, text in outputs.items():
+            if not isinstance(text, str):
+                return None
+            try:
+                data = text.encode("utf-8")
+            except UnicodeEncodeError:
+                return None
+            if sums.get(path) != hashlib.sha256(data).hexdigest():
+                return None
+            found[path] = data
+        return found
+
+    def _write(self, stamp: Path, outputs: dict[str, bytes], reads: dict[str, str | None]) -> None:
+        try:
+            texts = {path: data.decode("utf-8") for path, data in outputs.items()}
+        except UnicodeDecodeError:
+            return  # JSON holds text: such outputs are generated each time
+        sums = {path: hashlib.sha256(data).hexdigest() for path, data in outputs.items()}
+        entry: dict[str, Any] = {"outputs": texts, "sha256": sums, "reads": reads}
+        write_stamp(stamp, entry)
+        self._evict()
+
+    def _evict(self) -> None:
+        """Remove the entries used longest ago beyond :data:`KEEP` (a cache that cannot be read is left alone)."""
+        if self.folder is None or self._evicted:
+            return
+        self._evicted = True
+        try:
+            entries = [(entry.stat().st_mtime_ns, entry.path) for entry in os.scandir(self.folder) if entry.is_file()]
+        except OSError:
+            return
+        for _, path in sorted(entries)[: max(0, len(entries) - KEEP)]:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
+def _ruamel_versions() -> str:
+    """ruamel.yaml's and its libyaml binding's versions (the YAML emulations read libyaml's events)."""
+    import ruamel.yaml
+
+    try:
+        import _ruamel_yaml
+    except ImportError:  # ruamel's pure-Python parser
+        return f"ruamel.yaml {ruamel.yaml.__version__}, no libyaml"
+    return f"ruamel.yaml {ruamel.yaml.__version__}, _ruamel_yaml {_ruamel_yaml.get_version_string()}"
