@@ -390,7 +390,8 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
             for key in _unknown_keys(error.instance, error.schema):
                 line = _line_of(document, [*path, key])
                 where = f"{filename}:{line}" if line else filename
-                lines.append(f"{where}: {format_path([*path, key])}: {_unknown_key_message(key, error.schema)}")
+                shown = format_path([*path, _key_shown(key)])
+                lines.append(f"{where}: {shown}: {_unknown_key_message(key, error.schema)}")
             continue
         if len(message) > 2 * MAX_SHOWN_CHARS:  # a huge value quoted whole: keep its start and the verdict
             message = f"{message[:MAX_SHOWN_CHARS]}…{message[-MAX_SHOWN_CHARS // 2 :]}"
@@ -405,6 +406,15 @@ def _unknown_keys(mapping: dict[Any, Any], schema: dict[str, Any]) -> list[Any]:
     known = schema.get("properties", {})
     patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
     return [k for k in mapping if k not in known and not any(p.search(str(k)) for p in patterns)]
+
+
+def _key_shown(key: Any) -> str:
+    """An unknown key as the key path names it: as written when it is short printable text, else
+    quoted and cut (a line break, a control character or 100,000 characters keep the message one
+    short line; ``1`` or ``null`` is no list index)."""
+    if isinstance(key, str) and key.isprintable() and len(key) <= MAX_SHOWN_CHARS:
+        return key
+    return shorten(repr(key))
 
 
 def _unknown_key_message(key: Any, schema: dict[str, Any]) -> str:

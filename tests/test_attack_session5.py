@@ -1,0 +1,31 @@
+"""Hostile tests of session 5's changes (the attack session): each reproduces a defect found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import Cli, assert_one_line_error
+
+KNOWN = (
+    "charts, dockerfiles, files, generate, images, lock, manifests, output, overlays, patches, pinDockerfile, upstream"
+)
+
+
+def test_an_unknown_key_is_one_short_line_whatever_its_text(cli: Cli, tmp_path: Path) -> None:
+    """The key path of an unknown key quotes a key with a line break, a control or format character,
+    or thousands of characters (it printed the key raw: a line break split the message in two, and a
+    long key pushed the verdict past the line's limit); a number or null key reads as no list index."""
+    long_key = "k" * 5000
+    (tmp_path / "gsvendor.yaml").write_text(
+        f'upstream: {{repository: a/b}}\ncharts: [a]\n"a\\nb": 1\n"\\u202eevil": 2\n? {long_key}\n: 3\n1: 4\nnull: 5\n'
+    )
+    result = cli(tmp_path, "verify")
+    assert_one_line_error(result, 2)
+    cut = "'" + "k" * 199 + "…"
+    assert result.stderr.splitlines() == [
+        f"error: gsvendor.yaml:3: 'a\\nb': unknown key 'a\\nb' (known here: {KNOWN})",
+        f"error: gsvendor.yaml:4: '\\u202eevil': unknown key '\\u202eevil' (known here: {KNOWN})",
+        f"error: gsvendor.yaml:5: {cut}: unknown key {cut} (known here: {KNOWN})",
+        f"error: gsvendor.yaml:7: 1: unknown key 1 (known here: {KNOWN})",
+        f"error: gsvendor.yaml:8: None: unknown key None (known here: {KNOWN})",
+    ]
