@@ -618,7 +618,11 @@ def write_stamp(stamp: Path | None, data: Any) -> None:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         partial = stamp.with_name(f".{stamp.name}.{os.getpid()}.partial")
         partial.write_text(json.dumps(held, separators=(",", ":")), encoding="ascii")
-        os.replace(partial, stamp)
+        try:
+            os.replace(partial, stamp)
+        except OSError:  # a folder (or what else a rename cannot replace) in the stamp's place
+            partial.unlink(missing_ok=True)
+            raise
     except (OSError, ValueError, RecursionError):
         pass
 
