@@ -68,3 +68,14 @@ def test_a_stamp_that_cannot_be_replaced_leaves_no_partial_file(tmp_path: Path) 
         write_stamp(stamp, {"outputs": {"README.md": "x" * 50_000}})
     assert sorted(p.name for p in stamp.parent.iterdir()) == ["0" * 64]
     assert read_stamp(stamp) is None
+
+
+def test_a_chart_name_nested_thousands_deep_is_a_usage_error(cli: Cli, tmp_path: Path) -> None:
+    """check-images reads each Chart.yaml's name: one nested 5,000 lists deep loaded (ruamel's
+    constructor), then str() of it raised RecursionError, a traceback."""
+    chart = tmp_path / "deep"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nversion: 0.1.0\nname: " + "[" * 5000 + "]" * 5000 + "\n")
+    result = cli(tmp_path, "check-images", str(chart))
+    assert_one_line_error(result, 2)
+    assert result.stderr == f"error: {chart}/Chart.yaml: nested too deeply, a recursive alias, or an alias bomb\n"
