@@ -381,9 +381,10 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
         path = list(error.absolute_path)
         message = error.message
         if error.validator == "oneOf" and error.context:
-            # the alternative that got furthest into the document says best what is wrong
-            inner = max(error.context, key=lambda e: (len(e.absolute_path), -len(e.message)))
-            path, message = list(inner.absolute_path), inner.message
+            # the alternative that got furthest into the document says best what is wrong; of
+            # those, one of the value's type (a mapping's unknown key, not "is not of type 'string'")
+            error = max(error.context, key=lambda e: (len(e.absolute_path), e.validator != "type", -len(e.message)))
+            path, message = list(error.absolute_path), error.message
         if error.validator == "not":
             message = f"{shorten(repr(error.instance))} must be a relative path inside the project"
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):

@@ -79,3 +79,16 @@ def test_a_chart_name_nested_thousands_deep_is_a_usage_error(cli: Cli, tmp_path:
     result = cli(tmp_path, "check-images", str(chart))
     assert_one_line_error(result, 2)
     assert result.stderr == f"error: {chart}/Chart.yaml: nested too deeply, a recursive alias, or an alias bomb\n"
+
+
+def test_an_unknown_key_of_a_chart_entry_is_named(cli: Cli, tmp_path: Path) -> None:
+    """A chart entry is a name or a mapping (oneOf): the mapping's unknown key is named, with the
+    closest known key (the shorter "is not of type 'string'" of the other alternative was shown)."""
+    (tmp_path / "gsvendor.yaml").write_text("upstream: {repository: a/b}\ncharts:\n  - name: x\n    destt: y\n  - ''\n")
+    result = cli(tmp_path, "verify")
+    assert_one_line_error(result, 2)
+    assert result.stderr.splitlines() == [
+        "error: gsvendor.yaml:4: charts[0].destt: unknown key 'destt'; did you mean dest? "
+        "(known here: dest, exclude, include, name, path, render)",
+        "error: gsvendor.yaml:5: charts[1]: '' does not match '^[A-Za-z0-9][A-Za-z0-9._-]*$'",
+    ]
