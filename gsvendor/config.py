@@ -381,16 +381,18 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
         path = list(error.absolute_path)
         message = error.message
         if error.validator == "oneOf" and error.context:
-            # the alternative that got furthest into the document says best what is wrong
-            inner = max(error.context, key=lambda e: (len(e.absolute_path), -len(e.message)))
-            path, message = list(inner.absolute_path), inner.message
+            # the alternative that got furthest into the document says best what is wrong; of
+            # those, one of the value's type (a mapping's unknown key, not "is not of type 'string'")
+            error = max(error.context, key=lambda e: (len(e.absolute_path), e.validator != "type", -len(e.message)))
+            path, message = list(error.absolute_path), error.message
         if error.validator == "not":
             message = f"{shorten(repr(error.instance))} must be a relative path inside the project"
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             for key in _unknown_keys(error.instance, error.schema):
                 line = _line_of(document, [*path, key])
                 where = f"{filename}:{line}" if line else filename
-                lines.append(f"{where}: {format_path([*path, key])}: {_unknown_key_message(key, error.schema)}")
+                shown = format_path([*path, _key_shown(key)])
+                lines.append(f"{where}: {shown}: {_unknown_key_message(key, error.schema)}")
             continue
         if len(message) > 2 * MAX_SHOWN_CHARS:  # a huge value quoted whole: keep its start and the verdict
             message = f"{message[:MAX_SHOWN_CHARS]}…{message[-MAX_SHOWN_CHARS // 2 :]}"
@@ -405,6 +407,15 @@ def _unknown_keys(mapping: dict[Any, Any], schema: dict[str, Any]) -> list[Any]:
     known = schema.get("properties", {})
     patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
     return [k for k in mapping if k not in known and not any(p.search(str(k)) for p in patterns)]
+
+
+def _key_shown(key: Any) -> str:
+    """An unknown key as the key path names it: as written when it is short printable text, else
+    quoted and cut (a line break, a control character or 100,000 characters keep the message one
+    short line; ``1`` or ``null`` is no list index)."""
+    if isinstance(key, str) and key.isprintable() and len(key) <= MAX_SHOWN_CHARS:
+        return key
+    return shorten(repr(key))
 
 
 def _unknown_key_message(key: Any, schema: dict[str, Any]) -> str:
@@ -608,7 +619,11 @@ def write_stamp(stamp: Path | None, data: Any) -> None:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         partial = stamp.with_name(f".{stamp.name}.{os.getpid()}.partial")
         partial.write_text(json.dumps(held, separators=(",", ":")), encoding="ascii")
-        os.replace(partial, stamp)
+        try:
+            os.replace(partial, stamp)
+        except OSError:  # a folder (or what else a rename cannot replace) in the stamp's place
+            partial.unlink(missing_ok=True)
+            raise
     except (OSError, ValueError, RecursionError):
         pass
 

@@ -125,6 +125,8 @@ class GenerateCache:
         outputs, sums, reads = entry.get("outputs"), entry.get("sha256"), entry.get("reads")
         if not (isinstance(outputs, dict) and isinstance(sums, dict) and isinstance(reads, dict)):
             return None
+        if outputs.keys() != sums.keys():  # an output gone from the entry: the chart's old file would stay
+            return None
         for path, recorded in reads.items():  # a file outside the chart changed: generate again
             data = outside(path) if outside is not None else None
             if (None if data is None else self.digests(data)) != recorded:

@@ -203,10 +203,12 @@ def _chart_name(chart_yaml: Path) -> str | None:
 
     try:
         data, _ = load_single(chart_yaml.read_text(encoding="utf-8"), lambda _node: None)
+        name = data.get("name") if isinstance(data, dict) else None
+        return str(name) if name else None  # a name nested thousands deep: str() recurses too
+    except RecursionError:
+        raise UsageError(f"{chart_yaml}: nested too deeply, a recursive alias, or an alias bomb") from None
     except (OSError, UnicodeDecodeError, YAMLError) as exc:
         raise UsageError(f"{chart_yaml}: cannot read: {' '.join(str(exc).split())}") from None
-    name = data.get("name") if isinstance(data, dict) else None
-    return str(name) if name else None
 
 
 def _escape_key(key: str) -> str:

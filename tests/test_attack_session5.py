@@ -1,0 +1,94 @@
+"""Hostile tests of session 5's changes (the attack session): each reproduces a defect found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import Cli, assert_one_line_error
+
+KNOWN = (
+    "charts, dockerfiles, files, generate, images, lock, manifests, output, overlays, patches, pinDockerfile, upstream"
+)
+
+
+def test_an_unknown_key_is_one_short_line_whatever_its_text(cli: Cli, tmp_path: Path) -> None:
+    """The key path of an unknown key quotes a key with a line break, a control or format character,
+    or thousands of characters (it printed the key raw: a line break split the message in two, and a
+    long key pushed the verdict past the line's limit); a number or null key reads as no list index."""
+    long_key = "k" * 5000
+    (tmp_path / "gsvendor.yaml").write_text(
+        f'upstream: {{repository: a/b}}\ncharts: [a]\n"a\\nb": 1\n"\\u202eevil": 2\n? {long_key}\n: 3\n1: 4\nnull: 5\n'
+    )
+    result = cli(tmp_path, "verify")
+    assert_one_line_error(result, 2)
+    cut = "'" + "k" * 199 + "…"
+    assert result.stderr.splitlines() == [
+        f"error: gsvendor.yaml:3: 'a\\nb': unknown key 'a\\nb' (known here: {KNOWN})",
+        f"error: gsvendor.yaml:4: '\\u202eevil': unknown key '\\u202eevil' (known here: {KNOWN})",
+        f"error: gsvendor.yaml:5: {cut}: unknown key {cut} (known here: {KNOWN})",
+        f"error: gsvendor.yaml:7: 1: unknown key 1 (known here: {KNOWN})",
+        f"error: gsvendor.yaml:8: None: unknown key None (known here: {KNOWN})",
+    ]
+
+
+def test_an_entry_missing_an_output_is_a_miss(tmp_path: Path) -> None:
+    """A generated-files entry whose README.md was cut out (its sha256 still recorded) gave the
+    chart's old README.md back on a hit: every output recorded must be there."""
+    import json
+
+    from generate_helpers import upstream_chart
+
+    from gsvendor.config import GenerateSettings
+    from gsvendor.generate.cache import GenerateCache
+    from gsvendor.generate.chart import generate_chart
+
+    chart = upstream_chart("v0.20.0", "kserve-llmisvc-resources")
+    files = {**chart, ".schema.yaml": b"values: [values.yaml]\n", "README.md": b"an old README\n"}
+    where = {"chart_dir": "/chart", "outside": None, "project_root": None, "settings": GenerateSettings()}
+    fresh = generate_chart(files, chart_dir="/chart")
+    assert fresh["README.md"] == chart["README.md"]
+    GenerateCache(tmp_path).generate(files, **where)
+    [entry] = (tmp_path / "generated").iterdir()
+    held = json.loads(entry.read_text())
+    del held["data"]["outputs"]["README.md"]
+    entry.write_text(json.dumps(held))
+    cache = GenerateCache(tmp_path)
+    assert cache.generate(files, **where) == fresh
+    assert (cache.hits, cache.misses) == (0, 1)
+
+
+def test_a_stamp_that_cannot_be_replaced_leaves_no_partial_file(tmp_path: Path) -> None:
+    """A folder where a stamp goes: the write fails (ignored), and its .partial file goes too (each
+    run left one behind, ~50 KB for a generated-files entry, in a folder nothing else cleans)."""
+    from gsvendor.config import read_stamp, write_stamp
+
+    stamp = tmp_path / "stamps" / ("0" * 64)
+    (stamp / "inside").mkdir(parents=True)
+    for _ in range(2):
+        write_stamp(stamp, {"outputs": {"README.md": "x" * 50_000}})
+    assert sorted(p.name for p in stamp.parent.iterdir()) == ["0" * 64]
+    assert read_stamp(stamp) is None
+
+
+def test_a_chart_name_nested_thousands_deep_is_a_usage_error(cli: Cli, tmp_path: Path) -> None:
+    """check-images reads each Chart.yaml's name: one nested 5,000 lists deep loaded (ruamel's
+    constructor), then str() of it raised RecursionError, a traceback."""
+    chart = tmp_path / "deep"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nversion: 0.1.0\nname: " + "[" * 5000 + "]" * 5000 + "\n")
+    result = cli(tmp_path, "check-images", str(chart))
+    assert_one_line_error(result, 2)
+    assert result.stderr == f"error: {chart}/Chart.yaml: nested too deeply, a recursive alias, or an alias bomb\n"
+
+
+def test_an_unknown_key_of_a_chart_entry_is_named(cli: Cli, tmp_path: Path) -> None:
+    """A chart entry is a name or a mapping (oneOf): the mapping's unknown key is named, with the
+    closest known key (the shorter "is not of type 'string'" of the other alternative was shown)."""
+    (tmp_path / "gsvendor.yaml").write_text("upstream: {repository: a/b}\ncharts:\n  - name: x\n    destt: y\n  - ''\n")
+    result = cli(tmp_path, "verify")
+    assert_one_line_error(result, 2)
+    assert result.stderr.splitlines() == [
+        "error: gsvendor.yaml:4: charts[0].destt: unknown key 'destt'; did you mean dest? "
+        "(known here: dest, exclude, include, name, path, render)",
+        "error: gsvendor.yaml:5: charts[1]: '' does not match '^[A-Za-z0-9][A-Za-z0-9._-]*$'",
+    ]
