@@ -58,7 +58,7 @@ def _exit_now(code: object) -> None:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:
                 stream.flush()
-    except (OSError, ValueError):
+    except Exception:  # OSError, ValueError (closed), OutputError (the CLI's streams): Python's exit reports it
         return
     os._exit(code or 0)
 

@@ -67,6 +67,10 @@ class ToolError(GsvendorError):
     """An external tool (helm, git) is missing or failed in a way that is not the user's input (exit 2)."""
 
 
+class OutputError(GsvendorError):
+    """stdout or stderr cannot be written: a full disk (``> /dev/full``), a closed descriptor (exit 2)."""
+
+
 class CheckFailed(GsvendorError):
     """A check ran and found problems; the report was already printed (exit 1)."""
 

@@ -8,6 +8,9 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+from conftest import Cli, tarball
+
 # buffered streams, as a user's terminal or pipe has them (the test environment may set PYTHONUNBUFFERED)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
 
@@ -84,3 +87,46 @@ def test_an_unwritable_stdout_is_reported_as_python_reports_it(tmp_path: Path) -
     # the flush failed, so _exit_now returned and Python's own exit reported the lost output
     assert result.returncode == 120
     assert "No space left on device" in result.stderr
+
+
+@pytest.fixture
+def synced_project(cli: Cli, project: Path) -> Path:
+    """A project synced at v0.20.0."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    return project
+
+
+def _closed_or_full(
+    cli: Cli, cwd: Path, args: tuple[str, ...], stdout: str, stderr: str = "pipe"
+) -> subprocess.CompletedProcess[str]:
+    """The CLI with stdout or stderr ``"full"`` (``> /dev/full``), ``"closed"`` (``>&-``) or ``"pipe"``."""
+    command = [sys.executable, "-m", "gsvendor", *args]
+    closed = [fd for fd, how in ((1, stdout), (2, stderr)) if how == "closed"]
+    if closed:  # the shell closes the descriptor, then execs gsvendor without it
+        command = ["sh", "-c", 'exec "$@" ' + " ".join(f"{fd}>&-" for fd in closed), "sh", *command]
+    with open("/dev/full", "w") as full:
+        streams = {"pipe": subprocess.PIPE, "full": full, "closed": subprocess.DEVNULL}
+        return subprocess.run(
+            command,
+            cwd=cwd,
+            env=cli.env,
+            stdout=streams[stdout],
+            stderr=streams[stderr],
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
+
+def test_output_that_cannot_be_written_is_one_error_line(cli: Cli, synced_project: Path) -> None:
+    """``> /dev/full`` and ``>&-``: exit 2 with one line naming stdout (was a traceback, exit 1)."""
+    for args in (("verify",), ("diff",), ("--help",), ("--version",)):
+        for stdout, reason in (("full", "No space left on device"), ("closed", "Bad file descriptor")):
+            result = _closed_or_full(cli, synced_project, args, stdout)
+            assert (result.returncode, result.stderr) == (
+                2,
+                f"error: stdout: cannot write the output: {reason}\n",
+            ), (args, stdout)
+    # a closed stderr discards the messages, as 2>/dev/null would; the exit codes stay
+    assert _closed_or_full(cli, synced_project, ("verify",), "pipe", "closed").returncode == 0
+    assert _closed_or_full(cli, synced_project, ("sync", "--bogus"), "pipe", "closed").returncode == 2

@@ -157,7 +157,7 @@ def _stderr() -> Any:
     from gsvendor.report.layout import StrippedLines
     from gsvendor.report.plain import LazyConsole
 
-    return LazyConsole(StrippedLines(sys.stderr))
+    return LazyConsole(StrippedLines(sys.stderr, name="stderr"))
 
 
 def _stdout() -> Any:

@@ -102,7 +102,12 @@ def main() -> None:
             signal.signal(getattr(signal, name), _interrupt)
     from gsvendor.report.layout import StrippedLines
 
-    # --help and every other print: no line ends in spaces (rich pads its help panels with them)
+    if sys.stderr is None:  # descriptor 2 closed (2>&-): the messages are discarded, the exit codes stay
+        import os
+
+        sys.stderr = open(os.devnull, "w")  # the process's stderr from now on: open until the end
+    # --help and every other print: no line ends in spaces (rich pads its help panels with them);
+    # a closed stdout (>&-) fails at the first write, one error line and exit 2
     sys.stdout = StrippedLines(sys.stdout)  # type: ignore[assignment]
     try:
         args = global_options_first(sys.argv[1:])
@@ -112,6 +117,11 @@ def main() -> None:
     except Exception as exc:
         if type(exc).__name__ == "Abort":  # click's form of a KeyboardInterrupt inside a command
             _interrupted()
+        from gsvendor.errors import OutputError
+
+        if isinstance(exc, OutputError):  # outside a command: --help or --version into a full disk
+            _stderr().labelled("error:", "red", str(exc))
+            sys.exit(exc.exit_code)
         # click's usage errors (typer's parser): duck-typed, as typer ships its own copy of click
         if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
             raise

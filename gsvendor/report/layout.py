@@ -9,13 +9,15 @@ its column) and leaving no trailing spaces.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import re
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -188,11 +190,31 @@ class PlainTable:
             console.print(Text(line, style="bold" if bold else ""), soft_wrap=True)
 
 
-def raw_stream(stream: TextIO) -> TextIO:
-    """The stream below any :class:`StrippedLines`: for bytes that must stay as they are (a diff's body)."""
-    while isinstance(stream, StrippedLines):
-        stream = stream.stream
-    return stream
+def raw_stream(stream: TextIO) -> Any:
+    """``stream`` without the stripping of any :class:`StrippedLines` around it, for text that must
+    stay as it is (a diff's body); write errors are reported as the :class:`StrippedLines` reports them."""
+    if not isinstance(stream, StrippedLines):
+        return stream
+    inner = stream
+    while isinstance(inner.stream, StrippedLines):
+        inner = inner.stream
+    return _Verbatim(inner)
+
+
+class _Verbatim:
+    """``write``/``flush`` straight to the stream a :class:`StrippedLines` wraps, its errors reported alike."""
+
+    def __init__(self, lines: StrippedLines) -> None:
+        self.lines = lines
+
+    def write(self, text: str) -> int:
+        """Write ``text`` as it is."""
+        with self.lines._reported():
+            return self.lines.stream.write(text)
+
+    def flush(self) -> None:
+        """Flush the stream."""
+        self.lines.flush()
 
 
 class StrippedLines:
@@ -202,24 +224,42 @@ class StrippedLines:
     stream's, so rich still knows whether it writes to a terminal.
     """
 
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
+    def __init__(self, stream: TextIO | None, name: str = "stdout") -> None:
+        self.stream: Any = stream if stream is not None else _Closed()
+        self.name = name
         self.pending = ""
 
     def write(self, text: str) -> int:
-        """Write ``text``; spaces at its end wait until it is known whether a line end follows."""
+        """Write ``text``; spaces at its end wait until it is known whether a line end follows.
+
+        Raises :class:`~gsvendor.errors.OutputError` (exit 2) when the stream cannot be written,
+        except for a reader that went away (``BrokenPipeError``, which click ends quietly).
+        """
         data = self.pending + text
         lines = data.split("\n")
         tail = lines.pop()
         stripped = tail.rstrip(" ")
         self.pending = tail[len(stripped) :]
         out = "".join(f"{line.rstrip(' ')}\n" for line in lines) + stripped
-        self.stream.write(out)
+        with self._reported():
+            self.stream.write(out)
         return len(text)
 
     def flush(self) -> None:
-        """Flush the stream (pending spaces stay: they end a line or are dropped)."""
-        self.stream.flush()
+        """Flush the stream (pending spaces stay: they end a line or are dropped); errors as :meth:`write`."""
+        with self._reported():
+            self.stream.flush()
+
+    @contextlib.contextmanager
+    def _reported(self) -> Iterator[None]:
+        try:
+            yield
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            from gsvendor.errors import OutputError
+
+            raise OutputError(f"{self.name}: cannot write the output: {exc.strerror or exc}") from None
 
     def isatty(self) -> bool:
         """Whether the wrapped stream is a terminal."""
@@ -238,3 +278,22 @@ class StrippedLines:
     def encoding(self) -> str:
         """The wrapped stream's encoding."""
         return getattr(self.stream, "encoding", "utf-8")
+
+
+class _Closed:
+    """What Python leaves as ``sys.stdout`` when descriptor 1 is closed (``gsvendor … >&-``): writes fail."""
+
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    def flush(self) -> None:
+        """Nothing to flush."""
+
+    def isatty(self) -> bool:
+        """No terminal."""
+        return False
+
+    def fileno(self) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
