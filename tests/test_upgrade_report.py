@@ -130,6 +130,11 @@ def test_report_to_stdout_is_the_report_alone(cli: Cli, at_v019: Path) -> None:
     for mixed in ("--json", "--diff"):
         refused = cli(at_v019, "sync", "v0.20.0", *source, "--dry-run", "--report", "-", mixed)
         assert_one_line_error(refused, 2, f"--report - writes the report to stdout, which {mixed} would write into")
+    # ./- is a file named "-"
+    named = cli(at_v019, "sync", "v0.20.0", *source, "--dry-run", "--report", "./-")
+    assert named.returncode == 0, named.stderr
+    assert "upgrade report: ./-\n" in named.stdout and "# Upgrade report" not in named.stdout
+    assert (at_v019 / "-").read_text(encoding="utf-8") == result.stdout
 
 
 def test_a_report_needs_a_lock_to_start_from(cli: Cli, project: Path, tmp_path: Path) -> None:

@@ -58,7 +58,7 @@ def sync(
     ] = 1024.0,
     helm: HelmOption = None,
     report_file: Annotated[
-        Path | None,
+        str | None,  # a string: "./-" is a file named "-", which a Path would read as "-" (stdout)
         typer.Option(
             "--report",
             help="Write the Markdown upgrade report from the lock's tag to TAG to this file "
@@ -106,7 +106,7 @@ def sync(
     config = _load(ctx)
     _given(report_file, "--report")
     _given(patch_report, "--patch-report")
-    report_to_stdout = report_file is not None and str(report_file) == "-"
+    report_to_stdout = report_file == "-"
     if report_to_stdout and (json_output or show_diff):
         from gsvendor.errors import UsageError
 
@@ -152,12 +152,12 @@ def sync(
         from gsvendor.report.upgrade import markdown
 
         text = markdown(workflow.upgrade(config, old, result.build, patches))
-        if report_file is None or str(report_file) == "-":
+        if report_file is None or report_to_stdout:
             out.out(text, end="", highlight=False)
         else:
-            _write_report(report_file, text)
+            _write_report(Path(report_file), text)
             if not json_output:
-                out.print(f"upgrade report: {escape(str(report_file))}")
+                out.print(f"upgrade report: {escape(report_file)}")
 
 
 def _read_patch_report(path: Path) -> dict[str, Any]:

@@ -100,8 +100,11 @@ class GenerateCache:
     def code(self) -> str:
         """The sha256 of what generates: every gsvendor module's source, Python's and ruamel.yaml's versions."""
         if self._code is None:
+            from gsvendor import __version__
+
             package = Path(__file__).resolve().parent.parent
-            digest = hashlib.sha256(sys.version.encode())
+            # the version too: an install of byte code alone (no .py) still keys on the release
+            digest = hashlib.sha256(f"{sys.version}\0gsvendor {__version__}".encode())
             for path in sorted(package.rglob("*.py")):
                 digest.update(f"\0{path.relative_to(package).as_posix()}\0".encode())
                 digest.update(path.read_bytes())
