@@ -382,8 +382,17 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
         message = error.message
         if error.validator == "oneOf" and error.context:
             # the alternative that got furthest into the document says best what is wrong; of
-            # those, one of the value's type (a mapping's unknown key, not "is not of type 'string'")
-            error = max(error.context, key=lambda e: (len(e.absolute_path), e.validator != "type", -len(e.message)))
+            # those, one of the value's type (a mapping's unknown key, not "is not of type 'string'"),
+            # and an unknown key before a missing one ({nam: x}: "did you mean name?")
+            error = max(
+                error.context,
+                key=lambda e: (
+                    len(e.absolute_path),
+                    e.validator != "type",
+                    e.validator == "additionalProperties",
+                    -len(e.message),
+                ),
+            )
             path, message = list(error.absolute_path), error.message
         if error.validator == "not":
             message = f"{shorten(repr(error.instance))} must be a relative path inside the project"

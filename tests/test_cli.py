@@ -141,6 +141,10 @@ def test_http_404_500_and_timeout(cli: Cli, synced: Path, httpserver: HTTPServer
                 "gsvendor.yaml:3: chrats: unknown key 'chrats'; did you mean charts? (known here: charts,",
             ],
         ),
+        (
+            "upstream: {repository: a/b}\ncharts:\n  - {nam: a}\n",
+            ["gsvendor.yaml:3: charts[0].nam: unknown key 'nam'; did you mean name?"],
+        ),
         ("upstream: [\n", ["gsvendor.yaml:2: invalid YAML"]),
         ("", ["gsvendor.yaml: the file is empty"]),
     ],
