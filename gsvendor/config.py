@@ -7,10 +7,10 @@ mistake is reported as ``file:line: key: what is wrong``.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -516,25 +516,45 @@ def load_plain(text: str) -> Any:
 
     if not LIBYAML_DIFFERS.search(text):
         try:
-            return _safe_yaml().load(text)
-        except Exception:  # the pure-Python parser decides, and words the error
+            from ruamel.yaml.resolver import VersionedResolver
+
+            loader = libyaml_loader_class(VersionedResolver)(text)
+            try:
+                return loader.get_single_data()
+            finally:
+                loader.dispose()
+        except Exception:  # no libyaml here, or the pure-Python parser decides and words the error
             pass
     return YAML(typ="safe", pure=True).load(text)
 
 
-_THREAD = threading.local()
+@functools.cache
+def libyaml_loader_class(resolver: type) -> type:
+    """The loader ``YAML(typ="safe").load`` uses on libyaml, with ``resolver``, as a class made once.
 
+    ruamel.yaml (0.18-0.19) defines that class anew in every ``get_constructor_parser`` call:
+    ~0.18 ms of a loader's 0.2 ms, paid per document read. An instance takes the text, is
+    libyaml's parser, ruamel's safe constructor and ``resolver`` in one object (settings as
+    ``YAML(typ="safe")`` has them), and is used once, from one thread. Raises ``ImportError``
+    where ruamel has no libyaml binding.
+    """
+    from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import SafeConstructor
+    from ruamel.yaml.main import CParser
 
-def _safe_yaml() -> Any:
-    """This thread's ``YAML(typ="safe")``: creating one globs ruamel's plugin folder and builds its
-    resolver (~0.2 ms), which load_plain would pay per call; ``load`` keeps no state between calls
-    but the document info it appends."""
-    yaml = getattr(_THREAD, "safe_yaml", None)
-    if yaml is None or len(yaml.doc_infos) > 1000:
-        from ruamel.yaml import YAML
+    if CParser is None:
+        raise ImportError("ruamel.yaml.clib (libyaml) is not installed")
+    defaults = YAML(typ="safe")
 
-        yaml = _THREAD.safe_yaml = YAML(typ="safe")
-    return yaml
+    class Loader(CParser, SafeConstructor, resolver):  # type: ignore[misc, valid-type]
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            self._parser = self._composer = self
+            SafeConstructor.__init__(self, loader=self)
+            self.allow_duplicate_keys = defaults.allow_duplicate_keys
+            resolver.__init__(self, version=defaults.version, loadumper=self)
+
+    return Loader
 
 
 # after a blank, a flow indicator or the colon of a JSON-like key ({"a":!!str 3})

@@ -35,6 +35,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.resolver import VersionedResolver
 
+from gsvendor.config import libyaml_loader_class
+
 T = TypeVar("T")
 
 _BASE = "tag:yaml.org,2002:"
@@ -72,34 +74,11 @@ def _libyaml() -> bool:
 
 
 def _loader(text: str) -> tuple[Any, Any]:
-    """``(constructor, parser)`` for ``text``: one fresh loader per call (a loader is not thread-safe).
-
-    The loader is what ``YAML(typ="safe")`` with :class:`_OnceResolver` makes in
-    ``get_constructor_parser`` (ruamel.yaml 0.18-0.19): libyaml's parser, the safe constructor and
-    the resolver in one object. Its class is made once (:func:`_loader_class`): ruamel defines it
-    anew per call, ~0.18 ms of a loader's 0.2 ms, paid per rendered document.
-    """
-    loader = _loader_class()(text)
+    """``(constructor, parser)`` for ``text``: the loader ``YAML(typ="safe")`` with :class:`_OnceResolver`
+    makes, one fresh per call (a loader is not thread-safe), its class made once
+    (:func:`gsvendor.config.libyaml_loader_class`)."""
+    loader = libyaml_loader_class(_OnceResolver)(text)
     return loader, loader
-
-
-@functools.cache
-def _loader_class() -> type:
-    """The class of :func:`_loader`'s loaders (made once; its instances share nothing)."""
-    from ruamel.yaml.constructor import SafeConstructor
-    from ruamel.yaml.main import CParser
-
-    defaults = YAML(typ="safe")  # the settings ruamel's loader copies from its YAML instance
-
-    class Loader(CParser, SafeConstructor, _OnceResolver):  # type: ignore[misc, valid-type]
-        def __init__(self, stream: str) -> None:
-            CParser.__init__(self, stream)
-            self._parser = self._composer = self
-            SafeConstructor.__init__(self, loader=self)
-            self.allow_duplicate_keys = defaults.allow_duplicate_keys
-            _OnceResolver.__init__(self, version=defaults.version, loadumper=self)
-
-    return Loader
 
 
 def build(node: Any, constructor: Any) -> Any:
