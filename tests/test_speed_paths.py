@@ -348,6 +348,25 @@ def test_libyaml_plain_data_is_the_round_trip_data(text: str) -> None:
     assert to_plain(load_plain(text)) == to_plain(_parse_round_trip(text, "t"))
 
 
+@pytest.mark.parametrize("text", [*PLAIN_YAML, "a: &x [1, 2]\nb: *x\n", "{a: 1, a: 2}\n", "- [\n", "a: 1\n---\nb: 2\n"])
+def test_libyaml_plain_data_is_what_yaml_safe_load_gives(text: str) -> None:
+    """load_plain's loader (its class made once) gives what ``YAML(typ="safe").load`` gives, or raises as it does."""
+    from ruamel.yaml import YAML
+
+    from gsvendor.config import load_plain
+
+    try:
+        expected: object = YAML(typ="safe").load(text)
+    except Exception as exc:
+        expected = type(exc)
+    try:
+        got: object = load_plain(text)
+    except Exception as exc:
+        got = type(exc)
+    assert got == expected
+    assert repr(got) == repr(expected)  # the same types: 1 vs 1.0 vs "1", True vs 1
+
+
 def test_a_file_with_explicit_tags_is_never_read_by_libyaml_alone(tmp_path) -> None:
     """``!!str 3`` is a TaggedScalar round-trip and "3" to libyaml: such files always take the full path."""
     from gsvendor.config import load_validated
