@@ -78,7 +78,7 @@ check-images: venv tools ## Fail on any chart image outside gsoci.azurecr.io/ (a
 check-manifests: venv tools ## Validate rendered custom resources against the charts' CRDs (after make sync); JUnit in build/.
 	$(GSVENDOR) check-manifests --junit build/test-results/check-manifests.xml
 
-check-image-registry: check-images ## Alias of check-images (the name the seed README and CI use).
+check-image-registry: check-images ## Alias of check-images (the name the repository's README and CI use).
 
 helm-test: helm-unittest chart-tests ## The chart tests (CircleCI's chart-tests job): helm-unittest, then chart-tests.
 

@@ -308,6 +308,16 @@ def test_input_errors_exit_2(
     assert "Traceback" not in result.stderr
 
 
+def test_a_tag_outside_the_tag_pattern_is_refused_as_sync_refuses_it(
+    upstream: Upstream, maker: PatchMaker, project: Path
+) -> None:
+    patch_0001(maker, project)
+    result = run_gsvendor(project, "patch-verify", "--tag", "1.0.0", "--source", upstream.url)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.endswith("; did you mean v1.0.0?\n") and result.stderr.count("\n") == 1
+    assert "is not a release tag" in result.stderr
+
+
 def test_no_pin_dockerfile_and_no_tag_exits_2(upstream: Upstream, maker: PatchMaker, project: Path) -> None:
     patch_0001(maker, project)
     (project / "Dockerfile.llmisvc").unlink()

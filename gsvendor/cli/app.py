@@ -154,10 +154,12 @@ def escape(text: str) -> str:
 
 def _stderr() -> Any:
     """The console on stderr: rich's, loaded only for what it must render (report/plain.py)."""
-    from gsvendor.report.layout import StrippedLines
+    from gsvendor.report.layout import StrippedLines, output_width
     from gsvendor.report.plain import LazyConsole
 
-    return LazyConsole(StrippedLines(sys.stderr, name="stderr"))
+    # as wide as stdout's console: $COLUMNS, the terminal, else the CI log's 100 columns
+    is_terminal = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    return LazyConsole(StrippedLines(sys.stderr, name="stderr"), width=output_width(is_terminal=is_terminal))
 
 
 def _stdout() -> Any:

@@ -111,10 +111,13 @@ def verify_series(
         folder, label = inputs.path(inputs.patches), inputs.patches
     else:
         folder, label = patches_dir, str(patches_dir)
+    given = tag is not None
     if tag is None:
         tag = read_pin(config).value
     if not tag.strip() or any(c.isspace() for c in tag):
         raise ConfigError(f"{tag!r} is not an upstream tag")
+    if given:  # --tag 0.20.0: as sync says it (did you mean v0.20.0?), exit 2
+        config.check_tag(tag)
     patches = [parse_patch(path) for path in list_series(folder, label)]
     report = SeriesReport(tag=tag, patches_dir=label, results=[])
     if patches_dir is None and dockerfile_copies(config, inputs.patches) is False:
