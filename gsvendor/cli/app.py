@@ -154,21 +154,22 @@ def escape(text: str) -> str:
 
 def _stderr() -> Any:
     """The console on stderr: rich's, loaded only for what it must render (report/plain.py)."""
-    from gsvendor.report.layout import StrippedLines, output_width
-    from gsvendor.report.plain import LazyConsole
-
-    # as wide as stdout's console: $COLUMNS, the terminal, else the CI log's 100 columns
-    is_terminal = bool(getattr(sys.stderr, "isatty", lambda: False)())
-    return LazyConsole(StrippedLines(sys.stderr, name="stderr"), width=output_width(is_terminal=is_terminal))
+    return _console(sys.stderr, "stderr")
 
 
 def _stdout() -> Any:
     """The console on stdout, :func:`gsvendor.report.layout.output_width` wide (rich loaded as on stderr)."""
+    return _console(sys.stdout, "stdout")
+
+
+def _console(stream: Any, name: str) -> Any:
+    """A console on ``stream`` as wide as report/layout.py decides for every command: ``$COLUMNS``,
+    else the terminal's width, else 100 (a CI log); no line ends in spaces."""
     from gsvendor.report.layout import StrippedLines, output_width
     from gsvendor.report.plain import LazyConsole
 
-    # $COLUMNS, else the terminal's width, else 100 (a CI log): report/layout.py decides for every command
-    return LazyConsole(StrippedLines(sys.stdout), width=output_width())
+    lines = StrippedLines(stream, name=name)
+    return LazyConsole(lines, width=output_width(is_terminal=lines.isatty()))
 
 
 def handles_errors(function: F) -> F:

@@ -23,18 +23,18 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import GenerateSettings, read_stamp, stamp_path, write_stamp
 from gsvendor.files import Digests
 
+if TYPE_CHECKING:
+    from gsvendor.generate.schema.config import Reader
+
 SALT = "generated-v1"  # the stamp name's salt; a new entry format takes a new salt
 # entries kept (~50 KB each, so ~25 MB): a project's charts at its lock's tag and at an upgrade's, many times over
 KEEP = 512
-
-Reader = Callable[[str], "bytes | None"]
 
 
 class GenerateCache:
@@ -142,7 +142,7 @@ class GenerateCache:
                 data = text.encode("utf-8")
             except UnicodeEncodeError:
                 return None
-            if sums.get(path) != hashlib.sha256(data).hexdigest():
+            if sums.get(path) != self.digests(data):
                 return None
             found[path] = data
         return found
@@ -152,7 +152,7 @@ class GenerateCache:
             texts = {path: data.decode("utf-8") for path, data in outputs.items()}
         except UnicodeDecodeError:
             return  # JSON holds text: such outputs are generated each time
-        sums = {path: hashlib.sha256(data).hexdigest() for path, data in outputs.items()}
+        sums = {path: self.digests(data) for path, data in outputs.items()}
         entry: dict[str, Any] = {"outputs": texts, "sha256": sums, "reads": reads}
         write_stamp(stamp, entry)
         self._evict()
