@@ -62,7 +62,7 @@ def sync(
         typer.Option(
             "--report",
             help="Write the Markdown upgrade report from the lock's tag to TAG to this file "
-            "(- for stdout, the summary then goes to stderr).",
+            "(- for stdout, the plan or summary then goes to stderr).",
             metavar="FILE",
         ),
     ] = None,
