@@ -29,6 +29,9 @@ def run() -> None:
         raise SystemExit(130) from None
     try:
         main()
+    except KeyboardInterrupt:  # before main() handles it itself (its own imports): nothing was written yet
+        sys.stderr.write("interrupted\n")
+        raise SystemExit(130) from None
     except SystemExit as stop:
         _exit_now(stop.code)
         raise

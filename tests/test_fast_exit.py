@@ -130,3 +130,10 @@ def test_output_that_cannot_be_written_is_one_error_line(cli: Cli, synced_projec
     # a closed stderr discards the messages, as 2>/dev/null would; the exit codes stay
     assert _closed_or_full(cli, synced_project, ("verify",), "pipe", "closed").returncode == 0
     assert _closed_or_full(cli, synced_project, ("sync", "--bogus"), "pipe", "closed").returncode == 2
+
+
+def test_a_full_stderr_discards_the_messages_and_keeps_the_exit_codes(cli: Cli, synced_project: Path) -> None:
+    """``2> /dev/full``: as ``2>&-``, the messages are lost and each run's exit code stays (was 1, a traceback)."""
+    assert _closed_or_full(cli, synced_project, ("verify",), "pipe", "full").returncode == 0
+    assert _closed_or_full(cli, synced_project, ("sync", "--bogus"), "pipe", "full").returncode == 2
+    assert _closed_or_full(cli, synced_project, ("diff", "no-such-chart"), "pipe", "full").returncode == 2

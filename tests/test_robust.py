@@ -416,6 +416,24 @@ def test_ctrl_c_during_start_up_is_one_line(tmp_path: Path) -> None:
     assert result.stderr == "interrupted\n"
 
 
+def test_sigterm_before_main_handles_interrupts_is_one_line(tmp_path: Path) -> None:
+    """SIGTERM while main() still imports what it sets up before its own handler: exit 130, no traceback."""
+    code = (
+        "import os, signal, sys, builtins\n"
+        "real = builtins.__import__\n"
+        "def imp(name, globals=None, locals=None, fromlist=(), level=0):\n"
+        "    if name == 'gsvendor.report.layout' and 'StrippedLines' in (fromlist or ()):\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    return real(name, globals, locals, fromlist, level)\n"
+        "builtins.__import__ = imp\n"
+        "sys.argv = ['gsvendor', '--help']\n"
+        "import runpy; runpy.run_module('gsvendor', run_name='__main__')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 130, result.stderr
+    assert result.stderr == "interrupted\n"
+
+
 # --- credentials ----------------------------------------------------------------------------------
 
 

@@ -233,7 +233,8 @@ class StrippedLines:
         """Write ``text``; spaces at its end wait until it is known whether a line end follows.
 
         Raises :class:`~gsvendor.errors.OutputError` (exit 2) when the stream cannot be written,
-        except for a reader that went away (``BrokenPipeError``, which click ends quietly).
+        except for a reader that went away (``BrokenPipeError``, which click ends quietly); on
+        stderr such text is dropped (``2> /dev/full``: no error could be shown, the exit code stays).
         """
         data = self.pending + text
         lines = data.split("\n")
@@ -257,6 +258,8 @@ class StrippedLines:
         except BrokenPipeError:
             raise
         except OSError as exc:
+            if self.name == "stderr":  # nowhere to say so: the messages are lost, as with 2>&-; the exit codes stay
+                return
             from gsvendor.errors import OutputError
 
             raise OutputError(f"{self.name}: cannot write the output: {exc.strerror or exc}") from None
