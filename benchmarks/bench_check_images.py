@@ -79,6 +79,36 @@ def parallel(calls: list[list[str]], jobs: int = 2) -> tuple[float, float]:
     return time.perf_counter() - start, _children_cpu() - cpu
 
 
+def pooled(calls: list[list[str]], jobs: int = 2) -> tuple[float, float]:
+    """(wall, CPU) seconds of the helm calls from ``jobs`` threads of this process, each into an unnamed
+    file read back once: check-images' own way of running helm, without its start-up and its parsing."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(args: list[str]) -> bytes:
+        with tempfile.TemporaryFile() as out:
+            subprocess.run(args, stdout=out, stderr=subprocess.PIPE, check=False)
+            out.seek(0)
+            return out.read()
+
+    cpu, start = _children_cpu(), time.perf_counter()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(one, calls))
+    return time.perf_counter() - start, _children_cpu() - cpu
+
+
+def first_render_delay(gsvendor: str, helm: str, folder: Path) -> float:
+    """Seconds from starting `gsvendor check-images` to its first helm process (a bash shim in
+    ``folder`` stands in for helm: it notes the time, then runs helm)."""
+    log, shim = folder / "starts.log", folder / "helm"
+    shim.write_text(f'#!/bin/bash\nprintf "%s\\n" "$EPOCHREALTIME" >> {log}\nexec {helm} "$@"\n')
+    shim.chmod(0o755)
+    log.write_text("")
+    start = time.time()
+    args = [gsvendor, "check-images", "--helm", str(shim)]
+    subprocess.run(args, cwd=ROOT, env=ENV, capture_output=True, text=True, check=False)
+    return min(float(line) for line in log.read_text().split()) - start
+
+
 def check_images(gsvendor: str) -> tuple[float, float]:
     """(wall, CPU) seconds of one `gsvendor check-images`, its helm processes included."""
     cpu, start = _children_cpu(), time.perf_counter()
@@ -95,18 +125,24 @@ def main() -> None:
     args = parser.parse_args()
     helm = render.find_helm(project_root=ROOT)
     gsvendor = str(ROOT / ".venv" / "bin" / "gsvendor")
-    with ExitStack() as stack, tempfile.TemporaryDirectory():
+    with ExitStack() as stack, tempfile.TemporaryDirectory() as scratch:
         calls = helm_calls(helm, stack)
         serial(calls)  # warm the page cache and helm's binary
         check_images(gsvendor)
-        serial_runs, parallel_runs, tool_runs = [], [], []
+        serial_runs, parallel_runs, pool_runs, tool_runs, delays = [], [], [], [], []
         for _ in range(args.rounds):  # interleaved, so drift on the machine hits both alike
             serial_runs.append(serial(calls))
             parallel_runs.append(parallel(calls))
+            pool_runs.append(pooled(calls))
             tool_runs.append(check_images(gsvendor))
+            delays.append(first_render_delay(gsvendor, helm, Path(scratch)))
     load = os.getloadavg()[0]
     print(f"machine: {os.cpu_count()} CPU(s), load average {load:.2f}; {len(calls)} helm calls; {args.rounds} rounds")
-    labelled = (("serial helm template loop", serial_runs), ("helm under xargs -P2", parallel_runs))
+    labelled = (
+        ("serial helm template loop", serial_runs),
+        ("helm under xargs -P2", parallel_runs),
+        ("helm from 2 Python threads", pool_runs),
+    )
     for label, runs in (*labelled, ("gsvendor check-images", tool_runs)):
         walls, cpus = [w for w, _ in runs], [c for _, c in runs]
         print(
@@ -124,6 +160,12 @@ def main() -> None:
     print(
         f"CPU check-images / xargs -P2 helm (paired): median {statistics.median(cpu_pairs):.2f}, "
         f"{statistics.median(beyond):.3f} s beyond helm's"
+    )
+    # Where the rest goes: the same renders run as check-images runs them, minus its start-up and parsing
+    own = [tool[0] - pool[0] for tool, pool in zip(tool_runs, pool_runs, strict=True)]
+    print(
+        f"check-images beyond the same renders from 2 Python threads (paired): median {statistics.median(own):.3f} s; "
+        f"its first helm starts {statistics.median(delays):.3f} s after it does (interpreter, imports, configuration)"
     )
     # Wall time gains need an idle CPU: with other load on the machine the ratio drifts toward the CPU ratio.
 
