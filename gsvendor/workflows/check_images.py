@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING
 
 from gsvendor.config import Config, find_config, load_config
 from gsvendor.errors import ConfigError, UsageError
-from gsvendor.images.check import CheckResult, chart_targets, check_images, images_config
+from gsvendor.images.check import (
+    ChartTarget,
+    CheckResult,
+    ImagesConfig,
+    chart_targets,
+    check_images,
+    images_config,
+)
 from gsvendor.images.render import find_helm
 
 if TYPE_CHECKING:  # the registry client loads only with --resolve
@@ -50,6 +57,26 @@ def load_optional_config(
     return load_config(config_path, stamps=stamps)
 
 
+def render_inputs(
+    config: Config | None, chart_dirs: Sequence[Path], helm: str | None, allow: Sequence[str] | None
+) -> tuple[list[ChartTarget], ImagesConfig, str]:
+    """What rendering the charts needs, for check-images and check-manifests alike: the charts
+    (``chart_dirs``, default every configured chart's output), the ``images`` settings and helm.
+
+    Raises :class:`~gsvendor.errors.UsageError` for an empty ``allow`` prefix, and the domain's
+    errors for helm/ not synced, a missing chart or helm (all exit 2).
+    """
+    if allow is not None and not all(prefix.strip() for prefix in allow):
+        raise UsageError("--allow: a prefix must not be empty")
+    if not chart_dirs and config is not None:
+        vendored = [chart.name for chart in config.charts if chart.render is None]
+        if vendored:
+            config.require_outputs(vendored)  # one line naming gsvendor sync, as every command that reads helm/
+    charts = chart_targets(list(chart_dirs), config)
+    settings = images_config(config)
+    return charts, settings, find_helm(helm, project_root=config.root if config else Path.cwd())
+
+
 def run(
     config: Config | None,
     chart_dirs: Sequence[Path],
@@ -69,15 +96,8 @@ def run(
     :class:`~gsvendor.errors.UsageError` for an empty prefix and the domain's errors for a
     missing chart, helm or unreadable registry configuration (all exit 2).
     """
-    if allow is not None and not all(prefix.strip() for prefix in allow):
-        raise UsageError("--allow: a prefix must not be empty")
     step = progress or (lambda _message: nullcontext())
-    if not chart_dirs and config is not None:
-        vendored = [chart.name for chart in config.charts if chart.render is None]
-        if vendored:
-            config.require_outputs(vendored)
-    charts = chart_targets(list(chart_dirs), config)
-    settings = images_config(config)
+    charts, settings, helm_path = render_inputs(config, chart_dirs, helm, allow)
     options = None
     if resolve or compare_upstream or jobs is not None or registry_config is not None or insecure:
         from gsvendor.images.resolve import cli_options  # it checks these options (they need --resolve)
@@ -90,7 +110,6 @@ def run(
             registry_config=registry_config,
             insecure=list(insecure) if insecure is not None else None,
         )
-    helm_path = find_helm(helm, project_root=config.root if config else Path.cwd())
     with step(f"rendering {len(charts)} chart(s)"):
         result = check_images(charts, settings, helm_path, allow=allow)
     resolved = None

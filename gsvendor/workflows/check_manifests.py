@@ -11,17 +11,10 @@ from pathlib import Path
 
 from gsvendor.config import Config
 from gsvendor.errors import UsageError
-from gsvendor.images.check import (
-    CheckResult,
-    chart_targets,
-    images_config,
-    images_consumer,
-    images_result,
-    render_charts,
-)
-from gsvendor.images.render import find_helm
+from gsvendor.images.check import CheckResult, images_consumer, images_result, render_charts
 from gsvendor.manifests.check import CONSUMER, ManifestsResult, check_manifests, label_policy, parse_rendered
 from gsvendor.manifests.schema import warm_up
+from gsvendor.workflows.check_images import render_inputs
 
 Progress = Callable[[str], AbstractContextManager[object]]
 
@@ -57,17 +50,9 @@ def run(
     """
     if allow is not None and not images:
         raise UsageError("--allow needs --images (it is check-images' policy)")
-    if allow is not None and not all(prefix.strip() for prefix in allow):
-        raise UsageError("--allow: a prefix must not be empty")
     step = progress or (lambda _message: nullcontext())
-    if not chart_dirs and config is not None:
-        vendored = [chart.name for chart in config.charts if chart.render is None]
-        if vendored:
-            config.require_outputs(vendored)  # one line naming gsvendor sync, as every command that reads helm/
-    charts = chart_targets(list(chart_dirs), config)
-    settings = images_config(config)
+    charts, settings, helm_path = render_inputs(config, chart_dirs, helm, allow)
     policy = label_policy(config)
-    helm_path = find_helm(helm, project_root=config.root if config else Path.cwd())
     warm_up()
     consumers = {CONSUMER: parse_rendered}
     if images:
