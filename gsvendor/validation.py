@@ -38,7 +38,8 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
     """Validate ``document`` (a ruamel document) against ``schema`` (JSON Schema 2020-12).
 
     Raises :class:`ConfigError` with one line per violation, each ``file:line: key: message``,
-    in document order.
+    in document order. A required key that an unknown key there misspells (``{nam: x}``: "did you
+    mean name?") is not reported missing as well.
     """
     import jsonschema
 
@@ -46,8 +47,21 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
     errors = sorted(validator.iter_errors(document), key=lambda e: [str(p) for p in e.path])
     if not errors:
         return
+    chosen = [_chosen(error) for error in errors]
+    meant = {
+        (tuple(path), closest)
+        for error, path, _ in chosen
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict)
+        for key in _unknown_keys(error.instance, error.schema)
+        if (closest := _closest_key(key, error.schema)) is not None
+    }
     lines = []
-    for error, path, message in (_chosen(error) for error in errors):
+    for error, path, message in chosen:
+        # jsonschema names the missing key only in its message, one error per key
+        if error.validator == "required" and any(
+            message == f"{key!r} is a required property" for where, key in meant if where == tuple(path)
+        ):
+            continue
         if error.validator == "not":
             message = f"{shorten(repr(error.instance))} must be a relative path inside the project"
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
