@@ -420,3 +420,39 @@ def test_every_command_help_fits_80_columns_with_examples_as_written(cli: Cli, s
     assert texts["sync"].startswith("Usage: gsvendor sync [OPTIONS] [TAG]\n")
     assert texts["diff"].startswith("Usage: gsvendor diff [OPTIONS] [CHART]\n")
     assert "Parallel registry lookups [default: 8]." in texts["check-images"]
+
+
+def test_a_head_stays_with_its_text_and_continues_under_it() -> None:
+    from gsvendor.report.layout import hang
+
+    path = "helm/kserve-llmisvc-crd/templates/serving.kserve.io_llminferenceserviceconfigs.yaml"
+    assert hang("  + ", path, 100) == [f"  + {path}"]
+    assert hang("  + ", path, 80) == [
+        "  + helm/kserve-llmisvc-crd/templates/",
+        "    serving.kserve.io_llminferenceserviceconfigs.yaml",
+    ]
+    text = "kserve-crd: skipped 40-release-namespace operations[2] (replace) (versions >0.20.0)"
+    assert hang("  ", text, 80, indent=4) == [
+        "  kserve-crd: skipped 40-release-namespace operations[2] (replace) (versions",
+        "    >0.20.0)",
+    ]
+    # a first piece too wide for the head's line but not for the next starts the next line
+    assert hang("  a long head: ", "abcdefghij-klm", 20, indent=4) == ["  a long head:", "    abcdefghij-klm"]
+
+
+@pytest.mark.parametrize("columns", ["80", "100"])
+def test_the_plan_keeps_each_marker_with_its_path(cli: Cli, tmp_path: Path, columns: str) -> None:
+    project = full_project(tmp_path / "project")
+    plan = run(cli, project, *SYNC, "--dry-run", columns=columns).stdout.splitlines()
+    assert plan[-1] == "dry run: 114 file change(s) planned, nothing written"
+    crd = "helm/kserve-llmisvc-crd/templates/"
+    names = ("serving.kserve.io_clusterstoragecontainers.yaml", "serving.kserve.io_llminferenceserviceconfigs.yaml")
+    at = plan.index(f"  + {crd}_helpers.tpl")
+    if columns == "100":
+        assert plan[at + 1 : at + 3] == [f"  + {crd}{name}" for name in names]
+        assert "  kserve-crd: skipped 40-release-namespace operations[2] (replace) (versions >0.20.0)" in plan
+    else:
+        assert plan[at + 1 : at + 5] == [f"  + {crd}", f"    {names[0]}", f"  + {crd}", f"    {names[1]}"]
+        at = plan.index("  kserve-crd: skipped 40-release-namespace operations[2] (replace) (versions")
+        assert plan[at + 1] == "    >0.20.0)"
+    assert [line for line in plan if line.strip() in ("+", "~", "-") or len(line) > int(columns)] == []

@@ -48,28 +48,46 @@ def pieces(text: str) -> list[str]:
     return [piece for piece in _PIECES.findall(text) if piece]
 
 
-def wrap(text: str, width: int) -> list[str]:
+def wrap(text: str, width: int, first: int | None = None) -> list[str]:
     """``text`` in lines of at most ``width`` characters, broken at spaces or separators; no trailing spaces.
 
+    ``first``: the room on the first line, when it differs (text that follows a head, see :func:`hang`);
+    a first piece too wide for it but not for ``width`` starts the second line, leaving the first empty.
     A piece wider than ``width`` on its own is cut (the only case a word is split).
     """
     width = max(width, 1)
     lines: list[str] = []
+
+    def room() -> int:
+        return max(first, 1) if first is not None and not lines else width
+
     for paragraph in text.splitlines() or [""]:
         line = ""
         for piece in pieces(paragraph):
-            if len(line) + len(piece.rstrip()) > width and line.strip():
+            if len(line) + len(piece.rstrip()) > room() and (line.strip() or len(piece.rstrip()) <= width):
                 lines.append(line.rstrip())
                 line = ""
             if not line and piece.strip() == "":
                 continue  # no line starts with the space it was broken at
-            while len(piece.rstrip()) > width:
-                room = width - len(line)
-                lines.append((line + piece[:room]).rstrip())
-                line, piece = "", piece[room:]
+            while len(piece.rstrip()) > room():
+                cut = room() - len(line)
+                lines.append((line + piece[:cut]).rstrip())
+                line, piece = "", piece[cut:]
             line += piece
         lines.append(line.rstrip())
     return lines
+
+
+def hang(head: str, text: str, width: int, indent: int | None = None) -> list[str]:
+    """``head`` then ``text`` wrapped as :func:`wrap` wraps it, within ``width``.
+
+    The head stays on the first line with the text's start (a marker with its path), and
+    continuation lines are indented by ``indent`` (default: the head's length, so they align under
+    the text). No line ends in spaces.
+    """
+    indent = len(head) if indent is None else indent
+    first, *rest = wrap(text, width - indent, first=width - len(head))
+    return [(head + first).rstrip()] + [" " * indent + line for line in rest]
 
 
 def hanging(head: str, items: Sequence[str], width: int, separator: str = ", ") -> list[str]:
