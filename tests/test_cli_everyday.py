@@ -422,6 +422,72 @@ def test_every_command_help_fits_80_columns_with_examples_as_written(cli: Cli, s
     assert "Parallel registry lookups [default: 8]." in texts["check-images"]
 
 
+VERSION_ROWS = [
+    ("helm/kserve-crd/Chart.yaml:4", "appVersion"),
+    ("helm/kserve-llmisvc-crd/Chart.yaml:4", "appVersion"),
+    ("helm/kserve-resources/Chart.yaml:4", "appVersion"),
+    ("helm/kserve-resources/values.yaml:2", "kserve.version"),
+    ("helm/kserve-llmisvc-resources/Chart.yaml:4", "appVersion"),
+    ("helm/kserve-llmisvc-resources/values.yaml:2", "kserve.version"),
+    ("helm/kserve-runtime-configs/Chart.yaml:6", "appVersion"),
+    ("helm/kserve-runtime-configs/values.yaml:2", "kserve.version"),
+]
+
+
+def test_versions_keeps_each_place_on_one_line_at_80_and_100(cli: Cli, synced_tree: Path) -> None:
+    # the note gives way first: at 80 it leaves the table for a line under its row, at 100 it wraps
+    rows = [f"{place:<43}  {key:<18}  v0.20.0  agrees" for place, key in VERSION_ROWS]
+    assert run(cli, synced_tree, "versions", "--no-go", columns="80").stdout.splitlines() == [
+        "Upstream version: v0.20.0 (pinned by Dockerfile.llmisvc:8 ARG KSERVE_VERSION)",
+        "place                                        key                 value    status",
+        "-------------------------------------------  ------------------  -------  ------",
+        "Dockerfile:7                                 ARG KSERVE_VERSION  v0.20.0  agrees",
+        "Dockerfile.llmisvc:8                         ARG KSERVE_VERSION  v0.20.0  pin",
+        "  note: the source of truth (Renovate bumps it)",
+        *rows,
+        "gsvendor.lock.yaml:4                         tag                 v0.20.0  agrees",
+        "ok: every place follows Dockerfile.llmisvc's v0.20.0",
+    ]
+    assert run(cli, synced_tree, "versions", "--no-go", columns="100").stdout.splitlines() == [
+        "Upstream version: v0.20.0 (pinned by Dockerfile.llmisvc:8 ARG KSERVE_VERSION)",
+        "place                                        key                 value    status  note",
+        "-------------------------------------------  ------------------  -------  ------  ------------------",
+        "Dockerfile:7                                 ARG KSERVE_VERSION  v0.20.0  agrees",
+        "Dockerfile.llmisvc:8                         ARG KSERVE_VERSION  v0.20.0  pin     the source of",
+        f"{' ' * 82}truth (Renovate",
+        f"{' ' * 82}bumps it)",
+        *rows,
+        "gsvendor.lock.yaml:4                         tag                 v0.20.0  agrees",
+        "ok: every place follows Dockerfile.llmisvc's v0.20.0",
+    ]
+
+
+def test_a_note_column_gives_way_first_then_moves_under_its_row() -> None:
+    from gsvendor.report.layout import PlainTable
+
+    table = PlainTable(("place", "status", "note"), below=("note",))
+    table.add_row("helm/kserve-llmisvc-resources/values.yaml:2", "agrees", "")
+    table.add_row("Dockerfile.llmisvc:8", "pin", "the source of truth (Renovate bumps it)")
+    assert table.render(70) == [
+        "place                                        status  note",
+        "-------------------------------------------  ------  -----------------",
+        "helm/kserve-llmisvc-resources/values.yaml:2  agrees",
+        "Dockerfile.llmisvc:8                         pin     the source of",
+        "                                                     truth (Renovate",
+        "                                                     bumps it)",
+    ]
+    assert table.render(60) == [
+        "place                                        status",
+        "-------------------------------------------  ------",
+        "helm/kserve-llmisvc-resources/values.yaml:2  agrees",
+        "Dockerfile.llmisvc:8                         pin",
+        "  note: the source of truth (Renovate bumps it)",
+    ]
+    # without ``below`` the widest column narrows first (here the place), as before
+    plain = PlainTable(("place", "status", "note"), rows=table.rows)
+    assert plain.render(60)[2:4] == ["helm/kserve-llmisvc-       agrees", "resources/values.yaml:2"]
+
+
 def test_a_head_stays_with_its_text_and_continues_under_it() -> None:
     from gsvendor.report.layout import hang
 
