@@ -25,8 +25,13 @@ if TYPE_CHECKING:
 CI_WIDTH = 100
 MIN_WIDTH = 40
 GAP = "  "
+# the units the reports print after a number: "3.1 s", "12 ms", "4.4 MB", "2 MiB"
+UNITS = ("ms", "s", "min", "h", "B", "kB", "KB", "MB", "GB", "KiB", "MiB", "GiB", "bytes")
+# the space and unit after a number's last digit: every wrap keeps a number and its unit on one
+# line ("… in 3.1" / "s: …" reads as two things)
+UNIT_AFTER = r" (?:" + "|".join(UNITS) + r")(?!\w)"
 # a break is allowed after a space, or after a path or list separator (not inside file names)
-_PIECES = re.compile(r"[^ /,;=@-]*(?:[ /,;=@-]+|$)")
+_PIECES = re.compile(rf"(?:[^ /,;=@-]*\d{UNIT_AFTER})?[^ /,;=@-]*(?:[ /,;=@-]+|$)")
 LAST_RESORT = 12  # a column is cut inside a word only below its longest piece, and not below this
 HANGING_FALLBACK = 4  # the indent of a list whose head leaves less room than its longest item needs
 
@@ -44,7 +49,8 @@ def output_width(is_terminal: bool | None = None) -> int:
 
 
 def pieces(text: str) -> list[str]:
-    """``text`` cut after each space and each path or list separator (``/ , ; = @ -``)."""
+    """``text`` cut after each space and each path or list separator (``/ , ; = @ -``), except the
+    space between a number and its unit (:data:`UNITS`)."""
     return [piece for piece in _PIECES.findall(text) if piece]
 
 
