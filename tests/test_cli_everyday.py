@@ -114,6 +114,17 @@ def test_success_is_one_summary_line_unless_verbose(cli: Cli, synced_tree: Path)
     assert verbose.stdout.splitlines()[3].split() == ["kserve-crd", "17", "0", "0", "0", "5"]
 
 
+def test_check_images_summary_keeps_its_seconds_together(cli: Cli, synced_tree: Path) -> None:
+    """The summary's "in 0.9 s:" falls at column ~100: at one of these widths a plain word wrap
+    parts "0.9" from "s:" (whatever the seconds are); gsvendor breaks before the number."""
+    for columns in range(99, 105):
+        lines = run(cli, synced_tree, "check-images", columns=str(columns)).stdout.splitlines()
+        assert lines[0].startswith("ok: checked 87 image reference(s) in 10 rendered variant(s)"), columns
+        assert [line for line in lines if re.search(r"(^| )\d+\.\d s:", line)] != [], (columns, lines)
+        assert [line for line in lines if line.startswith("s:")] == [], (columns, lines)
+        assert max(map(len, lines)) <= columns
+
+
 def test_tables_wrap_at_path_segments(cli: Cli, synced_tree: Path) -> None:
     table = run(cli, synced_tree, "diff", "--stat", columns="80").stdout.splitlines()
     assert table[0].split() == ["file", "status", "+", "-"]
@@ -322,6 +333,10 @@ def test_layout_wraps_at_boundaries_without_trailing_spaces() -> None:
         "values.yaml:2 agrees",
     ]
     assert wrap("x" * 25, 10) == ["x" * 10, "x" * 10, "x" * 5]
+    # a number and its unit stay together (they broke after "3.1" at widths 30-32, after "2" at 9)
+    for width in (29, 30, 31, 32):
+        assert wrap("resolved 5 reference(s) in 3.1 s: 2 ok", width) == ["resolved 5 reference(s) in", "3.1 s: 2 ok"]
+    assert wrap("12 ms, 4.4 MB, 2 MiB and 10 bytes/s", 9) == ["12 ms,", "4.4 MB,", "2 MiB and", "10 bytes/", "s"]
     table = PlainTable(("place", "n"), title="Title that is long enough to wrap here", right=("n",))
     table.add_row("Dockerfile.llmisvc:8", "1")
     assert table.render(24) == [

@@ -25,8 +25,13 @@ if TYPE_CHECKING:
 CI_WIDTH = 100
 MIN_WIDTH = 40
 GAP = "  "
+# the units the reports print after a number: "3.1 s", "12 ms", "4.4 MB", "2 MiB"
+UNITS = ("ms", "s", "min", "h", "B", "kB", "KB", "MB", "GB", "KiB", "MiB", "GiB", "bytes")
+# the space and unit after a number's last digit: every wrap keeps a number and its unit on one
+# line ("… in 3.1" / "s: …" reads as two things)
+UNIT_AFTER = r" (?:" + "|".join(UNITS) + r")(?!\w)"
 # a break is allowed after a space, or after a path or list separator (not inside file names)
-_PIECES = re.compile(r"[^ /,;=@-]*(?:[ /,;=@-]+|$)")
+_PIECES = re.compile(rf"(?:[^ /,;=@-]*\d{UNIT_AFTER})?[^ /,;=@-]*(?:[ /,;=@-]+|$)")
 LAST_RESORT = 12  # a column is cut inside a word only below its longest piece, and not below this
 HANGING_FALLBACK = 4  # the indent of a list whose head leaves less room than its longest item needs
 
@@ -44,7 +49,8 @@ def output_width(is_terminal: bool | None = None) -> int:
 
 
 def pieces(text: str) -> list[str]:
-    """``text`` cut after each space and each path or list separator (``/ , ; = @ -``)."""
+    """``text`` cut after each space and each path or list separator (``/ , ; = @ -``), except the
+    space between a number and its unit (:data:`UNITS`)."""
     return [piece for piece in _PIECES.findall(text) if piece]
 
 
@@ -249,8 +255,11 @@ class _Verbatim:
 
     def write(self, text: str) -> int:
         """Write ``text`` as it is."""
+        if self.lines.gone:
+            return len(text)
         with self.lines._reported():
-            return self.lines.stream.write(text)
+            self.lines.stream.write(text)
+        return len(text)
 
     def flush(self) -> None:
         """Flush the stream."""
@@ -268,14 +277,18 @@ class StrippedLines:
         self.stream: Any = stream if stream is not None else _Closed()
         self.name = name
         self.pending = ""
+        self.gone = False  # the reader closed the pipe: nothing more is written
 
     def write(self, text: str) -> int:
         """Write ``text``; spaces at its end wait until it is known whether a line end follows.
 
-        Raises :class:`~gsvendor.errors.OutputError` (exit 2) when the stream cannot be written,
-        except for a reader that went away (``BrokenPipeError``, which click ends quietly); on
-        stderr such text is dropped (``2> /dev/full``: no error could be shown, the exit code stays).
+        Raises :class:`~gsvendor.errors.OutputError` (exit 2) when the stream cannot be written;
+        on stderr such text is dropped (``2> /dev/full``: no error could be shown, the exit code
+        stays). Once the reader went away (``gsvendor verify | head``: a broken pipe) this and every
+        later write is dropped, so the command ends with its own verdict.
         """
+        if self.gone:
+            return len(text)
         data = self.pending + text
         lines = data.split("\n")
         tail = lines.pop()
@@ -288,6 +301,8 @@ class StrippedLines:
 
     def flush(self) -> None:
         """Flush the stream (pending spaces stay: they end a line or are dropped); errors as :meth:`write`."""
+        if self.gone:
+            return
         with self._reported():
             self.stream.flush()
 
@@ -296,13 +311,27 @@ class StrippedLines:
         try:
             yield
         except BrokenPipeError:
-            raise
+            self._reader_gone()
         except OSError as exc:
             if self.name == "stderr":  # nowhere to say so: the messages are lost, as with 2>&-; the exit codes stay
                 return
             from gsvendor.errors import OutputError
 
             raise OutputError(f"{self.name}: cannot write the output: {exc.strerror or exc}") from None
+
+    def _reader_gone(self) -> None:
+        """Drop what is left to write: the descriptor now points to /dev/null, so the text still
+        buffered below, Python's flush at exit and any other writer lose their output quietly too."""
+        self.gone = True
+        try:
+            fd = self.stream.fileno()
+        except (OSError, ValueError, AttributeError):  # no descriptor (a test's StringIO): nothing else writes to it
+            return
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, fd)
+        finally:
+            os.close(devnull)
 
     def isatty(self) -> bool:
         """Whether the wrapped stream is a terminal."""
