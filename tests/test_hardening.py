@@ -252,6 +252,33 @@ def test_schema_output_must_be_a_file_of_the_chart(cli: Cli, synced: Path) -> No
 
 
 @pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
+def test_a_signal_after_the_swap_says_the_sync_completed(cli: Cli, synced: Path, signal_name: str) -> None:
+    """A signal while the summary prints (the output already swapped) must not claim nothing was
+    written: it came after the sync completed (a race the interrupted-sync test met under load)."""
+    import subprocess
+    import sys
+
+    before = tree(synced / "helm")
+    script = (
+        "import os, signal, sys\n"
+        "from gsvendor.report import console\n"
+        "real = console.print_sync\n"
+        f"def late(*args, **kwargs): os.kill(os.getpid(), signal.{signal_name}); real(*args, **kwargs)\n"
+        "console.print_sync = late\n"
+        "from gsvendor.__main__ import run\n"
+        f"sys.argv = ['gsvendor', 'sync', 'v0.19.0', '--source', {str(tarball('v0.19.0'))!r}]\n"
+        "run()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=synced, env=cli.env, capture_output=True, text=True, check=False
+    )
+    completed = "interrupted, but only after the sync of v0.19.0 had completed\n"
+    assert (result.returncode, result.stderr) == (130, completed)
+    assert tree(synced / "helm") != before
+    assert cli(synced, "verify").returncode == 0  # the whole of v0.19.0
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
 def test_an_interrupted_sync_leaves_the_output_whole(cli: Cli, synced: Path, signal_name: str) -> None:
     import signal
     import subprocess

@@ -118,46 +118,55 @@ def sync(
         tag = read_pin(config).value
     options = _fetch_options(ctx, timeout, retries, max_time, min_rate)
     patches = _read_patch_report(patch_report) if patch_report is not None else None
-    with _exclusive(ctx, config):
-        old = None
-        asked = report_file is not None or show_diff or patch_report is not None
-        # a dry run from a lock at another tag shows the report too, when the lock's source can be read
-        auto_report = dry_run and not json_output and report_file is None and config.lock_path.is_file()
-        if asked or auto_report:
-            config.check_tag(tag)
-            locked = workflow.read_lock_if_any(config)
-            if asked or (locked is not None and locked.tag != tag):
-                from gsvendor.errors import GsvendorError
+    from gsvendor.errors import Interrupted
 
-                try:
-                    with _status(ctx, "rebuilding the lock's version"):
-                        old = workflow.locked_build(config, options, helm)
-                except GsvendorError as exc:
-                    if asked:
-                        raise
-                    _stderr().labelled("note:", "", f"no upgrade report: {exc}")
-        with _status(ctx, f"syncing {tag}"):
-            result = workflow.sync(config, tag, source, options, dry_run=dry_run, force=force, helm=helm)
-    out = _stdout()
-    if json_output:
-        report.print_json(out, report.sync_summary(result))
-    else:
-        # with --report - stdout is the report alone: the summary goes where progress goes
-        report.print_sync(_stderr() if report_to_stdout else out, result, verbose=verbose)
-    if old is None:
-        return
-    if show_diff:
-        report.print_diffs(out, workflow.upgrade_diffs(old, result.build))
-    if report_file is not None or auto_report or patch_report is not None:
-        from gsvendor.report.upgrade import markdown
+    written = False  # the swap changed the output: a later signal must not say nothing was written
+    try:
+        with _exclusive(ctx, config):
+            old = None
+            asked = report_file is not None or show_diff or patch_report is not None
+            # a dry run from a lock at another tag shows the report too, when the lock's source can be read
+            auto_report = dry_run and not json_output and report_file is None and config.lock_path.is_file()
+            if asked or auto_report:
+                config.check_tag(tag)
+                locked = workflow.read_lock_if_any(config)
+                if asked or (locked is not None and locked.tag != tag):
+                    from gsvendor.errors import GsvendorError
 
-        text = markdown(workflow.upgrade(config, old, result.build, patches))
-        if report_file is None or report_to_stdout:
-            out.out(text, end="", highlight=False)
+                    try:
+                        with _status(ctx, "rebuilding the lock's version"):
+                            old = workflow.locked_build(config, options, helm)
+                    except GsvendorError as exc:
+                        if asked:
+                            raise
+                        _stderr().labelled("note:", "", f"no upgrade report: {exc}")
+            with _status(ctx, f"syncing {tag}"):
+                result = workflow.sync(config, tag, source, options, dry_run=dry_run, force=force, helm=helm)
+                written = not result.dry_run and (bool(result.changes) or result.lock_changed)
+        out = _stdout()
+        if json_output:
+            report.print_json(out, report.sync_summary(result))
         else:
-            _write_report(Path(report_file), text)
-            if not json_output:
-                out.print(f"upgrade report: {escape(report_file)}")
+            # with --report - stdout is the report alone: the summary goes where progress goes
+            report.print_sync(_stderr() if report_to_stdout else out, result, verbose=verbose)
+        if old is None:
+            return
+        if show_diff:
+            report.print_diffs(out, workflow.upgrade_diffs(old, result.build))
+        if report_file is not None or auto_report or patch_report is not None:
+            from gsvendor.report.upgrade import markdown
+
+            text = markdown(workflow.upgrade(config, old, result.build, patches))
+            if report_file is None or report_to_stdout:
+                out.out(text, end="", highlight=False)
+            else:
+                _write_report(Path(report_file), text)
+                if not json_output:
+                    out.print(f"upgrade report: {escape(report_file)}")
+    except KeyboardInterrupt as exc:
+        if written and not isinstance(exc, Interrupted):
+            raise Interrupted(f"interrupted, but only after the sync of {tag} had completed") from None
+        raise
 
 
 def _read_patch_report(path: Path) -> dict[str, Any]:
