@@ -49,6 +49,24 @@ def test_help_and_version_paths(cli: Cli, project: Path) -> None:
     assert cli(project, "frobnicate").returncode == 2
 
 
+def test_a_missing_value_or_a_flag_given_one_names_the_help_to_read(cli: Cli, project: Path) -> None:
+    """Errors click's parser raises without a context end with the hint too (they ended without it)."""
+    cases = {
+        ("check-images", "--allow"): "Option '--allow' requires an argument. (see: gsvendor check-images --help)",
+        ("check-images", "-q", "--allow"): "Option '--allow' requires an argument. (see: gsvendor check-images --help)",
+        ("-c", "x.yaml", "diff", "--helm"): "Option '--helm' requires an argument. (see: gsvendor diff --help)",
+        ("sync", "v0.20.0", "--source"): "Option '--source' requires an argument. (see: gsvendor sync --help)",
+        ("verify", "--json=yes"): "Option '--json' does not take a value. (see: gsvendor verify --help)",
+        ("versions", "--check=1"): "Option '--check' does not take a value. (see: gsvendor versions --help)",
+        # the group's own options: its help lists them
+        ("--config",): "Option '--config' requires an argument. (see: gsvendor --help)",
+        ("--quiet=1", "verify"): "Option '--quiet' does not take a value. (see: gsvendor --help)",
+    }
+    for args, message in cases.items():
+        result = cli(project, *args)
+        assert (result.returncode, result.stdout, result.stderr) == (2, "", f"error: {message}\n"), args
+
+
 def test_unknown_tag_in_archive(cli: Cli, synced: Path) -> None:
     fails_untouched(
         cli,

@@ -114,6 +114,17 @@ def test_success_is_one_summary_line_unless_verbose(cli: Cli, synced_tree: Path)
     assert verbose.stdout.splitlines()[3].split() == ["kserve-crd", "17", "0", "0", "0", "5"]
 
 
+def test_check_images_summary_keeps_its_seconds_together(cli: Cli, synced_tree: Path) -> None:
+    """The summary's "in 0.9 s:" falls at column ~100: at one of these widths a plain word wrap
+    parts "0.9" from "s:" (whatever the seconds are); gsvendor breaks before the number."""
+    for columns in range(99, 105):
+        lines = run(cli, synced_tree, "check-images", columns=str(columns)).stdout.splitlines()
+        assert lines[0].startswith("ok: checked 87 image reference(s) in 10 rendered variant(s)"), columns
+        assert [line for line in lines if re.search(r"(^| )\d+\.\d s:", line)] != [], (columns, lines)
+        assert [line for line in lines if line.startswith("s:")] == [], (columns, lines)
+        assert max(map(len, lines)) <= columns
+
+
 def test_tables_wrap_at_path_segments(cli: Cli, synced_tree: Path) -> None:
     table = run(cli, synced_tree, "diff", "--stat", columns="80").stdout.splitlines()
     assert table[0].split() == ["file", "status", "+", "-"]
@@ -322,6 +333,10 @@ def test_layout_wraps_at_boundaries_without_trailing_spaces() -> None:
         "values.yaml:2 agrees",
     ]
     assert wrap("x" * 25, 10) == ["x" * 10, "x" * 10, "x" * 5]
+    # a number and its unit stay together (they broke after "3.1" at widths 30-32, after "2" at 9)
+    for width in (29, 30, 31, 32):
+        assert wrap("resolved 5 reference(s) in 3.1 s: 2 ok", width) == ["resolved 5 reference(s) in", "3.1 s: 2 ok"]
+    assert wrap("12 ms, 4.4 MB, 2 MiB and 10 bytes/s", 9) == ["12 ms,", "4.4 MB,", "2 MiB and", "10 bytes/", "s"]
     table = PlainTable(("place", "n"), title="Title that is long enough to wrap here", right=("n",))
     table.add_row("Dockerfile.llmisvc:8", "1")
     assert table.render(24) == [
@@ -420,3 +435,105 @@ def test_every_command_help_fits_80_columns_with_examples_as_written(cli: Cli, s
     assert texts["sync"].startswith("Usage: gsvendor sync [OPTIONS] [TAG]\n")
     assert texts["diff"].startswith("Usage: gsvendor diff [OPTIONS] [CHART]\n")
     assert "Parallel registry lookups [default: 8]." in texts["check-images"]
+
+
+VERSION_ROWS = [
+    ("helm/kserve-crd/Chart.yaml:4", "appVersion"),
+    ("helm/kserve-llmisvc-crd/Chart.yaml:4", "appVersion"),
+    ("helm/kserve-resources/Chart.yaml:4", "appVersion"),
+    ("helm/kserve-resources/values.yaml:2", "kserve.version"),
+    ("helm/kserve-llmisvc-resources/Chart.yaml:4", "appVersion"),
+    ("helm/kserve-llmisvc-resources/values.yaml:2", "kserve.version"),
+    ("helm/kserve-runtime-configs/Chart.yaml:6", "appVersion"),
+    ("helm/kserve-runtime-configs/values.yaml:2", "kserve.version"),
+]
+
+
+def test_versions_keeps_each_place_on_one_line_at_80_and_100(cli: Cli, synced_tree: Path) -> None:
+    # the note gives way first: at 80 it leaves the table for a line under its row, at 100 it wraps
+    rows = [f"{place:<43}  {key:<18}  v0.20.0  agrees" for place, key in VERSION_ROWS]
+    assert run(cli, synced_tree, "versions", "--no-go", columns="80").stdout.splitlines() == [
+        "Upstream version: v0.20.0 (pinned by Dockerfile.llmisvc:8 ARG KSERVE_VERSION)",
+        "place                                        key                 value    status",
+        "-------------------------------------------  ------------------  -------  ------",
+        "Dockerfile:7                                 ARG KSERVE_VERSION  v0.20.0  agrees",
+        "Dockerfile.llmisvc:8                         ARG KSERVE_VERSION  v0.20.0  pin",
+        "  note: the source of truth (Renovate bumps it)",
+        *rows,
+        "gsvendor.lock.yaml:4                         tag                 v0.20.0  agrees",
+        "ok: every place follows Dockerfile.llmisvc's v0.20.0",
+    ]
+    assert run(cli, synced_tree, "versions", "--no-go", columns="100").stdout.splitlines() == [
+        "Upstream version: v0.20.0 (pinned by Dockerfile.llmisvc:8 ARG KSERVE_VERSION)",
+        "place                                        key                 value    status  note",
+        "-------------------------------------------  ------------------  -------  ------  ------------------",
+        "Dockerfile:7                                 ARG KSERVE_VERSION  v0.20.0  agrees",
+        "Dockerfile.llmisvc:8                         ARG KSERVE_VERSION  v0.20.0  pin     the source of",
+        f"{' ' * 82}truth (Renovate",
+        f"{' ' * 82}bumps it)",
+        *rows,
+        "gsvendor.lock.yaml:4                         tag                 v0.20.0  agrees",
+        "ok: every place follows Dockerfile.llmisvc's v0.20.0",
+    ]
+
+
+def test_a_note_column_gives_way_first_then_moves_under_its_row() -> None:
+    from gsvendor.report.layout import PlainTable
+
+    table = PlainTable(("place", "status", "note"), below=("note",))
+    table.add_row("helm/kserve-llmisvc-resources/values.yaml:2", "agrees", "")
+    table.add_row("Dockerfile.llmisvc:8", "pin", "the source of truth (Renovate bumps it)")
+    assert table.render(70) == [
+        "place                                        status  note",
+        "-------------------------------------------  ------  -----------------",
+        "helm/kserve-llmisvc-resources/values.yaml:2  agrees",
+        "Dockerfile.llmisvc:8                         pin     the source of",
+        "                                                     truth (Renovate",
+        "                                                     bumps it)",
+    ]
+    assert table.render(60) == [
+        "place                                        status",
+        "-------------------------------------------  ------",
+        "helm/kserve-llmisvc-resources/values.yaml:2  agrees",
+        "Dockerfile.llmisvc:8                         pin",
+        "  note: the source of truth (Renovate bumps it)",
+    ]
+    # without ``below`` the widest column narrows first (here the place), as before
+    plain = PlainTable(("place", "status", "note"), rows=table.rows)
+    assert plain.render(60)[2:4] == ["helm/kserve-llmisvc-       agrees", "resources/values.yaml:2"]
+
+
+def test_a_head_stays_with_its_text_and_continues_under_it() -> None:
+    from gsvendor.report.layout import hang
+
+    path = "helm/kserve-llmisvc-crd/templates/serving.kserve.io_llminferenceserviceconfigs.yaml"
+    assert hang("  + ", path, 100) == [f"  + {path}"]
+    assert hang("  + ", path, 80) == [
+        "  + helm/kserve-llmisvc-crd/templates/",
+        "    serving.kserve.io_llminferenceserviceconfigs.yaml",
+    ]
+    text = "kserve-crd: skipped 40-release-namespace operations[2] (replace) (versions >0.20.0)"
+    assert hang("  ", text, 80, indent=4) == [
+        "  kserve-crd: skipped 40-release-namespace operations[2] (replace) (versions",
+        "    >0.20.0)",
+    ]
+    # a first piece too wide for the head's line but not for the next starts the next line
+    assert hang("  a long head: ", "abcdefghij-klm", 20, indent=4) == ["  a long head:", "    abcdefghij-klm"]
+
+
+@pytest.mark.parametrize("columns", ["80", "100"])
+def test_the_plan_keeps_each_marker_with_its_path(cli: Cli, tmp_path: Path, columns: str) -> None:
+    project = full_project(tmp_path / "project")
+    plan = run(cli, project, *SYNC, "--dry-run", columns=columns).stdout.splitlines()
+    assert plan[-1] == "dry run: 114 file change(s) planned, nothing written"
+    crd = "helm/kserve-llmisvc-crd/templates/"
+    names = ("serving.kserve.io_clusterstoragecontainers.yaml", "serving.kserve.io_llminferenceserviceconfigs.yaml")
+    at = plan.index(f"  + {crd}_helpers.tpl")
+    if columns == "100":
+        assert plan[at + 1 : at + 3] == [f"  + {crd}{name}" for name in names]
+        assert "  kserve-crd: skipped 40-release-namespace operations[2] (replace) (versions >0.20.0)" in plan
+    else:
+        assert plan[at + 1 : at + 5] == [f"  + {crd}", f"    {names[0]}", f"  + {crd}", f"    {names[1]}"]
+        at = plan.index("  kserve-crd: skipped 40-release-namespace operations[2] (replace) (versions")
+        assert plan[at + 1] == "    >0.20.0)"
+    assert [line for line in plan if line.strip() in ("+", "~", "-") or len(line) > int(columns)] == []

@@ -99,23 +99,29 @@ def synced_project(cli: Cli, project: Path) -> Path:
 def _closed_or_full(
     cli: Cli, cwd: Path, args: tuple[str, ...], stdout: str, stderr: str = "pipe"
 ) -> subprocess.CompletedProcess[str]:
-    """The CLI with stdout or stderr ``"full"`` (``> /dev/full``), ``"closed"`` (``>&-``) or ``"pipe"``."""
+    """The CLI with stdout or stderr ``"full"`` (``> /dev/full``), ``"closed"`` (``>&-``), ``"gone"``
+    (a pipe whose reader closed it before the first write: ``| head -0``) or ``"pipe"``."""
     command = [sys.executable, "-m", "gsvendor", *args]
     closed = [fd for fd, how in ((1, stdout), (2, stderr)) if how == "closed"]
     if closed:  # the shell closes the descriptor, then execs gsvendor without it
         command = ["sh", "-c", 'exec "$@" ' + " ".join(f"{fd}>&-" for fd in closed), "sh", *command]
-    with open("/dev/full", "w") as full:
-        streams = {"pipe": subprocess.PIPE, "full": full, "closed": subprocess.DEVNULL}
-        return subprocess.run(
-            command,
-            cwd=cwd,
-            env=cli.env,
-            stdout=streams[stdout],
-            stderr=streams[stderr],
-            text=True,
-            timeout=300,
-            check=False,
-        )
+    reader, writer = os.pipe()
+    os.close(reader)  # every write to `writer` fails with EPIPE
+    try:
+        with open("/dev/full", "w") as full:
+            streams = {"pipe": subprocess.PIPE, "full": full, "closed": subprocess.DEVNULL, "gone": writer}
+            return subprocess.run(
+                command,
+                cwd=cwd,
+                env=cli.env,
+                stdout=streams[stdout],
+                stderr=streams[stderr],
+                text=True,
+                timeout=300,
+                check=False,
+            )
+    finally:
+        os.close(writer)
 
 
 def test_output_that_cannot_be_written_is_one_error_line(cli: Cli, synced_project: Path) -> None:
@@ -137,3 +143,31 @@ def test_a_full_stderr_discards_the_messages_and_keeps_the_exit_codes(cli: Cli, 
     assert _closed_or_full(cli, synced_project, ("verify",), "pipe", "full").returncode == 0
     assert _closed_or_full(cli, synced_project, ("sync", "--bogus"), "pipe", "full").returncode == 2
     assert _closed_or_full(cli, synced_project, ("diff", "no-such-chart"), "pipe", "full").returncode == 2
+
+
+def test_a_reader_that_goes_away_leaves_the_verdict(cli: Cli, synced_project: Path) -> None:
+    """``gsvendor verify | head -0``: nothing more is written, no message, and the exit code is the
+    command's own (was 1 for a passing verify: click's answer to a broken pipe)."""
+    for args in (("verify",), ("verify", "--json"), ("diff",), ("--help",), ()):
+        result = _closed_or_full(cli, synced_project, args, "gone")
+        assert (result.returncode, result.stderr) == (0, ""), args
+    failed = "error: verify failed: 1 file(s) differ from v0.20.0 + overlays: helm/kserve-crd/values.yaml\n"
+    with (synced_project / "helm/kserve-crd/values.yaml").open("a") as values:
+        values.write("# a hand edit\n")
+    for args in (("verify",), ("verify", "--json")):
+        result = _closed_or_full(cli, synced_project, args, "gone")
+        assert (result.returncode, result.stderr) == (1, failed), args
+    usage = _closed_or_full(cli, synced_project, ("verify", "--bogus"), "gone")
+    assert (usage.returncode, usage.stderr) == (
+        2,
+        "error: No such option: --bogus (see: gsvendor verify --help)\n",
+    )
+    assert _closed_or_full(cli, synced_project, ("diff", "no-such-chart"), "gone").returncode == 2
+
+
+def test_a_reader_of_stderr_that_goes_away_keeps_the_exit_codes(cli: Cli, synced_project: Path) -> None:
+    """``2>&1 >/dev/null | head -0``: as ``2> /dev/full``, the messages are lost and the exit codes stay (was 1)."""
+    ok = _closed_or_full(cli, synced_project, ("verify",), "pipe", "gone")
+    assert (ok.returncode, ok.stdout) == (0, "ok: output is upstream v0.20.0 plus the declared overlays\n")
+    assert _closed_or_full(cli, synced_project, ("sync", "--bogus"), "pipe", "gone").returncode == 2
+    assert _closed_or_full(cli, synced_project, ("diff", "no-such-chart"), "pipe", "gone").returncode == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 
 import pytest
 from hypothesis import example, given, settings
@@ -198,3 +199,39 @@ def test_a_labelled_line_prints_its_text_as_given(text: str, width: int | None) 
     assert ours.getvalue() == theirs.getvalue()
     if "\t" not in text and text.isascii():
         assert ours.getvalue() == f"error: {text}\n"
+
+
+SUMMARY = (
+    "[green]ok[/]: checked 42 image reference(s) in 24 rendered variant(s) and the values.yaml of 5 chart(s) "
+    "in 3.1 s: 0 outside gsoci.azurecr.io/giantswarm/, 0 invalid, 0 variant problem(s)"
+)
+
+
+@pytest.mark.parametrize("tail", ["", " \u2713"])  # plain ASCII is written directly; a check mark goes to rich
+def test_a_summary_never_parts_a_number_from_its_unit(tail: str) -> None:
+    """In a 100-column CI log rich breaks check-images' summary between "3.1" and "s:"; gsvendor does not."""
+    assert _rich(SUMMARY + tail, 100, "print").splitlines()[0].endswith(" in 3.1")
+    written, took_it = _plain(SUMMARY + tail, 100, "print")
+    assert took_it is (tail == "")
+    assert written == (
+        "ok: checked 42 image reference(s) in 24 rendered variant(s) and the values.yaml of 5 chart(s) in \n"
+        f"3.1 s: 0 outside gsoci.azurecr.io/giantswarm/, 0 invalid, 0 variant problem(s){tail}\n"
+    )
+    wider, _ = _plain(SUMMARY + tail, 104, "print")
+    assert wider.splitlines()[0].endswith(" in 3.1 s: ")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(min_value=8, max_value=60),
+    st.sampled_from(["3.1 s", "12 ms", "4.4 MB", "2 MiB", "1024 bytes/s"]),
+    st.sampled_from(["", "[bold]", "\u00fc "]),
+)
+def test_no_width_parts_a_number_from_its_unit(width: int, quantity: str, lead: str) -> None:
+    number, unit = quantity.split(" ")
+    text = f"{lead}took a while: {quantity}, then {quantity}: done in {quantity}"
+    written, _ = _plain(text, width, "print")
+    lines = [line.rstrip() for line in written.splitlines()]
+    assert all(line.lstrip() for line in lines)
+    for line, after in itertools.pairwise(lines):
+        assert not (line.endswith(number) and after.startswith(unit)), lines

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from gitkit import Upstream, git, make_project, run_gsvendor, run_json
+from gitkit import Upstream, git, git_env, make_project, run_gsvendor, run_json
 
 from gsvendor.build.versions import GoMod, image_go_version, judge_go, parse_go_mod, parse_go_version
 
@@ -347,3 +350,41 @@ def test_the_go_table_says_go_mod_came_from_the_lock(tmp_path: Path, tarball: Pa
     assert "go.mod read from" not in result.stdout
     given = run_gsvendor(project, "versions", "--source", str(tarball))
     assert f"go.mod read from {tarball}" in " ".join(given.stdout.split())
+
+
+def run_on_a_terminal(project: Path, *args: str) -> tuple[int, str, str]:
+    """Run gsvendor with stderr on a pseudo-terminal (where progress shows); exit code, stdout, stderr."""
+    import pty
+
+    master, slave = pty.openpty()
+    env = {**git_env(), "GSVENDOR_CACHE_DIR": str(project / ".cache"), "NO_COLOR": "1", "TERM": "xterm"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "gsvendor", *args], cwd=project, env=env, stdout=subprocess.PIPE, stderr=slave, text=True
+    ) as proc:
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO once the child has closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        stdout = proc.stdout.read() if proc.stdout else ""
+    os.close(master)
+    return proc.returncode, stdout, b"".join(chunks).decode("utf-8", "replace")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_the_go_mod_spinner_shows_only_while_upstream_is_read(synced: Path, tarball: Path) -> None:
+    ok = "ok: every version pin agrees (6 pins in 6 files)\n"
+    # the lock records upstream's go.mod lines: nothing is read, nothing on the terminal
+    assert run_on_a_terminal(synced, "versions", "--check") == (0, ok, "")
+    assert run_on_a_terminal(synced, "versions", "--check", "--no-go") == (0, ok, "")
+    code, stdout, stderr = run_on_a_terminal(synced, "versions", "--check", "--source", str(tarball))
+    assert (code, stdout) == (0, ok)
+    assert "reading upstream go.mod" in stderr
+    # without a terminal no spinner either way
+    piped = run_gsvendor(synced, "versions", "--check", "--source", str(tarball))
+    assert (piped.returncode, piped.stdout, piped.stderr) == (0, ok, "")

@@ -596,8 +596,10 @@ def versions(
         else:
             out.print(f"[green]ok[/]: {escape(nothing)}")
         return
-    with _exclusive(ctx, config), _status(ctx, "reading upstream go.mod"):
-        result = check_versions(config, source, _fetch_options(ctx), go=not no_go)
+    with _exclusive(ctx, config):  # the spinner only while upstream is read, not when the lock answers
+        result = check_versions(
+            config, source, _fetch_options(ctx), go=not no_go, progress=lambda message: _status(ctx, message)
+        )
     if json_output:
         report.print_json(out, result.as_json())
     elif not check:

@@ -89,6 +89,25 @@ def _is_value(args: list[str], index: int) -> bool:
     return index > 0 and GLOBAL_OPTIONS.get(args[index - 1], False) is True
 
 
+def failed_command(exc: Any, args: list[str]) -> str:
+    """The command path (``gsvendor check-images``) whose --help explains the usage error ``exc``.
+
+    click's parser raises some errors without a context (an option's missing value, a value given
+    to a flag): the command is then the one ``args`` (as :func:`global_options_first` returns them)
+    name, when only well-formed global options stand before it; else the error was the group's.
+    """
+    ctx = getattr(exc, "ctx", None)
+    if ctx is not None:
+        return str(ctx.command_path)
+    from typer.main import get_command_name
+
+    index = _command_index(args)
+    if index is None or not _only_global_options_before(args, index):
+        return "gsvendor"
+    names = {info.name or get_command_name(info.callback.__name__) for info in app.registered_commands}
+    return f"gsvendor {args[index]}" if args[index] in names else "gsvendor"
+
+
 def main(head_start: Any = None) -> None:
     """Console-script entry point (also ``python -m gsvendor``).
 
@@ -130,10 +149,8 @@ def main(head_start: Any = None) -> None:
         if type(exc).__name__ == "NoArgsIsHelpError":
             print(exc.format_message())
             sys.exit(0)
-        ctx = getattr(exc, "ctx", None)
-        hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
         message = " ".join(exc.format_message().split())
-        _stderr().labelled("error:", "red", f"{message}{hint}")
+        _stderr().labelled("error:", "red", f"{message} (see: {failed_command(exc, args)} --help)")
         sys.exit(exc.exit_code)
     if code == 130:  # typer turns a KeyboardInterrupt inside a command into exit code 130
         _interrupted()

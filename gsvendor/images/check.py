@@ -105,7 +105,7 @@ def images_config(config: Config | None) -> ImagesConfig:
     """
     if config is None:
         return ImagesConfig()
-    from gsvendor.config import format_path
+    from gsvendor.validation import format_path
 
     raw = config.raw.get("images") or {}
     label = config.path.name

@@ -44,7 +44,7 @@ def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
     """
     if config is None:
         return ()
-    from gsvendor.config import format_path
+    from gsvendor.validation import format_path
 
     raw = (config.raw.get("images") or {}).get("mirrors") or []
     mirrors: list[Mirror] = []

@@ -129,6 +129,7 @@ def print_versions(console: Console, report: VersionsReport) -> None:
     pin = report.pin
     table = PlainTable(
         ("place", "key", "value", "status", "note"),
+        below=("note",),
         title=f"Upstream version: {pin.value} (pinned by {pin.file}:{pin.line} ARG KSERVE_VERSION)",
     )
     for place in report.places:

@@ -86,7 +86,7 @@ def _print_sync_details(console: Console, result: SyncResult) -> None:
     from rich.text import Text
 
     from gsvendor.errors import printable
-    from gsvendor.report.layout import PlainTable, hanging
+    from gsvendor.report.layout import PlainTable, hang, hanging
     from gsvendor.report.plain import escape
 
     snapshot = result.build.snapshot
@@ -128,10 +128,15 @@ def _print_sync_details(console: Console, result: SyncResult) -> None:
             console.print(Text(line), soft_wrap=True)
     for change in result.changes:
         mark = {"added": "[green]+[/]", "changed": "[yellow]~[/]", "removed": "[red]-[/]"}[change.status]
-        console.print(f"  {mark} {escape(change.full_path)}", highlight=False)
+        # the marker stays with its path; a long path continues under it, broken after a / or -
+        first, *rest = hang("  + ", change.full_path, console.width)
+        console.print(f"  {mark} {escape(first[4:])}", highlight=False, soft_wrap=True)
+        for line in rest:
+            console.print(escape(line), highlight=False, soft_wrap=True)
     for chart in result.build.charts:
         for skipped in chart.skipped:
-            console.print(f"  [dim]{chart.spec.name}: skipped {escape(skipped)}[/]", highlight=False)
+            for line in hang("  ", f"{chart.spec.name}: skipped {skipped}", console.width, indent=4):
+                console.print(f"[dim]{escape(line)}[/]", highlight=False, soft_wrap=True)
 
 
 def diff_line_style(line: str) -> str:

@@ -25,8 +25,13 @@ if TYPE_CHECKING:
 CI_WIDTH = 100
 MIN_WIDTH = 40
 GAP = "  "
+# the units the reports print after a number: "3.1 s", "12 ms", "4.4 MB", "2 MiB"
+UNITS = ("ms", "s", "min", "h", "B", "kB", "KB", "MB", "GB", "KiB", "MiB", "GiB", "bytes")
+# the space and unit after a number's last digit: every wrap keeps a number and its unit on one
+# line ("… in 3.1" / "s: …" reads as two things)
+UNIT_AFTER = r" (?:" + "|".join(UNITS) + r")(?!\w)"
 # a break is allowed after a space, or after a path or list separator (not inside file names)
-_PIECES = re.compile(r"[^ /,;=@-]*(?:[ /,;=@-]+|$)")
+_PIECES = re.compile(rf"(?:[^ /,;=@-]*\d{UNIT_AFTER})?[^ /,;=@-]*(?:[ /,;=@-]+|$)")
 LAST_RESORT = 12  # a column is cut inside a word only below its longest piece, and not below this
 HANGING_FALLBACK = 4  # the indent of a list whose head leaves less room than its longest item needs
 
@@ -44,32 +49,51 @@ def output_width(is_terminal: bool | None = None) -> int:
 
 
 def pieces(text: str) -> list[str]:
-    """``text`` cut after each space and each path or list separator (``/ , ; = @ -``)."""
+    """``text`` cut after each space and each path or list separator (``/ , ; = @ -``), except the
+    space between a number and its unit (:data:`UNITS`)."""
     return [piece for piece in _PIECES.findall(text) if piece]
 
 
-def wrap(text: str, width: int) -> list[str]:
+def wrap(text: str, width: int, first: int | None = None) -> list[str]:
     """``text`` in lines of at most ``width`` characters, broken at spaces or separators; no trailing spaces.
 
+    ``first``: the room on the first line, when it differs (text that follows a head, see :func:`hang`);
+    a first piece too wide for it but not for ``width`` starts the second line, leaving the first empty.
     A piece wider than ``width`` on its own is cut (the only case a word is split).
     """
     width = max(width, 1)
     lines: list[str] = []
+
+    def room() -> int:
+        return max(first, 1) if first is not None and not lines else width
+
     for paragraph in text.splitlines() or [""]:
         line = ""
         for piece in pieces(paragraph):
-            if len(line) + len(piece.rstrip()) > width and line.strip():
+            if len(line) + len(piece.rstrip()) > room() and (line.strip() or len(piece.rstrip()) <= width):
                 lines.append(line.rstrip())
                 line = ""
             if not line and piece.strip() == "":
                 continue  # no line starts with the space it was broken at
-            while len(piece.rstrip()) > width:
-                room = width - len(line)
-                lines.append((line + piece[:room]).rstrip())
-                line, piece = "", piece[room:]
+            while len(piece.rstrip()) > room():
+                cut = room() - len(line)
+                lines.append((line + piece[:cut]).rstrip())
+                line, piece = "", piece[cut:]
             line += piece
         lines.append(line.rstrip())
     return lines
+
+
+def hang(head: str, text: str, width: int, indent: int | None = None) -> list[str]:
+    """``head`` then ``text`` wrapped as :func:`wrap` wraps it, within ``width``.
+
+    The head stays on the first line with the text's start (a marker with its path), and
+    continuation lines are indented by ``indent`` (default: the head's length, so they align under
+    the text). No line ends in spaces.
+    """
+    indent = len(head) if indent is None else indent
+    first, *rest = wrap(text, width - indent, first=width - len(head))
+    return [(head + first).rstrip()] + [" " * indent + line for line in rest]
 
 
 def hanging(head: str, items: Sequence[str], width: int, separator: str = ", ") -> list[str]:
@@ -117,65 +141,87 @@ class PlainTable:
     """A table of text cells; ``render`` lays it out within a width.
 
     ``right`` names the right-aligned (numeric) columns; ``title`` and ``caption`` are wrapped
-    lines above and below.
+    lines above and below. ``below`` names columns (a note most rows leave empty) that give way
+    first: they are narrowed before any other column, and leave the table when even that would
+    wrap another column; a row's cell is then a line under the row, ``  note: text``.
     """
 
     columns: Sequence[str]
     title: str = ""
     caption: str = ""
     right: Sequence[str] = ()
+    below: Sequence[str] = ()
     rows: list[list[str]] = field(default_factory=list)
 
     def add_row(self, *cells: str) -> None:
         """Append one row (``str`` of every cell)."""
         self.rows.append([str(cell) for cell in cells])
 
-    def widths(self, width: int) -> list[int]:
-        """Column widths that fit ``width``.
+    def widths(self, width: int, columns: Sequence[int] | None = None) -> list[int]:
+        """Widths of ``columns`` (indexes, default all) that fit ``width``.
 
-        Natural widths first; then the widest column is narrowed, down to its longest unbreakable
-        piece; only when that is not enough, below it (to :data:`LAST_RESORT`).
+        Natural widths first; then the ``below`` columns give way first, narrowed down to their
+        longest unbreakable piece; then the widest column is narrowed, down to its longest
+        unbreakable piece; only when that is not enough, below it (to :data:`LAST_RESORT`).
         """
-        count = len(self.columns)
-        cells = [[row[i] for row in self.rows] for i in range(count)]
-        natural = [
-            max([len(self.columns[i])] + [len(line) for c in cells[i] for line in c.splitlines()]) for i in range(count)
-        ]
-        floor = [max([len(self.columns[i])] + [_longest_piece(c) for c in cells[i]]) for i in range(count)]
-        last = [min(f, max(LAST_RESORT, len(self.columns[i]))) for i, f in enumerate(floor)]
-        widths = list(natural)
-        budget = width - len(GAP) * (count - 1)
-        for limit in (floor, last):
+        shown = list(range(len(self.columns))) if columns is None else list(columns)
+        names = [self.columns[i] for i in shown]
+        floor = [max([len(names[k])] + [_longest_piece(row[i]) for row in self.rows]) for k, i in enumerate(shown)]
+        last = [min(f, max(LAST_RESORT, len(name))) for f, name in zip(floor, names, strict=True)]
+        widths = [self._natural(i) for i in shown]
+        budget = width - len(GAP) * (len(shown) - 1)
+        first = [k for k, name in enumerate(names) if name in self.below]
+        for limit, candidates in ((floor, first), (floor, range(len(shown))), (last, range(len(shown)))):
             while sum(widths) > budget:
-                shrinkable = [i for i in range(count) if widths[i] > limit[i]]
+                shrinkable = [k for k in candidates if widths[k] > limit[k]]
                 if not shrinkable:
                     break
-                widths[max(shrinkable, key=lambda i: widths[i])] -= 1
+                widths[max(shrinkable, key=lambda k: widths[k])] -= 1
         return widths
+
+    def layout(self, width: int) -> tuple[list[int], list[int]]:
+        """The columns shown in the table (indexes) and their widths: the ``below`` columns leave it
+        when keeping them would make another column narrower than its widest cell."""
+        every = list(range(len(self.columns)))
+        widths = self.widths(width)
+        inline = [i for i in every if self.columns[i] not in self.below]
+        if len(inline) == len(every) or not any(c[i] for c in self.rows for i in every if i not in inline):
+            return every, widths
+        if all(widths[i] >= self._natural(i) for i in inline):
+            return every, widths
+        return inline, self.widths(width, inline)
 
     def render(self, width: int) -> list[str]:
         """The table's lines, none wider than ``width`` unless a single column cannot be narrower."""
-        widths = self.widths(width)
+        shown, widths = self.layout(width)
+        names = [self.columns[i] for i in shown]
         lines: list[str] = []
         if self.title:
             lines += wrap(self.title, width)
-        lines.append(self._line([[name] for name in self.columns], widths)[0])
+        lines.append(self._line([[name] for name in names], widths, names)[0])
         lines.append(GAP.join("-" * w for w in widths))
         for row in self.rows:
-            cells = [wrap(cell, widths[i]) for i, cell in enumerate(row)]
-            lines += self._line(cells, widths)
+            cells = [wrap(row[i], widths[k]) for k, i in enumerate(shown)]
+            lines += self._line(cells, widths, names)
+            for i, name in enumerate(self.columns):
+                if i not in shown and row[i]:
+                    lines += hang(f"  {name}: ", row[i], width)
         if self.caption:
             lines += wrap(self.caption, width)
         return lines
 
-    def _line(self, cells: list[list[str]], widths: list[int]) -> list[str]:
+    def _natural(self, column: int) -> int:
+        cells = [row[column] for row in self.rows]
+        return max([len(self.columns[column])] + [len(line) for c in cells for line in c.splitlines()])
+
+    def _line(self, cells: list[list[str]], widths: list[int], names: list[str]) -> list[str]:
         height = max(len(c) for c in cells)
         out = []
         for n in range(height):
             parts = []
             for i, cell in enumerate(cells):
                 text = cell[n] if n < len(cell) else ""
-                parts.append(text.rjust(widths[i]) if self.columns[i] in self.right else text.ljust(widths[i]))
+                parts.append(text.rjust(widths[i]) if names[i] in self.right else text.ljust(widths[i]))
             out.append(GAP.join(parts).rstrip())
         return out
 
@@ -209,8 +255,11 @@ class _Verbatim:
 
     def write(self, text: str) -> int:
         """Write ``text`` as it is."""
+        if self.lines.gone:
+            return len(text)
         with self.lines._reported():
-            return self.lines.stream.write(text)
+            self.lines.stream.write(text)
+        return len(text)
 
     def flush(self) -> None:
         """Flush the stream."""
@@ -228,14 +277,18 @@ class StrippedLines:
         self.stream: Any = stream if stream is not None else _Closed()
         self.name = name
         self.pending = ""
+        self.gone = False  # the reader closed the pipe: nothing more is written
 
     def write(self, text: str) -> int:
         """Write ``text``; spaces at its end wait until it is known whether a line end follows.
 
-        Raises :class:`~gsvendor.errors.OutputError` (exit 2) when the stream cannot be written,
-        except for a reader that went away (``BrokenPipeError``, which click ends quietly); on
-        stderr such text is dropped (``2> /dev/full``: no error could be shown, the exit code stays).
+        Raises :class:`~gsvendor.errors.OutputError` (exit 2) when the stream cannot be written;
+        on stderr such text is dropped (``2> /dev/full``: no error could be shown, the exit code
+        stays). Once the reader went away (``gsvendor verify | head``: a broken pipe) this and every
+        later write is dropped, so the command ends with its own verdict.
         """
+        if self.gone:
+            return len(text)
         data = self.pending + text
         lines = data.split("\n")
         tail = lines.pop()
@@ -248,6 +301,8 @@ class StrippedLines:
 
     def flush(self) -> None:
         """Flush the stream (pending spaces stay: they end a line or are dropped); errors as :meth:`write`."""
+        if self.gone:
+            return
         with self._reported():
             self.stream.flush()
 
@@ -256,13 +311,27 @@ class StrippedLines:
         try:
             yield
         except BrokenPipeError:
-            raise
+            self._reader_gone()
         except OSError as exc:
             if self.name == "stderr":  # nowhere to say so: the messages are lost, as with 2>&-; the exit codes stay
                 return
             from gsvendor.errors import OutputError
 
             raise OutputError(f"{self.name}: cannot write the output: {exc.strerror or exc}") from None
+
+    def _reader_gone(self) -> None:
+        """Drop what is left to write: the descriptor now points to /dev/null, so the text still
+        buffered below, Python's flush at exit and any other writer lose their output quietly too."""
+        self.gone = True
+        try:
+            fd = self.stream.fileno()
+        except (OSError, ValueError, AttributeError):  # no descriptor (a test's StringIO): nothing else writes to it
+            return
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, fd)
+        finally:
+            os.close(devnull)
 
     def isatty(self) -> bool:
         """Whether the wrapped stream is a terminal."""

@@ -107,6 +107,9 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
     """A table per chart of the findings (one row per finding, naming every variant that has it),
     render problems, label coverage, then the objects checked per kind and the totals.
 
+    Variants that failed as declared and each variant's counts are printed with ``verbose`` only,
+    as check-images does.
+
     Label coverage is printed with ``verbose``; without it only for a chart whose missing labels
     fail the check (``fail: true``).
     """
@@ -131,9 +134,11 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
             label = escape(f"{chart.name} {item.variant}")
             if item.problem:
                 console.print(f"[red]✗[/] {label}: {escape(item.problem)}")
+            elif not verbose:  # as check-images: only problems without -v
+                continue
             elif item.expected_failure:
                 console.print(f"[green]✓[/] {label}: failed as declared")
-            elif verbose:
+            else:
                 console.print(f"  {label}: checked {escape(_counts(item.checked))}")
         if result.policy.required:
             labelled, objects = _coverage(result, chart)

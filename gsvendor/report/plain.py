@@ -6,6 +6,7 @@ Importing rich's console costs ~25 ms, more than some commands spend on their ow
 would write the same characters (rich 13-15's rules: no terminal, so no colour; markup of plain
 style tags only; nothing rich's emoji codes, control-code stripping, tab expansion or wrapping
 would change) and hands everything else to a real ``rich.console.Console``, created on first need.
+One rule is gsvendor's, on both paths: a wrapped line never parts a number from its unit (``3.1 s``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import os
 import re
 from typing import Any, TextIO
+
+from gsvendor.report.layout import UNIT_AFTER
 
 # rich.markup's tag syntax: backslashes (escapes), then [tag]
 _TAG = re.compile(r"(\\*)\[([a-z#/@][^[]*?)]")
@@ -93,17 +96,34 @@ def markup_plain(text: str) -> str:
     return Text.from_markup(text).plain
 
 
-_WORD = re.compile(r"\s*\S+\s*")  # rich._wrap's word: leading blanks, the word, its trailing blanks
+# rich._wrap's word (leading blanks, the word, its trailing blanks), but a number and its unit
+# ("3.1 s:") are one word
+_WORD = re.compile(rf"\s*(?:\S*\d{UNIT_AFTER}\S*|\S+)\s*")
+_UNIT_GAP = re.compile(rf"\d{UNIT_AFTER}")
 
 
 def rich_wrap(line: str, width: int) -> list[str]:
-    """``line`` (printable ASCII, no line break) in the lines rich's ``Console.print`` wraps it to.
+    """``line`` (printable ASCII, no line break) in the lines rich's ``Console.print`` wraps it to,
+    except that a number and its unit (``3.1 s``, ``12 ms``) are never parted.
 
     rich 13-15 (``rich._wrap.divide_line`` with folding, then ``Text.rstrip_end`` and ``truncate``):
     a word (with the blanks after it) goes on the current line when the word without its blanks
     still fits; else a new line starts, and a word wider than ``width`` is cut into ``width``-wide
     pieces. A line keeps its trailing blanks up to ``width``. One ASCII character is one cell.
     """
+    breaks = wrap_offsets(line, width)
+    lines = [line[a:b] for a, b in zip([0, *breaks], [*breaks, len(line)], strict=True)]
+    out = []
+    for piece in lines:
+        if len(piece) > width:  # rstrip_end: blanks past the width go, then the line is cut to it
+            blanks = len(piece) - len(piece.rstrip())
+            piece = piece[: len(piece) - min(blanks, len(piece) - width)][:width]
+        out.append(piece)
+    return out
+
+
+def wrap_offsets(line: str, width: int) -> list[int]:
+    """Where :func:`rich_wrap` breaks ``line`` (``rich._wrap.divide_line``'s offsets, units kept)."""
     breaks: list[int] = []
     offset = 0
     for match in _WORD.finditer(line):
@@ -123,14 +143,7 @@ def rich_wrap(line: str, width: int) -> list[str]:
         elif offset and start:
             breaks.append(start)
             offset = len(word)
-    lines = [line[a:b] for a, b in zip([0, *breaks], [*breaks, len(line)], strict=True)]
-    out = []
-    for piece in lines:
-        if len(piece) > width:  # rstrip_end: blanks past the width go, then the line is cut to it
-            blanks = len(piece) - len(piece.rstrip())
-            piece = piece[: len(piece) - min(blanks, len(piece) - width)][:width]
-        out.append(piece)
-    return out
+    return breaks
 
 
 def plain_for_rich(environ: Any, stream: TextIO) -> bool:
@@ -183,7 +196,7 @@ class LazyConsole:
         """rich's ``Console.print``; a plain string is written as it is where rich would write it so."""
         text = self._as_written(objects, options)
         if text is None:
-            self.rich().print(*objects, **options)
+            self.rich().print(*self._units_kept(objects, options), **options)
             return
         self.file.write(text)
         self.file.flush()
@@ -213,6 +226,28 @@ class LazyConsole:
         from rich.text import Text
 
         self.rich().print(Text.assemble((label, style), " ", text), soft_wrap=True)
+
+    def _units_kept(self, objects: tuple[Any, ...], options: dict[str, Any]) -> tuple[Any, ...]:
+        """``objects`` for rich's ``print``: a string rich would wrap between a number and its unit
+        becomes a ``Text`` broken where :func:`rich_wrap` breaks it (rich then wraps no further)."""
+        if len(objects) != 1 or not isinstance(objects[0], str) or not _UNIT_GAP.search(objects[0]):
+            return objects
+        if options.get("soft_wrap") or options.get("highlight") or not set(options) <= {"markup", "emoji", "end"}:
+            return objects
+        from rich.cells import cell_len
+        from rich.text import Text
+
+        console = self.rich()
+        markup, emoji = options.get("markup"), options.get("emoji")
+        text = console.render_str(objects[0], markup=markup, emoji=emoji, highlight=False)
+        if any(cell_len(character) != 1 for character in text.plain.replace("\n", "")):
+            return objects  # a tab, a wide or a zero-width character: rich's cells, not characters
+        lines = [
+            part
+            for line in text.split("\n", allow_blank=True)
+            for part in line.divide(wrap_offsets(line.plain, console.width))
+        ]
+        return (Text("\n").join(lines),)
 
     def _as_written(self, objects: tuple[Any, ...], options: dict[str, Any]) -> str | None:
         """What rich's ``print`` would write for these arguments when it is the text itself, else ``None``."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from gsvendor.build.versions import (
@@ -17,6 +19,8 @@ from gsvendor.build.versions import (
 from gsvendor.config import Config
 from gsvendor.errors import SourceError
 from gsvendor.vendor import lock as lockfile
+
+Progress = Callable[[str], AbstractContextManager[object]]
 
 
 def go_source_for(config: Config, pin: Pin, source: str | None) -> tuple[str, str | None]:
@@ -51,11 +55,14 @@ def read_go_mod(config: Config, pin: Pin, source: str | None, options: Any) -> t
     return parse_go_mod(data.decode("utf-8", "replace")), location
 
 
-def check(config: Config, source: str | None, options: Any, *, go: bool = True) -> VersionsReport:
+def check(
+    config: Config, source: str | None, options: Any, *, go: bool = True, progress: Progress | None = None
+) -> VersionsReport:
     """Build the whole report: the pin, every place, and (unless ``go`` is false) the Go check.
 
-    Raises :class:`ConfigError` without a usable pin (exit 2) and
-    :class:`~gsvendor.errors.SourceError` when go.mod cannot be read.
+    ``progress(message)`` wraps reading upstream's go.mod (a spinner in the CLI); it is not
+    called when the lock answers or nothing is read. Raises :class:`ConfigError` without a usable
+    pin (exit 2) and :class:`~gsvendor.errors.SourceError` when go.mod cannot be read.
     """
     pin = read_pin(config)
     report = VersionsReport(pin=pin, places=version_places(config, pin))
@@ -76,7 +83,8 @@ def check(config: Config, source: str | None, options: Any, *, go: bool = True) 
             report.notes.append("Go builders not checked: not synced yet (run gsvendor sync, or give --source)")
             return report
         else:
-            report.go_mod, report.go_source = read_go_mod(config, pin, source, options)
+            with (progress or (lambda _message: nullcontext()))("reading upstream go.mod"):
+                report.go_mod, report.go_source = read_go_mod(config, pin, source, options)
         report.builders = go_builders(config, report.go_mod)
         if not report.builders:
             report.notes.append("no golang builder stage in the Dockerfiles")

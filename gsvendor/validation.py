@@ -1,0 +1,129 @@
+"""Checking a YAML document against a JSON Schema: one ``file:line: key: message`` line per mistake.
+
+The messages name the key path (``charts[2].name``) and the line; an unknown key is named with the
+closest known key (a misspelt key is the usual cause).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gsvendor.errors import MAX_SHOWN_CHARS, ConfigError, shorten
+
+
+def line_of(node: Any, path: list[Any]) -> int | None:
+    """1-based line of the key at ``path`` in a ruamel round-trip document, if known."""
+    line = None
+    for key in path:
+        lc = getattr(node, "lc", None)
+        try:
+            if lc is not None:
+                line = (lc.key(key) if isinstance(key, str) else lc.item(key))[0] + 1
+            node = node[key]
+        except (KeyError, IndexError, TypeError, AttributeError):
+            break
+    return line
+
+
+def format_path(path: list[Any]) -> str:
+    """``['charts', 2, 'name']`` → ``charts[2].name`` (the key notation used in messages)."""
+    out = ""
+    for key in path:
+        out += f"[{key}]" if isinstance(key, int) else (f".{key}" if out else str(key))
+    return out or "(top level)"
+
+
+def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
+    """Validate ``document`` (a ruamel document) against ``schema`` (JSON Schema 2020-12).
+
+    Raises :class:`ConfigError` with one line per violation, each ``file:line: key: message``,
+    in document order. A required key that an unknown key there misspells (``{nam: x}``: "did you
+    mean name?") is not reported missing as well.
+    """
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(document), key=lambda e: [str(p) for p in e.path])
+    if not errors:
+        return
+    chosen = [_chosen(error) for error in errors]
+    meant = {
+        (tuple(path), closest)
+        for error, path, _ in chosen
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict)
+        for key in _unknown_keys(error.instance, error.schema)
+        if (closest := _closest_key(key, error.schema)) is not None
+    }
+    lines = []
+    for error, path, message in chosen:
+        # jsonschema names the missing key only in its message, one error per key
+        if error.validator == "required" and any(
+            message == f"{key!r} is a required property" for where, key in meant if where == tuple(path)
+        ):
+            continue
+        if error.validator == "not":
+            message = f"{shorten(repr(error.instance))} must be a relative path inside the project"
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            for key in _unknown_keys(error.instance, error.schema):
+                line = line_of(document, [*path, key])
+                where = f"{filename}:{line}" if line else filename
+                shown = format_path([*path, _key_shown(key)])
+                lines.append(f"{where}: {shown}: {_unknown_key_message(key, error.schema)}")
+            continue
+        if len(message) > 2 * MAX_SHOWN_CHARS:  # a huge value quoted whole: keep its start and the verdict
+            message = f"{message[:MAX_SHOWN_CHARS]}…{message[-MAX_SHOWN_CHARS // 2 :]}"
+        line = line_of(document, path)
+        where = f"{filename}:{line}" if line else filename
+        lines.append(f"{where}: {format_path(path)}: {message}")
+    raise ConfigError("\n".join(lines))
+
+
+def _chosen(error: Any) -> tuple[Any, list[Any], str]:
+    """The error to report, its path and message: of a ``oneOf``, the alternative that got furthest
+    into the document says best what is wrong; of those, one of the value's type (a mapping's
+    unknown key, not "is not of type 'string'"), and an unknown key before a missing one ({nam: x}:
+    "did you mean name?")."""
+    if error.validator == "oneOf" and error.context:
+        error = max(
+            error.context,
+            key=lambda e: (
+                len(e.absolute_path),
+                e.validator != "type",
+                e.validator == "additionalProperties",
+                -len(e.message),
+            ),
+        )
+    return error, list(error.absolute_path), error.message
+
+
+def _unknown_keys(mapping: dict[Any, Any], schema: dict[str, Any]) -> list[Any]:
+    """The keys of ``mapping`` that ``schema``'s ``properties`` and ``patternProperties`` do not name."""
+    known = schema.get("properties", {})
+    patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
+    return [k for k in mapping if k not in known and not any(p.search(str(k)) for p in patterns)]
+
+
+def _key_shown(key: Any) -> str:
+    """An unknown key as the key path names it: as written when it is short printable text, else
+    quoted and cut (a line break, a control character or 100,000 characters keep the message one
+    short line; ``1`` or ``null`` is no list index)."""
+    if isinstance(key, str) and key.isprintable() and len(key) <= MAX_SHOWN_CHARS:
+        return key
+    return shorten(repr(key))
+
+
+def _closest_key(key: Any, schema: dict[str, Any]) -> str | None:
+    """The known key ``key`` most likely misspells, if any is close."""
+    import difflib
+
+    close = difflib.get_close_matches(str(key), sorted(schema.get("properties", {})), n=1)
+    return close[0] if close else None
+
+
+def _unknown_key_message(key: Any, schema: dict[str, Any]) -> str:
+    """``unknown key; did you mean …?`` with the keys allowed there (a misspelt key is the usual cause)."""
+    closest = _closest_key(key, schema)
+    hint = f"; did you mean {closest}?" if closest else ""
+    allowed = ", ".join(sorted(schema.get("properties", {}))) or "none"
+    return f"unknown key {shorten(repr(key))}{hint} (known here: {allowed})"
