@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from gsvendor.errors import GsvendorError
@@ -170,6 +170,18 @@ def _normalize_lines(data: bytes) -> bytes:
         return b""
     eol = b"\r\n" if text[len(stripped) :].startswith(b"\r\n") else b"\n"
     return stripped + eol
+
+
+def default_cache_dir(explicit: Path | None = None, environ: Mapping[str, str] | None = None) -> Path:
+    """The download and stamps cache: ``explicit`` (``--cache-dir``), else ``$GSVENDOR_CACHE_DIR``,
+    else ``$XDG_CACHE_HOME/gsvendor``, else ``~/.cache/gsvendor``. ``environ`` defaults to ``os.environ``."""
+    if explicit is not None:
+        return explicit
+    env = os.environ if environ is None else environ
+    if env.get("GSVENDOR_CACHE_DIR"):
+        return Path(env["GSVENDOR_CACHE_DIR"])
+    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gsvendor"
 
 
 @contextlib.contextmanager

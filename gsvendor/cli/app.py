@@ -92,15 +92,14 @@ class Globals:
     cache_dir: Path | None
     quiet: bool
     lock_timeout: float = 60.0
+    # a render started before the command line was parsed (gsvendor.images.headstart.HeadStart)
+    head_start: Any = None
 
 
 def _cache_dir(value: Path | None) -> Path | None:
-    if value is not None:
-        return value
-    if os.environ.get("GSVENDOR_CACHE_DIR"):
-        return Path(os.environ["GSVENDOR_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "gsvendor"
+    from gsvendor.files import default_cache_dir
+
+    return default_cache_dir(value)
 
 
 def _print_version(value: bool) -> None:
@@ -142,7 +141,13 @@ def _globals(
     ] = False,
 ) -> None:
     handles_errors(_given_globals)(config, cache_dir, lock_timeout)  # an error here is one line too, not a traceback
-    ctx.obj = Globals(config=config, cache_dir=_cache_dir(cache_dir), quiet=quiet, lock_timeout=lock_timeout)
+    ctx.obj = Globals(
+        config=config,
+        cache_dir=_cache_dir(cache_dir),
+        quiet=quiet,
+        lock_timeout=lock_timeout,
+        head_start=ctx.obj,  # what main() was given: a head start, or None
+    )
 
 
 def escape(text: str) -> str:
@@ -206,15 +211,15 @@ def _stamps(ctx: typer.Context) -> Path | None:
     return ctx.obj.cache_dir / "validated" if ctx.obj.cache_dir else None
 
 
-def _exclusive(ctx: typer.Context, config: Any) -> Any:
+def _exclusive(ctx: typer.Context, config: Any, held: bool = False) -> Any:
     """The project lock for a command that writes or reads the output as a whole (finishes an
-    interrupted sync first, saying so on stderr)."""
+    interrupted sync first, saying so on stderr); ``held``: this process holds it already (a head start)."""
     from gsvendor.workflows.guard import exclusive
 
     def say(line: str) -> None:
         _stderr().print(printable(line), markup=False, emoji=False, soft_wrap=True)
 
-    return exclusive(config, ctx.obj.lock_timeout, say)
+    return exclusive(config, ctx.obj.lock_timeout, say, held=held)
 
 
 def _given(value: str | Path | None, option: str) -> None:

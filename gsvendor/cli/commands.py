@@ -253,6 +253,22 @@ def verify(
         out.print(f"[green]ok[/]: output is upstream {escape(lock.tag)} plus the declared overlays")
 
 
+def _rendering_setup(ctx: typer.Context, chart_dirs: list[Path] | None) -> tuple[Any, Any, Any]:
+    """check-images' and check-manifests' configuration (``None`` for bare chart folders), the
+    project guard to hold while rendering, and the head start taken over (``None`` when there is
+    none): it brings the configuration and holds the project lock already."""
+    import contextlib
+
+    from gsvendor.workflows import check_images as workflow
+
+    head_start = None if chart_dirs else ctx.obj.head_start
+    if head_start is not None:
+        return head_start.config, _exclusive(ctx, head_start.config, held=True), head_start
+    config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [], _stamps(ctx))
+    guard = _exclusive(ctx, config) if config is not None and not chart_dirs else contextlib.nullcontext()
+    return config, guard, None
+
+
 @app.command("check-images", short_help="Fail on any image outside the allowed registries.")
 @handles_errors
 def check_images(
@@ -324,14 +340,12 @@ def check_images(
     from gsvendor.errors import CheckFailed, UsageError
     from gsvendor.workflows import check_images as workflow
 
-    config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [], _stamps(ctx))
-    import contextlib
-
-    guard = _exclusive(ctx, config) if config is not None and not chart_dirs else contextlib.nullcontext()
+    config, guard, head_start = _rendering_setup(ctx, chart_dirs)
     with guard:
         run = workflow.run(
             config,
             chart_dirs or [],
+            head_start=head_start,
             allow=allow,
             helm=helm,
             resolve=resolve,
@@ -400,21 +414,18 @@ def check_manifests(
 
       gsvendor check-manifests helm/kserve-runtime-configs --json
     """
-    import contextlib
-
     from gsvendor.errors import CheckFailed
     from gsvendor.report import manifests as report
     from gsvendor.report.console import print_json
     from gsvendor.report.junit import write_junit
-    from gsvendor.workflows import check_images as images_workflow
     from gsvendor.workflows import check_manifests as workflow
 
-    config = images_workflow.load_optional_config(ctx.obj.config, chart_dirs or [], _stamps(ctx))
-    guard = _exclusive(ctx, config) if config is not None and not chart_dirs else contextlib.nullcontext()
+    config, guard, head_start = _rendering_setup(ctx, chart_dirs)
     with guard:
         run = workflow.run(
             config,
             chart_dirs or [],
+            head_start=head_start,
             helm=helm,
             images=images,
             allow=allow,

@@ -108,11 +108,12 @@ def failed_command(exc: Any, args: list[str]) -> str:
     return f"gsvendor {args[index]}" if args[index] in names else "gsvendor"
 
 
-def main() -> None:
+def main(head_start: Any = None) -> None:
     """Console-script entry point (also ``python -m gsvendor``).
 
     Usage errors (unknown option, missing argument, a value out of range) are one ``error:`` line
     with exit 2, like every other user mistake. Global options are accepted after the command too.
+    ``head_start``: a render :mod:`gsvendor.images.headstart` started already, for the command to take.
     """
     import signal
 
@@ -130,7 +131,8 @@ def main() -> None:
     sys.stdout = StrippedLines(sys.stdout)  # type: ignore[assignment]
     try:
         args = global_options_first(sys.argv[1:])
-        code = only_the_invoked_command(app, args)(args=args, prog_name="gsvendor", standalone_mode=False)
+        command = only_the_invoked_command(app, args)
+        code = command(args=args, prog_name="gsvendor", standalone_mode=False, obj=head_start)
     except KeyboardInterrupt:
         _interrupted()
     except Exception as exc:

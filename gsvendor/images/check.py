@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from gsvendor.config import Config
+    from gsvendor.images.headstart import HeadStart
+    from gsvendor.images.render import Started
 
 
 DEFAULT_ALLOW: tuple[str, ...] = ("gsoci.azurecr.io/",)
@@ -548,22 +550,28 @@ class RenderedVariant:
         return self._chunks
 
 
-def render_one(helm: str, chart: ChartTarget, variant: Variant, prepared: bool = False) -> RenderedVariant:
+def render_one(
+    helm: str, chart: ChartTarget, variant: Variant, prepared: bool = False, started: Started | None = None
+) -> RenderedVariant:
     """Run helm for ``variant`` of ``chart`` and judge the render against ``expect_failure``.
 
-    Raises :class:`~gsvendor.errors.ToolError` only when helm cannot run at all.
+    ``started``: that render, already running (:mod:`gsvendor.images.headstart`). Raises
+    :class:`~gsvendor.errors.ToolError` only when helm cannot run at all.
     """
     from gsvendor.images import render
 
     start = time.perf_counter()
-    output = render.template(
-        helm,
-        chart.path,
-        values_files=variant.values_files,
-        set_values=variant.set_values,
-        set_json=variant.set_json,
-        prepared=prepared,
-    )
+    if started is not None:
+        output = started.finish()
+    else:
+        output = render.template(
+            helm,
+            chart.path,
+            values_files=variant.values_files,
+            set_values=variant.set_values,
+            set_json=variant.set_json,
+            prepared=prepared,
+        )
     result = RenderedVariant(chart=chart, variant=variant)
     expect = variant.expect_failure
     if not output.ok:
@@ -654,15 +662,6 @@ def load_values(chart: ChartTarget) -> ChartValues:
         return ChartValues(error=f"{label}: cannot read: {' '.join(str(exc).split())}")
 
 
-def _chart_size(path: Path) -> int:
-    total = 0
-    for folder, _, files in os.walk(path):
-        for name in files:
-            with suppress(OSError):
-                total += os.stat(os.path.join(folder, name)).st_size
-    return total
-
-
 Consumer = Callable[[RenderedVariant], Any]
 
 
@@ -690,23 +689,26 @@ def render_charts(
     helm: str,
     consumers: Mapping[str, Consumer] | None = None,
     jobs: int | None = None,
+    head_start: HeadStart | None = None,
 ) -> Rendering:
     """Render every variant (:func:`plan_variants`) of every chart, in parallel, once.
 
     Each of ``consumers`` (name → function) runs on every render in the worker that rendered it,
     so its parsing overlaps the other helm processes; its return value lands in
-    ``RenderedVariant.outputs[name]``. ``jobs``: parallel renders (default: one per CPU). Raises
+    ``RenderedVariant.outputs[name]``. ``jobs``: parallel renders (default: one per CPU).
+    ``head_start``: a render started before the command line was parsed
+    (:mod:`gsvendor.images.headstart`), taken over where it is the one this would start. Raises
     :class:`~gsvendor.errors.ToolError` when helm cannot run.
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from gsvendor.images.render import renderable_copy
+    from gsvendor.images.render import chart_size, renderable_copy
 
     start = time.perf_counter()
     hooks = dict(consumers or {})
     workers = jobs or os.cpu_count() or 2
     # Longest first (the CRD charts render megabytes): the pool then finishes close to the longest render.
-    order = sorted(range(len(charts)), key=lambda i: -_chart_size(charts[i].path))
+    order = sorted(range(len(charts)), key=lambda i: -chart_size(charts[i].path))
     futures: dict[tuple[int, str], Future[RenderedVariant]] = {}
     values: dict[int, ChartValues] = {}
     plans: dict[int, list[Variant]] = {}
@@ -718,10 +720,19 @@ def render_charts(
         prepared: dict[int, ChartTarget] = {}
         done = _CopyRelease(len(charts))
         for i in order:
-            copy = done.stacks[i].enter_context(renderable_copy(charts[i].path))
+            taken = head_start.take(charts[i].path, helm) if head_start is not None else None
             copies.callback(done.stacks[i].close)
+            if taken is not None:  # its copy goes with the chart's last render, as the others do
+                started, copy_stack = taken
+                done.stacks[i].enter_context(copy_stack)
+                copy = started.copy
+            else:
+                started = None
+                copy = done.stacks[i].enter_context(renderable_copy(charts[i].path))
             prepared[i] = ChartTarget(name=charts[i].name, path=copy, label=charts[i].label)
-            futures[(i, DEFAULTS)] = pool.submit(_render, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks)
+            futures[(i, DEFAULTS)] = pool.submit(
+                _render, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks, started
+            )
             futures[(i, DEFAULTS)].add_done_callback(lambda _f, i=i: done.finished(i))
         for i in order:
             values[i] = load_values(charts[i])
@@ -805,23 +816,31 @@ def check_images(
     helm: str,
     allow: Sequence[str] | None = None,
     jobs: int | None = None,
+    head_start: HeadStart | None = None,
 ) -> CheckResult:
     """Render every variant of every chart (in parallel) and judge every image reference.
 
     ``allow`` replaces ``settings.allow`` when given (``--allow``). ``jobs``: parallel renders
-    (default: one per CPU). Raises :class:`~gsvendor.errors.ToolError` when helm cannot run.
+    (default: one per CPU); ``head_start``: as :func:`render_charts` takes it. Raises
+    :class:`~gsvendor.errors.ToolError` when helm cannot run.
     """
     start = time.perf_counter()
-    rendering = render_charts(charts, settings, helm, {"images": images_consumer(settings, allow)}, jobs=jobs)
+    consumers = {"images": images_consumer(settings, allow)}
+    rendering = render_charts(charts, settings, helm, consumers, jobs=jobs, head_start=head_start)
     result = images_result(rendering, settings, allow)
     result.seconds = time.perf_counter() - start
     return result
 
 
 def _render(
-    helm: str, chart: ChartTarget, copy: ChartTarget, variant: Variant, consumers: Mapping[str, Consumer]
+    helm: str,
+    chart: ChartTarget,
+    copy: ChartTarget,
+    variant: Variant,
+    consumers: Mapping[str, Consumer],
+    started: Started | None = None,
 ) -> RenderedVariant:
-    rendered = render_one(helm, copy, variant, prepared=True)
+    rendered = render_one(helm, copy, variant, prepared=True, started=started)
     rendered.chart = chart
     for name, consume in consumers.items():
         rendered.outputs[name] = consume(rendered)

@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,8 +50,6 @@ def find_helm(explicit: str | None = None, project_root: Path | None = None) -> 
 @contextmanager
 def renderable_copy(chart_dir: Path) -> Iterator[Path]:
     """A temporary copy of ``chart_dir`` whose Chart.yaml version is valid SemVer (:data:`RENDER_VERSION`)."""
-    from gsvendor.overlays import yamledit
-
     with tempfile.TemporaryDirectory(prefix="gsvendor-render-") as tmp:
         copy = Path(tmp) / chart_dir.name
         # hard links cost nothing next to copying megabytes of CRDs; a copy where links cannot be made
@@ -63,10 +61,33 @@ def renderable_copy(chart_dir: Path) -> Iterator[Path]:
         chart_yaml = copy / "Chart.yaml"
         if chart_yaml.is_file():
             text = chart_yaml.read_text(encoding="utf-8")
-            if "[[" in str(_version_of(text)):
+            renderable = _renderable_version(text)
+            if renderable != text:
                 chart_yaml.unlink()  # a hard link: writing through it would change the original
-                chart_yaml.write_text(yamledit.set_value(text, "/version", RENDER_VERSION), encoding="utf-8")
+                chart_yaml.write_text(renderable, encoding="utf-8")
         yield copy
+
+
+# Giant Swarm's `version: "[[ .Version ]]"` line: the only "[[" of a Chart.yaml, at the top level
+_QUOTED_PLACEHOLDER = re.compile(r"^(version:[ \t]*)([\"'])\[\[ \.Version \]\]\2", re.M)
+
+
+def _renderable_version(text: str) -> str:
+    """Chart.yaml ``text`` with a ``[[ … ]]`` placeholder version replaced by :data:`RENDER_VERSION`
+    (``text`` itself when its version is none). The quoted placeholder alone in the file is replaced
+    in the text, as the YAML editor replaces it (same bytes) without loading ruamel before the first
+    render; any other form goes through the editor."""
+    if "[[" not in text:
+        return text
+    if text.count("[[") == 1:
+        replaced, count = _QUOTED_PLACEHOLDER.subn(rf"\g<1>\g<2>{RENDER_VERSION}\g<2>", text)
+        if count == 1:
+            return replaced
+    from gsvendor.overlays import yamledit
+
+    if "[[" not in str(_version_of(text)):
+        return text
+    return yamledit.set_value(text, "/version", RENDER_VERSION)
 
 
 def _link_or_copy(source: str, target: str) -> None:
@@ -83,6 +104,16 @@ def _version_of(text: str) -> object:
         return yamledit.get_value(text, "/version")
     except (KeyError, Exception):
         return None
+
+
+def chart_size(path: Path) -> int:
+    """Bytes in the files below ``path`` (unreadable ones count 0): renders are started largest first."""
+    total = 0
+    for folder, _, files in os.walk(path):
+        for name in files:
+            with suppress(OSError):
+                total += os.stat(os.path.join(folder, name)).st_size
+    return total
 
 
 @dataclass(frozen=True)
@@ -119,31 +150,113 @@ def template(
     from contextlib import nullcontext
 
     with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
-        args = [helm, "template", release, str(copy), "--namespace", namespace]
-        for values in values_files:
-            args += ["--values", str(values)]
-        for expression in set_values:
-            args += ["--set", expression]
-        for expression in set_json:
-            args += ["--set-json", expression]
-        # the manifests go into an unnamed file, read once at the end: no pipe to poll 32 KiB at a
-        # time while helm writes megabytes of CRDs. stderr stays a pipe: its end at helm's exit
-        # wakes communicate() at once (waiting with a timeout alone polls, sleeping up to 50 ms).
-        with tempfile.TemporaryFile() as out:
-            try:
-                process = subprocess.run(args, stdout=out, stderr=subprocess.PIPE, timeout=timeout, check=False)
-            except FileNotFoundError:
-                raise ToolError(f"{helm}: cannot run helm") from None
-            except OSError as exc:  # e.g. E2BIG: more --set switches than a command line holds
-                return Rendered("", f"helm could not be started: {exc.strerror or exc}")
-            except subprocess.TimeoutExpired:
-                return Rendered("", f"helm template timed out after {timeout:g} s")
-            out.seek(0)
-            stdout, stderr = _text(out.read()), _text(process.stderr)
-    if process.returncode != 0:
-        error = stderr.strip().replace(str(copy), chart_dir.name)
-        return Rendered(stdout, re.sub(r"\s+", " ", error))
-    return Rendered(stdout)
+        started = start_template(
+            helm,
+            copy,
+            release=release,
+            namespace=namespace,
+            values_files=values_files,
+            set_values=set_values,
+            set_json=set_json,
+            timeout=timeout,
+        )
+        return started if isinstance(started, Rendered) else started.finish()
+
+
+def template_args(
+    helm: str,
+    copy: Path,
+    *,
+    release: str = "release",
+    namespace: str = "default",
+    values_files: Sequence[Path] = (),
+    set_values: Sequence[str] = (),
+    set_json: Sequence[str] = (),
+) -> list[str]:
+    """The ``helm template`` command line for the renderable copy ``copy`` (as :func:`template` runs it)."""
+    args = [helm, "template", release, str(copy), "--namespace", namespace]
+    for values in values_files:
+        args += ["--values", str(values)]
+    for expression in set_values:
+        args += ["--set", expression]
+    for expression in set_json:
+        args += ["--set-json", expression]
+    return args
+
+
+def start_template(helm: str, copy: Path, *, timeout: float = 120.0, **options: Any) -> Started | Rendered:
+    """Start ``helm template`` on the renderable copy ``copy`` (``options``: those of :func:`template_args`).
+
+    Returns the running render, or a :class:`Rendered` error when helm could not be started (a
+    command line too long for the system). Raises :class:`ToolError` when there is no helm to run.
+    """
+    import time
+
+    args = template_args(helm, copy, **options)
+    # the manifests go into an unnamed file, read once at the end: no pipe to poll 32 KiB at a
+    # time while helm writes megabytes of CRDs. stderr stays a pipe: its end at helm's exit
+    # wakes communicate() at once (waiting with a timeout alone polls, sleeping up to 50 ms).
+    out = tempfile.TemporaryFile()
+    try:
+        process = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE)
+    except FileNotFoundError:
+        out.close()
+        raise ToolError(f"{helm}: cannot run helm") from None
+    except OSError as exc:  # e.g. E2BIG: more --set switches than a command line holds
+        out.close()
+        return Rendered("", f"helm could not be started: {exc.strerror or exc}")
+    except BaseException:
+        out.close()
+        raise
+    return Started(args, process, out, copy, time.monotonic() + timeout, timeout)
+
+
+@dataclass
+class Started:
+    """A running ``helm template`` (:func:`start_template`): ``args`` its command line, ``copy`` the
+    renderable copy it reads, ``deadline`` (``time.monotonic()``) when it is given up after
+    ``timeout`` seconds. :meth:`finish` waits and reads its output, :meth:`cancel` ends it unread;
+    either releases the process and its output file, once."""
+
+    args: list[str]
+    process: subprocess.Popen[bytes]
+    out: Any
+    copy: Path
+    deadline: float
+    timeout: float
+
+    def finish(self) -> Rendered:
+        """Wait for helm and return its manifests, or its error (a timeout too). Raises nothing but
+        what interrupts the wait (the process is ended then, as ``subprocess.run`` ends it)."""
+        import time
+
+        try:
+            _, stderr_bytes = self.process.communicate(timeout=max(0.0, self.deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.cancel()
+            return Rendered("", f"helm template timed out after {self.timeout:g} s")
+        except BaseException:
+            self.cancel()
+            raise
+        with self.out:
+            self.out.seek(0)
+            stdout, stderr = _text(self.out.read()), _text(stderr_bytes)
+        if self.process.returncode != 0:
+            error = stderr.strip().replace(str(self.copy), self.copy.name)
+            return Rendered(stdout, re.sub(r"\s+", " ", error))
+        return Rendered(stdout)
+
+    def cancel(self) -> None:
+        """End helm if it still runs, reap it and close its output file. Raises nothing."""
+        try:
+            if self.process.poll() is None:
+                self.process.kill()
+            self.process.wait()
+            if self.process.stderr is not None:
+                self.process.stderr.close()
+        except OSError:
+            pass
+        self.out.close()
 
 
 @functools.cache

@@ -11,15 +11,16 @@ from gsvendor.vendor import journal
 
 
 @contextlib.contextmanager
-def exclusive(config: Config, timeout: float, say: Callable[[str], None]) -> Iterator[None]:
+def exclusive(config: Config, timeout: float, say: Callable[[str], None], held: bool = False) -> Iterator[None]:
     """Hold the project lock (beside the lock file) for the block, after recovering the output.
 
     ``timeout`` is how long to wait for another gsvendor, in seconds; ``say`` receives one line
-    for the user (waiting for the holder, what was recovered). Raises
+    for the user (waiting for the holder, what was recovered); ``held``: this process holds the
+    lock already (:mod:`gsvendor.images.headstart`). Raises
     :class:`~gsvendor.errors.GsvendorError` (exit 2) when the lock is not free in time or an
     unfinished swap cannot be finished.
     """
-    with project_lock(config.lock_path.parent, timeout, say):
+    with contextlib.nullcontext() if held else project_lock(config.lock_path.parent, timeout, say):
         message = journal.recover(config.root)
         if message:
             say(message)

@@ -1,0 +1,221 @@
+"""The head start of check-images and check-manifests (gsvendor/images/headstart.py, issue 19):
+when it applies, that the command takes its render over, and that nothing of it outlives the run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, Cli, tarball
+
+from gsvendor.files import project_lock
+from gsvendor.images import headstart
+from gsvendor.images.check import chart_targets, images_config, render_charts
+
+TAG = "v0.20.0"
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="module")
+def synced(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> Path:
+    """This repository's configuration and overlays synced at v0.20.0; the sync leaves the
+    configuration's validation stamp in ``cache``."""
+    folder = tmp_path_factory.mktemp("headstart") / "project"
+    folder.mkdir()
+    shutil.copy(ROOT / "gsvendor.yaml", folder / "gsvendor.yaml")
+    shutil.copytree(ROOT / "overlays", folder / "overlays")
+    shutil.copytree(ROOT / "hack", folder / "hack")
+    result = Cli(cache)(folder, "sync", TAG, "--source", str(tarball(TAG)))
+    assert result.returncode == 0, result.stderr
+    return folder
+
+
+@pytest.fixture
+def logging_helm(tmp_path: Path, helm: str) -> tuple[Path, Path]:
+    """A helm that appends its chart folder's name and its arguments after it to a log, then runs helm."""
+    log, shim = tmp_path / "helm.log", tmp_path / "helm"
+    shim.write_text(f'#!/bin/bash\necho "$(basename "$3") ${{*:4}}" >> {log}\nexec {helm} "$@"\n')
+    shim.chmod(0o755)
+    return shim, log
+
+
+def _environ(cache: Path, helm: Path | str) -> dict[str, str]:
+    return {**os.environ, "GSVENDOR_CACHE_DIR": str(cache), "GSVENDOR_HELM": str(helm), "NO_COLOR": "1"}
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch):
+    """Sets this process's cache folder and helm as the command line would find them."""
+
+    def set_env(cache: Path, helm: Path | str) -> None:
+        monkeypatch.setenv("GSVENDOR_CACHE_DIR", str(cache))
+        monkeypatch.setenv("GSVENDOR_HELM", str(helm))
+
+    return set_env
+
+
+@pytest.mark.parametrize(
+    ("args", "plain"),
+    [
+        (["check-images"], True),
+        (["check-manifests"], True),
+        (["check-images", "--json", "-v", "--junit", "out.xml", "--allow", "x/", "--allow=y/"], True),
+        (["check-manifests", "--images", "--junit=out.xml", "-q"], True),
+        (["check-images", "--resolve", "--compare-upstream"], True),
+        ([], False),
+        (["verify"], False),
+        (["-q", "check-images"], False),  # a global option first: the command line's parser decides
+        (["check-images", "helm/kserve-crd"], False),  # chart folders
+        (["check-images", "--helm", "/usr/bin/helm"], False),
+        (["check-images", "--config", "other.yaml"], False),
+        (["check-images", "--cache-dir", "c"], False),
+        (["check-images", "--lock-timeout", "0"], False),
+        (["check-images", "--help"], False),
+        (["check-images", "--junit"], False),  # no value: a usage error
+        (["check-images", "--junit", "--json"], False),
+        (["check-images", "--jsn"], False),
+    ],
+)
+def test_only_a_plain_invocation_gets_a_head_start(args: list[str], plain: bool) -> None:
+    assert headstart.plain_invocation(args) is plain
+
+
+def test_the_largest_charts_defaults_render_runs_and_close_leaves_nothing(
+    synced: Path, cache: Path, helm: str, env
+) -> None:
+    head = _start(env, cache, helm, synced)
+    assert head is not None
+    try:
+        started = head.started
+        assert started is not None
+        assert head.chart == synced / "helm" / "kserve-llmisvc-crd"  # 4.4 MB of CRDs: the longest render
+        assert started.args == [helm, "template", "release", str(started.copy), "--namespace", "default"]
+        assert (started.copy / "Chart.yaml").is_file()
+        with pytest.raises(Exception, match="another gsvendor"):  # it holds the project lock
+            with project_lock(synced, 0):
+                pass
+    finally:
+        head.close()
+    assert started.process.returncode is not None  # ended and reaped
+    assert not started.copy.parent.exists()  # the renderable copy is gone
+    with project_lock(synced, 0):  # and the lock is free
+        pass
+    head.close()  # idempotent
+
+
+def test_render_charts_takes_the_started_render_over(
+    synced: Path, cache: Path, logging_helm: tuple[Path, Path], env
+) -> None:
+    shim, log = logging_helm
+    head = _start(env, cache, shim, synced)
+    assert head is not None
+    try:
+        charts = chart_targets([], head.config)
+        rendering = render_charts(charts, images_config(head.config), str(shim), head_start=head)
+        assert head.started is None  # taken
+    finally:
+        head.close()
+    calls = log.read_text().splitlines()
+    # one helm per variant: the head start's render was not run a second time
+    assert len(calls) == len(rendering.variants) == 10
+    assert calls.count("kserve-llmisvc-crd --namespace default") == 1
+    crd = next(r for r in rendering.variants if r.chart.name == "kserve-llmisvc-crd")
+    assert crd.rendered and crd.manifests.count("kind: CustomResourceDefinition") == 3
+
+
+def test_a_head_start_for_another_chart_or_helm_is_not_taken(synced: Path, cache: Path, helm: str, env) -> None:
+    head = _start(env, cache, helm, synced)
+    assert head is not None
+    try:
+        assert head.take(synced / "helm" / "kserve-crd", helm) is None
+        assert head.take(head.chart, "/usr/local/bin/other-helm") is None
+        taken = head.take(head.chart, helm)
+        assert taken is not None
+        started, copy = taken
+        assert head.take(head.chart, helm) is None  # once
+        with copy:
+            assert started.finish().ok
+    finally:
+        head.close()
+
+
+def test_no_head_start_without_a_stamp_with_the_lock_busy_or_a_sync_to_finish(
+    synced: Path, cache: Path, helm: str, tmp_path: Path, env
+) -> None:
+    # a cache without the configuration's stamp: validating would cost jsonschema's import
+    assert _start(env, tmp_path / "empty-cache", helm, synced) is None
+    with project_lock(synced, 0):  # another gsvendor works here: the command waits, saying so
+        assert _start(env, cache, helm, synced) is None
+    journal = synced / ".gsvendor-journal.json"
+    journal.write_text("{}")
+    try:  # the command finishes (or reports) the interrupted sync first
+        assert _start(env, cache, helm, synced) is None
+    finally:
+        journal.unlink()
+    assert _start(env, cache, tmp_path / "no-helm", synced) is None
+    assert _start(env, cache, helm, tmp_path) is None  # no gsvendor.yaml
+    with project_lock(synced, 0):  # nothing was left holding the lock by the refusals
+        pass
+
+
+def test_no_head_start_before_the_charts_are_synced(tmp_path: Path, cache: Path, helm: str, synced: Path, env) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    shutil.copy(synced / "gsvendor.yaml", folder / "gsvendor.yaml")  # its stamp is in cache
+    assert _start(env, cache, helm, folder) is None
+
+
+def _start(env, cache: Path, helm: Path | str, cwd: Path) -> headstart.HeadStart | None:
+    env(cache, helm)
+    return headstart.start(["check-images"], cwd)
+
+
+def _run(cwd: Path, environ: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gsvendor", *args], cwd=cwd, env=environ, capture_output=True, text=True, check=False
+    )
+
+
+def _without_times(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: _without_times(v) for k, v in value.items() if k != "seconds"}
+    if isinstance(value, list):
+        return [_without_times(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("command", ["check-images", "check-manifests"])
+def test_the_same_result_with_and_without_a_head_start(
+    synced: Path, cache: Path, logging_helm: tuple[Path, Path], command: str
+) -> None:
+    shim, log = logging_helm
+    environ = _environ(cache, shim)
+    headed = _run(synced, environ, command, "--json")
+    headed_calls = log.read_text().splitlines()
+    log.write_text("")
+    plain = _run(synced, environ, "-q", command, "--json")  # a global option first: no head start
+    assert (headed.returncode, headed.stderr) == (plain.returncode, plain.stderr) == (0, "")
+    assert _without_times(json.loads(headed.stdout)) == _without_times(json.loads(plain.stdout))
+    assert sorted(headed_calls) == sorted(log.read_text().splitlines())  # the same helm commands, once each
+
+
+def test_a_failing_run_leaves_no_render_copy_and_no_helm(synced: Path, cache: Path, helm: str, tmp_path: Path) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    environ = {**_environ(cache, helm), "TMPDIR": str(scratch)}
+    (tmp_path / "a-file").write_text("")  # no folder can be made there: the JUnit report fails, exit 2
+    result = _run(synced, environ, "check-images", "--junit", str(tmp_path / "a-file" / "x.xml"))
+    assert result.returncode == 2, result.stderr
+    assert "--junit" in result.stderr and "Traceback" not in result.stderr
+    assert list(scratch.iterdir()) == []
+    with project_lock(synced, 0):
+        pass
