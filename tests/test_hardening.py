@@ -278,6 +278,35 @@ def test_a_signal_after_the_swap_says_the_sync_completed(cli: Cli, synced: Path,
     assert cli(synced, "verify").returncode == 0  # the whole of v0.19.0
 
 
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGHUP"])
+def test_a_signal_just_after_the_swap_before_the_result_says_the_sync_completed(
+    cli: Cli, synced: Path, signal_name: str
+) -> None:
+    """The swap defers signals only while it renames: one right after (the result not yet back in
+    the command) said 'nothing was left half-written' over a changed helm/ (attack, session 6)."""
+    import subprocess
+    import sys
+
+    before = tree(synced / "helm")
+    script = (
+        "import os, signal, sys\n"
+        "from gsvendor.workflows import sync\n"
+        "real = sync.SyncResult\n"
+        f"def late(*args, **kwargs): os.kill(os.getpid(), signal.{signal_name}); return real(*args, **kwargs)\n"
+        "sync.SyncResult = late\n"
+        "from gsvendor.__main__ import run\n"
+        f"sys.argv = ['gsvendor', 'sync', 'v0.19.0', '--source', {str(tarball('v0.19.0'))!r}]\n"
+        "run()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=synced, env=cli.env, capture_output=True, text=True, check=False
+    )
+    completed = "interrupted, but only after the sync of v0.19.0 had completed\n"
+    assert (result.returncode, result.stderr) == (130, completed)
+    assert tree(synced / "helm") != before
+    assert cli(synced, "verify").returncode == 0
+
+
 @pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM"])
 def test_an_interrupted_sync_leaves_the_output_whole(cli: Cli, synced: Path, signal_name: str) -> None:
     import signal

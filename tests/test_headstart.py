@@ -219,3 +219,38 @@ def test_a_failing_run_leaves_no_render_copy_and_no_helm(synced: Path, cache: Pa
     assert list(scratch.iterdir()) == []
     with project_lock(synced, 0):
         pass
+
+
+def test_an_interrupt_before_the_command_takes_it_ends_the_render(synced: Path, cache: Path, tmp_path: Path) -> None:
+    """Ctrl-C in the command before render_charts took the head start (typer's import, the
+    configuration) exits at once (os._exit, skipping every finally): the render and its copy must
+    not go on (a stray helm, a gsvendor-render-* folder in $TMPDIR) (attack, session 6)."""
+    scratch, pid_file, shim = tmp_path / "tmp", tmp_path / "helm.pid", tmp_path / "helm"
+    scratch.mkdir()
+    shim.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 30\n")
+    shim.chmod(0o755)
+    pid_file.write_text("")
+    script = (
+        "import os, signal, sys, time\n"
+        "from gsvendor.workflows import check_images\n"
+        "real = check_images.render_inputs\n"
+        "def interrupted(*args, **kwargs):\n"
+        f"    while not os.path.getsize({str(pid_file)!r}): time.sleep(0.01)  # the head start's helm runs\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return real(*args, **kwargs)\n"
+        "check_images.render_inputs = interrupted\n"
+        "from gsvendor.__main__ import run\n"
+        "sys.argv = ['gsvendor', 'check-images']\n"
+        "run()\n"
+    )
+    environ = {**_environ(cache, shim), "TMPDIR": str(scratch)}
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=synced, env=environ, capture_output=True, text=True, check=False, timeout=20
+    )
+    assert (result.returncode, result.stderr) == (130, "interrupted; nothing was left half-written\n")
+    assert list(scratch.iterdir()) == []
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    with project_lock(synced, 0):
+        pass

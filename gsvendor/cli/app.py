@@ -193,7 +193,10 @@ def handles_errors(function: F) -> F:
                 console.labelled("error:", "red", printable(line))
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: say what state the output is in
-            _interrupted(getattr(exc, "message", None))
+            # the command's context (typer hands click's own Context): its head start, if any
+            starts = (getattr(getattr(value, "obj", None), "head_start", None) for value in (*args, *kwargs.values()))
+            head_start = next((start for start in starts if start is not None), None)
+            _interrupted(getattr(exc, "message", None), head_start)
 
     wrapper.__doc__ = unwrap_help(function.__doc__)  # every command's --help, also those added later
     return wrapper  # type: ignore[return-value]
@@ -288,7 +291,11 @@ SourceOption = Annotated[
 ]
 
 
-def _interrupted(message: str | None = None) -> None:
+def _interrupted(message: str | None = None, head_start: Any = None) -> None:
+    """Say ``message`` (what state the output is in) and end the process with 130 at once. A
+    ``head_start`` render nobody took ends first: the immediate exit skips every ``finally``."""
+    if head_start is not None:
+        head_start.close()
     print(printable(message or "interrupted; nothing was left half-written"), file=sys.stderr)
     sys.stdout.flush()
     sys.stderr.flush()

@@ -120,7 +120,7 @@ def sync(
     patches = _read_patch_report(patch_report) if patch_report is not None else None
     from gsvendor.errors import Interrupted
 
-    written = False  # the swap changed the output: a later signal must not say nothing was written
+    committed: list[str] = []  # the swap passed its point of no return: a later signal must say so
     try:
         with _exclusive(ctx, config):
             old = None
@@ -141,8 +141,16 @@ def sync(
                             raise
                         _stderr().labelled("note:", "", f"no upgrade report: {exc}")
             with _status(ctx, f"syncing {tag}"):
-                result = workflow.sync(config, tag, source, options, dry_run=dry_run, force=force, helm=helm)
-                written = not result.dry_run and (bool(result.changes) or result.lock_changed)
+                result = workflow.sync(
+                    config,
+                    tag,
+                    source,
+                    options,
+                    dry_run=dry_run,
+                    force=force,
+                    helm=helm,
+                    on_commit=lambda: committed.append(tag),
+                )
         out = _stdout()
         if json_output:
             report.print_json(out, report.sync_summary(result))
@@ -164,7 +172,7 @@ def sync(
                 if not json_output:
                     out.print(f"upgrade report: {escape(report_file)}")
     except KeyboardInterrupt as exc:
-        if written and not isinstance(exc, Interrupted):
+        if committed and not isinstance(exc, Interrupted):
             raise Interrupted(f"interrupted, but only after the sync of {tag} had completed") from None
         raise
 

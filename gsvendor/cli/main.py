@@ -134,10 +134,10 @@ def main(head_start: Any = None) -> None:
         command = only_the_invoked_command(app, args)
         code = command(args=args, prog_name="gsvendor", standalone_mode=False, obj=head_start)
     except KeyboardInterrupt:
-        _interrupted()
+        _interrupted(None, head_start)
     except Exception as exc:
         if type(exc).__name__ == "Abort":  # click's form of a KeyboardInterrupt inside a command
-            _interrupted()
+            _interrupted(None, head_start)
         from gsvendor.errors import OutputError
 
         if isinstance(exc, OutputError):  # outside a command: --help or --version into a full disk
@@ -153,7 +153,7 @@ def main(head_start: Any = None) -> None:
         _stderr().labelled("error:", "red", f"{message} (see: {failed_command(exc, args)} --help)")
         sys.exit(exc.exit_code)
     if code == 130:  # typer turns a KeyboardInterrupt inside a command into exit code 130
-        _interrupted()
+        _interrupted(None, head_start)
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -144,6 +144,7 @@ def _start(lock: ExitStack, copy: ExitStack, cwd: Path | None) -> HeadStart | No
     started = render.start_template(helm, copy.enter_context(render.renderable_copy(chart)))
     if isinstance(started, render.Rendered):
         return None
+    copy.callback(started.cancel)  # closed before it is handed over: helm ends too (after finish: nothing to do)
     head = HeadStart(config, helm, chart, started)
     head._copy, head._lock = copy, lock
     return head

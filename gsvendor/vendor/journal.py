@@ -32,7 +32,7 @@ import shutil
 import signal
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -312,6 +312,7 @@ def swap(
     staged: dict[str, tuple[str, bytes]],
     removals: list[Step],
     backup: list[str] | None = None,
+    on_commit: Callable[[], None] | None = None,
 ) -> Path | None:
     """Run one journaled swap under ``root``.
 
@@ -322,8 +323,10 @@ def swap(
     ``.gsvendor-backup/<UTC time>-<random>/`` first; that folder is returned (``None`` without a
     backup) and never removed.
 
-    Raises :class:`GsvendorError` (nothing changed) when preparing fails; :class:`Interrupted`
-    when a signal arrived (nothing changed when it came before the commit, or the swap completed).
+    ``on_commit`` is called at the point of no return, while signals still wait: a caller learns
+    that the output changes even when a signal stops it right after this returns. Raises
+    :class:`GsvendorError` (nothing changed) when preparing fails; :class:`Interrupted` when a
+    signal arrived (nothing changed when it came before the commit, or the swap completed).
     """
     signals = _Signals()
     with signals.deferred():
@@ -379,6 +382,8 @@ def swap(
             raise
         journal.state = "committed"
         _write_journal(root, journal)  # the point of no return: from here on the swap completes
+        if on_commit is not None:
+            on_commit()
         steps.interruptible = False
         _finish(root, journal, steps)
         if signals.pending is not None:

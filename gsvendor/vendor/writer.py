@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -202,6 +203,7 @@ def write_atomically(
     lock_bytes: bytes,
     backup: list[str] | None = None,
     tag: str = "",
+    on_commit: Callable[[], None] | None = None,
 ) -> Path | None:
     """Make every destination under ``root`` hold exactly ``output``, and write the lock file.
 
@@ -210,6 +212,7 @@ def write_atomically(
     (:mod:`gsvendor.vendor.journal`): an interruption is completed forward or undone by the next
     command. ``backup`` lists project-relative files to keep before they are replaced; they are
     copied to ``.gsvendor-backup/<UTC time>-<random>/``, whose path is returned (never removed).
+    ``on_commit``: called when the swap passes its point of no return (:func:`journal.swap`).
     Raises :class:`GsvendorError` (nothing changed) when the output cannot be written, and
     :class:`~gsvendor.errors.Interrupted` on a signal.
     """
@@ -225,4 +228,4 @@ def write_atomically(
         staged.update({path: (dest, data) for path in writes})
     lock_rel = lock_path.relative_to(root).as_posix()
     staged[lock_rel] = (lock_rel, lock_bytes)  # last: the lock agrees only once every chart is written
-    return swap(root, tag, staged, removals, backup)
+    return swap(root, tag, staged, removals, backup, on_commit)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,8 +77,11 @@ def sync(
     dry_run: bool,
     force: bool,
     helm: str | None = None,
+    on_commit: Callable[[], None] | None = None,
 ) -> SyncResult:
     """Vendor ``tag`` into the configured destinations with the overlays, atomically.
+
+    ``on_commit``: called once the output is sure to change (the swap's point of no return).
 
     Raises :class:`HandEditError` (exit 1) naming hand-edited files unless ``force``;
     :class:`~gsvendor.errors.SourceError`, :class:`~gsvendor.errors.OverlayApplyError` and
@@ -109,7 +113,9 @@ def sync(
         )
     backup = None
     if not dry_run and (changes or old_lock != lock_bytes):
-        backup = write_atomically(config.root, output, config.lock_path, lock_bytes, backup=edits or None, tag=tag)
+        backup = write_atomically(
+            config.root, output, config.lock_path, lock_bytes, backup=edits or None, tag=tag, on_commit=on_commit
+        )
     return SyncResult(
         build=result,
         changes=changes,
