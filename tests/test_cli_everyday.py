@@ -477,6 +477,22 @@ def test_versions_keeps_each_place_on_one_line_at_80_and_100(cli: Cli, synced_tr
     ]
 
 
+@pytest.mark.parametrize("columns", ["80", "100"])
+def test_versions_keeps_each_place_on_one_line_after_a_bump(cli: Cli, tmp_path: Path, columns: str) -> None:
+    # the Renovate state (Dockerfiles at v0.20.0, helm/ at v0.19.0): "differs" is one column wider
+    # than "agrees"; the key column gives way before a place is cut
+    project = full_project(tmp_path / "project")
+    synced = run(cli, project, "sync", "v0.19.0", "--source", str(tarball("v0.19.0")), columns=None)
+    assert synced.returncode == 0, synced.stderr
+    result = run(cli, project, "versions", "--no-go", columns=columns)
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(map(len, lines)) <= int(columns)
+    for place, key in VERSION_ROWS:
+        assert any(line.startswith(f"{place}  ") and key in line and line.endswith("differs") for line in lines), place
+    assert "  note: Dockerfile.llmisvc:8 pins v0.20.0" in lines
+
+
 def test_a_note_column_gives_way_first_then_moves_under_its_row() -> None:
     from gsvendor.report.layout import PlainTable
 
