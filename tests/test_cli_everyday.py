@@ -211,6 +211,18 @@ def test_version_global_options_after_the_command_and_flags(cli: Cli, synced_tre
         2,
         "error: 'true' is not an upstream tag: the flags (--dry-run, --force, --json, -v) take no value\n",
     )
+    flag_values = ((("sync", "v0.20.0", "--dry-run", "true"), "--dry-run"), (("verify", "--json", "yes"), "--json"))
+    for args, flag in flag_values:
+        given = cli(synced_tree, *args)
+        assert (given.returncode, given.stdout) == (2, "")
+        assert given.stderr == (
+            f"error: Got unexpected extra argument(s) ({args[-1]}): {flag} is a flag and takes no value"
+            f" (see: gsvendor {args[0]} --help)\n"
+        )
+    # an extra word after a positional argument gets no hint
+    assert cli(synced_tree, "diff", "kserve-crd", "x").stderr == (
+        "error: Got unexpected extra argument(s) (x) (see: gsvendor diff --help)\n"
+    )
 
 
 def test_help_wraps_sentences_at_80_columns(cli: Cli, synced_tree: Path) -> None:
