@@ -272,7 +272,13 @@ def test_verify_source_elsewhere_and_a_portable_lock(cli: Cli, tmp_path: Path) -
     shutil.copy(tarball("v0.20.0-rc1"), other)
     wrong = cli(project, "verify", "--source", str(tarball("v0.20.0-rc1")))
     assert_one_line_error(wrong, 2, "v0.20.0")
-    assert (project / "gsvendor.lock.yaml").read_text() == lock  # verify writes nothing
+    # diff rebuilds the same way: the same message, and the --source it suggests works there too
+    assert cli(project, "diff", "--stat").stderr == gone.stderr
+    stat = cli(project, "diff", "--stat", "--source", str(moved))
+    assert stat.returncode == 0, stat.stderr
+    assert stat.stdout.splitlines()[-1] == "68 file(s) differ from upstream, +3823 -539 line(s)"
+    assert_one_line_error(cli(project, "diff", "--source", str(tarball("v0.20.0-rc1"))), 2, "v0.20.0")
+    assert (project / "gsvendor.lock.yaml").read_text() == lock  # verify and diff write nothing
 
 
 def test_git_file_source_is_recorded_relative_to_the_project(tmp_path: Path) -> None:

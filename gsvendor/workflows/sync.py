@@ -184,9 +184,15 @@ def verify(
 
 
 def diff(
-    config: Config, options: FetchOptions, chart: str | None = None, helm: str | None = None
+    config: Config,
+    options: FetchOptions,
+    chart: str | None = None,
+    helm: str | None = None,
+    source: str | None = None,
 ) -> tuple[lockfile.Lock, list[FileDiff]]:
     """The delta from upstream (``a/``) to what is on disk (``b/``) per file, for one chart or all.
+
+    Upstream is the lock's tag from the lock's source, or from ``source`` (checked as verify checks it).
 
     For a chart vendored as rendered manifests, "upstream" is the rendering of upstream's chart
     without overlays; single copied files are compared with their upstream file. Raises
@@ -195,7 +201,7 @@ def diff(
     """
     names = {config.chart(chart).name} if chart else {c.name for c in config.charts}
     config.require_outputs(sorted(names) if chart else None)
-    lock, result = _rebuild_from_lock(config, options, helm)
+    lock, result = _rebuild_from_lock(config, options, helm, source)
     labels = ("upstream", "vendored")
     dests = [c.spec.dest for c in result.charts]
     diffs = []
