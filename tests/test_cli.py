@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import socket
 import tarfile
 import time
 from pathlib import Path
@@ -126,6 +127,19 @@ def test_http_404_500_and_timeout(cli: Cli, synced: Path, httpserver: HTTPServer
         "download failed after 2 attempts: HTTP 500",
     )
     assert sum(1 for request, _ in httpserver.log if request.path == "/broken.tar.gz") == 2
+    # nothing listens: the one line suggests the offline way, a local archive with --source
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    fails_untouched(
+        cli,
+        synced,
+        2,
+        ["sync", "v0.20.0", "--retries", "0", "--source", f"http://127.0.0.1:{port}/kserve-v0.20.0.tar.gz"],
+        "download failed after 1 attempt: ConnectError",
+        "(no network here? read a local copy of the archive with --source FILE)",
+    )
     fails_untouched(
         cli,
         synced,
