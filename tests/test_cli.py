@@ -102,7 +102,7 @@ def test_tarball_member_escaping_with_dotdot(cli: Cli, synced: Path, tmp_path: P
     assert not (tmp_path.parent / "escape.txt").exists()
 
 
-def test_http_404_500_and_timeout(cli: Cli, synced: Path, httpserver: HTTPServer) -> None:
+def test_http_404_500_and_timeout(cli: Cli, synced: Path, httpserver: HTTPServer, tmp_path: Path) -> None:
     httpserver.expect_request("/missing.tar.gz").respond_with_data("no", status=404)
     httpserver.expect_request("/broken.tar.gz").respond_with_data("oops", status=500)
 
@@ -140,6 +140,18 @@ def test_http_404_500_and_timeout(cli: Cli, synced: Path, httpserver: HTTPServer
         "download failed after 1 attempt: ConnectError",
         "(no network here? read a local copy of the archive with --source FILE)",
     )
+    # the same for git: one line without git's "Cloning into '/tmp/…'" progress, and the hint
+    fails_untouched(
+        cli,
+        synced,
+        2,
+        ["sync", "v0.20.0", "--source", f"http://127.0.0.1:{port}/kserve.git"],
+        "git clone failed: fatal: unable to access",
+        "(no network here? read a local copy with --source)",
+    )
+    missing = cli(synced, "sync", "v0.20.0", "--source", (tmp_path / "no-repo").as_uri())
+    assert_one_line_error(missing, 2, "git clone failed: fatal:")
+    assert "Cloning into" not in missing.stderr and "no network" not in missing.stderr
     fails_untouched(
         cli,
         synced,
