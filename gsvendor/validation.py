@@ -64,6 +64,8 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
             continue
         if error.validator == "not":
             message = f"{shorten(repr(error.instance))} must be a relative path inside the project"
+        if error.validator == "enum" and isinstance(error.instance, str):
+            message += _closest_value_hint(error.instance, error.validator_value)
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             for key in _unknown_keys(error.instance, error.schema):
                 line = line_of(document, [*path, key])
@@ -119,6 +121,16 @@ def _closest_key(key: Any, schema: dict[str, Any]) -> str | None:
 
     close = difflib.get_close_matches(str(key), sorted(schema.get("properties", {})), n=1)
     return close[0] if close else None
+
+
+def _closest_value_hint(value: str, allowed: Any) -> str:
+    """``; did you mean …?`` for a misspelt value of an ``enum`` (``op: yaml-sett``), else nothing."""
+    import difflib
+
+    if len(value) > MAX_SHOWN_CHARS:
+        return ""
+    close = difflib.get_close_matches(value, [v for v in allowed if isinstance(v, str)], n=1)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def _unknown_key_message(key: Any, schema: dict[str, Any]) -> str:

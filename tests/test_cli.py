@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import socket
 import tarfile
 import time
 from pathlib import Path
@@ -101,7 +102,7 @@ def test_tarball_member_escaping_with_dotdot(cli: Cli, synced: Path, tmp_path: P
     assert not (tmp_path.parent / "escape.txt").exists()
 
 
-def test_http_404_500_and_timeout(cli: Cli, synced: Path, httpserver: HTTPServer) -> None:
+def test_http_404_500_and_timeout(cli: Cli, synced: Path, httpserver: HTTPServer, tmp_path: Path) -> None:
     httpserver.expect_request("/missing.tar.gz").respond_with_data("no", status=404)
     httpserver.expect_request("/broken.tar.gz").respond_with_data("oops", status=500)
 
@@ -126,6 +127,31 @@ def test_http_404_500_and_timeout(cli: Cli, synced: Path, httpserver: HTTPServer
         "download failed after 2 attempts: HTTP 500",
     )
     assert sum(1 for request, _ in httpserver.log if request.path == "/broken.tar.gz") == 2
+    # nothing listens: the one line suggests the offline way, a local archive with --source
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    fails_untouched(
+        cli,
+        synced,
+        2,
+        ["sync", "v0.20.0", "--retries", "0", "--source", f"http://127.0.0.1:{port}/kserve-v0.20.0.tar.gz"],
+        "download failed after 1 attempt: ConnectError",
+        "(no network here? read a local copy of the archive with --source FILE)",
+    )
+    # the same for git: one line without git's "Cloning into '/tmp/…'" progress, and the hint
+    fails_untouched(
+        cli,
+        synced,
+        2,
+        ["sync", "v0.20.0", "--source", f"http://127.0.0.1:{port}/kserve.git"],
+        "git clone failed: fatal: unable to access",
+        "(no network here? read a local copy with --source)",
+    )
+    missing = cli(synced, "sync", "v0.20.0", "--source", (tmp_path / "no-repo").as_uri())
+    assert_one_line_error(missing, 2, "git clone failed: fatal:")
+    assert "Cloning into" not in missing.stderr and "no network" not in missing.stderr
     fails_untouched(
         cli,
         synced,

@@ -211,6 +211,18 @@ def test_version_global_options_after_the_command_and_flags(cli: Cli, synced_tre
         2,
         "error: 'true' is not an upstream tag: the flags (--dry-run, --force, --json, -v) take no value\n",
     )
+    flag_values = ((("sync", "v0.20.0", "--dry-run", "true"), "--dry-run"), (("verify", "--json", "yes"), "--json"))
+    for args, flag in flag_values:
+        given = cli(synced_tree, *args)
+        assert (given.returncode, given.stdout) == (2, "")
+        assert given.stderr == (
+            f"error: Got unexpected extra argument(s) ({args[-1]}): {flag} is a flag and takes no value"
+            f" (see: gsvendor {args[0]} --help)\n"
+        )
+    # an extra word after a positional argument gets no hint
+    assert cli(synced_tree, "diff", "kserve-crd", "x").stderr == (
+        "error: Got unexpected extra argument(s) (x) (see: gsvendor diff --help)\n"
+    )
 
 
 def test_help_wraps_sentences_at_80_columns(cli: Cli, synced_tree: Path) -> None:
@@ -260,7 +272,13 @@ def test_verify_source_elsewhere_and_a_portable_lock(cli: Cli, tmp_path: Path) -
     shutil.copy(tarball("v0.20.0-rc1"), other)
     wrong = cli(project, "verify", "--source", str(tarball("v0.20.0-rc1")))
     assert_one_line_error(wrong, 2, "v0.20.0")
-    assert (project / "gsvendor.lock.yaml").read_text() == lock  # verify writes nothing
+    # diff rebuilds the same way: the same message, and the --source it suggests works there too
+    assert cli(project, "diff", "--stat").stderr == gone.stderr
+    stat = cli(project, "diff", "--stat", "--source", str(moved))
+    assert stat.returncode == 0, stat.stderr
+    assert stat.stdout.splitlines()[-1] == "68 file(s) differ from upstream, +3823 -539 line(s)"
+    assert_one_line_error(cli(project, "diff", "--source", str(tarball("v0.20.0-rc1"))), 2, "v0.20.0")
+    assert (project / "gsvendor.lock.yaml").read_text() == lock  # verify and diff write nothing
 
 
 def test_git_file_source_is_recorded_relative_to_the_project(tmp_path: Path) -> None:
@@ -475,6 +493,22 @@ def test_versions_keeps_each_place_on_one_line_at_80_and_100(cli: Cli, synced_tr
         "gsvendor.lock.yaml:4                         tag                 v0.20.0  agrees",
         "ok: every place follows Dockerfile.llmisvc's v0.20.0",
     ]
+
+
+@pytest.mark.parametrize("columns", ["80", "100"])
+def test_versions_keeps_each_place_on_one_line_after_a_bump(cli: Cli, tmp_path: Path, columns: str) -> None:
+    # the Renovate state (Dockerfiles at v0.20.0, helm/ at v0.19.0): "differs" is one column wider
+    # than "agrees"; the key column gives way before a place is cut
+    project = full_project(tmp_path / "project")
+    synced = run(cli, project, "sync", "v0.19.0", "--source", str(tarball("v0.19.0")), columns=None)
+    assert synced.returncode == 0, synced.stderr
+    result = run(cli, project, "versions", "--no-go", columns=columns)
+    assert result.returncode == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(map(len, lines)) <= int(columns)
+    for place, key in VERSION_ROWS:
+        assert any(line.startswith(f"{place}  ") and key in line and line.endswith("differs") for line in lines), place
+    assert "  note: Dockerfile.llmisvc:8 pins v0.20.0" in lines
 
 
 def test_a_note_column_gives_way_first_then_moves_under_its_row() -> None:

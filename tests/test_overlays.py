@@ -191,6 +191,8 @@ def test_patch_operation_with_git_apply(tmp_path: Path) -> None:
     [
         ("operations: []\n", "operations: [] should be non-empty"),
         ("operations:\n  - op: frobnicate\n", "'frobnicate' is not one of"),
+        ("operations:\n  - op: yaml-sett\n", "'yaml-sett' is not one of ['copy', "),
+        ("operations:\n  - op: yaml-sett\n", "'yaml-merge', 'yaml-set']; did you mean yaml-set?"),
         ("operations:\n  - {op: replace, file: x}\n", "'find' is a required property"),
         ("operations:\n  - {op: yaml-set, file: x, values: {a: 1}}\n", "'a' is not a JSON Pointer"),
         ("operations:\n  - {op: copy, from: nope.txt, to: x}\n", "from: no file nope.txt under overlays/"),

@@ -143,6 +143,21 @@ def test_a_report_needs_a_lock_to_start_from(cli: Cli, project: Path, tmp_path: 
     assert not (project / "helm").exists() and not (tmp_path / "r.md").exists()
 
 
+def test_a_report_whose_locked_source_is_gone_says_how_to_get_it_back(cli: Cli, project: Path, tmp_path: Path) -> None:
+    # sync's --source is the new tag's upstream: the message must not suggest it for the old side
+    copy = tmp_path / "downloads" / "kserve-v0.19.0.tar.gz"
+    copy.parent.mkdir()
+    copy.write_bytes(tarball("v0.19.0").read_bytes())
+    assert cli(project, "sync", "v0.19.0", "--source", str(copy)).returncode == 0
+    copy.unlink()
+    new = ("sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--dry-run")
+    wanted = "the upgrade report rebuilds v0.19.0 from it: sync v0.19.0 again from a copy (--source) first"
+    asked = cli(project, *new, "--report", str(tmp_path / "r.md"))
+    assert_one_line_error(asked, 2, "the locked source ../downloads/kserve-v0.19.0.tar.gz does not exist here", wanted)
+    plan = cli(project, *new)  # the plan still comes, with a note instead of the report
+    assert plan.returncode == 0 and plan.stderr == f"note: no upgrade report: {asked.stderr[len('error: ') :]}"
+
+
 def test_the_report_lists_the_patches_patch_verify_judged(cli: Cli, at_v019: Path, tmp_path: Path) -> None:
     upstream = Upstream(tmp_path / "upstream", {"pkg/a.go": "package pkg\n\nfunc A() int { return 1 }\n"})
     upstream.commit({"VERSION": "0.20.0\n"}, "release", tag="v0.20.0")

@@ -458,24 +458,38 @@ def diff(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the diffs (with --stat: the table) as JSON.")
     ] = False,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source",
+            "-s",
+            help="Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 "
+            "must match), as for verify.",
+            metavar="SOURCE",
+        ),
+    ] = None,
     helm: HelmOption = None,
 ) -> None:
     """Show the delta from upstream to the vendored charts, per file, as unified diffs.
 
-    What a reviewer of a version bump reads: every overlay and Giant Swarm-only file.
+    What a reviewer of a version bump reads: every overlay and Giant Swarm-only file. Upstream
+    is the lock's tag, read from the lock's source or, as verify reads it, from --source.
 
     Examples:
 
       gsvendor diff
 
       gsvendor diff kserve-resources --stat
+
+      gsvendor diff --source ~/Downloads/kserve-v0.20.0.tar.gz
     """
     from gsvendor.report import console as report
     from gsvendor.workflows import sync as workflow
 
     config = _load(ctx)
+    _given(source, "--source")
     with _exclusive(ctx, config):
-        lock, diffs = workflow.diff(config, _fetch_options(ctx), chart, helm)
+        lock, diffs = workflow.diff(config, _fetch_options(ctx), chart, helm, source=source)
     out = _stdout()
     if json_output and stat:
         report.print_json(out, {"tag": lock.tag, "stat": report.diff_stat(diffs)})

@@ -108,6 +108,25 @@ def failed_command(exc: Any, args: list[str]) -> str:
     return f"gsvendor {args[index]}" if args[index] in names else "gsvendor"
 
 
+def flag_value_hint(message: str, args: list[str]) -> str:
+    """click's "unexpected extra argument" ``message``, naming the flag when the extra word follows one.
+
+    An option that takes a value would have consumed the word, so one written right after an option
+    is a value given to a flag: ``gsvendor verify --json true`` says ``--json takes no value``.
+    """
+    import itertools
+    import re
+
+    extra = re.fullmatch(r"Got unexpected extra argument(?:s|\(s\))? \((.*)\)", message)
+    if extra is None:
+        return message
+    first = extra.group(1).split(" ")[0]
+    for before, word in itertools.pairwise(args):
+        if word == first and before.startswith("-") and before != "--" and "=" not in before:
+            return f"{message}: {before} is a flag and takes no value"
+    return message
+
+
 def main(head_start: Any = None) -> None:
     """Console-script entry point (also ``python -m gsvendor``).
 
@@ -149,7 +168,7 @@ def main(head_start: Any = None) -> None:
         if type(exc).__name__ == "NoArgsIsHelpError":
             print(exc.format_message())
             sys.exit(0)
-        message = " ".join(exc.format_message().split())
+        message = flag_value_hint(" ".join(exc.format_message().split()), args)
         _stderr().labelled("error:", "red", f"{message} (see: {failed_command(exc, args)} --help)")
         sys.exit(exc.exit_code)
     if code == 130:  # typer turns a KeyboardInterrupt inside a command into exit code 130

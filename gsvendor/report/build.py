@@ -130,6 +130,7 @@ def print_versions(console: Console, report: VersionsReport) -> None:
     table = PlainTable(
         ("place", "key", "value", "status", "note"),
         below=("note",),
+        keep=("place",),
         title=f"Upstream version: {pin.value} (pinned by {pin.file}:{pin.line} ARG KSERVE_VERSION)",
     )
     for place in report.places:

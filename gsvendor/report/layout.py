@@ -143,7 +143,8 @@ class PlainTable:
     ``right`` names the right-aligned (numeric) columns; ``title`` and ``caption`` are wrapped
     lines above and below. ``below`` names columns (a note most rows leave empty) that give way
     first: they are narrowed before any other column, and leave the table when even that would
-    wrap another column; a row's cell is then a line under the row, ``  note: text``.
+    wrap another column; a row's cell is then a line under the row, ``  note: text``. ``keep`` names
+    columns (a place that should stay on one line) narrowed only when no other column can give way.
     """
 
     columns: Sequence[str]
@@ -151,6 +152,7 @@ class PlainTable:
     caption: str = ""
     right: Sequence[str] = ()
     below: Sequence[str] = ()
+    keep: Sequence[str] = ()
     rows: list[list[str]] = field(default_factory=list)
 
     def add_row(self, *cells: str) -> None:
@@ -161,8 +163,9 @@ class PlainTable:
         """Widths of ``columns`` (indexes, default all) that fit ``width``.
 
         Natural widths first; then the ``below`` columns give way first, narrowed down to their
-        longest unbreakable piece; then the widest column is narrowed, down to its longest
-        unbreakable piece; only when that is not enough, below it (to :data:`LAST_RESORT`).
+        longest unbreakable piece; then the widest column but the ``keep`` ones, then the widest of
+        all, down to its longest unbreakable piece; only when that is not enough, below it (to
+        :data:`LAST_RESORT`).
         """
         shown = list(range(len(self.columns))) if columns is None else list(columns)
         names = [self.columns[i] for i in shown]
@@ -171,7 +174,9 @@ class PlainTable:
         widths = [self._natural(i) for i in shown]
         budget = width - len(GAP) * (len(shown) - 1)
         first = [k for k, name in enumerate(names) if name in self.below]
-        for limit, candidates in ((floor, first), (floor, range(len(shown))), (last, range(len(shown)))):
+        other = [k for k, name in enumerate(names) if name not in self.keep]
+        every = range(len(shown))
+        for limit, candidates in ((floor, first), (floor, other), (floor, every), (last, every)):
             while sum(widths) > budget:
                 shrinkable = [k for k in candidates if widths[k] > limit[k]]
                 if not shrinkable:

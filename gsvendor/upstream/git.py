@@ -80,10 +80,14 @@ def _run(args: list[str], cwd: str | None, deadline: float, shown: str, options:
         process.wait()
         raise
     if process.returncode != 0:
-        text = " ".join(err.decode("utf-8", "replace").split())
+        # git's progress line ("Cloning into '/tmp/…'...") names a temporary folder: not the failure
+        said = [line for line in err.decode("utf-8", "replace").splitlines() if not line.startswith("Cloning into ")]
+        text = " ".join(" ".join(said).split())
         if re.search(r"Remote branch .* not found|not found in upstream", text):
             raise SourceError(f"{shown}: unknown tag")
-        raise SourceError(f"{shown}: git {args[0]} failed: {printable(redact(text), 400) or process.returncode}")
+        offline = re.search(r"Could not resolve host|Failed to connect|Connection refused|Network is unreachable", text)
+        hint = " (no network here? read a local copy with --source)" if offline else ""
+        raise SourceError(f"{shown}: git {args[0]} failed: {printable(redact(text), 400) or process.returncode}{hint}")
     return out.decode("utf-8", "replace")
 
 

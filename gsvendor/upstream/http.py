@@ -26,6 +26,7 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
     last = ""
     deadline = time.monotonic() + options.max_time
     tries = 0
+    unreachable = False  # the last attempt could not connect at all (no network, no DNS)
     for attempt in range(options.retries + 1):
         if attempt:
             pause = options.backoff * 2 ** (attempt - 1)
@@ -44,18 +45,19 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
                 raise SourceError(f"{shown}: HTTP 404 Not Found (unknown tag {tag}, or a wrong URL)") from None
             if status < 500:
                 raise SourceError(f"{shown}: HTTP {status} {exc.response.reason_phrase}") from None
-            last = f"HTTP {status} {exc.response.reason_phrase}"
+            last, unreachable = f"HTTP {status} {exc.response.reason_phrase}", False
             continue
         except httpx.TimeoutException:
-            last = f"timed out after {options.timeout:g} s (--timeout)"
+            last, unreachable = f"timed out after {options.timeout:g} s (--timeout)", False
             continue
         except httpx.TransportError as exc:
-            last = f"{type(exc).__name__}: {_one_line(exc)}"
+            last, unreachable = f"{type(exc).__name__}: {_one_line(exc)}", isinstance(exc, httpx.ConnectError)
             continue
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, malformed URLs: no retry helps
             raise SourceError(f"{shown}: {type(exc).__name__}: {_one_line(exc)}") from None
         return data
-    raise SourceError(f"{shown}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}")
+    hint = " (no network here? read a local copy of the archive with --source FILE)" if unreachable else ""
+    raise SourceError(f"{shown}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}{hint}")
 
 
 class _TooSlow(Exception):

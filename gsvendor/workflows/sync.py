@@ -127,16 +127,22 @@ def sync(
 
 
 def _rebuild_from_lock(
-    config: Config, options: FetchOptions, helm: str | None, source: str | None = None
+    config: Config, options: FetchOptions, helm: str | None, source: str | None = None, *, remedy: str = ""
 ) -> tuple[lockfile.Lock, Build]:
-    """Rebuild the locked tag from the lock's source, or from ``source`` (the same bytes elsewhere)."""
+    """Rebuild the locked tag from the lock's source, or from ``source`` (the same bytes elsewhere).
+
+    ``remedy``: what to do when the lock's local source is missing, for a command without ``--source``
+    for it (``{tag}`` is the lock's tag); by default, to give it with ``--source``.
+    """
     lock = lockfile.read(config.lock_path, config.stamps)
     local = lock.local_source(config.root)
     if source is None and local is not None and not local.exists():
-        raise UsageError(
-            f"{config.lock_path.name}: the locked source {lock.location} does not exist here; give the same "
-            f"upstream {lock.tag} with --source (its sha256 must be the lock's)"
+        todo = (
+            remedy.format(tag=lock.tag)
+            if remedy
+            else f"give the same upstream {lock.tag} with --source (its sha256 must be the lock's)"
         )
+        raise UsageError(f"{config.lock_path.name}: the locked source {lock.location} does not exist here; {todo}")
     location = source or lock.source_for(config.root)
     snapshot = fetch(config, lock.tag, location, options, expected_sha256=lock.sha256)
     if (
@@ -190,9 +196,15 @@ def verify(
 
 
 def diff(
-    config: Config, options: FetchOptions, chart: str | None = None, helm: str | None = None
+    config: Config,
+    options: FetchOptions,
+    chart: str | None = None,
+    helm: str | None = None,
+    source: str | None = None,
 ) -> tuple[lockfile.Lock, list[FileDiff]]:
     """The delta from upstream (``a/``) to what is on disk (``b/``) per file, for one chart or all.
+
+    Upstream is the lock's tag from the lock's source, or from ``source`` (checked as verify checks it).
 
     For a chart vendored as rendered manifests, "upstream" is the rendering of upstream's chart
     without overlays; single copied files are compared with their upstream file. Raises
@@ -201,7 +213,7 @@ def diff(
     """
     names = {config.chart(chart).name} if chart else {c.name for c in config.charts}
     config.require_outputs(sorted(names) if chart else None)
-    lock, result = _rebuild_from_lock(config, options, helm)
+    lock, result = _rebuild_from_lock(config, options, helm, source)
     labels = ("upstream", "vendored")
     dests = [c.spec.dest for c in result.charts]
     diffs = []
@@ -231,7 +243,9 @@ def locked_build(config: Config, options: FetchOptions, helm: str | None = None)
             f"{config.lock_path.name}: no lock file, so no version to report the upgrade from; "
             "run gsvendor sync with the current tag first"
         )
-    return _rebuild_from_lock(config, options, helm)[1]
+    # sync's --source names the new tag's upstream: the old side can only come from the lock's
+    remedy = "the upgrade report rebuilds {tag} from it: sync {tag} again from a copy (--source) first"
+    return _rebuild_from_lock(config, options, helm, remedy=remedy)[1]
 
 
 def upgrade(config: Config, old: Build, new: Build, patches: dict[str, Any] | None = None) -> Upgrade:
