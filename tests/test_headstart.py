@@ -254,3 +254,38 @@ def test_an_interrupt_before_the_command_takes_it_ends_the_render(synced: Path, 
         os.kill(pid, 0)
     with project_lock(synced, 0):
         pass
+
+
+def test_ctrl_c_while_rendering_runs_no_render_not_yet_started(synced: Path, cache: Path, tmp_path: Path) -> None:
+    """Ctrl-C with renders queued: the two running ones end, the eight queued never start (the
+    executor's exit used to run every queued helm first, 1-2 s) (attack, session 6)."""
+    import signal
+    import time
+
+    log, shim = tmp_path / "helm.log", tmp_path / "helm"
+    shim.write_text(f'#!/bin/sh\necho "$3" >> {log}\nsleep 1\nexec {_real_helm()} "$@"\n')
+    shim.chmod(0o755)
+    log.write_text("")
+    environ = _environ(cache, shim)
+    # -q first: no head start, so the pool's two workers start the first two renders
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gsvendor", "-q", "check-images"],
+        cwd=synced,
+        env=environ,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while len(log.read_text().splitlines()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert (process.returncode, err) == (130, "interrupted; nothing was left half-written\n")
+    assert len(log.read_text().splitlines()) == 2
+
+
+def _real_helm() -> str:
+    from gsvendor.images.render import find_helm
+
+    return find_helm(project_root=ROOT)

@@ -713,35 +713,39 @@ def render_charts(
     values: dict[int, ChartValues] = {}
     plans: dict[int, list[Variant]] = {}
     with ExitStack() as copies, ThreadPoolExecutor(max_workers=workers, thread_name_prefix="helm") as pool:
-        # One renderable copy per chart, shared by its variants (helm only reads it), removed by the
-        # worker that finishes the chart's last render (off the end of the run); whatever is left
-        # (an error) is removed on the way out. defaults needs no values.yaml, so those renders start
-        # before the values files are read.
-        prepared: dict[int, ChartTarget] = {}
-        done = _CopyRelease(len(charts))
-        for i in order:
-            taken = head_start.take(charts[i].path, helm) if head_start is not None else None
-            copies.callback(done.stacks[i].close)
-            if taken is not None:  # its copy goes with the chart's last render, as the others do
-                started, copy_stack = taken
-                done.stacks[i].enter_context(copy_stack)
-                copy = started.copy
-            else:
-                started = None
-                copy = done.stacks[i].enter_context(renderable_copy(charts[i].path))
-            prepared[i] = ChartTarget(name=charts[i].name, path=copy, label=charts[i].label)
-            futures[(i, DEFAULTS)] = pool.submit(
-                _render, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks, started
-            )
-            futures[(i, DEFAULTS)].add_done_callback(lambda _f, i=i: done.finished(i))
-        for i in order:
-            values[i] = load_values(charts[i])
-            plans[i] = plan_variants(values[i].data, settings.chart(charts[i].name))
-            for variant in plans[i][1:]:
-                futures[(i, variant.name)] = pool.submit(_render, helm, charts[i], prepared[i], variant, hooks)
-                futures[(i, variant.name)].add_done_callback(lambda _f, i=i: done.finished(i))
-            done.planned(i, len(plans[i]))
-        rendered = [futures[(i, variant.name)].result() for i in range(len(charts)) for variant in plans[i]]
+        try:
+            # One renderable copy per chart, shared by its variants (helm only reads it), removed by the
+            # worker that finishes the chart's last render (off the end of the run); whatever is left
+            # (an error) is removed on the way out. defaults needs no values.yaml, so those renders start
+            # before the values files are read.
+            prepared: dict[int, ChartTarget] = {}
+            done = _CopyRelease(len(charts))
+            for i in order:
+                taken = head_start.take(charts[i].path, helm) if head_start is not None else None
+                copies.callback(done.stacks[i].close)
+                if taken is not None:  # its copy goes with the chart's last render, as the others do
+                    started, copy_stack = taken
+                    done.stacks[i].enter_context(copy_stack)
+                    copy = started.copy
+                else:
+                    started = None
+                    copy = done.stacks[i].enter_context(renderable_copy(charts[i].path))
+                prepared[i] = ChartTarget(name=charts[i].name, path=copy, label=charts[i].label)
+                futures[(i, DEFAULTS)] = pool.submit(
+                    _render, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks, started
+                )
+                futures[(i, DEFAULTS)].add_done_callback(lambda _f, i=i: done.finished(i))
+            for i in order:
+                values[i] = load_values(charts[i])
+                plans[i] = plan_variants(values[i].data, settings.chart(charts[i].name))
+                for variant in plans[i][1:]:
+                    futures[(i, variant.name)] = pool.submit(_render, helm, charts[i], prepared[i], variant, hooks)
+                    futures[(i, variant.name)].add_done_callback(lambda _f, i=i: done.finished(i))
+                done.planned(i, len(plans[i]))
+            rendered = [futures[(i, variant.name)].result() for i in range(len(charts)) for variant in plans[i]]
+        except BaseException:  # Ctrl-C or an error: the renders not started yet are not run
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     return Rendering(
         charts=list(charts),
         variants=rendered,
