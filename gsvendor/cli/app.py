@@ -290,6 +290,17 @@ SourceOption = Annotated[
     ),
 ]
 
+LockedSourceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--source",
+        "-s",
+        help="Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 "
+        "must match).",
+        metavar="SOURCE",
+    ),
+]
+
 
 def _interrupted(message: str | None = None, head_start: Any = None) -> None:
     """Say ``message`` (what state the output is in) and end the process with 130 at once. A

@@ -7,6 +7,7 @@ import typer
 
 from gsvendor.cli.app import (
     HelmOption,
+    LockedSourceOption,
     SourceOption,
     _exclusive,
     _fetch_options,
@@ -207,16 +208,7 @@ def _write_report(path: Path, text: str) -> None:
 @handles_errors
 def verify(
     ctx: typer.Context,
-    source: Annotated[
-        str | None,
-        typer.Option(
-            "--source",
-            "-s",
-            help="Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 "
-            "must match).",
-            metavar="SOURCE",
-        ),
-    ] = None,
+    source: LockedSourceOption = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     helm: HelmOption = None,
 ) -> None:
@@ -458,16 +450,7 @@ def diff(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the diffs (with --stat: the table) as JSON.")
     ] = False,
-    source: Annotated[
-        str | None,
-        typer.Option(
-            "--source",
-            "-s",
-            help="Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 "
-            "must match), as for verify.",
-            metavar="SOURCE",
-        ),
-    ] = None,
+    source: LockedSourceOption = None,
     helm: HelmOption = None,
 ) -> None:
     """Show the delta from upstream to the vendored charts, per file, as unified diffs.
