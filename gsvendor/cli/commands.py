@@ -340,6 +340,7 @@ def check_images(
     from gsvendor.errors import CheckFailed, UsageError
     from gsvendor.workflows import check_images as workflow
 
+    _given(junit, "--junit")  # before rendering: `--junit=` (an unset CI variable) is a mistake, not "."
     config, guard, head_start = _rendering_setup(ctx, chart_dirs)
     with guard:
         run = workflow.run(
@@ -420,6 +421,7 @@ def check_manifests(
     from gsvendor.report.junit import write_junit
     from gsvendor.workflows import check_manifests as workflow
 
+    _given(junit, "--junit")
     config, guard, head_start = _rendering_setup(ctx, chart_dirs)
     with guard:
         run = workflow.run(
@@ -541,6 +543,7 @@ def patch_verify(
     from gsvendor.report.junit import write_junit
     from gsvendor.workflows.patch_verify import verify_series
 
+    _given(junit, "--junit")
     config = _load(ctx)
     _given(source, "--source")
     _given(patches, "--patches")
