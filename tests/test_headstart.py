@@ -289,3 +289,25 @@ def _real_helm() -> str:
     from gsvendor.images.render import find_helm
 
     return find_helm(project_root=ROOT)
+
+
+@pytest.mark.parametrize(
+    ("user", "seen"),
+    [
+        ({}, "off 256MiB"),  # render.HELM_GC: the collector off, under a soft limit
+        ({"GOGC": "50"}, "50 -"),  # the user's settings win, either one
+        ({"GOMEMLIMIT": "1GiB"}, "- 1GiB"),
+    ],
+)
+def test_helm_runs_with_gos_collector_off_unless_the_user_set_it(
+    synced: Path, cache: Path, helm: str, tmp_path: Path, user: dict[str, str], seen: str
+) -> None:
+    log, shim = tmp_path / "helm.log", tmp_path / "helm"
+    shim.write_text(f'#!/bin/bash\necho "${{GOGC:--}} ${{GOMEMLIMIT:--}}" >> {log}\nexec {helm} "$@"\n')
+    shim.chmod(0o755)
+    environ = {k: v for k, v in _environ(cache, shim).items() if k not in ("GOGC", "GOMEMLIMIT")}
+    for args in (["check-images"], ["-q", "check-images"]):  # with the head start and without
+        log.write_text("")
+        result = _run(synced, {**environ, **user}, *args)
+        assert result.returncode == 0, result.stderr
+        assert log.read_text().splitlines() == [seen] * 10  # every render of v0.20.0's charts

@@ -14,7 +14,7 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -198,7 +198,7 @@ def start_template(helm: str, copy: Path, *, timeout: float = 120.0, **options: 
     # wakes communicate() at once (waiting with a timeout alone polls, sleeping up to 50 ms).
     out = tempfile.TemporaryFile()
     try:
-        process = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE)
+        process = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE, env=helm_environment(os.environ))
     except FileNotFoundError:
         out.close()
         raise ToolError(f"{helm}: cannot run helm") from None
@@ -209,6 +209,21 @@ def start_template(helm: str, copy: Path, *, timeout: float = 120.0, **options: 
         out.close()
         raise
     return Started(args, process, out, copy, time.monotonic() + timeout, timeout)
+
+
+# helm template is a short-lived Go process that allocates ~2-4x its output: with the collector
+# off it renders ~15% faster (paired xargs -P2 runs of check-images' ten renders: 0.80 -> 0.67 s
+# wall), and the soft limit still bounds it (kserve-crd peaks at 174 MB instead of 96 MB).
+HELM_GC = {"GOGC": "off", "GOMEMLIMIT": "256MiB"}
+
+
+def helm_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
+    """The environment for a ``helm template`` process: ``environ`` with Go's collector settings of
+    :data:`HELM_GC`, or ``None`` (inherit ``environ`` unchanged) when the user set ``GOGC`` or
+    ``GOMEMLIMIT`` themselves: theirs win (Go runtime variables, https://pkg.go.dev/runtime)."""
+    if any(name in environ for name in HELM_GC):
+        return None
+    return {**environ, **HELM_GC}
 
 
 @dataclass
