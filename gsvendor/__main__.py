@@ -46,9 +46,8 @@ def run() -> None:
 
 def _head_start(args: list[str]) -> object:
     """check-images' first render, started before the CLI is imported (gsvendor.images.headstart),
-    or ``None``; the module is not even imported for other commands."""
-    if not args or args[0] not in ("check-images", "check-manifests"):
-        return None
+    or ``None`` (any other command: the module decides from ``args``; it imports only what every
+    command imports anyway)."""
     from gsvendor.images.headstart import start
 
     return start(args)

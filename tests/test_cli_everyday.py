@@ -571,3 +571,16 @@ def test_the_plan_keeps_each_marker_with_its_path(cli: Cli, tmp_path: Path, colu
         at = plan.index("  kserve-crd: skipped 40-release-namespace operations[2] (replace) (versions")
         assert plan[at + 1] == "    >0.20.0)"
     assert [line for line in plan if line.strip() in ("+", "~", "-") or len(line) > int(columns)] == []
+
+
+def test_the_summary_names_the_lock_file_only_when_it_was_written(cli: Cli, synced_tree: Path, tmp_path: Path) -> None:
+    project = tmp_path / "copy"
+    shutil.copytree(synced_tree, project, symlinks=True)
+    origin = f"v0.20.0 from tarball {tarball('v0.20.0')}"
+    (project / "helm" / "kserve-crd" / "README.md").unlink()  # a chart file restored, the lock as it was
+    result = cli(project, *SYNC)
+    assert (result.returncode, result.stdout) == (0, f"wrote 1 file change(s): {origin}\n"), result.stderr
+    (project / "gsvendor.lock.yaml").unlink()  # the lock written, every chart file as it was
+    result = cli(project, *SYNC)
+    assert (result.returncode, result.stdout) == (0, f"wrote the lock file, no chart file changed: {origin}\n")
+    assert (project / "gsvendor.lock.yaml").read_bytes() == (synced_tree / "gsvendor.lock.yaml").read_bytes()

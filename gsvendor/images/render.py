@@ -129,37 +129,18 @@ class Rendered:
         return self.error is None
 
 
-def template(
-    helm: str,
-    chart_dir: Path,
-    *,
-    release: str = "release",
-    namespace: str = "default",
-    values_files: Sequence[Path] = (),
-    set_values: Sequence[str] = (),
-    set_json: Sequence[str] = (),
-    timeout: float = 120.0,
-    prepared: bool = False,
-) -> Rendered:
+def template(helm: str, chart_dir: Path, *, prepared: bool = False, **options: Any) -> Rendered:
     """Run ``helm template`` on a renderable copy of ``chart_dir``; returns the manifests or helm's error.
 
-    ``set_values`` are ``--set`` expressions, ``set_json`` ``--set-json`` ones. ``prepared``:
-    ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart share it).
-    Raises :class:`ToolError` when helm cannot be run at all.
+    ``options``: ``timeout`` (seconds, default 120) and those of :func:`template_args` (``release``,
+    ``namespace``, ``values_files``, ``set_values`` as ``--set`` expressions, ``set_json`` as
+    ``--set-json`` ones). ``prepared``: ``chart_dir`` already is a :func:`renderable_copy` (several
+    renders of one chart share it). Raises :class:`ToolError` when helm cannot be run at all.
     """
     from contextlib import nullcontext
 
     with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
-        started = start_template(
-            helm,
-            copy,
-            release=release,
-            namespace=namespace,
-            values_files=values_files,
-            set_values=set_values,
-            set_json=set_json,
-            timeout=timeout,
-        )
+        started = start_template(helm, copy, **options)
         return started if isinstance(started, Rendered) else started.finish()
 
 

@@ -76,8 +76,11 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
         console.print(f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {escape(backup)}[/]")
     if result.dry_run:
         console.print(f"dry run: {len(result.changes)} file change(s) planned, nothing written")
-    elif result.changes or result.lock_changed:
-        console.print(f"[green]wrote {len(result.changes)} file change(s)[/] and the lock file: {escape(origin)}")
+    elif result.changes:
+        lock = " and the lock file" if result.lock_changed else ""
+        console.print(f"[green]wrote {len(result.changes)} file change(s)[/]{lock}: {escape(origin)}")
+    elif result.lock_changed:
+        console.print(f"[green]wrote the lock file[/], no chart file changed: {escape(origin)}")
     else:
         console.print(f"[green]up to date[/]: nothing changed ({escape(origin)})")
 
