@@ -530,6 +530,27 @@ def test_the_table_names_place_reference_and_normalized_form(helm, tmp_path):
     assert "1 outside gsoci.azurecr.io/" in result.stdout
 
 
+def test_at_80_columns_a_normalized_form_that_differs_is_a_note_and_references_break_at_slashes(helm, tmp_path):
+    templates, values, _ = PLACES["ephemeral-container"]
+    chart = write_chart(tmp_path, templates=templates, values=values)
+    args = ["--config", str(write_config(tmp_path)), "check-images", str(chart), "--helm", helm, "-v"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "80"})
+    assert result.exit_code == 1
+    # no "normalized" column: only the Docker Hub reference differs from its normalized form
+    assert result.stdout.splitlines()[1:10] == [
+        "variant      found in                                as written         status",
+        "-----------  --------------------------------------  -----------------  --------",
+        "defaults     Pod/debug spec.containers[app].image    gsoci.azurecr.io/  allowed",
+        "                                                     giantswarm/app:1",
+        "defaults     Pod/debug                               busybox:1.36       offender",
+        "             spec.ephemeralContainers[debugger].ima",
+        "             ge",
+        "  normalized: docker.io/library/busybox:1.36",
+        "defaults     Deployment/base                         gsoci.azurecr.io/  allowed",
+    ]
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
+
+
 def test_invalid_references_fail_and_allow_replaces_the_configured_prefixes(helm, tmp_path):
     chart = write_chart(
         tmp_path,

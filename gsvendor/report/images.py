@@ -131,9 +131,12 @@ def print_report(
                 rows.setdefault(key, []).append(item.name)
                 checked[key] = c
         if rows:
+            # "normalized" only where it differs from "as written": a note line when the width is short
             table = PlainTable(
                 ("variant", "found in", "as written", "normalized", "status", *(columns or ((),))[0]),
                 title=f"{chart.name} ({chart.label})",
+                below=("normalized",),
+                keep=("as written",),
             )
             for key, variants in rows.items():
                 c = checked[key]
@@ -141,7 +144,7 @@ def print_report(
                     ", ".join(variants),
                     c.found.location,
                     c.found.written,
-                    c.normalized or c.message or "",
+                    "" if c.normalized == c.found.written else c.normalized or c.message or "",
                     c.status,
                     *(markup_plain(cell) for cell in (columns[1](c) if columns else ())),
                 )

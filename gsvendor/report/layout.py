@@ -186,12 +186,15 @@ class PlainTable:
 
     def layout(self, width: int) -> tuple[list[int], list[int]]:
         """The columns shown in the table (indexes) and their widths: the ``below`` columns leave it
-        when keeping them would make another column narrower than its widest cell."""
+        when no row has a note, or when keeping them would make another column narrower than its
+        widest cell."""
         every = list(range(len(self.columns)))
-        widths = self.widths(width)
         inline = [i for i in every if self.columns[i] not in self.below]
-        if len(inline) == len(every) or not any(c[i] for c in self.rows for i in every if i not in inline):
-            return every, widths
+        if len(inline) == len(every):
+            return every, self.widths(width)
+        if not any(c[i] for c in self.rows for i in every if i not in inline):  # no note at all
+            return inline, self.widths(width, inline)
+        widths = self.widths(width)
         if all(widths[i] >= self._natural(i) for i in inline):
             return every, widths
         return inline, self.widths(width, inline)
