@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import io
 import itertools
+import re
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from gsvendor.report import layout
 from gsvendor.report.plain import LazyConsole, plain_for_rich, strip_markup
 
 PIECES = st.lists(
@@ -235,3 +237,31 @@ def test_no_width_parts_a_number_from_its_unit(width: int, quantity: str, lead: 
     assert all(line.lstrip() for line in lines)
     for line, after in itertools.pairwise(lines):
         assert not (line.endswith(number) and after.startswith(unit)), lines
+
+
+KINDS = (
+    "not checked (no CRD in the charts): CustomResourceDefinition 17, ValidatingWebhookConfiguration 14, "
+    "Service 10, ClusterRole 7, ClusterRoleBinding 6, Certificate 4, ConfigMap 4, Secret 2"
+)
+
+
+@pytest.mark.parametrize("width", [60, 80, 100])
+def test_no_width_parts_a_count_from_its_noun_or_name(width: int) -> None:
+    """check-manifests' lists of kinds and every summary's counts ("0 variant problem(s)") at CI widths."""
+    summary = "ok: checked 16 object(s) against 12 CRD(s) in 10 variant(s) of 5 chart(s) in 0.8 s: 0 finding(s), "
+    for text in (KINDS, summary + "0 variant problem(s)"):
+        written, took_it = _plain(text, width, "print")
+        lines = written.splitlines()
+        assert took_it and len(lines) > 1 and all(len(line.rstrip()) <= width for line in lines)
+        for line, after in itertools.pairwise(lines):
+            assert not re.search(r"(^|\s)\d+\s*$", line), lines  # a line ends in a count
+            assert not re.match(r"\d+(,|$)", after), lines  # the next begins with one
+    assert _plain(summary + "0 variant problem(s)", 100, "print")[0] == (
+        "ok: checked 16 object(s) against 12 CRD(s) in 10 variant(s) of 5 chart(s) in 0.8 s: 0 finding(s), \n"
+        "0 variant problem(s)\n"
+    )
+    assert layout.wrap(KINDS, 80) == [
+        "not checked (no CRD in the charts): CustomResourceDefinition 17,",
+        "ValidatingWebhookConfiguration 14, Service 10, ClusterRole 7,",
+        "ClusterRoleBinding 6, Certificate 4, ConfigMap 4, Secret 2",
+    ]

@@ -30,8 +30,15 @@ UNITS = ("ms", "s", "min", "h", "B", "kB", "KB", "MB", "GB", "KiB", "MiB", "GiB"
 # the space and unit after a number's last digit: every wrap keeps a number and its unit on one
 # line ("… in 3.1" / "s: …" reads as two things)
 UNIT_AFTER = r" (?:" + "|".join(UNITS) + r")(?!\w)"
-# a break is allowed after a space, or after a path or list separator (not inside file names)
-_PIECES = re.compile(rf"(?:[^ /,;=@-]*\d{UNIT_AFTER})?[^ /,;=@-]*(?:[ /,;=@-]+|$)")
+# a count and what it counts ("0 invalid", "16 object(s)"): the space after a whole number
+COUNT_BEFORE = r"(?<![^\s(])\d+ (?=[A-Za-z(])"
+# a name and the count that ends its list item ("Secret 2", "Issuer 4,"): the space before it
+COUNT_AFTER = r" (?=\d+(?:,(?=\s|$)|$))"
+# a break is allowed after a space, or after a path or list separator (not inside file names),
+# but never inside a number and its unit or a count and its noun or name
+_PIECES = re.compile(
+    rf"(?:[^ /,;=@-]*\d{UNIT_AFTER}|{COUNT_BEFORE}|[A-Za-z][^ /,;=@-]*{COUNT_AFTER})?[^ /,;=@-]*(?:[ /,;=@-]+|$)"
+)
 LAST_RESORT = 12  # a column is cut inside a word only below its longest piece, and not below this
 HANGING_FALLBACK = 4  # the indent of a list whose head leaves less room than its longest item needs
 
@@ -50,7 +57,8 @@ def output_width(is_terminal: bool | None = None) -> int:
 
 def pieces(text: str) -> list[str]:
     """``text`` cut after each space and each path or list separator (``/ , ; = @ -``), except the
-    space between a number and its unit (:data:`UNITS`)."""
+    space between a number and its unit (:data:`UNITS`), after a count before its noun ("0
+    invalid") and before the count that ends a list item ("Secret 2,")."""
     return [piece for piece in _PIECES.findall(text) if piece]
 
 

@@ -15,7 +15,7 @@ import os
 import re
 from typing import Any, TextIO
 
-from gsvendor.report.layout import UNIT_AFTER
+from gsvendor.report.layout import COUNT_AFTER, COUNT_BEFORE, UNIT_AFTER
 
 # rich.markup's tag syntax: backslashes (escapes), then [tag]
 _TAG = re.compile(r"(\\*)\[([a-z#/@][^[]*?)]")
@@ -97,9 +97,10 @@ def markup_plain(text: str) -> str:
 
 
 # rich._wrap's word (leading blanks, the word, its trailing blanks), but a number and its unit
-# ("3.1 s:") are one word
-_WORD = re.compile(rf"\s*(?:\S*\d{UNIT_AFTER}\S*|\S+)\s*")
-_UNIT_GAP = re.compile(rf"\d{UNIT_AFTER}")
+# ("3.1 s:"), a count and its noun ("0 invalid,") and a name and its count ("Secret 2,") are one word
+_GLUED = rf"\S*\d{UNIT_AFTER}\S*|{COUNT_BEFORE}\S+|[A-Za-z]\S*{COUNT_AFTER}\S+"
+_WORD = re.compile(rf"\s*(?:{_GLUED}|\S+)\s*")
+_UNIT_GAP = re.compile(rf"\d{UNIT_AFTER}|{COUNT_BEFORE}|[A-Za-z]{COUNT_AFTER}")
 
 
 def rich_wrap(line: str, width: int) -> list[str]:
