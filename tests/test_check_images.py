@@ -474,6 +474,19 @@ def test_a_chart_without_switches_renders_defaults_only(helm, tmp_path):
     assert [line.count("allowed") for line in verbose.stdout.splitlines() if "containers[base]" in line] == [1]
 
 
+@pytest.mark.parametrize("command", ["check-images", "check-manifests"])
+@pytest.mark.parametrize("where", ["templates", "chart"])
+def test_a_chart_named_dot_or_dot_dot_from_inside_it_renders(helm, tmp_path, monkeypatch, command, where):
+    # `cd helm/kserve-crd && gsvendor check-images .` (or `..` from templates/) copied the chart to
+    # <tmp>/. or <tmp>/.. : "cannot copy the chart to render it: File exists", exit 2
+    config = write_config(tmp_path)
+    chart = write_chart(tmp_path)
+    monkeypatch.chdir(chart / "templates" if where == "templates" else chart)
+    result = invoke("--config", config, command, ".." if where == "templates" else ".", "--helm", helm)
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout.splitlines()[-1].startswith("ok: checked")
+
+
 def test_a_non_json_configmap_key_is_listed_as_skipped(helm, tmp_path):
     chart = write_chart(
         tmp_path,

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -231,6 +233,22 @@ def test_check_images_and_check_manifests_on_one_rendering(synced: Path, cli_mod
     assert data["ok"] and data["images"]["ok"] and data["images"]["summary"]["variantsRendered"] == 10
 
 
+def test_counts_per_kind_wrap_between_kinds_at_80_columns(synced: Path, cli_module: Cli) -> None:
+    # at 80 columns the lists broke inside an item: "… ClusterRoleBinding" / "6, Certificate 4, …",
+    # "… Secret" / "2"; a kind keeps its count, and the list continues under its first item
+    env = {**cli_module.env, "COLUMNS": "80"}
+    run = subprocess.run(
+        [sys.executable, "-m", "gsvendor", "check-manifests"], cwd=synced, env=env, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = run.stdout.splitlines()
+    listed = lines[: next(i for i, line in enumerate(lines) if line.startswith("ok: "))]
+    assert all(len(line) <= 80 for line in listed)
+    items = [item.strip() for line in listed for item in line.split(":")[-1].split(",") if item.strip()]
+    assert all(re.fullmatch(r"[A-Za-z]+ \d+", item) for item in items), items
+    assert listed[1] == "                  ClusterServingRuntime 2"
+
+
 def test_allow_needs_images(synced: Path, cli_module: Cli) -> None:
     from conftest import assert_one_line_error
 
@@ -245,7 +263,8 @@ def test_label_coverage_prints_only_with_verbose_unless_it_fails(synced: Path, c
         "checked per kind: LLMInferenceServiceConfig 10, ClusterStorageContainer 4, ClusterServingRuntime 2",
         "not checked (no CRD in the charts): CustomResourceDefinition 17, ValidatingWebhookConfiguration 14, "
         "Service 10, ClusterRole 7, ClusterRoleBinding 6, Certificate 4, ConfigMap 4, Deployment 4, Issuer 4,",
-        "MutatingWebhookConfiguration 4, Role 4, RoleBinding 4, ServiceAccount 4, Secret 2",
+        "                                    MutatingWebhookConfiguration 4, Role 4, RoleBinding 4, ServiceAccount 4, "
+        "Secret 2",
         "ok: checked 16 object(s) against 12 CRD(s) in 10 variant(s) of 5 chart(s) in N s: 0 finding(s), "
         "0 variant problem(s)",
     ]

@@ -86,6 +86,35 @@ def test_sync_without_tag_and_a_pin_without_default_exits_2(tmp_path: Path, tarb
     assert "Dockerfile.llmisvc: no ARG KSERVE_VERSION=<tag>" in result.stderr
 
 
+def test_a_pin_without_its_v_names_the_dockerfile_line_not_the_argument(tmp_path: Path, tarball: Path) -> None:
+    # `gsvendor sync` (no TAG) after a pin of 0.20.0 said "'1.0.0' is not a release tag …; did you mean
+    # v1.0.0?" without naming where the tag came from: the user gave none
+    project = make_project(tmp_path / "p")
+    edit(project / "Dockerfile.llmisvc", "ARG KSERVE_VERSION=v1.0.0", "ARG KSERVE_VERSION=1.0.0")
+    for args in (("sync", "--source", str(tarball)), ("patch-verify", "--source", str(tarball))):
+        result = run_gsvendor(project, *args)
+        assert (result.returncode, result.stdout) == (2, ""), result.stderr
+        assert result.stderr.startswith("error: Dockerfile.llmisvc:3: ARG KSERVE_VERSION=1.0.0: '1.0.0' is not a ")
+        assert result.stderr.endswith("did you mean v1.0.0?\n") and result.stderr.count("\n") == 1
+    assert not (project / "helm").exists()
+
+
+def test_a_missing_pin_dockerfile_suggests_what_each_command_takes(synced: Path, tarball: Path) -> None:
+    # `gsvendor versions` said "(give the tag explicitly, …)": versions takes no tag
+    project = synced
+    (project / "Dockerfile.llmisvc").unlink()
+    hints = {
+        ("sync", "--source", str(tarball)): "give the tag (gsvendor sync TAG)",
+        ("patch-verify", "--source", str(tarball)): "give the tag (--tag TAG)",
+        ("versions",): None,
+    }
+    for args, hint in hints.items():
+        result = run_gsvendor(project, *args)
+        assert result.returncode == 2 and "Dockerfile.llmisvc: not found" in result.stderr, result.stderr
+        assert "give the tag explicitly" not in result.stderr
+        assert (hint in result.stderr) if hint else ("give the tag" not in result.stderr), result.stderr
+
+
 def test_all_places_agree(synced: Path) -> None:
     # no --source: go.mod comes from the lock's source, since the lock is at the pinned tag
     code, data, stderr = run_json(synced, "versions")

@@ -23,7 +23,7 @@ from typing import Any
 
 from gsvendor.build import dockerfile
 from gsvendor.config import DEFAULT_DOCKERFILES, DEFAULT_PATCHES, DEFAULT_PIN_DOCKERFILE, Config, load_yaml_document
-from gsvendor.errors import ConfigError
+from gsvendor.errors import ConfigError, UsageError
 
 PIN_ARG = "KSERVE_VERSION"
 
@@ -85,8 +85,11 @@ class Pin:
     renovate: str | None = None
 
 
-def read_pin(config: Config) -> Pin:
+def read_pin(config: Config, tag_hint: str | None = None) -> Pin:
     """The upstream tag the pin Dockerfile pins (``ARG KSERVE_VERSION=<tag>``).
+
+    ``tag_hint``: how the command takes a tag instead (``gsvendor sync TAG``, ``--tag TAG``), for the
+    message when the file is missing; ``None`` for a command that takes none (``versions``).
 
     Raises :class:`ConfigError` (exit 2) when the file is missing or unreadable, or carries no
     ``ARG KSERVE_VERSION`` with a non-empty default.
@@ -95,15 +98,27 @@ def read_pin(config: Config) -> Pin:
     label = inputs.pin_dockerfile
     path = inputs.path(label)
     if not path.is_file():
+        instead = f"give the tag ({tag_hint}), or " if tag_hint else ""
         raise ConfigError(
-            f"{label}: not found; its ARG {PIN_ARG} pins the upstream version (give the tag explicitly, "
-            "or set pinDockerfile in gsvendor.yaml)"
+            f"{label}: not found; its ARG {PIN_ARG} pins the upstream version ({instead}set pinDockerfile "
+            "in gsvendor.yaml)"
         )
     parsed = dockerfile.read(path, label)
     arg = parsed.pin(PIN_ARG)
     if arg is None or not (arg.default or "").strip():
         raise ConfigError(f"{label}: no ARG {PIN_ARG}=<tag> (the pinned upstream version)")
     return Pin(file=label, line=arg.line, value=str(arg.default).strip(), renovate=arg.renovate)
+
+
+def pinned_tag(config: Config, tag_hint: str) -> str:
+    """The pinned tag (:func:`read_pin`), checked against ``upstream.tagPattern``: a pin that breaks
+    it is a :class:`ConfigError` naming the Dockerfile line (the user gave no tag to correct)."""
+    pin = read_pin(config, tag_hint)
+    try:
+        config.check_tag(pin.value)
+    except UsageError as exc:
+        raise ConfigError(f"{pin.file}:{pin.line}: ARG {PIN_ARG}={pin.value}: {exc}") from None
+    return pin.value
 
 
 @dataclass(frozen=True)

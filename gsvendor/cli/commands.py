@@ -114,9 +114,9 @@ def sync(
         mixed = "--json" if json_output else "--diff"
         raise UsageError(f"--report - writes the report to stdout, which {mixed} would write into: use --report FILE")
     if tag is None:
-        from gsvendor.build.versions import read_pin
+        from gsvendor.build.versions import pinned_tag
 
-        tag = read_pin(config).value
+        tag = pinned_tag(config, "gsvendor sync TAG")
     options = _fetch_options(ctx, timeout, retries, max_time, min_rate)
     patches = _read_patch_report(patch_report) if patch_report is not None else None
     from gsvendor.errors import Interrupted

@@ -51,7 +51,8 @@ def find_helm(explicit: str | None = None, project_root: Path | None = None) -> 
 def renderable_copy(chart_dir: Path) -> Iterator[Path]:
     """A temporary copy of ``chart_dir`` whose Chart.yaml version is valid SemVer (:data:`RENDER_VERSION`)."""
     with tempfile.TemporaryDirectory(prefix="gsvendor-render-") as tmp:
-        copy = Path(tmp) / chart_dir.name
+        # the folder's own name, also for `.` and `..` (whose `name` is "" and "..": tmp itself, tmp's parent)
+        copy = Path(tmp) / (os.path.basename(os.path.abspath(chart_dir)) or "chart")
         # hard links cost nothing next to copying megabytes of CRDs; a copy where links cannot be made
         try:
             shutil.copytree(chart_dir, copy, symlinks=False, copy_function=_link_or_copy)

@@ -14,7 +14,19 @@ if TYPE_CHECKING:
 
 
 def _counts(counter: Counter[str]) -> str:
-    return ", ".join(f"{kind} {n}" for kind, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"
+    return ", ".join(_count_items(counter)) or "none"
+
+
+def _count_items(counter: Counter[str]) -> list[str]:
+    return [f"{kind} {n}" for kind, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def count_lines(head: str, counter: Counter[str], width: int) -> list[str]:
+    """``head`` and the counts per kind, wrapped between items only (a kind keeps its count: not
+    "ClusterRoleBinding" / "6, Certificate 4"), continuing under the first item."""
+    from gsvendor.report.layout import hanging
+
+    return hanging(head, _count_items(counter) or ["none"], width)
 
 
 def _coverage(result: ManifestsResult, chart: Any) -> tuple[int, int]:
@@ -158,8 +170,10 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
     for note in result.notes:
         console.print(f"[dim]note: {escape(note)}[/]")
     checked, skipped = result.checked(), result.not_checked()
-    console.print(f"checked per kind: {escape(_counts(checked))}")
-    console.print(f"[dim]not checked (no CRD in the charts): {escape(_counts(skipped))}[/]")
+    for line in count_lines("checked per kind: ", checked, console.width):
+        console.print(escape(line), soft_wrap=True)
+    for line in count_lines("not checked (no CRD in the charts): ", skipped, console.width):
+        console.print(f"[dim]{escape(line)}[/]", soft_wrap=True)
     console.print(
         ("[green]ok[/]: " if result.ok else "")
         + f"checked {sum(checked.values())} object(s) against {len(result.crds)} CRD(s) in "

@@ -102,7 +102,7 @@ def verify_series(
     no series folder), :class:`SourceError` (unreadable source, unknown tag) and
     :class:`ToolError` (no git) — all exit 2.
     """
-    from gsvendor.build.versions import build_inputs, read_pin
+    from gsvendor.build.versions import build_inputs, pinned_tag
     from gsvendor.upstream.fetch import fetch_upstream
     from gsvendor.upstream.source import Wanted
 
@@ -113,7 +113,7 @@ def verify_series(
         folder, label = patches_dir, str(patches_dir)
     given = tag is not None
     if tag is None:
-        tag = read_pin(config).value
+        tag = pinned_tag(config, "--tag TAG")
     if not tag.strip() or any(c.isspace() for c in tag):
         raise ConfigError(f"{tag!r} is not an upstream tag")
     if given:  # --tag 0.20.0: as sync says it (did you mean v0.20.0?), exit 2
