@@ -119,8 +119,8 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
     """A table per chart of the findings (one row per finding, naming every variant that has it),
     render problems, label coverage, then the objects checked per kind and the totals.
 
-    Variants that failed as declared and each variant's counts are printed with ``verbose`` only,
-    as check-images does.
+    Variants that failed as declared, each variant's counts and the counts per kind are printed
+    with ``verbose`` only, as check-images does (the totals say how many objects had no CRD).
 
     Label coverage is printed with ``verbose``; without it only for a chart whose missing labels
     fail the check (``fail: true``).
@@ -170,13 +170,15 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
     for note in result.notes:
         console.print(f"[dim]note: {escape(note)}[/]")
     checked, skipped = result.checked(), result.not_checked()
-    for line in count_lines("checked per kind: ", checked, console.width):
-        console.print(escape(line), soft_wrap=True)
-    for line in count_lines("not checked (no CRD in the charts): ", skipped, console.width):
-        console.print(f"[dim]{escape(line)}[/]", soft_wrap=True)
+    if verbose:  # else the summary's counts: one line on success, as every command
+        for line in count_lines("checked per kind: ", checked, console.width):
+            console.print(escape(line), soft_wrap=True)
+        for line in count_lines("not checked (no CRD in the charts): ", skipped, console.width):
+            console.print(f"[dim]{escape(line)}[/]", soft_wrap=True)
     console.print(
         ("[green]ok[/]: " if result.ok else "")
-        + f"checked {sum(checked.values())} object(s) against {len(result.crds)} CRD(s) in "
+        + f"checked {sum(checked.values())} object(s) against {len(result.crds)} CRD(s) "
+        f"({sum(skipped.values())} without a CRD not checked) in "
         f"{len(result.results)} variant(s) of {len(result.charts)} chart(s) in {result.seconds:.1f} s: "
         f"{len(result.findings)} finding(s), {len(result.problems)} variant problem(s)"
     )
