@@ -166,6 +166,19 @@ def test_http_404_500_and_timeout(cli: Cli, synced: Path, httpserver: HTTPServer
         time.sleep(0.05)
 
 
+def test_a_host_name_that_does_not_resolve_is_not_asked_again(cli: Cli, synced: Path) -> None:
+    """The resolver's "no such name" (EAI_NONAME) is final; its "try again" (EAI_AGAIN, a DNS
+    server out of reach) is retried as any transport error. Which one this machine's resolver
+    gives for a reserved name (RFC 6761 .invalid) decides the attempts expected."""
+    try:
+        socket.getaddrinfo("gsvendor-test.invalid", 443)
+        pytest.skip("this machine's resolver answers for .invalid names")
+    except socket.gaierror as exc:
+        attempts = 1 if exc.errno == socket.EAI_NONAME else 3
+    args = ["sync", "v0.20.0", "--retries", "2", "--source", "https://gsvendor-test.invalid/kserve.tar.gz"]
+    fails_untouched(cli, synced, 2, args, f"download failed after {attempts} attempt", "ConnectError")
+
+
 @pytest.mark.parametrize(
     ("config", "needles"),
     [

@@ -14,7 +14,8 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
     """Download ``url`` (the tarball of ``tag``) with httpx, from the cache when it holds it.
 
     Retries 5xx answers, timeouts and transport errors ``options.retries`` times with
-    exponential backoff; 4xx answers fail at once (404 is reported as an unknown tag or URL).
+    exponential backoff; 4xx answers and a host name that does not resolve (``EAI_NONAME``, not the
+    temporary ``EAI_AGAIN``) fail at once (404 is reported as an unknown tag or URL).
     Raises :class:`SourceError`.
     """
     cached = _cached(options.cache_dir, tag, url, expected_sha256)
@@ -52,6 +53,8 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
             continue
         except httpx.TransportError as exc:
             last, unreachable = f"{type(exc).__name__}: {_one_line(exc)}", isinstance(exc, httpx.ConnectError)
+            if _unknown_host(exc):
+                break  # the resolver's final answer: asking again gets the same one
             continue
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, malformed URLs: no retry helps
             raise SourceError(f"{shown}: {type(exc).__name__}: {_one_line(exc)}") from None
@@ -131,3 +134,18 @@ def _stream(url: str, options: FetchOptions, deadline: float | None = None) -> b
                     meter(len(chunk))
                     buffer.write(chunk)
     return buffer.getvalue()
+
+
+def _unknown_host(exc: BaseException) -> bool:
+    """Whether ``exc`` was caused by the resolver answering that the host name does not exist
+    (``socket.gaierror`` ``EAI_NONAME``, getaddrinfo(3)), found along its cause chain."""
+    import socket
+
+    seen: BaseException | None = exc
+    for _ in range(8):  # httpx -> httpcore -> the socket error
+        if seen is None:
+            return False
+        if isinstance(seen, socket.gaierror):
+            return seen.errno == socket.EAI_NONAME
+        seen = seen.__cause__ or seen.__context__
+    return False
