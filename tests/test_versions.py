@@ -166,6 +166,13 @@ def test_check_says_in_one_line_that_all_agree(synced: Path) -> None:
         "ok: every version pin agrees (5 pins in 5 files)\n",
         "",
     )
+    # what could not be checked is said in the same line (it was "ok" alone)
+    unchecked = run_gsvendor(synced, "versions", "--check")
+    assert (unchecked.returncode, unchecked.stderr) == (0, "")
+    assert " ".join(unchecked.stdout.split()) == (
+        "ok: every version pin agrees (5 pins in 5 files); Go builders not checked: not synced yet "
+        "(run gsvendor sync, or give --source)"
+    )
 
 
 @pytest.mark.parametrize(

@@ -114,12 +114,14 @@ def series_cases(report: SeriesReport) -> list[TestCase]:
 
 
 def versions_agree(report: VersionsReport) -> str:
-    """The ``versions --check`` line on success (after ``ok:``): how many places hold the pin, in how many files."""
+    """The ``versions --check`` line on success (after ``ok:``): how many places hold the pin, in how
+    many files, and what was not checked (the report's notes: "Go builders not checked: …")."""
     from gsvendor.build.versions import AGREES, PIN
 
     pins = [place for place in report.places if place.status in (PIN, AGREES)]
     files = len({place.file for place in pins})
-    return f"every version pin agrees ({len(pins)} pin{'s' * (len(pins) != 1)} in {files} file{'s' * (files != 1)})"
+    agree = f"every version pin agrees ({len(pins)} pin{'s' * (len(pins) != 1)} in {files} file{'s' * (files != 1)})"
+    return "; ".join([agree, *report.notes])
 
 
 def print_versions(console: Console, report: VersionsReport) -> None:
