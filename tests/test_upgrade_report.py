@@ -193,6 +193,16 @@ def test_the_report_lists_the_patches_patch_verify_judged(cli: Cli, at_v019: Pat
     bad.write_text("{}")
     refused = cli(at_v019, "sync", "v0.20.0", "--dry-run", "--report", "-", "--patch-report", str(bad))
     assert_one_line_error(refused, 2, "not gsvendor patch-verify --json output")
+    # a report of the series at another tag is not this upgrade's
+    other = cli(at_v019, "sync", "v0.19.0", "--dry-run", "--patch-report", str(tmp_path / "patches.json"))
+    assert_one_line_error(
+        other,
+        2,
+        f"error: --patch-report: {tmp_path / 'patches.json'}: the series was checked against v0.20.0, not "
+        "v0.19.0 (gsvendor patch-verify --tag v0.19.0 --json)",
+    )
+    missing = cli(at_v019, "sync", "v0.20.0", "--dry-run", "--patch-report", "nosuch.json")
+    assert_one_line_error(missing, 2, "error: --patch-report: nosuch.json: cannot read: No such file or directory")
 
 
 def test_a_table_moves_the_cells_that_make_a_row_too_wide_to_a_list_below() -> None:

@@ -118,7 +118,7 @@ def sync(
 
         tag = pinned_tag(config, "gsvendor sync TAG")
     options = _fetch_options(ctx, timeout, retries, max_time, min_rate)
-    patches = _read_patch_report(patch_report) if patch_report is not None else None
+    patches = _read_patch_report(patch_report, tag) if patch_report is not None else None
     from gsvendor.errors import Interrupted
 
     committed: list[str] = []  # the swap passed its point of no return: a later signal must say so
@@ -178,18 +178,27 @@ def sync(
         raise
 
 
-def _read_patch_report(path: Path) -> dict[str, Any]:
-    """``gsvendor patch-verify --json`` output read from ``path``; exit 2 when it is not that."""
+def _read_patch_report(path: Path, tag: str) -> dict[str, Any]:
+    """``gsvendor patch-verify --json`` output for upstream ``tag`` read from ``path``; exit 2 when it
+    is not that (unreadable, not that JSON, or the series checked against another tag)."""
     import json
 
     from gsvendor.errors import UsageError
 
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except OSError as exc:
+        raise UsageError(f"--patch-report: {path}: cannot read: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, ValueError) as exc:
         raise UsageError(f"--patch-report: {path}: cannot read: {' '.join(str(exc).split())[:200]}") from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise UsageError(f"--patch-report: {path}: not gsvendor patch-verify --json output (no results list)")
+    checked = data.get("tag")
+    if isinstance(checked, str) and checked != tag:
+        raise UsageError(
+            f"--patch-report: {path}: the series was checked against {checked}, not {tag} "
+            f"(gsvendor patch-verify --tag {tag} --json)"
+        )
     return data
 
 
