@@ -176,8 +176,8 @@ class ChartTarget:
 def chart_targets(chart_dirs: Sequence[Path], config: Config | None) -> list[ChartTarget]:
     """The charts to check: ``chart_dirs`` if given, else every configured chart's ``dest``.
 
-    Raises :class:`UsageError` for a folder without Chart.yaml (exit 2), and when neither chart
-    folders nor a configuration are given.
+    Raises :class:`UsageError` for a chart folder that does not exist or has no Chart.yaml (exit
+    2), and when neither chart folders nor a configuration are given.
     """
     if chart_dirs:
         entries = [(path, str(path)) for path in chart_dirs]
@@ -193,6 +193,8 @@ def chart_targets(chart_dirs: Sequence[Path], config: Config | None) -> list[Cha
         chart_yaml = path / "Chart.yaml"
         if not chart_yaml.is_file():
             hint = "" if chart_dirs else "; run `gsvendor sync` first"
+            if chart_dirs and not path.exists():
+                raise UsageError(f"{label}: no such chart folder")
             raise UsageError(f"{label}: not a chart (no Chart.yaml){hint}")
         targets.append(ChartTarget(name=_chart_name(chart_yaml) or path.resolve().name, path=path, label=label))
     return targets
