@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gsvendor.errors import ConfigError, NotSyncedError, UsageError, shorten
+from gsvendor.errors import ConfigError, NotSyncedError, UsageError, did_you_mean, shorten
 from gsvendor.validation import line_of, validate
 
 CONFIG_FILE = "gsvendor.yaml"
@@ -315,8 +315,9 @@ class Config:
         for chart in self.charts:
             if chart.name == name:
                 return chart
-        known = ", ".join(c.name for c in self.charts)
-        raise ConfigError(f"{self.path.name}: charts: no chart named {name!r} (known: {known})")
+        known = [c.name for c in self.charts]
+        hint = did_you_mean(name, known)
+        raise ConfigError(f"{self.path.name}: charts: no chart named {name!r} (known: {', '.join(known)}){hint}")
 
     def missing_outputs(self, names: list[str] | None = None) -> list[str]:
         """The chart output folders (project-relative, ``/``-terminated) that do not exist, for ``names`` or all."""

@@ -6,6 +6,7 @@ Exit codes follow the project convention: 0 ok, 1 a check failed, 2 usage or inp
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 
 class GsvendorError(Exception):
@@ -108,3 +109,14 @@ def printable(text: str, limit: int = MAX_LINE_CHARS) -> str:
     at most ``limit`` characters (cut with "…")."""
     text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", redact(text))
     return shorten(text, limit)
+
+
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """``"; did you mean X?"`` for the one of ``choices`` closest to a misspelt ``value``
+    (difflib's ratio ≥ 0.6), else ``""``; a value longer than :data:`MAX_SHOWN_CHARS` gets none."""
+    import difflib
+
+    if len(value) > MAX_SHOWN_CHARS:
+        return ""
+    close = difflib.get_close_matches(value, [c for c in choices if isinstance(c, str)], n=1)
+    return f"; did you mean {close[0]}?" if close else ""

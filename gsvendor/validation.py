@@ -125,12 +125,9 @@ def _closest_key(key: Any, schema: dict[str, Any]) -> str | None:
 
 def _closest_value_hint(value: str, allowed: Any) -> str:
     """``; did you mean …?`` for a misspelt value of an ``enum`` (``op: yaml-sett``), else nothing."""
-    import difflib
+    from gsvendor.errors import did_you_mean
 
-    if len(value) > MAX_SHOWN_CHARS:
-        return ""
-    close = difflib.get_close_matches(value, [v for v in allowed if isinstance(v, str)], n=1)
-    return f"; did you mean {close[0]}?" if close else ""
+    return did_you_mean(value, allowed)
 
 
 def _unknown_key_message(key: Any, schema: dict[str, Any]) -> str:

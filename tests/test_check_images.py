@@ -769,7 +769,8 @@ def test_switches_on_without_the_values_it_needs_fails(helm, tmp_path):
         ),
         (
             "images:\n  charts:\n    fixtur:\n      switchValues: []\n",
-            "gsvendor.yaml:7: images.charts.fixtur: no chart named 'fixtur' in charts (known: fixture)",
+            "gsvendor.yaml:7: images.charts.fixtur: no chart named 'fixtur' in charts (known: fixture); did you mean "
+            "fixture?",
         ),
     ],
     ids=["reserved-name", "bad-regex", "missing-values-file", "allow-not-a-list", "unknown-key", "unknown-chart"],

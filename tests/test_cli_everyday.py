@@ -180,6 +180,9 @@ def test_every_command_from_a_chart_subfolder_behaves_as_from_the_root(cli: Cli,
         ), args
     unknown = cli(deep, "diff", "no-such-chart")
     assert unknown.stderr.startswith("error: gsvendor.yaml: charts: no chart named 'no-such-chart'")
+    assert not unknown.stderr.rstrip().endswith("?")  # nothing close to suggest
+    misspelt = cli(deep, "diff", "kserve-resourcez")
+    assert misspelt.stderr.rstrip().endswith("; did you mean kserve-resources?")
 
 
 def test_no_configuration_up_to_the_root(cli: Cli, tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gsvendor.errors import ConfigError, UsageError
+from gsvendor.errors import ConfigError, UsageError, did_you_mean
 from gsvendor.images.find import Found, Skipped, configmap_references, manifest_references, values_references
 from gsvendor.images.reference import ImageReference, InvalidReference, parse
 
@@ -128,7 +128,8 @@ def images_config(config: Config | None) -> ImagesConfig:
     for name, entry in (raw.get("charts") or {}).items():
         base = ["images", "charts", name]
         if name not in known:  # a typo would silently drop the chart's variants
-            raise fail(base, f"no chart named {name!r} in charts (known: {', '.join(known)})")
+            hint = did_you_mean(str(name), known)
+            raise fail(base, f"no chart named {name!r} in charts (known: {', '.join(known)}){hint}")
         variants: list[Variant] = []
         for index, item in enumerate(entry.get("variants") or []):
             path = [*base, "variants", index]
