@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -311,3 +312,72 @@ def test_helm_runs_with_gos_collector_off_unless_the_user_set_it(
         result = _run(synced, {**environ, **user}, *args)
         assert result.returncode == 0, result.stderr
         assert log.read_text().splitlines() == [seen] * 10  # every render of v0.20.0's charts
+
+
+def test_a_signal_as_the_head_starts_helm_starts_ends_that_helm(synced: Path, cache: Path, tmp_path: Path) -> None:
+    """SIGTERM arriving while the head start's helm is being started (between the fork and the
+    render's registration for cleanup) left that helm running after gsvendor had exited (attack,
+    session 8): its start is now registered before a signal is acted on."""
+    scratch, pids, shim = tmp_path / "tmp", tmp_path / "helm.pids", tmp_path / "helm"
+    scratch.mkdir()
+    shim.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 30\n")
+    shim.chmod(0o755)
+    pids.write_text("")
+    script = (
+        "import os, signal, subprocess, sys\n"
+        "real = subprocess.Popen.__init__\n"
+        "def started(self, *args, **kwargs):\n"
+        "    real(self, *args, **kwargs)\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)  # as helm has just been started\n"
+        "subprocess.Popen.__init__ = started\n"
+        "from gsvendor.__main__ import run\n"
+        "sys.argv = ['gsvendor', 'check-images']\n"
+        "run()\n"
+    )
+    environ = {**_environ(cache, shim), "TMPDIR": str(scratch)}
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=synced, env=environ, capture_output=True, text=True, check=False, timeout=20
+    )
+    assert (result.returncode, result.stderr) == (130, "interrupted\n")
+    assert list(scratch.iterdir()) == []
+    for pid in map(int, pids.read_text().split()):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    with project_lock(synced, 0):
+        pass
+
+
+@pytest.mark.parametrize("args", [["check-images"], ["-q", "check-manifests"]])  # with a head start, without
+def test_sigterm_while_rendering_ends_the_running_helms_at_once(
+    synced: Path, cache: Path, tmp_path: Path, args: list[str]
+) -> None:
+    """SIGTERM to gsvendor alone (a CI job's timeout, kill) while helm renders: the run waited for
+    every running helm to finish (up to its 120 s timeout) before exiting (attack, session 8)."""
+    import signal
+    import time
+
+    scratch, pids, shim = tmp_path / "tmp", tmp_path / "helm.pids", tmp_path / "helm"
+    scratch.mkdir()
+    shim.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 30\n")
+    shim.chmod(0o755)
+    pids.write_text("")
+    environ = {**_environ(cache, shim), "TMPDIR": str(scratch)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gsvendor", *args], cwd=synced, env=environ, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(pids.read_text().split()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.1)
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=15)
+        assert time.monotonic() - started < 5
+    finally:
+        process.kill()
+        for pid in map(int, pids.read_text().split()):
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert (process.returncode, err) == (130, "interrupted; nothing was left half-written\n")
+    assert list(scratch.iterdir()) == []

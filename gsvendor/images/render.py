@@ -132,10 +132,11 @@ class Rendered:
 def template(helm: str, chart_dir: Path, *, prepared: bool = False, **options: Any) -> Rendered:
     """Run ``helm template`` on a renderable copy of ``chart_dir``; returns the manifests or helm's error.
 
-    ``options``: ``timeout`` (seconds, default 120) and those of :func:`template_args` (``release``,
-    ``namespace``, ``values_files``, ``set_values`` as ``--set`` expressions, ``set_json`` as
-    ``--set-json`` ones). ``prepared``: ``chart_dir`` already is a :func:`renderable_copy` (several
-    renders of one chart share it). Raises :class:`ToolError` when helm cannot be run at all.
+    ``options``: ``timeout`` (seconds, default 120), ``group`` (a :class:`Renders` that may end it)
+    and those of :func:`template_args` (``release``, ``namespace``, ``values_files``,
+    ``set_values`` as ``--set`` expressions, ``set_json`` as ``--set-json`` ones). ``prepared``:
+    ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart share it).
+    Raises :class:`ToolError` when helm cannot be run at all.
     """
     from contextlib import nullcontext
 
@@ -165,11 +166,14 @@ def template_args(
     return args
 
 
-def start_template(helm: str, copy: Path, *, timeout: float = 120.0, **options: Any) -> Started | Rendered:
+def start_template(
+    helm: str, copy: Path, *, timeout: float = 120.0, group: Renders | None = None, **options: Any
+) -> Started | Rendered:
     """Start ``helm template`` on the renderable copy ``copy`` (``options``: those of :func:`template_args`).
 
     Returns the running render, or a :class:`Rendered` error when helm could not be started (a
-    command line too long for the system). Raises :class:`ToolError` when there is no helm to run.
+    command line too long for the system) or ``group`` was ended already. Raises
+    :class:`ToolError` when there is no helm to run.
     """
     import time
 
@@ -189,7 +193,11 @@ def start_template(helm: str, copy: Path, *, timeout: float = 120.0, **options: 
     except BaseException:
         out.close()
         raise
-    return Started(args, process, out, copy, time.monotonic() + timeout, timeout)
+    started = Started(args, process, out, copy, time.monotonic() + timeout, timeout)
+    if group is not None and not group.add(started):
+        started.cancel()
+        return Rendered("", "helm template was not run: the check was interrupted")
+    return started
 
 
 # helm template is a short-lived Go process that allocates ~2-4x its output: with the collector
@@ -220,6 +228,7 @@ class Started:
     copy: Path
     deadline: float
     timeout: float
+    group: Renders | None = None
 
     def finish(self) -> Rendered:
         """Wait for helm and return its manifests, or its error (a timeout too). Raises nothing but
@@ -234,6 +243,8 @@ class Started:
         except BaseException:
             self.cancel()
             raise
+        if self.group is not None:
+            self.group.discard(self)
         with self.out:
             self.out.seek(0)
             stdout, stderr = _text(self.out.read()), _text(stderr_bytes)
@@ -252,7 +263,74 @@ class Started:
                 self.process.stderr.close()
         except OSError:
             pass
+        if self.group is not None:
+            self.group.discard(self)
         self.out.close()
+
+
+class Renders:
+    """The running renders of one check (:func:`gsvendor.images.check.render_charts`), so that an
+    interrupt ends their helm processes at once: the workers waiting for them then return, instead
+    of the interrupted run waiting for every running helm to finish (up to its timeout).
+    """
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._running: dict[int, Started] = {}
+        self._ended = False
+
+    def add(self, started: Started) -> bool:
+        """Track ``started`` until it finishes; ``False`` (not tracked) once :meth:`end` was called."""
+        with self._lock:
+            if self._ended:
+                return False
+            started.group = self
+            self._running[id(started)] = started
+            return True
+
+    def discard(self, started: Started) -> None:
+        """``started`` finished or was cancelled."""
+        with self._lock:
+            self._running.pop(id(started), None)
+
+    def end(self) -> None:
+        """Kill every running helm; a render started after this is not run. Raises nothing (each
+        worker still reaps its own process and closes its output)."""
+        with self._lock:
+            self._ended = True
+            running = list(self._running.values())
+        for started in running:
+            with suppress(OSError):
+                if started.process.poll() is None:
+                    started.process.kill()
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP back while the block runs (in the main thread; elsewhere
+    nothing to do) and deliver them, to the handlers they had, when it ends: a process started in
+    the block is registered for its cleanup before a Ctrl-C can unwind the stack past it."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = {}
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            number = getattr(signal, name)
+            previous[number] = signal.signal(number, lambda signum, _frame: pending.append(signum))
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        for number in dict.fromkeys(pending):
+            signal.raise_signal(number)
 
 
 @functools.cache
