@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import tarfile
 from pathlib import Path
 
 import pytest
-from conftest import Cli, assert_one_line_error
+from conftest import Cli, assert_one_line_error, tarball
 
 OBJECT = {"type": "object"}
 
@@ -202,3 +203,24 @@ def test_a_planted_stamp_cannot_send_writes_outside_the_project(tmp_path) -> Non
     stamp.write_text(json.dumps({"data": planted}))  # as if a run had validated it
     with pytest.raises(ConfigError, match=r"^gsvendor.yaml: '\.\./\.\./tmp/x' must be a relative path inside"):
         load_config(config, label="gsvendor.yaml", stamps=stamps)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda path: path.symlink_to("/etc"),  # a link to a folder: helm packages what it points to
+        lambda path: os.mkfifo(path),  # helm cannot read it
+        lambda path: path.symlink_to("../Chart.yaml"),  # a link to a file: compared by content, still no file
+    ],
+    ids=["link-to-folder", "fifo", "link-to-file"],
+)
+def test_verify_fails_on_a_link_or_special_file_in_the_output(cli: Cli, project: Path, make) -> None:
+    """verify compared files by content: a link to a folder or a FIFO inside helm/ passed as
+    'upstream plus the declared overlays' (sync refuses to overwrite them) (attack, session 8)."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    odd = project / "helm/kserve-crd/templates/odd.yaml"
+    make(odd)
+    result = cli(project, "verify")
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    assert "verify failed: 1 file(s) differ" in result.stderr and "helm/kserve-crd/templates/odd.yaml" in result.stderr
+    assert "Traceback" not in result.stderr
