@@ -381,3 +381,41 @@ def test_sigterm_while_rendering_ends_the_running_helms_at_once(
                 os.kill(pid, signal.SIGKILL)
     assert (process.returncode, err) == (130, "interrupted; nothing was left half-written\n")
     assert list(scratch.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "limit",
+    [
+        *("bogus", "", "off", "256MiB", "1KB", "-0", "-1", " 5", "5B", "1iB", "5b", "\uff15"),
+        *(str(2**63 - 1), str(2**63), "8388607TiB", "8388608TiB"),
+    ],
+)
+def test_gomemlimit_is_judged_as_go_judges_it(helm: str, limit: str) -> None:
+    from gsvendor.images.render import _go_memory_limit
+
+    started = subprocess.run([helm, "version"], env={**os.environ, "GOMEMLIMIT": limit}, capture_output=True)
+    assert _go_memory_limit(limit) is (started.returncode == 0), started.stderr[-300:]
+
+
+@pytest.mark.parametrize("args", [["check-images"], ["-q", "check-manifests"]])
+def test_a_gomemlimit_go_rejects_is_one_line_not_a_failed_render_per_variant(
+    synced: Path, cache: Path, helm: str, args: list[str]
+) -> None:
+    """GOMEMLIMIT=bogus: every helm died at start with a Go runtime stack, reported as ten variant
+    problems, exit 1 (the check failed) (attack, session 8)."""
+    result = _run(synced, {**_environ(cache, helm), "GOMEMLIMIT": "bogus"}, *args)
+    assert (result.returncode, result.stderr.splitlines()[-1:]) == (
+        2,
+        [
+            "error: GOMEMLIMIT='bogus': not a memory limit Go accepts (bytes with an optional B, KiB, MiB, GiB or "
+            "TiB suffix, or off), so helm cannot start: fix or unset it"
+        ],
+    )
+    assert "runtime" not in result.stdout + result.stderr
+
+
+def test_an_empty_gogc_is_unset_as_go_reads_it() -> None:
+    from gsvendor.images.render import HELM_GC, helm_environment
+
+    assert helm_environment({"GOGC": "", "GOMEMLIMIT": ""}) == HELM_GC
+    assert helm_environment({"GOGC": "100"}) is None

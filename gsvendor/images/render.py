@@ -209,10 +209,37 @@ HELM_GC = {"GOGC": "off", "GOMEMLIMIT": "256MiB"}
 def helm_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
     """The environment for a ``helm template`` process: ``environ`` with Go's collector settings of
     :data:`HELM_GC`, or ``None`` (inherit ``environ`` unchanged) when the user set ``GOGC`` or
-    ``GOMEMLIMIT`` themselves: theirs win (Go runtime variables, https://pkg.go.dev/runtime)."""
-    if any(name in environ for name in HELM_GC):
+    ``GOMEMLIMIT`` themselves: theirs win (Go runtime variables, https://pkg.go.dev/runtime). An
+    empty one is unset, as Go reads it. Raises :class:`ToolError` for a ``GOMEMLIMIT`` Go rejects:
+    every helm would die at start with a Go runtime stack, reported as a failed render of each
+    variant (exit 1) instead of one line about the environment."""
+    limit = environ.get("GOMEMLIMIT", "")
+    if not _go_memory_limit(limit):
+        raise ToolError(
+            f"GOMEMLIMIT={limit[:80]!r}: not a memory limit Go accepts (bytes with an optional B, KiB, "
+            "MiB, GiB or TiB suffix, or off), so helm cannot start: fix or unset it"
+        )
+    if any(environ.get(name) for name in HELM_GC):
         return None
     return {**environ, **HELM_GC}
+
+
+_GO_BYTE_COUNT = re.compile(r"-?([0-9]+)(B|[KMGT]iB)?")
+_GO_UNITS = {None: 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+
+
+def _go_memory_limit(value: str) -> bool:
+    """Whether Go's runtime accepts ``value`` as ``GOMEMLIMIT`` (runtime.readGOMEMLIMIT and its
+    parseByteCount: empty or ``off``, else a count of bytes in int64 range, ``-0`` included)."""
+    if value in ("", "off"):
+        return True
+    match = _GO_BYTE_COUNT.fullmatch(value)
+    if match is None:
+        return False
+    count = int(match.group(1))
+    if value.startswith("-") and count:
+        return False
+    return count * _GO_UNITS[match.group(2)] <= (1 << 63) - 1
 
 
 @dataclass
