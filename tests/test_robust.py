@@ -459,3 +459,84 @@ def test_no_credential_from_a_url_anywhere(cli: Cli, project: Path, httpserver, 
     failed = cli(project, "sync", "v0.20.0", "--json", "--source", git_url)
     assert_one_line_error(failed, 2)
     assert "s3cret" not in failed.stdout + failed.stderr
+
+
+# --- folders the swap may not change (attack, session 8) -------------------------------------------
+
+
+def _without_root_powers() -> list[str]:
+    """A command prefix under which root's file permission checks apply (setpriv drops the
+    capabilities that bypass them); none for another user."""
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: permissions are not enforced")
+    caps = "-dac_override,-dac_read_search,-fowner"
+    return [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]
+
+
+@pytest.mark.parametrize("read_only", ["helm/demo/templates", "helm/demo", "."])
+def test_a_read_only_folder_of_the_output_stops_sync_before_anything_changes(
+    small: Path, cli: Cli, read_only: str
+) -> None:
+    """A read-only helm/demo/templates: the committed swap stopped at its first rename there with a
+    traceback (exit 1), helm/ half the old tag and half the new one."""
+    up_old, up_new = str(small.parent / "up-1.0.0"), str(small.parent / "up-1.1.0")
+    assert cli(small, "sync", "v1.0.0", "--source", up_old).returncode == 0
+    before = tree(small)
+    folder = small / read_only
+    folder.chmod(0o555)
+    try:
+        result = subprocess.run(
+            [*_without_root_powers(), sys.executable, "-m", "gsvendor", "sync", "v1.1.0", "--source", up_new],
+            cwd=small,
+            env=cli.env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+    finally:
+        folder.chmod(0o755)
+    shown = str(small) if read_only == "." else read_only
+    assert_one_line_error(result, 2, f"writing the output failed, nothing changed: {shown}: not writable")
+    assert tree(small) == before
+    assert strays(small) == []
+
+
+def test_an_error_after_the_commit_is_one_line_and_the_next_command_completes_the_swap(small: Path, cli: Cli) -> None:
+    """What the pre-flight check cannot foresee (a folder made read-only meanwhile): one line, exit 2,
+    no traceback; the journal stays, and the next command finishes the swap."""
+    up_old, up_new = str(small.parent / "up-1.0.0"), str(small.parent / "up-1.1.0")
+    assert cli(small, "sync", "v1.0.0", "--source", up_old).returncode == 0
+    probe = small.parent / "probe"
+    subprocess.run(["cp", "-a", str(small), str(probe)], check=True)
+    assert cli(probe, "sync", "v1.1.0", "--source", up_new).returncode == 0
+    script = (
+        "import sys\n"
+        "from gsvendor.vendor import journal\n"
+        "real, calls = journal._run_step, []\n"
+        "def failing(root, step):\n"
+        "    calls.append(step)\n"
+        "    if len(calls) == 2:\n"
+        "        raise PermissionError(13, 'Permission denied', str(root / step.path))\n"
+        "    real(root, step)\n"
+        "journal._run_step = failing\n"
+        "from gsvendor.__main__ import run\n"
+        f"sys.argv = ['gsvendor', 'sync', 'v1.1.0', '--source', {up_new!r}]\n"
+        "run()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=small, env=cli.env, capture_output=True, text=True, check=False, timeout=120
+    )
+    assert_one_line_error(
+        result, 2, "the sync of v1.1.0 stopped half-way: [Errno 13] Permission denied", "completes it"
+    )
+    assert (small / ".gsvendor-journal.json").is_file()
+    verify = cli(small, "verify")
+    assert verify.returncode == 0, verify.stderr
+    assert verify.stderr.startswith("recovered: completed the interrupted sync of v1.1.0\n")
+    assert tree(small / "helm") == tree(probe / "helm")
