@@ -540,3 +540,27 @@ def test_an_error_after_the_commit_is_one_line_and_the_next_command_completes_th
     assert verify.returncode == 0, verify.stderr
     assert verify.stderr.startswith("recovered: completed the interrupted sync of v1.1.0\n")
     assert tree(small / "helm") == tree(probe / "helm")
+
+
+@pytest.mark.parametrize("command", ["verify", "diff"])
+def test_an_unreadable_folder_of_the_output_is_named_not_taken_for_removed_files(
+    small: Path, cli: Cli, command: str
+) -> None:
+    """verify listed the files of an unreadable helm/demo/templates as differences (exit 1: 'removed'),
+    where sync names the folder (exit 2): rglob skips a folder it cannot list (attack, session 8)."""
+    assert cli(small, "sync", "v1.0.0", "--source", str(small.parent / "up-1.0.0")).returncode == 0
+    folder = small / "helm/demo/templates"
+    folder.chmod(0)
+    try:
+        result = subprocess.run(
+            [*_without_root_powers(), sys.executable, "-m", "gsvendor", command],
+            cwd=small,
+            env=cli.env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+    finally:
+        folder.chmod(0o755)
+    assert_one_line_error(result, 2, "helm/demo/templates: cannot read: Permission denied")
