@@ -419,3 +419,27 @@ def test_an_empty_gogc_is_unset_as_go_reads_it() -> None:
 
     assert helm_environment({"GOGC": "", "GOMEMLIMIT": ""}) == HELM_GC
     assert helm_environment({"GOGC": "100"}) is None
+
+
+def test_helm_inherits_an_ignored_sigint(synced: Path, cache: Path, helm: str, tmp_path: Path) -> None:
+    """Started with SIGINT ignored (nohup, a background job of a script), gsvendor ignores it and so
+    must every helm: the head start's helm, started while signals were deferred to a handler, had
+    SIGINT reset to the default on exec and died of a Ctrl-C to the process group (attack, session 8)."""
+    import signal
+
+    log, shim = tmp_path / "helm.log", tmp_path / "helm"
+    shim.write_text(f'#!/bin/sh\ngrep SigIgn /proc/$$/status >> {log}\nexec {helm} "$@"\n')
+    shim.chmod(0o755)
+    log.write_text("")
+    result = subprocess.run(
+        [sys.executable, "-m", "gsvendor", "check-images"],
+        cwd=synced,
+        env=_environ(cache, shim),
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    assert result.returncode == 0, result.stderr
+    masks = [int(line.split()[1], 16) for line in log.read_text().splitlines()]
+    assert len(masks) == 10 and all(mask & (1 << (signal.SIGINT - 1)) for mask in masks), masks

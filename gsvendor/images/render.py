@@ -338,7 +338,9 @@ class Renders:
 def signals_deferred() -> Iterator[None]:
     """Hold SIGINT, SIGTERM and SIGHUP back while the block runs (in the main thread; elsewhere
     nothing to do) and deliver them, to the handlers they had, when it ends: a process started in
-    the block is registered for its cleanup before a Ctrl-C can unwind the stack past it."""
+    the block is registered for its cleanup before a Ctrl-C can unwind the stack past it. An
+    ignored signal stays ignored (nohup, a background job): a child started in the block inherits
+    that, where a handler would be reset to the default on exec (helm would die of it)."""
     import signal
     import threading
 
@@ -350,7 +352,8 @@ def signals_deferred() -> Iterator[None]:
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             number = getattr(signal, name)
-            previous[number] = signal.signal(number, lambda signum, _frame: pending.append(signum))
+            if signal.getsignal(number) is not signal.SIG_IGN:
+                previous[number] = signal.signal(number, lambda signum, _frame: pending.append(signum))
     try:
         yield
     finally:
