@@ -564,3 +564,29 @@ def test_an_unreadable_folder_of_the_output_is_named_not_taken_for_removed_files
     finally:
         folder.chmod(0o755)
     assert_one_line_error(result, 2, "helm/demo/templates: cannot read: Permission denied")
+
+
+@pytest.mark.parametrize("name", ["SIGHUP", "SIGINT", "SIGTERM"])
+def test_a_signal_ignored_at_the_start_stays_ignored(small: Path, cli: Cli, name: str) -> None:
+    """``nohup gsvendor sync …`` ignores SIGHUP: the terminal's hang-up interrupted the sync all the
+    same (gsvendor's own handlers replaced the inherited SIG_IGN), as SIGINT did a script's
+    background job (attack, session 8)."""
+    import signal
+
+    number = getattr(signal, name)
+    up_old, up_new = str(small.parent / "up-1.0.0"), str(small.parent / "up-1.1.0")
+    assert cli(small, "sync", "v1.0.0", "--source", up_old).returncode == 0
+    probe = small.parent / "probe"
+    subprocess.run(["cp", "-a", str(small), str(probe)], check=True)
+    assert cli(probe, "sync", "v1.1.0", "--source", up_new).returncode == 0
+    result = subprocess.run(
+        [sys.executable, "-m", "gsvendor", "sync", "v1.1.0", "--source", up_new],
+        cwd=small,
+        env={**cli.env, "GSVENDOR_TEST_SWAP_STEP": f"3:{name[3:]}"},  # while preparing the swap
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=lambda: signal.signal(number, signal.SIG_IGN),
+    )
+    assert result.returncode == 0, result.stderr
+    assert tree(small / "helm") == tree(probe / "helm")

@@ -139,7 +139,8 @@ class _Signals:
             yield self
             return
         for name in _DEFERRED:
-            if hasattr(signal, name):
+            # an ignored signal (nohup's SIGHUP, a script's background job's SIGINT) stays ignored
+            if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:
                 number = getattr(signal, name)
                 self.previous[number] = signal.signal(number, self._record)
         try:
