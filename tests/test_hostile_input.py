@@ -224,3 +224,23 @@ def test_verify_fails_on_a_link_or_special_file_in_the_output(cli: Cli, project:
     assert result.returncode == 1, (result.stdout, result.stderr)
     assert "verify failed: 1 file(s) differ" in result.stderr and "helm/kserve-crd/templates/odd.yaml" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_gsvendor_helm_that_is_not_executable_is_named_not_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GSVENDOR_HELM naming no helm (a typo) was passed over for .tools/bin/helm or PATH's helm, a
+    helm the user did not ask for, or ended in 'helm not found: … set GSVENDOR_HELM' (attack, session 8)."""
+    from gsvendor.errors import ToolError
+    from gsvendor.images.render import find_helm
+
+    tools = tmp_path / ".tools" / "bin"
+    tools.mkdir(parents=True)
+    (tools / "helm").write_text("#!/bin/sh\n")
+    (tools / "helm").chmod(0o755)
+    monkeypatch.setenv("GSVENDOR_HELM", str(tmp_path / "no-helm"))
+    with pytest.raises(ToolError, match=r"^GSVENDOR_HELM=.*/no-helm: not an executable file$"):
+        find_helm(project_root=tmp_path)
+    assert find_helm(str(tools / "helm"), project_root=tmp_path) == str(tools / "helm")  # --helm wins
+    monkeypatch.setenv("GSVENDOR_HELM", "")  # empty: unset
+    assert find_helm(project_root=tmp_path) == str(tools / "helm")

@@ -29,18 +29,20 @@ def find_helm(explicit: str | None = None, project_root: Path | None = None) -> 
     """Locate helm: ``explicit`` (``--helm``), ``$GSVENDOR_HELM``, ``.tools/bin/helm`` in the project or a
     folder above it, then PATH.
 
-    Raises :class:`ToolError` naming ``hack/install-helm.sh`` when none is found.
+    Raises :class:`ToolError` naming ``hack/install-helm.sh`` when none is found, and naming
+    ``--helm`` or ``$GSVENDOR_HELM`` when the one they give is not an executable file (another
+    helm found further on is not what was asked for).
     """
-    candidates = [explicit, os.environ.get("GSVENDOR_HELM")]
+    given = [(explicit, "--helm "), (os.environ.get("GSVENDOR_HELM"), "GSVENDOR_HELM=")]
+    candidates = [(candidate, label) for candidate, label in given if candidate]
     if project_root is not None:  # the project's tools folder, or one of an enclosing repository
         root = project_root.resolve()
-        candidates += [str(folder / ".tools" / "bin" / "helm") for folder in (root, *root.parents)]
-    for candidate in candidates:
-        if candidate:
-            if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-                return candidate
-            if explicit and candidate == explicit:
-                raise ToolError(f"--helm {explicit}: not an executable file")
+        candidates += [(str(folder / ".tools" / "bin" / "helm"), None) for folder in (root, *root.parents)]
+    for candidate, label in candidates:
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+        if label is not None:
+            raise ToolError(f"{label}{candidate}: not an executable file")
     found = shutil.which("helm")
     if found:
         return found
