@@ -244,3 +244,35 @@ def test_a_gsvendor_helm_that_is_not_executable_is_named_not_passed_over(
     assert find_helm(str(tools / "helm"), project_root=tmp_path) == str(tools / "helm")  # --helm wins
     monkeypatch.setenv("GSVENDOR_HELM", "")  # empty: unset
     assert find_helm(project_root=tmp_path) == str(tools / "helm")
+
+
+def test_a_values_file_linking_outside_the_project_is_refused(cli: Cli, project: Path, tmp_path: Path) -> None:
+    """switchValues (and a variant's values) must be relative paths inside the project, but a link
+    there led anywhere: helm read it and its schema errors printed the lines of the file it points
+    to (/etc/shadow's, hashes and all) (attack, session 8)."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    secret = tmp_path / "secret"
+    secret.write_text("root:$6$not-for-a-ci-log:20228:0:99999:7:::\n")
+    switches = project / "hack/check-images/runtime-configs-switches.yaml"
+    switches.parent.mkdir(parents=True)
+    switches.symlink_to(secret)
+    for command in ("check-images", "check-manifests"):
+        result = cli(project, command)
+        assert_one_line_error(
+            result, 2, "switchValues[0]: hack/check-images/runtime-configs-switches.yaml: a link leading outside"
+        )
+        assert "not-for-a-ci-log" not in result.stdout + result.stderr
+
+
+def test_a_render_values_file_linking_outside_the_project_is_refused(cli: Cli, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("a: 1\n")
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "values.yaml").symlink_to(secret)
+    (project / "gsvendor.yaml").write_text(
+        "upstream: {repository: kserve/kserve}\ncharts:\n"
+        "  - {name: kserve-crd, dest: crds, render: {fileName: '{name}.yaml', valuesFiles: [values.yaml]}}\n"
+    )
+    result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
+    assert_one_line_error(result, 2, "chart kserve-crd: render.valuesFiles: values.yaml: a link leading outside")

@@ -120,6 +120,8 @@ def images_config(config: Config | None) -> ImagesConfig:
             file = config.root / str(entry)
             if not file.is_file():
                 raise fail([*path, index], f"{entry}: no such file (paths are relative to {label})")
+            if not file.resolve().is_relative_to(config.root.resolve()):  # the schema checks the text only
+                raise fail([*path, index], f"{entry}: a link leading outside the project")
             result.append(file)
         return tuple(result)
 

@@ -409,6 +409,11 @@ def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, by
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
             values = [project_root / f for f in spec.render.values_files]
+            for file, given in zip(values, spec.render.values_files, strict=True):
+                if file.exists() and not file.resolve().is_relative_to(project_root.resolve()):
+                    raise ToolError(
+                        f"chart {spec.name}: render.valuesFiles: {given}: a link leading outside the project"
+                    )
             if spec.render.values:
                 inline = Path(tmp) / "inline-values.yaml"
                 inline.write_text(json.dumps(spec.render.values))  # JSON is YAML
