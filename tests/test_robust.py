@@ -590,3 +590,26 @@ def test_a_signal_ignored_at_the_start_stays_ignored(small: Path, cli: Cli, name
     )
     assert result.returncode == 0, result.stderr
     assert tree(small / "helm") == tree(probe / "helm")
+
+
+@pytest.mark.parametrize("command", ["check-images", "check-manifests"])
+def test_checking_a_chart_folder_of_the_project_completes_an_interrupted_swap_first(
+    small: Path, cli: Cli, command: str
+) -> None:
+    """``check-images helm/demo`` skipped the project lock and the recovery: after a sync killed
+    mid-swap it checked the half-swapped folder and said ok (attack, session 8)."""
+    up_old, up_new = str(small.parent / "up-1.0.0"), str(small.parent / "up-1.1.0")
+    assert cli(small, "sync", "v1.0.0", "--source", up_old).returncode == 0
+    trace, probe = small.parent / "trace", small.parent / "probe"
+    subprocess.run(["cp", "-a", str(small), str(probe)], check=True)
+    env = {**cli.env, "GSVENDOR_TEST_SWAP_TRACE": str(trace)}
+    args = [sys.executable, "-m", "gsvendor", "sync", "v1.1.0", "--source", up_new]
+    assert subprocess.run(args, cwd=probe, env=env, check=False).returncode == 0
+    steps = trace.read_text().splitlines()
+    first_op = next(int(line.split()[0]) for line in steps if line.split()[1] in ("unlink", "rmtree", "write"))
+    env = {**cli.env, "GSVENDOR_TEST_SWAP_STEP": f"{first_op + 1}:KILL"}
+    assert subprocess.run(args, cwd=small, env=env, check=False).returncode == -9
+    result = cli(small, command, "helm/demo")
+    assert result.stderr.startswith("recovered: completed the interrupted sync of v1.1.0\n"), result.stderr
+    assert tree(small / "helm") == tree(probe / "helm")
+    assert strays(small) == []
