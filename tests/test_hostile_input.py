@@ -276,3 +276,33 @@ def test_a_render_values_file_linking_outside_the_project_is_refused(cli: Cli, t
     )
     result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
     assert_one_line_error(result, 2, "chart kserve-crd: render.valuesFiles: values.yaml: a link leading outside")
+
+
+def test_escape_sequences_in_rendered_text_reach_no_terminal(cli: Cli, project: Path, tmp_path: Path) -> None:
+    """A chart's text (an object's name, an image, helm's error message: upstream's) holding
+    ESC ... went to the terminal as written: OSC 52 writes the clipboard, CSI 2J clears the screen
+    (attack, session 8)."""
+    import shutil
+
+    from conftest import ROOT
+
+    shutil.copytree(ROOT / "hack", project / "hack")
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    manifest = (
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: "x\\e]52;c;cHduZWQ=\\a"\n'
+        "spec:\n  template:\n    spec:\n      containers:\n        - name: a\n"
+        '          image: "evil.io/\\e[2Jimg:1"\n'
+    )
+    helm = tmp_path / "helm"
+    helm.write_text(f"#!/bin/sh\ncat <<'EOF'\n{manifest}EOF\nprintf 'warn \\033[2J\\n' >&2\n")
+    helm.chmod(0o755)
+    failing = tmp_path / "failing-helm"
+    failing.write_text("#!/bin/sh\nprintf 'Error: \\033[2J\\033]0;pwned\\007 boom\\n' >&2\nexit 1\n")
+    failing.chmod(0o755)
+    for shim in (helm, failing):
+        for command in ("check-images", "check-manifests"):
+            result = cli(project, command, "-v", "--helm", str(shim))
+            assert result.returncode == 1, result.stderr
+            shown = result.stdout + result.stderr
+            assert "\x1b" not in shown and "\x07" not in shown, shown
+            assert "\\x1b" in shown  # shown escaped

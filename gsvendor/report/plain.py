@@ -36,9 +36,13 @@ def escape(text: str) -> str:
     """rich.markup's ``escape`` without loading rich: ``text`` printed with markup on reads as written.
 
     Each ``[`` that would open a tag gets a backslash (and the backslashes before it are doubled);
-    a final lone backslash is doubled, so it escapes nothing that follows.
+    a final lone backslash is doubled, so it escapes nothing that follows. Control characters (but
+    tabs and line ends) are escaped as ``\\xNN``: the text is a chart's or a user's, never a
+    terminal's escape sequence.
     """
-    escaped = _ESCAPABLE.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", text)
+    from gsvendor.errors import escape_controls
+
+    escaped = _ESCAPABLE.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", escape_controls(text))
     if escaped.endswith("\\") and not escaped.endswith("\\\\"):
         return escaped + "\\"
     return escaped
