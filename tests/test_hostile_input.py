@@ -306,3 +306,12 @@ def test_escape_sequences_in_rendered_text_reach_no_terminal(cli: Cli, project: 
             shown = result.stdout + result.stderr
             assert "\x1b" not in shown and "\x07" not in shown, shown
             assert "\\x1b" in shown  # shown escaped
+
+
+def test_an_escape_sequence_in_a_file_name_reaches_no_terminal(cli: Cli, project: Path) -> None:
+    """verify's 'N file(s) differ: …' line printed a file name holding ESC as written (attack, session 8)."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    (project / "helm/kserve-crd/templates/x\x1b[2Jy.yaml").write_text("a: 1\n")
+    result = cli(project, "verify")
+    assert result.returncode == 1
+    assert "\x1b" not in result.stderr and "templates/x\\x1b[2Jy.yaml" in result.stderr

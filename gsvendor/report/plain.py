@@ -220,8 +220,12 @@ class LazyConsole:
         """One line ``label text``, ``label`` in ``style`` on a terminal, ``text`` exactly as given.
 
         No markup, escapes or emoji codes are read in ``text`` (user text quoted in a message:
-        ``[red]``, ``\\[``, ``:smile:`` print as they are); the line is not wrapped.
+        ``[red]``, ``\\[``, ``:smile:`` print as they are); the line is not wrapped. Control
+        characters are escaped (``\\xNN``): a file name's ESC is no terminal's escape sequence.
         """
+        from gsvendor.errors import escape_controls
+
+        text = escape_controls(text)
         line = f"{label} {text}"
         if self._rich is None and self._plain and _AS_IS.fullmatch(line) and "\n" not in line:
             self.file.write(line + "\n")
