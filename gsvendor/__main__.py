@@ -9,11 +9,12 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def run() -> None:
     """Start the CLI. Ctrl-C, SIGTERM or SIGHUP while it is still starting (importing) exits 130
-    with one line, no traceback."""
+    with one line, no traceback. A signal ignored at the start stays ignored (``nohup`` ignores
+    SIGHUP: the run must survive the terminal's hang-up)."""
     import signal
 
     for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
+        if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:
             signal.signal(getattr(signal, name), _interrupt)
     import gc
 

@@ -107,8 +107,13 @@ def redact(text: str) -> str:
 def printable(text: str, limit: int = MAX_LINE_CHARS) -> str:
     """One line safe for a terminal: credentials redacted, control characters escaped as ``\\xNN``,
     at most ``limit`` characters (cut with "…")."""
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", redact(text))
-    return shorten(text, limit)
+    return shorten(escape_controls(redact(text)), limit)
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with its control characters (but tabs and line ends) escaped as ``\\xNN``: an
+    escape sequence in a chart's text (a name, an image, helm's message) reaches no terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:

@@ -19,8 +19,14 @@ def read_tree(root: Path, dest: str) -> dict[str, bytes]:
     folder = root / dest
     if not folder.is_dir():
         return {}
+
+    def unreadable(exc: OSError) -> None:  # rglob skipped a folder it could not list: its files looked removed
+        where = os.path.relpath(exc.filename, root) if exc.filename else dest
+        raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}")
+
+    found = [Path(top, name) for top, _, names in os.walk(folder, onerror=unreadable) for name in names]
     files = {}
-    for path in sorted(folder.rglob("*")):
+    for path in sorted(found):
         if path.is_file():
             try:
                 files[path.relative_to(folder).as_posix()] = path.read_bytes()

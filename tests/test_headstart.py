@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -311,3 +312,134 @@ def test_helm_runs_with_gos_collector_off_unless_the_user_set_it(
         result = _run(synced, {**environ, **user}, *args)
         assert result.returncode == 0, result.stderr
         assert log.read_text().splitlines() == [seen] * 10  # every render of v0.20.0's charts
+
+
+def test_a_signal_as_the_head_starts_helm_starts_ends_that_helm(synced: Path, cache: Path, tmp_path: Path) -> None:
+    """SIGTERM arriving while the head start's helm is being started (between the fork and the
+    render's registration for cleanup) left that helm running after gsvendor had exited (attack,
+    session 8): its start is now registered before a signal is acted on."""
+    scratch, pids, shim = tmp_path / "tmp", tmp_path / "helm.pids", tmp_path / "helm"
+    scratch.mkdir()
+    shim.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 30\n")
+    shim.chmod(0o755)
+    pids.write_text("")
+    script = (
+        "import os, signal, subprocess, sys\n"
+        "real = subprocess.Popen.__init__\n"
+        "def started(self, *args, **kwargs):\n"
+        "    real(self, *args, **kwargs)\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)  # as helm has just been started\n"
+        "subprocess.Popen.__init__ = started\n"
+        "from gsvendor.__main__ import run\n"
+        "sys.argv = ['gsvendor', 'check-images']\n"
+        "run()\n"
+    )
+    environ = {**_environ(cache, shim), "TMPDIR": str(scratch)}
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=synced, env=environ, capture_output=True, text=True, check=False, timeout=20
+    )
+    assert (result.returncode, result.stderr) == (130, "interrupted\n")
+    assert list(scratch.iterdir()) == []
+    for pid in map(int, pids.read_text().split()):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    with project_lock(synced, 0):
+        pass
+
+
+@pytest.mark.parametrize("args", [["check-images"], ["-q", "check-manifests"]])  # with a head start, without
+def test_sigterm_while_rendering_ends_the_running_helms_at_once(
+    synced: Path, cache: Path, tmp_path: Path, args: list[str]
+) -> None:
+    """SIGTERM to gsvendor alone (a CI job's timeout, kill) while helm renders: the run waited for
+    every running helm to finish (up to its 120 s timeout) before exiting (attack, session 8)."""
+    import signal
+    import time
+
+    scratch, pids, shim = tmp_path / "tmp", tmp_path / "helm.pids", tmp_path / "helm"
+    scratch.mkdir()
+    shim.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 30\n")
+    shim.chmod(0o755)
+    pids.write_text("")
+    environ = {**_environ(cache, shim), "TMPDIR": str(scratch)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gsvendor", *args], cwd=synced, env=environ, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(pids.read_text().split()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.1)
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=15)
+        assert time.monotonic() - started < 5
+    finally:
+        process.kill()
+        for pid in map(int, pids.read_text().split()):
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert (process.returncode, err) == (130, "interrupted; nothing was left half-written\n")
+    assert list(scratch.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "limit",
+    [
+        *("bogus", "", "off", "256MiB", "1KB", "-0", "-1", " 5", "5B", "1iB", "5b", "\uff15"),
+        *(str(2**63 - 1), str(2**63), "8388607TiB", "8388608TiB"),
+    ],
+)
+def test_gomemlimit_is_judged_as_go_judges_it(helm: str, limit: str) -> None:
+    from gsvendor.images.render import _go_memory_limit
+
+    started = subprocess.run([helm, "version"], env={**os.environ, "GOMEMLIMIT": limit}, capture_output=True)
+    assert _go_memory_limit(limit) is (started.returncode == 0), started.stderr[-300:]
+
+
+@pytest.mark.parametrize("args", [["check-images"], ["-q", "check-manifests"]])
+def test_a_gomemlimit_go_rejects_is_one_line_not_a_failed_render_per_variant(
+    synced: Path, cache: Path, helm: str, args: list[str]
+) -> None:
+    """GOMEMLIMIT=bogus: every helm died at start with a Go runtime stack, reported as ten variant
+    problems, exit 1 (the check failed) (attack, session 8)."""
+    result = _run(synced, {**_environ(cache, helm), "GOMEMLIMIT": "bogus"}, *args)
+    assert (result.returncode, result.stderr.splitlines()[-1:]) == (
+        2,
+        [
+            "error: GOMEMLIMIT='bogus': not a memory limit Go accepts (bytes with an optional B, KiB, MiB, GiB or "
+            "TiB suffix, or off), so helm cannot start: fix or unset it"
+        ],
+    )
+    assert "runtime" not in result.stdout + result.stderr
+
+
+def test_an_empty_gogc_is_unset_as_go_reads_it() -> None:
+    from gsvendor.images.render import HELM_GC, helm_environment
+
+    assert helm_environment({"GOGC": "", "GOMEMLIMIT": ""}) == HELM_GC
+    assert helm_environment({"GOGC": "100"}) is None
+
+
+def test_helm_inherits_an_ignored_sigint(synced: Path, cache: Path, helm: str, tmp_path: Path) -> None:
+    """Started with SIGINT ignored (nohup, a background job of a script), gsvendor ignores it and so
+    must every helm: the head start's helm, started while signals were deferred to a handler, had
+    SIGINT reset to the default on exec and died of a Ctrl-C to the process group (attack, session 8)."""
+    import signal
+
+    log, shim = tmp_path / "helm.log", tmp_path / "helm"
+    shim.write_text(f'#!/bin/sh\ngrep SigIgn /proc/$$/status >> {log}\nexec {helm} "$@"\n')
+    shim.chmod(0o755)
+    log.write_text("")
+    result = subprocess.run(
+        [sys.executable, "-m", "gsvendor", "check-images"],
+        cwd=synced,
+        env=_environ(cache, shim),
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    assert result.returncode == 0, result.stderr
+    masks = [int(line.split()[1], 16) for line in log.read_text().splitlines()]
+    assert len(masks) == 10 and all(mask & (1 << (signal.SIGINT - 1)) for mask in masks), masks

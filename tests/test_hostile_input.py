@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import tarfile
 from pathlib import Path
 
 import pytest
-from conftest import Cli, assert_one_line_error
+from conftest import Cli, assert_one_line_error, tarball
 
 OBJECT = {"type": "object"}
 
@@ -202,3 +203,115 @@ def test_a_planted_stamp_cannot_send_writes_outside_the_project(tmp_path) -> Non
     stamp.write_text(json.dumps({"data": planted}))  # as if a run had validated it
     with pytest.raises(ConfigError, match=r"^gsvendor.yaml: '\.\./\.\./tmp/x' must be a relative path inside"):
         load_config(config, label="gsvendor.yaml", stamps=stamps)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda path: path.symlink_to("/etc"),  # a link to a folder: helm packages what it points to
+        lambda path: os.mkfifo(path),  # helm cannot read it
+        lambda path: path.symlink_to("../Chart.yaml"),  # a link to a file: compared by content, still no file
+    ],
+    ids=["link-to-folder", "fifo", "link-to-file"],
+)
+def test_verify_fails_on_a_link_or_special_file_in_the_output(cli: Cli, project: Path, make) -> None:
+    """verify compared files by content: a link to a folder or a FIFO inside helm/ passed as
+    'upstream plus the declared overlays' (sync refuses to overwrite them) (attack, session 8)."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    odd = project / "helm/kserve-crd/templates/odd.yaml"
+    make(odd)
+    result = cli(project, "verify")
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    assert "verify failed: 1 file(s) differ" in result.stderr and "helm/kserve-crd/templates/odd.yaml" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_gsvendor_helm_that_is_not_executable_is_named_not_passed_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GSVENDOR_HELM naming no helm (a typo) was passed over for .tools/bin/helm or PATH's helm, a
+    helm the user did not ask for, or ended in 'helm not found: … set GSVENDOR_HELM' (attack, session 8)."""
+    from gsvendor.errors import ToolError
+    from gsvendor.images.render import find_helm
+
+    tools = tmp_path / ".tools" / "bin"
+    tools.mkdir(parents=True)
+    (tools / "helm").write_text("#!/bin/sh\n")
+    (tools / "helm").chmod(0o755)
+    monkeypatch.setenv("GSVENDOR_HELM", str(tmp_path / "no-helm"))
+    with pytest.raises(ToolError, match=r"^GSVENDOR_HELM=.*/no-helm: not an executable file$"):
+        find_helm(project_root=tmp_path)
+    assert find_helm(str(tools / "helm"), project_root=tmp_path) == str(tools / "helm")  # --helm wins
+    monkeypatch.setenv("GSVENDOR_HELM", "")  # empty: unset
+    assert find_helm(project_root=tmp_path) == str(tools / "helm")
+
+
+def test_a_values_file_linking_outside_the_project_is_refused(cli: Cli, project: Path, tmp_path: Path) -> None:
+    """switchValues (and a variant's values) must be relative paths inside the project, but a link
+    there led anywhere: helm read it and its schema errors printed the lines of the file it points
+    to (/etc/shadow's, hashes and all) (attack, session 8)."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    secret = tmp_path / "secret"
+    secret.write_text("root:$6$not-for-a-ci-log:20228:0:99999:7:::\n")
+    switches = project / "hack/check-images/runtime-configs-switches.yaml"
+    switches.parent.mkdir(parents=True)
+    switches.symlink_to(secret)
+    for command in ("check-images", "check-manifests"):
+        result = cli(project, command)
+        assert_one_line_error(
+            result, 2, "switchValues[0]: hack/check-images/runtime-configs-switches.yaml: a link leading outside"
+        )
+        assert "not-for-a-ci-log" not in result.stdout + result.stderr
+
+
+def test_a_render_values_file_linking_outside_the_project_is_refused(cli: Cli, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("a: 1\n")
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "values.yaml").symlink_to(secret)
+    (project / "gsvendor.yaml").write_text(
+        "upstream: {repository: kserve/kserve}\ncharts:\n"
+        "  - {name: kserve-crd, dest: crds, render: {fileName: '{name}.yaml', valuesFiles: [values.yaml]}}\n"
+    )
+    result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
+    assert_one_line_error(result, 2, "chart kserve-crd: render.valuesFiles: values.yaml: a link leading outside")
+
+
+def test_escape_sequences_in_rendered_text_reach_no_terminal(cli: Cli, project: Path, tmp_path: Path) -> None:
+    """A chart's text (an object's name, an image, helm's error message: upstream's) holding
+    ESC ... went to the terminal as written: OSC 52 writes the clipboard, CSI 2J clears the screen
+    (attack, session 8)."""
+    import shutil
+
+    from conftest import ROOT
+
+    shutil.copytree(ROOT / "hack", project / "hack")
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    manifest = (
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: "x\\e]52;c;cHduZWQ=\\a"\n'
+        "spec:\n  template:\n    spec:\n      containers:\n        - name: a\n"
+        '          image: "evil.io/\\e[2Jimg:1"\n'
+    )
+    helm = tmp_path / "helm"
+    helm.write_text(f"#!/bin/sh\ncat <<'EOF'\n{manifest}EOF\nprintf 'warn \\033[2J\\n' >&2\n")
+    helm.chmod(0o755)
+    failing = tmp_path / "failing-helm"
+    failing.write_text("#!/bin/sh\nprintf 'Error: \\033[2J\\033]0;pwned\\007 boom\\n' >&2\nexit 1\n")
+    failing.chmod(0o755)
+    for shim in (helm, failing):
+        for command in ("check-images", "check-manifests"):
+            result = cli(project, command, "-v", "--helm", str(shim))
+            assert result.returncode == 1, result.stderr
+            shown = result.stdout + result.stderr
+            assert "\x1b" not in shown and "\x07" not in shown, shown
+            assert "\\x1b" in shown  # shown escaped
+
+
+def test_an_escape_sequence_in_a_file_name_reaches_no_terminal(cli: Cli, project: Path) -> None:
+    """verify's 'N file(s) differ: …' line printed a file name holding ESC as written (attack, session 8)."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    (project / "helm/kserve-crd/templates/x\x1b[2Jy.yaml").write_text("a: 1\n")
+    result = cli(project, "verify")
+    assert result.returncode == 1
+    assert "\x1b" not in result.stderr and "templates/x\\x1b[2Jy.yaml" in result.stderr

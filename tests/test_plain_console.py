@@ -171,10 +171,11 @@ def test_markup_is_stripped_as_rich_renders_it() -> None:
 def test_escape_is_riches(pieces: list[str]) -> None:
     from rich.markup import escape as rich_escape
 
+    from gsvendor.errors import escape_controls
     from gsvendor.report.plain import escape
 
     text = "".join(pieces)
-    assert escape(text) == rich_escape(text)
+    assert escape(text) == rich_escape(escape_controls(text))  # control characters escaped first
 
 
 def test_is_terminal_is_answered_without_rich_until_rich_is_loaded() -> None:

@@ -459,3 +459,157 @@ def test_no_credential_from_a_url_anywhere(cli: Cli, project: Path, httpserver, 
     failed = cli(project, "sync", "v0.20.0", "--json", "--source", git_url)
     assert_one_line_error(failed, 2)
     assert "s3cret" not in failed.stdout + failed.stderr
+
+
+# --- folders the swap may not change (attack, session 8) -------------------------------------------
+
+
+def _without_root_powers() -> list[str]:
+    """A command prefix under which root's file permission checks apply (setpriv drops the
+    capabilities that bypass them); none for another user."""
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: permissions are not enforced")
+    caps = "-dac_override,-dac_read_search,-fowner"
+    return [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]
+
+
+@pytest.mark.parametrize("read_only", ["helm/demo/templates", "helm/demo", "."])
+def test_a_read_only_folder_of_the_output_stops_sync_before_anything_changes(
+    small: Path, cli: Cli, read_only: str
+) -> None:
+    """A read-only helm/demo/templates: the committed swap stopped at its first rename there with a
+    traceback (exit 1), helm/ half the old tag and half the new one."""
+    up_old, up_new = str(small.parent / "up-1.0.0"), str(small.parent / "up-1.1.0")
+    assert cli(small, "sync", "v1.0.0", "--source", up_old).returncode == 0
+    before = tree(small)
+    folder = small / read_only
+    folder.chmod(0o555)
+    try:
+        result = subprocess.run(
+            [*_without_root_powers(), sys.executable, "-m", "gsvendor", "sync", "v1.1.0", "--source", up_new],
+            cwd=small,
+            env=cli.env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+    finally:
+        folder.chmod(0o755)
+    shown = str(small) if read_only == "." else read_only
+    assert_one_line_error(result, 2, f"writing the output failed, nothing changed: {shown}: not writable")
+    assert tree(small) == before
+    assert strays(small) == []
+
+
+def test_an_error_after_the_commit_is_one_line_and_the_next_command_completes_the_swap(small: Path, cli: Cli) -> None:
+    """What the pre-flight check cannot foresee (a folder made read-only meanwhile): one line, exit 2,
+    no traceback; the journal stays, and the next command finishes the swap."""
+    up_old, up_new = str(small.parent / "up-1.0.0"), str(small.parent / "up-1.1.0")
+    assert cli(small, "sync", "v1.0.0", "--source", up_old).returncode == 0
+    probe = small.parent / "probe"
+    subprocess.run(["cp", "-a", str(small), str(probe)], check=True)
+    assert cli(probe, "sync", "v1.1.0", "--source", up_new).returncode == 0
+    script = (
+        "import sys\n"
+        "from gsvendor.vendor import journal\n"
+        "real, calls = journal._run_step, []\n"
+        "def failing(root, step):\n"
+        "    calls.append(step)\n"
+        "    if len(calls) == 2:\n"
+        "        raise PermissionError(13, 'Permission denied', str(root / step.path))\n"
+        "    real(root, step)\n"
+        "journal._run_step = failing\n"
+        "from gsvendor.__main__ import run\n"
+        f"sys.argv = ['gsvendor', 'sync', 'v1.1.0', '--source', {up_new!r}]\n"
+        "run()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=small, env=cli.env, capture_output=True, text=True, check=False, timeout=120
+    )
+    assert_one_line_error(
+        result, 2, "the sync of v1.1.0 stopped half-way: [Errno 13] Permission denied", "completes it"
+    )
+    assert (small / ".gsvendor-journal.json").is_file()
+    verify = cli(small, "verify")
+    assert verify.returncode == 0, verify.stderr
+    assert verify.stderr.startswith("recovered: completed the interrupted sync of v1.1.0\n")
+    assert tree(small / "helm") == tree(probe / "helm")
+
+
+@pytest.mark.parametrize("command", ["verify", "diff"])
+def test_an_unreadable_folder_of_the_output_is_named_not_taken_for_removed_files(
+    small: Path, cli: Cli, command: str
+) -> None:
+    """verify listed the files of an unreadable helm/demo/templates as differences (exit 1: 'removed'),
+    where sync names the folder (exit 2): rglob skips a folder it cannot list (attack, session 8)."""
+    assert cli(small, "sync", "v1.0.0", "--source", str(small.parent / "up-1.0.0")).returncode == 0
+    folder = small / "helm/demo/templates"
+    folder.chmod(0)
+    try:
+        result = subprocess.run(
+            [*_without_root_powers(), sys.executable, "-m", "gsvendor", command],
+            cwd=small,
+            env=cli.env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+    finally:
+        folder.chmod(0o755)
+    assert_one_line_error(result, 2, "helm/demo/templates: cannot read: Permission denied")
+
+
+@pytest.mark.parametrize("name", ["SIGHUP", "SIGINT", "SIGTERM"])
+def test_a_signal_ignored_at_the_start_stays_ignored(small: Path, cli: Cli, name: str) -> None:
+    """``nohup gsvendor sync …`` ignores SIGHUP: the terminal's hang-up interrupted the sync all the
+    same (gsvendor's own handlers replaced the inherited SIG_IGN), as SIGINT did a script's
+    background job (attack, session 8)."""
+    import signal
+
+    number = getattr(signal, name)
+    up_old, up_new = str(small.parent / "up-1.0.0"), str(small.parent / "up-1.1.0")
+    assert cli(small, "sync", "v1.0.0", "--source", up_old).returncode == 0
+    probe = small.parent / "probe"
+    subprocess.run(["cp", "-a", str(small), str(probe)], check=True)
+    assert cli(probe, "sync", "v1.1.0", "--source", up_new).returncode == 0
+    result = subprocess.run(
+        [sys.executable, "-m", "gsvendor", "sync", "v1.1.0", "--source", up_new],
+        cwd=small,
+        env={**cli.env, "GSVENDOR_TEST_SWAP_STEP": f"3:{name[3:]}"},  # while preparing the swap
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=lambda: signal.signal(number, signal.SIG_IGN),
+    )
+    assert result.returncode == 0, result.stderr
+    assert tree(small / "helm") == tree(probe / "helm")
+
+
+@pytest.mark.parametrize("command", ["check-images", "check-manifests"])
+def test_checking_a_chart_folder_of_the_project_completes_an_interrupted_swap_first(
+    small: Path, cli: Cli, command: str
+) -> None:
+    """``check-images helm/demo`` skipped the project lock and the recovery: after a sync killed
+    mid-swap it checked the half-swapped folder and said ok (attack, session 8)."""
+    up_old, up_new = str(small.parent / "up-1.0.0"), str(small.parent / "up-1.1.0")
+    assert cli(small, "sync", "v1.0.0", "--source", up_old).returncode == 0
+    trace, probe = small.parent / "trace", small.parent / "probe"
+    subprocess.run(["cp", "-a", str(small), str(probe)], check=True)
+    env = {**cli.env, "GSVENDOR_TEST_SWAP_TRACE": str(trace)}
+    args = [sys.executable, "-m", "gsvendor", "sync", "v1.1.0", "--source", up_new]
+    assert subprocess.run(args, cwd=probe, env=env, check=False).returncode == 0
+    steps = trace.read_text().splitlines()
+    first_op = next(int(line.split()[0]) for line in steps if line.split()[1] in ("unlink", "rmtree", "write"))
+    env = {**cli.env, "GSVENDOR_TEST_SWAP_STEP": f"{first_op + 1}:KILL"}
+    assert subprocess.run(args, cwd=small, env=env, check=False).returncode == -9
+    result = cli(small, command, "helm/demo")
+    assert result.stderr.startswith("recovered: completed the interrupted sync of v1.1.0\n"), result.stderr
+    assert tree(small / "helm") == tree(probe / "helm")
+    assert strays(small) == []

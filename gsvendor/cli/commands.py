@@ -274,7 +274,11 @@ def _rendering_setup(ctx: typer.Context, chart_dirs: list[Path] | None) -> tuple
     if head_start is not None:
         return head_start.config, _exclusive(ctx, head_start.config, held=True), head_start
     config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [], _stamps(ctx))
-    guard = _exclusive(ctx, config) if config is not None and not chart_dirs else contextlib.nullcontext()
+    # chart folders inside the project are its output too: a sync may be swapping them, or a
+    # killed one left them half swapped (the guard completes it first)
+    root = config.root.resolve() if config is not None else None
+    inside = root is not None and (not chart_dirs or any(d.resolve().is_relative_to(root) for d in chart_dirs))
+    guard = _exclusive(ctx, config) if inside else contextlib.nullcontext()
     return config, guard, None
 
 

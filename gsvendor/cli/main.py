@@ -136,8 +136,8 @@ def main(head_start: Any = None) -> None:
     """
     import signal
 
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
+    for name in ("SIGTERM", "SIGHUP"):  # an ignored one (nohup) stays ignored
+        if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:
             signal.signal(getattr(signal, name), _interrupt)
     from gsvendor.report.layout import StrippedLines
 

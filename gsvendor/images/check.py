@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from gsvendor.config import Config
     from gsvendor.images.headstart import HeadStart
-    from gsvendor.images.render import Started
+    from gsvendor.images.render import Renders, Started
 
 
 DEFAULT_ALLOW: tuple[str, ...] = ("gsoci.azurecr.io/",)
@@ -120,6 +120,8 @@ def images_config(config: Config | None) -> ImagesConfig:
             file = config.root / str(entry)
             if not file.is_file():
                 raise fail([*path, index], f"{entry}: no such file (paths are relative to {label})")
+            if not file.resolve().is_relative_to(config.root.resolve()):  # the schema checks the text only
+                raise fail([*path, index], f"{entry}: a link leading outside the project")
             result.append(file)
         return tuple(result)
 
@@ -554,11 +556,17 @@ class RenderedVariant:
 
 
 def render_one(
-    helm: str, chart: ChartTarget, variant: Variant, prepared: bool = False, started: Started | None = None
+    helm: str,
+    chart: ChartTarget,
+    variant: Variant,
+    prepared: bool = False,
+    started: Started | None = None,
+    group: Renders | None = None,
 ) -> RenderedVariant:
     """Run helm for ``variant`` of ``chart`` and judge the render against ``expect_failure``.
 
-    ``started``: that render, already running (:mod:`gsvendor.images.headstart`). Raises
+    ``started``: that render, already running (:mod:`gsvendor.images.headstart`); ``group``: the
+    renders an interrupt ends (:class:`~gsvendor.images.render.Renders`). Raises
     :class:`~gsvendor.errors.ToolError` only when helm cannot run at all.
     """
     from gsvendor.images import render
@@ -574,6 +582,7 @@ def render_one(
             set_values=variant.set_values,
             set_json=variant.set_json,
             prepared=prepared,
+            group=group,
         )
     result = RenderedVariant(chart=chart, variant=variant)
     expect = variant.expect_failure
@@ -705,7 +714,7 @@ def render_charts(
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from gsvendor.images.render import chart_size, renderable_copy
+    from gsvendor.images.render import Renders, chart_size, renderable_copy, signals_deferred
 
     start = time.perf_counter()
     hooks = dict(consumers or {})
@@ -715,6 +724,7 @@ def render_charts(
     futures: dict[tuple[int, str], Future[RenderedVariant]] = {}
     values: dict[int, ChartValues] = {}
     plans: dict[int, list[Variant]] = {}
+    renders = Renders()
     with ExitStack() as copies, ThreadPoolExecutor(max_workers=workers, thread_name_prefix="helm") as pool:
         try:
             # One renderable copy per chart, shared by its variants (helm only reads it), removed by the
@@ -724,30 +734,36 @@ def render_charts(
             prepared: dict[int, ChartTarget] = {}
             done = _CopyRelease(len(charts))
             for i in order:
-                taken = head_start.take(charts[i].path, helm) if head_start is not None else None
                 copies.callback(done.stacks[i].close)
-                if taken is not None:  # its copy goes with the chart's last render, as the others do
-                    started, copy_stack = taken
-                    done.stacks[i].enter_context(copy_stack)
+                with signals_deferred():  # the head start's render leaves it only to be tracked here
+                    taken = head_start.take(charts[i].path, helm) if head_start is not None else None
+                    if taken is not None:  # its copy goes with the chart's last render, as the others do
+                        started, copy_stack = taken
+                        done.stacks[i].enter_context(copy_stack)
+                        renders.add(started)
+                if taken is not None:
                     copy = started.copy
                 else:
                     started = None
                     copy = done.stacks[i].enter_context(renderable_copy(charts[i].path))
                 prepared[i] = ChartTarget(name=charts[i].name, path=copy, label=charts[i].label)
                 futures[(i, DEFAULTS)] = pool.submit(
-                    _render, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks, started
+                    _render, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks, renders, started
                 )
                 futures[(i, DEFAULTS)].add_done_callback(lambda _f, i=i: done.finished(i))
             for i in order:
                 values[i] = load_values(charts[i])
                 plans[i] = plan_variants(values[i].data, settings.chart(charts[i].name))
                 for variant in plans[i][1:]:
-                    futures[(i, variant.name)] = pool.submit(_render, helm, charts[i], prepared[i], variant, hooks)
+                    futures[(i, variant.name)] = pool.submit(
+                        _render, helm, charts[i], prepared[i], variant, hooks, renders
+                    )
                     futures[(i, variant.name)].add_done_callback(lambda _f, i=i: done.finished(i))
                 done.planned(i, len(plans[i]))
             rendered = [futures[(i, variant.name)].result() for i in range(len(charts)) for variant in plans[i]]
-        except BaseException:  # Ctrl-C or an error: the renders not started yet are not run
+        except BaseException:  # Ctrl-C or an error: the renders not started yet are not run,
             pool.shutdown(wait=False, cancel_futures=True)
+            renders.end()  # the running ones end now (the pool's exit waits for their workers)
             raise
     return Rendering(
         charts=list(charts),
@@ -845,9 +861,10 @@ def _render(
     copy: ChartTarget,
     variant: Variant,
     consumers: Mapping[str, Consumer],
+    group: Renders,
     started: Started | None = None,
 ) -> RenderedVariant:
-    rendered = render_one(helm, copy, variant, prepared=True, started=started)
+    rendered = render_one(helm, copy, variant, prepared=True, started=started, group=group)
     rendered.chart = chart
     for name, consume in consumers.items():
         rendered.outputs[name] = consume(rendered)

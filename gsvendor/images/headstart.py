@@ -141,10 +141,12 @@ def _start(lock: ExitStack, copy: ExitStack, cwd: Path | None) -> HeadStart | No
         return None  # the command finishes the interrupted sync first
     helm = render.find_helm(None, project_root=config.root)
     chart = max(charts, key=render.chart_size)  # render_charts starts the largest first
-    started = render.start_template(helm, copy.enter_context(render.renderable_copy(chart)))
-    if isinstance(started, render.Rendered):
-        return None
-    copy.callback(started.cancel)  # closed before it is handed over: helm ends too (after finish: nothing to do)
+    folder = copy.enter_context(render.renderable_copy(chart))
+    with render.signals_deferred():  # a Ctrl-C as helm starts comes once its end is registered
+        started = render.start_template(helm, folder)
+        if isinstance(started, render.Rendered):
+            return None
+        copy.callback(started.cancel)  # closed before it is handed over: helm ends too (after finish: nothing to do)
     head = HeadStart(config, helm, chart, started)
     head._copy, head._lock = copy, lock
     return head

@@ -29,18 +29,20 @@ def find_helm(explicit: str | None = None, project_root: Path | None = None) -> 
     """Locate helm: ``explicit`` (``--helm``), ``$GSVENDOR_HELM``, ``.tools/bin/helm`` in the project or a
     folder above it, then PATH.
 
-    Raises :class:`ToolError` naming ``hack/install-helm.sh`` when none is found.
+    Raises :class:`ToolError` naming ``hack/install-helm.sh`` when none is found, and naming
+    ``--helm`` or ``$GSVENDOR_HELM`` when the one they give is not an executable file (another
+    helm found further on is not what was asked for).
     """
-    candidates = [explicit, os.environ.get("GSVENDOR_HELM")]
+    given = [(explicit, "--helm "), (os.environ.get("GSVENDOR_HELM"), "GSVENDOR_HELM=")]
+    candidates = [(candidate, label) for candidate, label in given if candidate]
     if project_root is not None:  # the project's tools folder, or one of an enclosing repository
         root = project_root.resolve()
-        candidates += [str(folder / ".tools" / "bin" / "helm") for folder in (root, *root.parents)]
-    for candidate in candidates:
-        if candidate:
-            if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-                return candidate
-            if explicit and candidate == explicit:
-                raise ToolError(f"--helm {explicit}: not an executable file")
+        candidates += [(str(folder / ".tools" / "bin" / "helm"), None) for folder in (root, *root.parents)]
+    for candidate, label in candidates:
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+        if label is not None:
+            raise ToolError(f"{label}{candidate}: not an executable file")
     found = shutil.which("helm")
     if found:
         return found
@@ -133,10 +135,11 @@ class Rendered:
 def template(helm: str, chart_dir: Path, *, prepared: bool = False, **options: Any) -> Rendered:
     """Run ``helm template`` on a renderable copy of ``chart_dir``; returns the manifests or helm's error.
 
-    ``options``: ``timeout`` (seconds, default 120) and those of :func:`template_args` (``release``,
-    ``namespace``, ``values_files``, ``set_values`` as ``--set`` expressions, ``set_json`` as
-    ``--set-json`` ones). ``prepared``: ``chart_dir`` already is a :func:`renderable_copy` (several
-    renders of one chart share it). Raises :class:`ToolError` when helm cannot be run at all.
+    ``options``: ``timeout`` (seconds, default 120), ``group`` (a :class:`Renders` that may end it)
+    and those of :func:`template_args` (``release``, ``namespace``, ``values_files``,
+    ``set_values`` as ``--set`` expressions, ``set_json`` as ``--set-json`` ones). ``prepared``:
+    ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart share it).
+    Raises :class:`ToolError` when helm cannot be run at all.
     """
     from contextlib import nullcontext
 
@@ -166,11 +169,14 @@ def template_args(
     return args
 
 
-def start_template(helm: str, copy: Path, *, timeout: float = 120.0, **options: Any) -> Started | Rendered:
+def start_template(
+    helm: str, copy: Path, *, timeout: float = 120.0, group: Renders | None = None, **options: Any
+) -> Started | Rendered:
     """Start ``helm template`` on the renderable copy ``copy`` (``options``: those of :func:`template_args`).
 
     Returns the running render, or a :class:`Rendered` error when helm could not be started (a
-    command line too long for the system). Raises :class:`ToolError` when there is no helm to run.
+    command line too long for the system) or ``group`` was ended already. Raises
+    :class:`ToolError` when there is no helm to run.
     """
     import time
 
@@ -190,7 +196,11 @@ def start_template(helm: str, copy: Path, *, timeout: float = 120.0, **options: 
     except BaseException:
         out.close()
         raise
-    return Started(args, process, out, copy, time.monotonic() + timeout, timeout)
+    started = Started(args, process, out, copy, time.monotonic() + timeout, timeout)
+    if group is not None and not group.add(started):
+        started.cancel()
+        return Rendered("", "helm template was not run: the check was interrupted")
+    return started
 
 
 # helm template is a short-lived Go process that allocates ~2-4x its output: with the collector
@@ -202,10 +212,37 @@ HELM_GC = {"GOGC": "off", "GOMEMLIMIT": "256MiB"}
 def helm_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
     """The environment for a ``helm template`` process: ``environ`` with Go's collector settings of
     :data:`HELM_GC`, or ``None`` (inherit ``environ`` unchanged) when the user set ``GOGC`` or
-    ``GOMEMLIMIT`` themselves: theirs win (Go runtime variables, https://pkg.go.dev/runtime)."""
-    if any(name in environ for name in HELM_GC):
+    ``GOMEMLIMIT`` themselves: theirs win (Go runtime variables, https://pkg.go.dev/runtime). An
+    empty one is unset, as Go reads it. Raises :class:`ToolError` for a ``GOMEMLIMIT`` Go rejects:
+    every helm would die at start with a Go runtime stack, reported as a failed render of each
+    variant (exit 1) instead of one line about the environment."""
+    limit = environ.get("GOMEMLIMIT", "")
+    if not _go_memory_limit(limit):
+        raise ToolError(
+            f"GOMEMLIMIT={limit[:80]!r}: not a memory limit Go accepts (bytes with an optional B, KiB, "
+            "MiB, GiB or TiB suffix, or off), so helm cannot start: fix or unset it"
+        )
+    if any(environ.get(name) for name in HELM_GC):
         return None
     return {**environ, **HELM_GC}
+
+
+_GO_BYTE_COUNT = re.compile(r"-?([0-9]+)(B|[KMGT]iB)?")
+_GO_UNITS = {None: 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+
+
+def _go_memory_limit(value: str) -> bool:
+    """Whether Go's runtime accepts ``value`` as ``GOMEMLIMIT`` (runtime.readGOMEMLIMIT and its
+    parseByteCount: empty or ``off``, else a count of bytes in int64 range, ``-0`` included)."""
+    if value in ("", "off"):
+        return True
+    match = _GO_BYTE_COUNT.fullmatch(value)
+    if match is None:
+        return False
+    count = int(match.group(1))
+    if value.startswith("-") and count:
+        return False
+    return count * _GO_UNITS[match.group(2)] <= (1 << 63) - 1
 
 
 @dataclass
@@ -221,6 +258,7 @@ class Started:
     copy: Path
     deadline: float
     timeout: float
+    group: Renders | None = None
 
     def finish(self) -> Rendered:
         """Wait for helm and return its manifests, or its error (a timeout too). Raises nothing but
@@ -235,6 +273,8 @@ class Started:
         except BaseException:
             self.cancel()
             raise
+        if self.group is not None:
+            self.group.discard(self)
         with self.out:
             self.out.seek(0)
             stdout, stderr = _text(self.out.read()), _text(stderr_bytes)
@@ -253,7 +293,77 @@ class Started:
                 self.process.stderr.close()
         except OSError:
             pass
+        if self.group is not None:
+            self.group.discard(self)
         self.out.close()
+
+
+class Renders:
+    """The running renders of one check (:func:`gsvendor.images.check.render_charts`), so that an
+    interrupt ends their helm processes at once: the workers waiting for them then return, instead
+    of the interrupted run waiting for every running helm to finish (up to its timeout).
+    """
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._running: dict[int, Started] = {}
+        self._ended = False
+
+    def add(self, started: Started) -> bool:
+        """Track ``started`` until it finishes; ``False`` (not tracked) once :meth:`end` was called."""
+        with self._lock:
+            if self._ended:
+                return False
+            started.group = self
+            self._running[id(started)] = started
+            return True
+
+    def discard(self, started: Started) -> None:
+        """``started`` finished or was cancelled."""
+        with self._lock:
+            self._running.pop(id(started), None)
+
+    def end(self) -> None:
+        """Kill every running helm; a render started after this is not run. Raises nothing (each
+        worker still reaps its own process and closes its output)."""
+        with self._lock:
+            self._ended = True
+            running = list(self._running.values())
+        for started in running:
+            with suppress(OSError):
+                if started.process.poll() is None:
+                    started.process.kill()
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP back while the block runs (in the main thread; elsewhere
+    nothing to do) and deliver them, to the handlers they had, when it ends: a process started in
+    the block is registered for its cleanup before a Ctrl-C can unwind the stack past it. An
+    ignored signal stays ignored (nohup, a background job): a child started in the block inherits
+    that, where a handler would be reset to the default on exec (helm would die of it)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    previous = {}
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            number = getattr(signal, name)
+            if signal.getsignal(number) is not signal.SIG_IGN:
+                previous[number] = signal.signal(number, lambda signum, _frame: pending.append(signum))
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        for number in dict.fromkeys(pending):
+            signal.raise_signal(number)
 
 
 @functools.cache
@@ -300,6 +410,11 @@ def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, by
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
             values = [project_root / f for f in spec.render.values_files]
+            for file, given in zip(values, spec.render.values_files, strict=True):
+                if file.exists() and not file.resolve().is_relative_to(project_root.resolve()):
+                    raise ToolError(
+                        f"chart {spec.name}: render.valuesFiles: {given}: a link leading outside the project"
+                    )
             if spec.render.values:
                 inline = Path(tmp) / "inline-values.yaml"
                 inline.write_text(json.dumps(spec.render.values))  # JSON is YAML

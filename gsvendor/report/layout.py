@@ -164,8 +164,10 @@ class PlainTable:
     rows: list[list[str]] = field(default_factory=list)
 
     def add_row(self, *cells: str) -> None:
-        """Append one row (``str`` of every cell)."""
-        self.rows.append([str(cell) for cell in cells])
+        """Append one row (``str`` of every cell, control characters escaped: a chart's text)."""
+        from gsvendor.errors import escape_controls
+
+        self.rows.append([escape_controls(str(cell)) for cell in cells])
 
     def widths(self, width: int, columns: Sequence[int] | None = None) -> list[int]:
         """Widths of ``columns`` (indexes, default all) that fit ``width``.

@@ -36,9 +36,13 @@ def escape(text: str) -> str:
     """rich.markup's ``escape`` without loading rich: ``text`` printed with markup on reads as written.
 
     Each ``[`` that would open a tag gets a backslash (and the backslashes before it are doubled);
-    a final lone backslash is doubled, so it escapes nothing that follows.
+    a final lone backslash is doubled, so it escapes nothing that follows. Control characters (but
+    tabs and line ends) are escaped as ``\\xNN``: the text is a chart's or a user's, never a
+    terminal's escape sequence.
     """
-    escaped = _ESCAPABLE.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", text)
+    from gsvendor.errors import escape_controls
+
+    escaped = _ESCAPABLE.sub(lambda m: f"{m.group(1)}{m.group(1)}\\{m.group(2)}", escape_controls(text))
     if escaped.endswith("\\") and not escaped.endswith("\\\\"):
         return escaped + "\\"
     return escaped
@@ -217,8 +221,12 @@ class LazyConsole:
         """One line ``label text``, ``label`` in ``style`` on a terminal, ``text`` exactly as given.
 
         No markup, escapes or emoji codes are read in ``text`` (user text quoted in a message:
-        ``[red]``, ``\\[``, ``:smile:`` print as they are); the line is not wrapped.
+        ``[red]``, ``\\[``, ``:smile:`` print as they are); the line is not wrapped. Control
+        characters are escaped (``\\xNN``): a file name's ESC is no terminal's escape sequence.
         """
+        from gsvendor.errors import escape_controls
+
+        text = escape_controls(text)
         line = f"{label} {text}"
         if self._rich is None and self._plain and _AS_IS.fullmatch(line) and "\n" not in line:
             self.file.write(line + "\n")

@@ -139,7 +139,8 @@ class _Signals:
             yield self
             return
         for name in _DEFERRED:
-            if hasattr(signal, name):
+            # an ignored signal (nohup's SIGHUP, a script's background job's SIGINT) stays ignored
+            if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:
                 number = getattr(signal, name)
                 self.previous[number] = signal.signal(number, self._record)
         try:
@@ -345,6 +346,10 @@ def swap(
         journal.staging = [Path(p).as_posix() for p in parents.values()]
         journal.created = [Path(p).as_posix() for p in journal.created]
         backup_dir = None
+        unwritable = _unwritable(root, [*staged, *(s.path for s in removals)], [s.path for s in removals])
+        if unwritable is not None:  # the apply phase would stop half-way, the tree mixed until fixed
+            where = str(root) if unwritable == "." else unwritable
+            raise GsvendorError(f"writing the output failed, nothing changed: {where}: not writable")
         try:
             steps("journal prepare")
             _write_journal(root, journal)
@@ -385,10 +390,38 @@ def swap(
         if on_commit is not None:
             on_commit()
         steps.interruptible = False
-        _finish(root, journal, steps)
+        try:
+            _finish(root, journal, steps)
+        except OSError as exc:
+            raise GsvendorError(
+                f"the sync of {tag} stopped half-way: {exc}; once that is fixed, any gsvendor command "
+                f"completes it ({JOURNAL_NAME})"
+            ) from None
         if signals.pending is not None:
             raise Interrupted(f"interrupted, but only after the sync of {tag} had completed")
     return backup_dir
+
+
+def _unwritable(root: Path, paths: list[str], trees: list[str]) -> str | None:
+    """The first folder (project-relative) a swap of ``paths`` must change but may not: the parent
+    of each path (its nearest existing ancestor when missing), and every folder below each of
+    ``trees`` (removed whole). ``None`` when all are writable (``os.access``: modes, ACLs, a
+    read-only mount)."""
+    seen: set[Path] = set()
+    for rel in paths:
+        folder = (root / rel).parent
+        while not os.path.lexists(folder) and folder != root:
+            folder = folder.parent
+        if folder not in seen:
+            seen.add(folder)
+            if _is_real_dir(folder) and not os.access(folder, os.W_OK | os.X_OK):
+                return os.path.relpath(folder, root)
+    for rel in trees:
+        if _is_real_dir(root / rel):
+            for folder, _, _ in os.walk(root / rel):
+                if not os.access(folder, os.W_OK | os.X_OK):
+                    return os.path.relpath(folder, root)
+    return None
 
 
 def _copy_backup(root: Path, paths: list[str]) -> Path:

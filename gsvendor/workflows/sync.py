@@ -178,8 +178,13 @@ def verify(
     and compare with the disk, file by file.
 
     Returns the lock and the diffs from the expected output (``a/``) to the disk (``b/``);
-    an empty list means the output is exactly upstream plus the declared overlays.
+    an empty list means the output is exactly upstream plus the declared overlays. A link or a
+    special file (a FIFO, a socket) in the output is a difference even where the file it points to
+    holds the expected bytes: files are compared by content, which misses a link to a folder (helm
+    packages what it points to) and a FIFO, and sync refuses to overwrite either.
     """
+    from gsvendor.files import _foreign
+
     config.require_outputs()
     lock, result = _rebuild_from_lock(config, options, helm, source)
     output = result.output()
@@ -192,6 +197,12 @@ def verify(
         if on_disk != data:
             status = "removed" if on_disk is None else "changed"
             diffs.append(FileDiff(dest, status, unified(dest, data, on_disk, labels)))
+    foreign = [p for dest in output.folders for p in _foreign(config.root, dest, True)]
+    foreign += [p for dest in output.files for p in _foreign(config.root, dest, False)]
+    listed = {d.path for d in diffs}
+    for path in foreign:
+        if path not in listed:
+            diffs.append(FileDiff(path, "changed", f"Only in actual: {path} (a link or special file, not a file)\n"))
     return lock, diffs
 
 
