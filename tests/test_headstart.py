@@ -186,6 +186,26 @@ def _run(cwd: Path, environ: dict[str, str], *args: str) -> subprocess.Completed
     )
 
 
+def _check_images_after(setup: str, cwd: Path, environ: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``gsvendor check-images`` run by the console entry point in a Python that first runs ``setup``
+    (a script that patches where a signal is to arrive)."""
+    script = setup + "from gsvendor.__main__ import run\nsys.argv = ['gsvendor', 'check-images']\nrun()\n"
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=cwd, env=environ, capture_output=True, text=True, check=False, timeout=20
+    )
+
+
+def _nothing_left(scratch: Path, pids: Path, project: Path) -> None:
+    """No renderable copy in the run's ``scratch`` TMPDIR, no helm of those ``pids`` (one per line)
+    still running, and the project lock free."""
+    assert list(scratch.iterdir()) == []
+    for pid in map(int, pids.read_text().split()):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    with project_lock(project, 0):
+        pass
+
+
 def _without_times(value: object) -> object:
     if isinstance(value, dict):
         return {k: _without_times(v) for k, v in value.items() if k != "seconds"}
@@ -240,21 +260,10 @@ def test_an_interrupt_before_the_command_takes_it_ends_the_render(synced: Path, 
         "    os.kill(os.getpid(), signal.SIGINT)\n"
         "    return real(*args, **kwargs)\n"
         "check_images.render_inputs = interrupted\n"
-        "from gsvendor.__main__ import run\n"
-        "sys.argv = ['gsvendor', 'check-images']\n"
-        "run()\n"
     )
-    environ = {**_environ(cache, shim), "TMPDIR": str(scratch)}
-    result = subprocess.run(
-        [sys.executable, "-c", script], cwd=synced, env=environ, capture_output=True, text=True, check=False, timeout=20
-    )
+    result = _check_images_after(script, synced, {**_environ(cache, shim), "TMPDIR": str(scratch)})
     assert (result.returncode, result.stderr) == (130, "interrupted; nothing was left half-written\n")
-    assert list(scratch.iterdir()) == []
-    pid = int(pid_file.read_text())
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)
-    with project_lock(synced, 0):
-        pass
+    _nothing_left(scratch, pid_file, synced)
 
 
 def test_ctrl_c_while_rendering_runs_no_render_not_yet_started(synced: Path, cache: Path, tmp_path: Path) -> None:
@@ -330,21 +339,10 @@ def test_a_signal_as_the_head_starts_helm_starts_ends_that_helm(synced: Path, ca
         "    real(self, *args, **kwargs)\n"
         "    os.kill(os.getpid(), signal.SIGTERM)  # as helm has just been started\n"
         "subprocess.Popen.__init__ = started\n"
-        "from gsvendor.__main__ import run\n"
-        "sys.argv = ['gsvendor', 'check-images']\n"
-        "run()\n"
     )
-    environ = {**_environ(cache, shim), "TMPDIR": str(scratch)}
-    result = subprocess.run(
-        [sys.executable, "-c", script], cwd=synced, env=environ, capture_output=True, text=True, check=False, timeout=20
-    )
+    result = _check_images_after(script, synced, {**_environ(cache, shim), "TMPDIR": str(scratch)})
     assert (result.returncode, result.stderr) == (130, "interrupted\n")
-    assert list(scratch.iterdir()) == []
-    for pid in map(int, pids.read_text().split()):
-        with pytest.raises(ProcessLookupError):
-            os.kill(pid, 0)
-    with project_lock(synced, 0):
-        pass
+    _nothing_left(scratch, pids, synced)
 
 
 @pytest.mark.parametrize("args", [["check-images"], ["-q", "check-manifests"]])  # with a head start, without

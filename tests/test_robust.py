@@ -478,6 +478,24 @@ def _without_root_powers() -> list[str]:
     return [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]
 
 
+def _run_with_folder_mode(cli: Cli, cwd: Path, folder: Path, mode: int, *args: str) -> subprocess.CompletedProcess[str]:
+    """``gsvendor ARGS`` in ``cwd`` with ``folder`` at ``mode`` (as a user whose permissions apply),
+    the folder's mode restored after."""
+    folder.chmod(mode)
+    try:
+        return subprocess.run(
+            [*_without_root_powers(), sys.executable, "-m", "gsvendor", *args],
+            cwd=cwd,
+            env=cli.env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+    finally:
+        folder.chmod(0o755)
+
+
 @pytest.mark.parametrize("read_only", ["helm/demo/templates", "helm/demo", "."])
 def test_a_read_only_folder_of_the_output_stops_sync_before_anything_changes(
     small: Path, cli: Cli, read_only: str
@@ -487,20 +505,7 @@ def test_a_read_only_folder_of_the_output_stops_sync_before_anything_changes(
     up_old, up_new = str(small.parent / "up-1.0.0"), str(small.parent / "up-1.1.0")
     assert cli(small, "sync", "v1.0.0", "--source", up_old).returncode == 0
     before = tree(small)
-    folder = small / read_only
-    folder.chmod(0o555)
-    try:
-        result = subprocess.run(
-            [*_without_root_powers(), sys.executable, "-m", "gsvendor", "sync", "v1.1.0", "--source", up_new],
-            cwd=small,
-            env=cli.env,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=120,
-        )
-    finally:
-        folder.chmod(0o755)
+    result = _run_with_folder_mode(cli, small, small / read_only, 0o555, "sync", "v1.1.0", "--source", up_new)
     shown = str(small) if read_only == "." else read_only
     assert_one_line_error(result, 2, f"writing the output failed, nothing changed: {shown}: not writable")
     assert tree(small) == before
@@ -549,20 +554,7 @@ def test_an_unreadable_folder_of_the_output_is_named_not_taken_for_removed_files
     """verify listed the files of an unreadable helm/demo/templates as differences (exit 1: 'removed'),
     where sync names the folder (exit 2): rglob skips a folder it cannot list (attack, session 8)."""
     assert cli(small, "sync", "v1.0.0", "--source", str(small.parent / "up-1.0.0")).returncode == 0
-    folder = small / "helm/demo/templates"
-    folder.chmod(0)
-    try:
-        result = subprocess.run(
-            [*_without_root_powers(), sys.executable, "-m", "gsvendor", command],
-            cwd=small,
-            env=cli.env,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=120,
-        )
-    finally:
-        folder.chmod(0o755)
+    result = _run_with_folder_mode(cli, small, small / "helm/demo/templates", 0, command)
     assert_one_line_error(result, 2, "helm/demo/templates: cannot read: Permission denied")
 
 
