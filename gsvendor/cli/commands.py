@@ -586,8 +586,8 @@ def versions(
         typer.Option(
             "--source",
             "-s",
-            help="Where to read upstream's go.mod, as sync takes it (default: the lock's source at the pinned "
-            "tag, else the GitHub archive).",
+            help="Read upstream's go.mod from SOURCE (as sync takes it) instead of the lock, which records it "
+            "(no network); a lock without it reads its own source.",
             metavar="SOURCE",
         ),
     ] = None,
