@@ -3,19 +3,13 @@
 import sys
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def run() -> None:
     """Start the CLI. Ctrl-C, SIGTERM or SIGHUP while it is still starting (importing) exits 130
     with one line, no traceback. A signal ignored at the start stays ignored (``nohup`` ignores
     SIGHUP: the run must survive the terminal's hang-up)."""
-    import signal
+    from gsvendor.signals import interrupt_on_termination
 
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:
-            signal.signal(getattr(signal, name), _interrupt)
+    interrupt_on_termination()
     import gc
 
     # A run is short and makes few reference cycles, but hundreds of thousands of small objects

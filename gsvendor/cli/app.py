@@ -311,7 +311,3 @@ def _interrupted(message: str | None = None, head_start: Any = None) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(130)  # worker threads (registry lookups, renders) must not keep the process alive
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt  # SIGTERM/SIGHUP roll back like Ctrl-C (writer restores every destination)

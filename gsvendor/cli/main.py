@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from gsvendor.cli.app import GLOBAL_OPTIONS, _interrupt, _interrupted, _stderr, app
+from gsvendor.cli.app import GLOBAL_OPTIONS, _interrupted, _stderr, app
 
 
 def global_options_first(args: list[str]) -> list[str]:
@@ -134,11 +134,9 @@ def main(head_start: Any = None) -> None:
     with exit 2, like every other user mistake. Global options are accepted after the command too.
     ``head_start``: a render :mod:`gsvendor.images.headstart` started already, for the command to take.
     """
-    import signal
+    from gsvendor.signals import interrupt_on_termination
 
-    for name in ("SIGTERM", "SIGHUP"):  # an ignored one (nohup) stays ignored
-        if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:
-            signal.signal(getattr(signal, name), _interrupt)
+    interrupt_on_termination()  # as __main__ did: also when main() is called directly
     from gsvendor.report.layout import StrippedLines
 
     if sys.stderr is None:  # descriptor 2 closed (2>&-): the messages are discarded, the exit codes stay

@@ -714,7 +714,8 @@ def render_charts(
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from gsvendor.images.render import Renders, chart_size, renderable_copy, signals_deferred
+    from gsvendor.images.render import Renders, chart_size, renderable_copy
+    from gsvendor.signals import Deferred
 
     start = time.perf_counter()
     hooks = dict(consumers or {})
@@ -735,7 +736,7 @@ def render_charts(
             done = _CopyRelease(len(charts))
             for i in order:
                 copies.callback(done.stacks[i].close)
-                with signals_deferred():  # the head start's render leaves it only to be tracked here
+                with Deferred(redeliver=True):  # the head start's render leaves it only to be tracked here
                     taken = head_start.take(charts[i].path, helm) if head_start is not None else None
                     if taken is not None:  # its copy goes with the chart's last render, as the others do
                         started, copy_stack = taken

@@ -124,6 +124,7 @@ def _start(lock: ExitStack, copy: ExitStack, cwd: Path | None) -> HeadStart | No
     from gsvendor import config as configuration
     from gsvendor.files import default_cache_dir, project_lock
     from gsvendor.images import render
+    from gsvendor.signals import Deferred
     from gsvendor.vendor.journal import JOURNAL_NAME
 
     path = configuration.find_config(cwd)
@@ -142,7 +143,7 @@ def _start(lock: ExitStack, copy: ExitStack, cwd: Path | None) -> HeadStart | No
     helm = render.find_helm(None, project_root=config.root)
     chart = max(charts, key=render.chart_size)  # render_charts starts the largest first
     folder = copy.enter_context(render.renderable_copy(chart))
-    with render.signals_deferred():  # a Ctrl-C as helm starts comes once its end is registered
+    with Deferred(redeliver=True):  # a Ctrl-C as helm starts comes once its end is registered
         started = render.start_template(helm, folder)
         if isinstance(started, render.Rendered):
             return None

@@ -337,35 +337,6 @@ class Renders:
                     started.process.kill()
 
 
-@contextmanager
-def signals_deferred() -> Iterator[None]:
-    """Hold SIGINT, SIGTERM and SIGHUP back while the block runs (in the main thread; elsewhere
-    nothing to do) and deliver them, to the handlers they had, when it ends: a process started in
-    the block is registered for its cleanup before a Ctrl-C can unwind the stack past it. An
-    ignored signal stays ignored (nohup, a background job): a child started in the block inherits
-    that, where a handler would be reset to the default on exec (helm would die of it)."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending: list[int] = []
-    previous = {}
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            number = getattr(signal, name)
-            if signal.getsignal(number) is not signal.SIG_IGN:
-                previous[number] = signal.signal(number, lambda signum, _frame: pending.append(signum))
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-        for number in dict.fromkeys(pending):
-            signal.raise_signal(number)
-
-
 @functools.cache
 def _text_encoding() -> str:
     """The encoding ``subprocess.run(..., text=True)`` reads a child's output with (its TextIOWrapper's)."""

@@ -32,12 +32,12 @@ import shutil
 import signal
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from gsvendor.errors import GsvendorError, Interrupted
+from gsvendor.signals import Deferred
 
 JOURNAL_NAME = ".gsvendor-journal.json"
 STAGING_PREFIX = ".gsvendor-staging-"
@@ -118,42 +118,11 @@ class Journal:
 
 # --- signals and the test hook --------------------------------------------------------------------
 
-_DEFERRED = ("SIGINT", "SIGTERM", "SIGHUP")
-
-
-class _Signals:
-    """Records SIGINT/SIGTERM/SIGHUP instead of acting on them while a swap runs."""
-
-    def __init__(self) -> None:
-        self.pending: int | None = None
-        self.previous: dict[int, Any] = {}
-
-    def _record(self, signum: int, frame: Any) -> None:
-        self.pending = signum
-
-    @contextlib.contextmanager
-    def deferred(self) -> Iterator[_Signals]:
-        import threading
-
-        if threading.current_thread() is not threading.main_thread():  # handlers live in the main thread
-            yield self
-            return
-        for name in _DEFERRED:
-            # an ignored signal (nohup's SIGHUP, a script's background job's SIGINT) stays ignored
-            if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) is not signal.SIG_IGN:
-                number = getattr(signal, name)
-                self.previous[number] = signal.signal(number, self._record)
-        try:
-            yield self
-        finally:
-            for number, handler in self.previous.items():
-                signal.signal(number, handler)
-
 
 class _Steps:
     """Counts the steps of one swap, for the test hook and trace."""
 
-    def __init__(self, signals: _Signals, interruptible: bool) -> None:
+    def __init__(self, signals: Deferred, interruptible: bool) -> None:
         self.count = 0
         self.signals = signals
         self.interruptible = interruptible
@@ -169,7 +138,7 @@ class _Steps:
                 handle.write(f"{self.count} {label}\n")
         if self.hook and self.hook[0] == self.count:
             os.kill(os.getpid(), self.hook[1])
-        if self.interruptible and self.signals.pending is not None:
+        if self.interruptible and self.signals.pending:
             raise KeyboardInterrupt
 
 
@@ -329,8 +298,7 @@ def swap(
     :class:`GsvendorError` (nothing changed) when preparing fails; :class:`Interrupted` when a
     signal arrived (nothing changed when it came before the commit, or the swap completed).
     """
-    signals = _Signals()
-    with signals.deferred():
+    with Deferred() as signals:
         steps = _Steps(signals, interruptible=True)
         token = os.urandom(4).hex()
         journal = Journal(state="preparing", tag=tag)
@@ -397,7 +365,7 @@ def swap(
                 f"the sync of {tag} stopped half-way: {exc}; once that is fixed, any gsvendor command "
                 f"completes it ({JOURNAL_NAME})"
             ) from None
-        if signals.pending is not None:
+        if signals.pending:
             raise Interrupted(f"interrupted, but only after the sync of {tag} had completed")
     return backup_dir
 
@@ -454,8 +422,7 @@ def recover(root: Path) -> str | None:
         if not path.is_file() or path.is_symlink():
             raise GsvendorError(f"{JOURNAL_NAME}: not a regular file; remove it by hand")
         journal = Journal.from_json(path.read_bytes(), JOURNAL_NAME)
-        signals = _Signals()
-        with signals.deferred():
+        with Deferred() as signals:
             steps = _Steps(signals, interruptible=False)
             try:
                 if journal.state == "committed":
@@ -468,7 +435,7 @@ def recover(root: Path) -> str | None:
                 raise GsvendorError(f"cannot finish the interrupted sync recorded in {JOURNAL_NAME}: {exc}") from None
             if journal.backup:
                 message += f"; hand edits kept in {journal.backup}"
-            if signals.pending is not None:
+            if signals.pending:
                 raise Interrupted(f"interrupted, after {message}")
     for stray in sorted(root.glob(".gsvendor-journal-*")):  # a journal's temporary file
         with contextlib.suppress(OSError):
