@@ -957,3 +957,36 @@ def test_synced_charts_with_the_giant_swarm_overlays_pass(helm, tmp_path, tag):
     result = invoke("--config", config, "check-images", "--helm", helm)
     assert result.exit_code == 0, result.stdout + result.stderr
     assert " 0 outside gsoci.azurecr.io/, 0 invalid, 0 variant problem(s)" in result.stdout
+
+
+def test_junit_failures_read_well_in_circleci(tmp_path):
+    # the message attribute is what CircleCI lists: one line, cut with … (the body keeps everything);
+    # the normalized form is repeated in parentheses only where it differs from the reference as written
+    from types import SimpleNamespace as NS
+
+    from gsvendor.report.images import junit_cases
+    from gsvendor.report.junit import write_junit
+
+    def checked(written: str, normalized: str | None, location: str) -> NS:
+        return NS(status="offender", found=NS(written=written, location=location), normalized=normalized, message="")
+
+    failing = [
+        checked("quay.io/x/y:1", "quay.io/x/y:1", "Deployment/a spec.template.spec.containers[a].image"),
+        checked(
+            "busybox:1.36", "docker.io/library/busybox:1.36", "Deployment/b spec.template.spec.containers[b].image"
+        ),
+    ]
+    item = NS(chart=NS(name="c"), name="defaults", failing=failing, problem="", references=[], skipped=[], seconds=0.1)
+    long = NS(chart=NS(name="c"), name="long", failing=[], problem="x" * 300 + "\nsecond line", references=[])
+    long.skipped, long.seconds = [], 0.1
+    path = tmp_path / "r.xml"
+    write_junit(path, "check-images", junit_cases(NS(results=[item, long])))  # type: ignore[arg-type]
+    failures = [case.find("failure") for case in ET.parse(path).getroot().iter("testcase")]
+    assert failures[0].get("message") == (
+        "offender: quay.io/x/y:1 at Deployment/a spec.template.spec.containers[a].image"
+    )
+    assert failures[0].text.splitlines()[1] == (
+        "offender: busybox:1.36 (docker.io/library/busybox:1.36) at Deployment/b spec.template.spec.containers[b].image"
+    )
+    assert failures[1].get("message") == "x" * 199 + "…"
+    assert failures[1].text.endswith("\nsecond line")

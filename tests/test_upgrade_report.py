@@ -262,3 +262,50 @@ def test_a_dry_run_whose_lock_source_is_gone_notes_the_missing_report(cli: Cli, 
     assert "Upgrade report" not in dry.stdout and "dry run: " in dry.stdout
     asked = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--dry-run", "--report", "-")
     assert_one_line_error(asked, 2, "kserve-v0.19.0.tar.gz")
+
+
+def test_overlay_rows_keep_the_order_the_operations_apply_in() -> None:
+    # an operation applied only at the old tag stays in its place, not after every other overlay
+    from types import SimpleNamespace as NS
+
+    from gsvendor.overlays.engine import AppliedOperation
+    from gsvendor.vendor.upgrade import compare_overlays
+
+    ops = [NS(label=f"operations[{i}] (copy)", kind="copy", params={}) for i in range(3)]
+    overlays = [NS(name="60-runtime-configs", operations=ops), NS(name="95-chart-tests", operations=ops[:1])]
+
+    def applied(*keys: tuple[str, int]) -> NS:
+        return NS(applied=[AppliedOperation(name, ops[i].label, ("f",)) for name, i in keys])
+
+    old = applied(("60-runtime-configs", 0), ("60-runtime-configs", 1), ("95-chart-tests", 0))
+    new = applied(("60-runtime-configs", 0), ("60-runtime-configs", 2), ("95-chart-tests", 0))
+    rows = [(use.overlay, use.operation, use.old, use.new) for use in compare_overlays(old, new, overlays)]  # type: ignore[arg-type]
+    assert rows == [
+        ("60-runtime-configs", "operations[0] (copy)", (1, 1), (1, 1)),
+        ("60-runtime-configs", "operations[1] (copy)", (1, 1), None),
+        ("60-runtime-configs", "operations[2] (copy)", None, (1, 1)),
+        ("95-chart-tests", "operations[0] (copy)", (1, 1), (1, 1)),
+    ]
+
+
+def test_the_report_carries_patch_verify_notes_without_the_machine_path() -> None:
+    # a charts-only archive holds none of the patched files: "does not apply" alone would mislead the reviewer
+    from types import SimpleNamespace as NS
+
+    from gsvendor.report.upgrade import markdown
+    from gsvendor.vendor.upgrade import compare_builds
+
+    where = "/home/me/upstream/kserve-v0.20.0.tar.gz"
+    patches = {
+        "tag": "v0.20.0",
+        "source": {"kind": "tarball", "location": where},
+        "notes": [f"{where} holds none of the files the patches touch: is it the full upstream source tree?"],
+        "results": [{"name": "0001-a.patch", "status": "does not apply", "message": "upstream v0.20.0 has no a.go"}],
+    }
+    upgrade = compare_builds(NS(tag="v0.19.0", charts=[]), NS(tag="v0.20.0", charts=[]), [], [], patches)  # type: ignore[arg-type]
+    text = markdown(upgrade)
+    assert (
+        "## Carried patches (patch-verify at v0.20.0)\n\n**Note:** `kserve-v0.20.0.tar.gz holds none of the files "
+        "the patches touch: is it the full upstream source tree?`\n\n| patch | result | message |\n"
+    ) in text
+    assert "/home/me" not in text

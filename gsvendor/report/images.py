@@ -83,7 +83,10 @@ def junit_cases(result: CheckResult) -> list[TestCase]:
     cases = []
     for item in result.results:
         failures = [
-            f"{c.status}: {c.found.written} ({c.normalized or c.message}) at {c.found.location}" for c in item.failing
+            f"{c.status}: {c.found.written}"
+            + ("" if c.normalized == c.found.written else f" ({c.normalized or c.message})")
+            + f" at {c.found.location}"
+            for c in item.failing
         ]
         if item.problem:
             failures.insert(0, item.problem)

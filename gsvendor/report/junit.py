@@ -32,6 +32,13 @@ def _xml(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
+def _message(text: str) -> str:
+    """A ``message`` attribute (the line CircleCI shows for a failure): the first line of ``text``, cut at
+    200 characters with ``…`` (the whole text is the element's body)."""
+    line = text.split("\n", 1)[0]
+    return _xml(line if len(line) <= 200 else line[:199] + "…")
+
+
 def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
     """Write JUnit XML (the schema CircleCI's ``store_test_results`` reads) for ``cases`` to ``path``.
 
@@ -60,10 +67,10 @@ def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
             element, "testcase", classname=_xml(case.classname), name=_xml(case.name), time=f"{case.seconds:.3f}"
         )
         if case.failures:
-            failure = ET.SubElement(node, "failure", message=_xml(case.failures[0][:200]))
+            failure = ET.SubElement(node, "failure", message=_message(case.failures[0]))
             failure.text = _xml("\n".join(case.failures))
         if case.errors:
-            error = ET.SubElement(node, "error", message=_xml(case.errors[0][:200]))
+            error = ET.SubElement(node, "error", message=_message(case.errors[0]))
             error.text = _xml("\n".join(case.errors))
         if case.output:
             ET.SubElement(node, "system-out").text = _xml(case.output)

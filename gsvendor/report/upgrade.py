@@ -191,6 +191,9 @@ def _patches(upgrade: Upgrade) -> list[str]:
         return []
     tag = f" at {upgrade.patches_tag}" if upgrade.patches_tag else ""
     lines = [f"## Carried patches (patch-verify{tag})", ""]
+    lines += [f"**Note:** {code(note)}" for note in upgrade.patches_notes]
+    if upgrade.patches_notes:
+        lines.append("")
     if not upgrade.patches:
         return [*lines, "The series is empty.", ""]
     rows = [

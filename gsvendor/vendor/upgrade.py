@@ -17,6 +17,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any
 
 from gsvendor.images.check import judge
@@ -111,6 +112,8 @@ class Upgrade:
     charts: list[ChartUpgrade]
     patches: list[dict[str, Any]] | None = None
     patches_tag: str | None = None
+    # patch-verify's notes (a source holding none of the patched files: its results say nothing)
+    patches_notes: list[str] = field(default_factory=list)
 
 
 def _load_yaml(data: bytes, *, inline_actions: bool = False) -> list[Any]:
@@ -304,10 +307,13 @@ def matches(operation: AppliedOperation, overlays: Sequence[Overlay]) -> tuple[i
 
 
 def compare_overlays(old: ChartBuild | None, new: ChartBuild | None, overlays: Sequence[Overlay]) -> list[OverlayUse]:
-    """Every overlay operation applied at either tag, with ``(files, matches)`` at each."""
+    """Every overlay operation applied at either tag, with ``(files, matches)`` at each, in the order they
+    apply (overlays by file name, operations as declared): one applied only at the old tag keeps its place."""
     before = {(a.overlay, a.operation): matches(a, overlays) for a in (old.applied if old else [])}
     after = {(a.overlay, a.operation): matches(a, overlays) for a in (new.applied if new else [])}
-    order = list(dict.fromkeys([*after, *before]))
+    declared = {(o.name, op.label): i for i, (o, op) in enumerate((o, op) for o in overlays for op in o.operations)}
+    found = list(dict.fromkeys([*after, *before]))
+    order = sorted(found, key=lambda key: (declared.get(key, len(declared)), found.index(key)))
     return [OverlayUse(o, op, before.get((o, op)), after.get((o, op))) for o, op in order]
 
 
@@ -348,4 +354,10 @@ def compare_builds(
     if patches is not None:
         upgrade.patches = [dict(p) for p in patches.get("results") or [] if isinstance(p, Mapping)]
         upgrade.patches_tag = str(patches.get("tag")) if patches.get("tag") is not None else None
+        notes = [n for n in patches.get("notes") or [] if isinstance(n, str)]
+        source = patches.get("source")
+        where = source.get("location") if isinstance(source, Mapping) else None
+        if isinstance(where, str) and where.startswith("/"):  # no path of the machine that ran patch-verify
+            notes = [n.replace(where, PurePosixPath(where).name) for n in notes]
+        upgrade.patches_notes = notes
     return upgrade
