@@ -224,6 +224,12 @@ def test_every_pin_of_the_repository_is_a_renovate_dependency(extracted: list[di
         for image in docker_images(document):
             image_name, tag = image.rsplit(":", 1)
             expected.append((name, "circleci", "docker", image_name, tag))
+    # the exact pins of the pre-commit hooks' environments, each place (a regex manager)
+    hooks = re.findall(
+        r"additional_dependencies: \[([\w.-]+)==([^,\]\s]+)\]", (ROOT / ".pre-commit-config.yaml").read_text()
+    )
+    assert {name for name, _ in hooks} == {"pre-commit-hooks", "ruff"}
+    expected += [(".pre-commit-config.yaml", "regex", "pypi", name, version) for name, version in hooks]
     # Python: pyproject.toml's requirements (Renovate's pep621 manager)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     requirements = project["project"]["dependencies"] + [
