@@ -232,9 +232,10 @@ def _given(value: str | Path | None, option: str) -> None:
     """
     from gsvendor.errors import UsageError
 
-    empty = isinstance(value, str) and not value.strip()
-    if empty or (isinstance(value, Path) and str(value) == "."):
+    if isinstance(value, str) and not value.strip():
         raise UsageError(f"{option} is empty; leave it out for the default")
+    if isinstance(value, Path) and str(value) == ".":  # "" or "." as given: both are no file to use
+        raise UsageError(f"{option} is empty or '.'; give a file, or leave it out for the default")
 
 
 def _given_globals(config: Path | None, cache_dir: Path | None, lock_timeout: float) -> None:
