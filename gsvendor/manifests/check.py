@@ -71,11 +71,12 @@ class Obj:
 
     @property
     def data(self) -> Any:
-        """The object as parsed YAML (ruamel's safe loader)."""
+        """The object as parsed YAML (what ruamel's safe loader gives, built by check-images' lean
+        loader: :func:`gsvendor.images.fastload.load_all`)."""
         if self.parsed is None:
-            from ruamel.yaml import YAML
+            from gsvendor.images.fastload import load_all
 
-            self.parsed = next((d for d in YAML(typ="safe").load_all(self.text) if isinstance(d, dict)), {})
+            self.parsed = next((d for d in load_all(self.text) if isinstance(d, dict)), {})
         return self.parsed
 
     @property
