@@ -450,3 +450,21 @@ def test_a_folder_with_local_changes_is_noted(upstream: Upstream, maker: PatchMa
     git(upstream.path, "checkout", "--", "pkg/a.go")
     code, data, _ = run_json(project, "patch-verify", "--source", str(upstream.path), "--tag", "v1.0.0")
     assert (code, data["notes"]) == (0, [])
+
+
+def test_an_escape_sequence_in_a_failing_patch_reaches_no_terminal(
+    upstream: Upstream, maker: PatchMaker, project: Path
+) -> None:
+    """The failing hunk's section printed the patch's name (and its lines) as written: an ESC in
+    them was the terminal's escape sequence (OSC 52 writes the clipboard), though the table above
+    escaped the same name (attack, session 9)."""
+    written = patch_0001(maker, project)
+    hostile = written.with_name("0001-\x1b]52;c;cHduZWQ=\x07x.patch")
+    text = written.read_text().replace("+a line 10 patched", "+a line 10 \x1b[2Jpatched")
+    written.unlink()
+    hostile.write_text(text)
+    result = run_gsvendor(project, "patch-verify", "--source", upstream.url, "--tag", "v2.0.0")
+    assert result.returncode == 1, result.stderr
+    shown = result.stdout + result.stderr
+    assert "\x1b" not in shown and "\x07" not in shown, shown
+    assert "0001-\\x1b]52;c;cHduZWQ=\\x07x.patch: pkg/a.go: hunk 1" in result.stdout

@@ -584,16 +584,25 @@ def test_a_signal_ignored_at_the_start_stays_ignored(small: Path, cli: Cli, name
     assert tree(small / "helm") == tree(probe / "helm")
 
 
+@pytest.mark.parametrize("linked", [False, True], ids=["output", "linked-output"])
 @pytest.mark.parametrize("command", ["check-images", "check-manifests"])
 def test_checking_a_chart_folder_of_the_project_completes_an_interrupted_swap_first(
-    small: Path, cli: Cli, command: str
+    small: Path, cli: Cli, command: str, linked: bool
 ) -> None:
     """``check-images helm/demo`` skipped the project lock and the recovery: after a sync killed
-    mid-swap it checked the half-swapped folder and said ok (attack, session 8)."""
+    mid-swap it checked the half-swapped folder and said ok (attack, session 8); it still did
+    when helm/ is a link to a folder outside the project, which sync writes through (attack,
+    session 9)."""
     up_old, up_new = str(small.parent / "up-1.0.0"), str(small.parent / "up-1.1.0")
     assert cli(small, "sync", "v1.0.0", "--source", up_old).returncode == 0
+    if linked:
+        (small / "helm").rename(small.parent / "elsewhere")
+        (small / "helm").symlink_to(small.parent / "elsewhere")
     trace, probe = small.parent / "trace", small.parent / "probe"
     subprocess.run(["cp", "-a", str(small), str(probe)], check=True)
+    if linked:  # the probe's own helm/, not a second link to the same folder
+        (probe / "helm").unlink()
+        subprocess.run(["cp", "-a", str(small.parent / "elsewhere"), str(probe / "helm")], check=True)
     env = {**cli.env, "GSVENDOR_TEST_SWAP_TRACE": str(trace)}
     args = [sys.executable, "-m", "gsvendor", "sync", "v1.1.0", "--source", up_new]
     assert subprocess.run(args, cwd=probe, env=env, check=False).returncode == 0

@@ -7,6 +7,8 @@ emulation (e.g. the event parser) shows at once which rule it broke.
 
 from __future__ import annotations
 
+import pytest
+
 from gsvendor.generate.golang import yaml_v3 as goyaml
 
 
@@ -41,3 +43,41 @@ def test_dump_node_keeps_flow_style_line_comments_and_plain_strings() -> None:
     assert goyaml.dump_node(values[1]) == "no\n"  # a plain YAML 1.1 boolean stays as written
     assert goyaml.dump_node(values[2]) == "'no'\n"
     assert goyaml.dump_node(values[3]) == "plain # c\n"
+
+
+def _laughs(depth: int) -> str:
+    lines = ['a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, depth + 1)]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_billion_laughs_is_refused_at_once() -> None:
+    """Ten lines of anchors expand to 9^10 values: generate's README rows followed every alias
+    and ran past 5 GB and a minute (helm-docs too) (attack, session 9)."""
+    import time
+
+    start = time.monotonic()
+    for depth in (6, 9):
+        with pytest.raises(goyaml.YAMLError, match="document contains excessive aliasing"):
+            goyaml.parse(_laughs(depth))
+    assert time.monotonic() - start < 5
+    # what a chart does with aliases (a shared block reused a few times) is fine
+    assert goyaml.parse(_laughs(3)) is not None
+    shared = "x: &x {" + ", ".join(f"k{i}: {i}" for i in range(50)) + "}\n"
+    assert goyaml.parse(shared + "".join(f"y{i}: *x\n" for i in range(300))) is not None
+
+
+@pytest.mark.parametrize("text", ["a: &a\n  b: *a\n", "a: &a [*a]\n", "a: &a {b: [1, *a]}\n"])
+def test_an_anchor_that_contains_itself_is_an_error(text: str) -> None:
+    """yaml.v3's error; generate recursed until Python's RecursionError, a traceback (attack, session 9)."""
+    with pytest.raises(goyaml.YAMLError, match="anchor 'a' value contains itself"):
+        goyaml.parse(text)
+    assert goyaml.parse("a: &a [1]\nb: *a\nc: [*a, *a]\n") is not None  # an alias after its anchor ends
+
+
+@pytest.mark.parametrize("text", ["a: " + "[" * 5000 + "]" * 5000, "".join("  " * i + f"k{i}:\n" for i in range(3000))])
+def test_nesting_past_the_limit_is_an_error(text: str) -> None:
+    """5000 nested flow lists or 3000 nested maps: a RecursionError traceback (attack, session 9)."""
+    with pytest.raises(goyaml.YAMLError, match="exceeded max depth of 200"):
+        goyaml.parse(text)
+    assert goyaml.parse("".join("  " * i + f"k{i}:\n" for i in range(190)) + "  " * 190 + "v\n") is not None

@@ -384,6 +384,8 @@ def parse(text: str, label: str = "Dockerfile", build_args: Mapping[str, str] | 
     global_args: list[Arg] = []
     scope: dict[str, str | None] = {}
     stages: list[Stage] = []
+    stage_args: list[list[Arg]] = []  # each stage's ARGs, set once all are read
+    earlier: dict[str, str] = {}  # the earlier stages' names, lower-cased (kept as they go: thousands of stages)
     for instruction in instructions:
         if instruction.keyword == "ARG":
             args = _parse_args(instruction, label)
@@ -391,11 +393,10 @@ def parse(text: str, label: str = "Dockerfile", build_args: Mapping[str, str] | 
                 global_args.extend(args)
                 scope.update((arg.name, build_args.get(arg.name, arg.default)) for arg in args)
             else:
-                stages[-1] = replace(stages[-1], args=stages[-1].args + tuple(args))
+                stage_args[-1] += args
         elif instruction.keyword == "FROM":
             raw, platform, name = _parse_from(instruction, label)
             base, unresolved = expand(raw, scope, escape)
-            earlier = {s.name.lower(): s.name for s in stages if s.name}
             stages.append(
                 Stage(
                     index=len(stages),
@@ -409,11 +410,14 @@ def parse(text: str, label: str = "Dockerfile", build_args: Mapping[str, str] | 
                     unresolved=tuple(u for u in unresolved if u not in AUTOMATIC_ARGS),
                 )
             )
+            stage_args.append([])
+            if name:
+                earlier[name.lower()] = name
     return Dockerfile(
         label=label,
         instructions=tuple(instructions),
         global_args=tuple(global_args),
-        stages=tuple(stages),
+        stages=tuple(replace(s, args=s.args + tuple(a)) if a else s for s, a in zip(stages, stage_args, strict=True)),
         directives=directives,
     )
 

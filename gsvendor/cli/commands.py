@@ -275,11 +275,20 @@ def _rendering_setup(ctx: typer.Context, chart_dirs: list[Path] | None) -> tuple
         return head_start.config, _exclusive(ctx, head_start.config, held=True), head_start
     config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [], _stamps(ctx))
     # chart folders inside the project are its output too: a sync may be swapping them, or a
-    # killed one left them half swapped (the guard completes it first)
-    root = config.root.resolve() if config is not None else None
-    inside = root is not None and (not chart_dirs or any(d.resolve().is_relative_to(root) for d in chart_dirs))
+    # killed one left them half swapped (the guard completes it first); so are those of an output
+    # folder that is a link to a folder elsewhere (helm -> /data/helm)
+    inside = config is not None and (not chart_dirs or _of_project(config, chart_dirs))
     guard = _exclusive(ctx, config) if inside else contextlib.nullcontext()
     return config, guard, None
+
+
+def _of_project(config: Any, chart_dirs: list[Path]) -> bool:
+    """Whether any of ``chart_dirs`` is in the project or in its output (a link may lead elsewhere)."""
+    places = {
+        config.root.resolve(),
+        *((config.root / d).resolve() for d in (config.output, *(c.dest for c in config.charts))),
+    }
+    return any(d.resolve().is_relative_to(place) for d in chart_dirs for place in places)
 
 
 @app.command("check-images", short_help="Fail on any image outside the allowed registries.")

@@ -58,12 +58,17 @@ def print_series(console: Console, report: SeriesReport) -> None:
 
 
 def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, tag: str) -> None:
+    """One failing hunk (or file). The patch's name, paths and lines, and upstream's lines, are
+    the series' and upstream's text: their control characters are escaped (``\\xNN``), as in the
+    table above, so an ESC in them is no terminal's escape sequence."""
     from rich.text import Text
 
-    console.print(Text(f"{result.name}: {failure.file}: {failure.reason}", style="bold"))
+    from gsvendor.errors import escape_controls
+
+    console.print(Text(escape_controls(f"{result.name}: {failure.file}: {failure.reason}"), style="bold"))
     if failure.hunk is None:
         for line in failure.upstream:
-            console.print(Text(f"    {line}"))
+            console.print(Text(escape_controls(f"    {line}")))
         return
     diff = difflib.unified_diff(
         list(failure.expected),
@@ -75,7 +80,7 @@ def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, 
     )
     for line in diff:
         style = diff_line_style(line)
-        console.print(Text(f"    {line}", style=style))
+        console.print(Text(escape_controls(f"    {line}"), style=style))
 
 
 def series_outcome(report: SeriesReport) -> str:

@@ -163,6 +163,12 @@ class PlainTable:
     keep: Sequence[str] = ()
     rows: list[list[str]] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        from gsvendor.errors import escape_controls
+
+        # the title and caption quote the project's text too (a pin's value, a --source path)
+        self.title, self.caption = escape_controls(self.title), escape_controls(self.caption)
+
     def add_row(self, *cells: str) -> None:
         """Append one row (``str`` of every cell, control characters escaped: a chart's text)."""
         from gsvendor.errors import escape_controls

@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gsvendor.generate.golang import yaml_limits as limits
+
 DOCUMENT = "document"
 MAPPING = "mapping"
 SEQUENCE = "sequence"
@@ -298,6 +300,8 @@ class _Builder:
         self.block_headers: dict[int, tuple[int, Node]] = {}
         self.events: list[Any] = []
         self.pos = 0
+        self.depth = 0
+        self.open: set[int] = set()  # the anchored collections being built: an alias to one is a cycle
 
     # events ------------------------------------------------------------------------------
     def load_events(self) -> None:
@@ -372,6 +376,15 @@ class _Builder:
 
     def node(self) -> Node:
         event = self.next()
+        self.depth += 1
+        try:  # every reader of the tree recurses: a deeper one is an error, not a RecursionError
+            if self.depth > limits.MAX_DEPTH:
+                raise YAMLError(f"exceeded max depth of {limits.MAX_DEPTH}", event.start_mark.line + 1)
+            return self._event_node(event)
+        finally:
+            self.depth -= 1
+
+    def _event_node(self, event: Any) -> Node:
         name = type(event).__name__
         if name == "AliasEvent":
             node = self._node(ALIAS, event)
@@ -379,6 +392,8 @@ class _Builder:
             node.alias = self.anchors.get(event.anchor)
             if node.alias is None:
                 raise YAMLError(f"unknown anchor '{event.anchor}' referenced", event.start_mark.line + 1)
+            if id(node.alias) in self.open:
+                raise YAMLError(f"anchor '{event.anchor}' value contains itself", event.start_mark.line + 1)
             self._span(node, event.start_mark, event.end_mark)
             return node
         if name == "ScalarEvent":
@@ -401,6 +416,7 @@ class _Builder:
             return node
         if name == "SequenceStartEvent":
             node = self._node(SEQUENCE, event)
+            self.open.add(id(node))
             self._tag(node, event, SEQ_TAG)
             flow = bool(event.flow_style)
             if flow:
@@ -412,11 +428,13 @@ class _Builder:
                     line, col = self._dash(child)
                     self.items.append(_Item(line, col, child))
             end = self.next()
+            self.open.discard(id(node))
             if flow:
                 self._span(node, event.start_mark, end.end_mark)
             return node
         if name == "MappingStartEvent":
             node = self._node(MAPPING, event)
+            self.open.add(id(node))
             self._tag(node, event, MAP_TAG)
             flow = bool(event.flow_style)
             if flow:
@@ -428,6 +446,7 @@ class _Builder:
                 value = self.node()
                 node.content += [key, value]
             end = self.next()
+            self.open.discard(id(node))
             if flow:
                 self._span(node, event.start_mark, end.end_mark)
             return node
@@ -630,6 +649,7 @@ def parse(text: str | bytes) -> Node | None:
     builder.load_events()
     document = builder.build()
     if document is not None:
+        limits.check_aliasing(document, YAMLError)
         builder.attach_comments()
     return document
 
