@@ -362,7 +362,7 @@ def swap(
             _finish(root, journal, steps)
         except OSError as exc:
             raise GsvendorError(
-                f"the sync of {tag} stopped half-way: {exc}; once that is fixed, any gsvendor command "
+                f"the sync of {tag} stopped half-way: {_failed(exc, root)}; once that is fixed, any gsvendor command "
                 f"completes it ({JOURNAL_NAME})"
             ) from None
         if signals.pending:
@@ -432,7 +432,9 @@ def recover(root: Path) -> str | None:
                     _undo(root, journal)
                     message = f"recovered: undid the unfinished sync of {journal.tag} (nothing had changed)"
             except OSError as exc:
-                raise GsvendorError(f"cannot finish the interrupted sync recorded in {JOURNAL_NAME}: {exc}") from None
+                raise GsvendorError(
+                    f"cannot finish the interrupted sync recorded in {JOURNAL_NAME}: {_failed(exc, root)}"
+                ) from None
             if journal.backup:
                 message += f"; hand edits kept in {journal.backup}"
             if signals.pending:
@@ -441,6 +443,19 @@ def recover(root: Path) -> str | None:
         with contextlib.suppress(OSError):
             stray.unlink()
     return message
+
+
+def _failed(exc: OSError, root: Path) -> str:
+    """``path: reason`` for a swap step that failed: the project file it concerns (a rename's
+    destination rather than its staged source), relative to ``root``, and the system's reason
+    without Python's ``[Errno N]`` ("helm/x/Chart.yaml: Operation not permitted")."""
+    names = [str(name) for name in (exc.filename2, exc.filename) if name]
+    path = next((name for name in names if ".gsvendor-staging-" not in name), names[0] if names else None)
+    reason = exc.strerror or str(exc)
+    if path is None:
+        return reason
+    inside = os.path.isabs(path) and os.path.commonpath([path, str(root)]) == str(root)
+    return f"{os.path.relpath(path, root) if inside else path}: {reason}"
 
 
 def remove_strays(root: Path, folders: list[str]) -> int:
