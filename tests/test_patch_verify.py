@@ -217,6 +217,10 @@ def test_a_file_missing_upstream(upstream: Upstream, maker: PatchMaker, project:
     assert failure["file"] == "pkg/b.go"
     assert failure["hunk"] is None
     assert failure["reason"] == "upstream v4.0.0 has no pkg/b.go"
+    # said once, in the table (it was repeated below it with nothing more to show)
+    text = run_gsvendor(project, "patch-verify", "--source", upstream.url, "--tag", "v4.0.0")
+    assert text.returncode == 1
+    assert text.stdout.count("has no pkg/b.go") == 1, text.stdout
 
 
 def test_a_half_upstreamed_patch_marks_the_hunk(upstream: Upstream, maker: PatchMaker, project: Path) -> None:

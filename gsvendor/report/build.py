@@ -35,7 +35,8 @@ def series_title(report: SeriesReport) -> str:
 
 
 def print_series(console: Console, report: SeriesReport) -> None:
-    """The per-patch table, then every failing hunk as a diff from what the patch expects to upstream."""
+    """The per-patch table, then every failing hunk as a diff from what the patch expects to upstream
+    (a failure without lines to show, "upstream v0.20.0 has no pkg/x.go", is the table's alone)."""
     from gsvendor.report.layout import PlainTable
 
     for note in report.notes:
@@ -54,7 +55,8 @@ def print_series(console: Console, report: SeriesReport) -> None:
     table.print(console)
     for result in report.results:
         for failure in result.failures:
-            _print_failure(console, result, failure, report.tag)
+            if failure.hunk is not None or failure.upstream:  # a bare reason is in the table already
+                _print_failure(console, result, failure, report.tag)
 
 
 def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, tag: str) -> None:
