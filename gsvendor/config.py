@@ -337,7 +337,28 @@ class Config:
         if len(missing) > 1 and not (self.root / output).is_dir() and all(m.startswith(output) for m in missing):
             raise NotSyncedError(f"{output} does not exist: run gsvendor sync")
         more = f" (and {len(missing) - 1} more chart folder(s))" if len(missing) > 1 else ""
-        raise NotSyncedError(f"{missing[0]} does not exist{more}: run gsvendor sync")
+        raise NotSyncedError(f"{missing[0]} does not exist{more}: run gsvendor sync{self._misspelt(missing[0])}")
+
+    def _misspelt(self, missing: str) -> str:
+        """A hint when a folder beside the missing chart folder, of no configured chart, has a close
+        name (``helm/kserve-crd/`` for ``helm/kserve-crdd/``): the chart's name in gsvendor.yaml may
+        be misspelt, not the project unsynced. ``""`` otherwise."""
+        parent = (self.root / missing).parent
+        configured = {os.path.normpath(self.root / chart.dest) for chart in self.charts}
+        try:
+            beside = [
+                entry.name
+                for entry in os.scandir(parent)
+                if entry.is_dir() and not entry.name.startswith(".") and os.path.normpath(entry.path) not in configured
+            ]
+        except OSError:
+            return ""
+        hint = did_you_mean(missing.rstrip("/").rsplit("/", 1)[-1], beside)
+        if not hint:
+            return ""
+        close = hint.removeprefix("; did you mean ").removesuffix("?")
+        shown = f"{os.path.dirname(missing.rstrip('/'))}/{close}/".lstrip("/")
+        return f" (or is the chart name in {self.path.name} misspelt: {shown} exists)"
 
     def archive_url_for(self, tag: str) -> str:
         """The tarball URL of ``tag`` (``archiveUrl`` with ``${repository}`` and ``${tag}`` expanded)."""

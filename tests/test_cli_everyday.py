@@ -164,6 +164,26 @@ def test_one_missing_chart_folder_after_a_sync(cli: Cli, synced_tree: Path, tmp_
     assert (result.returncode, result.stderr) == (2, "error: helm/ does not exist: run gsvendor sync\n")
 
 
+def test_a_misspelt_chart_name_is_suggested_where_its_folder_exists(
+    cli: Cli, synced_tree: Path, tmp_path: Path
+) -> None:
+    project = tmp_path / "copy"
+    shutil.copytree(synced_tree, project, symlinks=True)
+    config = project / "gsvendor.yaml"
+    config.write_text(config.read_text().replace("  - kserve-crd\n", "  - kserve-crdd\n", 1))
+    result = cli(project, "verify")
+    assert (result.returncode, result.stderr) == (
+        2,
+        "error: helm/kserve-crdd/ does not exist: run gsvendor sync (or is the chart name in gsvendor.yaml "
+        "misspelt: helm/kserve-crd/ exists)\n",
+    )
+    # a configured chart's folder is no suggestion: kserve-llmisvc-crd/ is close to kserve-crd/
+    config.write_text(config.read_text().replace("  - kserve-crdd\n", "  - kserve-crd\n", 1))
+    shutil.rmtree(project / "helm" / "kserve-crd")
+    result = cli(project, "verify")
+    assert (result.returncode, result.stderr) == (2, "error: helm/kserve-crd/ does not exist: run gsvendor sync\n")
+
+
 def _same(text: str) -> str:
     return re.sub(r"in \d+\.\d s", "in N s", text)
 
