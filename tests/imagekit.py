@@ -21,12 +21,14 @@ CHARTS = ["kserve-crd", "kserve-llmisvc-crd", "kserve-resources", "kserve-llmisv
 
 
 def invoke(*args: Any) -> Any:
-    result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})  # table rows stay one line
-    assert "Traceback" not in result.stderr
+    """``gsvendor ARGS`` in-process, 200 columns wide (table rows stay one line), without a traceback."""
+    result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
+    assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
     return result
 
 
 def write_config(folder: Path, images: str = "") -> Path:
+    """A gsvendor.yaml configuring the one chart ``fixture``, then ``images`` (YAML text)."""
     path = folder / "gsvendor.yaml"
     text = "upstream:\n  repository: kserve/kserve\ncharts:\n  - fixture\n"
     path.write_text(text + textwrap.dedent(images), encoding="utf-8")

@@ -18,10 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from imagekit import invoke, write_config
 from registrykit import FlakyProxy, LocalRegistry, free_port
-from typer.testing import CliRunner
-
-from gsvendor.cli import app
 
 USER, PASSWORD = "alice", "s3cret"
 
@@ -69,19 +67,6 @@ def write_chart(folder: Path, *images: str, values: str = "") -> Path:
         encoding="utf-8",
     )
     return chart
-
-
-def write_config(folder: Path, images: str = "") -> Path:
-    path = folder / "gsvendor.yaml"
-    text = "upstream:\n  repository: kserve/kserve\ncharts:\n  - fixture\n"
-    path.write_text(text + textwrap.dedent(images), encoding="utf-8")
-    return path
-
-
-def invoke(*args: Any) -> Any:
-    result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})  # table rows stay one line
-    assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
-    return result
 
 
 def resolve_args(host: str) -> list[str]:
