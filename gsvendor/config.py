@@ -319,6 +319,14 @@ class Config:
         hint = did_you_mean(name, known)
         raise ConfigError(f"{self.path.name}: charts: no chart named {name!r} (known: {', '.join(known)}){hint}")
 
+    def holds(self, folder: Path) -> bool:
+        """Whether ``folder`` (links followed) is in the project or in its output: the root, the
+        output folder or a chart's ``dest``, each of which may be a link to a folder elsewhere
+        (``helm -> /data/helm``, which sync writes through)."""
+        places = {self.root, *(self.root / d for d in (self.output, *(c.dest for c in self.charts)))}
+        resolved = folder.resolve()
+        return any(resolved.is_relative_to(place.resolve()) for place in places)
+
     def missing_outputs(self, names: list[str] | None = None) -> list[str]:
         """The chart output folders (project-relative, ``/``-terminated) that do not exist, for ``names`` or all."""
         specs = [self.chart(name) for name in dict.fromkeys(names)] if names else list(self.charts)

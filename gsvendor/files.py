@@ -53,6 +53,12 @@ def _foreign(root: Path, dest: str, folder: bool) -> list[str]:
     )
 
 
+def leads_outside(path: Path, root: Path) -> bool:
+    """Whether ``path``, its links followed, is outside the folder ``root`` (a project-relative
+    path in the configuration passes its schema as text, and may still be a link to elsewhere)."""
+    return not path.resolve().is_relative_to(root.resolve())
+
+
 def read_file(root: Path, dest: str) -> bytes | None:
     """The bytes of ``root/dest``, or ``None`` when it is not a file."""
     path = root / dest

@@ -174,7 +174,9 @@ def sync(
                     out.print(f"upgrade report: {escape(report_file)}")
     except KeyboardInterrupt as exc:
         if committed and not isinstance(exc, Interrupted):
-            raise Interrupted(f"interrupted, but only after the sync of {tag} had completed") from None
+            from gsvendor.vendor.journal import interrupted_after
+
+            raise interrupted_after(tag) from None
         raise
 
 
@@ -277,18 +279,9 @@ def _rendering_setup(ctx: typer.Context, chart_dirs: list[Path] | None) -> tuple
     # chart folders inside the project are its output too: a sync may be swapping them, or a
     # killed one left them half swapped (the guard completes it first); so are those of an output
     # folder that is a link to a folder elsewhere (helm -> /data/helm)
-    inside = config is not None and (not chart_dirs or _of_project(config, chart_dirs))
+    inside = config is not None and (not chart_dirs or any(config.holds(folder) for folder in chart_dirs))
     guard = _exclusive(ctx, config) if inside else contextlib.nullcontext()
     return config, guard, None
-
-
-def _of_project(config: Any, chart_dirs: list[Path]) -> bool:
-    """Whether any of ``chart_dirs`` is in the project or in its output (a link may lead elsewhere)."""
-    places = {
-        config.root.resolve(),
-        *((config.root / d).resolve() for d in (config.output, *(c.dest for c in config.charts))),
-    }
-    return any(d.resolve().is_relative_to(place) for d in chart_dirs for place in places)
 
 
 @app.command("check-images", short_help="Fail on any image outside the allowed registries.")

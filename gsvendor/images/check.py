@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.errors import ConfigError, UsageError, did_you_mean
+from gsvendor.files import leads_outside
 from gsvendor.images.find import Found, Skipped, configmap_references, manifest_references, values_references
 from gsvendor.images.reference import ImageReference, InvalidReference, parse
 
@@ -120,7 +121,7 @@ def images_config(config: Config | None) -> ImagesConfig:
             file = config.root / str(entry)
             if not file.is_file():
                 raise fail([*path, index], f"{entry}: no such file (paths are relative to {label})")
-            if not file.resolve().is_relative_to(config.root.resolve()):  # the schema checks the text only
+            if leads_outside(file, config.root):
                 raise fail([*path, index], f"{entry}: a link leading outside the project")
             result.append(file)
         return tuple(result)

@@ -374,6 +374,8 @@ def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, by
     def render(spec: Any, files: dict[str, bytes]) -> str:
         import json
 
+        from gsvendor.files import leads_outside
+
         with tempfile.TemporaryDirectory(prefix="gsvendor-chart-") as tmp:
             chart = Path(tmp) / spec.name
             for path, data in files.items():
@@ -382,7 +384,7 @@ def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, by
                 target.write_bytes(data)
             values = [project_root / f for f in spec.render.values_files]
             for file, given in zip(values, spec.render.values_files, strict=True):
-                if file.exists() and not file.resolve().is_relative_to(project_root.resolve()):
+                if file.exists() and leads_outside(file, project_root):
                     raise ToolError(
                         f"chart {spec.name}: render.valuesFiles: {given}: a link leading outside the project"
                     )

@@ -366,8 +366,14 @@ def swap(
                 f"completes it ({JOURNAL_NAME})"
             ) from None
         if signals.pending:
-            raise Interrupted(f"interrupted, but only after the sync of {tag} had completed")
+            raise interrupted_after(tag)
     return backup_dir
+
+
+def interrupted_after(tag: str) -> Interrupted:
+    """The interrupt of a sync of ``tag`` whose swap had passed its point of no return: the output
+    is the new tag's, whatever the signal interrupted after it."""
+    return Interrupted(f"interrupted, but only after the sync of {tag} had completed")
 
 
 def _unwritable(root: Path, paths: list[str], trees: list[str]) -> str | None:
