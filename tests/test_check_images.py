@@ -701,6 +701,21 @@ def test_configuration_errors_exit_2(helm, tmp_path, images, message):
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize("command", ["check-images", "check-manifests"])
+@pytest.mark.parametrize("given", ["fixture", "fixtur", "helm/fixtur"])
+def test_a_chart_name_or_a_misspelt_folder_suggests_the_chart_folder(helm, tmp_path, monkeypatch, command, given):
+    # a newcomer passes the chart name as diff takes it: the CHART_DIR it meant is named
+    config = write_config(tmp_path)
+    write_chart(tmp_path / "helm")
+    monkeypatch.chdir(tmp_path)
+    result = invoke("--config", config, command, given, "--helm", helm)
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"error: {given}: no such chart folder; did you mean {Path('helm', 'fixture')}?\n",
+    )
+    assert result.stdout == ""
+
+
 def test_usage_errors_exit_2(helm, tmp_path):
     config = write_config(tmp_path)
     (tmp_path / "not-a-chart").mkdir()

@@ -102,6 +102,13 @@ def test_an_overlay_naming_no_configured_chart_is_an_error(cli: Cli, synced: Pat
     sync_fails(cli, synced, 2, "overlays/30-crd-keep.yaml: charts: 'kserve-crds' names no configured chart")
 
 
+def test_a_chart_misspelt_in_the_configuration_is_suggested_by_the_overlay_naming_it(cli: Cli, synced: Path) -> None:
+    # sync meets the typo on the first overlay that names the right chart: both sides are named
+    config = synced / "gsvendor.yaml"
+    config.write_text(config.read_text().replace("  - kserve-resources\n", "  - kserve-resourcez\n"))
+    sync_fails(cli, synced, 2, "'kserve-resources' names no configured chart", "did you mean 'kserve-resourcez' (or is")
+
+
 @pytest.mark.parametrize(
     ("operation", "needle"),
     [

@@ -198,10 +198,30 @@ def chart_targets(chart_dirs: Sequence[Path], config: Config | None) -> list[Cha
         if not chart_yaml.is_file():
             hint = "" if chart_dirs else "; run `gsvendor sync` first"
             if chart_dirs and not path.exists():
-                raise UsageError(f"{label}: no such chart folder")
+                raise UsageError(f"{label}: no such chart folder{_chart_folder_meant(path, config)}")
             raise UsageError(f"{label}: not a chart (no Chart.yaml){hint}")
         targets.append(ChartTarget(name=_chart_name(chart_yaml) or path.resolve().name, path=path, label=label))
     return targets
+
+
+def _chart_folder_meant(path: Path, config: Config | None) -> str:
+    """``"; did you mean helm/kserve-resources?"`` for a missing CHART_DIR whose last part is a
+    configured chart's name or close to one (``check-images kserve-resources``, as ``diff`` takes
+    it), when that chart's folder is synced; else ``""``."""
+    from gsvendor.errors import did_you_mean
+
+    if config is None:
+        return ""
+    folders = {c.name: config.root / c.dest for c in config.charts if c.render is None}
+    hint = did_you_mean(path.name, [name for name, folder in folders.items() if (folder / "Chart.yaml").is_file()])
+    if not hint:
+        return ""
+    folder = folders[hint.removeprefix("; did you mean ").removesuffix("?")]
+    try:
+        shown = os.path.relpath(folder)
+    except ValueError:  # another drive (Windows)
+        shown = str(folder)
+    return f"; did you mean {str(folder) if shown.startswith('..') else shown}?"
 
 
 def _chart_name(chart_yaml: Path) -> str | None:

@@ -365,8 +365,18 @@ def check_scope(overlays: list[Overlay], charts: list[str]) -> None:
                 if not any(fnmatch.fnmatchcase(c, pattern) for c in charts):
                     raise OverlayDefinitionError(
                         f"overlays/{overlay.path.name}: {where}: {pattern!r} names no configured chart "
-                        f"({', '.join(charts)})"
+                        f"({', '.join(charts)}){_close_chart(pattern, charts)}"
                     )
+
+
+def _close_chart(pattern: str, charts: list[str]) -> str:
+    """``"; did you mean 'kserve-resourcez' (or is that chart misspelt in the configuration)?"`` for a
+    configured chart close to an overlay's chart name: either side may hold the typo (a misspelt
+    ``charts:`` entry of gsvendor.yaml fails here first, on an overlay naming the right chart)."""
+    from gsvendor.errors import did_you_mean
+
+    close = did_you_mean(pattern, charts).removeprefix("; did you mean ").removesuffix("?")
+    return f"; did you mean {close!r} (or is that chart misspelt in the configuration)?" if close else ""
 
 
 def matches_chart(chart: str, patterns: tuple[str, ...]) -> bool:
