@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gsvendor.errors import ConfigError, NotSyncedError, UsageError, did_you_mean, shorten
+from gsvendor.errors import ConfigError, NotSyncedError, UsageError, closest, did_you_mean, shorten
 from gsvendor.validation import line_of, validate
 
 CONFIG_FILE = "gsvendor.yaml"
@@ -361,10 +361,9 @@ class Config:
             ]
         except OSError:
             return ""
-        hint = did_you_mean(missing.rstrip("/").rsplit("/", 1)[-1], beside)
-        if not hint:
+        close = closest(missing.rstrip("/").rsplit("/", 1)[-1], beside)
+        if close is None:
             return ""
-        close = hint.removeprefix("; did you mean ").removesuffix("?")
         shown = f"{os.path.dirname(missing.rstrip('/'))}/{close}/".lstrip("/")
         return f" (or is the chart name in {self.path.name} misspelt: {shown} exists)"
 

@@ -116,12 +116,18 @@ def escape_controls(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
-def did_you_mean(value: str, choices: Iterable[str]) -> str:
-    """``"; did you mean X?"`` for the one of ``choices`` closest to a misspelt ``value``
-    (difflib's ratio ≥ 0.6), else ``""``; a value longer than :data:`MAX_SHOWN_CHARS` gets none."""
+def closest(value: str, choices: Iterable[str]) -> str | None:
+    """The one of ``choices`` closest to a misspelt ``value`` (difflib's ratio ≥ 0.6), else
+    ``None``; a value longer than :data:`MAX_SHOWN_CHARS` has none."""
     import difflib
 
     if len(value) > MAX_SHOWN_CHARS:
-        return ""
+        return None
     close = difflib.get_close_matches(value, [c for c in choices if isinstance(c, str)], n=1)
-    return f"; did you mean {close[0]}?" if close else ""
+    return close[0] if close else None
+
+
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """``"; did you mean X?"`` with X :func:`closest` to ``value``, else ``""``."""
+    close = closest(value, choices)
+    return f"; did you mean {close}?" if close else ""

@@ -208,15 +208,15 @@ def _chart_folder_meant(path: Path, config: Config | None) -> str:
     """``"; did you mean helm/kserve-resources?"`` for a missing CHART_DIR whose last part is a
     configured chart's name or close to one (``check-images kserve-resources``, as ``diff`` takes
     it), when that chart's folder is synced; else ``""``."""
-    from gsvendor.errors import did_you_mean
+    from gsvendor.errors import closest
 
     if config is None:
         return ""
     folders = {c.name: config.root / c.dest for c in config.charts if c.render is None}
-    hint = did_you_mean(path.name, [name for name, folder in folders.items() if (folder / "Chart.yaml").is_file()])
-    if not hint:
+    name = closest(path.name, [name for name, folder in folders.items() if (folder / "Chart.yaml").is_file()])
+    if name is None:
         return ""
-    folder = folders[hint.removeprefix("; did you mean ").removesuffix("?")]
+    folder = folders[name]
     try:
         shown = os.path.relpath(folder)
     except ValueError:  # another drive (Windows)

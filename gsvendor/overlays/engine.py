@@ -373,9 +373,9 @@ def _close_chart(pattern: str, charts: list[str]) -> str:
     """``"; did you mean 'kserve-resourcez' (or is that chart misspelt in the configuration)?"`` for a
     configured chart close to an overlay's chart name: either side may hold the typo (a misspelt
     ``charts:`` entry of gsvendor.yaml fails here first, on an overlay naming the right chart)."""
-    from gsvendor.errors import did_you_mean
+    from gsvendor.errors import closest
 
-    close = did_you_mean(pattern, charts).removeprefix("; did you mean ").removesuffix("?")
+    close = closest(pattern, charts)
     return f"; did you mean {close!r} (or is that chart misspelt in the configuration)?" if close else ""
 
 
