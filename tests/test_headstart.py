@@ -386,6 +386,8 @@ def test_sigterm_while_rendering_ends_the_running_helms_at_once(
     [
         *("bogus", "", "off", "256MiB", "1KB", "-0", "-1", " 5", "5B", "1iB", "5b", "\uff15"),
         *(str(2**63 - 1), str(2**63), "8388607TiB", "8388608TiB"),
+        # Go's atoi64 reads a lone "-" as 0: "-KiB" is a limit of 0 (attack, session 10)
+        *("-KiB", "-TiB", "-B", "-", "KiB", "-iB", "--1KiB"),
     ],
 )
 def test_gomemlimit_is_judged_as_go_judges_it(helm: str, limit: str) -> None:
