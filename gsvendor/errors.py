@@ -116,6 +116,17 @@ def escape_controls(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+_LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # where str.splitlines breaks
+
+
+def escape_line_breaks(text: str) -> str:
+    """``text`` (a file name quoted in a message) with every character ``str.splitlines`` breaks at
+    escaped (``\\x0a``, ``\\u2028``): a message's lines are its problems, one ``error:`` line each."""
+    return _LINE_BREAK.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text
+    )
+
+
 def closest(value: str, choices: Iterable[str]) -> str | None:
     """The one of ``choices`` closest to a misspelt ``value`` (difflib's ratio ≥ 0.6), else
     ``None``; a value longer than :data:`MAX_SHOWN_CHARS` has none."""

@@ -345,6 +345,36 @@ def test_a_signal_as_the_head_starts_helm_starts_ends_that_helm(synced: Path, ca
     _nothing_left(scratch, pids, synced)
 
 
+def test_a_second_signal_while_the_renders_are_cleaned_up_leaves_no_copy(
+    synced: Path, cache: Path, tmp_path: Path
+) -> None:
+    """SIGTERM, then another as the renderable copies were being removed: the second cut the removal
+    short and a copy of the chart stayed in TMPDIR (attack, session 10)."""
+    scratch, pids, shim = tmp_path / "tmp", tmp_path / "helm.pids", tmp_path / "helm"
+    scratch.mkdir()
+    shim.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 30\n")
+    shim.chmod(0o755)
+    pids.write_text("")
+    script = (
+        "import os, signal, sys, tempfile\n"
+        "from gsvendor.images import check\n"
+        "real = check.load_values\n"
+        "def loading(*args, **kwargs):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)  # while the defaults render\n"
+        "    return real(*args, **kwargs)\n"
+        "check.load_values = loading\n"
+        "remove = tempfile.TemporaryDirectory._rmtree\n"
+        "def removing(cls, *args, **kwargs):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)  # and another as each copy is removed\n"
+        "    return remove(*args, **kwargs)\n"
+        "tempfile.TemporaryDirectory._rmtree = classmethod(removing)\n"
+    )
+    result = _check_images_after(script, synced, {**_environ(cache, shim), "TMPDIR": str(scratch)})
+    assert result.returncode == 130, result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1, result.stderr
+    _nothing_left(scratch, pids, synced)
+
+
 @pytest.mark.parametrize("args", [["check-images"], ["-q", "check-manifests"]])  # with a head start, without
 def test_sigterm_while_rendering_ends_the_running_helms_at_once(
     synced: Path, cache: Path, tmp_path: Path, args: list[str]
@@ -386,6 +416,8 @@ def test_sigterm_while_rendering_ends_the_running_helms_at_once(
     [
         *("bogus", "", "off", "256MiB", "1KB", "-0", "-1", " 5", "5B", "1iB", "5b", "\uff15"),
         *(str(2**63 - 1), str(2**63), "8388607TiB", "8388608TiB"),
+        # Go's atoi64 reads a lone "-" as 0: "-KiB" is a limit of 0 (attack, session 10)
+        *("-KiB", "-TiB", "-B", "-", "KiB", "-iB", "--1KiB"),
     ],
 )
 def test_gomemlimit_is_judged_as_go_judges_it(helm: str, limit: str) -> None:

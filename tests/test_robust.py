@@ -619,3 +619,28 @@ def test_checking_a_chart_folder_of_the_project_completes_an_interrupted_swap_fi
     assert result.stderr.startswith("recovered: completed the interrupted sync of v1.1.0\n"), result.stderr
     assert tree(small / "helm") == tree(probe / "helm")
     assert strays(small) == []
+
+
+@pytest.mark.parametrize(
+    "odd", ["\n", "\r", "\x1c", "\u2028"], ids=["newline", "return", "file-separator", "line-separator"]
+)
+def test_a_file_name_with_a_line_break_keeps_the_post_commit_error_one_line(tmp_path: Path, odd: str) -> None:
+    """A swap step that failed on 'helm/x/a<newline>b' printed two 'error:' lines, the second
+    starting 'b: Operation not permitted' (attack, session 10)."""
+    from gsvendor.vendor.journal import _failed
+
+    failure = PermissionError(1, "Operation not permitted", str(tmp_path / "helm" / "x" / f"a{odd}b"))
+    said = _failed(failure, tmp_path)
+    assert len(f"error: {said}".splitlines()) == 1, said
+    assert said.startswith("helm/x/a\\") and said.endswith("b: Operation not permitted")
+
+
+def test_a_hand_edited_file_with_a_line_break_in_its_name_is_one_error_line(small: Path, cli: Cli) -> None:
+    """sync's refusal listed the file as written: 'helm/demo/a' and 'b (declare them …' on two
+    'error:' lines (attack, session 10)."""
+    up_old, up_new = str(small.parent / "up-1.0.0"), str(small.parent / "up-1.1.0")
+    assert cli(small, "sync", "v1.0.0", "--source", up_old).returncode == 0
+    (small / "helm" / "demo" / "a\nb").write_text("mine\n")
+    result = cli(small, "sync", "v1.1.0", "--source", up_new)
+    assert_one_line_error(result, 1, "refusing to overwrite changes", "helm/demo/a\\x0ab")
+    assert len(result.stderr.splitlines()) == 1, result.stderr

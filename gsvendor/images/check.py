@@ -747,7 +747,11 @@ def render_charts(
     values: dict[int, ChartValues] = {}
     plans: dict[int, list[Variant]] = {}
     renders = Renders()
-    with ExitStack() as copies, ThreadPoolExecutor(max_workers=workers, thread_name_prefix="helm") as pool:
+    with (
+        ExitStack() as held,
+        ExitStack() as copies,
+        ThreadPoolExecutor(max_workers=workers, thread_name_prefix="helm") as pool,
+    ):
         try:
             # One renderable copy per chart, shared by its variants (helm only reads it), removed by the
             # worker that finishes the chart's last render (off the end of the run); whatever is left
@@ -783,7 +787,10 @@ def render_charts(
                     futures[(i, variant.name)].add_done_callback(lambda _f, i=i: done.finished(i))
                 done.planned(i, len(plans[i]))
             rendered = [futures[(i, variant.name)].result() for i in range(len(charts)) for variant in plans[i]]
-        except BaseException:  # Ctrl-C or an error: the renders not started yet are not run,
+        except BaseException as exc:  # Ctrl-C or an error: the renders not started yet are not run,
+            # and a second signal cuts neither helm's end, the pool's wait nor a copy's removal (it
+            # left a copy in TMPDIR, or the run waited for the helms); after an error it comes then
+            held.enter_context(Deferred(redeliver=not isinstance(exc, KeyboardInterrupt)))
             pool.shutdown(wait=False, cancel_futures=True)
             renders.end()  # the running ones end now (the pool's exit waits for their workers)
             raise

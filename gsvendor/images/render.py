@@ -227,18 +227,20 @@ def helm_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
     return {**environ, **HELM_GC}
 
 
-_GO_BYTE_COUNT = re.compile(r"-?([0-9]+)(B|[KMGT]iB)?")
+_GO_BYTE_COUNT = re.compile(r"-?([0-9]+)(B|[KMGT]iB)?|-()([KMGT]iB)")  # Go's atoi64 reads a lone "-" as 0
 _GO_UNITS = {None: 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
 
 
 def _go_memory_limit(value: str) -> bool:
     """Whether Go's runtime accepts ``value`` as ``GOMEMLIMIT`` (runtime.readGOMEMLIMIT and its
-    parseByteCount: empty or ``off``, else a count of bytes in int64 range, ``-0`` included)."""
+    parseByteCount: empty or ``off``, else a count of bytes in int64 range, ``-0`` and ``-KiB`` included)."""
     if value in ("", "off"):
         return True
     match = _GO_BYTE_COUNT.fullmatch(value)
     if match is None:
         return False
+    if match.group(3) is not None:  # "-KiB": no digits after the sign, a count of 0
+        return True
     count = int(match.group(1))
     if value.startswith("-") and count:
         return False

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gsvendor.errors import GsvendorError, Interrupted
+from gsvendor.errors import GsvendorError, Interrupted, escape_line_breaks
 from gsvendor.signals import Deferred
 
 JOURNAL_NAME = ".gsvendor-journal.json"
@@ -461,7 +461,7 @@ def _failed(exc: OSError, root: Path) -> str:
     if path is None:
         return reason
     inside = os.path.isabs(path) and os.path.commonpath([path, str(root)]) == str(root)
-    return f"{os.path.relpath(path, root) if inside else path}: {reason}"
+    return f"{escape_line_breaks(os.path.relpath(path, root) if inside else path)}: {reason}"
 
 
 def remove_strays(root: Path, folders: list[str]) -> int:

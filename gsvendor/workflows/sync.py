@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config
-from gsvendor.errors import HandEditError, UsageError
+from gsvendor.errors import HandEditError, UsageError, escape_line_breaks
 from gsvendor.files import CleanFiles, Digests, read_file, read_tree
 from gsvendor.overlays.engine import load_overlays
 from gsvendor.upstream.fetch import fetch_upstream
@@ -105,7 +105,9 @@ def sync(
     old_lock = config.lock_path.read_bytes() if config.lock_path.is_file() else None
     edits = hand_edits(config.root, output, previous, disk)
     if edits and not force:
-        listed = ", ".join(edits[:10]) + (f" and {len(edits) - 10} more" if len(edits) > 10 else "")
+        listed = ", ".join(map(escape_line_breaks, edits[:10])) + (
+            f" and {len(edits) - 10} more" if len(edits) > 10 else ""
+        )
         raise HandEditError(
             f"refusing to overwrite changes the lock and the overlays do not explain: {listed} "
             "(declare them as an overlay, or re-run with --force to replace them and keep a backup)",
