@@ -195,6 +195,17 @@ def _check_images_after(setup: str, cwd: Path, environ: dict[str, str]) -> subpr
     )
 
 
+def _sleeping_helm(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """``(scratch, pids, shim)``: an empty TMPDIR for the run, the file each helm appends its pid
+    to, and a helm that does that and then sleeps 30 s (a render still running when a signal comes)."""
+    scratch, pids, shim = tmp_path / "tmp", tmp_path / "helm.pids", tmp_path / "helm"
+    scratch.mkdir()
+    shim.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 30\n")
+    shim.chmod(0o755)
+    pids.write_text("")
+    return scratch, pids, shim
+
+
 def _nothing_left(scratch: Path, pids: Path, project: Path) -> None:
     """No renderable copy in the run's ``scratch`` TMPDIR, no helm of those ``pids`` (one per line)
     still running, and the project lock free."""
@@ -246,11 +257,7 @@ def test_an_interrupt_before_the_command_takes_it_ends_the_render(synced: Path, 
     """Ctrl-C in the command before render_charts took the head start (typer's import, the
     configuration) exits at once (os._exit, skipping every finally): the render and its copy must
     not go on (a stray helm, a gsvendor-render-* folder in $TMPDIR) (attack, session 6)."""
-    scratch, pid_file, shim = tmp_path / "tmp", tmp_path / "helm.pid", tmp_path / "helm"
-    scratch.mkdir()
-    shim.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 30\n")
-    shim.chmod(0o755)
-    pid_file.write_text("")
+    scratch, pid_file, shim = _sleeping_helm(tmp_path)
     script = (
         "import os, signal, sys, time\n"
         "from gsvendor.workflows import check_images\n"
@@ -327,11 +334,7 @@ def test_a_signal_as_the_head_starts_helm_starts_ends_that_helm(synced: Path, ca
     """SIGTERM arriving while the head start's helm is being started (between the fork and the
     render's registration for cleanup) left that helm running after gsvendor had exited (attack,
     session 8): its start is now registered before a signal is acted on."""
-    scratch, pids, shim = tmp_path / "tmp", tmp_path / "helm.pids", tmp_path / "helm"
-    scratch.mkdir()
-    shim.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 30\n")
-    shim.chmod(0o755)
-    pids.write_text("")
+    scratch, pids, shim = _sleeping_helm(tmp_path)
     script = (
         "import os, signal, subprocess, sys\n"
         "real = subprocess.Popen.__init__\n"
@@ -350,11 +353,7 @@ def test_a_second_signal_while_the_renders_are_cleaned_up_leaves_no_copy(
 ) -> None:
     """SIGTERM, then another as the renderable copies were being removed: the second cut the removal
     short and a copy of the chart stayed in TMPDIR (attack, session 10)."""
-    scratch, pids, shim = tmp_path / "tmp", tmp_path / "helm.pids", tmp_path / "helm"
-    scratch.mkdir()
-    shim.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 30\n")
-    shim.chmod(0o755)
-    pids.write_text("")
+    scratch, pids, shim = _sleeping_helm(tmp_path)
     script = (
         "import os, signal, sys, tempfile\n"
         "from gsvendor.images import check\n"
@@ -384,11 +383,7 @@ def test_sigterm_while_rendering_ends_the_running_helms_at_once(
     import signal
     import time
 
-    scratch, pids, shim = tmp_path / "tmp", tmp_path / "helm.pids", tmp_path / "helm"
-    scratch.mkdir()
-    shim.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 30\n")
-    shim.chmod(0o755)
-    pids.write_text("")
+    scratch, pids, shim = _sleeping_helm(tmp_path)
     environ = {**_environ(cache, shim), "TMPDIR": str(scratch)}
     process = subprocess.Popen(
         [sys.executable, "-m", "gsvendor", *args], cwd=synced, env=environ, stderr=subprocess.PIPE, text=True
