@@ -145,7 +145,7 @@ def main() -> None:
 
 def linear_diff() -> None:
     """The unified-diff matcher on one large file: cost follows the changed lines, not the file size."""
-    from gsvendor.vendor.compare import unified
+    from gsvendor.vendoring.compare import unified
 
     crd = next((ROOT / "helm" / "kserve-crd").rglob("serving.kserve.io_inferenceservices.yaml"), None)
     if crd is None:

@@ -92,7 +92,7 @@ def test_a_stamp_whose_data_is_no_mapping_is_no_stamp(tmp_path, content: bytes) 
     import json
 
     from gsvendor.config import load_validated, stamp_path
-    from gsvendor.vendor import lock
+    from gsvendor.vendoring import lock
 
     file = tmp_path / "f.yaml"
     file.write_text("a: 1\n")

@@ -320,7 +320,7 @@ def test_verify_source_elsewhere_and_a_portable_lock(cli: Cli, tmp_path: Path) -
 
 
 def test_git_file_source_is_recorded_relative_to_the_project(tmp_path: Path) -> None:
-    from gsvendor.vendor.lock import Lock, source_location
+    from gsvendor.vendoring.lock import Lock, source_location
 
     root = tmp_path / "project"
     root.mkdir()

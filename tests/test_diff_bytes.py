@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gsvendor.vendor import compare
+from gsvendor.vendoring import compare
 
 LABELS = ("a", "b")
 

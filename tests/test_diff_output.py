@@ -12,7 +12,7 @@ from rich.text import Text
 
 from gsvendor.report.console import diff_line_style, print_diffs
 from gsvendor.report.layout import StrippedLines
-from gsvendor.vendor.compare import FileDiff
+from gsvendor.vendoring.compare import FileDiff
 
 DIFF = (
     "--- upstream/helm/c/values.yaml\n"

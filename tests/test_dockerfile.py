@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gsvendor.build import dockerfile
+from gsvendor.controller_images import dockerfile
 from gsvendor.errors import ConfigError
 
 ROOT = Path(__file__).parent.parent
@@ -213,7 +213,7 @@ def test_thousands_of_stages_and_args_parse_in_linear_time() -> None:
     stage's ARGs so far: 20,000 stages took ~60 s in versions --check (attack, session 9)."""
     import time
 
-    from gsvendor.build.dockerfile import parse
+    from gsvendor.controller_images.dockerfile import parse
 
     stages = "".join(f"FROM golang:1.25 AS s{i}\nARG V{i}\nRUN echo {i}\n" for i in range(20_000))
     args = "FROM golang:1.25 AS last\n" + "".join(f"ARG A{i}=1\n" for i in range(20_000)) + "FROM S19999\n"

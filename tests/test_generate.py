@@ -21,7 +21,7 @@ from gsvendor.generate.schema.output import validate_values
 from gsvendor.overlays.engine import load_overlays
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions
-from gsvendor.vendor.plan import Build, build, wanted_for
+from gsvendor.vendoring.plan import Build, build, wanted_for
 
 GENERATED = ("README.md", "values.schema.json")
 

@@ -183,7 +183,7 @@ def test_yaml_set_quotes_what_yaml_1_1_reads_as_non_strings(word: str) -> None:
 def test_rendered_document_names_cannot_lead_out_of_the_destination() -> None:
     from gsvendor.config import ChartSpec, RenderSpec
     from gsvendor.errors import SourceError
-    from gsvendor.vendor.plan import split_documents
+    from gsvendor.vendoring.plan import split_documents
 
     spec = ChartSpec(name="c", upstream_path="charts/c", dest="out", render=RenderSpec(file_name="{name}.yaml"))
     evil = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ../../../EVIL\n"

@@ -98,7 +98,7 @@ def test_render_values_helm_cannot_take_are_a_config_error(tmp_path: Path, value
 def test_a_lock_with_nel_in_a_path_reads_back_as_written() -> None:
     """ruamel writes NEL (U+0085) raw inside quotes and reads it back as a line break (a space)."""
     from gsvendor.config import load_plain
-    from gsvendor.vendor import lock
+    from gsvendor.vendoring import lock
 
     for value in ("../n\x85d/kserve-v0.20.0.tar.gz", "\x85", "é\x85\u2028 x"):
         document = {"source": {"kind": "tarball", "location": value, "commit": None}, "charts": {value: {}}}

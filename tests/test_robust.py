@@ -438,7 +438,7 @@ def test_sigterm_before_main_handles_interrupts_is_one_line(tmp_path: Path) -> N
 
 
 def test_no_credential_from_a_url_anywhere(cli: Cli, project: Path, httpserver, tmp_path: Path) -> None:
-    from gsvendor.vendor.lock import source_location
+    from gsvendor.vendoring.lock import source_location
 
     assert source_location("git", "https://x-access-token:t0k3n@github.com/kserve/kserve.git", project) == (
         "https://github.com/kserve/kserve.git"
@@ -522,7 +522,7 @@ def test_an_error_after_the_commit_is_one_line_and_the_next_command_completes_th
     assert cli(probe, "sync", "v1.1.0", "--source", up_new).returncode == 0
     script = (
         "import sys\n"
-        "from gsvendor.vendor import journal\n"
+        "from gsvendor.vendoring import journal\n"
         "real, calls = journal._run_step, []\n"
         "def failing(root, step):\n"
         "    calls.append(step)\n"
@@ -627,7 +627,7 @@ def test_checking_a_chart_folder_of_the_project_completes_an_interrupted_swap_fi
 def test_a_file_name_with_a_line_break_keeps_the_post_commit_error_one_line(tmp_path: Path, odd: str) -> None:
     """A swap step that failed on 'helm/x/a<newline>b' printed two 'error:' lines, the second
     starting 'b: Operation not permitted' (attack, session 10)."""
-    from gsvendor.vendor.journal import _failed
+    from gsvendor.vendoring.journal import _failed
 
     failure = PermissionError(1, "Operation not permitted", str(tmp_path / "helm" / "x" / f"a{odd}b"))
     said = _failed(failure, tmp_path)

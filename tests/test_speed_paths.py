@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from gsvendor.files import _normalize_lines, normalize_whitespace
 from gsvendor.generate.golang import yaml_v3
 from gsvendor.overlays import yamledit
-from gsvendor.vendor import compare
+from gsvendor.vendoring import compare
 
 LINES = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "  d: e\n", "ü\n", "x", "\n"]), max_size=40)
 
@@ -183,7 +183,7 @@ LOCK_VALUE = st.one_of(LOCK_TEXT, st.none(), st.sampled_from(["1.25.8", "1.25", 
 @given(st.dictionaries(LOCK_TEXT, st.one_of(LOCK_VALUE, st.lists(LOCK_VALUE, max_size=3)), max_size=4))
 def test_lock_dump_with_libyaml_is_the_round_trip_dump(data: dict) -> None:
     """Where the lock writer takes libyaml's emitter, its text is ruamel's round-trip text."""
-    from gsvendor.vendor import lock
+    from gsvendor.vendoring import lock
 
     document = {"charts": {"c": {"files": data, "overlays": ["10-a", "x"]}}, "goMod": {"go": "1.25.8", "x": None}}
     if not lock._plain_everywhere(document):
@@ -192,7 +192,7 @@ def test_lock_dump_with_libyaml_is_the_round_trip_dump(data: dict) -> None:
 
 
 def test_a_lock_with_go_mod_and_no_commit_is_written_by_libyaml() -> None:
-    from gsvendor.vendor import lock
+    from gsvendor.vendoring import lock
 
     document = {"source": {"kind": "tarball", "commit": None}, "goMod": {"go": "1.25.8", "toolchain": None}}
     assert lock._plain_everywhere(document)
@@ -202,7 +202,7 @@ def test_a_lock_with_go_mod_and_no_commit_is_written_by_libyaml() -> None:
 
 
 def test_lock_digests_are_plain() -> None:
-    from gsvendor.vendor import lock
+    from gsvendor.vendoring import lock
 
     assert lock._plain("0b605e186c8bbfb17672c07d51e56abff05cad1982d3b67efd0e6691313549e1")
     assert not lock._plain("0b101") and not lock._plain("yes") and not lock._plain("1e5")
@@ -317,7 +317,7 @@ def test_the_lock_is_parsed_once_per_text(tmp_path) -> None:
     """``lock.read`` with a stamps folder keeps the parsed lock; the next read of the same text loads JSON."""
     import json
 
-    from gsvendor.vendor import lock
+    from gsvendor.vendoring import lock
 
     path = tmp_path / "gsvendor.lock.yaml"
     path.write_text(
@@ -514,7 +514,7 @@ def test_known_clean_contents_spare_large_files_the_blank_scan_and_change_nothin
     from gsvendor.files import CleanFiles, Digests
     from gsvendor.overlays.engine import load_overlays
     from gsvendor.upstream.source import FetchOptions
-    from gsvendor.vendor import lock, plan
+    from gsvendor.vendoring import lock, plan
     from gsvendor.workflows.sync import fetch
 
     config = load_config(project / "gsvendor.yaml")
@@ -599,7 +599,7 @@ def test_staged_files_are_fsynced_as_one_batch_with_a_bounded_number_open(tmp_pa
     """The swap's staged writes: every byte written, at most _OPEN_AT_MOST open, all closed after."""
     import os
 
-    from gsvendor.vendor import journal
+    from gsvendor.vendoring import journal
 
     monkeypatch.setattr(journal, "_OPEN_AT_MOST", 3)
     synced: list[int] = []

@@ -13,7 +13,7 @@ import pytest
 from conftest import Cli, assert_one_line_error, tarball, tree
 from gitkit import PatchMaker, Upstream
 
-from gsvendor.vendor.upgrade import compare_values, key_paths
+from gsvendor.vendoring.upgrade import compare_values, key_paths
 
 
 @pytest.fixture
@@ -269,7 +269,7 @@ def test_overlay_rows_keep_the_order_the_operations_apply_in() -> None:
     from types import SimpleNamespace as NS
 
     from gsvendor.overlays.engine import AppliedOperation
-    from gsvendor.vendor.upgrade import compare_overlays
+    from gsvendor.vendoring.upgrade import compare_overlays
 
     ops = [NS(label=f"operations[{i}] (copy)", kind="copy", params={}) for i in range(3)]
     overlays = [NS(name="60-runtime-configs", operations=ops), NS(name="95-chart-tests", operations=ops[:1])]
@@ -293,7 +293,7 @@ def test_the_report_carries_patch_verify_notes_without_the_machine_path() -> Non
     from types import SimpleNamespace as NS
 
     from gsvendor.report.upgrade import markdown
-    from gsvendor.vendor.upgrade import compare_builds
+    from gsvendor.vendoring.upgrade import compare_builds
 
     where = "/home/me/upstream/kserve-v0.20.0.tar.gz"
     patches = {

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from gitkit import Upstream, git, git_env, make_project, run_gsvendor, run_json
 
-from gsvendor.build.versions import GoMod, image_go_version, judge_go, parse_go_mod, parse_go_version
+from gsvendor.controller_images.versions import GoMod, image_go_version, judge_go, parse_go_mod, parse_go_version
 
 
 def chart_files(version: str) -> dict[str, str | None]:

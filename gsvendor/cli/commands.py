@@ -114,7 +114,7 @@ def sync(
         mixed = "--json" if json_output else "--diff"
         raise UsageError(f"--report - writes the report to stdout, which {mixed} would write into: use --report FILE")
     if tag is None:
-        from gsvendor.build.versions import pinned_tag
+        from gsvendor.controller_images.versions import pinned_tag
 
         tag = pinned_tag(config, "gsvendor sync TAG")
     options = _fetch_options(ctx, timeout, retries, max_time, min_rate)
@@ -174,7 +174,7 @@ def sync(
                     out.print(f"upgrade report: {escape(report_file)}")
     except KeyboardInterrupt as exc:
         if committed and not isinstance(exc, Interrupted):
-            from gsvendor.vendor.journal import interrupted_after
+            from gsvendor.vendoring.journal import interrupted_after
 
             raise interrupted_after(tag) from None
         raise

@@ -125,7 +125,7 @@ def _start(lock: ExitStack, copy: ExitStack, cwd: Path | None) -> HeadStart | No
     from gsvendor.files import default_cache_dir, project_lock
     from gsvendor.images import render
     from gsvendor.signals import Deferred
-    from gsvendor.vendor.journal import JOURNAL_NAME
+    from gsvendor.vendoring.journal import JOURNAL_NAME
 
     path = configuration.find_config(cwd)
     stamps = default_cache_dir() / "validated"

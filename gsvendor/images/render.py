@@ -366,7 +366,7 @@ def documents(manifests: str) -> list[dict]:
 
 
 def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, bytes]], str]:
-    """A :data:`gsvendor.vendor.Renderer` that runs ``helm template`` on in-memory chart files.
+    """A :data:`gsvendor.vendoring.Renderer` that runs ``helm template`` on in-memory chart files.
 
     The files are written to a temporary chart folder; the chart spec's ``render`` gives release,
     namespace, inline values and project-relative values files. Raises :class:`ToolError` with

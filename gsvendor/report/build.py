@@ -15,8 +15,8 @@ from gsvendor.report.junit import TestCase
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from gsvendor.build.patches import HunkFailure, PatchResult, SeriesReport
-    from gsvendor.build.versions import VersionsReport
+    from gsvendor.controller_images.patches import HunkFailure, PatchResult, SeriesReport
+    from gsvendor.controller_images.versions import VersionsReport
 
 
 def _escape(text: str) -> str:
@@ -123,7 +123,7 @@ def series_cases(report: SeriesReport) -> list[TestCase]:
 def versions_agree(report: VersionsReport) -> str:
     """The ``versions --check`` line on success (after ``ok:``): how many places hold the pin, in how
     many files, and what was not checked (the report's notes: "Go builders not checked: …")."""
-    from gsvendor.build.versions import AGREES, PIN
+    from gsvendor.controller_images.versions import AGREES, PIN
 
     pins = [place for place in report.places if place.status in (PIN, AGREES)]
     files = len({place.file for place in pins})

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from gsvendor.vendor.compare import FileDiff
+    from gsvendor.vendoring.compare import FileDiff
     from gsvendor.workflows.sync import SyncResult
 
 

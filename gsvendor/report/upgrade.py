@@ -1,4 +1,4 @@
-"""The upgrade report: an :class:`~gsvendor.vendor.upgrade.Upgrade` as Markdown, for the reviewer of a
+"""The upgrade report: an :class:`~gsvendor.vendoring.upgrade.Upgrade` as Markdown, for the reviewer of a
 version bump (CI stores it as an artifact of the Renovate pull request).
 
 Deterministic: the same upgrade gives the same bytes (sorted lists, no time stamps, no paths of
@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gsvendor.vendor.upgrade import ChartUpgrade, Upgrade
+    from gsvendor.vendoring.upgrade import ChartUpgrade, Upgrade
 
 ALLOWED = {"allowed": "yes", "offender": "**no**", "invalid": "**invalid**", "empty": "empty", "templated": "templated"}
 ROW_WIDTH = 100  # a table row wider than this (in the Markdown text) lists cells below its table, see table()

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 from gsvendor.config import Config
 from gsvendor.files import project_lock
-from gsvendor.vendor import journal
+from gsvendor.vendoring import journal
 
 
 @contextlib.contextmanager

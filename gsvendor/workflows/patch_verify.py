@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gsvendor.build.patches import (
+from gsvendor.controller_images.patches import (
     PatchFile,
     SeriesReport,
     _git,
@@ -62,8 +62,8 @@ def dockerfile_copies(config: Any, patches_dir: str) -> bool | None:
 
     A series the image build does not copy is never applied; worth a note in the report.
     """
-    from gsvendor.build import dockerfile
-    from gsvendor.build.versions import build_inputs
+    from gsvendor.controller_images import dockerfile
+    from gsvendor.controller_images.versions import build_inputs
 
     inputs = build_inputs(config)
     path = inputs.path(inputs.pin_dockerfile)
@@ -102,7 +102,7 @@ def verify_series(
     no series folder), :class:`SourceError` (unreadable source, unknown tag) and
     :class:`ToolError` (no git) — all exit 2.
     """
-    from gsvendor.build.versions import build_inputs, pinned_tag
+    from gsvendor.controller_images.versions import build_inputs, pinned_tag
     from gsvendor.upstream.fetch import fetch_upstream
     from gsvendor.upstream.source import Wanted
 

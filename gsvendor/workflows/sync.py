@@ -14,13 +14,13 @@ from gsvendor.files import CleanFiles, Digests, read_file, read_tree
 from gsvendor.overlays.engine import load_overlays
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot
-from gsvendor.vendor import lock as lockfile
-from gsvendor.vendor.compare import FileDiff, compare, unified
-from gsvendor.vendor.plan import Build, Renderer, build, wanted_for
-from gsvendor.vendor.writer import FileChange, hand_edits, plan_changes, read_destinations, write_atomically
+from gsvendor.vendoring import lock as lockfile
+from gsvendor.vendoring.compare import FileDiff, compare, unified
+from gsvendor.vendoring.plan import Build, Renderer, build, wanted_for
+from gsvendor.vendoring.writer import FileChange, hand_edits, plan_changes, read_destinations, write_atomically
 
 if TYPE_CHECKING:  # the upgrade report's modules load only when a report is made
-    from gsvendor.vendor.upgrade import Upgrade
+    from gsvendor.vendoring.upgrade import Upgrade
 
 # git's ref-name rules are looser; a tag also names cache folders, so keep it to a safe subset
 TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
@@ -270,7 +270,7 @@ def upgrade(config: Config, old: Build, new: Build, patches: dict[str, Any] | No
 
     images = config.raw.get("images") or {}  # the allowed prefixes only: the variants' files are check-images'
     allow = tuple(str(prefix) for prefix in images["allow"]) if "allow" in images else DEFAULT_ALLOW
-    from gsvendor.vendor.upgrade import compare_builds
+    from gsvendor.vendoring.upgrade import compare_builds
 
     return compare_builds(old, new, allow, load_overlays(config.overlays_dir, config.stamps), patches)
 

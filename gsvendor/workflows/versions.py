@@ -6,7 +6,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from gsvendor.build.versions import (
+from gsvendor.controller_images.versions import (
     PIN_ARG,
     GoMod,
     Pin,
@@ -18,7 +18,7 @@ from gsvendor.build.versions import (
 )
 from gsvendor.config import Config
 from gsvendor.errors import SourceError
-from gsvendor.vendor import lock as lockfile
+from gsvendor.vendoring import lock as lockfile
 
 Progress = Callable[[str], AbstractContextManager[object]]
 
@@ -98,7 +98,7 @@ def no_dockerfiles(config: Config) -> str | None:
     ``versions`` has nothing to compare. Dockerfiles named in gsvendor.yaml must exist (the
     regular check says so when they do not).
     """
-    from gsvendor.build.versions import build_inputs
+    from gsvendor.controller_images.versions import build_inputs
 
     raw = config.raw or {}
     if "dockerfiles" in raw or "pinDockerfile" in raw:

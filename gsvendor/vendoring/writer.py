@@ -1,7 +1,7 @@
 """Writing the output: change planning against disk, hand-edit detection, and the swap of only what changed.
 
 Reading the disk (:func:`scan`) is kept apart from planning (:func:`plan_folder`, :func:`plan_file`,
-pure); :mod:`gsvendor.vendor.journal` performs the plan.
+pure); :mod:`gsvendor.vendoring.journal` performs the plan.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 
 from gsvendor.errors import GsvendorError
 from gsvendor.files import _foreign, read_file, read_tree
-from gsvendor.vendor.journal import Step, swap
-from gsvendor.vendor.lock import Lock, sha256
-from gsvendor.vendor.plan import Output
+from gsvendor.vendoring.journal import Step, swap
+from gsvendor.vendoring.lock import Lock, sha256
+from gsvendor.vendoring.plan import Output
 
 
 @dataclass(frozen=True)
@@ -209,7 +209,7 @@ def write_atomically(
 
     Only files whose bytes change are written (via a staged copy renamed over them); files no
     longer wanted are removed; unchanged files keep inode and mtime. The swap is journaled
-    (:mod:`gsvendor.vendor.journal`): an interruption is completed forward or undone by the next
+    (:mod:`gsvendor.vendoring.journal`): an interruption is completed forward or undone by the next
     command. ``backup`` lists project-relative files to keep before they are replaced; they are
     copied to ``.gsvendor-backup/<UTC time>-<random>/``, whose path is returned (never removed).
     ``on_commit``: called when the swap passes its point of no return (:func:`journal.swap`).

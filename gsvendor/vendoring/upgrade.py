@@ -1,6 +1,6 @@
 """What an upgrade changes in the vendored charts: two builds (the lock's tag and the new one) compared.
 
-Pure: takes two :class:`~gsvendor.vendor.plan.Build` results (the output after overlays, as
+Pure: takes two :class:`~gsvendor.vendoring.plan.Build` results (the output after overlays, as
 ``sync`` writes it) and returns an :class:`Upgrade` per chart — files added, removed and changed;
 values keys added and removed and defaults changed (dotted paths); image references added,
 removed and changed, judged by the check-images policy (found by :mod:`gsvendor.images.find`);
@@ -23,7 +23,7 @@ from typing import Any
 from gsvendor.images.check import judge
 from gsvendor.images.find import Found, configmap_references, key_lines, manifest_references, values_references
 from gsvendor.overlays.engine import AppliedOperation, Overlay
-from gsvendor.vendor.plan import Build, ChartBuild
+from gsvendor.vendoring.plan import Build, ChartBuild
 
 # a line that is only a template action ({{- if … }}) inside otherwise plain YAML (the CRD charts)
 _ACTION_LINE = re.compile(r"^\s*\{\{.*\}\}\s*$")

@@ -17,7 +17,7 @@ from typing import Any
 
 from gsvendor.errors import LockError
 from gsvendor.files import Digests
-from gsvendor.vendor.plan import Build
+from gsvendor.vendoring.plan import Build
 
 API_VERSION = "gsvendor.giantswarm.io/v1alpha1"
 KIND = "Lock"

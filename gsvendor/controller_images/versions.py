@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gsvendor.build import dockerfile
+from gsvendor.controller_images import dockerfile
 from gsvendor.config import DEFAULT_DOCKERFILES, DEFAULT_PATCHES, DEFAULT_PIN_DOCKERFILE, Config, load_yaml_document
 from gsvendor.errors import ConfigError, UsageError
 
@@ -169,7 +169,7 @@ def version_places(config: Config, pin: Pin) -> list[Place]:
     Raises :class:`ConfigError` for a Dockerfile or chart YAML that cannot be parsed and
     :class:`~gsvendor.errors.LockError` for a malformed lock file.
     """
-    from gsvendor.vendor import lock as lockfile
+    from gsvendor.vendoring import lock as lockfile
 
     inputs = build_inputs(config)
     places: list[Place] = []
