@@ -1,0 +1,361 @@
+"""The adopt workflow: infer gsvendor.yaml and overlays/ from hand-vendored charts, prove them, write them.
+
+Reads the charts' folders and upstream's ``charts/<name>`` at a tag, infers the operations
+(:mod:`gsvendor.adopt`), builds the output with them exactly as ``sync`` does, and writes the
+configuration, the overlays and the lock only when every chart comes out byte for byte (or with
+``partial``). ``detect`` scores the archives a folder offers against the tree.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gsvendor.adopt.infer import ChartInference, infer_chart
+from gsvendor.adopt.layout import OverlayFile, arrange, dump
+from gsvendor.config import (
+    CONFIG_FILE,
+    DEFAULT_ARCHIVE_URL,
+    ChartSpec,
+    Config,
+    GenerateSettings,
+    Selector,
+)
+from gsvendor.errors import SourceError, UsageError
+from gsvendor.files import Digests, normalize_whitespace, read_tree
+from gsvendor.upstream.fetch import fetch_upstream
+from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted
+
+_GENERATED = ("README.md", "values.schema.json")
+_SETTINGS = [GenerateSettings(order, normalize) for order in ("alphabetical", "file") for normalize in ("none", "schemalint")]
+
+
+@dataclass
+class AdoptResult:
+    """What adopt inferred: the overlay files, per chart the deleted upstream files, the problems
+    (one line each), the generate settings that reproduce the generated files, the operation
+    counts (``existing``: the overlays already in the project, ``None`` without), and whether it wrote."""
+
+    tag: str
+    overlays: list[OverlayFile]
+    deleted: dict[str, list[str]]
+    generated: dict[str, list[str]]
+    problems: list[str]
+    settings: GenerateSettings
+    existing: int | None
+    written: bool = False
+    themed: bool = True
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def operations(self) -> int:
+        """How many operations the overlays hold (deletions are chart ``exclude``s, not counted)."""
+        return sum(len(o.operations) for o in self.overlays)
+
+
+def chart_folders(root: Path, given: list[Path]) -> list[tuple[str, str]]:
+    """``(chart name, project-relative folder)`` of each chart: the given folders, else every
+    folder of ``helm/`` holding a Chart.yaml. Raises :class:`UsageError` naming a folder that is
+    no chart, or when there is none."""
+    folders = given or sorted(p for p in (root / "helm").glob("*") if (p / "Chart.yaml").is_file())
+    if not folders:
+        raise UsageError(f"{root / 'helm'}: no chart folder (a folder with a Chart.yaml); give CHART_DIR")
+    charts = []
+    for folder in folders:
+        if not (folder / "Chart.yaml").is_file():
+            raise UsageError(f"{folder}: not a chart folder (no Chart.yaml)")
+        absolute = folder.resolve()
+        if not absolute.is_relative_to(root.resolve()):
+            raise UsageError(f"{folder}: outside the project {root}")
+        charts.append((absolute.name, absolute.relative_to(root.resolve()).as_posix()))
+    names = [n for n, _ in charts]
+    for name in names:
+        if names.count(name) > 1:
+            raise UsageError(f"two chart folders are named {name}")
+    return charts
+
+
+def _config(root: Path, repository: str, charts: list[tuple[str, str]], overlays: Path, settings: GenerateSettings,
+            deleted: dict[str, list[str]] | None = None) -> Config:
+    specs = tuple(
+        ChartSpec(
+            name=name,
+            upstream_path=f"charts/{name}",
+            dest=dest,
+            exclude=tuple(Selector(path=_literal_glob(p)) for p in (deleted or {}).get(name, ())),
+        )
+        for name, dest in charts
+    )
+    return Config(
+        path=root / CONFIG_FILE,
+        root=root,
+        repository=repository,
+        archive_url=DEFAULT_ARCHIVE_URL,
+        git_url=f"https://github.com/{repository}.git",
+        output="helm",
+        overlays_dir=overlays,
+        lock_path=root / "gsvendor.lock.yaml",
+        charts=specs,
+        generate=settings,
+    )
+
+
+def _literal_glob(path: str) -> str:
+    """``path`` as an fnmatch glob selecting only itself."""
+    return re.sub(r"([*?\[])", r"[\1]", path)
+
+
+def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[GenerateSettings, dict[str, list[str]]]:
+    """The generate settings under which most of the tree's README.md/values.schema.json are what
+    ``generate`` writes, and those files per chart."""
+    from gsvendor.errors import GsvendorError
+    from gsvendor.generate.chart import generate_chart, project_reader
+
+    reader = project_reader(config)
+    best: tuple[int, GenerateSettings, dict[str, list[str]]] | None = None
+    for settings in _SETTINGS:
+        found: dict[str, list[str]] = {}
+        for spec in config.charts:
+            tree = trees[spec.name]
+            given = {p: d for p, d in tree.items() if p not in _GENERATED}
+            try:
+                out = generate_chart(given, chart_dir=(config.root / spec.dest).as_posix(), outside=reader,
+                                     project_root=config.root.as_posix(), settings=settings)
+            except GsvendorError:
+                continue
+            found[spec.name] = sorted(p for p in set(out) - set(given) if tree.get(p) == out[p])
+        score = sum(len(v) for v in found.values())
+        if best is None or score > best[0]:
+            best = (score, settings, found)
+    assert best is not None
+    return best[1], best[2]
+
+
+def adopt(
+    root: Path,
+    tag: str,
+    source: str,
+    folders: list[Path],
+    options: FetchOptions,
+    *,
+    repository: str = "kserve/kserve",
+    force: bool = False,
+    partial: bool = False,
+    dry_run: bool = False,
+) -> AdoptResult:
+    """Infer and prove the overlays that make upstream ``tag`` at ``source`` into the charts of
+    ``folders`` (default every chart in ``helm/``), and write gsvendor.yaml, overlays/ and the lock.
+
+    Raises :class:`UsageError` (exit 2) when gsvendor.yaml or overlays/ exist and ``force`` is not
+    given (checked before anything is read), :class:`SourceError` for an unreadable source. With
+    problems and without ``partial`` nothing is written (the caller exits 1).
+    """
+    from gsvendor.overlays.engine import load_overlays
+    from gsvendor.vendoring import lock as lockfile
+    from gsvendor.vendoring.plan import build, chart_files, wanted_for
+
+    overlays_dir = root / "overlays"
+    existing = None
+    if (root / CONFIG_FILE).exists() or overlays_dir.exists():
+        if not force and not dry_run:
+            present = CONFIG_FILE if (root / CONFIG_FILE).exists() else "overlays/"
+            raise UsageError(f"{present} exists: adopt writes a new one; re-run with --force to replace it")
+        try:
+            existing = sum(len(o.operations) for o in load_overlays(overlays_dir))
+        except Exception:  # a broken hand-written overlay: nothing to compare with
+            existing = None
+    charts = chart_folders(root, folders)
+    trees = {name: read_tree(root, dest) for name, dest in charts}
+    probe = _config(root, repository, charts, overlays_dir, GenerateSettings())
+    snapshot = fetch_upstream(tag, source, wanted_for(probe), options)
+    settings, generated = _generated(probe, trees)
+    upstream = {spec.name: chart_files(snapshot, spec) for spec in probe.charts}
+    inferences = [
+        infer_chart(name, upstream[name], trees[name], set(generated.get(name, ())), tag) for name, _ in charts
+    ]
+    deleted = {i.chart: i.deleted for i in inferences if i.deleted}
+    problems = [p for i in inferences for p in i.problems]
+    universes = {name: set(files) for name, files in upstream.items()}
+    result = None
+    with tempfile.TemporaryDirectory(prefix=".gsvendor-adopt-", dir=root) as tmp:
+        for themed in (True, False):
+            stage = Path(tmp) / ("themed" if themed else "plain")
+            layout = arrange(inferences, universes, themed=themed)
+            _stage_overlays(stage, layout)
+            config = _config(root, repository, charts, stage, settings, deleted)
+            built = build(config, snapshot, load_overlays(stage))
+            left = _differences(config, built, trees)
+            if not left or not themed:
+                result = AdoptResult(tag, layout, deleted, generated, problems + left, settings, existing, themed=themed)
+                break
+        assert result is not None
+        if dry_run or (result.problems and not partial):
+            return result
+        lock_bytes = None
+        if not result.problems:
+            location = lockfile.source_location(snapshot.kind, source, root)
+            lock_bytes = lockfile.render(built, location, Digests())
+        text = config_text(root, repository, charts, deleted, settings)
+        _write(root, Path(tmp), stage, text, lock_bytes, force)
+    result.written = True
+    return result
+
+
+def _stage_overlays(stage: Path, layout: list[OverlayFile]) -> None:
+    stage.mkdir(parents=True)
+    for overlay in layout:
+        (stage / f"{overlay.name}.yaml").write_text(dump(overlay), encoding="utf-8")
+        for path, data in overlay.assets.items():
+            target = stage / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+
+
+def _differences(config: Config, built: Any, trees: dict[str, dict[str, bytes]]) -> list[str]:
+    """One line per file whose build differs from the tree."""
+    left = []
+    for chart in built.charts:
+        tree = trees[chart.spec.name]
+        for path in sorted(set(tree) | set(chart.files)):
+            if tree.get(path) != chart.files.get(path):
+                what = "sync would add it" if path not in tree else "sync would remove it" if path not in chart.files \
+                    else "the overlays inferred do not reproduce it"
+                if path in chart.generated and path in tree:
+                    what = "differs from what generate writes (edit its template or .schema.yaml instead)"
+                left.append(f"{chart.spec.dest}/{path}: {what}")
+    return left
+
+
+def config_text(root: Path, repository: str, charts: list[tuple[str, str]], deleted: dict[str, list[str]],
+                settings: GenerateSettings) -> str:
+    """gsvendor.yaml for the adopted charts: the upstream repository, the charts (with their
+    deleted upstream files as ``exclude``), the generate settings; other settings of an existing
+    gsvendor.yaml (images, manifests, Dockerfiles) carried over."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML()
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    kept: dict[str, Any] = {}
+    if (root / CONFIG_FILE).is_file():
+        try:
+            old = yaml.load((root / CONFIG_FILE).read_text(encoding="utf-8"))
+            kept = {k: v for k, v in (old or {}).items() if k not in ("charts", "overlays", "output", "generate", "lock")}
+        except Exception:  # unreadable: written afresh
+            kept = {}
+    data: dict[str, Any] = {"upstream": kept.pop("upstream", {"repository": repository})}
+    data.update({"output": "helm", "overlays": "overlays", "lock": "gsvendor.lock.yaml"})
+    entries: list[Any] = []
+    for name, dest in charts:
+        entry: dict[str, Any] = {"name": name}
+        if dest != f"helm/{name}":
+            entry["dest"] = dest
+        if deleted.get(name):
+            entry["exclude"] = [_literal_glob(p) for p in deleted[name]]
+        entries.append(name if len(entry) == 1 else entry)
+    data["charts"] = entries
+    data["generate"] = {"readme": {"sortValuesOrder": settings.sort_values_order},
+                        "schema": {"normalize": settings.normalize}}
+    data.update(kept)
+    out = io.StringIO()
+    out.write("# gsvendor configuration, written by gsvendor adopt: what to vendor from upstream, and where.\n")
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def _write(root: Path, tmp: Path, stage: Path, text: str, lock_bytes: bytes | None, force: bool) -> None:
+    """Put overlays/, gsvendor.yaml and the lock in place; on any failure put back what was there."""
+    config_new = tmp / "gsvendor.yaml.new"
+    config_new.write_text(text, encoding="utf-8")
+    lock_new = tmp / "lock.new"
+    if lock_bytes is not None:
+        lock_new.write_bytes(lock_bytes)
+    targets = [(stage, root / "overlays"), (config_new, root / CONFIG_FILE)]
+    if lock_bytes is not None:
+        targets.append((lock_new, root / "gsvendor.lock.yaml"))
+    moved: list[tuple[Path, Path | None]] = []  # (target, where its old content went)
+    try:
+        for index, (new, target) in enumerate(targets):
+            old = None
+            if target.exists() or target.is_symlink():
+                old = tmp / f"old-{index}"
+                os.replace(target, old)
+            moved.append((target, old))
+            os.replace(new, target)
+    except BaseException:
+        for target, old in reversed(moved):
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target, ignore_errors=True)
+            elif target.exists():
+                target.unlink()
+            if old is not None:
+                os.replace(old, target)
+        raise
+
+
+ARCHIVE = re.compile(r"^(?P<name>.+?)-(?P<tag>v?\d[0-9A-Za-z.+-]*?)\.(tar\.gz|tgz)$")
+
+
+@dataclass(frozen=True)
+class Match:
+    """How well upstream ``tag`` matches the tree: ``lines`` matched of ``total`` lines, ``identical``
+    files of ``files``."""
+
+    tag: str
+    source: str
+    lines: int
+    total: int
+    identical: int
+    files: int
+
+    @property
+    def ratio(self) -> float:
+        """Matched lines as a fraction of all lines (0..1)."""
+        return self.lines / self.total if self.total else 0.0
+
+
+def detect(root: Path, source: str, folders: list[Path], options: FetchOptions) -> list[Match]:
+    """Score every tag archive in the folder ``source`` (``<name>-<tag>.tar.gz``) against the tree,
+    best first. Raises :class:`UsageError` when ``source`` is no folder of archives."""
+    folder = Path(source)
+    archives = sorted(p for p in folder.iterdir() if ARCHIVE.match(p.name)) if folder.is_dir() else []
+    if not archives:
+        raise UsageError(f"--source {source}: no folder of tag archives (<name>-<tag>.tar.gz) to detect from")
+    charts = chart_folders(root, folders)
+    trees = {name: read_tree(root, dest) for name, dest in charts}
+    wanted = Wanted(folders=tuple(f"charts/{name}" for name, _ in charts), files=())
+    matches = []
+    for archive in archives:
+        match = ARCHIVE.match(archive.name)
+        assert match is not None
+        try:
+            snapshot = fetch_upstream(match["tag"], str(archive), wanted, options)
+        except SourceError:
+            continue  # another project's archive, or not this layout
+        matches.append(_score(match["tag"], str(archive), snapshot, trees))
+    if not matches:
+        raise UsageError(f"--source {source}: no archive holds the charts {', '.join(trees)}")
+    return sorted(matches, key=lambda m: (-m.ratio, -m.identical, m.tag))
+
+
+def _score(tag: str, source: str, snapshot: UpstreamSnapshot, trees: dict[str, dict[str, bytes]]) -> Match:
+    lines = total = identical = files = 0
+    for name, tree in trees.items():
+        prefix = f"charts/{name}/"
+        upstream = {p[len(prefix) :]: d for p, d in snapshot.files.items() if p.startswith(prefix)}
+        for path in set(tree) | set(upstream):
+            mine, theirs = tree.get(path, b""), normalize_whitespace(upstream.get(path, b""))
+            files += 1
+            if mine == theirs:
+                identical += 1
+            a, b = Counter(mine.splitlines()), Counter(theirs.splitlines())
+            lines += sum((a & b).values())
+            total += max(sum(a.values()), sum(b.values()))
+    return Match(tag, source, lines, total, identical, files)
