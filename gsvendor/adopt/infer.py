@@ -46,8 +46,9 @@ def reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[di
         Operation(kind=op["op"], params={"file": path, **{k: v for k, v in op.items() if k != "op"}}, index=i)
         for i, op in enumerate(ops)
     )
-    overlay = Overlay(name="adopt", path=Path("adopt.yaml"), description="", charts=(), versions=None,
-                      operations=operations)
+    overlay = Overlay(
+        name="adopt", path=Path("adopt.yaml"), description="", charts=(), versions=None, operations=operations
+    )
     from gsvendor.errors import GsvendorError
 
     try:
@@ -111,6 +112,8 @@ def infer_chart(
             except ValueError as exc:
                 result.problems.append(f"{chart}/{path}: {exc}")
                 continue
-            result.operations += [Proposed(chart, path, {"op": op["op"], "file": path, **{
-                k: v for k, v in op.items() if k != "op"}}) for op in ops]
+            result.operations += [
+                Proposed(chart, path, {"op": op["op"], "file": path, **{k: v for k, v in op.items() if k != "op"}})
+                for op in ops
+            ]
     return result

@@ -102,7 +102,8 @@ def describe(params: dict[str, Any]) -> str:
         was, now = next(((a, b) for a, b in pairs if a != b), (params["find"], params["with"]))
         return f"replaces {_first(was)!r} with {_first(now)!r} in {where}{times}"
     side = "after" if kind == "insert-after" else "before"
-    return f"inserts {_first(params['text'])!r} ({_lines(params['text'])}) {side} {_first(params['anchor'])!r} in {where}{times}"
+    what = f"{_first(params['text'])!r} ({_lines(params['text'])})"
+    return f"inserts {what} {side} {_first(params['anchor'])!r} in {where}{times}"
 
 
 def _glob_for(files: list[str], universe: set[str]) -> tuple[str, list[str]] | None:

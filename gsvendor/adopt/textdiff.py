@@ -53,9 +53,7 @@ def hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
         tail += 1
     matcher = difflib.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False)
     return [
-        (i1 + head, i2 + head, j1 + head, j2 + head)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
-        if tag != "equal"
+        (i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
     ]
 
 
@@ -162,9 +160,7 @@ def _insertion(
         line = before[-1]
         anchors = [line.lstrip(" \t"), line] if _indent(line) else [line]
         group = [
-            other
-            for other in text.blocks
-            if _same_change(text, hunk, other) and text.lines(other)[0][-1:] == [line]
+            other for other in text.blocks if _same_change(text, hunk, other) and text.lines(other)[0][-1:] == [line]
         ]
         for anchor in anchors:
             if len(group) > 1 and anchor.strip() and current.count(anchor) == len(group):

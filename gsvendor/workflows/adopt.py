@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gsvendor.adopt.infer import ChartInference, infer_chart
+from gsvendor.adopt.infer import infer_chart
 from gsvendor.adopt.layout import OverlayFile, arrange, dump
 from gsvendor.config import (
     CONFIG_FILE,
@@ -33,7 +33,7 @@ from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted
 
 _GENERATED = ("README.md", "values.schema.json")
-_SETTINGS = [GenerateSettings(order, normalize) for order in ("alphabetical", "file") for normalize in ("none", "schemalint")]
+_SETTINGS = [GenerateSettings(o, n) for o in ("alphabetical", "file") for n in ("none", "schemalint")]
 
 
 @dataclass
@@ -81,8 +81,14 @@ def chart_folders(root: Path, given: list[Path]) -> list[tuple[str, str]]:
     return charts
 
 
-def _config(root: Path, repository: str, charts: list[tuple[str, str]], overlays: Path, settings: GenerateSettings,
-            deleted: dict[str, list[str]] | None = None) -> Config:
+def _config(
+    root: Path,
+    repository: str,
+    charts: list[tuple[str, str]],
+    overlays: Path,
+    settings: GenerateSettings,
+    deleted: dict[str, list[str]] | None = None,
+) -> Config:
     specs = tuple(
         ChartSpec(
             name=name,
@@ -125,8 +131,13 @@ def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[Gene
             tree = trees[spec.name]
             given = {p: d for p, d in tree.items() if p not in _GENERATED}
             try:
-                out = generate_chart(given, chart_dir=(config.root / spec.dest).as_posix(), outside=reader,
-                                     project_root=config.root.as_posix(), settings=settings)
+                out = generate_chart(
+                    given,
+                    chart_dir=(config.root / spec.dest).as_posix(),
+                    outside=reader,
+                    project_root=config.root.as_posix(),
+                    settings=settings,
+                )
             except GsvendorError:
                 continue
             found[spec.name] = sorted(p for p in set(out) - set(given) if tree.get(p) == out[p])
@@ -192,7 +203,9 @@ def adopt(
             built = build(config, snapshot, load_overlays(stage))
             left = _differences(config, built, trees)
             if not left or not themed:
-                result = AdoptResult(tag, layout, deleted, generated, problems + left, settings, existing, themed=themed)
+                known = {p.split(": ")[0] for p in problems}
+                found = problems + [x for x in left if not any(x.split(": ")[0].endswith(k) for k in known)]
+                result = AdoptResult(tag, layout, deleted, generated, found, settings, existing, themed=themed)
                 break
         assert result is not None
         if dry_run or (result.problems and not partial):
@@ -224,16 +237,26 @@ def _differences(config: Config, built: Any, trees: dict[str, dict[str, bytes]])
         tree = trees[chart.spec.name]
         for path in sorted(set(tree) | set(chart.files)):
             if tree.get(path) != chart.files.get(path):
-                what = "sync would add it" if path not in tree else "sync would remove it" if path not in chart.files \
+                what = (
+                    "sync would add it"
+                    if path not in tree
+                    else "sync would remove it"
+                    if path not in chart.files
                     else "the overlays inferred do not reproduce it"
+                )
                 if path in chart.generated and path in tree:
                     what = "differs from what generate writes (edit its template or .schema.yaml instead)"
                 left.append(f"{chart.spec.dest}/{path}: {what}")
     return left
 
 
-def config_text(root: Path, repository: str, charts: list[tuple[str, str]], deleted: dict[str, list[str]],
-                settings: GenerateSettings) -> str:
+def config_text(
+    root: Path,
+    repository: str,
+    charts: list[tuple[str, str]],
+    deleted: dict[str, list[str]],
+    settings: GenerateSettings,
+) -> str:
     """gsvendor.yaml for the adopted charts: the upstream repository, the charts (with their
     deleted upstream files as ``exclude``), the generate settings; other settings of an existing
     gsvendor.yaml (images, manifests, Dockerfiles) carried over."""
@@ -247,7 +270,8 @@ def config_text(root: Path, repository: str, charts: list[tuple[str, str]], dele
     if (root / CONFIG_FILE).is_file():
         try:
             old = yaml.load((root / CONFIG_FILE).read_text(encoding="utf-8"))
-            kept = {k: v for k, v in (old or {}).items() if k not in ("charts", "overlays", "output", "generate", "lock")}
+            replaced = ("charts", "overlays", "output", "generate", "lock")
+            kept = {k: v for k, v in (old or {}).items() if k not in replaced}
         except Exception:  # unreadable: written afresh
             kept = {}
     data: dict[str, Any] = {"upstream": kept.pop("upstream", {"repository": repository})}
@@ -261,8 +285,10 @@ def config_text(root: Path, repository: str, charts: list[tuple[str, str]], dele
             entry["exclude"] = [_literal_glob(p) for p in deleted[name]]
         entries.append(name if len(entry) == 1 else entry)
     data["charts"] = entries
-    data["generate"] = {"readme": {"sortValuesOrder": settings.sort_values_order},
-                        "schema": {"normalize": settings.normalize}}
+    data["generate"] = {
+        "readme": {"sortValuesOrder": settings.sort_values_order},
+        "schema": {"normalize": settings.normalize},
+    }
     data.update(kept)
     out = io.StringIO()
     out.write("# gsvendor configuration, written by gsvendor adopt: what to vendor from upstream, and where.\n")

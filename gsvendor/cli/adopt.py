@@ -1,0 +1,121 @@
+"""The adopt command: onboard hand-vendored charts by inferring gsvendor.yaml and overlays/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gsvendor.cli.app import _fetch_options, _given, _status, _stderr, _stdout, app, escape, handles_errors
+
+
+@app.command(short_help="Infer gsvendor.yaml and overlays/ from hand-vendored charts.")
+@handles_errors
+def adopt(
+    ctx: typer.Context,
+    args: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[TAG] [CHART_DIR]...", help="Upstream tag (not with --detect), then chart folders."),
+    ] = None,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source",
+            "-s",
+            help="Upstream source: a .tar.gz, a checkout folder, a tarball URL or a git URL; "
+            "with --detect a folder of <name>-<tag>.tar.gz archives.",
+            metavar="SOURCE",
+        ),
+    ] = None,
+    detect: Annotated[
+        bool, typer.Option("--detect", help="Propose the tag whose files match the charts best; write nothing.")
+    ] = False,
+    partial: Annotated[
+        bool, typer.Option("--partial", help="Write what could be expressed even when some changes could not.")
+    ] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing gsvendor.yaml and overlays/.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the report; write nothing.")] = False,
+    repository: Annotated[
+        str, typer.Option(help="The upstream GitHub repository written to gsvendor.yaml.", metavar="OWNER/NAME")
+    ] = "kserve/kserve",
+) -> None:
+    """Infer the overlays that make upstream TAG into the charts of helm/ (or CHART_DIRs), prove them
+    with a build, and write gsvendor.yaml, overlays/ and the lock.
+
+    Key edits of Chart.yaml and values.yaml become value operations, other changes anchored
+    inserts and replaces (the shortest anchor that occurs once), files upstream lacks Giant
+    Swarm-only copies, removed upstream files chart excludes; README.md and values.schema.json
+    that generate writes are left to it. Exit 0 when the overlays reproduce every file byte for
+    byte; 1 listing what could not be expressed (nothing written unless --partial); 2 for a usage
+    error, or when gsvendor.yaml or overlays/ exist without --force.
+
+    Examples:
+
+      gsvendor adopt v0.20.0 --source ../upstream/kserve-v0.20.0.tar.gz
+
+      gsvendor adopt v0.20.0 -s https://github.com/kserve/kserve/archive/refs/tags/v0.20.0.tar.gz helm/kserve-crd
+
+      gsvendor adopt --detect --source ../upstream
+
+      gsvendor adopt v0.20.0 -s ../upstream/kserve-v0.20.0.tar.gz --dry-run
+    """
+    from gsvendor.errors import UsageError
+    from gsvendor.workflows import adopt as workflow
+
+    _given(source, "--source")
+    if not source:
+        raise UsageError("adopt needs --source: the upstream archive, checkout or URL to compare with")
+    words = list(args or [])
+    root = ctx.obj.config.resolve().parent if ctx.obj.config else Path.cwd()
+    out = _stdout()
+    if detect:
+        with _status(ctx, "scoring the archives"):
+            matches = workflow.detect(root, source, [Path(w) for w in words], _fetch_options(ctx))
+        for match in matches:
+            out.print(
+                f"{escape(match.tag)}: {match.ratio:.1%} of lines match "
+                f"({match.identical} of {match.files} files identical) {escape(match.source)}"
+            )
+        best = matches[0]
+        out.print(f"best: {escape(best.tag)} ({best.ratio:.1%}); run gsvendor adopt {escape(best.tag)} --source …")
+        return
+    if not words:
+        raise UsageError("adopt needs TAG (or --detect to find it)")
+    tag, folders = words[0], [Path(w) for w in words[1:]]
+    if Path(tag).is_dir() and (Path(tag) / "Chart.yaml").is_file():
+        raise UsageError(f"{tag!r} is a chart folder; give TAG first (or --detect)")
+    with _status(ctx, "inferring the overlays"):
+        result = workflow.adopt(
+            root,
+            tag,
+            source,
+            folders,
+            _fetch_options(ctx),
+            repository=repository,
+            force=force,
+            partial=partial,
+            dry_run=dry_run,
+        )
+    for overlay in result.overlays:
+        out.print(f"overlays/{escape(overlay.name)}.yaml: {len(overlay.operations)} operation(s)")
+    for chart, paths in result.deleted.items():
+        out.print(f"{escape(chart)}: excludes {len(paths)} upstream file(s): {escape(', '.join(paths))}")
+    generated = sum(len(v) for v in result.generated.values())
+    compared = f" (the overlays in the project have {result.existing})" if result.existing is not None else ""
+    out.print(
+        f"{result.operations} operation(s) in {len(result.overlays)} overlay file(s){compared}; "
+        f"{generated} generated file(s) left to generate "
+        f"(README sort {result.settings.sort_values_order}, schema normalize {result.settings.normalize})"
+    )
+    err = _stderr()
+    for problem in result.problems:
+        err.labelled("cannot express:", "yellow", escape(problem))
+    if result.problems:
+        said = "wrote the rest (--partial)" if result.written else "wrote nothing (--partial writes the rest)"
+        err.labelled("error:", "red", f"{len(result.problems)} change(s) could not be expressed; {said}")
+        raise typer.Exit(1)
+    if result.written:
+        out.print(f"[green]ok[/]: wrote gsvendor.yaml, overlays/ and the lock: {escape(tag)} plus the overlays")
+    else:
+        out.print(f"[green]ok[/]: the overlays reproduce every file of {escape(tag)} (--dry-run: nothing written)")
