@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "gsvendor"
-DOMAIN = ("upstream", "overlays", "generate", "vendoring", "images", "manifests", "controller_images")
+DOMAIN = ("upstream", "overlays", "generate", "vendoring", "images", "manifests", "controller_images", "adopt")
 MAX_LINES = 900
 
 
