@@ -164,18 +164,20 @@ def _merge_files(ops: list[Proposed], universe: set[str]) -> list[tuple[str, dic
     return out
 
 
-def arrange(inferences: list[ChartInference], universes: dict[str, set[str]], themed: bool = True) -> list[OverlayFile]:
+def arrange(
+    inferences: list[ChartInference], universes: dict[str, set[str]], plain: set[str] | None = None
+) -> list[OverlayFile]:
     """The overlay files for every chart's inference, in the order sync applies them.
 
-    ``universes``: per chart, upstream's file paths (what a glob may select). ``themed=False``
-    puts every chart's operations in its own file, in inference order (the fallback when themes
-    reorder operations that depend on each other).
+    ``universes``: per chart, upstream's file paths (what a glob may select). The charts in
+    ``plain`` keep every operation in their own file, in inference order (the fallback when
+    themes reorder operations of a chart that depend on each other).
     """
     all_charts = sorted(i.chart for i in inferences)
     entries: dict[str, list[tuple[dict[str, Any], list[str]]]] = {}
     for inference in inferences:
         for name, params in _merge_files(inference.operations, universes.get(inference.chart, set())):
-            if not themed:
+            if inference.chart in (plain or ()):
                 name = f"80-{inference.chart}"
             bucket = entries.setdefault(name, [])
             same = next((entry for entry in bucket if entry[0] == params), None)

@@ -75,7 +75,7 @@ def adopt(
         for match in matches:
             out.print(
                 f"{escape(match.tag)}: {match.ratio:.1%} of lines match "
-                f"({match.identical} of {match.files} files identical) {escape(match.source)}"
+                f"({match.identical} of {match.files} files identical): {escape(Path(match.source).name)}"
             )
         best = matches[0]
         out.print(f"best: {escape(best.tag)} ({best.ratio:.1%}); run gsvendor adopt {escape(best.tag)} --source …")
@@ -108,6 +108,8 @@ def adopt(
         f"{generated} generated file(s) left to generate "
         f"(README sort {result.settings.sort_values_order}, schema normalize {result.settings.normalize})"
     )
+    if result.plain:
+        out.print(f"kept in their own overlay file (themes would reorder their operations): {', '.join(result.plain)}")
     err = _stderr()
     for problem in result.problems:
         err.labelled("cannot express:", "yellow", escape(problem))

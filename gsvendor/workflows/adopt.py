@@ -27,7 +27,7 @@ from gsvendor.config import (
     GenerateSettings,
     Selector,
 )
-from gsvendor.errors import SourceError, UsageError
+from gsvendor.errors import OverlayApplyError, SourceError, UsageError
 from gsvendor.files import Digests, normalize_whitespace, read_tree
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted
@@ -50,8 +50,7 @@ class AdoptResult:
     settings: GenerateSettings
     existing: int | None
     written: bool = False
-    themed: bool = True
-    files: list[str] = field(default_factory=list)
+    plain: list[str] = field(default_factory=list)
 
     @property
     def operations(self) -> int:
@@ -170,7 +169,10 @@ def adopt(
     from gsvendor.overlays.engine import load_overlays
     from gsvendor.vendoring import lock as lockfile
     from gsvendor.vendoring.plan import build, chart_files, wanted_for
+    from gsvendor.workflows.sync import TAG
 
+    if not TAG.fullmatch(tag):
+        raise UsageError(f"{tag!r} is not an upstream tag (letters, digits and . _ + - only, like v0.20.0)")
     overlays_dir = root / "overlays"
     existing = None
     if (root / CONFIG_FILE).exists() or overlays_dir.exists():
@@ -195,18 +197,33 @@ def adopt(
     universes = {name: set(files) for name, files in upstream.items()}
     result = None
     with tempfile.TemporaryDirectory(prefix=".gsvendor-adopt-", dir=root) as tmp:
-        for themed in (True, False):
-            stage = Path(tmp) / ("themed" if themed else "plain")
-            layout = arrange(inferences, universes, themed=themed)
+        plain: set[str] = set()  # charts whose operations themes reordered into a failing order
+        known = {p.split(": ")[0] for p in problems}
+        for attempt in range(len(charts) + 2):
+            stage = Path(tmp) / f"attempt-{attempt}"
+            layout = arrange(inferences, universes, plain)
             _stage_overlays(stage, layout)
             config = _config(root, repository, charts, stage, settings, deleted)
-            built = build(config, snapshot, load_overlays(stage))
-            left = _differences(config, built, trees)
-            if not left or not themed:
-                known = {p.split(": ")[0] for p in problems}
-                found = problems + [x for x in left if not any(x.split(": ")[0].endswith(k) for k in known)]
-                result = AdoptResult(tag, layout, deleted, generated, found, settings, existing, themed=themed)
+            try:
+                built = build(config, snapshot, load_overlays(stage))
+            except OverlayApplyError as exc:
+                failing = {name for name, _ in charts if str(exc).startswith(f"{name}/")} - plain
+                if failing:
+                    plain |= failing
+                    continue
+                result = AdoptResult(tag, layout, deleted, generated, [*problems, str(exc)], settings, existing)
                 break
+            left = [
+                x for x in _differences(config, built, trees) if not any(x.split(": ")[0].endswith(k) for k in known)
+            ]
+            failing = {name for name, dest in charts for x in left if x.startswith(f"{dest}/")} - plain
+            if failing:
+                plain |= failing
+                continue
+            result = AdoptResult(
+                tag, layout, deleted, generated, problems + left, settings, existing, plain=sorted(plain)
+            )
+            break
         assert result is not None
         if dry_run or (result.problems and not partial):
             return result
