@@ -202,3 +202,24 @@ def test_text_operations_take_the_shortest_unique_anchor_and_counts() -> None:
         {"op": "insert-before", "anchor": "x: 1", "text": "  d: 3\n"},
         {"op": "replace", "find": "image: kserve/a\n", "with": "image: gs/a\n", "count": 2},
     ]
+
+
+def test_a_failed_write_puts_back_what_was_there(tmp_path: Path) -> None:
+    from gsvendor.workflows.adopt import _swap
+
+    root, work = tmp_path / "project", tmp_path / "work"
+    (root / "overlays").mkdir(parents=True)
+    (root / "overlays" / "10-old.yaml").write_text("old overlay\n")
+    (root / "gsvendor.yaml").write_text("old config\n")
+    work.mkdir()
+    (work / "overlays").mkdir()
+    (work / "overlays" / "10-new.yaml").write_text("new overlay\n")
+    (work / "config").write_text("new config\n")
+    targets = [
+        (work / "overlays", root / "overlays"),
+        (work / "config", root / "gsvendor.yaml"),
+        (work / "missing-lock", root / "gsvendor.lock.yaml"),  # the last rename fails
+    ]
+    with pytest.raises(FileNotFoundError):
+        _swap(targets, [], work)
+    assert tree(root) == {"overlays/10-old.yaml": b"old overlay\n", "gsvendor.yaml": b"old config\n"}

@@ -85,7 +85,13 @@ def adopt(
     tag, folders = words[0], [Path(w) for w in words[1:]]
     if Path(tag).is_dir() and (Path(tag) / "Chart.yaml").is_file():
         raise UsageError(f"{tag!r} is a chart folder; give TAG first (or --detect)")
-    with _status(ctx, "inferring the overlays"):
+    from gsvendor.files import project_lock
+
+    def say(line: str) -> None:
+        _stderr().print(escape(line), soft_wrap=True)
+
+    # another gsvendor writing this project (a sync) must not interleave with the adoption
+    with project_lock(root, ctx.obj.lock_timeout, say), _status(ctx, "inferring the overlays"):
         result = workflow.adopt(
             root,
             tag,

@@ -232,7 +232,7 @@ def adopt(
             location = lockfile.source_location(snapshot.kind, source, root)
             lock_bytes = lockfile.render(built, location, Digests())
         text = config_text(root, repository, charts, deleted, settings)
-        _write(root, Path(tmp), stage, text, lock_bytes, force)
+        _write(root, Path(tmp), stage, text, lock_bytes)
     result.written = True
     return result
 
@@ -313,7 +313,7 @@ def config_text(
     return out.getvalue()
 
 
-def _write(root: Path, tmp: Path, stage: Path, text: str, lock_bytes: bytes | None, force: bool) -> None:
+def _write(root: Path, tmp: Path, stage: Path, text: str, lock_bytes: bytes | None) -> None:
     """Put overlays/, gsvendor.yaml and the lock in place; on any failure put back what was there."""
     config_new = tmp / "gsvendor.yaml.new"
     config_new.write_text(text, encoding="utf-8")
@@ -323,7 +323,16 @@ def _write(root: Path, tmp: Path, stage: Path, text: str, lock_bytes: bytes | No
     targets = [(stage, root / "overlays"), (config_new, root / CONFIG_FILE)]
     if lock_bytes is not None:
         targets.append((lock_new, root / "gsvendor.lock.yaml"))
+    from gsvendor.signals import Deferred
+
     moved: list[tuple[Path, Path | None]] = []  # (target, where its old content went)
+    # a signal between the renames would leave overlays/ of one adoption beside another gsvendor.yaml
+    with Deferred(redeliver=True):
+        _swap(targets, moved, tmp)
+
+
+def _swap(targets: list[tuple[Path, Path]], moved: list[tuple[Path, Path | None]], tmp: Path) -> None:
+    """Rename each new file over its target, the old one kept in ``tmp``; on failure put back what was."""
     try:
         for index, (new, target) in enumerate(targets):
             old = None
