@@ -37,6 +37,7 @@ class OverlayFile:
     name: str
     description: str
     operations: list[dict[str, Any]] = field(default_factory=list)
+    charts: list[str] = field(default_factory=list)
     assets: dict[str, bytes] = field(default_factory=dict)
 
 
@@ -68,6 +69,18 @@ def theme(op: Proposed) -> str:
     ):
         return "50-image-registry"
     return f"80-{op.chart}"
+
+
+def split(op: Proposed) -> list[Proposed]:
+    """A ``yaml-set`` whose keys belong to several themes as one operation per theme (keys are
+    independent, so their order does not matter); any other operation as it is."""
+    if op.params["op"] != "yaml-set" or op.file == "Chart.yaml":
+        return [op]
+    parts: dict[str, dict[str, Any]] = {}
+    for pointer, value in op.params["values"].items():
+        one = Proposed(op.chart, op.file, {**op.params, "values": {pointer: value}})
+        parts.setdefault(theme(one), {})[pointer] = value
+    return [Proposed(op.chart, op.file, {**op.params, "values": values}) for values in parts.values()]
 
 
 def _first(text: str, width: int = 60) -> str:
@@ -139,6 +152,7 @@ def _frozen(value: Any) -> Any:
 
 def _merge_files(ops: list[Proposed], universe: set[str]) -> list[tuple[str, dict[str, Any]]]:
     """One chart's operations with the same change in several files merged into a glob: ``(theme, params)``."""
+    ops = [part for op in ops for part in split(op)]
     groups: dict[Any, list[Proposed]] = {}
     for op in ops:
         rest = {k: v for k, v in op.params.items() if k != "file"}
@@ -188,7 +202,7 @@ def arrange(
     files: list[OverlayFile] = []
     for name in sorted(entries):
         description = THEMES.get(name) or f"The changes to {name[3:]} that no theme covers, one operation per change."
-        overlay = OverlayFile(name=name, description=description)
+        overlay = OverlayFile(name=name, description=description, charts=[] if name in THEMES else [name[3:]])
         for params, charts in entries[name]:
             overlay.operations.append(_declared(params, charts, all_charts, name in THEMES))
         files.append(overlay)
@@ -202,8 +216,6 @@ def _declared(params: dict[str, Any], charts: list[str], all_charts: list[str], 
     out: dict[str, Any] = {"op": params["op"], "description": describe(params)}
     if scoped and sorted(charts) != all_charts:
         out["charts"] = sorted(charts)
-    elif not scoped:
-        out["charts"] = charts
     out.update({k: v for k, v in params.items() if k != "op"})
     return out
 
@@ -246,7 +258,11 @@ def dump(overlay: OverlayFile) -> str:
     yaml.width = 4096
     yaml.indent(mapping=2, sequence=4, offset=2)
     out = io.StringIO()
-    yaml.dump({"description": overlay.description, "operations": styled(overlay.operations)}, out)
+    document: dict[str, Any] = {"description": overlay.description}
+    if overlay.charts:
+        document["charts"] = overlay.charts
+    document["operations"] = styled(overlay.operations)
+    yaml.dump(document, out)
     return out.getvalue()
 
 
