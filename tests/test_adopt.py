@@ -99,7 +99,13 @@ def test_adopt_hand_edited_tree_verifies_and_resyncs_byte_identical(synced: Path
     copies = [op.params["to"] for _, op in ops if op.kind == "copy"]
     assert edits["only"] in copies
     assert not any(p.endswith(("README.md", "values.schema.json")) for p in copies)  # left to generate
-    values_ops = [op for _, op in ops if op.params.get("file") == "values.yaml" and "kserve-resources" in op.charts]
+    values_ops = [
+        op
+        for overlay, op in ops
+        if op.params.get("file") == "values.yaml"
+        and matches_chart("kserve-resources", op.charts)
+        and matches_chart("kserve-resources", overlay.charts)
+    ]
     assert {"/kserve/router/imagePullPolicy": "Always"}.items() <= next(
         op.params["values"] for op in values_ops if op.kind == "yaml-set" and "values" in op.params
     ).items()
