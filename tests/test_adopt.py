@@ -229,3 +229,25 @@ def test_a_failed_write_puts_back_what_was_there(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         _swap(targets, [], work)
     assert tree(root) == {"overlays/10-old.yaml": b"old overlay\n", "gsvendor.yaml": b"old config\n"}
+
+
+def test_detect_scores_the_release_tags_of_a_git_repository(synced: Path, tmp_path: Path, cli: Cli) -> None:
+    from gitkit import Upstream
+
+    repository: Upstream | None = None
+    previous: set[str] = set()
+    for tag in TAGS:  # one commit per upstream tag, tagged as upstream tags it
+        files: dict[str, str | None] = {f"charts/{p}": d.decode() for p, d in upstream_files(tag, "charts/").items()}
+        files.update({p: None for p in previous - set(files)})
+        previous = {p for p, d in files.items() if d is not None}
+        if repository is None:
+            repository = Upstream(tmp_path / "upstream", files)
+            repository.commit({"go.mod": "module example\n"}, "release", tag=tag)
+        else:
+            repository.commit(files, "release", tag=tag)
+    assert repository is not None
+    result = cli(synced, "adopt", "--detect", "--source", repository.url)
+    assert result.returncode == 0, result.stderr
+    scored = [line.split(":")[0] for line in result.stdout.splitlines() if not line.startswith("best")]
+    assert sorted(scored) == sorted(TAGS)
+    assert scored[0] == TAG

@@ -24,13 +24,16 @@ def adopt(
             "--source",
             "-s",
             help="Upstream source: a .tar.gz, a checkout folder, a tarball URL or a git URL; "
-            "with --detect a folder of <name>-<tag>.tar.gz archives.",
+            "with --detect a folder of <name>-<tag>.tar.gz archives or a git URL.",
             metavar="SOURCE",
         ),
     ] = None,
     detect: Annotated[
         bool, typer.Option("--detect", help="Propose the tag whose files match the charts best; write nothing.")
     ] = False,
+    newest: Annotated[
+        int, typer.Option("--newest", help="--detect on a git URL: score this many newest release tags.", min=1)
+    ] = 10,
     partial: Annotated[
         bool, typer.Option("--partial", help="Write what could be expressed even when some changes could not.")
     ] = False,
@@ -58,6 +61,8 @@ def adopt(
 
       gsvendor adopt --detect --source ../upstream
 
+      gsvendor adopt --detect --source https://github.com/kserve/kserve.git --newest 5
+
       gsvendor adopt v0.20.0 -s ../upstream/kserve-v0.20.0.tar.gz --dry-run
     """
     from gsvendor.errors import UsageError
@@ -71,7 +76,7 @@ def adopt(
     out = _stdout()
     if detect:
         with _status(ctx, "scoring the archives"):
-            matches = workflow.detect(root, source, [Path(w) for w in words], _fetch_options(ctx))
+            matches = workflow.detect(root, source, [Path(w) for w in words], _fetch_options(ctx), newest)
         for match in matches:
             out.print(
                 f"{escape(match.tag)}: {match.ratio:.1%} of lines match "

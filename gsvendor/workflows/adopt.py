@@ -373,28 +373,70 @@ class Match:
         return self.lines / self.total if self.total else 0.0
 
 
-def detect(root: Path, source: str, folders: list[Path], options: FetchOptions) -> list[Match]:
-    """Score every tag archive in the folder ``source`` (``<name>-<tag>.tar.gz``) against the tree,
-    best first. Raises :class:`UsageError` when ``source`` is no folder of archives."""
-    folder = Path(source)
-    archives = sorted(p for p in folder.iterdir() if ARCHIVE.match(p.name)) if folder.is_dir() else []
-    if not archives:
-        raise UsageError(f"--source {source}: no folder of tag archives (<name>-<tag>.tar.gz) to detect from")
+def detect(root: Path, source: str, folders: list[Path], options: FetchOptions, newest: int = 10) -> list[Match]:
+    """Score the tags ``source`` offers against the tree, best first: every tag archive in a folder
+    (``<name>-<tag>.tar.gz``), or the ``newest`` release tags of a git URL (``git ls-remote``).
+    Raises :class:`UsageError` when ``source`` offers no tag."""
+    from gsvendor.upstream.source import classify_source
+
     charts = chart_folders(root, folders)
     trees = {name: read_tree(root, dest) for name, dest in charts}
     wanted = Wanted(folders=tuple(f"charts/{name}" for name, _ in charts), files=())
+    if classify_source(source) == "git":
+        candidates = [(tag, source) for tag in _git_tags(source, options)[:newest]]
+    else:
+        folder = Path(source)
+        archives = sorted(p for p in folder.iterdir() if ARCHIVE.match(p.name)) if folder.is_dir() else []
+        candidates = [(ARCHIVE.match(p.name)["tag"], str(p)) for p in archives]  # type: ignore[index]
+    if not candidates:
+        raise UsageError(
+            f"--source {source}: no tags to detect from (a folder of <name>-<tag>.tar.gz archives, or a git URL)"
+        )
     matches = []
-    for archive in archives:
-        match = ARCHIVE.match(archive.name)
-        assert match is not None
+    for tag, location in candidates:
         try:
-            snapshot = fetch_upstream(match["tag"], str(archive), wanted, options)
+            snapshot = fetch_upstream(tag, location, wanted, options)
         except SourceError:
-            continue  # another project's archive, or not this layout
-        matches.append(_score(match["tag"], str(archive), snapshot, trees))
+            continue  # another project's archive, or a tag without these charts
+        matches.append(_score(tag, location, snapshot, trees))
     if not matches:
-        raise UsageError(f"--source {source}: no archive holds the charts {', '.join(trees)}")
+        raise UsageError(f"--source {source}: no tag holds the charts {', '.join(trees)}")
     return sorted(matches, key=lambda m: (-m.ratio, -m.identical, m.tag))
+
+
+def _git_tags(url: str, options: FetchOptions) -> list[str]:
+    """The release tags (:data:`gsvendor.config.DEFAULT_TAG_PATTERN`) of the git repository at
+    ``url``, newest version first. Raises :class:`SourceError` when git cannot list them in
+    ``options.max_time`` seconds."""
+    import subprocess
+
+    from packaging.version import InvalidVersion, Version
+
+    from gsvendor.config import DEFAULT_TAG_PATTERN
+    from gsvendor.upstream.git import public_git_url
+    from gsvendor.upstream.source import tag_version
+
+    try:
+        listed = subprocess.run(
+            ["git", "ls-remote", "--tags", "--refs", "--", url],
+            capture_output=True,
+            timeout=options.max_time,
+            check=False,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SourceError(f"{public_git_url(url)}: git ls-remote failed: {type(exc).__name__}") from None
+    if listed.returncode != 0:
+        raise SourceError(f"{public_git_url(url)}: git ls-remote failed (exit {listed.returncode})")
+    tags = []
+    for line in listed.stdout.decode("utf-8", "replace").splitlines():
+        tag = line.rsplit("refs/tags/", 1)[-1]
+        if re.search(DEFAULT_TAG_PATTERN, tag):
+            try:
+                tags.append((Version(tag_version(tag)), tag))
+            except InvalidVersion:
+                continue
+    return [tag for _, tag in sorted(tags, reverse=True)]
 
 
 def _score(tag: str, source: str, snapshot: UpstreamSnapshot, trees: dict[str, dict[str, bytes]]) -> Match:
