@@ -196,9 +196,7 @@ def test_detect_proposes_the_synced_tag(synced: Path, cli: Cli) -> None:
 def test_usage_errors_are_one_line(synced: Path, cli: Cli) -> None:
     assert_one_line_error(cli(synced, "adopt", TAG), 2, "--source")
     assert_one_line_error(cli(synced, "adopt", "--source", str(tarball(TAG))), 2, "TAG")
-    assert_one_line_error(
-        cli(synced, "adopt", "--detect", "--source", str(tarball(TAG))), 2, "no folder of tag archives"
-    )
+    assert_one_line_error(cli(synced, "adopt", "--detect", "--source", str(tarball(TAG))), 2, "no tags to detect from")
 
 
 def test_text_operations_take_the_shortest_unique_anchor_and_counts() -> None:
@@ -251,3 +249,14 @@ def test_detect_scores_the_release_tags_of_a_git_repository(synced: Path, tmp_pa
     scored = [line.split(":")[0] for line in result.stdout.splitlines() if not line.startswith("best")]
     assert sorted(scored) == sorted(TAGS)
     assert scored[0] == TAG
+
+
+def test_an_existing_lock_is_not_replaced_without_force(synced: Path, tmp_path: Path, cli: Cli) -> None:
+    project = _copy(synced, tmp_path)
+    (project / "gsvendor.yaml").unlink()
+    shutil.rmtree(project / "overlays")
+    lock = (project / "gsvendor.lock.yaml").read_bytes()
+    refused = cli(project, "adopt", TAG, "--source", str(tarball(TAG)))
+    assert_one_line_error(refused, 2, "gsvendor.lock.yaml exists", "--force")
+    assert (project / "gsvendor.lock.yaml").read_bytes() == lock
+    assert sorted(p.name for p in project.iterdir()) == ["gsvendor.lock.yaml", "helm"]

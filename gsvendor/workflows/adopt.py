@@ -27,7 +27,7 @@ from gsvendor.config import (
     GenerateSettings,
     Selector,
 )
-from gsvendor.errors import OverlayApplyError, SourceError, UsageError
+from gsvendor.errors import GsvendorError, OverlayApplyError, SourceError, UsageError
 from gsvendor.files import Digests, normalize_whitespace, read_tree
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted
@@ -40,7 +40,8 @@ _SETTINGS = [GenerateSettings(o, n) for o in ("alphabetical", "file") for n in (
 class AdoptResult:
     """What adopt inferred: the overlay files, per chart the deleted upstream files, the problems
     (one line each), the generate settings that reproduce the generated files, the operation
-    counts (``existing``: the overlays already in the project, ``None`` without), and whether it wrote."""
+    counts (``existing``: the overlays already in the project, ``None`` without), the charts kept
+    out of the themed files (``plain``), and whether it wrote."""
 
     tag: str
     overlays: list[OverlayFile]
@@ -119,7 +120,6 @@ def _literal_glob(path: str) -> str:
 def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[GenerateSettings, dict[str, list[str]]]:
     """The generate settings under which most of the tree's README.md/values.schema.json are what
     ``generate`` writes, and those files per chart."""
-    from gsvendor.errors import GsvendorError
     from gsvendor.generate.chart import generate_chart, project_reader
 
     reader = project_reader(config)
@@ -162,7 +162,7 @@ def adopt(
     """Infer and prove the overlays that make upstream ``tag`` at ``source`` into the charts of
     ``folders`` (default every chart in ``helm/``), and write gsvendor.yaml, overlays/ and the lock.
 
-    Raises :class:`UsageError` (exit 2) when gsvendor.yaml or overlays/ exist and ``force`` is not
+    Raises :class:`UsageError` (exit 2) when gsvendor.yaml, overlays/ or the lock exist and ``force`` is not
     given (checked before anything is read), :class:`SourceError` for an unreadable source. With
     problems and without ``partial`` nothing is written (the caller exits 1).
     """
@@ -175,13 +175,14 @@ def adopt(
         raise UsageError(f"{tag!r} is not an upstream tag (letters, digits and . _ + - only, like v0.20.0)")
     overlays_dir = root / "overlays"
     existing = None
-    if (root / CONFIG_FILE).exists() or overlays_dir.exists():
+    present = [n for n in (CONFIG_FILE, "overlays", "gsvendor.lock.yaml") if os.path.lexists(root / n)]
+    if present:
         if not force and not dry_run:
-            present = CONFIG_FILE if (root / CONFIG_FILE).exists() else "overlays/"
-            raise UsageError(f"{present} exists: adopt writes a new one; re-run with --force to replace it")
+            raise UsageError(f"{present[0]} exists: adopt writes a new one; re-run with --force to replace it")
         try:
-            existing = sum(len(o.operations) for o in load_overlays(overlays_dir))
-        except Exception:  # a broken hand-written overlay: nothing to compare with
+            if overlays_dir.is_dir():
+                existing = sum(len(o.operations) for o in load_overlays(overlays_dir))
+        except GsvendorError:  # a broken hand-written overlay: nothing to compare with
             existing = None
     charts = chart_folders(root, folders)
     trees = {name: read_tree(root, dest) for name, dest in charts}
