@@ -8,7 +8,11 @@ The package: app.py (the typer application, global options, error mapping), comm
 function per command), adopt.py (the adopt command), main.py (the console entry point).
 """
 
-from gsvendor.cli import adopt, commands  # registers the commands on app
+# isort: off
+from gsvendor.cli import commands  # registers the commands on app
+from gsvendor.cli import adopt  # after the others: it is listed last in gsvendor --help
+
+# isort: on
 from gsvendor.cli.app import app
 from gsvendor.cli.main import main
 

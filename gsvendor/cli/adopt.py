@@ -10,7 +10,7 @@ import typer
 from gsvendor.cli.app import _fetch_options, _given, _status, _stderr, _stdout, app, escape, handles_errors
 
 
-@app.command(short_help="Infer gsvendor.yaml and overlays/ from hand-vendored charts.")
+@app.command(short_help="Write the overlays that reproduce hand-vendored charts.")
 @handles_errors
 def adopt(
     ctx: typer.Context,
@@ -57,11 +57,11 @@ def adopt(
 
       gsvendor adopt v0.20.0 --source ../upstream/kserve-v0.20.0.tar.gz
 
-      gsvendor adopt v0.20.0 -s https://github.com/kserve/kserve/archive/refs/tags/v0.20.0.tar.gz helm/kserve-crd
+      gsvendor adopt v0.20.0 -s ../upstream/kserve-v0.20.0.tar.gz helm/kserve-crd
 
       gsvendor adopt --detect --source ../upstream
 
-      gsvendor adopt --detect --source https://github.com/kserve/kserve.git --newest 5
+      gsvendor adopt --detect -s https://github.com/kserve/kserve.git --newest 5
 
       gsvendor adopt v0.20.0 -s ../upstream/kserve-v0.20.0.tar.gz --dry-run
     """
