@@ -8,6 +8,7 @@ from typing import Any
 
 from gsvendor.adopt.textdiff import NoAnchor, text_operations
 from gsvendor.adopt.values import VALUE_FILES, escape_text, value_operations
+from gsvendor.errors import GsvendorError
 from gsvendor.files import normalize_whitespace
 from gsvendor.overlays.engine import Operation, Overlay, apply_overlays
 
@@ -49,8 +50,6 @@ def reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[di
     overlay = Overlay(
         name="adopt", path=Path("adopt.yaml"), description="", charts=(), versions=None, operations=operations
     )
-    from gsvendor.errors import GsvendorError
-
     try:
         result = apply_overlays(chart, {path: upstream}, [overlay], tag)
     except GsvendorError:
