@@ -193,8 +193,19 @@ def test_detect_proposes_the_synced_tag(synced: Path, cli: Cli) -> None:
     assert f"best: {TAG} (" in result.stdout
 
 
-def test_usage_errors_are_one_line(synced: Path, cli: Cli) -> None:
+def test_usage_errors_are_one_line(synced: Path, tmp_path: Path, cli: Cli) -> None:
     assert_one_line_error(cli(synced, "adopt", TAG), 2, "--source")
+    assert_one_line_error(cli(synced, "adopt", TAG, "--source", ""), 2, "--source is empty")
+    assert_one_line_error(
+        cli(synced, "adopt", TAG, "-s", str(tarball(TAG)), "overlays", "--dry-run"), 2, "no Chart.yaml"
+    )
+    stranger = synced / "helm" / "not-upstream"
+    shutil.copytree(synced / "helm" / "kserve-crd", stranger)
+    try:
+        missing = cli(synced, "adopt", TAG, "-s", str(tarball(TAG)), "helm/not-upstream", "--dry-run")
+        assert_one_line_error(missing, 2, "charts/not-upstream")
+    finally:
+        shutil.rmtree(stranger)
     assert_one_line_error(cli(synced, "adopt", "--source", str(tarball(TAG))), 2, "TAG")
     assert_one_line_error(cli(synced, "adopt", "--detect", "--source", str(tarball(TAG))), 2, "no tags to detect from")
 
