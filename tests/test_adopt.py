@@ -271,3 +271,26 @@ def test_an_existing_lock_is_not_replaced_without_force(synced: Path, tmp_path: 
     assert_one_line_error(refused, 2, "gsvendor.lock.yaml exists", "--force")
     assert (project / "gsvendor.lock.yaml").read_bytes() == lock
     assert sorted(p.name for p in project.iterdir()) == ["gsvendor.lock.yaml", "helm"]
+
+
+def test_git_hunks_turn_the_old_lines_into_the_new() -> None:
+    """The histogram diff for large files (real git) gives blocks that rebuild the new lines exactly."""
+    import random
+
+    from gsvendor.adopt.textdiff import _git_hunks
+
+    generator = random.Random(7)
+    for _ in range(100):
+        old = [generator.choice("abcde") for _ in range(generator.randint(0, 30))]
+        new = list(old)
+        for _ in range(generator.randint(0, 6)):
+            where = generator.randint(0, len(new))
+            if generator.random() < 0.4 and new:
+                del new[min(where, len(new) - 1)]
+            else:
+                new.insert(where, generator.choice("abcxyz"))
+        rebuilt, position = [], 0
+        for i1, i2, j1, j2 in _git_hunks(old, new):
+            rebuilt += old[position:i1] + new[j1:j2]
+            position = i2
+        assert rebuilt + old[position:] == new, (old, new)

@@ -12,6 +12,7 @@ a ``count``, as a person writes an image rewrite repeated in one file.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,10 +52,51 @@ def hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
     tail = 0
     while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
-    matcher = difflib.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False)
-    return [
-        (i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
-    ]
+    middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    if len(middle_a) * len(middle_b) > _LARGE:
+        blocks = _git_hunks(middle_a, middle_b)
+    else:
+        matcher = difflib.SequenceMatcher(None, middle_a, middle_b)
+        blocks = [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    return [(i1 + head, i2 + head, j1 + head, j2 + head) for i1, i2, j1, j2 in blocks]
+
+
+# above this product of line counts difflib's quadratic matching takes seconds (a CRD of an
+# older release): git's histogram diff, in C, takes milliseconds
+_LARGE = 4_000_000
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+
+
+def _git_hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
+    """The changed blocks of ``a`` → ``b`` by ``git diff --no-index --histogram -U0``.
+
+    Raises :class:`NoAnchor` when git is missing or fails (the change is then reported, not guessed).
+    """
+    import os
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="gsvendor-adopt-diff-") as tmp:
+        paths = [os.path.join(tmp, "a"), os.path.join(tmp, "b")]
+        for path, lines in zip(paths, (a, b), strict=True):
+            with open(path, "w", encoding="utf-8", newline="\n") as file:
+                file.write("".join(f"{line}\n" for line in lines))
+        env = {**os.environ, "LC_ALL": "C", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+        args = ["git", "diff", "--no-index", "--no-color", "--no-ext-diff", "--histogram", "-a", "-U0", "--", *paths]
+        try:
+            done = subprocess.run(args, capture_output=True, env=env, timeout=300, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise NoAnchor(f"git diff could not compare it ({type(exc).__name__})") from None
+    if done.returncode not in (0, 1):
+        raise NoAnchor(f"git diff could not compare it (exit {done.returncode})")
+    blocks = []
+    for match in _HUNK.finditer(done.stdout.decode("utf-8", "replace")):
+        start_a, count_a = int(match[1]), int(match[2] if match[2] is not None else 1)
+        start_b, count_b = int(match[3]), int(match[4] if match[4] is not None else 1)
+        i1 = start_a if count_a == 0 else start_a - 1  # a count of 0 names the line before the block
+        j1 = start_b if count_b == 0 else start_b - 1
+        blocks.append((i1, i1 + count_a, j1, j1 + count_b))
+    return blocks
 
 
 def _indent(line: str) -> int:
