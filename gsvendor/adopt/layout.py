@@ -2,8 +2,9 @@
 
 Themes a reader recognises get one file each (:data:`THEMES`); the rest goes to one file per
 chart. The same change in several files of a chart becomes one operation with a ``glob`` (when a
-``prefix*suffix`` glob selects exactly those files), the same operation in several charts one
-operation with ``charts``. Every operation carries a description of what it changes.
+``prefix*suffix`` glob selects those files, minus fewer ``exclude``d ones), the same operation in
+several charts one operation with ``charts``. Every operation carries a description of what it
+changes.
 """
 
 from __future__ import annotations
