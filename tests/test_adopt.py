@@ -7,6 +7,7 @@ would.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -294,3 +295,25 @@ def test_git_hunks_turn_the_old_lines_into_the_new() -> None:
             rebuilt += old[position:i1] + new[j1:j2]
             position = i2
         assert rebuilt + old[position:] == new, (old, new)
+
+
+@pytest.mark.parametrize(
+    ("upstream", "tree", "reason"),
+    [
+        (b"a\nb\n", b"a\n\0\nb\n", "a binary file changed"),
+        (b"a\nb\n", b"a\necho ${X\nb\n", "'${' without a closing '}'"),
+        (b"a\nb\n", b"a \nb\n", "trailing whitespace"),
+    ],
+)
+def test_what_no_operation_can_write_is_named(upstream: bytes, tree: bytes, reason: str) -> None:
+    from gsvendor.adopt.infer import file_operations
+
+    with pytest.raises(ValueError, match=re.escape(reason)):
+        file_operations("chart", "templates/x.sh", upstream, tree, TAG)
+
+
+def test_text_with_variables_is_written_escaped_and_reproduced() -> None:
+    from gsvendor.adopt.infer import file_operations
+
+    ops = file_operations("chart", "templates/x.sh", b"a\nb\n", b"a\necho ${HOME}\nb\n", TAG)
+    assert ops == [{"op": "insert-before", "anchor": "b", "text": "echo $${HOME}\n"}]

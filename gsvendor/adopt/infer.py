@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,9 @@ from gsvendor.adopt.values import VALUE_FILES, escape_text, value_operations
 from gsvendor.errors import GsvendorError
 from gsvendor.files import normalize_whitespace
 from gsvendor.overlays.engine import Operation, Overlay, apply_overlays
+
+# ${name} and $${name} as the engine expands them (gsvendor.overlays.engine)
+_VARIABLE = re.compile(r"\$(\$?)\{([^}]*)\}")
 
 
 @dataclass
@@ -79,6 +83,10 @@ def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: st
         ops += [_escaped(op) for op in text_operations(rest, new)]
     except NoAnchor as exc:
         raise ValueError(str(exc)) from None
+    for op in ops:
+        for key in ("find", "with", "anchor", "text"):
+            if "${" in _VARIABLE.sub("", str(op.get(key, ""))):
+                raise ValueError("its text holds '${' without a closing '}', which an overlay cannot write")
     if not reproduces(chart, path, upstream, tree, ops, tag):
         if path in VALUE_FILES:  # the value edits may interact: text operations alone
             ops = [_escaped(op) for op in text_operations(old, new)]

@@ -27,7 +27,7 @@ from gsvendor.config import (
     GenerateSettings,
     Selector,
 )
-from gsvendor.errors import GsvendorError, OverlayApplyError, SourceError, UsageError
+from gsvendor.errors import GsvendorError, OverlayApplyError, OverlayDefinitionError, SourceError, UsageError
 from gsvendor.files import Digests, normalize_whitespace, read_tree
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted
@@ -207,6 +207,9 @@ def adopt(
             config = _config(root, repository, charts, stage, settings, deleted)
             try:
                 built = build(config, snapshot, load_overlays(stage))
+            except OverlayDefinitionError as exc:  # text the YAML of an overlay cannot carry as written
+                result = AdoptResult(tag, layout, deleted, generated, [*problems, str(exc)], settings, existing)
+                break
             except OverlayApplyError as exc:
                 failing = {name for name, _ in charts if str(exc).startswith(f"{name}/")} - plain
                 if failing:
