@@ -317,3 +317,25 @@ def test_text_with_variables_is_written_escaped_and_reproduced() -> None:
 
     ops = file_operations("chart", "templates/x.sh", b"a\nb\n", b"a\necho ${HOME}\nb\n", TAG)
     assert ops == [{"op": "insert-before", "anchor": "b", "text": "echo $${HOME}\n"}]
+
+
+def test_chart_folders_named_otherwise_keep_their_dest(synced: Path, tmp_path: Path, cli: Cli) -> None:
+    """CHART_DIR picks the charts; a folder named unlike its chart is the chart's dest."""
+    project = _copy(synced, tmp_path)
+    _unconfigured(project)
+    (project / "helm" / "kserve-crd").rename(project / "helm" / "crds")
+    for generated in (".schema.yaml", "values.schema.json"):  # its paths name the chart's old folder
+        (project / "helm" / "crds" / generated).unlink()
+    before = tree(project / "helm")
+    result = cli(project, "adopt", TAG, "--source", str(tarball(TAG)), "helm/crds", "helm/kserve-llmisvc-crd")
+    assert result.returncode == 0, result.stdout + result.stderr
+    from gsvendor.config import load_config
+
+    config = load_config(project / "gsvendor.yaml")
+    assert [(c.name, c.dest) for c in config.charts] == [
+        ("kserve-crd", "helm/crds"),
+        ("kserve-llmisvc-crd", "helm/kserve-llmisvc-crd"),
+    ]
+    assert cli(project, "verify").returncode == 0
+    assert "nothing changed" in cli(project, "sync", TAG, "--source", str(tarball(TAG))).stdout
+    assert tree(project / "helm") == before

@@ -73,12 +73,24 @@ def chart_folders(root: Path, given: list[Path]) -> list[tuple[str, str]]:
         absolute = folder.resolve()
         if not absolute.is_relative_to(root.resolve()):
             raise UsageError(f"{folder}: outside the project {root}")
-        charts.append((absolute.name, absolute.relative_to(root.resolve()).as_posix()))
+        charts.append((_chart_name(folder), absolute.relative_to(root.resolve()).as_posix()))
     names = [n for n, _ in charts]
     for name in names:
         if names.count(name) > 1:
             raise UsageError(f"two chart folders are named {name}")
     return charts
+
+
+def _chart_name(folder: Path) -> str:
+    """The chart's ``name`` in its Chart.yaml (upstream's folder is named after it), else the folder's name."""
+    from gsvendor.config import load_plain
+
+    try:
+        name = load_plain(folder.joinpath("Chart.yaml").read_text(encoding="utf-8")).get("name")
+    except Exception:  # unreadable, not YAML or not a mapping: the folder's name
+        name = None
+    valid = isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name)
+    return str(name) if valid else folder.resolve().name
 
 
 def _config(
