@@ -3,9 +3,9 @@ and against an older tag (whose many upstream differences are inferred too).
 
 Not a test; prints figures. Run from the project root after `make sync`:
 
-    .venv/bin/python benchmarks/bench_adopt.py [--rounds N]
+    .venv/bin/python benchmarks/bench_adopt.py [--repeat N]
 
-Each round infers the overlays of every chart in helm/, builds the output with them as sync does
+Each run infers the overlays of every chart in helm/, builds the output with them as sync does
 and compares it with helm/ (nothing written). Printed per tag: the median wall time, the
 operations inferred against the hand-written overlays' count, and what could not be expressed.
 """
@@ -30,9 +30,9 @@ UPSTREAM = ROOT.parent / "shared" / "upstream"
 
 
 def main() -> None:
-    """Print the figures of ``--rounds`` runs per tag."""
+    """Print the figures of ``--repeat`` runs per tag."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     config = load_config(ROOT / "gsvendor.yaml")
     synced = lockfile.read(config.lock_path).tag
@@ -42,12 +42,12 @@ def main() -> None:
     for tag in dict.fromkeys(tags):
         source = str(UPSTREAM / f"kserve-{tag}.tar.gz")
         times = []
-        for _ in range(args.rounds):
+        for _ in range(args.repeat):
             start = time.perf_counter()
             result = adopt(ROOT, tag, source, [], FetchOptions(cache_dir=None), dry_run=True)
             times.append(time.perf_counter() - start)
         print(
-            f"adopt {tag} on helm/ ({synced}): {statistics.median(times):.2f} s median of {args.rounds}; "
+            f"adopt {tag} on helm/ ({synced}): {statistics.median(times):.2f} s median of {args.repeat}; "
             f"{result.operations} operations (hand-written: {result.existing}); "
             f"{len(result.problems)} not expressible"
         )
