@@ -201,7 +201,8 @@ def test_usage_errors_are_one_line(synced: Path, tmp_path: Path, cli: Cli) -> No
         cli(synced, "adopt", TAG, "-s", str(tarball(TAG)), "overlays", "--dry-run"), 2, "no Chart.yaml"
     )
     stranger = synced / "helm" / "not-upstream"
-    shutil.copytree(synced / "helm" / "kserve-crd", stranger)
+    stranger.mkdir()
+    (stranger / "Chart.yaml").write_text("apiVersion: v2\nname: not-upstream\nversion: 0.1.0\n")
     try:
         missing = cli(synced, "adopt", TAG, "-s", str(tarball(TAG)), "helm/not-upstream", "--dry-run")
         assert_one_line_error(missing, 2, "charts/not-upstream")

@@ -200,8 +200,8 @@ def adopt(
     trees = {name: read_tree(root, dest) for name, dest in charts}
     probe = _config(root, repository, charts, overlays_dir, GenerateSettings())
     snapshot = fetch_upstream(tag, source, wanted_for(probe), options)
-    settings, generated = _generated(probe, trees)
     upstream = {spec.name: chart_files(snapshot, spec) for spec in probe.charts}
+    settings, generated = _generated(probe, trees)
     inferences = [
         infer_chart(name, upstream[name], trees[name], set(generated.get(name, ())), tag) for name, _ in charts
     ]
