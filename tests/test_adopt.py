@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CHARTS, ROOT, TAGS, UPSTREAM, Cli, assert_one_line_error, tarball, tree, upstream_files
+from pytest_httpserver import HTTPServer
 from ruamel.yaml import YAML
 
 from gsvendor.adopt.textdiff import text_operations
@@ -340,3 +341,46 @@ def test_chart_folders_named_otherwise_keep_their_dest(synced: Path, tmp_path: P
     assert cli(project, "verify").returncode == 0
     assert "nothing changed" in cli(project, "sync", TAG, "--source", str(tarball(TAG))).stdout
     assert tree(project / "helm") == before
+
+
+def test_sigterm_while_fetching_leaves_the_project_as_it_was(
+    synced: Path, tmp_path: Path, cli: Cli, httpserver: HTTPServer
+) -> None:
+    import signal
+    import subprocess
+    import sys
+    import threading
+
+    from werkzeug import Request, Response
+
+    project = _copy(synced, tmp_path)
+    _unconfigured(project)
+    before = tree(project)
+    arrived, release = threading.Event(), threading.Event()
+
+    def held(request: Request) -> Response:
+        arrived.set()
+        release.wait(60)
+        return Response(tarball(TAG).read_bytes())
+
+    httpserver.expect_request("/kserve.tar.gz").respond_with_handler(held)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gsvendor", "adopt", TAG, "--source", httpserver.url_for("/kserve.tar.gz")],
+        cwd=project,
+        env=cli.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert arrived.wait(120), "adopt never asked for the archive"
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=120)
+    finally:
+        release.set()
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert tree(project) == before
+    assert sorted(p.name for p in project.iterdir()) == ["helm"]
