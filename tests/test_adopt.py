@@ -7,6 +7,7 @@ would.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -157,6 +158,11 @@ def test_adopt_own_sync_output_reports_counts_and_resyncs(synced: Path, tmp_path
     dry = cli(project, "adopt", TAG, "--source", str(tarball(TAG)), "--dry-run")
     assert dry.returncode == 0, dry.stdout + dry.stderr
     assert f"(the overlays in the project have {hand_written})" in dry.stdout
+
+    report = json.loads(cli(project, "adopt", TAG, "--source", str(tarball(TAG)), "--dry-run", "--json").stdout)
+    assert (report["ok"], report["written"], report["existingOperations"]) == (True, False, hand_written)
+    assert report["operations"] == sum(report["overlays"].values()) > 0
+    assert f"{report['operations']} operation(s) in {len(report['overlays'])} overlay file(s)" in dry.stdout
 
     refused = cli(project, "adopt", TAG, "--source", str(tarball(TAG)))
     assert_one_line_error(refused, 2, "gsvendor.yaml exists", "--force")

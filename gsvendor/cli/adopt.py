@@ -39,6 +39,7 @@ def adopt(
     ] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing gsvendor.yaml and overlays/.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the report; write nothing.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     repository: Annotated[
         str, typer.Option(help="The upstream GitHub repository written to gsvendor.yaml.", metavar="OWNER/NAME")
     ] = "kserve/kserve",
@@ -108,6 +109,26 @@ def adopt(
             partial=partial,
             dry_run=dry_run,
         )
+    if json_output:
+        from gsvendor.report import console as report
+
+        report.print_json(
+            out,
+            {
+                "tag": tag,
+                "ok": not result.problems,
+                "written": result.written,
+                "operations": result.operations,
+                "existingOperations": result.existing,
+                "overlays": {f"overlays/{o.name}.yaml": len(o.operations) for o in result.overlays},
+                "excluded": result.deleted,
+                "generated": result.generated,
+                "problems": result.problems,
+            },
+        )
+        if result.problems:
+            raise typer.Exit(1)
+        return
     for overlay in result.overlays:
         out.print(f"overlays/{escape(overlay.name)}.yaml: {len(overlay.operations)} operation(s)")
     for chart, paths in result.deleted.items():
