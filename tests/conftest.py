@@ -165,10 +165,41 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, *
 
 
 def _differential_summary(terminalreporter: Any) -> None:
-    """What the differential tests (tests/differential/, issue 20) compared: inputs and differences."""
+    """What the differential tests (tests/differential/) compared: identical, different, both refused (by input)."""
     tools = sys.modules.get("diff_tools")
     tallies = getattr(tools, "TALLIES", None)
     if tallies:
         terminalreporter.section("differential tests")
         for name, tally in sorted(tallies.items()):
-            terminalreporter.write_line(f"{name}: {tally.compared} compared, {len(tally.differences)} different")
+            first, *rest = tally.summary()
+            terminalreporter.write_line(f"{name}: {first}")
+            for line in rest:
+                terminalreporter.write_line(line)
+
+
+def tools_required() -> bool:
+    """Whether a missing tool fails the tests that need it: under CI (``CI`` set and not ``false``/``0``)
+    or with ``GSVENDOR_REQUIRE_TOOLS=1`` anywhere. Elsewhere such a test skips, saying which tool."""
+    ci = os.environ.get("CI", "").strip().lower()
+    return ci not in ("", "0", "false", "no") or os.environ.get("GSVENDOR_REQUIRE_TOOLS") == "1"
+
+
+def require_tool(name: str, found: str | Path | None, how: str) -> str:
+    """``found`` (the tool ``name``'s path) when it is there; else the test fails under CI (see
+    :func:`tools_required`) or skips elsewhere, naming ``name`` and ``how`` to install it.
+
+    ``found`` ``None`` (or a path that does not exist) means missing. One rule for every test that
+    runs a real tool, so that a CI log can never pass with the comparisons skipped.
+    """
+    if found is not None and Path(found).exists():
+        return str(found)
+    message = f"{name} is not installed ({how})"
+    if tools_required():
+        pytest.fail(f"{message}; CI requires it", pytrace=False)
+    pytest.skip(message)
+
+
+def tool_path(name: str) -> str | None:
+    """``.tools/bin/NAME`` when it is there (where ``make tools`` installs), else NAME on PATH, else None."""
+    local = ROOT / ".tools" / "bin" / name
+    return str(local) if local.is_file() else shutil.which(name)
