@@ -24,8 +24,8 @@ go_install_strict() {
   [ "${GSVENDOR_REQUIRE_TOOLS:-}" = 1 ]
 }
 
-# go_install_find_go: $GO, else go on PATH, else the official installation's /usr/local/go/bin/go;
-# sets $go (empty when none) and the cache environment.
+# go_install_find_go: $GO, else go on PATH, else the official installation's /usr/local/go/bin/go,
+# else .tools/bin/go (hack/install-go.sh); sets $go (empty when none) and the cache environment.
 go_install_find_go() {
   if [ -n "${GO:-}" ]; then
     go=$(command -v "$GO" || true)
@@ -33,6 +33,8 @@ go_install_find_go() {
     go=$(command -v go || true)
     if [ -z "$go" ] && [ -x /usr/local/go/bin/go ]; then
       go=/usr/local/go/bin/go
+    elif [ -z "$go" ] && [ -x "$go_install_bin/go" ]; then
+      go=$go_install_bin/go
     fi
   fi
   go_install_cache=${GO_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gsvendor-tools/go}
