@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -119,8 +120,17 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
+def default_signals() -> None:
+    """``preexec_fn`` of a child the tests signal (or that signals itself): SIGINT, SIGHUP and
+    SIGTERM back to their default actions. Under ``nohup`` or in a shell's background job the test
+    process inherits some of them ignored, and an ignored signal stays ignored across exec (Python
+    then installs no SIGINT handler either): the child would never see the signal the test sends."""
+    for number in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(number, signal.SIG_DFL)
+
+
 class Cli:
-    """Runs ``python -m gsvendor`` in a real subprocess, as a user would."""
+    """Runs ``python -m gsvendor`` in a real subprocess, as a user would (signals at their defaults)."""
 
     def __init__(self, cache: Path) -> None:
         from gsvendor.images.render import find_helm
@@ -137,6 +147,7 @@ class Cli:
             text=True,
             timeout=timeout,
             check=False,
+            preexec_fn=default_signals,
         )
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import default_signals
 
 if shutil.which("git") is None:  # pragma: no cover
     pytest.skip("git is not installed", allow_module_level=True)
@@ -206,6 +207,7 @@ def run_gsvendor(project: Path, *args: str, env: dict[str, str] | None = None) -
         text=True,
         check=False,
         timeout=120,
+        preexec_fn=default_signals,
     )
 
 

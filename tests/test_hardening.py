@@ -9,7 +9,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from conftest import Cli, assert_one_line_error, tarball, tree
+from conftest import Cli, assert_one_line_error, default_signals, tarball, tree
 
 from gsvendor.overlays import yamledit
 
@@ -315,6 +315,7 @@ def test_an_interrupted_sync_leaves_the_output_whole(cli: Cli, synced: Path, sig
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,
     )
     number = getattr(signal, signal_name)
     # Wait until gsvendor catches the signal (Linux: SigCgt in /proc/PID/status), however loaded the

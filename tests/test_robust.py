@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Cli, assert_one_line_error, tarball, tree
+from conftest import ROOT, Cli, assert_one_line_error, default_signals, tarball, tree
 
 SMALL_CONFIG = "upstream: {repository: example/demo}\noutput: helm\ncharts: [demo, other]\n"
 
@@ -411,7 +411,14 @@ def test_ctrl_c_during_start_up_is_one_line(tmp_path: Path) -> None:
         "sys.argv = ['gsvendor', '--help']\n"
         "import runpy; runpy.run_module('gsvendor', run_name='__main__')\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        preexec_fn=default_signals,
+    )
     assert result.returncode == 130, result.stderr
     assert result.stderr == "interrupted\n"
 
@@ -429,7 +436,14 @@ def test_sigterm_before_main_handles_interrupts_is_one_line(tmp_path: Path) -> N
         "sys.argv = ['gsvendor', '--help']\n"
         "import runpy; runpy.run_module('gsvendor', run_name='__main__')\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        preexec_fn=default_signals,
+    )
     assert result.returncode == 130, result.stderr
     assert result.stderr == "interrupted\n"
 
