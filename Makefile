@@ -87,7 +87,7 @@ helm-test: ## The chart tests (CircleCI's chart-tests job): helm-unittest and ch
 	$(MAKE) --no-print-directory helm-unittest || unittest=$$?; \
 	$(MAKE) --no-print-directory chart-tests || charts=$$?; \
 	result() { if [ "$$1" = 0 ]; then echo passed; else echo "failed (make exit $$1)"; fi; }; \
-	echo "helm-test: helm-unittest $$(result $$unittest), chart-tests $$(result $$charts)"; \
+	echo "helm-test: helm-unittest $$(result $$unittest), chart-tests $$(result $$charts)" >&2; \
 	[ "$$unittest" = 0 ] && [ "$$charts" = 0 ]
 
 helm-unittest: tools ## The helm-unittest suites of every chart in CHART_PROJECT's helm/ (after make sync), real plugin; JUnit in build/.

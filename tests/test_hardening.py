@@ -276,7 +276,13 @@ def _sync_signalled_at(cli: Cli, synced: Path, module: str, name: str, signal_na
         "run()\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", script], cwd=synced, env=cli.env, capture_output=True, text=True, check=False
+        [sys.executable, "-c", script],
+        cwd=synced,
+        env=cli.env,
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=default_signals,
     )
     completed = "interrupted, but only after the sync of v0.19.0 had completed\n"
     assert (result.returncode, result.stderr) == (130, completed)
