@@ -412,10 +412,9 @@ def test_sigterm_while_rendering_ends_the_running_helms_at_once(
         while len(pids.read_text().split()) < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
         time.sleep(0.1)
-        started = time.monotonic()
         process.send_signal(signal.SIGTERM)
+        # each helm sleeps 30 s: an exit within 15 s did not wait for them to finish
         _, err = process.communicate(timeout=15)
-        assert time.monotonic() - started < 5
     finally:
         process.kill()
         for pid in map(int, pids.read_text().split()):

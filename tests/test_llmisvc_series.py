@@ -19,7 +19,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from conftest import require_tool
+from conftest import require_tool, tool_path
 from gitkit import git, run_gsvendor
 
 from gsvendor.controller_images.patches import list_series, parse_patch
@@ -58,7 +58,8 @@ def _pinned_tag() -> str:
 def _upstream_from_module_proxy(tmp_path: Path, tag: str) -> Path:
     """A git repository, tagged ``tag``, with go.mod and every file below the folders the series
     touches, as the Go module github.com/kserve/kserve@``tag`` has them."""
-    go = require_tool("go", shutil.which("go") or "/usr/local/go/bin/go", "the Go toolchain: PATH or /usr/local/go")
+    found = tool_path("go") or ("/usr/local/go/bin/go" if Path("/usr/local/go/bin/go").exists() else None)
+    go = require_tool("go", found, "the Go toolchain: .tools/bin/go (hack/install-go.sh), PATH or /usr/local/go")
     cache = Path(os.environ.get("GO_TOOLS_CACHE") or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"))
     cache = cache if os.environ.get("GO_TOOLS_CACHE") else cache / "gsvendor-tools" / "go"
     env = {**os.environ, "GOMODCACHE": str(cache / "mod"), "GOFLAGS": "-modcacherw", "GOTOOLCHAIN": "local"}
