@@ -97,14 +97,14 @@ def _compare(project: Path, names: list[str], order: str, with_schemas: bool) ->
         folder = project / "helm" / name
         reference = project / "helm" / f"{name}-empty" if (project / "helm" / f"{name}-empty").is_dir() else folder
         real = (reference / "README.md").read_bytes() if (reference / "README.md").is_file() else None
-        readmes.check(f"{name} README ({order})", real, ours_readme(folder, order))
+        readmes.check(f"{project.name}/{name} README ({order})", real, ours_readme(folder, order))
     if with_schemas:  # one tool process per chart: a few in parallel (they mostly wait on the OS)
         with ThreadPoolExecutor(max_workers=4) as pool:
             results = list(pool.map(lambda name: _schemas(project, name), names))
         for name, (real_json, ours_json, real_norm, ours_norm) in zip(names, results, strict=True):
-            schemas.check(f"{name} values.schema.json", real_json, ours_json)
+            schemas.check(f"{project.name}/{name} values.schema.json", real_json, ours_json)
             if real_json is not None:
-                normalized.check(f"{name} schemalint normalize", real_norm, ours_norm)
+                normalized.check(f"{project.name}/{name} schemalint normalize", real_norm, ours_norm)
     return readmes, schemas, normalized
 
 
@@ -148,7 +148,7 @@ def test_generated_charts_match_the_real_tools(tmp_path: Path, order: str) -> No
         for total, part in zip(totals.values(), parts, strict=True):
             total.add(part)
             for problem in part.differences[: 3 - len(shown)]:
-                case = batch[int(problem[1:5])]
+                case = batch[int(problem.split("/c", 1)[1][:4])]  # batch-N/cNNNN …
                 shown.append(f"{problem}\n--- values.yaml:\n{case[0]}\n--- README.md.gotmpl:\n{case[1]}")
     assert len(cases) >= 500
     assert shown == [], "\n\n".join(shown)
