@@ -44,9 +44,9 @@ go_install_find_go() {
   mkdir -p "$go_install_bin" "$GOMODCACHE" "$GOCACHE" "$go_install_cache/modules"
 }
 
-# installed NAME MODULE VERSION LDFLAGS: the binary exists, reports (`go version -m`) that it was
-# built from MODULE at VERSION, and its stamp says with LDFLAGS (which -trimpath keeps out of the
-# build information).
+# installed NAME MODULE VERSION STAMP: the binary exists, reports (`go version -m`) that it was
+# built from MODULE at VERSION, and its stamp says with STAMP (the -ldflags, which -trimpath keeps
+# out of the build information, and the toolchain when not the local one).
 go_install_installed() {
   [ -x "$go_install_bin/$1" ] && [ "$(cat "$go_install_bin/.$1.ldflags" 2>/dev/null)" = "$4" ] &&
     "$go" version -m "$go_install_bin/$1" 2>/dev/null |
@@ -87,7 +87,10 @@ go_install_skip() {
 }
 
 # go_install NAME MODULE PACKAGE VERSION [LDFLAGS]: build PACKAGE of MODULE@VERSION into
-# .tools/bin/NAME, with the -X flags by which the tool's release build stamps its version.
+# .tools/bin/NAME, with the -X flags by which the tool's release build stamps its version; with
+# GO_INSTALL_TOOLCHAIN=goX.Y.Z set, by that Go release (GOTOOLCHAIN, fetched as a module from
+# the proxy) instead of the local go, as the tool's release was built (the Go runtime's behaviour,
+# e.g. how it reads GOMEMLIMIT, is the binary's).
 #
 # Not `go install PACKAGE@VERSION`: that reads the module's version list (for deprecation
 # notices), which the proxy here refuses for some modules, and it refuses modules whose go.mod
@@ -96,8 +99,11 @@ go_install_skip() {
 # versions MODULE's go.mod selects, as a build in MODULE's repository does. Nothing is resolved
 # to a "latest" version (-mod=readonly): a missing requirement is an error.
 go_install() {
-  local name=$1 module=$2 package=$3 version=$4 ldflags="-s -w${5:+ $5}" start work log flags
-  if go_install_installed "$name" "$module" "$version" "$ldflags"; then
+  local name=$1 module=$2 package=$3 version=$4 ldflags="-s -w${5:+ $5}" start work log flags stamp
+  local GOTOOLCHAIN=${GO_INSTALL_TOOLCHAIN:-local}
+  export GOTOOLCHAIN
+  stamp="$ldflags${GO_INSTALL_TOOLCHAIN:+ GOTOOLCHAIN=$GO_INSTALL_TOOLCHAIN}"
+  if go_install_installed "$name" "$module" "$version" "$stamp"; then
     echo "install-go-tools: $name $version already installed"
     return
   fi
@@ -128,8 +134,8 @@ go_install() {
     go_install_failed+=("$name")
   else
     mv "$go_install_bin/$name.new.$$" "$go_install_bin/$name"
-    printf '%s\n' "$ldflags" >"$go_install_bin/.$name.ldflags"
-    if ! go_install_installed "$name" "$module" "$version" "$ldflags"; then
+    printf '%s\n' "$stamp" >"$go_install_bin/.$name.ldflags"
+    if ! go_install_installed "$name" "$module" "$version" "$stamp"; then
       echo "install-go-tools: $go_install_bin/$name is not $module $version after the build" >&2
       go_install_failed+=("$name")
     else

@@ -5,7 +5,7 @@
 # the pinned version with the same flags. The flags are the release build's (helm's Makefile):
 # the version, the release commit (the module proxy's origin record, when it gives one), and the
 # Kubernetes version `helm template` reports by default (.Capabilities.KubeVersion), taken from
-# the k8s.io/client-go that helm's go.mod requires.
+# the k8s.io/client-go that helm's go.mod requires; and the release's Go (HELM_GO).
 #
 # Without go: CI (or GSVENDOR_REQUIRE_TOOLS=1) fails; elsewhere the official release archive is
 # used, checked against the checksum file published beside it.
@@ -15,6 +15,10 @@ set -euo pipefail
 
 # renovate: datasource=go depName=helm.sh/helm/v3
 HELM_VERSION=v3.17.3
+# The Go release helm's own release was built with (`helm version` of the release binary says
+# GoVersion): the runtime's reading of GOMEMLIMIT and the like is that Go's. Follows HELM_VERSION
+# by hand; Renovate would move it to the newest Go instead.
+HELM_GO=go1.23.7
 
 # shellcheck source=hack/go-install.sh
 . "$(dirname "$0")/go-install.sh"
@@ -46,7 +50,7 @@ for where in ("pkg/lint/rules", "pkg/chartutil"):  # client-go v0.N is Kubernete
     flags += [f"-X {pkg}/{where}.k8sVersionMajor=1", f"-X {pkg}/{where}.k8sVersionMinor={client.group(1)}"]
 print(" ".join(flags))
 ' "$info")
-  go_install helm helm.sh/helm/v3 helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "$ldflags"
+  GO_INSTALL_TOOLCHAIN=$HELM_GO go_install helm helm.sh/helm/v3 helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "$ldflags"
   go_install_finish
   "$dest/helm" version --short
   exit 0
