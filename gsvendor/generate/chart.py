@@ -22,8 +22,10 @@ def generate_chart(
     """Return ``files`` (chart-relative path → bytes) with the generated files regenerated.
 
     values.schema.json (the output named in ``.schema.yaml``) only where the chart has a
-    ``.schema.yaml``; README.md only where it has a ``README.md.gotmpl`` (and a values.yaml, as
-    helm-docs requires). The README sees the regenerated schema. ``chart_dir`` is the chart's
+    ``.schema.yaml``; README.md wherever the chart has a Chart.yaml and a values.yaml (helm-docs v1.14.2 skips a
+    chart without one), from its ``README.md.gotmpl`` or, without one, from helm-docs' default
+    template (as ``helm-docs --chart-search-root=helm`` documents every chart it finds). The
+    README sees the regenerated schema. ``chart_dir`` is the chart's
     absolute folder; ``project_root`` the folder Giant Swarm's pre-commit runs the tools in
     (``.schema.yaml``'s ``values`` and ``output`` are relative to it, as helm-values-schema-json
     v2.5.0 reads them from its working directory; default: the chart folder); ``outside`` reads
@@ -35,7 +37,6 @@ def generate_chart(
     :class:`~gsvendor.generate.readme.chart.ReadmeError` (exit 2) naming the file and key at fault.
     """
     # the generators load here: a run whose charts come from the cache (generate/cache.py) needs none
-    from gsvendor.generate.readme.chart import TEMPLATE_FILE as README_TEMPLATE
     from gsvendor.generate.readme.template import render_readme
     from gsvendor.generate.schema.model import CONFIG_FILE as SCHEMA_CONFIG
     from gsvendor.generate.schema.output import generate_schema
@@ -48,7 +49,7 @@ def generate_chart(
             files, SCHEMA_CONFIG, chart_dir, outside, cwd=project_root, normalize=settings.normalize, parsed=parsed
         )
         out[path] = data
-    if README_TEMPLATE in files:
+    if "Chart.yaml" in files:  # helm-docs finds charts by their Chart.yaml
         text = render_readme(out, chart_dir=chart_dir, sort_order=settings.helm_docs_sort_order, parsed=parsed)
         if text is not None:
             out["README.md"] = text

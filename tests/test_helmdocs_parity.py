@@ -1,0 +1,109 @@
+"""gsvendor generate against the real helm-docs v1.14.2 and helm-values-schema-json v2.5.0 on the
+smallest charts where the emulation once differed: each test runs the real binary on the same
+project and compares the bytes.
+
+The tools come from ``.tools/bin`` (``make tools``), then ``PATH``; a missing tool skips the test,
+except under ``CI=true``, where it fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gsvendor.files import normalize_whitespace
+
+ROOT = Path(__file__).resolve().parent.parent
+CHART_C = {"helm/c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n", "helm/c/values.yaml": "a: 1\n"}
+
+
+def real_tool(name: str) -> str:
+    """The path of the real tool ``name``: skipped when absent, a failure under CI=true."""
+    local = ROOT / ".tools" / "bin" / name
+    found = str(local) if local.is_file() else shutil.which(name)
+    if found:
+        return found
+    message = f"{name} is not installed (.tools/bin/{name} or PATH): run make tools"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def make_project(folder: Path, files: dict[str, str], generate: str = "") -> Path:
+    """A project in ``folder``: ``files`` (project-relative path → text) and a gsvendor.yaml naming
+    every chart folder directly under helm/ (``generate``: its ``generate:`` settings, YAML)."""
+    for path, text in files.items():
+        target = folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text.encode())
+    charts = sorted({p.split("/")[1] for p in files if p.startswith("helm/") and p.count("/") >= 2})
+    settings = generate or "generate:\n  readme:\n    sortValuesOrder: file\n"
+    (folder / "gsvendor.yaml").write_text(
+        "upstream:\n  repository: example/charts\ncharts:\n" + "".join(f"  - {c}\n" for c in charts) + settings
+    )
+    return folder
+
+
+def helm_docs(project: Path, *flags: str) -> dict[str, bytes]:
+    """Run the real helm-docs as Giant Swarm's pre-commit does (from the project root,
+    ``--chart-search-root=helm --sort-values-order=file``); the README.md files it left, by path."""
+    subprocess.run(
+        [real_tool("helm-docs"), "--chart-search-root=helm", "--sort-values-order=file", "--log-level=error", *flags],
+        cwd=project,
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    return readmes(project)
+
+
+def readmes(project: Path) -> dict[str, bytes]:
+    """Every README.md below ``project/helm``, by project-relative path."""
+    return {p.relative_to(project).as_posix(): p.read_bytes() for p in sorted((project / "helm").rglob("README.md"))}
+
+
+def gsvendor(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m gsvendor ARGS`` in ``project``."""
+    return subprocess.run(
+        [sys.executable, "-m", "gsvendor", *args], cwd=project, capture_output=True, text=True, check=False, timeout=300
+    )
+
+
+def both(tmp_path: Path, files: dict[str, str], *flags: str, generate: str = "") -> tuple[dict, dict]:
+    """(the real helm-docs' READMEs, gsvendor generate's) for the same project, each in its own copy."""
+    real = helm_docs(make_project(tmp_path / "real", files, generate), *flags)
+    ours_project = make_project(tmp_path / "ours", files, generate)
+    done = gsvendor(ours_project, "generate")
+    assert done.returncode == 0, done.stderr
+    return real, readmes(ours_project)
+
+
+def fixed(readmes: dict[str, bytes]) -> dict[str, bytes]:
+    """What pre-commit-hooks' end-of-file-fixer and trailing-whitespace leave of each file."""
+    return {path: normalize_whitespace(data) for path, data in readmes.items()}
+
+
+def test_a_chart_without_a_template_gets_helm_docs_default_readme(tmp_path: Path) -> None:
+    real, ours = both(tmp_path, CHART_C)
+
+    assert list(real) == ["helm/c/README.md"]
+    assert ours == fixed(real)
+    assert ours["helm/c/README.md"].startswith(b"# c\n\n![Version: 0.1.0]")
+    # without values.yaml helm-docs skips the chart, and so does gsvendor
+    bare = {"helm/c/Chart.yaml": CHART_C["helm/c/Chart.yaml"]}
+    assert both(tmp_path / "bare", bare) == ({}, {})
+
+
+def test_generate_check_reports_a_missing_default_readme(tmp_path: Path) -> None:
+    project = make_project(tmp_path, CHART_C)
+
+    done = gsvendor(project, "generate", "--check", "--json")
+
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["stale"] == ["helm/c/README.md"]
