@@ -107,3 +107,30 @@ def test_generate_check_reports_a_missing_default_readme(tmp_path: Path) -> None
 
     assert done.returncode == 1
     assert json.loads(done.stdout)["stale"] == ["helm/c/README.md"]
+
+
+FILES_TEMPLATE = """\
+{{ .ChartDirectory }}
+{{ .Files.Get "Chart.yaml" }}{{ .Files.Get "./files/x.txt" }}{{ .Files.Get "missing" }}
+{{- range $path, $_ := (.Files.Glob "*.yaml").AsMap }}
+{{ $path }}{{ end }}
+{{- range $path, $_ := (.Files.Glob "**.txt").AsMap }}
+{{ $path }}{{ end }}
+{{ .Files.Lines "values.yaml" }} {{ .Files.Lines "helm/c/values.yaml" }}
+{{ (.Files.Glob "files/*").AsConfig }}
+{{ (.Files.Glob "files/{x,y}.txt").AsSecrets }}
+[{{ .Files.Get "README.md" }}]
+"""
+
+
+def test_files_and_chart_directory_are_relative_to_where_helm_docs_runs(tmp_path: Path) -> None:
+    files = {**CHART_C, "helm/c/README.md.gotmpl": FILES_TEMPLATE, "helm/c/files/x.txt": "x\n"}
+    real, ours = both(tmp_path, files)
+
+    assert ours == fixed(real)
+    text = ours["helm/c/README.md"].decode()
+    assert text.startswith("helm/c\napiVersion: v2\n")
+    assert "\nhelm/c/Chart.yaml\nhelm/c/values.yaml\nhelm/c/files/x.txt\n" in text
+    # a second run sees the README.md of the first: helm-docs truncates it before it renders
+    assert helm_docs(tmp_path / "real") == real
+    assert gsvendor(tmp_path / "ours", "generate", "--check").returncode == 0

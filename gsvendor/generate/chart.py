@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config, GenerateSettings
@@ -22,16 +22,18 @@ def generate_chart(
     """Return ``files`` (chart-relative path → bytes) with the generated files regenerated.
 
     values.schema.json (the output named in ``.schema.yaml``) only where the chart has a
-    ``.schema.yaml``; README.md wherever the chart has a Chart.yaml and a values.yaml (helm-docs v1.14.2 skips a
-    chart without one), from its ``README.md.gotmpl`` or, without one, from helm-docs' default
-    template (as ``helm-docs --chart-search-root=helm`` documents every chart it finds). The
-    README sees the regenerated schema. ``chart_dir`` is the chart's
-    absolute folder; ``project_root`` the folder Giant Swarm's pre-commit runs the tools in
-    (``.schema.yaml``'s ``values`` and ``output`` are relative to it, as helm-values-schema-json
-    v2.5.0 reads them from its working directory; default: the chart folder); ``outside`` reads
-    absolute paths outside the chart (values files, ``$ref`` bundling). ``settings``: helm-docs'
-    sort order and the schema normalization (default: alphabetical, none). The input dict is
-    not modified.
+    ``.schema.yaml``. README.md wherever a folder has a Chart.yaml and a values.yaml (helm-docs
+    v1.14.2 skips a chart without one), from its ``README.md.gotmpl`` or, without one, from
+    helm-docs' default template: ``helm-docs --chart-search-root=helm`` documents every chart it
+    finds. The README sees the regenerated schema.
+
+    ``chart_dir`` is the chart's absolute folder; the README sees it relative to
+    ``project_root`` (:func:`helm_docs_folder`). ``project_root`` is the folder Giant Swarm's
+    pre-commit runs the tools in (``.schema.yaml``'s ``values`` and ``output`` are relative to it,
+    as helm-values-schema-json v2.5.0 reads them from its working directory; default: the chart
+    folder); ``outside`` reads absolute paths outside the chart (values files, ``$ref``
+    bundling). ``settings``: helm-docs' options and the schema normalization (default:
+    alphabetical, none). The input dict is not modified.
 
     Raises :class:`~gsvendor.generate.schema.model.SchemaError` or
     :class:`~gsvendor.generate.readme.chart.ReadmeError` (exit 2) naming the file and key at fault.
@@ -50,10 +52,28 @@ def generate_chart(
         )
         out[path] = data
     if "Chart.yaml" in files:  # helm-docs finds charts by their Chart.yaml
-        text = render_readme(out, chart_dir=chart_dir, sort_order=settings.helm_docs_sort_order, parsed=parsed)
+        text = render_readme(
+            out,
+            chart_dir=helm_docs_folder(chart_dir, project_root),
+            sort_order=settings.helm_docs_sort_order,
+            parsed=parsed,
+        )
         if text is not None:
             out["README.md"] = text
     return out
+
+
+def helm_docs_folder(chart_dir: str, project_root: str | None) -> str:
+    """The chart folder as helm-docs run in ``project_root`` names it (``.ChartDirectory``, and the
+    prefix of the ``.Files`` paths): relative to it (``helm/c``), ``.`` for the root itself;
+    ``.`` without ``project_root`` (run in the chart folder); ``chart_dir`` as given when it is
+    outside ``project_root``."""
+    if project_root is None:
+        return "."
+    try:
+        return PurePosixPath(chart_dir).relative_to(project_root).as_posix()
+    except ValueError:
+        return chart_dir
 
 
 def generated_paths(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:

@@ -408,7 +408,8 @@ def chart_data(
     data.ChartValuesDescriptions = described
     data.Values = _sorted_rows(rows, sort_order)
     data.Sections = sections_of(data.Values, sort_order)
-    data.Files = Files(files)
+    # helm-docs lists the files before it truncates README.md to write it: an old one reads empty
+    data.Files = Files({**files, "README.md": b""} if "README.md" in files else files, chart_dir)
     return data
 
 
