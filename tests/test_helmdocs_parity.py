@@ -134,3 +134,52 @@ def test_files_and_chart_directory_are_relative_to_where_helm_docs_runs(tmp_path
     # a second run sees the README.md of the first: helm-docs truncates it before it renders
     assert helm_docs(tmp_path / "real") == real
     assert gsvendor(tmp_path / "ours", "generate", "--check").returncode == 0
+
+
+TEMPLATE_FILES = (
+    "generate:\n  readme:\n    sortValuesOrder: file\n    templateFiles: [README.md.gotmpl, _templates.gotmpl]\n"
+)
+EXTRA_FLAGS = ("--template-files=README.md.gotmpl", "--template-files=_templates.gotmpl")
+
+
+def test_extra_template_files_are_read_in_order_and_a_missing_one_adds_the_default(tmp_path: Path) -> None:
+    files = {
+        **CHART_C,
+        "helm/c/README.md.gotmpl": '# {{ template "c.title" . }}\n\n{{ template "chart.valuesSection" . }}\n',
+        "helm/c/_templates.gotmpl": '{{ define "c.title" }}The {{ .Name }} chart{{ end }}\n',
+        # only README.md.gotmpl: helm-docs appends its default template to it
+        "helm/d/Chart.yaml": "apiVersion: v2\nname: d\nversion: 0.1.0\n",
+        "helm/d/values.yaml": "b: 2\n",
+        "helm/d/README.md.gotmpl": "Intro of d.\n",
+    }
+    real, ours = both(tmp_path, files, *EXTRA_FLAGS, generate=TEMPLATE_FILES)
+
+    assert ours == fixed(real)
+    assert ours["helm/c/README.md"].startswith(b"# The c chart\n\n## Values\n")
+    assert ours["helm/d/README.md"].startswith(b"Intro of d.\n# d\n")
+
+
+@pytest.mark.parametrize(
+    ("readme", "message"),
+    [
+        (
+            "templateFiles: [../README.md.gotmpl]",
+            "gsvendor.yaml:7: generate.readme.templateFiles[0]: '../README.md.gotmpl': only file names in the "
+            "chart folder are emulated (helm-docs reads ./ and ../ paths from the search root)",
+        ),
+        (
+            "documentDependencyValues: true",
+            "gsvendor.yaml:7: generate.readme.documentDependencyValues: helm-docs' --document-dependency-values "
+            "is not emulated (subcharts get README.md files of their own)",
+        ),
+    ],
+)
+def test_helm_docs_settings_gsvendor_cannot_follow_are_refused_by_name(
+    tmp_path: Path, readme: str, message: str
+) -> None:
+    project = make_project(tmp_path, CHART_C, f"generate:\n  readme:\n    {readme}\n")
+
+    done = gsvendor(project, "generate")
+
+    assert (done.returncode, done.stderr) == (2, f"error: {message}\n")
+    assert readmes(project) == {}

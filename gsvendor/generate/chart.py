@@ -57,6 +57,10 @@ def generate_chart(
             chart_dir=helm_docs_folder(chart_dir, project_root),
             sort_order=settings.helm_docs_sort_order,
             parsed=parsed,
+            template_files=settings.template_files,
+            badge_style=settings.badge_style,
+            skip_version_footer=settings.skip_version_footer,
+            ignore_non_descriptions=settings.ignore_non_descriptions,
         )
         if text is not None:
             out["README.md"] = text

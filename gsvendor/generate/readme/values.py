@@ -391,11 +391,17 @@ def sections_of(rows: list[ValueRow], order: str = "alphanum") -> Sections:
 
 
 def chart_data(
-    files: dict[str, bytes], chart_dir: str = ".", sort_order: str = "alphanum", parsed: dict[bytes, Any] | None = None
+    files: dict[str, bytes],
+    chart_dir: str = ".",
+    sort_order: str = "alphanum",
+    parsed: dict[bytes, Any] | None = None,
+    *,
+    ignore_non_descriptions: bool = False,
 ) -> ChartData:
     """Everything the templates see for the chart with these ``files`` (chart-relative paths).
 
-    ``parsed``: yaml.v3 trees by their bytes (:func:`value_rows`).
+    ``parsed``: yaml.v3 trees by their bytes (:func:`value_rows`). ``ignore_non_descriptions``:
+    helm-docs' ``--ignore-non-descriptions``, rows without a description are left out.
 
     Raises :class:`ReadmeError` without Chart.yaml or for invalid metadata or values.
     """
@@ -406,6 +412,8 @@ def chart_data(
     data.ChartDirectory = chart_dir
     data.ChartValues = document
     data.ChartValuesDescriptions = described
+    if ignore_non_descriptions:
+        rows = [row for row in rows if row.AutoDescription or row.Description]
     data.Values = _sorted_rows(rows, sort_order)
     data.Sections = sections_of(data.Values, sort_order)
     # helm-docs lists the files before it truncates README.md to write it: an old one reads empty
