@@ -859,7 +859,12 @@ def _claim(seen: dict[str, str], dest: str, owner: str, where: object, *, folder
         if path == other_path and folder and other_folder:
             continue  # charts sharing one folder: their files must not collide (checked when built)
         if path == other_path or path in other_path.parents or other_path in path.parents:
-            raise ConfigError(f"{where}: destination {dest} overlaps {other_dest} of {other}")
+            hint = ""
+            if folder and other_folder and path != other_path:
+                # vendoring writes a chart's folder whole; generate documents the charts inside it
+                outer = other if other_path in path.parents else owner
+                hint = f" (a chart inside another chart's folder comes with it: list only {outer})"
+            raise ConfigError(f"{where}: destination {dest} overlaps {other_dest} of {other}{hint}")
     seen[dest + (_FOLDER if folder else "")] = owner
 
 

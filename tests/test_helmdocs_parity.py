@@ -183,3 +183,35 @@ def test_helm_docs_settings_gsvendor_cannot_follow_are_refused_by_name(
 
     assert (done.returncode, done.stderr) == (2, f"error: {message}\n")
     assert readmes(project) == {}
+
+
+def test_a_chart_inside_a_chart_is_documented_in_the_same_run(tmp_path: Path) -> None:
+    files = {
+        "helm/a/Chart.yaml": "apiVersion: v2\nname: a\nversion: 0.1.0\n",
+        "helm/a/values.yaml": "x: 1\n",
+        "helm/a/README.md.gotmpl": FILES_TEMPLATE,
+        "helm/a/charts/b/Chart.yaml": "apiVersion: v2\nname: b\nversion: 0.2.0\n",
+        "helm/a/charts/b/values.yaml": "# -- why\ny: 2\n",
+        "helm/a/charts/b/README.md.gotmpl": FILES_TEMPLATE + '{{ template "chart.valuesSection" . }}\n',
+        # a chart folder without values.yaml: helm-docs skips it
+        "helm/a/charts/c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.3.0\n",
+    }
+    real, ours = both(tmp_path, files)
+
+    assert list(real) == ["helm/a/README.md", "helm/a/charts/b/README.md"]
+    assert ours == fixed(real)
+    assert ours["helm/a/charts/b/README.md"].startswith(b"helm/a/charts/b\n")
+
+
+def test_a_nested_chart_destination_names_the_chart_that_documents_it(tmp_path: Path) -> None:
+    project = make_project(tmp_path, {**CHART_C, "helm/c/charts/d/Chart.yaml": "apiVersion: v2\nname: d\n"})
+    (project / "gsvendor.yaml").write_text(
+        "upstream: {repository: example/charts}\ncharts:\n  - c\n  - {name: d, dest: helm/c/charts/d}\n"
+    )
+
+    done = gsvendor(project, "generate")
+
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: gsvendor.yaml:")
+    assert "destination helm/c/charts/d overlaps helm/c of chart c" in done.stderr
+    assert done.stderr.endswith("(a chart inside another chart's folder comes with it: list only chart c)\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -51,10 +52,15 @@ def generate_chart(
             files, SCHEMA_CONFIG, chart_dir, outside, cwd=project_root, normalize=settings.normalize, parsed=parsed
         )
         out[path] = data
-    if "Chart.yaml" in files:  # helm-docs finds charts by their Chart.yaml
+    # helm-docs documents every folder below its search root that holds a Chart.yaml: the chart and
+    # any chart inside it (charts/<sub>/), each from the files as they were before any README is written
+    before = dict(out)
+    folder = helm_docs_folder(chart_dir, project_root)
+    for prefix in chart_folders(before):
+        inner = {p[len(prefix) :]: d for p, d in before.items() if p.startswith(prefix)} if prefix else before
         text = render_readme(
-            out,
-            chart_dir=helm_docs_folder(chart_dir, project_root),
+            inner,
+            chart_dir=posixpath.normpath(posixpath.join(folder, prefix)),
             sort_order=settings.helm_docs_sort_order,
             parsed=parsed,
             template_files=settings.template_files,
@@ -63,8 +69,14 @@ def generate_chart(
             ignore_non_descriptions=settings.ignore_non_descriptions,
         )
         if text is not None:
-            out["README.md"] = text
+            out[f"{prefix}README.md"] = text
     return out
+
+
+def chart_folders(files: dict[str, bytes]) -> list[str]:
+    """The folders of ``files`` (chart-relative paths) that hold a Chart.yaml, as path prefixes:
+    ``""`` for the chart itself, ``charts/b/`` for a chart inside it; sorted."""
+    return sorted(p[: -len("Chart.yaml")] for p in files if p == "Chart.yaml" or p.endswith("/Chart.yaml"))
 
 
 def helm_docs_folder(chart_dir: str, project_root: str | None) -> str:
