@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -18,6 +19,10 @@ from pathlib import Path
 import pytest
 
 from gsvendor.files import normalize_whitespace
+from gsvendor.generate.chart import generate_chart
+from gsvendor.generate.readme.chart import ReadmeError
+from gsvendor.generate.readme.template import render_readme
+from gsvendor.generate.schema.output import generate_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 CHART_C = {"helm/c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n", "helm/c/values.yaml": "a: 1\n"}
@@ -215,3 +220,103 @@ def test_a_nested_chart_destination_names_the_chart_that_documents_it(tmp_path: 
     assert done.stderr.startswith("error: gsvendor.yaml:")
     assert "destination helm/c/charts/d overlaps helm/c of chart c" in done.stderr
     assert done.stderr.endswith("(a chart inside another chart's folder comes with it: list only chart c)\n")
+
+
+SCHEMA_YAML = "values: [helm/c/values.yaml]\noutput: helm/c/values.schema.json\n"
+
+
+def helm_schema(project: Path) -> tuple[int, bytes | None]:
+    """The real ``helm schema --config helm/c/.schema.yaml`` in ``project``: exit code, what it wrote."""
+    output = project / "helm/c/values.schema.json"
+    output.unlink(missing_ok=True)
+    done = subprocess.run(
+        [real_tool("helm-values-schema-json"), "--config", "helm/c/.schema.yaml"],
+        cwd=project,
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    return done.returncode, output.read_bytes() if output.is_file() else None
+
+
+def test_a_tab_before_a_comment_line_inside_a_comment_block_is_read_as_yaml_v3_reads_it(tmp_path: Path) -> None:
+    values = "a: {}\n  # x\n\t# y\nb: 2\n"
+    files = {**CHART_C, "helm/c/values.yaml": values, "helm/c/.schema.yaml": SCHEMA_YAML}
+    real, ours = both(tmp_path, files)
+
+    assert ours == fixed(real)
+    assert b"| a | object | `{}` |  |\n| b | int | `2` |  |\n" in ours["helm/c/README.md"]
+    code, schema = helm_schema(tmp_path / "real")
+    assert code == 0
+    assert (tmp_path / "ours/helm/c/values.schema.json").read_bytes() == schema
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        "a: 1\n\t# y\nb: 2\n",  # the first comment line: a tab at the start of a block line
+        "a: 1\n# x\n\t# y\n\t\nb: 2\n",  # a blank line of a tab after the last comment line
+        "a: 1 # x\n\t# y\nb: 2\n",  # after a line comment
+    ],
+)
+def test_a_tab_yaml_v3_refuses_before_a_comment_is_refused(tmp_path: Path, values: str) -> None:
+    files = {**CHART_C, "helm/c/values.yaml": values, "helm/c/.schema.yaml": SCHEMA_YAML}
+    project = make_project(tmp_path, files)
+
+    assert helm_schema(project) == (1, None)
+    assert helm_docs(project) == {}
+    done = gsvendor(project, "generate")
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line ")
+    assert done.stderr.count("\n") == 1
+
+
+def test_a_recursive_anchor_gets_the_plugins_schema_and_no_readme(tmp_path: Path) -> None:
+    files = {**CHART_C, "helm/c/values.yaml": "a: &x\n  b: *x\n", "helm/c/.schema.yaml": SCHEMA_YAML}
+    project = make_project(tmp_path, files)
+
+    code, real = helm_schema(project)
+    assert code == 0 and real is not None
+    assert json.loads(real)["properties"] == {"a": {"type": "object", "properties": {"b": {}}}}
+    chart = {p.removeprefix("helm/c/"): t.encode() for p, t in files.items()}
+    assert generate_schema(chart, ".schema.yaml", str(project / "helm/c"), None, cwd=str(project)) == (
+        "values.schema.json",
+        real,
+    )
+    # helm-docs follows the alias until its stack overflows (1 GB, a minute and a half): with its
+    # address space capped it fails the same way, as it grows, in a second
+    done = subprocess.run(
+        [real_tool("helm-docs"), "--chart-search-root=helm"],
+        cwd=project,
+        capture_output=True,
+        check=False,
+        timeout=300,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000)),
+    )
+    assert done.returncode == 2
+    assert b"Generating README Documentation for chart helm/c" in done.stderr
+    assert b"\nfatal error: " in done.stderr
+    assert readmes(project) == {}
+    with pytest.raises(ReadmeError, match="line 2: anchor 'x' value contains itself"):
+        render_readme(chart)
+    with pytest.raises(ReadmeError, match="line 2: anchor 'x' value contains itself"):
+        generate_chart(chart, chart_dir=str(project / "helm/c"), project_root=str(project))
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: helm/c: values.yaml: invalid YAML: line 2: anchor 'x' value contains itself\n",
+    )
+
+
+def test_invalid_yaml_fails_in_both_tools_and_in_gsvendor(tmp_path: Path) -> None:
+    files = {**CHART_C, "helm/c/values.yaml": ": x\n", "helm/c/.schema.yaml": SCHEMA_YAML}
+    project = make_project(tmp_path, files)
+
+    assert helm_schema(project) == (1, None)
+    assert helm_docs(project) == {}
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line 1: did not find expected key\n",
+    )
+    assert not (project / "helm/c/values.schema.json").exists()
