@@ -320,3 +320,48 @@ def test_invalid_yaml_fails_in_both_tools_and_in_gsvendor(tmp_path: Path) -> Non
         "error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line 1: did not find expected key\n",
     )
     assert not (project / "helm/c/values.schema.json").exists()
+
+
+NOTATION_YAML = """\
+# -- folded, literal, comments and anchors
+# @notationType -- yaml
+a:
+  f1: >
+    folded text
+    more
+  f2: >-
+    folded strip
+  para: >
+    one
+
+    two
+  lit: |-
+    lit
+  n: ~ # after null
+  n2: # on an empty null
+  coll: # on a key
+    k: v
+  anch: &x
+    k: v
+  ref: *x
+  s: &y plain # on an anchored scalar
+  l: &z [1, 2]
+  m:
+    - &w one
+    - x: >
+        in a sequence
+      y: |
+        lit
+"""
+
+
+def test_notation_type_yaml_values_are_written_as_yaml_v3_marshals_them(tmp_path: Path) -> None:
+    template = '{{ range .Values }}{{ .Key }}:\n{{ .Default }}<end>\n{{ end }}{{ template "chart.valuesSection" . }}\n'
+    files = {**CHART_C, "helm/c/values.yaml": NOTATION_YAML, "helm/c/README.md.gotmpl": template}
+    real, ours = both(tmp_path, files)
+
+    assert ours == fixed(real)
+    text = ours["helm/c/README.md"].decode()
+    assert "f1: >\n    folded text more\n\nf2: >-\n    folded strip\npara: >\n    one\n\n    two\n\n" in text
+    assert "n2: # on an empty null\ncoll: # on a key\n    k: v\nanch: &x\n    k: v\nref: *x\n" in text
+    assert "    - x: >\n        in a sequence\n\n      y: |\n        lit\n" in text

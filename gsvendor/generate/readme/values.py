@@ -8,6 +8,7 @@ from typing import Any
 from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.golang.text_template.values import go_print
+from gsvendor.generate.golang.yaml_emit import dump_node
 from gsvendor.generate.readme.chart import (
     _CONTINUATION,
     _DEFAULT_VALUE,
@@ -257,7 +258,7 @@ def go_sprint_s(value: Any) -> str:
 
 
 def _notation_value(node: goyaml.Node, notation: str) -> Any:
-    return goyaml.dump_node(node) if notation == "yaml" else node.value
+    return dump_node(node) if notation == "yaml" else node.value
 
 
 def _rows_from_field(
