@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from gsvendor.config import load_config
 from gsvendor.files import normalize_whitespace
 from gsvendor.generate.chart import generate_chart
 from gsvendor.generate.readme.chart import ReadmeError
@@ -365,3 +366,30 @@ def test_notation_type_yaml_values_are_written_as_yaml_v3_marshals_them(tmp_path
     assert "f1: >\n    folded text more\n\nf2: >-\n    folded strip\npara: >\n    one\n\n    two\n\n" in text
     assert "n2: # on an empty null\ncoll: # on a key\n    k: v\nanch: &x\n    k: v\nref: *x\n" in text
     assert "    - x: >\n        in a sequence\n\n      y: |\n        lit\n" in text
+
+
+WHITESPACE_CASES = {
+    # a template without a final line break, and one whose line keeps a space after helm-docs' format
+    "helm/c/README.md.gotmpl": (
+        '{{ template "chart.header" . }}two spaces:  \n\n\n{{ template "chart.valuesSection" . }}'
+    ),
+    # an empty values section last: the template's line breaks end the file
+    "helm/d/Chart.yaml": "apiVersion: v2\nname: d\nversion: 0.1.0\n",
+    "helm/d/values.yaml": "{}\n",
+    "helm/d/README.md.gotmpl": '{{ template "chart.header" . }}\n{{ template "chart.valuesSection" . }}\n',
+}
+
+
+@pytest.mark.parametrize("mode", ["pre-commit", "helm-docs", None])
+def test_whitespace_is_pre_commits_by_default_or_helm_docs_own(tmp_path: Path, mode: str | None) -> None:
+    files = {**CHART_C, **WHITESPACE_CASES}
+    settings = "generate:\n  readme:\n    sortValuesOrder: file\n" + (f"    whitespace: {mode}\n" if mode else "")
+    real, ours = both(tmp_path, files, generate=settings)
+
+    assert ours == (real if mode == "helm-docs" else fixed(real))
+    assert real["helm/c/README.md"].endswith(b"| a | int | `1` |  |")  # no final line break
+    assert b"two spaces: \n" in real["helm/c/README.md"]
+    assert real["helm/d/README.md"] == b"# d\n\n"
+    project = tmp_path / "ours"
+    assert gsvendor(project, "generate", "--check").returncode == 0
+    assert load_config(project / "gsvendor.yaml").generate.whitespace == (mode or "pre-commit")

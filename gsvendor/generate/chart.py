@@ -92,6 +92,12 @@ def helm_docs_folder(chart_dir: str, project_root: str | None) -> str:
         return chart_dir
 
 
+def exact_readme(config: Config, path: str) -> bool:
+    """Whether the generated file ``path`` (chart-relative) is written as helm-docs wrote it,
+    without pre-commit-hooks' whitespace fixes: a README.md under ``whitespace: helm-docs``."""
+    return config.generate.whitespace == "helm-docs" and (path == "README.md" or path.endswith("/README.md"))
+
+
 def generated_paths(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:
     """The paths :func:`generate_chart` added or changed, sorted."""
     return sorted(p for p in after if before.get(p) != after[p])
