@@ -393,3 +393,22 @@ def test_whitespace_is_pre_commits_by_default_or_helm_docs_own(tmp_path: Path, m
     project = tmp_path / "ours"
     assert gsvendor(project, "generate", "--check").returncode == 0
     assert load_config(project / "gsvendor.yaml").generate.whitespace == (mode or "pre-commit")
+
+
+def test_badge_style_version_footer_and_undescribed_values_as_helm_docs_flags(tmp_path: Path) -> None:
+    files = {
+        "helm/c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0-rc.1\nappVersion: v2\ntype: application\n",
+        "helm/c/values.yaml": "# -- described\na: 1\nb: 2\nc:\n  # -- nested\n  d: x\n",
+    }
+    settings = (
+        "generate:\n  readme:\n    sortValuesOrder: file\n    badgeStyle: for-the-badge\n"
+        "    skipVersionFooter: true\n    ignoreNonDescriptions: true\n"
+    )
+    flags = ("--badge-style=for-the-badge", "--skip-version-footer", "--ignore-non-descriptions")
+    real, ours = both(tmp_path, files, *flags, generate=settings)
+
+    assert ours == fixed(real)
+    text = ours["helm/c/README.md"].decode()
+    assert "Version-0.1.0--rc.1-informational?style=for-the-badge" in text
+    assert "| a | int | `1` | described |\n| c.d | string | `\"x\"` | nested |\n" in text
+    assert "| b |" not in text and "helm-docs v1.14.2" not in text
