@@ -412,3 +412,17 @@ def test_badge_style_version_footer_and_undescribed_values_as_helm_docs_flags(tm
     assert "Version-0.1.0--rc.1-informational?style=for-the-badge" in text
     assert "| a | int | `1` | described |\n| c.d | string | `\"x\"` | nested |\n" in text
     assert "| b |" not in text and "helm-docs v1.14.2" not in text
+
+
+def test_a_helmdocsignore_file_is_refused_by_name(tmp_path: Path) -> None:
+    project = make_project(tmp_path, CHART_C)
+    (project / ".helmdocsignore").write_text("helm/c\n")
+
+    done = gsvendor(project, "generate")
+
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: .helmdocsignore: helm-docs' ignore file is not emulated: gsvendor documents every chart folder "
+        "of the configured charts; remove it\n",
+    )
+    assert readmes(project) == {}

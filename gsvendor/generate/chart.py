@@ -92,6 +92,22 @@ def helm_docs_folder(chart_dir: str, project_root: str | None) -> str:
         return chart_dir
 
 
+HELMDOCSIGNORE = ".helmdocsignore"
+
+
+def refuse_unemulated(config: Config) -> None:
+    """Raise :class:`~gsvendor.errors.ConfigError` (exit 2) for what of helm-docs' setup gsvendor
+    does not emulate: a ``.helmdocsignore`` in the project root (helm-docs reads it from the
+    repository root and skips the chart folders it names)."""
+    from gsvendor.errors import ConfigError
+
+    if (config.root / HELMDOCSIGNORE).exists():
+        raise ConfigError(
+            f"{HELMDOCSIGNORE}: helm-docs' ignore file is not emulated: gsvendor documents every chart "
+            "folder of the configured charts; remove it"
+        )
+
+
 def exact_readme(config: Config, path: str) -> bool:
     """Whether the generated file ``path`` (chart-relative) is written as helm-docs wrote it,
     without pre-commit-hooks' whitespace fixes: a README.md under ``whitespace: helm-docs``."""

@@ -233,8 +233,9 @@ def build(
     """
     from gsvendor.errors import GsvendorError
     from gsvendor.generate.cache import GenerateCache
-    from gsvendor.generate.chart import exact_readme, generated_paths, project_reader
+    from gsvendor.generate.chart import exact_readme, generated_paths, project_reader, refuse_unemulated
 
+    refuse_unemulated(config)
     check_scope(overlays, [c.name for c in config.charts])
     charts = []
     outside = project_reader(config)
