@@ -410,7 +410,7 @@ def test_badge_style_version_footer_and_undescribed_values_as_helm_docs_flags(tm
     assert ours == fixed(real)
     text = ours["helm/c/README.md"].decode()
     assert "Version-0.1.0--rc.1-informational?style=for-the-badge" in text
-    assert "| a | int | `1` | described |\n| c.d | string | `\"x\"` | nested |\n" in text
+    assert '| a | int | `1` | described |\n| c.d | string | `"x"` | nested |\n' in text
     assert "| b |" not in text and "helm-docs v1.14.2" not in text
 
 
