@@ -190,7 +190,22 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "readme": {
                     "type": "object",
                     "additionalProperties": False,
-                    "properties": {"sortValuesOrder": {"enum": ["alphabetical", "file"]}},
+                    "properties": {
+                        "sortValuesOrder": {"enum": ["alphabetical", "file"]},
+                        # helm-docs --template-files: file names in each chart folder, read in order
+                        "templateFiles": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": {"type": "string", "minLength": 1},
+                        },
+                        "badgeStyle": {"type": "string", "minLength": 1},
+                        "skipVersionFooter": {"type": "boolean"},
+                        "ignoreNonDescriptions": {"type": "boolean"},
+                        # pre-commit: helm-docs' bytes after end-of-file-fixer and trailing-whitespace
+                        "whitespace": {"enum": ["pre-commit", "helm-docs"]},
+                        # refused by name (GenerateSettings.REFUSED): not emulated
+                        "documentDependencyValues": {"type": "boolean"},
+                    },
                 },
                 "schema": {
                     "type": "object",
@@ -210,11 +225,21 @@ class GenerateSettings:
     ``sort_values_order``: the README values table order, helm-docs v1.14.2's
     ``--sort-values-order`` (``alphabetical`` = helm-docs ``alphanum``, or ``file``).
     ``normalize``: ``none`` writes values.schema.json as helm-values-schema-json v2.5.0 does;
-    ``schemalint`` passes it through schemalint v2.6.1's ``normalize``.
+    ``schemalint`` passes it through schemalint v2.6.1's ``normalize``. helm-docs' flags:
+    ``template_files`` (``--template-files``, file names in the chart folder), ``badge_style``
+    (``--badge-style``), ``skip_version_footer`` (``--skip-version-footer``),
+    ``ignore_non_descriptions`` (``--ignore-non-descriptions``). ``whitespace``: ``pre-commit``
+    writes README.md as helm-docs followed by pre-commit-hooks' ``end-of-file-fixer`` and
+    ``trailing-whitespace`` leave it (Giant Swarm's pipeline), ``helm-docs`` as helm-docs alone.
     """
 
     sort_values_order: str = "alphabetical"
     normalize: str = "none"
+    template_files: tuple[str, ...] = ("README.md.gotmpl",)
+    badge_style: str = "flat-square"
+    skip_version_footer: bool = False
+    ignore_non_descriptions: bool = False
+    whitespace: str = "pre-commit"
 
     @property
     def helm_docs_sort_order(self) -> str:
@@ -769,14 +794,39 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
         lock_path=root / lock,
         charts=tuple(charts),
         files=tuple(files),
-        generate=GenerateSettings(
-            sort_values_order=str(data.get("generate", {}).get("readme", {}).get("sortValuesOrder", "alphabetical")),
-            normalize=str(data.get("generate", {}).get("schema", {}).get("normalize", "none")),
-        ),
+        generate=_generate_settings(data.get("generate", {}), file),
         raw=data,
         tag_pattern=_tag_pattern(upstream.get("tagPattern"), file.where(["upstream", "tagPattern"])),
         source=file,
         stamps=stamps,
+    )
+
+
+def _generate_settings(generate: dict[str, Any], file: YamlFile) -> GenerateSettings:
+    """``generate:`` (validated) as :class:`GenerateSettings`; helm-docs options gsvendor does not
+    emulate are refused by name (exit 2)."""
+    readme = generate.get("readme", {})
+    if readme.get("documentDependencyValues"):
+        where = file.where(["generate", "readme", "documentDependencyValues"])
+        raise ConfigError(
+            f"{where}: generate.readme.documentDependencyValues: helm-docs' --document-dependency-values "
+            "is not emulated (subcharts get README.md files of their own)"
+        )
+    for index, name in enumerate(readme.get("templateFiles", [])):
+        if "/" in name or name in (".", ".."):
+            where = file.where(["generate", "readme", "templateFiles", index])
+            raise ConfigError(
+                f"{where}: generate.readme.templateFiles[{index}]: {name!r}: only file names in the chart folder "
+                "are emulated (helm-docs reads ./ and ../ paths from the search root)"
+            )
+    return GenerateSettings(
+        sort_values_order=str(readme.get("sortValuesOrder", "alphabetical")),
+        normalize=str(generate.get("schema", {}).get("normalize", "none")),
+        template_files=tuple(str(name) for name in readme.get("templateFiles", ["README.md.gotmpl"])),
+        badge_style=str(readme.get("badgeStyle", "flat-square")),
+        skip_version_footer=bool(readme.get("skipVersionFooter", False)),
+        ignore_non_descriptions=bool(readme.get("ignoreNonDescriptions", False)),
+        whitespace=str(readme.get("whitespace", "pre-commit")),
     )
 
 
@@ -809,7 +859,12 @@ def _claim(seen: dict[str, str], dest: str, owner: str, where: object, *, folder
         if path == other_path and folder and other_folder:
             continue  # charts sharing one folder: their files must not collide (checked when built)
         if path == other_path or path in other_path.parents or other_path in path.parents:
-            raise ConfigError(f"{where}: destination {dest} overlaps {other_dest} of {other}")
+            hint = ""
+            if folder and other_folder and path != other_path:
+                # vendoring writes a chart's folder whole; generate documents the charts inside it
+                outer = other if other_path in path.parents else owner
+                hint = f" (a chart inside another chart's folder comes with it: list only {outer})"
+            raise ConfigError(f"{where}: destination {dest} overlaps {other_dest} of {other}{hint}")
     seen[dest + (_FOLDER if folder else "")] = owner
 
 

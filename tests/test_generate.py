@@ -53,9 +53,14 @@ def test_generate_chart_regenerates_schema_and_readme_only_where_configured() ->
     assert json.loads(out["values.schema.json"])["properties"]["kserve"]["type"] == "object"
     assert out["values.schema.json"] != files["values.schema.json"]  # upstream's hand-written one is replaced
     assert set(out) == set(files) | {".schema.yaml"}
-    # without .schema.yaml the schema is left alone; without README.md.gotmpl the README too
+    # without .schema.yaml the schema is left alone; without README.md.gotmpl the README comes
+    # from helm-docs' default template; without values.yaml helm-docs skips the chart
     bare = {k: v for k, v in files.items() if k != "README.md.gotmpl"}
-    assert generate_chart(bare) == bare
+    default = generate_chart(bare)
+    assert {p for p in bare if default[p] != bare[p]} == {"README.md"}
+    assert default["README.md"].startswith(b"# kserve-llmisvc-resources\n\n![Version: ")
+    no_values = {k: v for k, v in bare.items() if k != "values.yaml"}
+    assert generate_chart(no_values) == no_values
 
 
 def test_build_generates_both_files_for_every_chart(tag_build: Build) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from gsvendor.generate.golang import yaml_v3 as goyaml
+from gsvendor.generate.golang.yaml_emit import dump_node
 
 
 def _mapping(text: str) -> goyaml.Node:
@@ -39,10 +40,10 @@ def test_a_comment_after_an_anchor_goes_to_the_first_entry() -> None:
 def test_dump_node_keeps_flow_style_line_comments_and_plain_strings() -> None:
     root = _mapping("a: {x: {}, y: [1, two]}  # note\nb: no\nc: 'no'\nd: plain # c\n")
     values = [value for _, value in root.pairs()]
-    assert goyaml.dump_node(values[0]) == "{x: {}, y: [1, two]} # note\n"
-    assert goyaml.dump_node(values[1]) == "no\n"  # a plain YAML 1.1 boolean stays as written
-    assert goyaml.dump_node(values[2]) == "'no'\n"
-    assert goyaml.dump_node(values[3]) == "plain # c\n"
+    assert dump_node(values[0]) == "{x: {}, y: [1, two]} # note\n"
+    assert dump_node(values[1]) == "no\n"  # a plain YAML 1.1 boolean stays as written
+    assert dump_node(values[2]) == "'no'\n"
+    assert dump_node(values[3]) == "plain # c\n"
 
 
 def _laughs(depth: int) -> str:

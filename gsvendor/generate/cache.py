@@ -19,6 +19,7 @@ So the bytes returned are the bytes :func:`gsvendor.generate.chart.generate_char
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -117,7 +118,7 @@ class GenerateCache:
     ) -> str:
         inputs = [[path, self.digests(files[path])] for path in sorted(files)]
         where = {"chartDir": chart_dir, "projectRoot": project_root}
-        options = {"sortValuesOrder": settings.sort_values_order, "normalize": settings.normalize}
+        options = dataclasses.asdict(settings)
         return json.dumps({"code": self.code(), **where, "settings": options, "files": inputs})
 
     def _read(self, stamp: Path | None, outside: Reader | None) -> dict[str, bytes] | None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import posixpath
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config, GenerateSettings
@@ -22,20 +23,23 @@ def generate_chart(
     """Return ``files`` (chart-relative path → bytes) with the generated files regenerated.
 
     values.schema.json (the output named in ``.schema.yaml``) only where the chart has a
-    ``.schema.yaml``; README.md only where it has a ``README.md.gotmpl`` (and a values.yaml, as
-    helm-docs requires). The README sees the regenerated schema. ``chart_dir`` is the chart's
-    absolute folder; ``project_root`` the folder Giant Swarm's pre-commit runs the tools in
-    (``.schema.yaml``'s ``values`` and ``output`` are relative to it, as helm-values-schema-json
-    v2.5.0 reads them from its working directory; default: the chart folder); ``outside`` reads
-    absolute paths outside the chart (values files, ``$ref`` bundling). ``settings``: helm-docs'
-    sort order and the schema normalization (default: alphabetical, none). The input dict is
-    not modified.
+    ``.schema.yaml``. README.md wherever a folder has a Chart.yaml and a values.yaml (helm-docs
+    v1.14.2 skips a chart without one), from its ``README.md.gotmpl`` or, without one, from
+    helm-docs' default template: ``helm-docs --chart-search-root=helm`` documents every chart it
+    finds. The README sees the regenerated schema.
+
+    ``chart_dir`` is the chart's absolute folder; the README sees it relative to
+    ``project_root`` (:func:`helm_docs_folder`). ``project_root`` is the folder Giant Swarm's
+    pre-commit runs the tools in (``.schema.yaml``'s ``values`` and ``output`` are relative to it,
+    as helm-values-schema-json v2.5.0 reads them from its working directory; default: the chart
+    folder); ``outside`` reads absolute paths outside the chart (values files, ``$ref``
+    bundling). ``settings``: helm-docs' options and the schema normalization (default:
+    alphabetical, none). The input dict is not modified.
 
     Raises :class:`~gsvendor.generate.schema.model.SchemaError` or
     :class:`~gsvendor.generate.readme.chart.ReadmeError` (exit 2) naming the file and key at fault.
     """
     # the generators load here: a run whose charts come from the cache (generate/cache.py) needs none
-    from gsvendor.generate.readme.chart import TEMPLATE_FILE as README_TEMPLATE
     from gsvendor.generate.readme.template import render_readme
     from gsvendor.generate.schema.model import CONFIG_FILE as SCHEMA_CONFIG
     from gsvendor.generate.schema.output import generate_schema
@@ -48,11 +52,66 @@ def generate_chart(
             files, SCHEMA_CONFIG, chart_dir, outside, cwd=project_root, normalize=settings.normalize, parsed=parsed
         )
         out[path] = data
-    if README_TEMPLATE in files:
-        text = render_readme(out, chart_dir=chart_dir, sort_order=settings.helm_docs_sort_order, parsed=parsed)
+    # helm-docs documents every folder below its search root that holds a Chart.yaml: the chart and
+    # any chart inside it (charts/<sub>/), each from the files as they were before any README is written
+    before = dict(out)
+    folder = helm_docs_folder(chart_dir, project_root)
+    for prefix in chart_folders(before):
+        inner = {p[len(prefix) :]: d for p, d in before.items() if p.startswith(prefix)} if prefix else before
+        text = render_readme(
+            inner,
+            chart_dir=posixpath.normpath(posixpath.join(folder, prefix)),
+            sort_order=settings.helm_docs_sort_order,
+            parsed=parsed,
+            template_files=settings.template_files,
+            badge_style=settings.badge_style,
+            skip_version_footer=settings.skip_version_footer,
+            ignore_non_descriptions=settings.ignore_non_descriptions,
+        )
         if text is not None:
-            out["README.md"] = text
+            out[f"{prefix}README.md"] = text
     return out
+
+
+def chart_folders(files: dict[str, bytes]) -> list[str]:
+    """The folders of ``files`` (chart-relative paths) that hold a Chart.yaml, as path prefixes:
+    ``""`` for the chart itself, ``charts/b/`` for a chart inside it; sorted."""
+    return sorted(p[: -len("Chart.yaml")] for p in files if p == "Chart.yaml" or p.endswith("/Chart.yaml"))
+
+
+def helm_docs_folder(chart_dir: str, project_root: str | None) -> str:
+    """The chart folder as helm-docs run in ``project_root`` names it (``.ChartDirectory``, and the
+    prefix of the ``.Files`` paths): relative to it (``helm/c``), ``.`` for the root itself;
+    ``.`` without ``project_root`` (run in the chart folder); ``chart_dir`` as given when it is
+    outside ``project_root``."""
+    if project_root is None:
+        return "."
+    try:
+        return PurePosixPath(chart_dir).relative_to(project_root).as_posix()
+    except ValueError:
+        return chart_dir
+
+
+HELMDOCSIGNORE = ".helmdocsignore"
+
+
+def refuse_unemulated(config: Config) -> None:
+    """Raise :class:`~gsvendor.errors.ConfigError` (exit 2) for what of helm-docs' setup gsvendor
+    does not emulate: a ``.helmdocsignore`` in the project root (helm-docs reads it from the
+    repository root and skips the chart folders it names)."""
+    from gsvendor.errors import ConfigError
+
+    if (config.root / HELMDOCSIGNORE).exists():
+        raise ConfigError(
+            f"{HELMDOCSIGNORE}: helm-docs' ignore file is not emulated: gsvendor documents every chart "
+            "folder of the configured charts; remove it"
+        )
+
+
+def exact_readme(config: Config, path: str) -> bool:
+    """Whether the generated file ``path`` (chart-relative) is written as helm-docs wrote it,
+    without pre-commit-hooks' whitespace fixes: a README.md under ``whitespace: helm-docs``."""
+    return config.generate.whitespace == "helm-docs" and (path == "README.md" or path.endswith("/README.md"))
 
 
 def generated_paths(before: dict[str, bytes], after: dict[str, bytes]) -> list[str]:

@@ -233,8 +233,9 @@ def build(
     """
     from gsvendor.errors import GsvendorError
     from gsvendor.generate.cache import GenerateCache
-    from gsvendor.generate.chart import generated_paths, project_reader
+    from gsvendor.generate.chart import exact_readme, generated_paths, project_reader, refuse_unemulated
 
+    refuse_unemulated(config)
     check_scope(overlays, [c.name for c in config.charts])
     charts = []
     outside = project_reader(config)
@@ -256,6 +257,9 @@ def build(
         generated = generated_paths(result.files, overlaid)
         if spec.render is None:
             files, normalized = _normalized(select_files(spec, overlaid), memo, clean)
+            for path in [p for p in generated if p in files and exact_readme(config, p)]:
+                files[path] = overlaid[path]  # generate.readme.whitespace: helm-docs, its bytes as they are
+                normalized = [p for p in normalized if p != path]
             upstream = select_files(spec, upstream)
         else:
             if renderer is None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from gsvendor.config import ChartSpec, Config
 from gsvendor.errors import GsvendorError
 from gsvendor.generate.cache import GenerateCache
-from gsvendor.generate.chart import generated_paths, project_reader
+from gsvendor.generate.chart import exact_readme, generated_paths, project_reader, refuse_unemulated
 
 
 @dataclass
@@ -32,6 +32,7 @@ def plan(config: Config, charts: list[str] | None = None) -> list[tuple[ChartGen
 
     specs = [config.chart(name) for name in dict.fromkeys(charts)] if charts else list(config.charts)
     config.require_outputs([spec.name for spec in specs])
+    refuse_unemulated(config)
     results = []
     generator = GenerateCache(config.stamps)
     for spec in specs:
@@ -51,7 +52,7 @@ def plan(config: Config, charts: list[str] | None = None) -> list[tuple[ChartGen
         desired: dict[str, bytes] = {}
         for path in generated_paths(files, generated):
             # sync writes files after pre-commit's whitespace fixes; do the same here
-            data = normalize_whitespace(generated[path])
+            data = generated[path] if exact_readme(config, path) else normalize_whitespace(generated[path])
             if files.get(path) != data:
                 result.stale.append(f"{spec.dest}/{path}")
                 desired[path] = data

@@ -346,3 +346,174 @@ CHART_YAMLS = (
 def chart_yaml(name: str, kind: int) -> str:
     """A Chart.yaml text for chart ``name``: minimal, full metadata, or deprecated with a dependency."""
     return CHART_YAMLS[kind % len(CHART_YAMLS)].format(name=name)
+
+
+# --- charts as helm-docs finds them: default template, .Files, extra template files, nested charts,
+# tabs between comment lines, recursive anchors, @notationType -- yaml collections
+
+FILES_SNIPPETS = (
+    "{{ .ChartDirectory }}",
+    '{{ .Files.Get "files/x.txt" }}',
+    '{{ .Files.Get "./Chart.yaml" }}',
+    '{{ .Files.Get "missing.txt" }}',
+    '{{ range $path, $_ := (.Files.Glob "files/*").AsMap }}{{ $path }}\n{{ end }}',
+    '{{ range $path, $_ := (.Files.Glob "**.txt").AsMap }}{{ $path }}\n{{ end }}',
+    '{{ (.Files.Glob "Chart.yaml").AsConfig }}',
+    '{{ (.Files.Glob "files/{x,y}.txt").AsSecrets }}',
+    '{{ range (.Files.Lines "{dir}/values.yaml") }}> {{ . }}\n{{ end }}',
+    '{{ .Files.Lines "values.yaml" }}',
+)
+NOTATION_SCALARS = (
+    ">\n{pad}folded text\n{pad}more",
+    ">-\n{pad}folded strip",
+    ">+\n{pad}keep\n",
+    ">\n{pad}one\n\n{pad}two",
+    "|\n{pad}a\n{pad}b",
+    "|-\n{pad}lit",
+    "~ # after a null",
+    "# on an empty null",
+    "",
+    "null # c",
+    "plain # line comment",
+    '"quoted"',
+    "[1, 2]",
+    "{a: 1}",
+    "42",
+)
+
+
+@st.composite
+def notation_yaml(draw: st.DrawFn, doc: _Doc, indent: int = 2, depth: int = 0) -> list[str]:
+    """A block collection for a ``@notationType -- yaml`` key: block scalars of every style, null
+    values with comments, anchors and aliases, nested mappings and sequences of mappings."""
+    pad = " " * indent
+    lines: list[str] = []
+    if depth < 2 and draw(st.integers(0, 3)) == 0:  # a sequence
+        for _ in range(draw(st.integers(1, 3))):
+            if depth < 1 and draw(st.booleans()):
+                inner = draw(notation_yaml(doc, indent + 2, depth + 1))
+                lines.append(f"{pad}- {inner[0].lstrip()}")
+                lines.extend(inner[1:])
+                continue
+            item = draw(st.sampled_from(["x", "~ # null item", "one # lc", "anchored"]))
+            if item == "anchored":
+                item = f"&n{doc.count} one"
+                doc.count += 1
+            lines.append(f"{pad}- {item}")
+        return lines
+    for index in range(draw(st.integers(1, 4))):
+        key = f"k{index}"
+        choice = draw(st.sampled_from(["scalar"] * 4 + ["map", "anchor", "alias"]))
+        if choice == "alias" and doc.anchors:
+            lines.append(f"{pad}{key}: *{draw(st.sampled_from(doc.anchors))}")
+        elif choice in ("map", "anchor") and depth < 2:
+            name = f"n{doc.count}"
+            doc.count += 1
+            # (after an anchor yaml.v3 moves a key's comment into a block sequence: not emulated)
+            comment = draw(st.sampled_from(["", " # on a key"])) if choice == "map" else ""
+            lines.append(f"{pad}{key}:{' &' + name if choice == 'anchor' else ''}{comment}")
+            lines.extend(draw(notation_yaml(doc, indent + 2, depth + 1)))
+            if choice == "anchor":
+                doc.anchors.append(name)
+        else:
+            value = draw(st.sampled_from(NOTATION_SCALARS)).replace("{pad}", pad + "  ")
+            if draw(st.integers(0, 5)) == 0 and value and not value.startswith(("#", ">", "|")):
+                name = f"n{doc.count}"
+                doc.count += 1
+                value = f"&{name} {value}"
+            lines.append(f"{pad}{key}: {value}".rstrip(" ") if value else f"{pad}{key}:")
+    return lines
+
+
+TAB_SMALLEST = "a: {}\n  # x\n\t# y\nb: 2\n"
+
+
+@st.composite
+def tab_comments(draw: st.DrawFn) -> str:
+    """A values.yaml whose comment blocks have tabs before their lines (yaml.v3 accepts them after
+    the block's first line; a tab before the first is refused by both tools).
+
+    The blocks sit at the column of the key after them, a blank or a tab one column each: a block
+    indented deeper than that key, or after an empty line, is given to the key before it, where
+    yaml.v3 gives it to the key after (a known difference, tabs or not).
+    """
+    if draw(st.integers(0, 9)) == 0:
+        return TAB_SMALLEST
+    lines: list[str] = []
+    for index in range(draw(st.integers(1, 3))):
+        lines.append(f"k{index}:")
+        for child in range(draw(st.integers(1, 3))):
+            if draw(st.booleans()):
+                first = draw(st.sampled_from(["  ", "  ", "  ", "\t"]))
+                lines.append(f"{first}# {_text(draw, 1, 2)}")
+                for _ in range(draw(st.integers(0, 3))):
+                    prefix = draw(st.sampled_from(["\t ", " \t", "\t\t", "  "]))
+                    description = draw(st.sampled_from(["", "", "-- "]))
+                    lines.append(f"{prefix}# {description}{_text(draw, 1, 2)}")
+            lines.append(f"  c{child}: {draw(st.sampled_from(['{}', '1', 'x', '[]']))}")
+    return "\n".join(lines) + "\n"
+
+
+@st.composite
+def recursive_anchor(draw: st.DrawFn) -> str:
+    """A values.yaml with an alias inside the collection its anchor names, at some depth."""
+    depth = draw(st.integers(0, 2))
+    sequence = draw(st.booleans())
+    lines = [f"before: {draw(st.sampled_from(['1', 'x', '{}']))}"] if draw(st.booleans()) else []
+    lines.append("# -- the recursive one" if draw(st.booleans()) else "# a comment")
+    lines.append("a: &x")
+    pad = "  "
+    for level in range(depth):
+        lines.append(f"{pad}l{level}:")
+        pad += "  "
+    lines.append(f"{pad}- *x" if sequence else f"{pad}b: *x")
+    if not sequence and draw(st.booleans()):
+        lines.append(f"{pad}c: 2")
+    if draw(st.booleans()):
+        lines.append("after: *x")
+    return "\n".join(lines) + "\n"
+
+
+def _content(line: str) -> bool:
+    return bool(line.strip()) and not line.startswith(("#", "---")) and line.strip() not in ("~", "null")
+
+
+@st.composite
+def helmdocs_chart(draw: st.DrawFn, name: str, folder: str, nested: bool = True) -> dict[str, str]:
+    """One chart's files (chart-relative), as helm-docs finds them below ``folder`` (its path from
+    where helm-docs runs): with or without README.md.gotmpl, an extra ``_templates.gotmpl``,
+    ``files/``, values with ``@notationType -- yaml`` blocks or tabs in comments, charts inside."""
+    files = {"Chart.yaml": chart_yaml(name, draw(st.integers(0, 2)))}
+    kind = draw(st.sampled_from(["values", "values", "notation", "tabs"] if nested else ["values", "notation"]))
+    if kind == "tabs":
+        files["values.yaml"] = draw(tab_comments())
+    else:
+        # not a values file that is only a null document: a documented difference (helm-docs skips it)
+        values = draw(values_yaml().filter(lambda text: not text or any(_content(line) for line in text.splitlines())))
+        if kind == "notation":
+            doc = _Doc()
+            block = draw(notation_yaml(doc))
+            entry = ["# -- as YAML", "# @notationType -- yaml", "notation:", *block]
+            single = not values.startswith("---") and "\n---" not in values
+            values = "\n".join(entry) + "\n" + (values if single else "")
+        files["values.yaml"] = values
+    template = draw(st.sampled_from(["default", "own", "own", "own+extra", "extra"]))
+    snippets = draw(st.lists(st.sampled_from(FILES_SNIPPETS + SNIPPETS), max_size=4))
+    pieces = [piece.replace("{dir}", folder) for piece in snippets]
+    if template in ("own+extra", "extra"):
+        files["_templates.gotmpl"] = '{{ define "extra" }}Extra for {{ .Name }}{{ end }}' + draw(
+            st.sampled_from(["", "\n", "\nbody of the extra file\n"])
+        )
+        pieces.append('{{ template "extra" . }}')
+    if template in ("own", "own+extra"):
+        files["README.md.gotmpl"] = draw(st.sampled_from(["\n", "\n\n", " "])).join(pieces) + draw(
+            st.sampled_from(["\n", ""])
+        )
+    if draw(st.booleans()):
+        files["files/x.txt"] = f"{_text(draw)}\n"
+    if nested:
+        for index in range(draw(st.integers(0, 2) if draw(st.integers(0, 2)) == 0 else st.just(0))):
+            sub = f"charts/s{index}"
+            inner = draw(helmdocs_chart(f"{name}-s{index}", f"{folder}/{sub}", nested=False))
+            files.update({f"{sub}/{path}": text for path, text in inner.items()})
+    return files

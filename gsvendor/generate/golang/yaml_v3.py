@@ -25,6 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gsvendor.generate.golang import yaml_limits as limits
+from gsvendor.generate.golang import yaml_scan
+from gsvendor.generate.golang.yaml_scan import C_UNSAFE as _C_UNSAFE
+from gsvendor.generate.golang.yaml_scan import c_events as _c_events
 
 DOCUMENT = "document"
 MAPPING = "mapping"
@@ -242,54 +245,10 @@ class _Item:
     node: Node
 
 
-# Text libyaml reads differently from ruamel's pure-Python parser: tabs (libyaml accepts some
-# that ruamel rejects), NEL and the Unicode line and paragraph separators (line breaks in YAML 1.1,
-# not in 1.2), byte-order marks (not counted in marks) and directives (their document's start).
-_C_UNSAFE = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^%", re.M)
-
-
-def _c_events(text: str) -> list[Any] | None:
-    """libyaml's events up to the first document's end, or ``None`` where ruamel's must decide.
-
-    libyaml (ruamel.yaml.clib) gives ruamel's events with the same character marks, except for
-    empty plain scalars (ruamel marks them at the next token), root block scalars, directives,
-    tabs, text without a final newline and streams of several documents; those, and any text
-    libyaml rejects, return ``None`` so the pure-Python parser reads (and words the errors).
-    ``tests/test_speed_paths.py`` compares both parsers on generated text.
-    """
-    if _C_UNSAFE.search(text) or not text.endswith("\n"):
-        return None  # libyaml also marks the ends of text without a final newline differently
-    try:
-        from ruamel.yaml.cyaml import CSafeLoader
-    except ImportError:  # pragma: no cover - ruamel.yaml.clib is a dependency on CPython
-        return None
-    loader = CSafeLoader(text)
-    events: list[Any] = []
-    try:
-        while True:
-            event = loader.get_event()
-            if event is None:
-                break
-            name = type(event).__name__
-            if name == "ScalarEvent" and (
-                (not event.value and not event.style) or (event.style in ("|", ">") and not event.start_mark.column)
-            ):
-                return None  # ruamel marks empty scalars elsewhere; YAML 1.2 reads a root block scalar differently
-            events.append(event)
-            if name == "DocumentEndEvent" and type(loader.get_event()).__name__ != "StreamEndEvent":
-                return None  # ruamel reads ahead into a next document (and may fail there)
-            if name in ("DocumentEndEvent", "StreamEndEvent"):
-                break
-    except Exception:  # libyaml's errors are worded differently: let ruamel's parser decide
-        return None
-    finally:
-        loader.dispose()
-    return events
-
-
 class _Builder:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, recursive_aliases: bool = False) -> None:
         self.text = text
+        self.recursive_aliases = recursive_aliases
         self.lines = text.split("\n")
         self.anchors: dict[str, Node] = {}
         self.items: list[_Item] = []
@@ -311,6 +270,10 @@ class _Builder:
             self.events = events
             return
         self.load_events_pure()
+        if not _C_UNSAFE.search(self.text) and self.text.endswith("\n"):
+            refused = yaml_scan.libyaml_error(self.text)  # ruamel reads some text yaml.v3 (libyaml) refuses
+            if refused is not None:
+                raise YAMLError(*refused)
 
     def load_events_pure(self) -> None:
         """The events of the first document from ruamel's pure-Python parser (its errors are ours)."""
@@ -393,7 +356,9 @@ class _Builder:
             if node.alias is None:
                 raise YAMLError(f"unknown anchor '{event.anchor}' referenced", event.start_mark.line + 1)
             if id(node.alias) in self.open:
-                raise YAMLError(f"anchor '{event.anchor}' value contains itself", event.start_mark.line + 1)
+                if not self.recursive_aliases:
+                    raise YAMLError(f"anchor '{event.anchor}' value contains itself", event.start_mark.line + 1)
+                node.alias = None  # kept unresolved: no cycle in the tree
             self._span(node, event.start_mark, event.end_mark)
             return node
         if name == "ScalarEvent":
@@ -633,11 +598,14 @@ def _comment_start(text: str, start: int) -> int | None:
     return None
 
 
-def parse(text: str | bytes) -> Node | None:
+def parse(text: str | bytes, *, recursive_aliases: bool = False) -> Node | None:
     """Parse the first YAML document of ``text`` into a yaml.v3-like node tree.
 
     Returns the document node, or ``None`` for a stream without documents (empty file or only
     comments). CRLF line endings are read as LF. Raises :class:`YAMLError` for invalid YAML.
+    An alias inside the collection its anchor names (``a: &x {b: *x}``) is an error, as
+    yaml.v3's decoder says; with ``recursive_aliases`` (yaml.v3's parser, which a reader that
+    never follows aliases sees) it is an alias node whose ``alias`` is ``None``.
     """
     if isinstance(text, bytes):
         try:
@@ -645,13 +613,26 @@ def parse(text: str | bytes) -> Node | None:
         except UnicodeDecodeError as exc:
             raise YAMLError(f"invalid UTF-8: {exc}") from None
     text = text.replace("\r\n", "\n")
-    builder = _Builder(text)
-    builder.load_events()
-    document = builder.build()
+    try:
+        builder, document = _built(text, recursive_aliases)
+    except YAMLError as exc:
+        spaced = yaml_scan.comment_tabs(text)  # yaml.v3 skips tabs between comment lines
+        if spaced == text:
+            raise
+        try:
+            builder, document = _built(spaced, recursive_aliases)
+        except YAMLError:
+            raise exc from None
     if document is not None:
         limits.check_aliasing(document, YAMLError)
         builder.attach_comments()
     return document
+
+
+def _built(text: str, recursive_aliases: bool) -> tuple[_Builder, Node | None]:
+    builder = _Builder(text, recursive_aliases)
+    builder.load_events()
+    return builder, builder.build()
 
 
 # --- decoding into Go-like values --------------------------------------------------------
@@ -830,60 +811,3 @@ def dump(value: Any, indent: int = 0) -> str:
             out += f"{pad}- " + body[indent + 2 :]
         return out
     return pad + _scalar_text(value, indent) + "\n"
-
-
-def dump_node(node: Node, indent: int = 0) -> str:
-    """YAML text of a node tree as yaml.v3 marshals a ``yaml.Node``: key order and quoting kept."""
-    pad = " " * indent
-    if node.kind == DOCUMENT:
-        return dump_node(node.content[0], indent) if node.content else ""
-    if node.kind == ALIAS:
-        return pad + "*" + node.value + "\n"
-    if node.kind in (MAPPING, SEQUENCE) and node.style == "flow":
-        return pad + _flow(node) + (" " + node.line_comment if node.line_comment else "") + "\n"
-    if node.kind == MAPPING:
-        if not node.content:
-            return pad + "{}\n"
-        out = ""
-        for key, value in node.pairs():
-            key_text = _node_scalar(key, indent)
-            if value.kind in (MAPPING, SEQUENCE) and value.content and value.style != "flow":
-                out += f"{pad}{key_text}:\n" + dump_node(value, indent + 4)
-            else:
-                out += f"{pad}{key_text}: " + dump_node(value, indent).lstrip(" ")
-        return out
-    if node.kind == SEQUENCE:
-        if not node.content:
-            return pad + "[]\n"
-        return "".join(f"{pad}- " + dump_node(item, indent + 2)[indent + 2 :] for item in node.content)
-    if node.line_comment and node.style not in ("literal", "folded"):
-        # yaml.v3 writes a scalar's line comment after it, one space apart
-        return pad + _node_scalar(node, indent) + " " + node.line_comment + "\n"
-    return pad + _node_scalar(node, indent) + "\n"
-
-
-def _flow(node: Node) -> str:
-    """A flow collection on one line, as yaml.v3 writes a short one: ``{a: 1, b: [x, y]}``."""
-    if node.kind == MAPPING:
-        return "{" + ", ".join(f"{_flow(k)}: {_flow(v)}" for k, v in node.pairs()) + "}"
-    if node.kind == SEQUENCE:
-        return "[" + ", ".join(_flow(item) for item in node.content) + "]"
-    if node.kind == ALIAS:
-        return "*" + node.value
-    return _node_scalar(node, 0)
-
-
-def _node_scalar(node: Node, indent: int) -> str:
-    if node.kind != SCALAR:
-        return dump_node(node, indent).strip()
-    if node.style == "double":
-        return _double_quoted(node.value)
-    if node.style == "single":
-        return "'" + node.value.replace("'", "''") + "'"
-    if not node.style and node.tag == STR_TAG and "\n" not in node.value and resolve(node.value)[0] == STR_TAG:
-        # a plain string read from YAML stays plain: yaml.v3 quotes a node's value only when
-        # its plain form would resolve to another tag (not for YAML 1.1 booleans such as "no")
-        return node.value
-    if node.style in ("literal", "folded") or node.tag == STR_TAG:
-        return _string_scalar(node.value, indent)
-    return node.value

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import fnmatch
+import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,30 +93,109 @@ class Sections:
     Sections: list[Section] = field(default_factory=list)
 
 
-class Files:
-    """The chart's files as templates see them (``.Files.Get "path"`` …)."""
+def go_join(base: str, name: str) -> str:
+    """Go's ``filepath.Join(base, name)`` on a POSIX system: joined with ``/`` and cleaned."""
+    joined = f"{base}/{name}" if base and name else base or name
+    if not joined:
+        return ""
+    cleaned = posixpath.normpath(joined)
+    return "/" + cleaned.lstrip("/") if cleaned.startswith("/") else cleaned
 
-    def __init__(self, files: dict[str, bytes]) -> None:
-        self._files = files
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """A gobwas/glob pattern with ``/`` as separator (what helm-docs' ``.Files.Glob`` compiles) as a
+    regular expression: ``*`` and ``?`` stay within a path segment, ``**`` crosses segments,
+    ``[…]``/``[!…]`` classes, ``{a,b}`` alternatives, ``\\`` escapes.
+
+    Raises :class:`ReadmeError` for an unterminated class or alternative (gobwas refuses those;
+    helm-docs then matches nothing).
+    """
+    out: list[str] = []
+    depth = 0
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        if char == "*":
+            if pattern.startswith("**", i):
+                out.append(".*")
+                i += 2
+                continue
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "[":
+            end = pattern.find("]", i + 1)
+            if end < 0:
+                raise ReadmeError(f"glob {pattern!r}: unterminated [")
+            body = pattern[i + 1 : end]
+            negate = body.startswith("!")
+            body = body[1:] if negate else body
+            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\").replace("^", "\\^") + "]")
+            i = end + 1
+            continue
+        elif char == "{":
+            depth += 1
+            out.append("(?:")
+        elif char == "}" and depth:
+            depth -= 1
+            out.append(")")
+        elif char == "," and depth:
+            out.append("|")
+        else:
+            out.append(re.escape(char))
+        i += 1
+    if depth:
+        raise ReadmeError(f"glob {pattern!r}: unterminated {{")
+    return re.compile("".join(out), re.DOTALL)
+
+
+class Files:
+    """The chart's files as helm-docs v1.14.2's templates see them (``.Files.Get "path"`` …).
+
+    helm-docs walks the chart folder as it names it (relative to where it runs, e.g.
+    ``helm/c``): its files are known by that path (``helm/c/Chart.yaml``). ``Get``, ``GetBytes``
+    and ``Glob`` take names relative to the chart and join them to ``base``; ``Lines`` looks its
+    argument up as given (the walked path); ``AsMap`` gives walked paths.
+    """
+
+    def __init__(self, files: dict[str, bytes], base: str = ".") -> None:
+        self._base = base
+        self._files = {go_join(base, path): data for path, data in files.items()}
+
+    @classmethod
+    def _walked(cls, files: dict[str, bytes], base: str) -> Files:
+        out = cls({}, base)
+        out._files = files
+        return out
 
     def GetBytes(self, name: str) -> bytes:
-        """The bytes of ``name`` (chart-relative), empty when absent."""
-        return self._files.get(name.lstrip("./"), b"")
+        """The bytes of ``name`` (relative to the chart), empty when absent."""
+        return self._files.get(go_join(self._base, name), b"")
 
     def Get(self, name: str) -> str:
         """The text of ``name``, empty when absent."""
         return self.GetBytes(name).decode("utf-8", "replace")
 
     def Glob(self, pattern: str) -> Files:
-        """The files matching the glob ``pattern``."""
-        return Files({p: d for p, d in self._files.items() if fnmatch.fnmatchcase(p, pattern)})
+        """The files whose walked path matches ``pattern`` joined to the chart folder (none if it
+        does not compile)."""
+        try:
+            regex = glob_regex(go_join(self._base, pattern))
+        except ReadmeError:
+            return Files._walked({}, self._base)
+        return Files._walked({p: d for p, d in self._files.items() if regex.fullmatch(p)}, self._base)
 
-    def Lines(self, name: str) -> list[str]:
-        """The lines of ``name``."""
-        return self.Get(name).split("\n") if name in self._files else []
+    def Lines(self, path: str) -> list[str]:
+        """The lines of the file walked as ``path`` (e.g. ``helm/c/values.yaml``)."""
+        data = self._files.get(path)
+        return [] if data is None else data.decode("utf-8", "replace").split("\n")
 
     def AsMap(self) -> dict[str, bytes]:
-        """Path → bytes."""
+        """Walked path → bytes."""
         return dict(self._files)
 
     def AsConfig(self) -> str:

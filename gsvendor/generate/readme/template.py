@@ -14,9 +14,19 @@ from gsvendor.generate.readme.chart import BADGE_STYLE, TEMPLATE_FILE, VALUES_FI
 from gsvendor.generate.readme.values import Render, chart_data
 
 
-def _badge(label: str, value: str) -> str:
+def _badge(label: str, value: str, style: str = BADGE_STYLE) -> str:
     escaped = value.replace("-", "--")
-    return f"![{label}: {value}](https://img.shields.io/badge/{label}-{escaped}-informational?style={BADGE_STYLE}) "
+    return f"![{label}: {value}](https://img.shields.io/badge/{label}-{escaped}-informational?style={style}) "
+
+
+def _type_badge(style: str) -> Callable[[Any, Render], str]:
+    return _if(
+        lambda d: d.Type,
+        lambda d, r: (
+            f"![Type: {go_print(d.Type)}](https://img.shields.io/badge/Type-{go_print(d.Type)}"
+            f"-informational?style={style}) "
+        ),
+    )
 
 
 def _row_line(row: Any) -> str:
@@ -143,13 +153,7 @@ NAMED_TEMPLATES: dict[str, Callable[[Any, Render], str]] = {
     "chart.version": lambda d, r: go_print(d.Version),
     "chart.versionBadge": lambda d, r: _badge("Version", go_print(d.Version)),
     "chart.type": lambda d, r: go_print(d.Type),
-    "chart.typeBadge": _if(
-        lambda d: d.Type,
-        lambda d, r: (
-            f"![Type: {go_print(d.Type)}](https://img.shields.io/badge/Type-{go_print(d.Type)}"
-            f"-informational?style={BADGE_STYLE}) "
-        ),
-    ),
+    "chart.typeBadge": _type_badge(BADGE_STYLE),
     "chart.appVersion": lambda d, r: go_print(d.AppVersion),
     "chart.appVersionBadge": _if(lambda d: d.AppVersion, lambda d, r: _badge("AppVersion", go_print(d.AppVersion))),
     "chart.badgesSection": lambda d, r: (
@@ -206,6 +210,20 @@ NAMED_TEMPLATES: dict[str, Callable[[Any, Render], str]] = {
 }
 
 
+def named_templates(badge_style: str = BADGE_STYLE) -> dict[str, Callable[[Any, Render], str]]:
+    """helm-docs' named templates with its ``--badge-style`` (``flat-square`` by default)."""
+    if badge_style == BADGE_STYLE:
+        return NAMED_TEMPLATES
+    return {
+        **NAMED_TEMPLATES,
+        "chart.versionBadge": lambda d, r: _badge("Version", go_print(d.Version), badge_style),
+        "chart.typeBadge": _type_badge(badge_style),
+        "chart.appVersionBadge": _if(
+            lambda d: d.AppVersion, lambda d, r: _badge("AppVersion", go_print(d.AppVersion), badge_style)
+        ),
+    }
+
+
 # helm-docs' layout when a chart has no README.md.gotmpl: these sections, a blank line apart,
 # then the version footer.
 _DEFAULT_SECTIONS = (
@@ -232,30 +250,46 @@ def markdown_format(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text)
 
 
+def template_text_of(files: dict[str, bytes], template_files: tuple[str, ...] = (TEMPLATE_FILE,)) -> str:
+    """The template helm-docs v1.14.2 renders a chart with: the ``--template-files`` found in the
+    chart folder, concatenated in order, then the default template if any of them is missing."""
+    texts = [files[name].decode("utf-8", "replace") for name in template_files if name in files]
+    missing = len(texts) < len(template_files)
+    return "".join(texts) + (DEFAULT_TEMPLATE if missing else "")
+
+
 def render_readme(
     files: dict[str, bytes],
     template_text: str | None = None,
     chart_dir: str = ".",
     sort_order: str = "alphanum",
     parsed: dict[bytes, Any] | None = None,
+    *,
+    template_files: tuple[str, ...] = (TEMPLATE_FILE,),
+    badge_style: str = BADGE_STYLE,
+    skip_version_footer: bool = False,
+    ignore_non_descriptions: bool = False,
 ) -> bytes | None:
     """README.md for a chart as helm-docs v1.14.2 generates it; ``None`` when helm-docs would skip it.
 
-    ``files`` maps chart-relative paths to bytes; the template is ``template_text``, else the
-    chart's README.md.gotmpl, else helm-docs' default layout. A chart without values.yaml is
-    skipped (``None``), as helm-docs does. ``sort_order`` is helm-docs' ``--sort-values-order``
-    (``alphanum`` or ``file``). Raises :class:`ReadmeError` for invalid Chart.yaml or
-    values.yaml and for template errors (with the template line). ``parsed``: yaml.v3 trees by
-    their bytes (the schema's); values.yaml's is taken from it rather than parsed again.
+    ``files`` maps chart-relative paths to bytes; the template is ``template_text``, else
+    :func:`template_text_of` the ``template_files`` (helm-docs' ``--template-files``; the default
+    template where one is missing). A chart without values.yaml is skipped (``None``), as
+    helm-docs does. ``chart_dir``: the chart folder as helm-docs names it (``.ChartDirectory``,
+    the ``.Files`` paths). ``sort_order`` is helm-docs' ``--sort-values-order`` (``alphanum`` or
+    ``file``); ``badge_style``, ``skip_version_footer`` and ``ignore_non_descriptions`` its
+    flags of those names. Raises :class:`ReadmeError` for invalid Chart.yaml or values.yaml and
+    for template errors (with the template line). ``parsed``: yaml.v3 trees by their bytes (the
+    schema's); values.yaml's is taken from it rather than parsed again.
     """
     if VALUES_FILE not in files:
         return None
-    data = chart_data(files, chart_dir, sort_order, parsed)
+    data = chart_data(files, chart_dir, sort_order, parsed, ignore_non_descriptions=ignore_non_descriptions)
+    data.SkipVersionFooter = skip_version_footer
     if template_text is None:
-        gotmpl = files.get(TEMPLATE_FILE)
-        template_text = gotmpl.decode("utf-8", "replace") if gotmpl is not None else DEFAULT_TEMPLATE
+        template_text = template_text_of(files, template_files)
     template = Template(TEMPLATE_FILE)
-    template.templates.update(NAMED_TEMPLATES)  # type: ignore[arg-type]
+    template.templates.update(named_templates(badge_style))  # type: ignore[arg-type]
     try:
         # helm-docs parses its own texts before the chart's into one template; the last of them
         # with a top-level body is the homepage one, whose body is a literal backslash-n. A chart

@@ -8,6 +8,7 @@ from typing import Any
 from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.golang.text_template.values import go_print
+from gsvendor.generate.golang.yaml_emit import dump_node
 from gsvendor.generate.readme.chart import (
     _CONTINUATION,
     _DEFAULT_VALUE,
@@ -257,7 +258,7 @@ def go_sprint_s(value: Any) -> str:
 
 
 def _notation_value(node: goyaml.Node, notation: str) -> Any:
-    return goyaml.dump_node(node) if notation == "yaml" else node.value
+    return dump_node(node) if notation == "yaml" else node.value
 
 
 def _rows_from_field(
@@ -391,11 +392,17 @@ def sections_of(rows: list[ValueRow], order: str = "alphanum") -> Sections:
 
 
 def chart_data(
-    files: dict[str, bytes], chart_dir: str = ".", sort_order: str = "alphanum", parsed: dict[bytes, Any] | None = None
+    files: dict[str, bytes],
+    chart_dir: str = ".",
+    sort_order: str = "alphanum",
+    parsed: dict[bytes, Any] | None = None,
+    *,
+    ignore_non_descriptions: bool = False,
 ) -> ChartData:
     """Everything the templates see for the chart with these ``files`` (chart-relative paths).
 
-    ``parsed``: yaml.v3 trees by their bytes (:func:`value_rows`).
+    ``parsed``: yaml.v3 trees by their bytes (:func:`value_rows`). ``ignore_non_descriptions``:
+    helm-docs' ``--ignore-non-descriptions``, rows without a description are left out.
 
     Raises :class:`ReadmeError` without Chart.yaml or for invalid metadata or values.
     """
@@ -406,9 +413,12 @@ def chart_data(
     data.ChartDirectory = chart_dir
     data.ChartValues = document
     data.ChartValuesDescriptions = described
+    if ignore_non_descriptions:
+        rows = [row for row in rows if row.AutoDescription or row.Description]
     data.Values = _sorted_rows(rows, sort_order)
     data.Sections = sections_of(data.Values, sort_order)
-    data.Files = Files(files)
+    # helm-docs lists the files before it truncates README.md to write it: an old one reads empty
+    data.Files = Files({**files, "README.md": b""} if "README.md" in files else files, chart_dir)
     return data
 
 

@@ -209,11 +209,14 @@ def build_schema(
                 "no such file or directory"
             )
         try:
-            document = parsed[content] if parsed is not None and content in parsed else goyaml.parse(content)
+            if parsed is not None and content in parsed:
+                document = parsed[content]
+            else:
+                document, shared = _parse_values(content)
+                if parsed is not None and shared:  # read-only here: the README reads the same tree after
+                    parsed[content] = document
         except goyaml.YAMLError as exc:
             raise SchemaError(f"{path}: error unmarshalling YAML: {exc}") from None
-        if parsed is not None:  # read-only here: the README reads the same tree after (and edits it)
-            parsed[content] = document
         if document is None or not document.content:
             continue  # empty file
         root = _deref(document.content[0])
@@ -266,6 +269,21 @@ def build_schema(
 
 
 NORMALIZE_MODES = ("none", "schemalint")
+
+
+def _parse_values(content: bytes) -> tuple[Any, bool]:
+    """A values file's yaml.v3 node tree, and whether the README may read it too.
+
+    hvsj never follows an alias, so an alias inside the collection its anchor names
+    (``a: &x {b: *x}``) is read as the plugin reads it (``b: {}``); helm-docs follows aliases
+    (and overflows its stack there): that tree is not for the README.
+    """
+    try:
+        return goyaml.parse(content), True
+    except goyaml.YAMLError as exc:
+        if not exc.problem.endswith("value contains itself"):
+            raise
+    return goyaml.parse(content, recursive_aliases=True), False
 
 
 def generate_schema(
