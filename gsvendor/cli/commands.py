@@ -121,7 +121,7 @@ def sync(
     patches = _read_patch_report(patch_report, tag) if patch_report is not None else None
     from gsvendor.errors import Interrupted
 
-    committed: list[str] = []  # the swap passed its point of no return: a later signal must say so
+    committed: list[str | None] = []  # the swap passed its point of no return (its backup): a later signal says so
     try:
         with _exclusive(ctx, config):
             old = None
@@ -150,7 +150,7 @@ def sync(
                     dry_run=dry_run,
                     force=force,
                     helm=helm,
-                    on_commit=lambda: committed.append(tag),
+                    on_commit=committed.append,
                 )
         out = _stdout()
         if json_output:
@@ -176,7 +176,7 @@ def sync(
         if committed and not isinstance(exc, Interrupted):
             from gsvendor.vendoring.journal import interrupted_after
 
-            raise interrupted_after(tag) from None
+            raise interrupted_after(tag, committed[0]) from None
         raise
 
 
