@@ -119,7 +119,7 @@ def sync(
         tag = pinned_tag(config, "gsvendor sync TAG")
     options = _fetch_options(ctx, timeout, retries, max_time, min_rate)
     patches = _read_patch_report(patch_report, tag) if patch_report is not None else None
-    from gsvendor.errors import Interrupted
+    from gsvendor.errors import GsvendorError, Interrupted
 
     committed: list[str | None] = []  # the swap passed its point of no return (its backup): a later signal says so
     try:
@@ -177,6 +177,14 @@ def sync(
             from gsvendor.vendoring.journal import interrupted_after
 
             raise interrupted_after(tag, committed[0]) from None
+        raise
+    except GsvendorError as exc:
+        if committed and exc.exit_code == 2:  # exit 2 says nothing changed: here the output did (> /dev/full)
+            kept = f"; the hand edits' backup is in {committed[0]}" if committed[0] else ""
+            lock = config.lock_path.relative_to(config.root).as_posix()
+            changed = GsvendorError(f"{exc}; but the sync of {tag} was completed: the output and {lock} changed{kept}")
+            changed.exit_code = 1
+            raise changed from None
         raise
 
 

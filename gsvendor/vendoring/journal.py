@@ -151,6 +151,13 @@ class Journal:
         return journal
 
 
+class StoppedHalfWay(GsvendorError):
+    """A step after the journal's commit failed: the output changed in part, and the next command
+    completes the swap once the cause is fixed (exit 1: exit 2 says that nothing changed)."""
+
+    exit_code = 1
+
+
 # --- signals and the test hook --------------------------------------------------------------------
 
 
@@ -230,19 +237,26 @@ def _is_real_dir(path: Path) -> bool:
 
 
 def _write_journal(where: Place, journal: Journal) -> None:
-    """Write the journal's bytes to ``where`` durably (a fsync'd temporary file renamed over it)."""
+    """Write the journal's bytes to ``where`` durably (a fsync'd temporary file renamed over it).
+
+    Raises :class:`OSError` naming ``where.path`` (a full disk); the journal is then unchanged.
+    """
     folder = where.path.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f"{where.path.name}.tmp-", dir=folder)
+    tmp = None
     try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f"{where.path.name}.tmp-", dir=folder)
         with os.fdopen(fd, "wb") as handle:
             handle.write(journal.to_json())
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, where.path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    except BaseException as exc:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, exc.strerror, str(where.path)) from None
         raise
     fsync_dir(folder)
 
@@ -414,9 +428,15 @@ def swap(
                     name = f"{folder}/{index}"
                     steps(f"stage {rel}")
                     _same_device(root, rel, os.stat(root / folder).st_dev, False)
-                    writes.write(root / name, data)
+                    try:
+                        writes.write(root / name, data)
+                    except OSError as exc:  # name the file, not its staged copy (a full disk)
+                        raise OSError(exc.errno, exc.strerror, str(root / rel)) from None
                     plan.append(Step("write", rel, name, state(root / rel), file_state(data)))
-                writes.sync()
+                try:
+                    writes.sync()
+                except OSError as exc:  # a file system that allocates late says ENOSPC here
+                    raise OSError(exc.errno, exc.strerror, str(root / journal.staging[0])) from None
             finally:
                 writes.close()
             if backup:
@@ -443,7 +463,7 @@ def swap(
         try:
             _finish(root, where, journal, steps)
         except OSError as exc:
-            raise GsvendorError(
+            raise StoppedHalfWay(
                 f"the sync of {tag} stopped half-way: {_failed(exc, root)}; once that is fixed, any gsvendor command "
                 f"completes it ({where.label})"
             ) from None
