@@ -42,21 +42,32 @@ def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, env=git_env(), check=True, capture_output=True, text=True).stdout
 
 
-@pytest.fixture
-def checkout(tmp_path: Path, cli: Cli) -> Path:
-    """A git checkout of a small project synced at v1.0.0, a folder outside it, a ``docs-link``
-    link to that folder in the checkout and a ``helm/demo/link`` link to it in a chart folder."""
-    project = tmp_path / "small"
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A git checkout of a small project synced at v1.0.0, beside its upstream folders."""
+    folder = tmp_path_factory.mktemp("template")
+    project = folder / "small"
     (project / "overlays").mkdir(parents=True)
     (project / "overlays" / ".keep").write_text("")
     (project / "gsvendor.yaml").write_text(SMALL_CONFIG)
     (project / "Dockerfile").write_text("FROM scratch\n")  # versions then reads the output
     for version in ("1.0.0", "1.1.0"):
-        small_upstream(tmp_path / f"up-{version}", version)
+        small_upstream(folder / f"up-{version}", version)
     git(project, "init", "-q")
     git(project, "add", ".")
     git(project, "commit", "-qm", "project")
-    assert cli(project, "sync", "v1.0.0", "--source", str(tmp_path / "up-1.0.0")).returncode == 0
+    result = Cli(folder / "cache")(project, "sync", "v1.0.0", "--source", str(folder / "up-1.0.0"))
+    assert result.returncode == 0, result.stderr
+    return folder
+
+
+@pytest.fixture
+def checkout(template: Path, tmp_path: Path) -> Path:
+    """A copy of ``template``, a folder outside the checkout, a ``docs-link`` link to that folder
+    in the checkout and a ``helm/demo/link`` link to it in a chart folder."""
+    for name in ("small", "up-1.0.0", "up-1.1.0"):
+        subprocess.run(["cp", "-a", str(template / name), str(tmp_path / name)], check=True)
+    project = tmp_path / "small"
     outside = tmp_path / "outside"
     (outside / "victim-dir").mkdir(parents=True)
     (outside / "victim.txt").write_text("keep me\n")

@@ -80,8 +80,9 @@ def place(root: Path, cache: Path | None = None) -> Place:
     ``cache``: the user cache folder (default: :func:`gsvendor.files.default_cache_dir` without
     ``--cache-dir``, which one command may give and the next not).
 
-    git says where the git folder is (a ``.git`` file of a worktree or submodule is followed only
-    as git follows it). A git folder inside the work tree other than ``<top>/.git`` itself could be
+    A ``.git`` folder (not a link) holding ``HEAD`` in ``root`` is taken as is; otherwise git says
+    where the git folder is (a ``.git`` file of a worktree or submodule is followed only as git
+    follows it). A git folder inside the work tree other than ``<top>/.git`` itself could be
     part of a checkout, so such a project keeps its journal in the user cache instead.
     """
     return _place(root, cache or default_cache_dir(None))
@@ -89,6 +90,10 @@ def place(root: Path, cache: Path | None = None) -> Place:
 
 @functools.lru_cache(maxsize=8)
 def _place(root: Path, cache: Path) -> Place:
+    with contextlib.suppress(OSError):  # the usual case, without starting git (~8 ms): a .git folder, not a link
+        if stat.S_ISDIR(os.lstat(root / ".git").st_mode) and os.path.isfile(root / ".git" / "HEAD"):
+            path = root / ".git" / "gsvendor" / "journal.json"
+            return Place(path, _label(path, root), root)
     answer = _git(root, "rev-parse", "--absolute-git-dir", "--show-toplevel")
     lines = answer.splitlines() if answer else []
     if len(lines) == 2 and all(os.path.isabs(line) for line in lines):
