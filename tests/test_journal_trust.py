@@ -312,3 +312,22 @@ def test_the_interrupted_sync_of_a_git_checkout_is_journaled_in_its_git_folder(c
     assert result.returncode == 0, result.stderr
     assert result.stderr == "recovered: completed the interrupted sync of v1.1.0\n"
     assert not (checkout / ".git" / "gsvendor" / "journal.json").exists()
+
+
+def test_a_project_in_a_subfolder_or_a_worktree_keeps_its_journal_in_the_git_folder(tmp_path: Path) -> None:
+    """A project below the top of its repository has a journal of its own in the git folder; a
+    worktree's ``.git`` file is followed as git follows it (to the main repository's git folder)."""
+    top = tmp_path / "repo"
+    (top / "sub").mkdir(parents=True)
+    (top / "sub" / "gsvendor.yaml").write_text(SMALL_CONFIG)
+    git(top, "init", "-q")
+    git(top, "add", ".")
+    git(top, "commit", "-qm", "project")
+    one, sub = journal_trust.place(top), journal_trust.place(top / "sub")
+    assert one.path == top / ".git" / "gsvendor" / "journal.json" and one.label == ".git/gsvendor/journal.json"
+    assert sub.path.parent == top / ".git" / "gsvendor" and sub.path.name.startswith("journal-")
+    assert sub.top == top and sub.label == str(sub.path)
+    git(top, "worktree", "add", "-q", str(tmp_path / "other"))
+    other = journal_trust.place(tmp_path / "other")
+    assert other.path == top / ".git" / "worktrees" / "other" / "gsvendor" / "journal.json"
+    assert other.top == tmp_path / "other"

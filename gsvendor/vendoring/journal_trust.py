@@ -216,7 +216,7 @@ def check(
         if state is not None and not (isinstance(state, str) and STATE.fullmatch(state)):
             raise ValueError(f"recorded state {str(state)[:80]!r} is not one gsvendor records")
     walks: list[tuple[str, str, bool]] = [(s, _trusted(s, targets), False) for s in staging]
-    walks += [(c, "", False) for c in created]
+    walks += [(c, _trusted(c, targets), False) for c in created]
     for kind, path, staged in steps:
         if not _clean(path):
             raise ValueError(f"{kind} {path[:200]!r}: not a clean relative path")
