@@ -330,7 +330,8 @@ def _undo(root: Path, where: Place, journal: Journal) -> None:
     for folder in sorted(journal.created, key=lambda p: -p.count("/")):
         with contextlib.suppress(OSError):
             (root / folder).rmdir()
-    _remove_journal(where)
+    with contextlib.suppress(OSError):  # left behind, it is undone again by the next command
+        _remove_journal(where)
 
 
 # --- the swap ----------------------------------------------------------------------------------
