@@ -298,3 +298,34 @@ def test_the_device_check_finds_a_folder_on_another_file_system(tmp_path: Path) 
         shm_device = os.stat(elsewhere).st_dev
         assert journal._other_device(tmp_path, "helm/demo/templates/a.yaml", shm_device, False) is None
         assert journal._other_device(tmp_path, "helm/demo", device, True) == "helm"
+
+
+@needs_mounts
+def test_a_recovery_that_cannot_back_up_an_edit_refuses_and_keeps_it(small: Path, cli: Cli) -> None:
+    """The backup folder on a full file system: the recovery stops with one line before replacing
+    the edited file, and the journal stays; with space again, the next command recovers."""
+    steps = steps_of(cli, small)
+    env = {**cli.env, "GSVENDOR_TEST_SWAP_STEP": f"{first_after_commit(steps)}:KILL"}
+    assert subprocess.run(sync_args(small), cwd=small, env=env, capture_output=True).returncode == -9
+    mine = "# mine\n" * 2000  # more than the one page the full file system has
+    (small / "helm/other/Chart.yaml").write_text(mine)
+    (small / ".gsvendor-backup").mkdir()
+    before = small.parent / "before"
+    subprocess.run(["cp", "-a", str(small), str(before)], check=True)
+    q = shlex.quote
+    script = (
+        f"mount -t tmpfs -o size=4k tmpfs {q(str(small / '.gsvendor-backup'))}\n"
+        f"cd {q(str(small))}; set +e\n"
+        '$PY -m gsvendor verify; echo "exit $?" >&2\n'
+    )
+    result = in_namespace(cli, script)
+    first, second = result.stderr.splitlines()
+    label = journal_of(small)
+    assert first.startswith(f"error: cannot finish the interrupted sync recorded in {label}: .gsvendor-backup/")
+    assert first.endswith("/helm/other/Chart.yaml: No space left on device") and second == "exit 2"
+    assert tree(small / "helm") == tree(before / "helm") and label.is_file()
+    again = cli(small, "verify")
+    assert again.returncode == 0, again.stderr
+    assert again.stderr.startswith("recovered: completed the interrupted sync of v1.1.0; files changed since were kept")
+    (kept,) = (small / ".gsvendor-backup").iterdir()
+    assert (kept / "helm/other/Chart.yaml").read_text() == mine
