@@ -391,7 +391,7 @@ def swap(
     write failing); :class:`Interrupted` when a signal arrived (nothing changed when it came
     before the commit, or the swap completed).
     """
-    where = journal_trust.place(root)
+    at = journal_trust.place(root)
     with Deferred() as signals:
         steps = _Steps(signals, interruptible=True)
         token = os.urandom(4).hex()
@@ -410,11 +410,11 @@ def swap(
         backup_dir = None
         unwritable = _unwritable(root, [*staged, *(s.path for s in removals)], [s.path for s in removals])
         if unwritable is not None:  # the apply phase would stop half-way, the tree mixed until fixed
-            where_ = str(root) if unwritable == "." else unwritable
-            raise GsvendorError(f"writing the output failed, nothing changed: {where_}: not writable")
+            where = str(root) if unwritable == "." else unwritable
+            raise GsvendorError(f"writing the output failed, nothing changed: {where}: not writable")
         try:
             steps("journal prepare")
-            _write_journal(where, journal)
+            _write_journal(at, journal)
             for parent, folder in parents.items():
                 steps(f"mkdir {folder}")
                 parent.mkdir(parents=True, exist_ok=True)
@@ -449,9 +449,9 @@ def swap(
                 fsync_dir(root / folder)
             steps("journal commit")
             journal.state = "committed"
-            _write_journal(where, journal)  # the point of no return: from here on the swap completes
+            _write_journal(at, journal)  # the point of no return: from here on the swap completes
         except BaseException as exc:
-            _undo(root, where, journal)
+            _undo(root, at, journal)
             if isinstance(exc, OSError):
                 raise GsvendorError(f"writing the output failed, nothing changed: {_failed(exc, root)}") from None
             if isinstance(exc, KeyboardInterrupt):
@@ -462,11 +462,11 @@ def swap(
             on_commit(journal.backup)
         steps.interruptible = False
         try:
-            _finish(root, where, journal, steps)
+            _finish(root, at, journal, steps)
         except OSError as exc:
             raise StoppedHalfWay(
                 f"the sync of {tag} stopped half-way: {_failed(exc, root)}; once that is fixed, any gsvendor command "
-                f"completes it ({where.label})"
+                f"completes it ({at.label})"
             ) from None
         if signals.pending:
             raise interrupted_after(tag, journal.backup)
