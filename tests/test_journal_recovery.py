@@ -219,9 +219,10 @@ def many_templates(tmp_path: Path, count: int) -> Path:
 
 
 @needs_mounts
-def test_a_full_disk_on_the_journal_commit_write_changes_nothing(tmp_path: Path, cli: Cli) -> None:
+@pytest.mark.parametrize("write", ["prepare", "commit"])
+def test_a_full_disk_on_a_journal_write_changes_nothing(tmp_path: Path, cli: Cli, write: str) -> None:
     """The journal's folder on a one-page tmpfs: the prepared journal fits, the committed one (each
-    step and its states) does not: one line, the swap undone."""
+    step and its states) does not: one line, the swap undone. ``prepare``: the page is taken."""
     project = tmp_path / "project"
     (project / "overlays").mkdir(parents=True)
     (project / "gsvendor.yaml").write_text(SMALL_CONFIG)
@@ -234,9 +235,9 @@ def test_a_full_disk_on_the_journal_commit_write_changes_nothing(tmp_path: Path,
     q = shlex.quote
     script = (
         f"mount -t tmpfs -o size=4k tmpfs {q(str(project / '.git/gsvendor'))}\n"
-        f"cd {q(str(project))}; set +e\n"
+        + (f"head -c 4096 /dev/zero > {q(str(project / '.git/gsvendor/full'))}\n" if write == "prepare" else "")
+        + f"cd {q(str(project))}; set +e\n"
         f'$PY -m gsvendor sync v1.1.0 --source {q(str(up))}; echo "exit $?" >&2\n'
-        f"ls -A {q(str(project / '.git/gsvendor'))} >&2\n"
         f"{copy_tree_script(project, after)}\n"
     )
     result = in_namespace(cli, script)
@@ -247,6 +248,8 @@ def test_a_full_disk_on_the_journal_commit_write_changes_nothing(tmp_path: Path,
     assert tree(after / "helm") == tree(before / "helm")
     assert (after / "gsvendor.lock.yaml").read_bytes() == (before / "gsvendor.lock.yaml").read_bytes()
     assert not list(after.rglob(".gsvendor-staging-*"))
+    left = sorted(p.name for p in (after / ".git/gsvendor").iterdir())  # no journal, no temporary file
+    assert left == (["full"] if write == "prepare" else [])
 
 
 @needs_mounts
