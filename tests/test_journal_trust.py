@@ -122,6 +122,11 @@ HOSTILE = {
         {},
         "helm/demo/link/victim-dir: helm/demo/link is a link",
     ),
+    "plant-through-link": (
+        [["write", "helm/demo/link/.bashrc", f"{STAGING}/0", "absent", DIGEST]],
+        {"staging": [STAGING]},
+        "helm/demo/link/.bashrc: helm/demo/link is a link",
+    ),
     "dot-dot": (
         [["unlink", "helm/demo/../../../outside/victim.txt", None, DIGEST, None]],
         {},
