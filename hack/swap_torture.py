@@ -27,6 +27,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -61,7 +62,7 @@ def tree(folder: Path) -> dict[str, bytes]:
 
 
 def strays(project: Path) -> list[str]:
-    found = [p for p in project.rglob(".gsvendor-staging-*")] + list(project.glob(".gsvendor-journal*"))
+    found = [p for p in project.rglob(".gsvendor-staging-*")] + list(project.glob(".git/gsvendor/journal*"))
     return sorted(p.relative_to(project).as_posix() for p in found)
 
 
@@ -148,8 +149,10 @@ class Torture:
         self.sync(self.base, self.old, must=0)
 
     def fresh(self, name: str) -> Path:
+        """A new project folder, a git work tree: its journal (in .git/) travels with its copies."""
         project = self.work / name
         project.mkdir()
+        subprocess.run(["git", "init", "-q", str(project)], check=True, stdin=subprocess.DEVNULL)
         (project / "gsvendor.yaml").write_text(self.config)
         if self.overlays:
             shutil.copytree(self.overlays, project / "overlays")

@@ -156,12 +156,15 @@ def test_no_head_start_without_a_stamp_with_the_lock_busy_or_a_sync_to_finish(
     assert _start(env, tmp_path / "empty-cache", helm, synced) is None
     with project_lock(synced, 0):  # another gsvendor works here: the command waits, saying so
         assert _start(env, cache, helm, synced) is None
-    journal = synced / ".gsvendor-journal.json"
-    journal.write_text("{}")
-    try:  # the command finishes (or reports) the interrupted sync first
-        assert _start(env, cache, helm, synced) is None
-    finally:
-        journal.unlink()
+    from gsvendor.vendoring import journal_trust
+
+    for journal in (journal_trust.place(synced, cache).path, synced / journal_trust.LEGACY_NAME):
+        journal.parent.mkdir(parents=True, exist_ok=True)
+        journal.write_text("{}")
+        try:  # the command finishes (or reports) the interrupted sync first
+            assert _start(env, cache, helm, synced) is None
+        finally:
+            journal.unlink()
     assert _start(env, cache, tmp_path / "no-helm", synced) is None
     assert _start(env, cache, helm, tmp_path) is None  # no gsvendor.yaml
     with project_lock(synced, 0):  # nothing was left holding the lock by the refusals

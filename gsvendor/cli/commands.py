@@ -119,9 +119,9 @@ def sync(
         tag = pinned_tag(config, "gsvendor sync TAG")
     options = _fetch_options(ctx, timeout, retries, max_time, min_rate)
     patches = _read_patch_report(patch_report, tag) if patch_report is not None else None
-    from gsvendor.errors import Interrupted
+    from gsvendor.errors import GsvendorError, Interrupted
 
-    committed: list[str] = []  # the swap passed its point of no return: a later signal must say so
+    committed: list[str | None] = []  # the swap passed its point of no return (its backup): a later signal says so
     try:
         with _exclusive(ctx, config):
             old = None
@@ -150,7 +150,7 @@ def sync(
                     dry_run=dry_run,
                     force=force,
                     helm=helm,
-                    on_commit=lambda: committed.append(tag),
+                    on_commit=committed.append,
                 )
         out = _stdout()
         if json_output:
@@ -176,7 +176,15 @@ def sync(
         if committed and not isinstance(exc, Interrupted):
             from gsvendor.vendoring.journal import interrupted_after
 
-            raise interrupted_after(tag) from None
+            raise interrupted_after(tag, committed[0]) from None
+        raise
+    except GsvendorError as exc:
+        if committed and exc.exit_code == 2:  # exit 2 says nothing changed: here the output did (> /dev/full)
+            kept = f"; the hand edits' backup is in {committed[0]}" if committed[0] else ""
+            lock = config.lock_path.relative_to(config.root).as_posix()
+            changed = GsvendorError(f"{exc}; but the sync of {tag} was completed: the output and {lock} changed{kept}")
+            changed.exit_code = 1
+            raise changed from None
         raise
 
 

@@ -125,7 +125,7 @@ def _start(lock: ExitStack, copy: ExitStack, cwd: Path | None) -> HeadStart | No
     from gsvendor.files import default_cache_dir, project_lock
     from gsvendor.images import render
     from gsvendor.signals import Deferred
-    from gsvendor.vendoring.journal import JOURNAL_NAME
+    from gsvendor.vendoring import journal_trust
 
     path = configuration.find_config(cwd)
     stamps = default_cache_dir() / "validated"
@@ -138,8 +138,8 @@ def _start(lock: ExitStack, copy: ExitStack, cwd: Path | None) -> HeadStart | No
     if not charts or config.missing_outputs() or not all((c / "Chart.yaml").is_file() for c in charts):
         return None  # the command says what is missing
     lock.enter_context(project_lock(config.lock_path.parent, 0))  # busy: GsvendorError, the command waits
-    if os.path.lexists(config.root / JOURNAL_NAME):
-        return None  # the command finishes the interrupted sync first
+    if os.path.lexists(journal_trust.place(config.root).path) or journal_trust.legacy_note(config.root):
+        return None  # the command finishes (or reports) the interrupted sync first
     helm = render.find_helm(None, project_root=config.root)
     chart = max(charts, key=render.chart_size)  # render_charts starts the largest first
     folder = copy.enter_context(render.renderable_copy(chart))

@@ -203,7 +203,7 @@ def write_atomically(
     lock_bytes: bytes,
     backup: list[str] | None = None,
     tag: str = "",
-    on_commit: Callable[[], None] | None = None,
+    on_commit: Callable[[str | None], None] | None = None,
 ) -> Path | None:
     """Make every destination under ``root`` hold exactly ``output``, and write the lock file.
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 from gsvendor.config import Config
 from gsvendor.files import project_lock
-from gsvendor.vendoring import journal
+from gsvendor.vendoring import journal, journal_trust
 
 
 @contextlib.contextmanager
@@ -17,13 +17,14 @@ def exclusive(config: Config, timeout: float, say: Callable[[str], None], held: 
     ``timeout`` is how long to wait for another gsvendor, in seconds; ``say`` receives one line
     for the user (waiting for the holder, what was recovered); ``held``: this process holds the
     lock already (:mod:`gsvendor.images.headstart`). Raises
-    :class:`~gsvendor.errors.GsvendorError` (exit 2) when the lock is not free in time or an
-    unfinished swap cannot be finished.
+    :class:`~gsvendor.errors.GsvendorError` (exit 2) when the lock is not free in time, an
+    unfinished swap cannot be finished, or its journal fails the checks of
+    :mod:`gsvendor.vendoring.journal_trust` (then nothing is changed).
     """
     with contextlib.nullcontext() if held else project_lock(config.lock_path.parent, timeout, say):
-        message = journal.recover(config.root)
-        if message:
-            say(message)
         dests = sorted({c.dest for c in config.charts} | {f.dest for f in config.files})
+        scope = journal_trust.scope_of(dests, config.lock_path.relative_to(config.root).as_posix())
+        for line in journal.recover(config.root, scope):
+            say(line)
         journal.remove_strays(config.root, dests)
         yield

@@ -77,11 +77,12 @@ def sync(
     dry_run: bool,
     force: bool,
     helm: str | None = None,
-    on_commit: Callable[[], None] | None = None,
+    on_commit: Callable[[str | None], None] | None = None,
 ) -> SyncResult:
     """Vendor ``tag`` into the configured destinations with the overlays, atomically.
 
-    ``on_commit``: called once the output is sure to change (the swap's point of no return).
+    ``on_commit``: called once the output is sure to change (the swap's point of no return), with
+    the hand edits' backup folder (project-relative) or ``None``.
 
     Raises :class:`HandEditError` (exit 1) naming hand-edited files unless ``force``;
     :class:`~gsvendor.errors.SourceError`, :class:`~gsvendor.errors.OverlayApplyError` and

@@ -1,0 +1,277 @@
+"""Where the swap journal is kept, and which journals are acted on.
+
+The journal is gsvendor's own state, never the repository's: a journal a checkout could supply
+would let a pull request write and delete files anywhere. It lives in the project's git folder
+(``<git-dir>/gsvendor/journal.json``, as ``git rev-parse --absolute-git-dir`` names it), or, for
+a project outside git, in the user cache (``<cache>/journals/<key>.json``, the key derived from
+the project's absolute path, device and inode). A file at the old place, ``.gsvendor-journal.json``
+in the project root, is only reported, never acted on.
+
+Before a journal is acted on, every path in it is checked (:func:`check`): relative and clean (no
+``..``, ``.`` or empty part, not absolute), inside a configured destination or the lock file, the
+staging, backup and staged names of the shape :mod:`gsvendor.vendoring.journal` makes, and no link
+on the way below the configured folders (walked with ``O_NOFOLLOW`` opens relative to a folder
+descriptor). The folders the configuration itself names (``helm`` of ``helm/kserve-crd``) may be
+links, as sync writes through them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import hashlib
+import os
+import re
+import stat
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from gsvendor.errors import GsvendorError, escape_line_breaks
+from gsvendor.files import default_cache_dir
+
+LEGACY_NAME = ".gsvendor-journal.json"
+STAGING_PREFIX = ".gsvendor-staging-"
+BACKUP_FOLDER = ".gsvendor-backup"
+MAX_BYTES = 16 * 1024 * 1024  # a journal of every file of a large chart set is well below 1 MiB
+_TOKEN = re.compile(r"[0-9a-f]{8}")
+# tempfile.mkdtemp's names: 8 of [a-z0-9_] after the prefix gsvendor gives (UTC time and "-")
+_BACKUP = re.compile(r"\.gsvendor-backup/[0-9]{8}T[0-9]{6}Z-[a-z0-9_]{8}")
+STATE = re.compile(r"absent|other|(file|link|dir):[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where the journal of a project is kept: ``path`` (absolute), ``label`` (how messages name
+    it: ``.git/gsvendor/journal.json`` when it is inside the project, else absolute) and ``top``,
+    the git work tree holding the project (``None`` outside git)."""
+
+    path: Path
+    label: str
+    top: Path | None
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a journal of this project may name: ``dests`` (the configured destinations, folders
+    and single files, project-relative POSIX) and ``lock`` (the lock file, project-relative)."""
+
+    dests: tuple[str, ...]
+    lock: str
+
+
+def _git(root: Path, *args: str) -> str | None:
+    """stdout of ``git args`` run in ``root``; ``None`` when git is missing or fails (bounded: 30 s)."""
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None
+
+
+def place(root: Path, cache: Path | None = None) -> Place:
+    """Where the journal of the project in ``root`` (absolute) is kept; see the module docstring.
+
+    ``cache``: the user cache folder (default: :func:`gsvendor.files.default_cache_dir` without
+    ``--cache-dir``, which one command may give and the next not).
+
+    A ``.git`` folder (not a link) holding ``HEAD`` in ``root`` is taken as is; otherwise git says
+    where the git folder is (a ``.git`` file of a worktree or submodule is followed only as git
+    follows it). A git folder inside the work tree other than ``<top>/.git`` itself could be
+    part of a checkout, so such a project keeps its journal in the user cache instead.
+    """
+    return _place(root, cache or default_cache_dir(None))
+
+
+@functools.lru_cache(maxsize=8)
+def _place(root: Path, cache: Path) -> Place:
+    with contextlib.suppress(OSError):  # the usual case, without starting git (~8 ms): a .git folder, not a link
+        if stat.S_ISDIR(os.lstat(root / ".git").st_mode) and os.path.isfile(root / ".git" / "HEAD"):
+            path = root / ".git" / "gsvendor" / "journal.json"
+            return Place(path, _label(path, root), root)
+    answer = _git(root, "rev-parse", "--absolute-git-dir", "--show-toplevel")
+    lines = answer.splitlines() if answer else []
+    if len(lines) == 2 and all(os.path.isabs(line) for line in lines):
+        git_dir, top = Path(lines[0]), Path(lines[1])
+        inside = git_dir == top / ".git" or not git_dir.is_relative_to(top)
+        with contextlib.suppress(OSError):
+            if inside and stat.S_ISDIR(os.lstat(git_dir).st_mode):
+                rel = root.relative_to(top).as_posix() if root.is_relative_to(top) else str(root)
+                name = "journal.json" if rel == "." else f"journal-{hashlib.sha256(rel.encode()).hexdigest()[:16]}.json"
+                path = git_dir / "gsvendor" / name
+                return Place(path, _label(path, root), top)
+        top_or_none: Path | None = top
+    else:
+        top_or_none = None
+    info = os.stat(root)
+    key = hashlib.sha256(f"{root}\0{info.st_dev}\0{info.st_ino}".encode("utf-8", "surrogateescape")).hexdigest()
+    path = cache / "journals" / f"{key[:32]}.json"
+    return Place(path, _label(path, root), top_or_none)
+
+
+def _label(path: Path, root: Path) -> str:
+    return escape_line_breaks(path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path))
+
+
+def legacy_note(root: Path) -> str | None:
+    """One line about a journal at the old place (the project root), which is never acted on:
+    a checkout can hold it. ``None`` when there is none."""
+    if not os.path.lexists(root / LEGACY_NAME):
+        return None
+    return (
+        f"warning: {LEGACY_NAME}: a swap journal in the project folder is not gsvendor's (it keeps its journal "
+        "outside the checkout) and was not acted on; delete it after checking the output (gsvendor verify)"
+    )
+
+
+def read(where: Place, root: Path) -> bytes | None:
+    """The journal's bytes, ``None`` when there is none. Raises :class:`GsvendorError` naming it when
+    it is not a regular file, too large, unreadable, or tracked by git."""
+    try:
+        fd = os.open(where.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        reason = "a link" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
+        raise GsvendorError(f"{where.label}: swap journal not acted on: {reason}; remove it by hand") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise GsvendorError(f"{where.label}: swap journal not acted on: not a regular file; remove it by hand")
+        if info.st_size > MAX_BYTES:
+            raise GsvendorError(
+                f"{where.label}: swap journal not acted on: {info.st_size} bytes, more than gsvendor writes; "
+                "remove it by hand"
+            )
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise GsvendorError(f"{where.label}: cannot read the swap journal: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if where.top is not None and where.path.is_relative_to(where.top):
+        rel = where.path.relative_to(where.top).as_posix()
+        if _git(where.top, "ls-files", "-z", "--", f":(literal){rel}"):
+            raise GsvendorError(
+                f"{where.label}: swap journal not acted on: git tracks it, so a checkout supplied it; "
+                "remove it from the repository"
+            )
+    return data
+
+
+# --- the paths of a journal -----------------------------------------------------------------------
+
+
+def _clean(path: object) -> bool:
+    if not isinstance(path, str) or not path or "\x00" in path or path.startswith("/"):
+        return False
+    return all(part not in ("", ".", "..") for part in path.split("/"))
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(f"{folder}/")
+
+
+def _parent(path: str) -> str:
+    parent = str(PurePosixPath(path).parent)
+    return "" if parent == "." else parent
+
+
+def check(
+    scope: Scope,
+    root: Path,
+    staging: list[str],
+    created: list[str],
+    backup: str | None,
+    steps: Iterable[tuple[str, str, str | None]],
+    states: Iterable[str | None],
+) -> None:
+    """Raise :class:`ValueError` saying what is wrong unless every path of a journal is one gsvendor
+    could have written for ``scope`` (see the module docstring) and nothing on the way is a link.
+
+    ``steps`` are ``(kind, path, staged)``; ``states`` the recorded old/new states of the steps.
+    """
+    targets = [*scope.dests, scope.lock]
+    tokens = {name.rsplit(STAGING_PREFIX, 1)[-1] for name in staging}
+    for name in staging:
+        if not _clean(name):
+            raise ValueError(f"staging folder {name!r} is not a clean relative path")
+        folder, _, token = name.rpartition("/")
+        places = {_parent(t) for t in targets} | set(scope.dests)
+        if not (token.startswith(STAGING_PREFIX) and _TOKEN.fullmatch(token[len(STAGING_PREFIX) :])):
+            raise ValueError(f"{name!r} is not a staging folder gsvendor makes")
+        if folder not in places or len(tokens) != 1:
+            raise ValueError(f"staging folder {name!r} is not beside a configured destination")
+    for name in created:
+        if not _clean(name) or not any(s.startswith(f"{name}/") for s in staging):
+            raise ValueError(f"created folder {name!r} does not hold a staging folder")
+    if backup is not None and not (isinstance(backup, str) and _BACKUP.fullmatch(backup)):
+        raise ValueError(f"backup {backup!r} is not a backup folder gsvendor makes")
+    for state in states:
+        if state is not None and not (isinstance(state, str) and STATE.fullmatch(state)):
+            raise ValueError(f"recorded state {str(state)[:80]!r} is not one gsvendor records")
+    walks: list[tuple[str, str, bool]] = [(s, _trusted(s, targets), False) for s in staging]
+    walks += [(c, _trusted(c, targets), False) for c in created]
+    for kind, path, staged in steps:
+        if not _clean(path):
+            raise ValueError(f"{kind} {path[:200]!r}: not a clean relative path")
+        dest = next((d for d in scope.dests if _inside(path, d)), None)
+        if dest is None and not (kind == "write" and path == scope.lock):
+            raise ValueError(f"{kind} {path[:200]}: outside the configured output and the lock file")
+        if kind == "write":
+            folder, _, index = (staged or "").rpartition("/")
+            if folder not in staging or not index.isdigit() or index != str(int(index)):
+                raise ValueError(f"write {path[:200]}: staged copy {str(staged)[:200]!r} is not in a staging folder")
+            walks.append((staged or "", _trusted(staged or "", targets), False))
+        walks.append((path, _parent(dest or scope.lock), True))
+    for path, trusted, last_may_link in walks:
+        _walk(root, path, trusted, last_may_link)
+
+
+def _trusted(path: str, targets: list[str]) -> str:
+    """The configured folder above ``path`` whose own links sync follows (``helm`` of ``helm/x``)."""
+    return max((_parent(t) for t in targets if _inside(path, _parent(t)) or not _parent(t)), key=len, default="")
+
+
+def _walk(root: Path, path: str, trusted: str, last_may_link: bool) -> None:
+    """Raise :class:`ValueError` when a folder on the way to ``path`` below ``trusted`` is a link or
+    not a folder (or ``path`` itself is a link, unless ``last_may_link``: removing or replacing a
+    link acts on the link). A missing part ends the walk: nothing below it exists."""
+    parts = path.split("/")
+    skip = len(trusted.split("/")) if trusted else 0
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for index, part in enumerate(parts):
+            last = index == len(parts) - 1
+            try:
+                info = os.stat(part, dir_fd=fd, follow_symlinks=index < skip)
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                raise ValueError(f"{'/'.join(parts[: index + 1])}: {exc.strerror or exc}") from None
+            where = "/".join(parts[: index + 1])
+            if stat.S_ISLNK(info.st_mode) and not (last and last_may_link):
+                raise ValueError(f"{path[:200]}: {where} is a link")
+            if last:
+                return
+            if not stat.S_ISDIR(info.st_mode):
+                return  # a file where a folder goes: the step's own checks handle it
+            flags = os.O_RDONLY | os.O_DIRECTORY | (0 if index < skip else os.O_NOFOLLOW)
+            try:
+                next_fd = os.open(part, flags, dir_fd=fd)
+            except OSError as exc:
+                raise ValueError(f"{path[:200]}: {where}: {exc.strerror or exc}") from None
+            os.close(fd)
+            fd = next_fd
+    finally:
+        os.close(fd)
+
+
+def scope_of(dests: Iterable[str], lock: str) -> Scope:
+    """A :class:`Scope` of ``dests`` and ``lock`` (project-relative, as in the configuration)."""
+    return Scope(tuple(sorted(set(dests))), lock)
