@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import Cli, tree
+from conftest import Cli, require_tool, tree
 from test_robust import SMALL_CONFIG, journal_of, small_upstream
 
 from gsvendor.vendoring import backup, journal
@@ -150,7 +151,18 @@ def _namespace() -> list[str] | None:
 
 
 NAMESPACE = _namespace()
-needs_mounts = pytest.mark.skipif(NAMESPACE is None, reason="no mount namespace (unshare -m / -rm) allowed here")
+
+
+@pytest.fixture
+def mount_namespace() -> list[str]:
+    """The mount-namespace command; without one the test fails under CI and skips elsewhere."""
+    found = shutil.which("unshare") if NAMESPACE is not None else None
+    require_tool("a mount namespace", found, "unshare -m as root, or -rm with user namespaces")
+    assert NAMESPACE is not None
+    return NAMESPACE
+
+
+needs_mounts = pytest.mark.usefixtures("mount_namespace")
 
 
 def in_namespace(cli: Cli, script: str) -> subprocess.CompletedProcess[str]:
