@@ -165,7 +165,7 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, *
 
 
 def _differential_summary(terminalreporter: Any) -> None:
-    """What the differential tests (tests/differential/, issue 20) compared: inputs and differences."""
+    """What the differential tests (tests/differential/) compared: inputs and differences."""
     tools = sys.modules.get("diff_tools")
     tallies = getattr(tools, "TALLIES", None)
     if tallies:

@@ -1,4 +1,4 @@
-"""The package's shape (issue 12): no import cycle, dependencies pointing one way, modules small.
+"""The package's shape: no import cycle, dependencies pointing one way, modules small.
 
 Layers, from the top: ``cli`` → ``workflows`` → the domain packages (upstream, overlays, generate,
 vendor, images, build) → ``config``/``validation``/``errors``/``files``/``signals``. ``report`` presents results

@@ -310,7 +310,7 @@ def test_preset_container_override_changes_exactly_one_container(synced: tuple[s
 
 def test_rollout_strategy_is_refused_where_the_crd_lacks_it(synced: tuple[str, Path], helm: str) -> None:
     """Every tag here predates v0.21: its LLMInferenceServiceConfig CRD has no spec.rolloutStrategy and
-    the API server would prune the value (check-manifests, issue 17), so rendering fails, naming it."""
+    the API server would prune the value (check-manifests), so rendering fails, naming it."""
     tag, project = synced
     rendered = template(
         helm,

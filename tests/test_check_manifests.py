@@ -1,4 +1,4 @@
-"""check-manifests (issue 17): rendered custom resources against the CRDs vendored beside them.
+"""check-manifests: rendered custom resources against the CRDs vendored beside them.
 
 The integration tests run on a project synced at upstream v0.20.0 from ../shared/upstream with the
 real helm; the schema tests use small CRDs written here to pin the structural-schema rules.

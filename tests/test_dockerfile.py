@@ -210,7 +210,7 @@ def test_the_llmisvc_dockerfile_applies_the_series_before_building() -> None:
 
 def test_thousands_of_stages_and_args_parse_in_linear_time() -> None:
     """Each FROM rebuilt the map of every earlier stage's name and each stage ARG copied the
-    stage's ARGs so far: 20,000 stages took ~60 s in versions --check (attack, session 9)."""
+    stage's ARGs so far: 20,000 stages took ~60 s in versions --check."""
     import time
 
     from gsvendor.controller_images.dockerfile import parse

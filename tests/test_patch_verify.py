@@ -461,7 +461,7 @@ def test_an_escape_sequence_in_a_failing_patch_reaches_no_terminal(
 ) -> None:
     """The failing hunk's section printed the patch's name (and its lines) as written: an ESC in
     them was the terminal's escape sequence (OSC 52 writes the clipboard), though the table above
-    escaped the same name (attack, session 9)."""
+    escaped the same name."""
     written = patch_0001(maker, project)
     hostile = written.with_name("0001-\x1b]52;c;cHduZWQ=\x07x.patch")
     text = written.read_text().replace("+a line 10 patched", "+a line 10 \x1b[2Jpatched")

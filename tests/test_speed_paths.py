@@ -208,7 +208,7 @@ def test_lock_digests_are_plain() -> None:
     assert not lock._plain("0b101") and not lock._plain("yes") and not lock._plain("1e5")
 
 
-# --- validation stamps and the libyaml loader of user files (issue 19) -------------------------
+# --- validation stamps and the libyaml loader of user files -------------------------
 
 
 def test_a_stamped_file_is_loaded_without_jsonschema_and_as_the_round_trip_gives_it(tmp_path) -> None:

@@ -33,7 +33,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     # click's plain help: rich's help formatter imports markdown and traceback support, ~0.1 s
-    # of start-up before the first line (issue 19); plain text also reads best in CI logs
+    # of start-up before the first line; plain text also reads best in CI logs
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},

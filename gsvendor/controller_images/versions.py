@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gsvendor.controller_images import dockerfile
 from gsvendor.config import DEFAULT_DOCKERFILES, DEFAULT_PATCHES, DEFAULT_PIN_DOCKERFILE, Config, load_yaml_document
+from gsvendor.controller_images import dockerfile
 from gsvendor.errors import ConfigError, UsageError
 
 PIN_ARG = "KSERVE_VERSION"

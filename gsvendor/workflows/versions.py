@@ -6,6 +6,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from gsvendor.config import Config
 from gsvendor.controller_images.versions import (
     PIN_ARG,
     GoMod,
@@ -16,7 +17,6 @@ from gsvendor.controller_images.versions import (
     read_pin,
     version_places,
 )
-from gsvendor.config import Config
 from gsvendor.errors import SourceError
 from gsvendor.vendoring import lock as lockfile
 
