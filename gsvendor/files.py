@@ -10,6 +10,10 @@ from pathlib import Path
 
 from gsvendor.errors import GsvendorError
 
+# The journal of an unfinished swap (gsvendor/vendoring/journal.py), at the project root: here so
+# that checks for an interrupted sync (the head start's) need not import the swap's machinery.
+JOURNAL_NAME = ".gsvendor-journal.json"
+
 
 def read_tree(root: Path, dest: str) -> dict[str, bytes]:
     """Every file below ``root/dest`` (relative POSIX path → bytes); empty when the folder is absent.

@@ -122,10 +122,9 @@ def _start(lock: ExitStack, copy: ExitStack, cwd: Path | None) -> HeadStart | No
     import json
 
     from gsvendor import config as configuration
-    from gsvendor.files import default_cache_dir, project_lock
+    from gsvendor.files import JOURNAL_NAME, default_cache_dir, project_lock
     from gsvendor.images import render
     from gsvendor.signals import Deferred
-    from gsvendor.vendoring.journal import JOURNAL_NAME
 
     path = configuration.find_config(cwd)
     stamps = default_cache_dir() / "validated"

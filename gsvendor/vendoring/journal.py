@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gsvendor.errors import GsvendorError, Interrupted, escape_line_breaks
+from gsvendor.files import JOURNAL_NAME
 from gsvendor.signals import Deferred
 
-JOURNAL_NAME = ".gsvendor-journal.json"
 STAGING_PREFIX = ".gsvendor-staging-"
 _VERSION = 1
 
