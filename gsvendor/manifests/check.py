@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 
 CONSUMER = "manifests"
-PRUNED, NOT_SERVED, UNREADABLE = "pruned", "version not served", "not YAML"
+NOT_SERVED, UNREADABLE = "version not served", "not YAML"
 _CONTENT = re.compile(r"^[ \t]*[^#\s]", re.M)
 _SOURCE = re.compile(r"^# Source: (.+)$", re.M)
 
