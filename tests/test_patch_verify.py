@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from gitkit import PatchMaker, Upstream, git, make_project, numbered, replace_line, run_gsvendor, run_json
 
-from gsvendor.controller_images.patches import list_series, locate, parse_patch, wanted_files
+from gsvendor.controller_images.patch_files import list_series, parse_patch, wanted_files
+from gsvendor.controller_images.patches import locate
 
 A_GO = numbered("a line", 40)
 B_GO = numbered("b line", 40)
