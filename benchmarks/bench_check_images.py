@@ -29,8 +29,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gsvendor.config import load_config  # noqa: E402
-from gsvendor.images import check as checkimages  # noqa: E402
-from gsvendor.images import render  # noqa: E402
+from gsvendor.images import (  # noqa: E402
+    render,
+    rendering,
+    variants,
+)
 
 # as installed for users: byte code cached (PYTHONDONTWRITEBYTECODE would compile every module each run)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -39,12 +42,12 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 def helm_calls(helm: str, stack: ExitStack) -> list[list[str]]:
     """The helm command lines check-images runs, on renderable copies that live as long as ``stack``."""
     config = load_config(ROOT / "gsvendor.yaml")
-    settings = checkimages.images_config(config)
+    settings = variants.images_config(config)
     calls = []
-    for chart in checkimages.chart_targets([], config):
-        values = checkimages.load_values(chart).data
+    for chart in variants.chart_targets([], config):
+        values = rendering.load_values(chart).data
         copy = stack.enter_context(render.renderable_copy(chart.path))
-        for variant in checkimages.plan_variants(values, settings.chart(chart.name)):
+        for variant in variants.plan_variants(values, settings.chart(chart.name)):
             args = [helm, "template", "release", str(copy), "--namespace", "default"]
             for values_file in variant.values_files:
                 args += ["--values", str(values_file)]

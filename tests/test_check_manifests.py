@@ -348,7 +348,7 @@ def test_fast_loader_equals_ruamel_on_every_rendered_and_file_crd(synced: Path, 
 def test_headers_read_from_text_equal_the_parsed_documents(synced: Path, helm: str) -> None:
     from ruamel.yaml import YAML
 
-    from gsvendor.images.check import split_documents
+    from gsvendor.images.documents import split_documents
     from gsvendor.images.render import template
     from gsvendor.manifests.check import read_header
 

@@ -16,7 +16,8 @@ from conftest import ROOT, Cli, tarball
 
 from gsvendor.files import project_lock
 from gsvendor.images import headstart
-from gsvendor.images.check import chart_targets, images_config, render_charts
+from gsvendor.images.rendering import render_charts
+from gsvendor.images.variants import chart_targets, images_config
 
 TAG = "v0.20.0"
 
@@ -356,12 +357,12 @@ def test_a_second_signal_while_the_renders_are_cleaned_up_leaves_no_copy(
     scratch, pids, shim = _sleeping_helm(tmp_path)
     script = (
         "import os, signal, sys, tempfile\n"
-        "from gsvendor.images import check\n"
-        "real = check.load_values\n"
+        "from gsvendor.images import rendering\n"
+        "real = rendering.load_values\n"
         "def loading(*args, **kwargs):\n"
         "    os.kill(os.getpid(), signal.SIGTERM)  # while the defaults render\n"
         "    return real(*args, **kwargs)\n"
-        "check.load_values = loading\n"
+        "rendering.load_values = loading\n"
         "remove = tempfile.TemporaryDirectory._rmtree\n"
         "def removing(cls, *args, **kwargs):\n"
         "    os.kill(os.getpid(), signal.SIGTERM)  # and another as each copy is removed\n"

@@ -7,7 +7,7 @@ the console entry point, before the CLI is imported. When the renders are known 
 the command line (no chart folders, no ``--helm``, no global option: :func:`plain_invocation`),
 the configuration's validation stamp is at hand, the charts are synced, the project lock is free
 and no interrupted sync waits to be finished, it takes the project lock and starts the
-``defaults`` render of the largest chart: the helm command :func:`gsvendor.images.check.render_charts`
+``defaults`` render of the largest chart: the helm command :func:`gsvendor.images.rendering.render_charts`
 runs first. The command takes it over (:meth:`HeadStart.take`) with the configuration and the
 lock; :meth:`HeadStart.close` ends what was not taken. In any other case :func:`start` returns
 ``None`` and the command runs as it does without it, so results never depend on it.
