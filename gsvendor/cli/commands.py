@@ -1,5 +1,9 @@
 """One function per command: parse its options, call one workflow, print through gsvendor.report."""
 
+# Each command imports its workflow and report modules itself: imported here, all of them cost
+# 1.4-1.8 s of start-up on top of the CLI's 0.4-0.65 s (measured on the loaded 2-core build
+# machine), paid by every command and by --help.
+
 from pathlib import Path
 from typing import Annotated
 

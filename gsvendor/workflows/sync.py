@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -17,6 +18,7 @@ from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot
 from gsvendor.vendoring import lock as lockfile
 from gsvendor.vendoring.compare import FileDiff, compare, unified
+from gsvendor.vendoring.journal import interrupted_after
 from gsvendor.vendoring.plan import Build, Renderer, build, wanted_for
 from gsvendor.vendoring.writer import FileChange, hand_edits, plan_changes, read_destinations, write_atomically
 
@@ -381,8 +383,6 @@ def sync_reviewed(
         present(reviewed)
     except KeyboardInterrupt as exc:
         if committed and not isinstance(exc, Interrupted):
-            from gsvendor.vendoring.journal import interrupted_after
-
             raise interrupted_after(tag) from None
         raise
 
@@ -393,8 +393,6 @@ def read_patch_report(path: Path, tag: str) -> dict[str, Any]:
     Raises :class:`UsageError` (exit 2) naming ``--patch-report`` when it is unreadable, not that
     JSON, or the series was checked against another tag.
     """
-    import json
-
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
