@@ -39,6 +39,7 @@ $(VENV)/.installed: pyproject.toml
 venv: $(VENV)/.installed ## Create .venv with gsvendor and the test tools.
 
 tools: ## Install the pinned helm, yq, helm-docs, helm-values-schema-json, schemalint, helm-unittest into .tools/.
+	hack/install-go.sh
 	hack/install-helm.sh
 	hack/install-yq.sh
 	hack/install-go-tools.sh
@@ -80,7 +81,14 @@ check-manifests: venv tools ## Validate rendered custom resources against the ch
 
 check-image-registry: check-images ## Alias of check-images (the name the repository's README and CI use).
 
-helm-test: helm-unittest chart-tests ## The chart tests (CircleCI's chart-tests job): helm-unittest, then chart-tests.
+# both halves run and report even when the first fails; the exit status is the first failure's
+helm-test: ## The chart tests (CircleCI's chart-tests job): helm-unittest and chart-tests, both reported.
+	@unittest=0; charts=0; \
+	$(MAKE) --no-print-directory helm-unittest || unittest=$$?; \
+	$(MAKE) --no-print-directory chart-tests || charts=$$?; \
+	result() { if [ "$$1" = 0 ]; then echo passed; else echo "failed (make exit $$1)"; fi; }; \
+	echo "helm-test: helm-unittest $$(result $$unittest), chart-tests $$(result $$charts)" >&2; \
+	[ "$$unittest" = 0 ] && [ "$$charts" = 0 ]
 
 helm-unittest: tools ## The helm-unittest suites of every chart in CHART_PROJECT's helm/ (after make sync), real plugin; JUnit in build/.
 	hack/helm-test.sh $(abspath $(CHART_PROJECT))/helm
@@ -119,6 +127,7 @@ bench: venv tools ## Print every benchmark's figures.
 	$(VENV)/bin/python benchmarks/bench_check_manifests.py
 	$(VENV)/bin/python benchmarks/bench_patch_verify.py
 	$(VENV)/bin/python benchmarks/bench_resolve.py
+	$(VENV)/bin/python benchmarks/bench_parse.py
 	$(VENV)/bin/python hack/swap_torture.py --quick
 	$(VENV)/bin/python benchmarks/bench_generate.py
 

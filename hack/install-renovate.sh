@@ -26,11 +26,14 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 fi
 installed=$(node -p 'require(process.argv[1]).version' "$dest/node_modules/renovate/package.json" 2>/dev/null || true)
 if [ ! -x "$bin" ] || [ "$installed" != "$RENOVATE_VERSION" ]; then
-  rm -rf "$dest" "$dest.partial"
-  mkdir -p "$dest.partial"
-  npm install --prefix "$dest.partial" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts \
+  # a folder of its own: two clones may install at once into the shared cache
+  mkdir -p "$cache"
+  partial=$(mktemp -d "$dest.partial.XXXXXX")
+  trap 'rm -rf "$partial"' EXIT
+  npm install --prefix "$partial" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts \
     --omit=optional --loglevel=error "renovate@$RENOVATE_VERSION" >/dev/null
-  mv "$dest.partial" "$dest"
+  rm -rf "$dest"
+  mv "$partial" "$dest"
 fi
 mkdir -p "$root/.tools"
 rm -rf "$link"

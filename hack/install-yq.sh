@@ -22,6 +22,7 @@ mkdir -p "$dest"
 
 go=$(command -v go || true)
 [ -z "$go" ] && [ -x /usr/local/go/bin/go ] && go=/usr/local/go/bin/go
+[ -z "$go" ] && [ -x "$dest/go" ] && go=$dest/go  # hack/install-go.sh
 if [ -n "$go" ]; then
   GOBIN="$dest" GOFLAGS=-buildvcs=false CGO_ENABLED=0 "$go" install "github.com/mikefarah/yq/v4@$YQ_VERSION"
 elif on_path=$(command -v yq) && is_v4 "$on_path"; then

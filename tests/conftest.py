@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -119,8 +120,17 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
+def default_signals() -> None:
+    """``preexec_fn`` of a child the tests signal (or that signals itself): SIGINT, SIGHUP and
+    SIGTERM back to their default actions. Under ``nohup`` or in a shell's background job the test
+    process inherits some of them ignored, and an ignored signal stays ignored across exec (Python
+    then installs no SIGINT handler either): the child would never see the signal the test sends."""
+    for number in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(number, signal.SIG_DFL)
+
+
 class Cli:
-    """Runs ``python -m gsvendor`` in a real subprocess, as a user would."""
+    """Runs ``python -m gsvendor`` in a real subprocess, as a user would (signals at their defaults)."""
 
     def __init__(self, cache: Path) -> None:
         from gsvendor.images.render import find_helm
@@ -137,6 +147,7 @@ class Cli:
             text=True,
             timeout=timeout,
             check=False,
+            preexec_fn=default_signals,
         )
 
 
@@ -165,10 +176,41 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, *
 
 
 def _differential_summary(terminalreporter: Any) -> None:
-    """What the differential tests (tests/differential/) compared: inputs and differences."""
+    """What the differential tests (tests/differential/) compared: identical, different, both refused (by input)."""
     tools = sys.modules.get("diff_tools")
     tallies = getattr(tools, "TALLIES", None)
     if tallies:
         terminalreporter.section("differential tests")
         for name, tally in sorted(tallies.items()):
-            terminalreporter.write_line(f"{name}: {tally.compared} compared, {len(tally.differences)} different")
+            first, *rest = tally.summary()
+            terminalreporter.write_line(f"{name}: {first}")
+            for line in rest:
+                terminalreporter.write_line(line)
+
+
+def tools_required() -> bool:
+    """Whether a missing tool fails the tests that need it: under CI (``CI`` set and not ``false``/``0``)
+    or with ``GSVENDOR_REQUIRE_TOOLS=1`` anywhere. Elsewhere such a test skips, saying which tool."""
+    ci = os.environ.get("CI", "").strip().lower()
+    return ci not in ("", "0", "false", "no") or os.environ.get("GSVENDOR_REQUIRE_TOOLS") == "1"
+
+
+def require_tool(name: str, found: str | Path | None, how: str) -> str:
+    """``found`` (the tool ``name``'s path) when it is there; else the test fails under CI (see
+    :func:`tools_required`) or skips elsewhere, naming ``name`` and ``how`` to install it.
+
+    ``found`` ``None`` (or a path that does not exist) means missing. One rule for every test that
+    runs a real tool, so that a CI log can never pass with the comparisons skipped.
+    """
+    if found is not None and Path(found).exists():
+        return str(found)
+    message = f"{name} is not installed ({how})"
+    if tools_required():
+        pytest.fail(f"{message}; CI requires it", pytrace=False)
+    pytest.skip(message)
+
+
+def tool_path(name: str) -> str | None:
+    """``.tools/bin/NAME`` when it is there (where ``make tools`` installs), else NAME on PATH, else None."""
+    local = ROOT / ".tools" / "bin" / name
+    return str(local) if local.is_file() else shutil.which(name)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, Cli, tarball
+from conftest import ROOT, Cli, require_tool, tarball
 
 VENV = Path(sys.executable).parent.parent  # the environment running the tests stands in for .venv
 
@@ -86,3 +86,43 @@ def test_chart_tests_need_a_synced_project(tmp_path: Path, cli: Cli) -> None:
     result = chart_tests(tmp_path / "empty", cli)
     assert result.returncode != 0
     assert f"{tmp_path / 'empty'}: no gsvendor.lock.yaml; run make sync there first" in result.stdout + result.stderr
+
+
+def test_helm_test_runs_and_reports_both_halves_when_helm_unittest_fails(tmp_path: Path, cli: Cli) -> None:
+    """``make helm-test``: a failing helm-unittest suite fails the target, but the pytest chart
+    tests still run and report, and the last line says how each half ended."""
+    plugin = ROOT / ".tools/helm-plugins/unittest/plugin.yaml"
+    require_tool("helm-unittest", plugin if plugin.is_file() else None, "the helm plugin; make tools builds it")
+    project = synced_project(tmp_path / "project", "v0.20.0", cli)
+    suite = project / "helm/kserve-crd/tests/crd_keep_test.yaml"
+    suite.write_text(suite.read_text().replace("value: keep\n", "value: discard\n", 1))
+    result = subprocess.run(
+        [
+            "make",
+            "--no-print-directory",
+            f"VENV={VENV}",
+            "-o",
+            f"{VENV}/.installed",
+            "helm-test",
+            f"CHART_PROJECT={project}",
+            "PYTEST_ARGS=-k 'vendored and crd' -p no:cacheprovider",
+        ],
+        cwd=ROOT,
+        env=cli.env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "kserve-crd crd.keep" in result.stdout  # helm-unittest ran and named the failing suite
+    assert re.search(
+        rf"^chart tests on {re.escape(str(project))}/helm, synced at v0\.20\.0: [1-9]\d* passed, 0 failed$",
+        result.stdout,
+        re.MULTILINE,
+    ), result.stdout[-3000:]
+    said = [line for line in result.stderr.splitlines() if line.startswith("helm-test: ")]
+    assert len(said) == 1 and re.fullmatch(
+        r"helm-test: helm-unittest failed \(make exit \d+\), chart-tests passed", said[0]
+    ), result.stderr[-2000:]
+    assert result.stderr.rstrip().endswith("helm-test] Error 1")  # make's own line after it

@@ -451,7 +451,7 @@ def test_top_level_help_is_plain_and_whole_at_80_columns(cli: Cli, synced_tree: 
     lines = text.splitlines()
     commands = lines[lines.index("Commands:") + 1 : lines.index("  Examples:") - 1]
     assert [line.split()[0] for line in commands] == [
-        "sync", "verify", "check-images", "check-manifests", "diff", "patch-verify", "versions", "generate",
+        "sync", "verify", "check-images", "check-manifests", "diff", "patch-verify", "versions", "generate", "adopt",
     ]  # fmt: skip
     assert not any(line.endswith("...") for line in commands)
     assert "  sync             Vendor upstream TAG's charts with the overlays applied." in commands
@@ -475,6 +475,7 @@ def test_every_command_help_fits_80_columns_with_examples_as_written(cli: Cli, s
         "patch-verify",
         "versions",
         "generate",
+        "adopt",
     ):
         texts[command] = subprocess.run(
             [sys.executable, "-m", "gsvendor", command, "--help"],
@@ -491,6 +492,8 @@ def test_every_command_help_fits_80_columns_with_examples_as_written(cli: Cli, s
     assert texts["sync"].startswith("Usage: gsvendor sync [OPTIONS] [TAG]\n")
     assert texts["diff"].startswith("Usage: gsvendor diff [OPTIONS] [CHART]\n")
     assert "Parallel registry lookups [default: 8]." in texts["check-images"]
+    assert texts["adopt"].startswith("Usage: gsvendor adopt [OPTIONS] [TAG] [CHART_DIR]...\n")
+    assert "    gsvendor adopt --detect --source ../upstream\n" in texts["adopt"]
 
 
 VERSION_ROWS = [

@@ -208,18 +208,14 @@ def test_the_llmisvc_dockerfile_applies_the_series_before_building() -> None:
     assert "/patches/*.patch" in apply.value and "exit 1" in apply.value
 
 
-def test_thousands_of_stages_and_args_parse_in_linear_time() -> None:
-    """Each FROM rebuilt the map of every earlier stage's name and each stage ARG copied the
-    stage's ARGs so far: 20,000 stages took ~60 s in versions --check."""
-    import time
-
+def test_thousands_of_stages_and_args_parse() -> None:
+    """20,000 stages, then 20,000 ARGs in one stage: every stage and ARG read, a later FROM naming a
+    stage in any case. How long it takes is benchmarks/bench_parse.py's (make bench)."""
     from gsvendor.controller_images.dockerfile import parse
 
     stages = "".join(f"FROM golang:1.25 AS s{i}\nARG V{i}\nRUN echo {i}\n" for i in range(20_000))
     args = "FROM golang:1.25 AS last\n" + "".join(f"ARG A{i}=1\n" for i in range(20_000)) + "FROM S19999\n"
-    start = time.monotonic()
     parsed = parse("ARG KSERVE_VERSION=v1.0.0\n" + stages + args)
-    assert time.monotonic() - start < 5
     assert len(parsed.stages) == 20_002
     assert parsed.stages[0].args[0].name == "V0" and len(parsed.stages[-2].args) == 20_000
     assert parsed.stages[-1].base_stage == "s19999"  # a stage's name in any case

@@ -9,7 +9,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from conftest import Cli, assert_one_line_error, tarball, tree
+from conftest import Cli, assert_one_line_error, default_signals, tarball, tree
 
 from gsvendor.overlays import yamledit
 
@@ -276,7 +276,13 @@ def _sync_signalled_at(cli: Cli, synced: Path, module: str, name: str, signal_na
         "run()\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", script], cwd=synced, env=cli.env, capture_output=True, text=True, check=False
+        [sys.executable, "-c", script],
+        cwd=synced,
+        env=cli.env,
+        capture_output=True,
+        text=True,
+        check=False,
+        preexec_fn=default_signals,
     )
     completed = "interrupted, but only after the sync of v0.19.0 had completed\n"
     assert (result.returncode, result.stderr) == (130, completed)
@@ -315,6 +321,7 @@ def test_an_interrupted_sync_leaves_the_output_whole(cli: Cli, synced: Path, sig
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,
     )
     number = getattr(signal, signal_name)
     # Wait until gsvendor catches the signal (Linux: SigCgt in /proc/PID/status), however loaded the

@@ -3,7 +3,7 @@ the first half of `make helm-test`; the pytest half, `make chart-tests`, is test
 
 The suites live in overlays/files/tests/<chart>/ and the overlay 95-chart-tests copies them into
 helm/<chart>/tests/. hack/install-go-tools.sh (`make tools`) builds the plugin from its Go module;
-without Go the tests that run it skip, saying so.
+without it the tests that run it fail under CI and skip elsewhere, naming it.
 """
 
 from __future__ import annotations
@@ -17,14 +17,19 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, TAGS, Cli, tarball
+from conftest import ROOT, TAGS, Cli, require_tool, tarball, tool_path
 
 PLUGIN = ROOT / ".tools/helm-plugins/unittest"
 INSTALL = ROOT / "hack/install-go-tools.sh"
-needs_plugin = pytest.mark.skipif(
-    not ((PLUGIN / "plugin.yaml").is_file() and os.access(PLUGIN / "untt", os.X_OK)),
-    reason="helm-unittest is not installed in .tools/helm-plugins (make tools builds it with go; go was not found)",
-)
+
+
+@pytest.fixture
+def needs_plugin() -> None:
+    """The helm-unittest plugin .tools/helm-plugins/unittest (make tools): missing, the test fails
+    under CI and skips elsewhere."""
+    found = PLUGIN / "untt" if (PLUGIN / "plugin.yaml").is_file() and os.access(PLUGIN / "untt", os.X_OK) else None
+    require_tool("helm-unittest", found, "the plugin in .tools/helm-plugins/unittest; make tools builds it with go")
+
 
 # every suite at the pinned tag; the overlay copies the tracing suite from v0.20.0-rc0 on (upstream
 # added the preset in v0.20), the rolloutStrategy guard before v0.21.0-rc0 and the rolloutStrategy
@@ -81,7 +86,7 @@ def results(output: str) -> dict[str, str]:
     return {name: verdict for verdict, name in re.findall(r"^ (PASS|FAIL)  (.+?)\t", output, re.MULTILINE)}
 
 
-@needs_plugin
+@pytest.mark.usefixtures("needs_plugin")
 @pytest.mark.parametrize("tag", TAGS)
 def test_make_helm_unittest_passes_on_a_synced_tree(tmp_path: Path, tag: str) -> None:
     project = make_project(tmp_path, tag)
@@ -97,7 +102,7 @@ def test_make_helm_unittest_passes_on_a_synced_tree(tmp_path: Path, tag: str) ->
     assert 'version: "[[ .Version ]]"' in (project / "helm/kserve-crd/Chart.yaml").read_text()
 
 
-@needs_plugin
+@pytest.mark.usefixtures("needs_plugin")
 @pytest.mark.parametrize(
     ("overlay", "failing"),
     [
@@ -113,7 +118,7 @@ def test_a_broken_overlay_fails_its_suites(tmp_path: Path, overlay: str, failing
     assert verdicts == {name: "FAIL" if name in failing else "PASS" for name in suite_names("v0.20.0")}
 
 
-@needs_plugin
+@pytest.mark.usefixtures("needs_plugin")
 def test_later_upstream_gets_the_inferenceservice_ca_suite(tmp_path: Path, extracted) -> None:
     """After v0.20.0 the InferenceService CRD carries inject-ca-from, from v0.21.0-rc0 the presets take a
     rolloutStrategy: their suites are copied and pass."""
@@ -186,12 +191,43 @@ def test_every_suite_file_is_copied_by_the_overlay() -> None:
         assert re.search(rf"charts: \[{chart}\]\n(    versions: .+\n)?    {re.escape(source)}", declared), suite
 
 
-def test_install_go_tools_without_go_skips_cleanly() -> None:
-    result = subprocess.run(
-        [str(INSTALL)], env={**os.environ, "GO": "/nonexistent/go"}, capture_output=True, text=True, check=False
-    )
+def _install(script: Path = INSTALL, **env: str) -> subprocess.CompletedProcess[str]:
+    """hack/install-go-tools.sh with ``env`` over this environment without CI or GSVENDOR_REQUIRE_TOOLS."""
+    base = {k: v for k, v in os.environ.items() if k not in ("CI", "GSVENDOR_REQUIRE_TOOLS")}
+    return subprocess.run([str(script)], env={**base, **env}, capture_output=True, text=True, check=False, timeout=300)
+
+
+def test_install_go_tools_without_go_skips_cleanly_outside_ci() -> None:
+    result = _install(GO="/nonexistent/go")
     assert result.returncode == 0
     assert "install-go-tools: go not found (/nonexistent/go): skipping helm-docs" in result.stderr
+
+
+@pytest.mark.parametrize("strict", [{"CI": "true"}, {"GSVENDOR_REQUIRE_TOOLS": "1"}])
+def test_install_go_tools_without_go_fails_in_ci(strict: dict[str, str]) -> None:
+    result = _install(GO="/nonexistent/go", **strict)
+    assert result.returncode == 1
+    assert "install-go-tools: go not found (/nonexistent/go): cannot build helm-docs" in result.stderr
+
+
+def test_a_tool_that_cannot_be_fetched_fails_in_ci_except_schemalint(tmp_path: Path) -> None:
+    """A copy of hack/ in an empty project, the module proxy off and an empty cache: every tool
+    fails to fetch. Under CI that is exit 1 naming each, schemalint excepted (the proxy refuses it);
+    elsewhere exit 0, one line each."""
+    shutil.copytree(ROOT / "hack", tmp_path / "hack")
+    script = tmp_path / "hack" / "install-go-tools.sh"
+    offline = {"GOPROXY": "off", "GO_TOOLS_CACHE": str(tmp_path / "cache")}
+    result = _install(script, CI="true", **offline)
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines()[-1] == "install-go-tools: failed: helm-docs helm-values-schema-json helm-unittest"
+    assert (
+        "install-go-tools: schemalint skipped: cannot fetch github.com/giantswarm/schemalint/v2@v2.6.1" in result.stderr
+    )
+    relaxed = _install(script, **offline)
+    assert relaxed.returncode == 0, relaxed.stderr
+    assert relaxed.stderr.count(" skipped: cannot fetch ") == 4
+    assert not (tmp_path / ".tools" / "bin" / "helm-docs").exists()
+    assert not any((tmp_path / "cache" / "modules").iterdir())  # the throwaway modules are removed
 
 
 def test_install_go_tools_pins_each_tool_for_renovate() -> None:
@@ -204,16 +240,21 @@ def test_install_go_tools_pins_each_tool_for_renovate() -> None:
         ("github.com/helm-unittest/helm-unittest", "v1.1.2"),
     }
     for module, variable, _ in pins:  # the pinned variable is the one installed from that module
-        assert re.search(rf"^install \S+ {re.escape(module)} \\\n  \S+ \"\${variable}\"", text, re.MULTILINE), module
+        assert re.search(rf"^go_install \S+ {re.escape(module)} \\\n  \S+ \"\${variable}\"", text, re.MULTILINE), module
 
 
-@pytest.mark.skipif(
-    not all(
-        (ROOT / ".tools/bin" / tool).is_file() for tool in ("helm-docs", "helm-values-schema-json", "helm-unittest")
-    ),
-    reason="the Go tools are not installed in .tools/bin (make tools builds them with go; go was not found)",
-)
+def test_install_helm_builds_the_pinned_go_module() -> None:
+    """helm is built from its Go module like the Go tools: a Renovate go pin, no other carrier, no sha256 pins."""
+    text = (ROOT / "hack/install-helm.sh").read_text()
+    pins = re.findall(r"^# renovate: datasource=(\S+) depName=(\S+)\n([A-Z_]+)=(\S+)$", text, re.MULTILINE)
+    assert [(d, m, v) for d, m, v, _ in pins] == [("go", "helm.sh/helm/v3", "HELM_VERSION")]
+    assert 'go_install helm helm.sh/helm/v3 helm.sh/helm/v3/cmd/helm "$HELM_VERSION"' in text
+    assert "npm" not in text and not re.search(r"SHA256=", text)
+
+
 def test_install_go_tools_skips_installed_tools() -> None:
+    for tool in ("helm-docs", "helm-values-schema-json", "helm-unittest"):
+        require_tool(tool, tool_path(tool) if (ROOT / ".tools/bin" / tool).is_file() else None, "make tools")
     result = subprocess.run([str(INSTALL)], capture_output=True, text=True, check=False, timeout=120)
     assert result.returncode == 0, result.stderr
     for tool, version in (("helm-docs", "v1.14.2"), ("helm-values-schema-json", "v2.5.0"), ("helm-unittest", "v1.1.2")):

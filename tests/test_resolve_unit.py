@@ -9,6 +9,7 @@ import base64
 import hashlib
 import json
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -269,11 +270,10 @@ def test_accept_lists_manifests_and_indexes(server):
 def test_a_503_registry_is_retried_a_bounded_number_of_times(server):
     server.expect_request("/v2/busy/manifests/v1").respond_with_data("busy", status=503)
     resolver, host = resolver_for(server, retries=2)
-    start = time.monotonic()
     found = ask(resolver, f"{host}/busy:v1")
     assert found.outcome == "registry-error" and found.attempts == 3
     assert found.detail == "HTTP 503 SERVICE UNAVAILABLE after 3 attempts"
-    assert time.monotonic() - start < 5
+    assert len(server.log) == 3
 
 
 def test_429_waits_and_retries(server):
@@ -305,11 +305,9 @@ def test_a_registry_that_never_answers_times_out_after_the_retries():
         listener.listen(8)  # connections complete in the kernel, nothing ever answers
         host = f"127.0.0.1:{listener.getsockname()[1]}"
         options = resolve.ResolveOptions(insecure=frozenset({host}), timeout=0.2, retries=1, backoff=0.01)
-        start = time.monotonic()
         found = ask(resolve.Resolver(options), f"{host}/slow:v1")
     assert found.outcome == "unreachable"
     assert found.detail == "timed out (2 attempts, 0.2 s each)"
-    assert time.monotonic() - start < 5
 
 
 def test_the_cache_asks_each_target_once(server):
@@ -326,18 +324,26 @@ def test_the_cache_asks_each_target_once(server):
 
 
 def test_parallel_lookups_overlap(server):
+    """Eight lookups with eight jobs: the registry sees several requests at once (how much faster
+    that is, is benchmarks/bench_resolve.py's)."""
+    lock, running, most = threading.Lock(), [0], [0]
+
     def slow(request: Request) -> Response:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
         time.sleep(0.2)
+        with lock:
+            running[0] -= 1
         return Response(b"", headers={"Docker-Content-Digest": DIGEST}, content_type=OCI_MANIFEST)
 
     for i in range(8):
         server.expect_request(f"/v2/p{i}/manifests/v1").respond_with_handler(slow)
     resolver, host = resolver_for(server, jobs=8)
-    start = time.monotonic()
     found = resolver.resolve([resolve.target_of(parse(f"{host}/p{i}:v1")) for i in range(8)])
     resolver.close()
     assert all(r.ok for r in found.values())
-    assert time.monotonic() - start < 1.2  # serial would take 1.6 s
+    assert most[0] >= 2, most[0]  # one at a time would be serial
 
 
 def test_credentials_go_only_to_their_host(server, tmp_path: Path):

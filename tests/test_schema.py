@@ -257,7 +257,9 @@ def test_draft(draft: int, url: str) -> None:
 
 
 def test_indent() -> None:
-    assert schema_text("a:\n  b: 1\n", "indent: 2\n") == expect(
+    """``indent`` is helm-values-schema-json's; schemalint normalize always writes 4 spaces."""
+    chart = {".schema.yaml": b"indent: 2\nvalues: [values.yaml]\n", "values.yaml": b"a:\n  b: 1\n"}
+    assert generate_schema(chart)[1].decode() == expect(
         """
         {
           "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -272,6 +274,24 @@ def test_indent() -> None:
               }
             }
           }
+        }
+        """
+    )
+    assert schema_text("a:\n  b: 1\n", "indent: 2\n") == expect(
+        """
+        {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "a": {
+                    "type": "object",
+                    "properties": {
+                        "b": {
+                            "type": "integer"
+                        }
+                    }
+                }
+            }
         }
         """
     )

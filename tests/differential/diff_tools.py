@@ -1,7 +1,7 @@
 """The real Go tools and gsvendor's emulations side by side, for the differential tests.
 
 The tools are looked up at ``<repo>/.tools/bin/<name>`` (where ``hack/install-go-tools.sh`` puts
-them), then on ``PATH``; a test needing an absent tool is skipped and says which and how to get it.
+them), then on ``PATH``; a test needing an absent tool fails under CI (skips elsewhere) naming it.
 Each ``real_*`` function runs a tool the way Giant Swarm's pipeline does (from the project root,
 many charts per process where the tool allows it) and each ``ours_*`` the in-process emulation on
 the same files; :func:`first_difference` names the first byte that differs.
@@ -9,16 +9,15 @@ the same files; :func:`first_difference` names the first byte that differs.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
+from conftest import require_tool, tool_path
 
 from gsvendor.errors import GsvendorError
 from gsvendor.generate.readme.template import render_readme
-from gsvendor.generate.schema.output import generate_schema
+from gsvendor.generate.schema.output import generate_schema, normalize_json
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = {
@@ -61,32 +60,55 @@ PLAIN_SCHEMA = "values: [{dest}/values.yaml]\noutput: {dest}/values.schema.json\
 
 
 def tool(name: str) -> str:
-    """The path of tool ``name``; skips the test when it is not installed."""
-    local = ROOT / ".tools" / "bin" / name
-    found = str(local) if local.is_file() else shutil.which(name)
-    if not found:
-        pytest.skip(f"{TOOLS[name]} is not installed (.tools/bin/{name} or PATH): run hack/install-go-tools.sh")
+    """The path of tool ``name``: a missing one fails the test under CI and skips it elsewhere
+    (:func:`conftest.require_tool`); a helm-docs without its release version stamp likewise."""
+    found = require_tool(name, tool_path(name), f"{TOOLS[name]}: .tools/bin/{name} or PATH; run make tools")
     if name == "helm-docs":
         version = subprocess.run([found, "--version"], capture_output=True, text=True, check=False)
         if "1.14.2" not in version.stdout:
-            pytest.skip(
-                f"{found} is not helm-docs 1.14.2 as released (its --version says {version.stdout.strip()!r}): "
-                'build it with -ldflags "-X main.version=1.14.2", as hack/install-go-tools.sh does'
+            require_tool(
+                f"helm-docs 1.14.2 as released (--version of {found} says {version.stdout.strip()!r})",
+                None,
+                'build it with -ldflags "-X main.version=1.14.2", as hack/install-go-tools.sh does',
             )
     return found
 
 
 @dataclass
 class Tally:
-    """What a differential test compared: inputs, and every difference (none may remain)."""
+    """What a differential test compared: inputs, every difference (none may remain), and the inputs
+    both tools refused (an agreement, but listed by input in the summary rather than counted as identical)."""
 
     compared: int = 0
     differences: list[str] = field(default_factory=list)
+    both_refused: list[str] = field(default_factory=list)
 
     def check(self, label: str, real: bytes | None, ours: bytes | None) -> None:
         self.compared += 1
-        if real != ours:
+        if real is None and ours is None:
+            self.both_refused.append(label)
+        elif real != ours:
             self.differences.append(f"{label}: {first_difference(real, ours)}")
+
+    def add(self, other: Tally) -> None:
+        """Count ``other``'s comparisons into this tally."""
+        self.compared += other.compared
+        self.differences += other.differences
+        self.both_refused += other.both_refused
+
+    @property
+    def identical(self) -> int:
+        """Inputs for which both wrote the same bytes."""
+        return self.compared - len(self.differences) - len(self.both_refused)
+
+    def summary(self) -> list[str]:
+        """The summary's lines: the counts, then every input both refused."""
+        lines = [
+            f"{self.compared} compared: {self.identical} identical, {len(self.differences)} different, "
+            f"{len(self.both_refused)} both refused"
+        ]
+        lines += [f"  both refused: {label}" for label in self.both_refused]
+        return lines
 
 
 TALLIES: dict[str, Tally] = {}
@@ -141,9 +163,22 @@ def real_schema(project: Path, config: str, output: str) -> bytes | None:
 
 
 def real_normalize(path: Path) -> bytes | None:
-    """``schemalint normalize PATH`` (to stdout); ``None`` on failure."""
-    done = subprocess.run([tool("schemalint"), "normalize", str(path)], capture_output=True, check=False, timeout=60)
+    """``schemalint normalize PATH`` (to stdout) by the real tool where it is installed; else by the
+    emulation that matches the tool's 810 recorded outputs byte for byte (test_schemalint_recorded.py),
+    the module proxy refusing the tool's module. ``None`` on failure."""
+    found = tool_path("schemalint")
+    if found is None:
+        try:
+            return normalize_json(path.read_bytes())
+        except GsvendorError:
+            return None
+    done = subprocess.run([found, "normalize", str(path)], capture_output=True, check=False, timeout=60)
     return None if done.returncode else done.stdout
+
+
+def normalize_source() -> str:
+    """Which schemalint :func:`real_normalize` runs (for the tallies' names)."""
+    return "real schemalint" if tool_path("schemalint") else "schemalint emulation checked on recorded outputs"
 
 
 def ours_readme(folder: Path, sort_order: str) -> bytes | None:

@@ -13,6 +13,7 @@ import pytest
 from diff_tools import (
     ROOT,
     first_difference,
+    normalize_source,
     ours_readme,
     ours_schema,
     real_normalize,
@@ -105,7 +106,7 @@ def test_synced_charts_equal_the_real_tools_run_from_the_project_root(synced: di
 
 def test_synced_schemas_normalized_like_schemalint(synced: dict[str, Path]) -> None:
     """generate.schema.normalize: schemalint gives schemalint normalize's bytes of the tool's output."""
-    result = tally("synced charts, schemalint normalize")
+    result = tally(f"synced charts, schemalint normalize ({normalize_source()})")
     for tag, project in synced.items():
         for chart in CHARTS:
             folder = project / "helm" / chart

@@ -14,6 +14,8 @@ Values are plain Python data: ``None``, ``bool``, ``int``, ``float``, ``str``, `
 
 from __future__ import annotations
 
+import codecs
+import json
 import math
 import re
 from decimal import Decimal
@@ -195,3 +197,55 @@ def dumps_indent(
         ]
         return "[" + inner + ("," + inner).join(parts) + outer + "]"
     raise GoJSONError(f"json: unsupported type: {type(value).__name__}")
+
+
+def _per_byte_replacement(error: UnicodeError) -> tuple[str, int]:
+    # Go's decoder replaces each byte of an invalid UTF-8 sequence by U+FFFD, one at a time
+    assert isinstance(error, UnicodeDecodeError)
+    return "\ufffd", error.start + 1
+
+
+codecs.register_error("gsvendor-go-utf8", _per_byte_replacement)
+
+
+def _go_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # strconv.ParseFloat: out of range
+        raise GoJSONError(f"json: cannot unmarshal number {text} into Go value of type float64")
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise GoJSONError(f"invalid JSON: invalid character {name[0]!r} looking for beginning of value")
+
+
+def loads(data: bytes) -> Any:
+    """JSON text read as ``json.Unmarshal`` into ``interface{}`` reads it: every number a float64
+    (``-0`` stays negative zero, ``1e400`` is an error), invalid UTF-8 and lone ``\\u`` surrogates
+    read as U+FFFD (a surrogate is kept here and written as U+FFFD by :func:`quote`), duplicate
+    keys: the last wins. A byte-order mark, trailing data after the value, empty input, ``NaN``
+    and the like are errors. Raises :class:`GoJSONError` with a one-line reason.
+    """
+    text = data.decode("utf-8", errors="gsvendor-go-utf8")
+    try:
+        value = json.loads(text, parse_float=_go_float, parse_int=_go_float, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise GoJSONError(f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise GoJSONError("invalid JSON: nested too deeply") from None
+    return _no_surrogates(value) if _SURROGATE_ESCAPE.search(text) else value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _no_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate (from a ``\\uD800``-style escape) as U+FFFD, as Go reads it."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_no_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_no_surrogates(k): _no_surrogates(v) for k, v in value.items()}
+    return value

@@ -3,8 +3,8 @@
 :func:`generate_schema` reads a chart's ``.schema.yaml`` (the configuration file of the Helm
 plugin github.com/losisin/helm-values-schema-json, "hvsj" below) and returns the bytes of the
 configured output file, equal to running ``helm schema`` in the chart folder followed by
-``schemalint normalize`` (github.com/giantswarm/schemalint v2.6) and writing with the configured
-indent. Behaviour matched, with where it lives in hvsj v2.5.0:
+``schemalint normalize`` (github.com/giantswarm/schemalint v2.6), which always writes 4-space
+indentation. Behaviour matched, with where it lives in hvsj v2.5.0:
 
 * configuration (``pkg/cmd.go``): ``values`` (merged in order, later files win), ``draft`` (4, 6,
   7, 2019, 2020), ``indent`` (positive, even), ``output``, ``noAdditionalProperties``,
@@ -131,6 +131,23 @@ def dumps(value: Any, indent: int = 4) -> bytes:
     except gojson.GoJSONError as exc:
         raise SchemaError(str(exc)) from None
     return (text + "\n").encode("utf-8")
+
+
+def normalize_json(data: bytes) -> bytes:
+    """``schemalint normalize`` v2.6.1 of the JSON text ``data``: the bytes it writes.
+
+    The text is read as Go's ``encoding/json`` reads it (:func:`encoding_json.loads`: numbers as
+    float64, U+FFFD for invalid UTF-8, a BOM or trailing data an error); any JSON value is
+    accepted at the top (an object, an array, a scalar). The output uses 4-space indentation,
+    always (the tool has no indent setting), and ends with a newline. Checked byte for byte
+    against the tool's recorded outputs (tests/differential/test_schemalint_recorded.py). Raises
+    :class:`SchemaError` where the tool exits 1 (input it does not accept as JSON).
+    """
+    try:
+        value = gojson.loads(data)
+    except gojson.GoJSONError as exc:
+        raise SchemaError(str(exc)) from None
+    return dumps(value, 4)
 
 
 def _k8s_url(config: SchemaConfig) -> Callable[[], str]:
@@ -269,7 +286,8 @@ def generate_schema(
     output must land inside the chart. ``normalize="none"`` writes the plugin's own bytes
     (``json.MarshalIndent`` of its ``Schema`` struct: fields in struct order, map keys sorted,
     ``<>&`` escaped, configured indent, final newline); ``"schemalint"`` writes what
-    ``schemalint normalize`` v2.6.1 makes of them (with the configured indent). Raises
+    ``schemalint normalize`` v2.6.1 makes of them (4-space indentation, as the tool always
+    writes, whatever ``indent`` says). Raises
     :class:`SchemaError` (naming the file and key) for any problem. ``parsed``: values files'
     yaml.v3 trees by their bytes, filled here for :func:`~gsvendor.generate.readme.template.render_readme`.
     """
@@ -290,8 +308,8 @@ def generate_schema(
         raise SchemaError(f"{config_file}: output: {config.output!r} is a folder of the chart, not a file")
     if output in _NOT_OUTPUTS or output == config_file:
         raise SchemaError(f"{config_file}: output: {output} would overwrite a chart file with the schema")
-    if normalize == "schemalint":
-        return output, dumps(schema.to_data(), config.indent)
+    if normalize == "schemalint":  # the tool always writes 4 spaces, whatever indent says
+        return output, dumps(schema.to_data(), 4)
     return output, marshal_indent(schema.to_data(), config.indent)
 
 

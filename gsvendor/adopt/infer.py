@@ -1,0 +1,126 @@
+"""Every file of one chart against upstream's: the operations, copies and deletions that reproduce it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gsvendor.adopt.textdiff import NoAnchor, text_operations
+from gsvendor.adopt.values import VALUE_FILES, escape_text, value_operations
+from gsvendor.errors import GsvendorError
+from gsvendor.files import normalize_whitespace
+from gsvendor.overlays.engine import Operation, Overlay, apply_overlays
+
+# ${name} and $${name} as the engine expands them (gsvendor.overlays.engine)
+_VARIABLE = re.compile(r"\$(\$?)\{([^}]*)\}")
+
+
+@dataclass
+class Proposed:
+    """One inferred operation on one file of one chart, as an overlay writes it (``params`` holds
+    ``op`` first, then ``file`` and the operation's keys)."""
+
+    chart: str
+    file: str
+    params: dict[str, Any]
+
+
+@dataclass
+class ChartInference:
+    """What one chart needs: ``operations`` in application order, Giant Swarm-only ``copies``
+    (chart-relative path → bytes), upstream files ``deleted``, and ``problems`` (one line each: a
+    file and why no operation reproduces it)."""
+
+    chart: str
+    operations: list[Proposed] = field(default_factory=list)
+    copies: dict[str, bytes] = field(default_factory=dict)
+    deleted: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _escaped(op: dict[str, Any]) -> dict[str, Any]:
+    return {k: escape_text(v) if k in ("find", "with", "anchor", "text") else v for k, v in op.items()}
+
+
+def reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[dict[str, Any]], tag: str) -> bool:
+    """Whether ``ops`` (overlay dicts with ``op``) turn ``upstream`` into ``tree`` through the
+    overlay engine itself and sync's whitespace fixes."""
+    operations = tuple(
+        Operation(kind=op["op"], params={"file": path, **{k: v for k, v in op.items() if k != "op"}}, index=i)
+        for i, op in enumerate(ops)
+    )
+    overlay = Overlay(
+        name="adopt", path=Path("adopt.yaml"), description="", charts=(), versions=None, operations=operations
+    )
+    try:
+        result = apply_overlays(chart, {path: upstream}, [overlay], tag)
+    except GsvendorError:
+        return False
+    return normalize_whitespace(result.files[path]) == tree
+
+
+def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: str) -> list[dict[str, Any]]:
+    """The operations that turn upstream's ``path`` into the tree's, checked through the engine.
+
+    Raises :class:`ValueError` with the reason when none do (binary, whitespace sync would fix,
+    no unique anchor).
+    """
+    if b"\0" in upstream or b"\0" in tree:
+        raise ValueError("a binary file changed (overlays edit text; copy it as a Giant Swarm-only file by hand)")
+    try:
+        old, new = upstream.decode("utf-8"), tree.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text (overlays edit text)") from None
+    if normalize_whitespace(tree) != tree:
+        raise ValueError("trailing whitespace or blank lines at the end, which sync removes")
+    ops: list[dict[str, Any]] = []
+    rest = old
+    if path in VALUE_FILES:
+        ops, rest = value_operations(old, new, tag)
+    try:
+        ops += [_escaped(op) for op in text_operations(rest, new)]
+    except NoAnchor as exc:
+        raise ValueError(str(exc)) from None
+    for op in ops:
+        for key in ("find", "with", "anchor", "text"):
+            if "${" in _VARIABLE.sub("", str(op.get(key, ""))):
+                raise ValueError("its text holds '${' without a closing '}', which an overlay cannot write")
+    if not reproduces(chart, path, upstream, tree, ops, tag):
+        if path in VALUE_FILES:  # the value edits may interact: text operations alone
+            ops = [_escaped(op) for op in text_operations(old, new)]
+            if reproduces(chart, path, upstream, tree, ops, tag):
+                return ops
+        raise ValueError("the operations inferred do not reproduce it (a change that needs a regex)")
+    return ops
+
+
+def infer_chart(
+    chart: str, upstream: dict[str, bytes], tree: dict[str, bytes], generated: set[str], tag: str
+) -> ChartInference:
+    """Compare every file of ``tree`` (chart-relative path → bytes) with ``upstream``'s.
+
+    ``generated``: the tree's files that ``generate`` writes as they are (README.md from
+    README.md.gotmpl, the schema from .schema.yaml): neither copied nor edited.
+    """
+    result = ChartInference(chart=chart)
+    for path in sorted(set(upstream) | set(tree)):
+        if path in generated:
+            continue
+        up, mine = upstream.get(path), tree.get(path)
+        if mine is None:
+            result.deleted.append(path)
+        elif up is None:
+            result.copies[path] = mine
+        elif normalize_whitespace(up) != mine:
+            try:
+                ops = file_operations(chart, path, up, mine, tag)
+            except ValueError as exc:
+                result.problems.append(f"{chart}/{path}: {exc}")
+                continue
+            result.operations += [
+                Proposed(chart, path, {"op": op["op"], "file": path, **{k: v for k, v in op.items() if k != "op"}})
+                for op in ops
+            ]
+    return result

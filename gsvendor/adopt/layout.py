@@ -1,0 +1,272 @@
+"""Inferred operations grouped into overlay files by theme, described, and written as YAML.
+
+Themes a reader recognises get one file each (:data:`THEMES`); the rest goes to one file per
+chart. The same change in several files of a chart becomes one operation with a ``glob`` (when a
+``prefix*suffix`` glob selects those files, minus fewer ``exclude``d ones), the same operation in
+several charts one operation with ``charts``. Every operation carries a description of what it
+changes.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import io
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from gsvendor.adopt.infer import ChartInference, Proposed
+
+THEMES: dict[str, str] = {
+    "10-chart-metadata": "Chart metadata: the Chart.yaml keys that differ from upstream, and values that carry "
+    "the synced tag (written ${tag}, so the next sync sets the next tag).",
+    "20-helpers-labels": "Labels added or changed in the charts' common labels (templates/_helpers.tpl).",
+    "30-crd-resource-policy": "Resource policies (helm.sh/resource-policy) on the CustomResourceDefinitions.",
+    "40-namespace": "Namespace rewrites: upstream's fixed namespaces replaced.",
+    "50-image-registry": "Image registry rewrites: upstream's image references replaced by the mirrored ones.",
+    "90-giantswarm-files": "Giant Swarm-only files: files the repository has and upstream does not.",
+}
+_REGISTRY = re.compile(r"[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?/[a-z0-9._/-]+", re.IGNORECASE)
+_IMAGE_KEY = re.compile(r"^\s*-?\s*[\w.-]*(image|registry|repository)[\w.-]*\s*:", re.IGNORECASE | re.MULTILINE)
+
+
+@dataclass
+class OverlayFile:
+    """One overlay file to write: ``name`` (file stem), its description and operations, and the
+    assets (overlays/-relative path → bytes) its copies read."""
+
+    name: str
+    description: str
+    operations: list[dict[str, Any]] = field(default_factory=list)
+    charts: list[str] = field(default_factory=list)
+    assets: dict[str, bytes] = field(default_factory=dict)
+
+
+def _added(params: dict[str, Any]) -> str:
+    """The text an operation brings in (what its theme is judged by)."""
+    if params["op"] == "yaml-set":
+        return "\n".join(f"{k}: {v}" for k, v in params["values"].items())
+    return str(params.get("with", params.get("text", "")))
+
+
+def theme(op: Proposed) -> str:
+    """The overlay file ``op`` belongs in: a :data:`THEMES` key, or ``80-<chart>``."""
+    params = op.params
+    added = _added(params)
+    context = added + str(params.get("find", "")) + str(params.get("anchor", ""))
+    if op.file == "Chart.yaml" or (
+        params["op"] == "yaml-set" and all(v == "${tag}" for v in params["values"].values())
+    ):
+        return "10-chart-metadata"
+    if "resource-policy" in added:
+        return "30-crd-resource-policy"
+    if op.file.endswith("_helpers.tpl") and re.search(r"label|app\.kubernetes\.io|\.io/", context, re.IGNORECASE):
+        return "20-helpers-labels"
+    if "namespace" in added.lower():
+        return "40-namespace"
+    keys = " ".join(params.get("values", {}))
+    if params["op"] != "yaml-delete" and (
+        re.search("image|registry", keys, re.IGNORECASE) or (_IMAGE_KEY.search(added) and _REGISTRY.search(added))
+    ):
+        return "50-image-registry"
+    return f"80-{op.chart}"
+
+
+def split(op: Proposed) -> list[Proposed]:
+    """A ``yaml-set`` whose keys belong to several themes as one operation per theme (keys are
+    independent, so their order does not matter); any other operation as it is."""
+    if op.params["op"] != "yaml-set" or op.file == "Chart.yaml":
+        return [op]
+    parts: dict[str, dict[str, Any]] = {}
+    for pointer, value in op.params["values"].items():
+        one = Proposed(op.chart, op.file, {**op.params, "values": {pointer: value}})
+        parts.setdefault(theme(one), {})[pointer] = value
+    return [Proposed(op.chart, op.file, {**op.params, "values": values}) for values in parts.values()]
+
+
+def _first(text: str, width: int = 60) -> str:
+    line = next((x.strip() for x in text.splitlines() if x.strip()), "")
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _lines(text: str) -> str:
+    n = len(text.splitlines())
+    return f"{n} line{'s' * (n != 1)}"
+
+
+def describe(params: dict[str, Any]) -> str:
+    """What one operation changes, in words (its ``description``)."""
+    kind = params["op"]
+    where = params.get("file") or params.get("glob") or params.get("to", "")
+    times = f" ({params['count']} times)" if params.get("count", 1) > 1 else ""
+    if kind == "yaml-set":
+        keys = [k.lstrip("/").replace("/", ".").replace("~1", "/").replace("~0", "~") for k in params["values"]]
+        shown = ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")
+        return f"sets {shown} in {where}"
+    if kind == "yaml-delete":
+        return f"removes {', '.join(k.lstrip('/').replace('/', '.') for k in params['keys'])} from {where}"
+    if kind == "copy":
+        return f"the Giant Swarm-only {params['to']}"
+    if kind == "replace":
+        if params["find"] == "":
+            return f"the content of {where}, empty upstream ({_lines(params['with'])})"
+        if not params["with"]:
+            return f"removes {_lines(params['find'])} from {_first(params['find'])!r} in {where}{times}"
+        pairs = zip(params["find"].splitlines(), params["with"].splitlines(), strict=False)
+        was, now = next(((a, b) for a, b in pairs if a != b), (params["find"], params["with"]))
+        return f"replaces {_first(was)!r} with {_first(now)!r} in {where}{times}"
+    side = "after" if kind == "insert-after" else "before"
+    what = f"{_first(params['text'])!r} ({_lines(params['text'])})"
+    return f"inserts {what} {side} {_first(params['anchor'])!r} in {where}{times}"
+
+
+def _glob_for(files: list[str], universe: set[str]) -> tuple[str, list[str]] | None:
+    """A ``prefix*suffix`` glob and the files it must ``exclude`` (fewer than it selects) to select
+    exactly ``files`` among ``universe``, if there is one."""
+    prefix = files[0]
+    suffix = files[0]
+    for f in files[1:]:
+        while not f.startswith(prefix):
+            prefix = prefix[:-1]
+        while not f.endswith(suffix):
+            suffix = suffix[1:]
+    if any(c in prefix + suffix for c in "*?["):
+        return None
+    shortest = min(len(f) for f in files)
+    suffix = suffix[max(0, len(prefix) + len(suffix) - shortest) :]
+    glob = f"{prefix}*{suffix}"
+    extra = sorted(p for p in universe if fnmatch.fnmatchcase(p, glob) and p not in files)
+    if not extra:
+        return glob, []
+    if len(extra) < len(files) and not any(c in p for p in extra for c in "*?["):
+        return glob, extra
+    return None
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple((k, _frozen(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def _merge_files(ops: list[Proposed], universe: set[str]) -> list[tuple[str, dict[str, Any]]]:
+    """One chart's operations with the same change in several files merged into a glob: ``(theme, params)``."""
+    ops = [part for op in ops for part in split(op)]
+    groups: dict[Any, list[Proposed]] = {}
+    for op in ops:
+        rest = {k: v for k, v in op.params.items() if k != "file"}
+        groups.setdefault((theme(op), _frozen(rest)), []).append(op)
+    out: list[tuple[str, dict[str, Any]]] = []
+    done: set[int] = set()
+    for op in ops:
+        if id(op) in done:
+            continue
+        members = groups[(theme(op), _frozen({k: v for k, v in op.params.items() if k != "file"}))]
+        files = sorted({m.file for m in members})
+        found = _glob_for(files, universe) if len(files) > 1 and len(files) == len(members) else None
+        if found:
+            done.update(id(m) for m in members)
+            params: dict[str, Any] = {"op": op.params["op"], "glob": found[0]}
+            if found[1]:
+                params["exclude"] = found[1]
+            params.update({k: v for k, v in op.params.items() if k not in ("op", "file")})
+            out.append((theme(op), params))
+        else:
+            done.add(id(op))
+            out.append((theme(op), dict(op.params)))
+    return out
+
+
+def arrange(
+    inferences: list[ChartInference], universes: dict[str, set[str]], plain: set[str] | None = None
+) -> list[OverlayFile]:
+    """The overlay files for every chart's inference, in the order sync applies them.
+
+    ``universes``: per chart, upstream's file paths (what a glob may select). The charts in
+    ``plain`` keep every operation in their own file, in inference order (the fallback when
+    themes reorder operations of a chart that depend on each other).
+    """
+    all_charts = sorted(i.chart for i in inferences)
+    entries: dict[str, list[tuple[dict[str, Any], list[str]]]] = {}
+    for inference in inferences:
+        for name, params in _merge_files(inference.operations, universes.get(inference.chart, set())):
+            if inference.chart in (plain or ()):
+                name = f"80-{inference.chart}"
+            bucket = entries.setdefault(name, [])
+            same = next((entry for entry in bucket if entry[0] == params), None)
+            if same is not None and name in THEMES:
+                same[1].append(inference.chart)
+            else:
+                bucket.append((params, [inference.chart]))
+    files: list[OverlayFile] = []
+    for name in sorted(entries):
+        description = THEMES.get(name) or f"The changes to {name[3:]} that no theme covers, one operation per change."
+        overlay = OverlayFile(name=name, description=description, charts=[] if name in THEMES else [name[3:]])
+        for params, charts in entries[name]:
+            overlay.operations.append(_declared(params, charts, all_charts, name in THEMES))
+        files.append(overlay)
+    copies = _copies(inferences, all_charts)
+    if copies.operations:
+        files.append(copies)
+    return files
+
+
+def _declared(params: dict[str, Any], charts: list[str], all_charts: list[str], scoped: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"op": params["op"], "description": describe(params)}
+    if scoped and sorted(charts) != all_charts:
+        out["charts"] = sorted(charts)
+    out.update({k: v for k, v in params.items() if k != "op"})
+    return out
+
+
+def _copies(inferences: list[ChartInference], all_charts: list[str]) -> OverlayFile:
+    overlay = OverlayFile(name="90-giantswarm-files", description=THEMES["90-giantswarm-files"])
+    owners: dict[tuple[str, bytes], list[str]] = {}
+    for inference in inferences:
+        for path, data in inference.copies.items():
+            owners.setdefault((path, data), []).append(inference.chart)
+    for (path, data), charts in sorted(owners.items(), key=lambda item: (item[0][0], item[1])):
+        shared = len(charts) > 1
+        source = f"files/{'common' if shared else charts[0]}/{path}"
+        if source in overlay.assets:  # two different contents shared by different sets of charts
+            source = f"files/{charts[0]}/{path}"
+        overlay.assets[source] = data
+        op: dict[str, Any] = {"op": "copy", "description": f"the Giant Swarm-only {path}"}
+        if sorted(charts) != all_charts:
+            op["charts"] = sorted(charts)
+        op.update({"from": source, "to": path})
+        overlay.operations.append(op)
+    return overlay
+
+
+def dump(overlay: OverlayFile) -> str:
+    """The overlay file's YAML: multi-line strings as literal blocks, everything else plain."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.scalarstring import LiteralScalarString
+
+    def styled(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: styled(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [styled(v) for v in value]
+        if isinstance(value, str) and "\n" in value.rstrip("\n") and _block_safe(value):
+            return LiteralScalarString(value)
+        return value
+
+    yaml = YAML()
+    yaml.width = 4096
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    out = io.StringIO()
+    document: dict[str, Any] = {"description": overlay.description}
+    if overlay.charts:
+        document["charts"] = overlay.charts
+    document["operations"] = styled(overlay.operations)
+    yaml.dump(document, out)
+    return out.getvalue()
+
+
+def _block_safe(value: str) -> bool:
+    """Whether a literal block keeps ``value`` exactly: no trailing blanks, no tabs or control characters."""
+    return not re.search(r"[ \t]\n|[ \t]$|[\r\t\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]", value)

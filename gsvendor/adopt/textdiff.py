@@ -1,0 +1,236 @@
+"""Anchored text operations (``replace``, ``insert-after``, ``insert-before``) from a line diff.
+
+The diff compares lines without their trailing whitespace, as sync's whitespace fixes
+(:func:`gsvendor.files.normalize_whitespace`) make upstream's trailing blanks vanish anyway. Each
+changed block becomes one operation whose ``find``/``anchor`` is the shortest run of whole lines
+(the first without its indentation, where that still matches once) occurring exactly once in the
+text the operation sees: operations apply in order, so each is chosen against upstream with the
+earlier ones applied. The same change at every occurrence of a block becomes one operation with
+a ``count``, as a person writes an image rewrite repeated in one file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# the widest context an anchor may take, in lines: a block that needs more is not expressed
+MAX_CONTEXT = 30
+
+
+class NoAnchor(Exception):
+    """No anchor of at most :data:`MAX_CONTEXT` lines occurs exactly once near a change."""
+
+
+@dataclass
+class _Hunk:
+    i1: int
+    i2: int
+    j1: int
+    j2: int
+    applied: bool = False
+
+
+def _key(line: str) -> str:
+    return line.rstrip()
+
+
+def hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
+    """The changed blocks ``(i1, i2, j1, j2)`` from ``old`` to ``new`` lines, compared without
+    trailing whitespace. The common head and tail are cut first: a one-line change in a CRD of
+    30 000 lines then costs a comparison of one line."""
+    a, b = [_key(x) for x in old], [_key(x) for x in new]
+    while a and not a[-1]:  # blank lines that end a file: the whitespace fixes drop them
+        a.pop()
+    while b and not b[-1]:
+        b.pop()
+    head = 0
+    while head < len(a) and head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    if len(middle_a) * len(middle_b) > _LARGE:
+        blocks = _git_hunks(middle_a, middle_b)
+    else:
+        matcher = difflib.SequenceMatcher(None, middle_a, middle_b)
+        blocks = [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    return [(i1 + head, i2 + head, j1 + head, j2 + head) for i1, i2, j1, j2 in blocks]
+
+
+# above this product of line counts difflib's quadratic matching takes seconds (a CRD of an
+# older release): git's histogram diff, in C, takes milliseconds
+_LARGE = 4_000_000
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+
+
+def _git_hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
+    """The changed blocks of ``a`` → ``b`` by ``git diff --no-index --histogram -U0``.
+
+    Raises :class:`NoAnchor` when git is missing or fails (the change is then reported, not guessed).
+    """
+    import os
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="gsvendor-adopt-diff-") as tmp:
+        paths = [os.path.join(tmp, "a"), os.path.join(tmp, "b")]
+        for path, lines in zip(paths, (a, b), strict=True):
+            with open(path, "w", encoding="utf-8", newline="\n") as file:
+                file.write("".join(f"{line}\n" for line in lines))
+        env = {**os.environ, "LC_ALL": "C", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+        args = ["git", "diff", "--no-index", "--no-color", "--no-ext-diff", "--histogram", "-a", "-U0", "--", *paths]
+        try:
+            done = subprocess.run(args, capture_output=True, env=env, timeout=300, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise NoAnchor(f"git diff could not compare it ({type(exc).__name__})") from None
+    if done.returncode not in (0, 1):
+        raise NoAnchor(f"git diff could not compare it (exit {done.returncode})")
+    blocks = []
+    for match in _HUNK.finditer(done.stdout.decode("utf-8", "replace")):
+        start_a, count_a = int(match[1]), int(match[2] if match[2] is not None else 1)
+        start_b, count_b = int(match[3]), int(match[4] if match[4] is not None else 1)
+        i1 = start_a if count_a == 0 else start_a - 1  # a count of 0 names the line before the block
+        j1 = start_b if count_b == 0 else start_b - 1
+        blocks.append((i1, i1 + count_a, j1, j1 + count_b))
+    return blocks
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+class _Text:
+    """Upstream's lines with some hunks applied: the text an operation sees."""
+
+    def __init__(self, old: list[str], new: list[str], blocks: list[_Hunk]) -> None:
+        self.old, self.new, self.blocks = old, new, blocks
+
+    def lines(self, hunk: _Hunk) -> tuple[list[str], list[str]]:
+        """The lines before and after ``hunk``'s old block in the current text."""
+        before: list[str] = []
+        after: list[str] = []
+        target, pos = before, 0
+        for other in self.blocks:
+            target += self.old[pos : other.i1]
+            pos = other.i2
+            if other is hunk:
+                target = after
+            else:
+                target += self.new[other.j1 : other.j2] if other.applied else self.old[other.i1 : other.i2]
+        target += self.old[pos:]
+        return before, after
+
+
+def text_operations(old: str, new: str) -> list[dict[str, Any]]:
+    """Operations turning ``old`` into ``new`` (up to trailing whitespace), in application order.
+
+    Each is a dict as an overlay writes it, without ``file`` and ``description``: ``{"op":
+    "replace", "find": …, "with": …, "count": 3}`` (count only when more than one). Raises
+    :class:`NoAnchor` when a change has no unique anchor within :data:`MAX_CONTEXT` lines.
+    """
+    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    blocks = [_Hunk(*h) for h in hunks(old_lines, new_lines)]
+    text = _Text(old_lines, new_lines, blocks)
+    ops: list[dict[str, Any]] = []
+    for hunk in blocks:
+        if hunk.applied:
+            continue
+        before, after = text.lines(hunk)
+        current = "".join(before) + "".join(old_lines[hunk.i1 : hunk.i2]) + "".join(after)
+        block = "".join(old_lines[hunk.i1 : hunk.i2])
+        added = "".join(new_lines[hunk.j1 : hunk.j2])
+        if not current:
+            ops.append({"op": "replace", "find": "", "with": added})
+        elif block:
+            ops.append(_replacement(text, hunk, before, block, added, after, current))
+        else:
+            ops.append(_insertion(text, hunk, before, added, after, current))
+        hunk.applied = True
+    return ops
+
+
+def _same_change(text: _Text, hunk: _Hunk, other: _Hunk) -> bool:
+    return (
+        not other.applied
+        and text.old[other.i1 : other.i2] == text.old[hunk.i1 : hunk.i2]
+        and text.new[other.j1 : other.j2] == text.new[hunk.j1 : hunk.j2]
+    )
+
+
+def _replacement(
+    text: _Text, hunk: _Hunk, before: list[str], block: str, added: str, after: list[str], current: str
+) -> dict[str, Any]:
+    group = [other for other in text.blocks if _same_change(text, hunk, other)]
+    for find, with_ in _trimmed(block, added):
+        if len(group) > 1 and current.count(find) == len(group):
+            for other in group:
+                other.applied = True
+            return {"op": "replace", "find": find, "with": with_, "count": len(group)}
+    for total in range(MAX_CONTEXT + 1):
+        found = []
+        for back in range(min(total, len(before)) + 1):
+            ahead = total - back
+            if ahead > len(after):
+                continue
+            head = "".join(before[len(before) - back :])
+            tail = "".join(after[:ahead])
+            for find, with_ in _trimmed(head + block + tail, head + added + tail):
+                if current.count(find) == 1:
+                    found.append((len(find), find, with_))
+        if found:
+            _, find, with_ = min(found)
+            return {"op": "replace", "find": find, "with": with_}
+    raise NoAnchor(f"no unique anchor within {MAX_CONTEXT} lines of {block.splitlines()[0].strip()!r}")
+
+
+def _trimmed(find: str, with_: str) -> list[tuple[str, str]]:
+    """``(find, with)`` as is, and without the indentation both start with (tried first: shorter)."""
+    width = min(_indent(find), _indent(with_)) if with_ else _indent(find)
+    if width and find[:width] == with_[:width]:
+        return [(find[width:], with_[width:]), (find, with_)]
+    return [(find, with_)]
+
+
+def _insertion(
+    text: _Text, hunk: _Hunk, before: list[str], added: str, after: list[str], current: str
+) -> dict[str, Any]:
+    if before:
+        line = before[-1]
+        anchors = [line.lstrip(" \t"), line] if _indent(line) else [line]
+        group = [
+            other for other in text.blocks if _same_change(text, hunk, other) and text.lines(other)[0][-1:] == [line]
+        ]
+        for anchor in anchors:
+            if len(group) > 1 and anchor.strip() and current.count(anchor) == len(group):
+                for other in group:
+                    other.applied = True
+                return {"op": "insert-after", "anchor": anchor, "text": _after_text(anchor, added), "count": len(group)}
+    for total in range(1, MAX_CONTEXT + 1):
+        found = []
+        if total <= len(before):
+            lines = before[len(before) - total :]
+            full = "".join(lines)
+            candidates = [full[_indent(lines[0]) :], full] if _indent(lines[0]) else [full]
+            for anchor in candidates:
+                if anchor.strip() and current.count(anchor) == 1:
+                    found.append((len(anchor), "insert-after", anchor))
+        if total <= len(after):
+            full = "".join(after[:total])
+            for anchor in (full.rstrip("\r\n"), full):
+                if anchor.strip() and current.count(anchor) == 1:
+                    found.append((len(anchor), "insert-before", anchor))
+        if found:
+            _, kind, anchor = min(found)
+            inserted = _after_text(anchor, added) if kind == "insert-after" else added
+            return {"op": kind, "anchor": anchor, "text": inserted}
+    first = added.splitlines()[0].strip() if added.strip() else "blank lines"
+    raise NoAnchor(f"no unique anchor within {MAX_CONTEXT} lines for the inserted {first!r}")
+
+
+def _after_text(anchor: str, added: str) -> str:
+    """Text inserted after an anchor that ends a file without a line ending starts a new line."""
+    return added if anchor.endswith("\n") else "\n" + added.rstrip("\n")

@@ -1,0 +1,156 @@
+"""The adopt command: onboard hand-vendored charts by inferring gsvendor.yaml and overlays/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gsvendor.cli.app import app, escape, fetch_options, handles_errors, show_status, stderr_console, stdout_console
+from gsvendor.cli.options import non_empty
+
+
+@app.command(short_help="Write the overlays that reproduce hand-vendored charts.")
+@handles_errors
+def adopt(
+    ctx: typer.Context,
+    args: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[TAG] [CHART_DIR]...", help="Upstream tag (not with --detect), then chart folders."),
+    ] = None,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source",
+            "-s",
+            help="Upstream source: a .tar.gz, a checkout folder, a tarball URL or a git URL; "
+            "with --detect a folder of <name>-<tag>.tar.gz archives or a git URL.",
+            metavar="SOURCE",
+            parser=non_empty("--source"),
+        ),
+    ] = None,
+    detect: Annotated[
+        bool, typer.Option("--detect", help="Propose the tag whose files match the charts best; write nothing.")
+    ] = False,
+    newest: Annotated[
+        int, typer.Option("--newest", help="--detect on a git URL: score this many newest release tags.", min=1)
+    ] = 10,
+    partial: Annotated[
+        bool, typer.Option("--partial", help="Write what could be expressed even when some changes could not.")
+    ] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing gsvendor.yaml and overlays/.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the report; write nothing.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    repository: Annotated[
+        str, typer.Option(help="The upstream GitHub repository written to gsvendor.yaml.", metavar="OWNER/NAME")
+    ] = "kserve/kserve",
+) -> None:
+    """Infer the overlays that make upstream TAG into the charts of helm/ (or CHART_DIRs), prove them
+    with a build, and write gsvendor.yaml, overlays/ and the lock.
+
+    Key edits of Chart.yaml and values.yaml become value operations, other changes anchored
+    inserts and replaces (the shortest anchor that occurs once), files upstream lacks Giant
+    Swarm-only copies, removed upstream files chart excludes; README.md and values.schema.json
+    that generate writes are left to it. Exit 0 when the overlays reproduce every file byte for
+    byte; 1 listing what could not be expressed (nothing written unless --partial); 2 for a usage
+    error, or when gsvendor.yaml or overlays/ exist without --force.
+
+    Examples:
+
+      gsvendor adopt v0.20.0 --source ../upstream/kserve-v0.20.0.tar.gz
+
+      gsvendor adopt v0.20.0 -s ../upstream/kserve-v0.20.0.tar.gz helm/kserve-crd
+
+      gsvendor adopt --detect --source ../upstream
+
+      gsvendor adopt --detect -s https://github.com/kserve/kserve.git --newest 5
+
+      gsvendor adopt v0.20.0 -s ../upstream/kserve-v0.20.0.tar.gz --dry-run
+    """
+    from gsvendor.errors import UsageError
+    from gsvendor.workflows import adopt as workflow
+
+    if not source:
+        raise UsageError("adopt needs --source: the upstream archive, checkout or URL to compare with")
+    words = list(args or [])
+    root = ctx.obj.config.resolve().parent if ctx.obj.config else Path.cwd()
+    out = stdout_console()
+    if detect:
+        with show_status(ctx, "scoring the archives"):
+            matches = workflow.detect(root, source, [Path(w) for w in words], fetch_options(ctx), newest)
+        for match in matches:
+            out.print(
+                f"{escape(match.tag)}: {match.ratio:.1%} of lines match "
+                f"({match.identical} of {match.files} files identical): {escape(Path(match.source).name)}"
+            )
+        best = matches[0]
+        out.print(f"best: {escape(best.tag)} ({best.ratio:.1%}); run gsvendor adopt {escape(best.tag)} --source …")
+        return
+    if not words:
+        raise UsageError("adopt needs TAG (or --detect to find it)")
+    tag, folders = words[0], [Path(w) for w in words[1:]]
+    if Path(tag).is_dir() and (Path(tag) / "Chart.yaml").is_file():
+        raise UsageError(f"{tag!r} is a chart folder; give TAG first (or --detect)")
+    from gsvendor.files import project_lock
+
+    def say(line: str) -> None:
+        stderr_console().print(escape(line), soft_wrap=True)
+
+    # another gsvendor writing this project (a sync) must not interleave with the adoption
+    with project_lock(root, ctx.obj.lock_timeout, say), show_status(ctx, "inferring the overlays"):
+        result = workflow.adopt(
+            root,
+            tag,
+            source,
+            folders,
+            fetch_options(ctx),
+            repository=repository,
+            force=force,
+            partial=partial,
+            dry_run=dry_run,
+        )
+    if json_output:
+        from gsvendor.report import console as report
+
+        report.print_json(
+            out,
+            {
+                "tag": tag,
+                "ok": not result.problems,
+                "written": result.written,
+                "operations": result.operations,
+                "existingOperations": result.existing,
+                "overlays": {f"overlays/{o.name}.yaml": len(o.operations) for o in result.overlays},
+                "excluded": result.deleted,
+                "generated": result.generated,
+                "problems": result.problems,
+            },
+        )
+        if result.problems:
+            raise typer.Exit(1)
+        return
+    for overlay in result.overlays:
+        out.print(f"overlays/{escape(overlay.name)}.yaml: {len(overlay.operations)} operation(s)")
+    for chart, paths in result.deleted.items():
+        out.print(f"{escape(chart)}: excludes {len(paths)} upstream file(s): {escape(', '.join(paths))}")
+    generated = sum(len(v) for v in result.generated.values())
+    compared = f" (the overlays in the project have {result.existing})" if result.existing is not None else ""
+    out.print(
+        f"{result.operations} operation(s) in {len(result.overlays)} overlay file(s){compared}; "
+        f"{generated} generated file(s) left to generate "
+        f"(README sort {result.settings.sort_values_order}, schema normalize {result.settings.normalize})"
+    )
+    if result.plain:
+        out.print(f"kept in their own overlay file (themes would reorder their operations): {', '.join(result.plain)}")
+    err = stderr_console()
+    for problem in result.problems:
+        err.labelled("cannot express:", "yellow", escape(problem))
+    if result.problems:
+        said = "wrote the rest (--partial)" if result.written else "wrote nothing (--partial writes the rest)"
+        err.labelled("error:", "red", f"{len(result.problems)} change(s) could not be expressed; {said}")
+        raise typer.Exit(1)
+    if result.written:
+        out.print(f"[green]ok[/]: wrote gsvendor.yaml, overlays/ and the lock: {escape(tag)} plus the overlays")
+    else:
+        out.print(f"[green]ok[/]: the overlays reproduce every file of {escape(tag)} (--dry-run: nothing written)")

@@ -1,0 +1,471 @@
+"""The adopt workflow: infer gsvendor.yaml and overlays/ from hand-vendored charts, prove them, write them.
+
+Reads the charts' folders and upstream's ``charts/<name>`` at a tag, infers the operations
+(:mod:`gsvendor.adopt`), builds the output with them exactly as ``sync`` does, and writes the
+configuration, the overlays and the lock only when every chart comes out byte for byte (or with
+``partial``). ``detect`` scores the archives a folder offers against the tree.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gsvendor.adopt.infer import infer_chart
+from gsvendor.adopt.layout import OverlayFile, arrange, dump
+from gsvendor.config import (
+    CONFIG_FILE,
+    DEFAULT_ARCHIVE_URL,
+    ChartSpec,
+    Config,
+    GenerateSettings,
+    Selector,
+)
+from gsvendor.errors import GsvendorError, OverlayApplyError, OverlayDefinitionError, SourceError, UsageError
+from gsvendor.files import Digests, normalize_whitespace, read_tree
+from gsvendor.upstream.fetch import fetch_upstream
+from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted
+
+_GENERATED = ("README.md", "values.schema.json")
+_SETTINGS = [GenerateSettings(o, n) for o in ("alphabetical", "file") for n in ("none", "schemalint")]
+
+
+@dataclass
+class AdoptResult:
+    """What adopt inferred: the overlay files, per chart the deleted upstream files, the problems
+    (one line each), the generate settings that reproduce the generated files, the operation
+    counts (``existing``: the overlays already in the project, ``None`` without), the charts kept
+    out of the themed files (``plain``), and whether it wrote."""
+
+    tag: str
+    overlays: list[OverlayFile]
+    deleted: dict[str, list[str]]
+    generated: dict[str, list[str]]
+    problems: list[str]
+    settings: GenerateSettings
+    existing: int | None
+    written: bool = False
+    plain: list[str] = field(default_factory=list)
+
+    @property
+    def operations(self) -> int:
+        """How many operations the overlays hold (deletions are chart ``exclude``s, not counted)."""
+        return sum(len(o.operations) for o in self.overlays)
+
+
+def chart_folders(root: Path, given: list[Path]) -> list[tuple[str, str]]:
+    """``(chart name, project-relative folder)`` of each chart: the given folders, else every
+    folder of ``helm/`` holding a Chart.yaml. Raises :class:`UsageError` naming a folder that is
+    no chart, or when there is none."""
+    folders = given or sorted(p for p in (root / "helm").glob("*") if (p / "Chart.yaml").is_file())
+    if not folders:
+        raise UsageError(f"{root / 'helm'}: no chart folder (a folder with a Chart.yaml); give CHART_DIR")
+    charts = []
+    for folder in folders:
+        if not (folder / "Chart.yaml").is_file():
+            raise UsageError(f"{folder}: not a chart folder (no Chart.yaml)")
+        absolute = folder.resolve()
+        if not absolute.is_relative_to(root.resolve()):
+            raise UsageError(f"{folder}: outside the project {root}")
+        charts.append((_chart_name(folder), absolute.relative_to(root.resolve()).as_posix()))
+    names = [n for n, _ in charts]
+    for name in names:
+        if names.count(name) > 1:
+            raise UsageError(f"two chart folders are named {name}")
+    return charts
+
+
+def _chart_name(folder: Path) -> str:
+    """The chart's ``name`` in its Chart.yaml (upstream's folder is named after it), else the folder's name."""
+    from gsvendor.config import load_plain
+
+    try:
+        name = load_plain(folder.joinpath("Chart.yaml").read_text(encoding="utf-8")).get("name")
+    except Exception:  # unreadable, not YAML or not a mapping: the folder's name
+        name = None
+    valid = isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name)
+    return str(name) if valid else folder.resolve().name
+
+
+def _config(
+    root: Path,
+    repository: str,
+    charts: list[tuple[str, str]],
+    overlays: Path,
+    settings: GenerateSettings,
+    deleted: dict[str, list[str]] | None = None,
+) -> Config:
+    specs = tuple(
+        ChartSpec(
+            name=name,
+            upstream_path=f"charts/{name}",
+            dest=dest,
+            exclude=tuple(Selector(path=_literal_glob(p)) for p in (deleted or {}).get(name, ())),
+        )
+        for name, dest in charts
+    )
+    return Config(
+        path=root / CONFIG_FILE,
+        root=root,
+        repository=repository,
+        archive_url=DEFAULT_ARCHIVE_URL,
+        git_url=f"https://github.com/{repository}.git",
+        output="helm",
+        overlays_dir=overlays,
+        lock_path=root / "gsvendor.lock.yaml",
+        charts=specs,
+        generate=settings,
+    )
+
+
+def _literal_glob(path: str) -> str:
+    """``path`` as an fnmatch glob selecting only itself."""
+    return re.sub(r"([*?\[])", r"[\1]", path)
+
+
+def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[GenerateSettings, dict[str, list[str]]]:
+    """The generate settings under which most of the tree's README.md/values.schema.json are what
+    ``generate`` writes, and those files per chart."""
+    from gsvendor.generate.chart import generate_chart, project_reader
+
+    reader = project_reader(config)
+    best: tuple[int, GenerateSettings, dict[str, list[str]]] | None = None
+    for settings in _SETTINGS:
+        found: dict[str, list[str]] = {}
+        for spec in config.charts:
+            tree = trees[spec.name]
+            given = {p: d for p, d in tree.items() if p not in _GENERATED}
+            try:
+                out = generate_chart(
+                    given,
+                    chart_dir=(config.root / spec.dest).as_posix(),
+                    outside=reader,
+                    project_root=config.root.as_posix(),
+                    settings=settings,
+                )
+            except GsvendorError:
+                continue
+            found[spec.name] = sorted(p for p in set(out) - set(given) if tree.get(p) == out[p])
+        score = sum(len(v) for v in found.values())
+        if best is None or score > best[0]:
+            best = (score, settings, found)
+    assert best is not None
+    return best[1], best[2]
+
+
+def adopt(
+    root: Path,
+    tag: str,
+    source: str,
+    folders: list[Path],
+    options: FetchOptions,
+    *,
+    repository: str = "kserve/kserve",
+    force: bool = False,
+    partial: bool = False,
+    dry_run: bool = False,
+) -> AdoptResult:
+    """Infer and prove the overlays that make upstream ``tag`` at ``source`` into the charts of
+    ``folders`` (default every chart in ``helm/``), and write gsvendor.yaml, overlays/ and the lock.
+
+    Raises :class:`UsageError` (exit 2) when gsvendor.yaml, overlays/ or the lock exist and ``force`` is not
+    given (checked before anything is read), :class:`SourceError` for an unreadable source. With
+    problems and without ``partial`` nothing is written (the caller exits 1).
+    """
+    from gsvendor.overlays.engine import load_overlays
+    from gsvendor.vendoring import lock as lockfile
+    from gsvendor.vendoring.plan import build, chart_files, wanted_for
+    from gsvendor.workflows.sync import TAG
+
+    if not TAG.fullmatch(tag):
+        raise UsageError(f"{tag!r} is not an upstream tag (letters, digits and . _ + - only, like v0.20.0)")
+    overlays_dir = root / "overlays"
+    existing = None
+    present = [n for n in (CONFIG_FILE, "overlays", "gsvendor.lock.yaml") if os.path.lexists(root / n)]
+    if present:
+        if not force and not dry_run:
+            raise UsageError(f"{present[0]} exists: adopt writes a new one; re-run with --force to replace it")
+        try:
+            if overlays_dir.is_dir():
+                existing = sum(len(o.operations) for o in load_overlays(overlays_dir))
+        except GsvendorError:  # a broken hand-written overlay: nothing to compare with
+            existing = None
+    charts = chart_folders(root, folders)
+    trees = {name: read_tree(root, dest) for name, dest in charts}
+    probe = _config(root, repository, charts, overlays_dir, GenerateSettings())
+    snapshot = fetch_upstream(tag, source, wanted_for(probe), options)
+    upstream = {spec.name: chart_files(snapshot, spec) for spec in probe.charts}
+    settings, generated = _generated(probe, trees)
+    inferences = [
+        infer_chart(name, upstream[name], trees[name], set(generated.get(name, ())), tag) for name, _ in charts
+    ]
+    deleted = {i.chart: i.deleted for i in inferences if i.deleted}
+    problems = [p for i in inferences for p in i.problems]
+    universes = {name: set(files) for name, files in upstream.items()}
+    result = None
+    with tempfile.TemporaryDirectory(prefix=".gsvendor-adopt-", dir=root) as tmp:
+        plain: set[str] = set()  # charts whose operations themes reordered into a failing order
+        known = {p.split(": ")[0] for p in problems}
+        for attempt in range(len(charts) + 2):
+            stage = Path(tmp) / f"attempt-{attempt}"
+            layout = arrange(inferences, universes, plain)
+            _stage_overlays(stage, layout)
+            config = _config(root, repository, charts, stage, settings, deleted)
+            try:
+                built = build(config, snapshot, load_overlays(stage))
+            except OverlayDefinitionError as exc:  # text the YAML of an overlay cannot carry as written
+                result = AdoptResult(tag, layout, deleted, generated, [*problems, str(exc)], settings, existing)
+                break
+            except OverlayApplyError as exc:
+                failing = {name for name, _ in charts if str(exc).startswith(f"{name}/")} - plain
+                if failing:
+                    plain |= failing
+                    continue
+                result = AdoptResult(tag, layout, deleted, generated, [*problems, str(exc)], settings, existing)
+                break
+            left = [
+                x for x in _differences(config, built, trees) if not any(x.split(": ")[0].endswith(k) for k in known)
+            ]
+            failing = {name for name, dest in charts for x in left if x.startswith(f"{dest}/")} - plain
+            if failing:
+                plain |= failing
+                continue
+            result = AdoptResult(
+                tag, layout, deleted, generated, problems + left, settings, existing, plain=sorted(plain)
+            )
+            break
+        assert result is not None
+        if dry_run or (result.problems and not partial):
+            return result
+        lock_bytes = None
+        if not result.problems:
+            location = lockfile.source_location(snapshot.kind, source, root)
+            lock_bytes = lockfile.render(built, location, Digests())
+        text = config_text(root, repository, charts, deleted, settings)
+        _write(root, Path(tmp), stage, text, lock_bytes)
+    result.written = True
+    return result
+
+
+def _stage_overlays(stage: Path, layout: list[OverlayFile]) -> None:
+    stage.mkdir(parents=True)
+    for overlay in layout:
+        (stage / f"{overlay.name}.yaml").write_text(dump(overlay), encoding="utf-8")
+        for path, data in overlay.assets.items():
+            target = stage / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+
+
+def _differences(config: Config, built: Any, trees: dict[str, dict[str, bytes]]) -> list[str]:
+    """One line per file whose build differs from the tree."""
+    left = []
+    for chart in built.charts:
+        tree = trees[chart.spec.name]
+        for path in sorted(set(tree) | set(chart.files)):
+            if tree.get(path) != chart.files.get(path):
+                what = (
+                    "sync would add it"
+                    if path not in tree
+                    else "sync would remove it"
+                    if path not in chart.files
+                    else "the overlays inferred do not reproduce it"
+                )
+                if path in chart.generated and path in tree:
+                    what = "differs from what generate writes (edit its template or .schema.yaml instead)"
+                left.append(f"{chart.spec.dest}/{path}: {what}")
+    return left
+
+
+def config_text(
+    root: Path,
+    repository: str,
+    charts: list[tuple[str, str]],
+    deleted: dict[str, list[str]],
+    settings: GenerateSettings,
+) -> str:
+    """gsvendor.yaml for the adopted charts: the upstream repository, the charts (with their
+    deleted upstream files as ``exclude``), the generate settings; other settings of an existing
+    gsvendor.yaml (images, manifests, Dockerfiles) carried over."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML()
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    kept: dict[str, Any] = {}
+    if (root / CONFIG_FILE).is_file():
+        try:
+            old = yaml.load((root / CONFIG_FILE).read_text(encoding="utf-8"))
+            replaced = ("charts", "overlays", "output", "generate", "lock")
+            kept = {k: v for k, v in (old or {}).items() if k not in replaced}
+        except Exception:  # unreadable: written afresh
+            kept = {}
+    data: dict[str, Any] = {"upstream": kept.pop("upstream", {"repository": repository})}
+    data.update({"output": "helm", "overlays": "overlays", "lock": "gsvendor.lock.yaml"})
+    entries: list[Any] = []
+    for name, dest in charts:
+        entry: dict[str, Any] = {"name": name}
+        if dest != f"helm/{name}":
+            entry["dest"] = dest
+        if deleted.get(name):
+            entry["exclude"] = [_literal_glob(p) for p in deleted[name]]
+        entries.append(name if len(entry) == 1 else entry)
+    data["charts"] = entries
+    data["generate"] = {
+        "readme": {"sortValuesOrder": settings.sort_values_order},
+        "schema": {"normalize": settings.normalize},
+    }
+    data.update(kept)
+    out = io.StringIO()
+    out.write("# gsvendor configuration, written by gsvendor adopt: what to vendor from upstream, and where.\n")
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def _write(root: Path, tmp: Path, stage: Path, text: str, lock_bytes: bytes | None) -> None:
+    """Put overlays/, gsvendor.yaml and the lock in place; on any failure put back what was there."""
+    config_new = tmp / "gsvendor.yaml.new"
+    config_new.write_text(text, encoding="utf-8")
+    lock_new = tmp / "lock.new"
+    if lock_bytes is not None:
+        lock_new.write_bytes(lock_bytes)
+    targets = [(stage, root / "overlays"), (config_new, root / CONFIG_FILE)]
+    if lock_bytes is not None:
+        targets.append((lock_new, root / "gsvendor.lock.yaml"))
+    from gsvendor.signals import Deferred
+
+    moved: list[tuple[Path, Path | None]] = []  # (target, where its old content went)
+    # a signal between the renames would leave overlays/ of one adoption beside another gsvendor.yaml
+    with Deferred(redeliver=True):
+        _swap(targets, moved, tmp)
+
+
+def _swap(targets: list[tuple[Path, Path]], moved: list[tuple[Path, Path | None]], tmp: Path) -> None:
+    """Rename each new file over its target, the old one kept in ``tmp``; on failure put back what was."""
+    try:
+        for index, (new, target) in enumerate(targets):
+            old = None
+            if target.exists() or target.is_symlink():
+                old = tmp / f"old-{index}"
+                os.replace(target, old)
+            moved.append((target, old))
+            os.replace(new, target)
+    except BaseException:
+        for target, old in reversed(moved):
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target, ignore_errors=True)
+            elif target.exists():
+                target.unlink()
+            if old is not None:
+                os.replace(old, target)
+        raise
+
+
+ARCHIVE = re.compile(r"^(?P<name>.+?)-(?P<tag>v?\d[0-9A-Za-z.+-]*?)\.(tar\.gz|tgz)$")
+
+
+@dataclass(frozen=True)
+class Match:
+    """How well upstream ``tag`` matches the tree: ``lines`` matched of ``total`` lines, ``identical``
+    files of ``files``."""
+
+    tag: str
+    source: str
+    lines: int
+    total: int
+    identical: int
+    files: int
+
+    @property
+    def ratio(self) -> float:
+        """Matched lines as a fraction of all lines (0..1)."""
+        return self.lines / self.total if self.total else 0.0
+
+
+def detect(root: Path, source: str, folders: list[Path], options: FetchOptions, newest: int = 10) -> list[Match]:
+    """Score the tags ``source`` offers against the tree, best first: every tag archive in a folder
+    (``<name>-<tag>.tar.gz``), or the ``newest`` release tags of a git URL (``git ls-remote``).
+    Raises :class:`UsageError` when ``source`` offers no tag."""
+    from gsvendor.upstream.source import classify_source
+
+    charts = chart_folders(root, folders)
+    trees = {name: read_tree(root, dest) for name, dest in charts}
+    wanted = Wanted(folders=tuple(f"charts/{name}" for name, _ in charts), files=())
+    if classify_source(source) == "git":
+        candidates = [(tag, source) for tag in _git_tags(source, options)[:newest]]
+    else:
+        folder = Path(source)
+        archives = sorted(p for p in folder.iterdir() if ARCHIVE.match(p.name)) if folder.is_dir() else []
+        candidates = [(ARCHIVE.match(p.name)["tag"], str(p)) for p in archives]  # type: ignore[index]
+    if not candidates:
+        raise UsageError(
+            f"--source {source}: no tags to detect from (a folder of <name>-<tag>.tar.gz archives, or a git URL)"
+        )
+    matches = []
+    for tag, location in candidates:
+        try:
+            snapshot = fetch_upstream(tag, location, wanted, options)
+        except SourceError:
+            continue  # another project's archive, or a tag without these charts
+        matches.append(_score(tag, location, snapshot, trees))
+    if not matches:
+        raise UsageError(f"--source {source}: no tag holds the charts {', '.join(trees)}")
+    return sorted(matches, key=lambda m: (-m.ratio, -m.identical, m.tag))
+
+
+def _git_tags(url: str, options: FetchOptions) -> list[str]:
+    """The release tags (:data:`gsvendor.config.DEFAULT_TAG_PATTERN`) of the git repository at
+    ``url``, newest version first. Raises :class:`SourceError` when git cannot list them in
+    ``options.max_time`` seconds."""
+    import subprocess
+
+    from packaging.version import InvalidVersion, Version
+
+    from gsvendor.config import DEFAULT_TAG_PATTERN
+    from gsvendor.upstream.git import public_git_url
+    from gsvendor.upstream.source import tag_version
+
+    try:
+        listed = subprocess.run(
+            ["git", "ls-remote", "--tags", "--refs", "--", url],
+            capture_output=True,
+            timeout=options.max_time,
+            check=False,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise SourceError(f"{public_git_url(url)}: git ls-remote failed: {type(exc).__name__}") from None
+    if listed.returncode != 0:
+        raise SourceError(f"{public_git_url(url)}: git ls-remote failed (exit {listed.returncode})")
+    tags = []
+    for line in listed.stdout.decode("utf-8", "replace").splitlines():
+        tag = line.rsplit("refs/tags/", 1)[-1]
+        if re.search(DEFAULT_TAG_PATTERN, tag):
+            try:
+                tags.append((Version(tag_version(tag)), tag))
+            except InvalidVersion:
+                continue
+    return [tag for _, tag in sorted(tags, reverse=True)]
+
+
+def _score(tag: str, source: str, snapshot: UpstreamSnapshot, trees: dict[str, dict[str, bytes]]) -> Match:
+    lines = total = identical = files = 0
+    for name, tree in trees.items():
+        prefix = f"charts/{name}/"
+        upstream = {p[len(prefix) :]: d for p, d in snapshot.files.items() if p.startswith(prefix)}
+        for path in set(tree) | set(upstream):
+            mine, theirs = tree.get(path, b""), normalize_whitespace(upstream.get(path, b""))
+            files += 1
+            if mine == theirs:
+                identical += 1
+            a, b = Counter(mine.splitlines()), Counter(theirs.splitlines())
+            lines += sum((a & b).values())
+            total += max(sum(a.values()), sum(b.values()))
+    return Match(tag, source, lines, total, identical, files)
