@@ -27,6 +27,7 @@ OPTIONS = [
     (["patch-verify", "--patches"], "--patches", True),
     (["patch-verify", "--tag"], "--tag", False),
     (["versions", "--source"], "--source", False),
+    (["adopt", "v0.20.0", "--source"], "--source", False),
 ]
 
 
