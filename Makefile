@@ -111,9 +111,10 @@ ci-config: venv tools ## Merge .circleci/workflows.yml and custom.yml as CircleC
 	  > build/circleci/continue.yml
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.circle-ci .circleci/config.yml build/circleci/continue.yml
 
-lint: venv ## ruff on the code and tests.
+lint: venv ## ruff on the code and tests; the package's shape (module sizes, import cycles, folder names) and README's length.
 	$(VENV)/bin/ruff check gsvendor tests benchmarks
 	$(VENV)/bin/ruff format --check gsvendor tests benchmarks
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_architecture.py tests/test_docs.py
 
 test: venv tools lint ## Lint and run the test suite (needs ../shared/upstream).
 	$(VENV)/bin/pytest -q

@@ -2,14 +2,14 @@
 
 Not a test; prints figures. Run from the project root after `make sync` and `hack/install-helm.sh`:
 
-    .venv/bin/python benchmarks/bench_check_images.py [--rounds N]
+    .venv/bin/python benchmarks/bench_check_images.py [--repeats N]
 
 The baseline is the cheapest way to get the same renders: the same helm invocations (one per
 chart × variant, the variant list that check-images plans) run one after another on renderable
 copies prepared before the clock starts. check-images is timed end to end as a user runs it:
 process start, configuration, rendering, parsing, judging and the report. The ratio is
 check-images / serial helm; the target is ≤ 1.0 (on a 2-core machine). The same calls under
-``xargs -P2`` are the parallel floor: check-images ≤ 1.15× of it (paired per round).
+``xargs -P2`` are the parallel floor: check-images ≤ 1.15× of it (paired per repeat).
 """
 
 from __future__ import annotations
@@ -29,8 +29,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gsvendor.config import load_config  # noqa: E402
-from gsvendor.images import check as checkimages  # noqa: E402
-from gsvendor.images import render  # noqa: E402
+from gsvendor.images import (  # noqa: E402
+    render,
+    rendering,
+    variants,
+)
 
 # as installed for users: byte code cached (PYTHONDONTWRITEBYTECODE would compile every module each run)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -39,12 +42,12 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 def helm_calls(helm: str, stack: ExitStack) -> list[list[str]]:
     """The helm command lines check-images runs, on renderable copies that live as long as ``stack``."""
     config = load_config(ROOT / "gsvendor.yaml")
-    settings = checkimages.images_config(config)
+    settings = variants.images_config(config)
     calls = []
-    for chart in checkimages.chart_targets([], config):
-        values = checkimages.load_values(chart).data
+    for chart in variants.chart_targets([], config):
+        values = rendering.load_values(chart).data
         copy = stack.enter_context(render.renderable_copy(chart.path))
-        for variant in checkimages.plan_variants(values, settings.chart(chart.name)):
+        for variant in variants.plan_variants(values, settings.chart(chart.name)):
             args = [helm, "template", "release", str(copy), "--namespace", "default"]
             for values_file in variant.values_files:
                 args += ["--values", str(values_file)]
@@ -126,7 +129,7 @@ def check_images(gsvendor: str) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
     helm = render.find_helm(project_root=ROOT)
     gsvendor = str(ROOT / ".venv" / "bin" / "gsvendor")
@@ -136,7 +139,7 @@ def main() -> None:
         check_images(gsvendor)
         tuned = render.helm_environment(ENV) or ENV
         serial_runs, parallel_runs, tuned_runs, pool_runs, tool_runs, delays = [], [], [], [], [], []
-        for _ in range(args.rounds):  # interleaved, so drift on the machine hits both alike
+        for _ in range(args.repeats):  # interleaved, so drift on the machine hits both alike
             serial_runs.append(serial(calls))
             parallel_runs.append(parallel(calls))
             tuned_runs.append(parallel(calls, env=tuned))
@@ -144,7 +147,7 @@ def main() -> None:
             tool_runs.append(check_images(gsvendor))
             delays.append(first_render_delay(gsvendor, helm, Path(scratch)))
     load = os.getloadavg()[0]
-    print(f"machine: {os.cpu_count()} CPU(s), load average {load:.2f}; {len(calls)} helm calls; {args.rounds} rounds")
+    print(f"machine: {os.cpu_count()} CPU(s), load average {load:.2f}; {len(calls)} helm calls; {args.repeats} repeats")
     labelled = (
         ("serial helm template loop", serial_runs),
         ("helm under xargs -P2", parallel_runs),

@@ -3,7 +3,7 @@
 
 Not a test; prints figures. Run from the project root after `make sync` and `hack/install-helm.sh`:
 
-    .venv/bin/python benchmarks/bench_check_manifests.py [--rounds N]
+    .venv/bin/python benchmarks/bench_check_manifests.py [--repeats N]
 
 Both commands are timed end to end as a user runs them (process start, configuration, rendering
 every chart × variant once, parsing, judging, the report), interleaved so drift on the machine
@@ -42,7 +42,7 @@ def timed(command: list[str]) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
     gsvendor = str(ROOT / ".venv" / "bin" / "gsvendor")
     commands = {
@@ -53,10 +53,10 @@ def main() -> None:
     for command in commands.values():  # warm the page cache, helm's binary and Python's bytecode
         timed(command)
     runs: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
-    for _ in range(args.rounds):
+    for _ in range(args.repeats):
         for label, command in commands.items():
             runs[label].append(timed(command))
-    print(f"machine: {os.cpu_count()} CPU(s), load average {os.getloadavg()[0]:.2f}; {args.rounds} rounds")
+    print(f"machine: {os.cpu_count()} CPU(s), load average {os.getloadavg()[0]:.2f}; {args.repeats} repeats")
     for label, measured in runs.items():
         walls, cpus = [w for w, _ in measured], [c for _, c in measured]
         print(

@@ -2,7 +2,7 @@
 
 Not a test; prints figures. Run from the project root after `make sync` and `make tools`:
 
-    .venv/bin/python benchmarks/bench_generate.py [--rounds N]
+    .venv/bin/python benchmarks/bench_generate.py [--repeats N]
 
 Both sides produce the generated files of every configured chart in helm/ (values.schema.json
 where the chart has .schema.yaml, README.md where it has README.md.gotmpl):
@@ -66,7 +66,7 @@ def run(args: list[str], cwd: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
 
     missing = [tool for tool in ("helm-docs", "helm-values-schema-json") if not (TOOLS / tool).is_file()]
@@ -86,14 +86,14 @@ def main() -> None:
             copies.append(root / folder.relative_to(ROOT))
             shutil.copytree(folder, copies[-1])
         in_process(config), real_tools(copies, root, schemalint)  # warm caches, imports, binaries
-        ours = [in_process(config) for _ in range(args.rounds)]
-        theirs = [real_tools(copies, root, schemalint) for _ in range(args.rounds)]
+        ours = [in_process(config) for _ in range(args.repeats)]
+        theirs = [real_tools(copies, root, schemalint) for _ in range(args.repeats)]
 
     files = sum((f / ".schema.yaml").is_file() for f in folders) + sum(
         (f / "README.md.gotmpl").is_file() for f in folders
     )
     tools = "helm-values-schema-json + " + ("schemalint normalize + " if schemalint else "") + "helm-docs"
-    print(f"generate: {len(folders)} charts, {files} generated files, median of {args.rounds} rounds")
+    print(f"generate: {len(folders)} charts, {files} generated files, median of {args.repeats} repeats")
     print(f"  {'gsvendor generate (in-process)':<52} {statistics.median(ours) * 1000:8.1f} ms")
     print(f"  {tools:<52} {statistics.median(theirs) * 1000:8.1f} ms")
     print(f"  {'ratio gsvendor / tools':<52} {statistics.median(ours) / statistics.median(theirs):8.2f}")

@@ -2,7 +2,7 @@
 
 Not a test; prints figures. Run from the project root:
 
-    .venv/bin/python benchmarks/bench_parse.py [--count 20000] [--rounds 3]
+    .venv/bin/python benchmarks/bench_parse.py [--count 20000] [--repeats 3]
 
 Each FROM once rebuilt the map of every earlier stage's name and each stage ARG copied the
 stage's ARGs so far (quadratic: 20,000 stages took about 60 s in ``versions --check``); the
@@ -31,11 +31,11 @@ def text(count: int) -> str:
     return "ARG KSERVE_VERSION=v1.0.0\n" + stages + args
 
 
-def seconds(count: int, rounds: int) -> float:
-    """The median wall time (s) of parsing :func:`text` of ``count`` over ``rounds`` runs."""
+def seconds(count: int, repeats: int) -> float:
+    """The median wall time (s) of parsing :func:`text` of ``count`` over ``repeats`` runs."""
     source = text(count)
     times = []
-    for _ in range(rounds):
+    for _ in range(repeats):
         start = time.perf_counter()
         parse(source)
         times.append(time.perf_counter() - start)
@@ -46,12 +46,12 @@ def main() -> None:
     """Print the figures (no pass/fail)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=20_000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3)
     options = parser.parse_args()
-    full = seconds(options.count, options.rounds)
-    quarter = seconds(options.count // 4, options.rounds)
-    count, rounds = options.count, options.rounds
-    print(f"Dockerfile reader: {count} stages + {count} ARGs: {full:.2f} s (median of {rounds})")
+    full = seconds(options.count, options.repeats)
+    quarter = seconds(options.count // 4, options.repeats)
+    count, repeats = options.count, options.repeats
+    print(f"Dockerfile reader: {count} stages + {count} ARGs: {full:.2f} s (median of {repeats})")
     print(f"Dockerfile reader: {options.count // 4} of each: {quarter:.2f} s; ratio {full / quarter:.1f} (linear ≈ 4)")
 
 

@@ -2,7 +2,7 @@
 
 Not a test; prints figures. Needs Debian's docker-registry (`apt-get install docker-registry`):
 
-    .venv/bin/python benchmarks/bench_resolve.py [--references 100] [--rounds 3] [--jobs 8] [--latency 20]
+    .venv/bin/python benchmarks/bench_resolve.py [--references 100] [--repeats 3] [--jobs 8] [--latency 20]
 
 Starts docker-registry on 127.0.0.1 at a free port with a temporary storage folder, pushes
 ``--references`` small artifacts with oras-py (10 repositories, a tag per artifact), then resolves
@@ -43,15 +43,15 @@ def timed(targets: list[resolve.Target], options: resolve.ResolveOptions) -> tup
     return seconds, sum(1 for r in found.values() if r.ok), resolver.requests
 
 
-def compare(host: str, names: list[str], jobs: int, rounds: int) -> tuple[float, float, int, int]:
-    """Median (parallel, serial) seconds, resolved count and requests per round for ``names`` at ``host``."""
+def compare(host: str, names: list[str], jobs: int, repeats: int) -> tuple[float, float, int, int]:
+    """Median (parallel, serial) seconds, resolved count and requests per repeat for ``names`` at ``host``."""
     targets = [resolve.target_of(parse(f"{host}/{name}")) for name in names]
     parallel_options = resolve.ResolveOptions(jobs=jobs, insecure=frozenset({host}))
     serial_options = resolve.ResolveOptions(jobs=1, insecure=frozenset({host}))
     timed(targets[:5], parallel_options)  # warm-up: imports, first connections
     parallel, serial = [], []
     ok = requests = 0
-    for _ in range(rounds):
+    for _ in range(repeats):
         seconds, ok, requests = timed(targets, parallel_options)
         parallel.append(seconds)
         seconds, ok_serial, _ = timed(targets, serial_options)
@@ -63,7 +63,7 @@ def compare(host: str, names: list[str], jobs: int, rounds: int) -> tuple[float,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--references", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=resolve.DEFAULT_JOBS)
     parser.add_argument("--latency", type=float, default=20.0, help="milliseconds per request through the proxy")
     args = parser.parse_args()
@@ -75,9 +75,9 @@ def main() -> None:
             list(pool.map(lambda i: registry.push(names[i], f"artifact {i}".encode()), range(len(names))))
         pushed = time.perf_counter() - start
         print(f"registry: docker-registry on {registry.host}; pushed {len(names)} artifacts in {pushed:.1f} s")
-        rows = [("direct", *compare(registry.host, names, args.jobs, args.rounds))]
+        rows = [("direct", *compare(registry.host, names, args.jobs, args.repeats))]
         with FlakyProxy(registry.host, failures=0, delay=args.latency / 1000) as proxy:
-            rows.append((f"+{args.latency:g} ms", *compare(proxy.host, names, args.jobs, args.rounds)))
+            rows.append((f"+{args.latency:g} ms", *compare(proxy.host, names, args.jobs, args.repeats)))
 
     for label, par, ser, ok, requests in rows:
         print(

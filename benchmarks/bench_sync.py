@@ -1,8 +1,8 @@
 """Print sync, verify and diff against their floors (plain `tar` + `cp`/`diff`), in one paired run.
 
-Not a test: figures for the CI log (``make bench``). Each round times gsvendor and then its floor
-back to back, and the median of the per-round ratios is printed, so load from other processes on
-the machine hits both sides of a pair alike. Targets on the 2-core build machine (issue 19):
+Not a test: figures for the CI log (``make bench``). Each repeat times gsvendor and then its floor
+back to back, and the median of the per-repeat ratios is printed, so load from other processes on
+the machine hits both sides of a pair alike. Targets on the 2-core build machine:
 
 - ``sync v0.20.0`` into an empty helm/ ≤ 4× ``tar xzf`` + ``cp -r`` of the charts;
 - no-op re-sync and ``verify`` ≤ 4× ``tar xzf`` + ``diff -rq``;
@@ -10,7 +10,7 @@ the machine hits both sides of a pair alike. Targets on the 2-core build machine
 - sync of 100 charts: peak RSS ≤ 150 MB, ≤ 0.03 s CPU per chart added (every chart generated);
 - ``gsvendor --help`` ≤ 0.12 s.
 
-    .venv/bin/python benchmarks/bench_sync.py [--rounds N]
+    .venv/bin/python benchmarks/bench_sync.py [--repeats N]
 """
 
 from __future__ import annotations
@@ -75,10 +75,10 @@ def without_generated(base: Path) -> Path:
     return copy
 
 
-def paired(label: str, ours: object, floor: object, rounds: int, target: float) -> None:
+def paired(label: str, ours: object, floor: object, repeats: int, target: float) -> None:
     """Time ``ours`` and ``floor`` (each returning (wall, CPU)) back to back; print median ratios."""
     walls, cpus, mine, base = [], [], [], []
-    for _ in range(rounds):
+    for _ in range(repeats):
         a, b = ours(), floor()  # type: ignore[operator]
         mine.append(a)
         base.append(b)
@@ -95,8 +95,8 @@ def paired(label: str, ours: object, floor: object, rounds: int, target: float) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    rounds = parser.parse_args().rounds
+    parser.add_argument("--repeats", type=int, default=5)
+    repeats = parser.parse_args().repeats
     tag = "v0.20.0"
     source = ["sync", tag, "--source", str(TARBALL)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -115,27 +115,27 @@ def main() -> None:
         def copy_floor() -> tuple[float, float]:
             return shell(f"{untar} && rm -rf out && mkdir out && cp -r {charts} out/", base)
 
-        print(f"paired medians of {rounds} rounds. Other processes may share this machine's cores: then")
+        print(f"paired medians of {repeats} repeats. Other processes may share this machine's cores: then")
         print("wall times are noisy and the CPU ratio (user + system, children included) is the steadier figure")
         fresh()  # warm-up: byte code, page cache
-        paired("sync v0.20.0, empty helm/", fresh, copy_floor, rounds, 4)
+        paired("sync v0.20.0, empty helm/", fresh, copy_floor, repeats, 4)
 
         def fresh_cold() -> tuple[float, float]:
             shutil.rmtree(work / "helm", ignore_errors=True)
             (work / "gsvendor.lock.yaml").unlink(missing_ok=True)
             return run([*GSVENDOR, "--cache-dir", str(without_generated(base)), *source], work)[:2]
 
-        paired("  the same, generating", fresh_cold, copy_floor, rounds, 4)
+        paired("  the same, generating", fresh_cold, copy_floor, repeats, 4)
         fresh()
 
         def diff_floor(flags: str) -> object:
             return lambda: shell(f"{untar} && ({diff_each.format(flags=flags)}) >/dev/null; true", work)
 
-        paired("no-op re-sync", lambda: run([*GSVENDOR, *source], work)[:2], diff_floor("-rq"), rounds, 4)
-        paired("verify", lambda: run([*GSVENDOR, "verify"], work)[:2], diff_floor("-rq"), rounds, 4)
-        paired("diff", lambda: run([*GSVENDOR, "diff"], work)[:2], diff_floor("-ruN"), rounds, 3)
-        many_charts(base, rounds)
-        help_times = sorted(run([*GSVENDOR, "--help"], work)[:2] for _ in range(rounds))
+        paired("no-op re-sync", lambda: run([*GSVENDOR, *source], work)[:2], diff_floor("-rq"), repeats, 4)
+        paired("verify", lambda: run([*GSVENDOR, "verify"], work)[:2], diff_floor("-rq"), repeats, 4)
+        paired("diff", lambda: run([*GSVENDOR, "diff"], work)[:2], diff_floor("-ruN"), repeats, 3)
+        many_charts(base, repeats)
+        help_times = sorted(run([*GSVENDOR, "--help"], work)[:2] for _ in range(repeats))
         wall, cpu = help_times[len(help_times) // 2]
         print(f"{'gsvendor --help':<26} {wall:6.3f} s  ({cpu:.3f} s CPU)  (target <= 0.12 s)")
         # last: it grows this process by ~200 MB, and a child forked after that reports this
@@ -176,7 +176,7 @@ def linear_diff() -> None:
     )
 
 
-def many_charts(base: Path, rounds: int) -> None:
+def many_charts(base: Path, repeats: int) -> None:
     """Sync of 5 and of 100 charts (copies of the upstream charts): peak RSS and CPU per added chart."""
     measured = {}
     for count in (5, 100):
@@ -185,7 +185,7 @@ def many_charts(base: Path, rounds: int) -> None:
         ]
         folder = project(base / f"charts-{count}", specs)
         samples = []
-        for _ in range(max(1, rounds // 2)):
+        for _ in range(max(1, repeats // 2)):
             shutil.rmtree(folder / "helm", ignore_errors=True)
             (folder / "gsvendor.lock.yaml").unlink(missing_ok=True)
             cache = ["--cache-dir", str(without_generated(base))]  # every chart generated

@@ -58,7 +58,7 @@ def _exit_now(code: object) -> None:
     """End the process with ``code`` (an int or ``None``) at once, skipping the interpreter's teardown.
 
     Freeing the ~250 modules and every object a command made costs 30-60 ms of a run that has
-    finished (issue 19). What that teardown would still do is done here: the atexit handlers run
+    finished. What that teardown would still do is done here: the atexit handlers run
     (weakref finalizers among them) and the standard streams are flushed. Returns, leaving the
     exit to Python, when another non-daemon thread still runs (Python would wait for it), when
     ``code`` is a message, or when a stream cannot be flushed (Python reports that as it does).

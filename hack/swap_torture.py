@@ -227,7 +227,7 @@ class Torture:
             self.problem("stray journal or staging", project, f"{when}: {strays(project)}")
         return version
 
-    def round(self, forced: bool, sig: str, step: int, quick: bool = False) -> None:
+    def trial(self, forced: bool, sig: str, step: int, quick: bool = False) -> None:
         project = self.copy(self.base, "victim")
         args = ["--force"] if forced else []
         if forced:
@@ -259,7 +259,7 @@ class Torture:
                     follow, f"SIG{sig} at step {step}, then sync {' '.join(order)}", edit_pending=forced, settled=True
                 )
             self.counts["follow-up pairs"] += 1
-        self.counts["rounds"] += 1
+        self.counts["trials"] += 1
 
 
 def preload() -> None:
@@ -312,7 +312,7 @@ def main() -> int:
                 torture.counts[f"{'forced' if forced else 'plain'} swap steps"] = total
                 for sig in options.signals.split(","):
                     for step in range(1, total + 2, options.stride):  # one past the end: a clean run
-                        torture.round(forced, sig, step, options.quick)
+                        torture.trial(forced, sig, step, options.quick)
     counts = dict(sorted(torture.counts.items()))
     failed = sum(v for k, v in counts.items() if k.startswith("problem"))
     if options.json:

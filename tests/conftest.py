@@ -96,7 +96,7 @@ def upstream_files(tag: str, prefix: str = "") -> dict[str, bytes]:
 
 @pytest.fixture(scope="session")
 def extracted(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
-    """Extract an upstream archive once per session; returns its top folder (an upstream checkout)."""
+    """Extract an upstream archive once per test run; returns its top folder (an upstream checkout)."""
     cache: dict[str, Path] = {}
 
     def get(tag: str) -> Path:

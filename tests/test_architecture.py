@@ -1,9 +1,10 @@
-"""The package's shape (issue 12): no import cycle, dependencies pointing one way, modules small.
+"""The package's shape: no import cycle, dependencies pointing one way, modules small.
 
 Layers, from the top: ``cli`` → ``workflows`` → the domain packages (upstream, overlays, generate,
-vendor, images, build) → ``config``/``validation``/``errors``/``files``/``signals``. ``report`` presents results
-and may read the domain's types; nothing below the CLI imports it except for ``report.junit``'s
-neutral test-case type. Every import is counted, also those inside functions (lazy imports).
+vendoring, images, manifests, controller_images, adopt) → ``config``/``validation``/``errors``/``files``/
+``signals``. ``report`` presents results and may read the domain's types; nothing below the CLI
+imports it except for ``report.junit``'s neutral test-case type. Every import is counted, also those
+inside functions (lazy imports).
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "gsvendor"
 DOMAIN = ("upstream", "overlays", "generate", "vendoring", "images", "manifests", "controller_images", "adopt")
-MAX_LINES = 900
+MAX_LINES = 600
+GOLANG_MAX_LINES = 900  # the Go emulations follow their Go sources' layout, file for file
+# Modules over the limit while their split is under way elsewhere, with their size then: each may
+# not grow, and the test fails once it fits, so the entry is removed with the split.
+OVERSIZED = {"gsvendor.config": 886}
+# Folder names that tools skip by convention (vendored code, build output, libraries).
+CONVENTION_NAMES = {"vendor", "build", "dist", "lib"}
 
 
 def module_name(path: Path) -> str:
@@ -109,7 +116,7 @@ def test_workflows_never_import_cli() -> None:
 
 
 def test_config_errors_files_import_no_domain() -> None:
-    base = {"config", "errors", "files", "signals", "validation"}
+    base = {"config", "errors", "files", "journal_trust", "signals", "validation"}
     bad = sorted(
         f"{m} imports {d}" for m, deps in graph().items() if layer(m) in base for d in deps if layer(d) not in base
     )
@@ -124,9 +131,44 @@ def test_golang_emulations_import_nothing_of_gsvendor_outside_their_room() -> No
     assert bad == []
 
 
+def package_of(module: str) -> str:
+    """The package ``module`` belongs to: itself for a package, else its parent (``gsvendor`` for top modules)."""
+    path = modules()[module]
+    return module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+
+def test_no_import_cycle_between_packages() -> None:
+    """A package importing another that imports it back (via any modules) is a cycle too: the two
+    cannot be understood or moved apart. The top package ``gsvendor`` is left out: every package
+    is below it, and its top modules (config, errors, files, signals) form the base layer."""
+    edges: dict[str, set[str]] = {}
+    for module, deps in graph().items():
+        source = package_of(module)
+        edges.setdefault(source, set()).update(package_of(d) for d in deps)
+    packages = {p: {d for d in deps if d not in (p, "gsvendor")} for p, deps in edges.items() if p != "gsvendor"}
+    assert find_cycle(packages) is None
+
+
+def limit_of(module: str) -> int:
+    return GOLANG_MAX_LINES if module.startswith("gsvendor.generate.golang") else MAX_LINES
+
+
 def test_modules_stay_small() -> None:
-    big = {name: n for name, path in modules().items() if (n := len(path.read_text().splitlines())) > MAX_LINES}
-    assert big == {}
+    """No module over 600 lines (the Go emulations under generate/golang: 900)."""
+    sizes = {name: len(path.read_text().splitlines()) for name, path in modules().items()}
+    big = {name: n for name, n in sizes.items() if n > limit_of(name) and name not in OVERSIZED}
+    grown = {name: sizes.get(name) for name, cap in OVERSIZED.items() if sizes.get(name, 0) > cap}
+    fits = sorted(name for name in OVERSIZED if sizes.get(name, 0) <= limit_of(name))
+    assert (big, grown, fits) == ({}, {}, [])
+
+
+def test_no_folder_named_as_a_tool_convention() -> None:
+    """GitHub's linguist marks ``vendor/`` as vendored code, and coverage, search and .gitignore
+    templates drop ``build/``, ``dist/`` and ``lib/``: a package folder so named disappears there."""
+    named = sorted(
+        str(d.relative_to(PACKAGE.parent)) for d in PACKAGE.rglob("*") if d.is_dir() and d.name in CONVENTION_NAMES
+    )
+    assert named == []
 
 
 def test_every_package_says_what_it_is_for() -> None:

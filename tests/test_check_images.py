@@ -704,7 +704,7 @@ def test_configuration_errors_exit_2(helm, tmp_path, images, message):
 @pytest.mark.parametrize("command", ["check-images", "check-manifests"])
 @pytest.mark.parametrize("given", ["fixture", "fixtur", "helm/fixtur"])
 def test_a_chart_name_or_a_misspelt_folder_suggests_the_chart_folder(helm, tmp_path, monkeypatch, command, given):
-    # a newcomer passes the chart name as diff takes it: the CHART_DIR it meant is named
+    # a user passes the chart name as diff takes it: the CHART_DIR it meant is named
     config = write_config(tmp_path)
     write_chart(tmp_path / "helm")
     monkeypatch.chdir(tmp_path)

@@ -1,4 +1,4 @@
-"""check-manifests (issue 17): rendered custom resources against the CRDs vendored beside them.
+"""check-manifests: rendered custom resources against the CRDs vendored beside them.
 
 The integration tests run on a project synced at upstream v0.20.0 from ../shared/upstream with the
 real helm; the schema tests use small CRDs written here to pin the structural-schema rules.
@@ -348,7 +348,7 @@ def test_fast_loader_equals_ruamel_on_every_rendered_and_file_crd(synced: Path, 
 def test_headers_read_from_text_equal_the_parsed_documents(synced: Path, helm: str) -> None:
     from ruamel.yaml import YAML
 
-    from gsvendor.images.check import split_documents
+    from gsvendor.images.documents import split_documents
     from gsvendor.images.render import template
     from gsvendor.manifests.check import read_header
 

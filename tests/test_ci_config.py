@@ -494,7 +494,7 @@ def test_workspace_writers_of_one_file_are_ordered(graph: Graph) -> None:
 
 
 def test_check_manifests_gates_chart_publishes_once_it_exists(graph: Graph) -> None:
-    """Issue 17's gate: when the Makefile has check-manifests, every chart publish waits for it."""
+    """The check-manifests gate: when the Makefile has check-manifests, every chart publish waits for it."""
     if not re.search(r"^check-manifests:", (ROOT / "Makefile").read_text(), re.MULTILINE):
         assert not graph.running("check-manifests")
         return

@@ -286,7 +286,7 @@ def test_python_dash_m_entry_point(cli: Cli, project: Path) -> None:
 @pytest.mark.parametrize("command", ["check-images", "check-manifests", "patch-verify"])
 def test_an_empty_junit_path_is_a_usage_error_before_any_work(cli: Cli, tmp_path: Path, command: str) -> None:
     """`--junit=` (an unset CI variable) read as the folder "." and failed after rendering with
-    "--junit .: cannot write: Is a directory" (attack, session 6)."""
+    "--junit .: cannot write: Is a directory"."""
     for given in ("--junit=", "--junit=."):  # typer reads both as the folder "."
         result = cli(tmp_path, command, given)
         assert (result.returncode, result.stdout) == (2, "")

@@ -1,4 +1,4 @@
-"""The CLI for every day (issue 18): CI-log widths, "run gsvendor sync", the root found from any folder,
+"""The CLI for every day: CI-log widths, "run gsvendor sync", the root found from any folder,
 --version, global options after the command, flags as flags, verify --source, --json everywhere."""
 
 from __future__ import annotations
@@ -135,8 +135,8 @@ def test_tables_wrap_at_path_segments(cli: Cli, synced_tree: Path) -> None:
     stat = json.loads(cli(synced_tree, "diff", "--stat", "--json").stdout)["stat"]
     added, removed = sum(s["added"] for s in stat), sum(s["removed"] for s in stat)
     assert table[-1] == f"{len(stat)} file(s) differ from upstream, +{added} -{removed} line(s)"
-    # issue 13: README rows in values.yaml order, schemas in the tool's order, devctl's .schema.yaml;
-    # issue 20: each chart's .helmignore and helm-unittest suites (15 files)
+    # generate: README rows in values.yaml order, schemas in the tool's order, devctl's .schema.yaml;
+    # and each chart's .helmignore and helm-unittest suites (15 files)
     assert len(stat) == 68 and removed == 539
 
 
@@ -189,7 +189,7 @@ def test_a_folder_whose_name_breaks_the_line_is_no_suggestion(
     cli: Cli, synced_tree: Path, tmp_path: Path, odd: str
 ) -> None:
     """A close folder name with a line break in it was quoted in the hint, and the error became
-    two 'error:' lines, the second a fragment of the name (attack, session 10)."""
+    two 'error:' lines, the second a fragment of the name."""
     project = tmp_path / "copy"
     shutil.copytree(synced_tree, project, symlinks=True)
     config = project / "gsvendor.yaml"

@@ -1,4 +1,4 @@
-"""The console entry point ends the process without the interpreter's teardown, losing nothing (issue 19)."""
+"""The console entry point ends the process without the interpreter's teardown, losing nothing."""
 
 from __future__ import annotations
 

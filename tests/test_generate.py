@@ -1,4 +1,5 @@
-"""generate_chart in vendor.build, ``gsvendor generate [--check]`` on disk, and validate_values."""
+"""generate_chart in vendoring.plan, ``gsvendor generate [--check]`` on disk, and the generated
+schemas validating the charts' values."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from generate_helpers import CHARTS, ROOT, TAGS, tarball, upstream_chart
+from generate_helpers import CHARTS, ROOT, TAGS, tarball, upstream_chart, validate_values
 from typer.testing import CliRunner
 
 from gsvendor.cli import app
@@ -17,7 +18,6 @@ from gsvendor.files import normalize_whitespace
 from gsvendor.generate.chart import generate_chart
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.readme.template import render_readme
-from gsvendor.generate.schema.output import validate_values
 from gsvendor.overlays.engine import load_overlays
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions

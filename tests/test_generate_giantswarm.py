@@ -1,4 +1,4 @@
-"""``gsvendor generate`` as Giant Swarm's pipeline makes it (issue 13).
+"""``gsvendor generate`` as Giant Swarm's pipeline makes it.
 
 Giant Swarm's pre-commit runs, from the repository root, ``helm schema --config
 helm/<chart>/.schema.yaml`` (helm-values-schema-json v2.5.0, devctl's settings) and ``helm-docs

@@ -302,7 +302,7 @@ def test_a_signal_just_after_the_swap_before_the_result_says_the_sync_completed(
     cli: Cli, synced: Path, signal_name: str
 ) -> None:
     """The swap defers signals only while it renames: one right after (the result not yet back in
-    the command) said 'nothing was left half-written' over a changed helm/ (attack, session 6)."""
+    the command) said 'nothing was left half-written' over a changed helm/."""
     _sync_signalled_at(cli, synced, "gsvendor.workflows.sync", "SyncResult", signal_name)
 
 

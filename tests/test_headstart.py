@@ -1,4 +1,4 @@
-"""The head start of check-images and check-manifests (gsvendor/images/headstart.py, issue 19):
+"""The head start of check-images and check-manifests (gsvendor/images/headstart.py):
 when it applies, that the command takes its render over, and that nothing of it outlives the run."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from conftest import ROOT, Cli, default_signals, tarball
 
 from gsvendor.files import project_lock
 from gsvendor.images import headstart
-from gsvendor.images.check import chart_targets, images_config, render_charts
+from gsvendor.images.rendering import render_charts
+from gsvendor.images.variants import chart_targets, images_config
 
 TAG = "v0.20.0"
 
@@ -156,7 +157,7 @@ def test_no_head_start_without_a_stamp_with_the_lock_busy_or_a_sync_to_finish(
     assert _start(env, tmp_path / "empty-cache", helm, synced) is None
     with project_lock(synced, 0):  # another gsvendor works here: the command waits, saying so
         assert _start(env, cache, helm, synced) is None
-    from gsvendor.vendoring import journal_trust
+    from gsvendor import journal_trust
 
     for journal in (journal_trust.place(synced, cache).path, synced / journal_trust.LEGACY_NAME):
         journal.parent.mkdir(parents=True, exist_ok=True)
@@ -272,7 +273,7 @@ def test_a_failing_run_leaves_no_render_copy_and_no_helm(synced: Path, cache: Pa
 def test_an_interrupt_before_the_command_takes_it_ends_the_render(synced: Path, cache: Path, tmp_path: Path) -> None:
     """Ctrl-C in the command before render_charts took the head start (typer's import, the
     configuration) exits at once (os._exit, skipping every finally): the render and its copy must
-    not go on (a stray helm, a gsvendor-render-* folder in $TMPDIR) (attack, session 6)."""
+    not go on (a stray helm, a gsvendor-render-* folder in $TMPDIR)."""
     scratch, pid_file, shim = _sleeping_helm(tmp_path)
     script = (
         "import os, signal, sys, time\n"
@@ -291,7 +292,7 @@ def test_an_interrupt_before_the_command_takes_it_ends_the_render(synced: Path, 
 
 def test_ctrl_c_while_rendering_runs_no_render_not_yet_started(synced: Path, cache: Path, tmp_path: Path) -> None:
     """Ctrl-C with renders queued: the two running ones end, the eight queued never start (the
-    executor's exit used to run every queued helm first, 1-2 s) (attack, session 6)."""
+    executor's exit used to run every queued helm first, 1-2 s)."""
     import signal
     import time
 
@@ -349,8 +350,8 @@ def test_helm_runs_with_gos_collector_off_unless_the_user_set_it(
 
 def test_a_signal_as_the_head_starts_helm_starts_ends_that_helm(synced: Path, cache: Path, tmp_path: Path) -> None:
     """SIGTERM arriving while the head start's helm is being started (between the fork and the
-    render's registration for cleanup) left that helm running after gsvendor had exited (attack,
-    session 8): its start is now registered before a signal is acted on."""
+    render's registration for cleanup) left that helm running after gsvendor had exited: its start
+    is now registered before a signal is acted on."""
     scratch, pids, shim = _sleeping_helm(tmp_path)
     script = (
         "import os, signal, subprocess, sys\n"
@@ -369,16 +370,16 @@ def test_a_second_signal_while_the_renders_are_cleaned_up_leaves_no_copy(
     synced: Path, cache: Path, tmp_path: Path
 ) -> None:
     """SIGTERM, then another as the renderable copies were being removed: the second cut the removal
-    short and a copy of the chart stayed in TMPDIR (attack, session 10)."""
+    short and a copy of the chart stayed in TMPDIR."""
     scratch, pids, shim = _sleeping_helm(tmp_path)
     script = (
         "import os, signal, sys, tempfile\n"
-        "from gsvendor.images import check\n"
-        "real = check.load_values\n"
+        "from gsvendor.images import rendering\n"
+        "real = rendering.load_values\n"
         "def loading(*args, **kwargs):\n"
         "    os.kill(os.getpid(), signal.SIGTERM)  # while the defaults render\n"
         "    return real(*args, **kwargs)\n"
-        "check.load_values = loading\n"
+        "rendering.load_values = loading\n"
         "remove = tempfile.TemporaryDirectory._rmtree\n"
         "def removing(cls, *args, **kwargs):\n"
         "    os.kill(os.getpid(), signal.SIGTERM)  # and another as each copy is removed\n"
@@ -396,7 +397,7 @@ def test_sigterm_while_rendering_ends_the_running_helms_at_once(
     synced: Path, cache: Path, tmp_path: Path, args: list[str]
 ) -> None:
     """SIGTERM to gsvendor alone (a CI job's timeout, kill) while helm renders: the run waited for
-    every running helm to finish (up to its 120 s timeout) before exiting (attack, session 8)."""
+    every running helm to finish (up to its 120 s timeout) before exiting."""
     import signal
     import time
 
@@ -432,7 +433,7 @@ def test_sigterm_while_rendering_ends_the_running_helms_at_once(
     [
         *("bogus", "", "off", "256MiB", "1KB", "-0", "-1", " 5", "5B", "1iB", "5b", "\uff15"),
         *(str(2**63 - 1), str(2**63), "8388607TiB", "8388608TiB"),
-        # Go's atoi64 reads a lone "-" as 0: "-KiB" is a limit of 0 (attack, session 10)
+        # Go's atoi64 reads a lone "-" as 0: "-KiB" is a limit of 0
         *("-KiB", "-TiB", "-B", "-", "KiB", "-iB", "--1KiB"),
     ],
 )
@@ -448,7 +449,7 @@ def test_a_gomemlimit_go_rejects_is_one_line_not_a_failed_render_per_variant(
     synced: Path, cache: Path, helm: str, args: list[str]
 ) -> None:
     """GOMEMLIMIT=bogus: every helm died at start with a Go runtime stack, reported as ten variant
-    problems, exit 1 (the check failed) (attack, session 8)."""
+    problems, exit 1 (the check failed)."""
     result = _run(synced, {**_environ(cache, helm), "GOMEMLIMIT": "bogus"}, *args)
     assert (result.returncode, result.stderr.splitlines()[-1:]) == (
         2,
@@ -470,7 +471,7 @@ def test_an_empty_gogc_is_unset_as_go_reads_it() -> None:
 def test_helm_inherits_an_ignored_sigint(synced: Path, cache: Path, helm: str, tmp_path: Path) -> None:
     """Started with SIGINT ignored (nohup, a background job of a script), gsvendor ignores it and so
     must every helm: the head start's helm, started while signals were deferred to a handler, had
-    SIGINT reset to the default on exec and died of a Ctrl-C to the process group (attack, session 8)."""
+    SIGINT reset to the default on exec and died of a Ctrl-C to the process group."""
     import signal
 
     log, shim = tmp_path / "helm.log", tmp_path / "helm"

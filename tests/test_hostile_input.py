@@ -1,4 +1,4 @@
-"""Hostile and odd input found by attacking this session's changes: stamps, the lock, archives, global options."""
+"""Hostile and odd input: stamps, the lock, archives, global options."""
 
 from __future__ import annotations
 
@@ -216,7 +216,7 @@ def test_a_planted_stamp_cannot_send_writes_outside_the_project(tmp_path) -> Non
 )
 def test_verify_fails_on_a_link_or_special_file_in_the_output(cli: Cli, project: Path, make) -> None:
     """verify compared files by content: a link to a folder or a FIFO inside helm/ passed as
-    'upstream plus the declared overlays' (sync refuses to overwrite them) (attack, session 8)."""
+    'upstream plus the declared overlays' (sync refuses to overwrite them)."""
     assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
     odd = project / "helm/kserve-crd/templates/odd.yaml"
     make(odd)
@@ -230,7 +230,7 @@ def test_a_gsvendor_helm_that_is_not_executable_is_named_not_passed_over(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """GSVENDOR_HELM naming no helm (a typo) was passed over for .tools/bin/helm or PATH's helm, a
-    helm the user did not ask for, or ended in 'helm not found: … set GSVENDOR_HELM' (attack, session 8)."""
+    helm the user did not ask for, or ended in 'helm not found: … set GSVENDOR_HELM'."""
     from gsvendor.errors import ToolError
     from gsvendor.images.render import find_helm
 
@@ -249,7 +249,7 @@ def test_a_gsvendor_helm_that_is_not_executable_is_named_not_passed_over(
 def test_a_values_file_linking_outside_the_project_is_refused(cli: Cli, project: Path, tmp_path: Path) -> None:
     """switchValues (and a variant's values) must be relative paths inside the project, but a link
     there led anywhere: helm read it and its schema errors printed the lines of the file it points
-    to (/etc/shadow's, hashes and all) (attack, session 8)."""
+    to (/etc/shadow's, hashes and all)."""
     assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
     secret = tmp_path / "secret"
     secret.write_text("root:$6$not-for-a-ci-log:20228:0:99999:7:::\n")
@@ -280,8 +280,7 @@ def test_a_render_values_file_linking_outside_the_project_is_refused(cli: Cli, t
 
 def test_escape_sequences_in_rendered_text_reach_no_terminal(cli: Cli, project: Path, tmp_path: Path) -> None:
     """A chart's text (an object's name, an image, helm's error message: upstream's) holding
-    ESC ... went to the terminal as written: OSC 52 writes the clipboard, CSI 2J clears the screen
-    (attack, session 8)."""
+    ESC ... went to the terminal as written: OSC 52 writes the clipboard, CSI 2J clears the screen."""
     import shutil
 
     from conftest import ROOT
@@ -309,7 +308,7 @@ def test_escape_sequences_in_rendered_text_reach_no_terminal(cli: Cli, project: 
 
 
 def test_an_escape_sequence_in_a_file_name_reaches_no_terminal(cli: Cli, project: Path) -> None:
-    """verify's 'N file(s) differ: …' line printed a file name holding ESC as written (attack, session 8)."""
+    """verify's 'N file(s) differ: …' line printed a file name holding ESC as written."""
     assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
     (project / "helm/kserve-crd/templates/x\x1b[2Jy.yaml").write_text("a: 1\n")
     result = cli(project, "verify")

@@ -8,8 +8,10 @@ import textwrap
 
 from ruamel.yaml import YAML
 
-from gsvendor.images.check import discover_switches, judge, scan_manifests, split_documents
+from gsvendor.images.check import judge
+from gsvendor.images.documents import scan_manifests, split_documents
 from gsvendor.images.find import Found, configmap_references, key_lines, manifest_references, values_references
+from gsvendor.images.variants import discover_switches
 
 
 def pairs(found: list[Found]) -> list[tuple[str, str]]:
@@ -231,7 +233,7 @@ def test_an_empty_image_with_a_tag_stays_empty():
 
 
 def test_a_charts_copy_goes_when_its_last_render_ends_whichever_comes_first():
-    from gsvendor.images.check import _CopyRelease
+    from gsvendor.images.rendering import _CopyRelease
 
     closed: list[int] = []
     release = _CopyRelease(3)
@@ -253,7 +255,7 @@ def test_a_charts_copy_goes_when_its_last_render_ends_whichever_comes_first():
 
 
 def test_escaped_set_keys_are_the_substitution():
-    from gsvendor.images.check import _escape_key
+    from gsvendor.images.variants import _escape_key
 
     for key in ("enabled", "a.b", "x[0]", "k=v", "a,b", "back\\slash", "ü.ö", ""):
         assert _escape_key(key) == re.sub(r"([\\.\[=,])", r"\\\1", key)

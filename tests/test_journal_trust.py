@@ -15,7 +15,7 @@ import pytest
 from conftest import Cli, assert_one_line_error
 from test_robust import SMALL_CONFIG, small_upstream
 
-from gsvendor.vendoring import journal_trust
+from gsvendor import journal_trust
 
 PAYLOAD = b"#!/bin/sh\necho planted > /tmp/planted\n"
 DIGEST = "file:" + "0" * 64

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from gitkit import run_gsvendor
 
-from gsvendor.controller_images.patches import list_series, parse_patch
+from gsvendor.controller_images.patch_files import list_series, parse_patch
 
 ROOT = Path(__file__).parent.parent
 SERIES = ROOT / "patches" / "llmisvc"

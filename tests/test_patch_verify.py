@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from gitkit import PatchMaker, Upstream, git, make_project, numbered, replace_line, run_gsvendor, run_json
 
-from gsvendor.controller_images.patches import list_series, locate, parse_patch, wanted_files
+from gsvendor.controller_images.patch_files import list_series, parse_patch, wanted_files
+from gsvendor.controller_images.patches import locate
 
 A_GO = numbered("a line", 40)
 B_GO = numbered("b line", 40)
@@ -461,7 +462,7 @@ def test_an_escape_sequence_in_a_failing_patch_reaches_no_terminal(
 ) -> None:
     """The failing hunk's section printed the patch's name (and its lines) as written: an ESC in
     them was the terminal's escape sequence (OSC 52 writes the clipboard), though the table above
-    escaped the same name (attack, session 9)."""
+    escaped the same name."""
     written = patch_0001(maker, project)
     hostile = written.with_name("0001-\x1b]52;c;cHduZWQ=\x07x.patch")
     text = written.read_text().replace("+a line 10 patched", "+a line 10 \x1b[2Jpatched")

@@ -1,4 +1,4 @@
-"""helm-docs v1.14.2 details the differential tests found (issue 20), as the real binary writes them."""
+"""helm-docs v1.14.2 details the differential tests found, as the real binary writes them."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from gsvendor.errors import ConfigError, UsageError
+from gsvendor.images import credentials as docker_config
 from gsvendor.images import registry as resolve
 from gsvendor.images import resolve as resolving
 from gsvendor.images.reference import parse
@@ -54,7 +55,7 @@ def test_credentials_from_auth_and_username_password(tmp_path):
         ),
         encoding="utf-8",
     )
-    credentials = resolve.load_credentials(config)
+    credentials = docker_config.load_credentials(config)
     assert credentials.source == config
     assert credentials.for_host("gsoci.azurecr.io") == b64("u1:p1")
     assert credentials.for_host("docker.io") == b64("hub:pw")  # Docker Hub's legacy key
@@ -67,25 +68,25 @@ def test_credentials_from_auth_and_username_password(tmp_path):
 
 def test_default_docker_config_follows_docker_config_env(tmp_path, monkeypatch):
     monkeypatch.setenv("DOCKER_CONFIG", str(tmp_path / "d"))
-    assert resolve.default_docker_config() == tmp_path / "d" / "config.json"
-    assert resolve.load_credentials() == resolve.Credentials()  # no file: no credentials, no error
+    assert docker_config.default_docker_config() == tmp_path / "d" / "config.json"
+    assert docker_config.load_credentials() == docker_config.Credentials()  # no file: no credentials, no error
     monkeypatch.delenv("DOCKER_CONFIG")
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / ".docker").mkdir()
     (tmp_path / ".docker" / "config.json").write_text(json.dumps({"auths": {"h.io": {"auth": b64("a:b")}}}))
-    assert resolve.load_credentials().for_host("h.io") == b64("a:b")
+    assert docker_config.load_credentials().for_host("h.io") == b64("a:b")
 
 
 def test_a_broken_default_docker_config_is_a_configuration_error(tmp_path, monkeypatch):
     monkeypatch.setenv("DOCKER_CONFIG", str(tmp_path))
     (tmp_path / "config.json").write_text('{"auths": {"h.io": {"auth": "' + b64("no colon") + '"}}}')
     with pytest.raises(ConfigError, match=r"config.json: auths.h.io.auth: not base64 of 'user:password' \(no ':'\)"):
-        resolve.load_credentials()
+        docker_config.load_credentials()
 
 
 def test_a_missing_registry_config_is_a_usage_error(tmp_path):
     with pytest.raises(UsageError, match="no such file"):
-        resolve.load_credentials(tmp_path / "nope.json")
+        docker_config.load_credentials(tmp_path / "nope.json")
 
 
 # --------------------------------------------------------------------------------------------
@@ -93,14 +94,14 @@ def test_a_missing_registry_config_is_a_usage_error(tmp_path):
 
 
 def test_insecure_hosts():
-    assert resolve.insecure_hosts(["127.0.0.1:5000", "LocalHost", "[::1]:80"]) == {
+    assert docker_config.insecure_hosts(["127.0.0.1:5000", "LocalHost", "[::1]:80"]) == {
         "127.0.0.1:5000",
         "localhost",
         "[::1]:80",
     }
     for bad in ("http://x", "x/y", "", "a b", "host:port"):
         with pytest.raises(UsageError, match="--insecure-registry"):
-            resolve.insecure_hosts([bad])
+            docker_config.insecure_hosts([bad])
 
 
 def test_cli_options_need_resolve():
@@ -216,7 +217,7 @@ def test_bearer_token_flow_through_oras_token_auth(server):
 
     server.expect_request("/token").respond_with_handler(token)
     server.expect_request("/v2/team/app/manifests/v1").respond_with_handler(manifest)
-    credentials = resolve.Credentials(auths={host: b64("bob:pw")})
+    credentials = docker_config.Credentials(auths={host: b64("bob:pw")})
     resolver, _ = resolver_for(server, credentials=credentials)
     found = ask(resolver, f"{host}/team/app:v1")
     assert (found.outcome, found.digest, found.media_type) == (
@@ -355,7 +356,7 @@ def test_credentials_go_only_to_their_host(server, tmp_path: Path):
         )
 
     server.expect_request("/v2/a/manifests/v1").respond_with_handler(manifest)
-    credentials = resolve.Credentials(auths={"other.example": b64("x:y")})
+    credentials = docker_config.Credentials(auths={"other.example": b64("x:y")})
     resolver, host = resolver_for(server, credentials=credentials)
     assert ask(resolver, f"{host}/a:v1").ok
     assert sent == [None]

@@ -1,4 +1,4 @@
-"""Issue 16: a sync that survives anything — signals at every step of the swap, two syncs at once,
+"""A sync that survives anything — signals at every step of the swap, two syncs at once,
 only changed files written, bounded inputs, no credential printed or recorded."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def small(tmp_path: Path) -> Path:
 
 def journal_of(project: Path) -> Path:
     """Where gsvendor keeps the journal of ``project`` (outside git: the ``cli`` fixture's cache)."""
-    from gsvendor.vendoring import journal_trust
+    from gsvendor import journal_trust
 
     return journal_trust.place(project, project.parent / "cache").path
 
@@ -82,8 +82,8 @@ def test_a_signal_at_every_step_of_the_swap_loses_nothing() -> None:
     assert result.returncode == 0
     plain, forced = counts["plain swap steps"], counts["forced swap steps"]
     assert plain >= 14 and forced > plain  # journal, staging, unlink, rmtree, renames, lock, clean-up
-    assert counts["rounds"] == 3 * (plain + 1 + forced + 1)  # every step, each signal, plus one past the end
-    assert counts["follow-up pairs"] == counts["rounds"]
+    assert counts["trials"] == 3 * (plain + 1 + forced + 1)  # every step, each signal, plus one past the end
+    assert counts["follow-up pairs"] == counts["trials"]
     for sig in ("TERM", "INT"):  # a deferred signal: the run itself leaves one version, exit 130 or 0
         assert counts.get(f"left nothing after SIG{sig}", 0) == 0
         assert counts.get(f"plain {sig} exit 130", 0) > 0
@@ -127,8 +127,8 @@ def test_two_syncs_of_different_tags_started_together(small: Path, cli: Cli) -> 
         assert cli(small, "sync", tag, "--source", up[tag]).returncode == 0
         expected[tag] = tree(small / "helm")
     outcomes: dict[str, int] = {}
-    for round_ in range(20):
-        wait = ["--lock-timeout", "0"] if round_ % 2 else []  # odd rounds: the loser gives up at once
+    for attempt in range(20):
+        wait = ["--lock-timeout", "0"] if attempt % 2 else []  # odd attempts: the loser gives up at once
         processes = {
             tag: subprocess.Popen(
                 [sys.executable, "-m", "gsvendor", *wait, "sync", tag, "--source", up[tag]],
@@ -156,7 +156,7 @@ def test_two_syncs_of_different_tags_started_together(small: Path, cli: Cli) -> 
         assert tree(small / "helm") == expected[lock_tag]
         assert strays(small) == []
     print(outcomes)
-    assert outcomes.get("exit 0", 0) >= 20  # every even round both succeed, one after the other
+    assert outcomes.get("exit 0", 0) >= 20  # every even attempt both succeed, one after the other
 
 
 # --- only what changed ----------------------------------------------------------------------------
@@ -486,7 +486,7 @@ def test_no_credential_from_a_url_anywhere(cli: Cli, project: Path, httpserver, 
     assert "s3cret" not in failed.stdout + failed.stderr
 
 
-# --- folders the swap may not change (attack, session 8) -------------------------------------------
+# --- folders the swap may not change -------------------------------------------
 
 
 def _without_root_powers() -> list[str]:
@@ -582,7 +582,7 @@ def test_an_unreadable_folder_of_the_output_is_named_not_taken_for_removed_files
     small: Path, cli: Cli, command: str
 ) -> None:
     """verify listed the files of an unreadable helm/demo/templates as differences (exit 1: 'removed'),
-    where sync names the folder (exit 2): rglob skips a folder it cannot list (attack, session 8)."""
+    where sync names the folder (exit 2): rglob skips a folder it cannot list."""
     assert cli(small, "sync", "v1.0.0", "--source", str(small.parent / "up-1.0.0")).returncode == 0
     result = _run_with_folder_mode(cli, small, small / "helm/demo/templates", 0, command)
     assert_one_line_error(result, 2, "helm/demo/templates: cannot read: Permission denied")
@@ -592,7 +592,7 @@ def test_an_unreadable_folder_of_the_output_is_named_not_taken_for_removed_files
 def test_a_signal_ignored_at_the_start_stays_ignored(small: Path, cli: Cli, name: str) -> None:
     """``nohup gsvendor sync …`` ignores SIGHUP: the terminal's hang-up interrupted the sync all the
     same (gsvendor's own handlers replaced the inherited SIG_IGN), as SIGINT did a script's
-    background job (attack, session 8)."""
+    background job."""
     import signal
 
     number = getattr(signal, name)
@@ -620,9 +620,8 @@ def test_checking_a_chart_folder_of_the_project_completes_an_interrupted_swap_fi
     small: Path, cli: Cli, command: str, linked: bool
 ) -> None:
     """``check-images helm/demo`` skipped the project lock and the recovery: after a sync killed
-    mid-swap it checked the half-swapped folder and said ok (attack, session 8); it still did
-    when helm/ is a link to a folder outside the project, which sync writes through (attack,
-    session 9)."""
+    mid-swap it checked the half-swapped folder and said ok; it still did
+    when helm/ is a link to a folder outside the project, which sync writes through."""
     up_old, up_new = str(small.parent / "up-1.0.0"), str(small.parent / "up-1.1.0")
     assert cli(small, "sync", "v1.0.0", "--source", up_old).returncode == 0
     if linked:
@@ -651,7 +650,7 @@ def test_checking_a_chart_folder_of_the_project_completes_an_interrupted_swap_fi
 )
 def test_a_file_name_with_a_line_break_keeps_the_post_commit_error_one_line(tmp_path: Path, odd: str) -> None:
     """A swap step that failed on 'helm/x/a<newline>b' printed two 'error:' lines, the second
-    starting 'b: Operation not permitted' (attack, session 10)."""
+    starting 'b: Operation not permitted'."""
     from gsvendor.vendoring.journal import _failed
 
     failure = PermissionError(1, "Operation not permitted", str(tmp_path / "helm" / "x" / f"a{odd}b"))
@@ -662,7 +661,7 @@ def test_a_file_name_with_a_line_break_keeps_the_post_commit_error_one_line(tmp_
 
 def test_a_hand_edited_file_with_a_line_break_in_its_name_is_one_error_line(small: Path, cli: Cli) -> None:
     """sync's refusal listed the file as written: 'helm/demo/a' and 'b (declare them …' on two
-    'error:' lines (attack, session 10)."""
+    'error:' lines."""
     up_old, up_new = str(small.parent / "up-1.0.0"), str(small.parent / "up-1.1.0")
     assert cli(small, "sync", "v1.0.0", "--source", up_old).returncode == 0
     (small / "helm" / "demo" / "a\nb").write_text("mine\n")

@@ -208,7 +208,7 @@ def test_lock_digests_are_plain() -> None:
     assert not lock._plain("0b101") and not lock._plain("yes") and not lock._plain("1e5")
 
 
-# --- validation stamps and the libyaml loader of user files (issue 19) -------------------------
+# --- validation stamps and the libyaml loader of user files -------------------------
 
 
 def test_a_stamped_file_is_loaded_without_jsonschema_and_as_the_round_trip_gives_it(tmp_path) -> None:
@@ -650,20 +650,20 @@ def _ruamel_scan(manifests: str) -> tuple:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    from gsvendor.images import check
+    from gsvendor.images import documents as docs
     from gsvendor.images.find import Skipped, configmap_references, manifest_references
 
     found, skipped, documents, crds = [], [], 0, 0
-    for chunk in check.split_documents(manifests):
-        if not check._CONTENT.search(chunk):
+    for chunk in docs.split_documents(manifests):
+        if not docs._CONTENT.search(chunk):
             continue
         documents += 1
-        if check._CRD.search(chunk):
+        if docs._CRD.search(chunk):
             crds += 1
             continue
-        if not check._MENTIONS_IMAGE.search(chunk) and not check._CONFIGMAP.search(chunk):
+        if not docs._MENTIONS_IMAGE.search(chunk) and not docs._CONFIGMAP.search(chunk):
             continue
-        match = check._SOURCE.search(chunk)
+        match = docs._SOURCE.search(chunk)
         source = match.group(1).strip() if match else None
         try:
             parsed = [d for d in YAML(typ="safe").load_all(chunk) if isinstance(d, dict)]
@@ -687,7 +687,7 @@ def rendered_project(tmp_path_factory: pytest.TempPathFactory):
     from conftest import ROOT, Cli, tarball
 
     from gsvendor.config import load_config
-    from gsvendor.images import check
+    from gsvendor.images import rendering, variants
     from gsvendor.images.render import find_helm
 
     project = tmp_path_factory.mktemp("speed-images") / "project"
@@ -698,20 +698,20 @@ def rendered_project(tmp_path_factory: pytest.TempPathFactory):
     result = Cli(tmp_path_factory.mktemp("cache"))(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
     assert result.returncode == 0, result.stderr
     config = load_config(project / "gsvendor.yaml")
-    charts = check.chart_targets([], config)
-    return charts, check.render_charts(charts, check.images_config(config), find_helm(project_root=ROOT))
+    charts = variants.chart_targets([], config)
+    return charts, rendering.render_charts(charts, variants.images_config(config), find_helm(project_root=ROOT))
 
 
 def test_every_rendered_document_loads_as_ruamels_safe_loader_loads_it(rendered_project) -> None:
     from ruamel.yaml import YAML
 
-    from gsvendor.images import check, fastload
+    from gsvendor.images import documents, fastload
 
     _, rendering = rendered_project
     parsed = 0
     for rendered in rendering.variants:
-        for chunk in check.split_documents(rendered.manifests):
-            if not check._CONTENT.search(chunk) or check._CRD.search(chunk):
+        for chunk in documents.split_documents(rendered.manifests):
+            if not documents._CONTENT.search(chunk) or documents._CRD.search(chunk):
                 continue  # CRDs are counted, never parsed
             slow = _outcome(lambda chunk=chunk: list(YAML(typ="safe").load_all(chunk)))
             assert _outcome(lambda chunk=chunk: fastload.load_all(chunk)) == slow
@@ -720,18 +720,18 @@ def test_every_rendered_document_loads_as_ruamels_safe_loader_loads_it(rendered_
 
 
 def test_the_scan_of_every_render_finds_what_the_ruamel_scan_finds(rendered_project) -> None:
-    from gsvendor.images import check
+    from gsvendor.images import documents
 
     _, rendering = rendered_project
     images = []
     for rendered in rendering.variants:
-        spans = check.document_spans(rendered.manifests)
-        assert [lead + rendered.manifests[a:b] for lead, a, b in spans] == check.split_documents(rendered.manifests)
-        fast = check.scan_manifests(rendered.manifests)
+        spans = documents.document_spans(rendered.manifests)
+        assert [lead + rendered.manifests[a:b] for lead, a, b in spans] == documents.split_documents(rendered.manifests)
+        fast = documents.scan_manifests(rendered.manifests)
         assert fast == _ruamel_scan(rendered.manifests)
-        assert fast == check.scan_manifests(rendered.manifests, check.split_documents(rendered.manifests))
+        assert fast == documents.scan_manifests(rendered.manifests, documents.split_documents(rendered.manifests))
         images += [found.written for found in fast[0]]
-    by_variant = {(r.chart.name, r.variant.name): check.scan_manifests(r.manifests)[2:] for r in rendering.variants}
+    by_variant = {(r.chart.name, r.variant.name): documents.scan_manifests(r.manifests)[2:] for r in rendering.variants}
     assert by_variant[("kserve-crd", "defaults")] == (6, 6)  # documents, CRDs
     assert by_variant[("kserve-llmisvc-crd", "defaults")] == (3, 3)
     assert "gsoci.azurecr.io/giantswarm/kserve-controller:v0.20.0" in images
@@ -741,8 +741,9 @@ def test_the_scan_of_every_render_finds_what_the_ruamel_scan_finds(rendered_proj
 def test_values_files_load_once_as_load_and_compose_give_them(rendered_project) -> None:
     from ruamel.yaml import YAML
 
-    from gsvendor.images import check, fastload
+    from gsvendor.images import fastload
     from gsvendor.images.find import key_lines
+    from gsvendor.images.rendering import load_values
 
     charts, rendering = rendered_project
     for chart, values in zip(charts, rendering.values, strict=True):
@@ -751,7 +752,7 @@ def test_values_files_load_once_as_load_and_compose_give_them(rendered_project) 
         assert _typed(data) == _typed(YAML(typ="safe").load(text))
         assert lines == key_lines(YAML(typ="safe").compose(text))
         assert (values.data, values.lines) == (data, lines) and values.lines
-        assert check.load_values(chart) == values
+        assert load_values(chart) == values
 
 
 # anchors, aliases, merge and value keys, duplicates, tags, timestamps, numbers in 1.1 and 1.2 forms
@@ -815,12 +816,12 @@ STREAM_PIECES = st.lists(
 @example(["---", "# Source: c/t.yaml", "\n", "image: i"])
 @example(["----", "\n", "image: i"])
 def test_documents_found_in_the_stream_are_the_split_documents(pieces: list[str]) -> None:
-    from gsvendor.images import check
+    from gsvendor.images import documents
 
     stream = "".join(pieces)
-    spans = check.document_spans(stream)
-    assert [lead + stream[start:end] for lead, start, end in spans] == check.split_documents(stream)
-    assert check.scan_manifests(stream) == _ruamel_scan(stream)
+    spans = documents.document_spans(stream)
+    assert [lead + stream[start:end] for lead, start, end in spans] == documents.split_documents(stream)
+    assert documents.scan_manifests(stream) == _ruamel_scan(stream)
 
 
 def test_helm_output_read_from_files_is_what_text_mode_pipes_give(tmp_path) -> None:

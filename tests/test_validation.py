@@ -9,7 +9,7 @@ from conftest import Cli
 
 from gsvendor.config import CONFIG_SCHEMA, load_validated
 from gsvendor.errors import ConfigError
-from gsvendor.overlays.engine import OVERLAY_SCHEMA
+from gsvendor.overlays.schema import OVERLAY_SCHEMA
 
 TOP = (
     "charts, dockerfiles, files, generate, images, lock, manifests, output, overlays, patches, pinDockerfile, upstream"

@@ -428,7 +428,7 @@ def test_the_go_mod_spinner_shows_only_while_upstream_is_read(synced: Path, tarb
 
 def test_an_escape_sequence_in_the_pin_reaches_no_terminal(synced: Path) -> None:
     """The table's title 'Upstream version: …' printed the pin's value as written (its rows
-    escaped it): an ESC in ARG KSERVE_VERSION cleared the screen (attack, session 9)."""
+    escaped it): an ESC in ARG KSERVE_VERSION cleared the screen."""
     edit(synced / "Dockerfile.llmisvc", "ARG KSERVE_VERSION=v1.0.0", "ARG KSERVE_VERSION=v1.0.0\x1b[2J")
     result = run_gsvendor(synced, "versions")
     assert result.returncode == 1, result.stderr

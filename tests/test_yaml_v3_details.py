@@ -1,4 +1,4 @@
-"""yaml.v3 details the differential tests found (issue 20), pinned against the real tools' behaviour.
+"""yaml.v3 details the differential tests found, pinned against the real tools' behaviour.
 
 Each expectation was observed with helm-docs v1.14.2 and helm-values-schema-json v2.5.0 (which read
 comments through gopkg.in/yaml.v3's node tree) and is kept here so that a change to the YAML
@@ -54,7 +54,7 @@ def _laughs(depth: int) -> str:
 
 def test_a_billion_laughs_is_refused_at_once() -> None:
     """Ten lines of anchors expand to 9^10 values: generate's README rows followed every alias
-    and ran past 5 GB and a minute (helm-docs too) (attack, session 9)."""
+    and ran past 5 GB and a minute (helm-docs too)."""
     for depth in (6, 9):
         with pytest.raises(goyaml.YAMLError, match="document contains excessive aliasing"):
             goyaml.parse(_laughs(depth))
@@ -66,7 +66,7 @@ def test_a_billion_laughs_is_refused_at_once() -> None:
 
 @pytest.mark.parametrize("text", ["a: &a\n  b: *a\n", "a: &a [*a]\n", "a: &a {b: [1, *a]}\n"])
 def test_an_anchor_that_contains_itself_is_an_error(text: str) -> None:
-    """yaml.v3's error; generate recursed until Python's RecursionError, a traceback (attack, session 9)."""
+    """yaml.v3's error; generate recursed until Python's RecursionError, a traceback."""
     with pytest.raises(goyaml.YAMLError, match="anchor 'a' value contains itself"):
         goyaml.parse(text)
     assert goyaml.parse("a: &a [1]\nb: *a\nc: [*a, *a]\n") is not None  # an alias after its anchor ends
@@ -74,7 +74,7 @@ def test_an_anchor_that_contains_itself_is_an_error(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["a: " + "[" * 5000 + "]" * 5000, "".join("  " * i + f"k{i}:\n" for i in range(3000))])
 def test_nesting_past_the_limit_is_an_error(text: str) -> None:
-    """5000 nested flow lists or 3000 nested maps: a RecursionError traceback (attack, session 9)."""
+    """5000 nested flow lists or 3000 nested maps: a RecursionError traceback."""
     with pytest.raises(goyaml.YAMLError, match="exceeded max depth of 200"):
         goyaml.parse(text)
     assert goyaml.parse("".join("  " * i + f"k{i}:\n" for i in range(190)) + "  " * 190 + "v\n") is not None

@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from gsvendor.cli.app import _fetch_options, _given, _status, _stderr, _stdout, app, escape, handles_errors
+from gsvendor.cli.app import app, escape, fetch_options, handles_errors, show_status, stderr_console, stdout_console
+from gsvendor.cli.options import non_empty
 
 
 @app.command(short_help="Write the overlays that reproduce hand-vendored charts.")
@@ -26,6 +27,7 @@ def adopt(
             help="Upstream source: a .tar.gz, a checkout folder, a tarball URL or a git URL; "
             "with --detect a folder of <name>-<tag>.tar.gz archives or a git URL.",
             metavar="SOURCE",
+            parser=non_empty("--source"),
         ),
     ] = None,
     detect: Annotated[
@@ -69,15 +71,14 @@ def adopt(
     from gsvendor.errors import UsageError
     from gsvendor.workflows import adopt as workflow
 
-    _given(source, "--source")
     if not source:
         raise UsageError("adopt needs --source: the upstream archive, checkout or URL to compare with")
     words = list(args or [])
     root = ctx.obj.config.resolve().parent if ctx.obj.config else Path.cwd()
-    out = _stdout()
+    out = stdout_console()
     if detect:
-        with _status(ctx, "scoring the archives"):
-            matches = workflow.detect(root, source, [Path(w) for w in words], _fetch_options(ctx), newest)
+        with show_status(ctx, "scoring the archives"):
+            matches = workflow.detect(root, source, [Path(w) for w in words], fetch_options(ctx), newest)
         for match in matches:
             out.print(
                 f"{escape(match.tag)}: {match.ratio:.1%} of lines match "
@@ -94,16 +95,16 @@ def adopt(
     from gsvendor.files import project_lock
 
     def say(line: str) -> None:
-        _stderr().print(escape(line), soft_wrap=True)
+        stderr_console().print(escape(line), soft_wrap=True)
 
     # another gsvendor writing this project (a sync) must not interleave with the adoption
-    with project_lock(root, ctx.obj.lock_timeout, say), _status(ctx, "inferring the overlays"):
+    with project_lock(root, ctx.obj.lock_timeout, say), show_status(ctx, "inferring the overlays"):
         result = workflow.adopt(
             root,
             tag,
             source,
             folders,
-            _fetch_options(ctx),
+            fetch_options(ctx),
             repository=repository,
             force=force,
             partial=partial,
@@ -142,7 +143,7 @@ def adopt(
     )
     if result.plain:
         out.print(f"kept in their own overlay file (themes would reorder their operations): {', '.join(result.plain)}")
-    err = _stderr()
+    err = stderr_console()
     for problem in result.problems:
         err.labelled("cannot express:", "yellow", escape(problem))
     if result.problems:

@@ -12,7 +12,8 @@ import typer
 from typer.core import TyperOption
 
 from gsvendor import __version__
-from gsvendor.errors import printable
+from gsvendor.cli.options import non_empty
+from gsvendor.errors import GsvendorError, UsageError, printable
 
 app = typer.Typer(
     name="gsvendor",
@@ -33,7 +34,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     # click's plain help: rich's help formatter imports markdown and traceback support, ~0.1 s
-    # of start-up before the first line (issue 19); plain text also reads best in CI logs
+    # of start-up before the first line; plain text also reads best in CI logs
     rich_markup_mode=None,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -117,13 +118,16 @@ def _globals(
             "--config",
             "-c",
             metavar="FILE",
+            parser=non_empty("--config", path=True),
             help="Configuration file (default: the nearest gsvendor.yaml in this folder or a parent).",
         ),
     ] = None,
     cache_dir: Annotated[
         Path | None,
         typer.Option(
-            metavar="DIR", help="Download cache (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor)."
+            metavar="DIR",
+            help="Download cache (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor).",
+            parser=non_empty("--cache-dir", path=True),  # "." would put the cache (and its stamps) in the project
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
@@ -140,7 +144,7 @@ def _globals(
         typer.Option("--version", help="Print gsvendor's version and exit.", callback=_print_version, is_eager=True),
     ] = False,
 ) -> None:
-    handles_errors(_given_globals)(config, cache_dir, lock_timeout)  # an error here is one line too, not a traceback
+    handles_errors(_lock_timeout_is_a_number)(lock_timeout)  # an error here is one line too, not a traceback
     ctx.obj = Globals(
         config=config,
         cache_dir=_cache_dir(cache_dir),
@@ -157,12 +161,12 @@ def escape(text: str) -> str:
     return plain_escape(text)
 
 
-def _stderr() -> Any:
+def stderr_console() -> Any:
     """The console on stderr: rich's, loaded only for what it must render (report/plain.py)."""
     return _console(sys.stderr, "stderr")
 
 
-def _stdout() -> Any:
+def stdout_console() -> Any:
     """The console on stdout, :func:`gsvendor.report.layout.output_width` wide (rich loaded as on stderr)."""
     return _console(sys.stdout, "stdout")
 
@@ -182,12 +186,10 @@ def handles_errors(function: F) -> F:
 
     @wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from gsvendor.errors import GsvendorError
-
         try:
             return function(*args, **kwargs)
         except GsvendorError as exc:
-            console = _stderr()
+            console = stderr_console()
             for line in str(exc).splitlines() or [type(exc).__name__]:
                 # as written: messages quote user text ("[PATCH] …", "[/x]", "a:b:c") that is no markup
                 console.labelled("error:", "red", printable(line))
@@ -196,58 +198,41 @@ def handles_errors(function: F) -> F:
             # the command's context (typer hands click's own Context): its head start, if any
             starts = (getattr(getattr(value, "obj", None), "head_start", None) for value in (*args, *kwargs.values()))
             head_start = next((start for start in starts if start is not None), None)
-            _interrupted(getattr(exc, "message", None), head_start)
+            exit_interrupted(getattr(exc, "message", None), head_start)
 
     wrapper.__doc__ = unwrap_help(function.__doc__)  # every command's --help, also those added later
     return wrapper  # type: ignore[return-value]
 
 
-def _load(ctx: typer.Context) -> Any:
+def load_config_for(ctx: typer.Context) -> Any:
     """The configuration: ``--config``, else the nearest gsvendor.yaml (the project root)."""
     from gsvendor.config import load_config
 
-    return load_config(ctx.obj.config, stamps=_stamps(ctx))
+    return load_config(ctx.obj.config, stamps=stamps_dir(ctx))
 
 
-def _stamps(ctx: typer.Context) -> Path | None:
+def stamps_dir(ctx: typer.Context) -> Path | None:
     """The validation stamps folder in the cache (:func:`gsvendor.config.load_validated`)."""
     return ctx.obj.cache_dir / "validated" if ctx.obj.cache_dir else None
 
 
-def _exclusive(ctx: typer.Context, config: Any, held: bool = False) -> Any:
+def project_guard(ctx: typer.Context, config: Any, held: bool = False) -> Any:
     """The project lock for a command that writes or reads the output as a whole (finishes an
     interrupted sync first, saying so on stderr); ``held``: this process holds it already (a head start)."""
     from gsvendor.workflows.guard import exclusive
 
     def say(line: str) -> None:
-        _stderr().print(printable(line), markup=False, emoji=False, soft_wrap=True)
+        stderr_console().print(printable(line), markup=False, emoji=False, soft_wrap=True)
 
     return exclusive(config, ctx.obj.lock_timeout, say, held=held)
 
 
-def _given(value: str | Path | None, option: str) -> None:
-    """An option given as an empty string is a mistake (an unset CI variable), not "the default".
-
-    typer turns an empty path into ``.``, so a path option may not be ``.`` either.
-    """
-    from gsvendor.errors import UsageError
-
-    if isinstance(value, str) and not value.strip():
-        raise UsageError(f"{option} is empty; leave it out for the default")
-    if isinstance(value, Path) and str(value) == ".":  # "" or "." as given: both are no file to use
-        raise UsageError(f"{option} is empty or '.'; give a file, or leave it out for the default")
-
-
-def _given_globals(config: Path | None, cache_dir: Path | None, lock_timeout: float) -> None:
-    from gsvendor.errors import UsageError
-
-    _given(config, "--config")
-    _given(cache_dir, "--cache-dir")  # "." would put the cache (and its validation stamps) in the project
+def _lock_timeout_is_a_number(lock_timeout: float) -> None:
     if lock_timeout != lock_timeout:  # nan passes click's min=0 and would wait for ever
         raise UsageError("--lock-timeout: nan is not a number of seconds")
 
 
-def _fetch_options(
+def fetch_options(
     ctx: typer.Context, timeout: float = 30.0, retries: int = 3, max_time: float = 300.0, min_rate: float = 1024.0
 ) -> Any:
     from gsvendor.upstream.source import FetchOptions
@@ -262,48 +247,16 @@ def _fetch_options(
     )
 
 
-def _status(ctx: typer.Context, message: str) -> Any:
+def show_status(ctx: typer.Context, message: str) -> Any:
     """A spinner on stderr for long work (a no-op when quiet or not a terminal)."""
     import contextlib
 
     if ctx.obj.quiet or not sys.stderr.isatty():
         return contextlib.nullcontext()
-    return _stderr().status(message)
+    return stderr_console().status(message)
 
 
-HelmOption = Annotated[
-    str | None,
-    typer.Option(
-        "--helm",
-        help="helm binary (for charts vendored rendered) (default: $GSVENDOR_HELM, .tools/bin/helm, PATH).",
-        metavar="PATH",
-    ),
-]
-
-SourceOption = Annotated[
-    str | None,
-    typer.Option(
-        "--source",
-        "-s",
-        help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
-        "(default: the GitHub archive of TAG).",
-        metavar="SOURCE",
-    ),
-]
-
-LockedSourceOption = Annotated[
-    str | None,
-    typer.Option(
-        "--source",
-        "-s",
-        help="Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 "
-        "must match).",
-        metavar="SOURCE",
-    ),
-]
-
-
-def _interrupted(message: str | None = None, head_start: Any = None) -> None:
+def exit_interrupted(message: str | None = None, head_start: Any = None) -> None:
     """Say ``message`` (what state the output is in) and end the process with 130 at once. A
     ``head_start`` render nobody took ends first: the immediate exit skips every ``finally``."""
     if head_start is not None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from gsvendor.cli.app import GLOBAL_OPTIONS, _interrupted, _stderr, app
+from gsvendor.cli.app import GLOBAL_OPTIONS, app, exit_interrupted, stderr_console
+from gsvendor.errors import GsvendorError
 
 
 def global_options_first(args: list[str]) -> list[str]:
@@ -151,14 +152,13 @@ def main(head_start: Any = None) -> None:
         command = only_the_invoked_command(app, args)
         code = command(args=args, prog_name="gsvendor", standalone_mode=False, obj=head_start)
     except KeyboardInterrupt:
-        _interrupted(None, head_start)
+        exit_interrupted(None, head_start)
     except Exception as exc:
         if type(exc).__name__ == "Abort":  # click's form of a KeyboardInterrupt inside a command
-            _interrupted(None, head_start)
-        from gsvendor.errors import OutputError
-
-        if isinstance(exc, OutputError):  # outside a command: --help or --version into a full disk
-            _stderr().labelled("error:", "red", str(exc))
+            exit_interrupted(None, head_start)
+        # outside a command: --help or --version into a full disk, an empty option (cli.options.non_empty)
+        if isinstance(exc, GsvendorError):
+            stderr_console().labelled("error:", "red", str(exc))
             sys.exit(exc.exit_code)
         # click's usage errors (typer's parser): duck-typed, as typer ships its own copy of click
         if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
@@ -167,10 +167,10 @@ def main(head_start: Any = None) -> None:
             print(exc.format_message())
             sys.exit(0)
         message = flag_value_hint(" ".join(exc.format_message().split()), args)
-        _stderr().labelled("error:", "red", f"{message} (see: {failed_command(exc, args)} --help)")
+        stderr_console().labelled("error:", "red", f"{message} (see: {failed_command(exc, args)} --help)")
         sys.exit(exc.exit_code)
     if code == 130:  # typer turns a KeyboardInterrupt inside a command into exit code 130
-        _interrupted(None, head_start)
+        exit_interrupted(None, head_start)
     sys.exit(code if isinstance(code, int) else 0)
 
 

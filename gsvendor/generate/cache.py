@@ -4,7 +4,7 @@ Generating a chart's values.schema.json and README.md is a pure function of the 
 the files outside the chart that generation reads (``$ref`` bundling), the ``generate:``
 settings and the code that generates (gsvendor's own modules, the Python and ruamel.yaml that
 run them). A sync, re-sync, verify or diff of an unchanged upstream tag regenerates the same
-charts each run: ~70 ms of compute and ~35 ms of imports of a ~0.4 s run (issue 19). The
+charts each run: ~70 ms of compute and ~35 ms of imports of a ~0.4 s run. The
 outputs are kept as a stamp in the cache's stamps folder (:func:`gsvendor.config.stamp_path`),
 named by the sha256 of all those inputs, and checked when read:
 

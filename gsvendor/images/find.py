@@ -19,7 +19,6 @@ from typing import Any
 
 from gsvendor.images.reference import join_tag
 
-CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 ENV_SUFFIX = "_IMAGE"
 
 

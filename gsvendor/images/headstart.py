@@ -1,5 +1,5 @@
 """A head start for check-images and check-manifests: the longest helm render starts before the
-command line is parsed (issue 19).
+command line is parsed.
 
 A plain ``gsvendor check-images`` spends ~0.08 s on Python's start-up, typer's import and the
 configuration before its first render, while the second core idles. :func:`start` runs first in
@@ -7,7 +7,7 @@ the console entry point, before the CLI is imported. When the renders are known 
 the command line (no chart folders, no ``--helm``, no global option: :func:`plain_invocation`),
 the configuration's validation stamp is at hand, the charts are synced, the project lock is free
 and no interrupted sync waits to be finished, it takes the project lock and starts the
-``defaults`` render of the largest chart: the helm command :func:`gsvendor.images.check.render_charts`
+``defaults`` render of the largest chart: the helm command :func:`gsvendor.images.rendering.render_charts`
 runs first. The command takes it over (:meth:`HeadStart.take`) with the configuration and the
 lock; :meth:`HeadStart.close` ends what was not taken. In any other case :func:`start` returns
 ``None`` and the command runs as it does without it, so results never depend on it.
@@ -122,10 +122,10 @@ def _start(lock: ExitStack, copy: ExitStack, cwd: Path | None) -> HeadStart | No
     import json
 
     from gsvendor import config as configuration
+    from gsvendor import journal_trust
     from gsvendor.files import default_cache_dir, project_lock
     from gsvendor.images import render
     from gsvendor.signals import Deferred
-    from gsvendor.vendoring import journal_trust
 
     path = configuration.find_config(cwd)
     stamps = default_cache_dir() / "validated"

@@ -36,25 +36,22 @@ did not resolve (its own outcome fails the run already).
 from __future__ import annotations
 
 import base64
-import binascii
 import hashlib
 import json
 import logging
-import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gsvendor.errors import ConfigError, UsageError
+from gsvendor.images.credentials import Credentials, default_docker_config
 from gsvendor.images.reference import DEFAULT_REGISTRY, ImageReference, parse
 
 if TYPE_CHECKING:
-    import requests
+    from collections.abc import Mapping as Headers
 
 # Outcomes of one lookup.
 RESOLVED = "resolved"
@@ -108,120 +105,10 @@ MANIFEST_MEDIA_TYPES = (
 
 _ACCEPT = {"Accept": ", ".join(MANIFEST_MEDIA_TYPES)}
 _DIGEST_RE = re.compile(r"^(sha256:[0-9a-f]{64}|sha384:[0-9a-f]{96}|sha512:[0-9a-f]{128})$")
-_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-_HOST_RE = re.compile(rf"^(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Fa-f:]+\])(?::[0-9]{{1,5}})?$")
 
 
-# Docker Hub: credentials are stored under these names, the API is served by registry-1.docker.io.
-_DOCKER_HUB_ALIASES = {"index.docker.io", "registry-1.docker.io", "docker.io"}
+# Docker Hub's API host (credentials.py knows the names its credentials are stored under).
 _DOCKER_HUB_API = "registry-1.docker.io"
-
-
-@dataclass(frozen=True)
-class Credentials:
-    """Registry credentials from a Docker configuration file.
-
-    ``auths``: registry host (``gsoci.azurecr.io``, ``docker.io``, ``127.0.0.1:5000``) → the base64
-    ``user:password`` of HTTP Basic; ``source``: the file read (``None`` when there was none);
-    ``notes``: what was read but not used (credential helpers, identity tokens).
-    """
-
-    auths: Mapping[str, str] = field(default_factory=dict)
-    source: Path | None = None
-    notes: tuple[str, ...] = ()
-
-    def for_host(self, host: str) -> str | None:
-        """The base64 ``user:password`` for ``host``, or ``None``."""
-        return self.auths.get(_credential_host(host))
-
-
-def _credential_host(key: str) -> str:
-    # Docker writes "https://index.docker.io/v1/" for Docker Hub and plain hosts elsewhere;
-    # some tools write "https://host" or "host/v2/".
-    host = re.sub(r"^[a-z]+://", "", key.strip(), flags=re.I).split("/", 1)[0].lower()
-    return DEFAULT_REGISTRY if host in _DOCKER_HUB_ALIASES else host
-
-
-def default_docker_config() -> Path:
-    """``$DOCKER_CONFIG/config.json`` when ``DOCKER_CONFIG`` is set, else ``~/.docker/config.json`` (Docker's rule)."""
-    folder = os.environ.get("DOCKER_CONFIG")
-    return Path(folder) / "config.json" if folder else Path.home() / ".docker" / "config.json"
-
-
-def load_credentials(path: Path | None = None) -> Credentials:
-    """Read registry credentials from a Docker ``config.json``.
-
-    ``path``: ``--registry-config FILE`` (must exist); ``None`` reads :func:`default_docker_config`
-    if it exists (no file: no credentials). Each ``auths`` entry gives credentials by its base64
-    ``auth`` (``user:password``) or by ``username`` and ``password``. ``credsStore`` and
-    ``credHelpers`` are not run (a helper is a program, and may prompt) and ``identitytoken`` is
-    not used; each is named in ``notes``. Raises :class:`UsageError` for a missing ``--registry-config``
-    file and :class:`ConfigError` for a file that is not JSON or breaks that shape (both exit 2).
-    """
-    explicit = path is not None
-    file = path if path is not None else default_docker_config()
-    label = f"--registry-config {file}" if explicit else str(file)
-    if not file.is_file():
-        if explicit:
-            raise UsageError(f"{label}: no such file")
-        return Credentials()
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{label}: cannot read: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{label}:{exc.lineno}: not JSON: {exc.msg}") from None
-    except RecursionError:
-        raise ConfigError(f"{label}: not JSON a Docker configuration holds (nested too deeply)") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{label}: not a Docker configuration (a JSON object with 'auths')")
-    auths_data = data.get("auths", {})
-    if not isinstance(auths_data, dict):
-        raise ConfigError(f"{label}: auths: must be an object (registry host → credentials)")
-    auths: dict[str, str] = {}
-    notes: list[str] = []
-    for key, entry in auths_data.items():
-        if not isinstance(entry, dict):
-            raise ConfigError(f"{label}: auths.{key}: must be an object")
-        encoded = entry.get("auth")
-        if encoded:
-            try:
-                decoded = base64.b64decode(str(encoded), validate=True).decode("utf-8")
-            except (binascii.Error, UnicodeDecodeError):
-                raise ConfigError(f"{label}: auths.{key}.auth: not base64 of 'user:password'") from None
-            if ":" not in decoded:
-                raise ConfigError(f"{label}: auths.{key}.auth: not base64 of 'user:password' (no ':')")
-            auths[_credential_host(key)] = str(encoded)
-        elif entry.get("username") and entry.get("password") is not None:
-            from oras.auth.utils import get_basic_auth
-
-            auths[_credential_host(key)] = get_basic_auth(str(entry["username"]), str(entry["password"]))
-        elif entry.get("identitytoken"):
-            notes.append(f"{label}: auths.{key}: identitytoken is not used; {key} is asked anonymously")
-    store = data.get("credsStore")
-    if store:
-        notes.append(
-            f"{label}: credsStore {store!r} is not run; registries whose credentials it holds are asked anonymously"
-        )
-    helpers = data.get("credHelpers")
-    if isinstance(helpers, dict) and helpers:
-        hosts = ", ".join(sorted(str(h) for h in helpers))
-        notes.append(f"{label}: credHelpers are not run; {hosts} asked anonymously unless auths has them")
-    return Credentials(auths=auths, source=file, notes=tuple(notes))
-
-
-def insecure_hosts(values: Iterable[str]) -> frozenset[str]:
-    """Validate ``--insecure-registry HOST[:PORT]`` values (plain HTTP for exactly these hosts).
-
-    Raises :class:`UsageError` for a value with a scheme, a path or a malformed host.
-    """
-    hosts = set()
-    for value in values:
-        text = value.strip()
-        if not _HOST_RE.match(text):
-            raise UsageError(f"--insecure-registry {value!r}: expected HOST or HOST:PORT (no scheme, no path)")
-        hosts.add(text.lower())
-    return frozenset(hosts)
 
 
 @dataclass(frozen=True)
@@ -318,7 +205,22 @@ def _timeout_adapter(timeout: float, pool: int) -> Any:
     return TimeoutAdapter(pool_connections=4, pool_maxsize=pool, max_retries=0)
 
 
-def _error_codes(response: requests.Response) -> list[tuple[str, str]]:
+@dataclass(frozen=True)
+class _Answer:
+    """A registry's answer with its body read within bounds (:meth:`_Host._send`): what
+    requests' response gives, for this module and oras's token flow (which reads ``headers``)."""
+
+    status_code: int
+    headers: Headers[str, str]
+    reason: str
+    content: bytes
+
+    def json(self) -> Any:
+        """The body as JSON; raises ``ValueError`` when it is not."""
+        return json.loads(self.content)
+
+
+def _error_codes(response: _Answer) -> list[tuple[str, str]]:
     """``(code, message)`` of the spec's error body ``{"errors": [{"code", "message", "detail"}]}``."""
     try:
         body = response.json()
@@ -332,7 +234,7 @@ def _error_codes(response: requests.Response) -> list[tuple[str, str]]:
     ]
 
 
-def _describe(response: requests.Response) -> str:
+def _describe(response: _Answer) -> str:
     codes = _error_codes(response)
     text = "; ".join(f"{code}: {message}" if message else code for code, message in codes)
     return f"HTTP {response.status_code}" + (f" ({text})" if text else f" {response.reason}" if response.reason else "")
@@ -371,7 +273,8 @@ class _Host:
         self.host = host
         self.api_host = _DOCKER_HUB_API if host == DEFAULT_REGISTRY else host
         self.insecure = host.lower() in options.insecure
-        self.registry = oras.provider.Registry(hostname=self.api_host, insecure=self.insecure)
+        self.tls_verify = True  # certificates are always checked; plain HTTP is --insecure-registry's
+        self.registry = oras.provider.Registry(hostname=self.api_host, insecure=self.insecure, tls_verify=True)
         adapter = _timeout_adapter(options.timeout, pool=max(options.jobs, 10))
         self.registry.session.mount("https://", adapter)
         self.registry.session.mount("http://", adapter)
@@ -395,20 +298,19 @@ class _Host:
             auth = self._tokens.get(repository)
             if auth is None:
                 auth = oras.auth.get_auth_backend(
-                    "token", self.registry.session, self.insecure, tls_verify=self.registry._tls_verify
+                    "token", self.registry.session, self.insecure, tls_verify=self.tls_verify
                 )
-                if self.basic:
-                    auth._basic_auth = self.basic  # what oras's load_configs sets from an auths entry
+                if self.basic:  # load_credentials checked it is base64 of "user:password"
+                    user, _, password = base64.b64decode(self.basic).decode("utf-8").partition(":")
+                    auth.set_basic_auth(user, password)
                 self._tokens[repository] = auth
             return auth
 
-    def _send(self, method: str, url: str, headers: dict[str, str]) -> requests.Response:
+    def _send(self, method: str, url: str, headers: dict[str, str]) -> _Answer:
         import requests
 
         self._count()
-        response = self.registry.session.request(
-            method, url, headers=headers, verify=self.registry._tls_verify, stream=True
-        )
+        response = self.registry.session.request(method, url, headers=headers, verify=self.tls_verify, stream=True)
         # requests' timeout is per socket read: a server dripping bytes, or announcing a huge body,
         # would hold a worker forever. A manifest is kilobytes; bound the whole answer.
         deadline = time.monotonic() + 3 * self.options.timeout
@@ -421,10 +323,9 @@ class _Host:
             if time.monotonic() > deadline:
                 response.close()
                 raise requests.exceptions.Timeout(f"answer not complete after {3 * self.options.timeout:g} s")
-        response._content = bytes(body)  # what .content and .json() read
-        return response
+        return _Answer(response.status_code, response.headers, response.reason or "", bytes(body))
 
-    def request(self, method: str, url: str, repository: str) -> tuple[requests.Response, bool]:
+    def request(self, method: str, url: str, repository: str) -> tuple[_Answer, bool]:
         """Send one request, answering an authentication challenge (``Www-Authenticate``) once,
         plus one token refresh. Returns the response and whether credentials were sent.
 
@@ -457,7 +358,7 @@ class _Host:
                     break
         return response, self.basic is not None
 
-    def call(self, method: str, url: str, repository: str) -> tuple[requests.Response, bool, int]:
+    def call(self, method: str, url: str, repository: str) -> tuple[_Answer, bool, int]:
         """:meth:`request` with retries: on a 5xx, 429 or timeout, up to ``retries`` more attempts
         after an exponential backoff. Returns (last response, credentials sent, attempts).
 
@@ -503,7 +404,7 @@ class _Host:
         manifest_url = self.url(f"{target.repository}/manifests/{target.reference}")
         attempts = 0
 
-        def done(outcome: str, detail: str = "", response: requests.Response | None = None, **kw: Any) -> Resolution:
+        def done(outcome: str, detail: str = "", response: _Answer | None = None, **kw: Any) -> Resolution:
             return Resolution(
                 target=target,
                 outcome=outcome,
@@ -551,7 +452,7 @@ class _Host:
         except Exception as exc:  # a malformed challenge or answer breaks oras or requests: one outcome, not a crash
             return done(REGISTRY_ERROR, f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}")
 
-    def _missing(self, target: Target, response: requests.Response, done: Callable[..., Resolution]) -> Resolution:
+    def _missing(self, target: Target, response: _Answer, done: Callable[..., Resolution]) -> Resolution:
         codes = [code for code, _ in _error_codes(response)]
         detail = _describe(response)
         if "NAME_UNKNOWN" in codes:
@@ -565,7 +466,7 @@ class _Host:
             return done(REPOSITORY_MISSING, f"{detail}; tags/list: {_describe(tags)}", response)
         return done(DIGEST_MISSING if target.is_digest else TAG_MISSING, detail, response)
 
-    def _auth_detail(self, response: requests.Response, sent: bool) -> str:
+    def _auth_detail(self, response: _Answer, sent: bool) -> str:
         source = self.credential_source or default_docker_config()
         if not self.basic:
             return f"{_describe(response)}; no credentials for {self.host} in {source} (or --registry-config)"

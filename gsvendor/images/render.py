@@ -301,7 +301,7 @@ class Started:
 
 
 class Renders:
-    """The running renders of one check (:func:`gsvendor.images.check.render_charts`), so that an
+    """The running renders of one check (:func:`gsvendor.images.rendering.render_charts`), so that an
     interrupt ends their helm processes at once: the workers waiting for them then return, instead
     of the interrupted run waiting for every running helm to finish (up to its timeout).
     """

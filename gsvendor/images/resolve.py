@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from gsvendor.config import Config
     from gsvendor.images.check import CheckResult
 
+from gsvendor.images.credentials import insecure_hosts, load_credentials
 from gsvendor.images.registry import (
     DEFAULT_JOBS,
     DIFFERENT,
@@ -28,8 +29,6 @@ from gsvendor.images.registry import (
     ResolveOptions,
     Resolver,
     Target,
-    insecure_hosts,
-    load_credentials,
     target_of,
 )
 

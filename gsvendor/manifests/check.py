@@ -2,7 +2,7 @@
 validated against the served version's schema (:mod:`gsvendor.manifests.schema`), per chart ×
 variant; and the optional label policy (``manifests.labels`` in gsvendor.yaml).
 
-The renders are check-images' (:func:`gsvendor.images.check.render_charts`): :func:`parse_rendered`
+The renders are check-images' (:func:`gsvendor.images.rendering.render_charts`): :func:`parse_rendered`
 is the consumer that splits and parses each render in the worker that made it;
 :func:`check_manifests` then collects the CRDs of every render, ``crds/`` and ``files/`` and
 judges the objects. An object identical in several variants is validated once.
@@ -24,11 +24,12 @@ from gsvendor.manifests.schema import Violation, check
 
 if TYPE_CHECKING:
     from gsvendor.config import Config
-    from gsvendor.images.check import ChartTarget, RenderedVariant, Rendering
+    from gsvendor.images.rendering import RenderedVariant, Rendering
+    from gsvendor.images.variants import ChartTarget
 
 
 CONSUMER = "manifests"
-PRUNED, NOT_SERVED, UNREADABLE = "pruned", "version not served", "not YAML"
+NOT_SERVED, UNREADABLE = "version not served", "not YAML"
 _CONTENT = re.compile(r"^[ \t]*[^#\s]", re.M)
 _SOURCE = re.compile(r"^# Source: (.+)$", re.M)
 
@@ -155,7 +156,7 @@ class Parsed:
 
 
 def parse_rendered(rendered: RenderedVariant) -> Parsed:
-    """The check-manifests consumer of :func:`gsvendor.images.check.render_charts`: parse every
+    """The check-manifests consumer of :func:`gsvendor.images.rendering.render_charts`: parse every
     document of a render: kind, apiVersion, name and labels read from the text (:func:`read_header`),
     the document itself parsed only when validated (CRDs are megabytes; most kinds have no CRD).
     Raises nothing."""

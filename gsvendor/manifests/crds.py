@@ -176,7 +176,7 @@ class _LazyVersion(Mapping):  # type: ignore[type-arg]
 
 def split_documents(stream: str) -> list[str]:
     """The YAML documents of ``stream`` (the splitter check-images uses)."""
-    from gsvendor.images.check import split_documents as split
+    from gsvendor.images.documents import split_documents as split
 
     return split(stream)
 

@@ -1,6 +1,6 @@
 """Declared overlays: the Giant Swarm changes re-applied to upstream charts on every sync.
 
-Each ``overlays/*.yaml`` file declares one overlay (validated against :data:`OVERLAY_SCHEMA`)::
+Each ``overlays/*.yaml`` file declares one overlay (validated against :data:`gsvendor.overlays.schema.OVERLAY_SCHEMA`)::
 
     description: what and why
     charts: ["kserve-*"]        # chart names or fnmatch globs; default every chart
@@ -37,107 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gsvendor.errors import OverlayApplyError, OverlayDefinitionError
+from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest
 from gsvendor.overlays import yamledit
-
-_TARGET = {
-    "file": {"type": "string", "minLength": 1},
-    "glob": {"type": "string", "minLength": 1},
-    "exclude": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-}
-_COMMON = {
-    "op": {"type": "string"},
-    "description": {"type": "string"},
-    "charts": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-    "versions": {"type": "string"},
-}
-
-
-def _op(name: str, required: list[str], props: dict[str, Any], target: bool = True) -> dict[str, Any]:
-    properties = {**_COMMON, **(_TARGET if target else {}), **props, "op": {"const": name}}
-    schema: dict[str, Any] = {
-        "type": "object",
-        "additionalProperties": False,
-        "required": ["op", *required],
-        "properties": properties,
-    }
-    if target:
-        schema["oneOf"] = [{"required": ["file"]}, {"required": ["glob"]}]
-    return schema
-
-
-OPERATIONS: dict[str, dict[str, Any]] = {
-    "yaml-set": _op("yaml-set", ["values"], {"values": {"type": "object", "minProperties": 1}}),
-    "yaml-merge": _op("yaml-merge", ["values"], {"values": {"type": "object", "minProperties": 1}}),
-    "yaml-delete": _op(
-        "yaml-delete", ["keys"], {"keys": {"type": "array", "items": {"type": "string"}, "minItems": 1}}
-    ),
-    "replace": _op(
-        "replace",
-        ["find", "with"],
-        {
-            "find": {"type": "string"},
-            "with": {"type": "string"},
-            "regex": {"type": "boolean"},
-            "count": {"type": "integer", "minimum": 1},
-        },
-    ),
-    "insert-after": _op(
-        "insert-after",
-        ["anchor", "text"],
-        {
-            "anchor": {"type": "string", "minLength": 1},
-            "text": {"type": "string"},
-            "count": {"type": "integer", "minimum": 1},
-        },
-    ),
-    "insert-before": _op(
-        "insert-before",
-        ["anchor", "text"],
-        {
-            "anchor": {"type": "string", "minLength": 1},
-            "text": {"type": "string"},
-            "count": {"type": "integer", "minimum": 1},
-        },
-    ),
-    "patch": _op("patch", ["patch"], {"patch": {"type": "string", "minLength": 1}}, target=False),
-    "copy": {
-        **_op(
-            "copy",
-            ["to"],
-            {
-                "from": {"type": "string", "minLength": 1},
-                "content": {"type": "string"},
-                "to": {"type": "string", "minLength": 1, "not": {"pattern": r"(^/)|(^|/)\.\.(/|$)|^(\./?)+$"}},
-                "substitute": {"type": "boolean"},
-            },
-            target=False,
-        ),
-        "oneOf": [{"required": ["from"]}, {"required": ["content"]}],
-    },
-}
-
-OVERLAY_SCHEMA: dict[str, Any] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["operations"],
-    "properties": {
-        "description": {"type": "string"},
-        "charts": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-        "versions": {"type": "string"},
-        "operations": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "type": "object",
-                "required": ["op"],
-                "properties": {"op": {"enum": sorted(OPERATIONS)}},
-                "allOf": [{"if": {"properties": {"op": {"const": n}}}, "then": s} for n, s in OPERATIONS.items()],
-            },
-        },
-    },
-}
+from gsvendor.overlays.schema import OVERLAY_SCHEMA
 
 
 @dataclass(frozen=True)
@@ -199,7 +101,6 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
     (:func:`gsvendor.config.load_validated`).
     """
     from gsvendor.config import load_validated
-    from gsvendor.errors import ConfigError
 
     if not folder.is_dir():
         return []
@@ -373,8 +274,6 @@ def _close_chart(pattern: str, charts: list[str]) -> str:
     """``"; did you mean 'kserve-resourcez' (or is that chart misspelt in the configuration)?"`` for a
     configured chart close to an overlay's chart name: either side may hold the typo (a misspelt
     ``charts:`` entry of gsvendor.yaml fails here first, on an overlay naming the right chart)."""
-    from gsvendor.errors import closest
-
     close = closest(pattern, charts)
     return f"; did you mean {close!r} (or is that chart misspelt in the configuration)?" if close else ""
 

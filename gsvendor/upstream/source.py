@@ -21,9 +21,6 @@ from pathlib import Path
 
 from gsvendor.errors import SourceError
 
-SOURCE_KINDS = ("folder", "tarball", "http", "git")
-
-
 # An upstream charts/ tree is a few MiB in a ~0.5 MiB archive; these bound what a hostile source
 # can make us hold or spend. Each can be raised with the environment variable named beside it.
 MAX_ARCHIVE_BYTES = 64 * 1024 * 1024  # GSVENDOR_MAX_ARCHIVE_MIB: a .tar.gz read or downloaded

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gsvendor.vendoring.journal_trust import BACKUP_FOLDER
+from gsvendor.journal_trust import BACKUP_FOLDER
 
 
 def fsync_dir(folder: Path) -> None:

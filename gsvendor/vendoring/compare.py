@@ -4,7 +4,7 @@ The text is always :func:`difflib.unified_diff`'s; how it is reached is this mod
 UTF-8 with only ``\\n`` line breaks (every chart file here) is diffed as byte lines, the common
 head and tail found on the bytes and split once for both sides (:func:`unified`); long files have
 that head and tail kept away from difflib when that is provably its own answer
-(:func:`matching_blocks`). Issue 19 asks the diff's cost to follow the change, not the file.
+(:func:`matching_blocks`), so the diff's cost follows the change, not the file.
 """
 
 from __future__ import annotations

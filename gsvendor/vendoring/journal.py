@@ -4,7 +4,7 @@ A swap runs in two phases.
 
 1. **Prepare.** A journal in state ``preparing`` is written first (fsync'd), naming the staging
    folders and the folders it may create. It is kept outside the checkout
-   (:mod:`gsvendor.vendoring.journal_trust`: ``<git-dir>/gsvendor/journal.json``, or the user
+   (:mod:`gsvendor.journal_trust`: ``<git-dir>/gsvendor/journal.json``, or the user
    cache). Every new or changed file is then written to a staging folder *beside its
    destination* and fsync'd; a destination on another file system than its staging folder (a
    mount point inside the output: the rename would fail with EXDEV) stops the swap here. Hand
@@ -45,11 +45,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from gsvendor import journal_trust
 from gsvendor.errors import GsvendorError, Interrupted, escape_line_breaks
+from gsvendor.journal_trust import STAGING_PREFIX, Place, Scope
 from gsvendor.signals import Deferred
-from gsvendor.vendoring import journal_trust
 from gsvendor.vendoring.backup import copy_backup, file_state, fsync_dir, state
-from gsvendor.vendoring.journal_trust import STAGING_PREFIX, Place, Scope
 
 _VERSION = 2
 

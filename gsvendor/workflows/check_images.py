@@ -11,15 +11,9 @@ from typing import TYPE_CHECKING
 
 from gsvendor.config import Config, find_config, load_config
 from gsvendor.errors import ConfigError, UsageError
-from gsvendor.images.check import (
-    ChartTarget,
-    CheckResult,
-    ImagesConfig,
-    chart_targets,
-    check_images,
-    images_config,
-)
+from gsvendor.images.check import CheckResult, check_images
 from gsvendor.images.render import find_helm
+from gsvendor.images.variants import ChartTarget, ImagesConfig, chart_targets, images_config
 
 if TYPE_CHECKING:  # the registry client loads only with --resolve
     from gsvendor.images.headstart import HeadStart

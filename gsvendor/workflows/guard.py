@@ -19,7 +19,7 @@ def exclusive(config: Config, timeout: float, say: Callable[[str], None], held: 
     lock already (:mod:`gsvendor.images.headstart`). Raises
     :class:`~gsvendor.errors.GsvendorError` (exit 2) when the lock is not free in time, an
     unfinished swap cannot be finished, or its journal fails the checks of
-    :mod:`gsvendor.vendoring.journal_trust` (then nothing is changed).
+    :mod:`gsvendor.journal_trust` (then nothing is changed).
     """
     with contextlib.nullcontext() if held else project_lock(config.lock_path.parent, timeout, say):
         dests = sorted({c.dest for c in config.charts} | {f.dest for f in config.files})

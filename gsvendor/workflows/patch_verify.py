@@ -8,16 +8,8 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gsvendor.controller_images.patches import (
-    PatchFile,
-    SeriesReport,
-    _git,
-    _output,
-    apply_series,
-    list_series,
-    parse_patch,
-    wanted_files,
-)
+from gsvendor.controller_images.patch_files import PatchFile, list_series, parse_patch, wanted_files
+from gsvendor.controller_images.patches import SeriesReport, apply_series, git_output, run_git
 from gsvendor.errors import ConfigError, SourceError, ToolError
 
 
@@ -35,9 +27,9 @@ def _write_tree(files: dict[str, bytes], tree: Path) -> None:
             raise SourceError(f"refusing upstream path outside the tree: {rel}")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-    result = _git(["init", "-q"], tree)
+    result = run_git(["init", "-q"], tree)
     if result.returncode != 0:
-        raise ToolError(f"git init failed: {_output(result)}")
+        raise ToolError(f"git init failed: {git_output(result)}")
 
 
 def _dirty_note(folder: Path, tag: str, patches: list[PatchFile]) -> list[str]:
@@ -49,7 +41,7 @@ def _dirty_note(folder: Path, tag: str, patches: list[PatchFile]) -> list[str]:
     if not (folder / ".git").exists():
         return []
     touched = sorted({path for patch in patches for path in patch.touched})
-    status = _git(["status", "--porcelain", "--untracked-files=all", "--", *touched], folder)
+    status = run_git(["status", "--porcelain", "--untracked-files=all", "--", *touched], folder)
     changed = [line[3:] for line in status.stdout.splitlines() if len(line) > 3]
     if status.returncode != 0 or not changed:
         return []

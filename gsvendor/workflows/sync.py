@@ -2,25 +2,30 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config
-from gsvendor.errors import HandEditError, UsageError, escape_line_breaks
+from gsvendor.errors import GsvendorError, HandEditError, Interrupted, UsageError, escape_line_breaks
 from gsvendor.files import CleanFiles, Digests, read_file, read_tree
 from gsvendor.overlays.engine import load_overlays
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot
 from gsvendor.vendoring import lock as lockfile
 from gsvendor.vendoring.compare import FileDiff, compare, unified
+from gsvendor.vendoring.journal import interrupted_after
 from gsvendor.vendoring.plan import Build, Renderer, build, wanted_for
 from gsvendor.vendoring.writer import FileChange, hand_edits, plan_changes, read_destinations, write_atomically
 
 if TYPE_CHECKING:  # the upgrade report's modules load only when a report is made
     from gsvendor.vendoring.upgrade import Upgrade
+
+Progress = Callable[[str], AbstractContextManager[object]]
 
 # git's ref-name rules are looser; a tag also names cache folders, so keep it to a safe subset
 TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
@@ -267,7 +272,7 @@ def upgrade(config: Config, old: Build, new: Build, patches: dict[str, Any] | No
 
     ``patches``: ``gsvendor patch-verify --json`` output, listed in the report.
     """
-    from gsvendor.images.check import DEFAULT_ALLOW
+    from gsvendor.images.variants import DEFAULT_ALLOW
 
     images = config.raw.get("images") or {}  # the allowed prefixes only: the variants' files are check-images'
     allow = tuple(str(prefix) for prefix in images["allow"]) if "allow" in images else DEFAULT_ALLOW
@@ -289,3 +294,127 @@ def upgrade_diffs(old: Build, new: Build) -> list[FileDiff]:
             status = "added" if was is None else "removed" if now is None else "changed"
             diffs.append(FileDiff(dest, status, unified(dest, was, now, labels)))
     return diffs
+
+
+@dataclass(frozen=True)
+class Review:
+    """The upgrade review asked of a sync: ``report`` (a Markdown report: ``--report`` or
+    ``--patch-report`` given), ``diff`` (``--diff``), ``patch_report`` (``gsvendor patch-verify
+    --json`` output to list in it) and ``automatic`` (a dry run printing its plan, which shows the
+    report too when the lock is at another tag and its source can be read)."""
+
+    report: bool = False
+    diff: bool = False
+    patch_report: Path | None = None
+    automatic: bool = False
+
+
+@dataclass
+class Reviewed:
+    """A sync with its review: ``result``; ``upgrade`` (the report's data) and ``diffs`` (the
+    unified diff from the lock's tag) when asked and the lock's tag could be rebuilt."""
+
+    result: SyncResult
+    upgrade: Upgrade | None = None
+    diffs: list[FileDiff] | None = None
+
+
+def sync_reviewed(
+    config: Config,
+    tag: str | None,
+    source: str | None,
+    options: FetchOptions,
+    *,
+    dry_run: bool,
+    force: bool,
+    helm: str | None,
+    review: Review,
+    guard: AbstractContextManager[object],
+    progress: Progress,
+    note: Callable[[str], None],
+    present: Callable[[Reviewed], None],
+) -> None:
+    """``gsvendor sync``: :func:`sync` of ``tag`` (default: the tag Dockerfile.llmisvc pins) inside
+    ``guard`` (the project lock), with the upgrade ``review``, then ``present`` of the outcome.
+
+    The lock's tag is rebuilt for the review first; when only the ``automatic`` review wanted it
+    and that fails, ``note`` says why and the sync goes on. A signal after the swap's point of no
+    return, also while presenting, raises :func:`~gsvendor.vendoring.journal.interrupted_after`.
+    Raises :class:`UsageError` for an unreadable or mismatched ``patch_report``, and what
+    :func:`sync` and :func:`locked_build` raise.
+    """
+    if tag is None:
+        from gsvendor.controller_images.versions import pinned_tag
+
+        tag = pinned_tag(config, "gsvendor sync TAG")
+    patches = read_patch_report(review.patch_report, tag) if review.patch_report is not None else None
+    asked = review.report or review.diff
+    automatic = review.automatic and config.lock_path.is_file()
+    # the swap passed its point of no return (its backup folder): a later signal says so
+    committed: list[str | None] = []
+    try:
+        with guard:
+            old = None
+            if asked or automatic:
+                config.check_tag(tag)
+                locked = read_lock_if_any(config)
+                if asked or (locked is not None and locked.tag != tag):
+                    try:
+                        with progress("rebuilding the lock's version"):
+                            old = locked_build(config, options, helm)
+                    except GsvendorError as exc:
+                        if asked:
+                            raise
+                        note(f"no upgrade report: {exc}")
+            with progress(f"syncing {tag}"):
+                result = sync(
+                    config,
+                    tag,
+                    source,
+                    options,
+                    dry_run=dry_run,
+                    force=force,
+                    helm=helm,
+                    on_commit=committed.append,
+                )
+        reviewed = Reviewed(result)
+        if old is not None:
+            reviewed.diffs = upgrade_diffs(old, result.build) if review.diff else None
+            if review.report or automatic:
+                reviewed.upgrade = upgrade(config, old, result.build, patches)
+        present(reviewed)
+    except KeyboardInterrupt as exc:
+        if committed and not isinstance(exc, Interrupted):
+            raise interrupted_after(tag, committed[0]) from None
+        raise
+    except GsvendorError as exc:
+        if committed and exc.exit_code == 2:  # exit 2 says nothing changed: here the output did (> /dev/full)
+            kept = f"; the hand edits' backup is in {committed[0]}" if committed[0] else ""
+            lock = config.lock_path.relative_to(config.root).as_posix()
+            changed = GsvendorError(f"{exc}; but the sync of {tag} was completed: the output and {lock} changed{kept}")
+            changed.exit_code = 1
+            raise changed from None
+        raise
+
+
+def read_patch_report(path: Path, tag: str) -> dict[str, Any]:
+    """``gsvendor patch-verify --json`` output for upstream ``tag`` read from ``path``.
+
+    Raises :class:`UsageError` (exit 2) naming ``--patch-report`` when it is unreadable, not that
+    JSON, or the series was checked against another tag.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"--patch-report: {path}: cannot read: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise UsageError(f"--patch-report: {path}: cannot read: {' '.join(str(exc).split())[:200]}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise UsageError(f"--patch-report: {path}: not gsvendor patch-verify --json output (no results list)")
+    checked = data.get("tag")
+    if isinstance(checked, str) and checked != tag:
+        raise UsageError(
+            f"--patch-report: {path}: the series was checked against {checked}, not {tag} "
+            f"(gsvendor patch-verify --tag {tag} --json)"
+        )
+    return data

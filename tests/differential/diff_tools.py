@@ -1,4 +1,4 @@
-"""The real Go tools and gsvendor's emulations side by side, for the differential tests (issue 20).
+"""The real Go tools and gsvendor's emulations side by side, for the differential tests.
 
 The tools are looked up at ``<repo>/.tools/bin/<name>`` (where ``hack/install-go-tools.sh`` puts
 them), then on ``PATH``; a test needing an absent tool fails under CI (skips elsewhere) naming it.
@@ -115,7 +115,7 @@ TALLIES: dict[str, Tally] = {}
 
 
 def tally(name: str) -> Tally:
-    """The session-wide tally called ``name`` (tests/conftest.py prints every tally in the summary)."""
+    """The run-wide tally called ``name`` (tests/conftest.py prints every tally in the summary)."""
     return TALLIES.setdefault(name, Tally())
 
 

@@ -43,7 +43,6 @@ FLOAT_TAG = "!!float"
 TIMESTAMP_TAG = "!!timestamp"
 SEQ_TAG = "!!seq"
 MAP_TAG = "!!map"
-BINARY_TAG = "!!binary"
 MERGE_TAG = "!!merge"
 _LONG_PREFIX = "tag:yaml.org,2002:"
 

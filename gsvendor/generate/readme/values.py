@@ -361,9 +361,6 @@ def value_rows(
     return _rows_from_object("", root, root, described, True), described, document
 
 
-SORT_ORDERS = ("alphanum", "file")
-
-
 def _sorted_rows(rows: list[ValueRow], order: str = "alphanum") -> list[ValueRow]:
     """helm-docs v1.14.2 ``sortValueRowsByOrder``: globals first, then by key in byte order
     (``alphanum``) or by position in values.yaml (``file``: line, then column)."""

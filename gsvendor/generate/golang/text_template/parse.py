@@ -376,7 +376,7 @@ class _Parser:
 
     def control(self, kind: str) -> _If:
         self.vars.append([])
-        pipe = self.pipeline(kind, allow_decl=True)
+        pipe = self.pipeline(kind)
         self.range_depth += kind == "range"
         body, end = self.list_until()
         self.range_depth -= kind == "range"
@@ -395,7 +395,7 @@ class _Parser:
         self.vars.pop()
         return _If(kind, pipe, body, else_body)
 
-    def pipeline(self, context: str, allow_decl: bool = False) -> _Pipe:
+    def pipeline(self, context: str) -> _Pipe:
         line = self.peek().line
         decl: list[str] = []
         assign = False

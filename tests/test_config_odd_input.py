@@ -1,4 +1,5 @@
-"""Hostile tests of session 5's changes (the attack session): each reproduces a defect found."""
+"""Odd configuration and cache input (unknown keys, missing outputs, unreplaceable stamps, deep
+names): each is one short `error:` line or a miss, never a traceback or a partial file."""
 
 from __future__ import annotations
 

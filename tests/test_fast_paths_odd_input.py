@@ -1,4 +1,5 @@
-"""Hostile tests of session 4's fast paths (the attack session): each reproduces a defect found."""
+"""The fast paths given odd input (options before the command, large verbatim files, wide lines,
+lone surrogates, malformed stamps, quoted user text): each answers as the full path does."""
 
 from __future__ import annotations
 

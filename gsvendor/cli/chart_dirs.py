@@ -1,0 +1,61 @@
+"""The CHART_DIR arguments of check-images and check-manifests: the configuration they are read
+with, the project guard to hold while rendering, and a misspelt or missing folder named with the
+chart folder it was probably meant to be."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from gsvendor.cli.app import project_guard, stamps_dir
+from gsvendor.errors import UsageError, closest
+
+
+def rendering_setup(ctx: typer.Context, chart_dirs: list[Path] | None) -> tuple[Any, Any, Any]:
+    """check-images' and check-manifests' configuration (``None`` for bare chart folders), the
+    project guard to hold while rendering, and the head start taken over (``None`` when there is
+    none): it brings the configuration and holds the project lock already.
+
+    Raises :class:`~gsvendor.errors.UsageError` (exit 2) for a CHART_DIR that does not exist,
+    suggesting the configured chart folder meant (:func:`chart_folder_meant`).
+    """
+    from gsvendor.workflows import check_images as workflow
+
+    head_start = None if chart_dirs else ctx.obj.head_start
+    if head_start is not None:
+        return head_start.config, project_guard(ctx, head_start.config, held=True), head_start
+    config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [], stamps_dir(ctx))
+    for path in chart_dirs or []:
+        if (path / "Chart.yaml").is_file():
+            continue
+        if not path.exists():
+            raise UsageError(f"{path}: no such chart folder{chart_folder_meant(path, config)}")
+        break  # not a chart: the check names it, in the order given
+    # chart folders inside the project are its output too: a sync may be swapping them, or a
+    # killed one left them half swapped (the guard completes it first); so are those of an output
+    # folder that is a link to a folder elsewhere (helm -> /data/helm)
+    inside = config is not None and (not chart_dirs or any(config.holds(folder) for folder in chart_dirs))
+    guard = project_guard(ctx, config) if inside else contextlib.nullcontext()
+    return config, guard, None
+
+
+def chart_folder_meant(path: Path, config: Any) -> str:
+    """``"; did you mean helm/kserve-resources?"`` for a missing CHART_DIR whose last part is a
+    configured chart's name or close to one (``check-images kserve-resources``, as ``diff`` takes
+    it), when that chart's folder is synced; else ``""`` (also without a configuration)."""
+    if config is None:
+        return ""
+    folders = {c.name: config.root / c.dest for c in config.charts if c.render is None}
+    name = closest(path.name, [name for name, folder in folders.items() if (folder / "Chart.yaml").is_file()])
+    if name is None:
+        return ""
+    folder = folders[name]
+    try:
+        shown = os.path.relpath(folder)
+    except ValueError:  # another drive (Windows)
+        shown = str(folder)
+    return f"; did you mean {str(folder) if shown.startswith('..') else shown}?"

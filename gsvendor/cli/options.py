@@ -1,0 +1,127 @@
+"""The parameters the commands share or declare at length: typed ``Annotated`` aliases, and the
+parser that refuses an option given empty."""
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gsvendor.errors import UsageError
+
+
+def non_empty(option: str, *, path: bool = False) -> Callable[[str], str]:
+    """The parser (``typer.Option(parser=…)``) of ``option``, which may not be given empty: an empty
+    value is a mistake (an unset CI variable), not "the default". ``path``: "." is refused too, the
+    folder typer would read an empty path as. Raises :class:`~gsvendor.errors.UsageError` (exit 2)
+    while the command line is parsed, before any work."""
+
+    def parse(value: str) -> str:
+        if path and value.strip() in ("", "."):
+            raise UsageError(f"{option} is empty or '.'; give a file, or leave it out for the default")
+        if not value.strip():
+            raise UsageError(f"{option} is empty; leave it out for the default")
+        return value
+
+    return parse
+
+
+HelmOption = Annotated[
+    str | None,
+    typer.Option(
+        "--helm",
+        help="helm binary (for charts vendored rendered) (default: $GSVENDOR_HELM, .tools/bin/helm, PATH).",
+        metavar="PATH",
+    ),
+]
+
+SourceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--source",
+        "-s",
+        help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
+        "(default: the GitHub archive of TAG).",
+        metavar="SOURCE",
+    ),
+]
+
+LockedSourceOption = Annotated[
+    str | None,
+    typer.Option(
+        "--source",
+        "-s",
+        help="Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 "
+        "must match).",
+        metavar="SOURCE",
+        parser=non_empty("--source"),
+    ),
+]
+
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+
+ChartDirsArgument = Annotated[
+    list[Path] | None,
+    typer.Argument(metavar="[CHART_DIR]...", help="Chart folders [default: every configured chart's dest]."),
+]
+
+RendersJunitOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--junit",
+        metavar="FILE",
+        help="Write JUnit XML, a test case per chart × variant.",
+        parser=non_empty("--junit", path=True),  # `--junit=` (an unset CI variable) is no file
+    ),
+]
+
+TimeoutOption = Annotated[float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1, metavar="SECONDS")]
+
+RetriesOption = Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10, metavar="N")]
+
+MaxTimeOption = Annotated[
+    float,
+    typer.Option(help="Seconds for the whole fetch: every HTTP attempt, or every git run.", min=1, metavar="SECONDS"),
+]
+
+MinRateOption = Annotated[
+    float,
+    typer.Option(help="Bytes/s below which a download is dropped (averaged over --timeout).", min=0, metavar="BYTES/S"),
+]
+
+ReportOption = Annotated[
+    str | None,  # a string: "./-" is a file named "-", which a Path would read as "-" (stdout)
+    typer.Option(
+        "--report",
+        help="Write the Markdown upgrade report from the lock's tag to TAG to this file "
+        "(- for stdout, the plan or summary then goes to stderr).",
+        metavar="FILE",
+        parser=non_empty("--report"),
+    ),
+]
+
+PatchReportOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--patch-report",
+        help="gsvendor patch-verify --json output to list in the upgrade report.",
+        metavar="FILE",
+        parser=non_empty("--patch-report", path=True),
+    ),
+]
+
+RegistryConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--registry-config",
+        metavar="FILE",
+        help="Docker config.json with registry credentials "
+        "[default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json].",
+    ),
+]
+
+InsecureRegistryOption = Annotated[
+    list[str] | None,
+    typer.Option("--insecure-registry", metavar="HOST[:PORT]", help="Ask this registry over plain HTTP, repeatable."),
+]

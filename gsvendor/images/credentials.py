@@ -1,0 +1,131 @@
+"""Registry credentials from a Docker configuration file (the ``auths`` HTTP Basic entries; what
+is read but not used is noted) and the hosts ``--insecure-registry`` names, for check-images
+``--resolve``."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gsvendor.errors import ConfigError, UsageError
+from gsvendor.images.reference import DEFAULT_REGISTRY
+
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_HOST_RE = re.compile(rf"^(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Fa-f:]+\])(?::[0-9]{{1,5}})?$")
+
+
+# Docker Hub: credentials are stored under these names (its API is registry.py's registry-1.docker.io).
+_DOCKER_HUB_ALIASES = {"index.docker.io", "registry-1.docker.io", "docker.io"}
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """Registry credentials from a Docker configuration file.
+
+    ``auths``: registry host (``gsoci.azurecr.io``, ``docker.io``, ``127.0.0.1:5000``) → the base64
+    ``user:password`` of HTTP Basic; ``source``: the file read (``None`` when there was none);
+    ``notes``: what was read but not used (credential helpers, identity tokens).
+    """
+
+    auths: Mapping[str, str] = field(default_factory=dict)
+    source: Path | None = None
+    notes: tuple[str, ...] = ()
+
+    def for_host(self, host: str) -> str | None:
+        """The base64 ``user:password`` for ``host``, or ``None``."""
+        return self.auths.get(_credential_host(host))
+
+
+def _credential_host(key: str) -> str:
+    # Docker writes "https://index.docker.io/v1/" for Docker Hub and plain hosts elsewhere;
+    # some tools write "https://host" or "host/v2/".
+    host = re.sub(r"^[a-z]+://", "", key.strip(), flags=re.I).split("/", 1)[0].lower()
+    return DEFAULT_REGISTRY if host in _DOCKER_HUB_ALIASES else host
+
+
+def default_docker_config() -> Path:
+    """``$DOCKER_CONFIG/config.json`` when ``DOCKER_CONFIG`` is set, else ``~/.docker/config.json`` (Docker's rule)."""
+    folder = os.environ.get("DOCKER_CONFIG")
+    return Path(folder) / "config.json" if folder else Path.home() / ".docker" / "config.json"
+
+
+def load_credentials(path: Path | None = None) -> Credentials:
+    """Read registry credentials from a Docker ``config.json``.
+
+    ``path``: ``--registry-config FILE`` (must exist); ``None`` reads :func:`default_docker_config`
+    if it exists (no file: no credentials). Each ``auths`` entry gives credentials by its base64
+    ``auth`` (``user:password``) or by ``username`` and ``password``. ``credsStore`` and
+    ``credHelpers`` are not run (a helper is a program, and may prompt) and ``identitytoken`` is
+    not used; each is named in ``notes``. Raises :class:`UsageError` for a missing ``--registry-config``
+    file and :class:`ConfigError` for a file that is not JSON or breaks that shape (both exit 2).
+    """
+    explicit = path is not None
+    file = path if path is not None else default_docker_config()
+    label = f"--registry-config {file}" if explicit else str(file)
+    if not file.is_file():
+        if explicit:
+            raise UsageError(f"{label}: no such file")
+        return Credentials()
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{label}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{label}:{exc.lineno}: not JSON: {exc.msg}") from None
+    except RecursionError:
+        raise ConfigError(f"{label}: not JSON a Docker configuration holds (nested too deeply)") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{label}: not a Docker configuration (a JSON object with 'auths')")
+    auths_data = data.get("auths", {})
+    if not isinstance(auths_data, dict):
+        raise ConfigError(f"{label}: auths: must be an object (registry host → credentials)")
+    auths: dict[str, str] = {}
+    notes: list[str] = []
+    for key, entry in auths_data.items():
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{label}: auths.{key}: must be an object")
+        encoded = entry.get("auth")
+        if encoded:
+            try:
+                decoded = base64.b64decode(str(encoded), validate=True).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError):
+                raise ConfigError(f"{label}: auths.{key}.auth: not base64 of 'user:password'") from None
+            if ":" not in decoded:
+                raise ConfigError(f"{label}: auths.{key}.auth: not base64 of 'user:password' (no ':')")
+            auths[_credential_host(key)] = str(encoded)
+        elif entry.get("username") and entry.get("password") is not None:
+            from oras.auth.utils import get_basic_auth
+
+            auths[_credential_host(key)] = get_basic_auth(str(entry["username"]), str(entry["password"]))
+        elif entry.get("identitytoken"):
+            notes.append(f"{label}: auths.{key}: identitytoken is not used; {key} is asked anonymously")
+    store = data.get("credsStore")
+    if store:
+        notes.append(
+            f"{label}: credsStore {store!r} is not run; registries whose credentials it holds are asked anonymously"
+        )
+    helpers = data.get("credHelpers")
+    if isinstance(helpers, dict) and helpers:
+        hosts = ", ".join(sorted(str(h) for h in helpers))
+        notes.append(f"{label}: credHelpers are not run; {hosts} asked anonymously unless auths has them")
+    return Credentials(auths=auths, source=file, notes=tuple(notes))
+
+
+def insecure_hosts(values: Iterable[str]) -> frozenset[str]:
+    """Validate ``--insecure-registry HOST[:PORT]`` values (plain HTTP for exactly these hosts).
+
+    Raises :class:`UsageError` for a value with a scheme, a path or a malformed host.
+    """
+    hosts = set()
+    for value in values:
+        text = value.strip()
+        if not _HOST_RE.match(text):
+            raise UsageError(f"--insecure-registry {value!r}: expected HOST or HOST:PORT (no scheme, no path)")
+        hosts.add(text.lower())
+    return frozenset(hosts)

@@ -1,0 +1,266 @@
+"""check-images' inputs: the ``images`` section of gsvendor.yaml, the charts to check and the
+variants each is rendered in (each one ``helm template`` run):
+
+* ``defaults`` — the chart's own values;
+* ``switches-on`` — every boolean ``enabled``/``create…`` key of values.yaml that is false set
+  to true (``--set path=true``), plus the chart's ``switchValues`` files from the configuration;
+* each variant declared in the configuration (values files, ``set``, optional ``expectFailure``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gsvendor.errors import ConfigError, UsageError, did_you_mean
+from gsvendor.files import leads_outside
+
+if TYPE_CHECKING:
+    from gsvendor.config import Config
+
+
+DEFAULT_ALLOW: tuple[str, ...] = ("gsoci.azurecr.io/",)
+DEFAULTS = "defaults"
+SWITCHES_ON = "switches-on"
+VALUES = "values.yaml"
+RESERVED_VARIANTS = frozenset({DEFAULTS, SWITCHES_ON, VALUES})
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One ``helm template`` run of a chart.
+
+    ``values_files`` (``--values``), ``set_values`` (``--set``, the discovered switches),
+    ``set_json`` (``--set-json``, a declared ``set`` keeps its YAML types), ``expect_failure``:
+    a regex helm's error must match for the variant to fail as declared; ``switches``: the
+    discovered switch paths (for the report).
+    """
+
+    name: str
+    values_files: tuple[Path, ...] = ()
+    set_values: tuple[str, ...] = ()
+    set_json: tuple[str, ...] = ()
+    expect_failure: re.Pattern[str] | None = None
+    switches: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ChartImages:
+    """The ``images.charts.<name>`` entry: ``switch_values`` files and declared ``variants``."""
+
+    switch_values: tuple[Path, ...] = ()
+    variants: tuple[Variant, ...] = ()
+
+
+@dataclass(frozen=True)
+class ImagesConfig:
+    """The ``images`` section of gsvendor.yaml: allowed prefixes and per-chart variant settings."""
+
+    allow: tuple[str, ...] = DEFAULT_ALLOW
+    charts: Mapping[str, ChartImages] = field(default_factory=dict)
+
+    def chart(self, name: str) -> ChartImages:
+        """The settings of chart ``name`` (empty when the configuration names none)."""
+        return self.charts.get(name, ChartImages())
+
+
+def images_config(config: Config | None) -> ImagesConfig:
+    """Read the ``images`` section of ``config`` (already schema-validated); ``None`` gives the defaults.
+
+    Checks what the schema cannot: every chart named is a configured chart, variant names unique
+    and not ``defaults``/``switches-on``/``values.yaml``, ``expectFailure`` a valid regex, every
+    values file present. Raises
+    :class:`ConfigError` ``gsvendor.yaml:line: images.charts.x.variants[0].name: …``.
+    """
+    if config is None:
+        return ImagesConfig()
+    from gsvendor.validation import format_path
+
+    raw = config.raw.get("images") or {}
+    label = config.path.name
+
+    def fail(path: list[Any], message: str) -> ConfigError:
+        line = config.line_of(path)
+        return ConfigError(f"{label}{f':{line}' if line else ''}: {format_path(path)}: {message}")
+
+    def files(entries: Iterable[Any], path: list[Any]) -> tuple[Path, ...]:
+        result = []
+        for index, entry in enumerate(entries):
+            file = config.root / str(entry)
+            if not file.is_file():
+                raise fail([*path, index], f"{entry}: no such file (paths are relative to {label})")
+            if leads_outside(file, config.root):
+                raise fail([*path, index], f"{entry}: a link leading outside the project")
+            result.append(file)
+        return tuple(result)
+
+    charts: dict[str, ChartImages] = {}
+    known = [chart.name for chart in config.charts]
+    for name, entry in (raw.get("charts") or {}).items():
+        base = ["images", "charts", name]
+        if name not in known:  # a typo would silently drop the chart's variants
+            hint = did_you_mean(str(name), known)
+            raise fail(base, f"no chart named {name!r} in charts (known: {', '.join(known)}){hint}")
+        variants: list[Variant] = []
+        for index, item in enumerate(entry.get("variants") or []):
+            path = [*base, "variants", index]
+            variant_name = str(item["name"])
+            if variant_name in RESERVED_VARIANTS:
+                raise fail([*path, "name"], f"{variant_name!r} is reserved (built-in variant)")
+            if variant_name in {v.name for v in variants}:
+                raise fail([*path, "name"], f"variant {variant_name!r} is declared twice")
+            pattern = None
+            if "expectFailure" in item:
+                try:
+                    pattern = re.compile(str(item["expectFailure"]))
+                except re.error as exc:
+                    raise fail([*path, "expectFailure"], f"not a valid regular expression: {exc}") from None
+            try:
+                set_json = tuple(
+                    f"{key}={json.dumps(_json_value(value))}" for key, value in (item.get("set") or {}).items()
+                )
+            except (TypeError, ValueError) as exc:
+                raise fail([*path, "set"], f"a value helm cannot take as JSON ({exc})") from None
+            variants.append(
+                Variant(
+                    name=variant_name,
+                    values_files=files(item.get("values") or [], [*path, "values"]),
+                    set_json=set_json,
+                    expect_failure=pattern,
+                )
+            )
+        charts[str(name)] = ChartImages(
+            switch_values=files(entry.get("switchValues") or [], [*base, "switchValues"]), variants=tuple(variants)
+        )
+    allow = tuple(str(prefix) for prefix in raw["allow"]) if "allow" in raw else DEFAULT_ALLOW
+    return ImagesConfig(allow=allow, charts=charts)
+
+
+@dataclass(frozen=True)
+class ChartTarget:
+    """A chart to check: ``name`` from its Chart.yaml, ``path`` its folder, ``label`` as shown (``helm/x``)."""
+
+    name: str
+    path: Path
+    label: str
+
+
+def chart_targets(chart_dirs: Sequence[Path], config: Config | None) -> list[ChartTarget]:
+    """The charts to check: ``chart_dirs`` if given, else every configured chart's ``dest``.
+
+    Raises :class:`UsageError` for a chart folder that does not exist or has no Chart.yaml (exit
+    2), and when neither chart folders nor a configuration are given.
+    """
+    if chart_dirs:
+        entries = [(path, str(path)) for path in chart_dirs]
+    elif config is not None:
+        # charts vendored as rendered manifests are not charts on disk; their images were rendered already
+        entries = [(config.root / chart.dest, chart.dest) for chart in config.charts if chart.render is None]
+        if not entries:
+            raise UsageError("no charts to check: every configured chart is vendored rendered (pass CHART_DIR)")
+    else:
+        raise UsageError("no charts: pass CHART_DIR arguments or run where gsvendor.yaml is")
+    targets = []
+    for path, label in entries:
+        chart_yaml = path / "Chart.yaml"
+        if not chart_yaml.is_file():
+            hint = "" if chart_dirs else "; run `gsvendor sync` first"
+            if chart_dirs and not path.exists():
+                raise UsageError(f"{label}: no such chart folder")
+            raise UsageError(f"{label}: not a chart (no Chart.yaml){hint}")
+        targets.append(ChartTarget(name=_chart_name(chart_yaml) or path.resolve().name, path=path, label=label))
+    return targets
+
+
+def _chart_name(chart_yaml: Path) -> str | None:
+    from ruamel.yaml.error import YAMLError
+
+    from gsvendor.images.fastload import load_single
+
+    try:
+        data, _ = load_single(chart_yaml.read_text(encoding="utf-8"), lambda _node: None)
+        name = data.get("name") if isinstance(data, dict) else None
+        return str(name) if name else None  # a name nested thousands deep: str() recurses too
+    except RecursionError:
+        raise UsageError(f"{chart_yaml}: nested too deeply, a recursive alias, or an alias bomb") from None
+    except (OSError, UnicodeDecodeError, YAMLError) as exc:
+        raise UsageError(f"{chart_yaml}: cannot read: {' '.join(str(exc).split())}") from None
+
+
+def _escape_key(key: str) -> str:
+    # helm's --set parser (strvals) splits keys at . [ = , ; a backslash makes them literal.
+    if not _SET_SPECIAL.search(key):  # almost every key: no substitution to make
+        return key
+    return _SET_SPECIAL.sub(r"\\\1", key)
+
+
+_SET_SPECIAL = re.compile(r"([\\.\[=,])")
+
+
+def discover_switches(values: Any) -> list[str]:
+    """``--set`` paths of every feature switch that is off in ``values`` (a parsed values.yaml).
+
+    A switch is a boolean key named ``enabled`` or ``create…`` (``create``, ``createGateway``,
+    ``createSharedResources``) at any depth, list items included (``a[0].enabled``). Only
+    switches that are ``false`` are returned; keys with dots are escaped for helm. Raises
+    ``RecursionError`` for a recursive alias, absurd nesting, or an expansion past 200,000 nodes.
+    """
+    switches: list[str] = []
+    budget = [200_000]  # nodes; an alias bomb expands past this long before it matters
+
+    def walk(node: Any, path: str) -> None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise RecursionError("values.yaml expands to more than 200000 nodes")
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                if not isinstance(key, str):
+                    continue
+                here = f"{path}.{_escape_key(key)}" if path else _escape_key(key)
+                # ruamel round-trip loads an anchored boolean as ScalarBoolean (an int), hence the name check
+                is_bool = isinstance(value, bool) or type(value).__name__ == "ScalarBoolean"
+                if is_bool and (key == "enabled" or key.startswith("create")):
+                    if not value:
+                        switches.append(here)
+                else:
+                    walk(value, here)
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, f"{path}[{index}]")
+
+    walk(values, "")
+    return switches
+
+
+def plan_variants(values: Any, settings: ChartImages) -> list[Variant]:
+    """The variants of one chart: ``defaults``, ``switches-on`` (when there is a switch or a
+    switch values file; otherwise it would render the defaults again), then the declared ones."""
+    variants = [Variant(DEFAULTS)]
+    switches = discover_switches(values)
+    if switches or settings.switch_values:
+        variants.append(
+            Variant(
+                SWITCHES_ON,
+                values_files=settings.switch_values,
+                set_values=tuple(f"{path}=true" for path in switches),
+                switches=tuple(switches),
+            )
+        )
+    variants.extend(settings.variants)
+    return variants
+
+
+def _json_value(value: Any) -> Any:
+    """A ``set`` value as JSON sees it; ruamel's anchored booleans are ints underneath, so they are
+    turned back into booleans (``&on true`` must stay ``true``)."""
+    if type(value).__name__ == "ScalarBoolean":
+        return bool(value)
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_value(v) for v in value]
+    return value
