@@ -35,6 +35,7 @@ from gsvendor.errors import ConfigError, UsageError, did_you_mean
 from gsvendor.files import leads_outside
 from gsvendor.images.find import Found, Skipped, configmap_references, manifest_references, values_references
 from gsvendor.images.reference import ImageReference, InvalidReference, parse
+from gsvendor.overlays.crdfield import expect_failure_holds
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -99,10 +100,9 @@ class ImagesConfig:
 def images_config(config: Config | None) -> ImagesConfig:
     """Read the ``images`` section of ``config`` (already schema-validated); ``None`` gives the defaults.
 
-    Checks what the schema cannot: every chart named is a configured chart, variant names unique
-    and not ``defaults``/``switches-on``/``values.yaml``, ``expectFailure`` a valid regex, every
-    values file present. Raises
-    :class:`ConfigError` ``gsvendor.yaml:line: images.charts.x.variants[0].name: …``.
+    Checks what the schema cannot: every chart named is configured, variant names unique and not
+    ``defaults``/``switches-on``/``values.yaml``, ``expectFailure`` a valid regex (kept only while
+    ``expectFailureWhile`` holds), values files present. Raises :class:`ConfigError` (``file:line: path: …``).
     """
     if config is None:
         return ImagesConfig()
@@ -142,7 +142,7 @@ def images_config(config: Config | None) -> ImagesConfig:
             if variant_name in {v.name for v in variants}:
                 raise fail([*path, "name"], f"variant {variant_name!r} is declared twice")
             pattern = None
-            if "expectFailure" in item:
+            if "expectFailure" in item and expect_failure_holds(item.get("expectFailureWhile"), config):
                 try:
                     pattern = re.compile(str(item["expectFailure"]))
                 except re.error as exc:

@@ -10,12 +10,14 @@ Each ``overlays/*.yaml`` file declares one overlay (validated against :data:`OVE
         file: Chart.yaml
         values: {/appVersion: "${tag}"}
 
-Operations (every one may carry ``charts``, ``versions`` and ``description`` of its own):
+Operations (every one may carry ``charts``, ``versions``, ``crd`` (:mod:`gsvendor.overlays.crdfield`)
+and ``description`` of its own):
 
 ``yaml-set`` / ``yaml-merge`` / ``yaml-delete``
     keys addressed by JSON Pointer in ``file`` or every file matching ``glob`` (minus ``exclude`` globs);
 ``replace``
-    ``find`` (literal, or ``regex: true``) → ``with``, exactly ``count`` times (default 1);
+    ``find`` (literal, or ``regex: true``) → ``with``, exactly ``count`` times (default 1; ``all``:
+    every match, at least one);
 ``insert-after`` / ``insert-before``
     ``text`` next to ``anchor``, which must occur exactly ``count`` times;
 ``patch``
@@ -39,6 +41,7 @@ from typing import Any
 
 from gsvendor.errors import OverlayApplyError, OverlayDefinitionError
 from gsvendor.overlays import yamledit
+from gsvendor.overlays.crdfield import CRD_CONDITION_SCHEMA, CRDCondition, FieldLookup, crd_field_lookup
 
 _TARGET = {
     "file": {"type": "string", "minLength": 1},
@@ -50,6 +53,7 @@ _COMMON = {
     "description": {"type": "string"},
     "charts": {"type": "array", "items": {"type": "string"}, "minItems": 1},
     "versions": {"type": "string"},
+    "crd": CRD_CONDITION_SCHEMA,
 }
 
 
@@ -79,7 +83,8 @@ OPERATIONS: dict[str, dict[str, Any]] = {
             "find": {"type": "string"},
             "with": {"type": "string"},
             "regex": {"type": "boolean"},
-            "count": {"type": "integer", "minimum": 1},
+            # "all": every match, at least one (a list upstream grows, such as its runtimes)
+            "count": {"anyOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]},
         },
     ),
     "insert-after": _op(
@@ -149,6 +154,7 @@ class Operation:
     index: int
     charts: tuple[str, ...] = ()
     versions: str | None = None
+    crd: CRDCondition | None = None
 
     @property
     def label(self) -> str:
@@ -217,13 +223,14 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
         operations = []
         assets: dict[str, bytes] = {}
         for index, raw in enumerate(data["operations"]):
-            params = {k: v for k, v in raw.items() if k not in ("op", "charts", "versions", "description")}
+            params = {k: v for k, v in raw.items() if k not in ("op", "charts", "versions", "crd", "description")}
             op = Operation(
                 kind=raw["op"],
                 params=params,
                 index=index,
                 charts=tuple(raw.get("charts", ())),
                 versions=raw.get("versions"),
+                crd=CRDCondition.parse(raw.get("crd")),
             )
             if op.versions:
                 _specifier(op.versions, f"{label}: {op.label}: versions")
@@ -384,8 +391,13 @@ def matches_chart(chart: str, patterns: tuple[str, ...]) -> bool:
     return not patterns or any(fnmatch.fnmatchcase(chart, p) for p in patterns)
 
 
-def apply_overlays(chart: str, files: dict[str, bytes], overlays: list[Overlay], tag: str) -> ChartOverlayResult:
+def apply_overlays(
+    chart: str, files: dict[str, bytes], overlays: list[Overlay], tag: str, crd_fields: FieldLookup | None = None
+) -> ChartOverlayResult:
     """Apply every overlay in scope for ``chart`` at ``tag`` to ``files`` (chart-relative path → bytes).
+
+    ``crd_fields`` answers an operation's ``crd`` condition from upstream's CRDs (default: those
+    of ``files``; :func:`gsvendor.overlays.crdfield.crd_field_lookup` over the whole snapshot).
 
     Pure: returns new files and never touches the disk (patches run ``git apply`` in a temporary
     folder). Raises :class:`OverlayApplyError` naming chart, file, overlay, operation and what it
@@ -408,6 +420,11 @@ def apply_overlays(chart: str, files: dict[str, bytes], overlays: list[Overlay],
             if not in_range(tag, op.versions, f"{where}: {op.label}"):
                 result.skipped.append(f"{overlay.name} {op.label} (versions {op.versions})")
                 continue
+            if op.crd is not None:
+                crd_fields = crd_fields or crd_field_lookup(files)
+                if not op.crd.holds(crd_fields):
+                    result.skipped.append(f"{overlay.name} {op.label} ({op.crd})")
+                    continue
             params = expand(op.params, variables)
             touched = _apply_operation(chart, result.files, overlay, op, params, variables)
             result.applied.append(AppliedOperation(overlay.name, op.label, tuple(touched)))
@@ -507,9 +524,10 @@ class _Mismatch(Exception):
     """An anchor or pattern matched another number of times than declared."""
 
 
-def _count(found: int, expected: int, what: str) -> None:
-    if found != expected:
-        raise _Mismatch(f"expected {expected} match{'es' * (expected != 1)} of {what}, found {found}")
+def _count(found: int, expected: int | str, what: str) -> None:
+    if found != expected and not (expected == "all" and found):
+        wanted = "at least one match" if expected == "all" else f"{expected} match{'es' * (expected != 1)}"
+        raise _Mismatch(f"expected {wanted} of {what}, found {found}")
 
 
 def _replace(text: str, params: dict[str, Any]) -> str:
