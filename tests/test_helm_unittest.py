@@ -116,19 +116,11 @@ def test_a_broken_overlay_fails_its_suites(tmp_path: Path, overlay: str, failing
 
 @needs_plugin
 def test_later_upstream_gets_the_inferenceservice_ca_suite(tmp_path: Path, extracted) -> None:
-    """After v0.20.0 the InferenceService CRD carries inject-ca-from, from v0.21.0-rc0 the presets take a
-    rolloutStrategy: their suites are copied and pass."""
-    later = tmp_path / "kserve-0.21.0"
-    shutil.copytree(extracted("v0.20.0"), later)
-    crd = later / "charts/kserve-crd/templates/serving.kserve.io_inferenceservices.yaml"
-    crd.write_text(
-        crd.read_text().replace(
-            "  annotations:\n", "  annotations:\n    cert-manager.io/inject-ca-from: kserve/serving-cert\n", 1
-        )
-    )
-    archive = tmp_path / "kserve-v0.21.0.tar.gz"
-    with tarfile.open(archive, "w:gz") as out:
-        out.add(later, arcname="kserve-0.21.0")
+    """Upstream after the latest archive carries inject-ca-from on the InferenceService CRD, and (here)
+    spec.rolloutStrategy on the LLMInferenceServiceConfig CRD: their suites are copied and pass."""
+    from upgradekit import LATEST, later_archive
+
+    archive = later_archive(extracted(LATEST), tmp_path, "v0.21.0", rollout_strategy=True)
     project = make_project(tmp_path, "v0.21.0", source=archive)
     assert (project / "helm/kserve-crd/tests/inferenceservice_release_namespace_test.yaml").is_file()
     result = subprocess.run(

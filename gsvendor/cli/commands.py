@@ -117,6 +117,8 @@ def sync(
         from gsvendor.controller_images.versions import pinned_tag
 
         tag = pinned_tag(config, "gsvendor sync TAG")
+    elif (pin_warning := workflow.pin_warning(config, tag)) is not None:
+        _stderr().labelled("warning:", "yellow", pin_warning)
     options = _fetch_options(ctx, timeout, retries, max_time, min_rate)
     patches = _read_patch_report(patch_report, tag) if patch_report is not None else None
     from gsvendor.errors import Interrupted

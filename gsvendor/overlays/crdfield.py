@@ -73,8 +73,9 @@ _ACTION = re.compile(r"\{\{.*?\}\}")
 
 
 def _load(text: str) -> Any:
-    """One CRD document: the controller-gen subset with :mod:`gsvendor.manifests.fastyaml`, anything
-    else with ruamel's safe (libyaml) loader. A vendored chart's CRD is a template: lines that are
+    """One CRD document: the controller-gen subset with :mod:`gsvendor.manifests.fastyaml` (lazily:
+    only what is read is parsed), anything else with ruamel's safe (libyaml) loader. A vendored
+    chart's CRD is a template: lines that are
     only a template action (``{{- if .Values.crd.keep }}``) are dropped and inline actions become a
     placeholder, which keeps the schema (what is asked of it) as upstream wrote it."""
     from gsvendor.manifests import fastyaml
@@ -82,11 +83,15 @@ def _load(text: str) -> Any:
     text = _ACTION.sub("x", _ACTION_LINE.sub("", text))
 
     try:
-        return fastyaml.load(text)
+        return fastyaml.load_lazy(text)
     except fastyaml.NotSimple:
-        from ruamel.yaml import YAML
+        return _full(text)
 
-        return YAML(typ="safe", pure=False).load(text)
+
+def _full(text: str) -> Any:
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe", pure=False).load(text)
 
 
 def expect_failure_holds(raw: Mapping[str, Any] | None, config: Any) -> bool:
@@ -96,6 +101,11 @@ def expect_failure_holds(raw: Mapping[str, Any] | None, config: Any) -> bool:
     render once the CRD has it, and check-manifests then validates the value against the CRD."""
     condition = CRDCondition.parse(raw)
     return condition is None or condition.holds(project_crd_lookup(config))
+
+
+def _kind_of(doc: Any) -> Any:
+    names = doc.get("spec", {}).get("names", {}) if isinstance(doc, Mapping) else {}
+    return names.get("kind") if isinstance(names, Mapping) else None
 
 
 def project_crd_lookup(config: Any) -> FieldLookup:
@@ -114,9 +124,9 @@ def project_crd_lookup(config: Any) -> FieldLookup:
 def crd_field_lookup(files: Mapping[str, bytes]) -> FieldLookup:
     """``lookup(kind, field)`` → the field's schema in the CRD of ``kind`` among ``files`` (upstream
     path → bytes), or ``None``. A CRD is parsed (the project's YAML loader) once, on first use."""
-    parsed: dict[str, list[Mapping[str, Any]]] = {}
+    parsed: dict[str, list[tuple[str, Any]]] = {}
 
-    def crds_of(kind: str) -> list[Mapping[str, Any]]:
+    def crds_of(kind: str) -> list[tuple[str, Any]]:
         if kind not in parsed:
             found = []
             needle = f"kind: {kind}\n".encode()
@@ -132,17 +142,22 @@ def crd_field_lookup(files: Mapping[str, bytes]) -> FieldLookup:
                         continue
                     try:
                         doc = _load(chunk)
+                        if _kind_of(doc) != kind:
+                            continue
                     except Exception:  # a template that is not YAML until rendered: not this CRD
                         continue
-                    names = doc.get("spec", {}).get("names", {}) if isinstance(doc, Mapping) else {}
-                    if isinstance(names, Mapping) and names.get("kind") == kind:
-                        found.append(doc)
+                    found.append((chunk, doc))
             parsed[kind] = found
         return parsed[kind]
 
     def lookup(kind: str, field: str) -> dict[str, Any] | None:
-        for crd in crds_of(kind):
-            schema = field_schema(crd, field)
+        from gsvendor.manifests.fastyaml import NotSimple
+
+        for chunk, crd in crds_of(kind):
+            try:
+                schema = field_schema(crd, field)
+            except NotSimple:  # a value beyond fastyaml's subset, met while reading: parse it all
+                schema = field_schema(_full(_ACTION.sub("x", _ACTION_LINE.sub("", chunk))), field)
             if schema is not None:
                 return schema
         return None

@@ -180,11 +180,13 @@ class Overlay:
 
 @dataclass(frozen=True)
 class AppliedOperation:
-    """What one operation did to one chart: the chart-relative ``files`` it touched."""
+    """What one operation did to one chart: the chart-relative ``files`` it touched; ``found`` the
+    matches of a ``count: all`` replace (``None`` where ``count`` declares them)."""
 
     overlay: str
     operation: str
     files: tuple[str, ...]
+    found: int | None = None
 
 
 @dataclass
@@ -426,8 +428,16 @@ def apply_overlays(
                     result.skipped.append(f"{overlay.name} {op.label} ({op.crd})")
                     continue
             params = expand(op.params, variables)
+            found = None
+            if params.get("count") == "all":  # what the report counts: the matches before the edit
+                find = params["find"] if params.get("regex") else re.escape(params["find"])
+                texts = [
+                    result.files[f].decode("utf-8", "replace")
+                    for f in _targets(chart, result.files, overlay, op, params)
+                ]
+                found = sum(len(re.findall(find, text, re.MULTILINE)) for text in texts)
             touched = _apply_operation(chart, result.files, overlay, op, params, variables)
-            result.applied.append(AppliedOperation(overlay.name, op.label, tuple(touched)))
+            result.applied.append(AppliedOperation(overlay.name, op.label, tuple(touched), found))
     return result
 
 

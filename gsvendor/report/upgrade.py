@@ -205,12 +205,20 @@ def _patches(upgrade: Upgrade) -> list[str]:
 
 def markdown(upgrade: Upgrade) -> str:
     """The upgrade report as Markdown text (ends with one newline)."""
+    from gsvendor.upstream.source import direction
+
+    down = direction(upgrade.old_tag, upgrade.new_tag) == "downgrade"
     lines = [
-        f"# Upgrade report: {upgrade.old_tag} → {upgrade.new_tag}",
+        f"# {'Downgrade' if down else 'Upgrade'} report: {upgrade.old_tag} → {upgrade.new_tag}",
         "",
         "What the upgrade changes in the vendored charts (upstream plus the Giant Swarm overlays), "
         "written by `gsvendor sync --report`.",
         "",
+        *(
+            [f"**This is a downgrade**: {upgrade.new_tag} is older than the synced {upgrade.old_tag}.", ""]
+            if down
+            else []
+        ),
         *_summary(upgrade),
     ]
     for chart in upgrade.charts:

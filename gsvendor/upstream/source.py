@@ -171,6 +171,26 @@ def nearby_tags(tag: str, tags: list[str], around: int = 2) -> list[str]:
     return ordered[max(0, at - around) : at + around]
 
 
+def local_archive(repository: str, tag: str) -> str | None:
+    """``$GSVENDOR_UPSTREAM_DIR/<repo>-<tag>.tar.gz`` when that archive is there (``repository`` is
+    ``owner/repo``), else ``None``: where an offline machine keeps GitHub's archives (as ``make sync``
+    and the test suite read them), taken before any download."""
+    import os
+
+    folder = os.environ.get("GSVENDOR_UPSTREAM_DIR", "").strip()
+    if not folder:
+        return None
+    path = Path(folder) / f"{repository.rsplit('/', 1)[-1]}-{tag}.tar.gz"
+    return str(path) if path.is_file() else None
+
+
+def direction(old: str, new: str) -> str:
+    """``upgrade``, ``downgrade`` or ``same``: how going from tag ``old`` to ``new`` moves in version
+    order (a release after its release candidates, ``v`` prefixes ignored)."""
+    before, after = _version_key(old), _version_key(new)
+    return "same" if before == after else "upgrade" if after > before else "downgrade"
+
+
 def missing_tag(location: str, tag: str, tags: list[str], head: str | None) -> SourceError:
     """The error for a source without ``tag``: names the tag, the tags near it and HEAD when known."""
     near = nearby_tags(tag, tags)

@@ -130,7 +130,7 @@ def _load_yaml(data: bytes, *, inline_actions: bool = False) -> list[Any]:
     kept = ("" if _ACTION_LINE.match(line) else line for line in lines)
     text = "\n".join(_ACTION.sub("TEMPLATED", line) if inline_actions else line for line in kept)
     try:
-        return [d for d in YAML(typ="safe").load_all(text) if d is not None]
+        return [d for d in YAML(typ="safe", pure=False).load_all(text) if d is not None]
     except (YAMLError, RecursionError, ValueError):
         return []
 
@@ -240,23 +240,64 @@ def compare_images(old: Mapping[str, bytes], new: Mapping[str, bytes], allow: Se
     return changes
 
 
+def _crd_documents(data: bytes) -> list[Any]:
+    """The documents of a YAML file holding CRDs, read as :func:`_load_yaml` reads them, but lazily
+    (:func:`gsvendor.manifests.fastyaml.load_lazy`: a megabyte CRD costs one pass over its lines plus
+    what is read); a document beyond fastyaml's subset is parsed whole (libyaml)."""
+    from gsvendor.manifests import fastyaml
+
+    lines = data.decode("utf-8", "replace").splitlines()
+    text = "\n".join("" if _ACTION_LINE.match(line) else _ACTION.sub("TEMPLATED", line) for line in lines)
+    out: list[Any] = []
+    for chunk in re.split(r"(?m)^---[ \t]*(?:#.*)?$", text):
+        try:
+            document = fastyaml.load_lazy(chunk)
+        except fastyaml.NotSimple:
+            out += _load_yaml(chunk.encode())
+            continue
+        if document is not None:
+            out.append(document)
+    return out
+
+
+def _crd_shape(document: Mapping[str, Any], path: str) -> tuple[str, dict[str, set[str]]]:
+    name = str((document.get("metadata") or {}).get("name") or path)
+    versions: dict[str, set[str]] = {}
+    for version in (document.get("spec") or {}).get("versions") or []:
+        if not isinstance(version, Mapping):
+            continue
+        schema = ((version.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties") or {}
+        spec = (schema.get("spec") or {}).get("properties") or {}
+        versions[str(version.get("name"))] = {str(k) for k in spec} if isinstance(spec, Mapping) else set()
+    return name, versions
+
+
 def crd_shapes(files: Mapping[str, bytes]) -> dict[str, tuple[str, dict[str, set[str]]]]:
     """CRD name → (file, {version: top-level ``spec`` fields}) of every CustomResourceDefinition in ``files``."""
+    from gsvendor.manifests.fastyaml import NotSimple
+
     shapes: dict[str, tuple[str, dict[str, set[str]]]] = {}
     for path in sorted(files):
         if not path.endswith((".yaml", ".yml")) or b"CustomResourceDefinition" not in files[path]:
             continue
-        for document in _load_yaml(files[path], inline_actions=True):
-            if not isinstance(document, Mapping) or document.get("kind") != "CustomResourceDefinition":
-                continue
-            name = str((document.get("metadata") or {}).get("name") or path)
-            versions: dict[str, set[str]] = {}
-            for version in (document.get("spec") or {}).get("versions") or []:
-                if not isinstance(version, Mapping):
+        for document in _crd_documents(files[path]):
+            try:
+                if not isinstance(document, Mapping) or document.get("kind") != "CustomResourceDefinition":
                     continue
-                schema = ((version.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties") or {}
-                spec = (schema.get("spec") or {}).get("properties") or {}
-                versions[str(version.get("name"))] = {str(k) for k in spec} if isinstance(spec, Mapping) else set()
+                name, versions = _crd_shape(document, path)
+            except NotSimple:  # met while reading a lazily parsed document: read the file whole
+                shapes.update((n, s) for n, s in crd_shapes_full(files[path], path).items() if n not in shapes)
+                break
+            shapes.setdefault(name, (path, versions))
+    return shapes
+
+
+def crd_shapes_full(data: bytes, path: str) -> dict[str, tuple[str, dict[str, set[str]]]]:
+    """:func:`crd_shapes` of one file, parsed whole with libyaml (what fastyaml's subset cannot read)."""
+    shapes: dict[str, tuple[str, dict[str, set[str]]]] = {}
+    for document in _load_yaml(data, inline_actions=True):
+        if isinstance(document, Mapping) and document.get("kind") == "CustomResourceDefinition":
+            name, versions = _crd_shape(document, path)
             shapes.setdefault(name, (path, versions))
     return shapes
 
@@ -295,6 +336,8 @@ def matches(operation: AppliedOperation, overlays: Sequence[Overlay]) -> tuple[i
         None,
     )
     per_file = 1
+    if operation.found is not None:  # count: all
+        return len(operation.files), operation.found
     if declared is not None:
         params = declared.params
         if declared.kind in ("replace", "insert-after", "insert-before"):
