@@ -16,7 +16,12 @@ OLD, NEW = TAGS[0], TAGS[-1]
 
 def copy_repository(dest: Path) -> Path:
     """This repository's files (tracked, or new and not ignored; as on disk), its venv and tools linked."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, check=True).stdout
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout
     for name in filter(None, listed.decode().split("\0")):
         source = ROOT / name
         if source.is_file():

@@ -198,7 +198,7 @@ def print_diff_stat(console: Console, diffs: Sequence[FileDiff]) -> None:
     """A table of changed files with lines added and removed, then the totals."""
     from gsvendor.report.layout import PlainTable
 
-    table = PlainTable(("file", "status", "+", "-"), right=("+", "-"))
+    table = PlainTable(("file", "status", "+", "-"), right=("+", "-"), findings=True)
     stat = diff_stat(diffs)
     for row in stat:
         table.add_row(row["path"], row["status"], str(row["added"]), str(row["removed"]))
