@@ -227,11 +227,21 @@ def test_a_table_moves_the_cells_that_make_a_row_too_wide_to_a_list_below() -> N
     assert table(("name", "old", "new"), [(wide, code("o|" + "o" * 60), code("n" * 50))]) == [
         "| name | old | new |",
         "|---|---|---|",
-        "| (3) | (1) | (2) |",
+        "| (1) | (2) | (3) |",
         "",
-        f"- (1) old: `o|{'o' * 60}`",
-        f"- (2) new: `{'n' * 50}`",
-        f"- (3) name: {wide}",
+        f"- (1) name: {wide}",
+        f"- (2) old: `o|{'o' * 60}`",
+        f"- (3) new: `{'n' * 50}`",
+    ]
+    # markers follow reading order across rows too, whichever column moved first
+    assert table(("key", "a", "b"), [("k1", "s", code("b" * 95)), ("k2", code("a" * 95), code("b" * 95))]) == [
+        "| key | a | b |",
+        "|---|---|---|",
+        "| k1 | s | (1) |",
+        "| k2 | (2) | (1) |",
+        "",
+        f"- (1) b: `{'b' * 95}`",
+        f"- (2) a: `{'a' * 95}`",
     ]
     # the first column moves last; a cell no longer than a marker stays, even when its row stays too wide
     assert table(("name", "n"), [("y" * 120, "1")])[2] == "| (1) | 1 |"

@@ -155,6 +155,7 @@ class Operation:
     charts: tuple[str, ...] = ()
     versions: str | None = None
     crd: CRDCondition | None = None
+    description: str = ""
 
     @property
     def label(self) -> str:
@@ -233,6 +234,7 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
                 charts=tuple(raw.get("charts", ())),
                 versions=raw.get("versions"),
                 crd=CRDCondition.parse(raw.get("crd")),
+                description=" ".join(str(raw.get("description", "")).split()),
             )
             if op.versions:
                 _specifier(op.versions, f"{label}: {op.label}: versions")

@@ -24,6 +24,7 @@ from gsvendor.images.check import judge
 from gsvendor.images.find import Found, configmap_references, key_lines, manifest_references, values_references
 from gsvendor.overlays.engine import AppliedOperation, Overlay
 from gsvendor.vendoring.plan import Build, ChartBuild
+from gsvendor.vendoring.rbac import RbacChange, compare_rbac
 
 # a line that is only a template action ({{- if … }}) inside otherwise plain YAML (the CRD charts)
 _ACTION_LINE = re.compile(r"^\s*\{\{.*\}\}\s*$")
@@ -81,6 +82,7 @@ class OverlayUse:
     operation: str
     old: tuple[int, int] | None
     new: tuple[int, int] | None
+    description: str = ""  # the operation's, as declared (one line)
 
 
 @dataclass
@@ -100,6 +102,7 @@ class ChartUpgrade:
     images: list[ImageChange] = field(default_factory=list)
     crd_files: list[str] = field(default_factory=list)
     crds: list[CrdChange] = field(default_factory=list)
+    rbac: list[RbacChange] = field(default_factory=list)
     overlays: list[OverlayUse] = field(default_factory=list)
 
 
@@ -302,9 +305,13 @@ def crd_shapes_full(data: bytes, path: str) -> dict[str, tuple[str, dict[str, se
     return shapes
 
 
-def compare_crds(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> list[CrdChange]:
-    """CRDs added or removed, and versions and top-level ``spec`` fields added or removed in the others."""
-    before, after = crd_shapes(old), crd_shapes(new)
+def compare_crds(
+    old: Mapping[str, bytes], new: Mapping[str, bytes], shapes: tuple[Any, Any] | None = None
+) -> list[CrdChange]:
+    """CRDs added or removed, and versions and top-level ``spec`` fields added or removed in the others.
+
+    ``shapes``: :func:`crd_shapes` of ``old`` and ``new`` when known already."""
+    before, after = shapes or (crd_shapes(old), crd_shapes(new))
     out = []
     for name in sorted(set(before) | set(after)):
         if name not in before:
@@ -357,7 +364,8 @@ def compare_overlays(old: ChartBuild | None, new: ChartBuild | None, overlays: S
     declared = {(o.name, op.label): i for i, (o, op) in enumerate((o, op) for o in overlays for op in o.operations)}
     found = list(dict.fromkeys([*after, *before]))
     order = sorted(found, key=lambda key: (declared.get(key, len(declared)), found.index(key)))
-    return [OverlayUse(o, op, before.get((o, op)), after.get((o, op))) for o, op in order]
+    described = {(o.name, op.label): getattr(op, "description", "") for o in overlays for op in o.operations}
+    return [OverlayUse(o, op, before.get((o, op)), after.get((o, op)), described.get((o, op), "")) for o, op in order]
 
 
 def compare_chart(
@@ -375,9 +383,15 @@ def compare_chart(
     new_values = (_load_yaml(after["values.yaml"]) or [{}])[0] if "values.yaml" in after else {}
     chart.keys_added, chart.keys_removed, chart.defaults_changed = compare_values(old_values, new_values)
     chart.keys_below = {key: below for key in chart.keys_added if (below := key_paths(_at(new_values, key), key))}
+    # a file the same at both tags holds the same images, CRDs and roles: only the others are parsed
+    differ = set(chart.added) | set(chart.removed) | set(chart.changed)
+    before = {p: data for p, data in before.items() if p in differ}
+    after = {p: data for p, data in after.items() if p in differ}
     chart.images = compare_images(before, after, allow)
-    chart.crds = compare_crds(before, after)
-    crd_files = {file for file, _ in crd_shapes(before).values()} | {file for file, _ in crd_shapes(after).values()}
+    shapes = crd_shapes(before), crd_shapes(after)
+    chart.crds = compare_crds(before, after, shapes)
+    chart.rbac = compare_rbac(before, after, lambda data: _load_yaml(data, inline_actions=True))
+    crd_files = {file for file, _ in shapes[0].values()} | {file for file, _ in shapes[1].values()}
     chart.crd_files = sorted(p for p in crd_files if p in chart.changed or p in chart.added or p in chart.removed)
     chart.overlays = compare_overlays(old, new, overlays)
     return chart
