@@ -167,7 +167,8 @@ def sync(
         if report_file is not None or auto_report or patch_report is not None:
             from gsvendor.report.upgrade import markdown
 
-            text = markdown(workflow.upgrade(config, old, result.build, patches))
+            with _status(ctx, "comparing the builds for the upgrade report"):
+                text = markdown(workflow.upgrade(config, old, result.build, patches))
             if report_file is None or report_to_stdout:
                 out.out(text, end="", highlight=False)
             else:
