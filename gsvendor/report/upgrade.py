@@ -150,6 +150,12 @@ def _crds(chart: ChartUpgrade) -> list[str]:
             rows.append((name, code(crd.file), *cells))
         header = ("CRD", "file", "versions added", "versions removed", "spec fields added", "spec fields removed")
         lines += [*table(header, rows), ""]
+    classified = [crd for crd in chart.crds if crd.classified]
+    if classified:
+        lines += ["Changes a reviewer should look at (served and stored versions, conversion, `spec` fields):", ""]
+        for crd in classified:
+            lines.append(f"- {code(crd.name)}: " + "; ".join(crd.classified))
+        lines.append("")
     return lines
 
 

@@ -16,15 +16,19 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
 
 from gsvendor.images.check import judge
 from gsvendor.images.find import Found, configmap_references, key_lines, manifest_references, values_references
 from gsvendor.overlays.engine import AppliedOperation, Overlay
+from gsvendor.vendoring.crdchanges import Traits, classify, traits
 from gsvendor.vendoring.plan import Build, ChartBuild
 from gsvendor.vendoring.rbac import RbacChange, compare_rbac
+
+# a CRD in a build: its file, {version: top-level spec fields}, and what crdchanges.classify reads
+CrdShape = tuple[str, dict[str, set[str]], Traits]
 
 # a line that is only a template action ({{- if … }}) inside otherwise plain YAML (the CRD charts)
 _ACTION_LINE = re.compile(r"^\s*\{\{.*\}\}\s*$")
@@ -72,6 +76,8 @@ class CrdChange:
     fields_removed: tuple[str, ...] = ()
     added: bool = False
     removed: bool = False
+    # what kind of change, for the reviewer (gsvendor.vendoring.crdchanges.classify)
+    classified: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -263,7 +269,7 @@ def _crd_documents(data: bytes) -> list[Any]:
     return out
 
 
-def _crd_shape(document: Mapping[str, Any], path: str) -> tuple[str, dict[str, set[str]]]:
+def _crd_shape(document: Mapping[str, Any], path: str) -> tuple[str, dict[str, set[str]], Traits]:
     name = str((document.get("metadata") or {}).get("name") or path)
     versions: dict[str, set[str]] = {}
     for version in (document.get("spec") or {}).get("versions") or []:
@@ -272,14 +278,14 @@ def _crd_shape(document: Mapping[str, Any], path: str) -> tuple[str, dict[str, s
         schema = ((version.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties") or {}
         spec = (schema.get("spec") or {}).get("properties") or {}
         versions[str(version.get("name"))] = {str(k) for k in spec} if isinstance(spec, Mapping) else set()
-    return name, versions
+    return name, versions, traits(document)
 
 
-def crd_shapes(files: Mapping[str, bytes]) -> dict[str, tuple[str, dict[str, set[str]]]]:
-    """CRD name → (file, {version: top-level ``spec`` fields}) of every CustomResourceDefinition in ``files``."""
+def crd_shapes(files: Mapping[str, bytes]) -> dict[str, CrdShape]:
+    """CRD name → (file, {version: top-level ``spec`` fields}, traits) of every CRD in ``files``."""
     from gsvendor.manifests.fastyaml import NotSimple
 
-    shapes: dict[str, tuple[str, dict[str, set[str]]]] = {}
+    shapes: dict[str, CrdShape] = {}
     for path in sorted(files):
         if not path.endswith((".yaml", ".yml")) or b"CustomResourceDefinition" not in files[path]:
             continue
@@ -287,21 +293,21 @@ def crd_shapes(files: Mapping[str, bytes]) -> dict[str, tuple[str, dict[str, set
             try:
                 if not isinstance(document, Mapping) or document.get("kind") != "CustomResourceDefinition":
                     continue
-                name, versions = _crd_shape(document, path)
+                name, versions, details = _crd_shape(document, path)
             except NotSimple:  # met while reading a lazily parsed document: read the file whole
                 shapes.update((n, s) for n, s in crd_shapes_full(files[path], path).items() if n not in shapes)
                 break
-            shapes.setdefault(name, (path, versions))
+            shapes.setdefault(name, (path, versions, details))
     return shapes
 
 
-def crd_shapes_full(data: bytes, path: str) -> dict[str, tuple[str, dict[str, set[str]]]]:
+def crd_shapes_full(data: bytes, path: str) -> dict[str, CrdShape]:
     """:func:`crd_shapes` of one file, parsed whole with libyaml (what fastyaml's subset cannot read)."""
-    shapes: dict[str, tuple[str, dict[str, set[str]]]] = {}
+    shapes: dict[str, CrdShape] = {}
     for document in _load_yaml(data, inline_actions=True):
         if isinstance(document, Mapping) and document.get("kind") == "CustomResourceDefinition":
-            name, versions = _crd_shape(document, path)
-            shapes.setdefault(name, (path, versions))
+            name, versions, details = _crd_shape(document, path)
+            shapes.setdefault(name, (path, versions, details))
     return shapes
 
 
@@ -320,7 +326,7 @@ def compare_crds(
         if name not in after:
             out.append(CrdChange(before[name][0], name, (), tuple(sorted(before[name][1])), removed=True))
             continue
-        (_, was), (file, now) = before[name], after[name]
+        (_, was, was_traits), (file, now, now_traits) = before[name], after[name]
         both = sorted(set(was) & set(now))
         change = CrdChange(
             file,
@@ -330,7 +336,8 @@ def compare_crds(
             tuple(f"{v}: {f}" for v in both for f in sorted(now[v] - was[v])),
             tuple(f"{v}: {f}" for v in both for f in sorted(was[v] - now[v])),
         )
-        if change.versions_added or change.versions_removed or change.fields_added or change.fields_removed:
+        change = replace(change, classified=classify(was_traits, now_traits, change.fields_removed))
+        if change.classified or change.versions_added or change.versions_removed or change.fields_added:
             out.append(change)
     return out
 
@@ -391,7 +398,7 @@ def compare_chart(
     shapes = crd_shapes(before), crd_shapes(after)
     chart.crds = compare_crds(before, after, shapes)
     chart.rbac = compare_rbac(before, after, lambda data: _load_yaml(data, inline_actions=True))
-    crd_files = {file for file, _ in shapes[0].values()} | {file for file, _ in shapes[1].values()}
+    crd_files = {shape[0] for shape in shapes[0].values()} | {shape[0] for shape in shapes[1].values()}
     chart.crd_files = sorted(p for p in crd_files if p in chart.changed or p in chart.added or p in chart.removed)
     chart.overlays = compare_overlays(old, new, overlays)
     return chart
