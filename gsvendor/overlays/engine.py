@@ -199,7 +199,24 @@ class ChartOverlayResult:
     skipped: list[str] = field(default_factory=list)
 
 
+_LOADED: dict[tuple[Any, ...], tuple[Overlay, ...]] = {}
+
+
 def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
+    """:func:`read_overlays`, once per process while no file under ``folder`` changes (a sync with a
+    report builds twice and compares: the overlays were parsed three times)."""
+    try:
+        files = sorted(folder.rglob("*")) if folder.is_dir() else []
+        key = (str(folder.resolve()), str(stamps), *((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files))
+    except OSError:
+        return read_overlays(folder, stamps)  # read_overlays says what cannot be read
+    if key not in _LOADED:
+        _LOADED.clear()  # one folder at a time: a long-lived process holds no stale sets
+        _LOADED[key] = tuple(read_overlays(folder, stamps))
+    return list(_LOADED[key])
+
+
+def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
     """Load every ``*.yaml`` overlay in ``folder`` (sorted by name) with the files it references.
 
     A missing folder means no overlays. Raises :class:`OverlayDefinitionError` naming the file
