@@ -33,6 +33,8 @@ CrdShape = tuple[str, dict[str, set[str]], Traits]
 # a line that is only a template action ({{- if … }}) inside otherwise plain YAML (the CRD charts)
 _ACTION_LINE = re.compile(r"^\s*\{\{.*\}\}\s*$")
 _ACTION = re.compile(r"\{\{.*?\}\}")
+_ACTION_LINES = re.compile(r"(?m)^[ \t]*\{\{.*\}\}[ \t]*$")
+_CRD_DOCUMENT = re.compile(r"(?m)^kind:[ \t]*[\"']?CustomResourceDefinition\b")
 _PLAIN_YAML_DIRS = ("files/", "crds/")
 
 
@@ -255,10 +257,13 @@ def _crd_documents(data: bytes) -> list[Any]:
     what is read); a document beyond fastyaml's subset is parsed whole (libyaml)."""
     from gsvendor.manifests import fastyaml
 
-    lines = data.decode("utf-8", "replace").splitlines()
-    text = "\n".join("" if _ACTION_LINE.match(line) else _ACTION.sub("TEMPLATED", line) for line in lines)
+    text = data.decode("utf-8", "replace")
+    if "{{" in text:  # as _load_yaml reads a template, one pass over the whole text
+        text = _ACTION.sub("TEMPLATED", _ACTION_LINES.sub("", text))
     out: list[Any] = []
     for chunk in re.split(r"(?m)^---[ \t]*(?:#.*)?$", text):
+        if not _CRD_DOCUMENT.search(chunk):
+            continue  # a file of many kinds (files/llmisvc/resources.yaml): only its CRDs are read
         try:
             document = fastyaml.load_lazy(chunk)
         except fastyaml.NotSimple:
