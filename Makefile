@@ -121,6 +121,7 @@ bench: venv tools ## Print every benchmark's figures.
 	$(VENV)/bin/python benchmarks/bench_check_manifests.py
 	$(VENV)/bin/python benchmarks/bench_patch_verify.py
 	$(VENV)/bin/python benchmarks/bench_resolve.py
+	$(VENV)/bin/python benchmarks/bench_upgrade_report.py
 	$(VENV)/bin/python hack/swap_torture.py --quick
 	$(VENV)/bin/python benchmarks/bench_generate.py
 
