@@ -176,7 +176,7 @@ def test_every_suite_file_is_copied_by_the_overlay() -> None:
         chart = suite.parent.name
         source = f"from: files/tests/{chart}/{suite.name}\n    to: tests/{suite.name}\n"
         assert source in declared, suite
-        assert re.search(rf"charts: \[{chart}\]\n(    versions: .+\n)?    {re.escape(source)}", declared), suite
+        assert re.search(rf"charts: \[{chart}\]\n(    (versions|crd): .+\n)?    {re.escape(source)}", declared), suite
 
 
 def test_install_go_tools_without_go_skips_cleanly() -> None:
