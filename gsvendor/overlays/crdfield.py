@@ -42,7 +42,7 @@ class CRDCondition:
         return (lookup(self.kind, self.field) is not None) == self.present
 
     def __str__(self) -> str:
-        return f"crd {self.kind} {'has' if self.present else 'lacks'} {self.field}"
+        return f"only where the {self.kind} CRD {'has' if self.present else 'lacks'} {self.field}"
 
 
 def field_schema(crd: Mapping[str, Any], field: str) -> dict[str, Any] | None:
