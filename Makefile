@@ -17,7 +17,7 @@ UPSTREAM_ARCHIVES ?= https://github.com/kserve/kserve/archive/refs/tags
 CHART_PROJECT ?= .
 
 .DEFAULT_GOAL := help
-.PHONY: help venv tools renovate renovate-extract sync verify diff generate check-images check-manifests \
+.PHONY: help venv tools renovate renovate-extract sync upgrade verify diff generate check-images check-manifests \
 	check-image-registry helm-test chart-tests helm-unittest upstream-archives ci-config patch-verify versions pre-commit \
 	lint test bench bench-images bench-manifests bench-patch-verify bench-resolve bench-generate bench-swap
 
@@ -61,6 +61,9 @@ renovate-extract: renovate ## Print every dependency Renovate finds here (offlin
 sync: venv ## Vendor the Dockerfile.llmisvc pin (TAG=…) from ../shared/upstream when there, else GitHub (SOURCE=…).
 	@test -n "$(TAG)" || { echo "error: $(PIN_DOCKERFILE): no ARG KSERVE_VERSION=…; give TAG=…" >&2; exit 2; }
 	$(GSVENDOR) sync $(TAG)$(if $(SOURCE), --source $(SOURCE))
+
+upgrade: venv tools ## Upgrade to TAG=…: bump the pins, report, sync, verify, every check; one summary (hack/upgrade.sh).
+	@GSVENDOR_UPSTREAM_DIR=$(LOCAL_ARCHIVES) hack/upgrade.sh "$(TAG)"
 
 verify: venv ## Prove helm/ is upstream plus the declared overlays.
 	$(GSVENDOR) verify
@@ -128,6 +131,7 @@ bench: venv tools ## Print every benchmark's figures.
 	$(VENV)/bin/python benchmarks/bench_patch_verify.py
 	$(VENV)/bin/python benchmarks/bench_resolve.py
 	$(VENV)/bin/python benchmarks/bench_parse.py
+	$(VENV)/bin/python benchmarks/bench_upgrade_report.py
 	$(VENV)/bin/python hack/swap_torture.py --quick
 	$(VENV)/bin/python benchmarks/bench_generate.py
 

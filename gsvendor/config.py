@@ -34,6 +34,19 @@ _NAME = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]*$"}
 _OUTSIDE = r"(^/)|(^|/)\.\.(/|$)|^(\./?)+$"
 _RELPATH = {"type": "string", "minLength": 1, "not": {"pattern": _OUTSIDE}}
 
+# A condition on a field of a vendored CRD (gsvendor.overlays.crdfield): an overlay operation's ``crd``
+# and a check variant's ``expectFailureWhile``.
+CRD_CONDITION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["kind", "field"],
+    "properties": {
+        "kind": {"type": "string", "minLength": 1},
+        "field": {"type": "string", "minLength": 1, "pattern": r"^[^.\s]+(\.[^.\s]+)*$"},
+        "present": {"type": "boolean"},
+    },
+}
+
 _RENDER = {
     "type": "object",
     "additionalProperties": False,
@@ -119,6 +132,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                                         "values": {"type": "array", "items": _RELPATH},
                                         "set": {"type": "object", "propertyNames": {"minLength": 1}},
                                         "expectFailure": {"type": "string", "minLength": 1},
+                                        "expectFailureWhile": CRD_CONDITION_SCHEMA,
                                     },
                                 },
                             },

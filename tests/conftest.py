@@ -20,7 +20,24 @@ ROOT = Path(__file__).resolve().parent.parent
 # downloads GitHub's archives of the same tags there)
 UPSTREAM = Path(os.environ.get("GSVENDOR_UPSTREAM_DIR") or ROOT.parent / "shared" / "upstream")
 CHARTS = ("kserve-crd", "kserve-llmisvc-crd", "kserve-resources", "kserve-llmisvc-resources", "kserve-runtime-configs")
-TAGS = ("v0.19.0", "v0.20.0-rc1", "v0.20.0")
+
+
+def _archived_tags() -> tuple[str, ...]:
+    """The tags of every ``kserve-<tag>.tar.gz`` in UPSTREAM, oldest first: the three CircleCI downloads
+    (Makefile UPSTREAM_TAGS), and any archive a maintainer drops there, which the suite then reads too."""
+    from packaging.version import InvalidVersion, Version
+
+    found = []
+    for path in UPSTREAM.glob("kserve-v*.tar.gz"):
+        tag = path.name.removeprefix("kserve-").removesuffix(".tar.gz")
+        try:
+            found.append((Version(tag.removeprefix("v")), tag))
+        except InvalidVersion:
+            continue
+    return tuple(tag for _, tag in sorted(found)) or ("v0.19.0", "v0.20.0-rc1", "v0.20.0")
+
+
+TAGS = _archived_tags()
 # `make chart-tests` / `make helm-test`: a project whose synced helm/ the chart tests also check, at
 # the tag its lock records (CircleCI: the vendored pin, whatever it is)
 CHART_PROJECT = os.environ.get("GSVENDOR_CHART_PROJECT")

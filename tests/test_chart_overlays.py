@@ -89,10 +89,9 @@ def test_llmisvc_crds_follow_the_release_namespace(synced: tuple[str, Path], hel
 def test_inferenceservice_inject_ca_from_is_version_limited(synced: tuple[str, Path]) -> None:
     tag, project = synced
     text = (project / "helm/kserve-crd/templates/serving.kserve.io_inferenceservices.yaml").read_text()
-    if Version(tag) > Version("0.20.0"):  # the overlay's range: upstream carries the annotation
+    assert "inject-ca-from: kserve/" not in text  # never upstream's fixed namespace
+    if Version(tag) > Version(TAGS[-1].removeprefix("v")) or "inject-ca-from" in text:  # upstream after the latest
         assert "    cert-manager.io/inject-ca-from: {{ .Release.Namespace }}/serving-cert\n" in text
-    else:  # absent upstream up to v0.20.0: the operation is limited to later versions and skipped here
-        assert "inject-ca-from" not in text
     assert _lock(project)["tag"] == tag
 
 
@@ -142,6 +141,7 @@ def test_later_upstream_with_inject_ca_from_gets_release_namespace(tmp_path: Pat
 
 
 GSOCI = "gsoci.azurecr.io/giantswarm/"
+SINGLE_NODE = ("kserve-config-llm-template", "kserve-config-llm-decode-template", "kserve-config-llm-prefill-template")
 
 
 @pytest.mark.parametrize("chart", ["kserve-resources", "kserve-llmisvc-resources"])
@@ -307,23 +307,39 @@ def test_preset_container_override_changes_exactly_one_container(synced: tuple[s
     assert main[0]["image"] == "example.com/vllm:arm64"
 
 
-def test_rollout_strategy_is_refused_where_the_crd_lacks_it(synced: tuple[str, Path], helm: str) -> None:
-    """Every tag here predates v0.21: its LLMInferenceServiceConfig CRD has no spec.rolloutStrategy and
-    the API server would prune the value (check-manifests), so rendering fails, naming it."""
+def rollout_strategy_schema(project: Path) -> dict | None:
+    """spec.rolloutStrategy of the project's vendored LLMInferenceServiceConfig CRD (``None``: no such field)."""
+    from gsvendor.config import load_config
+    from gsvendor.overlays.crdfield import project_crd_lookup
+
+    return project_crd_lookup(load_config(project / "gsvendor.yaml"))(
+        "LLMInferenceServiceConfig", "spec.rolloutStrategy"
+    )
+
+
+def test_rollout_strategy_follows_the_vendored_crd(synced: tuple[str, Path], helm: str) -> None:
+    """Where the LLMInferenceServiceConfig CRD has no spec.rolloutStrategy the API server would prune
+    the value (check-manifests), so rendering fails, naming it; where it has the field, the value
+    (maxSurge/maxUnavailable) lands in the single-node workload presets."""
     tag, project = synced
     rendered = template(
         helm,
         project / "helm/kserve-runtime-configs",
-        set_values=["kserve.llmisvcConfigs.enabled=true", "kserve.llmisvcConfigs.rolloutStrategy.type=RollingUpdate"],
+        set_values=["kserve.llmisvcConfigs.enabled=true", "kserve.llmisvcConfigs.rolloutStrategy.maxUnavailable=1"],
     )
-    assert not rendered.ok
-    assert f"LLMInferenceServiceConfig CRD of KServe {tag} has no spec.rolloutStrategy" in rendered.error
+    if rollout_strategy_schema(project) is None:
+        assert not rendered.ok
+        assert f"LLMInferenceServiceConfig CRD of KServe {tag} has no spec.rolloutStrategy" in rendered.error
+    else:
+        assert rendered.ok, rendered.error
+        docs = presets(helm, project, "kserve.llmisvcConfigs.rolloutStrategy.maxUnavailable=1")
+        assert {n for n, d in docs.items() if "rolloutStrategy" in d["spec"]} == set(SINGLE_NODE)
     assert presets(helm, project)  # unset, the presets render
 
 
 def test_rollout_strategy_only_in_single_node_workload_presets(tmp_path: Path, cli: Cli, helm: str) -> None:
-    """On a version whose CRD has the field (the guard's range excluded, as from v0.21) the value
-    lands in the single-node workload presets only."""
+    """With the guard off (as where the CRD has the field) the value lands in the single-node
+    workload presets only, as the CRD's shape (maxSurge/maxUnavailable)."""
     import shutil
 
     project = tmp_path / "project"
@@ -331,17 +347,15 @@ def test_rollout_strategy_only_in_single_node_workload_presets(tmp_path: Path, c
     shutil.copy(ROOT / "gsvendor.yaml", project / "gsvendor.yaml")
     shutil.copytree(ROOT / "overlays", project / "overlays")
     overlay = project / "overlays/60-runtime-configs.yaml"
-    overlay.write_text(overlay.read_text().replace('versions: "<0.21.0-rc0"', 'versions: "<0.0.1"'))
+    guard = "field: spec.rolloutStrategy, present: false}"
+    assert overlay.read_text().count(guard) == 1
+    overlay.write_text(overlay.read_text().replace(guard, "field: no.such.field, present: true}"))
     result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
     assert result.returncode == 0, result.stderr
-    docs = presets(helm, project, "kserve.llmisvcConfigs.rolloutStrategy.type=RollingUpdate")
+    docs = presets(helm, project, set_json=('kserve.llmisvcConfigs.rolloutStrategy={"maxSurge":0,"maxUnavailable":1}',))
     with_rollout = sorted(n for n, d in docs.items() if "rolloutStrategy" in d["spec"])
-    assert with_rollout == [
-        "kserve-config-llm-decode-template",
-        "kserve-config-llm-prefill-template",
-        "kserve-config-llm-template",
-    ]
-    assert all(docs[n]["spec"]["rolloutStrategy"] == {"type": "RollingUpdate"} for n in with_rollout)
+    assert with_rollout == sorted(SINGLE_NODE)
+    assert all(docs[n]["spec"]["rolloutStrategy"] == {"maxSurge": 0, "maxUnavailable": 1} for n in with_rollout)
 
 
 def test_tracing_preset_takes_values(synced: tuple[str, Path], helm: str) -> None:

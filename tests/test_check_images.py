@@ -683,7 +683,7 @@ def test_switches_on_without_the_values_it_needs_fails(helm, tmp_path):
         (
             "images:\n  charts:\n    fixture:\n      variants:\n        - {name: x, expect: y}\n",
             "gsvendor.yaml:9: images.charts.fixture.variants[0].expect: unknown key 'expect'; did you mean "
-            "expectFailure? (known here: expectFailure, name, set, values)",
+            "expectFailure? (known here: expectFailure, expectFailureWhile, name, set, values)",
         ),
         (
             "images:\n  charts:\n    fixtur:\n      switchValues: []\n",

@@ -32,8 +32,8 @@ def needs_plugin() -> None:
 
 
 # every suite at the pinned tag; the overlay copies the tracing suite from v0.20.0-rc0 on (upstream
-# added the preset in v0.20), the rolloutStrategy guard before v0.21.0-rc0 and the rolloutStrategy
-# suite from then on (where the LLMInferenceServiceConfig CRD has the field)
+# added the preset in v0.20), the rolloutStrategy guard while the vendored LLMInferenceServiceConfig
+# CRD lacks spec.rolloutStrategy and the rolloutStrategy suite once it has it
 SUITES = {
     "kserve-crd": ["crd.keep"],
     "kserve-llmisvc-crd": ["crd.keep", "release namespace"],
@@ -96,7 +96,8 @@ def test_make_helm_unittest_passes_on_a_synced_tree(tmp_path: Path, tag: str) ->
     assert "Charts:      5 passed, 5 total" in result.stdout
     junit = ET.parse(project / "build/test-results/helm-unittest.xml").getroot()
     assert len(junit.findall(".//testsuite")) == len(suite_names(tag))
-    assert len(junit.findall(".//testcase")) == (28 if tag == "v0.19.0" else 31)
+    copied = sorted((project / "helm").glob("*/tests/*_test.yaml"))
+    assert len(junit.findall(".//testcase")) == sum(f.read_text().count("\n  - it: ") for f in copied)
     assert not junit.findall(".//failure")
     # the suites ran on copies: helm/ keeps the release pipeline's placeholder
     assert 'version: "[[ .Version ]]"' in (project / "helm/kserve-crd/Chart.yaml").read_text()
@@ -120,19 +121,11 @@ def test_a_broken_overlay_fails_its_suites(tmp_path: Path, overlay: str, failing
 
 @pytest.mark.usefixtures("needs_plugin")
 def test_later_upstream_gets_the_inferenceservice_ca_suite(tmp_path: Path, extracted) -> None:
-    """After v0.20.0 the InferenceService CRD carries inject-ca-from, from v0.21.0-rc0 the presets take a
-    rolloutStrategy: their suites are copied and pass."""
-    later = tmp_path / "kserve-0.21.0"
-    shutil.copytree(extracted("v0.20.0"), later)
-    crd = later / "charts/kserve-crd/templates/serving.kserve.io_inferenceservices.yaml"
-    crd.write_text(
-        crd.read_text().replace(
-            "  annotations:\n", "  annotations:\n    cert-manager.io/inject-ca-from: kserve/serving-cert\n", 1
-        )
-    )
-    archive = tmp_path / "kserve-v0.21.0.tar.gz"
-    with tarfile.open(archive, "w:gz") as out:
-        out.add(later, arcname="kserve-0.21.0")
+    """Upstream after the latest archive carries inject-ca-from on the InferenceService CRD, and (here)
+    spec.rolloutStrategy on the LLMInferenceServiceConfig CRD: their suites are copied and pass."""
+    from upgradekit import LATEST, later_archive
+
+    archive = later_archive(extracted(LATEST), tmp_path, "v0.21.0", rollout_strategy=True)
     project = make_project(tmp_path, "v0.21.0", source=archive)
     assert (project / "helm/kserve-crd/tests/inferenceservice_release_namespace_test.yaml").is_file()
     result = subprocess.run(
@@ -188,7 +181,7 @@ def test_every_suite_file_is_copied_by_the_overlay() -> None:
         chart = suite.parent.name
         source = f"from: files/tests/{chart}/{suite.name}\n    to: tests/{suite.name}\n"
         assert source in declared, suite
-        assert re.search(rf"charts: \[{chart}\]\n(    versions: .+\n)?    {re.escape(source)}", declared), suite
+        assert re.search(rf"charts: \[{chart}\]\n(    (versions|crd): .+\n)?    {re.escape(source)}", declared), suite
 
 
 def _install(script: Path = INSTALL, **env: str) -> subprocess.CompletedProcess[str]:

@@ -80,8 +80,8 @@ def test_the_v0_19_to_v0_20_report(cli: Cli, at_v019: Path, tmp_path: Path) -> N
     # overlay 40 writes `{{ .Release.Namespace }}` into these CRDs' annotations: read as a placeholder
     llmisvc_crd = section(report, "kserve-llmisvc-crd")
     assert "CRD files changed (2):\n" in llmisvc_crd
-    assert "| `llminferenceservices.serving.kserve.io` | (3) | - | - | (1) | - |\n" in llmisvc_crd
-    assert "- (1) spec fields added: `v1alpha1: tracing`, `v1alpha2: kvCacheOffloading`, `v1alpha2: tracing`\n" in (
+    assert "| `llminferenceservices.serving.kserve.io` | (3) | - | - | (2) | - |\n" in llmisvc_crd
+    assert "- (2) spec fields added: `v1alpha1: tracing`, `v1alpha2: kvCacheOffloading`, `v1alpha2: tracing`\n" in (
         llmisvc_crd
     )
     assert "| kserve-llmisvc-crd | 0/0/4 | 0/0 | 0 | 0/0/0 | 2 |\n" in report
@@ -91,9 +91,34 @@ def test_the_v0_19_to_v0_20_report(cli: Cli, at_v019: Path, tmp_path: Path) -> N
     assert "| `inferencemodelrewrites.llm-d.ai` (new) | (1) | `v1alpha2` | - | - | - |" in llmisvc
     assert "| `inferenceobjectives.llm-d.ai` (new) | (1) | `v1alpha2` | - | - | - |" in llmisvc  # fits, same (1)
     assert "\n- (1) file: `files/llmisvc/resources.yaml`\n" in llmisvc
-    # the overlays, with their match counts at each tag
-    assert "| 60-runtime-configs | operations[2] (replace) | - | 1 × 13 **changed** |" in runtime
-    assert "| 30-crd-keep | operations[1] (insert-after) | 5 × 5 | 5 × 5 |" in crd
+    # the overlays, with their match counts at each tag and their descriptions (long ones listed below)
+    assert "| 60-runtime-configs | (4) | - | 1 × 13 **changed** |" in runtime
+    assert (
+        "\n- (4) operation: operations[2] (replace): every classic runtime image empty "
+        "(vllmserver added in v0.20; runtimes added later too)\n"
+    ) in runtime
+    assert "| 60-runtime-configs | operations[4] (insert-after) | 1 × 1 | 1 × 1 |" in runtime  # none declared
+    assert "| 30-crd-keep | (2) | 5 × 5 | 5 × 5 |" in crd
+    assert "\n- (2) operation: operations[1] (insert-after): every CRD template that holds its document inline\n" in crd
+    # footnote markers in reading order, listed so
+    for block in re.findall(r"(?m)(?:^- \(\d+\) .*\n)+", report):
+        markers = [int(m) for m in re.findall(r"(?m)^- \((\d+)\) ", block)]
+        assert markers == list(range(1, len(markers) + 1)), block
+    # RBAC: the llmisvc manager role's new permissions, rule by rule
+    rbac = llmisvc.split("### RBAC\n\n", 1)[1].split("\n### ", 1)[0]
+    assert rbac.splitlines()[:5] == [
+        "Rules of each ClusterRole and Role, as `verbs × group/resource`, added and removed:",
+        "",
+        "| role | file | rules added | rules removed |",
+        "|---|---|---|---|",
+        "| ClusterRole `kserve-llmisvc-manager-role` | `files/llmisvc/resources.yaml` | (1) | - |",
+    ]
+    assert rbac.splitlines()[6] == (
+        "- (1) rules added: `create,delete,get,list,patch,update,watch × resource.k8s.io/resourceclaims`, "
+        "`create,delete,get,list,patch,update,watch × resource.k8s.io/resourceclaimtemplates`, "
+        "`get,list,watch × llm-d.ai/inferencemodelrewrites`, `get,list,watch × llm-d.ai/inferenceobjectives`, "
+        "`get,patch,update × serving.kserve.io/llminferenceserviceconfigs/status`"
+    )
 
     # a real sync writes the same report, then the lock is at v0.20.0
     real = tmp_path / "real.md"
@@ -227,11 +252,21 @@ def test_a_table_moves_the_cells_that_make_a_row_too_wide_to_a_list_below() -> N
     assert table(("name", "old", "new"), [(wide, code("o|" + "o" * 60), code("n" * 50))]) == [
         "| name | old | new |",
         "|---|---|---|",
-        "| (3) | (1) | (2) |",
+        "| (1) | (2) | (3) |",
         "",
-        f"- (1) old: `o|{'o' * 60}`",
-        f"- (2) new: `{'n' * 50}`",
-        f"- (3) name: {wide}",
+        f"- (1) name: {wide}",
+        f"- (2) old: `o|{'o' * 60}`",
+        f"- (3) new: `{'n' * 50}`",
+    ]
+    # markers follow reading order across rows too, whichever column moved first
+    assert table(("key", "a", "b"), [("k1", "s", code("b" * 95)), ("k2", code("a" * 95), code("b" * 95))]) == [
+        "| key | a | b |",
+        "|---|---|---|",
+        "| k1 | s | (1) |",
+        "| k2 | (2) | (1) |",
+        "",
+        f"- (1) b: `{'b' * 95}`",
+        f"- (2) a: `{'a' * 95}`",
     ]
     # the first column moves last; a cell no longer than a marker stays, even when its row stays too wide
     assert table(("name", "n"), [("y" * 120, "1")])[2] == "| (1) | 1 |"

@@ -14,7 +14,7 @@ from gsvendor.overlays.schema import OVERLAY_SCHEMA
 TOP = (
     "charts, dockerfiles, files, generate, images, lock, manifests, output, overlays, patches, pinDockerfile, upstream"
 )
-OPERATION = "charts, description, exclude, file, glob, op, values, versions"
+OPERATION = "charts, crd, description, exclude, file, glob, op, values, versions"
 
 
 def errors(tmp_path: Path, text: str, schema: dict, label: str = "gsvendor.yaml") -> list[str]:

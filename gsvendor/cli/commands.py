@@ -137,6 +137,7 @@ def sync(
         guard=project_guard(ctx, config),
         progress=lambda message: show_status(ctx, message),
         note=lambda line: stderr_console().labelled("note:", "", line),
+        warn=lambda line: stderr_console().labelled("warning:", "yellow", line),
         present=present,
     )
 

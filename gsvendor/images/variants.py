@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from gsvendor.errors import ConfigError, UsageError, did_you_mean
 from gsvendor.files import leads_outside
+from gsvendor.overlays.crdfield import expect_failure_holds
 
 if TYPE_CHECKING:
     from gsvendor.config import Config
@@ -114,7 +115,7 @@ def images_config(config: Config | None) -> ImagesConfig:
             if variant_name in {v.name for v in variants}:
                 raise fail([*path, "name"], f"variant {variant_name!r} is declared twice")
             pattern = None
-            if "expectFailure" in item:
+            if "expectFailure" in item and expect_failure_holds(item.get("expectFailureWhile"), config):
                 try:
                     pattern = re.compile(str(item["expectFailure"]))
                 except re.error as exc:

@@ -306,7 +306,7 @@ class _Validators:
     def check(self, crd: CRD, version: Mapping[str, Any], obj: Obj) -> list[Violation]:
         memo = (crd.name, str(version.get("name")), json.dumps(obj.data, sort_keys=True, default=str))
         if memo not in self.results:
-            from gsvendor.manifests.fastyaml import NotSimple
+            from gsvendor.fastyaml import NotSimple
 
             try:
                 self.results[memo] = check(_schema(version), obj.data)
@@ -386,7 +386,7 @@ def _validate(obj: Obj, crd: CRD, validators: _Validators) -> list[Finding]:
     def finding(path: str, problem: str, message: str, version: str) -> Finding:
         return Finding(obj.label, path, problem, message, crd.source, version, obj.source)
 
-    from gsvendor.manifests.fastyaml import NotSimple
+    from gsvendor.fastyaml import NotSimple
 
     def lookup() -> tuple[Any, bool, list[str]]:
         versions = crd.versions()

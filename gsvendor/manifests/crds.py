@@ -7,7 +7,7 @@ is known by its ``metadata.name``; the first place found wins (rendered before `
 ``files/``), since the rendered form is what helm installs.
 
 CRDs are megabytes; one is parsed only when an object of its group and kind needs it
-(:meth:`CRD.data`), with :mod:`gsvendor.manifests.fastyaml` first.
+(:meth:`CRD.data`), with :mod:`gsvendor.fastyaml` first.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ class CRDError(ValueError):
 
 def load_yaml(text: str, strict: bool = False) -> Any:
     """One YAML document: the controller-gen subset lazily (:func:`fastyaml.load_lazy`: values parsed
-    when read, so :class:`~gsvendor.manifests.fastyaml.NotSimple` may surface then), anything else
+    when read, so :class:`~gsvendor.fastyaml.NotSimple` may surface then), anything else
     (or ``strict``) with ruamel (libyaml). Raises ruamel's ``YAMLError`` for text that is not YAML."""
-    from gsvendor.manifests import fastyaml
+    from gsvendor import fastyaml
 
     if not strict:
         try:
@@ -68,16 +68,25 @@ class CRD:
         name, group, kind = (m.group(1) if (m := rx.search(text)) else None for rx in (_NAME, _GROUP, _KIND))
         if name and group and kind:
             return cls(name=name, group=group, kind=kind, source=source, text=text)
+        from gsvendor.fastyaml import NotSimple
+
         crd = cls(name="", group="", kind="", source=source, text=text)
-        data = crd.data()
-        spec = data.get("spec") or {}
-        crd.name = str((data.get("metadata") or {}).get("name") or "")
-        crd.group = str(spec.get("group") or "")
-        crd.kind = str((spec.get("names") or {}).get("kind") or "")
+        try:
+            crd._identify()
+        except NotSimple:  # a flow mapping ({kind: …}) met while reading: parse it whole
+            crd = cls(name="", group="", kind="", source=source, text=text, strict=True)
+            crd._identify()
         if not (crd.group and crd.kind):
             raise CRDError(f"{source}: a CustomResourceDefinition without spec.group or spec.names.kind")
         crd.name = crd.name or f"{crd.kind.lower()}.{crd.group}"
         return crd
+
+    def _identify(self) -> None:
+        data = self.data()
+        spec = data.get("spec") or {}
+        self.name = str((data.get("metadata") or {}).get("name") or "")
+        self.group = str(spec.get("group") or "")
+        self.kind = str((spec.get("names") or {}).get("kind") or "")
 
     def data(self) -> Mapping[str, Any]:
         """The parsed CRD (once; thread-safe). Raises :class:`CRDError` when it is not a YAML mapping."""

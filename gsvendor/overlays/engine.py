@@ -10,12 +10,14 @@ Each ``overlays/*.yaml`` file declares one overlay (validated against :data:`gsv
         file: Chart.yaml
         values: {/appVersion: "${tag}"}
 
-Operations (every one may carry ``charts``, ``versions`` and ``description`` of its own):
+Operations (every one may carry ``charts``, ``versions``, ``crd`` (:mod:`gsvendor.overlays.crdfield`)
+and ``description`` of its own):
 
 ``yaml-set`` / ``yaml-merge`` / ``yaml-delete``
     keys addressed by JSON Pointer in ``file`` or every file matching ``glob`` (minus ``exclude`` globs);
 ``replace``
-    ``find`` (literal, or ``regex: true``) → ``with``, exactly ``count`` times (default 1);
+    ``find`` (literal, or ``regex: true``) → ``with``, exactly ``count`` times (default 1; ``all``:
+    every match, at least one);
 ``insert-after`` / ``insert-before``
     ``text`` next to ``anchor``, which must occur exactly ``count`` times;
 ``patch``
@@ -39,6 +41,7 @@ from typing import Any
 
 from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest
 from gsvendor.overlays import yamledit
+from gsvendor.overlays.crdfield import CRDCondition, FieldLookup, crd_field_lookup
 from gsvendor.overlays.schema import OVERLAY_SCHEMA
 
 
@@ -51,6 +54,8 @@ class Operation:
     index: int
     charts: tuple[str, ...] = ()
     versions: str | None = None
+    crd: CRDCondition | None = None
+    description: str = ""
 
     @property
     def label(self) -> str:
@@ -76,11 +81,13 @@ class Overlay:
 
 @dataclass(frozen=True)
 class AppliedOperation:
-    """What one operation did to one chart: the chart-relative ``files`` it touched."""
+    """What one operation did to one chart: the chart-relative ``files`` it touched; ``found`` the
+    matches of a ``count: all`` replace (``None`` where ``count`` declares them)."""
 
     overlay: str
     operation: str
     files: tuple[str, ...]
+    found: int | None = None
 
 
 @dataclass
@@ -92,7 +99,24 @@ class ChartOverlayResult:
     skipped: list[str] = field(default_factory=list)
 
 
+_LOADED: dict[tuple[Any, ...], tuple[Overlay, ...]] = {}
+
+
 def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
+    """:func:`read_overlays`, once per process while no file under ``folder`` changes (a sync with a
+    report builds twice and compares: the overlays were parsed three times)."""
+    try:
+        files = sorted(folder.rglob("*")) if folder.is_dir() else []
+        key = (str(folder.resolve()), str(stamps), *((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files))
+    except OSError:
+        return read_overlays(folder, stamps)  # read_overlays says what cannot be read
+    if key not in _LOADED:
+        _LOADED.clear()  # one folder at a time: a long-lived process holds no stale sets
+        _LOADED[key] = tuple(read_overlays(folder, stamps))
+    return list(_LOADED[key])
+
+
+def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
     """Load every ``*.yaml`` overlay in ``folder`` (sorted by name) with the files it references.
 
     A missing folder means no overlays. Raises :class:`OverlayDefinitionError` naming the file
@@ -118,13 +142,15 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
         operations = []
         assets: dict[str, bytes] = {}
         for index, raw in enumerate(data["operations"]):
-            params = {k: v for k, v in raw.items() if k not in ("op", "charts", "versions", "description")}
+            params = {k: v for k, v in raw.items() if k not in ("op", "charts", "versions", "crd", "description")}
             op = Operation(
                 kind=raw["op"],
                 params=params,
                 index=index,
                 charts=tuple(raw.get("charts", ())),
                 versions=raw.get("versions"),
+                crd=CRDCondition.parse(raw.get("crd")),
+                description=" ".join(str(raw.get("description", "")).split()),
             )
             if op.versions:
                 _specifier(op.versions, f"{label}: {op.label}: versions")
@@ -283,8 +309,13 @@ def matches_chart(chart: str, patterns: tuple[str, ...]) -> bool:
     return not patterns or any(fnmatch.fnmatchcase(chart, p) for p in patterns)
 
 
-def apply_overlays(chart: str, files: dict[str, bytes], overlays: list[Overlay], tag: str) -> ChartOverlayResult:
+def apply_overlays(
+    chart: str, files: dict[str, bytes], overlays: list[Overlay], tag: str, crd_fields: FieldLookup | None = None
+) -> ChartOverlayResult:
     """Apply every overlay in scope for ``chart`` at ``tag`` to ``files`` (chart-relative path → bytes).
+
+    ``crd_fields`` answers an operation's ``crd`` condition from upstream's CRDs (default: those
+    of ``files``; :func:`gsvendor.overlays.crdfield.crd_field_lookup` over the whole snapshot).
 
     Pure: returns new files and never touches the disk (patches run ``git apply`` in a temporary
     folder). Raises :class:`OverlayApplyError` naming chart, file, overlay, operation and what it
@@ -307,9 +338,22 @@ def apply_overlays(chart: str, files: dict[str, bytes], overlays: list[Overlay],
             if not in_range(tag, op.versions, f"{where}: {op.label}"):
                 result.skipped.append(f"{overlay.name} {op.label} (versions {op.versions})")
                 continue
+            if op.crd is not None:
+                crd_fields = crd_fields or crd_field_lookup(files)
+                if not op.crd.holds(crd_fields):
+                    result.skipped.append(f"{overlay.name} {op.label} ({op.crd})")
+                    continue
             params = expand(op.params, variables)
+            found = None
+            if params.get("count") == "all":  # what the report counts: the matches before the edit
+                find = params["find"] if params.get("regex") else re.escape(params["find"])
+                texts = [
+                    result.files[f].decode("utf-8", "replace")
+                    for f in _targets(chart, result.files, overlay, op, params)
+                ]
+                found = sum(len(re.findall(find, text, re.MULTILINE)) for text in texts)
             touched = _apply_operation(chart, result.files, overlay, op, params, variables)
-            result.applied.append(AppliedOperation(overlay.name, op.label, tuple(touched)))
+            result.applied.append(AppliedOperation(overlay.name, op.label, tuple(touched), found))
     return result
 
 
@@ -406,9 +450,10 @@ class _Mismatch(Exception):
     """An anchor or pattern matched another number of times than declared."""
 
 
-def _count(found: int, expected: int, what: str) -> None:
-    if found != expected:
-        raise _Mismatch(f"expected {expected} match{'es' * (expected != 1)} of {what}, found {found}")
+def _count(found: int, expected: int | str, what: str) -> None:
+    if found != expected and not (expected == "all" and found):
+        wanted = "at least one match" if expected == "all" else f"{expected} match{'es' * (expected != 1)}"
+        raise _Mismatch(f"expected {wanted} of {what}, found {found}")
 
 
 def _replace(text: str, params: dict[str, Any]) -> str:

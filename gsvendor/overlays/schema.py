@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gsvendor.config import CRD_CONDITION_SCHEMA
+
 _TARGET = {
     "file": {"type": "string", "minLength": 1},
     "glob": {"type": "string", "minLength": 1},
@@ -18,6 +20,7 @@ _COMMON = {
     "description": {"type": "string"},
     "charts": {"type": "array", "items": {"type": "string"}, "minItems": 1},
     "versions": {"type": "string"},
+    "crd": CRD_CONDITION_SCHEMA,
 }
 
 
@@ -47,7 +50,8 @@ OPERATIONS: dict[str, dict[str, Any]] = {
             "find": {"type": "string"},
             "with": {"type": "string"},
             "regex": {"type": "boolean"},
-            "count": {"type": "integer", "minimum": 1},
+            # "all": every match, at least one (a list upstream grows, such as its runtimes)
+            "count": {"anyOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]},
         },
     ),
     "insert-after": _op(

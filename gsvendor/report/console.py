@@ -75,7 +75,8 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
         backup = f"{result.backup.parent.name}/{result.backup.name}" if result.backup else "-"
         console.print(f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {escape(backup)}[/]")
     if result.dry_run:
-        console.print(f"dry run: {len(result.changes)} file change(s) planned, nothing written")
+        down = f" (downgrade from {escape(printable(result.previous_tag or ''))})" if result.downgrade else ""
+        console.print(f"dry run: {len(result.changes)} file change(s) planned{down}, nothing written")
     elif result.changes:
         lock = " and the lock file" if result.lock_changed else ""
         console.print(f"[green]wrote {len(result.changes)} file change(s)[/]{lock}: {escape(origin)}")
@@ -93,8 +94,9 @@ def _print_sync_details(console: Console, result: SyncResult) -> None:
     from gsvendor.report.plain import escape
 
     snapshot = result.build.snapshot
+    down = f" (downgrade from {result.previous_tag})" if result.downgrade else ""
     title = printable(
-        f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag} from {snapshot.kind} {snapshot.location}"
+        f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag}{down} from {snapshot.kind} {snapshot.location}"
     )
     default_dests = all(c.spec.dest.rsplit("/", 1)[-1] == c.spec.name for c in result.build.charts)
     parents = {c.spec.dest.rsplit("/", 1)[0] if "/" in c.spec.dest else "." for c in result.build.charts}
@@ -196,7 +198,7 @@ def print_diff_stat(console: Console, diffs: Sequence[FileDiff]) -> None:
     """A table of changed files with lines added and removed, then the totals."""
     from gsvendor.report.layout import PlainTable
 
-    table = PlainTable(("file", "status", "+", "-"), right=("+", "-"))
+    table = PlainTable(("file", "status", "+", "-"), right=("+", "-"), findings=True)
     stat = diff_stat(diffs)
     for row in stat:
         table.add_row(row["path"], row["status"], str(row["added"]), str(row["removed"]))

@@ -140,6 +140,7 @@ def print_report(
                 title=f"{chart.name} ({chart.label})",
                 below=("normalized",),
                 keep=("as written",),
+                findings=True,
             )
             for key, variants in rows.items():
                 c = checked[key]

@@ -153,6 +153,8 @@ class PlainTable:
     first: they are narrowed before any other column, and leave the table when even that would
     wrap another column; a row's cell is then a line under the row, ``  note: text``. ``keep`` names
     columns (a place that should stay on one line) narrowed only when no other column can give way.
+    ``findings``: without a terminal or ``$COLUMNS`` (a CI log) each row is one line of its own, never
+    wrapped (:meth:`print`), so that one finding is one line for grep.
     """
 
     columns: Sequence[str]
@@ -162,6 +164,7 @@ class PlainTable:
     below: Sequence[str] = ()
     keep: Sequence[str] = ()
     rows: list[list[str]] = field(default_factory=list)
+    findings: bool = False
 
     def __post_init__(self) -> None:
         from gsvendor.errors import escape_controls
@@ -250,8 +253,18 @@ class PlainTable:
         return out
 
     def print(self, console: Console) -> None:
-        """Print the table on ``console`` within its width, as plain text (no markup read from cells)."""
+        """Print the table on ``console`` within its width, as plain text (no markup read from cells).
+
+        A ``findings`` table without a terminal and without ``$COLUMNS`` (a CI log): one unwrapped line
+        per row, ``title: column value, …`` (empty cells left out), however long."""
         from rich.text import Text
+
+        if self.findings and not console.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
+            head = f"{self.title}: " if self.title else ""
+            for row in self.rows:
+                cells = ", ".join(f"{name} {cell}" for name, cell in zip(self.columns, row, strict=True) if cell)
+                console.print(Text(head + cells), soft_wrap=True)
+            return
 
         lines = self.render(console.width)
         header = 1 + len(wrap(self.title, console.width)) if self.title else 1

@@ -138,6 +138,7 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
             table = PlainTable(
                 ("variant", "object", "path", "problem", "message", "CRD", "version"),
                 title=f"{chart.name} ({chart.label})",
+                findings=True,
             )
             for (obj, path, problem, message, crd, version), variants in rows.items():
                 table.add_row(", ".join(variants), obj, path, problem, message, crd, version)

@@ -38,7 +38,8 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
 
     In a row that would be wider, cells are moved out one at a time until it fits: the widest
     column's first, the first column's last. A moved value becomes a marker ``(n)`` in every row
-    of its column that holds it, and is listed below the table as ``- (n) column: value``.
+    of its column that holds it, and is listed below the table as ``- (n) column: value``; markers are
+    numbered in reading order (row by row, left to right), and listed so.
     Returns the table's lines, then a blank line and that list when a value moved.
     """
     body = [list(row) for row in rows]
@@ -58,6 +59,8 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
             if (i, row[i]) not in moved and len(row[i]) > len(marker):
                 moved[(i, row[i])] = len(moved) + 1
                 cells[i] = marker
+    reading = [(i, cell) for row in body for i, cell in enumerate(row) if (i, cell) in moved]
+    moved = {key: number for number, key in enumerate(dict.fromkeys(reading), 1)}
     lines = [_row(header), "|" + "---|" * len(header), *(_row(shown(row)) for row in body)]
     if moved:
         lines.append("")
@@ -147,7 +150,30 @@ def _crds(chart: ChartUpgrade) -> list[str]:
             rows.append((name, code(crd.file), *cells))
         header = ("CRD", "file", "versions added", "versions removed", "spec fields added", "spec fields removed")
         lines += [*table(header, rows), ""]
+    classified = [crd for crd in chart.crds if crd.classified]
+    if classified:
+        lines += ["Changes a reviewer should look at (served and stored versions, conversion, `spec` fields):", ""]
+        for crd in classified:
+            lines.append(f"- {code(crd.name)}: " + "; ".join(crd.classified))
+        lines.append("")
     return lines
+
+
+def _rbac(chart: ChartUpgrade) -> list[str]:
+    if not chart.rbac:
+        return []
+    lines = [
+        "### RBAC",
+        "",
+        "Rules of each ClusterRole and Role, as `verbs × group/resource`, added and removed:",
+        "",
+    ]
+    rows = []
+    for role in chart.rbac:
+        name = f"{role.kind} {code(role.name)}" + (" (new)" if role.new else " (gone)" if role.gone else "")
+        added, removed = (", ".join(code(rule) for rule in rules) or "-" for rules in (role.added, role.removed))
+        rows.append((name, code(role.file), added, removed))
+    return [*lines, *table(("role", "file", "rules added", "rules removed"), rows), ""]
 
 
 def _overlays(chart: ChartUpgrade, old_tag: str, new_tag: str) -> list[str]:
@@ -164,7 +190,8 @@ def _overlays(chart: ChartUpgrade, old_tag: str, new_tag: str) -> list[str]:
         old = f"{use.old[0]} × {use.old[1]}" if use.old else "-"
         new = f"{use.new[0]} × {use.new[1]}" if use.new else "-"
         mark = "" if use.old == use.new else " **changed**"
-        rows.append((use.overlay, use.operation, old, new + mark))
+        operation = f"{use.operation}: {use.description}" if use.description else use.operation
+        rows.append((use.overlay, operation, old, new + mark))
     return [*lines, *table(("overlay", "operation", old_tag, new_tag), rows), ""]
 
 
@@ -205,12 +232,20 @@ def _patches(upgrade: Upgrade) -> list[str]:
 
 def markdown(upgrade: Upgrade) -> str:
     """The upgrade report as Markdown text (ends with one newline)."""
+    from gsvendor.upstream.source import direction
+
+    down = direction(upgrade.old_tag, upgrade.new_tag) == "downgrade"
     lines = [
-        f"# Upgrade report: {upgrade.old_tag} → {upgrade.new_tag}",
+        f"# {'Downgrade' if down else 'Upgrade'} report: {upgrade.old_tag} → {upgrade.new_tag}",
         "",
         "What the upgrade changes in the vendored charts (upstream plus the Giant Swarm overlays), "
         "written by `gsvendor sync --report`.",
         "",
+        *(
+            [f"**This is a downgrade**: {upgrade.new_tag} is older than the synced {upgrade.old_tag}.", ""]
+            if down
+            else []
+        ),
         *_summary(upgrade),
     ]
     for chart in upgrade.charts:
@@ -219,6 +254,7 @@ def markdown(upgrade: Upgrade) -> str:
         lines += _values(chart)
         lines += _images(chart)
         lines += _crds(chart)
+        lines += _rbac(chart)
         lines += _overlays(chart, upgrade.old_tag, upgrade.new_tag)
     lines += _patches(upgrade)
     while lines and lines[-1] == "":

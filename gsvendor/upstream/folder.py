@@ -6,14 +6,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from gsvendor.errors import SourceError
-from gsvendor.upstream.source import UpstreamSnapshot, Wanted, _one_line, check_path
+from gsvendor.upstream.source import UpstreamSnapshot, Wanted, _one_line, check_path, missing_tag
 
 
 def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> UpstreamSnapshot:
     """Read the ``wanted`` files from a local upstream checkout.
 
-    Links leading outside the folder are refused. When the folder is a git checkout and ``tag``
-    names a commit other than HEAD, that is an error (the folder is at another version).
+    Links leading outside the folder are refused. When the folder is a git checkout, ``tag`` must
+    be one of its tags and name its HEAD: a checkout at another commit, or without the tag, is a
+    :class:`SourceError` naming the tag, the tags near it and HEAD (HEAD is never read in its place).
     """
     try:
         folder = folder.resolve()
@@ -61,7 +62,11 @@ def _folder_commit(folder: Path, tag: str, location: str) -> str | None:
     try:
         tagged = repo.commit(f"refs/tags/{tag}").hexsha
     except Exception:  # gitpython raises several unrelated types for an unknown ref
-        return head
+        try:
+            tags = [ref.name for ref in repo.tags]
+        except (git.GitError, ValueError):
+            tags = []
+        raise missing_tag(location, tag, tags, head) from None
     if tagged != head:
         raise SourceError(f"{location}: the checkout is at {head[:12]}, but {tag} is {tagged[:12]}")
     return head

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from gsvendor.errors import SourceError, ToolError, printable, redact
-from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted, check_path
+from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted, check_path, missing_tag
 
 
 def public_git_url(url: str) -> str:
@@ -91,6 +91,18 @@ def _run(args: list[str], cwd: str | None, deadline: float, shown: str, options:
     return out.decode("utf-8", "replace")
 
 
+def _unknown_tag(url: str, tag: str, deadline: float, shown: str, options: FetchOptions) -> SourceError:
+    """The error for a repository without ``tag``: what it holds (tags near it, HEAD) from ls-remote."""
+    try:
+        listed = _run(["ls-remote", "--tags", "--", url], None, deadline, shown, options)
+        head = _run(["ls-remote", "--", url, "HEAD"], None, deadline, shown, options).split()
+    except SourceError:  # what it holds is a hint: the unknown tag is the error
+        return SourceError(f"{shown}: unknown tag {tag}")
+    tags = [line.split("refs/tags/", 1)[1].removesuffix("^{}") for line in listed.splitlines() if "refs/tags/" in line]
+    error = missing_tag(shown, tag, tags, head[0] if head else None)
+    return SourceError(str(error).replace(f"no tag {tag}", f"unknown tag {tag}", 1))
+
+
 def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = None) -> UpstreamSnapshot:
     """Read the ``wanted`` files of ``tag`` from a git repository at ``url``.
 
@@ -109,7 +121,7 @@ def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = 
             _run([*clone, "--", url, tmp], None, deadline, shown, options)
         except SourceError as exc:
             if str(exc) == f"{shown}: unknown tag":
-                raise SourceError(f"{shown}: unknown tag {tag}") from None
+                raise _unknown_tag(url, tag, deadline, shown, options) from None
             raise
         _run(["sparse-checkout", "set", "--no-cone", *wanted.sparse_patterns()], tmp, deadline, shown, options)
         _run(["checkout", "HEAD"], tmp, deadline, shown, options)

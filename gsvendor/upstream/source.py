@@ -150,6 +150,52 @@ def go_directives(text: str) -> tuple[str | None, str | None]:
     return go, toolchain
 
 
+def _version_key(tag: str) -> tuple[tuple[int, ...], int, str]:
+    """Sort key of a tag such as ``v0.20.0-rc1``: its numbers, a release after its pre-releases."""
+    core, _, pre = tag_version(tag).partition("-")
+    numbers = tuple(int(n) for n in re.findall(r"\d+", core))
+    return numbers, 0 if pre else 1, pre
+
+
+def nearby_tags(tag: str, tags: list[str], around: int = 2) -> list[str]:
+    """Up to ``around`` tags of ``tags`` each side of where ``tag`` would sort (versions in order).
+
+    What a source lacking ``tag`` holds near it, for the error that says so.
+    """
+    ordered = sorted(set(tags), key=_version_key)
+    keyed = _version_key(tag)
+    at = sum(1 for t in ordered if _version_key(t) < keyed)
+    return ordered[max(0, at - around) : at + around]
+
+
+def local_archive(repository: str, tag: str) -> str | None:
+    """``$GSVENDOR_UPSTREAM_DIR/<repo>-<tag>.tar.gz`` when that archive is there (``repository`` is
+    ``owner/repo``), else ``None``: where an offline machine keeps GitHub's archives (as ``make sync``
+    and the test suite read them), taken before any download."""
+    import os
+
+    folder = os.environ.get("GSVENDOR_UPSTREAM_DIR", "").strip()
+    if not folder:
+        return None
+    path = Path(folder) / f"{repository.rsplit('/', 1)[-1]}-{tag}.tar.gz"
+    return str(path) if path.is_file() else None
+
+
+def direction(old: str, new: str) -> str:
+    """``upgrade``, ``downgrade`` or ``same``: how going from tag ``old`` to ``new`` moves in version
+    order (a release after its release candidates, ``v`` prefixes ignored)."""
+    before, after = _version_key(old), _version_key(new)
+    return "same" if before == after else "upgrade" if after > before else "downgrade"
+
+
+def missing_tag(location: str, tag: str, tags: list[str], head: str | None) -> SourceError:
+    """The error for a source without ``tag``: names the tag, the tags near it and HEAD when known."""
+    near = nearby_tags(tag, tags)
+    holds = f"tags near it: {', '.join(near)}" if near else "no tags"
+    at = f"; its HEAD is {head[:12]}" if head else ""
+    return SourceError(f"{location}: no tag {tag} ({holds}{at}); fetch the tag or give another source")
+
+
 def tag_version(tag: str) -> str:
     """``v0.20.0`` → ``0.20.0``: how GitHub names an archive's top folder (``<repo>-<version>``)."""
     return tag[1:] if tag[:1] in ("v", "V") and tag[1:2].isdigit() else tag

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from gsvendor.config import ChartSpec, Config, FileSpec, Selector
 from gsvendor.errors import ConfigError, SourceError, ToolError
 from gsvendor.files import CleanFiles, normalize_whitespace
+from gsvendor.overlays.crdfield import crd_field_lookup
 from gsvendor.overlays.engine import AppliedOperation, Overlay, apply_overlays, check_scope
 from gsvendor.upstream.source import UpstreamSnapshot, Wanted
 
@@ -241,9 +242,10 @@ def build(
     outside = project_reader(config)
     generator = GenerateCache(config.stamps, clean.digests if clean is not None else None)
     memo: dict[int, tuple[bytes, bytes]] = {}
+    crd_fields = crd_field_lookup(snapshot.files)  # every chart's CRDs, parsed when a condition asks
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)
-        result = apply_overlays(spec.name, upstream, overlays, snapshot.tag)
+        result = apply_overlays(spec.name, upstream, overlays, snapshot.tag, crd_fields)
         try:
             overlaid = generator.generate(
                 result.files,

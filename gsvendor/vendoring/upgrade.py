@@ -16,18 +16,25 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
 
 from gsvendor.images.check import judge
 from gsvendor.images.find import Found, configmap_references, key_lines, manifest_references, values_references
 from gsvendor.overlays.engine import AppliedOperation, Overlay
+from gsvendor.vendoring.crdchanges import Traits, classify, traits
 from gsvendor.vendoring.plan import Build, ChartBuild
+from gsvendor.vendoring.rbac import RbacChange, compare_rbac
+
+# a CRD in a build: its file, {version: top-level spec fields}, and what crdchanges.classify reads
+CrdShape = tuple[str, dict[str, set[str]], Traits]
 
 # a line that is only a template action ({{- if … }}) inside otherwise plain YAML (the CRD charts)
 _ACTION_LINE = re.compile(r"^\s*\{\{.*\}\}\s*$")
 _ACTION = re.compile(r"\{\{.*?\}\}")
+_ACTION_LINES = re.compile(r"(?m)^[ \t]*\{\{.*\}\}[ \t]*$")
+_CRD_DOCUMENT = re.compile(r"(?m)^kind:[ \t]*[\"']?CustomResourceDefinition\b")
 _PLAIN_YAML_DIRS = ("files/", "crds/")
 
 
@@ -71,6 +78,8 @@ class CrdChange:
     fields_removed: tuple[str, ...] = ()
     added: bool = False
     removed: bool = False
+    # what kind of change, for the reviewer (gsvendor.vendoring.crdchanges.classify)
+    classified: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,7 @@ class OverlayUse:
     operation: str
     old: tuple[int, int] | None
     new: tuple[int, int] | None
+    description: str = ""  # the operation's, as declared (one line)
 
 
 @dataclass
@@ -100,6 +110,7 @@ class ChartUpgrade:
     images: list[ImageChange] = field(default_factory=list)
     crd_files: list[str] = field(default_factory=list)
     crds: list[CrdChange] = field(default_factory=list)
+    rbac: list[RbacChange] = field(default_factory=list)
     overlays: list[OverlayUse] = field(default_factory=list)
 
 
@@ -130,7 +141,7 @@ def _load_yaml(data: bytes, *, inline_actions: bool = False) -> list[Any]:
     kept = ("" if _ACTION_LINE.match(line) else line for line in lines)
     text = "\n".join(_ACTION.sub("TEMPLATED", line) if inline_actions else line for line in kept)
     try:
-        return [d for d in YAML(typ="safe").load_all(text) if d is not None]
+        return [d for d in YAML(typ="safe", pure=False).load_all(text) if d is not None]
     except (YAMLError, RecursionError, ValueError):
         return []
 
@@ -240,30 +251,78 @@ def compare_images(old: Mapping[str, bytes], new: Mapping[str, bytes], allow: Se
     return changes
 
 
-def crd_shapes(files: Mapping[str, bytes]) -> dict[str, tuple[str, dict[str, set[str]]]]:
-    """CRD name → (file, {version: top-level ``spec`` fields}) of every CustomResourceDefinition in ``files``."""
-    shapes: dict[str, tuple[str, dict[str, set[str]]]] = {}
+def _crd_documents(data: bytes) -> list[Any]:
+    """The documents of a YAML file holding CRDs, read as :func:`_load_yaml` reads them, but lazily
+    (:func:`gsvendor.fastyaml.load_lazy`: a megabyte CRD costs one pass over its lines plus
+    what is read); a document beyond fastyaml's subset is parsed whole (libyaml)."""
+    from gsvendor import fastyaml
+
+    text = data.decode("utf-8", "replace")
+    if "{{" in text:  # as _load_yaml reads a template, one pass over the whole text
+        text = _ACTION.sub("TEMPLATED", _ACTION_LINES.sub("", text))
+    out: list[Any] = []
+    for chunk in re.split(r"(?m)^---[ \t]*(?:#.*)?$", text):
+        if not _CRD_DOCUMENT.search(chunk):
+            continue  # a file of many kinds (files/llmisvc/resources.yaml): only its CRDs are read
+        try:
+            document = fastyaml.load_lazy(chunk)
+        except fastyaml.NotSimple:
+            out += _load_yaml(chunk.encode())
+            continue
+        if document is not None:
+            out.append(document)
+    return out
+
+
+def _crd_shape(document: Mapping[str, Any], path: str) -> tuple[str, dict[str, set[str]], Traits]:
+    name = str((document.get("metadata") or {}).get("name") or path)
+    versions: dict[str, set[str]] = {}
+    for version in (document.get("spec") or {}).get("versions") or []:
+        if not isinstance(version, Mapping):
+            continue
+        schema = ((version.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties") or {}
+        spec = (schema.get("spec") or {}).get("properties") or {}
+        versions[str(version.get("name"))] = {str(k) for k in spec} if isinstance(spec, Mapping) else set()
+    return name, versions, traits(document)
+
+
+def crd_shapes(files: Mapping[str, bytes]) -> dict[str, CrdShape]:
+    """CRD name → (file, {version: top-level ``spec`` fields}, traits) of every CRD in ``files``."""
+    from gsvendor.fastyaml import NotSimple
+
+    shapes: dict[str, CrdShape] = {}
     for path in sorted(files):
         if not path.endswith((".yaml", ".yml")) or b"CustomResourceDefinition" not in files[path]:
             continue
-        for document in _load_yaml(files[path], inline_actions=True):
-            if not isinstance(document, Mapping) or document.get("kind") != "CustomResourceDefinition":
-                continue
-            name = str((document.get("metadata") or {}).get("name") or path)
-            versions: dict[str, set[str]] = {}
-            for version in (document.get("spec") or {}).get("versions") or []:
-                if not isinstance(version, Mapping):
+        for document in _crd_documents(files[path]):
+            try:
+                if not isinstance(document, Mapping) or document.get("kind") != "CustomResourceDefinition":
                     continue
-                schema = ((version.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties") or {}
-                spec = (schema.get("spec") or {}).get("properties") or {}
-                versions[str(version.get("name"))] = {str(k) for k in spec} if isinstance(spec, Mapping) else set()
-            shapes.setdefault(name, (path, versions))
+                name, versions, details = _crd_shape(document, path)
+            except NotSimple:  # met while reading a lazily parsed document: read the file whole
+                shapes.update((n, s) for n, s in crd_shapes_full(files[path], path).items() if n not in shapes)
+                break
+            shapes.setdefault(name, (path, versions, details))
     return shapes
 
 
-def compare_crds(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> list[CrdChange]:
-    """CRDs added or removed, and versions and top-level ``spec`` fields added or removed in the others."""
-    before, after = crd_shapes(old), crd_shapes(new)
+def crd_shapes_full(data: bytes, path: str) -> dict[str, CrdShape]:
+    """:func:`crd_shapes` of one file, parsed whole with libyaml (what fastyaml's subset cannot read)."""
+    shapes: dict[str, CrdShape] = {}
+    for document in _load_yaml(data, inline_actions=True):
+        if isinstance(document, Mapping) and document.get("kind") == "CustomResourceDefinition":
+            name, versions, details = _crd_shape(document, path)
+            shapes.setdefault(name, (path, versions, details))
+    return shapes
+
+
+def compare_crds(
+    old: Mapping[str, bytes], new: Mapping[str, bytes], shapes: tuple[Any, Any] | None = None
+) -> list[CrdChange]:
+    """CRDs added or removed, and versions and top-level ``spec`` fields added or removed in the others.
+
+    ``shapes``: :func:`crd_shapes` of ``old`` and ``new`` when known already."""
+    before, after = shapes or (crd_shapes(old), crd_shapes(new))
     out = []
     for name in sorted(set(before) | set(after)):
         if name not in before:
@@ -272,7 +331,7 @@ def compare_crds(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> list[Crd
         if name not in after:
             out.append(CrdChange(before[name][0], name, (), tuple(sorted(before[name][1])), removed=True))
             continue
-        (_, was), (file, now) = before[name], after[name]
+        (_, was, was_traits), (file, now, now_traits) = before[name], after[name]
         both = sorted(set(was) & set(now))
         change = CrdChange(
             file,
@@ -282,7 +341,8 @@ def compare_crds(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> list[Crd
             tuple(f"{v}: {f}" for v in both for f in sorted(now[v] - was[v])),
             tuple(f"{v}: {f}" for v in both for f in sorted(was[v] - now[v])),
         )
-        if change.versions_added or change.versions_removed or change.fields_added or change.fields_removed:
+        change = replace(change, classified=classify(was_traits, now_traits, change.fields_removed))
+        if change.classified or change.versions_added or change.versions_removed or change.fields_added:
             out.append(change)
     return out
 
@@ -295,6 +355,8 @@ def matches(operation: AppliedOperation, overlays: Sequence[Overlay]) -> tuple[i
         None,
     )
     per_file = 1
+    if operation.found is not None:  # count: all
+        return len(operation.files), operation.found
     if declared is not None:
         params = declared.params
         if declared.kind in ("replace", "insert-after", "insert-before"):
@@ -314,7 +376,8 @@ def compare_overlays(old: ChartBuild | None, new: ChartBuild | None, overlays: S
     declared = {(o.name, op.label): i for i, (o, op) in enumerate((o, op) for o in overlays for op in o.operations)}
     found = list(dict.fromkeys([*after, *before]))
     order = sorted(found, key=lambda key: (declared.get(key, len(declared)), found.index(key)))
-    return [OverlayUse(o, op, before.get((o, op)), after.get((o, op))) for o, op in order]
+    described = {(o.name, op.label): getattr(op, "description", "") for o in overlays for op in o.operations}
+    return [OverlayUse(o, op, before.get((o, op)), after.get((o, op)), described.get((o, op), "")) for o, op in order]
 
 
 def compare_chart(
@@ -332,9 +395,15 @@ def compare_chart(
     new_values = (_load_yaml(after["values.yaml"]) or [{}])[0] if "values.yaml" in after else {}
     chart.keys_added, chart.keys_removed, chart.defaults_changed = compare_values(old_values, new_values)
     chart.keys_below = {key: below for key in chart.keys_added if (below := key_paths(_at(new_values, key), key))}
+    # a file the same at both tags holds the same images, CRDs and roles: only the others are parsed
+    differ = set(chart.added) | set(chart.removed) | set(chart.changed)
+    before = {p: data for p, data in before.items() if p in differ}
+    after = {p: data for p, data in after.items() if p in differ}
     chart.images = compare_images(before, after, allow)
-    chart.crds = compare_crds(before, after)
-    crd_files = {file for file, _ in crd_shapes(before).values()} | {file for file, _ in crd_shapes(after).values()}
+    shapes = crd_shapes(before), crd_shapes(after)
+    chart.crds = compare_crds(before, after, shapes)
+    chart.rbac = compare_rbac(before, after, lambda data: _load_yaml(data, inline_actions=True))
+    crd_files = {shape[0] for shape in shapes[0].values()} | {shape[0] for shape in shapes[1].values()}
     chart.crd_files = sorted(p for p in crd_files if p in chart.changed or p in chart.added or p in chart.removed)
     chart.overlays = compare_overlays(old, new, overlays)
     return chart

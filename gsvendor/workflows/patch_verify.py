@@ -88,7 +88,8 @@ def verify_series(
     """Check the patch series against upstream ``tag`` (default: the pin Dockerfile's KSERVE_VERSION).
 
     ``config`` is a :class:`~gsvendor.config.Config`; ``source`` as ``sync`` takes it (default the
-    configured upstream git URL); ``options`` a :class:`~gsvendor.upstream.FetchOptions`;
+    tag's archive in ``$GSVENDOR_UPSTREAM_DIR`` when there, else the configured upstream git URL);
+    ``options`` a :class:`~gsvendor.upstream.FetchOptions`;
     ``patches_dir`` overrides the configured series folder. Only the files the patches touch
     are fetched, and nothing at all for an empty series. Raises :class:`ConfigError` (no pin,
     no series folder), :class:`SourceError` (unreadable source, unknown tag) and
@@ -96,7 +97,7 @@ def verify_series(
     """
     from gsvendor.controller_images.versions import build_inputs, pinned_tag
     from gsvendor.upstream.fetch import fetch_upstream
-    from gsvendor.upstream.source import Wanted
+    from gsvendor.upstream.source import Wanted, local_archive
 
     inputs = build_inputs(config)
     if patches_dir is None:
@@ -121,7 +122,7 @@ def verify_series(
     readable = [p for p in patches if p.problem is None]
     files: dict[str, bytes] = {}
     if readable:
-        location = source or config.git_url
+        location = source or local_archive(config.repository, tag) or config.git_url
         snapshot = fetch_upstream(tag, location, Wanted(files=wanted_files(readable)), options)
         report.source = {"kind": snapshot.kind, "location": snapshot.location, "commit": snapshot.commit}
         report.fetched = tuple(sorted(snapshot.files))

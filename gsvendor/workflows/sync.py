@@ -36,7 +36,8 @@ class SyncResult:
     """What a sync did (or, with ``dry_run``, would do).
 
     ``changes`` lists files added, changed or removed per destination; ``backup`` is the folder
-    holding replaced hand edits (``--force``); ``forced`` lists those hand-edited files.
+    holding replaced hand edits (``--force``); ``forced`` lists those hand-edited files;
+    ``previous_tag`` the tag the lock recorded before (``None`` without a lock).
     """
 
     build: Build
@@ -45,11 +46,45 @@ class SyncResult:
     dry_run: bool
     backup: Path | None = None
     forced: list[str] = field(default_factory=list)
+    previous_tag: str | None = None
+
+    @property
+    def downgrade(self) -> bool:
+        """Whether the sync goes to a tag older than the lock's."""
+        from gsvendor.upstream.source import direction
+
+        return self.previous_tag is not None and direction(self.previous_tag, self.build.snapshot.tag) == "downgrade"
+
+
+def pin_warning(config: Config, tag: str) -> str | None:
+    """A warning when ``tag`` is not the version the pin Dockerfile's ``ARG KSERVE_VERSION`` pins: the
+    controller images would be built from another upstream than the charts. ``None`` when they
+    agree or there is no readable pin (``versions`` reports that)."""
+    from gsvendor.controller_images.versions import PIN_ARG, read_pin
+    from gsvendor.errors import GsvendorError
+    from gsvendor.upstream.source import direction
+
+    try:
+        config.check_tag(tag)  # a tag sync refuses gets that error, not this warning
+        pin = read_pin(config)
+    except GsvendorError:
+        return None
+    if pin.value == tag:
+        return None
+    older = " (older: a downgrade from the pin)" if direction(pin.value, tag) == "downgrade" else ""
+    return (
+        f"syncing {tag}{older}, but {pin.file}:{pin.line} pins ARG {PIN_ARG}={pin.value}: the controller images "
+        f"build {pin.value}; bump the pin to {tag} (gsvendor versions --check) or sync {pin.value}"
+    )
 
 
 def resolve_source(config: Config, tag: str, source: str | None) -> str:
-    """``source`` as given, else the configured archive URL of ``tag`` (GitHub's by default)."""
-    return source if source else config.archive_url_for(tag)
+    """``source`` as given, else the archive of ``tag`` in ``$GSVENDOR_UPSTREAM_DIR`` when there
+    (:func:`~gsvendor.upstream.source.local_archive`), else the configured archive URL of ``tag``
+    (GitHub's by default)."""
+    from gsvendor.upstream.source import local_archive
+
+    return source or local_archive(config.repository, tag) or config.archive_url_for(tag)
 
 
 def fetch(
@@ -131,6 +166,7 @@ def sync(
         dry_run=dry_run,
         backup=backup,
         forced=edits,
+        previous_tag=previous.tag if previous is not None else None,
     )
 
 
@@ -333,6 +369,7 @@ def sync_reviewed(
     progress: Progress,
     note: Callable[[str], None],
     present: Callable[[Reviewed], None],
+    warn: Callable[[str], None] | None = None,
 ) -> None:
     """``gsvendor sync``: :func:`sync` of ``tag`` (default: the tag Dockerfile.llmisvc pins) inside
     ``guard`` (the project lock), with the upgrade ``review``, then ``present`` of the outcome.
@@ -340,6 +377,7 @@ def sync_reviewed(
     The lock's tag is rebuilt for the review first; when only the ``automatic`` review wanted it
     and that fails, ``note`` says why and the sync goes on. A signal after the swap's point of no
     return, also while presenting, raises :func:`~gsvendor.vendoring.journal.interrupted_after`.
+    ``warn`` gets one line when ``tag`` is not the tag the Dockerfiles pin.
     Raises :class:`UsageError` for an unreadable or mismatched ``patch_report``, and what
     :func:`sync` and :func:`locked_build` raise.
     """
@@ -347,6 +385,8 @@ def sync_reviewed(
         from gsvendor.controller_images.versions import pinned_tag
 
         tag = pinned_tag(config, "gsvendor sync TAG")
+    elif warn is not None and (warning := pin_warning(config, tag)) is not None:
+        warn(warning)
     patches = read_patch_report(review.patch_report, tag) if review.patch_report is not None else None
     asked = review.report or review.diff
     automatic = review.automatic and config.lock_path.is_file()
@@ -381,7 +421,8 @@ def sync_reviewed(
         if old is not None:
             reviewed.diffs = upgrade_diffs(old, result.build) if review.diff else None
             if review.report or automatic:
-                reviewed.upgrade = upgrade(config, old, result.build, patches)
+                with progress("comparing the builds for the upgrade report"):
+                    reviewed.upgrade = upgrade(config, old, result.build, patches)
         present(reviewed)
     except KeyboardInterrupt as exc:
         if committed and not isinstance(exc, Interrupted):

@@ -1,0 +1,165 @@
+"""Overlay conditions on a field of a vendored CRD: an operation that holds only while upstream's
+CustomResourceDefinition lacks (or has) a field decides from the CRD itself, not a version range.
+
+Declared on an overlay operation (and, as ``expectFailureWhile``, on a check variant) as::
+
+    crd: {kind: LLMInferenceServiceConfig, field: spec.rolloutStrategy, present: false}
+
+``field`` is a dotted path below the CRD's ``openAPIV3Schema`` (``spec.rolloutStrategy``); it is
+present when any version of the CRD defining ``kind`` declares it. The CRDs are those of every
+upstream chart the snapshot holds (templates, ``crds/``, ``files/``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gsvendor.config import CRD_CONDITION_SCHEMA  # noqa: F401 (the schema of the condition, with it)
+
+FieldLookup = Callable[[str, str], "dict[str, Any] | None"]
+
+
+@dataclass(frozen=True)
+class CRDCondition:
+    """Apply only when the CRD of ``kind`` has (``present``) or lacks the schema ``field``."""
+
+    kind: str
+    field: str
+    present: bool = True
+
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any] | None) -> CRDCondition | None:
+        """The condition of an overlay's or operation's ``crd`` key (already schema-checked)."""
+        if not raw:
+            return None
+        return cls(str(raw["kind"]), str(raw["field"]), bool(raw.get("present", True)))
+
+    def holds(self, lookup: FieldLookup) -> bool:
+        """Whether the vendored CRD (``lookup``, see :func:`crd_field_lookup`) meets the condition."""
+        return (lookup(self.kind, self.field) is not None) == self.present
+
+    def __str__(self) -> str:
+        return f"only where the {self.kind} CRD {'has' if self.present else 'lacks'} {self.field}"
+
+
+def field_schema(crd: Mapping[str, Any], field: str) -> dict[str, Any] | None:
+    """The openAPIV3Schema of ``field`` (dotted) in the first version of ``crd`` declaring it, else ``None``."""
+    for version in crd.get("spec", {}).get("versions") or []:
+        node: Any = (version.get("schema") or {}).get("openAPIV3Schema")
+        for part in field.split("."):
+            node = (node or {}).get("properties", {}).get(part) if isinstance(node, Mapping) else None
+        if isinstance(node, Mapping):
+            return _plain(node)
+    return None
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+_CRD_KIND = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)
+_DOCUMENT_END = re.compile(r"^---[ \t]*(?:#.*)?$", re.M)
+
+
+_ACTION_LINE = re.compile(r"^[ \t]*\{\{-?.*-?\}\}[ \t]*\n", re.M)
+_ACTION = re.compile(r"\{\{.*?\}\}")
+
+
+def _load(text: str) -> Any:
+    """One CRD document: the controller-gen subset with :mod:`gsvendor.fastyaml` (lazily:
+    only what is read is parsed), anything else with ruamel's safe (libyaml) loader. A vendored
+    chart's CRD is a template: lines that are
+    only a template action (``{{- if .Values.crd.keep }}``) are dropped and inline actions become a
+    placeholder, which keeps the schema (what is asked of it) as upstream wrote it."""
+    from gsvendor import fastyaml
+
+    text = _ACTION.sub("x", _ACTION_LINE.sub("", text))
+
+    try:
+        return fastyaml.load_lazy(text)
+    except fastyaml.NotSimple:
+        return _full(text)
+
+
+def _full(text: str) -> Any:
+    from ruamel.yaml import YAML
+
+    return YAML(typ="safe", pure=False).load(text)
+
+
+def expect_failure_holds(raw: Mapping[str, Any] | None, config: Any) -> bool:
+    """Whether a check variant's ``expectFailure`` applies: always without an ``expectFailureWhile``
+    condition (``raw``), else only while the project's vendored CRD meets it (``config``: a
+    :class:`~gsvendor.config.Config`). A variant declared to fail while a CRD lacks a field must
+    render once the CRD has it, and check-manifests then validates the value against the CRD."""
+    condition = CRDCondition.parse(raw)
+    return condition is None or condition.holds(project_crd_lookup(config))
+
+
+def _kind_of(doc: Any) -> Any:
+    names = doc.get("spec", {}).get("names", {}) if isinstance(doc, Mapping) else {}
+    return names.get("kind") if isinstance(names, Mapping) else None
+
+
+def project_crd_lookup(config: Any) -> FieldLookup:
+    """:func:`crd_field_lookup` over the project's vendored charts (``config``: a
+    :class:`~gsvendor.config.Config`; every YAML file of each chart's ``dest``, read when asked)."""
+    files: dict[str, bytes] = {}
+    for spec in config.charts:
+        root = config.root / spec.dest
+        if root.is_dir():
+            for path in sorted(root.rglob("*.y*ml")):
+                if path.is_file() and not path.is_symlink():
+                    files[path.relative_to(config.root).as_posix()] = path.read_bytes()
+    return crd_field_lookup(files)
+
+
+def crd_field_lookup(files: Mapping[str, bytes]) -> FieldLookup:
+    """``lookup(kind, field)`` → the field's schema in the CRD of ``kind`` among ``files`` (upstream
+    path → bytes), or ``None``. A CRD is parsed (the project's YAML loader) once, on first use."""
+    parsed: dict[str, list[tuple[str, Any]]] = {}
+
+    def crds_of(kind: str) -> list[tuple[str, Any]]:
+        if kind not in parsed:
+            found = []
+            needle = f"kind: {kind}\n".encode()
+            for path in sorted(files):
+                data = files[path]
+                if not path.endswith((".yaml", ".yml")) or needle not in data:
+                    continue
+                text = data.decode("utf-8", "replace")
+                if not _CRD_KIND.search(text):
+                    continue
+                for chunk in _DOCUMENT_END.split(text):
+                    if not _CRD_KIND.search(chunk):
+                        continue
+                    try:
+                        doc = _load(chunk)
+                        if _kind_of(doc) != kind:
+                            continue
+                    except Exception:  # a template that is not YAML until rendered: not this CRD
+                        continue
+                    found.append((chunk, doc))
+            parsed[kind] = found
+        return parsed[kind]
+
+    def lookup(kind: str, field: str) -> dict[str, Any] | None:
+        from gsvendor.fastyaml import NotSimple
+
+        for chunk, crd in crds_of(kind):
+            try:
+                schema = field_schema(crd, field)
+            except NotSimple:  # a value beyond fastyaml's subset, met while reading: parse it all
+                schema = field_schema(_full(_ACTION.sub("x", _ACTION_LINE.sub("", chunk))), field)
+            if schema is not None:
+                return schema
+        return None
+
+    return lookup

@@ -1,0 +1,158 @@
+"""The upgrade report's RBAC and CRD sections, on small hand-written charts with exact expected rows."""
+
+from __future__ import annotations
+
+from gsvendor.report.upgrade import _crds, _rbac
+from gsvendor.vendoring.rbac import compare_rbac
+from gsvendor.vendoring.upgrade import ChartUpgrade, _load_yaml, compare_crds
+
+ROLE = """\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: manager
+rules:
+  - apiGroups: [admissionregistration.k8s.io]
+    resources: [validatingwebhookconfigurations, mutatingwebhookconfigurations]
+    verbs: [get, list, watch, update]
+  - apiGroups: [""]
+    resources: [secrets]
+    resourceNames: [webhook-cert]
+    verbs: [get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: leader-election
+rules:
+  - apiGroups: [coordination.k8s.io]
+    resources: [leases]
+    verbs: [get, create]
+"""
+
+ROLE_AFTER = """\
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: manager
+rules:
+  - apiGroups: [""]
+    resources: [secrets]
+    resourceNames: [webhook-cert]
+    verbs: [get]
+  - apiGroups: [resource.k8s.io]
+    resources: [resourceclaims]
+    verbs: [get]
+  - nonResourceURLs: [/metrics]
+    verbs: [get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: metrics-reader
+rules: []
+"""
+
+
+def load(data: bytes) -> list:
+    return _load_yaml(data, inline_actions=True)
+
+
+def test_rbac_rules_added_and_removed_per_role() -> None:
+    changes = compare_rbac({"files/rbac.yaml": ROLE.encode()}, {"files/rbac.yaml": ROLE_AFTER.encode()}, load)
+    chart = ChartUpgrade(name="c", dest="helm/c", rbac=changes)
+    assert _rbac(chart) == [
+        "### RBAC",
+        "",
+        "Rules of each ClusterRole and Role, as `verbs × group/resource`, added and removed:",
+        "",
+        "| role | file | rules added | rules removed |",
+        "|---|---|---|---|",
+        "| ClusterRole `manager` | `files/rbac.yaml` | (1) | (2) |",
+        "| ClusterRole `metrics-reader` (new) | `files/rbac.yaml` | - | - |",
+        "| Role `leader-election` (gone) | `files/rbac.yaml` | - | (3) |",
+        "",
+        "- (1) rules added: `get × /metrics`, `get × resource.k8s.io/resourceclaims`",
+        "- (2) rules removed: `get,list,update,watch × admissionregistration.k8s.io/mutatingwebhookconfigurations`, "
+        "`get,list,update,watch × admissionregistration.k8s.io/validatingwebhookconfigurations`",
+        "- (3) rules removed: `create,get × coordination.k8s.io/leases`",
+        "",
+    ]
+
+
+def crd(*, storage: str = "v1", served_v1: bool = True, conversion: str = "None", mode: str, required: str) -> bytes:
+    return f"""\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names:
+    kind: Widget
+    plural: widgets
+  conversion:
+    strategy: {conversion}
+  versions:
+    - name: v1
+      served: {str(served_v1).lower()}
+      storage: {str(storage == "v1").lower()}
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              required: [{required}]
+              properties:
+                replicas:
+                  x-kubernetes-int-or-string: true
+                mode:
+{mode}
+                legacy:
+                  type: string
+    - name: v2
+      served: true
+      storage: {str(storage == "v2").lower()}
+      schema:
+        openAPIV3Schema:
+          type: object
+""".encode()
+
+
+OLD_MODE = "                  type: string\n                  enum: [fast, safe, lazy]"
+NEW_MODE = "                  type: string\n                  enum: [fast, safe]"
+
+
+def test_crd_changes_are_classified() -> None:
+    old = {"templates/crd.yaml": crd(mode=OLD_MODE, required="mode")}
+    new_crd = crd(storage="v2", served_v1=False, conversion="Webhook", mode=NEW_MODE, required="mode, replicas")
+    new = {
+        "templates/crd.yaml": new_crd.replace(b"x-kubernetes-int-or-string: true", b"type: integer").replace(
+            b"                legacy:\n                  type: string\n", b""
+        )
+    }
+    [change] = compare_crds(old, new)
+    assert change.classified == (
+        "storage version v1 → v2",
+        "v1 no longer served",
+        "conversion None → Webhook",
+        "field removed: v1: legacy",
+        "v1: spec.replicas type narrowed: int-or-string → integer",
+        "v1: spec.replicas newly required",
+        "v1: spec.mode enum narrowed (no longer: lazy)",
+    )
+    lines = _crds(ChartUpgrade(name="c", dest="helm/c", crds=[change]))
+    assert lines[-4:] == [
+        "Changes a reviewer should look at (served and stored versions, conversion, `spec` fields):",
+        "",
+        "- `widgets.example.com`: storage version v1 → v2; v1 no longer served; conversion None → Webhook; "
+        "field removed: v1: legacy; v1: spec.replicas type narrowed: int-or-string → integer; "
+        "v1: spec.replicas newly required; v1: spec.mode enum narrowed (no longer: lazy)",
+        "",
+    ]
+
+
+def test_an_unchanged_crd_is_not_listed() -> None:
+    same = {"templates/crd.yaml": crd(mode=OLD_MODE, required="mode")}
+    assert compare_crds(same, dict(same)) == []
