@@ -248,7 +248,7 @@ def _given_globals(config: Path | None, cache_dir: Path | None, lock_timeout: fl
 
 
 def _fetch_options(
-    ctx: typer.Context, timeout: float = 30.0, retries: int = 3, max_time: float = 300.0, min_rate: float = 1024.0
+    ctx: typer.Context, timeout: float = 10.0, retries: int = 3, max_time: float = 300.0, min_rate: float = 1024.0
 ) -> Any:
     from gsvendor.upstream.source import FetchOptions
 

@@ -43,7 +43,7 @@ def sync(
     ] = False,
     timeout: Annotated[
         float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1, metavar="SECONDS")
-    ] = 30.0,
+    ] = 10.0,
     retries: Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10, metavar="N")] = 3,
     max_time: Annotated[
         float,
@@ -533,7 +533,7 @@ def patch_verify(
     ] = None,
     timeout: Annotated[
         float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1, metavar="SECONDS")
-    ] = 30.0,
+    ] = 10.0,
     retries: Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10, metavar="N")] = 3,
 ) -> None:
     """Check that the patch series applies to upstream, in order, as the llmisvc image build applies it.

@@ -230,7 +230,7 @@ def _chart_name(chart_yaml: Path) -> str | None:
     from gsvendor.images.fastload import load_single
 
     try:
-        data, _ = load_single(chart_yaml.read_text(encoding="utf-8"), lambda _node: None)
+        data, _ = load_single(chart_yaml.read_text(encoding="utf-8"), lambda _node: None, str(chart_yaml))
         name = data.get("name") if isinstance(data, dict) else None
         return str(name) if name else None  # a name nested thousands deep: str() recurses too
     except RecursionError:
@@ -682,7 +682,7 @@ def load_values(chart: ChartTarget) -> ChartValues:
         return ChartValues()
     try:
         text = path.read_text(encoding="utf-8")
-        data, lines = load_single(text, key_lines)  # one parse: the data and the key lines
+        data, lines = load_single(text, key_lines, label)  # one parse: the data and the key lines
         discover_switches(data)  # a recursive anchor or absurd nesting shows here, not mid-render
         return ChartValues(data=data, lines=lines)
     except RecursionError:

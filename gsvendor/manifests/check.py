@@ -163,6 +163,7 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
     from ruamel.yaml.error import YAMLError
 
     from gsvendor.manifests.crds import CRD_KIND
+    from gsvendor.yamlio import YamlLimitError, check_text
 
     parsed = Parsed()
     if not rendered.rendered:
@@ -186,12 +187,16 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
             parsed.objects.append(Obj(kind, api_version, name, where, labels, chunk))
             continue
         try:
+            check_text(chunk, where)  # bounded before libyaml or the fast loader recurse into it
             if head is not chunk:  # an unusual CRD header: the fast loader, not megabytes through libyaml
                 from gsvendor.manifests.crds import load_yaml
 
                 documents = [dict(d) for d in [load_yaml(chunk)] if isinstance(d, Mapping)]
             else:
                 documents = [d for d in yaml.load_all(chunk) if isinstance(d, dict)]
+        except YamlLimitError as exc:
+            parsed.unreadable.append(str(exc))
+            continue
         except (YAMLError, ValueError) as exc:
             parsed.unreadable.append(f"{where}: not YAML: {' '.join(str(exc).split())}")
             continue

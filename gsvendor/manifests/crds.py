@@ -33,8 +33,12 @@ class CRDError(ValueError):
 def load_yaml(text: str, strict: bool = False) -> Any:
     """One YAML document: the controller-gen subset lazily (:func:`fastyaml.load_lazy`: values parsed
     when read, so :class:`~gsvendor.manifests.fastyaml.NotSimple` may surface then), anything else
-    (or ``strict``) with ruamel (libyaml). Raises ruamel's ``YAMLError`` for text that is not YAML."""
+    (or ``strict``) with ruamel (libyaml). Raises ruamel's ``YAMLError`` for text that is not YAML,
+    :class:`gsvendor.yamlio.YamlLimitError` for text over :data:`gsvendor.yamlio.UPSTREAM`'s limits."""
     from gsvendor.manifests import fastyaml
+    from gsvendor.yamlio import check_text
+
+    check_text(text, "a CustomResourceDefinition")
 
     if not strict:
         try:

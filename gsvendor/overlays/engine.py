@@ -39,6 +39,7 @@ from typing import Any
 
 from gsvendor.errors import OverlayApplyError, OverlayDefinitionError
 from gsvendor.overlays import yamledit
+from gsvendor.yamlio import YamlLimitError
 
 _TARGET = {
     "file": {"type": "string", "minLength": 1},
@@ -196,10 +197,10 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
     A missing folder means no overlays. Raises :class:`OverlayDefinitionError` naming the file
     (and line) for invalid YAML, schema violations, bad version ranges, unknown ``${…}``
     variables and referenced files that do not exist. ``stamps``: the validation stamps folder
-    (:func:`gsvendor.config.load_validated`).
+    (:func:`gsvendor.yamlio.load_validated`).
     """
-    from gsvendor.config import load_validated
     from gsvendor.errors import ConfigError
+    from gsvendor.yamlio import load_validated
 
     if not folder.is_dir():
         return []
@@ -479,6 +480,8 @@ def _apply_operation(
             raise _fail(chart, path, overlay, op, str(exc)) from None
         except yamledit.YamlEditError as exc:
             raise _fail(chart, path, overlay, op, str(exc)) from None
+        except YamlLimitError as exc:  # hostile upstream text: an input error (exit 2), not a stale overlay
+            raise YamlLimitError(str(exc).replace(yamledit.DOCUMENT, f"{chart}/{path}", 1)) from None
         touched.append(path)
     return touched
 

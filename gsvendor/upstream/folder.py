@@ -6,14 +6,27 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from gsvendor.errors import SourceError
-from gsvendor.upstream.source import UpstreamSnapshot, Wanted, _one_line, check_path
+from gsvendor.upstream.source import (
+    MAX_MEMBER_BYTES,
+    MAX_MEMBERS,
+    MAX_TOTAL_BYTES,
+    UpstreamSnapshot,
+    Wanted,
+    _one_line,
+    check_path,
+    limit,
+    too_large,
+)
 
 
 def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> UpstreamSnapshot:
     """Read the ``wanted`` files from a local upstream checkout.
 
-    Links leading outside the folder are refused. When the folder is a git checkout and ``tag``
-    names a commit other than HEAD, that is an error (the folder is at another version).
+    Links leading outside the folder are refused, and the limits of archives hold: at most
+    :data:`MAX_MEMBERS` files looked at, each wanted file and all of them together within
+    ``GSVENDOR_MAX_MEMBER_MIB`` / ``GSVENDOR_MAX_TOTAL_MIB`` (sizes checked before a file is read,
+    and while it is read). When the folder is a git checkout and ``tag`` names a commit other than
+    HEAD, that is an error (the folder is at another version).
     """
     try:
         folder = folder.resolve()
@@ -27,11 +40,17 @@ def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> Ups
 
 
 def _read_folder_files(folder: Path, wanted: Wanted, location: str) -> dict[str, bytes]:
+    most_member = limit("GSVENDOR_MAX_MEMBER_MIB", MAX_MEMBER_BYTES)
+    most_total = limit("GSVENDOR_MAX_TOTAL_MIB", MAX_TOTAL_BYTES)
+    total = seen = 0
     files: dict[str, bytes] = {}
     roots = [folder / f for f in wanted.folders] + [folder / f for f in wanted.files]
     for root in roots:
         candidates: Iterable[Path] = [root] if root.is_file() else sorted(root.rglob("*"))
         for path in candidates:
+            seen += 1
+            if seen > MAX_MEMBERS:
+                raise SourceError(f"{location}: refusing a folder of more than {MAX_MEMBERS} files")
             if path.is_dir():
                 continue
             real = path.resolve()
@@ -44,7 +63,14 @@ def _read_folder_files(folder: Path, wanted: Wanted, location: str) -> dict[str,
             rel = path.relative_to(folder).as_posix()
             check_path(rel, location)
             if wanted.matches(rel):
-                files[rel] = real.read_bytes()
+                if real.stat().st_size > most_member or total + real.stat().st_size > most_total:
+                    raise too_large(location, rel, most_member, most_total)
+                with real.open("rb") as handle:  # a file growing while read stops at the limit too
+                    content = handle.read(min(most_member, most_total - total) + 1)
+                total += len(content)
+                if len(content) > most_member or total > most_total:
+                    raise too_large(location, rel, most_member, most_total)
+                files[rel] = content
     return files
 
 

@@ -2,7 +2,9 @@
 
 git runs as a child process in its own process group, killed (the whole group, with its helpers
 such as ``git-remote-http``) when it outlives the fetch's time budget; a remote that accepts and
-never answers therefore ends in a one-line timeout instead of a hang.
+never answers therefore ends in a one-line timeout instead of a hang. git also dies with gsvendor
+(a death signal set before exec), and a temporary clone left by a SIGKILLed gsvendor is removed by
+the next git source read.
 """
 
 from __future__ import annotations
@@ -16,19 +18,23 @@ import time
 from pathlib import Path
 
 from gsvendor.errors import SourceError, ToolError, printable, redact
-from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted, check_path
+from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted, check_path, split_userinfo
 
 
 def public_git_url(url: str) -> str:
-    """``url`` without credentials: no user info for http(s)/git URLs, no password for ssh ones.
+    """``url`` without credentials: no user info for http(s)/git URLs, no password for ssh ones,
+    every query value ``REDACTED`` (:func:`gsvendor.upstream.source.split_userinfo` finds a password
+    holding a ``/``).
 
     ``git@host:path`` (scp form) and ``ssh://git@host/…`` keep their user name, which names an
     account rather than a secret.
     """
-    match = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/@]*)@(.*)$", url)
-    if not match:
+    parts = split_userinfo(url)
+    if parts is None:
         return url
-    scheme, userinfo, rest = match.groups()
+    scheme, userinfo, rest = parts
+    if "?" in rest:
+        rest = redact(f"{scheme}{rest}")[len(scheme) :]
     if scheme.lower() == "ssh://" and userinfo:
         user = userinfo.split(":", 1)[0]
         return f"{scheme}{user}@{rest}" if user else f"{scheme}{rest}"
@@ -64,6 +70,7 @@ def _run(args: list[str], cwd: str | None, deadline: float, shown: str, options:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,  # its own process group: killed whole on timeout
+            preexec_fn=_die_with_parent,
         )
     except OSError as exc:
         raise ToolError(f"cannot run git: {exc.strerror or exc}") from None
@@ -91,6 +98,47 @@ def _run(args: list[str], cwd: str | None, deadline: float, shown: str, options:
     return out.decode("utf-8", "replace")
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when gsvendor dies (Linux ``prctl(PR_SET_PDEATHSIG)``),
+    so a SIGKILLed gsvendor leaves no git holding the credentials of its URL. Elsewhere a no-op."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
+        if os.getppid() == 1:  # the parent already died before the death signal was set
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass
+
+
+_TEMP_PREFIX = "gsvendor-git-"
+
+
+def _remove_orphaned_clones() -> None:
+    """Remove temporary clones (``gsvendor-git-<pid>-*``, their ``.git/config`` holding the URL with
+    its credentials) left by a gsvendor that was SIGKILLed: those whose process no longer runs."""
+    import shutil
+
+    try:
+        entries = list(os.scandir(tempfile.gettempdir()))
+    except OSError:
+        return
+    for entry in entries:
+        match = re.fullmatch(rf"{_TEMP_PREFIX}(\d+)-[A-Za-z0-9_]+", entry.name)
+        if not match or not entry.is_dir(follow_symlinks=False):
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+            os.kill(int(match.group(1)), 0)
+            continue  # its gsvendor still runs
+        except (ProcessLookupError, OverflowError):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:
+            continue
+
+
 def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = None) -> UpstreamSnapshot:
     """Read the ``wanted`` files of ``tag`` from a git repository at ``url``.
 
@@ -103,7 +151,8 @@ def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = 
     options = options or FetchOptions()
     shown = public_git_url(url)
     deadline = time.monotonic() + options.max_time
-    with tempfile.TemporaryDirectory(prefix="gsvendor-git-") as tmp:
+    _remove_orphaned_clones()
+    with tempfile.TemporaryDirectory(prefix=f"{_TEMP_PREFIX}{os.getpid()}-") as tmp:
         clone = ["clone", "--depth=1", f"--branch={tag}", "--filter=blob:none", "--no-checkout", "--sparse"]
         try:
             _run([*clone, "--", url, tmp], None, deadline, shown, options)

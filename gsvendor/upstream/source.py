@@ -32,6 +32,8 @@ MAX_TOTAL_BYTES = 256 * 1024 * 1024  # GSVENDOR_MAX_TOTAL_MIB: all wanted files 
 MAX_ARCHIVE_EXPANDED = 4 * 1024 * 1024 * 1024  # every member's size together (what reading the archive inflates)
 MAX_MEMBERS = 200_000  # members in an archive
 MAX_DEPTH = 64  # path components of a member or file
+# a GNU long name or link, or a pax header: refused by its header's size before tarfile reads it
+MAX_HEADER_BYTES = 64 * 1024
 
 
 def limit(name: str, default: int) -> int:
@@ -40,6 +42,15 @@ def limit(name: str, default: int) -> int:
 
     value = os.environ.get(name, "").strip()
     return int(value) * 1024 * 1024 if value.isdigit() and int(value) > 0 else default
+
+
+def too_large(location: str, name: str, most_member: int, most_total: int) -> SourceError:
+    """The error for a wanted file over the per-file or the total limit (archives and folders alike)."""
+    return SourceError(
+        f"{location}: refusing oversized member {_one_line(name)} (limits: "
+        f"{most_member // 1024 // 1024} MiB a file, {most_total // 1024 // 1024} MiB in all; "
+        "GSVENDOR_MAX_MEMBER_MIB, GSVENDOR_MAX_TOTAL_MIB raise them)"
+    )
 
 
 def check_path(path: str, location: str) -> None:
@@ -108,7 +119,7 @@ class FetchOptions:
     """
 
     cache_dir: Path | None = None
-    timeout: float = 30.0
+    timeout: float = 10.0
     retries: int = 3
     backoff: float = 0.5
     progress: bool = False
@@ -190,25 +201,44 @@ def _one_line(exc: BaseException) -> str:
     return printable(redact(" ".join(str(exc).split())), 300) or type(exc).__name__
 
 
-_SECRET_QUERY = re.compile(r"(token|sig|signature|secret|password|passwd|key|auth|credential)", re.IGNORECASE)
+def split_userinfo(url: str) -> tuple[str, str, str] | None:
+    """``(scheme://, userinfo, rest)`` of ``url``; ``None`` when it has no ``scheme://``.
+
+    The user info ends at the last ``@`` of the authority, or, when the authority holds a ``:``
+    that no port number follows (``user:s3/cr3t@host/…``: a password with a ``/``), at the
+    first ``@`` before the query: such a URL has no host a client could use, so what precedes
+    the ``@`` is a credential. ``userinfo`` is ``""`` when there is none.
+    """
+    match = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*://)(.*)$", url, re.S)
+    if not match:
+        return None
+    scheme, rest = match.groups()
+    head = re.split(r"[?#]", rest, maxsplit=1)[0]
+    authority = head.split("/", 1)[0]
+    if "@" in authority:
+        at = authority.rindex("@")
+    else:
+        port = authority.rsplit("]", 1)[-1]  # after an IPv6 literal's bracket
+        at = head.find("@") if ":" in port and not port.rsplit(":", 1)[1].isdigit() else -1
+    return (scheme, rest[:at], rest[at + 1 :]) if at >= 0 else (scheme, "", rest)
 
 
 def public_url(url: str) -> str:
-    """``url`` safe to print or record: no user info, and secret-looking query values redacted."""
+    """``url`` safe to print or record: no user info, and every query value ``REDACTED``.
+
+    By rule, not by name: ``?pat=``, ``?code=``, ``?sas=`` and ``?x=`` alike, and a password
+    holding a ``/`` (:func:`split_userinfo`).
+    """
     from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+    parts_of = split_userinfo(url)
+    if parts_of is not None:
+        url = parts_of[0] + parts_of[2]
     try:
         parts = urlsplit(url)
-        host = parts.hostname or ""
-        if ":" in host:
-            host = f"[{host}]"
-        netloc = host + (f":{parts.port}" if parts.port else "")
-        query = urlencode(
-            [
-                (k, "REDACTED" if _SECRET_QUERY.search(k) else v)
-                for k, v in parse_qsl(parts.query, keep_blank_values=True)
-            ]
-        )
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    except ValueError:  # not a valid URL: at least drop what looks like user info
-        return re.sub(r"//[^/@]*@", "//", url)
+        query = urlencode([(k, "REDACTED") for k, _v in parse_qsl(parts.query, keep_blank_values=True)])
+        return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
+    except ValueError:  # not a valid URL: redacted as text
+        from gsvendor.errors import redact
+
+        return redact(url)
