@@ -270,44 +270,54 @@ def test_redaction_is_by_rule() -> None:
 
 
 def test_git_dies_with_gsvendor_and_its_clone_is_removed(cli: Cli, project: Path, stall: int, tmp_path: Path) -> None:
-    """SIGKILL gsvendor while git waits on a silent remote: git is gone, and the next git read
-    removes the temporary clone that holds the URL's credentials."""
+    """SIGKILL gsvendor while git waits on a silent remote: git and its remote helper (whose
+    command line holds the URL with its password) end, and the temporary clone is removed."""
     import signal
     import time
 
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     url = f"http://user:cr3t@127.0.0.1:{stall}/kserve.git"
-    env = {**cli.env, "TMPDIR": str(tmp)}
     process = subprocess.Popen(
         [sys.executable, "-m", "gsvendor", "sync", "v0.20.0", "--source", url],
         cwd=project,
-        env=env,
+        env={**cli.env, "TMPDIR": str(tmp)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    for _ in range(200):  # until git has made its clone folder
-        if list(tmp.glob("gsvendor-git-*")):
+
+    def running() -> str:
+        return subprocess.run(["pgrep", "-af", f"127.0.0.1:{stall}"], capture_output=True, text=True).stdout
+
+    for _ in range(600):  # until git's remote helper talks to the server
+        if "remote-http" in running():
             break
         time.sleep(0.1)
-    time.sleep(1)
+    assert list(tmp.glob("gsvendor-git-*")) and "remote-http" in running()
     process.send_signal(signal.SIGKILL)
     process.wait()
-    time.sleep(1)
-    left = subprocess.run(["pgrep", "-f", f"127.0.0.1:{stall}"], capture_output=True, text=True, check=False)
-    assert left.stdout == ""
-    assert [p.name.split("-")[2] for p in tmp.glob("gsvendor-git-*")] == [str(process.pid)]
-    again = subprocess.run(
-        [sys.executable, "-m", "gsvendor", "sync", "v0.20.0", "--max-time", "2", "--source", url],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=SAFETY_NET,
-        check=False,
-    )
-    assert again.returncode == 2
-    assert not any(p.name.startswith(f"gsvendor-git-{process.pid}-") for p in tmp.iterdir())
+    for _ in range(100):  # the reaper acts once the pipe from the killed process closes
+        if not running() and not list(tmp.iterdir()):
+            break
+        time.sleep(0.1)
+    assert running() == ""
+    assert list(tmp.iterdir()) == []
+
+
+def test_a_clone_left_by_a_killed_gsvendor_is_removed_by_the_next_git_read(tmp_path: Path, monkeypatch) -> None:
+    """The fallback when the reaper could not run: a clone named by a pid that no longer runs."""
+    from gsvendor.upstream.git import _remove_orphaned_clones
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (tmp_path / f"gsvendor-git-{dead.pid}-abc" / ".git").mkdir(parents=True)
+    (tmp_path / f"gsvendor-git-{os.getpid()}-abc").mkdir()
+    _remove_orphaned_clones()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"gsvendor-git-{os.getpid()}-abc"]
 
 
 def test_check_text_bounds_without_parsing() -> None:

@@ -2,13 +2,16 @@
 
 git runs as a child process in its own process group, killed (the whole group, with its helpers
 such as ``git-remote-http``) when it outlives the fetch's time budget; a remote that accepts and
-never answers therefore ends in a one-line timeout instead of a hang. git also dies with gsvendor
-(a death signal set before exec), and a temporary clone left by a SIGKILLed gsvendor is removed by
-the next git source read.
+never answers therefore ends in a one-line timeout instead of a hang. git and its helpers also
+die with gsvendor, even SIGKILLed: a small reaper process (:data:`_REAPER`) kills their groups
+and removes the temporary clone (whose ``.git/config`` holds the URL) when gsvendor's end closes
+its pipe; git itself gets a death signal set before exec. A clone left where the reaper could
+not run is removed by the next git source read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -41,8 +44,79 @@ def public_git_url(url: str) -> str:
     return f"{scheme}{rest}"
 
 
-def _run(args: list[str], cwd: str | None, deadline: float, shown: str, options: FetchOptions) -> str:
-    """Run git with ``args``; return stdout. Raises :class:`SourceError` on failure or timeout."""
+# A Python process beside every git source read: it reads JSON lines from gsvendor (["+", pgid]
+# a git run began, ["-", pgid] it ended, ["rm", path] a temporary clone) and, when its input ends
+# without ["done"] (gsvendor ended, even SIGKILLed: the pipe closes with it), kills the groups still
+# running (git's helpers, such as git-remote-http holding the URL, outlive a git killed alone) and
+# removes the clones.
+_REAPER = """
+import json, os, shutil, signal, sys
+groups, folders = set(), []
+for line in sys.stdin:
+    word, value = json.loads(line)
+    if word == "+":
+        groups.add(value)
+    elif word == "-":
+        groups.discard(value)
+    elif word == "rm":
+        folders.append(value)
+    elif word == "done":
+        sys.exit(0)
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+for folder in folders:
+    shutil.rmtree(folder, ignore_errors=True)
+"""
+
+
+class _Reaper:
+    """The process running :data:`_REAPER` for one git source read; a no-op where it cannot start."""
+
+    def __init__(self) -> None:
+        import sys
+
+        try:
+            self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _REAPER],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # a Ctrl-C at the terminal is for gsvendor, which cleans up itself
+            )
+        except OSError:
+            self.process = None
+
+    def tell(self, word: str, value: object) -> None:
+        """Send one line (``+``/``-`` a process group, ``rm`` a folder, ``done``)."""
+        import json
+
+        if self.process is None or self.process.stdin is None:
+            return
+        try:
+            self.process.stdin.write(json.dumps([word, value]).encode() + b"\n")
+            self.process.stdin.flush()
+        except OSError:  # it died: nothing more to tell it
+            self.process = None
+
+    def close(self) -> None:
+        """Tell it gsvendor cleaned up itself, and wait for it to end."""
+        if self.process is None:
+            return
+        self.tell("done", None)
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()  # type: ignore[union-attr]
+        self.process.wait()
+
+
+def _run(
+    args: list[str], cwd: str | None, deadline: float, shown: str, options: FetchOptions, reaper: _Reaper | None = None
+) -> str:
+    """Run git with ``args``; return stdout. Raises :class:`SourceError` on failure or timeout.
+
+    ``reaper`` is told git's process group while it runs (killed if gsvendor dies meanwhile)."""
     env = {
         **os.environ,
         "GIT_TERMINAL_PROMPT": "0",
@@ -74,6 +148,19 @@ def _run(args: list[str], cwd: str | None, deadline: float, shown: str, options:
         )
     except OSError as exc:
         raise ToolError(f"cannot run git: {exc.strerror or exc}") from None
+    if reaper is not None:
+        reaper.tell("+", process.pid)
+    try:
+        return _wait(process, args, remaining, shown, options)
+    finally:
+        if reaper is not None:
+            reaper.tell("-", process.pid)
+
+
+def _wait(
+    process: subprocess.Popen[bytes], args: list[str], remaining: float, shown: str, options: FetchOptions
+) -> str:
+    """Wait ``remaining`` seconds at most for git (its group killed after); stdout, or :class:`SourceError`."""
     try:
         out, err = process.communicate(timeout=remaining)
     except subprocess.TimeoutExpired:
@@ -152,28 +239,41 @@ def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = 
     shown = public_git_url(url)
     deadline = time.monotonic() + options.max_time
     _remove_orphaned_clones()
-    with tempfile.TemporaryDirectory(prefix=f"{_TEMP_PREFIX}{os.getpid()}-") as tmp:
-        clone = ["clone", "--depth=1", f"--branch={tag}", "--filter=blob:none", "--no-checkout", "--sparse"]
-        try:
-            _run([*clone, "--", url, tmp], None, deadline, shown, options)
-        except SourceError as exc:
-            if str(exc) == f"{shown}: unknown tag":
-                raise SourceError(f"{shown}: unknown tag {tag}") from None
-            raise
-        _run(["sparse-checkout", "set", "--no-cone", *wanted.sparse_patterns()], tmp, deadline, shown, options)
-        _run(["checkout", "HEAD"], tmp, deadline, shown, options)
-        commit = _run(["rev-parse", "HEAD"], tmp, deadline, shown, options).strip()
-        root = Path(tmp)
-        files: dict[str, bytes] = {}
-        for path in sorted(root.rglob("*")):
-            rel = path.relative_to(root).as_posix()
-            if rel.startswith(".git/") or rel == ".git" or not wanted.matches(rel):
-                continue
-            check_path(rel, shown)
-            if path.is_symlink():
-                real = path.resolve()
-                if root.resolve() not in real.parents:
-                    raise SourceError(f"{shown}: refusing link leading outside the repository: {rel}")
-            if path.is_file():
-                files[rel] = path.read_bytes()
+    reaper = _Reaper()
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"{_TEMP_PREFIX}{os.getpid()}-") as tmp:
+            reaper.tell("rm", tmp)
+            return _read_clone(url, tag, wanted, options, shown, deadline, tmp, reaper)
+    finally:
+        reaper.close()
+
+
+def _read_clone(
+    url: str, tag: str, wanted: Wanted, options: FetchOptions, shown: str, deadline: float, tmp: str, reaper: _Reaper
+) -> UpstreamSnapshot:
+    """Clone ``url`` at ``tag`` into ``tmp`` (shallow, blob-filtered, sparse) and read the wanted files."""
+    clone = ["clone", "--depth=1", f"--branch={tag}", "--filter=blob:none", "--no-checkout", "--sparse"]
+    try:
+        _run([*clone, "--", url, tmp], None, deadline, shown, options, reaper)
+    except SourceError as exc:
+        if str(exc) == f"{shown}: unknown tag":
+            raise SourceError(f"{shown}: unknown tag {tag}") from None
+        raise
+    sparse = ["sparse-checkout", "set", "--no-cone", *wanted.sparse_patterns()]
+    _run(sparse, tmp, deadline, shown, options, reaper)
+    _run(["checkout", "HEAD"], tmp, deadline, shown, options, reaper)
+    commit = _run(["rev-parse", "HEAD"], tmp, deadline, shown, options, reaper).strip()
+    root = Path(tmp)
+    files: dict[str, bytes] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(".git/") or rel == ".git" or not wanted.matches(rel):
+            continue
+        check_path(rel, shown)
+        if path.is_symlink():
+            real = path.resolve()
+            if root.resolve() not in real.parents:
+                raise SourceError(f"{shown}: refusing link leading outside the repository: {rel}")
+        if path.is_file():
+            files[rel] = path.read_bytes()
     return UpstreamSnapshot(tag=tag, kind="git", location=shown, files=files, commit=commit)
