@@ -65,11 +65,13 @@ def alias_budget(written: int) -> int:
 _OPENER = re.compile(r"\[(?!\])|\{(?!\})")
 _BEFORE_FLOW = frozenset("\n\r\x85\u2028\u2029:-,[{?")
 _PROPERTY_LOOKBACK = 256  # characters searched back for a property's start; none found counts as one
-_TOKEN_END = re.compile(r"[^\s\[\]{},]+\Z")
-# line breaks ``^`` does not see (a lone CR, NEL, LS, PS): indentation after them is not measured
-_ODD_BREAK = re.compile("\r(?!\n)|[\x85\u2028\u2029]")
-_ANCHOR = re.compile(r"(?:^|[\s\[{,])&([^\s\[\]{},]+)", re.M)
-_ALIAS = re.compile(r"(?:^|[\s\[{,])\*([^\s\[\]{},]+)", re.M)
+_TOKEN_BOUNDARY = " \t\n\r[]{},"
+_LONE_CR = re.compile("\r(?!\n)")
+# an anchor's or alias's name; it counts where a token starts (checked in _names: a regular
+# expression starting with an alternation would try it at every character of megabytes of CRDs)
+_ANCHOR = re.compile(r"&([^\s\[\]{},]+)")
+_ALIAS = re.compile(r"\*([^\s\[\]{},]+)")
+_TOKEN_START = frozenset(" \t\n\r[{,")
 _NAMES_LOOKED_AT = 1000
 
 
@@ -95,9 +97,19 @@ def _may_exceed(text: str, limits: YamlLimits) -> bool:
         return True
     flows = _flow_opens(text, limits.max_depth)
     indent = limits.max_depth - flows - 2  # block nesting takes a column per level at least
-    if indent <= 0 or _ODD_BREAK.search(text) or re.search(rf"(?:\A|\n)[ \t?:-]{{{indent}}}", text):
+    if indent <= 0 or _odd_breaks(text):
+        return True
+    run = rf"[ \t?:-]{{{indent}}}"  # "\n" first: the regular expression engine then skips to each line
+    if re.match(run, text) or re.search(rf"\n{run}", text):
         return True
     return _aliased(text)
+
+
+def _odd_breaks(text: str) -> bool:
+    """Whether ``text`` breaks lines where indentation is not measured: a lone CR, NEL, LS or PS."""
+    if "\x85" in text or "\u2028" in text or "\u2029" in text:
+        return True
+    return "\r" in text and _LONE_CR.search(text) is not None
 
 
 def _flow_opens(text: str, most: int) -> int:
@@ -119,10 +131,10 @@ def _after_property(text: str, end: int) -> bool:
     """Whether the token ending at ``end`` (inclusive) may be a property (``&anchor``, ``!tag``):
     it starts with ``&`` or ``!`` after a blank or a flow indicator, or is longer than can be told."""
     start = max(0, end + 1 - _PROPERTY_LOOKBACK)
-    token = _TOKEN_END.search(text, start, end + 1)
-    if token is None or (token.start() == start and start > 0):
-        return True
-    return text[token.start()] in "&!"
+    boundary = max(text.rfind(c, start, end + 1) for c in _TOKEN_BOUNDARY)
+    if boundary < 0:  # no boundary in the window: the token may be a long property
+        return start > 0 or text[0] in "&!"
+    return boundary < end and text[boundary + 1] in "&!"
 
 
 def _aliased(text: str) -> bool:
@@ -133,9 +145,11 @@ def _aliased(text: str) -> bool:
     for regex in (_ALIAS, _ANCHOR):
         found = set()
         for match in regex.finditer(text):
-            found.add(match.group(1))
-            if len(found) > _NAMES_LOOKED_AT:
-                return True
+            start = match.start()
+            if start == 0 or text[start - 1] in _TOKEN_START:
+                found.add(match.group(1))
+                if len(found) > _NAMES_LOOKED_AT:
+                    return True
         names.append(found)
     return bool(names[0] & names[1])
 

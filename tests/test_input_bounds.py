@@ -108,6 +108,13 @@ def test_a_16_mib_configuration_is_refused_while_counted(cli: Cli, project: Path
     one_line(run(cli, project, "verify"), "gsvendor.yaml: more than 200000 YAML nodes")
 
 
+def test_a_16_mib_lock_is_refused_while_counted(cli: Cli, synced: Path) -> None:
+    lock = synced / "gsvendor.lock.yaml"
+    lock.write_text(lock.read_text() + "x: [" + "a," * (8 * 1024 * 1024 - 65536) + "]\n")
+    assert 15 * 1024 * 1024 < lock.stat().st_size < 16 * 1024 * 1024
+    one_line(run(cli, synced, "verify"), "gsvendor.lock.yaml: more than 200000 YAML nodes")
+
+
 def test_a_configuration_over_16_mib_is_refused_by_its_size(cli: Cli, project: Path) -> None:
     config = project / "gsvendor.yaml"
     config.write_text(config.read_text() + "#" * (16 * 1024 * 1024) + "\n")
@@ -139,6 +146,29 @@ def test_a_pax_header_of_a_million_digits_is_refused(cli: Cli, project: Path, tm
     archive.write_bytes(_header_only(info, len(digits), digits))
     assert archive.stat().st_size < 4096
     one_line(run(cli, project, "sync", "v0.20.0", "--source", str(archive)), "refusing a pax header of 1000000 bytes")
+
+
+def test_pax_headers_are_bounded_where_tarfile_parses_them_in_quadratic_time() -> None:
+    """Two well-formed pax headers of 24 KiB: their squared sizes pass 2**30 together."""
+    from gsvendor.errors import SourceError
+    from gsvendor.upstream.source import Wanted
+    from gsvendor.upstream.tarball import _PAX_QUADRATIC, read_tarball
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as out:
+        for i in range(2):
+            info = tarfile.TarInfo(f"kserve-0.20.0/charts/kserve-crd/f{i}")
+            info.pax_headers = {"comment": "c" * 24 * 1024}
+            out.addfile(info, io.BytesIO(b""))
+    wanted = Wanted(folders=("charts/kserve-crd",))
+    if _PAX_QUADRATIC:
+        with pytest.raises(
+            SourceError, match=r"^a\.tgz: refusing pax headers this Python's tarfile would take too long"
+        ):
+            read_tarball(buffer.getvalue(), "v0.20.0", wanted, kind="tarball", location="a.tgz")
+    else:
+        snapshot = read_tarball(buffer.getvalue(), "v0.20.0", wanted, kind="tarball", location="a.tgz")
+        assert sorted(snapshot.files) == ["charts/kserve-crd/f0", "charts/kserve-crd/f1"]
 
 
 def test_a_folder_source_obeys_the_per_file_limit(cli: Cli, project: Path, tmp_path: Path) -> None:
@@ -329,6 +359,8 @@ def test_check_text_bounds_without_parsing() -> None:
         ("a: " + "&a [" * 300 + "x" + "]" * 300 + "\n", "nested more than 200 levels deep"),
         ("".join(" " * i + "a:\n" for i in range(300)), "ok.yaml:201: nested more than 200 levels deep"),
         ("[" + "a," * 250_000 + "]\n", "ok.yaml: more than 200000 YAML nodes"),
+        ("".join(" " * i + "a:\r" for i in range(300)), "nested more than 200 levels deep"),  # CR line breaks
+        ("a: " + "!t [" * 300 + "x" + "]" * 300 + "\n", "nested more than 200 levels deep"),
         (LAUGHS, "alias bomb"),
     ]:
         with pytest.raises(YamlLimitError, match=needle):
