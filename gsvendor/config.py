@@ -2,7 +2,9 @@
 
 Every relative path in it is relative to the folder holding the file (the project root).
 The file is validated with a JSON Schema (draft 2020-12, :data:`CONFIG_SCHEMA`); each
-mistake is reported as ``file:line: key: what is wrong``.
+mistake is reported as ``file:line: key: what is wrong``. The file is read through
+:mod:`gsvendor.yamlio` (every YAML text's bounds) and validated once per text
+(:mod:`gsvendor.stamps`); this module is the configuration model.
 """
 
 from __future__ import annotations

@@ -64,6 +64,7 @@ def alias_budget(written: int) -> int:
 # start: at a line start or break, after one of _BEFORE_FLOW, or after a property (&anchor, !tag)
 _OPENER = re.compile(r"\[(?!\])|\{(?!\})")
 _BEFORE_FLOW = frozenset("\n\r\x85\u2028\u2029:-,[{?")
+_OPENERS_LOOKED_AT = 20_000  # "[" and "{" looked at in Python; past them the text is scanned
 _PROPERTY_LOOKBACK = 256  # characters searched back for a property's start; none found counts as one
 _TOKEN_BOUNDARY = " \t\n\r[]{},"
 _LONE_CR = re.compile("\r(?!\n)")
@@ -114,9 +115,12 @@ def _odd_breaks(text: str) -> bool:
 
 def _flow_opens(text: str, most: int) -> int:
     """How many flow collections of ``text`` may open where a node starts (at most ``most``):
-    an upper bound on its flow nesting (a ``[`` inside a quoted or plain scalar may count too)."""
+    an upper bound on its flow nesting (a ``[`` inside a quoted or plain scalar may count too).
+    ``most`` as well past :data:`_OPENERS_LOOKED_AT` candidates (the events then decide)."""
     count = 0
-    for match in _OPENER.finditer(text):
+    for looked, match in enumerate(_OPENER.finditer(text)):
+        if looked >= _OPENERS_LOOKED_AT:
+            return most
         i = match.start() - 1
         while i >= 0 and text[i] in " \t":
             i -= 1
