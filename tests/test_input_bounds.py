@@ -372,3 +372,12 @@ def test_no_file_is_written_outside_the_project(cli: Cli, project: Path, tmp_pat
     archive = rewritten(tmp_path, VALUES, lambda data: data + b"\n" + LAUGHS.encode())
     one_line(run(cli, project, "sync", "v0.20.0", "--source", str(archive)), "alias bomb")
     assert set(os.listdir(tmp_path)) - before <= {archive.name, "cache"}  # the cache is GSVENDOR_CACHE_DIR
+
+
+@pytest.mark.parametrize(
+    "text", ["a: 1\n", "%YAML 1.2\n---\na: 1\n", "a\n%b", "a %b", "a\tb", "\ufeffa", "x\u2028y", "a\r%b"]
+)
+def test_libyaml_differs_is_the_regular_expression_without_its_cost(text: str) -> None:
+    from gsvendor.yamlio import LIBYAML_DIFFERS, libyaml_differs
+
+    assert libyaml_differs(text) == bool(LIBYAML_DIFFERS.search(text))

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gsvendor.yamlio import LIBYAML_DIFFERS, UPSTREAM, check_text, load_plain
+from gsvendor.yamlio import UPSTREAM, check_text, libyaml_differs, load_plain
 
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
 _YAML11_SPECIAL = {"y", "yes", "n", "no", "on", "off", "true", "false", "null", "~"}
@@ -49,13 +49,13 @@ def _compose(text: str) -> Any:
     libyaml (ruamel.yaml.clib) gives the same character marks as ruamel's pure-Python composer
     for every node the edits read, non-ASCII text included — except empty plain scalars, which
     ruamel marks at the next token, text without a final newline (ends of collections are marked
-    differently) and text :data:`LIBYAML_DIFFERS` finds. Those, and anything libyaml rejects, go to the
+    differently) and text :func:`~gsvendor.yamlio.libyaml_differs` finds. Those, and anything libyaml rejects, go to the
     pure-Python composer (whose messages we show). Text over :data:`gsvendor.yamlio.UPSTREAM`'s
     limits (nesting, nodes, aliases) is refused first: :class:`gsvendor.yamlio.YamlLimitError`
     naming :data:`DOCUMENT` (the caller knows the file's name).
     """
     check_text(text, DOCUMENT, UPSTREAM)
-    if text.endswith("\n") and not LIBYAML_DIFFERS.search(text):
+    if text.endswith("\n") and not libyaml_differs(text):
         try:
             root = compose_c(text)
         except Exception:  # the pure-Python composer decides, and words the error
