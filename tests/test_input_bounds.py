@@ -381,3 +381,58 @@ def test_libyaml_differs_is_the_regular_expression_without_its_cost(text: str) -
     from gsvendor.yamlio import LIBYAML_DIFFERS, libyaml_differs
 
     assert libyaml_differs(text) == bool(LIBYAML_DIFFERS.search(text))
+
+
+def _limits_table() -> dict[str, tuple[str, str]]:
+    """The "Bounded" limits table (README.md, or the docs/ page it moved to): limit → (default, raised with)."""
+    root = Path(__file__).resolve().parent.parent
+    for page in [root / "README.md", *sorted((root / "docs").glob("**/*.md"))]:
+        text = page.read_text(encoding="utf-8") if page.is_file() else ""
+        if "| limit | default | raise it with |" in text:
+            rows = text.split("| limit | default | raise it with |", 1)[1].split("\n\n", 1)[0]
+            cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in rows.strip().splitlines()[1:]]
+            return {row[0]: (row[1], row[2]) for row in cells}
+    raise AssertionError("no limits table found")
+
+
+def test_the_limits_table_says_what_the_code_does() -> None:
+    from gsvendor.upstream import source, tarball
+    from gsvendor.yamlio import ALIAS_BUDGET, UPSTREAM, USER_FILE
+
+    mib = 1024 * 1024
+    table = _limits_table()
+    options = source.FetchOptions()
+
+    def yaml_row(limits: object) -> str:
+        return f"{limits.max_bytes // mib} MiB, {limits.max_nodes:,} nodes, {limits.max_depth} levels (before parsing)"
+
+    assert table["archive (local or downloaded)"][0] == f"{source.MAX_ARCHIVE_BYTES // mib} MiB"
+    files = table["one wanted file / all wanted files (archives and folder sources)"][0]
+    assert files.startswith(f"{source.MAX_MEMBER_BYTES // mib} MiB / {source.MAX_TOTAL_BYTES // mib} MiB ")
+    header = table["a GNU long name or link, a pax header"][0]
+    assert header.startswith(f"{source.MAX_HEADER_BYTES // 1024} KiB ")
+    assert "2³⁰" in header and tarball._PAX_SQUARES_BUDGET == 2**30
+    members = table["members in an archive / their sizes together"][0]
+    assert members == f"{source.MAX_MEMBERS:,} / {source.MAX_ARCHIVE_EXPANDED // 1024**3} GiB"
+    assert table["path depth of a member or file"][0] == f"{source.MAX_DEPTH} folders"
+    phase = table["HTTP: per request phase (connect, all response headers, each read) / retries"][0]
+    assert phase == f"{options.timeout:g} s / {options.retries}"
+    assert table["HTTP and git: the whole fetch, connect, headers and body"][0].startswith(f"{options.max_time:g} s ")
+    assert table["HTTP: minimum rate, averaged over `--timeout`"][0].startswith(f"{options.min_rate:g} bytes/s ")
+    assert table["YAML files (configuration, overlays, the lock)"][0] == yaml_row(USER_FILE)
+    upstream = "upstream YAML gsvendor edits or checks (values, Chart.yaml, rendered manifests)"
+    assert table[upstream][0] == yaml_row(UPSTREAM)
+    aliases = table["values aliases add to a YAML document"][0]
+    assert aliases.startswith(f"{ALIAS_BUDGET:,} or as many as it holds written")
+
+
+def test_the_command_line_defaults_are_the_fetch_options_defaults() -> None:
+    import inspect
+
+    from gsvendor.cli import commands
+    from gsvendor.upstream.source import FetchOptions
+
+    defaults = FetchOptions()
+    sync = inspect.signature(commands.sync).parameters
+    assert (sync["timeout"].default, sync["retries"].default) == (defaults.timeout, defaults.retries)
+    assert (sync["max_time"].default, sync["min_rate"].default) == (defaults.max_time, defaults.min_rate)
