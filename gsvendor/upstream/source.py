@@ -110,10 +110,12 @@ class UpstreamSnapshot:
 class FetchOptions:
     """How to reach remote sources.
 
-    ``timeout`` in seconds per HTTP request phase (and the window over which ``min_rate`` is
-    measured); ``retries`` extra attempts after the first on 5xx answers, timeouts, transport
-    errors and too-slow transfers, with exponential backoff starting at ``backoff`` seconds;
-    ``max_time`` seconds for the whole fetch (every attempt, or every git run, together);
+    ``timeout`` in seconds per HTTP request phase: the connection, all the response headers
+    together (cut by a watchdog, as a server may send them a byte at a time), each read of the
+    body; it is also the window over which ``min_rate`` is measured. ``retries`` extra attempts
+    after the first on 5xx answers, timeouts, transport errors and too-slow transfers, with
+    exponential backoff starting at ``backoff`` seconds; ``max_time`` seconds for the whole
+    fetch, connection, headers and body of every attempt (or every git run) together;
     ``min_rate`` bytes per second below which a transfer is dropped; ``cache_dir`` holds
     downloaded archives (``<tag>/<sha256>.tar.gz``); ``progress`` draws a progress bar on stderr.
     """
