@@ -187,12 +187,12 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
             parsed.objects.append(Obj(kind, api_version, name, where, labels, chunk))
             continue
         try:
-            check_text(chunk, where)  # bounded before libyaml or the fast loader recurse into it
             if head is not chunk:  # an unusual CRD header: the fast loader, not megabytes through libyaml
                 from gsvendor.manifests.crds import load_yaml
 
                 documents = [dict(d) for d in [load_yaml(chunk)] if isinstance(d, Mapping)]
             else:
+                check_text(chunk, where)  # bounded before libyaml recurses into it
                 documents = [d for d in yaml.load_all(chunk) if isinstance(d, dict)]
         except YamlLimitError as exc:
             parsed.unreadable.append(str(exc))
