@@ -436,3 +436,20 @@ def test_the_command_line_defaults_are_the_fetch_options_defaults() -> None:
     sync = inspect.signature(commands.sync).parameters
     assert (sync["timeout"].default, sync["retries"].default) == (defaults.timeout, defaults.retries)
     assert (sync["max_time"].default, sync["min_rate"].default) == (defaults.max_time, defaults.min_rate)
+
+
+def test_a_git_source_obeys_the_per_file_limit(cli: Cli, project: Path, tmp_path: Path) -> None:
+    from gitkit import git
+
+    with tarfile.open(tarball("v0.20.0")) as source:
+        source.extractall(tmp_path / "upstream", filter="data")
+    (repo,) = (tmp_path / "upstream").iterdir()
+    (repo / "charts/kserve-crd/big.bin").write_bytes(b"\0" * (2 * 1024 * 1024))
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "upstream")
+    git(repo, "tag", "v0.20.0")
+    url = f"file://{repo}"
+    result = run(cli, project, "sync", "v0.20.0", "--source", url, env={"GSVENDOR_MAX_MEMBER_MIB": "1"})
+    one_line(result, "refusing oversized member charts/kserve-crd/big.bin", "1 MiB a file")
+    assert not (project / "helm").exists()

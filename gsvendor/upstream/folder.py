@@ -6,17 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from gsvendor.errors import SourceError
-from gsvendor.upstream.source import (
-    MAX_MEMBER_BYTES,
-    MAX_MEMBERS,
-    MAX_TOTAL_BYTES,
-    UpstreamSnapshot,
-    Wanted,
-    _one_line,
-    check_path,
-    limit,
-    too_large,
-)
+from gsvendor.upstream.source import MAX_MEMBERS, FileBudget, UpstreamSnapshot, Wanted, _one_line, check_path
 
 
 def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> UpstreamSnapshot:
@@ -40,9 +30,8 @@ def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> Ups
 
 
 def _read_folder_files(folder: Path, wanted: Wanted, location: str) -> dict[str, bytes]:
-    most_member = limit("GSVENDOR_MAX_MEMBER_MIB", MAX_MEMBER_BYTES)
-    most_total = limit("GSVENDOR_MAX_TOTAL_MIB", MAX_TOTAL_BYTES)
-    total = seen = 0
+    budget = FileBudget(location)
+    seen = 0
     files: dict[str, bytes] = {}
     roots = [folder / f for f in wanted.folders] + [folder / f for f in wanted.files]
     for root in roots:
@@ -63,14 +52,7 @@ def _read_folder_files(folder: Path, wanted: Wanted, location: str) -> dict[str,
             rel = path.relative_to(folder).as_posix()
             check_path(rel, location)
             if wanted.matches(rel):
-                if real.stat().st_size > most_member or total + real.stat().st_size > most_total:
-                    raise too_large(location, rel, most_member, most_total)
-                with real.open("rb") as handle:  # a file growing while read stops at the limit too
-                    content = handle.read(min(most_member, most_total - total) + 1)
-                total += len(content)
-                if len(content) > most_member or total > most_total:
-                    raise too_large(location, rel, most_member, most_total)
-                files[rel] = content
+                files[rel] = budget.read(real, rel)
     return files
 
 

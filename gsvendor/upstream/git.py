@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from gsvendor.errors import SourceError, ToolError, printable, redact
-from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted, check_path, split_userinfo
+from gsvendor.upstream.source import FetchOptions, FileBudget, UpstreamSnapshot, Wanted, check_path, split_userinfo
 
 
 def public_git_url(url: str) -> str:
@@ -264,6 +264,7 @@ def _read_clone(
     _run(["checkout", "HEAD"], tmp, deadline, shown, options, reaper)
     commit = _run(["rev-parse", "HEAD"], tmp, deadline, shown, options, reaper).strip()
     root = Path(tmp)
+    budget = FileBudget(shown)  # the archives' per-file and total limits
     files: dict[str, bytes] = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
@@ -275,5 +276,5 @@ def _read_clone(
             if root.resolve() not in real.parents:
                 raise SourceError(f"{shown}: refusing link leading outside the repository: {rel}")
         if path.is_file():
-            files[rel] = path.read_bytes()
+            files[rel] = budget.read(path, rel)
     return UpstreamSnapshot(tag=tag, kind="git", location=shown, files=files, commit=commit)

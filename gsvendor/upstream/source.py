@@ -53,6 +53,32 @@ def too_large(location: str, name: str, most_member: int, most_total: int) -> So
     )
 
 
+class FileBudget:
+    """The per-file and total limits of archives, for files read from a folder or a git clone.
+
+    :meth:`read` checks a file's size before reading it and what was read after (a file growing
+    meanwhile stops at the limit). Raises :class:`SourceError` (:func:`too_large`).
+    """
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        self.most_member = limit("GSVENDOR_MAX_MEMBER_MIB", MAX_MEMBER_BYTES)
+        self.most_total = limit("GSVENDOR_MAX_TOTAL_MIB", MAX_TOTAL_BYTES)
+        self.total = 0
+
+    def read(self, path: Path, name: str) -> bytes:
+        """The bytes of ``path`` (shown as ``name``), counted against the limits."""
+        size = path.stat().st_size
+        if size > self.most_member or self.total + size > self.most_total:
+            raise too_large(self.location, name, self.most_member, self.most_total)
+        with path.open("rb") as handle:
+            content = handle.read(min(self.most_member, self.most_total - self.total) + 1)
+        self.total += len(content)
+        if len(content) > self.most_member or self.total > self.most_total:
+            raise too_large(self.location, name, self.most_member, self.most_total)
+        return content
+
+
 def check_path(path: str, location: str) -> None:
     """Refuse a source path deeper than :data:`MAX_DEPTH` or holding control characters.
 
