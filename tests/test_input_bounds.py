@@ -407,7 +407,7 @@ def test_the_limits_table_says_what_the_code_does() -> None:
         return f"{limits.max_bytes // mib} MiB, {limits.max_nodes:,} nodes, {limits.max_depth} levels (before parsing)"
 
     assert table["archive (local or downloaded)"][0] == f"{source.MAX_ARCHIVE_BYTES // mib} MiB"
-    files = table["one wanted file / all wanted files (archives and folder sources)"][0]
+    files = table["one wanted file / all wanted files (archives, folders, git clones)"][0]
     assert files.startswith(f"{source.MAX_MEMBER_BYTES // mib} MiB / {source.MAX_TOTAL_BYTES // mib} MiB ")
     header = table["a GNU long name or link, a pax header"][0]
     assert header.startswith(f"{source.MAX_HEADER_BYTES // 1024} KiB ")
