@@ -68,11 +68,11 @@ _OPENERS_LOOKED_AT = 20_000  # "[" and "{" looked at in Python; past them the te
 _PROPERTY_LOOKBACK = 256  # characters searched back for a property's start; none found counts as one
 _TOKEN_BOUNDARY = " \t\n\r[]{},"
 _LONE_CR = re.compile("\r(?!\n)")
-# an anchor's or alias's name; it counts where a token starts (checked in _names: a regular
+# an anchor's or alias's name; it counts where a token starts (checked in _aliased: a regular
 # expression starting with an alternation would try it at every character of megabytes of CRDs)
 _ANCHOR = re.compile(r"&([^\s\[\]{},]+)")
 _ALIAS = re.compile(r"\*([^\s\[\]{},]+)")
-_TOKEN_START = frozenset(" \t\n\r[{,")
+_TOKEN_START = frozenset(" \t\n\r[{,:")  # ":" for a JSON-like key's value: {"k":*a}
 _NAMES_LOOKED_AT = 1000
 
 
@@ -133,7 +133,10 @@ def _flow_opens(text: str, most: int) -> int:
 
 def _after_property(text: str, end: int) -> bool:
     """Whether the token ending at ``end`` (inclusive) may be a property (``&anchor``, ``!tag``):
-    it starts with ``&`` or ``!`` after a blank or a flow indicator, or is longer than can be told."""
+    it starts with ``&`` or ``!`` after a blank or a flow indicator, is longer than can be told,
+    or ends with the ``>`` of a verbatim tag (``!<a,b>``, which may hold flow indicators)."""
+    if text[end] == ">":
+        return True
     start = max(0, end + 1 - _PROPERTY_LOOKBACK)
     boundary = max(text.rfind(c, start, end + 1) for c in _TOKEN_BOUNDARY)
     if boundary < 0:  # no boundary in the window: the token may be a long property

@@ -66,6 +66,12 @@ def rewritten(tmp_path: Path, path: str, change: Callable[[bytes], bytes]) -> Pa
 
 
 VALUES = "charts/kserve-resources/values.yaml"
+# the same, its anchors and aliases right after the colon of JSON-like keys ({"k":*a}), no blank
+JSON_LAUGHS = (
+    '{"a0":&a0 [x,x,x,x,x,x,x,x,x]'
+    + "".join(f',"a{i}":&a{i} [' + ",".join([f'{{"k":*a{i - 1}}}'] * 9) + "]" for i in range(1, 10))
+    + "}\n"
+)
 LAUGHS = "lol0: &a0 [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"lol{i}: &a{i} [{','.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 10)
 )
@@ -361,7 +367,9 @@ def test_check_text_bounds_without_parsing() -> None:
         ("[" + "a," * 250_000 + "]\n", "ok.yaml: more than 200000 YAML nodes"),
         ("".join(" " * i + "a:\r" for i in range(300)), "nested more than 200 levels deep"),  # CR line breaks
         ("a: " + "!t [" * 300 + "x" + "]" * 300 + "\n", "nested more than 200 levels deep"),
+        ("a: " + "!<x,y> [" * 300 + "x" + "]" * 300 + "\n", "nested more than 200 levels deep"),
         (LAUGHS, "alias bomb"),
+        (JSON_LAUGHS, "alias bomb"),
     ]:
         with pytest.raises(YamlLimitError, match=needle):
             check_text(text, "ok.yaml", USER_FILE)
