@@ -2,12 +2,13 @@
 
 Every relative path in it is relative to the folder holding the file (the project root).
 The file is validated with a JSON Schema (draft 2020-12, :data:`CONFIG_SCHEMA`); each
-mistake is reported as ``file:line: key: what is wrong``.
+mistake is reported as ``file:line: key: what is wrong``. The file is read through
+:mod:`gsvendor.yamlio` (every YAML text's bounds) and validated once per text
+(:mod:`gsvendor.stamps`); this module is the configuration model.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -15,8 +16,26 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gsvendor.errors import ConfigError, NotSyncedError, UsageError, closest, did_you_mean, shorten
-from gsvendor.validation import line_of, validate
+from gsvendor.config_schema import _OUTSIDE, CONFIG_SCHEMA, CRD_CONDITION_SCHEMA  # noqa: F401 (re-exported)
+from gsvendor.errors import ConfigError, NotSyncedError, UsageError, closest, did_you_mean
+
+# reading YAML and validation stamps live in gsvendor.yamlio and gsvendor.stamps; their names stay
+# importable from here for the callers written before the split
+from gsvendor.stamps import STAMP_VERSION, read_stamp, stamp_path, write_stamp  # noqa: F401
+from gsvendor.yamlio import (  # noqa: F401
+    _TAG,
+    LIBYAML_DIFFERS,
+    MAX_USER_FILE_BYTES,
+    MAX_YAML_NODES,
+    YamlFile,
+    _parse_round_trip,
+    libyaml_loader_class,
+    load_plain,
+    load_validated,
+    load_yaml_document,
+    read_text,
+    to_plain,
+)
 
 CONFIG_FILE = "gsvendor.yaml"
 
@@ -28,208 +47,6 @@ DEFAULT_TAG_PATTERN = r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-
 DEFAULT_DOCKERFILES = ("Dockerfile", "Dockerfile.llmisvc")
 DEFAULT_PIN_DOCKERFILE = "Dockerfile.llmisvc"
 DEFAULT_PATCHES = "patches/llmisvc"
-
-_NAME = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]*$"}
-# a relative path inside the project: not absolute, no "..", not the project folder itself
-_OUTSIDE = r"(^/)|(^|/)\.\.(/|$)|^(\./?)+$"
-_RELPATH = {"type": "string", "minLength": 1, "not": {"pattern": _OUTSIDE}}
-
-# A condition on a field of a vendored CRD (gsvendor.overlays.crdfield): an overlay operation's ``crd``
-# and a check variant's ``expectFailureWhile``.
-CRD_CONDITION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["kind", "field"],
-    "properties": {
-        "kind": {"type": "string", "minLength": 1},
-        "field": {"type": "string", "minLength": 1, "pattern": r"^[^.\s]+(\.[^.\s]+)*$"},
-        "present": {"type": "boolean"},
-    },
-}
-
-_RENDER = {
-    "type": "object",
-    "additionalProperties": False,
-    "properties": {
-        "release": _NAME,
-        "namespace": _NAME,
-        "values": {"type": "object"},
-        "valuesFiles": {"type": "array", "items": _RELPATH},
-        "fileName": {"type": "string", "pattern": r"^[^/]*\{(kind|name)\}[^/]*$"},
-    },
-}
-# A path glob (charts vendored as source) or a {kind, name} glob pair (rendered manifests).
-_SELECTORS = {
-    "type": "array",
-    "minItems": 1,
-    "items": {
-        "oneOf": [
-            {"type": "string", "minLength": 1},
-            {
-                "type": "object",
-                "additionalProperties": False,
-                "minProperties": 1,
-                "properties": {"kind": {"type": "string"}, "name": {"type": "string"}},
-            },
-        ]
-    },
-}
-
-CONFIG_SCHEMA: dict[str, Any] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["upstream", "charts"],
-    "properties": {
-        "upstream": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["repository"],
-            "properties": {
-                "repository": {"type": "string", "pattern": r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"},
-                "archiveUrl": {"type": "string", "pattern": r"^https?://"},
-                "gitUrl": {"type": "string", "minLength": 1},
-                # the tags sync accepts (a Python regular expression, searched); default DEFAULT_TAG_PATTERN
-                "tagPattern": {"type": "string", "minLength": 1},
-            },
-        },
-        # check-images (gsvendor.checkimages): allowed registry prefixes, and per chart (by chart name)
-        # the values files the switches-on variant needs and extra variants, optionally expected to fail.
-        "images": {
-            "type": "object",
-            "additionalProperties": False,
-            "properties": {
-                "allow": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
-                # check-images --compare-upstream (gsvendor.resolve): a mirror name prefix and its upstream prefix
-                "mirrors": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "additionalProperties": False,
-                        "required": ["mirror", "upstream"],
-                        "properties": {
-                            "mirror": {"type": "string", "minLength": 1},
-                            "upstream": {"type": "string", "minLength": 1},
-                        },
-                    },
-                },
-                "charts": {
-                    "type": "object",
-                    "propertyNames": _NAME,
-                    "additionalProperties": {
-                        "type": "object",
-                        "additionalProperties": False,
-                        "properties": {
-                            "switchValues": {"type": "array", "items": _RELPATH},
-                            "variants": {
-                                "type": "array",
-                                "items": {
-                                    "type": "object",
-                                    "additionalProperties": False,
-                                    "required": ["name"],
-                                    "properties": {
-                                        "name": _NAME,
-                                        "values": {"type": "array", "items": _RELPATH},
-                                        "set": {"type": "object", "propertyNames": {"minLength": 1}},
-                                        "expectFailure": {"type": "string", "minLength": 1},
-                                        "expectFailureWhile": CRD_CONDITION_SCHEMA,
-                                    },
-                                },
-                            },
-                        },
-                    },
-                },
-            },
-        },
-        # check-manifests: the label policy (gsvendor.manifests.check.label_policy)
-        "manifests": {
-            "type": "object",
-            "additionalProperties": False,
-            "properties": {
-                "labels": {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "properties": {
-                        "required": {"type": "array", "items": {"type": "string", "minLength": 1}},
-                        "fail": {"type": "boolean"},
-                    },
-                },
-            },
-        },
-        "output": _RELPATH,
-        "overlays": _RELPATH,
-        "lock": _RELPATH,
-        # every Dockerfile building from upstream (default DEFAULT_DOCKERFILES)
-        "dockerfiles": {"type": "array", "minItems": 1, "items": _RELPATH},
-        # the Dockerfile whose ARG KSERVE_VERSION pins upstream (default DEFAULT_PIN_DOCKERFILE)
-        "pinDockerfile": _RELPATH,
-        # the patch series that Dockerfile applies (default DEFAULT_PATCHES)
-        "patches": _RELPATH,
-        "charts": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "oneOf": [
-                    _NAME,
-                    {
-                        "type": "object",
-                        "additionalProperties": False,
-                        "required": ["name"],
-                        "properties": {
-                            "name": _NAME,
-                            "path": _RELPATH,
-                            "dest": _RELPATH,
-                            "render": _RENDER,
-                            "include": _SELECTORS,
-                            "exclude": _SELECTORS,
-                        },
-                    },
-                ]
-            },
-        },
-        "files": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "additionalProperties": False,
-                "required": ["from", "to"],
-                "properties": {"from": _RELPATH, "to": _RELPATH},
-            },
-        },
-        # gsvendor generate: the options Giant Swarm's pipeline runs helm-docs and the schema tools with
-        "generate": {
-            "type": "object",
-            "additionalProperties": False,
-            "properties": {
-                "readme": {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "properties": {
-                        "sortValuesOrder": {"enum": ["alphabetical", "file"]},
-                        # helm-docs --template-files: file names in each chart folder, read in order
-                        "templateFiles": {
-                            "type": "array",
-                            "minItems": 1,
-                            "items": {"type": "string", "minLength": 1},
-                        },
-                        "badgeStyle": {"type": "string", "minLength": 1},
-                        "skipVersionFooter": {"type": "boolean"},
-                        "ignoreNonDescriptions": {"type": "boolean"},
-                        # pre-commit: helm-docs' bytes after end-of-file-fixer and trailing-whitespace
-                        "whitespace": {"enum": ["pre-commit", "helm-docs"]},
-                        # refused by name (GenerateSettings.REFUSED): not emulated
-                        "documentDependencyValues": {"type": "boolean"},
-                    },
-                },
-                "schema": {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "properties": {"normalize": {"enum": ["none", "schemalint"]}},
-                },
-            },
-        },
-    },
-}
 
 
 @dataclass(frozen=True)
@@ -412,287 +229,6 @@ class Config:
     def archive_url_for(self, tag: str) -> str:
         """The tarball URL of ``tag`` (``archiveUrl`` with ``${repository}`` and ``${tag}`` expanded)."""
         return self.archive_url.replace("${repository}", self.repository).replace("${tag}", tag)
-
-
-MAX_USER_FILE_BYTES = 16 * 1024 * 1024
-MAX_YAML_NODES = 200_000  # an alias "billion laughs" expands past this long before it hurts
-
-
-def _count_nodes(document: Any, label: str) -> None:
-    """Refuse documents whose expansion (aliases included) is absurdly large."""
-    seen = 0
-    stack = [document]
-    while stack:
-        node = stack.pop()
-        seen += 1
-        if seen > MAX_YAML_NODES:
-            raise ConfigError(f"{label}: more than {MAX_YAML_NODES} YAML nodes (an alias bomb?)")
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-
-
-def read_text(path: Path, label: str) -> str:
-    """The UTF-8 text of a user file. Raises :class:`ConfigError` ``label: not found`` / ``label: cannot read: …``."""
-    try:
-        if path.exists() and not path.is_file():  # a FIFO or a device would block or never end
-            raise ConfigError(f"{label}: not a regular file")
-        if path.stat().st_size > MAX_USER_FILE_BYTES:
-            raise ConfigError(f"{label}: larger than {MAX_USER_FILE_BYTES // 1024 // 1024} MiB")
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{label}: not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{label}: cannot read: {' '.join(str(exc).split())}") from None
-
-
-def load_yaml_document(path: Path, label: str | None = None) -> Any:
-    """Read ``path`` as one YAML document with ruamel (round-trip, so keys keep line numbers).
-
-    Raises :class:`ConfigError` ``file:line: invalid YAML: …`` or ``file: cannot read: …``.
-    """
-    label = label or str(path)
-    return _parse_round_trip(read_text(path, label), label)
-
-
-def _parse_round_trip(text: str, label: str) -> Any:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
-    try:
-        document = YAML(typ="rt", pure=True).load(text)
-        _count_nodes(document, label)
-        return document
-    except RecursionError:
-        raise ConfigError(f"{label}: nested too deeply") from None
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = f":{mark.line + 1}" if mark else ""
-        problem = exc.problem or exc.context or "syntax error"
-        raise ConfigError(f"{label}{line}: invalid YAML: {problem}") from None
-    except YAMLError as exc:
-        raise ConfigError(f"{label}: invalid YAML: {exc}") from None
-    except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
-        # a scalar its tag or form cannot construct: 2001-13-45, !!int abc, !!bool x, 5000 digits
-        detail = shorten(" ".join(str(exc)[:1000].split()))
-        raise ConfigError(
-            f"{label}: invalid YAML: a value that cannot be read ({type(exc).__name__}: {detail})"
-        ) from None
-
-
-def load_plain(text: str) -> Any:
-    """``text`` as plain dicts, lists and scalars: parsed by libyaml, built by ruamel's safe constructor (YAML 1.2).
-
-    About 8× faster than ruamel's pure-Python parser. Text libyaml reads differently (tabs, ``%``
-    directives, a byte-order mark, the Unicode line breaks) and text it rejects go to ruamel's
-    pure-Python parser, which decides and words the errors (ruamel's ``YAMLError``).
-    """
-    from ruamel.yaml import YAML
-
-    if not LIBYAML_DIFFERS.search(text):
-        try:
-            from ruamel.yaml.resolver import VersionedResolver
-
-            loader = libyaml_loader_class(VersionedResolver)(text)
-            try:
-                return loader.get_single_data()
-            finally:
-                loader.dispose()
-        except Exception:  # no libyaml here, or the pure-Python parser decides and words the error
-            pass
-    return YAML(typ="safe", pure=True).load(text)
-
-
-@functools.cache
-def libyaml_loader_class(resolver: type) -> type:
-    """The loader ``YAML(typ="safe").load`` uses on libyaml, with ``resolver``, as a class made once.
-
-    ruamel.yaml (0.18-0.19) defines that class anew in every ``get_constructor_parser`` call:
-    ~0.18 ms of a loader's 0.2 ms, paid per document read. An instance takes the text, is
-    libyaml's parser, ruamel's safe constructor and ``resolver`` in one object (settings as
-    ``YAML(typ="safe")`` has them), and is used once, from one thread. Raises ``ImportError``
-    where ruamel has no libyaml binding.
-    """
-    from ruamel.yaml import YAML
-    from ruamel.yaml.constructor import SafeConstructor
-    from ruamel.yaml.main import CParser
-
-    if CParser is None:
-        raise ImportError("ruamel.yaml.clib (libyaml) is not installed")
-    defaults = YAML(typ="safe")
-
-    class Loader(CParser, SafeConstructor, resolver):  # type: ignore[misc, valid-type]
-        def __init__(self, stream: str) -> None:
-            CParser.__init__(self, stream)
-            self._parser = self._composer = self
-            SafeConstructor.__init__(self, loader=self)
-            self.allow_duplicate_keys = defaults.allow_duplicate_keys
-            resolver.__init__(self, version=defaults.version, loadumper=self)
-
-    return Loader
-
-
-# after a blank, a flow indicator or the colon of a JSON-like key ({"a":!!str 3})
-_TAG = re.compile(r"(?:^|[\s\[{,:])!")
-# Text libyaml reads differently from ruamel's pure-Python parser: tabs (libyaml accepts some),
-# NEL and the Unicode line and paragraph separators (line breaks in YAML 1.1, not in 1.2),
-# byte-order marks (not counted in marks) and directives
-LIBYAML_DIFFERS = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^%", re.M)
-
-
-class YamlFile:
-    """A validated user YAML file: ``data`` (plain, as :func:`to_plain` gives it) and key lines for messages.
-
-    Lines come from a round-trip parse made on the first :meth:`line_of` call, so a file that
-    loads without error costs one libyaml parse when its validation stamp exists.
-    """
-
-    def __init__(self, label: str, text: str, data: Any, document: Any = None) -> None:
-        self.label, self.text, self.data = label, text, data
-        self._document = document
-
-    def line_of(self, path: list[Any]) -> int | None:
-        """1-based line of the key at ``path`` (``['charts', 2, 'name']``), ``None`` when not found."""
-        if self._document is None:
-            self._document = _parse_round_trip(self.text, self.label)
-        return line_of(self._document, path)
-
-    def where(self, path: list[Any], suffix: str = "") -> _Where:
-        """``file:line<suffix>`` for messages, its line looked up only when formatted."""
-        return _Where(self, path, suffix)
-
-
-class _Where:
-    """A message prefix ``file:line<suffix>`` whose line is looked up when the message is formatted."""
-
-    def __init__(self, file: YamlFile, path: list[Any], suffix: str) -> None:
-        self.file, self.path, self.suffix = file, path, suffix
-
-    def __str__(self) -> str:
-        return f"{self.file.label}:{self.file.line_of(self.path) or '?'}{self.suffix}"
-
-    def __format__(self, spec: str) -> str:
-        return format(str(self), spec)
-
-
-STAMP_VERSION = "stamp-v2"  # the key prefix and format of stamps; older stamps are not read
-
-
-def stamp_path(stamps: Path | None, salt: str, text: str) -> Path | None:
-    """The stamp of ``text`` read as ``salt`` says (a schema's JSON, or a name), in the folder ``stamps``.
-
-    The name is the sha256 of the stamp version, ``salt`` and ``text``: what the stamp's verdict
-    and data depend on. ``None`` without a folder.
-    """
-    if stamps is None:
-        return None
-    import hashlib
-
-    key = f"{STAMP_VERSION}\0{salt}\0{text}".encode("utf-8", "surrogatepass")
-    return stamps / hashlib.sha256(key).hexdigest()
-
-
-def read_stamp(stamp: Path | None) -> dict[str, Any] | None:
-    """The JSON object a stamp holds (``{"data": {…}}``, or ``{}`` for data JSON cannot hold exactly).
-
-    ``None`` when there is no stamp or it cannot be read, is not such an object or is larger
-    than :data:`MAX_USER_FILE_BYTES` (then the caller takes the full path and writes it again).
-    """
-    if stamp is None or not _is_file(stamp):
-        return None
-    try:
-        with stamp.open("rb") as handle:
-            raw = handle.read(MAX_USER_FILE_BYTES + 1)
-        held = json.loads(raw) if len(raw) <= MAX_USER_FILE_BYTES else None
-    except (OSError, ValueError, RecursionError):
-        return None
-    # every stamped document (gsvendor.yaml, an overlay, the lock) is a mapping: other data is damage
-    mapping = isinstance(held, dict) and len(held) < 2 and (not held or isinstance(held.get("data"), dict))
-    return held if mapping else None
-
-
-def write_stamp(stamp: Path | None, data: Any) -> None:
-    """Write ``stamp`` holding ``data`` when JSON gives it back exactly (else an empty object), atomically.
-
-    A read-only or full cache only costs the next run its parse: errors are ignored.
-    """
-    if stamp is None:
-        return
-    try:
-        held = {"data": data} if _json_exact(data) else {}
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        partial = stamp.with_name(f".{stamp.name}.{os.getpid()}.partial")
-        partial.write_text(json.dumps(held, separators=(",", ":")), encoding="ascii")
-        try:
-            os.replace(partial, stamp)
-        except OSError:  # a folder (or what else a rename cannot replace) in the stamp's place
-            partial.unlink(missing_ok=True)
-            raise
-    except (OSError, ValueError, RecursionError):
-        pass
-
-
-def _json_exact(data: Any) -> bool:
-    """Whether ``json.loads(json.dumps(data))`` gives ``data`` back with the same types and key order."""
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is dict:
-            if not all(type(k) is str for k in item):
-                return False
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
-        elif kind is float:
-            if item != item or item in (float("inf"), float("-inf")):
-                return False
-        elif kind not in (str, int, bool, type(None)):
-            return False
-    return True
-
-
-def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path | None = None) -> YamlFile:
-    """Read ``path`` as one YAML document and validate it against ``schema``.
-
-    ``stamps`` is a folder of validation stamps (:func:`stamp_path`), named by the schema and the
-    text and holding the text's data as JSON. With a stamp the text is known valid and its data is
-    read from the stamp: no YAML parse and no jsonschema import (which alone costs ~70 ms); data
-    JSON cannot hold exactly is parsed by libyaml (:func:`load_plain`). Without a stamp the text
-    is parsed round-trip and validated, and the stamp is written when it passes. Raises
-    :class:`ConfigError` as :func:`load_yaml_document` and :func:`validate` do, and
-    ``label: the file is empty`` for an empty document.
-    """
-    text = read_text(path, label)
-    stamp = stamp_path(stamps, json.dumps(schema, sort_keys=True), text)
-    # an explicit tag (!!str 3) is a TaggedScalar round-trip and a plain value to libyaml
-    held = read_stamp(stamp) if not _TAG.search(text) else None
-    if held is not None:
-        if "data" in held:
-            return YamlFile(label, text, held["data"])
-        try:
-            data = load_plain(text)
-        except Exception:  # a stamp for text libyaml cannot read: the full path words the error
-            data = None
-        if data is not None:
-            _count_nodes(data, label)
-            return YamlFile(label, text, to_plain(data))
-    document = _parse_round_trip(text, label)
-    if document is None:
-        raise ConfigError(f"{label}: the file is empty")
-    validate(document, schema, label)
-    plain = to_plain(document)
-    write_stamp(stamp, plain)
-    return YamlFile(label, text, plain, document)
-
-
-def _is_file(path: Path) -> bool:
-    """``path.is_file()``, ``False`` where it cannot be looked at (a stamps folder without search permission)."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False
 
 
 def find_config(start: Path | None = None) -> Path:
@@ -880,21 +416,3 @@ def _claim(seen: dict[str, str], dest: str, owner: str, where: object, *, folder
                 hint = f" (a chart inside another chart's folder comes with it: list only {outer})"
             raise ConfigError(f"{where}: destination {dest} overlaps {other_dest} of {other}{hint}")
     seen[dest + (_FOLDER if folder else "")] = owner
-
-
-def to_plain(node: Any) -> Any:
-    """A ruamel round-trip value as plain dicts, lists and scalars."""
-    if isinstance(node, dict):
-        return {str(k): to_plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [to_plain(v) for v in node]
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        # an anchored boolean (&on true) is ruamel's ScalarBoolean, an int underneath: true, not 1
-        return bool(node) if type(node).__name__ == "ScalarBoolean" else int(node)
-    if isinstance(node, float):
-        return float(node)
-    if isinstance(node, str):
-        return str(node)
-    return node

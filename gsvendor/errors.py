@@ -90,7 +90,12 @@ MAX_SHOWN_CHARS = 200  # a value quoted in an error message; longer ones are cut
 MAX_LINE_CHARS = 2000  # one printed error line
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@'\"]*@")
+# a URL's user info: "user@", or "user:password@" whatever the password holds ("/" too); a
+# "host:port/path@x" is cut as well (over-redacting a message is safe, printing a password is not)
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)(?:[^/\s@'\"]*@|[^/\s@:'\"]*:[^\s@'\"]*@)")
+# a URL's query: every value is redacted, whatever its name
+_QUERY = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s?#'\"]*\?)([^\s#'\"]*)")
+_QUERY_VALUE = re.compile(r"=[^&;]*")
 
 
 def shorten(value: object, limit: int = MAX_SHOWN_CHARS) -> str:
@@ -100,8 +105,11 @@ def shorten(value: object, limit: int = MAX_SHOWN_CHARS) -> str:
 
 
 def redact(text: str) -> str:
-    """``text`` with the user info (``user:password@``) of every URL in it removed."""
-    return _USERINFO.sub(r"\1", text)
+    """``text`` with the user info (``user:password@``) of every URL in it removed and every
+    query value (``?pat=…&x=…``) replaced by ``REDACTED``: by rule, whatever the names or the
+    characters (a ``/`` in a password) are."""
+    text = _USERINFO.sub(r"\1", text)
+    return _QUERY.sub(lambda m: m.group(1) + _QUERY_VALUE.sub("=REDACTED", m.group(2)), text)
 
 
 def printable(text: str, limit: int = MAX_LINE_CHARS) -> str:

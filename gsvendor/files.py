@@ -136,19 +136,19 @@ class CleanFiles:
         return fixed
 
     def _stamp(self, digest: str) -> Path | None:
-        from gsvendor.config import stamp_path
+        from gsvendor.stamps import stamp_path
 
         return stamp_path(self.stamps, "whitespace-clean", digest)
 
     def _stamped(self, digest: str) -> bool:
-        from gsvendor.config import _is_file
+        from gsvendor.stamps import _is_file
 
         stamp = self._stamp(digest)
         return stamp is not None and _is_file(stamp)
 
     def save(self) -> None:
         """Record the digests scanned clean in this run as stamps (errors cost only the next run's scan)."""
-        from gsvendor.config import write_stamp
+        from gsvendor.stamps import write_stamp
 
         for digest in sorted(self.found - self.known):
             write_stamp(self._stamp(digest), {})  # its existence is the verdict

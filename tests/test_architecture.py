@@ -20,7 +20,7 @@ MAX_LINES = 600
 GOLANG_MAX_LINES = 900  # the Go emulations follow their Go sources' layout, file for file
 # Modules over the limit while their split is under way elsewhere, with their size then: each may
 # not grow, and the test fails once it fits, so the entry is removed with the split.
-OVERSIZED = {"gsvendor.config": 900}
+OVERSIZED: dict[str, int] = {}
 # Folder names that tools skip by convention (vendored code, build output, libraries).
 CONVENTION_NAMES = {"vendor", "build", "dist", "lib"}
 
@@ -116,7 +116,18 @@ def test_workflows_never_import_cli() -> None:
 
 
 def test_config_errors_files_import_no_domain() -> None:
-    base = {"config", "errors", "fastyaml", "files", "journal_trust", "signals", "validation"}
+    base = {
+        "config",
+        "config_schema",
+        "errors",
+        "fastyaml",
+        "files",
+        "journal_trust",
+        "signals",
+        "stamps",
+        "validation",
+        "yamlio",
+    }
     bad = sorted(
         f"{m} imports {d}" for m, deps in graph().items() if layer(m) in base for d in deps if layer(d) not in base
     )
@@ -125,8 +136,13 @@ def test_config_errors_files_import_no_domain() -> None:
 
 def test_golang_emulations_import_nothing_of_gsvendor_outside_their_room() -> None:
     room = "gsvendor.generate.golang"
+    shared = {"gsvendor.yamlio"}  # the limits every YAML reader obeys
     bad = sorted(
-        f"{m} imports {d}" for m, deps in graph().items() if m.startswith(room) for d in deps if not d.startswith(room)
+        f"{m} imports {d}"
+        for m, deps in graph().items()
+        if m.startswith(room)
+        for d in deps
+        if not d.startswith(room) and d not in shared
     )
     assert bad == []
 

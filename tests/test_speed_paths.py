@@ -789,13 +789,18 @@ def test_fast_loader_is_ruamels_safe_loader(pieces: list[str]) -> None:
     assert _outcome(lambda: fastload.load_single(text, key_lines)) == expected
 
 
-def test_deep_nesting_is_left_to_ruamels_constructor() -> None:
+def test_deep_nesting_is_refused_before_libyaml_and_allowed_nesting_matches_ruamel() -> None:
     from ruamel.yaml import YAML
 
     from gsvendor.images import fastload
 
-    text = "[" * 3000 + "]" * 3000
-    assert _outcome(lambda: fastload.load_all(text)) == _outcome(lambda: list(YAML(typ="safe").load_all(text)))
+    allowed = "[" * 190 + "]" * 190
+    assert _outcome(lambda: fastload.load_all(allowed)) == _outcome(lambda: list(YAML(typ="safe").load_all(allowed)))
+    text = "[" * 3000 + "]" * 3000  # libyaml composes recursively in C: deep enough, and it crashes
+    assert _outcome(lambda: fastload.load_all(text)) == (
+        "YamlLimitError",
+        "rendered manifests:1: nested more than 200 levels deep",
+    )
 
 
 STREAM_PIECES = st.lists(

@@ -233,7 +233,7 @@ def _lock_timeout_is_a_number(lock_timeout: float) -> None:
 
 
 def fetch_options(
-    ctx: typer.Context, timeout: float = 30.0, retries: int = 3, max_time: float = 300.0, min_rate: float = 1024.0
+    ctx: typer.Context, timeout: float = 10.0, retries: int = 3, max_time: float = 300.0, min_rate: float = 1024.0
 ) -> Any:
     from gsvendor.upstream.source import FetchOptions
 

@@ -59,7 +59,7 @@ def sync(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="A table per chart and every file change, not only the summary.")
     ] = False,
-    timeout: TimeoutOption = 30.0,
+    timeout: TimeoutOption = 10.0,
     retries: RetriesOption = 3,
     max_time: MaxTimeOption = 300.0,
     min_rate: MinRateOption = 1024.0,
@@ -431,7 +431,7 @@ def patch_verify(
             parser=non_empty("--junit", path=True),
         ),
     ] = None,
-    timeout: TimeoutOption = 30.0,
+    timeout: TimeoutOption = 10.0,
     retries: RetriesOption = 3,
 ) -> None:
     """Check that the patch series applies to upstream, in order, as the llmisvc image build applies it.

@@ -5,7 +5,7 @@ the files outside the chart that generation reads (``$ref`` bundling), the ``gen
 settings and the code that generates (gsvendor's own modules, the Python and ruamel.yaml that
 run them). A sync, re-sync, verify or diff of an unchanged upstream tag regenerates the same
 charts each run: ~70 ms of compute and ~35 ms of imports of a ~0.4 s run. The
-outputs are kept as a stamp in the cache's stamps folder (:func:`gsvendor.config.stamp_path`),
+outputs are kept as a stamp in the cache's stamps folder (:func:`gsvendor.stamps.stamp_path`),
 named by the sha256 of all those inputs, and checked when read:
 
 * the files read outside the chart are read again, and must have the recorded sha256;
@@ -27,8 +27,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gsvendor.config import GenerateSettings, read_stamp, stamp_path, write_stamp
+from gsvendor.config import GenerateSettings
 from gsvendor.files import Digests
+from gsvendor.stamps import read_stamp, stamp_path, write_stamp
 
 if TYPE_CHECKING:
     from gsvendor.generate.schema.config import Reader

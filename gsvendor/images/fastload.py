@@ -35,7 +35,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from ruamel.yaml.resolver import VersionedResolver
 
-from gsvendor.config import libyaml_loader_class
+from gsvendor.yamlio import UPSTREAM, check_text, libyaml_loader_class
 
 T = TypeVar("T")
 
@@ -76,7 +76,7 @@ def _libyaml() -> bool:
 def _loader(text: str) -> tuple[Any, Any]:
     """``(constructor, parser)`` for ``text``: the loader ``YAML(typ="safe")`` with :class:`_OnceResolver`
     makes, one fresh per call (a loader is not thread-safe), its class made once
-    (:func:`gsvendor.config.libyaml_loader_class`)."""
+    (:func:`gsvendor.yamlio.libyaml_loader_class`)."""
     loader = libyaml_loader_class(_OnceResolver)(text)
     return loader, loader
 
@@ -131,11 +131,14 @@ def _document(node: Any, constructor: Any) -> Any:
         return constructor.construct_document(node)
 
 
-def load_all(text: str) -> list[Any]:
+def load_all(text: str, label: str = "rendered manifests") -> list[Any]:
     """Every document of ``text``, as ``list(YAML(typ="safe").load_all(text))`` gives them.
 
-    Raises ruamel's ``YAMLError`` (and its subclasses) as that call does.
+    Raises ruamel's ``YAMLError`` (and its subclasses) as that call does, and
+    :class:`gsvendor.yamlio.YamlLimitError` naming ``label`` for text over
+    :data:`gsvendor.yamlio.UPSTREAM`'s limits (checked before libyaml composes it).
     """
+    check_text(text, label, UPSTREAM)
     if not _libyaml():
         return list(YAML(typ="safe").load_all(text))
     constructor, parser = _loader(text)
@@ -148,13 +151,15 @@ def load_all(text: str) -> list[Any]:
         parser.dispose()
 
 
-def load_single(text: str, inspect: Callable[[Any], T]) -> tuple[Any, T]:
+def load_single(text: str, inspect: Callable[[Any], T], label: str = "YAML text") -> tuple[Any, T]:
     """``(YAML(typ="safe").load(text), inspect(YAML(typ="safe").compose(text)))`` from one parse.
 
     ``inspect`` reads the composed root node (``None`` for an empty document) before anything is
     constructed (ruamel's constructor rewrites merge keys in the nodes). Raises ruamel's
-    ``YAMLError`` as ``load`` does, and what ``inspect`` raises.
+    ``YAMLError`` as ``load`` does, what ``inspect`` raises, and
+    :class:`gsvendor.yamlio.YamlLimitError` naming ``label`` (:func:`load_all`).
     """
+    check_text(text, label, UPSTREAM)
     if not _libyaml():
         yaml = YAML(typ="safe")
         data = yaml.load(text)

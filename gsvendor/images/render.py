@@ -359,8 +359,14 @@ def _text(data: bytes) -> str:
 
 
 def documents(manifests: str) -> list[dict]:
-    """Parse rendered manifests into their non-empty YAML documents (mappings only)."""
+    """Parse rendered manifests into their non-empty YAML documents (mappings only).
+
+    Raises :class:`gsvendor.yamlio.YamlLimitError` for text over :data:`gsvendor.yamlio.UPSTREAM`'s limits."""
     from ruamel.yaml import YAML
+
+    from gsvendor.yamlio import check_text
+
+    check_text(manifests, "rendered manifests")
 
     return [d for d in YAML(typ="safe").load_all(manifests) if isinstance(d, dict)]  # libyaml: CRDs are megabytes
 

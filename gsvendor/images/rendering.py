@@ -130,7 +130,7 @@ def load_values(chart: ChartTarget) -> ChartValues:
         return ChartValues()
     try:
         text = path.read_text(encoding="utf-8")
-        data, lines = load_single(text, key_lines)  # one parse: the data and the key lines
+        data, lines = load_single(text, key_lines, label)  # one parse: the data and the key lines
         discover_switches(data)  # a recursive anchor or absurd nesting shows here, not mid-render
         return ChartValues(data=data, lines=lines)
     except RecursionError:

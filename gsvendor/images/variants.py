@@ -183,7 +183,7 @@ def _chart_name(chart_yaml: Path) -> str | None:
     from gsvendor.images.fastload import load_single
 
     try:
-        data, _ = load_single(chart_yaml.read_text(encoding="utf-8"), lambda _node: None)
+        data, _ = load_single(chart_yaml.read_text(encoding="utf-8"), lambda _node: None, str(chart_yaml))
         name = data.get("name") if isinstance(data, dict) else None
         return str(name) if name else None  # a name nested thousands deep: str() recurses too
     except RecursionError:

@@ -164,6 +164,7 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
     from ruamel.yaml.error import YAMLError
 
     from gsvendor.manifests.crds import CRD_KIND
+    from gsvendor.yamlio import YamlLimitError, check_text
 
     parsed = Parsed()
     if not rendered.rendered:
@@ -192,7 +193,11 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
 
                 documents = [dict(d) for d in [load_yaml(chunk)] if isinstance(d, Mapping)]
             else:
+                check_text(chunk, where)  # bounded before libyaml recurses into it
                 documents = [d for d in yaml.load_all(chunk) if isinstance(d, dict)]
+        except YamlLimitError as exc:
+            parsed.unreadable.append(str(exc))
+            continue
         except (YAMLError, ValueError) as exc:
             parsed.unreadable.append(f"{where}: not YAML: {' '.join(str(exc).split())}")
             continue

@@ -33,16 +33,22 @@ class CRDError(ValueError):
 def load_yaml(text: str, strict: bool = False) -> Any:
     """One YAML document: the controller-gen subset lazily (:func:`fastyaml.load_lazy`: values parsed
     when read, so :class:`~gsvendor.fastyaml.NotSimple` may surface then), anything else
-    (or ``strict``) with ruamel (libyaml). Raises ruamel's ``YAMLError`` for text that is not YAML."""
+    (or ``strict``) with ruamel (libyaml). Raises ruamel's ``YAMLError`` for text that is not YAML,
+    :class:`gsvendor.yamlio.YamlLimitError` for text over :data:`gsvendor.yamlio.UPSTREAM`'s limits."""
     from gsvendor import fastyaml
+    from gsvendor.yamlio import UPSTREAM, YamlLimitError, check_text
 
+    label = "a CustomResourceDefinition"
+    if len(text) > UPSTREAM.max_bytes:
+        raise YamlLimitError(f"{label}: larger than {UPSTREAM.max_bytes // 1024 // 1024} MiB")
     if not strict:
-        try:
+        try:  # block YAML only, a node per line at most, nesting bounded by Python's recursion
             return fastyaml.load_lazy(text)
-        except fastyaml.NotSimple:
+        except (fastyaml.NotSimple, RecursionError):
             pass
     from ruamel.yaml import YAML
 
+    check_text(text, label)  # before libyaml, which recurses in C
     return YAML(typ="safe").load(text)
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gsvendor.config import CRD_CONDITION_SCHEMA  # noqa: F401 (the schema of the condition, with it)
+from gsvendor.config_schema import CRD_CONDITION_SCHEMA  # noqa: F401 (the schema of the condition, with it)
 
 FieldLookup = Callable[[str, str], "dict[str, Any] | None"]
 

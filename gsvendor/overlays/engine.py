@@ -43,6 +43,7 @@ from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionErr
 from gsvendor.overlays import yamledit
 from gsvendor.overlays.crdfield import CRDCondition, FieldLookup, crd_field_lookup
 from gsvendor.overlays.schema import OVERLAY_SCHEMA
+from gsvendor.yamlio import YamlLimitError
 
 
 @dataclass(frozen=True)
@@ -122,9 +123,9 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
     A missing folder means no overlays. Raises :class:`OverlayDefinitionError` naming the file
     (and line) for invalid YAML, schema violations, bad version ranges, unknown ``${…}``
     variables and referenced files that do not exist. ``stamps``: the validation stamps folder
-    (:func:`gsvendor.config.load_validated`).
+    (:func:`gsvendor.yamlio.load_validated`).
     """
-    from gsvendor.config import load_validated
+    from gsvendor.yamlio import load_validated
 
     if not folder.is_dir():
         return []
@@ -422,6 +423,8 @@ def _apply_operation(
             raise _fail(chart, path, overlay, op, str(exc)) from None
         except yamledit.YamlEditError as exc:
             raise _fail(chart, path, overlay, op, str(exc)) from None
+        except YamlLimitError as exc:  # hostile upstream text: an input error (exit 2), not a stale overlay
+            raise YamlLimitError(str(exc).replace(yamledit.DOCUMENT, f"{chart}/{path}", 1)) from None
         touched.append(path)
     return touched
 

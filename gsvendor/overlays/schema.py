@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gsvendor.config import CRD_CONDITION_SCHEMA
+from gsvendor.config_schema import CRD_CONDITION_SCHEMA
 
 _TARGET = {
     "file": {"type": "string", "minLength": 1},

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gsvendor.config import LIBYAML_DIFFERS, load_plain
+from gsvendor.yamlio import UPSTREAM, check_text, libyaml_differs, load_plain
 
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
 _YAML11_SPECIAL = {"y", "yes", "n", "no", "on", "off", "true", "false", "null", "~"}
@@ -22,6 +22,9 @@ _YAML11_SPECIAL = {"y", "yes", "n", "no", "on", "off", "true", "false", "null", 
 _YAML11_NUMBER = re.compile(
     r"[-+]?(0b[01_]+|0[0-7_]+|0x[0-9a-fA-F_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?|[0-9_]+|([0-9][0-9_]*)?\.[0-9_]*([eE][-+][0-9]+)?|\.(inf|Inf|INF|nan|NaN|NAN))"
 )
+
+
+DOCUMENT = "the document"  # the label of a text over its limits, replaced by the file's name by the caller
 
 
 class YamlEditError(Exception):
@@ -46,10 +49,13 @@ def _compose(text: str) -> Any:
     libyaml (ruamel.yaml.clib) gives the same character marks as ruamel's pure-Python composer
     for every node the edits read, non-ASCII text included — except empty plain scalars, which
     ruamel marks at the next token, text without a final newline (ends of collections are marked
-    differently) and text :data:`LIBYAML_DIFFERS` finds. Those, and anything libyaml rejects, go to the
-    pure-Python composer (whose messages we show).
+    differently) and text :func:`~gsvendor.yamlio.libyaml_differs` finds. Those, and anything libyaml rejects, go to the
+    pure-Python composer (whose messages we show). Text over :data:`gsvendor.yamlio.UPSTREAM`'s
+    limits (nesting, nodes, aliases) is refused first: :class:`gsvendor.yamlio.YamlLimitError`
+    naming :data:`DOCUMENT` (the caller knows the file's name).
     """
-    if text.endswith("\n") and not LIBYAML_DIFFERS.search(text):
+    check_text(text, DOCUMENT, UPSTREAM)
+    if text.endswith("\n") and not libyaml_differs(text):
         try:
             root = compose_c(text)
         except Exception:  # the pure-Python composer decides, and words the error
@@ -68,8 +74,12 @@ def _has_empty_scalar(root: Any) -> bool:
     if root is _EMPTY:
         return True
     stack = [root] if root is not None else []
+    seen: set[int] = set()  # an aliased node is looked at once, however often it is referred to
     while stack:
         node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
         if _is_scalar(node):
             if not node.value and not node.style:
                 return True
@@ -349,7 +359,7 @@ def delete(text: str, pointer: str) -> str:
 
 def get_value(text: str, pointer: str) -> Any:
     """The plain Python value at ``pointer`` (``KeyError`` when absent)."""
-    data = load_plain(text)
+    data = load_plain(text, DOCUMENT)
     for key in parse_pointer(pointer):
         if not isinstance(data, dict) or key not in data:
             raise KeyError(pointer)

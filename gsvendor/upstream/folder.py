@@ -6,15 +6,26 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from gsvendor.errors import SourceError
-from gsvendor.upstream.source import UpstreamSnapshot, Wanted, _one_line, check_path, missing_tag
+from gsvendor.upstream.source import (
+    MAX_MEMBERS,
+    FileBudget,
+    UpstreamSnapshot,
+    Wanted,
+    _one_line,
+    check_path,
+    missing_tag,
+)
 
 
 def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> UpstreamSnapshot:
     """Read the ``wanted`` files from a local upstream checkout.
 
-    Links leading outside the folder are refused. When the folder is a git checkout, ``tag`` must
-    be one of its tags and name its HEAD: a checkout at another commit, or without the tag, is a
-    :class:`SourceError` naming the tag, the tags near it and HEAD (HEAD is never read in its place).
+    Links leading outside the folder are refused, and the limits of archives hold: at most
+    :data:`MAX_MEMBERS` files looked at, each wanted file and all of them together within
+    ``GSVENDOR_MAX_MEMBER_MIB`` / ``GSVENDOR_MAX_TOTAL_MIB`` (sizes checked before a file is read,
+    and while it is read). When the folder is a git checkout, ``tag`` must be one of its tags and
+    name its HEAD: a checkout at another commit, or without the tag, is a :class:`SourceError`
+    naming the tag, the tags near it and HEAD (HEAD is never read in its place).
     """
     try:
         folder = folder.resolve()
@@ -28,11 +39,16 @@ def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> Ups
 
 
 def _read_folder_files(folder: Path, wanted: Wanted, location: str) -> dict[str, bytes]:
+    budget = FileBudget(location)
+    seen = 0
     files: dict[str, bytes] = {}
     roots = [folder / f for f in wanted.folders] + [folder / f for f in wanted.files]
     for root in roots:
         candidates: Iterable[Path] = [root] if root.is_file() else sorted(root.rglob("*"))
         for path in candidates:
+            seen += 1
+            if seen > MAX_MEMBERS:
+                raise SourceError(f"{location}: refusing a folder of more than {MAX_MEMBERS} files")
             if path.is_dir():
                 continue
             real = path.resolve()
@@ -45,7 +61,7 @@ def _read_folder_files(folder: Path, wanted: Wanted, location: str) -> dict[str,
             rel = path.relative_to(folder).as_posix()
             check_path(rel, location)
             if wanted.matches(rel):
-                files[rel] = real.read_bytes()
+                files[rel] = budget.read(real, rel)
     return files
 
 

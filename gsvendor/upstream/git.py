@@ -2,11 +2,16 @@
 
 git runs as a child process in its own process group, killed (the whole group, with its helpers
 such as ``git-remote-http``) when it outlives the fetch's time budget; a remote that accepts and
-never answers therefore ends in a one-line timeout instead of a hang.
+never answers therefore ends in a one-line timeout instead of a hang. git and its helpers also
+die with gsvendor, even SIGKILLed: a small reaper process (:data:`_REAPER`) kills their groups
+and removes the temporary clone (whose ``.git/config`` holds the URL) when gsvendor's end closes
+its pipe; git itself gets a death signal set before exec. A clone left where the reaper could
+not run is removed by the next git source read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -16,27 +21,110 @@ import time
 from pathlib import Path
 
 from gsvendor.errors import SourceError, ToolError, printable, redact
-from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted, check_path, missing_tag
+from gsvendor.upstream.source import (
+    FetchOptions,
+    FileBudget,
+    UpstreamSnapshot,
+    Wanted,
+    check_path,
+    missing_tag,
+    split_userinfo,
+)
 
 
 def public_git_url(url: str) -> str:
-    """``url`` without credentials: no user info for http(s)/git URLs, no password for ssh ones.
+    """``url`` without credentials: no user info for http(s)/git URLs, no password for ssh ones,
+    every query value ``REDACTED`` (:func:`gsvendor.upstream.source.split_userinfo` finds a password
+    holding a ``/``).
 
     ``git@host:path`` (scp form) and ``ssh://git@host/…`` keep their user name, which names an
     account rather than a secret.
     """
-    match = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/@]*)@(.*)$", url)
-    if not match:
+    parts = split_userinfo(url)
+    if parts is None:
         return url
-    scheme, userinfo, rest = match.groups()
+    scheme, userinfo, rest = parts
+    if "?" in rest:
+        rest = redact(f"{scheme}{rest}")[len(scheme) :]
     if scheme.lower() == "ssh://" and userinfo:
         user = userinfo.split(":", 1)[0]
         return f"{scheme}{user}@{rest}" if user else f"{scheme}{rest}"
     return f"{scheme}{rest}"
 
 
-def _run(args: list[str], cwd: str | None, deadline: float, shown: str, options: FetchOptions) -> str:
-    """Run git with ``args``; return stdout. Raises :class:`SourceError` on failure or timeout."""
+# A Python process beside every git source read: it reads JSON lines from gsvendor (["+", pgid]
+# a git run began, ["-", pgid] it ended, ["rm", path] a temporary clone) and, when its input ends
+# without ["done"] (gsvendor ended, even SIGKILLed: the pipe closes with it), kills the groups still
+# running (git's helpers, such as git-remote-http holding the URL, outlive a git killed alone) and
+# removes the clones.
+_REAPER = """
+import json, os, shutil, signal, sys
+groups, folders = set(), []
+for line in sys.stdin:
+    word, value = json.loads(line)
+    if word == "+":
+        groups.add(value)
+    elif word == "-":
+        groups.discard(value)
+    elif word == "rm":
+        folders.append(value)
+    elif word == "done":
+        sys.exit(0)
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+for folder in folders:
+    shutil.rmtree(folder, ignore_errors=True)
+"""
+
+
+class _Reaper:
+    """The process running :data:`_REAPER` for one git source read; a no-op where it cannot start."""
+
+    def __init__(self) -> None:
+        import sys
+
+        try:
+            self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _REAPER],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # a Ctrl-C at the terminal is for gsvendor, which cleans up itself
+            )
+        except OSError:
+            self.process = None
+
+    def tell(self, word: str, value: object) -> None:
+        """Send one line (``+``/``-`` a process group, ``rm`` a folder, ``done``)."""
+        import json
+
+        if self.process is None or self.process.stdin is None:
+            return
+        try:
+            self.process.stdin.write(json.dumps([word, value]).encode() + b"\n")
+            self.process.stdin.flush()
+        except OSError:  # it died: nothing more to tell it
+            self.process = None
+
+    def close(self) -> None:
+        """Tell it gsvendor cleaned up itself, and wait for it to end."""
+        if self.process is None:
+            return
+        self.tell("done", None)
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()  # type: ignore[union-attr]
+        self.process.wait()
+
+
+def _run(
+    args: list[str], cwd: str | None, deadline: float, shown: str, options: FetchOptions, reaper: _Reaper | None = None
+) -> str:
+    """Run git with ``args``; return stdout. Raises :class:`SourceError` on failure or timeout.
+
+    ``reaper`` is told git's process group while it runs (killed if gsvendor dies meanwhile)."""
     env = {
         **os.environ,
         "GIT_TERMINAL_PROMPT": "0",
@@ -64,9 +152,23 @@ def _run(args: list[str], cwd: str | None, deadline: float, shown: str, options:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,  # its own process group: killed whole on timeout
+            preexec_fn=_die_with_parent,
         )
     except OSError as exc:
         raise ToolError(f"cannot run git: {exc.strerror or exc}") from None
+    if reaper is not None:
+        reaper.tell("+", process.pid)
+    try:
+        return _wait(process, args, remaining, shown, options)
+    finally:
+        if reaper is not None:
+            reaper.tell("-", process.pid)
+
+
+def _wait(
+    process: subprocess.Popen[bytes], args: list[str], remaining: float, shown: str, options: FetchOptions
+) -> str:
+    """Wait ``remaining`` seconds at most for git (its group killed after); stdout, or :class:`SourceError`."""
     try:
         out, err = process.communicate(timeout=remaining)
     except subprocess.TimeoutExpired:
@@ -91,16 +193,59 @@ def _run(args: list[str], cwd: str | None, deadline: float, shown: str, options:
     return out.decode("utf-8", "replace")
 
 
-def _unknown_tag(url: str, tag: str, deadline: float, shown: str, options: FetchOptions) -> SourceError:
+def _unknown_tag(
+    url: str, tag: str, deadline: float, shown: str, options: FetchOptions, reaper: _Reaper | None = None
+) -> SourceError:
     """The error for a repository without ``tag``: what it holds (tags near it, HEAD) from ls-remote."""
     try:
-        listed = _run(["ls-remote", "--tags", "--", url], None, deadline, shown, options)
-        head = _run(["ls-remote", "--", url, "HEAD"], None, deadline, shown, options).split()
+        listed = _run(["ls-remote", "--tags", "--", url], None, deadline, shown, options, reaper)
+        head = _run(["ls-remote", "--", url, "HEAD"], None, deadline, shown, options, reaper).split()
     except SourceError:  # what it holds is a hint: the unknown tag is the error
         return SourceError(f"{shown}: unknown tag {tag}")
     tags = [line.split("refs/tags/", 1)[1].removesuffix("^{}") for line in listed.splitlines() if "refs/tags/" in line]
     error = missing_tag(shown, tag, tags, head[0] if head else None)
     return SourceError(str(error).replace(f"no tag {tag}", f"unknown tag {tag}", 1))
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when gsvendor dies (Linux ``prctl(PR_SET_PDEATHSIG)``),
+    so a SIGKILLed gsvendor leaves no git holding the credentials of its URL. Elsewhere a no-op."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
+        if os.getppid() == 1:  # the parent already died before the death signal was set
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass
+
+
+_TEMP_PREFIX = "gsvendor-git-"
+
+
+def _remove_orphaned_clones() -> None:
+    """Remove temporary clones (``gsvendor-git-<pid>-*``, their ``.git/config`` holding the URL with
+    its credentials) left by a gsvendor that was SIGKILLed: those whose process no longer runs."""
+    import shutil
+
+    try:
+        entries = list(os.scandir(tempfile.gettempdir()))
+    except OSError:
+        return
+    for entry in entries:
+        match = re.fullmatch(rf"{_TEMP_PREFIX}(\d+)-[A-Za-z0-9_]+", entry.name)
+        if not match or not entry.is_dir(follow_symlinks=False):
+            continue
+        try:
+            if entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+            os.kill(int(match.group(1)), 0)
+            continue  # its gsvendor still runs
+        except (ProcessLookupError, OverflowError):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:
+            continue
 
 
 def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = None) -> UpstreamSnapshot:
@@ -115,28 +260,43 @@ def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = 
     options = options or FetchOptions()
     shown = public_git_url(url)
     deadline = time.monotonic() + options.max_time
-    with tempfile.TemporaryDirectory(prefix="gsvendor-git-") as tmp:
-        clone = ["clone", "--depth=1", f"--branch={tag}", "--filter=blob:none", "--no-checkout", "--sparse"]
-        try:
-            _run([*clone, "--", url, tmp], None, deadline, shown, options)
-        except SourceError as exc:
-            if str(exc) == f"{shown}: unknown tag":
-                raise _unknown_tag(url, tag, deadline, shown, options) from None
-            raise
-        _run(["sparse-checkout", "set", "--no-cone", *wanted.sparse_patterns()], tmp, deadline, shown, options)
-        _run(["checkout", "HEAD"], tmp, deadline, shown, options)
-        commit = _run(["rev-parse", "HEAD"], tmp, deadline, shown, options).strip()
-        root = Path(tmp)
-        files: dict[str, bytes] = {}
-        for path in sorted(root.rglob("*")):
-            rel = path.relative_to(root).as_posix()
-            if rel.startswith(".git/") or rel == ".git" or not wanted.matches(rel):
-                continue
-            check_path(rel, shown)
-            if path.is_symlink():
-                real = path.resolve()
-                if root.resolve() not in real.parents:
-                    raise SourceError(f"{shown}: refusing link leading outside the repository: {rel}")
-            if path.is_file():
-                files[rel] = path.read_bytes()
+    _remove_orphaned_clones()
+    reaper = _Reaper()
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"{_TEMP_PREFIX}{os.getpid()}-") as tmp:
+            reaper.tell("rm", tmp)
+            return _read_clone(url, tag, wanted, options, shown, deadline, tmp, reaper)
+    finally:
+        reaper.close()
+
+
+def _read_clone(
+    url: str, tag: str, wanted: Wanted, options: FetchOptions, shown: str, deadline: float, tmp: str, reaper: _Reaper
+) -> UpstreamSnapshot:
+    """Clone ``url`` at ``tag`` into ``tmp`` (shallow, blob-filtered, sparse) and read the wanted files."""
+    clone = ["clone", "--depth=1", f"--branch={tag}", "--filter=blob:none", "--no-checkout", "--sparse"]
+    try:
+        _run([*clone, "--", url, tmp], None, deadline, shown, options, reaper)
+    except SourceError as exc:
+        if str(exc) == f"{shown}: unknown tag":
+            raise _unknown_tag(url, tag, deadline, shown, options, reaper) from None
+        raise
+    sparse = ["sparse-checkout", "set", "--no-cone", *wanted.sparse_patterns()]
+    _run(sparse, tmp, deadline, shown, options, reaper)
+    _run(["checkout", "HEAD"], tmp, deadline, shown, options, reaper)
+    commit = _run(["rev-parse", "HEAD"], tmp, deadline, shown, options, reaper).strip()
+    root = Path(tmp)
+    budget = FileBudget(shown)  # the archives' per-file and total limits
+    files: dict[str, bytes] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(".git/") or rel == ".git" or not wanted.matches(rel):
+            continue
+        check_path(rel, shown)
+        if path.is_symlink():
+            real = path.resolve()
+            if root.resolve() not in real.parents:
+                raise SourceError(f"{shown}: refusing link leading outside the repository: {rel}")
+        if path.is_file():
+            files[rel] = budget.read(path, rel)
     return UpstreamSnapshot(tag=tag, kind="git", location=shown, files=files, commit=commit)

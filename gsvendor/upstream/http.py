@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import time
+from typing import Any
 
 from gsvendor.errors import SourceError
 from gsvendor.upstream.cache import _cached
@@ -99,6 +101,69 @@ class _Meter:
             self.window_start, self.window_bytes = now, 0
 
 
+class _Watchdog:
+    """Cuts a request's connection (``shutdown`` of its socket, which wakes a blocked read) when the
+    whole fetch passes its deadline, or when the response headers have not all arrived
+    ``options.timeout`` seconds after the connection was opened or the request sent: a server
+    sending one header byte every few seconds never trips a read timeout.
+
+    The sockets come from httpcore's ``trace`` request extension (:meth:`trace`); a thread checks
+    the clocks every :data:`_WATCH_EVERY` seconds until :meth:`stop`. ``reason`` says why it cut.
+    """
+
+    def __init__(self, options: FetchOptions, deadline: float) -> None:
+        import threading
+
+        self.options, self.deadline = options, deadline
+        self.headers_by: float | None = None
+        self.reason: str | None = None
+        self._sockets: list[Any] = []
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="gsvendor-fetch-watchdog", daemon=True)
+        self._thread.start()
+
+    def trace(self, name: str, info: dict[str, Any]) -> None:
+        """httpcore's trace callback: note each connection's socket and the headers' phase."""
+        if name in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            stream = info.get("return_value")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if sock is not None:
+                with self._lock:
+                    self._sockets.append(sock)
+        if name in ("connection.connect_tcp.started", "http11.send_request_headers.started"):
+            self.headers_by = time.monotonic() + self.options.timeout
+        elif name == "http11.receive_response_headers.complete":
+            self.headers_by = None
+
+    def _watch(self) -> None:
+        while not self._stopped.wait(_WATCH_EVERY):
+            now = time.monotonic()
+            if now > self.deadline:
+                self._cut(f"took longer than {self.options.max_time:g} s (--max-time)")
+            elif self.headers_by is not None and now > self.headers_by:
+                self._cut(f"no complete response headers within {self.options.timeout:g} s (--timeout)")
+            if self.reason is not None:
+                return
+
+    def _cut(self, reason: str) -> None:
+        import socket
+
+        self.reason = reason
+        with self._lock:
+            for sock in self._sockets:
+                with contextlib.suppress(OSError):  # already closed
+                    sock.shutdown(socket.SHUT_RDWR)
+
+    def stop(self) -> None:
+        """End the watching thread (waits for it: no thread outlives the fetch)."""
+        self._stopped.set()
+        self._thread.join()
+
+
+_WATCH_EVERY = 0.1  # seconds between the watchdog's looks at the clock
+
+
 def _stream(url: str, options: FetchOptions, deadline: float | None = None) -> bytes:
     import httpx
 
@@ -106,34 +171,49 @@ def _stream(url: str, options: FetchOptions, deadline: float | None = None) -> b
     remaining = max(0.1, meter.deadline - time.monotonic())
     buffer = io.BytesIO()
     timeout = httpx.Timeout(min(options.timeout, remaining))
-    with httpx.Client(timeout=timeout, follow_redirects=True) as client:
-        with client.stream("GET", url) as response:
-            response.raise_for_status()
-            total = int(response.headers.get("content-length") or 0) or None
-            if total and total > meter.most:
-                meter(total)
-            if options.progress:
-                from rich.console import Console
-                from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
-
-                with Progress(
-                    "[progress.description]{task.description}",
-                    BarColumn(),
-                    DownloadColumn(),
-                    TransferSpeedColumn(),
-                    console=Console(stderr=True),
-                    transient=True,
-                ) as progress:
-                    task = progress.add_task(f"download {public_url(url).rsplit('/', 1)[-1]}", total=total)
-                    for chunk in response.iter_bytes():
-                        meter(len(chunk))
-                        buffer.write(chunk)
-                        progress.update(task, advance=len(chunk))
-            else:
-                for chunk in response.iter_bytes():
-                    meter(len(chunk))
-                    buffer.write(chunk)
+    watchdog = _Watchdog(options, meter.deadline)
+    try:
+        with httpx.Client(timeout=timeout, follow_redirects=True) as client:
+            with client.stream("GET", url, extensions={"trace": watchdog.trace}) as response:
+                response.raise_for_status()
+                _receive(response, url, options, meter, buffer)
+    except (httpx.TransportError, httpx.StreamError):
+        if watchdog.reason is not None:
+            raise _TooSlow(watchdog.reason) from None
+        raise
+    finally:
+        watchdog.stop()
+    if watchdog.reason is not None:  # cut as the last bytes arrived: the fetch still took too long
+        raise _TooSlow(watchdog.reason)
     return buffer.getvalue()
+
+
+def _receive(response: Any, url: str, options: FetchOptions, meter: _Meter, buffer: io.BytesIO) -> None:
+    """Read ``response``'s body into ``buffer``, each chunk metered, with a progress bar when asked."""
+    total = int(response.headers.get("content-length") or 0) or None
+    if total and total > meter.most:
+        meter(total)
+    if options.progress:
+        from rich.console import Console
+        from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
+
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        ) as progress:
+            task = progress.add_task(f"download {public_url(url).rsplit('/', 1)[-1]}", total=total)
+            for chunk in response.iter_bytes():
+                meter(len(chunk))
+                buffer.write(chunk)
+                progress.update(task, advance=len(chunk))
+    else:
+        for chunk in response.iter_bytes():
+            meter(len(chunk))
+            buffer.write(chunk)
 
 
 def _unknown_host(exc: BaseException) -> bool:

@@ -29,6 +29,8 @@ MAX_TOTAL_BYTES = 256 * 1024 * 1024  # GSVENDOR_MAX_TOTAL_MIB: all wanted files 
 MAX_ARCHIVE_EXPANDED = 4 * 1024 * 1024 * 1024  # every member's size together (what reading the archive inflates)
 MAX_MEMBERS = 200_000  # members in an archive
 MAX_DEPTH = 64  # path components of a member or file
+# a GNU long name or link, or a pax header: refused by its header's size before tarfile reads it
+MAX_HEADER_BYTES = 64 * 1024
 
 
 def limit(name: str, default: int) -> int:
@@ -37,6 +39,41 @@ def limit(name: str, default: int) -> int:
 
     value = os.environ.get(name, "").strip()
     return int(value) * 1024 * 1024 if value.isdigit() and int(value) > 0 else default
+
+
+def too_large(location: str, name: str, most_member: int, most_total: int) -> SourceError:
+    """The error for a wanted file over the per-file or the total limit (archives and folders alike)."""
+    return SourceError(
+        f"{location}: refusing oversized member {_one_line(name)} (limits: "
+        f"{most_member // 1024 // 1024} MiB a file, {most_total // 1024 // 1024} MiB in all; "
+        "GSVENDOR_MAX_MEMBER_MIB, GSVENDOR_MAX_TOTAL_MIB raise them)"
+    )
+
+
+class FileBudget:
+    """The per-file and total limits of archives, for files read from a folder or a git clone.
+
+    :meth:`read` checks a file's size before reading it and what was read after (a file growing
+    meanwhile stops at the limit). Raises :class:`SourceError` (:func:`too_large`).
+    """
+
+    def __init__(self, location: str) -> None:
+        self.location = location
+        self.most_member = limit("GSVENDOR_MAX_MEMBER_MIB", MAX_MEMBER_BYTES)
+        self.most_total = limit("GSVENDOR_MAX_TOTAL_MIB", MAX_TOTAL_BYTES)
+        self.total = 0
+
+    def read(self, path: Path, name: str) -> bytes:
+        """The bytes of ``path`` (shown as ``name``), counted against the limits."""
+        size = path.stat().st_size
+        if size > self.most_member or self.total + size > self.most_total:
+            raise too_large(self.location, name, self.most_member, self.most_total)
+        with path.open("rb") as handle:
+            content = handle.read(min(self.most_member, self.most_total - self.total) + 1)
+        self.total += len(content)
+        if len(content) > self.most_member or self.total > self.most_total:
+            raise too_large(self.location, name, self.most_member, self.most_total)
+        return content
 
 
 def check_path(path: str, location: str) -> None:
@@ -96,16 +133,18 @@ class UpstreamSnapshot:
 class FetchOptions:
     """How to reach remote sources.
 
-    ``timeout`` in seconds per HTTP request phase (and the window over which ``min_rate`` is
-    measured); ``retries`` extra attempts after the first on 5xx answers, timeouts, transport
-    errors and too-slow transfers, with exponential backoff starting at ``backoff`` seconds;
-    ``max_time`` seconds for the whole fetch (every attempt, or every git run, together);
+    ``timeout`` in seconds per HTTP request phase: the connection, all the response headers
+    together (cut by a watchdog, as a server may send them a byte at a time), each read of the
+    body; it is also the window over which ``min_rate`` is measured. ``retries`` extra attempts
+    after the first on 5xx answers, timeouts, transport errors and too-slow transfers, with
+    exponential backoff starting at ``backoff`` seconds; ``max_time`` seconds for the whole
+    fetch, connection, headers and body of every attempt (or every git run) together;
     ``min_rate`` bytes per second below which a transfer is dropped; ``cache_dir`` holds
     downloaded archives (``<tag>/<sha256>.tar.gz``); ``progress`` draws a progress bar on stderr.
     """
 
     cache_dir: Path | None = None
-    timeout: float = 30.0
+    timeout: float = 10.0
     retries: int = 3
     backoff: float = 0.5
     progress: bool = False
@@ -233,25 +272,44 @@ def _one_line(exc: BaseException) -> str:
     return printable(redact(" ".join(str(exc).split())), 300) or type(exc).__name__
 
 
-_SECRET_QUERY = re.compile(r"(token|sig|signature|secret|password|passwd|key|auth|credential)", re.IGNORECASE)
+def split_userinfo(url: str) -> tuple[str, str, str] | None:
+    """``(scheme://, userinfo, rest)`` of ``url``; ``None`` when it has no ``scheme://``.
+
+    The user info ends at the last ``@`` of the authority, or, when the authority holds a ``:``
+    that no port number follows (``user:s3/cr3t@host/…``: a password with a ``/``), at the
+    first ``@`` before the query: such a URL has no host a client could use, so what precedes
+    the ``@`` is a credential. ``userinfo`` is ``""`` when there is none.
+    """
+    match = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*://)(.*)$", url, re.S)
+    if not match:
+        return None
+    scheme, rest = match.groups()
+    head = re.split(r"[?#]", rest, maxsplit=1)[0]
+    authority = head.split("/", 1)[0]
+    if "@" in authority:
+        at = authority.rindex("@")
+    else:
+        port = authority.rsplit("]", 1)[-1]  # after an IPv6 literal's bracket
+        at = head.find("@") if ":" in port and not port.rsplit(":", 1)[1].isdigit() else -1
+    return (scheme, rest[:at], rest[at + 1 :]) if at >= 0 else (scheme, "", rest)
 
 
 def public_url(url: str) -> str:
-    """``url`` safe to print or record: no user info, and secret-looking query values redacted."""
+    """``url`` safe to print or record: no user info, and every query value ``REDACTED``.
+
+    By rule, not by name: ``?pat=``, ``?code=``, ``?sas=`` and ``?x=`` alike, and a password
+    holding a ``/`` (:func:`split_userinfo`).
+    """
     from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+    parts_of = split_userinfo(url)
+    if parts_of is not None:
+        url = parts_of[0] + parts_of[2]
     try:
         parts = urlsplit(url)
-        host = parts.hostname or ""
-        if ":" in host:
-            host = f"[{host}]"
-        netloc = host + (f":{parts.port}" if parts.port else "")
-        query = urlencode(
-            [
-                (k, "REDACTED" if _SECRET_QUERY.search(k) else v)
-                for k, v in parse_qsl(parts.query, keep_blank_values=True)
-            ]
-        )
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-    except ValueError:  # not a valid URL: at least drop what looks like user info
-        return re.sub(r"//[^/@]*@", "//", url)
+        query = urlencode([(k, "REDACTED") for k, _v in parse_qsl(parts.query, keep_blank_values=True)])
+        return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
+    except ValueError:  # not a valid URL: redacted as text
+        from gsvendor.errors import redact
+
+        return redact(url)

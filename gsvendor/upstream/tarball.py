@@ -6,6 +6,7 @@ import hashlib
 import io
 import posixpath
 import re
+import sys
 import tarfile
 import zlib
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from gsvendor.errors import SourceError
 from gsvendor.upstream.source import (
     MAX_ARCHIVE_EXPANDED,
+    MAX_HEADER_BYTES,
     MAX_MEMBER_BYTES,
     MAX_MEMBERS,
     MAX_TOTAL_BYTES,
@@ -22,6 +24,7 @@ from gsvendor.upstream.source import (
     check_path,
     limit,
     tag_version,
+    too_large,
 )
 
 # what the first bytes announce → tarfile's mode (never "r:*", which tries every decompressor)
@@ -84,6 +87,41 @@ def _inflater() -> tuple[Any, type[Exception]]:
     return zlib_ng.decompressobj, zlib_ng.error
 
 
+# CPython's tarfile before 3.11.10 / 3.12.6 searches each pax header with a regular expression
+# that takes time quadratic in its runs of digits (CVE-2024-6232): there, the squares of the pax
+# headers' sizes together are bounded (at most ~2 s of searching).
+_PAX_QUADRATIC = sys.version_info < (3, 11, 10) or (3, 12) <= sys.version_info < (3, 12, 6)
+_PAX_SQUARES_BUDGET = 2**30
+
+
+class _HeaderRefused(Exception):
+    """An extended header :class:`_BoundedTarInfo` refuses; the message follows the archive's name."""
+
+
+class _BoundedTarInfo(tarfile.TarInfo):
+    """A :class:`tarfile.TarInfo` that refuses, from the header alone, an extended header (GNU long
+    name or link, pax) larger than :data:`MAX_HEADER_BYTES` before tarfile reads it into memory,
+    and on a Python whose pax parsing is quadratic more pax bytes than :data:`_PAX_SQUARES_BUDGET`
+    allows. Raises :class:`_HeaderRefused` (tarfile passes it through)."""
+
+    def _proc_member(self, archive: Any) -> Any:
+        extended = self.type in (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
+        pax = self.type in (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
+        if extended or pax:
+            what = "a pax header" if pax else "a long member name"
+            if self.size > MAX_HEADER_BYTES:
+                raise _HeaderRefused(f"refusing {what} of {self.size} bytes (limit {MAX_HEADER_BYTES // 1024} KiB)")
+            if pax and _PAX_QUADRATIC:
+                spent = getattr(archive, "_gsvendor_pax_squares", 0) + self.size**2
+                archive._gsvendor_pax_squares = spent
+                if spent > _PAX_SQUARES_BUDGET:
+                    raise _HeaderRefused(
+                        "refusing pax headers this Python's tarfile would take too long to read "
+                        "(CVE-2024-6232; Python 3.11.10 or 3.12.6 reads them)"
+                    )
+        return super()._proc_member(archive)
+
+
 def _safe_member_path(name: str, archive: str) -> str:
     """Normalise a tar member name; refuse absolute paths and ``..`` components."""
     if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
@@ -110,7 +148,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         inflated = _gunzip_whole(data) if mode == "r:gz" else None
         if inflated is not None:  # members then read by seeking in memory, not by inflating the stream again
             data, mode = inflated, "r:"
-        archive = tarfile.open(fileobj=io.BytesIO(data), mode=mode)
+        archive = tarfile.open(fileobj=io.BytesIO(data), mode=mode, tarinfo=_BoundedTarInfo)
         expanded = 0
         for member in archive:  # one header at a time: limits apply before the next member is inflated
             members.append(member)
@@ -120,6 +158,8 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
                     f"{location}: refusing an archive of more than {MAX_MEMBERS} members or "
                     f"{MAX_ARCHIVE_EXPANDED // 1024**3} GiB"
                 )
+    except _HeaderRefused as exc:
+        raise SourceError(f"{location}: {exc}") from None
     except (tarfile.TarError, EOFError, zlib.error, OSError, RecursionError, MemoryError) as exc:
         raise SourceError(f"{location}: not a readable tar.gz archive ({_one_line(exc)})") from None
     tops: set[str] = set()
@@ -161,11 +201,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
     for _rel, member in chosen:  # sizes from the headers: refused before anything is read
         total += member.size
         if member.size > most_member or total > most_total:
-            raise SourceError(
-                f"{location}: refusing oversized member {_one_line(member.name)} (limits: "
-                f"{most_member // 1024 // 1024} MiB a file, {most_total // 1024 // 1024} MiB in all; "
-                "GSVENDOR_MAX_MEMBER_MIB, GSVENDOR_MAX_TOTAL_MIB raise them)"
-            )
+            raise too_large(location, member.name, most_member, most_total)
     files: dict[str, bytes] = {}
     for rel, member in chosen:
         if inflated is not None and member.isreg() and not member.issparse():

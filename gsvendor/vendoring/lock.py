@@ -221,13 +221,14 @@ def _yaml_error() -> type[Exception]:
 def read(path: Path, stamps: Path | None = None) -> Lock:
     """Parse the lock file at ``path``. Raises :class:`LockError` when absent or malformed.
 
-    Bounded like every user file: at most 16 MiB (:data:`gsvendor.config.MAX_USER_FILE_BYTES`) and
-    200,000 YAML nodes once aliases are expanded (an alias bomb is refused, not expanded).
-    ``stamps`` is the folder of parse stamps (:func:`gsvendor.config.stamp_path`): a lock text
+    Bounded like every user file (:data:`gsvendor.yamlio.USER_FILE`: 16 MiB, 200,000 YAML nodes,
+    200 levels, aliases checked before anything is composed: an alias bomb is refused, not expanded).
+    ``stamps`` is the folder of parse stamps (:func:`gsvendor.stamps.stamp_path`): a lock text
     read before is not parsed again.
     """
-    from gsvendor.config import _count_nodes, load_plain, read_stamp, read_text, stamp_path, write_stamp
     from gsvendor.errors import ConfigError, shorten
+    from gsvendor.stamps import read_stamp, stamp_path, write_stamp
+    from gsvendor.yamlio import USER_FILE, load_plain, read_text
 
     if path.exists() and not path.is_file():
         raise LockError(f"{path.name}: not a regular file")
@@ -240,8 +241,7 @@ def read(path: Path, stamps: Path | None = None) -> Lock:
         if held is not None and "data" in held:
             data = held["data"]
         else:
-            data = load_plain(text)
-            _count_nodes(data, path.name)
+            data = load_plain(text, path.name, USER_FILE)
             write_stamp(stamp, data)
         if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("tag", "kind")):
             raise LockError(f"{path.name}: not a gsvendor lock file (kind: {KIND} and a tag expected)")

@@ -153,6 +153,8 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
     """
     from ruamel.yaml import YAML
 
+    from gsvendor.yamlio import check_text
+
     assert spec.render is not None
     yaml = YAML(typ="safe")
     files: dict[str, bytes] = {}
@@ -161,6 +163,7 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
         text = "\n".join(lines).strip("\n")
         if not text.strip():
             continue
+        check_text(text, f"{spec.name}: rendered manifests")
         document = yaml.load(_head(text))
         if not isinstance(document, dict):
             continue

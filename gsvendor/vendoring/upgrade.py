@@ -137,12 +137,15 @@ def _load_yaml(data: bytes, *, inline_actions: bool = False) -> list[Any]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
+    from gsvendor.yamlio import YamlLimitError, check_text
+
     lines = data.decode("utf-8", "replace").splitlines()
     kept = ("" if _ACTION_LINE.match(line) else line for line in lines)
     text = "\n".join(_ACTION.sub("TEMPLATED", line) if inline_actions else line for line in kept)
     try:
+        check_text(text, "a template")
         return [d for d in YAML(typ="safe", pure=False).load_all(text) if d is not None]
-    except (YAMLError, RecursionError, ValueError):
+    except (YAMLError, RecursionError, ValueError, YamlLimitError):
         return []
 
 
@@ -205,13 +208,16 @@ def references(files: Mapping[str, bytes]) -> dict[str, Found]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
+    from gsvendor.yamlio import YamlLimitError, check_text
+
     found: list[Found] = []
     if "values.yaml" in files:
         text = files["values.yaml"].decode("utf-8", "replace")
         try:
+            check_text(text, "values.yaml")
             yaml = YAML(typ="safe")
             found += values_references(yaml.load(text), "values.yaml", key_lines(yaml.compose(text)))
-        except (YAMLError, RecursionError, ValueError):
+        except (YAMLError, RecursionError, ValueError, YamlLimitError):
             pass
     for path in sorted(files):
         if not path.startswith(_PLAIN_YAML_DIRS) or not path.endswith((".yaml", ".yml")):

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-MAX_DEPTH = 200
-ALIAS_BUDGET = 100_000
+from gsvendor.yamlio import ALIAS_BUDGET, MAX_DEPTH, alias_budget  # one rule for every YAML gsvendor reads
+
+__all__ = ["ALIAS_BUDGET", "MAX_DEPTH", "check_aliasing"]
 
 
 def check_aliasing(document: Any, error: type[Exception]) -> None:
@@ -33,7 +34,7 @@ def check_aliasing(document: Any, error: type[Exception]) -> None:
             stack.extend(node.content)
     if not aliases:
         return
-    budget = max(ALIAS_BUDGET, written)
+    budget = alias_budget(written)
     sizes: dict[int, int] = {}  # node → its size with aliases followed (each alias target once)
     added = 0
     for target in aliases:

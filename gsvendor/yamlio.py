@@ -1,0 +1,450 @@
+"""The one boundary for YAML gsvendor reads: the configuration, overlays, the lock, upstream values,
+Chart.yaml files and rendered manifests all pass :func:`check_text` before a parser composes them.
+
+libyaml composes recursively in C, and every reader of composed data walks it: so before any
+parser sees a text, its size is checked against the kind's byte limit (:class:`YamlLimits`), and
+its nesting depth, its nodes and what its aliases expand to are bounded. Cheap upper bounds come
+first, from counts the ``str`` and ``re`` methods make in C (nodes begin at a line start or after
+one of ``:-,[{?``; a flow collection opens after one of those or a property; block nesting needs
+indentation); only a text they cannot clear is streamed through the parser's events (libyaml's,
+or ruamel's pure-Python parser: both iterate, neither recurses), counting nodes, depth and each
+anchor's expanded size while it goes, and stopping at the first limit passed. So a 100,000-level
+document, a 16 MiB configuration or a "billion laughs" ends as one :class:`YamlLimitError`
+(exit 2) naming the file, in time linear in what was read and memory bounded by the limits.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gsvendor.errors import ConfigError, shorten
+from gsvendor.stamps import read_stamp, stamp_path, write_stamp
+from gsvendor.validation import line_of, validate
+
+MAX_DEPTH = 200  # nesting levels; no chart, CRD or configuration comes near (yaml.v3 allows 10,000)
+ALIAS_BUDGET = 100_000  # values aliases may add beyond those written (or as many as written, if more)
+
+
+@dataclass(frozen=True)
+class YamlLimits:
+    """What one kind of YAML text may hold: ``max_bytes`` (characters, checked before parsing),
+    ``max_nodes`` written (scalars and collections; aliases not counted) and ``max_depth`` levels.
+    Aliases may add at most :func:`alias_budget` values beyond those written."""
+
+    max_bytes: int
+    max_nodes: int
+    max_depth: int = MAX_DEPTH
+
+
+MAX_USER_FILE_BYTES = 16 * 1024 * 1024
+MAX_YAML_NODES = 200_000
+# gsvendor.yaml, overlays, the lock, validation stamps' texts
+USER_FILE = YamlLimits(MAX_USER_FILE_BYTES, MAX_YAML_NODES)
+# upstream values.yaml and Chart.yaml, helm's rendered manifests: CRDs reach megabytes
+UPSTREAM = YamlLimits(64 * 1024 * 1024, 1_000_000)
+
+
+class YamlLimitError(ConfigError):
+    """A YAML text over its kind's limits (exit 2); the message names the file and the limit."""
+
+
+def alias_budget(written: int) -> int:
+    """How many values a document's aliases may add beyond the ``written`` ones: :data:`ALIAS_BUDGET`
+    or ``written``, whichever is more (yaml.v3's rule of "excessive aliasing", used by the Go
+    emulations' :mod:`gsvendor.generate.golang.yaml_limits` too)."""
+    return max(ALIAS_BUDGET, written)
+
+
+# a flow collection that is not empty ("[]" and "{}" hold no nesting); it opens where a node may
+# start: at a line start or break, after one of _BEFORE_FLOW, or after a property (&anchor, !tag)
+_OPENER = re.compile(r"\[(?!\])|\{(?!\})")
+_BEFORE_FLOW = frozenset("\n\r\x85\u2028\u2029:-,[{?")
+_OPENERS_LOOKED_AT = 20_000  # "[" and "{" looked at in Python; past them the text is scanned
+_PROPERTY_LOOKBACK = 256  # characters searched back for a property's start; none found counts as one
+_TOKEN_BOUNDARY = " \t\n\r[]{},"
+_LONE_CR = re.compile("\r(?!\n)")
+# an anchor's or alias's name; it counts where a token starts (checked in _aliased: a regular
+# expression starting with an alternation would try it at every character of megabytes of CRDs)
+_ANCHOR = re.compile(r"&([^\s\[\]{},]+)")
+_ALIAS = re.compile(r"\*([^\s\[\]{},]+)")
+_TOKEN_START = frozenset(" \t\n\r[{,:")  # ":" for a JSON-like key's value: {"k":*a}
+_NAMES_LOOKED_AT = 1000
+
+
+def check_text(text: str, label: str, limits: YamlLimits = UPSTREAM, error: type[Exception] = YamlLimitError) -> None:
+    """Refuse ``text`` before any parser composes it when it is longer than ``limits.max_bytes``
+    characters, holds more than ``limits.max_nodes`` nodes, nests deeper than ``limits.max_depth``
+    or its aliases add more values than :func:`alias_budget` allows.
+
+    Raises ``error`` (default :class:`YamlLimitError`) with ``label: …``. Invalid YAML is left to
+    the parser that reads the text next (it words the error; it stops where this scan stopped).
+    """
+    if len(text) > limits.max_bytes:
+        raise error(f"{label}: larger than {limits.max_bytes // 1024 // 1024} MiB")
+    if not _may_exceed(text, limits):
+        return
+    _scan(text, label, limits, error)
+
+
+def _may_exceed(text: str, limits: YamlLimits) -> bool:
+    """Whether the cheap upper bounds leave ``text`` possibly over ``limits`` (or aliased)."""
+    lines = text.count("\n") + text.count("\r") + 1
+    if 2 * (lines + sum(text.count(c) for c in ":-,[{?")) + 2 > limits.max_nodes:
+        return True
+    flows = _flow_opens(text, limits.max_depth)
+    indent = limits.max_depth - flows - 2  # block nesting takes a column per level at least
+    if indent <= 0 or _odd_breaks(text):
+        return True
+    run = rf"[ \t?:-]{{{indent}}}"  # "\n" first: the regular expression engine then skips to each line
+    if re.match(run, text) or re.search(rf"\n{run}", text):
+        return True
+    return _aliased(text)
+
+
+def _odd_breaks(text: str) -> bool:
+    """Whether ``text`` breaks lines where indentation is not measured: a lone CR, NEL, LS or PS."""
+    if "\x85" in text or "\u2028" in text or "\u2029" in text:
+        return True
+    return "\r" in text and _LONE_CR.search(text) is not None
+
+
+def _flow_opens(text: str, most: int) -> int:
+    """How many flow collections of ``text`` may open where a node starts (at most ``most``):
+    an upper bound on its flow nesting (a ``[`` inside a quoted or plain scalar may count too).
+    ``most`` as well past :data:`_OPENERS_LOOKED_AT` candidates (the events then decide)."""
+    count = 0
+    for looked, match in enumerate(_OPENER.finditer(text)):
+        if looked >= _OPENERS_LOOKED_AT:
+            return most
+        i = match.start() - 1
+        while i >= 0 and text[i] in " \t":
+            i -= 1
+        if i < 0 or text[i] in _BEFORE_FLOW or _after_property(text, i):
+            count += 1
+            if count >= most:
+                break
+    return count
+
+
+def _after_property(text: str, end: int) -> bool:
+    """Whether the token ending at ``end`` (inclusive) may be a property (``&anchor``, ``!tag``):
+    it starts with ``&`` or ``!`` after a blank or a flow indicator, is longer than can be told,
+    or ends with the ``>`` of a verbatim tag (``!<a,b>``, which may hold flow indicators)."""
+    if text[end] == ">":
+        return True
+    start = max(0, end + 1 - _PROPERTY_LOOKBACK)
+    boundary = max(text.rfind(c, start, end + 1) for c in _TOKEN_BOUNDARY)
+    if boundary < 0:  # no boundary in the window: the token may be a long property
+        return start > 0 or text[0] in "&!"
+    return boundary < end and text[boundary + 1] in "&!"
+
+
+def _aliased(text: str) -> bool:
+    """Whether an alias of ``text`` may name one of its anchors (or too many names to tell cheaply)."""
+    if "*" not in text or "&" not in text:
+        return False
+    names = []
+    for regex in (_ALIAS, _ANCHOR):
+        found = set()
+        for match in regex.finditer(text):
+            start = match.start()
+            if start == 0 or text[start - 1] in _TOKEN_START:
+                found.add(match.group(1))
+                if len(found) > _NAMES_LOOKED_AT:
+                    return True
+        names.append(found)
+    return bool(names[0] & names[1])
+
+
+def _scan(text: str, label: str, limits: YamlLimits, error: type[Exception]) -> None:
+    """Stream ``text``'s parse events, counting nodes, depth and expanded sizes; raise ``error`` at the first limit."""
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.events import (
+        AliasEvent,
+        DocumentStartEvent,
+        MappingEndEvent,
+        MappingStartEvent,
+        ScalarEvent,
+        SequenceEndEvent,
+        SequenceStartEvent,
+    )
+
+    starts, ends = (MappingStartEvent, SequenceStartEvent), (MappingEndEvent, SequenceEndEvent)
+    cap = 1 << 62  # expanded sizes stop growing here (an alias chain doubles them per level)
+    nodes = written = 0
+    stack: list[list[Any]] = []  # per open collection: [expanded size so far, anchor]
+    sizes: dict[Any, int] = {}  # anchor → expanded size of its node
+    try:
+        for event in _events(text):
+            kind = type(event)
+            if kind in starts:
+                nodes += 1
+                written += 1
+                if nodes > limits.max_nodes:
+                    raise error(f"{label}: more than {limits.max_nodes} YAML nodes")
+                stack.append([1, event.anchor])
+                if len(stack) > limits.max_depth:
+                    line = event.start_mark.line + 1 if event.start_mark else "?"
+                    raise error(f"{label}:{line}: nested more than {limits.max_depth} levels deep")
+                continue
+            if kind is ScalarEvent:
+                nodes += 1
+                written += 1
+                if nodes > limits.max_nodes:
+                    raise error(f"{label}: more than {limits.max_nodes} YAML nodes")
+                size, anchor = 1, event.anchor
+            elif kind is AliasEvent:
+                size, anchor = sizes.get(event.anchor, 1), None
+            elif kind in ends:
+                size, anchor = stack.pop()
+            elif kind is DocumentStartEvent:
+                sizes.clear()
+                written = 0
+                continue
+            else:
+                continue
+            if anchor is not None:
+                sizes[anchor] = size
+            if stack:
+                stack[-1][0] = min(cap, stack[-1][0] + size)
+            elif size - written > alias_budget(written):
+                most = alias_budget(written) + written
+                raise error(f"{label}: its aliases expand to more than {most} values (an alias bomb?)")
+    except error:
+        raise
+    except (YAMLError, ValueError, AssertionError, IndexError, KeyError, TypeError):
+        return  # invalid: the parser reading it next says where and why
+
+
+def _events(text: str) -> Any:
+    """``text``'s parse events, from libyaml where it reads ``text`` as ruamel does, else ruamel's own parser."""
+    from ruamel.yaml import YAML
+
+    if not libyaml_differs(text):
+        from ruamel.yaml.main import CParser
+
+        if CParser is not None:
+            parser = CParser(text)
+            try:
+                while parser.check_event():
+                    yield parser.get_event()
+            finally:
+                parser.dispose()
+            return
+    yield from YAML(typ="safe", pure=True).parse(text)
+
+
+def read_text(path: Path, label: str) -> str:
+    """The UTF-8 text of a user file. Raises :class:`ConfigError` ``label: not found`` / ``label: cannot read: …``."""
+    try:
+        if path.exists() and not path.is_file():  # a FIFO or a device would block or never end
+            raise ConfigError(f"{label}: not a regular file")
+        if path.stat().st_size > MAX_USER_FILE_BYTES:
+            raise ConfigError(f"{label}: larger than {MAX_USER_FILE_BYTES // 1024 // 1024} MiB")
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{label}: not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{label}: cannot read: {' '.join(str(exc).split())}") from None
+
+
+def load_yaml_document(path: Path, label: str | None = None) -> Any:
+    """Read ``path`` as one YAML document with ruamel (round-trip, so keys keep line numbers).
+
+    Raises :class:`ConfigError` ``file:line: invalid YAML: …`` or ``file: cannot read: …``.
+    """
+    label = label or str(path)
+    return _parse_round_trip(read_text(path, label), label)
+
+
+def _parse_round_trip(text: str, label: str) -> Any:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    check_text(text, label, USER_FILE)
+    try:
+        return YAML(typ="rt", pure=True).load(text)
+    except RecursionError:
+        raise ConfigError(f"{label}: nested too deeply") from None
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = f":{mark.line + 1}" if mark else ""
+        problem = exc.problem or exc.context or "syntax error"
+        raise ConfigError(f"{label}{line}: invalid YAML: {problem}") from None
+    except YAMLError as exc:
+        raise ConfigError(f"{label}: invalid YAML: {exc}") from None
+    except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
+        # a scalar its tag or form cannot construct: 2001-13-45, !!int abc, !!bool x, 5000 digits
+        detail = shorten(" ".join(str(exc)[:1000].split()))
+        raise ConfigError(
+            f"{label}: invalid YAML: a value that cannot be read ({type(exc).__name__}: {detail})"
+        ) from None
+
+
+def load_plain(text: str, label: str = "YAML text", limits: YamlLimits = UPSTREAM) -> Any:
+    """``text`` as plain dicts, lists and scalars: parsed by libyaml, built by ruamel's safe constructor (YAML 1.2).
+
+    ``text`` is checked against ``limits`` first (:func:`check_text`, which raises
+    :class:`YamlLimitError` naming ``label``). About 8× faster than ruamel's pure-Python parser.
+    Text libyaml reads differently (tabs, ``%``
+    directives, a byte-order mark, the Unicode line breaks) and text it rejects go to ruamel's
+    pure-Python parser, which decides and words the errors (ruamel's ``YAMLError``).
+    """
+    from ruamel.yaml import YAML
+
+    check_text(text, label, limits)
+    if not libyaml_differs(text):
+        try:
+            from ruamel.yaml.resolver import VersionedResolver
+
+            loader = libyaml_loader_class(VersionedResolver)(text)
+            try:
+                return loader.get_single_data()
+            finally:
+                loader.dispose()
+        except Exception:  # no libyaml here, or the pure-Python parser decides and words the error
+            pass
+    return YAML(typ="safe", pure=True).load(text)
+
+
+@functools.cache
+def libyaml_loader_class(resolver: type) -> type:
+    """The loader ``YAML(typ="safe").load`` uses on libyaml, with ``resolver``, as a class made once.
+
+    ruamel.yaml (0.18-0.19) defines that class anew in every ``get_constructor_parser`` call:
+    ~0.18 ms of a loader's 0.2 ms, paid per document read. An instance takes the text, is
+    libyaml's parser, ruamel's safe constructor and ``resolver`` in one object (settings as
+    ``YAML(typ="safe")`` has them), and is used once, from one thread. Raises ``ImportError``
+    where ruamel has no libyaml binding.
+    """
+    from ruamel.yaml import YAML
+    from ruamel.yaml.constructor import SafeConstructor
+    from ruamel.yaml.main import CParser
+
+    if CParser is None:
+        raise ImportError("ruamel.yaml.clib (libyaml) is not installed")
+    defaults = YAML(typ="safe")
+
+    class Loader(CParser, SafeConstructor, resolver):  # type: ignore[misc, valid-type]
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            self._parser = self._composer = self
+            SafeConstructor.__init__(self, loader=self)
+            self.allow_duplicate_keys = defaults.allow_duplicate_keys
+            resolver.__init__(self, version=defaults.version, loadumper=self)
+
+    return Loader
+
+
+# after a blank, a flow indicator or the colon of a JSON-like key ({"a":!!str 3})
+_TAG = re.compile(r"(?:^|[\s\[{,:])!")
+# Text libyaml reads differently from ruamel's pure-Python parser: tabs (libyaml accepts some),
+# NEL and the Unicode line and paragraph separators (line breaks in YAML 1.1, not in 1.2),
+# byte-order marks (not counted in marks) and directives
+LIBYAML_DIFFERS = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^%", re.M)
+
+
+def libyaml_differs(text: str) -> bool:
+    """``LIBYAML_DIFFERS.search(text)``, by ``in`` tests first (the regular expression tries its
+    alternation at every character: seconds on 16 MiB)."""
+    if any(c in text for c in "\t\ufeff\x85\u2028\u2029"):
+        return True
+    return text.startswith("%") or "\n%" in text  # "^%" of re.M: at the start or after a "\n"
+
+
+def _tagged(text: str) -> bool:
+    """``_TAG.search(text)``, only run when the text holds a ``!`` at all."""
+    return "!" in text and _TAG.search(text) is not None
+
+
+class YamlFile:
+    """A validated user YAML file: ``data`` (plain, as :func:`to_plain` gives it) and key lines for messages.
+
+    Lines come from a round-trip parse made on the first :meth:`line_of` call, so a file that
+    loads without error costs one libyaml parse when its validation stamp exists.
+    """
+
+    def __init__(self, label: str, text: str, data: Any, document: Any = None) -> None:
+        self.label, self.text, self.data = label, text, data
+        self._document = document
+
+    def line_of(self, path: list[Any]) -> int | None:
+        """1-based line of the key at ``path`` (``['charts', 2, 'name']``), ``None`` when not found."""
+        if self._document is None:
+            self._document = _parse_round_trip(self.text, self.label)
+        return line_of(self._document, path)
+
+    def where(self, path: list[Any], suffix: str = "") -> _Where:
+        """``file:line<suffix>`` for messages, its line looked up only when formatted."""
+        return _Where(self, path, suffix)
+
+
+class _Where:
+    """A message prefix ``file:line<suffix>`` whose line is looked up when the message is formatted."""
+
+    def __init__(self, file: YamlFile, path: list[Any], suffix: str) -> None:
+        self.file, self.path, self.suffix = file, path, suffix
+
+    def __str__(self) -> str:
+        return f"{self.file.label}:{self.file.line_of(self.path) or '?'}{self.suffix}"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path | None = None) -> YamlFile:
+    """Read ``path`` as one YAML document and validate it against ``schema``.
+
+    ``stamps`` is a folder of validation stamps (:func:`stamp_path`), named by the schema and the
+    text and holding the text's data as JSON. With a stamp the text is known valid and its data is
+    read from the stamp: no YAML parse and no jsonschema import (which alone costs ~70 ms); data
+    JSON cannot hold exactly is parsed by libyaml (:func:`load_plain`). Without a stamp the text
+    is parsed round-trip and validated, and the stamp is written when it passes. Raises
+    :class:`ConfigError` as :func:`load_yaml_document` and :func:`validate` do, and
+    ``label: the file is empty`` for an empty document.
+    """
+    text = read_text(path, label)
+    stamp = stamp_path(stamps, json.dumps(schema, sort_keys=True), text)
+    # an explicit tag (!!str 3) is a TaggedScalar round-trip and a plain value to libyaml
+    held = read_stamp(stamp) if not _tagged(text) else None
+    if held is not None:
+        if "data" in held:
+            return YamlFile(label, text, held["data"])
+        try:
+            data = load_plain(text, label, USER_FILE)
+        except YamlLimitError:
+            raise
+        except Exception:  # a stamp for text libyaml cannot read: the full path words the error
+            data = None
+        if data is not None:
+            return YamlFile(label, text, to_plain(data))
+    document = _parse_round_trip(text, label)
+    if document is None:
+        raise ConfigError(f"{label}: the file is empty")
+    validate(document, schema, label)
+    plain = to_plain(document)
+    write_stamp(stamp, plain)
+    return YamlFile(label, text, plain, document)
+
+
+def to_plain(node: Any) -> Any:
+    """A ruamel round-trip value as plain dicts, lists and scalars."""
+    if isinstance(node, dict):
+        return {str(k): to_plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [to_plain(v) for v in node]
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        # an anchored boolean (&on true) is ruamel's ScalarBoolean, an int underneath: true, not 1
+        return bool(node) if type(node).__name__ == "ScalarBoolean" else int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    return node
