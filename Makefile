@@ -38,10 +38,11 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed ## Create .venv with gsvendor and the test tools.
 
-tools: ## Install the pinned helm, yq, helm-docs, helm-values-schema-json, schemalint, helm-unittest into .tools/.
+tools: ## Install the pinned helm, yq, helm-docs, helm-values-schema-json, schemalint, helm-unittest, kube-apiserver into .tools/ (etcd: apt).
 	hack/install-helm.sh
 	hack/install-yq.sh
 	hack/install-go-tools.sh
+	hack/install-kube.sh
 
 upstream-archives: ## Download GitHub's archives of the tags the tests read into UPSTREAM_DIR (CircleCI: ../shared/upstream).
 	mkdir -p $(UPSTREAM_DIR)
