@@ -18,8 +18,8 @@ CHART_PROJECT ?= .
 
 .DEFAULT_GOAL := help
 .PHONY: help venv tools renovate renovate-extract sync verify diff generate check-images check-manifests \
-	check-image-registry helm-test chart-tests helm-unittest upstream-archives ci-config patch-verify versions pre-commit \
-	lint test bench bench-images bench-manifests bench-patch-verify bench-resolve bench-generate bench-swap
+	check-image-registry cluster-test helm-test chart-tests helm-unittest upstream-archives ci-config patch-verify versions pre-commit \
+	lint test bench bench-images bench-manifests bench-patch-verify bench-resolve bench-generate bench-swap bench-cluster
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ \
@@ -81,6 +81,9 @@ check-manifests: venv tools ## Validate rendered custom resources against the ch
 
 check-image-registry: check-images ## Alias of check-images (the name the repository's README and CI use).
 
+cluster-test: venv tools ## Install the synced charts on a local kube-apiserver + etcd and check them there (after make sync).
+	$(VENV)/bin/pytest -q tests/cluster $(PYTEST_ARGS)
+
 helm-test: helm-unittest chart-tests ## The chart tests (CircleCI's chart-tests job): helm-unittest, then chart-tests.
 
 helm-unittest: tools ## The helm-unittest suites of every chart in CHART_PROJECT's helm/ (after make sync), real plugin; JUnit in build/.
@@ -108,8 +111,8 @@ lint: venv ## ruff on the code and tests.
 	$(VENV)/bin/ruff check gsvendor tests benchmarks
 	$(VENV)/bin/ruff format --check gsvendor tests benchmarks
 
-test: venv tools lint ## Lint and run the test suite (needs ../shared/upstream).
-	$(VENV)/bin/pytest -q
+test: venv tools lint ## Lint and run the test suite (needs ../shared/upstream; tests/cluster: make cluster-test).
+	$(VENV)/bin/pytest -q --ignore=tests/cluster
 
 # --- benchmarks (print figures; no pass/fail) -------------------------------------------------
 
@@ -136,6 +139,9 @@ bench-generate: venv tools ## Time gsvendor generate in-process against helm-val
 
 bench-resolve: venv ## Time check-images --resolve lookups of 100 references against a local docker-registry.
 	$(VENV)/bin/python benchmarks/bench_resolve.py
+
+bench-cluster: venv tools ## Time the API server's start to ready, and make cluster-test's wall time (after make sync).
+	$(VENV)/bin/python benchmarks/bench_cluster.py
 
 bench-swap: venv ## SIGKILL/TERM/INT at every step of sync's swap, then the next syncs; counts (REAL=1: v0.19.0 → v0.20.0).
 	$(VENV)/bin/python hack/swap_torture.py $(if $(REAL),--real)
