@@ -33,10 +33,10 @@ INSTALL_SET = {"kserve-llmisvc-resources": ("kserve.createSharedResources=false"
 # render still sends them to the server
 _DROP_WEBHOOKS = """#!{python}
 import sys
-from ruamel.yaml import YAML
-yaml = YAML(typ="safe")
-kept = [d for d in yaml.load_all(sys.stdin) if isinstance(d, dict) and d.get("kind") not in {kinds!r}]
-yaml.dump_all(kept, sys.stdout)
+import yaml
+documents = yaml.load_all(sys.stdin, Loader=yaml.CSafeLoader)
+kept = [d for d in documents if isinstance(d, dict) and d.get("kind") not in {kinds!r}]
+yaml.dump_all(kept, sys.stdout, Dumper=yaml.CSafeDumper)
 """
 
 
@@ -136,18 +136,35 @@ class Helm:
         out = self.run("template", release, str(chart), "--namespace", NAMESPACE, *extra, *args).stdout
         return parse(out)
 
-    def install(self, chart: Path, release: str, args: Sequence[str] = (), upgrade: bool = False) -> None:
+    def install(
+        self, chart: Path, release: str, args: Sequence[str] = (), upgrade: bool = False, webhooks: bool = True
+    ) -> None:
         """``helm install`` (``upgrade``: ``helm upgrade``) of ``chart`` as ``release`` in
-        :data:`NAMESPACE`, without the webhook configurations (the post-renderer)."""
+        :data:`NAMESPACE`; ``webhooks``: the chart renders webhook configurations, which the
+        post-renderer removes (it parses and writes every document again: megabytes for the CRDs)."""
         verb = "upgrade" if upgrade else "install"
-        self.run(verb, release, str(chart), "--namespace", NAMESPACE, "--post-renderer", str(self.post_renderer), *args)
+        extra = ["--post-renderer", str(self.post_renderer)] if webhooks else []
+        self.run(verb, release, str(chart), "--namespace", NAMESPACE, *extra, *args)
+
+
+_PARSED: dict[str, Any] = {}
 
 
 def parse(stream: str) -> list[dict[str, Any]]:
-    """The mappings of a multi-document YAML ``stream`` (libyaml)."""
-    from ruamel.yaml import YAML
+    """The mappings of a multi-document YAML ``stream`` (libyaml), each distinct document parsed
+    once per run (the CRD charts render megabytes, again at every install); shared, not to be
+    changed in place."""
+    import yaml
 
-    return [d for d in YAML(typ="safe").load_all(stream) if isinstance(d, dict)]
+    from gsvendor.images.check import split_documents
+
+    found = []
+    for chunk in split_documents(stream):
+        if chunk not in _PARSED:
+            _PARSED[chunk] = yaml.load(chunk, Loader=yaml.CSafeLoader)
+        if isinstance(_PARSED[chunk], dict):
+            found.append(_PARSED[chunk])
+    return found
 
 
 def label(obj: Mapping[str, Any]) -> str:
@@ -208,6 +225,11 @@ def install_stand_ins(
     return names
 
 
+def has_webhooks(objects: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether ``objects`` hold an admission webhook configuration."""
+    return any(o.get("kind") in WEBHOOK_KINDS for o in objects)
+
+
 def crd_names(objects: Sequence[Mapping[str, Any]]) -> list[str]:
     """``metadata.name`` of the CRDs among ``objects``."""
     return [str(o["metadata"]["name"]) for o in objects if o.get("kind") == "CustomResourceDefinition"]
@@ -262,7 +284,7 @@ def install_all(cluster: Cluster, helm: Helm, copies: dict[str, Path], variants:
         cv = install_variant(variants, name)
         args = install_args(cv)
         releases[name] = (cv.id, helm.template(copies[name], name, args, server=True))
-        helm.install(copies[name], name, args)
+        helm.install(copies[name], name, args, webhooks=has_webhooks(releases[name][1]))
         if name in CRD_CHARTS:
             cluster.wait_established(crd_names(releases[name][1]))
     return Installed(helm, copies, variants, renders, releases, stand_ins)

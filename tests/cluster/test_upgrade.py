@@ -29,6 +29,7 @@ from chartkit import (
     Installed,
     crd_names,
     defined_kinds,
+    has_webhooks,
     install_all,
     install_args,
     install_stand_ins,
@@ -177,7 +178,8 @@ def upgraded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Upgrade]:
             everything = [o for objects in renders.values() for o in objects]
             install_stand_ins(cluster, everything, defined_kinds(everything))
             for name in ORDER:
-                helm.install(copies[name], name, install_args(install_variant(new_variants, name)), upgrade=True)
+                cv = install_variant(new_variants, name)
+                helm.install(copies[name], name, install_args(cv), upgrade=True, webhooks=has_webhooks(renders[cv.id]))
                 if name in CRD_CHARTS:
                     cluster.wait_established(crd_names(renders[f"{name}/defaults"]))
         yield Upgrade(cluster, stored, previous, pinned)
