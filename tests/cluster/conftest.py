@@ -44,7 +44,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     import sys
 
     COUNTS = getattr(sys.modules.get("test_check_manifests_server"), "COUNTS", {})
-    if TIMES or COUNTS:
+    upgrade = getattr(sys.modules.get("test_upgrade"), "SUMMARY", {})
+    if TIMES or COUNTS or upgrade:
         terminalreporter.section("cluster tests")
     for name, seconds in TIMES.items():
         terminalreporter.write_line(f"{name}: {seconds:.2f} s")
@@ -53,3 +54,5 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             f"check-manifests against the server: {COUNTS['compared']} objects compared,"
             f" {COUNTS['disagreements']} disagreements ({COUNTS['cel_only']} refused for CEL rules alone)"
         )
+    for line in upgrade.values():
+        terminalreporter.write_line(f"upgrade keeps what clusters store: {line}")

@@ -44,6 +44,7 @@ from packaging.version import InvalidVersion, Version
 
 UPSTREAM = ROOT.parent / "shared" / "upstream"
 USER = "gsvendor-upgrade-"
+SUMMARY: dict[str, str] = {}  # printed by conftest.pytest_terminal_summary
 
 
 def pinned_tag() -> str | None:
@@ -217,5 +218,10 @@ def test_every_object_is_readable_at_every_served_version_after_the_upgrade(upgr
                     f"{label(obj)} at {version}: spec changed: wrote {json.dumps(item.obj.get('spec'))[:300]},"
                     f" read {json.dumps(answer.body.get('spec'))[:300]}"
                 )
+    kinds = sorted({item.obj["kind"] for item in upgraded.stored})
+    SUMMARY["upgrade"] = (
+        f"{upgraded.previous} → {upgraded.pinned}: {len(upgraded.stored)} objects written"
+        f" ({', '.join(kinds)}), {reads} reads after the upgrade"
+    )
     assert problems == []
     assert reads >= len(upgraded.stored)
