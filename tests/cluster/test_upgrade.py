@@ -25,6 +25,7 @@ from chartkit import (
     CRD_CHARTS,
     NAMESPACE,
     ORDER,
+    STAND_IN_LABEL,
     Helm,
     Installed,
     crd_names,
@@ -90,9 +91,10 @@ def _write_versions(crd: Mapping[str, Any]) -> list[str]:
 
 
 def create_custom_resources(cluster: Cluster, installed: Installed) -> list[Stored]:
-    """A copy (another name, not helm's) of every custom resource the install rendered, and a minimal
-    object of every other kserve.io kind at every version it can be written at. Raises
-    :class:`AssertionError` naming each object the server refused."""
+    """A copy (another name, not helm's) of every custom resource of the charts' CRDs the install
+    rendered (not of the stand-ins' kinds), and a minimal object of every other kserve.io kind at
+    every version it can be written at. Raises :class:`AssertionError` naming each object the
+    server refused."""
     crds = _crds(cluster)
     by_kind = {(c["spec"]["group"], c["spec"]["names"]["kind"]): c for c in crds.values()}
     wanted: list[tuple[dict[str, Any], str]] = []
@@ -100,8 +102,8 @@ def create_custom_resources(cluster: Cluster, installed: Installed) -> list[Stor
     for _variant, objects in installed.releases.values():
         for obj in objects:
             crd = by_kind.get((obj["apiVersion"].rpartition("/")[0], obj["kind"]))
-            if crd is None or obj["kind"] == "CustomResourceDefinition":
-                continue
+            if crd is None or STAND_IN_LABEL in (crd["metadata"].get("labels") or {}):
+                continue  # a built-in kind, or one a stand-in CRD serves (not the charts' to keep)
             rendered_kinds.add(crd["metadata"]["name"])
             copy = {**obj, "metadata": {**obj["metadata"], "name": USER + obj["metadata"]["name"]}}
             wanted.append((copy, crd["metadata"]["name"]))
