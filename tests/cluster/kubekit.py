@@ -111,6 +111,7 @@ class Cluster:
     kubeconfig: Path
     ready_seconds: float
     http: httpx.Client = field(repr=False)
+    pids: tuple[int, int] = (0, 0)  # etcd's and kube-apiserver's, each its process group's leader
     _resources: dict[tuple[str, str], Resource] = field(default_factory=dict, repr=False)
 
     # --- requests --------------------------------------------------------------------------
@@ -348,7 +349,7 @@ def running_cluster(folder: Path, apiserver: str, etcd: str, timeout: float = 12
         )
         kubeconfig.chmod(0o600)
         try:
-            yield Cluster(url, token, ca, kubeconfig, ready, http)
+            yield Cluster(url, token, ca, kubeconfig, ready, http, pids=(etcd_process.pid, apiserver_process.pid))
         finally:
             http.close()
     finally:
