@@ -11,6 +11,7 @@ is compared at its storage version only (no webhook runs here to convert the oth
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -144,19 +145,26 @@ class Judge:
         if server != emulated:
             self.disagreements.append((version, obj, why))
 
-    def report(self) -> list[str]:
-        """The disagreements, each with its smallest object (:func:`mutations.shrink`)."""
-        lines = []
-        for version, obj, _why in self.disagreements[:5]:
+    def smallest(self, limit: int = 5) -> list[tuple[Version, dict[str, Any], str]]:
+        """The first ``limit`` disagreements, each as its smallest object (:func:`mutations.shrink`)
+        with both verdicts on it."""
+        found = []
+        for version, obj, _why in self.disagreements[:limit]:
 
             def disagrees(candidate: dict[str, Any], version: Version = version) -> bool:
                 server, emulated, _, _ = self.verdicts(version, candidate)
                 return server != emulated
 
             small = shrink(obj, disagrees)
-            why = self.verdicts(version, small)[3]
-            lines.append(f"{label(obj)} ({version.api_version}): {json.dumps(small, sort_keys=True)}: {why}")
-        return lines
+            found.append((version, small, self.verdicts(version, small)[3]))
+        return found
+
+    def report(self) -> list[str]:
+        """The disagreements, one line each: the object, its smallest form, both verdicts."""
+        return [
+            f"{label(small)} ({version.api_version}): {json.dumps(small, sort_keys=True)}: {why}"
+            for version, small, why in self.smallest()
+        ]
 
 
 @pytest.fixture(scope="module")
@@ -205,3 +213,30 @@ def test_mutations_are_judged_alike_by_the_emulation_and_the_server(differential
     COUNTS.update(compared=len(judge.compared), cel_only=len(judge.cel_only), disagreements=len(judge.disagreements))
     assert judge.report() == []
     assert len(judge.compared) >= 1000
+
+
+def test_a_disagreement_is_reported_with_its_smallest_object(differential: Any, monkeypatch: Any) -> None:
+    # the emulation as it was before it knew x-kubernetes-list-type: a second container of the same
+    # name passed it, the server refuses it
+    cluster_judge, found = differential
+    judge = Judge(cluster_judge.cluster)
+    unaware = check
+
+    def without_list_types(schema: Any, obj: Any) -> list[Any]:
+        return [v for v in unaware(schema, obj) if v.problem != "duplicate items"]
+
+    monkeypatch.setattr(sys.modules[__name__], "check", without_list_types)
+    version, preset = next(
+        (version, obj)
+        for version, obj, _ in found
+        if obj["kind"] == "LLMInferenceServiceConfig" and "containers" in (obj["spec"].get("template") or {})
+    )
+    changed = json.loads(json.dumps(preset))
+    containers = changed["spec"]["template"]["containers"]
+    containers.append({"name": containers[0]["name"], "image": "another"})
+    judge.compare(version, changed)
+    assert len(judge.disagreements) == 1
+    [(_, small, why)] = judge.smallest()
+    name = containers[0]["name"]
+    assert small["spec"] == {"template": {"containers": [{"name": name}, {"name": name}]}}
+    assert "Duplicate value" in why and "emulation: accepts" in why
