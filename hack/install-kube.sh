@@ -78,15 +78,16 @@ work="$cache/modules/kube-apiserver"
 log="$cache/modules/kube-apiserver.log"
 rm -rf "$work" && mkdir -p "$work"
 # fetching: no network or a version the proxy does not serve skips with a message
+# (an && chain: set -e does not stop a subshell that is an if's condition)
 if ! (
-  cd "$work"
-  "$go" mod init gsvendor.invalid/tools/kube-apiserver
-  gomod=$("$go" mod download -json "$module@$KUBERNETES_VERSION" | python3 -c '
+  cd "$work" &&
+    "$go" mod init gsvendor.invalid/tools/kube-apiserver &&
+    gomod=$("$go" mod download -json "$module@$KUBERNETES_VERSION" | python3 -c '
 import json, sys
 info = json.load(sys.stdin)
-sys.exit(info["Error"]) if info.get("Error") else print(info["GoMod"])')
-  # every ./staging replace of k8s.io/kubernetes becomes the published release of that module
-  flags=$("$go" mod edit -json "$gomod" | python3 -c '
+sys.exit(info["Error"]) if info.get("Error") else print(info["GoMod"])') &&
+    # every ./staging replace of k8s.io/kubernetes becomes the published release of that module
+    flags=$("$go" mod edit -json "$gomod" | python3 -c '
 import json, sys
 staging = sys.argv[1]
 for r in json.load(sys.stdin).get("Replace") or []:
@@ -97,10 +98,10 @@ for r in json.load(sys.stdin).get("Replace") or []:
         print("-replace=" + old["Path"] + "=" + old["Path"] + "@" + staging)
     else:
         sys.exit("a replace by a local folder cannot be reproduced: " + new["Path"])
-' "$staging")
-  # shellcheck disable=SC2086
-  "$go" mod edit -require="$module@$KUBERNETES_VERSION" $flags
-  "$go" get "$package@$KUBERNETES_VERSION"
+' "$staging") &&
+    # shellcheck disable=SC2086
+    "$go" mod edit -require="$module@$KUBERNETES_VERSION" $flags &&
+    "$go" get "$package@$KUBERNETES_VERSION"
 ) >"$log" 2>&1; then
   if grep -q 'requires go >= ' "$log"; then
     cat "$log" >&2
