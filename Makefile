@@ -38,7 +38,7 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed ## Create .venv with gsvendor and the test tools.
 
-tools: ## Install the pinned helm, yq, helm-docs, helm-values-schema-json, schemalint, helm-unittest, kube-apiserver into .tools/ (etcd: apt).
+tools: ## Install the pinned helm, yq, helm-docs, helm-values-schema-json, schemalint, helm-unittest, kube-apiserver, etcd into .tools/.
 	hack/install-helm.sh
 	hack/install-yq.sh
 	hack/install-go-tools.sh

@@ -38,11 +38,13 @@ class ClusterError(RuntimeError):
 
 def binaries() -> dict[str, str | None]:
     """``{"kube-apiserver": path or None, "etcd": path or None}``: ``$KUBE_APISERVER`` or
-    .tools/bin/kube-apiserver (hack/install-kube.sh), ``$ETCD`` or etcd on PATH."""
+    .tools/bin/kube-apiserver (hack/install-kube.sh); ``$ETCD``, else .tools/bin/etcd (built from
+    its Go module where no etcd 3.4 was at hand), else etcd on PATH."""
     apiserver = os.environ.get("KUBE_APISERVER") or str(ROOT / ".tools" / "bin" / "kube-apiserver")
+    etcd = os.environ.get("ETCD") or str(ROOT / ".tools" / "bin" / "etcd")
     return {
         "kube-apiserver": apiserver if os.access(apiserver, os.X_OK) else None,
-        "etcd": shutil.which(os.environ.get("ETCD") or "etcd"),
+        "etcd": shutil.which(etcd) or (None if os.environ.get("ETCD") else shutil.which("etcd")),
     }
 
 
