@@ -21,9 +21,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "cluster"))
+sys.path.insert(0, str(ROOT / "tests"))
 
-from kubekit import binaries, running_cluster  # noqa: E402
+from cluster.kubekit import binaries, running_cluster  # noqa: E402
 
 
 def main() -> None:

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kubekit import Cluster, ClusterError
-
+from cluster.kubekit import Cluster, ClusterError
 from gsvendor.images.check import Variant
 
 # the documented order: CRD charts, then the presets and runtimes, then the controllers

@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from chartkit import Helm, Installed, install_all, installable, synced_variants
-from kubekit import ROOT, Cluster, missing, require_binaries, running_cluster
+
+from cluster.chartkit import Helm, Installed, install_all, installable, synced_variants
+from cluster.kubekit import ROOT, Cluster, missing, require_binaries, running_cluster
 
 TIMES: dict[str, float] = {}
 
@@ -43,8 +44,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     """The API server's start-to-ready time and the differential's counts, even under -q."""
     import sys
 
-    COUNTS = getattr(sys.modules.get("test_check_manifests_server"), "COUNTS", {})
-    upgrade = getattr(sys.modules.get("test_upgrade"), "SUMMARY", {})
+    COUNTS = getattr(sys.modules.get("cluster.test_check_manifests_server"), "COUNTS", {})
+    upgrade = getattr(sys.modules.get("cluster.test_upgrade"), "SUMMARY", {})
     if TIMES or COUNTS or upgrade:
         terminalreporter.section("cluster tests")
     for name, seconds in TIMES.items():

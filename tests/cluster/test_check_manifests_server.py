@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from chartkit import NAMESPACE, Installed, label
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from kubekit import Cluster
-from mutations import Site, minimal, mutate, shrink, sites
 
+from cluster.chartkit import NAMESPACE, Installed, label
+from cluster.kubekit import Cluster
+from cluster.mutations import Site, minimal, mutate, shrink, sites
 from gsvendor.manifests.schema import check
 
 NAME = "gsvendor-differential"

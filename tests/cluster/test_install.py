@@ -13,7 +13,8 @@ import copy
 import json
 
 import pytest
-from chartkit import (
+
+from cluster.chartkit import (
     NAMESPACE,
     ORDER,
     STAND_IN_LABEL,
@@ -24,7 +25,7 @@ from chartkit import (
     parse,
     synced_variants,
 )
-from kubekit import ROOT, Cluster
+from cluster.kubekit import ROOT, Cluster
 
 VARIANTS = synced_variants(ROOT)
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from kubekit import ROOT, Cluster, ClusterError, require_binaries, running_cluster
+
+from cluster.kubekit import ROOT, Cluster, ClusterError, require_binaries, running_cluster
 
 
 def _gone(pid: int) -> bool:

@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chartkit import (
+from packaging.version import InvalidVersion, Version
+
+from cluster.chartkit import (
     CRD_CHARTS,
     NAMESPACE,
     ORDER,
@@ -39,9 +41,8 @@ from chartkit import (
     label,
     synced_variants,
 )
-from kubekit import ROOT, Cluster, missing, require_binaries, running_cluster
-from mutations import minimal
-from packaging.version import InvalidVersion, Version
+from cluster.kubekit import ROOT, Cluster, missing, require_binaries, running_cluster
+from cluster.mutations import minimal
 
 UPSTREAM = ROOT.parent / "shared" / "upstream"
 USER = "gsvendor-upgrade-"
