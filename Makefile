@@ -18,8 +18,8 @@ CHART_PROJECT ?= .
 
 .DEFAULT_GOAL := help
 .PHONY: help venv tools renovate renovate-extract sync upgrade verify diff generate check-images check-manifests \
-	check-image-registry helm-test chart-tests helm-unittest upstream-archives ci-config patch-verify versions pre-commit \
-	lint test bench bench-images bench-manifests bench-patch-verify bench-resolve bench-generate bench-swap
+	check-image-registry cluster-test helm-test chart-tests helm-unittest upstream-archives ci-config patch-verify versions pre-commit \
+	lint test bench bench-images bench-manifests bench-patch-verify bench-resolve bench-generate bench-swap bench-cluster
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{ \
@@ -38,11 +38,12 @@ $(VENV)/.installed: pyproject.toml
 
 venv: $(VENV)/.installed ## Create .venv with gsvendor and the test tools.
 
-tools: ## Install the pinned helm, yq, helm-docs, helm-values-schema-json, schemalint, helm-unittest into .tools/.
+tools: ## Install the pinned helm, yq, helm-docs, helm-values-schema-json, schemalint, helm-unittest, kube-apiserver, etcd into .tools/.
 	hack/install-go.sh
 	hack/install-helm.sh
 	hack/install-yq.sh
 	hack/install-go-tools.sh
+	hack/install-kube.sh
 
 upstream-archives: ## Download GitHub's archives of the tags the tests read into UPSTREAM_DIR (CircleCI: ../shared/upstream).
 	mkdir -p $(UPSTREAM_DIR)
@@ -84,6 +85,9 @@ check-manifests: venv tools ## Validate rendered custom resources against the ch
 
 check-image-registry: check-images ## Alias of check-images (the name the repository's README and CI use).
 
+cluster-test: venv tools ## Install the synced charts on a local kube-apiserver + etcd and check them there (after make sync).
+	$(VENV)/bin/pytest -q tests/cluster $(PYTEST_ARGS)
+
 # both halves run and report even when the first fails; the exit status is the first failure's
 helm-test: ## The chart tests (CircleCI's chart-tests job): helm-unittest and chart-tests, both reported.
 	@unittest=0; charts=0; \
@@ -119,8 +123,8 @@ lint: venv ## ruff on the code and tests; the package's shape (module sizes, imp
 	$(VENV)/bin/ruff format --check gsvendor tests benchmarks
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_architecture.py tests/test_docs.py
 
-test: venv tools lint ## Lint and run the test suite (needs ../shared/upstream).
-	$(VENV)/bin/pytest -q
+test: venv tools lint ## Lint and run the test suite (needs ../shared/upstream; tests/cluster: make cluster-test).
+	$(VENV)/bin/pytest -q --ignore=tests/cluster
 
 # --- benchmarks (print figures; no pass/fail) -------------------------------------------------
 
@@ -149,6 +153,9 @@ bench-generate: venv tools ## Time gsvendor generate in-process against helm-val
 
 bench-resolve: venv ## Time check-images --resolve lookups of 100 references against a local docker-registry.
 	$(VENV)/bin/python benchmarks/bench_resolve.py
+
+bench-cluster: venv tools ## Time the API server's start to ready, and make cluster-test's wall time (after make sync).
+	$(VENV)/bin/python benchmarks/bench_cluster.py
 
 bench-swap: venv ## SIGKILL/TERM/INT at every step of sync's swap, then the next syncs; counts (REAL=1: v0.19.0 → v0.20.0).
 	$(VENV)/bin/python hack/swap_torture.py $(if $(REAL),--real)

@@ -193,6 +193,26 @@ def test_missing_required_field_fails(tmp_path: Path, synced: Path, cli_module: 
     assert findings[0]["crd"].endswith("serving.kserve.io_llminferenceserviceconfigs.yaml")
 
 
+def test_duplicate_items_of_a_map_list_fail(tmp_path: Path, synced: Path, cli_module: Cli) -> None:
+    # containers is an x-kubernetes-list-type: map keyed by name: the API server refuses a second
+    # container of the same name ("Duplicate value"), whatever its other fields
+    seen: list[tuple[int, str]] = []
+
+    def edit(preset: dict) -> None:
+        containers = preset["spec"]["template"]["containers"]
+        seen.append((len(containers), containers[0]["name"]))
+        containers.append({"name": containers[0]["name"], "image": "other"})
+
+    code, findings, text = _run_on_preset(tmp_path, synced, cli_module, edit)
+    index, name = seen[0]
+    assert code == 1
+    path = f"spec.template.containers[{index}]"
+    assert [(f["path"], f["problem"], f["message"]) for f in findings] == [
+        (path, "duplicate items", f"Duplicate value: {json.dumps({'name': name})}")
+    ]
+    assert path in text and "duplicate items" in text
+
+
 def test_unserved_api_version_fails(tmp_path: Path, synced: Path, cli_module: Cli) -> None:
     code, findings, text = _run_on_preset(
         tmp_path, synced, cli_module, lambda p: p.__setitem__("apiVersion", "serving.kserve.io/v1beta1")

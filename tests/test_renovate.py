@@ -213,6 +213,14 @@ def test_every_pin_of_the_repository_is_a_renovate_dependency(extracted: list[di
         )
         assert pinned, "hack/install-go-tools.sh pins no Go tool under a renovate comment"
         expected += [("hack/install-go-tools.sh", "regex", "go", module, version) for module, version in pinned]
+    # kube-apiserver and etcd of the cluster tests, from their pinned Go modules
+    kube = ROOT / "hack/install-kube.sh"
+    if kube.exists():
+        pinned = re.findall(
+            r"^# renovate: datasource=go depName=(\S+)\n[A-Z0-9_]+_VERSION=(\S+)$", kube.read_text(), re.M
+        )
+        assert [module for module, _ in pinned] == ["k8s.io/kubernetes", "go.etcd.io/etcd/server/v3"]
+        expected += [("hack/install-kube.sh", "regex", "go", module, version) for module, version in pinned]
     # CI: the orbs and the docker images of every .circleci/*.yml (Renovate's circleci manager)
     for path in sorted((ROOT / ".circleci").glob("*.yml")):
         name = path.relative_to(ROOT).as_posix()

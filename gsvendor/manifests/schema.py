@@ -24,6 +24,10 @@ apiextensions-apiserver's ``pkg/apiserver/schema/pruning`` and ``objectmeta`` pa
   draft 4 (OpenAPI 3.0's dialect); ``format`` is checked for the string formats the API server
   validates that the standard library can check (:data:`FORMATS`). CEL rules
   (``x-kubernetes-validations``) and defaults are not evaluated.
+- **List types** (``x-kubernetes-list-type``, the apiextensions-apiserver's ``structurallisttype``):
+  the items of a ``set`` list, and the items of a ``map`` list by their
+  ``x-kubernetes-list-map-keys`` (a missing key taken from its default), must be unique
+  (:func:`duplicates`; reported as **duplicate items**).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from __future__ import annotations
 import base64
 import binascii
 import ipaddress
+import json
 import re
 import uuid
 from collections.abc import Iterator, Mapping
@@ -268,7 +273,41 @@ def check(schema: Any, instance: Any) -> list[Violation]:
     """Every problem of ``instance`` against the CRD schema ``schema`` (a version's
     ``openAPIV3Schema``), with the translation guided by the instance. Raises nothing."""
     instance = drop_nulls(schema, instance)
-    return violations(validator(translate(schema, instance, root=True)), instance)
+    found = violations(validator(translate(schema, instance, root=True)), instance)
+    extra = list(duplicates(schema, instance, []))
+    return sorted([*found, *extra], key=lambda v: (v.path, v.problem)) if extra else found
+
+
+def duplicates(node: Any, value: Any, path: list[Any]) -> Iterator[Violation]:
+    """A violation per item of a ``x-kubernetes-list-type: set`` list equal to an earlier one, and per
+    item of a ``map`` list whose ``x-kubernetes-list-map-keys`` values equal an earlier item's
+    (Kubernetes' ``Duplicate value``), at every depth of ``value`` the schema ``node`` describes.
+    Raises nothing."""
+    if not isinstance(node, Mapping):
+        return
+    if isinstance(value, Mapping):
+        specified = node.get("properties") or {}
+        additional = node.get("additionalProperties")
+        for key, item in value.items():
+            sub = specified.get(key, additional if isinstance(additional, Mapping) else None)
+            yield from duplicates(sub, item, [*path, key])
+    elif isinstance(value, list):
+        kind = node.get("x-kubernetes-list-type")
+        items = node.get("items") if isinstance(node.get("items"), Mapping) else {}
+        keys = [str(k) for k in node.get("x-kubernetes-list-map-keys") or []]
+        defaults = {k: (items.get("properties") or {}).get(k, {}).get("default") for k in keys}
+        seen: set[str] = set()
+        for index, item in enumerate(value):
+            marker = None
+            if kind == "set":
+                marker = json.dumps(item, sort_keys=True, default=str)
+            elif kind == "map" and keys and isinstance(item, Mapping):
+                marker = json.dumps({k: item.get(k, defaults[k]) for k in keys}, sort_keys=True, default=str)
+            if marker is not None and marker in seen:
+                yield Violation(format_path([*path, index]), "duplicate items", f"Duplicate value: {marker}")
+            elif marker is not None:
+                seen.add(marker)
+            yield from duplicates(items, item, [*path, index])
 
 
 def violations(checker: Any, instance: Any) -> list[Violation]:

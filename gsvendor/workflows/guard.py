@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 
+from gsvendor import journal_trust
 from gsvendor.config import Config
 from gsvendor.files import project_lock
-from gsvendor.vendoring import journal, journal_trust
+from gsvendor.vendoring import journal
 
 
 @contextlib.contextmanager
