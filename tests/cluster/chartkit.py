@@ -68,7 +68,8 @@ def chart_variants(project: Path) -> list[ChartVariant]:
     """Every variant check-images renders of ``project``'s charts (gsvendor.yaml), in install order,
     without the variants declared to fail. Raises gsvendor's errors for an unsynced project."""
     from gsvendor.config import load_config
-    from gsvendor.images.check import chart_targets, images_config, load_values, plan_variants
+    from gsvendor.images.rendering import load_values
+    from gsvendor.images.variants import chart_targets, images_config, plan_variants
 
     config = load_config(project / "gsvendor.yaml")
     settings = images_config(config)
@@ -155,7 +156,7 @@ def parse(stream: str) -> list[dict[str, Any]]:
     changed in place."""
     import yaml
 
-    from gsvendor.images.check import split_documents
+    from gsvendor.images.documents import split_documents
 
     found = []
     for chunk in split_documents(stream):
