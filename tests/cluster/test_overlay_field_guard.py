@@ -8,7 +8,7 @@ emulation of the server, reports the same objects and field.
 
 Only kserve-llmisvc-crd is installed (helm, uninstalled afterwards; its CRDs stay, as
 ``helm.sh/resource-policy: keep`` says, and a later install of the release adopts them); where the
-session's charts are installed already, that release is used as it is.
+other cluster tests installed the charts already, that release is used as it is.
 """
 
 from __future__ import annotations
