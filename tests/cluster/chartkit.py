@@ -244,6 +244,18 @@ def defined_kinds(objects: Sequence[Mapping[str, Any]]) -> set[tuple[str, str]]:
     }
 
 
+def strict_rejections(cluster: Cluster, variant_id: str, objects: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Server-side apply (dry run, ``fieldValidation=Strict``) of every object of ``objects`` in
+    :data:`NAMESPACE`: one line ``<variant_id>: <Kind/name>: <HTTP status> <server message>`` per
+    object the server refuses, in order; empty when it accepts them all."""
+    rejected = []
+    for obj in objects:
+        answer = cluster.apply(obj, namespace=NAMESPACE)
+        if not answer.ok:
+            rejected.append(f"{variant_id}: {label(obj)}: {answer.status} {answer.message}")
+    return rejected
+
+
 @dataclass
 class Installed:
     """The charts installed on a cluster: ``renders`` per :class:`ChartVariant` id (the objects

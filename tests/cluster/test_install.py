@@ -23,6 +23,7 @@ from cluster.chartkit import (
     Installed,
     label,
     parse,
+    strict_rejections,
     synced_variants,
 )
 from cluster.kubekit import ROOT, Cluster
@@ -58,13 +59,7 @@ def test_stand_ins_are_only_for_kinds_from_elsewhere(installed: Installed, clust
 def test_every_object_passes_strict_server_side_apply(
     installed: Installed, cluster: Cluster, chart_variant: ChartVariant
 ) -> None:
-    objects = installed.renders[chart_variant.id]
-    rejected = []
-    for obj in objects:
-        answer = cluster.apply(obj, namespace=NAMESPACE)
-        if not answer.ok:
-            rejected.append(f"{chart_variant.id}: {label(obj)}: {answer.status} {answer.message}")
-    assert rejected == []
+    assert strict_rejections(cluster, chart_variant.id, installed.renders[chart_variant.id]) == []
 
 
 def test_strict_validation_rejects_a_field_the_crd_lacks(installed: Installed, cluster: Cluster) -> None:
