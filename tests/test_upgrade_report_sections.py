@@ -143,14 +143,57 @@ def test_crd_changes_are_classified() -> None:
         "v1: spec.mode enum narrowed (no longer: lazy)",
     )
     lines = _crds(ChartUpgrade(name="c", dest="helm/c", crds=[change]))
-    assert lines[-4:] == [
+    assert lines[-8:] == [
         "Changes a reviewer should look at (served and stored versions, conversion, `spec` fields):",
         "",
         "- `widgets.example.com`: storage version v1 → v2; v1 no longer served; conversion None → Webhook; "
         "field removed: v1: legacy; v1: spec.replicas type narrowed: int-or-string → integer; "
         "v1: spec.replicas newly required; v1: spec.mode enum narrowed (no longer: lazy)",
         "",
+        "Reads that need the conversion webhook (`conversion.strategy: Webhook`):",
+        "",
+        "- `widgets.example.com`: objects stored at v1 need the conversion webhook (the controller) to be read at v2",
+        "",
     ]
+
+
+def webhook_section(old: bytes, new: bytes) -> list[str]:
+    """The CRD section's conversion-webhook rows (the lines after their heading)."""
+    changes = compare_crds({"templates/crd.yaml": old}, {"templates/crd.yaml": new})
+    lines = _crds(ChartUpgrade(name="c", dest="helm/c", crds=changes))
+    heading = "Reads that need the conversion webhook (`conversion.strategy: Webhook`):"
+    return lines[lines.index(heading) + 2 : -1] if heading in lines else []
+
+
+def test_a_storage_version_change_under_a_webhook_names_every_other_served_version() -> None:
+    old = crd(conversion="Webhook", mode=OLD_MODE, required="mode")
+    new = crd(storage="v2", conversion="Webhook", mode=OLD_MODE, required="mode")
+    assert webhook_section(old, new) == [
+        "- `widgets.example.com`: objects stored at v1 need the conversion webhook (the controller) to be read at v2",
+    ]
+    # the way back: objects stored at v2 are read at v1 through the webhook
+    assert webhook_section(new, old) == [
+        "- `widgets.example.com`: objects stored at v2 need the conversion webhook (the controller) to be read at v1",
+    ]
+
+
+def test_a_newly_served_version_under_a_webhook_needs_it() -> None:
+    old = crd(storage="v2", served_v1=False, conversion="Webhook", mode=OLD_MODE, required="mode")
+    new = crd(storage="v2", served_v1=True, conversion="Webhook", mode=OLD_MODE, required="mode")
+    assert webhook_section(old, new) == [
+        "- `widgets.example.com`: objects stored at v2 need the conversion webhook (the controller) to be read at v1",
+    ]
+
+
+def test_no_webhook_row_without_the_webhook_strategy_or_a_version_change() -> None:
+    base = crd(conversion="Webhook", mode=OLD_MODE, required="mode")
+    # served and storage versions unchanged: the webhook was needed before as much as after
+    assert webhook_section(base, crd(conversion="Webhook", mode=NEW_MODE, required="mode")) == []
+    # strategy None: the API server converts by rewriting apiVersion, no controller involved
+    old = crd(mode=OLD_MODE, required="mode")
+    assert webhook_section(old, crd(storage="v2", mode=OLD_MODE, required="mode")) == []
+    # a webhook given up in the new CRD is not asked of it
+    assert webhook_section(base, crd(storage="v2", mode=OLD_MODE, required="mode")) == []
 
 
 def test_an_unchanged_crd_is_not_listed() -> None:

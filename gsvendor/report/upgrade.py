@@ -156,6 +156,11 @@ def _crds(chart: ChartUpgrade) -> list[str]:
         for crd in classified:
             lines.append(f"- {code(crd.name)}: " + "; ".join(crd.classified))
         lines.append("")
+    webhook = [crd for crd in chart.crds if crd.webhook]
+    if webhook:
+        lines += ["Reads that need the conversion webhook (`conversion.strategy: Webhook`):", ""]
+        lines += [f"- {code(crd.name)}: {line}" for crd in webhook for line in crd.webhook]
+        lines.append("")
     return lines
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from gsvendor.images.check import judge
 from gsvendor.images.find import Found, configmap_references, key_lines, manifest_references, values_references
 from gsvendor.overlays.engine import AppliedOperation, Overlay
-from gsvendor.vendoring.crdchanges import Traits, classify, traits
+from gsvendor.vendoring.crdchanges import Traits, classify, needs_webhook, traits
 from gsvendor.vendoring.plan import Build, ChartBuild
 from gsvendor.vendoring.rbac import RbacChange, compare_rbac
 
@@ -80,6 +80,8 @@ class CrdChange:
     removed: bool = False
     # what kind of change, for the reviewer (gsvendor.vendoring.crdchanges.classify)
     classified: tuple[str, ...] = ()
+    # the reads of stored objects that need the conversion webhook (crdchanges.needs_webhook)
+    webhook: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -347,7 +349,11 @@ def compare_crds(
             tuple(f"{v}: {f}" for v in both for f in sorted(now[v] - was[v])),
             tuple(f"{v}: {f}" for v in both for f in sorted(was[v] - now[v])),
         )
-        change = replace(change, classified=classify(was_traits, now_traits, change.fields_removed))
+        change = replace(
+            change,
+            classified=classify(was_traits, now_traits, change.fields_removed),
+            webhook=needs_webhook(was_traits, now_traits),
+        )
         if change.classified or change.versions_added or change.versions_removed or change.fields_added:
             out.append(change)
     return out
