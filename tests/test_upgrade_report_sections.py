@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gsvendor.report.upgrade import _crds, _rbac
+from gsvendor.report.upgrade import _crds, _images, _rbac
 from gsvendor.vendoring.rbac import compare_rbac
-from gsvendor.vendoring.upgrade import ChartUpgrade, _load_yaml, compare_crds
+from gsvendor.vendoring.upgrade import ChartUpgrade, _load_yaml, compare_crds, compare_images, render_rewrites
 
 ROLE = """\
 apiVersion: rbac.authorization.k8s.io/v1
@@ -199,3 +199,57 @@ def test_no_webhook_row_without_the_webhook_strategy_or_a_version_change() -> No
 def test_an_unchanged_crd_is_not_listed() -> None:
     same = {"templates/crd.yaml": crd(mode=OLD_MODE, required="mode")}
     assert compare_crds(same, dict(same)) == []
+
+
+PRESETS = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: preset
+spec:
+  containers:
+    - name: main
+      image: ghcr.io/llm-d/llm-d-cuda:{tag}
+    - name: side
+      image: quay.io/other/side:{tag}
+"""
+
+# the template reads the presets and rewrites one registry by prefix; the helper's replace holds no "/"
+TEMPLATES = {
+    "templates/presets.yaml": b'{{ .Files.Get "files/presets.yaml" | replace "ghcr.io/llm-d/" .Values.registry }}\n',
+    "templates/_helpers.tpl": b'{{- define "c.chart" -}}{{ .Chart.Version | replace "+" "_" }}{{- end -}}\n',
+}
+
+
+def test_image_rows_rewritten_at_render_time() -> None:
+    assert render_rewrites(TEMPLATES) == {"files/presets.yaml": ("ghcr.io/llm-d/",)}
+    old = {"files/presets.yaml": PRESETS.format(tag="v1").encode()}
+    new = {"files/presets.yaml": PRESETS.format(tag="v2").encode()}
+    images = compare_images(old, new, ["gsoci.azurecr.io/"], (render_rewrites(TEMPLATES), render_rewrites(TEMPLATES)))
+    assert _images(ChartUpgrade(name="c", dest="helm/c", images=images)) == [
+        "### Image references",
+        "",
+        "0 added, 0 removed, 2 changed (after the overlays; allowed: the check-images policy):",
+        "",
+        "| change | where | old | new | allowed |",
+        "|---|---|---|---|---|",
+        "| changed | (1) | `ghcr.io/llm-d/llm-d-cuda:v1` | `ghcr.io/llm-d/llm-d-cuda:v2` | (2) |",
+        "| changed | (3) | `quay.io/other/side:v1` | `quay.io/other/side:v2` | (4) |",
+        "",
+        "- (1) where: `files/presets.yaml Pod/preset spec.containers[main].image`",
+        "- (2) allowed: rewritten at render time (check-images judges the rendered reference)",
+        "- (3) where: `files/presets.yaml Pod/preset spec.containers[side].image`",
+        "- (4) allowed: no, as written",
+        "",
+        "References under `files/` and `crds/` are as the chart's files hold them; "
+        '"rewritten at render time (check-images judges the rendered reference)" marks those that a template '
+        'reading the file rewrites by prefix (`replace "ghcr.io/llm-d/" …`, to a registry that may come from '
+        "values). `gsvendor check-images` judges the rendered charts.",
+        "",
+    ]
+    # without a template that rewrites the file, the text as written is what renders
+    plain = compare_images(old, new, ["gsoci.azurecr.io/"])
+    assert [(i.where.rsplit(" ", 1)[1], i.status, i.rewritten) for i in plain] == [
+        ("spec.containers[main].image", "offender", False),
+        ("spec.containers[side].image", "offender", False),
+    ]
