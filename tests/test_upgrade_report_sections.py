@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gsvendor.report.upgrade import _crds, _rbac
+from gsvendor.report.upgrade import _crds, _images, _rbac
 from gsvendor.vendoring.rbac import compare_rbac
-from gsvendor.vendoring.upgrade import ChartUpgrade, _load_yaml, compare_crds
+from gsvendor.vendoring.upgrade import ChartUpgrade, _load_yaml, compare_crds, compare_images, render_rewrites
 
 ROLE = """\
 apiVersion: rbac.authorization.k8s.io/v1
@@ -143,16 +143,113 @@ def test_crd_changes_are_classified() -> None:
         "v1: spec.mode enum narrowed (no longer: lazy)",
     )
     lines = _crds(ChartUpgrade(name="c", dest="helm/c", crds=[change]))
-    assert lines[-4:] == [
+    assert lines[-8:] == [
         "Changes a reviewer should look at (served and stored versions, conversion, `spec` fields):",
         "",
         "- `widgets.example.com`: storage version v1 → v2; v1 no longer served; conversion None → Webhook; "
         "field removed: v1: legacy; v1: spec.replicas type narrowed: int-or-string → integer; "
         "v1: spec.replicas newly required; v1: spec.mode enum narrowed (no longer: lazy)",
         "",
+        "Reads that need the conversion webhook (`conversion.strategy: Webhook`):",
+        "",
+        "- `widgets.example.com`: objects stored at v1 need the conversion webhook (the controller) to be read at v2",
+        "",
     ]
+
+
+def webhook_section(old: bytes, new: bytes) -> list[str]:
+    """The CRD section's conversion-webhook rows (the lines after their heading)."""
+    changes = compare_crds({"templates/crd.yaml": old}, {"templates/crd.yaml": new})
+    lines = _crds(ChartUpgrade(name="c", dest="helm/c", crds=changes))
+    heading = "Reads that need the conversion webhook (`conversion.strategy: Webhook`):"
+    return lines[lines.index(heading) + 2 : -1] if heading in lines else []
+
+
+def test_a_storage_version_change_under_a_webhook_names_every_other_served_version() -> None:
+    old = crd(conversion="Webhook", mode=OLD_MODE, required="mode")
+    new = crd(storage="v2", conversion="Webhook", mode=OLD_MODE, required="mode")
+    assert webhook_section(old, new) == [
+        "- `widgets.example.com`: objects stored at v1 need the conversion webhook (the controller) to be read at v2",
+    ]
+    # the way back: objects stored at v2 are read at v1 through the webhook
+    assert webhook_section(new, old) == [
+        "- `widgets.example.com`: objects stored at v2 need the conversion webhook (the controller) to be read at v1",
+    ]
+
+
+def test_a_newly_served_version_under_a_webhook_needs_it() -> None:
+    old = crd(storage="v2", served_v1=False, conversion="Webhook", mode=OLD_MODE, required="mode")
+    new = crd(storage="v2", served_v1=True, conversion="Webhook", mode=OLD_MODE, required="mode")
+    assert webhook_section(old, new) == [
+        "- `widgets.example.com`: objects stored at v2 need the conversion webhook (the controller) to be read at v1",
+    ]
+
+
+def test_no_webhook_row_without_the_webhook_strategy_or_a_version_change() -> None:
+    base = crd(conversion="Webhook", mode=OLD_MODE, required="mode")
+    # served and storage versions unchanged: the webhook was needed before as much as after
+    assert webhook_section(base, crd(conversion="Webhook", mode=NEW_MODE, required="mode")) == []
+    # strategy None: the API server converts by rewriting apiVersion, no controller involved
+    old = crd(mode=OLD_MODE, required="mode")
+    assert webhook_section(old, crd(storage="v2", mode=OLD_MODE, required="mode")) == []
+    # a webhook given up in the new CRD is not asked of it
+    assert webhook_section(base, crd(storage="v2", mode=OLD_MODE, required="mode")) == []
 
 
 def test_an_unchanged_crd_is_not_listed() -> None:
     same = {"templates/crd.yaml": crd(mode=OLD_MODE, required="mode")}
     assert compare_crds(same, dict(same)) == []
+
+
+PRESETS = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: preset
+spec:
+  containers:
+    - name: main
+      image: ghcr.io/llm-d/llm-d-cuda:{tag}
+    - name: side
+      image: quay.io/other/side:{tag}
+"""
+
+# the template reads the presets and rewrites one registry by prefix; the helper's replace holds no "/"
+TEMPLATES = {
+    "templates/presets.yaml": b'{{ .Files.Get "files/presets.yaml" | replace "ghcr.io/llm-d/" .Values.registry }}\n',
+    "templates/_helpers.tpl": b'{{- define "c.chart" -}}{{ .Chart.Version | replace "+" "_" }}{{- end -}}\n',
+}
+
+
+def test_image_rows_rewritten_at_render_time() -> None:
+    assert render_rewrites(TEMPLATES) == {"files/presets.yaml": ("ghcr.io/llm-d/",)}
+    old = {"files/presets.yaml": PRESETS.format(tag="v1").encode()}
+    new = {"files/presets.yaml": PRESETS.format(tag="v2").encode()}
+    images = compare_images(old, new, ["gsoci.azurecr.io/"], (render_rewrites(TEMPLATES), render_rewrites(TEMPLATES)))
+    assert _images(ChartUpgrade(name="c", dest="helm/c", images=images)) == [
+        "### Image references",
+        "",
+        "0 added, 0 removed, 2 changed (after the overlays; allowed: the check-images policy):",
+        "",
+        "| change | where | old | new | allowed |",
+        "|---|---|---|---|---|",
+        "| changed | (1) | `ghcr.io/llm-d/llm-d-cuda:v1` | `ghcr.io/llm-d/llm-d-cuda:v2` | (2) |",
+        "| changed | (3) | `quay.io/other/side:v1` | `quay.io/other/side:v2` | (4) |",
+        "",
+        "- (1) where: `files/presets.yaml Pod/preset spec.containers[main].image`",
+        "- (2) allowed: rewritten at render time (check-images judges the rendered reference)",
+        "- (3) where: `files/presets.yaml Pod/preset spec.containers[side].image`",
+        "- (4) allowed: no, as written",
+        "",
+        "References under `files/` and `crds/` are as the chart's files hold them; "
+        '"rewritten at render time (check-images judges the rendered reference)" marks those that a template '
+        'reading the file rewrites by prefix (`replace "ghcr.io/llm-d/" …`, to a registry that may come from '
+        "values). `gsvendor check-images` judges the rendered charts.",
+        "",
+    ]
+    # without a template that rewrites the file, the text as written is what renders
+    plain = compare_images(old, new, ["gsoci.azurecr.io/"])
+    assert [(i.where.rsplit(" ", 1)[1], i.status, i.rewritten) for i in plain] == [
+        ("spec.containers[main].image", "offender", False),
+        ("spec.containers[side].image", "offender", False),
+    ]

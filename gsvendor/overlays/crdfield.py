@@ -8,10 +8,15 @@ Declared on an overlay operation (and, as ``expectFailureWhile``, on a check var
 ``field`` is a dotted path below the CRD's ``openAPIV3Schema`` (``spec.rolloutStrategy``); it is
 present when any version of the CRD defining ``kind`` declares it. The CRDs are those of every
 upstream chart the snapshot holds (templates, ``crds/``, ``files/``).
+
+An operation's strings may also name such a field's schema, ``${crd:LLMInferenceServiceConfig:spec.rolloutStrategy}``:
+it expands to the field's schema as a values JSON schema on one line (:func:`values_schema`), so a
+``# @schema`` annotation follows the CRD the sync vendors.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -20,6 +25,10 @@ from typing import Any
 from gsvendor.config_schema import CRD_CONDITION_SCHEMA  # noqa: F401 (the schema of the condition, with it)
 
 FieldLookup = Callable[[str, str], "dict[str, Any] | None"]
+
+# ${name} in an overlay operation's strings ($${ escapes it); ${crd:<Kind>:<dotted field>} names a CRD field
+VARIABLE = re.compile(r"\$(\$?)\{([^}]*)\}")
+CRD_VARIABLE = re.compile(r"^crd:([A-Za-z][A-Za-z0-9]*):([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)$")
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,59 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+def values_schema(schema: Any) -> Any:
+    """A CRD field's structural schema (a mapping) as a JSON schema for the chart's values.
+
+    Kubernetes extensions (``x-kubernetes-*``) and descriptions are dropped (the values carry
+    their own ``# --`` description); an int-or-string without ``anyOf`` becomes
+    ``anyOf: [integer, string]``; an object with ``properties`` that does not preserve unknown
+    fields gets ``additionalProperties: false`` unless it says otherwise (the API server prunes
+    any other key, so a values schema that admits one would admit what never reaches the cluster).
+    """
+    if isinstance(schema, list):
+        return [values_schema(item) for item in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if str(key).startswith("x-kubernetes-") or key == "description":
+            continue
+        if key == "properties" and isinstance(value, Mapping):  # field names, not keywords
+            out["properties"] = {str(name): values_schema(field) for name, field in value.items()}
+        else:
+            out[str(key)] = values_schema(value)
+    if schema.get("x-kubernetes-int-or-string") and "anyOf" not in out:
+        out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+    if "properties" in out and not schema.get("x-kubernetes-preserve-unknown-fields"):
+        out.setdefault("additionalProperties", False)
+    return out
+
+
+def crd_variable(name: str, lookup: FieldLookup) -> str | None:
+    """The expansion of ``${crd:<Kind>:<field>}`` (``name`` without ``${}``): the field's
+    :func:`values_schema` as one line of JSON, or ``None`` when the vendored CRD of ``Kind`` lacks
+    the field (or ``name`` is no such variable)."""
+    match = CRD_VARIABLE.match(name)
+    schema = lookup(match.group(1), match.group(2)) if match else None
+    return None if schema is None else json.dumps(values_schema(schema), ensure_ascii=False)
+
+
+def crd_variable_names(value: Any) -> set[str]:
+    """The ``crd:…`` variables named in the strings of ``value`` (escaped ``$${`` ones excepted)."""
+    if isinstance(value, Mapping):
+        return set().union(*(crd_variable_names(k) | crd_variable_names(v) for k, v in value.items()))
+    if isinstance(value, list):
+        return set().union(*(crd_variable_names(v) for v in value))
+    if isinstance(value, str):
+        return {name for escape, name in VARIABLE.findall(value) if not escape and name.startswith("crd:")}
+    return set()
+
+
+def crd_variables(value: Any, lookup: FieldLookup) -> dict[str, str | None]:
+    """Each ``crd:…`` variable of ``value``'s strings → its :func:`crd_variable` expansion (``None``: no such field)."""
+    return {name: crd_variable(name, lookup) for name in sorted(crd_variable_names(value))}
 
 
 _CRD_KIND = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)

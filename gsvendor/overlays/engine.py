@@ -26,7 +26,9 @@ and ``description`` of its own):
     a Giant Swarm-only file from overlays/ (``from``) or inline ``content`` to ``to``.
 
 ``${tag}``, ``${version}`` (tag without ``v``) and ``${chart}`` expand in every string of an
-operation (``$${`` is a literal ``${``). Overlays apply in file-name order, operations in order.
+operation (``$${`` is a literal ``${``); ``${crd:<Kind>:<field>}`` expands to that field's schema in
+the vendored CRD, as a values JSON schema on one line (:func:`gsvendor.overlays.crdfield.crd_variable`).
+Overlays apply in file-name order, operations in order.
 """
 
 from __future__ import annotations
@@ -41,7 +43,15 @@ from typing import Any
 
 from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest
 from gsvendor.overlays import yamledit
-from gsvendor.overlays.crdfield import CRDCondition, FieldLookup, crd_field_lookup
+from gsvendor.overlays.crdfield import (
+    CRD_VARIABLE,
+    VARIABLE,
+    CRDCondition,
+    FieldLookup,
+    crd_field_lookup,
+    crd_variable_names,
+    crd_variables,
+)
 from gsvendor.overlays.schema import OVERLAY_SCHEMA
 from gsvendor.yamlio import YamlLimitError
 
@@ -194,7 +204,7 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
     return overlays
 
 
-_VARIABLE = re.compile(r"\$(\$?)\{([^}]*)\}")
+_VARIABLE = VARIABLE
 VARIABLES = ("tag", "version", "chart")
 
 
@@ -210,8 +220,10 @@ def _check_variables(value: Any, where: str) -> None:
         if not value.isascii() and re.search("[\ud800-\udfff]", value):  # YAML's "\ud800": no UTF-8 holds it
             raise OverlayDefinitionError(f"{where}: {value!r} holds a lone surrogate, which is not UTF-8 text")
         for escape, name in _VARIABLE.findall(value):
-            if not escape and name not in VARIABLES:
-                raise OverlayDefinitionError(f"{where}: unknown variable ${{{name}}} (known: tag, version, chart)")
+            if not escape and name not in VARIABLES and not CRD_VARIABLE.match(name):
+                raise OverlayDefinitionError(
+                    f"{where}: unknown variable ${{{name}}} (known: tag, version, chart, crd:<Kind>:<field>)"
+                )
         if _unclosed(value):
             raise OverlayDefinitionError(
                 f"{where}: '${{' without a closing '}}' in {value!r} (write $${{ for a literal)"
@@ -344,6 +356,9 @@ def apply_overlays(
                 if not op.crd.holds(crd_fields):
                     result.skipped.append(f"{overlay.name} {op.label} ({op.crd})")
                     continue
+            if crd_variable_names(op.params):
+                crd_fields = crd_fields or crd_field_lookup(files)
+                variables.update(_crd_variables(chart, overlay, op, crd_fields))
             params = expand(op.params, variables)
             found = None
             if params.get("count") == "all":  # what the report counts: the matches before the edit
@@ -372,6 +387,17 @@ def _targets(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operatio
     if not matched:
         raise _fail(chart, params["glob"], overlay, op, "the glob matches no file")
     return matched
+
+
+def _crd_variables(chart: str, overlay: Overlay, op: Operation, lookup: FieldLookup) -> dict[str, str]:
+    """The ``crd:…`` variables of ``op``, expanded. Raises :class:`OverlayApplyError` when the CRD lacks a field."""
+    out = crd_variables(op.params, lookup)
+    for name, value in out.items():
+        if value is None:
+            kind, field_name = name.split(":")[1:]
+            what = f"${{{name}}}: the vendored {kind} CRD has no {field_name} (condition the operation on it with crd)"
+            raise _fail(chart, str(op.params.get("file") or op.params.get("glob") or ""), overlay, op, what)
+    return {name: value for name, value in out.items() if value is not None}
 
 
 def _fail(chart: str, file: str, overlay: Overlay, op: Operation, what: str) -> OverlayApplyError:

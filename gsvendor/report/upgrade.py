@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from gsvendor.vendoring.upgrade import ChartUpgrade, Upgrade
 
 ALLOWED = {"allowed": "yes", "offender": "**no**", "invalid": "**invalid**", "empty": "empty", "templated": "templated"}
+# the verdict on a reference a template rewrites (vendoring.upgrade.render_rewrites): its text never renders
+REWRITTEN = "rewritten at render time (check-images judges the rendered reference)"
 ROW_WIDTH = 100  # a table row wider than this (in the Markdown text) lists cells below its table, see table()
 
 
@@ -119,15 +121,18 @@ def _images(chart: ChartUpgrade) -> list[str]:
     rows = []
     for i in chart.images:
         allowed = ALLOWED.get(i.status, i.status)
-        if i.where.startswith(("files/", "crds/")) and i.status == "offender":
+        if i.rewritten:
+            allowed = REWRITTEN
+        elif i.where.startswith(("files/", "crds/")) and i.status == "offender":
             allowed = "no, as written"
         rows.append((i.change, code(i.where), code(i.old), code(i.new), allowed))
     lines += table(("change", "where", "old", "new", "allowed"), rows)
     if any(i.where.startswith(("files/", "crds/")) for i in chart.images):
         lines += [
             "",
-            "References under `files/` are as the chart's files hold them; its templates may rewrite them when "
-            "rendering (the llmisvc presets' `ghcr.io/llm-d/` images render as gsoci mirrors). "
+            "References under `files/` and `crds/` are as the chart's files hold them; "
+            f'"{REWRITTEN}" marks those that a template reading the file rewrites by prefix '
+            '(`replace "ghcr.io/llm-d/" …`, to a registry that may come from values). '
             "`gsvendor check-images` judges the rendered charts.",
         ]
     return [*lines, ""]
@@ -155,6 +160,11 @@ def _crds(chart: ChartUpgrade) -> list[str]:
         lines += ["Changes a reviewer should look at (served and stored versions, conversion, `spec` fields):", ""]
         for crd in classified:
             lines.append(f"- {code(crd.name)}: " + "; ".join(crd.classified))
+        lines.append("")
+    webhook = [crd for crd in chart.crds if crd.webhook]
+    if webhook:
+        lines += ["Reads that need the conversion webhook (`conversion.strategy: Webhook`):", ""]
+        lines += [f"- {code(crd.name)}: {line}" for crd in webhook for line in crd.webhook]
         lines.append("")
     return lines
 

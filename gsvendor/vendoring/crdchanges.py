@@ -3,7 +3,8 @@
 Read from each version's top-level ``spec`` schema only (the report's CRDs are megabytes, read
 lazily: a full walk of every nested schema would cost seconds): which versions are served and
 which is stored, the conversion strategy, and per version the ``spec`` fields' types and enums
-and the required ``spec`` fields. :func:`classify` names what changed, oldest concern first.
+and the required ``spec`` fields. :func:`classify` names what changed, oldest concern first;
+:func:`needs_webhook` names the reads that only the conversion webhook can serve.
 """
 
 from __future__ import annotations
@@ -85,3 +86,25 @@ def classify(was: Traits, now: Traits, fields_removed: tuple[str, ...] = ()) -> 
             if field in before:
                 out.append(f"{version}: spec.{field} enum narrowed (now only: {', '.join(new_enums[field])})")
     return tuple(out)
+
+
+def needs_webhook(was: Traits, now: Traits) -> tuple[str, ...]:
+    """Lines naming the reads that need the conversion webhook after the upgrade: when the storage
+    version or the served versions change and the new CRD converts with ``strategy: Webhook``,
+    objects stored at the old storage version can be read at another served version only through
+    the webhook (the API server calls the controller; with strategy ``None`` it only rewrites
+    ``apiVersion``). One line per served version of the new CRD other than the old storage version;
+    empty when nothing changed, the strategy is not ``Webhook`` or the old CRD had no storage version.
+    """
+    served_was = {v for v, on in was["served"].items() if on}
+    served_now = sorted(v for v, on in now["served"].items() if on)
+    stored = was["storage"]
+    if now["conversion"] != "Webhook" or stored is None:
+        return ()
+    if was["storage"] == now["storage"] and served_was == set(served_now):
+        return ()
+    return tuple(
+        f"objects stored at {stored} need the conversion webhook (the controller) to be read at {version}"
+        for version in served_now
+        if version != stored
+    )

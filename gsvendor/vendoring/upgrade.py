@@ -8,7 +8,9 @@ CRD versions and top-level ``spec`` fields added and removed; the overlay operat
 with their match counts. Rendering is :mod:`gsvendor.report.upgrade`'s job.
 
 Image references are read from what is plain YAML in a chart — ``values.yaml`` and the files
-under ``files/`` and ``crds/`` — not from rendered templates (no helm needed).
+under ``files/`` and ``crds/`` — not from rendered templates (no helm needed). A reference in a
+file that a template reads and rewrites by prefix (``replace "ghcr.io/llm-d/" $registry``) is
+marked ``rewritten``: what renders is check-images' to judge, not the text as written.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 from gsvendor.images.check import judge
 from gsvendor.images.find import Found, configmap_references, key_lines, manifest_references, values_references
 from gsvendor.overlays.engine import AppliedOperation, Overlay
-from gsvendor.vendoring.crdchanges import Traits, classify, traits
+from gsvendor.vendoring.crdchanges import Traits, classify, needs_webhook, traits
 from gsvendor.vendoring.plan import Build, ChartBuild
 from gsvendor.vendoring.rbac import RbacChange, compare_rbac
 
@@ -36,6 +38,9 @@ _ACTION = re.compile(r"\{\{.*?\}\}")
 _ACTION_LINES = re.compile(r"(?m)^[ \t]*\{\{.*\}\}[ \t]*$")
 _CRD_DOCUMENT = re.compile(r"(?m)^kind:[ \t]*[\"']?CustomResourceDefinition\b")
 _PLAIN_YAML_DIRS = ("files/", "crds/")
+# a template reading a chart file, and replacing a quoted prefix (sprig's replace OLD NEW)
+_FILES_GET = re.compile(r'\.Files\.Get\s+"([^"]+)"')
+_REPLACE = re.compile(r'\breplace\s+"([^"]*/[^"]*)"')
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,8 @@ class ImageChange:
 
     ``old``/``new`` as written (``None`` when absent); ``status`` is the check-images verdict on the
     new reference (on the old one when removed): ``allowed``, ``offender``, ``invalid``, ``empty``
-    or ``templated``.
+    or ``templated``. ``rewritten``: a template reads that reference's file and replaces a prefix
+    of it when rendering (:func:`render_rewrites`), so ``status`` judges text that never renders.
     """
 
     change: str
@@ -61,6 +67,7 @@ class ImageChange:
     old: str | None
     new: str | None
     status: str
+    rewritten: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,8 @@ class CrdChange:
     removed: bool = False
     # what kind of change, for the reviewer (gsvendor.vendoring.crdchanges.classify)
     classified: tuple[str, ...] = ()
+    # the reads of stored objects that need the conversion webhook (crdchanges.needs_webhook)
+    webhook: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -234,8 +243,42 @@ def _in_file(item: Found, path: str) -> Found:
     return Found(item.place, f"{path} {item.obj}", item.path, item.written, joined=item.joined)
 
 
-def compare_images(old: Mapping[str, bytes], new: Mapping[str, bytes], allow: Sequence[str]) -> list[ImageChange]:
-    """Image references added, removed and changed from ``old`` to ``new`` chart files, judged by ``allow``."""
+def render_rewrites(files: Mapping[str, bytes]) -> dict[str, tuple[str, ...]]:
+    """Chart file → the prefixes that a template reading it rewrites when rendering.
+
+    Read from each file under ``templates/`` that names a chart file literally
+    (``.Files.Get "files/llmisvcconfigs/resources.yaml"``) and replaces a quoted string holding a
+    ``/`` (``replace "ghcr.io/llm-d/" $registry``: a registry or repository prefix; ``replace "+" "_"``
+    is not one). What the prefix becomes is not read: it may come from values, and only a render
+    (check-images) knows it.
+    """
+    out: dict[str, tuple[str, ...]] = {}
+    for path, data in files.items():
+        if not path.startswith("templates/") or b".Files.Get" not in data or b"replace" not in data:
+            continue
+        text = data.decode("utf-8", "replace")
+        prefixes = tuple(_REPLACE.findall(text))
+        for read in _FILES_GET.findall(text) if prefixes else ():
+            out[read] = tuple(dict.fromkeys([*out.get(read, ()), *prefixes]))
+    return out
+
+
+def _rewritten(found: Found, rewrites: Mapping[str, tuple[str, ...]]) -> bool:
+    file = found.obj.split(" ", 1)[0]
+    return any(found.written.startswith(prefix) for prefix in rewrites.get(file, ()))
+
+
+def compare_images(
+    old: Mapping[str, bytes],
+    new: Mapping[str, bytes],
+    allow: Sequence[str],
+    rewrites: tuple[Mapping[str, tuple[str, ...]], Mapping[str, tuple[str, ...]]] = ({}, {}),
+) -> list[ImageChange]:
+    """Image references added, removed and changed from ``old`` to ``new`` chart files, judged by ``allow``.
+
+    ``rewrites``: :func:`render_rewrites` of the old and the new chart (whole: the templates are
+    not among the files that changed), marking the references their templates rewrite.
+    """
     before, after = references(old), references(new)
     changes = []
     for where in sorted(set(before) | set(after)):
@@ -252,6 +295,7 @@ def compare_images(old: Mapping[str, bytes], new: Mapping[str, bytes], allow: Se
                 was.written if was else None,
                 now.written if now else None,
                 judge(subject, allow).status,
+                _rewritten(subject, rewrites[1] if now is not None else rewrites[0]),
             )
         )
     return changes
@@ -347,7 +391,11 @@ def compare_crds(
             tuple(f"{v}: {f}" for v in both for f in sorted(now[v] - was[v])),
             tuple(f"{v}: {f}" for v in both for f in sorted(was[v] - now[v])),
         )
-        change = replace(change, classified=classify(was_traits, now_traits, change.fields_removed))
+        change = replace(
+            change,
+            classified=classify(was_traits, now_traits, change.fields_removed),
+            webhook=needs_webhook(was_traits, now_traits),
+        )
         if change.classified or change.versions_added or change.versions_removed or change.fields_added:
             out.append(change)
     return out
@@ -401,11 +449,12 @@ def compare_chart(
     new_values = (_load_yaml(after["values.yaml"]) or [{}])[0] if "values.yaml" in after else {}
     chart.keys_added, chart.keys_removed, chart.defaults_changed = compare_values(old_values, new_values)
     chart.keys_below = {key: below for key in chart.keys_added if (below := key_paths(_at(new_values, key), key))}
+    rewrites = render_rewrites(before), render_rewrites(after)
     # a file the same at both tags holds the same images, CRDs and roles: only the others are parsed
     differ = set(chart.added) | set(chart.removed) | set(chart.changed)
     before = {p: data for p, data in before.items() if p in differ}
     after = {p: data for p, data in after.items() if p in differ}
-    chart.images = compare_images(before, after, allow)
+    chart.images = compare_images(before, after, allow, rewrites)
     shapes = crd_shapes(before), crd_shapes(after)
     chart.crds = compare_crds(before, after, shapes)
     chart.rbac = compare_rbac(before, after, lambda data: _load_yaml(data, inline_actions=True))

@@ -1,0 +1,160 @@
+"""A values schema taken from a vendored CRD: ``${crd:<Kind>:<field>}`` in an overlay expands to the
+field's schema as a values JSON schema, and overlay 60 writes the rolloutStrategy annotation from
+the LLMInferenceServiceConfig CRD once it has ``spec.rolloutStrategy``."""
+
+from __future__ import annotations
+
+import json
+import tarfile
+import textwrap
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import ROOT, Cli, tarball
+from ruamel.yaml import YAML
+from upgradekit import LATEST, ROLLOUT_STRATEGY, later_archive
+
+from gsvendor.errors import OverlayApplyError, OverlayDefinitionError
+from gsvendor.overlays.crdfield import values_schema
+from gsvendor.overlays.engine import apply_overlays, load_overlays
+
+CRD = b"""\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  names:
+    kind: Widget
+  versions:
+    - name: v1
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                mode:
+                  description: How it runs.
+                  type: string
+                  enum: [fast, safe]
+"""
+
+OVERLAY = """\
+operations:
+  - op: replace
+    crd: {kind: Widget, field: spec.mode, present: true}
+    file: values.yaml
+    find: "mode: fast\\n"
+    with: "mode: fast  # @schema allOf: [${crd:Widget:spec.mode}]\\n"
+"""
+
+
+def overlays(tmp_path: Path, text: str) -> list:
+    folder = tmp_path / "overlays"
+    folder.mkdir(parents=True)
+    (folder / "a.yaml").write_text(textwrap.dedent(text))
+    return load_overlays(folder)
+
+
+def test_the_variable_expands_to_the_crd_field_as_a_values_schema(tmp_path: Path) -> None:
+    files = {"values.yaml": b"mode: fast\n", "templates/crd.yaml": CRD}
+    result = apply_overlays("demo", files, overlays(tmp_path, OVERLAY), "v1")
+    assert (
+        result.files["values.yaml"] == b'mode: fast  # @schema allOf: [{"type": "string", "enum": ["fast", "safe"]}]\n'
+    )
+
+
+def test_a_field_the_crd_lacks_fails_naming_it(tmp_path: Path) -> None:
+    unconditioned = OVERLAY.replace("    crd: {kind: Widget, field: spec.mode, present: true}\n", "")
+    files = {"values.yaml": b"mode: fast\n", "templates/crd.yaml": CRD.replace(b"mode:", b"other:")}
+    with pytest.raises(OverlayApplyError) as error:
+        apply_overlays("demo", files, overlays(tmp_path, unconditioned), "v1")
+    assert str(error.value) == (
+        "demo/values.yaml: overlay a operations[0] (replace): ${crd:Widget:spec.mode}: the vendored Widget CRD "
+        "has no spec.mode (condition the operation on it with crd)"
+    )
+    assert error.value.exit_code == 1
+    # the condition skips it instead
+    result = apply_overlays("demo", files, overlays(tmp_path / "conditioned", OVERLAY), "v1")
+    assert result.files["values.yaml"] == b"mode: fast\n" and result.skipped == [
+        "a operations[0] (replace) (only where the Widget CRD has spec.mode)"
+    ]
+
+
+@pytest.mark.parametrize("name", ["crd:Widget", "crd::spec.mode", "crd:Widget:spec..mode"])
+def test_a_malformed_crd_variable_is_a_definition_error(tmp_path: Path, name: str) -> None:
+    with pytest.raises(OverlayDefinitionError) as error:
+        overlays(tmp_path, OVERLAY.replace("${crd:Widget:spec.mode}", "${" + name + "}"))
+    assert error.value.exit_code == 2
+    assert f"unknown variable ${{{name}}} (known: tag, version, chart, crd:<Kind>:<field>)" in str(error.value)
+
+
+def test_values_schema_of_kubernetes_extensions() -> None:
+    rollout = YAML(typ="safe").load(textwrap.dedent(ROLLOUT_STRATEGY))["rolloutStrategy"]
+    int_or_string = {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+    assert values_schema(rollout) == {
+        "properties": {"maxSurge": int_or_string, "maxUnavailable": int_or_string},
+        "type": "object",
+        "additionalProperties": False,
+    }
+    # a field named like a keyword stays; int-or-string without anyOf gets one; a preserved subtree stays open
+    assert values_schema(
+        {
+            "type": "object",
+            "properties": {
+                "description": {"type": "string", "description": "text"},
+                "port": {"x-kubernetes-int-or-string": True},
+                "extra": {"type": "object", "properties": {"a": {}}, "x-kubernetes-preserve-unknown-fields": True},
+            },
+        }
+    ) == {
+        "type": "object",
+        "properties": {
+            "description": {"type": "string"},
+            "port": int_or_string,
+            "extra": {"type": "object", "properties": {"a": {}}},
+        },
+        "additionalProperties": False,
+    }
+
+
+def rollout_schema(project: Path) -> tuple[str, dict]:
+    """The rolloutStrategy line of the synced values.yaml and its node of the generated values.schema.json."""
+    chart = project / "helm/kserve-runtime-configs"
+    [line] = [x for x in (chart / "values.yaml").read_text().splitlines() if x.startswith("    rolloutStrategy: ")]
+    schema = json.loads((chart / "values.schema.json").read_text())
+    node = schema["properties"]["kserve"]["properties"]["llmisvcConfigs"]["properties"]["rolloutStrategy"]
+    return line, {k: v for k, v in node.items() if k != "description"}
+
+
+def errors(schema: dict, value: object) -> list[str]:
+    return [e.message for e in jsonschema.Draft7Validator(schema).iter_errors(value)]
+
+
+def test_the_rollout_strategy_schema_follows_the_vendored_crd(cli: Cli, project: Path, tmp_path: Path) -> None:
+    synced = cli(project, "sync", LATEST, "--source", str(tarball(LATEST)))
+    assert synced.returncode == 0, synced.stderr
+    line, hand = rollout_schema(project)
+    # the latest archive's CRD: the overlay's own annotation stays (setting the value fails rendering there)
+    declared = (ROOT / "overlays/60-runtime-configs.yaml").read_text()
+    assert line.split("  # @schema ", 1)[1] in declared and "${crd:" not in line
+    assert errors(hand, {"maxSurge": 0}) == [] and errors(hand, {"type": "RollingUpdate"}) != []
+
+    with tarfile.open(tarball(LATEST)) as archive:
+        archive.extractall(tmp_path / "latest", filter="data")
+    [tree] = (tmp_path / "latest").iterdir()
+    archive_path = later_archive(tree, tmp_path, "v0.21.0", rollout_strategy=True)
+    upgraded = cli(project, "sync", "v0.21.0", "--source", str(archive_path))
+    assert upgraded.returncode == 0, upgraded.stderr
+    line, schema = rollout_schema(project)
+    crd = values_schema(YAML(typ="safe").load(textwrap.dedent(ROLLOUT_STRATEGY))["rolloutStrategy"])
+    assert line == f"    rolloutStrategy: {{}}  # @schema additionalProperties: true; allOf: [{json.dumps(crd)}]"
+    assert schema == {"allOf": [crd], "additionalProperties": True}
+    assert errors(schema, {"maxSurge": 0, "maxUnavailable": "25%"}) == []
+    assert errors(schema, {"type": "RollingUpdate"}) == [
+        "Additional properties are not allowed ('type' was unexpected)"
+    ]
+    assert errors(schema, {"maxSurge": 1.5}) == ["1.5 is not valid under any of the given schemas"]
