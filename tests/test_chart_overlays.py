@@ -317,7 +317,7 @@ def rollout_strategy_schema(project: Path) -> dict | None:
     )
 
 
-def test_rollout_strategy_follows_the_vendored_crd(synced: tuple[str, Path], helm: str) -> None:
+def test_rollout_strategy_follows_the_crd_of_the_synced_tag(synced: tuple[str, Path], helm: str) -> None:
     """Where the LLMInferenceServiceConfig CRD has no spec.rolloutStrategy the API server would prune
     the value (check-manifests), so rendering fails, naming it; where it has the field, the value
     (maxSurge/maxUnavailable) lands in the single-node workload presets."""
