@@ -18,7 +18,7 @@ from pathlib import Path
 from textwrap import dedent
 
 import pytest
-from conftest import ROOT, tarball
+from conftest import ROOT, TAGS, tarball
 
 from gsvendor.generate.readme.template import render_readme
 from gsvendor.images.render import template
@@ -335,7 +335,7 @@ def test_a_chart_whose_values_are_only_dashes_syncs(tmp_path: Path) -> None:
         "description: values.yaml that is only a document marker\ncharts: [kserve-resources]\n"
         'operations:\n  - op: copy\n    content: "---\\n"\n    to: values.yaml\n'
     )
-    done = gsvendor(project, "--quiet", "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
+    done = gsvendor(project, "--quiet", "sync", TAGS[-1], "--source", str(tarball(TAGS[-1])))
 
     assert done.returncode == 0, done.stderr
     assert (project / "helm/kserve-resources/values.yaml").read_text() == "---\n"
@@ -352,7 +352,7 @@ def synced(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = tmp_path_factory.mktemp("synced")
     shutil.copy(ROOT / "gsvendor.yaml", project / "gsvendor.yaml")
     shutil.copytree(ROOT / "overlays", project / "overlays")
-    done = gsvendor(project, "--quiet", "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
+    done = gsvendor(project, "--quiet", "sync", TAGS[-1], "--source", str(tarball(TAGS[-1])))
     assert done.returncode == 0, done.stderr
     return project
 
@@ -385,19 +385,32 @@ def test_every_documented_override_passes_the_strict_schema(synced: Path, helm: 
 
 
 def test_rollout_strategy_passes_the_schema_and_meets_the_crd_guard(synced: Path, helm: str, tmp_path: Path) -> None:
-    """The schema admits any rolloutStrategy; at v0.20.0 the overlay's guard (no spec.rolloutStrategy in
-    the CRD before v0.21) is what refuses it, after the schema check."""
-    values = tmp_path / "rollout.yaml"
-    values.write_text(
-        "kserve:\n  llmisvcConfigs:\n    enabled: true\n    rolloutStrategy:\n      type: RollingUpdate\n"
-        "      rollingUpdate: {maxSurge: 0, maxUnavailable: 1}\n"
+    """The schema admits rolloutStrategy in the CRD's shape (maxSurge/maxUnavailable) and refuses a
+    Deployment's (type/rollingUpdate); where the vendored CRD lacks spec.rolloutStrategy the overlay's
+    guard refuses the value after the schema check, where it has the field the value renders."""
+    from gsvendor.config import load_config
+    from gsvendor.overlays.crdfield import project_crd_lookup
+
+    crd_has_it = project_crd_lookup(load_config(synced / "gsvendor.yaml"))(
+        "LLMInferenceServiceConfig", "spec.rolloutStrategy"
     )
+    chart = synced / "helm/kserve-runtime-configs"
+    head = "kserve:\n  llmisvcConfigs:\n    enabled: true\n    rolloutStrategy:\n"
+    good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
+    good.write_text(head + "      maxSurge: 0\n      maxUnavailable: 25%\n")
+    bad.write_text(head + "      type: RollingUpdate\n      rollingUpdate: {maxSurge: 0, maxUnavailable: 1}\n")
 
-    rendered = template(helm, synced / "helm/kserve-runtime-configs", values_files=[values])
+    rendered = template(helm, chart, values_files=[good])
+    refused = template(helm, chart, values_files=[bad])
 
-    assert not rendered.ok
-    assert "schema" not in rendered.error
-    assert "kserve.llmisvcConfigs.rolloutStrategy is set, but the LLMInferenceServiceConfig CRD" in rendered.error
+    assert not refused.ok
+    assert "kserve.llmisvcConfigs.rolloutStrategy: Additional property type is not allowed" in refused.error
+    if crd_has_it:
+        assert rendered.ok, rendered.error
+    else:
+        assert not rendered.ok
+        assert "schema" not in rendered.error
+        assert "kserve.llmisvcConfigs.rolloutStrategy is set, but the LLMInferenceServiceConfig CRD" in rendered.error
 
 
 @pytest.mark.parametrize(
