@@ -303,13 +303,21 @@ def test_outside_git_the_journal_is_in_the_user_cache(tmp_path: Path, cli: Cli) 
     assert one.label == str(one.path)
 
 
+STEP_KINDS = ("unlink", "rmtree", "write")  # the journal's steps, run after its commit
+
+
 def test_the_interrupted_sync_of_a_git_checkout_is_journaled_in_its_git_folder(checkout: Path, cli: Cli) -> None:
     up_new = str(checkout.parent / "up-1.1.0")
     (checkout / "helm" / "demo" / "link").unlink()
-    env = {**cli.env, "GSVENDOR_TEST_SWAP_STEP": "9:KILL"}  # the first step after the commit
-    killed = subprocess.run(
-        [sys.executable, "-m", "gsvendor", "sync", "v1.1.0", "--source", up_new], cwd=checkout, env=env, check=False
-    )
+    args = [sys.executable, "-m", "gsvendor", "sync", "v1.1.0", "--source", up_new]
+    # the swap's steps, traced on a copy: the first one after the commit is where the kill lands
+    probe, trace = checkout.parent / "probe", checkout.parent / "trace"
+    subprocess.run(["cp", "-a", str(checkout), str(probe)], check=True)
+    traced = {**cli.env, "GSVENDOR_TEST_SWAP_TRACE": str(trace)}
+    assert subprocess.run(args, cwd=probe, env=traced, capture_output=True, check=False).returncode == 0
+    step = next(int(n) for n, kind, *_ in map(str.split, trace.read_text().splitlines()) if kind in STEP_KINDS)
+    env = {**cli.env, "GSVENDOR_TEST_SWAP_STEP": f"{step}:KILL"}
+    killed = subprocess.run(args, cwd=checkout, env=env, check=False)
     assert killed.returncode == -9
     document = json.loads((checkout / ".git" / "gsvendor" / "journal.json").read_text())
     assert document["state"] == "committed" and not (checkout / ".gsvendor-journal.json").exists()
