@@ -198,7 +198,10 @@ def test_detect_proposes_the_synced_tag(synced: Path, cli: Cli) -> None:
     result = cli(synced, "adopt", "--detect", "--source", str(UPSTREAM))
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0].startswith(f"{TAG}: ")
-    assert f"best: {TAG} (" in result.stdout
+    best = result.stdout.splitlines()[-1]
+    assert best.startswith(f"best: {TAG} (")
+    # the proposed command is whole, with the archive to read, ready to copy
+    assert best.endswith(f"; run gsvendor adopt {TAG} --source {tarball(TAG)}")
 
 
 def test_usage_errors_are_one_line(synced: Path, tmp_path: Path, cli: Cli) -> None:
