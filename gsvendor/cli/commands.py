@@ -245,7 +245,7 @@ def check_images(
 
       gsvendor check-images
 
-      gsvendor check-images ../upstream/charts/kserve-resources --json
+      gsvendor check-images ~/src/kserve/charts/kserve-resources --json
 
       gsvendor check-images --resolve --compare-upstream --junit images.xml
     """
