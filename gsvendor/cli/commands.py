@@ -581,7 +581,11 @@ def generate(
     if check and stale:
         for path in stale:
             err.print(f"stale: {path}", highlight=False, markup=False)
-        err.print(f"[red]generate --check failed[/]: {len(stale)} generated file(s) out of date; run gsvendor generate")
+        err.labelled(
+            "error:",
+            "red",
+            f"generate --check failed: {len(stale)} generated file(s) out of date; run gsvendor generate",
+        )
         raise typer.Exit(1)
     out = stdout_console()
     for path in stale:
