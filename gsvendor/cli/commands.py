@@ -148,7 +148,9 @@ def _write_report(path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"--report: {path}: cannot write: {exc.strerror or exc}") from None
+        from gsvendor.errors import write_failure
+
+        raise UsageError(f"--report: {path}: {write_failure(path, exc)}") from None
 
 
 @app.command(short_help="Prove the output is the locked upstream plus the overlays.")
