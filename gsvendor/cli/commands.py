@@ -554,10 +554,10 @@ def generate(
     """Regenerate values.schema.json and README.md of the vendored charts on disk.
 
     values.schema.json where a chart has .schema.yaml (as helm-values-schema-json v2.5.0 writes
-    it; then schemalint normalize with generate.schema.normalize: schemalint), README.md where it
-    has README.md.gotmpl (as helm-docs v1.14.2 writes it). Offline and in-process; sync runs the
-    same generation. With --check, exit 1 listing every stale file (for CI and pre-commit), exit 0
-    when all are fresh.
+    it, and normalized as schemalint does when gsvendor.yaml sets generate.schema.normalize:
+    schemalint), README.md where it has README.md.gotmpl (as helm-docs v1.14.2 writes it).
+    Offline and in-process; sync runs the same generation. With --check, exit 1 listing every
+    stale file (for CI and pre-commit), exit 0 when all are fresh.
 
     Examples:
 
