@@ -163,6 +163,9 @@ def test_adopt_own_sync_output_reports_counts_and_resyncs(synced: Path, tmp_path
     assert (report["ok"], report["written"], report["existingOperations"]) == (True, False, hand_written)
     assert report["operations"] == sum(report["overlays"].values()) > 0
     assert f"{report['operations']} operation(s) in {len(report['overlays'])} overlay file(s)" in dry.stdout
+    # the settings chosen for generate are named by their gsvendor.yaml keys, as this project sets them
+    said = " ".join(dry.stdout.split())  # the summary wraps as wide as the output is
+    assert "generate (gsvendor.yaml generate: readme.sortValuesOrder file, schema.normalize none)" in said
 
     refused = cli(project, "adopt", TAG, "--source", str(tarball(TAG)))
     assert_one_line_error(refused, 2, "gsvendor.yaml exists", "--force")

@@ -144,8 +144,8 @@ def adopt(
     compared = f" (the overlays in the project have {result.existing})" if result.existing is not None else ""
     out.print(
         f"{result.operations} operation(s) in {len(result.overlays)} overlay file(s){compared}; "
-        f"{generated} generated file(s) left to generate "
-        f"(README sort {result.settings.sort_values_order}, schema normalize {result.settings.normalize})"
+        f"{generated} generated file(s) left to gsvendor generate (gsvendor.yaml generate: "
+        f"readme.sortValuesOrder {result.settings.sort_values_order}, schema.normalize {result.settings.normalize})"
     )
     if result.plain:
         out.print(f"kept in their own overlay file (themes would reorder their operations): {', '.join(result.plain)}")
