@@ -150,3 +150,15 @@ def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """``"; did you mean X?"`` with X :func:`closest` to ``value``, else ``""``."""
     close = closest(value, choices)
     return f"; did you mean {close}?" if close else ""
+
+
+def write_failure(path: object, exc: OSError) -> str:
+    """Why the file ``path`` (a :class:`~pathlib.Path`) could not be written, for an ``error:`` line:
+    ``cannot write: <reason>``, or, when a file stands where a folder on its way should be (mkdir's
+    ``FileExistsError``/``NotADirectoryError`` on another name), which folder could not be made."""
+    from pathlib import Path
+
+    target = Path(str(path))
+    if isinstance(exc, (FileExistsError, NotADirectoryError)) and exc.filename and Path(exc.filename) != target:
+        return f"cannot make its folder {target.parent}: a file is in the way"
+    return f"cannot write: {exc.strerror or exc}"

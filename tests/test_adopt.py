@@ -163,6 +163,9 @@ def test_adopt_own_sync_output_reports_counts_and_resyncs(synced: Path, tmp_path
     assert (report["ok"], report["written"], report["existingOperations"]) == (True, False, hand_written)
     assert report["operations"] == sum(report["overlays"].values()) > 0
     assert f"{report['operations']} operation(s) in {len(report['overlays'])} overlay file(s)" in dry.stdout
+    # the settings chosen for generate are named by their gsvendor.yaml keys, as this project sets them
+    said = " ".join(dry.stdout.split())  # the summary wraps as wide as the output is
+    assert "generate (gsvendor.yaml generate: readme.sortValuesOrder file, schema.normalize none)" in said
 
     refused = cli(project, "adopt", TAG, "--source", str(tarball(TAG)))
     assert_one_line_error(refused, 2, "gsvendor.yaml exists", "--force")
@@ -198,7 +201,10 @@ def test_detect_proposes_the_synced_tag(synced: Path, cli: Cli) -> None:
     result = cli(synced, "adopt", "--detect", "--source", str(UPSTREAM))
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0].startswith(f"{TAG}: ")
-    assert f"best: {TAG} (" in result.stdout
+    best = result.stdout.splitlines()[-1]
+    assert best.startswith(f"best: {TAG} (")
+    # the proposed command is whole, with the archive to read, ready to copy
+    assert best.endswith(f"; run gsvendor adopt {TAG} --source {tarball(TAG)}")
 
 
 def test_usage_errors_are_one_line(synced: Path, tmp_path: Path, cli: Cli) -> None:

@@ -732,6 +732,14 @@ def test_usage_errors_exit_2(helm, tmp_path):
     )
     result = invoke("--config", config, "check-images", tmp_path / "fixture", "--helm", helm, "--junit", tmp_path)
     assert (result.exit_code, result.stderr) == (2, f"error: --junit {tmp_path}: cannot write: Is a directory\n")
+    in_the_way = tmp_path / "a-file"
+    in_the_way.write_text("")
+    for junit in (in_the_way / "x.xml", in_the_way / "sub" / "x.xml"):  # a file where its folder (or one above) goes
+        result = invoke("--config", config, "check-images", tmp_path / "fixture", "--helm", helm, "--junit", junit)
+        assert (result.exit_code, result.stderr) == (
+            2,
+            f"error: --junit {junit}: cannot make its folder {junit.parent}: a file is in the way\n",
+        )
     result = invoke("--config", config, "check-images", tmp_path / "fixture", "--helm", tmp_path / "no-helm")
     assert (result.exit_code, result.stderr.strip()) == (
         2,

@@ -202,6 +202,10 @@ def test_check_names_stale_files_after_a_values_edit_and_writes_nothing(project:
     assert code == 1
     assert "stale: helm/kserve-resources/README.md" in output
     assert "stale: helm/kserve-resources/values.schema.json" in output
+    # the failure line is an error line, as verify's and check-images' are
+    assert output.splitlines()[-1] == (
+        "error: generate --check failed: 2 generated file(s) out of date; run gsvendor generate"
+    )
     assert "kserve-crd" not in output
     assert {p: p.read_bytes() for p in (project / "helm").rglob("*") if p.is_file()} == before
 

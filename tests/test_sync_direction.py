@@ -82,6 +82,7 @@ def test_a_downgrade_says_so_in_the_plan_and_the_report(cli: Cli, project: Path,
     lines = report.read_text().splitlines()
     assert lines[0] == f"# Downgrade report: {LATEST} → {OLDER}"
     assert f"**This is a downgrade**: {OLDER} is older than the synced {LATEST}." in lines[:6]
+    assert lines[2].startswith("What the downgrade changes in the vendored charts")  # never "the upgrade"
 
 
 @pytest.mark.parametrize("old", [TAGS[0]])

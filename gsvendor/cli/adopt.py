@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Annotated
 
@@ -34,7 +35,10 @@ def adopt(
         bool, typer.Option("--detect", help="Propose the tag whose files match the charts best; write nothing.")
     ] = False,
     newest: Annotated[
-        int, typer.Option("--newest", help="--detect on a git URL: score this many newest release tags.", min=1)
+        int,
+        typer.Option(
+            "--newest", help="--detect on a git URL: score this many newest release tags.", min=1, metavar="N"
+        ),
     ] = 10,
     partial: Annotated[
         bool, typer.Option("--partial", help="Write what could be expressed even when some changes could not.")
@@ -58,15 +62,15 @@ def adopt(
 
     Examples:
 
-      gsvendor adopt v0.20.0 --source ../upstream/kserve-v0.20.0.tar.gz
+      gsvendor adopt v0.20.0 --source ../shared/upstream/kserve-v0.20.0.tar.gz
 
-      gsvendor adopt v0.20.0 -s ../upstream/kserve-v0.20.0.tar.gz helm/kserve-crd
+      gsvendor adopt v0.20.0 -s ~/src/kserve helm/kserve-crd
 
-      gsvendor adopt --detect --source ../upstream
+      gsvendor adopt --detect --source ../shared/upstream
 
       gsvendor adopt --detect -s https://github.com/kserve/kserve.git --newest 5
 
-      gsvendor adopt v0.20.0 -s ../upstream/kserve-v0.20.0.tar.gz --dry-run
+      gsvendor adopt v0.20.0 -s ../shared/upstream/kserve-v0.20.0.tar.gz --dry-run
     """
     from gsvendor.errors import UsageError
     from gsvendor.workflows import adopt as workflow
@@ -85,7 +89,9 @@ def adopt(
                 f"({match.identical} of {match.files} files identical): {escape(Path(match.source).name)}"
             )
         best = matches[0]
-        out.print(f"best: {escape(best.tag)} ({best.ratio:.1%}); run gsvendor adopt {escape(best.tag)} --source …")
+        # the whole command, unwrapped, so that it can be copied as it is
+        command = shlex.join(["gsvendor", "adopt", best.tag, "--source", best.source])
+        out.print(f"best: {escape(best.tag)} ({best.ratio:.1%}); run {escape(command)}", soft_wrap=True)
         return
     if not words:
         raise UsageError("adopt needs TAG (or --detect to find it)")
@@ -138,8 +144,8 @@ def adopt(
     compared = f" (the overlays in the project have {result.existing})" if result.existing is not None else ""
     out.print(
         f"{result.operations} operation(s) in {len(result.overlays)} overlay file(s){compared}; "
-        f"{generated} generated file(s) left to generate "
-        f"(README sort {result.settings.sort_values_order}, schema normalize {result.settings.normalize})"
+        f"{generated} generated file(s) left to gsvendor generate (gsvendor.yaml generate: "
+        f"readme.sortValuesOrder {result.settings.sort_values_order}, schema.normalize {result.settings.normalize})"
     )
     if result.plain:
         out.print(f"kept in their own overlay file (themes would reorder their operations): {', '.join(result.plain)}")

@@ -148,7 +148,9 @@ def _write_report(path: Path, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"--report: {path}: cannot write: {exc.strerror or exc}") from None
+        from gsvendor.errors import write_failure
+
+        raise UsageError(f"--report: {path}: {write_failure(path, exc)}") from None
 
 
 @app.command(short_help="Prove the output is the locked upstream plus the overlays.")
@@ -245,7 +247,7 @@ def check_images(
 
       gsvendor check-images
 
-      gsvendor check-images ../upstream/charts/kserve-resources --json
+      gsvendor check-images ~/src/kserve/charts/kserve-resources --json
 
       gsvendor check-images --resolve --compare-upstream --junit images.xml
     """
@@ -552,10 +554,10 @@ def generate(
     """Regenerate values.schema.json and README.md of the vendored charts on disk.
 
     values.schema.json where a chart has .schema.yaml (as helm-values-schema-json v2.5.0 writes
-    it; then schemalint normalize with generate.schema.normalize: schemalint), README.md where it
-    has README.md.gotmpl (as helm-docs v1.14.2 writes it). Offline and in-process; sync runs the
-    same generation. With --check, exit 1 listing every stale file (for CI and pre-commit), exit 0
-    when all are fresh.
+    it, and normalized as schemalint does when gsvendor.yaml sets generate.schema.normalize:
+    schemalint), README.md where it has README.md.gotmpl (as helm-docs v1.14.2 writes it).
+    Offline and in-process; sync runs the same generation. With --check, exit 1 listing every
+    stale file (for CI and pre-commit), exit 0 when all are fresh.
 
     Examples:
 
@@ -581,7 +583,11 @@ def generate(
     if check and stale:
         for path in stale:
             err.print(f"stale: {path}", highlight=False, markup=False)
-        err.print(f"[red]generate --check failed[/]: {len(stale)} generated file(s) out of date; run gsvendor generate")
+        err.labelled(
+            "error:",
+            "red",
+            f"generate --check failed: {len(stale)} generated file(s) out of date; run gsvendor generate",
+        )
         raise typer.Exit(1)
     out = stdout_console()
     for path in stale:

@@ -79,6 +79,6 @@ def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
     except OSError as exc:
-        from gsvendor.errors import UsageError
+        from gsvendor.errors import UsageError, write_failure
 
-        raise UsageError(f"--junit {path}: cannot write: {exc.strerror or exc}") from None
+        raise UsageError(f"--junit {path}: {write_failure(path, exc)}") from None

@@ -248,8 +248,8 @@ def markdown(upgrade: Upgrade) -> str:
     lines = [
         f"# {'Downgrade' if down else 'Upgrade'} report: {upgrade.old_tag} → {upgrade.new_tag}",
         "",
-        "What the upgrade changes in the vendored charts (upstream plus the Giant Swarm overlays), "
-        "written by `gsvendor sync --report`.",
+        f"What the {'downgrade' if down else 'upgrade'} changes in the vendored charts (upstream plus the "
+        "Giant Swarm overlays), written by `gsvendor sync`.",
         "",
         *(
             [f"**This is a downgrade**: {upgrade.new_tag} is older than the synced {upgrade.old_tag}.", ""]
