@@ -11,6 +11,10 @@ LOCAL_ARCHIVES ?= $(or $(GSVENDOR_UPSTREAM_DIR),../shared/upstream)
 SOURCE ?= $(wildcard $(LOCAL_ARCHIVES)/kserve-$(TAG).tar.gz)
 # the upstream tags the test suite reads (tests/conftest.py TAGS); CircleCI downloads them
 UPSTREAM_TAGS := v0.19.0 v0.20.0-rc1 v0.20.0
+# TAG, SOURCE and PATCH_SOURCE from the command line or the environment are text: make never expands a
+# $(…) in them, and recipes pass them as one shell word ($(call shq,…)), so no value runs a command
+$(foreach v,TAG SOURCE PATCH_SOURCE,$(if $(filter command line environment,$(origin $(v))),$(eval override $(v) := $$(value $(v)))))
+shq = '$(subst ','\'',$(1))'
 UPSTREAM_DIR ?= build/upstream
 UPSTREAM_ARCHIVES ?= https://github.com/kserve/kserve/archive/refs/tags
 # the project whose helm/ the chart tests check at its synced tag, besides the fixed tags
@@ -60,11 +64,11 @@ renovate-extract: renovate ## Print every dependency Renovate finds here (offlin
 # --- vendoring --------------------------------------------------------------------------------
 
 sync: venv ## Vendor the Dockerfile.llmisvc pin (TAG=…) from ../shared/upstream when there, else GitHub (SOURCE=…).
-	@test -n "$(TAG)" || { echo "error: $(PIN_DOCKERFILE): no ARG KSERVE_VERSION=…; give TAG=…" >&2; exit 2; }
-	$(GSVENDOR) sync $(TAG)$(if $(SOURCE), --source $(SOURCE))
+	@test -n $(call shq,$(TAG)) || { echo "error: $(PIN_DOCKERFILE): no ARG KSERVE_VERSION=…; give TAG=…" >&2; exit 2; }
+	$(GSVENDOR) sync $(call shq,$(TAG))$(if $(SOURCE), --source $(call shq,$(SOURCE)))
 
 upgrade: venv tools ## Upgrade to TAG=…: bump the pins, report, sync, verify, every check; one summary (hack/upgrade.sh).
-	@GSVENDOR_UPSTREAM_DIR=$(LOCAL_ARCHIVES) hack/upgrade.sh "$(TAG)"
+	@GSVENDOR_UPSTREAM_DIR=$(call shq,$(LOCAL_ARCHIVES)) hack/upgrade.sh $(call shq,$(TAG))
 
 verify: venv ## Prove helm/ is upstream plus the declared overlays.
 	$(GSVENDOR) verify
@@ -104,7 +108,7 @@ chart-tests: venv tools ## The overlays' behaviour rendered with helm on CHART_P
 	GSVENDOR_CHART_PROJECT=$(abspath $(CHART_PROJECT)) $(VENV)/bin/pytest -q tests/test_chart_overlays.py $(PYTEST_ARGS)
 
 patch-verify: venv ## Check patches/llmisvc applies to the pinned upstream (PATCH_SOURCE=… to read it elsewhere).
-	$(GSVENDOR) patch-verify $(if $(PATCH_SOURCE),--source $(PATCH_SOURCE))
+	$(GSVENDOR) patch-verify $(if $(PATCH_SOURCE),--source $(call shq,$(PATCH_SOURCE)))
 
 versions: venv ## Check every place the upstream version is written follows Dockerfile.llmisvc.
 	$(GSVENDOR) versions --check
