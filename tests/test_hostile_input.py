@@ -314,3 +314,36 @@ def test_an_escape_sequence_in_a_file_name_reaches_no_terminal(cli: Cli, project
     result = cli(project, "verify")
     assert result.returncode == 1
     assert "\x1b" not in result.stderr and "templates/x\\x1b[2Jy.yaml" in result.stderr
+
+
+def test_a_chart_file_linking_outside_the_project_is_never_read(cli: Cli, project: Path, tmp_path: Path) -> None:
+    """helm/<chart>/templates/_helpers.tpl as a link to a text file elsewhere on the machine: verify
+    and diff read it through the link and printed its lines (+token: …) in the diff."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    secret = tmp_path / "secret.txt"
+    secret.write_text("token: not-for-a-ci-log\n")
+    helpers = project / "helm/kserve-resources/templates/_helpers.tpl"
+    helpers.unlink()
+    helpers.symlink_to(secret)
+    for command in ("verify", "diff", "generate", "adopt"):
+        result = cli(
+            project, command, *(["v0.20.0", "--source", str(tarball("v0.20.0")), "--force"] * (command == "adopt"))
+        )
+        assert_one_line_error(
+            result, 2, f"error: helm/kserve-resources/templates/_helpers.tpl: a link to {secret}, outside the project"
+        )
+        assert "not-for-a-ci-log" not in result.stdout + result.stderr
+
+
+def test_a_fifo_in_a_chart_folder_is_skipped_without_blocking(cli: Cli, project: Path) -> None:
+    """A FIFO in helm/<chart>/ (nothing writes to it): reading the tree opens it without blocking
+    and skips it as no file."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    os.mkfifo(project / "helm/kserve-crd/templates/pipe.yaml")
+    from gsvendor.files import read_tree
+
+    tree = read_tree(project, "helm/kserve-crd")
+    assert (
+        "templates/pipe.yaml" not in tree
+        and tree["Chart.yaml"] == (project / "helm/kserve-crd/Chart.yaml").read_bytes()
+    )
