@@ -347,3 +347,54 @@ def test_a_fifo_in_a_chart_folder_is_skipped_without_blocking(cli: Cli, project:
         "templates/pipe.yaml" not in tree
         and tree["Chart.yaml"] == (project / "helm/kserve-crd/Chart.yaml").read_bytes()
     )
+
+
+def _crd_with_nested_aliases(kind: str, levels: int = 9) -> str:
+    """A CRD of ``kind`` whose spec.rolloutStrategy enum is ``levels`` lists of ten aliases of the
+    list before: 10**levels values once expanded, a few hundred bytes written."""
+    lines = [
+        "apiVersion: apiextensions.k8s.io/v1",
+        "kind: CustomResourceDefinition",
+        "metadata: {name: x}",
+        "spec:",
+        "  names:",
+        f"    kind: {kind}",
+        "  versions:",
+        "    - name: v1",
+        "      schema:",
+        "        openAPIV3Schema:",
+        "          x-l0: &l0 [x, x, x, x, x, x, x, x, x, x]",
+    ]
+    lines += [f"          x-l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 10)}]" for n in range(1, levels)]
+    lines += [
+        "          properties:",
+        "            spec:",
+        "              properties:",
+        "                rolloutStrategy:",
+    ]
+    lines += ["                  type: object", f"                  enum: *l{levels - 1}", ""]
+    return "\n".join(lines)
+
+
+def test_a_crd_whose_aliases_expand_a_billion_fold_is_refused_by_its_field_lookup() -> None:
+    """The ${crd:…} variable and crd: conditions parsed a CRD with ruamel directly: the schema of
+    a field made of nested aliases was copied value by value until memory ran out (MemoryError
+    traceback after about 40 s under a 3 GB limit)."""
+    from gsvendor.overlays.crdfield import crd_field_lookup
+    from gsvendor.yamlio import YamlLimitError
+
+    files = {
+        "charts/kserve-llmisvc-crd/templates/x.yaml": _crd_with_nested_aliases("LLMInferenceServiceConfig").encode()
+    }
+    with pytest.raises(YamlLimitError, match=r"^charts/kserve-llmisvc-crd/templates/x\.yaml: its aliases expand"):
+        crd_field_lookup(files)("LLMInferenceServiceConfig", "spec.rolloutStrategy")
+
+
+def test_check_manifests_refuses_a_vendored_crd_whose_aliases_expand_a_billion_fold(cli: Cli, project: Path) -> None:
+    """gsvendor.yaml's expectFailureWhile reads the vendored LLMInferenceServiceConfig CRD from helm/:
+    a second document of that kind made of nested aliases is one error line naming it, exit 2."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    extra = project / "helm/kserve-llmisvc-crd/templates/zz-extra.yaml"
+    extra.write_text(_crd_with_nested_aliases("LLMInferenceServiceConfig"))
+    result = cli(project, "check-manifests", timeout=120)
+    assert_one_line_error(result, 2, "error: helm/kserve-llmisvc-crd/templates/zz-extra.yaml: its aliases expand")
