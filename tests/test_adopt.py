@@ -406,3 +406,37 @@ def test_a_file_name_with_a_line_break_and_escape_is_one_problem_line(synced: Pa
         "the overlays inferred do not reproduce it",
         "error: 1 change(s) could not be expressed; wrote nothing (--partial writes the rest)",
     ]
+
+
+def _processes_naming(text: str) -> list[str]:
+    """The command lines of this machine's processes that hold ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if text in line:
+            found.append(line)
+    return found
+
+
+def test_detect_on_a_git_server_that_never_answers_stops_git_and_its_http_helper(tmp_path: Path) -> None:
+    """``adopt --detect -s http://127.0.0.1:<port>/x.git`` where the server accepts and says nothing:
+    git ls-remote was killed alone at --max-time and its git-remote-http child stayed connected."""
+    import socket
+
+    from gsvendor.errors import SourceError
+    from gsvendor.upstream.source import FetchOptions
+    from gsvendor.workflows.adopt import _git_tags
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/silent.git"
+        options = FetchOptions(cache_dir=tmp_path / "cache", timeout=30, retries=0, max_time=2, min_rate=1)
+        with pytest.raises(
+            SourceError, match=r"^http://127\.0\.0\.1:\d+/silent\.git: git ls-remote took longer than 2 s"
+        ):
+            _git_tags(url, options)
+        assert _processes_naming(url) == []

@@ -423,30 +423,15 @@ def detect(root: Path, source: str, folders: list[Path], options: FetchOptions, 
 def _git_tags(url: str, options: FetchOptions) -> list[str]:
     """The release tags (:data:`gsvendor.config.DEFAULT_TAG_PATTERN`) of the git repository at
     ``url``, newest version first. Raises :class:`SourceError` when git cannot list them in
-    ``options.max_time`` seconds."""
-    import subprocess
-
+    ``options.max_time`` seconds (:func:`gsvendor.upstream.git.remote_tags`)."""
     from packaging.version import InvalidVersion, Version
 
     from gsvendor.config import DEFAULT_TAG_PATTERN
-    from gsvendor.upstream.git import public_git_url
+    from gsvendor.upstream.git import remote_tags
     from gsvendor.upstream.source import tag_version
 
-    try:
-        listed = subprocess.run(
-            ["git", "ls-remote", "--tags", "--refs", "--", url],
-            capture_output=True,
-            timeout=options.max_time,
-            check=False,
-            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise SourceError(f"{public_git_url(url)}: git ls-remote failed: {type(exc).__name__}") from None
-    if listed.returncode != 0:
-        raise SourceError(f"{public_git_url(url)}: git ls-remote failed (exit {listed.returncode})")
     tags = []
-    for line in listed.stdout.decode("utf-8", "replace").splitlines():
-        tag = line.rsplit("refs/tags/", 1)[-1]
+    for tag in remote_tags(url, options):
         if re.search(DEFAULT_TAG_PATTERN, tag):
             try:
                 tags.append((Version(tag_version(tag)), tag))
