@@ -398,3 +398,30 @@ def test_check_manifests_refuses_a_vendored_crd_whose_aliases_expand_a_billion_f
     extra.write_text(_crd_with_nested_aliases("LLMInferenceServiceConfig"))
     result = cli(project, "check-manifests", timeout=120)
     assert_one_line_error(result, 2, "error: helm/kserve-llmisvc-crd/templates/zz-extra.yaml: its aliases expand")
+
+
+def test_an_overlay_pattern_that_backtracks_exponentially_is_stopped(cli: Cli, project: Path) -> None:
+    """``find: '((\\w|\\w)+)+:\\s\\d{40}'`` with ``regex: true`` over kserve-resources' values.yaml
+    (keys of words, no value of 40 digits): Python's re backtracked for minutes and sync never ended."""
+    from gsvendor.overlays.regexes import MATCH_SECONDS
+
+    (project / "overlays/99-pattern.yaml").write_text(
+        "description: a pattern with nested repetition\n"
+        "charts: [kserve-resources]\n"
+        "operations:\n"
+        "  - op: replace\n"
+        "    description: a key before a value of 40 digits\n"
+        "    file: values.yaml\n"
+        "    regex: true\n"
+        "    find: '((\\w|\\w)+)+:\\s\\d{40}'\n"
+        "    with: x\n"
+    )
+    result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), timeout=120)
+    assert_one_line_error(
+        result,
+        2,
+        "error: kserve-resources/values.yaml: overlay 99-pattern operations[0] (replace): "
+        "/((\\w|\\w)+)+:\\s\\d{40}/ did not finish in "
+        f"{MATCH_SECONDS:g} s (it backtracks exponentially",
+    )
+    assert not (project / "helm").exists()
