@@ -15,7 +15,8 @@ from gsvendor.errors import GsvendorError
 def read_tree(root: Path, dest: str) -> dict[str, bytes]:
     """Every file below ``root/dest`` (relative POSIX path → bytes); empty when the folder is absent.
 
-    Raises :class:`GsvendorError` naming a file that cannot be read.
+    Raises :class:`GsvendorError` naming a file that cannot be read, and past the limits of
+    upstream archives: :data:`MAX_TREE_FILE_BYTES` a file, :data:`MAX_TREE_BYTES` the tree.
     """
     folder = root / dest
     if not folder.is_dir():
@@ -27,14 +28,19 @@ def read_tree(root: Path, dest: str) -> dict[str, bytes]:
 
     found = [Path(top, name) for top, _, names in os.walk(folder, onerror=unreadable) for name in names]
     files = {}
+    total = 0
     for path in sorted(found):
         data = _read_tree_file(path, root)
         if data is not None:
             files[path.relative_to(folder).as_posix()] = data
+            total += len(data)
+            if total > MAX_TREE_BYTES:
+                raise GsvendorError(f"{dest}: its files hold more than {MAX_TREE_BYTES // 1024 // 1024} MiB")
     return files
 
 
 MAX_TREE_FILE_BYTES = 32 * 1024 * 1024  # one file of an output tree, as one upstream file (MAX_MEMBER_BYTES)
+MAX_TREE_BYTES = 256 * 1024 * 1024  # an output tree, as all upstream files together (MAX_TOTAL_BYTES)
 
 
 def _read_tree_file(path: Path, root: Path) -> bytes | None:

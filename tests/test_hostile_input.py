@@ -425,3 +425,27 @@ def test_an_overlay_pattern_that_backtracks_exponentially_is_stopped(cli: Cli, p
         f"{MATCH_SECONDS:g} s (it backtracks exponentially",
     )
     assert not (project / "helm").exists()
+
+
+def test_reading_a_chart_folder_stops_at_a_file_or_a_tree_past_the_upstream_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 33 MiB file in helm/<chart>/ (sparse: its size is refused before a byte is read), and a
+    tree past the total (three 2-byte files under a 5-byte total): verify, diff, generate and adopt
+    read them whole into memory, however large."""
+    from gsvendor import files
+    from gsvendor.errors import GsvendorError
+
+    chart = tmp_path / "helm/demo"
+    chart.mkdir(parents=True)
+    with (chart / "big.yaml").open("wb") as handle:
+        handle.truncate(33 * 1024 * 1024)
+    with pytest.raises(GsvendorError, match=r"^helm/demo/big\.yaml: larger than 32 MiB$"):
+        files.read_tree(tmp_path, "helm/demo")
+    (chart / "big.yaml").unlink()
+    for name in ("a", "b", "c"):
+        (chart / name).write_bytes(b"x\n")
+    assert files.read_tree(tmp_path, "helm/demo") == {"a": b"x\n", "b": b"x\n", "c": b"x\n"}
+    monkeypatch.setattr(files, "MAX_TREE_BYTES", 5)
+    with pytest.raises(GsvendorError, match=r"^helm/demo: its files hold more than 0 MiB$"):
+        files.read_tree(tmp_path, "helm/demo")
