@@ -107,7 +107,11 @@ def crd_variable(name: str, lookup: FieldLookup) -> str | None:
     the field (or ``name`` is no such variable)."""
     match = CRD_VARIABLE.match(name)
     schema = lookup(match.group(1), match.group(2)) if match else None
-    return None if schema is None else json.dumps(values_schema(schema), ensure_ascii=False)
+    if schema is None:
+        return None
+    # one line: JSON escapes the C0 controls only, YAML (and Go's yaml.v3) also break at NEL, LS and PS
+    text = json.dumps(values_schema(schema), ensure_ascii=False)
+    return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def crd_variable_names(value: Any) -> set[str]:
