@@ -440,3 +440,21 @@ def test_detect_on_a_git_server_that_never_answers_stops_git_and_its_http_helper
         ):
             _git_tags(url, options)
         assert _processes_naming(url) == []
+
+
+def test_a_gsvendor_yaml_linking_outside_the_project_is_not_carried_over(
+    synced: Path, tmp_path: Path, cli: Cli
+) -> None:
+    """gsvendor.yaml as a link to a YAML file elsewhere (a kubeconfig): ``adopt --force`` copied
+    that file's other keys (its users and tokens) into the project's new gsvendor.yaml."""
+    project = _copy(synced, tmp_path)
+    _unconfigured(project)
+    outside = tmp_path / "kubeconfig"
+    outside.write_text("users:\n  - name: admin\n    user: {token: not-for-a-repository}\n")
+    (project / "gsvendor.yaml").symlink_to(outside)
+    result = cli(project, "adopt", TAG, "--source", str(tarball(TAG)), "--force")
+    assert result.returncode == 0, result.stdout + result.stderr
+    written = project / "gsvendor.yaml"
+    assert not written.is_symlink() and "not-for-a-repository" not in written.read_text()
+    assert YAML(typ="safe").load(written.read_text())["upstream"] == {"repository": "kserve/kserve"}
+    assert outside.read_text() == "users:\n  - name: admin\n    user: {token: not-for-a-repository}\n"

@@ -299,10 +299,15 @@ def config_text(
 
     yaml = YAML()
     yaml.indent(mapping=2, sequence=4, offset=2)
+    from gsvendor.files import leads_outside
+    from gsvendor.yamlio import load_yaml_document
+
     kept: dict[str, Any] = {}
-    if (root / CONFIG_FILE).is_file():
+    old_path = root / CONFIG_FILE
+    # a link to a file elsewhere (~/.kube/config) is not carried into the project's gsvendor.yaml
+    if old_path.is_file() and not leads_outside(old_path, root):
         try:
-            old = yaml.load((root / CONFIG_FILE).read_text(encoding="utf-8"))
+            old = load_yaml_document(old_path, CONFIG_FILE)  # the YAML limits first
             replaced = ("charts", "overlays", "output", "generate", "lock")
             kept = {k: v for k, v in (old or {}).items() if k not in replaced}
         except Exception:  # unreadable: written afresh
