@@ -11,9 +11,10 @@ LOCAL_ARCHIVES ?= $(or $(GSVENDOR_UPSTREAM_DIR),../shared/upstream)
 SOURCE ?= $(wildcard $(LOCAL_ARCHIVES)/kserve-$(TAG).tar.gz)
 # the upstream tags the test suite reads (tests/conftest.py TAGS); CircleCI downloads them
 UPSTREAM_TAGS := v0.19.0 v0.20.0-rc1 v0.20.0
-# TAG, SOURCE and PATCH_SOURCE from the command line or the environment are text: make never expands a
-# $(…) in them, and recipes pass them as one shell word ($(call shq,…)), so no value runs a command
-$(foreach v,TAG SOURCE PATCH_SOURCE,$(if $(filter command line environment,$(origin $(v))),$(eval override $(v) := $$(value $(v)))))
+# TAG, SOURCE, PATCH_SOURCE and CHART_PROJECT from the command line or the environment are text: make
+# never expands a $(…) in them, and recipes pass them as one shell word ($(call shq,…)): no value runs
+# a command
+$(foreach v,TAG SOURCE PATCH_SOURCE CHART_PROJECT,$(if $(filter command line environment,$(origin $(v))),$(eval override $(v) := $$(value $(v)))))
 shq = '$(subst ','\'',$(1))'
 UPSTREAM_DIR ?= build/upstream
 UPSTREAM_ARCHIVES ?= https://github.com/kserve/kserve/archive/refs/tags
@@ -102,10 +103,10 @@ helm-test: ## The chart tests (CircleCI's chart-tests job): helm-unittest and ch
 	[ "$$unittest" = 0 ] && [ "$$charts" = 0 ]
 
 helm-unittest: tools ## The helm-unittest suites of every chart in CHART_PROJECT's helm/ (after make sync), real plugin; JUnit in build/.
-	hack/helm-test.sh $(abspath $(CHART_PROJECT))/helm
+	hack/helm-test.sh $(call shq,$(abspath $(CHART_PROJECT))/helm)
 
 chart-tests: venv tools ## The overlays' behaviour rendered with helm on CHART_PROJECT's helm/ (its synced tag) and the fixed tags.
-	GSVENDOR_CHART_PROJECT=$(abspath $(CHART_PROJECT)) $(VENV)/bin/pytest -q tests/test_chart_overlays.py $(PYTEST_ARGS)
+	GSVENDOR_CHART_PROJECT=$(call shq,$(abspath $(CHART_PROJECT))) $(VENV)/bin/pytest -q tests/test_chart_overlays.py $(PYTEST_ARGS)
 
 patch-verify: venv ## Check patches/llmisvc applies to the pinned upstream (PATCH_SOURCE=… to read it elsewhere).
 	$(GSVENDOR) patch-verify $(if $(PATCH_SOURCE),--source $(call shq,$(PATCH_SOURCE)))

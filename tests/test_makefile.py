@@ -78,7 +78,8 @@ def test_patch_verify_target(tmp_path: Path) -> None:
 
 def test_tag_and_source_values_with_shell_and_make_syntax_run_no_command(tmp_path: Path) -> None:
     """A TAG like ``v1"; touch marker; echo "``, ``v1'; touch marker; echo '`` or ``$(shell touch marker)``
-    (a tag taken from a branch name in CI) is one argument to the command, never a command itself."""
+    (a tag taken from a branch name in CI), a SOURCE, PATCH_SOURCE or CHART_PROJECT like ``x; touch
+    marker``: each is one argument to the command, never a command itself."""
     (tmp_path / "hack").symlink_to(ROOT / "hack")
     values = [
         'v1"; touch marker-double-quote; echo "',
@@ -96,4 +97,6 @@ def test_tag_and_source_values_with_shell_and_make_syntax_run_no_command(tmp_pat
         assert synced.returncode == 2, synced.stdout + synced.stderr
         verified = make(tmp_path, "patch-verify", "PATCH_SOURCE=x; touch marker-patch-source")
         assert verified.returncode != 0
+        unittest = make(tmp_path, "-o", "tools", "helm-unittest", "CHART_PROJECT=x; touch marker-chart-project")
+        assert unittest.returncode != 0
     assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith("marker")) == []
