@@ -393,16 +393,16 @@ def test_sigterm_while_fetching_leaves_the_project_as_it_was(
 
 
 def test_a_file_name_with_a_line_break_and_escape_is_one_problem_line(synced: Path, tmp_path: Path, cli: Cli) -> None:
-    """templates/"e<ESC>]0;T<BEL>x<LF>error: y.txt" with a trailing blank (no overlay reproduces it):
+    """templates/"e<ESC>]0;T<BEL>x<LF>error: [y].txt" with a trailing blank (no overlay reproduces it):
     the problem line was cut in two at the name's line feed, its second half an ``error:`` line."""
     project = _copy(synced, tmp_path)
     _unconfigured(project)
-    name = "e\x1b]0;T\x07x\nerror: y.txt"
+    name = "e\x1b]0;T\x07x\nerror: [y].txt"
     (project / "helm/kserve-crd/templates" / name).write_text("x \n")
     failed = cli(project, "adopt", TAG, "--source", str(tarball(TAG)), "--dry-run")
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert failed.stderr.splitlines() == [
-        "cannot express: helm/kserve-crd/templates/e\\x1b]0;T\\x07x\\x0aerror: y.txt: "
+        "cannot express: helm/kserve-crd/templates/e\\x1b]0;T\\x07x\\x0aerror: [y].txt: "
         "the overlays inferred do not reproduce it",
         "error: 1 change(s) could not be expressed; wrote nothing (--partial writes the rest)",
     ]

@@ -449,3 +449,15 @@ def test_reading_a_chart_folder_stops_at_a_file_or_a_tree_past_the_upstream_limi
     monkeypatch.setattr(files, "MAX_TREE_BYTES", 5)
     with pytest.raises(GsvendorError, match=r"^helm/demo: its files hold more than 0 MiB$"):
         files.read_tree(tmp_path, "helm/demo")
+
+
+def test_verify_names_a_file_with_a_line_feed_on_its_one_error_line(cli: Cli, project: Path) -> None:
+    """helm/kserve-crd/templates/"a<LF>error: b.yaml": verify's error line was cut at the line feed,
+    and "error: b.yaml" read as an error of its own."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    (project / "helm/kserve-crd/templates/a\nerror: b.yaml").write_text("x: 1\n")
+    result = cli(project, "verify")
+    assert result.returncode == 1
+    assert [line for line in result.stderr.splitlines() if line.startswith("error:")] == [
+        "error: verify failed: 1 file(s) differ from v0.20.0 + overlays: helm/kserve-crd/templates/a\\x0aerror: b.yaml"
+    ]

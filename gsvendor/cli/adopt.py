@@ -134,7 +134,7 @@ def adopt(
     for overlay in result.overlays:
         out.print(f"overlays/{escape(overlay.name)}.yaml: {len(overlay.operations)} operation(s)")
     for chart, paths in result.deleted.items():
-        listed = escape_line_breaks(", ".join(paths))
+        listed = escape_line_breaks(", ".join(paths))  # out.print writes line feeds as they are
         out.print(f"{escape(chart)}: excludes {len(paths)} upstream file(s): {escape(listed)}")
     generated = sum(len(v) for v in result.generated.values())
     compared = f" (the overlays in the project have {result.existing})" if result.existing is not None else ""
@@ -147,8 +147,7 @@ def adopt(
         out.print(f"kept in their own overlay file (themes would reorder their operations): {', '.join(result.plain)}")
     err = stderr_console()
     for problem in result.problems:
-        # one line per problem: a file name holding a line break would start a line of its own
-        err.labelled("cannot express:", "yellow", escape(escape_line_breaks(problem)))
+        err.labelled("cannot express:", "yellow", problem)  # one line, as written (no markup read)
     if result.problems:
         said = "wrote the rest (--partial)" if result.written else "wrote nothing (--partial writes the rest)"
         err.labelled("error:", "red", f"{len(result.problems)} change(s) could not be expressed; {said}")
