@@ -472,3 +472,15 @@ def test_a_password_or_user_with_an_at_sign_is_redacted_whole() -> None:
     assert redact("GET https://to@ken:x@host/a.tar.gz") == "GET https://host/a.tar.gz"
     assert redact("https://u:p/a@b@host/r.git") == "https://host/r.git"
     assert redact("mail user@example.com about https://host/a") == "mail user@example.com about https://host/a"
+
+
+@pytest.mark.parametrize("text", ["a: &x [1, *x]\n", "a: &x {b: *x}\n", "a: &x [1]\nb: &x [*x]\n"])
+def test_an_alias_inside_the_node_it_names_is_refused(text: str) -> None:
+    """A node holding an alias of itself (a CRD's ``openAPIV3Schema: &root`` with ``rolloutStrategy:
+    *root`` below it): ruamel builds a structure that contains itself, and every reader that walks it
+    (the ${crd:…} variable's schema copy) ended in a RecursionError traceback."""
+    from gsvendor.yamlio import YamlLimitError, load_plain
+
+    with pytest.raises(YamlLimitError, match=r"^f\.yaml: the alias \*x is inside the node it names$"):
+        load_plain(text, "f.yaml")
+    assert load_plain("a: &x [1]\nb: *x\n", "f.yaml") == {"a": [1], "b": [1]}
