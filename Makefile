@@ -11,6 +11,11 @@ LOCAL_ARCHIVES ?= $(or $(GSVENDOR_UPSTREAM_DIR),../shared/upstream)
 SOURCE ?= $(wildcard $(LOCAL_ARCHIVES)/kserve-$(TAG).tar.gz)
 # the upstream tags the test suite reads (tests/conftest.py TAGS); CircleCI downloads them
 UPSTREAM_TAGS := v0.19.0 v0.20.0-rc1 v0.20.0
+# TAG, SOURCE, PATCH_SOURCE and CHART_PROJECT from the command line or the environment are text: make
+# never expands a $(…) in them, and recipes pass them as one shell word ($(call shq,…)): no value runs
+# a command
+$(foreach v,TAG SOURCE PATCH_SOURCE CHART_PROJECT,$(if $(filter command line environment,$(origin $(v))),$(eval override $(v) := $$(value $(v)))))
+shq = '$(subst ','\'',$(1))'
 UPSTREAM_DIR ?= build/upstream
 UPSTREAM_ARCHIVES ?= https://github.com/kserve/kserve/archive/refs/tags
 # the project whose helm/ the chart tests check at its synced tag, besides the fixed tags
@@ -60,11 +65,11 @@ renovate-extract: renovate ## Print every dependency Renovate finds here (offlin
 # --- vendoring --------------------------------------------------------------------------------
 
 sync: venv ## Vendor the Dockerfile.llmisvc pin (TAG=…) from ../shared/upstream when there, else GitHub (SOURCE=…).
-	@test -n "$(TAG)" || { echo "error: $(PIN_DOCKERFILE): no ARG KSERVE_VERSION=…; give TAG=…" >&2; exit 2; }
-	$(GSVENDOR) sync $(TAG)$(if $(SOURCE), --source $(SOURCE))
+	@test -n $(call shq,$(TAG)) || { echo "error: $(PIN_DOCKERFILE): no ARG KSERVE_VERSION=…; give TAG=…" >&2; exit 2; }
+	$(GSVENDOR) sync $(call shq,$(TAG))$(if $(SOURCE), --source $(call shq,$(SOURCE)))
 
 upgrade: venv tools ## Upgrade to TAG=…: bump the pins, report, sync, verify, every check; one summary (hack/upgrade.sh).
-	@GSVENDOR_UPSTREAM_DIR=$(LOCAL_ARCHIVES) hack/upgrade.sh "$(TAG)"
+	@GSVENDOR_UPSTREAM_DIR=$(call shq,$(LOCAL_ARCHIVES)) hack/upgrade.sh $(call shq,$(TAG))
 
 verify: venv ## Prove helm/ is upstream plus the declared overlays.
 	$(GSVENDOR) verify
@@ -98,13 +103,13 @@ helm-test: ## The chart tests (CircleCI's chart-tests job): helm-unittest and ch
 	[ "$$unittest" = 0 ] && [ "$$charts" = 0 ]
 
 helm-unittest: tools ## The helm-unittest suites of every chart in CHART_PROJECT's helm/ (after make sync), real plugin; JUnit in build/.
-	hack/helm-test.sh $(abspath $(CHART_PROJECT))/helm
+	hack/helm-test.sh $(call shq,$(abspath $(CHART_PROJECT))/helm)
 
 chart-tests: venv tools ## The overlays' behaviour rendered with helm on CHART_PROJECT's helm/ (its synced tag) and the fixed tags.
-	GSVENDOR_CHART_PROJECT=$(abspath $(CHART_PROJECT)) $(VENV)/bin/pytest -q tests/test_chart_overlays.py $(PYTEST_ARGS)
+	GSVENDOR_CHART_PROJECT=$(call shq,$(abspath $(CHART_PROJECT))) $(VENV)/bin/pytest -q tests/test_chart_overlays.py $(PYTEST_ARGS)
 
 patch-verify: venv ## Check patches/llmisvc applies to the pinned upstream (PATCH_SOURCE=… to read it elsewhere).
-	$(GSVENDOR) patch-verify $(if $(PATCH_SOURCE),--source $(PATCH_SOURCE))
+	$(GSVENDOR) patch-verify $(if $(PATCH_SOURCE),--source $(call shq,$(PATCH_SOURCE)))
 
 versions: venv ## Check every place the upstream version is written follows Dockerfile.llmisvc.
 	$(GSVENDOR) versions --check

@@ -90,9 +90,10 @@ MAX_SHOWN_CHARS = 200  # a value quoted in an error message; longer ones are cut
 MAX_LINE_CHARS = 2000  # one printed error line
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# a URL's user info: "user@", or "user:password@" whatever the password holds ("/" too); a
-# "host:port/path@x" is cut as well (over-redacting a message is safe, printing a password is not)
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)(?:[^/\s@'\"]*@|[^/\s@:'\"]*:[^\s@'\"]*@)")
+# a URL's user info: "user@", or "user:password@" whatever the password holds ("/" and "@" too:
+# up to the last "@", as URL parsers split it); a "host:port/path@x" is cut as well (over-redacting
+# a message is safe, printing a password is not)
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)(?:[^/\s'\"]*@|[^/\s@:'\"]*:[^\s'\"]*@)")
 # a URL's query: every value is redacted, whatever its name
 _QUERY = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s?#'\"]*\?)([^\s#'\"]*)")
 _QUERY_VALUE = re.compile(r"=[^&;]*")

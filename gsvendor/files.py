@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
@@ -14,7 +15,8 @@ from gsvendor.errors import GsvendorError
 def read_tree(root: Path, dest: str) -> dict[str, bytes]:
     """Every file below ``root/dest`` (relative POSIX path → bytes); empty when the folder is absent.
 
-    Raises :class:`GsvendorError` naming a file that cannot be read.
+    Raises :class:`GsvendorError` naming a file that cannot be read, and past the limits of
+    upstream archives: :data:`MAX_TREE_FILE_BYTES` a file, :data:`MAX_TREE_BYTES` the tree.
     """
     folder = root / dest
     if not folder.is_dir():
@@ -26,13 +28,48 @@ def read_tree(root: Path, dest: str) -> dict[str, bytes]:
 
     found = [Path(top, name) for top, _, names in os.walk(folder, onerror=unreadable) for name in names]
     files = {}
+    total = 0
     for path in sorted(found):
-        if path.is_file():
-            try:
-                files[path.relative_to(folder).as_posix()] = path.read_bytes()
-            except OSError as exc:
-                raise GsvendorError(f"{path.relative_to(root)}: cannot read: {exc.strerror or exc}") from None
+        data = _read_tree_file(path, root)
+        if data is not None:
+            files[path.relative_to(folder).as_posix()] = data
+            total += len(data)
+            if total > MAX_TREE_BYTES:
+                raise GsvendorError(f"{dest}: its files hold more than {MAX_TREE_BYTES // 1024 // 1024} MiB")
     return files
+
+
+MAX_TREE_FILE_BYTES = 32 * 1024 * 1024  # one file of an output tree, as one upstream file (MAX_MEMBER_BYTES)
+MAX_TREE_BYTES = 256 * 1024 * 1024  # an output tree, as all upstream files together (MAX_TOTAL_BYTES)
+
+
+def _read_tree_file(path: Path, root: Path) -> bytes | None:
+    """The bytes of one file found in a tree, ``None`` for what is no regular file (FIFO, socket,
+    device, a link to one: opened without blocking, never read).
+
+    Raises :class:`GsvendorError` for a link leading outside ``root`` (a diff would print a file
+    of the machine, such as a credentials file, into the log) and for a file larger than
+    :data:`MAX_TREE_FILE_BYTES`.
+    """
+    where = path.relative_to(root).as_posix()
+    if path.is_symlink() and leads_outside(path, root):
+        raise GsvendorError(f"{where}: a link to {os.readlink(path)}, outside the project; remove it")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if not path.exists():  # a dangling link: no file
+            return None
+        raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return None
+            if info.st_size > MAX_TREE_FILE_BYTES:
+                raise GsvendorError(f"{where}: larger than {MAX_TREE_FILE_BYTES // 1024 // 1024} MiB")
+            return handle.read()
+        except OSError as exc:
+            raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}") from None
 
 
 def _foreign(root: Path, dest: str, folder: bool) -> list[str]:

@@ -199,6 +199,8 @@ def _scan(text: str, label: str, limits: YamlLimits, error: type[Exception]) -> 
                     raise error(f"{label}: more than {limits.max_nodes} YAML nodes")
                 size, anchor = 1, event.anchor
             elif kind is AliasEvent:
+                if any(entry[1] == event.anchor for entry in stack):  # yaml.v3: "value contains itself"
+                    raise error(f"{label}: the alias *{shorten(event.anchor)} is inside the node it names")
                 size, anchor = sizes.get(event.anchor, 1), None
             elif kind in ends:
                 size, anchor = stack.pop()

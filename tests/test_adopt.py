@@ -396,3 +396,71 @@ def test_sigterm_while_fetching_leaves_the_project_as_it_was(
     assert "Traceback" not in stderr
     assert tree(project) == before
     assert sorted(p.name for p in project.iterdir()) == ["helm"]
+
+
+def test_a_file_name_with_a_line_break_and_escape_is_one_problem_line(synced: Path, tmp_path: Path, cli: Cli) -> None:
+    """templates/"e<ESC>]0;T<BEL>x<LF>error: [y].txt" with a trailing blank (no overlay reproduces it):
+    the problem line was cut in two at the name's line feed, its second half an ``error:`` line."""
+    project = _copy(synced, tmp_path)
+    _unconfigured(project)
+    name = "e\x1b]0;T\x07x\nerror: [y].txt"
+    (project / "helm/kserve-crd/templates" / name).write_text("x \n")
+    failed = cli(project, "adopt", TAG, "--source", str(tarball(TAG)), "--dry-run")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert failed.stderr.splitlines() == [
+        "cannot express: helm/kserve-crd/templates/e\\x1b]0;T\\x07x\\x0aerror: [y].txt: "
+        "the overlays inferred do not reproduce it",
+        "error: 1 change(s) could not be expressed; wrote nothing (--partial writes the rest)",
+    ]
+
+
+def _processes_naming(text: str) -> list[str]:
+    """The command lines of this machine's processes that hold ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if text in line:
+            found.append(line)
+    return found
+
+
+def test_detect_on_a_git_server_that_never_answers_stops_git_and_its_http_helper(tmp_path: Path) -> None:
+    """``adopt --detect -s http://127.0.0.1:<port>/x.git`` where the server accepts and says nothing:
+    git ls-remote was killed alone at --max-time and its git-remote-http child stayed connected."""
+    import socket
+
+    from gsvendor.errors import SourceError
+    from gsvendor.upstream.source import FetchOptions
+    from gsvendor.workflows.adopt import _git_tags
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        url = f"http://127.0.0.1:{server.getsockname()[1]}/silent.git"
+        options = FetchOptions(cache_dir=tmp_path / "cache", timeout=30, retries=0, max_time=2, min_rate=1)
+        with pytest.raises(
+            SourceError, match=r"^http://127\.0\.0\.1:\d+/silent\.git: git ls-remote took longer than 2 s"
+        ):
+            _git_tags(url, options)
+        assert _processes_naming(url) == []
+
+
+def test_a_gsvendor_yaml_linking_outside_the_project_is_not_carried_over(
+    synced: Path, tmp_path: Path, cli: Cli
+) -> None:
+    """gsvendor.yaml as a link to a YAML file elsewhere (a kubeconfig): ``adopt --force`` copied
+    that file's other keys (its users and tokens) into the project's new gsvendor.yaml."""
+    project = _copy(synced, tmp_path)
+    _unconfigured(project)
+    outside = tmp_path / "kubeconfig"
+    outside.write_text("users:\n  - name: admin\n    user: {token: not-for-a-repository}\n")
+    (project / "gsvendor.yaml").symlink_to(outside)
+    result = cli(project, "adopt", TAG, "--source", str(tarball(TAG)), "--force")
+    assert result.returncode == 0, result.stdout + result.stderr
+    written = project / "gsvendor.yaml"
+    assert not written.is_symlink() and "not-for-a-repository" not in written.read_text()
+    assert YAML(typ="safe").load(written.read_text())["upstream"] == {"repository": "kserve/kserve"}
+    assert outside.read_text() == "users:\n  - name: admin\n    user: {token: not-for-a-repository}\n"

@@ -158,3 +158,14 @@ def test_the_rollout_strategy_schema_follows_the_vendored_crd(cli: Cli, project:
         "Additional properties are not allowed ('type' was unexpected)"
     ]
     assert errors(schema, {"maxSurge": 1.5}) == ["1.5 is not valid under any of the given schemas"]
+
+
+def test_a_crd_field_variable_stays_one_line_when_the_schema_holds_unicode_line_breaks() -> None:
+    """An enum value "a<U+2028>b: 1" in the CRD's field: json.dumps kept U+2028 (and NEL, U+2029) as
+    written, and the ``# @schema`` comment it expands into broke there, "b: 1" a values key for YAML."""
+    from gsvendor.overlays.crdfield import crd_variable
+
+    schema = {"type": "string", "enum": ["a\u2028b: 1", "c\x85d", "e\u2029f", "é"]}
+    out = crd_variable("crd:Kind:spec.field", lambda kind, field: schema)
+    assert out == '{"type": "string", "enum": ["a\\u2028b: 1", "c\\u0085d", "e\\u2029f", "é"]}'
+    assert json.loads(out) == schema

@@ -314,3 +314,150 @@ def test_an_escape_sequence_in_a_file_name_reaches_no_terminal(cli: Cli, project
     result = cli(project, "verify")
     assert result.returncode == 1
     assert "\x1b" not in result.stderr and "templates/x\\x1b[2Jy.yaml" in result.stderr
+
+
+def test_a_chart_file_linking_outside_the_project_is_never_read(cli: Cli, project: Path, tmp_path: Path) -> None:
+    """helm/<chart>/templates/_helpers.tpl as a link to a text file elsewhere on the machine: verify
+    and diff read it through the link and printed its lines (+token: …) in the diff."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    secret = tmp_path / "secret.txt"
+    secret.write_text("token: not-for-a-ci-log\n")
+    helpers = project / "helm/kserve-resources/templates/_helpers.tpl"
+    helpers.unlink()
+    helpers.symlink_to(secret)
+    for command in ("verify", "diff", "generate", "adopt"):
+        result = cli(
+            project, command, *(["v0.20.0", "--source", str(tarball("v0.20.0")), "--force"] * (command == "adopt"))
+        )
+        assert_one_line_error(
+            result, 2, f"error: helm/kserve-resources/templates/_helpers.tpl: a link to {secret}, outside the project"
+        )
+        assert "not-for-a-ci-log" not in result.stdout + result.stderr
+
+
+def test_a_fifo_in_a_chart_folder_is_skipped_without_blocking(cli: Cli, project: Path) -> None:
+    """A FIFO in helm/<chart>/ (nothing writes to it): reading the tree opens it without blocking
+    and skips it as no file."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    os.mkfifo(project / "helm/kserve-crd/templates/pipe.yaml")
+    from gsvendor.files import read_tree
+
+    tree = read_tree(project, "helm/kserve-crd")
+    assert (
+        "templates/pipe.yaml" not in tree
+        and tree["Chart.yaml"] == (project / "helm/kserve-crd/Chart.yaml").read_bytes()
+    )
+
+
+def _crd_with_nested_aliases(kind: str, levels: int = 9) -> str:
+    """A CRD of ``kind`` whose spec.rolloutStrategy enum is ``levels`` lists of ten aliases of the
+    list before: 10**levels values once expanded, a few hundred bytes written."""
+    lines = [
+        "apiVersion: apiextensions.k8s.io/v1",
+        "kind: CustomResourceDefinition",
+        "metadata: {name: x}",
+        "spec:",
+        "  names:",
+        f"    kind: {kind}",
+        "  versions:",
+        "    - name: v1",
+        "      schema:",
+        "        openAPIV3Schema:",
+        "          x-l0: &l0 [x, x, x, x, x, x, x, x, x, x]",
+    ]
+    lines += [f"          x-l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 10)}]" for n in range(1, levels)]
+    lines += [
+        "          properties:",
+        "            spec:",
+        "              properties:",
+        "                rolloutStrategy:",
+    ]
+    lines += ["                  type: object", f"                  enum: *l{levels - 1}", ""]
+    return "\n".join(lines)
+
+
+def test_a_crd_whose_aliases_expand_a_billion_fold_is_refused_by_its_field_lookup() -> None:
+    """The ${crd:…} variable and crd: conditions parsed a CRD with ruamel directly: the schema of
+    a field made of nested aliases was copied value by value until memory ran out (MemoryError
+    traceback after about 40 s under a 3 GB limit)."""
+    from gsvendor.overlays.crdfield import crd_field_lookup
+    from gsvendor.yamlio import YamlLimitError
+
+    files = {
+        "charts/kserve-llmisvc-crd/templates/x.yaml": _crd_with_nested_aliases("LLMInferenceServiceConfig").encode()
+    }
+    with pytest.raises(YamlLimitError, match=r"^charts/kserve-llmisvc-crd/templates/x\.yaml: its aliases expand"):
+        crd_field_lookup(files)("LLMInferenceServiceConfig", "spec.rolloutStrategy")
+
+
+def test_check_manifests_refuses_a_vendored_crd_whose_aliases_expand_a_billion_fold(cli: Cli, project: Path) -> None:
+    """gsvendor.yaml's expectFailureWhile reads the vendored LLMInferenceServiceConfig CRD from helm/:
+    a second document of that kind made of nested aliases is one error line naming it, exit 2."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    extra = project / "helm/kserve-llmisvc-crd/templates/zz-extra.yaml"
+    extra.write_text(_crd_with_nested_aliases("LLMInferenceServiceConfig"))
+    result = cli(project, "check-manifests", timeout=120)
+    assert_one_line_error(result, 2, "error: helm/kserve-llmisvc-crd/templates/zz-extra.yaml: its aliases expand")
+
+
+def test_an_overlay_pattern_that_backtracks_exponentially_is_stopped(cli: Cli, project: Path) -> None:
+    """``find: '((\\w|\\w)+)+:\\s\\d{40}'`` with ``regex: true`` over kserve-resources' values.yaml
+    (keys of words, no value of 40 digits): Python's re backtracked for minutes and sync never ended."""
+    from gsvendor.overlays.regexes import MATCH_SECONDS
+
+    (project / "overlays/99-pattern.yaml").write_text(
+        "description: a pattern with nested repetition\n"
+        "charts: [kserve-resources]\n"
+        "operations:\n"
+        "  - op: replace\n"
+        "    description: a key before a value of 40 digits\n"
+        "    file: values.yaml\n"
+        "    regex: true\n"
+        "    find: '((\\w|\\w)+)+:\\s\\d{40}'\n"
+        "    with: x\n"
+    )
+    result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), timeout=120)
+    assert_one_line_error(
+        result,
+        2,
+        "error: kserve-resources/values.yaml: overlay 99-pattern operations[0] (replace): "
+        "/((\\w|\\w)+)+:\\s\\d{40}/ did not finish in "
+        f"{MATCH_SECONDS:g} s (it backtracks exponentially",
+    )
+    assert not (project / "helm").exists()
+
+
+def test_reading_a_chart_folder_stops_at_a_file_or_a_tree_past_the_upstream_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 33 MiB file in helm/<chart>/ (sparse: its size is refused before a byte is read), and a
+    tree past the total (three 2-byte files under a 5-byte total): verify, diff, generate and adopt
+    read them whole into memory, however large."""
+    from gsvendor import files
+    from gsvendor.errors import GsvendorError
+
+    chart = tmp_path / "helm/demo"
+    chart.mkdir(parents=True)
+    with (chart / "big.yaml").open("wb") as handle:
+        handle.truncate(33 * 1024 * 1024)
+    with pytest.raises(GsvendorError, match=r"^helm/demo/big\.yaml: larger than 32 MiB$"):
+        files.read_tree(tmp_path, "helm/demo")
+    (chart / "big.yaml").unlink()
+    for name in ("a", "b", "c"):
+        (chart / name).write_bytes(b"x\n")
+    assert files.read_tree(tmp_path, "helm/demo") == {"a": b"x\n", "b": b"x\n", "c": b"x\n"}
+    monkeypatch.setattr(files, "MAX_TREE_BYTES", 5)
+    with pytest.raises(GsvendorError, match=r"^helm/demo: its files hold more than 0 MiB$"):
+        files.read_tree(tmp_path, "helm/demo")
+
+
+def test_verify_names_a_file_with_a_line_feed_on_its_one_error_line(cli: Cli, project: Path) -> None:
+    """helm/kserve-crd/templates/"a<LF>error: b.yaml": verify's error line was cut at the line feed,
+    and "error: b.yaml" read as an error of its own."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    (project / "helm/kserve-crd/templates/a\nerror: b.yaml").write_text("x: 1\n")
+    result = cli(project, "verify")
+    assert result.returncode == 1
+    assert [line for line in result.stderr.splitlines() if line.startswith("error:")] == [
+        "error: verify failed: 1 file(s) differ from v0.20.0 + overlays: helm/kserve-crd/templates/a\\x0aerror: b.yaml"
+    ]

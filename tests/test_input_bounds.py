@@ -461,3 +461,26 @@ def test_a_git_source_obeys_the_per_file_limit(cli: Cli, project: Path, tmp_path
     result = run(cli, project, "sync", "v0.20.0", "--source", url, env={"GSVENDOR_MAX_MEMBER_MIB": "1"})
     one_line(result, "refusing oversized member charts/kserve-crd/big.bin", "1 MiB a file")
     assert not (project / "helm").exists()
+
+
+def test_a_password_or_user_with_an_at_sign_is_redacted_whole() -> None:
+    """``https://user:pa@ss@host/x`` (an unencoded "@" in the password, which URL parsers split at
+    the last "@") was redacted to ``https://ss@host/x``, printing the password's end."""
+    from gsvendor.errors import redact
+
+    assert redact("clone 'https://user:pa@ss@host/x.git/' failed") == "clone 'https://host/x.git/' failed"
+    assert redact("GET https://to@ken:x@host/a.tar.gz") == "GET https://host/a.tar.gz"
+    assert redact("https://u:p/a@b@host/r.git") == "https://host/r.git"
+    assert redact("mail user@example.com about https://host/a") == "mail user@example.com about https://host/a"
+
+
+@pytest.mark.parametrize("text", ["a: &x [1, *x]\n", "a: &x {b: *x}\n", "a: &x [1]\nb: &x [*x]\n"])
+def test_an_alias_inside_the_node_it_names_is_refused(text: str) -> None:
+    """A node holding an alias of itself (a CRD's ``openAPIV3Schema: &root`` with ``rolloutStrategy:
+    *root`` below it): ruamel builds a structure that contains itself, and every reader that walks it
+    (the ${crd:…} variable's schema copy) ended in a RecursionError traceback."""
+    from gsvendor.yamlio import YamlLimitError, load_plain
+
+    with pytest.raises(YamlLimitError, match=r"^f\.yaml: the alias \*x is inside the node it names$"):
+        load_plain(text, "f.yaml")
+    assert load_plain("a: &x [1]\nb: *x\n", "f.yaml") == {"a": [1], "b": [1]}

@@ -74,3 +74,29 @@ def test_patch_verify_target(tmp_path: Path) -> None:
     )
     failed = make(project, "patch-verify", f"PATCH_SOURCE={upstream.url}")
     assert failed.returncode != 0 and "does not apply" in failed.stdout
+
+
+def test_tag_and_source_values_with_shell_and_make_syntax_run_no_command(tmp_path: Path) -> None:
+    """A TAG like ``v1"; touch marker; echo "``, ``v1'; touch marker; echo '`` or ``$(shell touch marker)``
+    (a tag taken from a branch name in CI), a SOURCE, PATCH_SOURCE or CHART_PROJECT like ``x; touch
+    marker``: each is one argument to the command, never a command itself."""
+    (tmp_path / "hack").symlink_to(ROOT / "hack")
+    values = [
+        'v1"; touch marker-double-quote; echo "',
+        "v1'; touch marker-single-quote; echo '",
+        "$(shell touch marker-make-shell)v1",
+        "v1$$(touch marker-command-substitution)",
+    ]
+    for value in values:
+        result = make(tmp_path, "-o", "tools", "upgrade", f"TAG={value}")
+        assert (result.returncode, result.stderr.splitlines()[0]) == (
+            2,
+            f"error: TAG={value} is not an upstream tag (like v0.21.0)",
+        )
+        synced = make(tmp_path, "sync", f"TAG={value}", "SOURCE=$(shell touch marker-source); touch marker-source")
+        assert synced.returncode == 2, synced.stdout + synced.stderr
+        verified = make(tmp_path, "patch-verify", "PATCH_SOURCE=x; touch marker-patch-source")
+        assert verified.returncode != 0
+        unittest = make(tmp_path, "-o", "tools", "helm-unittest", "CHART_PROJECT=x; touch marker-chart-project")
+        assert unittest.returncode != 0
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name.startswith("marker")) == []

@@ -10,6 +10,7 @@ import typer
 
 from gsvendor.cli.app import app, escape, fetch_options, handles_errors, show_status, stderr_console, stdout_console
 from gsvendor.cli.options import non_empty
+from gsvendor.errors import escape_line_breaks
 
 
 @app.command(short_help="Write the overlays that reproduce hand-vendored charts.")
@@ -139,7 +140,8 @@ def adopt(
     for overlay in result.overlays:
         out.print(f"overlays/{escape(overlay.name)}.yaml: {len(overlay.operations)} operation(s)")
     for chart, paths in result.deleted.items():
-        out.print(f"{escape(chart)}: excludes {len(paths)} upstream file(s): {escape(', '.join(paths))}")
+        listed = escape_line_breaks(", ".join(paths))  # out.print writes line feeds as they are
+        out.print(f"{escape(chart)}: excludes {len(paths)} upstream file(s): {escape(listed)}")
     generated = sum(len(v) for v in result.generated.values())
     compared = f" (the overlays in the project have {result.existing})" if result.existing is not None else ""
     out.print(
@@ -151,7 +153,7 @@ def adopt(
         out.print(f"kept in their own overlay file (themes would reorder their operations): {', '.join(result.plain)}")
     err = stderr_console()
     for problem in result.problems:
-        err.labelled("cannot express:", "yellow", escape(problem))
+        err.labelled("cannot express:", "yellow", problem)  # one line, as written (no markup read)
     if result.problems:
         said = "wrote the rest (--partial)" if result.written else "wrote nothing (--partial writes the rest)"
         err.labelled("error:", "red", f"{len(result.problems)} change(s) could not be expressed; {said}")

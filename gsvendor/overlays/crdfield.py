@@ -107,7 +107,11 @@ def crd_variable(name: str, lookup: FieldLookup) -> str | None:
     the field (or ``name`` is no such variable)."""
     match = CRD_VARIABLE.match(name)
     schema = lookup(match.group(1), match.group(2)) if match else None
-    return None if schema is None else json.dumps(values_schema(schema), ensure_ascii=False)
+    if schema is None:
+        return None
+    # one line: JSON escapes the C0 controls only, YAML (and Go's yaml.v3) also break at NEL, LS and PS
+    text = json.dumps(values_schema(schema), ensure_ascii=False)
+    return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def crd_variable_names(value: Any) -> set[str]:
@@ -134,26 +138,29 @@ _ACTION_LINE = re.compile(r"^[ \t]*\{\{-?.*-?\}\}[ \t]*\n", re.M)
 _ACTION = re.compile(r"\{\{.*?\}\}")
 
 
-def _load(text: str) -> Any:
-    """One CRD document: the controller-gen subset with :mod:`gsvendor.fastyaml` (lazily:
-    only what is read is parsed), anything else with ruamel's safe (libyaml) loader. A vendored
-    chart's CRD is a template: lines that are
-    only a template action (``{{- if .Values.crd.keep }}``) are dropped and inline actions become a
-    placeholder, which keeps the schema (what is asked of it) as upstream wrote it."""
+def _load(text: str, label: str) -> Any:
+    """One CRD document: the controller-gen subset with :mod:`gsvendor.fastyaml` (lazily: only what
+    is read is parsed), anything else with the project's YAML loader; both after the YAML limits
+    (:func:`gsvendor.yamlio.check_text`: aliases that expand a billion-fold raise
+    :class:`~gsvendor.yamlio.YamlLimitError` naming ``label``, the CRD's file). A vendored chart's
+    CRD is a template: lines that are only a template action (``{{- if .Values.crd.keep }}``) are
+    dropped and inline actions become a placeholder, which keeps the schema (what is asked of it)
+    as upstream wrote it."""
     from gsvendor import fastyaml
+    from gsvendor.yamlio import check_text
 
     text = _ACTION.sub("x", _ACTION_LINE.sub("", text))
-
+    check_text(text, label)
     try:
         return fastyaml.load_lazy(text)
     except fastyaml.NotSimple:
-        return _full(text)
+        return _full(text, label)
 
 
-def _full(text: str) -> Any:
-    from ruamel.yaml import YAML
+def _full(text: str, label: str) -> Any:
+    from gsvendor.yamlio import load_plain
 
-    return YAML(typ="safe", pure=False).load(text)
+    return load_plain(_ACTION.sub("x", _ACTION_LINE.sub("", text)), label)
 
 
 def expect_failure_holds(raw: Mapping[str, Any] | None, config: Any) -> bool:
@@ -186,9 +193,11 @@ def project_crd_lookup(config: Any) -> FieldLookup:
 def crd_field_lookup(files: Mapping[str, bytes]) -> FieldLookup:
     """``lookup(kind, field)`` → the field's schema in the CRD of ``kind`` among ``files`` (upstream
     path → bytes), or ``None``. A CRD is parsed (the project's YAML loader) once, on first use."""
-    parsed: dict[str, list[tuple[str, Any]]] = {}
+    from gsvendor.yamlio import YamlLimitError
 
-    def crds_of(kind: str) -> list[tuple[str, Any]]:
+    parsed: dict[str, list[tuple[str, str, Any]]] = {}
+
+    def crds_of(kind: str) -> list[tuple[str, str, Any]]:
         if kind not in parsed:
             found = []
             needle = f"kind: {kind}\n".encode()
@@ -203,23 +212,25 @@ def crd_field_lookup(files: Mapping[str, bytes]) -> FieldLookup:
                     if not _CRD_KIND.search(chunk):
                         continue
                     try:
-                        doc = _load(chunk)
+                        doc = _load(chunk, path)
                         if _kind_of(doc) != kind:
                             continue
+                    except YamlLimitError:
+                        raise
                     except Exception:  # a template that is not YAML until rendered: not this CRD
                         continue
-                    found.append((chunk, doc))
+                    found.append((path, chunk, doc))
             parsed[kind] = found
         return parsed[kind]
 
     def lookup(kind: str, field: str) -> dict[str, Any] | None:
         from gsvendor.fastyaml import NotSimple
 
-        for chunk, crd in crds_of(kind):
+        for path, chunk, crd in crds_of(kind):
             try:
                 schema = field_schema(crd, field)
             except NotSimple:  # a value beyond fastyaml's subset, met while reading: parse it all
-                schema = field_schema(_full(_ACTION.sub("x", _ACTION_LINE.sub("", chunk))), field)
+                schema = field_schema(_full(chunk, path), field)
             if schema is not None:
                 return schema
         return None

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest
-from gsvendor.overlays import yamledit
+from gsvendor.overlays import regexes, yamledit
 from gsvendor.overlays.crdfield import (
     CRD_VARIABLE,
     VARIABLE,
@@ -234,11 +234,11 @@ def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
     """Mistakes that would otherwise only show when the operation runs (and exit 1, not 2)."""
     if op.kind == "replace" and params.get("regex") and "${" not in params["find"]:
         try:
-            pattern = re.compile(params["find"], re.MULTILINE)
+            pattern = regexes.compile_pattern(params["find"])
             groups = [int(n) for n in re.findall(r"\\(\d+)", params["with"])]
             if groups and max(groups) > pattern.groups:
-                raise re.error(f"invalid group reference {max(groups)}")
-        except re.error as exc:
+                raise regexes.error(f"invalid group reference {max(groups)}")
+        except regexes.error as exc:
             raise OverlayDefinitionError(f"{where}: invalid regex or replacement: {exc}") from None
     for pointer in [*params.get("values", {}), *params.get("keys", ())]:
         if pointer == "":
@@ -363,11 +363,8 @@ def apply_overlays(
             found = None
             if params.get("count") == "all":  # what the report counts: the matches before the edit
                 find = params["find"] if params.get("regex") else re.escape(params["find"])
-                texts = [
-                    result.files[f].decode("utf-8", "replace")
-                    for f in _targets(chart, result.files, overlay, op, params)
-                ]
-                found = sum(len(re.findall(find, text, re.MULTILINE)) for text in texts)
+                targets = _targets(chart, result.files, overlay, op, params)
+                found = sum(regexes.count(find, result.files[f].decode("utf-8", "replace")) for f in targets)
             touched = _apply_operation(chart, result.files, overlay, op, params, variables)
             result.applied.append(AppliedOperation(overlay.name, op.label, tuple(touched), found))
     return result
@@ -449,6 +446,8 @@ def _apply_operation(
             raise _fail(chart, path, overlay, op, str(exc)) from None
         except yamledit.YamlEditError as exc:
             raise _fail(chart, path, overlay, op, str(exc)) from None
+        except regexes.PatternTimeout as exc:  # the overlay's pattern: an input error (exit 2)
+            raise regexes.PatternTimeout(f"{chart}/{path}: overlay {overlay.name} {op.label}: {exc}") from None
         except YamlLimitError as exc:  # hostile upstream text: an input error (exit 2), not a stale overlay
             raise YamlLimitError(str(exc).replace(yamledit.DOCUMENT, f"{chart}/{path}", 1)) from None
         touched.append(path)
@@ -489,12 +488,12 @@ def _replace(text: str, params: dict[str, Any]) -> str:
     expected = params.get("count", 1)
     if params.get("regex"):
         try:
-            pattern = re.compile(params["find"], re.MULTILINE)
-        except re.error as exc:
+            pattern = regexes.compile_pattern(params["find"])
+        except regexes.error as exc:
             raise _Mismatch(f"invalid regex {params['find']!r}: {exc}") from None
         try:
-            new, found = pattern.subn(params["with"], text)
-        except (re.error, IndexError) as exc:
+            new, found = regexes.subn(pattern, params["with"], text)
+        except (regexes.error, IndexError) as exc:
             raise _Mismatch(f"invalid replacement {params['with']!r}: {exc}") from None
         _count(found, expected, f"/{params['find']}/")
         return new

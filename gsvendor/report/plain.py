@@ -222,11 +222,12 @@ class LazyConsole:
 
         No markup, escapes or emoji codes are read in ``text`` (user text quoted in a message:
         ``[red]``, ``\\[``, ``:smile:`` print as they are); the line is not wrapped. Control
-        characters are escaped (``\\xNN``): a file name's ESC is no terminal's escape sequence.
+        characters are escaped (``\\xNN``): a file name's ESC is no terminal's escape sequence, and
+        its line feed (or U+2028) starts no line of its own that reads as another ``error:``.
         """
-        from gsvendor.errors import escape_controls
+        from gsvendor.errors import escape_controls, escape_line_breaks
 
-        text = escape_controls(text)
+        text = escape_line_breaks(escape_controls(text))
         line = f"{label} {text}"
         if self._rich is None and self._plain and _AS_IS.fullmatch(line) and "\n" not in line:
             self.file.write(line + "\n")

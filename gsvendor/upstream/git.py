@@ -248,6 +248,23 @@ def _remove_orphaned_clones() -> None:
             continue
 
 
+def remote_tags(url: str, options: FetchOptions) -> list[str]:
+    """The tag names of the git repository at ``url`` (``git ls-remote --tags --refs``), in git's order.
+
+    Run as every git read here: in its own process group, killed whole past ``options.max_time``
+    seconds (git-remote-http too, which a git killed alone leaves connected), and by the reaper
+    if gsvendor dies meanwhile. Raises :class:`SourceError` naming the URL without credentials.
+    """
+    shown = public_git_url(url)
+    reaper = _Reaper()
+    try:
+        deadline = time.monotonic() + options.max_time
+        listed = _run(["ls-remote", "--tags", "--refs", "--", url], None, deadline, shown, options, reaper)
+    finally:
+        reaper.close()
+    return [line.rsplit("refs/tags/", 1)[-1] for line in listed.splitlines() if "\trefs/tags/" in line]
+
+
 def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = None) -> UpstreamSnapshot:
     """Read the ``wanted`` files of ``tag`` from a git repository at ``url``.
 

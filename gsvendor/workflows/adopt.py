@@ -299,10 +299,15 @@ def config_text(
 
     yaml = YAML()
     yaml.indent(mapping=2, sequence=4, offset=2)
+    from gsvendor.files import leads_outside
+    from gsvendor.yamlio import load_yaml_document
+
     kept: dict[str, Any] = {}
-    if (root / CONFIG_FILE).is_file():
+    old_path = root / CONFIG_FILE
+    # a link to a file elsewhere (~/.kube/config) is not carried into the project's gsvendor.yaml
+    if old_path.is_file() and not leads_outside(old_path, root):
         try:
-            old = yaml.load((root / CONFIG_FILE).read_text(encoding="utf-8"))
+            old = load_yaml_document(old_path, CONFIG_FILE)  # the YAML limits first
             replaced = ("charts", "overlays", "output", "generate", "lock")
             kept = {k: v for k, v in (old or {}).items() if k not in replaced}
         except Exception:  # unreadable: written afresh
@@ -423,30 +428,15 @@ def detect(root: Path, source: str, folders: list[Path], options: FetchOptions, 
 def _git_tags(url: str, options: FetchOptions) -> list[str]:
     """The release tags (:data:`gsvendor.config.DEFAULT_TAG_PATTERN`) of the git repository at
     ``url``, newest version first. Raises :class:`SourceError` when git cannot list them in
-    ``options.max_time`` seconds."""
-    import subprocess
-
+    ``options.max_time`` seconds (:func:`gsvendor.upstream.git.remote_tags`)."""
     from packaging.version import InvalidVersion, Version
 
     from gsvendor.config import DEFAULT_TAG_PATTERN
-    from gsvendor.upstream.git import public_git_url
+    from gsvendor.upstream.git import remote_tags
     from gsvendor.upstream.source import tag_version
 
-    try:
-        listed = subprocess.run(
-            ["git", "ls-remote", "--tags", "--refs", "--", url],
-            capture_output=True,
-            timeout=options.max_time,
-            check=False,
-            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise SourceError(f"{public_git_url(url)}: git ls-remote failed: {type(exc).__name__}") from None
-    if listed.returncode != 0:
-        raise SourceError(f"{public_git_url(url)}: git ls-remote failed (exit {listed.returncode})")
     tags = []
-    for line in listed.stdout.decode("utf-8", "replace").splitlines():
-        tag = line.rsplit("refs/tags/", 1)[-1]
+    for tag in remote_tags(url, options):
         if re.search(DEFAULT_TAG_PATTERN, tag):
             try:
                 tags.append((Version(tag_version(tag)), tag))
