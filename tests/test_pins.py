@@ -64,7 +64,7 @@ def test_make_sync_vendors_the_dockerfile_pin(tmp_path: Path) -> None:
     project = project_copy(tmp_path / "project", pin="v0.19.0")
     first = make(project, "sync", f"LOCAL_ARCHIVES={UPSTREAM}")
     assert first.returncode == 0, first.stdout + first.stderr
-    assert f"gsvendor sync v0.19.0 --source {UPSTREAM}/kserve-v0.19.0.tar.gz\n" in first.stdout
+    assert f"gsvendor sync 'v0.19.0' --source '{UPSTREAM}/kserve-v0.19.0.tar.gz'\n" in first.stdout
     assert synced_tag(project) == ("v0.19.0", "v0.19.0", "v0.19.0")
     # the Renovate pull request: both Dockerfiles say v0.20.0. `versions --check` says at once,
     # with no network, what is stale and what to run
@@ -116,7 +116,7 @@ def test_make_sync_without_a_local_archive_asks_github(tmp_path: Path) -> None:
     project = project_copy(tmp_path / "project", pin="v0.21.0")
     planned = make(project, "-n", "sync", f"LOCAL_ARCHIVES={UPSTREAM}")  # no kserve-v0.21.0.tar.gz there
     assert planned.returncode == 0, planned.stderr
-    assert planned.stdout.splitlines()[-1].endswith("/bin/gsvendor sync v0.21.0")  # GitHub's archive of the tag
+    assert planned.stdout.splitlines()[-1].endswith("/bin/gsvendor sync 'v0.21.0'")  # GitHub's archive of the tag
 
 
 def test_make_sync_without_a_pin_is_a_usage_error(tmp_path: Path) -> None:
