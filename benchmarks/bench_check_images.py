@@ -111,7 +111,6 @@ def first_render_delay(gsvendor: str, helm: str, folder: Path) -> float:
     shim.chmod(0o755)
     log.write_text("")
     start = time.time()
-    # GSVENDOR_HELM, not --helm: a plain `check-images` gets its head start (gsvendor/images/headstart.py)
     environ = {**ENV, "GSVENDOR_HELM": str(shim)}
     subprocess.run([gsvendor, "check-images"], cwd=ROOT, env=environ, capture_output=True, text=True, check=False)
     return min(float(line) for line in log.read_text().split()) - start

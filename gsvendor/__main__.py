@@ -17,41 +17,19 @@ def run() -> None:
     # verify for ~15 ms and finds next to nothing. Every 50,000 net allocations still bounds what
     # cycles can hold (the 100-chart sync peaks at the same RSS).
     gc.set_threshold(50_000)
-    head_start = None
     try:
-        head_start = _head_start(sys.argv[1:])
         from gsvendor.cli import main
     except KeyboardInterrupt:
-        _close(head_start)
         sys.stderr.write("interrupted\n")
         raise SystemExit(130) from None
     try:
-        main(head_start)
+        main()
     except KeyboardInterrupt:  # before main() handles it itself (its own imports): nothing was written yet
-        _close(head_start)
         sys.stderr.write("interrupted\n")
         raise SystemExit(130) from None
     except SystemExit as stop:
-        _close(head_start)
         _exit_now(stop.code)
         raise
-    finally:
-        _close(head_start)
-
-
-def _head_start(args: list[str]) -> object:
-    """check-images' first render, started before the CLI is imported (gsvendor.images.headstart),
-    or ``None`` (any other command: the module decides from ``args``; it imports only what every
-    command imports anyway)."""
-    from gsvendor.images.headstart import start
-
-    return start(args)
-
-
-def _close(head_start: object) -> None:
-    """End what the head start left running (before the immediate exit, which skips ``finally``)."""
-    if head_start is not None:
-        head_start.close()  # type: ignore[attr-defined]
 
 
 def _exit_now(code: object) -> None:

@@ -93,8 +93,6 @@ class Globals:
     cache_dir: Path | None
     quiet: bool
     lock_timeout: float = 60.0
-    # a render started before the command line was parsed (gsvendor.images.headstart.HeadStart)
-    head_start: Any = None
 
 
 def _cache_dir(value: Path | None) -> Path | None:
@@ -150,7 +148,6 @@ def _globals(
         cache_dir=_cache_dir(cache_dir),
         quiet=quiet,
         lock_timeout=lock_timeout,
-        head_start=ctx.obj,  # what main() was given: a head start, or None
     )
 
 
@@ -195,10 +192,7 @@ def handles_errors(function: F) -> F:
                 console.labelled("error:", "red", printable(line))
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: say what state the output is in
-            # the command's context (typer hands click's own Context): its head start, if any
-            starts = (getattr(getattr(value, "obj", None), "head_start", None) for value in (*args, *kwargs.values()))
-            head_start = next((start for start in starts if start is not None), None)
-            exit_interrupted(getattr(exc, "message", None), head_start)
+            exit_interrupted(getattr(exc, "message", None))
 
     wrapper.__doc__ = unwrap_help(function.__doc__)  # every command's --help, also those added later
     return wrapper  # type: ignore[return-value]
@@ -216,15 +210,15 @@ def stamps_dir(ctx: typer.Context) -> Path | None:
     return ctx.obj.cache_dir / "validated" if ctx.obj.cache_dir else None
 
 
-def project_guard(ctx: typer.Context, config: Any, held: bool = False) -> Any:
+def project_guard(ctx: typer.Context, config: Any) -> Any:
     """The project lock for a command that writes or reads the output as a whole (finishes an
-    interrupted sync first, saying so on stderr); ``held``: this process holds it already (a head start)."""
+    interrupted sync first, saying so on stderr)."""
     from gsvendor.workflows.guard import exclusive
 
     def say(line: str) -> None:
         stderr_console().print(printable(line), markup=False, emoji=False, soft_wrap=True)
 
-    return exclusive(config, ctx.obj.lock_timeout, say, held=held)
+    return exclusive(config, ctx.obj.lock_timeout, say)
 
 
 def _lock_timeout_is_a_number(lock_timeout: float) -> None:
@@ -256,11 +250,8 @@ def show_status(ctx: typer.Context, message: str) -> Any:
     return stderr_console().status(message)
 
 
-def exit_interrupted(message: str | None = None, head_start: Any = None) -> None:
-    """Say ``message`` (what state the output is in) and end the process with 130 at once. A
-    ``head_start`` render nobody took ends first: the immediate exit skips every ``finally``."""
-    if head_start is not None:
-        head_start.close()
+def exit_interrupted(message: str | None = None) -> None:
+    """Say ``message`` (what state the output is in) and end the process with 130 at once."""
     print(printable(message or "interrupted; nothing was left half-written"), file=sys.stderr)
     sys.stdout.flush()
     sys.stderr.flush()

@@ -15,19 +15,15 @@ from gsvendor.cli.app import project_guard, stamps_dir
 from gsvendor.errors import UsageError, closest
 
 
-def rendering_setup(ctx: typer.Context, chart_dirs: list[Path] | None) -> tuple[Any, Any, Any]:
-    """check-images' and check-manifests' configuration (``None`` for bare chart folders), the
-    project guard to hold while rendering, and the head start taken over (``None`` when there is
-    none): it brings the configuration and holds the project lock already.
+def rendering_setup(ctx: typer.Context, chart_dirs: list[Path] | None) -> tuple[Any, Any]:
+    """check-images' and check-manifests' configuration (``None`` for bare chart folders) and the
+    project guard to hold while rendering.
 
     Raises :class:`~gsvendor.errors.UsageError` (exit 2) for a CHART_DIR that does not exist,
     suggesting the configured chart folder meant (:func:`chart_folder_meant`).
     """
     from gsvendor.workflows import check_images as workflow
 
-    head_start = None if chart_dirs else ctx.obj.head_start
-    if head_start is not None:
-        return head_start.config, project_guard(ctx, head_start.config, held=True), head_start
     config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [], stamps_dir(ctx))
     for path in chart_dirs or []:
         if (path / "Chart.yaml").is_file():
@@ -40,7 +36,7 @@ def rendering_setup(ctx: typer.Context, chart_dirs: list[Path] | None) -> tuple[
     # folder that is a link to a folder elsewhere (helm -> /data/helm)
     inside = config is not None and (not chart_dirs or any(config.holds(folder) for folder in chart_dirs))
     guard = project_guard(ctx, config) if inside else contextlib.nullcontext()
-    return config, guard, None
+    return config, guard
 
 
 def chart_folder_meant(path: Path, config: Any) -> str:

@@ -253,12 +253,11 @@ def check_images(
     """
     from gsvendor.workflows import check_images as workflow
 
-    config, guard, head_start = rendering_setup(ctx, chart_dirs)
+    config, guard = rendering_setup(ctx, chart_dirs)
     with guard:
         run = workflow.run(
             config,
             chart_dirs or [],
-            head_start=head_start,
             allow=allow,
             helm=helm,
             resolve=resolve,
@@ -324,12 +323,11 @@ def check_manifests(
     from gsvendor.report.junit import write_junit
     from gsvendor.workflows import check_manifests as workflow
 
-    config, guard, head_start = rendering_setup(ctx, chart_dirs)
+    config, guard = rendering_setup(ctx, chart_dirs)
     with guard:
         run = workflow.run(
             config,
             chart_dirs or [],
-            head_start=head_start,
             helm=helm,
             images=images,
             allow=allow,

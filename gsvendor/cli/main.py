@@ -128,12 +128,11 @@ def flag_value_hint(message: str, args: list[str]) -> str:
     return message
 
 
-def main(head_start: Any = None) -> None:
+def main() -> None:
     """Console-script entry point (also ``python -m gsvendor``).
 
     Usage errors (unknown option, missing argument, a value out of range) are one ``error:`` line
     with exit 2, like every other user mistake. Global options are accepted after the command too.
-    ``head_start``: a render :mod:`gsvendor.images.headstart` started already, for the command to take.
     """
     from gsvendor.signals import interrupt_on_termination
 
@@ -150,12 +149,12 @@ def main(head_start: Any = None) -> None:
     try:
         args = global_options_first(sys.argv[1:])
         command = only_the_invoked_command(app, args)
-        code = command(args=args, prog_name="gsvendor", standalone_mode=False, obj=head_start)
+        code = command(args=args, prog_name="gsvendor", standalone_mode=False)
     except KeyboardInterrupt:
-        exit_interrupted(None, head_start)
+        exit_interrupted()
     except Exception as exc:
         if type(exc).__name__ == "Abort":  # click's form of a KeyboardInterrupt inside a command
-            exit_interrupted(None, head_start)
+            exit_interrupted()
         # outside a command: --help or --version into a full disk, an empty option (cli.options.non_empty)
         if isinstance(exc, GsvendorError):
             stderr_console().labelled("error:", "red", str(exc))
@@ -170,7 +169,7 @@ def main(head_start: Any = None) -> None:
         stderr_console().labelled("error:", "red", f"{message} (see: {failed_command(exc, args)} --help)")
         sys.exit(exc.exit_code)
     if code == 130:  # typer turns a KeyboardInterrupt inside a command into exit code 130
-        exit_interrupted(None, head_start)
+        exit_interrupted()
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -14,17 +14,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from gsvendor.images.documents import scan_manifests
 from gsvendor.images.find import Found, Skipped, values_references
 from gsvendor.images.reference import ImageReference, InvalidReference, parse
 from gsvendor.images.rendering import Consumer, RenderedVariant, Rendering, render_charts
 from gsvendor.images.variants import VALUES, ChartTarget, ImagesConfig, Variant
-
-if TYPE_CHECKING:
-    from gsvendor.images.headstart import HeadStart
-
 
 # Statuses of a reference. Templated and empty strings cannot be judged; they are listed, not failed.
 ALLOWED, OFFENDER, INVALID, TEMPLATED, EMPTY = "allowed", "offender", "invalid", "templated", "empty"
@@ -196,17 +191,16 @@ def check_images(
     helm: str,
     allow: Sequence[str] | None = None,
     jobs: int | None = None,
-    head_start: HeadStart | None = None,
 ) -> CheckResult:
     """Render every variant of every chart (in parallel) and judge every image reference.
 
     ``allow`` replaces ``settings.allow`` when given (``--allow``). ``jobs``: parallel renders
-    (default: one per CPU); ``head_start``: as :func:`render_charts` takes it. Raises
+    (default: one per CPU). Raises
     :class:`~gsvendor.errors.ToolError` when helm cannot run.
     """
     start = time.perf_counter()
     consumers = {"images": images_consumer(settings, allow)}
-    rendering = render_charts(charts, settings, helm, consumers, jobs=jobs, head_start=head_start)
+    rendering = render_charts(charts, settings, helm, consumers, jobs=jobs)
     result = images_result(rendering, settings, allow)
     result.seconds = time.perf_counter() - start
     return result

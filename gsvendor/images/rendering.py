@@ -18,8 +18,7 @@ from gsvendor.images.variants import DEFAULTS, ChartTarget, ImagesConfig, Varian
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from gsvendor.images.headstart import HeadStart
-    from gsvendor.images.render import Renders, Started
+    from gsvendor.images.render import Renders
 
 
 @dataclass
@@ -60,30 +59,25 @@ def render_one(
     chart: ChartTarget,
     variant: Variant,
     prepared: bool = False,
-    started: Started | None = None,
     group: Renders | None = None,
 ) -> RenderedVariant:
     """Run helm for ``variant`` of ``chart`` and judge the render against ``expect_failure``.
 
-    ``started``: that render, already running (:mod:`gsvendor.images.headstart`); ``group``: the
-    renders an interrupt ends (:class:`~gsvendor.images.render.Renders`). Raises
+    ``group``: the renders an interrupt ends (:class:`~gsvendor.images.render.Renders`). Raises
     :class:`~gsvendor.errors.ToolError` only when helm cannot run at all.
     """
     from gsvendor.images import render
 
     start = time.perf_counter()
-    if started is not None:
-        output = started.finish()
-    else:
-        output = render.template(
-            helm,
-            chart.path,
-            values_files=variant.values_files,
-            set_values=variant.set_values,
-            set_json=variant.set_json,
-            prepared=prepared,
-            group=group,
-        )
+    output = render.template(
+        helm,
+        chart.path,
+        values_files=variant.values_files,
+        set_values=variant.set_values,
+        set_json=variant.set_json,
+        prepared=prepared,
+        group=group,
+    )
     result = RenderedVariant(chart=chart, variant=variant)
     expect = variant.expect_failure
     if not output.ok:
@@ -170,15 +164,12 @@ def render_charts(
     helm: str,
     consumers: Mapping[str, Consumer] | None = None,
     jobs: int | None = None,
-    head_start: HeadStart | None = None,
 ) -> Rendering:
     """Render every variant (:func:`plan_variants`) of every chart, in parallel, once.
 
     Each of ``consumers`` (name → function) runs on every render in the worker that rendered it,
     so its parsing overlaps the other helm processes; its return value lands in
-    ``RenderedVariant.outputs[name]``. ``jobs``: parallel renders (default: one per CPU).
-    ``head_start``: a render started before the command line was parsed
-    (:mod:`gsvendor.images.headstart`), taken over where it is the one this would start. Raises
+    ``RenderedVariant.outputs[name]``. ``jobs``: parallel renders (default: one per CPU). Raises
     :class:`~gsvendor.errors.ToolError` when helm cannot run.
     """
     from concurrent.futures import ThreadPoolExecutor
@@ -209,20 +200,10 @@ def render_charts(
             done = _CopyRelease(len(charts))
             for i in order:
                 copies.callback(done.stacks[i].close)
-                with Deferred(redeliver=True):  # the head start's render leaves it only to be tracked here
-                    taken = head_start.take(charts[i].path, helm) if head_start is not None else None
-                    if taken is not None:  # its copy goes with the chart's last render, as the others do
-                        started, copy_stack = taken
-                        done.stacks[i].enter_context(copy_stack)
-                        renders.add(started)
-                if taken is not None:
-                    copy = started.copy
-                else:
-                    started = None
-                    copy = done.stacks[i].enter_context(renderable_copy(charts[i].path))
+                copy = done.stacks[i].enter_context(renderable_copy(charts[i].path))
                 prepared[i] = ChartTarget(name=charts[i].name, path=copy, label=charts[i].label)
                 futures[(i, DEFAULTS)] = pool.submit(
-                    _render, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks, renders, started
+                    _render, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks, renders
                 )
                 futures[(i, DEFAULTS)].add_done_callback(lambda _f, i=i: done.finished(i))
             for i in order:
@@ -294,9 +275,8 @@ def _render(
     variant: Variant,
     consumers: Mapping[str, Consumer],
     group: Renders,
-    started: Started | None = None,
 ) -> RenderedVariant:
-    rendered = render_one(helm, copy, variant, prepared=True, started=started, group=group)
+    rendered = render_one(helm, copy, variant, prepared=True, group=group)
     rendered.chart = chart
     for name, consume in consumers.items():
         rendered.outputs[name] = consume(rendered)

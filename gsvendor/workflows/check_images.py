@@ -16,7 +16,6 @@ from gsvendor.images.render import find_helm
 from gsvendor.images.variants import ChartTarget, ImagesConfig, chart_targets, images_config
 
 if TYPE_CHECKING:  # the registry client loads only with --resolve
-    from gsvendor.images.headstart import HeadStart
     from gsvendor.images.resolve import ResolveReport
 
 Progress = Callable[[str], AbstractContextManager[object]]
@@ -84,12 +83,10 @@ def run(
     registry_config: Path | None = None,
     insecure: Sequence[str] | None = None,
     progress: Progress | None = None,
-    head_start: HeadStart | None = None,
 ) -> ImagesRun:
     """Render and judge every chart (``chart_dirs``, default every configured chart's output).
 
-    ``allow`` replaces the configuration's allowed prefixes; ``head_start``: a render started
-    before the command line was parsed, taken over (:mod:`gsvendor.images.headstart`). Raises
+    ``allow`` replaces the configuration's allowed prefixes. Raises
     :class:`~gsvendor.errors.UsageError` for an empty prefix and the domain's errors for a
     missing chart, helm or unreadable registry configuration (all exit 2).
     """
@@ -108,7 +105,7 @@ def run(
             insecure=list(insecure) if insecure is not None else None,
         )
     with step(f"rendering {len(charts)} chart(s)"):
-        result = check_images(charts, settings, helm_path, allow=allow, head_start=head_start)
+        result = check_images(charts, settings, helm_path, allow=allow)
     resolved = None
     if options is not None:
         from gsvendor.images.resolve import resolve_check

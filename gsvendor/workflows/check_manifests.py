@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gsvendor.config import Config
 from gsvendor.errors import UsageError
@@ -17,9 +16,6 @@ from gsvendor.images.rendering import render_charts
 from gsvendor.manifests.check import CONSUMER, ManifestsResult, check_manifests, label_policy, parse_rendered
 from gsvendor.manifests.schema import warm_up
 from gsvendor.workflows.check_images import render_inputs
-
-if TYPE_CHECKING:
-    from gsvendor.images.headstart import HeadStart
 
 Progress = Callable[[str], AbstractContextManager[object]]
 
@@ -46,12 +42,10 @@ def run(
     images: bool = False,
     allow: Sequence[str] | None = None,
     progress: Progress | None = None,
-    head_start: HeadStart | None = None,
 ) -> ManifestsRun:
     """Render ``chart_dirs`` (default every configured chart's output) in their variants and check them.
 
-    ``images``: judge image references too (check-images, ``allow`` replacing its prefixes);
-    ``head_start``: a render started before the command line was parsed, taken over. Raises
+    ``images``: judge image references too (check-images, ``allow`` replacing its prefixes). Raises
     :class:`~gsvendor.errors.UsageError` for ``--allow`` without ``--images`` or an empty prefix,
     and the domain's errors for a missing chart, helm or a bad configuration (all exit 2).
     """
@@ -65,7 +59,7 @@ def run(
     if images:
         consumers["images"] = images_consumer(settings, allow)
     with step(f"rendering {len(charts)} chart(s)"):
-        rendering = render_charts(charts, settings, helm_path, consumers, head_start=head_start)
+        rendering = render_charts(charts, settings, helm_path, consumers)
     with step("validating against the CRDs"):
         result = check_manifests(rendering, policy)
     result.seconds += rendering.seconds

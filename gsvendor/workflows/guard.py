@@ -12,17 +12,16 @@ from gsvendor.vendoring import journal
 
 
 @contextlib.contextmanager
-def exclusive(config: Config, timeout: float, say: Callable[[str], None], held: bool = False) -> Iterator[None]:
+def exclusive(config: Config, timeout: float, say: Callable[[str], None]) -> Iterator[None]:
     """Hold the project lock (beside the lock file) for the block, after recovering the output.
 
     ``timeout`` is how long to wait for another gsvendor, in seconds; ``say`` receives one line
-    for the user (waiting for the holder, what was recovered); ``held``: this process holds the
-    lock already (:mod:`gsvendor.images.headstart`). Raises
+    for the user (waiting for the holder, what was recovered). Raises
     :class:`~gsvendor.errors.GsvendorError` (exit 2) when the lock is not free in time, an
     unfinished swap cannot be finished, or its journal fails the checks of
     :mod:`gsvendor.journal_trust` (then nothing is changed).
     """
-    with contextlib.nullcontext() if held else project_lock(config.lock_path.parent, timeout, say):
+    with project_lock(config.lock_path.parent, timeout, say):
         dests = sorted({c.dest for c in config.charts} | {f.dest for f in config.files})
         scope = journal_trust.scope_of(dests, config.lock_path.relative_to(config.root).as_posix())
         for line in journal.recover(config.root, scope):
