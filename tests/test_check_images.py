@@ -745,3 +745,16 @@ def test_usage_errors_exit_2(helm, tmp_path):
         2,
         f"error: --helm {tmp_path / 'no-helm'}: not an executable file",
     )
+
+
+def test_a_malformed_gomemlimit_fails_each_render_with_gos_message(helm, tmp_path, monkeypatch):
+    """A GOMEMLIMIT set by the user is Go's to judge: helm dies at start and each render fails with
+    Go's one-line message (exit 1), not the runtime stack after it."""
+    chart, config = guarded(tmp_path, "- name: runtime-on\n  set: {runtime.enabled: true}\n")
+    monkeypatch.setenv("GOMEMLIMIT", "lots")
+    code, data, _ = check(helm, chart, config=config)
+    assert code == 1
+    problem = variant_of(data, "fixture", "defaults")["problem"]
+    assert problem == (
+        "failed to render: GOMEMLIMIT=lots fatal error: malformed GOMEMLIMIT; see `go doc runtime/debug.SetMemoryLimit`"
+    )
