@@ -18,13 +18,16 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from gsvendor.errors import ConfigError, shorten
 from gsvendor.stamps import read_stamp, stamp_path, write_stamp
 from gsvendor.validation import line_of, validate
+
+T = TypeVar("T")
 
 MAX_DEPTH = 200  # nesting levels; no chart, CRD or configuration comes near (yaml.v3 allows 10,000)
 ALIAS_BUDGET = 100_000  # values aliases may add beyond those written (or as many as written, if more)
@@ -312,6 +315,62 @@ def load_plain(text: str, label: str = "YAML text", limits: YamlLimits = UPSTREA
         except Exception:  # no libyaml here, or the pure-Python parser decides and words the error
             pass
     return YAML(typ="safe", pure=True).load(text)
+
+
+def load_all_safe(text: str, label: str = "rendered manifests", limits: YamlLimits = UPSTREAM) -> list[Any]:
+    """Every document of ``text``, as ``list(YAML(typ="safe").load_all(text))`` gives them (libyaml's
+    parser, ruamel's safe constructor: YAML 1.2, a duplicate key is an error).
+
+    Raises :class:`YamlLimitError` naming ``label`` for text over ``limits`` (:func:`check_text`,
+    before libyaml composes it) and ruamel's ``YAMLError`` for invalid YAML.
+    """
+    check_text(text, label, limits)
+    loader = _safe_loader(text)
+    if loader is None:  # no libyaml (not CPython): ruamel's own parser
+        from ruamel.yaml import YAML
+
+        return list(YAML(typ="safe").load_all(text))
+    try:
+        documents = []
+        while loader.check_data():
+            documents.append(loader.get_data())
+        return documents
+    finally:
+        loader.dispose()
+
+
+def load_single_safe(
+    text: str, inspect: Callable[[Any], T], label: str = "YAML text", limits: YamlLimits = UPSTREAM
+) -> tuple[Any, T]:
+    """``(YAML(typ="safe").load(text), inspect(root node))`` from one parse.
+
+    ``inspect`` reads the composed root node (``None`` for an empty document) before anything is
+    constructed (ruamel's constructor rewrites merge keys in the nodes). Raises what ``inspect``
+    raises, ruamel's ``YAMLError`` as ``load`` does and :class:`YamlLimitError` naming ``label``.
+    """
+    check_text(text, label, limits)
+    loader = _safe_loader(text)
+    if loader is None:  # no libyaml (not CPython): ruamel's own parser
+        from ruamel.yaml import YAML
+
+        yaml = YAML(typ="safe")
+        return yaml.load(text), inspect(yaml.compose(text))
+    try:
+        node = loader.get_single_node()
+        seen = inspect(node)
+        return (None if node is None else loader.construct_document(node)), seen
+    finally:
+        loader.dispose()
+
+
+def _safe_loader(text: str) -> Any:
+    """The libyaml loader ``YAML(typ="safe")`` makes, reading ``text``; ``None`` without libyaml."""
+    from ruamel.yaml.resolver import VersionedResolver
+
+    try:
+        return libyaml_loader_class(VersionedResolver)(text)
+    except ImportError:
+        return None
 
 
 @functools.cache

@@ -358,3 +358,17 @@ def test_an_interrupted_sync_leaves_the_output_whole(cli: Cli, synced: Path, sig
         assert process.returncode == 0
     assert not list(synced.glob(".gsvendor-staging-*"))
     assert cli(synced, "verify").returncode == 0
+
+
+def test_deep_nesting_in_rendered_manifests_is_refused_before_libyaml_and_allowed_nesting_loads() -> None:
+    """libyaml composes recursively in C: 3,000 levels are refused with the limit's message before it
+    parses; 190 levels load as ruamel's safe loader loads them."""
+    from ruamel.yaml import YAML
+
+    from gsvendor.yamlio import YamlLimitError, load_all_safe
+
+    allowed = "[" * 190 + "]" * 190
+    assert load_all_safe(allowed) == list(YAML(typ="safe").load_all(allowed))
+    with pytest.raises(YamlLimitError) as refused:
+        load_all_safe("[" * 3000 + "]" * 3000)
+    assert str(refused.value) == "rendered manifests:1: nested more than 200 levels deep"

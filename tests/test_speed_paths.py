@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
 
 import pytest
 from hypothesis import example, given, settings
@@ -624,25 +623,7 @@ def test_staged_files_are_fsynced_as_one_batch_with_a_bounded_number_open(tmp_pa
 
 
 # --------------------------------------------------------------------------------------------
-# check-images: libyaml with a lean builder, documents found in the stream without copies.
-
-
-def _typed(value: object) -> object:
-    """``value`` with every scalar's type beside it: ``1``, ``1.0`` and ``True`` are equal in Python."""
-    if isinstance(value, dict):
-        return ("dict", [(_typed(k), _typed(v)) for k, v in value.items()])
-    if isinstance(value, list):
-        return ("list", [_typed(v) for v in value])
-    return (type(value).__name__, repr(value))
-
-
-def _outcome(load: Callable[[], object]) -> object:
-    """What ``load`` returns (types kept), or the error it raises (type and message): ruamel's
-    YAMLError, and what its constructor lets through (``TypeError`` for a key of nested lists)."""
-    try:
-        return _typed(load())
-    except Exception as exc:
-        return (type(exc).__name__, str(exc))
+# check-images: documents found in the stream without copies.
 
 
 def _ruamel_scan(manifests: str) -> tuple:
@@ -702,23 +683,6 @@ def rendered_project(tmp_path_factory: pytest.TempPathFactory):
     return charts, rendering.render_charts(charts, variants.images_config(config), find_helm(project_root=ROOT))
 
 
-def test_every_rendered_document_loads_as_ruamels_safe_loader_loads_it(rendered_project) -> None:
-    from ruamel.yaml import YAML
-
-    from gsvendor.images import documents, fastload
-
-    _, rendering = rendered_project
-    parsed = 0
-    for rendered in rendering.variants:
-        for chunk in documents.split_documents(rendered.manifests):
-            if not documents._CONTENT.search(chunk) or documents._CRD.search(chunk):
-                continue  # CRDs are counted, never parsed
-            slow = _outcome(lambda chunk=chunk: list(YAML(typ="safe").load_all(chunk)))
-            assert _outcome(lambda chunk=chunk: fastload.load_all(chunk)) == slow
-            parsed += 1
-    assert parsed == 87  # every non-CRD document of the 10 renders
-
-
 def test_the_scan_of_every_render_finds_what_the_ruamel_scan_finds(rendered_project) -> None:
     from gsvendor.images import documents
 
@@ -736,103 +700,6 @@ def test_the_scan_of_every_render_finds_what_the_ruamel_scan_finds(rendered_proj
     assert by_variant[("kserve-llmisvc-crd", "defaults")] == (3, 3)
     assert "gsoci.azurecr.io/giantswarm/kserve-controller:v0.20.0" in images
     assert (len(images), len(set(images))) == (56, 15)
-
-
-def test_values_files_load_once_as_load_and_compose_give_them(rendered_project) -> None:
-    from ruamel.yaml import YAML
-
-    from gsvendor.images import fastload
-    from gsvendor.images.find import key_lines
-    from gsvendor.images.rendering import load_values
-
-    charts, rendering = rendered_project
-    for chart, values in zip(charts, rendering.values, strict=True):
-        text = (chart.path / "values.yaml").read_text(encoding="utf-8")
-        data, lines = fastload.load_single(text, key_lines)
-        assert _typed(data) == _typed(YAML(typ="safe").load(text))
-        assert lines == key_lines(YAML(typ="safe").compose(text))
-        assert (values.data, values.lines) == (data, lines) and values.lines
-        assert load_values(chart) == values
-
-
-# anchors, aliases, merge and value keys, duplicates, tags, timestamps, numbers in 1.1 and 1.2 forms
-IMAGE_YAML = st.lists(
-    st.sampled_from(
-        [
-            *("a", "image", "k: ", "k:", ": ", " ", "  ", "\n", "- ", "[", "]", "{", "}", ", ", "'", '"', "|", ">-"),
-            *("&x ", "*x", "<<: ", "=: ", "? ", "---\n", "...\n", "!!str ", "!!binary ", "!x ", "!!set ", "!!omap "),
-            *("1", "0x1f", "0o17", "010", "1_000", "1.5", ".inf", "-.nan", "yes", "on", "true", "False", "null", "~"),
-            *("2001-12-14", "2001-12-14t21:59:43.10-05:00", "# c", "%YAML 1.1\n", "\\x41", "ü", "\t"),
-        ]
-    ),
-    max_size=40,
-)
-
-
-@settings(max_examples=1500, deadline=None)
-@given(IMAGE_YAML)
-@example(["k: ", "&x ", "[", "*x", "]"])  # an alias inside its own anchor
-@example(["k: ", "1", "\n", "k: ", "1"])  # a duplicate key: ruamel's error
-@example(["a: ", "&x ", "{", "k: ", "1", "}", "\n", "b: ", "{", "<<: ", "*x", "}"])  # a merge key
-@example(["=: ", "1"])  # a value key
-@example(["? ", "- ", "- "])  # a key of nested lists: ruamel's own TypeError either way
-@example(["%YAML 1.1\n", "---\n", "k: ", "yes"])  # libyaml's loader reads 1.2 rules whatever the directive
-def test_fast_loader_is_ruamels_safe_loader(pieces: list[str]) -> None:
-    from ruamel.yaml import YAML
-
-    from gsvendor.images import fastload
-    from gsvendor.images.find import key_lines
-
-    text = "".join(pieces)
-    if _holds_itself(text):  # refused before parsing (ruamel builds a structure containing itself)
-        refused = _outcome(lambda: fastload.load_all(text))
-        assert refused[0] == "YamlLimitError" and refused[1].endswith("is inside the node it names"), refused
-        return
-    assert _outcome(lambda: fastload.load_all(text)) == _outcome(lambda: list(YAML(typ="safe").load_all(text)))
-    expected = _outcome(lambda: (YAML(typ="safe").load(text), key_lines(YAML(typ="safe").compose(text))))
-    assert _outcome(lambda: fastload.load_single(text, key_lines)) == expected
-
-
-def _holds_itself(text: str) -> bool:
-    """Whether a node ruamel composes from ``text`` reaches itself (an alias inside the node it names)."""
-    from ruamel.yaml import YAML
-
-    try:
-        documents = list(YAML(typ="safe").compose_all(text))
-    except Exception:
-        return False
-    for root in documents:
-        on_path: set[int] = set()
-        stack: list[tuple[object, bool]] = [(root, False)]
-        while stack:
-            node, leaving = stack.pop()
-            if leaving:
-                on_path.discard(id(node))
-                continue
-            if id(node) in on_path:
-                return True
-            value = getattr(node, "value", None)
-            if not isinstance(value, list):
-                continue
-            on_path.add(id(node))
-            stack.append((node, True))
-            for child in value:
-                stack.extend((c, False) for c in (child if isinstance(child, tuple) else (child,)))
-    return False
-
-
-def test_deep_nesting_is_refused_before_libyaml_and_allowed_nesting_matches_ruamel() -> None:
-    from ruamel.yaml import YAML
-
-    from gsvendor.images import fastload
-
-    allowed = "[" * 190 + "]" * 190
-    assert _outcome(lambda: fastload.load_all(allowed)) == _outcome(lambda: list(YAML(typ="safe").load_all(allowed)))
-    text = "[" * 3000 + "]" * 3000  # libyaml composes recursively in C: deep enough, and it crashes
-    assert _outcome(lambda: fastload.load_all(text)) == (
-        "YamlLimitError",
-        "rendered manifests:1: nested more than 200 levels deep",
-    )
 
 
 STREAM_PIECES = st.lists(

@@ -68,11 +68,11 @@ def scan_manifests(manifests: str, chunks: list[str] | None = None) -> tuple[lis
     the patterns search the stream between a document's bounds, which finds what they find in the
     document's own text whenever that text starts with a line break (``^`` then matches at the
     same places); a document starting otherwise is copied. Only documents that are parsed are
-    copied, with libyaml (:func:`gsvendor.images.fastload.load_all`, ruamel's safe loader's data).
+    copied, with libyaml (:func:`gsvendor.yamlio.load_all_safe`, ruamel's safe loader's data).
     """
     from ruamel.yaml.error import YAMLError
 
-    from gsvendor.images.fastload import load_all
+    from gsvendor.yamlio import load_all_safe as load_all
 
     found: list[Found] = []
     skipped: list[Skipped] = []

@@ -115,8 +115,8 @@ def load_values(chart: ChartTarget) -> ChartValues:
     """
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-    from gsvendor.images.fastload import load_single
     from gsvendor.images.find import key_lines
+    from gsvendor.yamlio import load_single_safe as load_single
 
     path = chart.path / "values.yaml"
     label = f"{chart.label}/values.yaml"

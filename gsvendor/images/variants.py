@@ -180,7 +180,7 @@ def chart_targets(chart_dirs: Sequence[Path], config: Config | None) -> list[Cha
 def _chart_name(chart_yaml: Path) -> str | None:
     from ruamel.yaml.error import YAMLError
 
-    from gsvendor.images.fastload import load_single
+    from gsvendor.yamlio import load_single_safe as load_single
 
     try:
         data, _ = load_single(chart_yaml.read_text(encoding="utf-8"), lambda _node: None, str(chart_yaml))

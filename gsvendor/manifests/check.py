@@ -72,10 +72,9 @@ class Obj:
 
     @property
     def data(self) -> Any:
-        """The object as parsed YAML (what ruamel's safe loader gives, built by check-images' lean
-        loader: :func:`gsvendor.images.fastload.load_all`)."""
+        """The object as parsed YAML (ruamel's safe loader on libyaml: :func:`gsvendor.yamlio.load_all_safe`)."""
         if self.parsed is None:
-            from gsvendor.images.fastload import load_all
+            from gsvendor.yamlio import load_all_safe as load_all
 
             self.parsed = next((d for d in load_all(self.text) if isinstance(d, dict)), {})
         return self.parsed
