@@ -106,7 +106,7 @@ helm-unittest: tools ## The helm-unittest suites of every chart in CHART_PROJECT
 	hack/helm-test.sh $(call shq,$(abspath $(CHART_PROJECT))/helm)
 
 chart-tests: venv tools ## The overlays' behaviour rendered with helm on CHART_PROJECT's helm/ (its synced tag) and the fixed tags.
-	GSVENDOR_CHART_PROJECT=$(call shq,$(abspath $(CHART_PROJECT))) $(VENV)/bin/pytest -q tests/test_chart_overlays.py $(PYTEST_ARGS)
+	GSVENDOR_CHART_PROJECT=$(call shq,$(abspath $(CHART_PROJECT))) $(VENV)/bin/pytest -q tests/overlays/test_chart_overlays.py $(PYTEST_ARGS)
 
 patch-verify: venv ## Check patches/llmisvc applies to the pinned upstream (PATCH_SOURCE=… to read it elsewhere).
 	$(GSVENDOR) patch-verify $(if $(PATCH_SOURCE),--source $(call shq,$(PATCH_SOURCE)))

@@ -20,7 +20,7 @@ runs a generator, two memo dictionaries and a tag look-up per node. Here:
 So :func:`load_all` and :func:`load_single` return what ``YAML(typ="safe").load_all`` and
 ``.load`` return, and raise the same errors in the same order (composition errors come from the
 same libyaml calls; construction errors from ruamel's constructor, as the fast path steps aside
-for everything that can fail). ``tests/test_speed_paths.py`` compares both on every rendered
+for everything that can fail). ``tests/cli/test_speed_paths.py`` compares both on every rendered
 document of the project's charts and on generated YAML. Without ruamel.yaml.clib (no libyaml) both
 functions use ruamel's own loader unchanged.
 """

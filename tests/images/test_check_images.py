@@ -2,7 +2,7 @@
 
 Fixture charts (tests/imagekit.py) are written into tmp_path, each hiding a non-gsoci image in
 one place. Nothing here depends on the Giant Swarm gsoci overlays; the raw upstream charts and
-the synced ones are tests/test_check_images_upstream.py's.
+the synced ones are tests/images/test_check_images_upstream.py's.
 """
 
 from __future__ import annotations

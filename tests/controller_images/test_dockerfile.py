@@ -9,7 +9,7 @@ import pytest
 from gsvendor.controller_images import dockerfile
 from gsvendor.errors import ConfigError
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 MULTI = """\
 # syntax=docker/dockerfile:1
