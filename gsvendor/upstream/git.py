@@ -1,11 +1,11 @@
 """The git source kind: a shallow, blob-filtered, sparse clone of only the wanted paths.
 
 git runs through :func:`gsvendor.gitcmd.run`, in its own process group, killed (the whole group,
-with its helpers such as ``git-remote-http``) when it outlives the fetch's time budget; a remote that accepts and
-never answers therefore ends in a one-line timeout instead of a hang. git and its helpers also
-die with gsvendor, even SIGKILLed: a small reaper process (:data:`_REAPER`) kills their groups
-and removes the temporary clone (whose ``.git/config`` holds the URL) when gsvendor's end closes
-its pipe; git itself gets a death signal set before exec. A clone left where the reaper could
+with its helpers such as ``git-remote-http``) when it outlives the fetch's time budget; a remote
+that accepts and never answers therefore ends in a one-line timeout instead of a hang. git and
+its helpers also die with gsvendor, even SIGKILLed: a small reaper process (:data:`_REAPER`) kills
+their groups and removes the temporary clone (whose ``.git/config`` holds the URL) when
+gsvendor's end closes its pipe; git itself gets a death signal set before exec. A clone left where the reaper could
 not run is removed by the next git source read.
 """
 
