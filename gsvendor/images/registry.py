@@ -49,6 +49,8 @@ from gsvendor.images.reference import DEFAULT_REGISTRY, ImageReference, parse
 if TYPE_CHECKING:
     from collections.abc import Mapping as Headers
 
+    import httpx
+
 # Outcomes of one lookup.
 RESOLVED = "resolved"
 TAG_MISSING = "tag-missing"
@@ -261,7 +263,7 @@ class _Host:
     """One registry host on the resolver's httpx client: the scheme (``insecure``), the host's Basic
     credentials, and a bearer token per repository (a token is scoped to one repository)."""
 
-    def __init__(self, host: str, options: ResolveOptions, client: Any, counter: Callable[[], None]) -> None:
+    def __init__(self, host: str, options: ResolveOptions, client: httpx.Client, counter: Callable[[], None]) -> None:
         self.host = host
         self.api_host = _DOCKER_HUB_API if host == DEFAULT_REGISTRY else host
         self.insecure = host.lower() in options.insecure
