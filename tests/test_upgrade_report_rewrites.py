@@ -9,9 +9,11 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
+from gsvendor.config import ChartSpec
 from gsvendor.report.upgrade import REWRITTEN, _images
+from gsvendor.vendoring.plan import ChartBuild
 from gsvendor.vendoring.rewrites import Replacement, render, render_rewrites, template_rewrites
-from gsvendor.vendoring.upgrade import ChartUpgrade, ImageChange, compare_images
+from gsvendor.vendoring.upgrade import ChartUpgrade, ImageChange, compare_chart, compare_images
 
 PRESETS = """\
 apiVersion: v1
@@ -167,8 +169,12 @@ def test_image_changes_and_rows_as_rendered(helm: str, tmp_path: Path) -> None:
 
 
 def test_a_values_default_that_changes_the_rendering_is_a_row() -> None:
+    # the presets file is the same at both tags: only values.yaml changed, and with it what renders
     old, new = chart("v1", "registry.example/llm-d/"), chart("v1")
-    images = compare_images(old, new, ALLOW, (render_rewrites(old), render_rewrites(new)))
+    spec = ChartSpec(name="c", upstream_path="charts/c", dest="helm/c")
+    upgrade = compare_chart("c", ChartBuild(spec, old, old), ChartBuild(spec, new, new), ALLOW, [])
+    assert upgrade.changed == ["values.yaml"]
+    images = upgrade.images
     assert [(i.where, i.old, i.old_rendered, i.new_rendered, i.status) for i in images] == [
         (
             WHERE.format("main"),
