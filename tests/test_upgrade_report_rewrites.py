@@ -202,8 +202,20 @@ def test_what_is_not_resolved_statically() -> None:
     ]
     # under range and with the dot is another value; $.Values is still the chart's
     assert resolved('{{ range .Values.list }}{{ replace "a/" .Values.registry "t" }}{{ end }}', values) == [None]
-    assert resolved('{{ with .Values.node }}{{ replace "a/" $.Values.registry "t" }}{{ end }}', values) == [
+    assert resolved('{{ range .Values.list }}{{ replace "a/" $.Values.registry "t" }}{{ end }}', values) == [
         "gsoci.azurecr.io/x/"
+    ]
+    # a replace under if or with may not run at all
+    assert resolved('{{ if .Values.on }}{{ $t := replace "a/" "b/" "t" }}{{ end }}', values) == [None]
+    assert resolved(
+        '{{ with .Values.node }}{{ replace "a/" "b/" "t" }}{{ end }}{{ replace "c/" "d/" "t" }}', values
+    ) == [
+        None,
+        "d/",
+    ]
+    # a range's variables hold its elements, whatever a variable of that name held before
+    assert resolved('{{ $r := "x/" }}{{ range $i, $r := .Values.list }}{{ replace "a/" $r "t" }}{{ end }}', values) == [
+        None
     ]
     # a define sees no variable declared outside it
     assert resolved('{{ $r := "x/" }}{{ define "d" }}{{ replace "a/" $r "t" }}{{ end }}', values) == [None]

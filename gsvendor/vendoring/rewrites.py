@@ -5,13 +5,15 @@ pipes it through ``replace "ghcr.io/llm-d/" $registry | replace "docker.io/vllm/
 ``$registry`` being ``$values.imageRegistry | default "ghcr.io/llm-d/"`` and ``$values``
 ``.Values.kserve.llmisvcConfigs``. Pure and static (no helm): the templates' actions are read in
 order, and a replacement argument is resolved only when it is a quoted literal, ``.Values.a.b``,
-``$.Values.a.b``, ``$var`` or ``$var.a.b`` where ``$var`` is declared once in its scope by
-``{{ $var := EXPR }}`` of that same grammar, optionally piped into ``default "literal"`` (sprig's
-rule: an empty value takes the default). Anything else (a function call, ``include``, a
-variable reassigned in a branch, ``.Values`` under ``range`` or ``with``, where the dot is
-another value) is unresolved: :attr:`Replacement.new` is ``None``, and what renders is for
-check-images to judge. ``.Values`` inside a ``define`` is read as the chart's values, as the
-helpers that ``include "name" .`` assume.
+``$.Values.a.b``, ``$var`` or ``$var.a.b``, where ``$var`` was last set (``{{ $var := EXPR }}``,
+or ``=`` at the same block level) to an EXPR of that same grammar, optionally piped into
+``default "literal"`` or called as ``default "literal" EXPR`` (sprig's rule: an empty value takes
+the default). Anything else is unresolved: a function call, ``include``, a parenthesized
+pipeline, a variable set in a deeper branch, ``.Values`` under ``range`` or ``with`` (where the
+dot is another value), a ``replace`` under ``if`` or ``with`` (it may not run), a value that is
+not a string. Then :attr:`Replacement.new` is ``None``, and what renders is for check-images to
+judge. ``.Values`` inside a ``define`` is read as the chart's values, as the helpers that
+``include "name" .`` assume.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ _ACTION = re.compile(r'\{\{((?:"(?:[^"\\]|\\.)*"|`[^`]*`|/\*.*?\*/|[^"`}]|\}(?!\
 _FILES_GET = re.compile(r'\.Files\.Get\s+"([^"\\]+)"')
 # sprig's replace OLD NEW with a quoted OLD holding a "/" (a registry or repository prefix), and its NEW
 _REPLACE = re.compile(r'\breplace\s+"([^"\\\s]*/[^"\\\s]*)"\s+("(?:[^"\\]|\\.)*"|`[^`]*`|[^\s|()]+|\([^|]*)')
-_ASSIGN = re.compile(r"^\$(\w+)\s*(:?=)\s*(.*)$", re.S)
+_TRIM = re.compile(r"^-(?=\s)|(?<=\s)-$")  # the trim markers, "{{- " and " -}}"
+_ASSIGN = re.compile(r"^\$(\w+)(?:\s*,\s*\$(\w+))?\s*(:?=)\s*(.*)$", re.S)  # range's "$i, $x :=" too
 _BLOCK = re.compile(r"^(define|block|if|range|with|else|end)\b")
 _PATH = r"(?:\.\w+)*"
 _VALUES = re.compile(rf"^\$?\.Values({_PATH})$")
@@ -155,7 +158,9 @@ def _replacements(action: str, scopes: _Scopes) -> list[Replacement]:
     out = []
     for old, argument in _REPLACE.findall(action):
         argument = argument.strip()
-        value = UNKNOWN if argument.startswith("(") else scopes.evaluate(argument)
+        # under if or with it may not run at all: what renders depends on what only a render knows
+        conditional = any(kind in ("if", "with") for kind, _ in scopes.stack)
+        value = UNKNOWN if argument.startswith("(") or conditional else scopes.evaluate(argument)
         out.append(Replacement(old, value if isinstance(value, str) else None, argument))
     return out
 
@@ -168,9 +173,7 @@ def template_rewrites(text: str, values: Any) -> tuple[list[str], list[Replaceme
     replacements: list[Replacement] = []
     scopes = _Scopes(values)
     for match in _ACTION.finditer(text):
-        action = match.group(1).strip()
-        action = action[1:] if action.startswith("-") else action
-        action = (action[:-1] if action.endswith("-") else action).strip()
+        action = _TRIM.sub("", match.group(1)).strip()
         if action.startswith("/*"):
             continue
         reads += _FILES_GET.findall(action)
@@ -188,13 +191,14 @@ def template_rewrites(text: str, values: Any) -> tuple[list[str], list[Replaceme
         assignment = _ASSIGN.match(pipeline)
         if assignment is None:
             continue
-        name, operator, expression = assignment.groups()
+        name, second, operator, expression = assignment.groups()
         # a range's declared variables hold its elements: not values anyone reads statically
-        value = UNKNOWN if keyword is not None else scopes.evaluate(expression)
-        if operator == ":=":
-            scopes.declare(name, value)
-        else:
-            scopes.assign(name, value)
+        value = UNKNOWN if keyword is not None or second else scopes.evaluate(expression)
+        for each in (name, second) if second else (name,):
+            if operator == ":=":
+                scopes.declare(each, value)
+            else:
+                scopes.assign(each, value)
     return reads, replacements
 
 
