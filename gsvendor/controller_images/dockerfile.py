@@ -26,18 +26,7 @@ from gsvendor.errors import ConfigError
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _VARIABLE = re.compile(r"\\\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 # BuildKit sets these for every build; they are usable in FROM without an ARG declaring them.
-AUTOMATIC_ARGS = frozenset(
-    {
-        "BUILDPLATFORM",
-        "BUILDOS",
-        "BUILDARCH",
-        "BUILDVARIANT",
-        "TARGETPLATFORM",
-        "TARGETOS",
-        "TARGETARCH",
-        "TARGETVARIANT",
-    }
-)
+AUTOMATIC_ARGS = frozenset(at + part for at in ("BUILD", "TARGET") for part in ("PLATFORM", "OS", "ARCH", "VARIANT"))
 
 
 @dataclass(frozen=True)
