@@ -171,7 +171,8 @@ def expand(text: str, values: Mapping[str, str | None]) -> tuple[str, tuple[str,
         name, operator, word = match.group(1) or match.group(4), match.group(2), match.group(3) or ""
         value = values.get(name)
         if operator is None:
-            unresolved.extend([name] if value is None else [])
+            if value is None:
+                unresolved.append(name)
             return value or ""
         if operator in (":-", "-"):
             if value is not None and (operator == "-" or value):

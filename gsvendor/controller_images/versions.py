@@ -319,8 +319,7 @@ def judge_go(builder: GoVersion | None, mod: GoMod) -> tuple[str, str]:
     else:
         if builder < minimum:
             return GO_FAIL, f"older than upstream's go {mod.go}: go.mod requires at least {minimum}"
-        toolchain = parse_go_version(mod.toolchain) if mod.toolchain else None
-        if toolchain is not None and builder < toolchain:
+        if builder < preferred:  # the toolchain line: preferred is the newer of the two lines
             return GO_FAIL, f"older than upstream's toolchain {mod.toolchain}"
     if pair > pref_pair:
         return GO_WARN, f"newer minor than upstream's {preferred}: builds, but not with the Go upstream releases with"
