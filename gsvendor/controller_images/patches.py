@@ -30,7 +30,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -65,18 +65,9 @@ class HunkFailure:
     already_upstream: bool = False
 
     def as_json(self) -> dict[str, Any]:
-        """The machine-readable form."""
-        return {
-            "file": self.file,
-            "hunk": self.hunk,
-            "header": self.header,
-            "reason": self.reason,
-            "expectedLine": self.expected_line,
-            "expected": list(self.expected),
-            "upstreamLine": self.upstream_line,
-            "upstream": list(self.upstream),
-            "alreadyUpstream": self.already_upstream,
-        }
+        """The machine-readable form: the fields, camel-cased (``expectedLine``)."""
+        fields = asdict(self).items()
+        return {re.sub(r"_(.)", lambda m: m[1].upper(), k): list(v) if isinstance(v, tuple) else v for k, v in fields}
 
 
 @dataclass
