@@ -106,7 +106,7 @@ helm-unittest: tools ## The helm-unittest suites of every chart in CHART_PROJECT
 	hack/helm-test.sh $(call shq,$(abspath $(CHART_PROJECT))/helm)
 
 chart-tests: venv tools ## The overlays' behaviour rendered with helm on CHART_PROJECT's helm/ (its synced tag) and the fixed tags.
-	GSVENDOR_CHART_PROJECT=$(call shq,$(abspath $(CHART_PROJECT))) $(VENV)/bin/pytest -q tests/test_chart_overlays.py $(PYTEST_ARGS)
+	GSVENDOR_CHART_PROJECT=$(call shq,$(abspath $(CHART_PROJECT))) $(VENV)/bin/pytest -q tests/overlays/test_chart_overlays.py $(PYTEST_ARGS)
 
 patch-verify: venv ## Check patches/llmisvc applies to the pinned upstream (PATCH_SOURCE=… to read it elsewhere).
 	$(GSVENDOR) patch-verify $(if $(PATCH_SOURCE),--source $(call shq,$(PATCH_SOURCE)))
@@ -128,8 +128,11 @@ lint: venv ## ruff on the code and tests; the package's shape (module sizes, imp
 	$(VENV)/bin/ruff format --check gsvendor tests benchmarks
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/test_architecture.py tests/test_docs.py
 
-test: venv tools lint ## Lint and run the test suite (needs ../shared/upstream; tests/cluster: make cluster-test).
-	$(VENV)/bin/pytest -q --ignore=tests/cluster
+# pytest-xdist workers for make test: one per core (most tests wait on helm, git or a server)
+TEST_WORKERS ?= auto
+
+test: venv tools lint ## Lint and run the test suite on TEST_WORKERS workers (needs ../shared/upstream; tests/cluster: make cluster-test).
+	$(VENV)/bin/pytest -q -n $(TEST_WORKERS) --ignore=tests/cluster $(PYTEST_ARGS)
 
 # --- benchmarks (print figures; no pass/fail) -------------------------------------------------
 

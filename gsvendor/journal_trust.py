@@ -24,11 +24,11 @@ import hashlib
 import os
 import re
 import stat
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from gsvendor import gitcmd
 from gsvendor.errors import GsvendorError, escape_line_breaks
 from gsvendor.files import default_cache_dir
 
@@ -64,14 +64,11 @@ class Scope:
 
 def _git(root: Path, *args: str) -> str | None:
     """stdout of ``git args`` run in ``root``; ``None`` when git is missing or fails (bounded: 30 s)."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
     try:
-        done = subprocess.run(
-            ["git", *args], cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
+        done = gitcmd.run(args, root, timeout=30)
+    except GsvendorError:  # git not installed, or out of time
         return None
-    return done.stdout.decode("utf-8", "surrogateescape") if done.returncode == 0 else None
+    return done.stdout if done.returncode == 0 else None
 
 
 def place(root: Path, cache: Path | None = None) -> Place:

@@ -4,7 +4,7 @@
 # helm-unittest plugin that hack/install-go-tools.sh builds.
 #
 # Giant Swarm's Chart.yaml says version: "[[ .Version ]]" (the release pipeline fills it in),
-# which helm refuses to load; the suites therefore run on copies in build/helm-test/ whose version
+# which helm refuses to load; the suites therefore run on copies in build/helm-test.XXXXXX/ whose version
 # is 0.0.0-gsvendor, never on helm/. Results also go to build/test-results/helm-unittest.xml (JUnit).
 #
 #   hack/helm-test.sh [OUTPUT_DIR [CHART ...]]   (the vendored charts, default helm/; every chart there)
@@ -32,9 +32,10 @@ if [ ${#charts[@]} -eq 0 ]; then
   exit 2
 fi
 
-work="$root/build/helm-test"
-rm -rf "$work"
-mkdir -p "$work" "$root/build/test-results"
+# a folder of this run's own: two runs at once (the test suite's workers) never share copies
+mkdir -p "$root/build/test-results"
+work=$(mktemp -d "$root/build/helm-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 for chart in "${charts[@]}"; do
   if [ ! -f "$output/$chart/Chart.yaml" ]; then
     echo "helm-test: no chart $output/$chart" >&2

@@ -9,11 +9,13 @@ import signal
 import subprocess
 import sys
 import tarfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 # ../shared/upstream beside the repository; GSVENDOR_UPSTREAM_DIR points elsewhere (CircleCI
@@ -60,9 +62,21 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return [f"chart tests: {project}/helm synced at {synced_tag(project)}, and the fixed tags {' '.join(TAGS)}"]
 
 
+# the suite's wall-time budget on the 2-core build machine, tools cached (make test)
+SUITE_BUDGET_SECONDS = 15 * 60
+_STARTED = time.monotonic()
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Name the vendored tag the chart tests ran on, even under -q (CI logs); the differential counts."""
+    """Name the vendored tag the chart tests ran on, even under -q (CI logs); the differential counts;
+    the suite's wall time against its budget (a figure, never a failure: speed lives in benchmarks)."""
     _differential_summary(terminalreporter)
+    wall = time.monotonic() - _STARTED
+    workers = terminalreporter.config.getoption("numprocesses", None) or 1
+    terminalreporter.write_line(
+        f"suite: {wall:.0f} s wall with {workers} worker(s), {wall / SUITE_BUDGET_SECONDS:.2f}x of its "
+        f"{SUITE_BUDGET_SECONDS // 60} min budget"
+    )
     if not CHART_PROJECT:
         return
     project = Path(CHART_PROJECT).resolve()
@@ -192,10 +206,40 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], code: int, *
         assert needle in result.stderr, (needle, result.stderr)
 
 
+# the differential tallies of pytest-xdist's workers, sent at their end (pytest_sessionfinish) and
+# summed by the controller (pytest_testnodedown): name → [compared, differences, both refused]
+_WORKER_TALLIES: dict[str, list[Any]] = {}
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In an xdist worker: hand this worker's differential tallies to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    tallies = getattr(sys.modules.get("diff_tools"), "TALLIES", None)
+    if output is not None and tallies:
+        output["differential"] = {
+            name: [t.compared, list(t.differences), list(t.both_refused)] for name, t in tallies.items()
+        }
+
+
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """In the xdist controller: sum what a finished worker compared."""
+    for name, (compared, differences, refused) in getattr(node, "workeroutput", {}).get("differential", {}).items():
+        total = _WORKER_TALLIES.setdefault(name, [0, [], []])
+        total[0] += compared
+        total[1] += differences
+        total[2] += refused
+
+
 def _differential_summary(terminalreporter: Any) -> None:
     """What the differential tests (tests/differential/) compared: identical, different, both refused (by input)."""
     tools = sys.modules.get("diff_tools")
-    tallies = getattr(tools, "TALLIES", None)
+    tallies = dict(getattr(tools, "TALLIES", None) or {})
+    if _WORKER_TALLIES:
+        sys.path.insert(0, str(ROOT / "tests" / "differential"))
+        from diff_tools import Tally
+
+        for name, (compared, differences, refused) in _WORKER_TALLIES.items():
+            tallies.setdefault(name, Tally()).add(Tally(compared, differences, refused))
     if tallies:
         terminalreporter.section("differential tests")
         for name, tally in sorted(tallies.items()):
@@ -210,6 +254,14 @@ def tools_required() -> bool:
     or with ``GSVENDOR_REQUIRE_TOOLS=1`` anywhere. Elsewhere such a test skips, saying which tool."""
     ci = os.environ.get("CI", "").strip().lower()
     return ci not in ("", "0", "false", "no") or os.environ.get("GSVENDOR_REQUIRE_TOOLS") == "1"
+
+
+# Under CI the hypothesis tests draw the same examples every run (a failure reproduces and a run
+# that passed once passes again); elsewhere each run draws new ones, which is how new differences
+# against the real tools are found.
+settings.register_profile("ci", derandomize=True, database=None)
+if tools_required():
+    settings.load_profile("ci")
 
 
 def require_tool(name: str, found: str | Path | None, how: str) -> str:

@@ -2,7 +2,7 @@
 
 Layers, from the top: ``cli`` → ``workflows`` → the domain packages (upstream, overlays, generate,
 vendoring, images, manifests, controller_images, adopt) → ``config``/``validation``/``errors``/``files``/
-``signals``. ``report`` presents results and may read the domain's types; nothing below the CLI
+``gitcmd``/``signals``. ``report`` presents results and may read the domain's types; nothing below the CLI
 imports it except for ``report.junit``'s neutral test-case type. Every import is counted, also those
 inside functions (lazy imports).
 """
@@ -122,6 +122,7 @@ def test_config_errors_files_import_no_domain() -> None:
         "errors",
         "fastyaml",
         "files",
+        "gitcmd",
         "journal_trust",
         "signals",
         "stamps",

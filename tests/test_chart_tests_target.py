@@ -65,7 +65,7 @@ def test_chart_tests_run_on_the_vendored_helm_at_its_tag(tmp_path: Path, cli: Cl
     ids = {i for _, i in passed}
     assert ids and all(f"vendored-{tag}" in i for i in ids), ids
     # every test of the module that takes the synced project ran on this one
-    module = (ROOT / "tests/test_chart_overlays.py").read_text()
+    module = (ROOT / "tests/overlays/test_chart_overlays.py").read_text()
     taking_synced = set(re.findall(r"^def (test_\w+)\(\s*synced: ", module, re.MULTILINE))
     assert {name for name, _ in passed} == taking_synced and len(taking_synced) == 15
     assert int(summary.group(2)) == len(passed)

@@ -1,7 +1,10 @@
-"""pyproject.toml: the licence as an SPDX expression, built without setuptools' deprecation warnings."""
+"""pyproject.toml: the licence as an SPDX expression, built without setuptools' deprecation warnings,
+the runtime dependencies exactly what the package imports."""
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import re
 import shutil
 import subprocess
@@ -11,6 +14,8 @@ import zipfile
 from pathlib import Path
 
 from conftest import ROOT
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
@@ -19,6 +24,26 @@ def test_the_licence_is_an_spdx_expression_for_setuptools_77() -> None:
     assert PROJECT["project"]["license"] == "Apache-2.0"
     # setuptools reads a licence string as SPDX from 77 on (older ones reject it)
     assert PROJECT["build-system"] == {"requires": ["setuptools>=77"], "build-backend": "setuptools.build_meta"}
+
+
+def imported_distributions() -> set[str]:
+    """The installed distributions providing the non-stdlib modules ``gsvendor/`` imports (lazy imports too)."""
+    tops: set[str] = set()
+    for path in (ROOT / "gsvendor").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                tops.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                tops.add(node.module.split(".")[0])
+    tops -= {*sys.stdlib_module_names, "gsvendor", "__future__"}
+    providers = importlib.metadata.packages_distributions()
+    assert sorted(t for t in tops if t not in providers) == []  # every import resolves to an installed distribution
+    return {canonicalize_name(dist) for top in tops for dist in providers[top]}
+
+
+def test_the_runtime_dependencies_are_exactly_the_imported_distributions() -> None:
+    declared = {canonicalize_name(Requirement(text).name) for text in PROJECT["project"]["dependencies"]}
+    assert imported_distributions() == declared
 
 
 def test_the_wheel_builds_without_a_licence_deprecation_warning(tmp_path: Path) -> None:

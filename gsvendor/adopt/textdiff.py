@@ -73,24 +73,25 @@ def _git_hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
     Raises :class:`NoAnchor` when git is missing or fails (the change is then reported, not guessed).
     """
     import os
-    import subprocess
     import tempfile
+
+    from gsvendor import gitcmd
+    from gsvendor.errors import ToolError
 
     with tempfile.TemporaryDirectory(prefix="gsvendor-adopt-diff-") as tmp:
         paths = [os.path.join(tmp, "a"), os.path.join(tmp, "b")]
         for path, lines in zip(paths, (a, b), strict=True):
             with open(path, "w", encoding="utf-8", newline="\n") as file:
                 file.write("".join(f"{line}\n" for line in lines))
-        env = {**os.environ, "LC_ALL": "C", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
-        args = ["git", "diff", "--no-index", "--no-color", "--no-ext-diff", "--histogram", "-a", "-U0", "--", *paths]
+        args = ["diff", "--no-index", "--no-color", "--no-ext-diff", "--histogram", "-a", "-U0", "--", *paths]
         try:
-            done = subprocess.run(args, capture_output=True, env=env, timeout=300, check=False)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise NoAnchor(f"git diff could not compare it ({type(exc).__name__})") from None
+            done = gitcmd.run(args, timeout=300, isolated=True)
+        except ToolError as exc:  # not installed, or out of time
+            raise NoAnchor(f"git diff could not compare it ({exc})") from None
     if done.returncode not in (0, 1):
         raise NoAnchor(f"git diff could not compare it (exit {done.returncode})")
     blocks = []
-    for match in _HUNK.finditer(done.stdout.decode("utf-8", "replace")):
+    for match in _HUNK.finditer(done.stdout):
         start_a, count_a = int(match[1]), int(match[2] if match[2] is not None else 1)
         start_b, count_b = int(match[3]), int(match[4] if match[4] is not None else 1)
         i1 = start_a if count_a == 0 else start_a - 1  # a count of 0 names the line before the block

@@ -1,62 +1,51 @@
 """The carried patch series as files: ``git format-patch`` output parsed into its commit, subject
-and per-file hunks (:func:`parse_patch`), the series folder listed in apply order
-(:func:`list_series`), and the upstream files a series touches (:func:`wanted_files`)."""
+(the mail header, read with :mod:`email`) and per-file hunks (the ``diff --git`` sections, read with
+``unidiff``) (:func:`parse_patch`), the series folder listed in apply order (:func:`list_series`),
+and the upstream files a series touches (:func:`wanted_files`)."""
 
 from __future__ import annotations
 
 import email
 import email.policy
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+import unidiff
 
 from gsvendor.errors import ConfigError
 
 _FROM_LINE = re.compile(r"^From ([0-9a-f]{40}|[0-9a-f]{64}) ")  # SHA-1 or SHA-256 repositories
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
 _SUBJECT_PREFIX = re.compile(r"^\[[^\]]*PATCH[^\]]*\]\s*", re.I)
-_EXTENDED_HEADERS = (
-    "old mode ",
-    "new mode ",
-    "deleted file mode ",
-    "new file mode ",
-    "copy from ",
-    "copy to ",
-    "rename from ",
-    "rename to ",
-    "similarity index ",
-    "dissimilarity index ",
-    "index ",
-)
 
 
 @dataclass(frozen=True)
 class Hunk:
     """One ``@@ -a,b +c,d @@`` hunk of a file diff.
 
-    ``number`` counts from 1 within its file (as ``git apply --reject`` numbers them); ``line`` is
-    the hunk header's 1-based line in the .patch file; ``body`` its lines with their prefix
-    character (`` ``, ``-``, ``+``).
+    ``number`` counts from 1 within its file (as ``git apply --reject`` numbers them); ``header``
+    the ``@@`` line as written; ``old_start`` the 1-based line the hunk expects its first line at.
     """
 
     number: int
     header: str
-    old_start: int
-    old_count: int
-    new_start: int
-    new_count: int
-    line: int
-    body: tuple[str, ...]
+    hunk: unidiff.Hunk
+
+    @property
+    def old_start(self) -> int:
+        """The first line in the file before the patch (``a`` of ``-a,b``)."""
+        return int(self.hunk.source_start)
 
     @property
     def before(self) -> list[str]:
         """The lines the hunk expects to find (context and removed lines)."""
-        return [text[1:] for text in self.body if text[:1] in (" ", "-", "")]
+        return [_text(line) for line in self.hunk.source_lines()]
 
     @property
     def after(self) -> list[str]:
         """The lines the hunk leaves (context and added lines)."""
-        return [text[1:] for text in self.body if text[:1] in (" ", "+", "")]
+        return [_text(line) for line in self.hunk.target_lines()]
 
 
 @dataclass(frozen=True)
@@ -66,8 +55,6 @@ class FileDiff:
     old_path: str | None
     new_path: str | None
     hunks: tuple[Hunk, ...]
-    line: int
-    binary: bool = False
 
     @property
     def path(self) -> str:
@@ -102,117 +89,50 @@ class PatchFile:
         return tuple(sorted(paths))
 
 
-def _unquote(path: str) -> str:
-    """Undo git's C-style quoting of a path with unusual characters (``"a/t\\303\\251st"``)."""
-    if not (len(path) >= 2 and path.startswith('"') and path.endswith('"')):
-        return path
-    raw = path[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode("latin-1")
-    return raw.decode("utf-8", "surrogateescape")
+def _text(line: unidiff.patch.Line) -> str:
+    """A hunk line without its prefix and line feed (a ``\r`` of a CRLF file stays)."""
+    return str(line.value).removesuffix("\n")
 
 
 def _strip_prefix(path: str) -> str | None:
-    """``a/x/y`` → ``x/y`` (git's ``-p1``); ``/dev/null`` → ``None``."""
-    path = _unquote(path.split("\t", 1)[0].rstrip("\r"))
+    """``a/x/y`` → ``x/y`` (git's ``-p1``), git's C-style quoting undone (``"a/t\\303\\251st"``);
+    ``/dev/null`` → ``None``."""
+    path = path.rstrip("\r")
     if path == "/dev/null":
         return None
+    if len(path) >= 2 and path.startswith('"') and path.endswith('"'):
+        raw = path[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape").encode("latin-1")
+        path = raw.decode("utf-8", "surrogateescape")
     return path.split("/", 1)[1] if "/" in path else path
 
 
-def _diff_git_paths(rest: str) -> tuple[str | None, str | None]:
-    """The two paths of ``diff --git a/X b/Y`` (used only when no ``---``/``+++`` lines say them)."""
-    rest = rest.rstrip("\r")
-    if rest.startswith('"'):
-        end = rest.find('" ', 1)
-        return _strip_prefix(rest[: end + 1]), _strip_prefix(rest[end + 2 :])
-    # Without quotes a space in a name makes the split ambiguous; git's own rule: both names equal.
-    for match in re.finditer(r" b/", rest):
-        old, new = rest[: match.start()], rest[match.start() + 1 :]
-        if old[2:] == new[2:]:
-            return _strip_prefix(old), _strip_prefix(new)
-    old, _, new = rest.partition(" ")
-    return _strip_prefix(old), _strip_prefix(new)
-
-
 def _parse_diffs(lines: list[str], start: int) -> tuple[list[FileDiff], str | None]:
-    """Every ``diff --git`` section from ``lines[start:]``; returns the diffs and a problem, if any."""
-    diffs: list[FileDiff] = []
-    i = start
-    while i < len(lines):
-        if not lines[i].startswith("diff --git "):
-            i += 1
-            continue
-        first = i
-        old, new = _diff_git_paths(lines[i][len("diff --git ") :])
-        created = deleted = binary = False
-        i += 1
-        while i < len(lines):
-            text = lines[i]
-            if text.startswith("--- "):
-                old = _strip_prefix(text[4:])
-            elif text.startswith("+++ "):
-                new = _strip_prefix(text[4:])
-            elif text.startswith(("rename from ", "copy from ")):
-                old = _unquote(text.split(" ", 2)[2].rstrip("\r"))
-            elif text.startswith(("rename to ", "copy to ")):
-                new = _unquote(text.split(" ", 2)[2].rstrip("\r"))
-            elif text.startswith("new file mode "):
-                created = True
-            elif text.startswith("deleted file mode "):
-                deleted = True
-            elif text.startswith(("GIT binary patch", "Binary files ")):
-                binary = True
-            elif not text.startswith(_EXTENDED_HEADERS):
-                break
-            i += 1
-        if created:
-            old = None
-        if deleted:
-            new = None
-        hunks: list[Hunk] = []
-        while i < len(lines) and lines[i].startswith("@@"):
-            match = _HUNK.match(lines[i].rstrip("\r"))
-            if not match:
-                return diffs, f"line {i + 1}: unreadable hunk header {lines[i]!r}"
-            old_count = int(match.group(2)) if match.group(2) is not None else 1
-            new_count = int(match.group(4)) if match.group(4) is not None else 1
-            header_line = i
-            i += 1
-            body: list[str] = []
-            old_left, new_left = old_count, new_count
-            while old_left > 0 or new_left > 0:
-                if i >= len(lines):
-                    return diffs, f"line {header_line + 1}: hunk ends early (corrupt patch)"
-                text = lines[i]
-                kind = text[:1]
-                if kind in (" ", ""):  # git reads an empty line as an empty context line
-                    old_left, new_left = old_left - 1, new_left - 1
-                elif kind == "-":
-                    old_left -= 1
-                elif kind == "+":
-                    new_left -= 1
-                elif kind != "\\":
-                    return diffs, f"line {i + 1}: unexpected line in a hunk (corrupt patch)"
-                if kind != "\\":
-                    body.append(text)
-                i += 1
-            if old_left < 0 or new_left < 0:
-                return diffs, f"line {header_line + 1}: hunk line counts do not match its header (corrupt patch)"
-            if i < len(lines) and lines[i].startswith("\\"):
-                i += 1  # "\ No newline at end of file" after the last line
-            hunks.append(
-                Hunk(
-                    number=len(hunks) + 1,
-                    header=lines[header_line].rstrip("\r"),
-                    old_start=int(match.group(1)),
-                    old_count=old_count,
-                    new_start=int(match.group(3)),
-                    new_count=new_count,
-                    line=header_line + 1,
-                    body=tuple(body),
-                )
-            )
-        diffs.append(FileDiff(old_path=old, new_path=new, hunks=tuple(hunks), line=first + 1, binary=binary))
-    return diffs, None
+    """Every ``diff --git`` section from ``lines[start:]`` (unidiff reads them); the diffs and a problem, if any."""
+    first = next((i for i in range(start, len(lines)) if lines[i].startswith("diff --git ")), len(lines))
+    read = first  # the lines unidiff has consumed, for the line of a corrupt hunk
+
+    def counted() -> Iterator[str]:
+        nonlocal read
+        for text in lines[first:]:
+            read += 1
+            yield text + "\n"
+
+    try:
+        parsed = unidiff.PatchSet(counted())
+    except unidiff.UnidiffParseError as exc:
+        return [], f"line {read}: {str(exc).strip()} (corrupt patch)"
+    return [
+        FileDiff(
+            old_path=_strip_prefix(diff.source_file),
+            new_path=_strip_prefix(diff.target_file),
+            # a hunk's first line follows its header, so the header is the line before it as written
+            hunks=tuple(
+                Hunk(number, lines[first + hunk[0].diff_line_no - 2].rstrip("\r") if hunk else str(hunk).strip(), hunk)
+                for number, hunk in enumerate(diff, 1)
+            ),
+        )
+        for diff in parsed
+    ], None
 
 
 def parse_patch(path: Path) -> PatchFile:
@@ -269,14 +189,6 @@ def wanted_files(patches: list[PatchFile]) -> tuple[str, ...]:
     ``.gitattributes`` can change how ``git apply`` reads a file (line endings), so the tree
     should hold the same ones as a full clone.
     """
-    paths: set[str] = set()
-    for patch in patches:
-        for path in patch.touched:
-            paths.add(path)
-            parent = PurePosixPath(path).parent
-            while True:
-                paths.add(str(parent / ".gitattributes") if str(parent) != "." else ".gitattributes")
-                if str(parent) in (".", "/") or parent == parent.parent:  # also ends for an absolute path
-                    break
-                parent = parent.parent
-    return tuple(sorted(paths))
+    paths = {path for patch in patches for path in patch.touched}
+    attributes = {str(parent / ".gitattributes") for path in paths for parent in PurePosixPath(path).parents}
+    return tuple(sorted(paths | attributes))

@@ -25,18 +25,17 @@ Reading the patch files is :mod:`gsvendor.controller_images.patch_files`'.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gsvendor import gitcmd
 from gsvendor.controller_images.patch_files import FileDiff, Hunk, PatchFile
-from gsvendor.errors import ToolError
 
 APPLIES = "applies"
 DOES_NOT_APPLY = "does not apply"
@@ -66,18 +65,9 @@ class HunkFailure:
     already_upstream: bool = False
 
     def as_json(self) -> dict[str, Any]:
-        """The machine-readable form."""
-        return {
-            "file": self.file,
-            "hunk": self.hunk,
-            "header": self.header,
-            "reason": self.reason,
-            "expectedLine": self.expected_line,
-            "expected": list(self.expected),
-            "upstreamLine": self.upstream_line,
-            "upstream": list(self.upstream),
-            "alreadyUpstream": self.already_upstream,
-        }
+        """The machine-readable form: the fields, camel-cased (``expectedLine``)."""
+        fields = asdict(self).items()
+        return {re.sub(r"_(.)", lambda m: m[1].upper(), k): list(v) if isinstance(v, tuple) else v for k, v in fields}
 
 
 @dataclass
@@ -161,51 +151,20 @@ class SeriesReport:
         }
 
 
-def _git_env() -> dict[str, str]:
-    """The environment for git: C locale (its messages are parsed) and no user or system config.
-
-    The image build runs ``git apply`` with neither, so ``apply.whitespace`` or similar settings
-    of the user must not change the verdict. Variables that point git at another repository
-    (set inside git hooks such as pre-commit's) are dropped: they would redirect the temporary tree.
-    """
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        {
-            "LC_ALL": "C",
-            "LANGUAGE": "C",
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": os.devnull,
-            "GIT_TERMINAL_PROMPT": "0",
-        }
-    )
-    return env
-
-
 def run_git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run ``git args`` in ``cwd``; raises :class:`ToolError` when git is not installed."""
-    try:
-        return subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            env=_git_env(),
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-            errors="surrogateescape",
-            check=False,
-        )
-    except FileNotFoundError:
-        raise ToolError("git: not found on PATH (patch-verify applies the series with git apply)") from None
+    """Run ``git args`` in ``cwd`` (:func:`gsvendor.gitcmd.run`, isolated: the image build runs
+    ``git apply`` without user or system config, so ``apply.whitespace`` or similar settings of the
+    user must not change the verdict, and a git hook's ``GIT_DIR`` must not redirect the temporary
+    tree). Raises :class:`ToolError` when git is not installed or runs past :data:`GIT_TIMEOUT`."""
+    return gitcmd.run(args, cwd, timeout=GIT_TIMEOUT, isolated=True)
 
 
-def _printable(text: str) -> str:
-    """``text`` with undecodable bytes (kept as surrogates) shown as U+FFFD, safe for JSON, XML and terminals."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+GIT_TIMEOUT = 300.0  # seconds; git apply of one patch takes milliseconds
 
 
 def git_output(result: subprocess.CompletedProcess[str]) -> str:
     """What git printed (stdout, then stderr), stripped, undecodable bytes shown as U+FFFD."""
-    return _printable((result.stdout + result.stderr).strip())
+    return gitcmd.readable((result.stdout + result.stderr).strip())
 
 
 def _read_lines(path: Path) -> list[str] | None:
@@ -307,7 +266,7 @@ def _file_failure(diff: FileDiff, error: str, tree: Path, tag: str) -> HunkFailu
             None,
             f"the patch creates {name}, but upstream {tag} already has it (with other content)",
             upstream_line=1,
-            upstream=tuple(_printable(line) for line in lines[:10]),
+            upstream=tuple(gitcmd.readable(line) for line in lines[:10]),
         )
     return HunkFailure(name, None, None, f"{name}: {error}")
 
@@ -320,7 +279,7 @@ def _hunk_failure(name: str, hunk: Hunk, lines: list[str]) -> HunkFailure:
     start, found = locate(lines, expected, hunk.old_start - 1)
     window = lines[start : start + max(len(expected), 1)]
     done = _contains(lines, hunk.after) and hunk.after != expected
-    reason = f"hunk {hunk.number} ({_printable(hunk.header)}) does not apply"
+    reason = f"hunk {hunk.number} ({gitcmd.readable(hunk.header)}) does not apply"
     if done:
         reason += "; its result is already upstream"
     elif not found and expected:
@@ -328,12 +287,12 @@ def _hunk_failure(name: str, hunk: Hunk, lines: list[str]) -> HunkFailure:
     return HunkFailure(
         file=name,
         hunk=hunk.number,
-        header=_printable(hunk.header),
+        header=gitcmd.readable(hunk.header),
         reason=reason,
         expected_line=hunk.old_start,
-        expected=tuple(_printable(line) for line in expected),
+        expected=tuple(gitcmd.readable(line) for line in expected),
         upstream_line=start + 1 if lines else None,
-        upstream=tuple(_printable(line) for line in window),
+        upstream=tuple(gitcmd.readable(line) for line in window),
         already_upstream=done,
     )
 

@@ -17,13 +17,14 @@ The Go check compares each Dockerfile's ``golang`` builder image with the ``go``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from gsvendor.config import DEFAULT_DOCKERFILES, DEFAULT_PATCHES, DEFAULT_PIN_DOCKERFILE, Config, load_yaml_document
 from gsvendor.controller_images import dockerfile
 from gsvendor.errors import ConfigError, UsageError
+from gsvendor.validation import line_of
 
 PIN_ARG = "KSERVE_VERSION"
 
@@ -155,14 +156,6 @@ def _compare(pin: Pin, file: str, line: int | None, key: str, value: Any) -> Pla
     return Place(file, line, key, text, DIFFERS, f"{pin.file}:{pin.line} pins {pin.value}")
 
 
-def _key_line(node: Any, key: str) -> int | None:
-    """1-based line of ``key`` in a ruamel mapping, if known."""
-    try:
-        return int(node.lc.key(key)[0]) + 1
-    except (AttributeError, KeyError, TypeError):
-        return None
-
-
 def version_places(config: Config, pin: Pin) -> list[Place]:
     """Every place the upstream version is written, compared with ``pin`` (see the module doc).
 
@@ -199,32 +192,22 @@ def version_places(config: Config, pin: Pin) -> list[Place]:
         if not isinstance(document, dict) or document.get("appVersion") is None:
             places.append(Place(label, None, "appVersion", None, MISSING, "no appVersion"))
         else:
-            places.append(_compare(pin, label, _key_line(document, "appVersion"), "appVersion", document["appVersion"]))
+            places.append(_compare(pin, label, line_of(document, ["appVersion"]), "appVersion", document["appVersion"]))
         values_path = folder / "values.yaml"
         if values_path.is_file():
             label = f"{chart.dest}/values.yaml"
             values = load_yaml_document(values_path, label)
             kserve = values.get("kserve") if isinstance(values, dict) else None
             if isinstance(kserve, dict) and "version" in kserve:
-                places.append(_compare(pin, label, _key_line(kserve, "version"), "kserve.version", kserve["version"]))
+                places.append(_compare(pin, label, line_of(kserve, ["version"]), "kserve.version", kserve["version"]))
     lock_label = config.lock_path.relative_to(config.root).as_posix()
     if not config.lock_path.exists():
         places.append(Place(lock_label, None, "tag", None, NOT_SYNCED, "no lock file: charts not synced yet"))
     else:
         lock = lockfile.read(config.lock_path, config.stamps)
-        places.append(_compare(pin, lock_label, _tag_line(config.lock_path), "tag", lock.tag))
+        line = line_of(load_yaml_document(config.lock_path, lock_label), ["tag"])
+        places.append(_compare(pin, lock_label, line, "tag", lock.tag))
     return places
-
-
-def _tag_line(path: Path) -> int | None:
-    """Line of the top-level ``tag:`` key of the lock file (written without indentation)."""
-    try:
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.startswith("tag:"):
-                return number
-    except (OSError, UnicodeDecodeError):
-        return None
-    return None
 
 
 @dataclass(frozen=True, order=True)
@@ -336,8 +319,7 @@ def judge_go(builder: GoVersion | None, mod: GoMod) -> tuple[str, str]:
     else:
         if builder < minimum:
             return GO_FAIL, f"older than upstream's go {mod.go}: go.mod requires at least {minimum}"
-        toolchain = parse_go_version(mod.toolchain) if mod.toolchain else None
-        if toolchain is not None and builder < toolchain:
+        if builder < preferred:  # the toolchain line: preferred is the newer of the two lines
             return GO_FAIL, f"older than upstream's toolchain {mod.toolchain}"
     if pair > pref_pair:
         return GO_WARN, f"newer minor than upstream's {preferred}: builds, but not with the Go upstream releases with"
@@ -449,27 +431,13 @@ class VersionsReport:
         return {
             "pin": {"file": self.pin.file, "line": self.pin.line, "value": self.pin.value},
             "ok": not self.problems,
-            "places": [
-                {"file": p.file, "line": p.line, "key": p.key, "value": p.value, "status": p.status, "note": p.note}
-                for p in self.places
-            ],
+            "places": [asdict(p) for p in self.places],
             "go": None
             if self.go_mod is None
             else {
                 "source": self.go_source,
                 "goMod": {"go": self.go_mod.go, "toolchain": self.go_mod.toolchain},
-                "builders": [
-                    {
-                        "file": b.file,
-                        "line": b.line,
-                        "stage": b.stage,
-                        "image": b.image,
-                        "version": b.version,
-                        "status": b.status,
-                        "reason": b.reason,
-                    }
-                    for b in self.builders
-                ],
+                "builders": [asdict(b) for b in self.builders],
             },
             "problems": self.problems,
             "warnings": self.warnings,

@@ -100,9 +100,8 @@ def load_credentials(path: Path | None = None) -> Credentials:
                 raise ConfigError(f"{label}: auths.{key}.auth: not base64 of 'user:password' (no ':')")
             auths[_credential_host(key)] = str(encoded)
         elif entry.get("username") and entry.get("password") is not None:
-            from oras.auth.utils import get_basic_auth
-
-            auths[_credential_host(key)] = get_basic_auth(str(entry["username"]), str(entry["password"]))
+            user_password = f"{entry['username']}:{entry['password']}".encode()
+            auths[_credential_host(key)] = base64.b64encode(user_password).decode("ascii")
         elif entry.get("identitytoken"):
             notes.append(f"{label}: auths.{key}: identitytoken is not used; {key} is asked anonymously")
     store = data.get("credsStore")

@@ -16,13 +16,11 @@ content exists in the registry", "Listing tags", "Error codes"):
   the repository does not exist, but the CNCF distribution registry answers ``MANIFEST_UNKNOWN``
   on the manifest endpoint for a missing repository too; its tags endpoint tells the two apart.
 
-HTTP goes through oras-py: :class:`oras.provider.Registry` makes the session (cookies off, the
-scheme of ``insecure``) and :class:`oras.auth.TokenAuth` runs the bearer-token flow of a
-``Www-Authenticate: Bearer`` challenge (the Docker token specification, what ACR and ghcr.io
-use). oras's own ``do_request`` is not used: it retries every error with sleeps of up to 83
-seconds and sends no timeout, and one shared token cannot serve many repositories in parallel.
-So this module sends the requests on oras's session itself, with a timeout, bounded retries and a
-token per repository, and answers ``Www-Authenticate: Basic`` (htpasswd registries) directly.
+HTTP goes through one httpx client per resolver, with a timeout per request, a bound on each
+answer's size and time (a stalling or trickling registry times out), bounded retries, and the
+authentication challenges of ``Www-Authenticate``: ``Basic`` (htpasswd registries) is answered with
+the host's credentials, ``Bearer`` with a token per repository from the challenge's realm (the
+Docker token specification, what ACR and ghcr.io use).
 
 Outcomes of a lookup (:data:`OUTCOMES`): ``resolved``, ``tag-missing``, ``digest-missing``,
 ``repository-missing``, ``auth-failed`` (401/403 after the credentials were tried),
@@ -35,10 +33,8 @@ did not resolve (its own outcome fails the run already).
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
-import logging
 import re
 import threading
 import time
@@ -52,6 +48,8 @@ from gsvendor.images.reference import DEFAULT_REGISTRY, ImageReference, parse
 
 if TYPE_CHECKING:
     from collections.abc import Mapping as Headers
+
+    import httpx
 
 # Outcomes of one lookup.
 RESOLVED = "resolved"
@@ -192,23 +190,13 @@ class _Unreachable(Exception):
         self.attempts = attempts
 
 
-def _timeout_adapter(timeout: float, pool: int) -> Any:
-    """An HTTP adapter giving every request on a session a timeout: requests sends none unless
-    asked, and oras's token requests do not ask, so without it a lookup could hang."""
-    from requests.adapters import HTTPAdapter
-
-    class TimeoutAdapter(HTTPAdapter):
-        def send(self, request: Any, stream: bool = False, timeout: Any = None, **kwargs: Any) -> Any:  # type: ignore[override]
-            return super().send(request, stream=stream, timeout=default if timeout is None else timeout, **kwargs)
-
-    default = timeout
-    return TimeoutAdapter(pool_connections=4, pool_maxsize=pool, max_retries=0)
+class _TooSlow(Exception):
+    """An answer whose body did not arrive within its deadline (retried like a timeout)."""
 
 
 @dataclass(frozen=True)
 class _Answer:
-    """A registry's answer with its body read within bounds (:meth:`_Host._send`): what
-    requests' response gives, for this module and oras's token flow (which reads ``headers``)."""
+    """A registry's answer with its body read within bounds (:meth:`_Host._send`)."""
 
     status_code: int
     headers: Headers[str, str]
@@ -240,123 +228,133 @@ def _describe(response: _Answer) -> str:
     return f"HTTP {response.status_code}" + (f" ({text})" if text else f" {response.reason}" if response.reason else "")
 
 
-def _connection_detail(exc: BaseException) -> str:
-    """A short cause of a requests connection error: refused, DNS, reset, or its message."""
-    import socket
-
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what caused it (httpx → httpcore → the socket or TLS error), at most 20."""
     seen: list[BaseException] = []
     todo: list[BaseException] = [exc]
-    while todo and len(seen) < 20:  # bounded walk of the cause chain and urllib3's .reason
+    while todo and len(seen) < 20:
         item = todo.pop()
         seen.append(item)
-        for nxt in (getattr(item, "reason", None), item.__cause__, item.__context__, *getattr(item, "args", ())):
+        for nxt in (item.__cause__, item.__context__, *getattr(item, "args", ())):
             if isinstance(nxt, BaseException) and nxt not in seen:
                 todo.append(nxt)
-    for item in seen:
+    return seen
+
+
+def _connection_detail(exc: BaseException) -> str:
+    """A short cause of a connection error: refused, DNS, reset, or its message."""
+    import socket
+
+    for item in _causes(exc):
         if isinstance(item, ConnectionRefusedError):
             return "connection refused"
-        if isinstance(item, socket.gaierror) or type(item).__name__ == "NameResolutionError":
+        if isinstance(item, socket.gaierror):
             return "DNS: host name does not resolve"
         if isinstance(item, ConnectionResetError):
             return "connection reset"
     return " ".join(str(exc).split())[:300]
 
 
+# key="value" pairs of a Www-Authenticate challenge (RFC 9110 "auth-param", quoted form)
+_CHALLENGE_PARAM = re.compile(r'([A-Za-z]+)="([^"]*)"')
+
+
 class _Host:
-    """One registry host: an oras :class:`~oras.provider.Registry` (its requests session, the scheme),
-    the host's Basic credentials, and an oras :class:`~oras.auth.TokenAuth` per repository (a bearer
-    token is scoped to one repository)."""
+    """One registry host on the resolver's httpx client: the scheme (``insecure``), the host's Basic
+    credentials, and a bearer token per repository (a token is scoped to one repository)."""
 
-    def __init__(self, host: str, options: ResolveOptions, counter: Callable[[], None]) -> None:
-        import oras.provider
-
+    def __init__(self, host: str, options: ResolveOptions, client: httpx.Client, counter: Callable[[], None]) -> None:
         self.host = host
         self.api_host = _DOCKER_HUB_API if host == DEFAULT_REGISTRY else host
         self.insecure = host.lower() in options.insecure
-        self.tls_verify = True  # certificates are always checked; plain HTTP is --insecure-registry's
-        self.registry = oras.provider.Registry(hostname=self.api_host, insecure=self.insecure, tls_verify=True)
-        adapter = _timeout_adapter(options.timeout, pool=max(options.jobs, 10))
-        self.registry.session.mount("https://", adapter)
-        self.registry.session.mount("http://", adapter)
+        self.scheme = "http" if self.insecure else "https"
+        self.client = client
         self.basic = options.credentials.for_host(host)
         self.credential_source = options.credentials.source
         self.options = options
         self._count = counter
         self._basic_needed = False  # the host answered a Basic challenge once: send credentials up front
-        self._tokens: dict[str, Any] = {}
+        self._tokens: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def url(self, path: str) -> str:
-        """``http(s)://host/v2/<path>``. Built here: oras's Container re-parses names and reads
-        ``localhost/x`` as a Docker Hub repository."""
-        return f"{self.registry.prefix}://{self.api_host}/v2/{path}"
+        """``http(s)://host/v2/<path>``."""
+        return f"{self.scheme}://{self.api_host}/v2/{path}"
 
-    def _token_auth(self, repository: str) -> Any:
-        import oras.auth
+    def _send(self, method: str, url: str, headers: dict[str, str], params: dict[str, str] | None = None) -> _Answer:
+        """One request; its body read whole, at most :data:`MAX_ANSWER_BYTES` within ``3 × timeout``
+        seconds. httpx's timeout is per socket read: a server dripping bytes, or announcing a huge
+        body, would hold a worker forever, and a manifest is kilobytes.
 
-        with self._lock:
-            auth = self._tokens.get(repository)
-            if auth is None:
-                auth = oras.auth.get_auth_backend(
-                    "token", self.registry.session, self.insecure, tls_verify=self.tls_verify
-                )
-                if self.basic:  # load_credentials checked it is base64 of "user:password"
-                    user, _, password = base64.b64decode(self.basic).decode("utf-8").partition(":")
-                    auth.set_basic_auth(user, password)
-                self._tokens[repository] = auth
-            return auth
-
-    def _send(self, method: str, url: str, headers: dict[str, str]) -> _Answer:
-        import requests
-
-        self._count()
-        response = self.registry.session.request(method, url, headers=headers, verify=self.tls_verify, stream=True)
-        # requests' timeout is per socket read: a server dripping bytes, or announcing a huge body,
-        # would hold a worker forever. A manifest is kilobytes; bound the whole answer.
+        Raises httpx's exceptions, :class:`_TooSlow`, and :class:`_Unreachable` for a body too large.
+        """
         deadline = time.monotonic() + 3 * self.options.timeout
         body = bytearray()
-        for chunk in response.iter_content(65536):
-            body += chunk
-            if len(body) > MAX_ANSWER_BYTES:
-                response.close()
-                raise _Unreachable(REGISTRY_ERROR, f"answer larger than {MAX_ANSWER_BYTES // 1024 // 1024} MiB", 1)
-            if time.monotonic() > deadline:
-                response.close()
-                raise requests.exceptions.Timeout(f"answer not complete after {3 * self.options.timeout:g} s")
-        return _Answer(response.status_code, response.headers, response.reason or "", bytes(body))
+        with self.client.stream(method, url, headers=headers, params=params) as response:
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > MAX_ANSWER_BYTES:
+                    raise _Unreachable(REGISTRY_ERROR, f"answer larger than {MAX_ANSWER_BYTES // 1024 // 1024} MiB", 1)
+                if time.monotonic() > deadline:
+                    raise _TooSlow(f"answer not complete after {3 * self.options.timeout:g} s")
+        return _Answer(response.status_code, response.headers, response.reason_phrase or "", bytes(body))
+
+    def _token(self, challenge: str) -> str | None:
+        """A bearer token for a ``Www-Authenticate: Bearer realm=…,service=…,scope=…`` challenge (the
+        Docker token specification, what ACR and ghcr.io use): asked of the realm with the host's
+        Basic credentials, anonymously without. ``None`` when refused or not given."""
+        params = dict(_CHALLENGE_PARAM.findall(challenge))
+        realm = params.pop("realm", "")
+        if not realm:
+            return None
+        if not realm.startswith(("http://", "https://")):
+            realm = f"{self.scheme}://{realm}"
+        headers = {"Accept": "application/json"}
+        if self.basic:
+            headers["Authorization"] = f"Basic {self.basic}"
+        wanted = {key: params[key] for key in ("service", "scope") if key in params}
+        answer = self._send("GET", realm, headers, wanted)  # a token-service request: not counted
+        if answer.status_code != 200:
+            return None
+        try:
+            body = answer.json()
+        except ValueError:
+            return None
+        token = (body.get("token") or body.get("access_token")) if isinstance(body, dict) else None
+        return token if isinstance(token, str) and token else None
 
     def request(self, method: str, url: str, repository: str) -> tuple[_Answer, bool]:
-        """Send one request, answering an authentication challenge (``Www-Authenticate``) once,
-        plus one token refresh. Returns the response and whether credentials were sent.
+        """Send one request, answering an authentication challenge (``Www-Authenticate``) once.
+        Returns the response and whether credentials were sent.
 
-        Raises requests' exceptions (connection errors, timeouts) to :meth:`call`.
+        Raises httpx's exceptions (connection errors, timeouts) to :meth:`call`.
         """
-        auth = self._token_auth(repository)
         headers = dict(_ACCEPT)
-        headers.update(auth.get_auth_header())  # a bearer token from an earlier challenge
-        if self._basic_needed and self.basic:
+        token = self._tokens.get(repository)  # from an earlier challenge
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        elif self._basic_needed and self.basic:
             headers["Authorization"] = f"Basic {self.basic}"
+        self._count()
         response = self._send(method, url, headers)
         if response.status_code not in (401, 403):
             return response, "Authorization" in headers and self.basic is not None
-        challenge = response.headers.get("Www-Authenticate", "")
-        scheme = challenge.split(" ", 1)[0].lower()
-        if scheme == "basic":
+        scheme, _, challenge = response.headers.get("Www-Authenticate", "").partition(" ")
+        if scheme.lower() == "basic":
             if not self.basic or headers.get("Authorization") == f"Basic {self.basic}":
                 return response, self.basic is not None
             self._basic_needed = True
             headers["Authorization"] = f"Basic {self.basic}"
-            return self._send(method, url, headers), True
-        if scheme == "bearer":
-            # oras's TokenAuth: anonymous token without credentials, else a token for the Basic credentials
-            for refresh in (False, True):
-                headers, changed = auth.authenticate_request(response, headers, refresh=refresh)
-                if not changed:
-                    break
-                response = self._send(method, url, headers)
-                if response.status_code not in (401, 403):
-                    break
-        return response, self.basic is not None
+            sent = True
+        elif scheme.lower() == "bearer" and (token := self._token(challenge)):  # a new token after an expired one
+            with self._lock:
+                self._tokens[repository] = token
+            headers["Authorization"] = f"Bearer {token}"
+            sent = self.basic is not None
+        else:
+            return response, self.basic is not None
+        self._count()
+        return self._send(method, url, headers), sent
 
     def call(self, method: str, url: str, repository: str) -> tuple[_Answer, bool, int]:
         """:meth:`request` with retries: on a 5xx, 429 or timeout, up to ``retries`` more attempts
@@ -365,7 +363,9 @@ class _Host:
         Raises :class:`_Unreachable` when no answer came (refused, DNS, timeouts throughout), with
         outcome ``unreachable``, or ``registry-error`` for a TLS failure or a broken answer.
         """
-        import requests
+        import ssl
+
+        import httpx
 
         attempts = 0
         while True:
@@ -373,19 +373,20 @@ class _Host:
             last = attempts > self.options.retries
             try:
                 response, sent = self.request(method, url, repository)
-            except requests.exceptions.SSLError as exc:
-                hint = "" if self.insecure else f"; plain HTTP only with --insecure-registry {self.host}"
-                raise _Unreachable(REGISTRY_ERROR, f"TLS: {_connection_detail(exc)}{hint}", attempts) from None
-            except requests.exceptions.Timeout:
+            except (httpx.TimeoutException, _TooSlow):
                 if last:
                     raise _Unreachable(
                         UNREACHABLE, f"timed out ({attempts} attempts, {self.options.timeout:g} s each)", attempts
                     ) from None
                 self._sleep(attempts, None)
                 continue
-            except requests.exceptions.ConnectionError as exc:
+            except httpx.TransportError as exc:
+                if any(isinstance(cause, ssl.SSLError) for cause in _causes(exc)):
+                    hint = "" if self.insecure else f"; plain HTTP only with --insecure-registry {self.host}"
+                    detail = " ".join(str(exc).split())[:300]
+                    raise _Unreachable(REGISTRY_ERROR, f"TLS: {detail}{hint}", attempts) from None
                 raise _Unreachable(UNREACHABLE, _connection_detail(exc), attempts) from None
-            except requests.exceptions.RequestException as exc:
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, undecodable bodies
                 raise _Unreachable(REGISTRY_ERROR, " ".join(str(exc).split())[:300], attempts) from None
             if (response.status_code >= 500 or response.status_code == 429) and not last:
                 self._sleep(attempts, response.headers.get("Retry-After"))
@@ -449,7 +450,7 @@ class _Host:
         except _Unreachable as exc:
             attempts += exc.attempts
             return done(exc.outcome, exc.detail)
-        except Exception as exc:  # a malformed challenge or answer breaks oras or requests: one outcome, not a crash
+        except Exception as exc:  # an answer outside the spec: one outcome, not a crash
             return done(REGISTRY_ERROR, f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}")
 
     def _missing(self, target: Target, response: _Answer, done: Callable[..., Resolution]) -> Resolution:
@@ -484,10 +485,15 @@ class Resolver:
     """
 
     def __init__(self, options: ResolveOptions) -> None:
-        # oras logs through the "oras" logger; without a handler Python would print its warnings and
-        # errors to stderr. Outcomes are reported by check-images instead.
-        logging.getLogger("oras").addHandler(logging.NullHandler())
+        import httpx
+
         self.options = options
+        # certificates are always checked; plain HTTP is --insecure-registry's
+        self.client = httpx.Client(
+            timeout=options.timeout,
+            limits=httpx.Limits(max_connections=max(options.jobs, 10)),
+            follow_redirects=True,
+        )
         self.requests = 0
         self._cache: dict[Target, Resolution] = {}
         self._hosts: dict[str, _Host] = {}
@@ -506,7 +512,7 @@ class Resolver:
         with self._lock:
             host = self._hosts.get(registry)
             if host is None:
-                host = self._hosts[registry] = _Host(registry, self.options, self._count)
+                host = self._hosts[registry] = _Host(registry, self.options, self.client, self._count)
             return host
 
     def resolve_one(self, target: Target) -> Resolution:
@@ -526,9 +532,8 @@ class Resolver:
         return {t: self._cache[t] for t in wanted}
 
     def close(self) -> None:
-        """Close the hosts' HTTP sessions."""
-        for host in self._hosts.values():
-            host.registry.session.close()
+        """Close the HTTP client's connections."""
+        self.client.close()
 
 
 @dataclass(frozen=True)

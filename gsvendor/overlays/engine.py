@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gsvendor import gitcmd
 from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest
 from gsvendor.overlays import regexes, yamledit
 from gsvendor.overlays.crdfield import (
@@ -534,25 +535,27 @@ _TEXT_EDITS: dict[str, Callable[[str, dict[str, Any]], str]] = {
 }
 
 
+def _stderr(done: Any) -> str:
+    return " ".join(gitcmd.readable(done.stderr).split())
+
+
 def _patch_paths(overlay: Overlay, op: Operation, patch: bytes, work: Path) -> list[str]:
     """The chart-relative paths a patch touches, as git's own parser reads them (``git apply --numstat``).
 
     Raises :class:`OverlayDefinitionError` for a patch git cannot read, one without a diff, and
     one naming an absolute path or a path with ``..``.
     """
-    import git
-
     patch_file = work / ".numstat.patch"
     patch_file.write_bytes(patch)
     strip = "-p1" if re.search(rb"^\+\+\+ b/", patch, re.MULTILINE) else "-p0"
     where = f"overlays/{overlay.path.name}: {op.label}: {op.params['patch']}"
     try:
-        out = git.Git(str(work)).apply(strip, "--numstat", "-z", str(patch_file))
-    except git.GitCommandError as exc:
-        detail = " ".join((exc.stderr or "").replace("stderr:", "").split()).strip("' ")
-        raise OverlayDefinitionError(f"{where}: not a patch git can read: {detail}") from None
+        done = gitcmd.run(["apply", strip, "--numstat", "-z", str(patch_file)], work, timeout=300, isolated=True)
     finally:
         patch_file.unlink()
+    if done.returncode != 0:
+        raise OverlayDefinitionError(f"{where}: not a patch git can read: {_stderr(done)}")
+    out = done.stdout
     # -z: "added<TAB>deleted<TAB>path<NUL>", or for a rename "added<TAB>deleted<TAB><NUL>old<NUL>new<NUL>"
     paths = [field.rsplit("\t", 1)[-1] for field in out.split("\0")]
     paths = [p for p in paths if p]
@@ -566,8 +569,6 @@ def _patch_paths(overlay: Overlay, op: Operation, patch: bytes, work: Path) -> l
 
 def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operation, patch: bytes) -> list[str]:
     """Apply a unified diff (paths relative to the chart, ``a/``/``b/`` prefixes allowed) with ``git apply``."""
-    import git
-
     with tempfile.TemporaryDirectory(prefix="gsvendor-patch-") as tmp:
         root = Path(tmp)
         paths = _patch_paths(overlay, op, patch, root)
@@ -579,11 +580,9 @@ def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Oper
         patch_file = root / ".overlay.patch"
         patch_file.write_bytes(patch)
         strip = "-p1" if re.search(rb"^\+\+\+ b/", patch, re.MULTILINE) else "-p0"
-        try:
-            git.Git(tmp).apply(strip, "--whitespace=nowarn", str(patch_file))
-        except git.GitCommandError as exc:
-            detail = " ".join((exc.stderr or "").replace("stderr:", "").split()).strip("' ")
-            raise _fail(chart, op.params["patch"], overlay, op, f"the patch does not apply: {detail}") from None
+        done = gitcmd.run(["apply", strip, "--whitespace=nowarn", str(patch_file)], root, timeout=300, isolated=True)
+        if done.returncode != 0:
+            raise _fail(chart, op.params["patch"], overlay, op, f"the patch does not apply: {_stderr(done)}")
         touched = []
         for path in paths:
             target = root / path

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from gsvendor.vendoring.upgrade import ChartUpgrade, Upgrade
 
 ALLOWED = {"allowed": "yes", "offender": "**no**", "invalid": "**invalid**", "empty": "empty", "templated": "templated"}
-# the verdict on a reference a template rewrites (vendoring.upgrade.render_rewrites): its text never renders
+# the verdict on a reference a template rewrites in a way not resolvable statically (vendoring.rewrites)
 REWRITTEN = "rewritten at render time (check-images judges the rendered reference)"
 ROW_WIDTH = 100  # a table row wider than this (in the Markdown text) lists cells below its table, see table()
 
@@ -108,6 +108,13 @@ def _values(chart: ChartUpgrade) -> list[str]:
     return lines
 
 
+def shown(written: str | None, rendered: str | None) -> str:
+    """A reference's cell: as written, then ``→`` as rendered when a template makes it another."""
+    if rendered is None or rendered == written:
+        return code(written)
+    return f"{code(written)} → {code(rendered)}"
+
+
 def _images(chart: ChartUpgrade) -> list[str]:
     lines = ["### Image references", ""]
     if not chart.images:
@@ -121,19 +128,20 @@ def _images(chart: ChartUpgrade) -> list[str]:
     rows = []
     for i in chart.images:
         allowed = ALLOWED.get(i.status, i.status)
-        if i.rewritten:
+        if i.rewritten and (i.new_rendered if i.new is not None else i.old_rendered) is None:
             allowed = REWRITTEN
-        elif i.where.startswith(("files/", "crds/")) and i.status == "offender":
+        elif i.where.startswith(("files/", "crds/")) and i.status == "offender" and not i.rewritten:
             allowed = "no, as written"
-        rows.append((i.change, code(i.where), code(i.old), code(i.new), allowed))
+        rows.append((i.change, code(i.where), shown(i.old, i.old_rendered), shown(i.new, i.new_rendered), allowed))
     lines += table(("change", "where", "old", "new", "allowed"), rows)
     if any(i.where.startswith(("files/", "crds/")) for i in chart.images):
         lines += [
             "",
-            "References under `files/` and `crds/` are as the chart's files hold them; "
-            f'"{REWRITTEN}" marks those that a template reading the file rewrites by prefix '
-            '(`replace "ghcr.io/llm-d/" …`, to a registry that may come from values). '
-            "`gsvendor check-images` judges the rendered charts.",
+            "References under `files/` and `crds/` are as the chart's files hold them; where a template "
+            'reading the file rewrites them by prefix (`replace "ghcr.io/llm-d/" $registry`), written → '
+            "rendered, the replacement resolved from the chart's templates and values.yaml defaults, and "
+            f'judged as rendered; "{REWRITTEN}" marks those whose replacement is not resolvable without '
+            "rendering. `gsvendor check-images` judges the rendered charts.",
         ]
     return [*lines, ""]
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from gsvendor.errors import SourceError
+from gsvendor import gitcmd
+from gsvendor.errors import SourceError, ToolError
 from gsvendor.upstream.source import (
     MAX_MEMBERS,
     FileBudget,
@@ -66,23 +67,25 @@ def _read_folder_files(folder: Path, wanted: Wanted, location: str) -> dict[str,
 
 
 def _folder_commit(folder: Path, tag: str, location: str) -> str | None:
+    """The commit of a git checkout ``folder``, which must be ``tag``'s; ``None`` outside git or when
+    git cannot tell. Raises :class:`SourceError` when the checkout is at another commit or has no ``tag``."""
     if not (folder / ".git").exists():
         return None
-    import git
 
-    try:
-        repo = git.Repo(folder)
-        head = repo.head.commit.hexsha
-    except (git.GitError, ValueError):
-        return None
-    try:
-        tagged = repo.commit(f"refs/tags/{tag}").hexsha
-    except Exception:  # gitpython raises several unrelated types for an unknown ref
+    def git(*args: str) -> str | None:
         try:
-            tags = [ref.name for ref in repo.tags]
-        except (git.GitError, ValueError):
-            tags = []
-        raise missing_tag(location, tag, tags, head) from None
+            done = gitcmd.run(args, folder, timeout=30)
+        except ToolError:  # not installed, or out of time
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    head = git("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    if not head:
+        return None
+    tagged = git("rev-parse", "--verify", "--quiet", f"refs/tags/{tag}^{{commit}}")
+    if not tagged:
+        tags = (git("tag", "--list") or "").splitlines()
+        raise missing_tag(location, tag, tags, head)
     if tagged != head:
         raise SourceError(f"{location}: the checkout is at {head[:12]}, but {tag} is {tagged[:12]}")
     return head

@@ -1,11 +1,11 @@
 """The git source kind: a shallow, blob-filtered, sparse clone of only the wanted paths.
 
-git runs as a child process in its own process group, killed (the whole group, with its helpers
-such as ``git-remote-http``) when it outlives the fetch's time budget; a remote that accepts and
-never answers therefore ends in a one-line timeout instead of a hang. git and its helpers also
-die with gsvendor, even SIGKILLed: a small reaper process (:data:`_REAPER`) kills their groups
-and removes the temporary clone (whose ``.git/config`` holds the URL) when gsvendor's end closes
-its pipe; git itself gets a death signal set before exec. A clone left where the reaper could
+git runs through :func:`gsvendor.gitcmd.run`, in its own process group, killed (the whole group,
+with its helpers such as ``git-remote-http``) when it outlives the fetch's time budget; a remote
+that accepts and never answers therefore ends in a one-line timeout instead of a hang. git and
+its helpers also die with gsvendor, even SIGKILLed: a small reaper process (:data:`_REAPER`) kills
+their groups and removes the temporary clone (whose ``.git/config`` holds the URL) when
+gsvendor's end closes its pipe; git itself gets a death signal set before exec. A clone left where the reaper could
 not run is removed by the next git source read.
 """
 
@@ -14,13 +14,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import signal
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from gsvendor.errors import SourceError, ToolError, printable, redact
+from gsvendor import gitcmd
+from gsvendor.errors import SourceError, printable, redact
 from gsvendor.upstream.source import (
     FetchOptions,
     FileBudget,
@@ -122,16 +122,10 @@ class _Reaper:
 def _run(
     args: list[str], cwd: str | None, deadline: float, shown: str, options: FetchOptions, reaper: _Reaper | None = None
 ) -> str:
-    """Run git with ``args``; return stdout. Raises :class:`SourceError` on failure or timeout.
+    """Run git with ``args`` (:func:`gsvendor.gitcmd.run`) in the time left before ``deadline``; return
+    stdout. Raises :class:`SourceError` on failure or timeout, :class:`ToolError` without git.
 
     ``reaper`` is told git's process group while it runs (killed if gsvendor dies meanwhile)."""
-    env = {
-        **os.environ,
-        "GIT_TERMINAL_PROMPT": "0",
-        "GIT_ASKPASS": "true",
-        "SSH_ASKPASS": "true",
-        "GIT_SSH_VARIANT": os.environ.get("GIT_SSH_VARIANT", "auto"),
-    }
     config = [
         "-c",
         f"http.lowSpeedLimit={max(1, int(options.min_rate))}",
@@ -140,57 +134,24 @@ def _run(
         "-c",
         "protocol.version=2",
     ]
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise SourceError(f"{shown}: git took longer than {options.max_time:g} s (--max-time)")
     try:
-        process = subprocess.Popen(
-            ["git", *config, *args],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,  # its own process group: killed whole on timeout
-            preexec_fn=_die_with_parent,
+        done = gitcmd.run(
+            [*config, *args], cwd, timeout=deadline - time.monotonic(), track=reaper.tell if reaper else None
         )
-    except OSError as exc:
-        raise ToolError(f"cannot run git: {exc.strerror or exc}") from None
-    if reaper is not None:
-        reaper.tell("+", process.pid)
-    try:
-        return _wait(process, args, remaining, shown, options)
-    finally:
-        if reaper is not None:
-            reaper.tell("-", process.pid)
-
-
-def _wait(
-    process: subprocess.Popen[bytes], args: list[str], remaining: float, shown: str, options: FetchOptions
-) -> str:
-    """Wait ``remaining`` seconds at most for git (its group killed after); stdout, or :class:`SourceError`."""
-    try:
-        out, err = process.communicate(timeout=remaining)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
+    except gitcmd.GitTimeout:
         raise SourceError(
             f"{shown}: git {args[0]} took longer than {options.max_time:g} s (--max-time); stopped it"
         ) from None
-    except BaseException:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        raise
-    if process.returncode != 0:
+    if done.returncode != 0:
         # git's progress line ("Cloning into '/tmp/…'...") names a temporary folder: not the failure
-        said = [line for line in err.decode("utf-8", "replace").splitlines() if not line.startswith("Cloning into ")]
+        said = [line for line in gitcmd.readable(done.stderr).splitlines() if not line.startswith("Cloning into ")]
         text = " ".join(" ".join(said).split())
         if re.search(r"Remote branch .* not found|not found in upstream", text):
             raise SourceError(f"{shown}: unknown tag")
         offline = re.search(r"Could not resolve host|Failed to connect|Connection refused|Network is unreachable", text)
         hint = " (no network here? read a local copy with --source)" if offline else ""
-        raise SourceError(f"{shown}: git {args[0]} failed: {printable(redact(text), 400) or process.returncode}{hint}")
-    return out.decode("utf-8", "replace")
+        raise SourceError(f"{shown}: git {args[0]} failed: {printable(redact(text), 400) or done.returncode}{hint}")
+    return gitcmd.readable(done.stdout)
 
 
 def _unknown_tag(
@@ -205,20 +166,6 @@ def _unknown_tag(
     tags = [line.split("refs/tags/", 1)[1].removesuffix("^{}") for line in listed.splitlines() if "refs/tags/" in line]
     error = missing_tag(shown, tag, tags, head[0] if head else None)
     return SourceError(str(error).replace(f"no tag {tag}", f"unknown tag {tag}", 1))
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL when gsvendor dies (Linux ``prctl(PR_SET_PDEATHSIG)``),
-    so a SIGKILLed gsvendor leaves no git holding the credentials of its URL. Elsewhere a no-op."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
-        if os.getppid() == 1:  # the parent already died before the death signal was set
-            os._exit(1)
-    except (OSError, AttributeError):
-        pass
 
 
 _TEMP_PREFIX = "gsvendor-git-"

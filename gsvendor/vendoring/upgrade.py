@@ -10,7 +10,9 @@ with their match counts. Rendering is :mod:`gsvendor.report.upgrade`'s job.
 Image references are read from what is plain YAML in a chart — ``values.yaml`` and the files
 under ``files/`` and ``crds/`` — not from rendered templates (no helm needed). A reference in a
 file that a template reads and rewrites by prefix (``replace "ghcr.io/llm-d/" $registry``) is
-marked ``rewritten``: what renders is check-images' to judge, not the text as written.
+marked ``rewritten``, and judged as it renders when :mod:`gsvendor.vendoring.rewrites` resolves the
+replacements from the chart's templates and values.yaml (what renders is check-images' to judge
+otherwise).
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from gsvendor.overlays.engine import AppliedOperation, Overlay
 from gsvendor.vendoring.crdchanges import Traits, classify, needs_webhook, traits
 from gsvendor.vendoring.plan import Build, ChartBuild
 from gsvendor.vendoring.rbac import RbacChange, compare_rbac
+from gsvendor.vendoring.rewrites import Replacement, render, render_rewrites
+
+Rewrites = Mapping[str, tuple[Replacement, ...]]
 
 # a CRD in a build: its file, {version: top-level spec fields}, and what crdchanges.classify reads
 CrdShape = tuple[str, dict[str, set[str]], Traits]
@@ -38,9 +43,6 @@ _ACTION = re.compile(r"\{\{.*?\}\}")
 _ACTION_LINES = re.compile(r"(?m)^[ \t]*\{\{.*\}\}[ \t]*$")
 _CRD_DOCUMENT = re.compile(r"(?m)^kind:[ \t]*[\"']?CustomResourceDefinition\b")
 _PLAIN_YAML_DIRS = ("files/", "crds/")
-# a template reading a chart file, and replacing a quoted prefix (sprig's replace OLD NEW)
-_FILES_GET = re.compile(r'\.Files\.Get\s+"([^"]+)"')
-_REPLACE = re.compile(r'\breplace\s+"([^"]*/[^"]*)"')
 
 
 @dataclass(frozen=True)
@@ -56,10 +58,13 @@ class ValueChange:
 class ImageChange:
     """An image reference added, removed or changed at ``where`` (file and key path).
 
-    ``old``/``new`` as written (``None`` when absent); ``status`` is the check-images verdict on the
-    new reference (on the old one when removed): ``allowed``, ``offender``, ``invalid``, ``empty``
-    or ``templated``. ``rewritten``: a template reads that reference's file and replaces a prefix
-    of it when rendering (:func:`render_rewrites`), so ``status`` judges text that never renders.
+    ``old``/``new`` as written (``None`` when absent); ``old_rendered``/``new_rendered`` as the chart
+    renders them: the text as written unless a template rewrites it, ``None`` when absent or when a
+    rewrite of it is not resolvable statically (:func:`gsvendor.vendoring.rewrites.render`).
+    ``status`` is the check-images verdict on the new reference (on the old one when removed), as
+    rendered when that is known, as written otherwise: ``allowed``, ``offender``, ``invalid``,
+    ``empty`` or ``templated``. ``rewritten``: a template reads that reference's file and replaces a
+    prefix of it when rendering (:func:`render_rewrites`).
     """
 
     change: str
@@ -68,6 +73,8 @@ class ImageChange:
     new: str | None
     status: str
     rewritten: bool = False
+    old_rendered: str | None = None
+    new_rendered: str | None = None
 
 
 @dataclass(frozen=True)
@@ -243,59 +250,49 @@ def _in_file(item: Found, path: str) -> Found:
     return Found(item.place, f"{path} {item.obj}", item.path, item.written, joined=item.joined)
 
 
-def render_rewrites(files: Mapping[str, bytes]) -> dict[str, tuple[str, ...]]:
-    """Chart file → the prefixes that a template reading it rewrites when rendering.
-
-    Read from each file under ``templates/`` that names a chart file literally
-    (``.Files.Get "files/llmisvcconfigs/resources.yaml"``) and replaces a quoted string holding a
-    ``/`` (``replace "ghcr.io/llm-d/" $registry``: a registry or repository prefix; ``replace "+" "_"``
-    is not one). What the prefix becomes is not read: it may come from values, and only a render
-    (check-images) knows it.
-    """
-    out: dict[str, tuple[str, ...]] = {}
-    for path, data in files.items():
-        if not path.startswith("templates/") or b".Files.Get" not in data or b"replace" not in data:
-            continue
-        text = data.decode("utf-8", "replace")
-        prefixes = tuple(_REPLACE.findall(text))
-        for read in _FILES_GET.findall(text) if prefixes else ():
-            out[read] = tuple(dict.fromkeys([*out.get(read, ()), *prefixes]))
-    return out
-
-
-def _rewritten(found: Found, rewrites: Mapping[str, tuple[str, ...]]) -> bool:
-    file = found.obj.split(" ", 1)[0]
-    return any(found.written.startswith(prefix) for prefix in rewrites.get(file, ()))
+def _rendered(found: Found | None, rewrites: Rewrites) -> tuple[bool, str | None]:
+    """``(rewritten, rendered)`` of a found reference (``(False, None)`` for none)."""
+    if found is None:
+        return False, None
+    return render(found.written, rewrites.get(found.obj.split(" ", 1)[0], ()))
 
 
 def compare_images(
     old: Mapping[str, bytes],
     new: Mapping[str, bytes],
     allow: Sequence[str],
-    rewrites: tuple[Mapping[str, tuple[str, ...]], Mapping[str, tuple[str, ...]]] = ({}, {}),
+    rewrites: tuple[Rewrites, Rewrites] = ({}, {}),
 ) -> list[ImageChange]:
-    """Image references added, removed and changed from ``old`` to ``new`` chart files, judged by ``allow``.
+    """Image references added, removed and changed (as written or as rendered) from ``old`` to ``new``
+    chart files, judged by ``allow`` as they render where that is known.
 
     ``rewrites``: :func:`render_rewrites` of the old and the new chart (whole: the templates are
-    not among the files that changed), marking the references their templates rewrite.
+    not among the files that changed), rewriting the references their templates rewrite.
     """
     before, after = references(old), references(new)
     changes = []
     for where in sorted(set(before) | set(after)):
         was, now = before.get(where), after.get(where)
-        if was is not None and now is not None and was.written == now.written:
+        (was_rewritten, was_rendered), (now_rewritten, now_rendered) = (
+            _rendered(was, rewrites[0]),
+            _rendered(now, rewrites[1]),
+        )
+        if was is not None and now is not None and (was.written, was_rendered) == (now.written, now_rendered):
             continue
         change = "added" if was is None else "removed" if now is None else "changed"
-        subject = now if now is not None else was
+        subject, rendered = (now, now_rendered) if now is not None else (was, was_rendered)
         assert subject is not None
+        as_rendered = subject if rendered is None else replace(subject, written=rendered)
         changes.append(
             ImageChange(
                 change,
                 where,
                 was.written if was else None,
                 now.written if now else None,
-                judge(subject, allow).status,
-                _rewritten(subject, rewrites[1] if now is not None else rewrites[0]),
+                judge(as_rendered, allow).status,
+                now_rewritten if now is not None else was_rewritten,
+                was_rendered,
+                now_rendered,
             )
         )
     return changes
@@ -452,9 +449,16 @@ def compare_chart(
     rewrites = render_rewrites(before), render_rewrites(after)
     # a file the same at both tags holds the same images, CRDs and roles: only the others are parsed
     differ = set(chart.added) | set(chart.removed) | set(chart.changed)
+    # a file the same at both tags that renders otherwise (a rewrite or its values default changed)
+    rendered_otherwise = {p for p in set(rewrites[0]) | set(rewrites[1]) if rewrites[0].get(p) != rewrites[1].get(p)}
+    chart.images = compare_images(
+        {p: data for p, data in before.items() if p in differ | rendered_otherwise},
+        {p: data for p, data in after.items() if p in differ | rendered_otherwise},
+        allow,
+        rewrites,
+    )
     before = {p: data for p, data in before.items() if p in differ}
     after = {p: data for p, data in after.items() if p in differ}
-    chart.images = compare_images(before, after, allow, rewrites)
     shapes = crd_shapes(before), crd_shapes(after)
     chart.crds = compare_crds(before, after, shapes)
     chart.rbac = compare_rbac(before, after, lambda data: _load_yaml(data, inline_actions=True))

@@ -28,7 +28,7 @@ def c_events(text: str) -> list[Any] | None:
     empty plain scalars (ruamel marks them at the next token), root block scalars, directives,
     tabs, text without a final newline and streams of several documents; those, and any text
     libyaml rejects, return ``None`` so the pure-Python parser reads (and words the errors).
-    ``tests/test_speed_paths.py`` compares both parsers on generated text.
+    ``tests/cli/test_speed_paths.py`` compares both parsers on generated text.
     """
     if C_UNSAFE.search(text) or not text.endswith("\n"):
         return None  # libyaml also marks the ends of text without a final newline differently

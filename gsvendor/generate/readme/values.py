@@ -7,6 +7,7 @@ from typing import Any
 
 from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
+from gsvendor.generate.golang.sort_slice import sort_slice_by_key
 from gsvendor.generate.golang.text_template.values import go_print
 from gsvendor.generate.golang.yaml_emit import dump_node
 from gsvendor.generate.readme.chart import (
@@ -363,10 +364,21 @@ def value_rows(
 
 def _sorted_rows(rows: list[ValueRow], order: str = "alphanum") -> list[ValueRow]:
     """helm-docs v1.14.2 ``sortValueRowsByOrder``: globals first, then by key in byte order
-    (``alphanum``) or by position in values.yaml (``file``: line, then column)."""
-    if order == "file":
-        return sorted(rows, key=lambda r: (not r.IsGlobal, r.LineNumber, r.Column))
-    return sorted(rows, key=lambda r: (not r.IsGlobal, r.Key.encode("utf-8")))
+    (``alphanum``) or by position in values.yaml (``file``: line, then column).
+
+    With Go's unstable ``sort.Slice``, whose order of equal rows gsvendor keeps: the rows under a
+    YAML alias share the anchored node's line and column, so ``file`` order ties them."""
+
+    def key(row: ValueRow) -> tuple[Any, ...]:
+        # Go's less: globals first; non-globals of the main chart, then by dependency; then the order
+        place = (row.LineNumber, row.Column) if order == "file" else row.Key.encode("utf-8")
+        if row.IsGlobal:
+            return (False, place)
+        return (True, row.Dependency != "", row.Dependency.encode("utf-8"), place)
+
+    out = list(rows)
+    sort_slice_by_key(out, key)
+    return out
 
 
 def sections_of(rows: list[ValueRow], order: str = "alphanum") -> Sections:

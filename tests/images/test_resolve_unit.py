@@ -14,8 +14,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpcore
+import httpx
 import pytest
-import requests
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
@@ -147,17 +148,28 @@ def test_targets():
     assert str(resolve.target_of(parse(f"h.io/a/b@{DIGEST}"), by_tag=True)) == f"h.io/a/b@{DIGEST}"
 
 
-def test_connection_errors_are_described_without_the_network():
-    import urllib3.exceptions
+def wrapped_in_httpx(cause: BaseException) -> httpx.ConnectError:
+    """``cause`` as httpx raises it: an httpx error raised from httpcore's, raised from the socket's."""
+    try:
+        try:
+            raise cause
+        except OSError as exc:
+            raise httpcore.ConnectError(str(exc)) from exc
+    except httpcore.ConnectError as exc:
+        try:
+            raise httpx.ConnectError(str(exc)) from exc
+        except httpx.ConnectError as outer:
+            return outer
 
-    gai = socket.gaierror(-2, "Name or service not known")
-    dns = urllib3.exceptions.NameResolutionError("nowhere.invalid", None, gai)  # type: ignore[arg-type]
-    wrapped = requests.exceptions.ConnectionError(urllib3.exceptions.MaxRetryError(None, "/v2/", dns))  # type: ignore[arg-type]
-    assert resolve._connection_detail(wrapped) == "DNS: host name does not resolve"
-    refused = urllib3.exceptions.NewConnectionError(None, "Failed to establish a new connection")  # type: ignore[arg-type]
-    refused.__cause__ = ConnectionRefusedError(111, "Connection refused")
-    wrapped = requests.exceptions.ConnectionError(urllib3.exceptions.MaxRetryError(None, "/v2/", refused))  # type: ignore[arg-type]
-    assert resolve._connection_detail(wrapped) == "connection refused"
+
+def test_connection_errors_are_described_without_the_network():
+    dns = wrapped_in_httpx(socket.gaierror(socket.EAI_NONAME, "Name or service not known"))
+    assert resolve._connection_detail(dns) == "DNS: host name does not resolve"
+    refused = wrapped_in_httpx(ConnectionRefusedError(111, "Connection refused"))
+    assert resolve._connection_detail(refused) == "connection refused"
+    reset = wrapped_in_httpx(ConnectionResetError(104, "Connection reset by peer"))
+    assert resolve._connection_detail(reset) == "connection reset"
+    assert resolve._connection_detail(httpx.ConnectError("something  else\nbroke")) == "something else broke"
 
 
 # --------------------------------------------------------------------------------------------
@@ -193,7 +205,7 @@ def ask(resolver: resolve.Resolver, target: str) -> resolve.Resolution:
     return next(iter(found.values()))
 
 
-def test_bearer_token_flow_through_oras_token_auth(server):
+def test_bearer_token_flow(server):
     """The Docker token flow (ACR, ghcr.io): 401 with a Bearer challenge, a token from the realm for
     the Basic credentials, the request again with the token."""
     host = f"127.0.0.1:{server.port}"
@@ -227,7 +239,7 @@ def test_bearer_token_flow_through_oras_token_auth(server):
     )
     assert seen == [f"{host} repository:team/app:pull Basic {b64('bob:pw')}"]
 
-    anonymous, _ = resolver_for(server)  # no credentials: oras asks for an anonymous token, refused
+    anonymous, _ = resolver_for(server)  # no credentials: an anonymous token is asked for, refused
     found = ask(anonymous, f"{host}/team/app:v1")
     assert found.outcome == "auth-failed" and "no credentials for" in found.detail
 
@@ -376,3 +388,31 @@ def test_a_challenge_without_realm_is_an_outcome_not_a_crash(server):
     resolver, host = resolver_for(server)
     found = ask(resolver, f"{host}/a:v1")
     assert found.outcome in ("registry-error", "auth-failed")
+
+
+def test_an_answer_trickling_in_times_out_after_the_retries(server):
+    """Each chunk arrives well within the read timeout, the whole answer never does."""
+
+    def trickle(request: Request) -> Response:
+        if request.method == "HEAD":  # no digest header: the body is asked for
+            return Response(b"", content_type=OCI_MANIFEST)
+
+        def chunks() -> Iterator[bytes]:
+            for _ in range(200):
+                time.sleep(0.02)
+                yield b" "
+
+        return Response(chunks(), content_type=OCI_MANIFEST)
+
+    server.expect_request("/v2/drip/manifests/v1").respond_with_handler(trickle)
+    resolver, host = resolver_for(server, timeout=0.1, retries=1)
+    found = ask(resolver, f"{host}/drip:v1")
+    assert (found.outcome, found.detail) == ("unreachable", "timed out (2 attempts, 0.1 s each)")
+
+
+def test_an_answer_larger_than_a_manifest_can_be_is_a_registry_error(server):
+    big = b" " * (resolve.MAX_ANSWER_BYTES + 1)
+    server.expect_request("/v2/big/manifests/v1").respond_with_data(big, content_type=OCI_MANIFEST)
+    resolver, host = resolver_for(server)
+    found = ask(resolver, f"{host}/big:v1")
+    assert (found.outcome, found.detail) == ("registry-error", "answer larger than 4 MiB")

@@ -18,7 +18,7 @@ from gitkit import run_gsvendor
 
 from gsvendor.controller_images.patch_files import list_series, parse_patch
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SERIES = ROOT / "patches" / "llmisvc"
 
 

@@ -160,7 +160,7 @@ def test_values_image_defaults_are_gsoci(synced: tuple[str, Path], chart: str) -
         "kserve-controller" if chart == "kserve-resources" else "llmisvc-controller",
     }
     if chart == "kserve-resources":
-        # the mirror's tag is pinned in overlays/ (Renovate bumps it there, tests/test_pins.py); helm/
+        # the mirror's tag is pinned in overlays/ (Renovate bumps it there, tests/controller_images/test_pins.py); helm/
         # says where, and carries no Renovate annotation that would make Renovate edit build output
         pinned = re.search(r"kube-rbac-proxy:(v[\w.-]+)'$", (ROOT / "overlays/50-gsoci-images.yaml").read_text(), re.M)
         expected.add(f"kube-rbac-proxy:{pinned.group(1)}")

@@ -393,7 +393,7 @@ def test_libyaml_differs_is_the_regular_expression_without_its_cost(text: str) -
 
 def _limits_table() -> dict[str, tuple[str, str]]:
     """The "Bounded" limits table (README.md, or the docs/ page it moved to): limit → (default, raised with)."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     for page in [root / "README.md", *sorted((root / "docs").glob("**/*.md"))]:
         text = page.read_text(encoding="utf-8") if page.is_file() else ""
         if "| limit | default | raise it with |" in text:

@@ -25,7 +25,7 @@ from gsvendor.generate.readme.chart import ReadmeError
 from gsvendor.generate.readme.template import render_readme
 from gsvendor.generate.schema.output import generate_schema
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHART_C = {"helm/c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n", "helm/c/values.yaml": "a: 1\n"}
 
 

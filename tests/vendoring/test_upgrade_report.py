@@ -13,6 +13,10 @@ import pytest
 from conftest import Cli, assert_one_line_error, tarball, tree
 from gitkit import PatchMaker, Upstream
 
+from gsvendor.config import load_config
+from gsvendor.images import render
+from gsvendor.images.check import judge
+from gsvendor.images.find import Found, manifest_references
 from gsvendor.vendoring.upgrade import compare_values, key_paths
 
 
@@ -29,7 +33,7 @@ def section(report: str, chart: str) -> str:
     return report.split(f"\n## {chart} (`helm/{chart}`)\n", 1)[1].split("\n## ", 1)[0]
 
 
-def test_the_v0_19_to_v0_20_report(cli: Cli, at_v019: Path, tmp_path: Path) -> None:
+def test_the_v0_19_to_v0_20_report(cli: Cli, at_v019: Path, tmp_path: Path, helm: str) -> None:
     before = tree(at_v019 / "helm")
     lock = (at_v019 / "gsvendor.lock.yaml").read_bytes()
     first, second = tmp_path / "first.md", tmp_path / "second.md"
@@ -60,22 +64,20 @@ def test_the_v0_19_to_v0_20_report(cli: Cli, at_v019: Path, tmp_path: Path) -> N
     assert '| `kserve.version` | `"v0.19.0"` | `"v0.20.0"` |' in runtime
     # the new runtime's image: empty in values.yaml after the Giant Swarm overlay, upstream's in files/
     assert '| added | `values.yaml kserve.servingruntime.autogluonserver.image` | - | `""` | empty |' in runtime
-    assert "| added | (20) | - | `kserve/autogluonserver:latest` | no, as written |" in runtime
+    assert "| added | (26) | - | `kserve/autogluonserver:latest` | no, as written |" in runtime
     assert (
-        "\n- (20) where: `files/runtimes/resources.yaml ClusterServingRuntime/kserve-autogluonserver "
+        "\n- (26) where: `files/runtimes/resources.yaml ClusterServingRuntime/kserve-autogluonserver "
         "spec.containers[kserve-container].image`\n"
     ) in runtime
     # the presets' ghcr.io/llm-d/ images: the chart's template rewrites them when rendering (to
-    # kserve.llmisvcConfigs.imageRegistry), so their text as written is not judged; a value moved
+    # kserve.llmisvcConfigs.imageRegistry); checked against helm's rendering below. A value moved
     # once is a marker in every row of its column
-    cuda = " | `ghcr.io/llm-d/llm-d-cuda:v0.6.0` | `ghcr.io/llm-d/llm-d-cuda:v0.8.0` | (2) |\n"
+    cuda = " | (2) | (3) | yes |\n"
     assert runtime.count(cuda) == 9
     assert (
-        runtime.count("\n- (2) allowed: rewritten at render time (check-images judges the rendered reference)\n") == 1
+        "\n- (3) new: `ghcr.io/llm-d/llm-d-cuda:v0.8.0` → `gsoci.azurecr.io/giantswarm/llm-d-cuda:v0.8.0`\n" in runtime
     )
-    presets = [line for line in runtime.splitlines() if line.startswith("| ") and "`ghcr.io/llm-d/" in line]
-    assert len(presets) == 15 and all(line.endswith(" | (2) |") for line in presets)
-    assert "no, as written" not in "".join(presets)
+    assert "allowed: rewritten at render time" not in runtime and "| rewritten at render time" not in runtime
 
     # the CRD files that changed, and how
     crd = section(report, "kserve-crd")
@@ -134,6 +136,41 @@ def test_the_v0_19_to_v0_20_report(cli: Cli, at_v019: Path, tmp_path: Path) -> N
     assert synced.returncode == 0, synced.stderr
     assert real.read_bytes() == first.read_bytes()
     assert "tag: v0.20.0\n" in (at_v019 / "gsvendor.lock.yaml").read_text()
+
+    # every preset row shows, and judges, the image helm renders from the synced chart's defaults
+    rendered = rendered_presets(helm, at_v019 / "helm" / "kserve-runtime-configs")
+    allow = load_config(at_v019 / "gsvendor.yaml").raw["images"]["allow"]  # the policy the report judges by
+    presets = {row[1]: row for row in image_rows(runtime) if row[1].startswith("files/llmisvcconfigs/")}
+    assert len(presets) == 15
+    for where, (_, _, _, new, allowed) in presets.items():
+        written, shown = re.fullmatch(r"`([^`]+)` → `([^`]+)`", new).groups()  # type: ignore[union-attr]
+        assert (shown, allowed) == (rendered[where], "yes"), where
+        assert written != shown and judge(Found("manifest", "", "", shown), allow).status == "allowed", where
+
+
+def image_rows(section: str) -> list[list[str]]:
+    """The rows of a section's image table, markers replaced by the values listed below it, ``where`` unquoted."""
+    block = section.split("### Image references\n", 1)[1].split("\n### ", 1)[0]
+    listed = dict(re.findall(r"(?m)^- \((\d+)\) [a-z]+: (.*)$", block))
+    rows = []
+    for line in block.splitlines():
+        if not line.startswith("| ") or line.startswith("| change |"):
+            continue
+        cells = [listed.get(cell.strip("()"), cell) for cell in line[2:-2].split(" | ")]
+        rows.append([cells[0], cells[1].strip("`"), *cells[2:]])
+    return rows
+
+
+def rendered_presets(helm: str, chart: Path) -> dict[str, str]:
+    """``files/llmisvcconfigs/resources.yaml Kind/name path`` → the image reference helm renders there."""
+    rendered = render.template(helm, chart, namespace="kserve", set_values=["kserve.llmisvcConfigs.enabled=true"])
+    assert rendered.ok, rendered.error
+    return {
+        f"files/llmisvcconfigs/resources.yaml {found.obj} {found.path}": found.written
+        for document in render.documents(rendered.manifests)
+        if document.get("kind") == "LLMInferenceServiceConfig"
+        for found in manifest_references(document)
+    }
 
 
 def test_dry_run_prints_the_report_and_diff_prints_the_upgrade(cli: Cli, at_v019: Path) -> None:

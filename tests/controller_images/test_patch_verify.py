@@ -356,7 +356,7 @@ def test_configured_patch_folder(upstream: Upstream, maker: PatchMaker, tmp_path
 
 def test_wanted_files_adds_the_gitattributes_above() -> None:
     patch = parse_patch(
-        Path(__file__).parent.parent / "patches/llmisvc/0001-llmisvc-ready-needs-an-available-replica.patch"
+        Path(__file__).resolve().parents[2] / "patches/llmisvc/0001-llmisvc-ready-needs-an-available-replica.patch"
     )
     wanted = wanted_files([patch])
     assert ".gitattributes" in wanted

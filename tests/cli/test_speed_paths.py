@@ -383,7 +383,7 @@ def test_every_yaml_file_of_the_project_loads_alike_either_way() -> None:
 
     from gsvendor.config import _parse_round_trip, load_plain, to_plain
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     files = [root / "gsvendor.yaml", *sorted((root / "overlays").glob("*.yaml"))]
     files += sorted(root.glob("examples/**/*.yaml"))
     assert len(files) > 10

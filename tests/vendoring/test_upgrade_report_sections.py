@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gsvendor.report.upgrade import _crds, _images, _rbac
 from gsvendor.vendoring.rbac import compare_rbac
+from gsvendor.vendoring.rewrites import Replacement
 from gsvendor.vendoring.upgrade import ChartUpgrade, _load_yaml, compare_crds, compare_images, render_rewrites
 
 ROLE = """\
@@ -214,7 +215,8 @@ spec:
       image: quay.io/other/side:{tag}
 """
 
-# the template reads the presets and rewrites one registry by prefix; the helper's replace holds no "/"
+# the template reads the presets and rewrites one registry by prefix, to a value values.yaml (absent) lacks:
+# helm would fail, so nothing is said of it; the helper's replace holds no "/"
 TEMPLATES = {
     "templates/presets.yaml": b'{{ .Files.Get "files/presets.yaml" | replace "ghcr.io/llm-d/" .Values.registry }}\n',
     "templates/_helpers.tpl": b'{{- define "c.chart" -}}{{ .Chart.Version | replace "+" "_" }}{{- end -}}\n',
@@ -222,7 +224,9 @@ TEMPLATES = {
 
 
 def test_image_rows_rewritten_at_render_time() -> None:
-    assert render_rewrites(TEMPLATES) == {"files/presets.yaml": ("ghcr.io/llm-d/",)}
+    assert render_rewrites(TEMPLATES) == {
+        "files/presets.yaml": (Replacement("ghcr.io/llm-d/", None, ".Values.registry"),)
+    }
     old = {"files/presets.yaml": PRESETS.format(tag="v1").encode()}
     new = {"files/presets.yaml": PRESETS.format(tag="v2").encode()}
     images = compare_images(old, new, ["gsoci.azurecr.io/"], (render_rewrites(TEMPLATES), render_rewrites(TEMPLATES)))
@@ -241,10 +245,11 @@ def test_image_rows_rewritten_at_render_time() -> None:
         "- (3) where: `files/presets.yaml Pod/preset spec.containers[side].image`",
         "- (4) allowed: no, as written",
         "",
-        "References under `files/` and `crds/` are as the chart's files hold them; "
-        '"rewritten at render time (check-images judges the rendered reference)" marks those that a template '
-        'reading the file rewrites by prefix (`replace "ghcr.io/llm-d/" …`, to a registry that may come from '
-        "values). `gsvendor check-images` judges the rendered charts.",
+        "References under `files/` and `crds/` are as the chart's files hold them; where a template reading the "
+        'file rewrites them by prefix (`replace "ghcr.io/llm-d/" $registry`), written → rendered, the replacement '
+        "resolved from the chart's templates and values.yaml defaults, and judged as rendered; "
+        '"rewritten at render time (check-images judges the rendered reference)" marks those whose replacement '
+        "is not resolvable without rendering. `gsvendor check-images` judges the rendered charts.",
         "",
     ]
     # without a template that rewrites the file, the text as written is what renders

@@ -120,3 +120,30 @@ def test_http_retries_5xx_then_succeeds(httpserver: HTTPServer, tmp_path: Path) 
 def test_lock_sha_mismatch_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="differs from the lock's"):
         fetch_upstream("v0.20.0", str(tarball("v0.20.0")), WANTED, FetchOptions(), expected_sha256="0" * 64)
+
+
+def test_a_folder_checkout_must_be_at_its_tag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A git checkout read as a folder records HEAD when ``tag`` names it, and is refused at another
+    commit or without the tag; a git hook's GIT_DIR does not point the check at another repository."""
+    from gitkit import git, write_files
+
+    from gsvendor.upstream.folder import read_folder
+
+    write_files(tmp_path, {"charts/a/Chart.yaml": "name: a\n"})
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "one")
+    git(tmp_path, "tag", "-a", "v1", "-m", "v1")  # annotated: the tag object is peeled to its commit
+    head = git(tmp_path, "rev-parse", "HEAD").strip()
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "elsewhere"))
+    wanted = Wanted(folders=("charts/a",))
+    snapshot = read_folder(tmp_path, "v1", wanted, location="up")
+    assert (snapshot.commit, snapshot.files) == (head, {"charts/a/Chart.yaml": b"name: a\n"})
+    with pytest.raises(SourceError, match=r"^up: .*v2.*v1"):
+        read_folder(tmp_path, "v2", wanted, location="up")
+    write_files(tmp_path, {"charts/a/Chart.yaml": "name: b\n"})
+    git(tmp_path, "commit", "-qam", "two")
+    moved = git(tmp_path, "rev-parse", "HEAD").strip()
+    with pytest.raises(SourceError) as caught:
+        read_folder(tmp_path, "v1", wanted, location="up")
+    assert str(caught.value) == f"up: the checkout is at {moved[:12]}, but v1 is {head[:12]}"

@@ -1,0 +1,150 @@
+"""git as a child process, run one way by every caller (upstream reads, overlay patches, patch
+verification, adopt's large diffs, the journal's place).
+
+Each run has a time limit: git runs in its own process group, killed whole (with helpers such as
+``git-remote-http``) when it outlives ``timeout`` or when gsvendor is interrupted meanwhile. git
+never prompts (``GIT_TERMINAL_PROMPT=0``, askpass programs that answer nothing) and speaks the C
+locale, whose messages callers parse. Every caller names its repository by ``cwd``, so the
+variables a git hook sets to point git at its own repository (``GIT_DIR`` and the others of
+``git rev-parse --local-env-vars``) are dropped. ``isolated`` runs also drop every other ``GIT_*``
+variable and the user's and the system's git configuration: what a clean build sees.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from gsvendor.errors import ToolError
+
+
+class GitTimeout(ToolError):
+    """git ran longer than its ``timeout`` seconds and was stopped (its process group killed)."""
+
+    def __init__(self, args: Sequence[str], seconds: float) -> None:
+        super().__init__(f"git {args[0] if args else ''} took longer than {seconds:g} s")
+        self.seconds = seconds
+
+
+# git rev-parse --local-env-vars (git 2.39)
+_REPOSITORY_VARIABLES = frozenset(
+    {
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_CONFIG",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_IMPLICIT_WORK_TREE",
+        "GIT_GRAFT_FILE",
+        "GIT_INDEX_FILE",
+        "GIT_NO_REPLACE_OBJECTS",
+        "GIT_REPLACE_REF_BASE",
+        "GIT_PREFIX",
+        "GIT_INTERNAL_SUPER_PREFIX",
+        "GIT_SHALLOW_FILE",
+        "GIT_COMMON_DIR",
+    }
+)
+
+
+def environment(isolated: bool) -> dict[str, str]:
+    """The environment git runs with; see the module docstring."""
+    env = {
+        k: v for k, v in os.environ.items() if not (k.startswith("GIT_") if isolated else k in _REPOSITORY_VARIABLES)
+    }
+    env.update(
+        {
+            "LC_ALL": "C",
+            "LANGUAGE": "C",
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_ASKPASS": "true",
+            "SSH_ASKPASS": "true",
+            "GIT_OPTIONAL_LOCKS": "0",  # reads leave the index alone
+        }
+    )
+    if isolated:
+        env.update({"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull})
+    return env
+
+
+def run(
+    args: Sequence[str],
+    cwd: str | Path | None = None,
+    *,
+    timeout: float,
+    isolated: bool = False,
+    track: Callable[[str, int], None] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``git *args`` in ``cwd`` for at most ``timeout`` seconds; stdout and stderr as text
+    (UTF-8, undecodable bytes kept as surrogates: :func:`readable` shows them). A non-zero exit is
+    the caller's to judge.
+
+    ``track``: told ``("+", pid)`` when git started and ``("-", pid)`` when it ended (the git source's
+    reaper, which kills the group if gsvendor dies); such a git also gets SIGKILL when gsvendor dies.
+    Raises :class:`ToolError` when git cannot be started (not installed), its :class:`GitTimeout` when
+    git ran out of time.
+    """
+    if timeout <= 0:
+        raise GitTimeout(args, 0)
+    try:
+        process = subprocess.Popen(
+            ["git", *args],
+            cwd=cwd,
+            env=environment(isolated),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group: killed whole on timeout
+            preexec_fn=_die_with_parent if track is not None else None,
+        )
+    except FileNotFoundError:
+        raise ToolError("git: not found on PATH (install git)") from None
+    except OSError as exc:
+        raise ToolError(f"cannot run git: {exc.strerror or exc}") from None
+    if track is not None:
+        track("+", process.pid)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(process)
+        raise GitTimeout(args, timeout) from None
+    except BaseException:
+        _kill(process)
+        raise
+    finally:
+        if track is not None:
+            track("-", process.pid)
+    decode = {"encoding": "utf-8", "errors": "surrogateescape"}
+    return subprocess.CompletedProcess(["git", *args], process.returncode, out.decode(**decode), err.decode(**decode))
+
+
+def _kill(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(OSError):  # the group is gone already
+        os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()
+
+
+def readable(text: str) -> str:
+    """``text`` from :func:`run` with undecodable bytes (kept as surrogates) shown as U+FFFD, safe
+    for JSON, XML and terminals."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL when gsvendor dies (Linux ``prctl(PR_SET_PDEATHSIG)``),
+    so a SIGKILLed gsvendor leaves no git holding the credentials of its URL. Elsewhere a no-op."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
+        if os.getppid() == 1:  # the parent already died before the death signal was set
+            os._exit(1)
+    except (OSError, AttributeError):
+        pass
