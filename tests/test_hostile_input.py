@@ -168,15 +168,14 @@ def test_the_sync_summary_escapes_control_characters_of_the_source() -> None:
     """A source path (given, or read from the lock) with ESC in it was printed raw to the terminal."""
     from types import SimpleNamespace
 
-    from rich.console import Console
-
     from gsvendor.report.console import print_sync
+    from gsvendor.report.writer import Writer
 
     snapshot = SimpleNamespace(tag="v0.20.0", kind="tarball", location="/tmp/e\x1b[31mRED/\x85k.tar.gz")
     result = SimpleNamespace(
         build=SimpleNamespace(snapshot=snapshot), dry_run=False, forced=[], changes=[1], lock_changed=True
     )
-    console = Console(record=True, width=200, file=io.StringIO())
+    console = Writer(record=True, width=200, file=io.StringIO())
     print_sync(console, result)  # type: ignore[arg-type]
     text = console.export_text()
     assert "\x1b" not in text and "\x85" not in text
