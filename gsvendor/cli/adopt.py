@@ -47,7 +47,12 @@ def adopt(
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the report; write nothing.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     repository: Annotated[
-        str, typer.Option(help="The upstream GitHub repository written to gsvendor.yaml.", metavar="OWNER/NAME")
+        str,
+        typer.Option(
+            help="The upstream GitHub repository written to gsvendor.yaml.",
+            metavar="OWNER/NAME",
+            parser=non_empty("--repository"),
+        ),
     ] = "kserve/kserve",
 ) -> None:
     """Infer the overlays that make upstream TAG into the charts of helm/ (or CHART_DIRs), prove them

@@ -208,12 +208,17 @@ def check_images(
     allow: Annotated[
         list[str] | None,
         typer.Option(
-            "--allow", metavar="PREFIX", help="Allowed prefix, repeatable; replaces images.allow of the configuration."
+            "--allow",
+            metavar="PREFIX",
+            help="Allowed prefix, repeatable; replaces images.allow of the configuration.",
+            parser=non_empty("--allow"),  # an empty prefix would allow every image
         ),
     ] = None,
     json_output: JsonOption = False,
     junit: RendersJunitOption = None,
-    helm: Annotated[str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.")] = None,
+    helm: Annotated[
+        str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.", parser=non_empty("--helm"))
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List allowed references too.")] = False,
     resolve: Annotated[
         bool, typer.Option("--resolve", help="Ask the registries: every allowed reference exists at its tag or digest.")
@@ -289,7 +294,9 @@ def check_manifests(
     chart_dirs: ChartDirsArgument = None,
     json_output: JsonOption = False,
     junit: RendersJunitOption = None,
-    helm: Annotated[str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.")] = None,
+    helm: Annotated[
+        str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.", parser=non_empty("--helm"))
+    ] = None,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Counts per variant and the label coverage too.")
     ] = False,
@@ -298,7 +305,12 @@ def check_manifests(
     ] = False,
     allow: Annotated[
         list[str] | None,
-        typer.Option("--allow", metavar="PREFIX", help="With --images: allowed prefix, repeatable (as check-images)."),
+        typer.Option(
+            "--allow",
+            metavar="PREFIX",
+            help="With --images: allowed prefix, repeatable (as check-images).",
+            parser=non_empty("--allow"),
+        ),
     ] = None,
 ) -> None:
     """Fail on any rendered custom resource the API server would reject or prune.

@@ -32,6 +32,7 @@ HelmOption = Annotated[
         "--helm",
         help="helm binary (for charts vendored rendered) (default: $GSVENDOR_HELM, .tools/bin/helm, PATH).",
         metavar="PATH",
+        parser=non_empty("--helm"),
     ),
 ]
 
@@ -43,6 +44,7 @@ SourceOption = Annotated[
         help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
         "(default: the GitHub archive of TAG).",
         metavar="SOURCE",
+        parser=non_empty("--source"),
     ),
 ]
 
@@ -118,10 +120,16 @@ RegistryConfigOption = Annotated[
         metavar="FILE",
         help="Docker config.json with registry credentials "
         "[default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json].",
+        parser=non_empty("--registry-config", path=True),
     ),
 ]
 
 InsecureRegistryOption = Annotated[
     list[str] | None,
-    typer.Option("--insecure-registry", metavar="HOST[:PORT]", help="Ask this registry over plain HTTP, repeatable."),
+    typer.Option(
+        "--insecure-registry",
+        metavar="HOST[:PORT]",
+        help="Ask this registry over plain HTTP, repeatable.",
+        parser=non_empty("--insecure-registry"),
+    ),
 ]
