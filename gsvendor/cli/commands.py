@@ -23,13 +23,16 @@ from gsvendor.cli.chart_dirs import rendering_setup
 from gsvendor.cli.options import (
     ChartDirsArgument,
     HelmOption,
+    ImagesAllowOption,
     InsecureRegistryOption,
     JsonOption,
     LockedSourceOption,
+    ManifestsAllowOption,
     MaxTimeOption,
     MinRateOption,
     PatchReportOption,
     RegistryConfigOption,
+    RenderHelmOption,
     RendersJunitOption,
     ReportOption,
     RetriesOption,
@@ -205,20 +208,10 @@ def verify(
 def check_images(
     ctx: typer.Context,
     chart_dirs: ChartDirsArgument = None,
-    allow: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allow",
-            metavar="PREFIX",
-            help="Allowed prefix, repeatable; replaces images.allow of the configuration.",
-            parser=non_empty("--allow"),  # an empty prefix would allow every image
-        ),
-    ] = None,
+    allow: ImagesAllowOption = None,
     json_output: JsonOption = False,
     junit: RendersJunitOption = None,
-    helm: Annotated[
-        str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.", parser=non_empty("--helm"))
-    ] = None,
+    helm: RenderHelmOption = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List allowed references too.")] = False,
     resolve: Annotated[
         bool, typer.Option("--resolve", help="Ask the registries: every allowed reference exists at its tag or digest.")
@@ -294,24 +287,14 @@ def check_manifests(
     chart_dirs: ChartDirsArgument = None,
     json_output: JsonOption = False,
     junit: RendersJunitOption = None,
-    helm: Annotated[
-        str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.", parser=non_empty("--helm"))
-    ] = None,
+    helm: RenderHelmOption = None,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Counts per variant and the label coverage too.")
     ] = False,
     images: Annotated[
         bool, typer.Option("--images", help="Run check-images on the same rendering too (one helm run per variant).")
     ] = False,
-    allow: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allow",
-            metavar="PREFIX",
-            help="With --images: allowed prefix, repeatable (as check-images).",
-            parser=non_empty("--allow"),
-        ),
-    ] = None,
+    allow: ManifestsAllowOption = None,
 ) -> None:
     """Fail on any rendered custom resource the API server would reject or prune.
 

@@ -133,3 +133,27 @@ InsecureRegistryOption = Annotated[
         parser=non_empty("--insecure-registry"),
     ),
 ]
+
+RenderHelmOption = Annotated[
+    str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.", parser=non_empty("--helm"))
+]
+
+ImagesAllowOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow",
+        metavar="PREFIX",
+        help="Allowed prefix, repeatable; replaces images.allow of the configuration.",
+        parser=non_empty("--allow"),  # an empty prefix would allow every image
+    ),
+]
+
+ManifestsAllowOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow",
+        metavar="PREFIX",
+        help="With --images: allowed prefix, repeatable (as check-images).",
+        parser=non_empty("--allow"),
+    ),
+]
