@@ -30,13 +30,6 @@ class GsvendorError(Exception):
     def __str__(self) -> str:
         return "\n".join(self.problems)
 
-    def as_data(self) -> dict[str, object]:
-        """The error as JSON-ready data: ``code``, ``exitCode``, ``problems`` and those of ``file``,
-        ``key``, ``value`` that are set."""
-        data: dict[str, object] = {"code": self.code, "exitCode": self.exit_code, "problems": self.problems}
-        named = {"file": self.file, "key": self.key, "value": self.value}
-        return {**data, **{name: shown for name, shown in named.items() if shown is not None}}
-
 
 class UsageError(GsvendorError):
     """Bad arguments or options on the command line (exit 2)."""
@@ -150,12 +143,6 @@ def redact(text: str) -> str:
     characters (a ``/`` in a password) are."""
     text = _USERINFO.sub(r"\1", text)
     return _QUERY.sub(lambda m: m.group(1) + _QUERY_VALUE.sub("=REDACTED", m.group(2)), text)
-
-
-def printable(text: str, limit: int = MAX_LINE_CHARS) -> str:
-    """One line safe for a terminal: credentials redacted, control characters escaped as ``\\xNN``,
-    at most ``limit`` characters (cut with "…")."""
-    return shorten(escape_controls(redact(text)), limit)
 
 
 def escape_controls(text: str) -> str:

@@ -18,9 +18,11 @@ def non_empty(option: str, *, path: bool = False) -> Callable[[str], str]:
 
     def parse(value: str) -> str:
         if path and value.strip() in ("", "."):
-            raise UsageError(f"{option} is empty or '.'; give a file, or leave it out for the default")
+            raise UsageError(
+                f"{option} is empty or '.'; give a file, or leave it out for the default", key=option, value=value
+            )
         if not value.strip():
-            raise UsageError(f"{option} is empty; leave it out for the default")
+            raise UsageError(f"{option} is empty; leave it out for the default", key=option, value=value)
         return value
 
     return parse

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gsvendor.errors import SourceError, ToolError, printable, redact
+from gsvendor.errors import SourceError, ToolError, redact, shorten
 from gsvendor.upstream.source import (
     FetchOptions,
     FileBudget,
@@ -189,7 +189,7 @@ def _wait(
             raise SourceError(f"{shown}: unknown tag")
         offline = re.search(r"Could not resolve host|Failed to connect|Connection refused|Network is unreachable", text)
         hint = " (no network here? read a local copy with --source)" if offline else ""
-        raise SourceError(f"{shown}: git {args[0]} failed: {printable(redact(text), 400) or process.returncode}{hint}")
+        raise SourceError(f"{shown}: git {args[0]} failed: {shorten(redact(text), 400) or process.returncode}{hint}")
     return out.decode("utf-8", "replace")
 
 
