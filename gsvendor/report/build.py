@@ -55,13 +55,13 @@ def print_series(console: Console, report: SeriesReport) -> None:
 
 def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, tag: str) -> None:
     """One failing hunk (or file): the patch's name, paths and lines, and upstream's lines, printed
-    as text (no markup read; the writer escapes their control characters)."""
-    from rich.text import Text
-
-    console.print(Text(f"{result.name}: {failure.file}: {failure.reason}", style="bold"))
+    as strings without markup, so the writer shows every control character escaped (a ``Text`` made
+    here would drop BEL and CR unseen)."""
+    plain = {"markup": False, "emoji": False}
+    console.print(f"{result.name}: {failure.file}: {failure.reason}", style="bold", **plain)
     if failure.hunk is None:
         for line in failure.upstream:
-            console.print(Text(f"    {line}"))
+            console.print(f"    {line}", **plain)
         return
     diff = difflib.unified_diff(
         list(failure.expected),
@@ -73,7 +73,7 @@ def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, 
     )
     for line in diff:
         style = diff_line_style(line)
-        console.print(Text(f"    {line}", style=style))
+        console.print(f"    {line}", style=style or None, **plain)
 
 
 def series_outcome(report: SeriesReport) -> str:

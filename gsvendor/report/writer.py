@@ -11,6 +11,9 @@ applied to everything it prints, so no call site escapes by hand:
   name with a line feed stays in its line), and :meth:`Writer.labelled` prints an ``error:`` /
   ``warning:`` line the same way, reading no markup at all;
 - a wrapped line never parts a number from its unit (``3.1 s``) or a count from its noun.
+
+Give user text as a string (or a :meth:`Writer.say` value), not as a ``rich.text.Text`` made at the
+call site: making a ``Text`` drops BEL, BS, VT, FF and CR unseen, before the writer could show them.
 """
 
 from __future__ import annotations
