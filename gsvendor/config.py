@@ -213,10 +213,7 @@ class Config:
             beside = [
                 entry.name
                 for entry in os.scandir(parent)
-                if entry.is_dir()
-                and not entry.name.startswith(".")
-                and entry.name.isprintable()  # a line break in it would split the one-line error
-                and os.path.normpath(entry.path) not in configured
+                if entry.is_dir() and not entry.name.startswith(".") and os.path.normpath(entry.path) not in configured
             ]
         except OSError:
             return ""

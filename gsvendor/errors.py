@@ -10,16 +10,31 @@ from collections.abc import Iterable
 
 
 class GsvendorError(Exception):
-    """Base class of every error gsvendor reports to a user as one line.
+    """Base class of every error gsvendor reports to a user: data, rendered once by the CLI's writer.
 
-    ``exit_code`` is the process exit code the CLI uses for it.
+    ``problems`` (one or more strings) are what is wrong, one ``error:`` line each; a line break
+    inside one is shown escaped, never as a line of its own. ``file``, ``key`` and ``value`` name
+    what the error is about when one thing is (the configuration file, the key path, the value
+    given). ``code`` (a class attribute, e.g. ``"config"``) names the kind for scripts, and
+    ``exit_code`` is the process exit code the CLI uses for it. ``str(exc)`` is the problems, one a line.
     """
 
     exit_code: int = 2
+    code: str = "error"
+
+    def __init__(self, *problems: str, file: str | None = None, key: str | None = None, value: object = None) -> None:
+        super().__init__(*problems)
+        self.problems = [str(problem) for problem in problems] or [type(self).__name__]
+        self.file, self.key, self.value = file, key, value
+
+    def __str__(self) -> str:
+        return "\n".join(self.problems)
 
 
 class UsageError(GsvendorError):
     """Bad arguments or options on the command line (exit 2)."""
+
+    code = "usage"
 
 
 class ConfigError(GsvendorError):
@@ -28,17 +43,25 @@ class ConfigError(GsvendorError):
     The message reads ``file[:line]: key: what is wrong``.
     """
 
+    code = "config"
+
 
 class NotSyncedError(GsvendorError):
     """A chart output folder a command reads does not exist: the project was not synced (exit 2)."""
+
+    code = "not-synced"
 
 
 class SourceError(GsvendorError):
     """The upstream source cannot be read: unknown tag, HTTP error, corrupt or unsafe archive (exit 2)."""
 
+    code = "source"
+
 
 class OverlayDefinitionError(GsvendorError):
     """An overlay file under overlays/ is malformed: not YAML, unknown operation, missing key (exit 2)."""
+
+    code = "overlay-definition"
 
 
 class OverlayApplyError(GsvendorError):
@@ -47,34 +70,43 @@ class OverlayApplyError(GsvendorError):
     The message names chart, file, overlay, operation and what it expected to find.
     """
 
+    code = "overlay-apply"
     exit_code = 1
 
 
 class LockError(GsvendorError):
     """The lock file is missing or unreadable where a command needs it (exit 2)."""
 
+    code = "lock"
+
 
 class HandEditError(GsvendorError):
     """The output tree holds changes that neither the lock nor the overlays explain (exit 1)."""
 
+    code = "hand-edit"
     exit_code = 1
 
     def __init__(self, message: str, paths: list[str]) -> None:
-        super().__init__(message)
+        super().__init__(message, value=paths)
         self.paths = paths
 
 
 class ToolError(GsvendorError):
     """An external tool (helm, git) is missing or failed in a way that is not the user's input (exit 2)."""
 
+    code = "tool"
+
 
 class OutputError(GsvendorError):
     """stdout or stderr cannot be written: a full disk (``> /dev/full``), a closed descriptor (exit 2)."""
+
+    code = "output"
 
 
 class CheckFailed(GsvendorError):
     """A check ran and found problems; the report was already printed (exit 1)."""
 
+    code = "check-failed"
     exit_code = 1
 
 
@@ -111,12 +143,6 @@ def redact(text: str) -> str:
     characters (a ``/`` in a password) are."""
     text = _USERINFO.sub(r"\1", text)
     return _QUERY.sub(lambda m: m.group(1) + _QUERY_VALUE.sub("=REDACTED", m.group(2)), text)
-
-
-def printable(text: str, limit: int = MAX_LINE_CHARS) -> str:
-    """One line safe for a terminal: credentials redacted, control characters escaped as ``\\xNN``,
-    at most ``limit`` characters (cut with "…")."""
-    return shorten(escape_controls(redact(text)), limit)
 
 
 def escape_controls(text: str) -> str:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from gsvendor import gitcmd
-from gsvendor.errors import GsvendorError, escape_line_breaks
+from gsvendor.errors import GsvendorError
 from gsvendor.files import default_cache_dir
 
 LEGACY_NAME = ".gsvendor-journal.json"
@@ -112,7 +112,7 @@ def _place(root: Path, cache: Path) -> Place:
 
 
 def _label(path: Path, root: Path) -> str:
-    return escape_line_breaks(path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path))
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
 
 
 def legacy_note(root: Path) -> str | None:

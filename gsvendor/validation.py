@@ -78,7 +78,7 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
         line = line_of(document, path)
         where = f"{filename}:{line}" if line else filename
         lines.append(f"{where}: {format_path(path)}: {message}")
-    raise ConfigError("\n".join(lines))
+    raise ConfigError(*lines, file=filename)
 
 
 def _chosen(error: Any) -> tuple[Any, list[Any], str]:

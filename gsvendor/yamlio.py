@@ -55,6 +55,8 @@ UPSTREAM = YamlLimits(64 * 1024 * 1024, 1_000_000)
 class YamlLimitError(ConfigError):
     """A YAML text over its kind's limits (exit 2); the message names the file and the limit."""
 
+    code = "yaml-limit"
+
 
 def alias_budget(written: int) -> int:
     """How many values a document's aliases may add beyond the ``written`` ones: :data:`ALIAS_BUDGET`

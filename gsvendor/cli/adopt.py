@@ -8,9 +8,8 @@ from typing import Annotated
 
 import typer
 
-from gsvendor.cli.app import app, escape, fetch_options, handles_errors, show_status, stderr_console, stdout_console
+from gsvendor.cli.app import app, fetch_options, handles_errors, show_status, stderr_console, stdout_console
 from gsvendor.cli.options import non_empty
-from gsvendor.errors import escape_line_breaks
 
 
 @app.command(short_help="Write the overlays that reproduce hand-vendored charts.")
@@ -48,7 +47,12 @@ def adopt(
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the report; write nothing.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     repository: Annotated[
-        str, typer.Option(help="The upstream GitHub repository written to gsvendor.yaml.", metavar="OWNER/NAME")
+        str,
+        typer.Option(
+            help="The upstream GitHub repository written to gsvendor.yaml.",
+            metavar="OWNER/NAME",
+            parser=non_empty("--repository"),
+        ),
     ] = "kserve/kserve",
 ) -> None:
     """Infer the overlays that make upstream TAG into the charts of helm/ (or CHART_DIRs), prove them
@@ -85,14 +89,15 @@ def adopt(
         with show_status(ctx, "scoring the archives"):
             matches = workflow.detect(root, source, [Path(w) for w in words], fetch_options(ctx), newest)
         for match in matches:
-            out.print(
-                f"{escape(match.tag)}: {match.ratio:.1%} of lines match "
-                f"({match.identical} of {match.files} files identical): {escape(Path(match.source).name)}"
+            out.say(
+                f"{{}}: {match.ratio:.1%} of lines match ({match.identical} of {match.files} files identical): {{}}",
+                match.tag,
+                Path(match.source).name,
             )
         best = matches[0]
         # the whole command, unwrapped, so that it can be copied as it is
         command = shlex.join(["gsvendor", "adopt", best.tag, "--source", best.source])
-        out.print(f"best: {escape(best.tag)} ({best.ratio:.1%}); run {escape(command)}", soft_wrap=True)
+        out.say(f"best: {{}} ({best.ratio:.1%}); run {{}}", best.tag, command, soft_wrap=True)
         return
     if not words:
         raise UsageError("adopt needs TAG (or --detect to find it)")
@@ -102,7 +107,7 @@ def adopt(
     from gsvendor.files import project_lock
 
     def say(line: str) -> None:
-        stderr_console().print(escape(line), soft_wrap=True)
+        stderr_console().say("{}", line, soft_wrap=True)
 
     # another gsvendor writing this project (a sync) must not interleave with the adoption
     with project_lock(root, ctx.obj.lock_timeout, say), show_status(ctx, "inferring the overlays"):
@@ -138,10 +143,9 @@ def adopt(
             raise typer.Exit(1)
         return
     for overlay in result.overlays:
-        out.print(f"overlays/{escape(overlay.name)}.yaml: {len(overlay.operations)} operation(s)")
+        out.say(f"overlays/{{}}.yaml: {len(overlay.operations)} operation(s)", overlay.name)
     for chart, paths in result.deleted.items():
-        listed = escape_line_breaks(", ".join(paths))  # out.print writes line feeds as they are
-        out.print(f"{escape(chart)}: excludes {len(paths)} upstream file(s): {escape(listed)}")
+        out.say(f"{{}}: excludes {len(paths)} upstream file(s): {{}}", chart, ", ".join(paths))
     generated = sum(len(v) for v in result.generated.values())
     compared = f" (the overlays in the project have {result.existing})" if result.existing is not None else ""
     out.print(
@@ -150,7 +154,7 @@ def adopt(
         f"readme.sortValuesOrder {result.settings.sort_values_order}, schema.normalize {result.settings.normalize})"
     )
     if result.plain:
-        out.print(f"kept in their own overlay file (themes would reorder their operations): {', '.join(result.plain)}")
+        out.say("kept in their own overlay file (themes would reorder their operations): {}", ", ".join(result.plain))
     err = stderr_console()
     for problem in result.problems:
         err.labelled("cannot express:", "yellow", problem)  # one line, as written (no markup read)
@@ -159,6 +163,6 @@ def adopt(
         err.labelled("error:", "red", f"{len(result.problems)} change(s) could not be expressed; {said}")
         raise typer.Exit(1)
     if result.written:
-        out.print(f"[green]ok[/]: wrote gsvendor.yaml, overlays/ and the lock: {escape(tag)} plus the overlays")
+        out.say("[green]ok[/]: wrote gsvendor.yaml, overlays/ and the lock: {} plus the overlays", tag)
     else:
-        out.print(f"[green]ok[/]: the overlays reproduce every file of {escape(tag)} (--dry-run: nothing written)")
+        out.say("[green]ok[/]: the overlays reproduce every file of {} (--dry-run: nothing written)", tag)

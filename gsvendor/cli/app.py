@@ -13,7 +13,7 @@ from typer.core import TyperOption
 
 from gsvendor import __version__
 from gsvendor.cli.options import non_empty
-from gsvendor.errors import GsvendorError, UsageError, printable
+from gsvendor.errors import GsvendorError, UsageError
 
 app = typer.Typer(
     name="gsvendor",
@@ -151,31 +151,18 @@ def _globals(
     )
 
 
-def escape(text: str) -> str:
-    """rich's markup escape (``[`` of user text is not a style), without loading rich (~15 ms)."""
-    from gsvendor.report.plain import escape as plain_escape
-
-    return plain_escape(text)
-
-
 def stderr_console() -> Any:
-    """The console on stderr: rich's, loaded only for what it must render (report/plain.py)."""
-    return _console(sys.stderr, "stderr")
+    """The console on stderr (:func:`gsvendor.report.writer.open_console`: every output escaped there)."""
+    from gsvendor.report.writer import open_console
+
+    return open_console(sys.stderr, "stderr")
 
 
 def stdout_console() -> Any:
-    """The console on stdout, :func:`gsvendor.report.layout.output_width` wide (rich loaded as on stderr)."""
-    return _console(sys.stdout, "stdout")
+    """The console on stdout, :func:`gsvendor.report.layout.output_width` wide, as on stderr."""
+    from gsvendor.report.writer import open_console
 
-
-def _console(stream: Any, name: str) -> Any:
-    """A console on ``stream`` as wide as report/layout.py decides for every command: ``$COLUMNS``,
-    else the terminal's width, else 100 (a CI log); no line ends in spaces."""
-    from gsvendor.report.layout import StrippedLines, output_width
-    from gsvendor.report.plain import LazyConsole
-
-    lines = StrippedLines(stream, name=name)
-    return LazyConsole(lines, width=output_width(is_terminal=lines.isatty()))
+    return open_console(sys.stdout, "stdout")
 
 
 def handles_errors(function: F) -> F:
@@ -187,9 +174,8 @@ def handles_errors(function: F) -> F:
             return function(*args, **kwargs)
         except GsvendorError as exc:
             console = stderr_console()
-            for line in str(exc).splitlines() or [type(exc).__name__]:
-                # as written: messages quote user text ("[PATCH] …", "[/x]", "a:b:c") that is no markup
-                console.labelled("error:", "red", printable(line))
+            for problem in exc.problems:  # one line each, escaped by the writer, no markup read
+                console.labelled("error:", "red", problem)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: say what state the output is in
             exit_interrupted(getattr(exc, "message", None))
@@ -216,7 +202,9 @@ def project_guard(ctx: typer.Context, config: Any) -> Any:
     from gsvendor.workflows.guard import exclusive
 
     def say(line: str) -> None:
-        stderr_console().print(printable(line), markup=False, emoji=False, soft_wrap=True)
+        from gsvendor.report.writer import one_line
+
+        stderr_console().print(one_line(line), markup=False, emoji=False, soft_wrap=True)
 
     return exclusive(config, ctx.obj.lock_timeout, say)
 
@@ -252,7 +240,10 @@ def show_status(ctx: typer.Context, message: str) -> Any:
 
 def exit_interrupted(message: str | None = None) -> None:
     """Say ``message`` (what state the output is in) and end the process with 130 at once."""
-    print(printable(message or "interrupted; nothing was left half-written"), file=sys.stderr)
+    from gsvendor.report.writer import one_line
+
+    text = one_line(message or "interrupted; nothing was left half-written")
+    stderr_console().print(text, markup=False, emoji=False, soft_wrap=True)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(130)  # worker threads (registry lookups, renders) must not keep the process alive

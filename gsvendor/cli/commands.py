@@ -11,7 +11,6 @@ import typer
 
 from gsvendor.cli.app import (
     app,
-    escape,
     fetch_options,
     handles_errors,
     load_config_for,
@@ -24,13 +23,16 @@ from gsvendor.cli.chart_dirs import rendering_setup
 from gsvendor.cli.options import (
     ChartDirsArgument,
     HelmOption,
+    ImagesAllowOption,
     InsecureRegistryOption,
     JsonOption,
     LockedSourceOption,
+    ManifestsAllowOption,
     MaxTimeOption,
     MinRateOption,
     PatchReportOption,
     RegistryConfigOption,
+    RenderHelmOption,
     RendersJunitOption,
     ReportOption,
     RetriesOption,
@@ -118,7 +120,7 @@ def sync(
             else:
                 _write_report(Path(report_file), text)
                 if not json_output:
-                    out.print(f"upgrade report: {escape(report_file)}")
+                    out.say("upgrade report: {}", report_file)
 
     workflow.sync_reviewed(
         config,
@@ -198,7 +200,7 @@ def verify(
         )
         raise typer.Exit(1)
     if not json_output:
-        out.print(f"[green]ok[/]: output is upstream {escape(lock.tag)} plus the declared overlays")
+        out.say("[green]ok[/]: output is upstream {} plus the declared overlays", lock.tag)
 
 
 @app.command("check-images", short_help="Fail on any image outside the allowed registries.")
@@ -206,15 +208,10 @@ def verify(
 def check_images(
     ctx: typer.Context,
     chart_dirs: ChartDirsArgument = None,
-    allow: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allow", metavar="PREFIX", help="Allowed prefix, repeatable; replaces images.allow of the configuration."
-        ),
-    ] = None,
+    allow: ImagesAllowOption = None,
     json_output: JsonOption = False,
     junit: RendersJunitOption = None,
-    helm: Annotated[str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.")] = None,
+    helm: RenderHelmOption = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List allowed references too.")] = False,
     resolve: Annotated[
         bool, typer.Option("--resolve", help="Ask the registries: every allowed reference exists at its tag or digest.")
@@ -289,17 +286,14 @@ def check_manifests(
     chart_dirs: ChartDirsArgument = None,
     json_output: JsonOption = False,
     junit: RendersJunitOption = None,
-    helm: Annotated[str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.")] = None,
+    helm: RenderHelmOption = None,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Counts per variant and the label coverage too.")
     ] = False,
     images: Annotated[
         bool, typer.Option("--images", help="Run check-images on the same rendering too (one helm run per variant).")
     ] = False,
-    allow: Annotated[
-        list[str] | None,
-        typer.Option("--allow", metavar="PREFIX", help="With --images: allowed prefix, repeatable (as check-images)."),
-    ] = None,
+    allow: ManifestsAllowOption = None,
 ) -> None:
     """Fail on any rendered custom resource the API server would reject or prune.
 
@@ -463,9 +457,9 @@ def patch_verify(
     else:
         report_build.print_series(out, result)
     if not result.ok:
-        raise CheckFailed("\n".join(report_build.series_problems(result)))
+        raise CheckFailed(*report_build.series_problems(result))
     if not json_output:
-        out.print(f"[green]ok[/]: {report_build.series_outcome(result).removeprefix('ok: ')}")
+        out.say("[green]ok[/]: {}", report_build.series_outcome(result).removeprefix("ok: "))
 
 
 @app.command(short_help="List every pin of the upstream version; --check they agree.")
@@ -515,7 +509,7 @@ def versions(
         if json_output:
             report.print_json(out, {"checked": False, "note": nothing, "problems": [], "warnings": []})
         else:
-            out.print(f"[green]ok[/]: {escape(nothing)}")
+            out.say("[green]ok[/]: {}", nothing)
         return
     with project_guard(ctx, config):  # the spinner only while upstream is read, not when the lock answers
         result = check_versions(
@@ -529,11 +523,11 @@ def versions(
         for warning in result.warnings:
             stderr_console().labelled("warning:", "yellow", warning)
     if result.problems:
-        raise CheckFailed("\n".join(result.problems))
+        raise CheckFailed(*result.problems)
     if not check and not json_output:
-        out.print(f"[green]ok[/]: every place follows {result.pin.file}'s {result.pin.value}")
+        out.say("[green]ok[/]: every place follows {}'s {}", result.pin.file, result.pin.value)
     elif check and not json_output:
-        out.print(f"[green]ok[/]: {escape(report_build.versions_agree(result))}")
+        out.say("[green]ok[/]: {}", report_build.versions_agree(result))
 
 
 @app.command(short_help="Regenerate values.schema.json and README.md of the charts.")
@@ -580,7 +574,7 @@ def generate(
     err = stderr_console()
     if check and stale:
         for path in stale:
-            err.print(f"stale: {path}", highlight=False, markup=False)
+            err.say("stale: {}", path)
         err.labelled(
             "error:",
             "red",
@@ -589,6 +583,6 @@ def generate(
         raise typer.Exit(1)
     out = stdout_console()
     for path in stale:
-        out.print(f"wrote {path}", highlight=False, markup=False)
+        out.say("wrote {}", path)
     if not ctx.obj.quiet and not stale:
         out.print(f"[green]ok[/]: the generated files of {len(results)} chart(s) are up to date")

@@ -18,9 +18,11 @@ def non_empty(option: str, *, path: bool = False) -> Callable[[str], str]:
 
     def parse(value: str) -> str:
         if path and value.strip() in ("", "."):
-            raise UsageError(f"{option} is empty or '.'; give a file, or leave it out for the default")
+            raise UsageError(
+                f"{option} is empty or '.'; give a file, or leave it out for the default", key=option, value=value
+            )
         if not value.strip():
-            raise UsageError(f"{option} is empty; leave it out for the default")
+            raise UsageError(f"{option} is empty; leave it out for the default", key=option, value=value)
         return value
 
     return parse
@@ -32,6 +34,7 @@ HelmOption = Annotated[
         "--helm",
         help="helm binary (for charts vendored rendered) (default: $GSVENDOR_HELM, .tools/bin/helm, PATH).",
         metavar="PATH",
+        parser=non_empty("--helm"),
     ),
 ]
 
@@ -43,6 +46,7 @@ SourceOption = Annotated[
         help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
         "(default: the GitHub archive of TAG).",
         metavar="SOURCE",
+        parser=non_empty("--source"),
     ),
 ]
 
@@ -118,10 +122,40 @@ RegistryConfigOption = Annotated[
         metavar="FILE",
         help="Docker config.json with registry credentials "
         "[default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json].",
+        parser=non_empty("--registry-config", path=True),
     ),
 ]
 
 InsecureRegistryOption = Annotated[
     list[str] | None,
-    typer.Option("--insecure-registry", metavar="HOST[:PORT]", help="Ask this registry over plain HTTP, repeatable."),
+    typer.Option(
+        "--insecure-registry",
+        metavar="HOST[:PORT]",
+        help="Ask this registry over plain HTTP, repeatable.",
+        parser=non_empty("--insecure-registry"),
+    ),
+]
+
+RenderHelmOption = Annotated[
+    str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.", parser=non_empty("--helm"))
+]
+
+ImagesAllowOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow",
+        metavar="PREFIX",
+        help="Allowed prefix, repeatable; replaces images.allow of the configuration.",
+        parser=non_empty("--allow"),  # an empty prefix would allow every image
+    ),
+]
+
+ManifestsAllowOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow",
+        metavar="PREFIX",
+        help="With --images: allowed prefix, repeatable (as check-images).",
+        parser=non_empty("--allow"),
+    ),
 ]

@@ -19,12 +19,6 @@ if TYPE_CHECKING:
     from gsvendor.controller_images.versions import VersionsReport
 
 
-def _escape(text: str) -> str:
-    from gsvendor.report.plain import escape
-
-    return escape(text)
-
-
 def series_title(report: SeriesReport) -> str:
     """``Patch series <dir> on upstream <tag> (<kind> <location> @ <commit>)``."""
     where = ""
@@ -40,10 +34,10 @@ def print_series(console: Console, report: SeriesReport) -> None:
     from gsvendor.report.layout import PlainTable
 
     for note in report.notes:
-        console.print(f"[yellow]note:[/] {_escape(note)}")
+        console.say("[yellow]note:[/] {}", note)
     if report.empty:
-        console.print(
-            f"empty series: no *.patch in {_escape(report.patches_dir)}; the image builds plain upstream {report.tag}"
+        console.say(
+            "empty series: no *.patch in {}; the image builds plain upstream {}", report.patches_dir, report.tag
         )
         return
     table = PlainTable(("#", "patch", "status", "details"), title=series_title(report), right=("#",))
@@ -60,17 +54,14 @@ def print_series(console: Console, report: SeriesReport) -> None:
 
 
 def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, tag: str) -> None:
-    """One failing hunk (or file). The patch's name, paths and lines, and upstream's lines, are
-    the series' and upstream's text: their control characters are escaped (``\\xNN``), as in the
-    table above, so an ESC in them is no terminal's escape sequence."""
-    from rich.text import Text
-
-    from gsvendor.errors import escape_controls
-
-    console.print(Text(escape_controls(f"{result.name}: {failure.file}: {failure.reason}"), style="bold"))
+    """One failing hunk (or file): the patch's name, paths and lines, and upstream's lines, printed
+    as strings without markup, so the writer shows every control character escaped (a ``Text`` made
+    here would drop BEL and CR unseen)."""
+    plain = {"markup": False, "emoji": False}
+    console.print(f"{result.name}: {failure.file}: {failure.reason}", style="bold", **plain)
     if failure.hunk is None:
         for line in failure.upstream:
-            console.print(Text(escape_controls(f"    {line}")))
+            console.print(f"    {line}", **plain)
         return
     diff = difflib.unified_diff(
         list(failure.expected),
@@ -82,7 +73,7 @@ def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, 
     )
     for line in diff:
         style = diff_line_style(line)
-        console.print(Text(escape_controls(f"    {line}"), style=style))
+        console.print(f"    {line}", style=style or None, **plain)
 
 
 def series_outcome(report: SeriesReport) -> str:
@@ -163,4 +154,4 @@ def print_versions(console: Console, report: VersionsReport) -> None:
             )
         go_table.print(console)
     for note in report.notes:
-        console.print(f"[yellow]note:[/] {_escape(note)}")
+        console.say("[yellow]note:[/] {}", note)

@@ -62,40 +62,37 @@ def sync_summary(result: SyncResult) -> dict[str, Any]:
 def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> None:
     """The outcome line; with ``verbose`` or a dry run first a table per chart (files added, changed,
     removed, overlays applied) and every file change."""
-    from gsvendor.errors import printable
-    from gsvendor.report.plain import escape
-
     snapshot = result.build.snapshot
-    # the source is user text (a path, or the lock's): control characters escaped, as in errors
-    origin = printable(f"{snapshot.tag} from {snapshot.kind} {snapshot.location}")
+    origin = f"{snapshot.tag} from {snapshot.kind} {snapshot.location}"  # user text: the writer quotes it
     if result.dry_run or verbose:
         _print_sync_details(console, result)
     if result.forced:
         # project-relative, as every other path printed: <root>/.gsvendor-backup/<time>-<random>
         backup = f"{result.backup.parent.name}/{result.backup.name}" if result.backup else "-"
-        console.print(f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {escape(backup)}[/]")
+        console.say(f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {{}}[/]", backup)
     if result.dry_run:
-        down = f" (downgrade from {escape(printable(result.previous_tag or ''))})" if result.downgrade else ""
-        console.print(f"dry run: {len(result.changes)} file change(s) planned{down}, nothing written")
+        down = " (downgrade from {})" if result.downgrade else ""
+        console.say(
+            f"dry run: {len(result.changes)} file change(s) planned{down}, nothing written", result.previous_tag or ""
+        )
     elif result.changes:
         lock = " and the lock file" if result.lock_changed else ""
-        console.print(f"[green]wrote {len(result.changes)} file change(s)[/]{lock}: {escape(origin)}")
+        console.say(f"[green]wrote {len(result.changes)} file change(s)[/]{lock}: {{}}", origin)
     elif result.lock_changed:
-        console.print(f"[green]wrote the lock file[/], no chart file changed: {escape(origin)}")
+        console.say("[green]wrote the lock file[/], no chart file changed: {}", origin)
     else:
-        console.print(f"[green]up to date[/]: nothing changed ({escape(origin)})")
+        console.say("[green]up to date[/]: nothing changed ({})", origin)
 
 
 def _print_sync_details(console: Console, result: SyncResult) -> None:
     from rich.text import Text
 
-    from gsvendor.errors import printable
+    from gsvendor.errors import redact
     from gsvendor.report.layout import PlainTable, hang, hanging
-    from gsvendor.report.plain import escape
 
     snapshot = result.build.snapshot
     down = f" (downgrade from {result.previous_tag})" if result.downgrade else ""
-    title = printable(
+    title = redact(
         f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag}{down} from {snapshot.kind} {snapshot.location}"
     )
     default_dests = all(c.spec.dest.rsplit("/", 1)[-1] == c.spec.name for c in result.build.charts)
@@ -135,13 +132,13 @@ def _print_sync_details(console: Console, result: SyncResult) -> None:
         mark = {"added": "[green]+[/]", "changed": "[yellow]~[/]", "removed": "[red]-[/]"}[change.status]
         # the marker stays with its path; a long path continues under it, broken after a / or -
         first, *rest = hang("  + ", change.full_path, console.width)
-        console.print(f"  {mark} {escape(first[4:])}", highlight=False, soft_wrap=True)
+        console.say(f"  {mark} {{}}", first[4:], highlight=False, soft_wrap=True)
         for line in rest:
-            console.print(escape(line), highlight=False, soft_wrap=True)
+            console.say("{}", line, highlight=False, soft_wrap=True)
     for chart in result.build.charts:
         for skipped in chart.skipped:
             for line in hang("  ", f"{chart.spec.name}: skipped {skipped}", console.width, indent=4):
-                console.print(f"[dim]{escape(line)}[/]", highlight=False, soft_wrap=True)
+                console.say("[dim]{}[/]", line, highlight=False, soft_wrap=True)
 
 
 def diff_line_style(line: str) -> str:
@@ -163,7 +160,7 @@ def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
     """
     from gsvendor.report.layout import raw_stream
 
-    if not console.is_terminal:  # a LazyConsole answers without loading rich
+    if not console.is_terminal:
         stream = raw_stream(console.file)
         stream.write("".join(item.text for item in diffs))
         stream.flush()

@@ -119,8 +119,9 @@ def print_report(
     are listed then too. Without ``verbose`` only offenders and invalid references are rows, so a
     clean run prints its totals line alone. ``ok`` (default ``result.ok``) decides the ``ok:`` prefix
     of that line: ``--resolve`` passes the whole run's outcome, so no ``ok:`` precedes its failure."""
+    from rich.text import Text
+
     from gsvendor.report.layout import PlainTable
-    from gsvendor.report.plain import escape, markup_plain
 
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
@@ -150,29 +151,30 @@ def print_report(
                     c.found.written,
                     "" if c.normalized == c.found.written else c.normalized or c.message or "",
                     c.status,
-                    *(markup_plain(cell) for cell in (columns[1](c) if columns else ())),
+                    *(Text.from_markup(cell).plain for cell in (columns[1](c) if columns else ())),
                 )
             table.print(console)
         seen: set[tuple[str, str]] = set()
         for item in items:
-            variant_label = escape(f"{chart.name} {item.name}")
+            variant_label = f"{chart.name} {item.name}"
             if item.problem:
-                console.print(f"[red]✗[/] {variant_label}: {escape(item.problem)}")
+                console.say("[red]✗[/] {}: {}", variant_label, item.problem)
             elif item.expected_failure and verbose:
-                console.print(f"[green]✓[/] {variant_label}: failed as declared")
+                console.say("[green]✓[/] {}: failed as declared", variant_label)
             for s in item.skipped if verbose else ():
                 if (s.location, s.reason) not in seen:
                     seen.add((s.location, s.reason))
-                    console.print(f"[dim]skipped {escape(s.location)}: {escape(s.reason)}[/]")
+                    console.say("[dim]skipped {}: {}[/]", s.location, s.reason)
     prefixes = ", ".join(result.allow)
     offenders, invalid = result.count(OFFENDER), result.count(INVALID)
     unjudged = result.count(TEMPLATED) + result.count(EMPTY)
-    console.print(
+    console.say(
         ("[green]ok[/]: " if (result.ok if ok is None else ok) else "")
         + f"checked {result.references} image reference(s) in {result.variants_rendered} rendered variant(s) "
         f"and the values.yaml of {len(result.charts)} chart(s) in {result.seconds:.1f} s: "
-        f"{offenders} outside {escape(prefixes)}, {invalid} invalid, {len(result.problems)} variant problem(s)"
-        + (f", {unjudged} templated or empty (not judged)" if unjudged else "")
+        f"{offenders} outside {{}}, {invalid} invalid, {len(result.problems)} variant problem(s)"
+        + (f", {unjudged} templated or empty (not judged)" if unjudged else ""),
+        prefixes,
     )
 
 

@@ -126,7 +126,6 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
     fail the check (``fail: true``).
     """
     from gsvendor.report.layout import PlainTable
-    from gsvendor.report.plain import escape
 
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
@@ -144,38 +143,36 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
                 table.add_row(", ".join(variants), obj, path, problem, message, crd, version)
             table.print(console)
         for item in items:
-            label = escape(f"{chart.name} {item.variant}")
+            label = f"{chart.name} {item.variant}"
             if item.problem:
-                console.print(f"[red]✗[/] {label}: {escape(item.problem)}")
+                console.say("[red]✗[/] {}: {}", label, item.problem)
             elif not verbose:  # as check-images: only problems without -v
                 continue
             elif item.expected_failure:
-                console.print(f"[green]✓[/] {label}: failed as declared")
+                console.say("[green]✓[/] {}: failed as declared", label)
             else:
-                console.print(f"  {label}: checked {escape(_counts(item.checked))}")
+                console.say("  {}: checked {}", label, _counts(item.checked))
         if result.policy.required:
             labelled, objects = _coverage(result, chart)
             missing = sorted({f"{o} ({label})" for r in items for o, label in r.missing_labels})
             if not (verbose or (missing and result.policy.fail)):
                 continue
             style = "red" if missing and result.policy.fail else ("yellow" if missing else "green")
-            console.print(
-                f"[{style}]labels[/] {escape(chart.name)}: {labelled}/{objects} object(s) carry "
-                f"{escape(', '.join(result.policy.required))}"
-                + (
-                    f"; missing on {escape(', '.join(missing[:8]))}" + (" …" if len(missing) > 8 else "")
-                    if missing
-                    else ""
-                ),
+            shown = ("; missing on {}" + (" …" if len(missing) > 8 else "")) if missing else ""
+            console.say(
+                f"[{style}]labels[/] {{}}: {labelled}/{objects} object(s) carry {{}}{shown}",
+                chart.name,
+                ", ".join(result.policy.required),
+                *([", ".join(missing[:8])] if missing else []),
             )
     for note in result.notes:
-        console.print(f"[dim]note: {escape(note)}[/]")
+        console.say("[dim]note: {}[/]", note)
     checked, skipped = result.checked(), result.not_checked()
     if verbose:  # else the summary's counts: one line on success, as every command
         for line in count_lines("checked per kind: ", checked, console.width):
-            console.print(escape(line), soft_wrap=True)
+            console.say("{}", line, soft_wrap=True)
         for line in count_lines("not checked (no CRD in the charts): ", skipped, console.width):
-            console.print(f"[dim]{escape(line)}[/]", soft_wrap=True)
+            console.say("[dim]{}[/]", line, soft_wrap=True)
     console.print(
         ("[green]ok[/]: " if result.ok else "")
         + f"checked {sum(checked.values())} object(s) against {len(result.crds)} CRD(s) "

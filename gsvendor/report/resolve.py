@@ -20,7 +20,7 @@ _STYLE = {RESOLVED: "green", EQUAL: "green", NOT_COMPARED: "dim"}
 def table_columns(report: ResolveReport) -> tuple[tuple[str, ...], Callable[[Checked], tuple[str, ...]]]:
     """Extra columns of check-images' table: the resolved digest and the outcome (and the mirror
     comparison). The cells are rich markup; references not asked show ``-``."""
-    from gsvendor.report.plain import escape
+    from rich.markup import escape
 
     def cells(checked: Checked) -> tuple[str, ...]:
         entry = report.get(checked.normalized) if checked.normalized else None
@@ -53,16 +53,14 @@ def print_report(console: Console, report: ResolveReport, ok: bool | None = None
     """After check-images' table: each failing reference with the registry's reason, notes, then the totals.
 
     ``ok`` (default: every lookup resolved) decides the ``ok:`` prefix of the totals line."""
-    from gsvendor.report.plain import escape
-
     for entry in report.failing:
         places = sorted({f"{p.chart} {p.variant}" for p in entry.places})
         where = ", ".join(places[:4]) + (f" and {len(places) - 4} more" if len(places) > 4 else "")
         for line in _lines(entry):
-            console.print(f"[red]✗[/] {escape(line)} [dim](in {escape(where)})[/]")
+            console.say("[red]✗[/] {} [dim](in {})[/]", line, where)
     for note in report.notes:
-        console.print(f"[dim]note: {escape(note)}[/]")
-    console.print(("[green]ok[/]: " if (report.ok if ok is None else ok) else "") + escape(summary(report)))
+        console.say("[dim]note: {}[/]", note)
+    console.say(("[green]ok[/]: " if (report.ok if ok is None else ok) else "") + "{}", summary(report))
 
 
 def summary(report: ResolveReport) -> str:

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from gsvendor import gitcmd
-from gsvendor.errors import SourceError, printable, redact
+from gsvendor.errors import SourceError, redact, shorten
 from gsvendor.upstream.source import (
     FetchOptions,
     FileBudget,
@@ -150,7 +150,7 @@ def _run(
             raise SourceError(f"{shown}: unknown tag")
         offline = re.search(r"Could not resolve host|Failed to connect|Connection refused|Network is unreachable", text)
         hint = " (no network here? read a local copy with --source)" if offline else ""
-        raise SourceError(f"{shown}: git {args[0]} failed: {printable(redact(text), 400) or done.returncode}{hint}")
+        raise SourceError(f"{shown}: git {args[0]} failed: {shorten(redact(text), 400) or done.returncode}{hint}")
     return gitcmd.readable(done.stdout)
 
 

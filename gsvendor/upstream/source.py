@@ -79,14 +79,14 @@ class FileBudget:
 def check_path(path: str, location: str) -> None:
     """Refuse a source path deeper than :data:`MAX_DEPTH` or holding control characters.
 
-    Raises :class:`SourceError` (the name shown escaped and shortened).
+    Raises :class:`SourceError` (the name shortened; the CLI's writer shows its control characters escaped).
     """
-    from gsvendor.errors import printable
+    from gsvendor.errors import shorten
 
     if path.count("/") >= MAX_DEPTH:
-        raise SourceError(f"{location}: refusing a path more than {MAX_DEPTH} folders deep: {printable(path, 120)}")
+        raise SourceError(f"{location}: refusing a path more than {MAX_DEPTH} folders deep: {shorten(path, 120)}")
     if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in path):
-        raise SourceError(f"{location}: refusing a name with control characters: {printable(path, 200)}")
+        raise SourceError(f"{location}: refusing a name with control characters: {shorten(path, 200)}")
 
 
 _GIT_URL = re.compile(r"^(file://|ssh://|git://|git@[^:]+:|https?://.+\.git/?$)")
@@ -267,9 +267,9 @@ def _read_local(path: Path) -> bytes:
 
 
 def _one_line(exc: BaseException) -> str:
-    from gsvendor.errors import printable, redact
+    from gsvendor.errors import redact, shorten
 
-    return printable(redact(" ".join(str(exc).split())), 300) or type(exc).__name__
+    return shorten(redact(" ".join(str(exc).split())), 300) or type(exc).__name__
 
 
 def split_userinfo(url: str) -> tuple[str, str, str] | None:

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from gsvendor import journal_trust
-from gsvendor.errors import GsvendorError, Interrupted, escape_line_breaks
+from gsvendor.errors import GsvendorError, Interrupted
 from gsvendor.journal_trust import STAGING_PREFIX, Place, Scope
 from gsvendor.signals import Deferred
 from gsvendor.vendoring.backup import copy_backup, file_state, fsync_dir, state
@@ -122,7 +122,7 @@ class Journal:
                 raise ValueError("unknown step")
             journal = cls(
                 state=document["state"],
-                tag=escape_line_breaks(str(document.get("tag") or "?"))[:200],
+                tag=str(document.get("tag") or "?")[:200],
                 staging=list(document["staging"]),
                 created=list(document["created"]),
                 backup=document.get("backup"),
@@ -144,7 +144,7 @@ class Journal:
             )
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
             reason = str(exc) if isinstance(exc, ValueError) and not isinstance(exc, json.JSONDecodeError) else ""
-            reason = escape_line_breaks(reason or f"unreadable ({type(exc).__name__})")
+            reason = reason or f"unreadable ({type(exc).__name__})"
             raise GsvendorError(
                 f"{label}: swap journal not acted on: {reason}; nothing was changed, remove it by hand"
             ) from None
@@ -155,6 +155,7 @@ class StoppedHalfWay(GsvendorError):
     """A step after the journal's commit failed: the output changed in part, and the next command
     completes the swap once the cause is fixed (exit 1: exit 2 says that nothing changed)."""
 
+    code = "stopped-half-way"
     exit_code = 1
 
 
@@ -566,7 +567,7 @@ def _failed(exc: OSError, root: Path) -> str:
     if path is None:
         return reason
     inside = os.path.isabs(path) and os.path.commonpath([path, str(root)]) == str(root)
-    return f"{escape_line_breaks(os.path.relpath(path, root) if inside else path)}: {reason}"
+    return f"{os.path.relpath(path, root) if inside else path}: {reason}"
 
 
 def remove_strays(root: Path, folders: list[str]) -> int:

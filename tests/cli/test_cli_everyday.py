@@ -191,19 +191,27 @@ def test_a_misspelt_chart_name_is_suggested_where_its_folder_exists(
     assert (result.returncode, result.stderr) == (2, "error: helm/kserve-crd/ does not exist: run gsvendor sync\n")
 
 
-@pytest.mark.parametrize("odd", ["\n", "\x1c", "\u2028"], ids=["newline", "file-separator", "line-separator"])
-def test_a_folder_whose_name_breaks_the_line_is_no_suggestion(
-    cli: Cli, synced_tree: Path, tmp_path: Path, odd: str
+@pytest.mark.parametrize(
+    ("odd", "shown"),
+    [("\n", "\\x0a"), ("\x1c", "\\x1c"), ("\u2028", "\\u2028")],
+    ids=["newline", "file-separator", "line-separator"],
+)
+def test_a_folder_whose_name_breaks_the_line_is_suggested_on_one_line(
+    cli: Cli, synced_tree: Path, tmp_path: Path, odd: str, shown: str
 ) -> None:
     """A close folder name with a line break in it was quoted in the hint, and the error became
-    two 'error:' lines, the second a fragment of the name."""
+    two 'error:' lines, the second a fragment of the name: the writer shows the break escaped."""
     project = tmp_path / "copy"
     shutil.copytree(synced_tree, project, symlinks=True)
     config = project / "gsvendor.yaml"
     config.write_text(config.read_text().replace("  - kserve-crd\n", "  - kserve-crdd\n", 1))
     (project / "helm" / "kserve-crd").rename(project / "helm" / f"kserve-crd{odd}x")
     result = cli(project, "verify")
-    assert (result.returncode, result.stderr) == (2, "error: helm/kserve-crdd/ does not exist: run gsvendor sync\n")
+    expected = (
+        "error: helm/kserve-crdd/ does not exist: run gsvendor sync "
+        f"(or is the chart name in gsvendor.yaml misspelt: helm/kserve-crd{shown}x/ exists)\n"
+    )
+    assert (result.returncode, result.stderr) == (2, expected)
 
 
 def _same(text: str) -> str:

@@ -28,6 +28,17 @@ OPTIONS = [
     (["patch-verify", "--tag"], "--tag", False),
     (["versions", "--source"], "--source", False),
     (["adopt", "v0.20.0", "--source"], "--source", False),
+    (["adopt", "v0.20.0", "--repository"], "--repository", False),
+    (["sync", "v0.20.0", "--source"], "--source", False),
+    (["sync", "v0.20.0", "--helm"], "--helm", False),
+    (["verify", "--helm"], "--helm", False),
+    (["diff", "--helm"], "--helm", False),
+    (["check-images", "--allow"], "--allow", False),  # an empty prefix would allow every image
+    (["check-images", "--helm"], "--helm", False),
+    (["check-images", "--registry-config"], "--registry-config", True),
+    (["check-images", "--insecure-registry"], "--insecure-registry", False),
+    (["check-manifests", "--allow"], "--allow", False),
+    (["check-manifests", "--helm"], "--helm", False),
 ]
 
 
@@ -50,3 +61,25 @@ def test_a_given_value_passes_the_option_through(cli: Cli, tmp_path: Path) -> No
     result = cli(tmp_path, "verify", "--source", "x.tar.gz")
     assert result.returncode == 2
     assert result.stderr.startswith("error: gsvendor.yaml: not found")
+
+
+def test_every_option_taking_text_or_a_path_is_in_the_list_above() -> None:
+    """An option added later that takes text or a path gets non_empty and a row in OPTIONS: the
+    options of every command, from typer's own parameters (numbers and flags take no empty value)."""
+    import typer.main
+
+    from gsvendor.cli import app
+
+    def options(command: object, name: str) -> set[tuple[str, str]]:
+        found = {
+            (name, param.opts[0])
+            for param in command.params  # type: ignore[attr-defined]
+            if param.param_type_name == "option" and not param.is_flag and not param.count
+            if param.type.name not in ("integer", "float", "int range", "float range")
+        }
+        for sub, child in getattr(command, "commands", {}).items():
+            found |= options(child, sub)
+        return found
+
+    listed = {(args[0] if not args[0].startswith("-") else "", option) for args, option, _ in OPTIONS}
+    assert options(typer.main.get_command(app), "") == listed

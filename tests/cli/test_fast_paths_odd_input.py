@@ -50,23 +50,6 @@ def test_a_verbatim_copy_of_a_large_file_does_not_make_its_chart_copy_known_clea
         assert (project / "raw/big.yaml").read_bytes() == big
 
 
-@pytest.mark.parametrize(("text", "end", "width"), [("abcde", " ", 5), ("ab\ncdefghij", "  ", 10), ("x", " \n", 1)])
-def test_the_plain_console_writes_what_rich_writes_when_the_end_reaches_past_the_width(
-    text: str, end: str, width: int
-) -> None:
-    """rich wraps a line with its ``end``: blanks of the end past the width are dropped, as rich drops them."""
-    import io
-
-    from rich.console import Console
-
-    from gsvendor.report.plain import LazyConsole
-
-    ours, theirs = io.StringIO(), io.StringIO()
-    LazyConsole(ours, width).print(text, end=end)
-    Console(file=theirs, highlight=False, width=width).print(text, end=end)
-    assert ours.getvalue() == theirs.getvalue()
-
-
 @pytest.mark.parametrize(
     "operation",
     [

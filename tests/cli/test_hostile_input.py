@@ -168,15 +168,14 @@ def test_the_sync_summary_escapes_control_characters_of_the_source() -> None:
     """A source path (given, or read from the lock) with ESC in it was printed raw to the terminal."""
     from types import SimpleNamespace
 
-    from rich.console import Console
-
     from gsvendor.report.console import print_sync
+    from gsvendor.report.writer import Writer
 
     snapshot = SimpleNamespace(tag="v0.20.0", kind="tarball", location="/tmp/e\x1b[31mRED/\x85k.tar.gz")
     result = SimpleNamespace(
         build=SimpleNamespace(snapshot=snapshot), dry_run=False, forced=[], changes=[1], lock_changed=True
     )
-    console = Console(record=True, width=200, file=io.StringIO())
+    console = Writer(record=True, width=200, file=io.StringIO())
     print_sync(console, result)  # type: ignore[arg-type]
     text = console.export_text()
     assert "\x1b" not in text and "\x85" not in text
@@ -461,3 +460,29 @@ def test_verify_names_a_file_with_a_line_feed_on_its_one_error_line(cli: Cli, pr
     assert [line for line in result.stderr.splitlines() if line.startswith("error:")] == [
         "error: verify failed: 1 file(s) differ from v0.20.0 + overlays: helm/kserve-crd/templates/a\\x0aerror: b.yaml"
     ]
+
+
+def test_each_problem_of_an_error_is_one_line_with_its_breaks_and_escapes_shown(capsys) -> None:
+    """An error is data: its problems print one ``error:`` line each through the writer, a line
+    feed, U+2028 or ESC inside one (a file name's) shown escaped, never a line or a colour of its own."""
+    import pytest
+    import typer
+
+    from gsvendor.cli.app import handles_errors
+    from gsvendor.errors import ConfigError
+
+    error = ConfigError("helm/a\nb: bad [red]x[/]", "c\u2028d\x1b[31m: worse", file="gsvendor.yaml")
+
+    @handles_errors
+    def command() -> None:
+        raise error
+
+    with pytest.raises(typer.Exit) as exit_info:
+        command()
+    assert exit_info.value.exit_code == 2
+    assert (error.code, error.file, str(error)) == (
+        "config",
+        "gsvendor.yaml",
+        "helm/a\nb: bad [red]x[/]\nc\u2028d\x1b[31m: worse",
+    )
+    assert capsys.readouterr().err == "error: helm/a\\x0ab: bad [red]x[/]\nerror: c\\u2028d\\x1b[31m: worse\n"

@@ -90,27 +90,27 @@ def test_terminal_diff_of_a_real_diff(width: int) -> None:
     assert one.getvalue().count("\x1b[32m+b: {{ .Values.b }}") == 21
 
 
-def test_a_piped_lazy_console_prints_diffs_without_rich(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The CLI's console (report/plain.py) is asked whether it is a terminal without creating rich's."""
-    from gsvendor.report.plain import LazyConsole
+def test_a_piped_writer_prints_diffs_as_they_are(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CLI's console (report/writer.py) piped: the diff's bytes, trailing spaces kept."""
+    from gsvendor.report.writer import Writer
 
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
     buffer = io.StringIO()
-    console = LazyConsole(StrippedLines(buffer), width=80)
-    print_diffs(console, [FileDiff("helm/c/values.yaml", "changed", DIFF)])
+    print_diffs(
+        Writer(file=StrippedLines(buffer), width=80, highlight=False), [FileDiff("helm/c/values.yaml", "changed", DIFF)]
+    )
     assert buffer.getvalue() == DIFF
-    assert console._rich is None
 
 
-def test_a_lazy_console_on_a_terminal_colours_the_diff(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gsvendor.report.plain import LazyConsole
+def test_the_writer_on_a_terminal_colours_the_diff(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gsvendor.report.writer import Writer
 
     monkeypatch.setenv("FORCE_COLOR", "1")
     monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
     ours, theirs = io.StringIO(), io.StringIO()
-    print_diffs(LazyConsole(StrippedLines(ours), width=40), [FileDiff("p", "changed", DIFF)])
-    _per_line(LazyConsole(StrippedLines(theirs), width=40), [DIFF])  # type: ignore[arg-type]
+    print_diffs(Writer(file=StrippedLines(ours), width=40, highlight=False), [FileDiff("p", "changed", DIFF)])
+    _per_line(Writer(file=StrippedLines(theirs), width=40, highlight=False), [DIFF])  # type: ignore[arg-type]
     assert ours.getvalue() == theirs.getvalue()
     coloured = "\n\x1b[31m-b: 2  \x1b[0m\n\x1b[32m+b: {{ .Values.b }}     \x1b[0m\x1b[32m# trailing \x1b[0m\n"
     assert coloured in ours.getvalue()  # styled spaces are text, not padding: they stay

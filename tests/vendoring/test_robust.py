@@ -648,15 +648,28 @@ def test_checking_a_chart_folder_of_the_project_completes_an_interrupted_swap_fi
 @pytest.mark.parametrize(
     "odd", ["\n", "\r", "\x1c", "\u2028"], ids=["newline", "return", "file-separator", "line-separator"]
 )
-def test_a_file_name_with_a_line_break_keeps_the_post_commit_error_one_line(tmp_path: Path, odd: str) -> None:
+def test_a_file_name_with_a_line_break_keeps_the_post_commit_error_one_line(
+    tmp_path: Path, odd: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A swap step that failed on 'helm/x/a<newline>b' printed two 'error:' lines, the second
-    starting 'b: Operation not permitted'."""
+    starting 'b: Operation not permitted'; the CLI's writer shows the break escaped."""
+    import typer
+
+    from gsvendor.cli.app import handles_errors
+    from gsvendor.errors import GsvendorError
     from gsvendor.vendoring.journal import _failed
 
     failure = PermissionError(1, "Operation not permitted", str(tmp_path / "helm" / "x" / f"a{odd}b"))
-    said = _failed(failure, tmp_path)
-    assert len(f"error: {said}".splitlines()) == 1, said
-    assert said.startswith("helm/x/a\\") and said.endswith("b: Operation not permitted")
+
+    @handles_errors
+    def command() -> None:
+        raise GsvendorError(f"writing the output failed, nothing changed: {_failed(failure, tmp_path)}")
+
+    with pytest.raises(typer.Exit):
+        command()
+    shown = {"\n": "\\x0a", "\r": "\\x0d", "\x1c": "\\x1c", "\u2028": "\\u2028"}[odd]
+    expected = f"error: writing the output failed, nothing changed: helm/x/a{shown}b: Operation not permitted\n"
+    assert capsys.readouterr().err == expected
 
 
 def test_a_hand_edited_file_with_a_line_break_in_its_name_is_one_error_line(small: Path, cli: Cli) -> None:

@@ -28,6 +28,8 @@ _PREFIX_COMMENT = "# --"
 class ReadmeError(GsvendorError):
     """The README cannot be generated: invalid Chart.yaml or values.yaml, or a template error (exit 2)."""
 
+    code = "readme"
+
 
 @dataclass
 class Maintainer:

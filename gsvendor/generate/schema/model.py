@@ -33,6 +33,8 @@ VALID_TYPES = ("array", "boolean", "integer", "null", "number", "object", "strin
 class SchemaError(GsvendorError):
     """The schema cannot be generated: bad .schema.yaml, values or annotation, or an unreachable $ref (exit 2)."""
 
+    code = "schema"
+
 
 # (attribute, JSON name, kind) in hvsj's field order
 FIELDS: tuple[tuple[str, str, str], ...] = (
