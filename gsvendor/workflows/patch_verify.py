@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -60,12 +62,20 @@ def dockerfile_copies(config: Any, patches_dir: str) -> bool | None:
     if not path.is_file():
         return None
     wanted = PurePosixPath(patches_dir)
-    return any(
-        PurePosixPath(source.strip("\"'")) == wanted  # quotes of the shell form, as the build reads them
-        for instruction in dockerfile.read(path, inputs.pin_dockerfile).instructions
-        if instruction.keyword in ("COPY", "ADD")
-        for source in instruction.words[:-1]  # BuildKit's words: flags left out, the exec form read
-    )
+    for instruction in dockerfile.read(path, inputs.pin_dockerfile).instructions:
+        if instruction.keyword not in ("COPY", "ADD"):
+            continue
+        value = instruction.value
+        flags = re.match(r"^(?:--\S+\s+)*", value)
+        rest = value[flags.end() if flags else 0 :]
+        try:  # the exec form: COPY ["src", "dest"]
+            tokens = json.loads(rest) if rest.startswith("[") else rest.split()
+        except ValueError:
+            tokens = rest.split()
+        for source in tokens[:-1]:
+            if PurePosixPath(source.strip("\"'")) == wanted:
+                return True
+    return False
 
 
 def verify_series(
