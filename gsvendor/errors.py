@@ -5,8 +5,10 @@ Exit codes follow the project convention: 0 ok, 1 a check failed, 2 usage or inp
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 
 class GsvendorError(Exception):
@@ -165,7 +167,6 @@ def escape_line_breaks(text: str) -> str:
 def closest(value: str, choices: Iterable[str]) -> str | None:
     """The one of ``choices`` closest to a misspelt ``value`` (difflib's ratio ≥ 0.6), else
     ``None``; a value longer than :data:`MAX_SHOWN_CHARS` has none."""
-    import difflib
 
     if len(value) > MAX_SHOWN_CHARS:
         return None
@@ -183,7 +184,6 @@ def write_failure(path: object, exc: OSError) -> str:
     """Why the file ``path`` (a :class:`~pathlib.Path`) could not be written, for an ``error:`` line:
     ``cannot write: <reason>``, or, when a file stands where a folder on its way should be (mkdir's
     ``FileExistsError``/``NotADirectoryError`` on another name), which folder could not be made."""
-    from pathlib import Path
 
     target = Path(str(path))
     if isinstance(exc, (FileExistsError, NotADirectoryError)) and exc.filename and Path(exc.filename) != target:

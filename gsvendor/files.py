@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import stat
+import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from gsvendor.errors import GsvendorError
+from gsvendor.stamps import _is_file, stamp_path, write_stamp
 
 
 def read_tree(root: Path, dest: str) -> dict[str, bytes]:
@@ -173,19 +176,16 @@ class CleanFiles:
         return fixed
 
     def _stamp(self, digest: str) -> Path | None:
-        from gsvendor.stamps import stamp_path
 
         return stamp_path(self.stamps, "whitespace-clean", digest)
 
     def _stamped(self, digest: str) -> bool:
-        from gsvendor.stamps import _is_file
 
         stamp = self._stamp(digest)
         return stamp is not None and _is_file(stamp)
 
     def save(self) -> None:
         """Record the digests scanned clean in this run as stamps (errors cost only the next run's scan)."""
-        from gsvendor.stamps import write_stamp
 
         for digest in sorted(self.found - self.known):
             write_stamp(self._stamp(digest), {})  # its existence is the verdict
@@ -243,8 +243,6 @@ def project_lock(folder: Path, timeout: float, on_wait: Callable[[str], None] | 
     it) leaves nothing behind; the kernel drops the lock when the process ends, however it ends,
     so a killed run never blocks the next.
     """
-    import fcntl
-    import time
 
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)

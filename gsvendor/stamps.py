@@ -8,6 +8,7 @@ text's data (``{"data": …}``) when JSON gives it back exactly, else ``{}``. Re
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -27,7 +28,6 @@ def stamp_path(stamps: Path | None, salt: str, text: str) -> Path | None:
     """
     if stamps is None:
         return None
-    import hashlib
 
     key = f"{STAMP_VERSION}\0{salt}\0{text}".encode("utf-8", "surrogatepass")
     return stamps / hashlib.sha256(key).hexdigest()

@@ -6,10 +6,11 @@ closest known key (a misspelt key is the usual cause).
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Any
 
-from gsvendor.errors import MAX_SHOWN_CHARS, ConfigError, shorten
+from gsvendor.errors import MAX_SHOWN_CHARS, ConfigError, did_you_mean, shorten
 
 
 def line_of(node: Any, path: list[Any]) -> int | None:
@@ -117,7 +118,6 @@ def _key_shown(key: Any) -> str:
 
 def _closest_key(key: Any, schema: dict[str, Any]) -> str | None:
     """The known key ``key`` most likely misspells, if any is close."""
-    import difflib
 
     close = difflib.get_close_matches(str(key), sorted(schema.get("properties", {})), n=1)
     return close[0] if close else None
@@ -125,7 +125,6 @@ def _closest_key(key: Any, schema: dict[str, Any]) -> str | None:
 
 def _closest_value_hint(value: str, allowed: Any) -> str:
     """``; did you mean …?`` for a misspelt value of an ``enum`` (``op: yaml-sett``), else nothing."""
-    from gsvendor.errors import did_you_mean
 
     return did_you_mean(value, allowed)
 

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from gsvendor.config import read_text
 from gsvendor.errors import ConfigError
 
 _DIRECTIVE = re.compile(r"^#\s*([A-Za-z][A-Za-z0-9_-]*)\s*=\s*(.*?)\s*$")
@@ -427,7 +428,6 @@ def read(path: Path, label: str | None = None, build_args: Mapping[str, str] | N
 
     Raises :class:`ConfigError` ``label: not found`` / ``cannot read`` and parse errors.
     """
-    from gsvendor.config import read_text
 
     label = label or path.name
     return parse(read_text(path, label), label, build_args)

@@ -24,7 +24,9 @@ from typing import Any
 from gsvendor.config import DEFAULT_DOCKERFILES, DEFAULT_PATCHES, DEFAULT_PIN_DOCKERFILE, Config, load_yaml_document
 from gsvendor.controller_images import dockerfile
 from gsvendor.errors import ConfigError, UsageError
+from gsvendor.upstream.source import go_directives
 from gsvendor.validation import line_of
+from gsvendor.vendoring import lock as lockfile
 
 PIN_ARG = "KSERVE_VERSION"
 
@@ -162,7 +164,6 @@ def version_places(config: Config, pin: Pin) -> list[Place]:
     Raises :class:`ConfigError` for a Dockerfile or chart YAML that cannot be parsed and
     :class:`~gsvendor.errors.LockError` for a malformed lock file.
     """
-    from gsvendor.vendoring import lock as lockfile
 
     inputs = build_inputs(config)
     places: list[Place] = []
@@ -285,7 +286,6 @@ class GoMod:
 
 def parse_go_mod(text: str) -> GoMod:
     """The ``go`` and ``toolchain`` directives of go.mod ``text`` (``//`` comments ignored)."""
-    from gsvendor.upstream.source import go_directives
 
     go, toolchain = go_directives(text)
     return GoMod(go=go, toolchain=toolchain)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import GenerateSettings
 from gsvendor.files import Digests
+from gsvendor.generate.chart import generate_chart
 from gsvendor.stamps import read_stamp, stamp_path, write_stamp
 
 if TYPE_CHECKING:
@@ -78,7 +79,6 @@ class GenerateCache:
                 with contextlib.suppress(OSError):
                     os.utime(stamp)  # used last: kept longest
                 return {**files, **outputs}
-        from gsvendor.generate.chart import generate_chart
 
         self.misses += 1
         reads: dict[str, str | None] = {}

@@ -7,6 +7,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config, GenerateSettings
+from gsvendor.errors import ConfigError
 
 if TYPE_CHECKING:
     from gsvendor.generate.schema.config import Reader
@@ -99,7 +100,6 @@ def refuse_unemulated(config: Config) -> None:
     """Raise :class:`~gsvendor.errors.ConfigError` (exit 2) for what of helm-docs' setup gsvendor
     does not emulate: a ``.helmdocsignore`` in the project root (helm-docs reads it from the
     repository root and skips the chart folders it names)."""
-    from gsvendor.errors import ConfigError
 
     if (config.root / HELMDOCSIGNORE).exists():
         raise ConfigError(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from gsvendor.images.find import Found, Skipped, configmap_references, manifest_references
+from gsvendor.yamlio import load_all_safe as load_all
 
 _CONTENT = re.compile(r"^[ \t]*[^#\s]", re.M)
 _SOURCE = re.compile(r"^# Source: (.+)$", re.M)
@@ -71,8 +72,6 @@ def scan_manifests(manifests: str, chunks: list[str] | None = None) -> tuple[lis
     copied, with libyaml (:func:`gsvendor.yamlio.load_all_safe`, ruamel's safe loader's data).
     """
     from ruamel.yaml.error import YAMLError
-
-    from gsvendor.yamlio import load_all_safe as load_all
 
     found: list[Found] = []
     skipped: list[Skipped] = []

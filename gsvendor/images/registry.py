@@ -36,6 +36,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -243,7 +245,6 @@ def _causes(exc: BaseException) -> list[BaseException]:
 
 def _connection_detail(exc: BaseException) -> str:
     """A short cause of a connection error: refused, DNS, reset, or its message."""
-    import socket
 
     for item in _causes(exc):
         if isinstance(item, ConnectionRefusedError):
@@ -363,7 +364,6 @@ class _Host:
         Raises :class:`_Unreachable` when no answer came (refused, DNS, timeouts throughout), with
         outcome ``unreachable``, or ``registry-error`` for a TLS failure or a broken answer.
         """
-        import ssl
 
         import httpx
 

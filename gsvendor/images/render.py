@@ -9,18 +9,25 @@ from __future__ import annotations
 
 import codecs
 import functools
+import io
+import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gsvendor.errors import ToolError
+from gsvendor.files import leads_outside
+from gsvendor.overlays import yamledit
+from gsvendor.yamlio import check_text
 
 RENDER_VERSION = "0.0.0-gsvendor"
 
@@ -86,7 +93,6 @@ def _renderable_version(text: str) -> str:
         replaced, count = _QUOTED_PLACEHOLDER.subn(rf"\g<1>\g<2>{RENDER_VERSION}\g<2>", text)
         if count == 1:
             return replaced
-    from gsvendor.overlays import yamledit
 
     if "[[" not in str(_version_of(text)):
         return text
@@ -101,7 +107,6 @@ def _link_or_copy(source: str, target: str) -> None:
 
 
 def _version_of(text: str) -> object:
-    from gsvendor.overlays import yamledit
 
     try:
         return yamledit.get_value(text, "/version")
@@ -141,7 +146,6 @@ def template(helm: str, chart_dir: Path, *, prepared: bool = False, **options: A
     ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart share it).
     Raises :class:`ToolError` when helm cannot be run at all.
     """
-    from contextlib import nullcontext
 
     with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
         started = start_template(helm, copy, **options)
@@ -178,7 +182,6 @@ def start_template(
     command line too long for the system) or ``group`` was ended already. Raises
     :class:`ToolError` when there is no helm to run.
     """
-    import time
 
     args = template_args(helm, copy, **options)
     # the manifests go into an unnamed file, read once at the end: no pipe to poll 32 KiB at a
@@ -238,7 +241,6 @@ class Started:
     def finish(self) -> Rendered:
         """Wait for helm and return its manifests, or its error (a timeout too). Raises nothing but
         what interrupts the wait (the process is ended then, as ``subprocess.run`` ends it)."""
-        import time
 
         try:
             _, stderr_bytes = self.process.communicate(timeout=max(0.0, self.deadline - time.monotonic()))
@@ -282,7 +284,6 @@ class Renders:
     """
 
     def __init__(self) -> None:
-        import threading
 
         self._lock = threading.Lock()
         self._running: dict[int, Started] = {}
@@ -317,7 +318,6 @@ class Renders:
 @functools.cache
 def _text_encoding() -> str:
     """The encoding ``subprocess.run(..., text=True)`` reads a child's output with (its TextIOWrapper's)."""
-    import io
 
     return io.TextIOWrapper(io.BytesIO()).encoding
 
@@ -339,8 +339,6 @@ def documents(manifests: str) -> list[dict]:
     Raises :class:`gsvendor.yamlio.YamlLimitError` for text over :data:`gsvendor.yamlio.UPSTREAM`'s limits."""
     from ruamel.yaml import YAML
 
-    from gsvendor.yamlio import check_text
-
     check_text(manifests, "rendered manifests")
 
     return [d for d in YAML(typ="safe").load_all(manifests) if isinstance(d, dict)]  # libyaml: CRDs are megabytes
@@ -355,9 +353,6 @@ def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, by
     """
 
     def render(spec: Any, files: dict[str, bytes]) -> str:
-        import json
-
-        from gsvendor.files import leads_outside
 
         with tempfile.TemporaryDirectory(prefix="gsvendor-chart-") as tmp:
             chart = Path(tmp) / spec.name

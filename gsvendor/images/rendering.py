@@ -6,14 +6,21 @@ check-manifests: each check is a consumer run on every render in the worker that
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gsvendor.images import render
 from gsvendor.images.documents import split_documents
+from gsvendor.images.find import key_lines
+from gsvendor.images.render import Renders, chart_size, renderable_copy
 from gsvendor.images.variants import DEFAULTS, ChartTarget, ImagesConfig, Variant, discover_switches, plan_variants
+from gsvendor.signals import Deferred
+from gsvendor.yamlio import load_single_safe as load_single
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -66,7 +73,6 @@ def render_one(
     ``group``: the renders an interrupt ends (:class:`~gsvendor.images.render.Renders`). Raises
     :class:`~gsvendor.errors.ToolError` only when helm cannot run at all.
     """
-    from gsvendor.images import render
 
     start = time.perf_counter()
     output = render.template(
@@ -114,9 +120,6 @@ def load_values(chart: ChartTarget) -> ChartValues:
     reported in its ``values.yaml`` group; helm fails on it in every variant too.
     """
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
-    from gsvendor.images.find import key_lines
-    from gsvendor.yamlio import load_single_safe as load_single
 
     path = chart.path / "values.yaml"
     label = f"{chart.label}/values.yaml"
@@ -172,10 +175,6 @@ def render_charts(
     ``RenderedVariant.outputs[name]``. ``jobs``: parallel renders (default: one per CPU). Raises
     :class:`~gsvendor.errors.ToolError` when helm cannot run.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from gsvendor.images.render import Renders, chart_size, renderable_copy
-    from gsvendor.signals import Deferred
 
     start = time.perf_counter()
     hooks = dict(consumers or {})
@@ -240,7 +239,6 @@ class _CopyRelease:
     """
 
     def __init__(self, charts: int) -> None:
-        import threading
 
         self.stacks = [ExitStack() for _ in range(charts)]
         self._lock = threading.Lock()

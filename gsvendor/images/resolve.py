@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from gsvendor.config import Config
     from gsvendor.images.check import CheckResult
 
+from gsvendor.images.check import ALLOWED, EMPTY, TEMPLATED
 from gsvendor.images.credentials import insecure_hosts, load_credentials
 from gsvendor.images.registry import (
     DEFAULT_JOBS,
@@ -31,6 +32,7 @@ from gsvendor.images.registry import (
     Target,
     target_of,
 )
+from gsvendor.validation import format_path
 
 
 def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
@@ -43,7 +45,6 @@ def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
     """
     if config is None:
         return ()
-    from gsvendor.validation import format_path
 
     raw = (config.raw.get("images") or {}).get("mirrors") or []
     mirrors: list[Mirror] = []
@@ -233,7 +234,6 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
     ``images.mirrors`` prefix is compared with its upstream at the same tag: upstream lookups run
     in the same pool. Raises nothing for registry trouble: every problem is an outcome.
     """
-    from gsvendor.images.check import ALLOWED, EMPTY, TEMPLATED
 
     start = time.perf_counter()
     entries: dict[str, tuple[ImageReference, list[Place]]] = {}

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from gsvendor.errors import ConfigError, UsageError, did_you_mean
 from gsvendor.files import leads_outside
 from gsvendor.overlays.crdfield import expect_failure_holds
+from gsvendor.validation import format_path
+from gsvendor.yamlio import load_single_safe as load_single
 
 if TYPE_CHECKING:
     from gsvendor.config import Config
@@ -79,7 +81,6 @@ def images_config(config: Config | None) -> ImagesConfig:
     """
     if config is None:
         return ImagesConfig()
-    from gsvendor.validation import format_path
 
     raw = config.raw.get("images") or {}
     label = config.path.name
@@ -179,8 +180,6 @@ def chart_targets(chart_dirs: Sequence[Path], config: Config | None) -> list[Cha
 
 def _chart_name(chart_yaml: Path) -> str | None:
     from ruamel.yaml.error import YAMLError
-
-    from gsvendor.yamlio import load_single_safe as load_single
 
     try:
         data, _ = load_single(chart_yaml.read_text(encoding="utf-8"), lambda _node: None, str(chart_yaml))

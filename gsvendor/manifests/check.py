@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.errors import ConfigError
-from gsvendor.manifests.crds import CRD, CRDError, CRDSet, chart_file_crds
+from gsvendor.fastyaml import NotSimple
+from gsvendor.manifests.crds import CRD, CRD_KIND, CRDError, CRDSet, chart_file_crds
 from gsvendor.manifests.schema import Violation, check
+from gsvendor.yamlio import YamlLimitError, check_text
 
 if TYPE_CHECKING:
     from gsvendor.config import Config
@@ -161,9 +163,6 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
     Raises nothing."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
-
-    from gsvendor.manifests.crds import CRD_KIND
-    from gsvendor.yamlio import YamlLimitError, check_text
 
     parsed = Parsed()
     if not rendered.rendered:
@@ -389,8 +388,6 @@ def _labels(item: VariantManifests, obj: Obj, policy: LabelPolicy) -> None:
 def _validate(obj: Obj, crd: CRD, validators: _Validators) -> list[Finding]:
     def finding(path: str, problem: str, message: str, version: str) -> Finding:
         return Finding(obj.label, path, problem, message, crd.source, version, obj.source)
-
-    from gsvendor.fastyaml import NotSimple
 
     def lookup() -> tuple[Any, bool, list[str]]:
         versions = crd.versions()

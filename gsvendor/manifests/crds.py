@@ -19,6 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gsvendor import fastyaml
+from gsvendor.fastyaml import NotSimple
+from gsvendor.images.documents import split_documents as split
+from gsvendor.yamlio import UPSTREAM, YamlLimitError, check_text
+
 CRD_KIND = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)
 _NAME = re.compile(r"^metadata:[ \t]*\n(?:(?:[ \t]+.*|[ \t]*)\n)*?  name:[ \t]*[\"']?([^\s\"'#]+)", re.M)
 _GROUP = re.compile(r"^  group:[ \t]*[\"']?([^\s\"'#]+)", re.M)
@@ -35,8 +40,6 @@ def load_yaml(text: str, strict: bool = False) -> Any:
     when read, so :class:`~gsvendor.fastyaml.NotSimple` may surface then), anything else
     (or ``strict``) with ruamel (libyaml). Raises ruamel's ``YAMLError`` for text that is not YAML,
     :class:`gsvendor.yamlio.YamlLimitError` for text over :data:`gsvendor.yamlio.UPSTREAM`'s limits."""
-    from gsvendor import fastyaml
-    from gsvendor.yamlio import UPSTREAM, YamlLimitError, check_text
 
     label = "a CustomResourceDefinition"
     if len(text) > UPSTREAM.max_bytes:
@@ -74,7 +77,6 @@ class CRD:
         name, group, kind = (m.group(1) if (m := rx.search(text)) else None for rx in (_NAME, _GROUP, _KIND))
         if name and group and kind:
             return cls(name=name, group=group, kind=kind, source=source, text=text)
-        from gsvendor.fastyaml import NotSimple
 
         crd = cls(name="", group="", kind="", source=source, text=text)
         try:
@@ -191,7 +193,6 @@ class _LazyVersion(Mapping):  # type: ignore[type-arg]
 
 def split_documents(stream: str) -> list[str]:
     """The YAML documents of ``stream`` (the splitter check-images uses)."""
-    from gsvendor.images.documents import split_documents as split
 
     return split(stream)
 

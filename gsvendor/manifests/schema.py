@@ -37,6 +37,7 @@ import binascii
 import ipaddress
 import json
 import re
+import threading
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -249,7 +250,6 @@ _CHECKER: list[Any] = []
 def warm_up() -> None:
     """Import jsonschema and build the format checker in a background thread (a few hundred ms of
     imports that then overlap the helm renders instead of following them). Raises nothing."""
-    import threading
 
     def run() -> None:
         from jsonschema import Draft4Validator  # noqa: F401

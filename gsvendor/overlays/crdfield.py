@@ -22,7 +22,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gsvendor import fastyaml
 from gsvendor.config_schema import CRD_CONDITION_SCHEMA  # noqa: F401 (the schema of the condition, with it)
+from gsvendor.fastyaml import NotSimple
+from gsvendor.yamlio import YamlLimitError, check_text, load_plain
 
 FieldLookup = Callable[[str, str], "dict[str, Any] | None"]
 
@@ -146,8 +149,6 @@ def _load(text: str, label: str) -> Any:
     CRD is a template: lines that are only a template action (``{{- if .Values.crd.keep }}``) are
     dropped and inline actions become a placeholder, which keeps the schema (what is asked of it)
     as upstream wrote it."""
-    from gsvendor import fastyaml
-    from gsvendor.yamlio import check_text
 
     text = _ACTION.sub("x", _ACTION_LINE.sub("", text))
     check_text(text, label)
@@ -158,7 +159,6 @@ def _load(text: str, label: str) -> Any:
 
 
 def _full(text: str, label: str) -> Any:
-    from gsvendor.yamlio import load_plain
 
     return load_plain(_ACTION.sub("x", _ACTION_LINE.sub("", text)), label)
 
@@ -193,7 +193,6 @@ def project_crd_lookup(config: Any) -> FieldLookup:
 def crd_field_lookup(files: Mapping[str, bytes]) -> FieldLookup:
     """``lookup(kind, field)`` → the field's schema in the CRD of ``kind`` among ``files`` (upstream
     path → bytes), or ``None``. A CRD is parsed (the project's YAML loader) once, on first use."""
-    from gsvendor.yamlio import YamlLimitError
 
     parsed: dict[str, list[tuple[str, str, Any]]] = {}
 
@@ -224,7 +223,6 @@ def crd_field_lookup(files: Mapping[str, bytes]) -> FieldLookup:
         return parsed[kind]
 
     def lookup(kind: str, field: str) -> dict[str, Any] | None:
-        from gsvendor.fastyaml import NotSimple
 
         for path, chunk, crd in crds_of(kind):
             try:

@@ -54,7 +54,8 @@ from gsvendor.overlays.crdfield import (
     crd_variables,
 )
 from gsvendor.overlays.schema import OVERLAY_SCHEMA
-from gsvendor.yamlio import YamlLimitError
+from gsvendor.upstream.source import tag_version
+from gsvendor.yamlio import YamlLimitError, load_validated
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,6 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
     variables and referenced files that do not exist. ``stamps``: the validation stamps folder
     (:func:`gsvendor.yamlio.load_validated`).
     """
-    from gsvendor.yamlio import load_validated
 
     if not folder.is_dir():
         return []
@@ -283,8 +283,6 @@ def in_range(tag: str, spec: str | None, where: str) -> bool:
         return True
     from packaging.version import InvalidVersion, Version
 
-    from gsvendor.upstream.source import tag_version
-
     try:
         version = Version(tag_version(tag))
     except InvalidVersion:
@@ -335,7 +333,6 @@ def apply_overlays(
     folder). Raises :class:`OverlayApplyError` naming chart, file, overlay, operation and what it
     expected, when an operation no longer applies.
     """
-    from gsvendor.upstream.source import tag_version
 
     result = ChartOverlayResult(files=dict(files))
     variables = {"tag": tag, "version": tag_version(tag), "chart": chart}

@@ -9,6 +9,7 @@ Keys are addressed with JSON Pointer (RFC 6901): ``/annotations/application.gian
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -167,7 +168,6 @@ def render_scalar(value: Any, style: str | None = None) -> str:
 
     ``style`` (``'"'`` or ``"'"``) keeps the quoting an upstream value already had.
     """
-    import json
 
     if value is None:
         return "null"

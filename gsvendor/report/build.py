@@ -9,8 +9,10 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING
 
+from gsvendor.controller_images.versions import AGREES, PIN
 from gsvendor.report.console import diff_line_style
 from gsvendor.report.junit import TestCase
+from gsvendor.report.layout import PlainTable
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -31,7 +33,6 @@ def series_title(report: SeriesReport) -> str:
 def print_series(console: Console, report: SeriesReport) -> None:
     """The per-patch table, then every failing hunk as a diff from what the patch expects to upstream
     (a failure without lines to show, "upstream v0.20.0 has no pkg/x.go", is the table's alone)."""
-    from gsvendor.report.layout import PlainTable
 
     for note in report.notes:
         console.say("[yellow]note:[/] {}", note)
@@ -114,7 +115,6 @@ def series_cases(report: SeriesReport) -> list[TestCase]:
 def versions_agree(report: VersionsReport) -> str:
     """The ``versions --check`` line on success (after ``ok:``): how many places hold the pin, in how
     many files, and what was not checked (the report's notes: "Go builders not checked: …")."""
-    from gsvendor.controller_images.versions import AGREES, PIN
 
     pins = [place for place in report.places if place.status in (PIN, AGREES)]
     files = len({place.file for place in pins})
@@ -124,7 +124,6 @@ def versions_agree(report: VersionsReport) -> str:
 
 def print_versions(console: Console, report: VersionsReport) -> None:
     """The table of places holding the upstream version, then the Go builder table."""
-    from gsvendor.report.layout import PlainTable
 
     pin = report.pin
     table = PlainTable(

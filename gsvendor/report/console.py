@@ -6,6 +6,10 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from gsvendor import __version__
+from gsvendor.errors import redact
+from gsvendor.report.layout import PlainTable, hang, hanging, raw_stream
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -18,7 +22,6 @@ def print_json(console: Console, data: Any) -> None:
 
     A mapping gets ``gsvendorVersion`` first, so a stored report says which gsvendor wrote it.
     """
-    from gsvendor import __version__
 
     if isinstance(data, dict):
         data = {"gsvendorVersion": __version__, **data}
@@ -86,9 +89,6 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
 
 def _print_sync_details(console: Console, result: SyncResult) -> None:
     from rich.text import Text
-
-    from gsvendor.errors import redact
-    from gsvendor.report.layout import PlainTable, hang, hanging
 
     snapshot = result.build.snapshot
     down = f" (downgrade from {result.previous_tag})" if result.downgrade else ""
@@ -158,7 +158,6 @@ def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
     a line's trailing spaces are part of what it shows, and the output stays a patch that applies.
     They go out in one write: the texts are what they are, with nothing to render per line.
     """
-    from gsvendor.report.layout import raw_stream
 
     if not console.is_terminal:
         stream = raw_stream(console.file)
@@ -193,7 +192,6 @@ def diff_stat(diffs: Sequence[FileDiff]) -> list[dict[str, Any]]:
 
 def print_diff_stat(console: Console, diffs: Sequence[FileDiff]) -> None:
     """A table of changed files with lines added and removed, then the totals."""
-    from gsvendor.report.layout import PlainTable
 
     table = PlainTable(("file", "status", "+", "-"), right=("+", "-"), findings=True)
     stat = diff_stat(diffs)

@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from gsvendor.workflows.check_images import ImagesRun
 
 from gsvendor.images.check import ALLOWED, EMPTY, INVALID, OFFENDER, TEMPLATED, Checked, CheckResult
+from gsvendor.report import resolve as resolving
+from gsvendor.report.junit import TestCase
+from gsvendor.report.layout import PlainTable
 
 
 def _reference_json(checked: Checked) -> dict[str, Any]:
@@ -78,7 +81,6 @@ def to_json(result: CheckResult) -> dict[str, Any]:
 
 def junit_cases(result: CheckResult) -> list[TestCase]:
     """One JUnit test case per chart × variant (and per chart's values.yaml), for CircleCI."""
-    from gsvendor.report.junit import TestCase
 
     cases = []
     for item in result.results:
@@ -120,8 +122,6 @@ def print_report(
     clean run prints its totals line alone. ``ok`` (default ``result.ok``) decides the ``ok:`` prefix
     of that line: ``--resolve`` passes the whole run's outcome, so no ``ok:`` precedes its failure."""
     from rich.text import Text
-
-    from gsvendor.report.layout import PlainTable
 
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
@@ -200,7 +200,6 @@ def print_run(console: Console, run: ImagesRun, verbose: bool = False) -> None:
     if not run.resolved:  # the registry modules load only when they were used
         print_report(console, run.result, verbose=verbose, columns=None, ok=run.ok)
         return
-    from gsvendor.report import resolve as resolving
 
     print_report(console, run.result, verbose=verbose, columns=resolving.table_columns(run.resolved), ok=run.ok)
     resolving.print_report(console, run.resolved, ok=run.ok)
@@ -211,7 +210,6 @@ def run_json(run: ImagesRun) -> dict[str, Any]:
     data = to_json(run.result)
     if not run.resolved:
         return data
-    from gsvendor.report import resolve as resolving
 
     return resolving.add_to_json(data, run.result, run.resolved)
 
@@ -220,14 +218,12 @@ def run_cases(run: ImagesRun) -> list[TestCase]:
     """JUnit test cases: one per chart × variant, then one per looked-up reference."""
     if not run.resolved:
         return junit_cases(run.result)
-    from gsvendor.report import resolve as resolving
 
     return junit_cases(run.result) + resolving.junit_cases(run.resolved)
 
 
 def run_failure(run: ImagesRun) -> str:
     """The one-line failure summary of a run that is not ok."""
-    from gsvendor.report import resolve as resolving
 
     failures = [] if run.result.ok else [failure_message(run.result)]
     if run.resolved and not run.resolved.ok:

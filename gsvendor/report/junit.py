@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +45,6 @@ def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
 
     Raises :class:`~gsvendor.errors.UsageError` when ``path`` cannot be written.
     """
-    import xml.etree.ElementTree as ET
 
     cases = list(cases)
     root = ET.Element(

@@ -19,6 +19,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TextIO
 
+from gsvendor.errors import escape_controls
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -167,14 +169,12 @@ class PlainTable:
     findings: bool = False
 
     def __post_init__(self) -> None:
-        from gsvendor.errors import escape_controls
 
         # the title and caption quote the project's text too (a pin's value, a --source path)
         self.title, self.caption = escape_controls(self.title), escape_controls(self.caption)
 
     def add_row(self, *cells: str) -> None:
         """Append one row (``str`` of every cell, control characters escaped: a chart's text)."""
-        from gsvendor.errors import escape_controls
 
         self.rows.append([escape_controls(str(cell)) for cell in cells])
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from gsvendor.report import images
+from gsvendor.report.junit import TestCase
+from gsvendor.report.layout import PlainTable, hanging
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -24,7 +28,6 @@ def _count_items(counter: Counter[str]) -> list[str]:
 def count_lines(head: str, counter: Counter[str], width: int) -> list[str]:
     """``head`` and the counts per kind, wrapped between items only (a kind keeps its count: not
     "ClusterRoleBinding" / "6, Certificate 4"), continuing under the first item."""
-    from gsvendor.report.layout import hanging
 
     return hanging(head, _count_items(counter) or ["none"], width)
 
@@ -101,7 +104,6 @@ def _failures(item: VariantManifests, result: ManifestsResult) -> list[str]:
 
 def junit_cases(result: ManifestsResult) -> list[TestCase]:
     """One JUnit test case per chart × variant, for CircleCI."""
-    from gsvendor.report.junit import TestCase
 
     return [
         TestCase(
@@ -125,7 +127,6 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
     Label coverage is printed with ``verbose``; without it only for a chart whose missing labels
     fail the check (``fail: true``).
     """
-    from gsvendor.report.layout import PlainTable
 
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
@@ -222,14 +223,12 @@ def run_json(run: ManifestsRun) -> dict[str, Any]:
 
 def run_cases(run: ManifestsRun) -> list[TestCase]:
     """JUnit cases: check-images' (``--images``), then one per chart × variant."""
-    from gsvendor.report import images
 
     return (images.junit_cases(run.images) if run.images is not None else []) + junit_cases(run.result)
 
 
 def run_failure(run: ManifestsRun) -> str:
     """The one-line failure summary of a run that is not ok."""
-    from gsvendor.report import images
 
     failures = []
     if run.images is not None and not run.images.ok:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 from gsvendor.images.registry import COMPARISONS, EQUAL, NOT_COMPARED, OUTCOMES, RESOLVED, Resolution
 from gsvendor.images.resolve import ReferenceResolution, ResolveReport, short_digest
+from gsvendor.report.junit import TestCase
 
 _STYLE = {RESOLVED: "green", EQUAL: "green", NOT_COMPARED: "dim"}
 
@@ -167,7 +168,6 @@ def junit_cases(report: ResolveReport) -> list[TestCase]:
     """One JUnit test case per distinct reference (classname ``check-images.resolve``), failed when it
     does not resolve or its mirror differs; its output names the digest and every place it was found.
     A reference in many charts × variants is one failure, not one per variant."""
-    from gsvendor.report.junit import TestCase
 
     cases = []
     for entry in report.references:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from gsvendor.upstream.source import direction
+
 if TYPE_CHECKING:
     from gsvendor.vendoring.upgrade import ChartUpgrade, Upgrade
 
@@ -250,7 +252,6 @@ def _patches(upgrade: Upgrade) -> list[str]:
 
 def markdown(upgrade: Upgrade) -> str:
     """The upgrade report as Markdown text (ends with one newline)."""
-    from gsvendor.upstream.source import direction
 
     down = direction(upgrade.old_tag, upgrade.new_tag) == "downgrade"
     lines = [

@@ -12,12 +12,15 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass, field
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
-from gsvendor.errors import LockError
+from gsvendor.errors import ConfigError, LockError, shorten
 from gsvendor.files import Digests
+from gsvendor.stamps import read_stamp, stamp_path, write_stamp
 from gsvendor.vendoring.plan import Build
+from gsvendor.yamlio import USER_FILE, load_plain, read_text
 
 API_VERSION = "gsvendor.giantswarm.io/v1alpha1"
 KIND = "Lock"
@@ -157,7 +160,6 @@ def render(build: Build, location: str, digests: Digests | None = None) -> bytes
 def _dump(document: dict[str, Any], *, libyaml: bool) -> str:
     """The lock's YAML text: by libyaml's emitter (~6× faster) where :func:`_plain_everywhere` says
     it writes what ruamel's round-trip dumper writes, else by that dumper (None, numbers, quoting)."""
-    from io import StringIO
 
     from ruamel.yaml import YAML
     from ruamel.yaml.representer import SafeRepresenter
@@ -226,9 +228,6 @@ def read(path: Path, stamps: Path | None = None) -> Lock:
     ``stamps`` is the folder of parse stamps (:func:`gsvendor.stamps.stamp_path`): a lock text
     read before is not parsed again.
     """
-    from gsvendor.errors import ConfigError, shorten
-    from gsvendor.stamps import read_stamp, stamp_path, write_stamp
-    from gsvendor.yamlio import USER_FILE, load_plain, read_text
 
     if path.exists() and not path.is_file():
         raise LockError(f"{path.name}: not a regular file")

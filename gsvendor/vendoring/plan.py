@@ -8,11 +8,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gsvendor.config import ChartSpec, Config, FileSpec, Selector
-from gsvendor.errors import ConfigError, SourceError, ToolError
+from gsvendor.errors import ConfigError, GsvendorError, SourceError, ToolError
 from gsvendor.files import CleanFiles, normalize_whitespace
+from gsvendor.generate.cache import GenerateCache
+from gsvendor.generate.chart import exact_readme, generated_paths, project_reader, refuse_unemulated
 from gsvendor.overlays.crdfield import crd_field_lookup
 from gsvendor.overlays.engine import AppliedOperation, Overlay, apply_overlays, check_scope
 from gsvendor.upstream.source import UpstreamSnapshot, Wanted
+from gsvendor.yamlio import check_text
 
 # (chart spec, chart-relative files) → helm's rendered manifests; raises GsvendorError on failure
 Renderer = Callable[[ChartSpec, dict[str, bytes]], str]
@@ -153,8 +156,6 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
     """
     from ruamel.yaml import YAML
 
-    from gsvendor.yamlio import check_text
-
     assert spec.render is not None
     yaml = YAML(typ="safe")
     files: dict[str, bytes] = {}
@@ -235,9 +236,6 @@ def build(
     :class:`ToolError` when a chart is to be rendered but no ``renderer`` is given, and the
     schema or README generation errors (naming the chart folder).
     """
-    from gsvendor.errors import GsvendorError
-    from gsvendor.generate.cache import GenerateCache
-    from gsvendor.generate.chart import exact_readme, generated_paths, project_reader, refuse_unemulated
 
     refuse_unemulated(config)
     check_scope(overlays, [c.name for c in config.charts])

@@ -23,6 +23,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gsvendor.errors import ConfigError
+from gsvendor.yamlio import load_plain
+
 # one template action, quoted strings and comments skipped whole (a "}}" inside a string ends nothing)
 _ACTION = re.compile(r'\{\{((?:"(?:[^"\\]|\\.)*"|`[^`]*`|/\*.*?\*/|[^"`}]|\}(?!\}))*+)\}\}', re.S)
 _FILES_GET = re.compile(r'\.Files\.Get\s+"([^"\\]+)"')
@@ -205,9 +208,6 @@ def template_rewrites(text: str, values: Any) -> tuple[list[str], list[Replaceme
 def _values(files: Mapping[str, bytes]) -> Any:
     """The chart's values.yaml as plain data, read through the YAML boundary; :data:`UNKNOWN` when unreadable."""
     from ruamel.yaml.error import YAMLError
-
-    from gsvendor.errors import ConfigError
-    from gsvendor.yamlio import load_plain
 
     if "values.yaml" not in files:
         return {}

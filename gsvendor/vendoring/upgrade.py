@@ -24,6 +24,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
 
+from gsvendor import fastyaml
+from gsvendor.fastyaml import NotSimple
 from gsvendor.images.check import judge
 from gsvendor.images.find import Found, configmap_references, key_lines, manifest_references, values_references
 from gsvendor.overlays.engine import AppliedOperation, Overlay
@@ -31,6 +33,7 @@ from gsvendor.vendoring.crdchanges import Traits, classify, needs_webhook, trait
 from gsvendor.vendoring.plan import Build, ChartBuild
 from gsvendor.vendoring.rbac import RbacChange, compare_rbac
 from gsvendor.vendoring.rewrites import Replacement, render, render_rewrites
+from gsvendor.yamlio import YamlLimitError, check_text
 
 Rewrites = Mapping[str, tuple[Replacement, ...]]
 
@@ -153,8 +156,6 @@ def _load_yaml(data: bytes, *, inline_actions: bool = False) -> list[Any]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    from gsvendor.yamlio import YamlLimitError, check_text
-
     lines = data.decode("utf-8", "replace").splitlines()
     kept = ("" if _ACTION_LINE.match(line) else line for line in lines)
     text = "\n".join(_ACTION.sub("TEMPLATED", line) if inline_actions else line for line in kept)
@@ -223,8 +224,6 @@ def references(files: Mapping[str, bytes]) -> dict[str, Found]:
     """Image references of a chart's plain YAML, by place (``values.yaml kserve.agent.image``)."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
-
-    from gsvendor.yamlio import YamlLimitError, check_text
 
     found: list[Found] = []
     if "values.yaml" in files:
@@ -302,7 +301,6 @@ def _crd_documents(data: bytes) -> list[Any]:
     """The documents of a YAML file holding CRDs, read as :func:`_load_yaml` reads them, but lazily
     (:func:`gsvendor.fastyaml.load_lazy`: a megabyte CRD costs one pass over its lines plus
     what is read); a document beyond fastyaml's subset is parsed whole (libyaml)."""
-    from gsvendor import fastyaml
 
     text = data.decode("utf-8", "replace")
     if "{{" in text:  # as _load_yaml reads a template, one pass over the whole text
@@ -335,7 +333,6 @@ def _crd_shape(document: Mapping[str, Any], path: str) -> tuple[str, dict[str, s
 
 def crd_shapes(files: Mapping[str, bytes]) -> dict[str, CrdShape]:
     """CRD name → (file, {version: top-level ``spec`` fields}, traits) of every CRD in ``files``."""
-    from gsvendor.fastyaml import NotSimple
 
     shapes: dict[str, CrdShape] = {}
     for path in sorted(files):

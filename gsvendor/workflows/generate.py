@@ -9,6 +9,7 @@ from pathlib import Path
 
 from gsvendor.config import ChartSpec, Config
 from gsvendor.errors import GsvendorError
+from gsvendor.files import normalize_whitespace, read_tree
 from gsvendor.generate.cache import GenerateCache
 from gsvendor.generate.chart import exact_readme, generated_paths, project_reader, refuse_unemulated
 
@@ -28,7 +29,6 @@ def plan(config: Config, charts: list[str] | None = None) -> list[tuple[ChartGen
     Raises :class:`~gsvendor.errors.ConfigError` for an unknown chart and
     :class:`~gsvendor.errors.NotSyncedError` for a chart folder that does not exist.
     """
-    from gsvendor.files import normalize_whitespace, read_tree
 
     specs = [config.chart(name) for name in dict.fromkeys(charts)] if charts else list(config.charts)
     config.require_outputs([spec.name for spec in specs])

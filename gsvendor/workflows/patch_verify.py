@@ -8,9 +8,13 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from gsvendor.controller_images import dockerfile
 from gsvendor.controller_images.patch_files import PatchFile, list_series, parse_patch, wanted_files
 from gsvendor.controller_images.patches import SeriesReport, apply_series, git_output, run_git
+from gsvendor.controller_images.versions import build_inputs, pinned_tag
 from gsvendor.errors import ConfigError, SourceError, ToolError
+from gsvendor.upstream.fetch import fetch_upstream
+from gsvendor.upstream.source import Wanted, local_archive
 
 
 def _write_tree(files: dict[str, bytes], tree: Path) -> None:
@@ -54,8 +58,6 @@ def dockerfile_copies(config: Any, patches_dir: str) -> bool | None:
 
     A series the image build does not copy is never applied; worth a note in the report.
     """
-    from gsvendor.controller_images import dockerfile
-    from gsvendor.controller_images.versions import build_inputs
 
     inputs = build_inputs(config)
     path = inputs.path(inputs.pin_dockerfile)
@@ -95,9 +97,6 @@ def verify_series(
     no series folder), :class:`SourceError` (unreadable source, unknown tag) and
     :class:`ToolError` (no git) — all exit 2.
     """
-    from gsvendor.controller_images.versions import build_inputs, pinned_tag
-    from gsvendor.upstream.fetch import fetch_upstream
-    from gsvendor.upstream.source import Wanted, local_archive
 
     inputs = build_inputs(config)
     if patches_dir is None:

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config
 from gsvendor.errors import GsvendorError, HandEditError, Interrupted, UsageError, escape_line_breaks
-from gsvendor.files import CleanFiles, Digests, read_file, read_tree
+from gsvendor.files import CleanFiles, Digests, _foreign, read_file, read_tree
 from gsvendor.overlays.engine import load_overlays
 from gsvendor.upstream.fetch import fetch_upstream
-from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot
+from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, direction, local_archive
 from gsvendor.vendoring import lock as lockfile
 from gsvendor.vendoring.compare import FileDiff, compare, unified
 from gsvendor.vendoring.journal import interrupted_after
@@ -51,7 +51,6 @@ class SyncResult:
     @property
     def downgrade(self) -> bool:
         """Whether the sync goes to a tag older than the lock's."""
-        from gsvendor.upstream.source import direction
 
         return self.previous_tag is not None and direction(self.previous_tag, self.build.snapshot.tag) == "downgrade"
 
@@ -61,8 +60,6 @@ def pin_warning(config: Config, tag: str) -> str | None:
     controller images would be built from another upstream than the charts. ``None`` when they
     agree or there is no readable pin (``versions`` reports that)."""
     from gsvendor.controller_images.versions import PIN_ARG, read_pin
-    from gsvendor.errors import GsvendorError
-    from gsvendor.upstream.source import direction
 
     try:
         config.check_tag(tag)  # a tag sync refuses gets that error, not this warning
@@ -82,7 +79,6 @@ def resolve_source(config: Config, tag: str, source: str | None) -> str:
     """``source`` as given, else the archive of ``tag`` in ``$GSVENDOR_UPSTREAM_DIR`` when there
     (:func:`~gsvendor.upstream.source.local_archive`), else the configured archive URL of ``tag``
     (GitHub's by default)."""
-    from gsvendor.upstream.source import local_archive
 
     return source or local_archive(config.repository, tag) or config.archive_url_for(tag)
 
@@ -227,7 +223,6 @@ def verify(
     holds the expected bytes: files are compared by content, which misses a link to a folder (helm
     packages what it points to) and a FIFO, and sync refuses to overwrite either.
     """
-    from gsvendor.files import _foreign
 
     config.require_outputs()
     lock, result = _rebuild_from_lock(config, options, helm, source)

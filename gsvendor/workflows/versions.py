@@ -12,12 +12,15 @@ from gsvendor.controller_images.versions import (
     GoMod,
     Pin,
     VersionsReport,
+    build_inputs,
     go_builders,
     parse_go_mod,
     read_pin,
     version_places,
 )
 from gsvendor.errors import SourceError
+from gsvendor.upstream.fetch import fetch_upstream
+from gsvendor.upstream.source import Wanted
 from gsvendor.vendoring import lock as lockfile
 
 Progress = Callable[[str], AbstractContextManager[object]]
@@ -44,8 +47,6 @@ def read_go_mod(config: Config, pin: Pin, source: str | None, options: Any) -> t
     ``options`` is a :class:`~gsvendor.upstream.FetchOptions`. Raises
     :class:`~gsvendor.errors.SourceError` when the source cannot be read or has no go.mod.
     """
-    from gsvendor.upstream.fetch import fetch_upstream
-    from gsvendor.upstream.source import Wanted
 
     location, sha = go_source_for(config, pin, source)
     snapshot = fetch_upstream(pin.value, location, Wanted(files=("go.mod",)), options, expected_sha256=sha)
@@ -98,7 +99,6 @@ def no_dockerfiles(config: Config) -> str | None:
     ``versions`` has nothing to compare. Dockerfiles named in gsvendor.yaml must exist (the
     regular check says so when they do not).
     """
-    from gsvendor.controller_images.versions import build_inputs
 
     raw = config.raw or {}
     if "dockerfiles" in raw or "pinDockerfile" in raw:

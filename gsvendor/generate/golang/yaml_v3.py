@@ -19,6 +19,7 @@ Comments inside flow collections and document-level head/foot comments are not a
 from __future__ import annotations
 
 import bisect
+import calendar
 import math
 import re
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from typing import Any
 
 from gsvendor.generate.golang import yaml_limits as limits
 from gsvendor.generate.golang import yaml_scan
+from gsvendor.generate.golang.encoding_json import format_float_g
 from gsvendor.generate.golang.yaml_scan import C_UNSAFE as _C_UNSAFE
 from gsvendor.generate.golang.yaml_scan import c_events as _c_events
 
@@ -178,7 +180,6 @@ def _timestamp_parts(text: str) -> tuple[tuple[int, ...], str, str] | None:
     year, month, day, hour, minute, second = fields
     if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 60):
         return None
-    import calendar
 
     if day > calendar.monthrange(year, month)[1]:
         return None
@@ -765,7 +766,6 @@ def _string_scalar(text: str, indent: int) -> str:
 
 
 def _scalar_text(value: Any, indent: int) -> str:
-    from gsvendor.generate.golang.encoding_json import format_float_g
 
     if value is None:
         return "null"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -209,7 +210,6 @@ class Files:
 
     def AsSecrets(self) -> str:
         """The files as a Secret ``data`` block: base name → base64, as YAML."""
-        import base64
 
         if not self._files:
             return ""

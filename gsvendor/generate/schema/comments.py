@@ -8,6 +8,7 @@ from typing import Any
 
 from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
+from gsvendor.generate.golang.text_template.parse import go_unquote
 from gsvendor.generate.schema.model import Schema, SchemaError, _node_field
 
 _HELM_DOCS_COMMENT = re.compile(
@@ -159,7 +160,6 @@ def _process_list(text: str, strings_only: bool) -> list[Any]:
 
 def _go_unquote(text: str) -> str | None:
     """``strconv.Unquote`` of a double-quoted Go string literal, ``None`` when invalid."""
-    from gsvendor.generate.golang.text_template.parse import go_unquote
 
     if len(text) < 2 or not text.endswith('"') or "\n" in text:
         return None

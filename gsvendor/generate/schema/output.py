@@ -46,6 +46,8 @@ from typing import Any
 
 from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
+from gsvendor.generate.golang.text_template.exec import Template
+from gsvendor.generate.golang.text_template.parse import TemplateError
 from gsvendor.generate.schema.bundle import _Files, _Loader, bundle
 from gsvendor.generate.schema.config import Reader, SchemaConfig, load_config
 from gsvendor.generate.schema.model import (
@@ -156,8 +158,6 @@ def _k8s_url(config: SchemaConfig) -> Callable[[], str]:
             raise SchemaError(
                 'must set k8sSchemaVersion config when using "$ref: $k8s/...". For example k8sSchemaVersion: v1.33.1'
             )
-        from gsvendor.generate.golang.text_template.exec import Template
-        from gsvendor.generate.golang.text_template.parse import TemplateError
 
         class _Data:
             K8sSchemaVersion = config.k8s_schema_version

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gsvendor.generate.golang import encoding_json as gojson
+from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.golang.text_template.parse import NO_VALUE, TRIM_SPACE, TemplateError
 from gsvendor.generate.golang.text_template.values import go_print, is_true
 
@@ -108,7 +109,6 @@ def _from_json(text: str) -> Any:
 
 
 def _to_yaml(value: Any) -> str:
-    from gsvendor.generate.golang import yaml_v3 as goyaml
 
     try:
         return goyaml.dump(value).removesuffix("\n")
@@ -117,7 +117,6 @@ def _to_yaml(value: Any) -> str:
 
 
 def _from_yaml(text: str) -> Any:
-    from gsvendor.generate.golang import yaml_v3 as goyaml
 
     try:
         value = goyaml.loads(text)
