@@ -32,6 +32,20 @@ class GsvendorError(Exception):
     def __str__(self) -> str:
         return "\n".join(self.problems)
 
+    def as_json(self) -> dict[str, object]:
+        """The error as ``--json`` prints it: ``code``, ``exitCode``, ``problems`` and, where set,
+        ``file``, ``key`` and ``value`` (as text, cut at :data:`MAX_SHOWN_CHARS`). Credentials in
+        URLs are redacted, as on the ``error:`` lines."""
+        data: dict[str, object] = {
+            "code": self.code,
+            "exitCode": self.exit_code,
+            "problems": [redact(problem) for problem in self.problems],
+        }
+        for name in ("file", "key", "value"):
+            if getattr(self, name) is not None:
+                data[name] = redact(shorten(getattr(self, name)))
+        return data
+
 
 class UsageError(GsvendorError):
     """Bad arguments or options on the command line (exit 2)."""

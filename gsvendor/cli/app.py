@@ -13,7 +13,8 @@ from typer.core import TyperOption
 
 from gsvendor import __version__
 from gsvendor.cli.options import non_empty
-from gsvendor.errors import GsvendorError, UsageError
+from gsvendor.errors import CheckFailed, GsvendorError, UsageError
+from gsvendor.report.console import print_json
 
 app = typer.Typer(
     name="gsvendor",
@@ -176,6 +177,8 @@ def handles_errors(function: F) -> F:
             console = stderr_console()
             for problem in exc.problems:  # one line each, escaped by the writer, no markup read
                 console.labelled("error:", "red", problem)
+            if kwargs.get("json_output") and not isinstance(exc, CheckFailed):  # a failed check printed its JSON
+                print_json(stdout_console(), {"ok": False, "error": exc.as_json()})
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: say what state the output is in
             exit_interrupted(getattr(exc, "message", None))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import socket
 import tarfile
 import time
@@ -291,3 +292,25 @@ def test_an_empty_junit_path_is_a_usage_error_before_any_work(cli: Cli, tmp_path
         result = cli(tmp_path, command, given)
         assert (result.returncode, result.stdout) == (2, "")
         assert result.stderr == "error: --junit is empty or '.'; give a file, or leave it out for the default\n"
+
+
+def test_json_output_of_an_error_is_its_data(cli: Cli, project: Path, tmp_path: Path) -> None:
+    """Under --json an error is a JSON document on stdout as well as ``error:`` lines on stderr: its
+    code, exit code, problems and the file it names, credentials redacted as on stderr."""
+    (project / "gsvendor.yaml").write_text((project / "gsvendor.yaml").read_text() + "bogus: 1\n")
+    result = cli(project, "verify", "--json")
+    assert result.returncode == 2
+    data = json.loads(result.stdout)
+    assert data["ok"] is False and data["error"]["code"] == "config" and data["error"]["exitCode"] == 2
+    assert data["error"]["file"] == "gsvendor.yaml"
+    assert any(p.startswith("gsvendor.yaml:") and "bogus: unknown key 'bogus'" in p for p in data["error"]["problems"])
+    assert [f"error: {p}" for p in data["error"]["problems"]] == result.stderr.splitlines()
+
+    (project / "gsvendor.yaml").write_text((project / "gsvendor.yaml").read_text().replace("bogus: 1\n", ""))
+    source = "http://user:s3cr3t@127.0.0.1:9/kserve.tar.gz"
+    result = cli(project, "sync", "v0.20.0", "--source", source, "--json", "--timeout", "2")
+    assert result.returncode == 2, result.stderr
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "source" and error["exitCode"] == 2
+    assert "s3cr3t" not in result.stdout + result.stderr
+    assert "127.0.0.1:9/kserve.tar.gz" in error["problems"][0]
