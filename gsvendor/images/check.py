@@ -173,10 +173,8 @@ def images_result(rendering: Rendering, settings: ImagesConfig, allow: Sequence[
     (a render without that output is judged here). Each chart's values.yaml is judged too."""
     prefixes = tuple(allow) if allow else settings.allow
     results: list[VariantResult] = []
-    for i, chart in enumerate(rendering.charts):
-        for rendered in rendering.of(chart):
-            results.append(rendered.outputs.get("images") or judge_rendered(rendered, prefixes))
-        values = rendering.values[i]
+    for chart, values in zip(rendering.charts, rendering.values, strict=True):
+        results += [r.outputs.get("images") or judge_rendered(r, prefixes) for r in rendering.of(chart)]
         group = VariantResult(chart=chart, variant=Variant(VALUES), problem=values.error)
         if values.data is not None:
             found = values_references(values.data, VALUES, values.lines)
@@ -195,8 +193,7 @@ def check_images(
     """Render every variant of every chart (in parallel) and judge every image reference.
 
     ``allow`` replaces ``settings.allow`` when given (``--allow``). ``jobs``: parallel renders
-    (default: one per CPU). Raises
-    :class:`~gsvendor.errors.ToolError` when helm cannot run.
+    (default: one per CPU). Raises :class:`~gsvendor.errors.ToolError` when helm cannot run.
     """
     start = time.perf_counter()
     consumers = {"images": images_consumer(settings, allow)}

@@ -8,11 +8,17 @@ import re
 from gsvendor.images.find import Found, Skipped, configmap_references, manifest_references
 from gsvendor.yamlio import load_all_safe as load_all
 
-_CONTENT = re.compile(r"^[ \t]*[^#\s]", re.M)
+CONTENT = re.compile(r"^[ \t]*[^#\s]", re.M)  # a line that is neither blank nor a comment
+CRD_KIND = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)
 _SOURCE = re.compile(r"^# Source: (.+)$", re.M)
-_CRD = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)
 _CONFIGMAP = re.compile(r"^kind:[ \t]*[\"']?ConfigMap[\"']?[ \t]*$", re.M)
 _MENTIONS_IMAGE = re.compile(r"image", re.I)
+
+
+def source_of(text: str, start: int = 0, end: int | None = None) -> str | None:
+    """helm's ``# Source:`` template path of a document (``text[start:end]``), if it has one."""
+    match = _SOURCE.search(text, start, len(text) if end is None else end)
+    return match.group(1).strip() if match else None
 
 
 def split_documents(stream: str) -> list[str]:
@@ -81,16 +87,15 @@ def scan_manifests(manifests: str, chunks: list[str] | None = None) -> tuple[lis
     else:
         spans = [_searched(manifests, *span) for span in document_spans(manifests)]
     for lead, text, start, end in spans:
-        if not _CONTENT.search(text, start, end):  # empty, or only helm's "# Source:" comment
+        if not CONTENT.search(text, start, end):  # empty, or only helm's "# Source:" comment
             continue
         documents += 1
-        if _CRD.search(text, start, end):
+        if CRD_KIND.search(text, start, end):
             crds += 1
             continue
         if not _MENTIONS_IMAGE.search(text, start, end) and not _CONFIGMAP.search(text, start, end):
             continue
-        source_match = _SOURCE.search(text, start, end)
-        source = source_match.group(1).strip() if source_match else None
+        source = source_of(text, start, end)
         chunk = lead + (text if start == 0 and end == len(text) else text[start:end])
         try:
             parsed = [d for d in load_all(chunk) if isinstance(d, dict)]

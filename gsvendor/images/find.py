@@ -143,11 +143,11 @@ def _version_keys(key: str) -> tuple[str, ...]:
     return (f"{key}Version", f"{key}Tag", f"{stem}Tag", f"{stem}Version")
 
 
-def _joined_image(mapping: Mapping[str, Any], key: str, image: str) -> tuple[str, tuple[str, ...]]:
-    for version_key in _version_keys(key):
-        version = mapping.get(version_key)
-        if isinstance(version, (str, int, float)) and not isinstance(version, bool) and str(version):
-            joined = join_tag(image, str(version))
+def _joined(mapping: Mapping[str, Any], image: str, version_keys: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """``image`` joined with the first of ``version_keys`` set in ``mapping``, and that key (when it joined)."""
+    for version_key in version_keys:
+        if version := _scalar(mapping.get(version_key)):
+            joined = join_tag(image, version)
             return joined, ((version_key,) if joined != image else ())
     return image, ()
 
@@ -166,7 +166,7 @@ def json_references(data: Any, obj: str, prefix: str) -> list[Found]:
             for key, value in node.items():
                 here = f"{path}.{key}"
                 if is_image_key(key) and (isinstance(value, str) or value is None):
-                    written, joined = _joined_image(node, key, value or "")
+                    written, joined = _joined(node, value or "", _version_keys(key))
                     found.append(Found("configmap", obj, f"{prefix} {here}", written, joined=joined))
                 else:
                     walk(value, here)
@@ -269,7 +269,8 @@ def values_references(
             for key, value in node.items():
                 here, here_keys = _step(path, key), (*keys, str(key))
                 if is_image_key(key) and (isinstance(value, str) or value is None):
-                    written, joined = _joined_values_image(node, key, value or "")
+                    tag_key = "tag" if key == "image" else f"{key[: -len('Image')]}Tag"
+                    written, joined = _joined(node, value or "", (tag_key,))
                     line = line_of(node, key, here_keys)
                     found.append(Found("values", filename, here, written, line=line, joined=joined))
                 elif key == "repository" and isinstance(value, str):
@@ -287,15 +288,7 @@ def values_references(
 
 
 def _scalar(value: Any) -> str:
-    if value is None or isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return ""
-    return str(value)
-
-
-def _joined_values_image(mapping: Mapping[str, Any], key: str, image: str) -> tuple[str, tuple[str, ...]]:
-    tag_key = "tag" if key == "image" else f"{key[: -len('Image')]}Tag"
-    joined = join_tag(image, _scalar(mapping.get(tag_key)))
-    return joined, ((tag_key,) if joined != image else ())
+    return str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else ""
 
 
 def _joined_repository(mapping: Mapping[str, Any], repository: str) -> tuple[str, tuple[str, ...]]:

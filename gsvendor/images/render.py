@@ -27,7 +27,7 @@ from typing import Any
 from gsvendor.errors import ToolError
 from gsvendor.files import leads_outside
 from gsvendor.overlays import yamledit
-from gsvendor.yamlio import check_text
+from gsvendor.yamlio import load_all_safe
 
 RENDER_VERSION = "0.0.0-gsvendor"
 
@@ -94,9 +94,11 @@ def _renderable_version(text: str) -> str:
         if count == 1:
             return replaced
 
-    if "[[" not in str(_version_of(text)):
+    try:
+        version = yamledit.get_value(text, "/version")
+    except Exception:  # no version, or not YAML: helm words that error
         return text
-    return yamledit.set_value(text, "/version", RENDER_VERSION)
+    return yamledit.set_value(text, "/version", RENDER_VERSION) if "[[" in str(version) else text
 
 
 def _link_or_copy(source: str, target: str) -> None:
@@ -104,14 +106,6 @@ def _link_or_copy(source: str, target: str) -> None:
         os.link(source, target)
     except OSError:
         shutil.copy2(source, target)
-
-
-def _version_of(text: str) -> object:
-
-    try:
-        return yamledit.get_value(text, "/version")
-    except (KeyError, Exception):
-        return None
 
 
 def chart_size(path: Path) -> int:
@@ -146,7 +140,6 @@ def template(helm: str, chart_dir: Path, *, prepared: bool = False, **options: A
     ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart share it).
     Raises :class:`ToolError` when helm cannot be run at all.
     """
-
     with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
         started = start_template(helm, copy, **options)
         return started if isinstance(started, Rendered) else started.finish()
@@ -182,7 +175,6 @@ def start_template(
     command line too long for the system) or ``group`` was ended already. Raises
     :class:`ToolError` when there is no helm to run.
     """
-
     args = template_args(helm, copy, **options)
     # the manifests go into an unnamed file, read once at the end: no pipe to poll 32 KiB at a
     # time while helm writes megabytes of CRDs. stderr stays a pipe: its end at helm's exit
@@ -241,7 +233,6 @@ class Started:
     def finish(self) -> Rendered:
         """Wait for helm and return its manifests, or its error (a timeout too). Raises nothing but
         what interrupts the wait (the process is ended then, as ``subprocess.run`` ends it)."""
-
         try:
             _, stderr_bytes = self.process.communicate(timeout=max(0.0, self.deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -284,7 +275,6 @@ class Renders:
     """
 
     def __init__(self) -> None:
-
         self._lock = threading.Lock()
         self._running: dict[int, Started] = {}
         self._ended = False
@@ -318,7 +308,6 @@ class Renders:
 @functools.cache
 def _text_encoding() -> str:
     """The encoding ``subprocess.run(..., text=True)`` reads a child's output with (its TextIOWrapper's)."""
-
     return io.TextIOWrapper(io.BytesIO()).encoding
 
 
@@ -336,12 +325,9 @@ def _text(data: bytes) -> str:
 def documents(manifests: str) -> list[dict]:
     """Parse rendered manifests into their non-empty YAML documents (mappings only).
 
-    Raises :class:`gsvendor.yamlio.YamlLimitError` for text over :data:`gsvendor.yamlio.UPSTREAM`'s limits."""
-    from ruamel.yaml import YAML
-
-    check_text(manifests, "rendered manifests")
-
-    return [d for d in YAML(typ="safe").load_all(manifests) if isinstance(d, dict)]  # libyaml: CRDs are megabytes
+    Raises :class:`gsvendor.yamlio.YamlLimitError` for text over :data:`gsvendor.yamlio.UPSTREAM`'s limits
+    and ruamel's ``YAMLError`` for invalid YAML."""
+    return [d for d in load_all_safe(manifests) if isinstance(d, dict)]  # libyaml: CRDs are megabytes
 
 
 def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, bytes]], str]:
@@ -353,7 +339,6 @@ def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, by
     """
 
     def render(spec: Any, files: dict[str, bytes]) -> str:
-
         with tempfile.TemporaryDirectory(prefix="gsvendor-chart-") as tmp:
             chart = Path(tmp) / spec.name
             for path, data in files.items():

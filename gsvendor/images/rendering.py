@@ -25,8 +25,6 @@ from gsvendor.yamlio import load_single_safe as load_single
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from gsvendor.images.render import Renders
-
 
 @dataclass
 class RenderedVariant:
@@ -73,7 +71,6 @@ def render_one(
     ``group``: the renders an interrupt ends (:class:`~gsvendor.images.render.Renders`). Raises
     :class:`~gsvendor.errors.ToolError` only when helm cannot run at all.
     """
-
     start = time.perf_counter()
     output = render.template(
         helm,
@@ -175,7 +172,6 @@ def render_charts(
     ``RenderedVariant.outputs[name]``. ``jobs``: parallel renders (default: one per CPU). Raises
     :class:`~gsvendor.errors.ToolError` when helm cannot run.
     """
-
     start = time.perf_counter()
     hooks = dict(consumers or {})
     workers = jobs or os.cpu_count() or 2
@@ -239,7 +235,6 @@ class _CopyRelease:
     """
 
     def __init__(self, charts: int) -> None:
-
         self.stacks = [ExitStack() for _ in range(charts)]
         self._lock = threading.Lock()
         self._left: dict[int, int] = {}

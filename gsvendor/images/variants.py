@@ -191,14 +191,12 @@ def _chart_name(chart_yaml: Path) -> str | None:
         raise UsageError(f"{chart_yaml}: cannot read: {' '.join(str(exc).split())}") from None
 
 
-def _escape_key(key: str) -> str:
-    # helm's --set parser (strvals) splits keys at . [ = , ; a backslash makes them literal.
-    if not _SET_SPECIAL.search(key):  # almost every key: no substitution to make
-        return key
-    return _SET_SPECIAL.sub(r"\\\1", key)
-
-
+# helm's --set parser (strvals) splits keys at . [ = , ; a backslash makes them literal.
 _SET_SPECIAL = re.compile(r"([\\.\[=,])")
+
+
+def _escape_key(key: str) -> str:
+    return _SET_SPECIAL.sub(r"\\\1", key)
 
 
 def discover_switches(values: Any) -> list[str]:

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from gsvendor.errors import ConfigError
 from gsvendor.fastyaml import NotSimple
-from gsvendor.manifests.crds import CRD, CRD_KIND, CRDError, CRDSet, chart_file_crds
+from gsvendor.images.documents import CONTENT, CRD_KIND, source_of
+from gsvendor.manifests.crds import CRD, CRDError, CRDSet, chart_file_crds, load_yaml
 from gsvendor.manifests.schema import Violation, check
-from gsvendor.yamlio import YamlLimitError, check_text
+from gsvendor.yamlio import YamlLimitError, load_all_safe
 
 if TYPE_CHECKING:
     from gsvendor.config import Config
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
 
 CONSUMER = "manifests"
 NOT_SERVED, UNREADABLE = "version not served", "not YAML"
-_CONTENT = re.compile(r"^[ \t]*[^#\s]", re.M)
-_SOURCE = re.compile(r"^# Source: (.+)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -76,9 +75,7 @@ class Obj:
     def data(self) -> Any:
         """The object as parsed YAML (ruamel's safe loader on libyaml: :func:`gsvendor.yamlio.load_all_safe`)."""
         if self.parsed is None:
-            from gsvendor.yamlio import load_all_safe as load_all
-
-            self.parsed = next((d for d in load_all(self.text) if isinstance(d, dict)), {})
+            self.parsed = next((d for d in load_all_safe(self.text) if isinstance(d, dict)), {})
         return self.parsed
 
     @property
@@ -161,19 +158,16 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
     document of a render: kind, apiVersion, name and labels read from the text (:func:`read_header`),
     the document itself parsed only when validated (CRDs are megabytes; most kinds have no CRD).
     Raises nothing."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
     parsed = Parsed()
     if not rendered.rendered:
         return parsed
-    yaml = YAML(typ="safe")
     prefix = f"{rendered.chart.name}/"
     for chunk in rendered.chunks():
-        if not _CONTENT.search(chunk):
+        if not CONTENT.search(chunk):
             continue
-        match = _SOURCE.search(chunk)
-        source = match.group(1).strip() if match else None
+        source = source_of(chunk)
         where = f"{rendered.chart.label}/{source.removeprefix(prefix)}" if source else rendered.chart.label
         head = chunk
         if CRD_KIND.search(chunk):
@@ -187,12 +181,9 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
             continue
         try:
             if head is not chunk:  # an unusual CRD header: the fast loader, not megabytes through libyaml
-                from gsvendor.manifests.crds import load_yaml
-
                 documents = [dict(d) for d in [load_yaml(chunk)] if isinstance(d, Mapping)]
             else:
-                check_text(chunk, where)  # bounded before libyaml recurses into it
-                documents = [d for d in yaml.load_all(chunk) if isinstance(d, dict)]
+                documents = [d for d in load_all_safe(chunk, where) if isinstance(d, dict)]
         except YamlLimitError as exc:
             parsed.unreadable.append(str(exc))
             continue
@@ -281,17 +272,11 @@ class ManifestsResult:
 
     def checked(self) -> Counter[str]:
         """Objects validated, per kind, over every variant."""
-        total: Counter[str] = Counter()
-        for r in self.results:
-            total.update(r.checked)
-        return total
+        return sum((r.checked for r in self.results), Counter())
 
     def not_checked(self) -> Counter[str]:
         """Objects no CRD defines, per kind, over every variant."""
-        total: Counter[str] = Counter()
-        for r in self.results:
-            total.update(r.not_checked)
-        return total
+        return sum((r.not_checked for r in self.results), Counter())
 
     @property
     def problems(self) -> list[VariantManifests]:
@@ -309,8 +294,6 @@ class _Validators:
     def check(self, crd: CRD, version: Mapping[str, Any], obj: Obj) -> list[Violation]:
         memo = (crd.name, str(version.get("name")), json.dumps(obj.data, sort_keys=True, default=str))
         if memo not in self.results:
-            from gsvendor.fastyaml import NotSimple
-
             try:
                 self.results[memo] = check(_schema(version), obj.data)
             except NotSimple:  # YAML the fast loader does not handle, found while reading: parse it all
@@ -356,10 +339,7 @@ def check_manifests(rendering: Rendering, policy: LabelPolicy | None = None) -> 
         for obj in split.objects:
             item.objects += 1
             _labels(item, obj, policy)
-            if obj.kind == "CustomResourceDefinition":
-                item.not_checked[obj.kind] += 1
-                continue
-            crd = crds.find(obj.group, obj.kind)
+            crd = None if obj.kind == "CustomResourceDefinition" else crds.find(obj.group, obj.kind)
             if crd is None:
                 item.not_checked[obj.kind] += 1
                 continue

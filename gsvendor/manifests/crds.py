@@ -21,10 +21,9 @@ from typing import Any
 
 from gsvendor import fastyaml
 from gsvendor.fastyaml import NotSimple
-from gsvendor.images.documents import split_documents as split
+from gsvendor.images.documents import CRD_KIND, source_of, split_documents
 from gsvendor.yamlio import UPSTREAM, YamlLimitError, check_text
 
-CRD_KIND = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)
 _NAME = re.compile(r"^metadata:[ \t]*\n(?:(?:[ \t]+.*|[ \t]*)\n)*?  name:[ \t]*[\"']?([^\s\"'#]+)", re.M)
 _GROUP = re.compile(r"^  group:[ \t]*[\"']?([^\s\"'#]+)", re.M)
 _KIND = re.compile(r"^  names:[ \t]*\n(?:    .*\n)*?    kind:[ \t]*[\"']?([^\s\"'#]+)", re.M)
@@ -191,21 +190,11 @@ class _LazyVersion(Mapping):  # type: ignore[type-arg]
         return len(self._load())
 
 
-def split_documents(stream: str) -> list[str]:
-    """The YAML documents of ``stream`` (the splitter check-images uses)."""
-
-    return split(stream)
-
-
-_SOURCE = re.compile(r"^# Source: (.+)$", re.M)
-
-
 def crd_chunks(stream: str) -> Iterator[tuple[str | None, str]]:
     """``(helm's # Source: path or None, document)`` for every CRD document in ``stream``."""
     for chunk in split_documents(stream):
         if CRD_KIND.search(chunk):
-            source = _SOURCE.search(chunk)
-            yield (source.group(1).strip() if source else None), chunk
+            yield source_of(chunk), chunk
 
 
 def chart_file_crds(chart_dir: Path, label: str) -> Iterator[tuple[str, str]]:

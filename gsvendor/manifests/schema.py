@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import ipaddress
 import json
 import re
@@ -42,6 +43,8 @@ import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from gsvendor.validation import format_path as key_path
 
 VALUE_KEYWORDS = (
     "enum",
@@ -201,9 +204,10 @@ FORMATS: dict[str, Any] = {
 }
 
 
+@functools.cache
 def format_checker() -> Any:
     """A ``jsonschema.FormatChecker`` for :data:`FORMATS` (other formats pass, as in the API server
-    for formats it does not know)."""
+    for formats it does not know); built once."""
     from jsonschema import FormatChecker
 
     checker = FormatChecker(formats=())
@@ -237,36 +241,23 @@ _PROBLEMS = {
 
 
 def format_path(parts: Iterator[Any] | Any) -> str:
-    """``spec.template.containers[0].image`` from a jsonschema path."""
-    text = ""
-    for part in parts:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "(root)"
-
-
-_CHECKER: list[Any] = []
+    """``spec.template.containers[0].image`` from a jsonschema path (``(root)`` for an empty one)."""
+    path = list(parts)
+    return key_path(path) if path else "(root)"
 
 
 def warm_up() -> None:
     """Import jsonschema and build the format checker in a background thread (a few hundred ms of
     imports that then overlap the helm renders instead of following them). Raises nothing."""
 
-    def run() -> None:
-        from jsonschema import Draft4Validator  # noqa: F401
-
-        if not _CHECKER:
-            _CHECKER.append(format_checker())
-
-    threading.Thread(target=run, name="jsonschema-import", daemon=True).start()
+    threading.Thread(target=format_checker, name="jsonschema-import", daemon=True).start()
 
 
 def validator(schema: dict[str, Any]) -> Any:
     """A draft-4 validator of a translated schema (:func:`translate`)."""
     from jsonschema import Draft4Validator
 
-    if not _CHECKER:
-        _CHECKER.append(format_checker())
-    return Draft4Validator(schema, format_checker=_CHECKER[0])
+    return Draft4Validator(schema, format_checker=format_checker())
 
 
 def check(schema: Any, instance: Any) -> list[Violation]:
