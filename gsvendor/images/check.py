@@ -146,14 +146,7 @@ class CheckResult:
 def judge_rendered(rendered: RenderedVariant, allow: Sequence[str]) -> VariantResult:
     """check-images' view of one render: every image reference in it judged by ``allow``. Raises nothing."""
     start = time.perf_counter()
-    result = VariantResult(
-        chart=rendered.chart,
-        variant=rendered.variant,
-        rendered=rendered.rendered,
-        error=rendered.error,
-        expected_failure=rendered.expected_failure,
-        problem=rendered.problem,
-    )
+    result = VariantResult(variant=rendered.variant, **rendered.verdict())
     if rendered.rendered:
         # the documents as another consumer split them already, else found in the stream without a copy
         found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered._chunks)

@@ -69,13 +69,9 @@ def scan_manifests(manifests: str, chunks: list[str] | None = None) -> tuple[lis
     megabytes (parsing them would cost seconds per render). Other documents that do not mention
     ``image`` anywhere (case-insensitively, so ``*_IMAGE`` and ``…Image`` count) cannot hold a
     reference and are not parsed either, except ConfigMaps: their keys that are not JSON are
-    listed as skipped whatever they hold. ``chunks``: ``manifests`` already split. Raises nothing.
-
-    Without ``chunks`` the documents are not copied out of ``manifests`` (:func:`document_spans`):
-    the patterns search the stream between a document's bounds, which finds what they find in the
-    document's own text whenever that text starts with a line break (``^`` then matches at the
-    same places); a document starting otherwise is copied. Only documents that are parsed are
-    copied, with libyaml (:func:`gsvendor.yamlio.load_all_safe`, ruamel's safe loader's data).
+    listed as skipped whatever they hold. ``chunks``: ``manifests`` already split; without them
+    the patterns search the stream between each document's bounds (:func:`document_spans`) and
+    only the documents parsed (with :func:`gsvendor.yamlio.load_all_safe`) are copied. Raises nothing.
     """
     from ruamel.yaml.error import YAMLError
 
@@ -113,9 +109,8 @@ def scan_manifests(manifests: str, chunks: list[str] | None = None) -> tuple[lis
 
 def _searched(stream: str, lead: str, start: int, end: int) -> tuple[str, str, int, int]:
     """A document of :func:`document_spans` as ``(lead, text, start, end)``: its text is ``lead +
-    text[start:end]``, and the patterns search ``text`` between ``start`` and ``end``. That is the
-    stream itself when the document opens the stream or starts at a line break (no pattern can match
-    at such a first character, and ``^`` matches after the same line breaks), else a copy."""
+    text[start:end]``; ``text`` is the stream itself when the document opens it or starts at a line
+    break (``^`` then matches where it matches in the document's own text), else a copy."""
     if start == 0 or start == end or stream[start] in "\r\n":
         return lead, stream, start, end
     text = lead + stream[start:end]

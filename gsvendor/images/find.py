@@ -1,13 +1,9 @@
 """Finding image references in rendered manifests, in ConfigMap JSON and in values.yaml.
 
-Pure functions on parsed data: they take what a YAML or JSON parser returned and give back
-:class:`Found` (a reference as written, and where) and :class:`Skipped` (data that could hold
-references but was not read, with the reason). Parsing and the registry policy are elsewhere
-(:mod:`gsvendor.imageref`, :mod:`gsvendor.checkimages`).
-
-The walks are generic on purpose: today's kinds (Deployment, ClusterServingRuntime,
-LLMInferenceServiceConfig with ``template``/``prefill``/``worker``/``router.scheduler``…) are not
-listed anywhere, so a new kind that embeds a pod template is covered without a change here.
+Pure functions on parsed data, giving :class:`Found` (a reference as written, and where) and
+:class:`Skipped` (data that could hold references but was not read, and why); the grammar and
+the policy are :mod:`gsvendor.images.reference` and :mod:`gsvendor.images.check`. The walks
+name no kind, so a new kind that embeds a pod template is covered without a change here.
 """
 
 from __future__ import annotations
@@ -83,7 +79,7 @@ def _step(path: str, key: Any) -> str:
 
 
 def _item_label(item: Any, index: int) -> str | int:
-    # Containers and env variables are addressed by name (kubectl's and the reader's way), the rest by index.
+    # containers and env variables by name (as kubectl addresses them), the rest by index
     if isinstance(item, Mapping) and isinstance(item.get("name"), str) and item["name"]:
         return item["name"]
     return index

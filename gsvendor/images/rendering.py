@@ -52,6 +52,17 @@ class RenderedVariant:
         """Whether helm rendered without error."""
         return self.error is None
 
+    def verdict(self) -> dict[str, Any]:
+        """``chart``, ``rendered``, ``error``, ``expected_failure`` and ``problem``: the fields every
+        check's per-variant result repeats from the render."""
+        return {
+            "chart": self.chart,
+            "rendered": self.rendered,
+            "error": self.error,
+            "expected_failure": self.expected_failure,
+            "problem": self.problem,
+        }
+
     def chunks(self) -> list[str]:
         """``manifests`` split into YAML documents (:func:`split_documents`), once for every consumer."""
         if self._chunks is None:

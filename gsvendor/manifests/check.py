@@ -325,14 +325,7 @@ def check_manifests(rendering: Rendering, policy: LabelPolicy | None = None) -> 
     results = []
     notes = list(crds.notes)
     for rendered in rendering.variants:
-        item = VariantManifests(
-            chart=rendered.chart,
-            variant=rendered.variant.name,
-            rendered=rendered.rendered,
-            expected_failure=rendered.expected_failure,
-            problem=rendered.problem,
-            error=rendered.error,
-        )
+        item = VariantManifests(variant=rendered.variant.name, **rendered.verdict())
         begin = time.perf_counter()
         split = parsed[id(rendered)]
         notes.extend(split.unreadable)
