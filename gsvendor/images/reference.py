@@ -140,34 +140,33 @@ def parse(text: str) -> ImageReference:
         raise InvalidReference(str(text), reason, "empty image reference")
     if reason == "templated":
         raise InvalidReference(text, reason, f"{text!r} is a template, not a reference")
+
+    def invalid(why: str) -> InvalidReference:
+        return InvalidReference(text, "invalid", f"{text!r}: {why}")
+
     if text != text.strip():
-        raise InvalidReference(text, "invalid", f"{text!r}: invalid reference format (surrounding whitespace)")
+        raise invalid("invalid reference format (surrounding whitespace)")
     if _IDENTIFIER_RE.match(text):
-        raise InvalidReference(
-            text, "invalid", f"{text!r}: invalid repository name, cannot specify 64-byte hexadecimal strings"
-        )
+        raise invalid("invalid repository name, cannot specify 64-byte hexadecimal strings")
     registry, remainder = split_registry(text)
     remote = remainder.split("@", 1)[0].split(":", 1)[0]
     if remote.lower() != remote:
-        raise InvalidReference(text, "invalid", f"{text!r}: repository name ({remote}) must be lowercase")
+        raise invalid(f"repository name ({remote}) must be lowercase")
     if not _DOMAIN_RE.match(registry):
-        raise InvalidReference(text, "invalid", f"{text!r}: invalid reference format (registry {registry!r})")
+        raise invalid(f"invalid reference format (registry {registry!r})")
     match = _REMAINDER_RE.match(remainder)
     if not match:
-        raise InvalidReference(text, "invalid", f"{text!r}: invalid reference format")
+        raise invalid("invalid reference format")
     repository, tag, digest = match.groups()
     if len(registry) + 1 + len(repository) > NAME_TOTAL_LENGTH_MAX:
-        raise InvalidReference(
-            text, "invalid", f"{text!r}: repository name must not be more than {NAME_TOTAL_LENGTH_MAX} characters"
-        )
+        raise invalid(f"repository name must not be more than {NAME_TOTAL_LENGTH_MAX} characters")
     if digest is not None:
         algorithm, _, hexpart = digest.partition(":")
         expected = _DIGEST_HEX_LENGTH.get(algorithm)
         if expected is None:
-            raise InvalidReference(text, "invalid", f"{text!r}: unsupported digest algorithm {algorithm!r}")
+            raise invalid(f"unsupported digest algorithm {algorithm!r}")
         if len(hexpart) != expected:
-            message = f"{text!r}: invalid {algorithm} digest (needs {expected} hex digits, has {len(hexpart)})"
-            raise InvalidReference(text, "invalid", message)
+            raise invalid(f"invalid {algorithm} digest (needs {expected} hex digits, has {len(hexpart)})")
     return ImageReference(registry=registry, repository=repository, tag=tag, digest=digest)
 
 

@@ -204,22 +204,21 @@ def render_charts(
             # before the values files are read.
             prepared: dict[int, ChartTarget] = {}
             done = _CopyRelease(len(charts))
+
+            def submit(i: int, variant: Variant) -> None:
+                futures[(i, variant.name)] = pool.submit(_render, helm, charts[i], prepared[i], variant, hooks, renders)
+                futures[(i, variant.name)].add_done_callback(lambda _f: done.finished(i))
+
             for i in order:
                 copies.callback(done.stacks[i].close)
                 copy = done.stacks[i].enter_context(renderable_copy(charts[i].path))
                 prepared[i] = ChartTarget(name=charts[i].name, path=copy, label=charts[i].label)
-                futures[(i, DEFAULTS)] = pool.submit(
-                    _render, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks, renders
-                )
-                futures[(i, DEFAULTS)].add_done_callback(lambda _f, i=i: done.finished(i))
+                submit(i, Variant(DEFAULTS))
             for i in order:
                 values[i] = load_values(charts[i])
                 plans[i] = plan_variants(values[i].data, settings.chart(charts[i].name))
                 for variant in plans[i][1:]:
-                    futures[(i, variant.name)] = pool.submit(
-                        _render, helm, charts[i], prepared[i], variant, hooks, renders
-                    )
-                    futures[(i, variant.name)].add_done_callback(lambda _f, i=i: done.finished(i))
+                    submit(i, variant)
                 done.planned(i, len(plans[i]))
             rendered = [futures[(i, variant.name)].result() for i in range(len(charts)) for variant in plans[i]]
         except BaseException as exc:  # Ctrl-C or an error: the renders not started yet are not run,
