@@ -284,22 +284,20 @@ class ManifestsResult:
         return [r for r in self.results if r.problem]
 
 
-class _Validators:
-    """Validation results, cached per CRD version and object (an object rendered the same way in
-    several variants is validated once)."""
+_Memo = dict[tuple[str, str, str], list[Violation]]
 
-    def __init__(self) -> None:
-        self.results: dict[tuple[str, str, str], list[Violation]] = {}
 
-    def check(self, crd: CRD, version: Mapping[str, Any], obj: Obj) -> list[Violation]:
-        memo = (crd.name, str(version.get("name")), json.dumps(obj.data, sort_keys=True, default=str))
-        if memo not in self.results:
-            try:
-                self.results[memo] = check(_schema(version), obj.data)
-            except NotSimple:  # YAML the fast loader does not handle, found while reading: parse it all
-                crd.use_strict()
-                self.results[memo] = check(_schema(crd.versions()[str(version.get("name"))]), obj.data)
-        return self.results[memo]
+def _violations(crd: CRD, version: Mapping[str, Any], obj: Obj, memo: _Memo) -> list[Violation]:
+    """``obj`` checked against ``version`` of ``crd``, kept in ``memo`` by CRD version and object (an
+    object rendered the same way in several variants is validated once)."""
+    key = (crd.name, str(version.get("name")), json.dumps(obj.data, sort_keys=True, default=str))
+    if key not in memo:
+        try:
+            memo[key] = check(_schema(version), obj.data)
+        except NotSimple:  # YAML the fast loader does not handle, found while reading: parse it all
+            crd.use_strict()
+            memo[key] = check(_schema(crd.versions()[str(version.get("name"))]), obj.data)
+    return memo[key]
 
 
 def _schema(version: Mapping[str, Any]) -> Any:
@@ -321,7 +319,7 @@ def check_manifests(rendering: Rendering, policy: LabelPolicy | None = None) -> 
         crds.add_all(parsed[id(rendered)].crds)
     for chart in rendering.charts:
         crds.add_all(chart_file_crds(chart.path, chart.label))
-    validators = _Validators()
+    memo: _Memo = {}
     results = []
     notes = list(crds.notes)
     for rendered in rendering.variants:
@@ -336,7 +334,7 @@ def check_manifests(rendering: Rendering, policy: LabelPolicy | None = None) -> 
             if crd is None:
                 item.not_checked[obj.kind] += 1
                 continue
-            item.findings.extend(_validate(obj, crd, validators))
+            item.findings.extend(_validate(obj, crd, memo))
             item.checked[obj.kind] += 1
         item.seconds = rendered.seconds + time.perf_counter() - begin
         results.append(item)
@@ -358,7 +356,7 @@ def _labels(item: VariantManifests, obj: Obj, policy: LabelPolicy) -> None:
     item.labelled += not missing
 
 
-def _validate(obj: Obj, crd: CRD, validators: _Validators) -> list[Finding]:
+def _validate(obj: Obj, crd: CRD, memo: _Memo) -> list[Finding]:
     def finding(path: str, problem: str, message: str, version: str) -> Finding:
         return Finding(obj.label, path, problem, message, crd.source, version, obj.source)
 
@@ -387,4 +385,4 @@ def _validate(obj: Obj, crd: CRD, validators: _Validators) -> list[Finding]:
                 obj.version,
             )
         ]
-    return [finding(v.path, v.problem, v.message, obj.version) for v in validators.check(crd, version, obj)]
+    return [finding(v.path, v.problem, v.message, obj.version) for v in _violations(crd, version, obj, memo)]

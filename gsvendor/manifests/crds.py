@@ -54,6 +54,20 @@ def load_yaml(text: str, strict: bool = False) -> Any:
     return YAML(typ="safe").load(text)
 
 
+def _mapping(text: str, where: str, strict: bool = False) -> Mapping[str, Any]:
+    """``text`` read by :func:`load_yaml`. Raises :class:`CRDError` naming ``where`` when it is not
+    YAML or not a mapping."""
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        data = load_yaml(text, strict)
+    except YAMLError as exc:
+        raise CRDError(f"{where}: not YAML: {' '.join(str(exc).split())}") from None
+    if not isinstance(data, Mapping):
+        raise CRDError(f"{where}: not a YAML mapping")
+    return data
+
+
 @dataclass
 class CRD:
     """One CustomResourceDefinition: ``name`` (``plural.group``), ``group``, ``kind``, ``source`` (the
@@ -99,15 +113,7 @@ class CRD:
         """The parsed CRD (once; thread-safe). Raises :class:`CRDError` when it is not a YAML mapping."""
         with _LOCK:
             if self._data is None:
-                from ruamel.yaml.error import YAMLError
-
-                try:
-                    data = load_yaml(self.text, self.strict)
-                except YAMLError as exc:
-                    raise CRDError(f"{self.source}: not YAML: {' '.join(str(exc).split())}") from None
-                if not isinstance(data, Mapping):
-                    raise CRDError(f"{self.source}: not a YAML mapping")
-                self._data = data
+                self._data = _mapping(self.text, self.source, self.strict)
             return self._data
 
     def use_strict(self) -> None:
@@ -169,15 +175,7 @@ class _LazyVersion(Mapping):  # type: ignore[type-arg]
 
     def _load(self) -> Mapping[str, Any]:
         if self.data is None:
-            from ruamel.yaml.error import YAMLError
-
-            try:
-                data = load_yaml(self.text)
-            except YAMLError as exc:
-                raise CRDError(f"{self.crd.source}: version {self.name}: not YAML: {exc}") from None
-            if not isinstance(data, Mapping):
-                raise CRDError(f"{self.crd.source}: version {self.name}: not a YAML mapping")
-            self.data = data
+            self.data = _mapping(self.text, f"{self.crd.source}: version {self.name}")
         return self.data
 
     def __getitem__(self, key: Any) -> Any:
