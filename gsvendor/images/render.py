@@ -255,14 +255,10 @@ class Started:
 
     def cancel(self) -> None:
         """End helm if it still runs, reap it and close its output file. Raises nothing."""
-        try:
-            if self.process.poll() is None:
-                self.process.kill()
+        with suppress(OSError):
+            self.process.kill()  # Popen signals no process it has reaped already
             self.process.wait()
-            if self.process.stderr is not None:
-                self.process.stderr.close()
-        except OSError:
-            pass
+            self.process.stderr.close()  # a pipe: start_template opens one
         if self.group is not None:
             self.group.discard(self)
         self.out.close()
@@ -301,8 +297,7 @@ class Renders:
             running = list(self._running.values())
         for started in running:
             with suppress(OSError):
-                if started.process.poll() is None:
-                    started.process.kill()
+                started.process.kill()
 
 
 @functools.cache
