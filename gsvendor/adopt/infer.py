@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,10 +10,7 @@ from gsvendor.adopt.textdiff import NoAnchor, text_operations
 from gsvendor.adopt.values import VALUE_FILES, escape_text, value_operations
 from gsvendor.errors import GsvendorError
 from gsvendor.files import normalize_whitespace
-from gsvendor.overlays.engine import Operation, Overlay, apply_overlays
-
-# ${name} and $${name} as the engine expands them (gsvendor.overlays.engine)
-_VARIABLE = re.compile(r"\$(\$?)\{([^}]*)\}")
+from gsvendor.overlays.engine import Operation, Overlay, _unclosed, apply_overlays
 
 
 @dataclass
@@ -44,16 +40,16 @@ def _escaped(op: dict[str, Any]) -> dict[str, Any]:
     return {k: escape_text(v) if k in ("find", "with", "anchor", "text") else v for k, v in op.items()}
 
 
+def _params(path: str, op: dict[str, Any]) -> dict[str, Any]:
+    """An operation's keys as an overlay writes them: ``file`` first, ``op`` left out."""
+    return {"file": path, **{k: v for k, v in op.items() if k != "op"}}
+
+
 def reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[dict[str, Any]], tag: str) -> bool:
     """Whether ``ops`` (overlay dicts with ``op``) turn ``upstream`` into ``tree`` through the
     overlay engine itself and sync's whitespace fixes."""
-    operations = tuple(
-        Operation(kind=op["op"], params={"file": path, **{k: v for k, v in op.items() if k != "op"}}, index=i)
-        for i, op in enumerate(ops)
-    )
-    overlay = Overlay(
-        name="adopt", path=Path("adopt.yaml"), description="", charts=(), versions=None, operations=operations
-    )
+    operations = tuple(Operation(op["op"], _params(path, op), i) for i, op in enumerate(ops))
+    overlay = Overlay("adopt", Path("adopt.yaml"), "", (), None, operations)
     try:
         result = apply_overlays(chart, {path: upstream}, [overlay], tag)
     except GsvendorError:
@@ -83,10 +79,8 @@ def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: st
         ops += [_escaped(op) for op in text_operations(rest, new)]
     except NoAnchor as exc:
         raise ValueError(str(exc)) from None
-    for op in ops:
-        for key in ("find", "with", "anchor", "text"):
-            if "${" in _VARIABLE.sub("", str(op.get(key, ""))):
-                raise ValueError("its text holds '${' without a closing '}', which an overlay cannot write")
+    if _unclosed(ops):
+        raise ValueError("its text holds '${' without a closing '}', which an overlay cannot write")
     if not reproduces(chart, path, upstream, tree, ops, tag):
         if path in VALUE_FILES:  # the value edits may interact: text operations alone
             ops = [_escaped(op) for op in text_operations(old, new)]
@@ -119,8 +113,5 @@ def infer_chart(
             except ValueError as exc:
                 result.problems.append(f"{chart}/{path}: {exc}")
                 continue
-            result.operations += [
-                Proposed(chart, path, {"op": op["op"], "file": path, **{k: v for k, v in op.items() if k != "op"}})
-                for op in ops
-            ]
+            result.operations += [Proposed(chart, path, {"op": op["op"], **_params(path, op)}) for op in ops]
     return result

@@ -143,40 +143,29 @@ def _glob_for(files: list[str], universe: set[str]) -> tuple[str, list[str]] | N
     return None
 
 
-def _frozen(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple((k, _frozen(v)) for k, v in value.items())
-    if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
-    return value
-
-
 def _merge_files(ops: list[Proposed], universe: set[str]) -> list[tuple[str, dict[str, Any]]]:
     """One chart's operations with the same change in several files merged into a glob: ``(theme, params)``."""
-    ops = [part for op in ops for part in split(op)]
-    groups: dict[Any, list[Proposed]] = {}
-    for op in ops:
-        rest = {k: v for k, v in op.params.items() if k != "file"}
-        groups.setdefault((theme(op), _frozen(rest)), []).append(op)
+    keyed = [((theme(op), repr(_params_without(op.params, "file"))), op) for o in ops for op in split(o)]
+    groups: dict[tuple[str, str], list[Proposed]] = {}
+    for key, op in keyed:
+        groups.setdefault(key, []).append(op)
     out: list[tuple[str, dict[str, Any]]] = []
-    done: set[int] = set()
-    for op in ops:
-        if id(op) in done:
-            continue
-        members = groups[(theme(op), _frozen({k: v for k, v in op.params.items() if k != "file"}))]
+    done: set[tuple[str, str]] = set()
+    for key, op in keyed:
+        members = groups[key]
         files = sorted({m.file for m in members})
         found = _glob_for(files, universe) if len(files) > 1 and len(files) == len(members) else None
-        if found:
-            done.update(id(m) for m in members)
-            params: dict[str, Any] = {"op": op.params["op"], "glob": found[0]}
-            if found[1]:
-                params["exclude"] = found[1]
-            params.update({k: v for k, v in op.params.items() if k not in ("op", "file")})
-            out.append((theme(op), params))
-        else:
-            done.add(id(op))
-            out.append((theme(op), dict(op.params)))
+        if not found:
+            out.append((key[0], dict(op.params)))
+        elif key not in done:
+            done.add(key)
+            glob = {"glob": found[0], "exclude": found[1]} if found[1] else {"glob": found[0]}
+            out.append((key[0], {"op": op.params["op"], **glob, **_params_without(op.params, "op", "file")}))
     return out
+
+
+def _params_without(params: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if k not in keys}
 
 
 def arrange(

@@ -12,9 +12,14 @@ a ``count``, as a person writes an image rewrite repeated in one file.
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 from typing import Any
+
+from gsvendor import gitcmd
+from gsvendor.errors import ToolError
 
 # the widest context an anchor may take, in lines: a block that needs more is not expressed
 MAX_CONTEXT = 30
@@ -33,25 +38,17 @@ class _Hunk:
     applied: bool = False
 
 
-def _key(line: str) -> str:
-    return line.rstrip()
-
-
 def hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
     """The changed blocks ``(i1, i2, j1, j2)`` from ``old`` to ``new`` lines, compared without
     trailing whitespace. The common head and tail are cut first: a one-line change in a CRD of
     30 000 lines then costs a comparison of one line."""
-    a, b = [_key(x) for x in old], [_key(x) for x in new]
+    a, b = [x.rstrip() for x in old], [x.rstrip() for x in new]
     while a and not a[-1]:  # blank lines that end a file: the whitespace fixes drop them
         a.pop()
     while b and not b[-1]:
         b.pop()
-    head = 0
-    while head < len(a) and head < len(b) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
+    head = _common(a, b)
+    tail = _common(a[head:][::-1], b[head:][::-1])
     middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
     if len(middle_a) * len(middle_b) > _LARGE:
         blocks = _git_hunks(middle_a, middle_b)
@@ -59,6 +56,11 @@ def hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
         matcher = difflib.SequenceMatcher(None, middle_a, middle_b)
         blocks = [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
     return [(i1 + head, i2 + head, j1 + head, j2 + head) for i1, i2, j1, j2 in blocks]
+
+
+def _common(a: list[str], b: list[str]) -> int:
+    """How many leading lines ``a`` and ``b`` share."""
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 # above this product of line counts difflib's quadratic matching takes seconds (a CRD of an
@@ -72,12 +74,6 @@ def _git_hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
 
     Raises :class:`NoAnchor` when git is missing or fails (the change is then reported, not guessed).
     """
-    import os
-    import tempfile
-
-    from gsvendor import gitcmd
-    from gsvendor.errors import ToolError
-
     with tempfile.TemporaryDirectory(prefix="gsvendor-adopt-diff-") as tmp:
         paths = [os.path.join(tmp, "a"), os.path.join(tmp, "b")]
         for path, lines in zip(paths, (a, b), strict=True):

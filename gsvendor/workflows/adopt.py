@@ -28,7 +28,7 @@ from gsvendor.config import (
     Selector,
 )
 from gsvendor.errors import GsvendorError, OverlayApplyError, OverlayDefinitionError, SourceError, UsageError
-from gsvendor.files import Digests, normalize_whitespace, read_tree
+from gsvendor.files import Digests, leads_outside, normalize_whitespace, read_tree
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted
 
@@ -74,10 +74,9 @@ def chart_folders(root: Path, given: list[Path]) -> list[tuple[str, str]]:
         if not absolute.is_relative_to(root.resolve()):
             raise UsageError(f"{folder}: outside the project {root}")
         charts.append((_chart_name(folder), absolute.relative_to(root.resolve()).as_posix()))
-    names = [n for n, _ in charts]
-    for name in names:
-        if names.count(name) > 1:
-            raise UsageError(f"two chart folders are named {name}")
+    name, count = Counter(n for n, _ in charts).most_common(1)[0]
+    if count > 1:
+        raise UsageError(f"two chart folders are named {name}")
     return charts
 
 
@@ -219,21 +218,13 @@ def adopt(
             config = _config(root, repository, charts, stage, settings, deleted)
             try:
                 built = build(config, snapshot, load_overlays(stage))
-            except OverlayDefinitionError as exc:  # text the YAML of an overlay cannot carry as written
-                result = AdoptResult(tag, layout, deleted, generated, [*problems, str(exc)], settings, existing)
-                break
-            except OverlayApplyError as exc:
-                failing = {name for name, _ in charts if str(exc).startswith(f"{name}/")} - plain
-                if failing:
-                    plain |= failing
-                    continue
-                result = AdoptResult(tag, layout, deleted, generated, [*problems, str(exc)], settings, existing)
-                break
-            left = [
-                x for x in _differences(config, built, trees) if not any(x.split(": ")[0].endswith(k) for k in known)
-            ]
-            failing = {name for name, dest in charts for x in left if x.startswith(f"{dest}/")} - plain
-            if failing:
+                left = [x for x in _differences(built, trees) if not x.split(": ")[0].endswith(tuple(known))]
+                failing = {name for name, dest in charts for x in left if x.startswith(f"{dest}/")}
+            except (OverlayDefinitionError, OverlayApplyError) as exc:
+                # an OverlayDefinitionError: text the YAML of an overlay cannot carry as written
+                left = [str(exc)]
+                failing = {n for n, _ in charts if isinstance(exc, OverlayApplyError) and str(exc).startswith(f"{n}/")}
+            if failing - plain:  # themes reordered operations that depend on each other: keep them apart
                 plain |= failing
                 continue
             result = AdoptResult(
@@ -263,22 +254,21 @@ def _stage_overlays(stage: Path, layout: list[OverlayFile]) -> None:
             target.write_bytes(data)
 
 
-def _differences(config: Config, built: Any, trees: dict[str, dict[str, bytes]]) -> list[str]:
+def _differences(built: Any, trees: dict[str, dict[str, bytes]]) -> list[str]:
     """One line per file whose build differs from the tree."""
     left = []
     for chart in built.charts:
         tree = trees[chart.spec.name]
         for path in sorted(set(tree) | set(chart.files)):
             if tree.get(path) != chart.files.get(path):
-                what = (
-                    "sync would add it"
-                    if path not in tree
-                    else "sync would remove it"
-                    if path not in chart.files
-                    else "the overlays inferred do not reproduce it"
-                )
-                if path in chart.generated and path in tree:
+                if path not in tree:
+                    what = "sync would add it"
+                elif path in chart.generated:
                     what = "differs from what generate writes (edit its template or .schema.yaml instead)"
+                elif path not in chart.files:
+                    what = "sync would remove it"
+                else:
+                    what = "the overlays inferred do not reproduce it"
                 left.append(f"{chart.spec.dest}/{path}: {what}")
     return left
 
@@ -297,9 +287,6 @@ def config_text(
 
     from ruamel.yaml import YAML
 
-    yaml = YAML()
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    from gsvendor.files import leads_outside
     from gsvendor.yamlio import load_yaml_document
 
     kept: dict[str, Any] = {}
@@ -311,7 +298,7 @@ def config_text(
             replaced = ("charts", "overlays", "output", "generate", "lock")
             kept = {k: v for k, v in (old or {}).items() if k not in replaced}
         except Exception:  # unreadable: written afresh
-            kept = {}
+            pass
     data: dict[str, Any] = {"upstream": kept.pop("upstream", {"repository": repository})}
     data.update({"output": "helm", "overlays": "overlays", "lock": "gsvendor.lock.yaml"})
     entries: list[Any] = []
@@ -328,6 +315,8 @@ def config_text(
         "schema": {"normalize": settings.normalize},
     }
     data.update(kept)
+    yaml = YAML()
+    yaml.indent(mapping=2, sequence=4, offset=2)
     out = io.StringIO()
     out.write("# gsvendor configuration, written by gsvendor adopt: what to vendor from upstream, and where.\n")
     yaml.dump(data, out)
@@ -336,20 +325,17 @@ def config_text(
 
 def _write(root: Path, tmp: Path, stage: Path, text: str, lock_bytes: bytes | None) -> None:
     """Put overlays/, gsvendor.yaml and the lock in place; on any failure put back what was there."""
-    config_new = tmp / "gsvendor.yaml.new"
-    config_new.write_text(text, encoding="utf-8")
-    lock_new = tmp / "lock.new"
-    if lock_bytes is not None:
-        lock_new.write_bytes(lock_bytes)
-    targets = [(stage, root / "overlays"), (config_new, root / CONFIG_FILE)]
-    if lock_bytes is not None:
-        targets.append((lock_new, root / "gsvendor.lock.yaml"))
     from gsvendor.signals import Deferred
 
-    moved: list[tuple[Path, Path | None]] = []  # (target, where its old content went)
+    config_new, lock_new = tmp / "gsvendor.yaml.new", tmp / "lock.new"
+    config_new.write_text(text, encoding="utf-8")
+    targets = [(stage, root / "overlays"), (config_new, root / CONFIG_FILE)]
+    if lock_bytes is not None:
+        lock_new.write_bytes(lock_bytes)
+        targets.append((lock_new, root / "gsvendor.lock.yaml"))
     # a signal between the renames would leave overlays/ of one adoption beside another gsvendor.yaml
     with Deferred(redeliver=True):
-        _swap(targets, moved, tmp)
+        _swap(targets, [], tmp)
 
 
 def _swap(targets: list[tuple[Path, Path]], moved: list[tuple[Path, Path | None]], tmp: Path) -> None:
