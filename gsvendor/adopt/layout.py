@@ -217,16 +217,11 @@ def _copies(inferences: list[ChartInference], all_charts: list[str]) -> OverlayF
         for path, data in inference.copies.items():
             owners.setdefault((path, data), []).append(inference.chart)
     for (path, data), charts in sorted(owners.items(), key=lambda item: (item[0][0], item[1])):
-        shared = len(charts) > 1
-        source = f"files/{'common' if shared else charts[0]}/{path}"
+        source = f"files/{'common' if len(charts) > 1 else charts[0]}/{path}"
         if source in overlay.assets:  # two different contents shared by different sets of charts
             source = f"files/{charts[0]}/{path}"
         overlay.assets[source] = data
-        op: dict[str, Any] = {"op": "copy", "description": f"the Giant Swarm-only {path}"}
-        if sorted(charts) != all_charts:
-            op["charts"] = sorted(charts)
-        op.update({"from": source, "to": path})
-        overlay.operations.append(op)
+        overlay.operations.append(_declared({"op": "copy", "from": source, "to": path}, charts, all_charts, True))
     return overlay
 
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from gsvendor.cli.app import app, escape, fetch_options, handles_errors, show_status, stderr_console, stdout_console
-from gsvendor.cli.options import non_empty
+from gsvendor.cli.options import JsonOption, non_empty
 from gsvendor.errors import escape_line_breaks
 
 
@@ -46,7 +46,7 @@ def adopt(
     ] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing gsvendor.yaml and overlays/.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the report; write nothing.")] = False,
-    json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    json_output: JsonOption = False,
     repository: Annotated[
         str, typer.Option(help="The upstream GitHub repository written to gsvendor.yaml.", metavar="OWNER/NAME")
     ] = "kserve/kserve",

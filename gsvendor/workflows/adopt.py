@@ -8,6 +8,7 @@ configuration, the overlays and the lock only when every chart comes out byte fo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -134,9 +135,9 @@ def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[Gene
     from gsvendor.generate.chart import generate_chart, project_reader
 
     reader = project_reader(config)
-    best: tuple[int, GenerateSettings, dict[str, list[str]]] | None = None
-    for settings in _SETTINGS:
-        found: dict[str, list[str]] = {}
+
+    def found(settings: GenerateSettings) -> dict[str, list[str]]:
+        files: dict[str, list[str]] = {}
         for spec in config.charts:
             tree = trees[spec.name]
             given = {p: d for p, d in tree.items() if p not in _GENERATED}
@@ -150,12 +151,10 @@ def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[Gene
                 )
             except GsvendorError:
                 continue
-            found[spec.name] = sorted(p for p in set(out) - set(given) if tree.get(p) == out[p])
-        score = sum(len(v) for v in found.values())
-        if best is None or score > best[0]:
-            best = (score, settings, found)
-    assert best is not None
-    return best[1], best[2]
+            files[spec.name] = sorted(p for p in set(out) - set(given) if tree.get(p) == out[p])
+        return files
+
+    return max(((s, found(s)) for s in _SETTINGS), key=lambda best: sum(map(len, best[1].values())))
 
 
 def adopt(
@@ -185,16 +184,13 @@ def adopt(
     if not TAG.fullmatch(tag):
         raise UsageError(f"{tag!r} is not an upstream tag (letters, digits and . _ + - only, like v0.20.0)")
     overlays_dir = root / "overlays"
-    existing = None
     present = [n for n in (CONFIG_FILE, "overlays", "gsvendor.lock.yaml") if os.path.lexists(root / n)]
-    if present:
-        if not force and not dry_run:
-            raise UsageError(f"{present[0]} exists: adopt writes a new one; re-run with --force to replace it")
-        try:
-            if overlays_dir.is_dir():
-                existing = sum(len(o.operations) for o in load_overlays(overlays_dir))
-        except GsvendorError:  # a broken hand-written overlay: nothing to compare with
-            existing = None
+    if present and not force and not dry_run:
+        raise UsageError(f"{present[0]} exists: adopt writes a new one; re-run with --force to replace it")
+    existing = None
+    if overlays_dir.is_dir():
+        with contextlib.suppress(GsvendorError):  # a broken hand-written overlay: nothing to compare with
+            existing = sum(len(o.operations) for o in load_overlays(overlays_dir))
     charts = chart_folders(root, folders)
     trees = {name: read_tree(root, dest) for name, dest in charts}
     probe = _config(root, repository, charts, overlays_dir, GenerateSettings())
