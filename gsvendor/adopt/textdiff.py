@@ -100,26 +100,20 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
-class _Text:
-    """Upstream's lines with some hunks applied: the text an operation sees."""
-
-    def __init__(self, old: list[str], new: list[str], blocks: list[_Hunk]) -> None:
-        self.old, self.new, self.blocks = old, new, blocks
-
-    def lines(self, hunk: _Hunk) -> tuple[list[str], list[str]]:
-        """The lines before and after ``hunk``'s old block in the current text."""
-        before: list[str] = []
-        after: list[str] = []
-        target, pos = before, 0
-        for other in self.blocks:
-            target += self.old[pos : other.i1]
-            pos = other.i2
-            if other is hunk:
-                target = after
-            else:
-                target += self.new[other.j1 : other.j2] if other.applied else self.old[other.i1 : other.i2]
-        target += self.old[pos:]
-        return before, after
+def _around(old: list[str], new: list[str], blocks: list[_Hunk], hunk: _Hunk) -> tuple[list[str], list[str]]:
+    """The lines before and after ``hunk``'s old block in upstream's text with the applied hunks applied."""
+    before: list[str] = []
+    after: list[str] = []
+    target, pos = before, 0
+    for other in blocks:
+        target += old[pos : other.i1]
+        pos = other.i2
+        if other is hunk:
+            target = after
+        else:
+            target += new[other.j1 : other.j2] if other.applied else old[other.i1 : other.i2]
+    target += old[pos:]
+    return before, after
 
 
 def text_operations(old: str, new: str) -> list[dict[str, Any]]:
@@ -131,42 +125,49 @@ def text_operations(old: str, new: str) -> list[dict[str, Any]]:
     """
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     blocks = [_Hunk(*h) for h in hunks(old_lines, new_lines)]
-    text = _Text(old_lines, new_lines, blocks)
     ops: list[dict[str, Any]] = []
     for hunk in blocks:
         if hunk.applied:
             continue
-        before, after = text.lines(hunk)
-        current = "".join(before) + "".join(old_lines[hunk.i1 : hunk.i2]) + "".join(after)
+        before, after = _around(old_lines, new_lines, blocks, hunk)
         block = "".join(old_lines[hunk.i1 : hunk.i2])
         added = "".join(new_lines[hunk.j1 : hunk.j2])
+        current = "".join(before) + block + "".join(after)
+        # the same change elsewhere, not yet written: one operation with a count where it can be
+        group = [
+            other
+            for other in blocks
+            if not other.applied
+            and old_lines[other.i1 : other.i2] == old_lines[hunk.i1 : hunk.i2]
+            and new_lines[other.j1 : other.j2] == new_lines[hunk.j1 : hunk.j2]
+        ]
         if not current:
             ops.append({"op": "replace", "find": "", "with": added})
         elif block:
-            ops.append(_replacement(text, hunk, before, block, added, after, current))
+            ops.append(_replacement(group, before, block, added, after, current))
         else:
-            ops.append(_insertion(text, hunk, before, added, after, current))
+            line = before[-1:]  # an insertion repeats only after the same line
+            group = [other for other in group if _around(old_lines, new_lines, blocks, other)[0][-1:] == line]
+            ops.append(_insertion(group, before, added, after, current))
         hunk.applied = True
     return ops
 
 
-def _same_change(text: _Text, hunk: _Hunk, other: _Hunk) -> bool:
-    return (
-        not other.applied
-        and text.old[other.i1 : other.i2] == text.old[hunk.i1 : hunk.i2]
-        and text.new[other.j1 : other.j2] == text.new[hunk.j1 : hunk.j2]
-    )
+def _counted(group: list[_Hunk], current: str, op: dict[str, Any], text: str) -> dict[str, Any] | None:
+    """``op`` with a ``count`` when ``text`` occurs once per change of ``group`` (then all applied)."""
+    if len(group) < 2 or current.count(text) != len(group):
+        return None
+    for other in group:
+        other.applied = True
+    return {**op, "count": len(group)}
 
 
 def _replacement(
-    text: _Text, hunk: _Hunk, before: list[str], block: str, added: str, after: list[str], current: str
+    group: list[_Hunk], before: list[str], block: str, added: str, after: list[str], current: str
 ) -> dict[str, Any]:
-    group = [other for other in text.blocks if _same_change(text, hunk, other)]
     for find, with_ in _trimmed(block, added):
-        if len(group) > 1 and current.count(find) == len(group):
-            for other in group:
-                other.applied = True
-            return {"op": "replace", "find": find, "with": with_, "count": len(group)}
+        if counted := _counted(group, current, {"op": "replace", "find": find, "with": with_}, find):
+            return counted
     for total in range(MAX_CONTEXT + 1):
         found = []
         for back in range(min(total, len(before)) + 1):
@@ -192,27 +193,15 @@ def _trimmed(find: str, with_: str) -> list[tuple[str, str]]:
     return [(find, with_)]
 
 
-def _insertion(
-    text: _Text, hunk: _Hunk, before: list[str], added: str, after: list[str], current: str
-) -> dict[str, Any]:
-    if before:
-        line = before[-1]
-        anchors = [line.lstrip(" \t"), line] if _indent(line) else [line]
-        group = [
-            other for other in text.blocks if _same_change(text, hunk, other) and text.lines(other)[0][-1:] == [line]
-        ]
-        for anchor in anchors:
-            if len(group) > 1 and anchor.strip() and current.count(anchor) == len(group):
-                for other in group:
-                    other.applied = True
-                return {"op": "insert-after", "anchor": anchor, "text": _after_text(anchor, added), "count": len(group)}
+def _insertion(group: list[_Hunk], before: list[str], added: str, after: list[str], current: str) -> dict[str, Any]:
+    for anchor in _variants(before[-1]) if before else []:
+        op = {"op": "insert-after", "anchor": anchor, "text": _after_text(anchor, added)}
+        if anchor.strip() and (counted := _counted(group, current, op, anchor)):
+            return counted
     for total in range(1, MAX_CONTEXT + 1):
         found = []
         if total <= len(before):
-            lines = before[len(before) - total :]
-            full = "".join(lines)
-            candidates = [full[_indent(lines[0]) :], full] if _indent(lines[0]) else [full]
-            for anchor in candidates:
+            for anchor in _variants("".join(before[len(before) - total :])):
                 if anchor.strip() and current.count(anchor) == 1:
                     found.append((len(anchor), "insert-after", anchor))
         if total <= len(after):
@@ -226,6 +215,11 @@ def _insertion(
             return {"op": kind, "anchor": anchor, "text": inserted}
     first = added.splitlines()[0].strip() if added.strip() else "blank lines"
     raise NoAnchor(f"no unique anchor within {MAX_CONTEXT} lines for the inserted {first!r}")
+
+
+def _variants(text: str) -> list[str]:
+    """``text`` without its first line's indentation (tried first: shorter), and as it is."""
+    return [text[_indent(text) :], text] if _indent(text) else [text]
 
 
 def _after_text(anchor: str, added: str) -> str:
