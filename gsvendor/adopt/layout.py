@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import io
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,12 +100,13 @@ def describe(params: dict[str, Any]) -> str:
     kind = params["op"]
     where = params.get("file") or params.get("glob") or params.get("to", "")
     times = f" ({params['count']} times)" if params.get("count", 1) > 1 else ""
-    if kind == "yaml-set":
-        keys = [k.lstrip("/").replace("/", ".").replace("~1", "/").replace("~0", "~") for k in params["values"]]
+    if kind in ("yaml-set", "yaml-delete"):
+        pointers = params.get("values") or params["keys"]
+        keys = [k.lstrip("/").replace("/", ".").replace("~1", "/").replace("~0", "~") for k in pointers]
+        if kind == "yaml-delete":
+            return f"removes {', '.join(keys)} from {where}"
         shown = ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")
         return f"sets {shown} in {where}"
-    if kind == "yaml-delete":
-        return f"removes {', '.join(k.lstrip('/').replace('/', '.') for k in params['keys'])} from {where}"
     if kind == "copy":
         return f"the Giant Swarm-only {params['to']}"
     if kind == "replace":
@@ -123,13 +125,8 @@ def describe(params: dict[str, Any]) -> str:
 def _glob_for(files: list[str], universe: set[str]) -> tuple[str, list[str]] | None:
     """A ``prefix*suffix`` glob and the files it must ``exclude`` (fewer than it selects) to select
     exactly ``files`` among ``universe``, if there is one."""
-    prefix = files[0]
-    suffix = files[0]
-    for f in files[1:]:
-        while not f.startswith(prefix):
-            prefix = prefix[:-1]
-        while not f.endswith(suffix):
-            suffix = suffix[1:]
+    prefix = os.path.commonprefix(files)  # noqa: RUF071 (a prefix of characters is wanted)
+    suffix = os.path.commonprefix([f[::-1] for f in files])[::-1]  # noqa: RUF071
     if any(c in prefix + suffix for c in "*?["):
         return None
     shortest = min(len(f) for f in files)

@@ -9,6 +9,7 @@ configuration, the overlays and the lock only when every chart comes out byte fo
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import re
 import shutil
@@ -71,10 +72,9 @@ def chart_folders(root: Path, given: list[Path]) -> list[tuple[str, str]]:
     for folder in folders:
         if not (folder / "Chart.yaml").is_file():
             raise UsageError(f"{folder}: not a chart folder (no Chart.yaml)")
-        absolute = folder.resolve()
-        if not absolute.is_relative_to(root.resolve()):
+        if leads_outside(folder, root):
             raise UsageError(f"{folder}: outside the project {root}")
-        charts.append((_chart_name(folder), absolute.relative_to(root.resolve()).as_posix()))
+        charts.append((_chart_name(folder), folder.resolve().relative_to(root.resolve()).as_posix()))
     name, count = Counter(n for n, _ in charts).most_common(1)[0]
     if count > 1:
         raise UsageError(f"two chart folders are named {name}")
@@ -106,7 +106,7 @@ def _config(
             name=name,
             upstream_path=f"charts/{name}",
             dest=dest,
-            exclude=tuple(Selector(path=_literal_glob(p)) for p in (deleted or {}).get(name, ())),
+            exclude=tuple(Selector(path=glob.escape(p)) for p in (deleted or {}).get(name, ())),
         )
         for name, dest in charts
     )
@@ -122,11 +122,6 @@ def _config(
         charts=specs,
         generate=settings,
     )
-
-
-def _literal_glob(path: str) -> str:
-    """``path`` as an fnmatch glob selecting only itself."""
-    return re.sub(r"([*?\[])", r"[\1]", path)
 
 
 def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[GenerateSettings, dict[str, list[str]]]:
@@ -303,7 +298,7 @@ def config_text(
         if dest != f"helm/{name}":
             entry["dest"] = dest
         if deleted.get(name):
-            entry["exclude"] = [_literal_glob(p) for p in deleted[name]]
+            entry["exclude"] = [glob.escape(p) for p in deleted[name]]
         entries.append(name if len(entry) == 1 else entry)
     data["charts"] = entries
     data["generate"] = {
