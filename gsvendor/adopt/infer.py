@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gsvendor.adopt.textdiff import NoAnchor, text_operations
+from gsvendor.adopt.textdiff import text_operations
 from gsvendor.adopt.values import VALUE_FILES, escape_text, value_operations
 from gsvendor.errors import GsvendorError
 from gsvendor.files import normalize_whitespace
@@ -36,8 +36,12 @@ class ChartInference:
     problems: list[str] = field(default_factory=list)
 
 
-def _escaped(op: dict[str, Any]) -> dict[str, Any]:
-    return {k: escape_text(v) if k in ("find", "with", "anchor", "text") else v for k, v in op.items()}
+def _text_operations(old: str, new: str) -> list[dict[str, Any]]:
+    """:func:`text_operations` with their text written literally (``${`` as ``$${``)."""
+    return [
+        {k: escape_text(v) if k != "op" and isinstance(v, str) else v for k, v in op.items()}
+        for op in text_operations(old, new)
+    ]
 
 
 def _params(path: str, op: dict[str, Any]) -> dict[str, Any]:
@@ -61,7 +65,7 @@ def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: st
     """The operations that turn upstream's ``path`` into the tree's, checked through the engine.
 
     Raises :class:`ValueError` with the reason when none do (binary, whitespace sync would fix,
-    no unique anchor).
+    no unique anchor: :class:`~gsvendor.adopt.textdiff.NoAnchor`).
     """
     if b"\0" in upstream or b"\0" in tree:
         raise ValueError("a binary file changed (overlays edit text; copy it as a Giant Swarm-only file by hand)")
@@ -71,19 +75,13 @@ def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: st
         raise ValueError("not UTF-8 text (overlays edit text)") from None
     if normalize_whitespace(tree) != tree:
         raise ValueError("trailing whitespace or blank lines at the end, which sync removes")
-    ops: list[dict[str, Any]] = []
-    rest = old
-    if path in VALUE_FILES:
-        ops, rest = value_operations(old, new, tag)
-    try:
-        ops += [_escaped(op) for op in text_operations(rest, new)]
-    except NoAnchor as exc:
-        raise ValueError(str(exc)) from None
+    ops, rest = value_operations(old, new, tag) if path in VALUE_FILES else ([], old)
+    ops += _text_operations(rest, new)
     if _unclosed(ops):
         raise ValueError("its text holds '${' without a closing '}', which an overlay cannot write")
     if not reproduces(chart, path, upstream, tree, ops, tag):
         if path in VALUE_FILES:  # the value edits may interact: text operations alone
-            ops = [_escaped(op) for op in text_operations(old, new)]
+            ops = _text_operations(old, new)
             if reproduces(chart, path, upstream, tree, ops, tag):
                 return ops
         raise ValueError("the operations inferred do not reproduce it (a change that needs a regex)")

@@ -25,7 +25,7 @@ from gsvendor.errors import ToolError
 MAX_CONTEXT = 30
 
 
-class NoAnchor(Exception):
+class NoAnchor(ValueError):
     """No anchor of at most :data:`MAX_CONTEXT` lines occurs exactly once near a change."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import itertools
 import os
 import re
 import shutil
@@ -198,31 +199,26 @@ def adopt(
     deleted = {i.chart: i.deleted for i in inferences if i.deleted}
     problems = [p for i in inferences for p in i.problems]
     universes = {name: set(files) for name, files in upstream.items()}
-    result = None
     with tempfile.TemporaryDirectory(prefix=".gsvendor-adopt-", dir=root) as tmp:
         plain: set[str] = set()  # charts whose operations themes reordered into a failing order
-        known = {p.split(": ")[0] for p in problems}
-        for attempt in range(len(charts) + 2):
+        known = tuple(p.split(": ")[0] for p in problems)
+        for attempt in itertools.count():  # ends: each new attempt keeps one more chart plain
             stage = Path(tmp) / f"attempt-{attempt}"
             layout = arrange(inferences, universes, plain)
             _stage_overlays(stage, layout)
             config = _config(root, repository, charts, stage, settings, deleted)
             try:
                 built = build(config, snapshot, load_overlays(stage))
-                left = [x for x in _differences(built, trees) if not x.split(": ")[0].endswith(tuple(known))]
+                left = [x for x in _differences(built, trees) if not x.split(": ")[0].endswith(known)]
                 failing = {name for name, dest in charts for x in left if x.startswith(f"{dest}/")}
             except (OverlayDefinitionError, OverlayApplyError) as exc:
                 # an OverlayDefinitionError: text the YAML of an overlay cannot carry as written
                 left = [str(exc)]
                 failing = {n for n, _ in charts if isinstance(exc, OverlayApplyError) and str(exc).startswith(f"{n}/")}
-            if failing - plain:  # themes reordered operations that depend on each other: keep them apart
-                plain |= failing
-                continue
-            result = AdoptResult(
-                tag, layout, deleted, generated, problems + left, settings, existing, plain=sorted(plain)
-            )
-            break
-        assert result is not None
+            if not failing - plain:
+                break
+            plain |= failing  # themes reordered operations that depend on each other: keep them apart
+        result = AdoptResult(tag, layout, deleted, generated, problems + left, settings, existing, plain=sorted(plain))
         if dry_run or (result.problems and not partial):
             return result
         lock_bytes = None
