@@ -200,11 +200,8 @@ def arrange(
 
 
 def _declared(params: dict[str, Any], charts: list[str], all_charts: list[str], scoped: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"op": params["op"], "description": describe(params)}
-    if scoped and sorted(charts) != all_charts:
-        out["charts"] = sorted(charts)
-    out.update({k: v for k, v in params.items() if k != "op"})
-    return out
+    scope = {"charts": sorted(charts)} if scoped and sorted(charts) != all_charts else {}
+    return {"op": params["op"], "description": describe(params), **scope, **_params_without(params, "op")}
 
 
 def _copies(inferences: list[ChartInference], all_charts: list[str]) -> OverlayFile:

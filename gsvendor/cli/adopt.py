@@ -97,7 +97,7 @@ def adopt(
     if not words:
         raise UsageError("adopt needs TAG (or --detect to find it)")
     tag, folders = words[0], [Path(w) for w in words[1:]]
-    if Path(tag).is_dir() and (Path(tag) / "Chart.yaml").is_file():
+    if (Path(tag) / "Chart.yaml").is_file():
         raise UsageError(f"{tag!r} is a chart folder; give TAG first (or --detect)")
     from gsvendor.files import project_lock
 

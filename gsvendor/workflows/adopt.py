@@ -409,12 +409,9 @@ def _git_tags(url: str, options: FetchOptions) -> list[str]:
     from gsvendor.upstream.source import tag_version
 
     tags = []
-    for tag in remote_tags(url, options):
-        if re.search(DEFAULT_TAG_PATTERN, tag):
-            try:
-                tags.append((Version(tag_version(tag)), tag))
-            except InvalidVersion:
-                continue
+    for tag in filter(re.compile(DEFAULT_TAG_PATTERN).search, remote_tags(url, options)):
+        with contextlib.suppress(InvalidVersion):  # a semver pre-release PEP 440 cannot order
+            tags.append((Version(tag_version(tag)), tag))
     return [tag for _, tag in sorted(tags, reverse=True)]
 
 
