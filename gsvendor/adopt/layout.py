@@ -221,7 +221,6 @@ def _copies(inferences: list[ChartInference], all_charts: list[str]) -> OverlayF
 
 def dump(overlay: OverlayFile) -> str:
     """The overlay file's YAML: multi-line strings as literal blocks, everything else plain."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.scalarstring import LiteralScalarString
 
     def styled(value: Any) -> Any:
@@ -233,15 +232,20 @@ def dump(overlay: OverlayFile) -> str:
             return LiteralScalarString(value)
         return value
 
+    charts = {"charts": overlay.charts} if overlay.charts else {}
+    return yaml_text({"description": overlay.description, **charts, "operations": styled(overlay.operations)}, 4096)
+
+
+def yaml_text(data: Any, width: int = 80, header: str = "") -> str:
+    """``data`` as block YAML (sequences indented under their key), lines folded at ``width``, after ``header``."""
+    from ruamel.yaml import YAML
+
     yaml = YAML()
-    yaml.width = 4096
+    yaml.width = width
     yaml.indent(mapping=2, sequence=4, offset=2)
     out = io.StringIO()
-    document: dict[str, Any] = {"description": overlay.description}
-    if overlay.charts:
-        document["charts"] = overlay.charts
-    document["operations"] = styled(overlay.operations)
-    yaml.dump(document, out)
+    out.write(header)
+    yaml.dump(data, out)
     return out.getvalue()
 
 

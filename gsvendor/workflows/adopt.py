@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from gsvendor.adopt.infer import infer_chart
-from gsvendor.adopt.layout import OverlayFile, arrange, dump
+from gsvendor.adopt.layout import OverlayFile, arrange, dump, yaml_text
 from gsvendor.config import (
     CONFIG_FILE,
     DEFAULT_ARCHIVE_URL,
@@ -270,10 +270,6 @@ def config_text(
     """gsvendor.yaml for the adopted charts: the upstream repository, the charts (with their
     deleted upstream files as ``exclude``), the generate settings; other settings of an existing
     gsvendor.yaml (images, manifests, Dockerfiles) carried over."""
-    import io
-
-    from ruamel.yaml import YAML
-
     from gsvendor.yamlio import load_yaml_document
 
     kept: dict[str, Any] = {}
@@ -302,12 +298,8 @@ def config_text(
         "schema": {"normalize": settings.normalize},
     }
     data.update(kept)
-    yaml = YAML()
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    out = io.StringIO()
-    out.write("# gsvendor configuration, written by gsvendor adopt: what to vendor from upstream, and where.\n")
-    yaml.dump(data, out)
-    return out.getvalue()
+    header = "# gsvendor configuration, written by gsvendor adopt: what to vendor from upstream, and where.\n"
+    return yaml_text(data, header=header)
 
 
 def _write(root: Path, tmp: Path, stage: Path, text: str, lock_bytes: bytes | None) -> None:
@@ -379,9 +371,8 @@ def detect(root: Path, source: str, folders: list[Path], options: FetchOptions, 
     if classify_source(source) == "git":
         candidates = [(tag, source) for tag in _git_tags(source, options)[:newest]]
     else:
-        folder = Path(source)
-        archives = sorted(p for p in folder.iterdir() if ARCHIVE.match(p.name)) if folder.is_dir() else []
-        candidates = [(ARCHIVE.match(p.name)["tag"], str(p)) for p in archives]  # type: ignore[index]
+        archives = sorted(Path(source).iterdir()) if Path(source).is_dir() else []
+        candidates = [(match["tag"], str(p)) for p in archives if (match := ARCHIVE.match(p.name))]
     if not candidates:
         raise UsageError(
             f"--source {source}: no tags to detect from (a folder of <name>-<tag>.tar.gz archives, or a git URL)"
