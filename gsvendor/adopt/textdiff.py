@@ -198,17 +198,11 @@ def _insertion(group: list[_Hunk], before: list[str], added: str, after: list[st
         op = {"op": "insert-after", "anchor": anchor, "text": _after_text(anchor, added)}
         if anchor.strip() and (counted := _counted(group, current, op, anchor)):
             return counted
-    for total in range(1, MAX_CONTEXT + 1):
-        found = []
-        if total <= len(before):
-            for anchor in _variants("".join(before[len(before) - total :])):
-                if anchor.strip() and current.count(anchor) == 1:
-                    found.append((len(anchor), "insert-after", anchor))
-        if total <= len(after):
-            full = "".join(after[:total])
-            for anchor in (full.rstrip("\r\n"), full):
-                if anchor.strip() and current.count(anchor) == 1:
-                    found.append((len(anchor), "insert-before", anchor))
+    for total in range(1, MAX_CONTEXT + 1):  # past either end of the text: the shorter anchors again
+        following = "".join(after[:total])
+        candidates = [("insert-after", a) for a in _variants("".join(before[-total:]))]
+        candidates += [("insert-before", a) for a in (following.rstrip("\r\n"), following)]
+        found = [(len(a), kind, a) for kind, a in candidates if a.strip() and current.count(a) == 1]
         if found:
             _, kind, anchor = min(found)
             inserted = _after_text(anchor, added) if kind == "insert-after" else added
