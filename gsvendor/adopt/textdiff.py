@@ -168,17 +168,18 @@ def _replacement(
     for find, with_ in _trimmed(block, added):
         if counted := _counted(group, current, {"op": "replace", "find": find, "with": with_}, find):
             return counted
-    for total in range(MAX_CONTEXT + 1):
-        found = []
-        for back in range(min(total, len(before)) + 1):
-            ahead = total - back
-            if ahead > len(after):
-                continue
-            head = "".join(before[len(before) - back :])
-            tail = "".join(after[:ahead])
-            for find, with_ in _trimmed(head + block + tail, head + added + tail):
-                if current.count(find) == 1:
-                    found.append((len(find), find, with_))
+    for total in range(MAX_CONTEXT + 1):  # lines of context, split every way between before and after
+        around = [
+            ("".join(before[len(before) - back :]), "".join(after[: total - back]))
+            for back in range(min(total, len(before)) + 1)
+            if total - back <= len(after)
+        ]
+        found = [
+            (len(find), find, with_)
+            for head, tail in around
+            for find, with_ in _trimmed(head + block + tail, head + added + tail)
+            if current.count(find) == 1
+        ]
         if found:
             _, find, with_ = min(found)
             return {"op": "replace", "find": find, "with": with_}
