@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gsvendor.adopt.textdiff import NoAnchor, text_operations
+from gsvendor.adopt.textdiff import text_operations
 from gsvendor.adopt.values import VALUE_FILES, escape_text, value_operations
 from gsvendor.errors import GsvendorError
 from gsvendor.files import normalize_whitespace
-from gsvendor.overlays.engine import Operation, Overlay, apply_overlays
-
-# ${name} and $${name} as the engine expands them (gsvendor.overlays.engine)
-_VARIABLE = re.compile(r"\$(\$?)\{([^}]*)\}")
+from gsvendor.overlays.engine import Operation, Overlay, _unclosed, apply_overlays
 
 
 @dataclass
@@ -40,20 +36,24 @@ class ChartInference:
     problems: list[str] = field(default_factory=list)
 
 
-def _escaped(op: dict[str, Any]) -> dict[str, Any]:
-    return {k: escape_text(v) if k in ("find", "with", "anchor", "text") else v for k, v in op.items()}
+def _text_operations(old: str, new: str) -> list[dict[str, Any]]:
+    """:func:`text_operations` with their text written literally (``${`` as ``$${``)."""
+    return [
+        {k: escape_text(v) if k != "op" and isinstance(v, str) else v for k, v in op.items()}
+        for op in text_operations(old, new)
+    ]
+
+
+def _params(path: str, op: dict[str, Any]) -> dict[str, Any]:
+    """An operation's keys as an overlay writes them: ``file`` first, ``op`` left out."""
+    return {"file": path, **{k: v for k, v in op.items() if k != "op"}}
 
 
 def reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[dict[str, Any]], tag: str) -> bool:
     """Whether ``ops`` (overlay dicts with ``op``) turn ``upstream`` into ``tree`` through the
     overlay engine itself and sync's whitespace fixes."""
-    operations = tuple(
-        Operation(kind=op["op"], params={"file": path, **{k: v for k, v in op.items() if k != "op"}}, index=i)
-        for i, op in enumerate(ops)
-    )
-    overlay = Overlay(
-        name="adopt", path=Path("adopt.yaml"), description="", charts=(), versions=None, operations=operations
-    )
+    operations = tuple(Operation(op["op"], _params(path, op), i) for i, op in enumerate(ops))
+    overlay = Overlay("adopt", Path("adopt.yaml"), "", (), None, operations)
     try:
         result = apply_overlays(chart, {path: upstream}, [overlay], tag)
     except GsvendorError:
@@ -65,7 +65,7 @@ def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: st
     """The operations that turn upstream's ``path`` into the tree's, checked through the engine.
 
     Raises :class:`ValueError` with the reason when none do (binary, whitespace sync would fix,
-    no unique anchor).
+    no unique anchor: :class:`~gsvendor.adopt.textdiff.NoAnchor`).
     """
     if b"\0" in upstream or b"\0" in tree:
         raise ValueError("a binary file changed (overlays edit text; copy it as a Giant Swarm-only file by hand)")
@@ -75,21 +75,13 @@ def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: st
         raise ValueError("not UTF-8 text (overlays edit text)") from None
     if normalize_whitespace(tree) != tree:
         raise ValueError("trailing whitespace or blank lines at the end, which sync removes")
-    ops: list[dict[str, Any]] = []
-    rest = old
-    if path in VALUE_FILES:
-        ops, rest = value_operations(old, new, tag)
-    try:
-        ops += [_escaped(op) for op in text_operations(rest, new)]
-    except NoAnchor as exc:
-        raise ValueError(str(exc)) from None
-    for op in ops:
-        for key in ("find", "with", "anchor", "text"):
-            if "${" in _VARIABLE.sub("", str(op.get(key, ""))):
-                raise ValueError("its text holds '${' without a closing '}', which an overlay cannot write")
+    ops, rest = value_operations(old, new, tag) if path in VALUE_FILES else ([], old)
+    ops += _text_operations(rest, new)
+    if _unclosed(ops):
+        raise ValueError("its text holds '${' without a closing '}', which an overlay cannot write")
     if not reproduces(chart, path, upstream, tree, ops, tag):
         if path in VALUE_FILES:  # the value edits may interact: text operations alone
-            ops = [_escaped(op) for op in text_operations(old, new)]
+            ops = _text_operations(old, new)
             if reproduces(chart, path, upstream, tree, ops, tag):
                 return ops
         raise ValueError("the operations inferred do not reproduce it (a change that needs a regex)")
@@ -119,8 +111,5 @@ def infer_chart(
             except ValueError as exc:
                 result.problems.append(f"{chart}/{path}: {exc}")
                 continue
-            result.operations += [
-                Proposed(chart, path, {"op": op["op"], "file": path, **{k: v for k, v in op.items() if k != "op"}})
-                for op in ops
-            ]
+            result.operations += [Proposed(chart, path, {"op": op["op"], **_params(path, op)}) for op in ops]
     return result

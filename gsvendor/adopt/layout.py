@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import io
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,12 +100,13 @@ def describe(params: dict[str, Any]) -> str:
     kind = params["op"]
     where = params.get("file") or params.get("glob") or params.get("to", "")
     times = f" ({params['count']} times)" if params.get("count", 1) > 1 else ""
-    if kind == "yaml-set":
-        keys = [k.lstrip("/").replace("/", ".").replace("~1", "/").replace("~0", "~") for k in params["values"]]
+    if kind in ("yaml-set", "yaml-delete"):
+        pointers = params.get("values") or params["keys"]
+        keys = [k.lstrip("/").replace("/", ".").replace("~1", "/").replace("~0", "~") for k in pointers]
+        if kind == "yaml-delete":
+            return f"removes {', '.join(keys)} from {where}"
         shown = ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")
         return f"sets {shown} in {where}"
-    if kind == "yaml-delete":
-        return f"removes {', '.join(k.lstrip('/').replace('/', '.') for k in params['keys'])} from {where}"
     if kind == "copy":
         return f"the Giant Swarm-only {params['to']}"
     if kind == "replace":
@@ -123,13 +125,8 @@ def describe(params: dict[str, Any]) -> str:
 def _glob_for(files: list[str], universe: set[str]) -> tuple[str, list[str]] | None:
     """A ``prefix*suffix`` glob and the files it must ``exclude`` (fewer than it selects) to select
     exactly ``files`` among ``universe``, if there is one."""
-    prefix = files[0]
-    suffix = files[0]
-    for f in files[1:]:
-        while not f.startswith(prefix):
-            prefix = prefix[:-1]
-        while not f.endswith(suffix):
-            suffix = suffix[1:]
+    prefix = os.path.commonprefix(files)  # noqa: RUF071 (a prefix of characters is wanted)
+    suffix = os.path.commonprefix([f[::-1] for f in files])[::-1]  # noqa: RUF071
     if any(c in prefix + suffix for c in "*?["):
         return None
     shortest = min(len(f) for f in files)
@@ -143,40 +140,29 @@ def _glob_for(files: list[str], universe: set[str]) -> tuple[str, list[str]] | N
     return None
 
 
-def _frozen(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple((k, _frozen(v)) for k, v in value.items())
-    if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
-    return value
-
-
 def _merge_files(ops: list[Proposed], universe: set[str]) -> list[tuple[str, dict[str, Any]]]:
     """One chart's operations with the same change in several files merged into a glob: ``(theme, params)``."""
-    ops = [part for op in ops for part in split(op)]
-    groups: dict[Any, list[Proposed]] = {}
-    for op in ops:
-        rest = {k: v for k, v in op.params.items() if k != "file"}
-        groups.setdefault((theme(op), _frozen(rest)), []).append(op)
+    keyed = [((theme(op), repr(_params_without(op.params, "file"))), op) for o in ops for op in split(o)]
+    groups: dict[tuple[str, str], list[Proposed]] = {}
+    for key, op in keyed:
+        groups.setdefault(key, []).append(op)
     out: list[tuple[str, dict[str, Any]]] = []
-    done: set[int] = set()
-    for op in ops:
-        if id(op) in done:
-            continue
-        members = groups[(theme(op), _frozen({k: v for k, v in op.params.items() if k != "file"}))]
+    done: set[tuple[str, str]] = set()
+    for key, op in keyed:
+        members = groups[key]
         files = sorted({m.file for m in members})
         found = _glob_for(files, universe) if len(files) > 1 and len(files) == len(members) else None
-        if found:
-            done.update(id(m) for m in members)
-            params: dict[str, Any] = {"op": op.params["op"], "glob": found[0]}
-            if found[1]:
-                params["exclude"] = found[1]
-            params.update({k: v for k, v in op.params.items() if k not in ("op", "file")})
-            out.append((theme(op), params))
-        else:
-            done.add(id(op))
-            out.append((theme(op), dict(op.params)))
+        if not found:
+            out.append((key[0], dict(op.params)))
+        elif key not in done:
+            done.add(key)
+            glob = {"glob": found[0], "exclude": found[1]} if found[1] else {"glob": found[0]}
+            out.append((key[0], {"op": op.params["op"], **glob, **_params_without(op.params, "op", "file")}))
     return out
+
+
+def _params_without(params: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if k not in keys}
 
 
 def arrange(
@@ -214,11 +200,8 @@ def arrange(
 
 
 def _declared(params: dict[str, Any], charts: list[str], all_charts: list[str], scoped: bool) -> dict[str, Any]:
-    out: dict[str, Any] = {"op": params["op"], "description": describe(params)}
-    if scoped and sorted(charts) != all_charts:
-        out["charts"] = sorted(charts)
-    out.update({k: v for k, v in params.items() if k != "op"})
-    return out
+    scope = {"charts": sorted(charts)} if scoped and sorted(charts) != all_charts else {}
+    return {"op": params["op"], "description": describe(params), **scope, **_params_without(params, "op")}
 
 
 def _copies(inferences: list[ChartInference], all_charts: list[str]) -> OverlayFile:
@@ -228,22 +211,16 @@ def _copies(inferences: list[ChartInference], all_charts: list[str]) -> OverlayF
         for path, data in inference.copies.items():
             owners.setdefault((path, data), []).append(inference.chart)
     for (path, data), charts in sorted(owners.items(), key=lambda item: (item[0][0], item[1])):
-        shared = len(charts) > 1
-        source = f"files/{'common' if shared else charts[0]}/{path}"
+        source = f"files/{'common' if len(charts) > 1 else charts[0]}/{path}"
         if source in overlay.assets:  # two different contents shared by different sets of charts
             source = f"files/{charts[0]}/{path}"
         overlay.assets[source] = data
-        op: dict[str, Any] = {"op": "copy", "description": f"the Giant Swarm-only {path}"}
-        if sorted(charts) != all_charts:
-            op["charts"] = sorted(charts)
-        op.update({"from": source, "to": path})
-        overlay.operations.append(op)
+        overlay.operations.append(_declared({"op": "copy", "from": source, "to": path}, charts, all_charts, True))
     return overlay
 
 
 def dump(overlay: OverlayFile) -> str:
     """The overlay file's YAML: multi-line strings as literal blocks, everything else plain."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.scalarstring import LiteralScalarString
 
     def styled(value: Any) -> Any:
@@ -255,15 +232,20 @@ def dump(overlay: OverlayFile) -> str:
             return LiteralScalarString(value)
         return value
 
+    charts = {"charts": overlay.charts} if overlay.charts else {}
+    return yaml_text({"description": overlay.description, **charts, "operations": styled(overlay.operations)}, 4096)
+
+
+def yaml_text(data: Any, width: int = 80, header: str = "") -> str:
+    """``data`` as block YAML (sequences indented under their key), lines folded at ``width``, after ``header``."""
+    from ruamel.yaml import YAML
+
     yaml = YAML()
-    yaml.width = 4096
+    yaml.width = width
     yaml.indent(mapping=2, sequence=4, offset=2)
     out = io.StringIO()
-    document: dict[str, Any] = {"description": overlay.description}
-    if overlay.charts:
-        document["charts"] = overlay.charts
-    document["operations"] = styled(overlay.operations)
-    yaml.dump(document, out)
+    out.write(header)
+    yaml.dump(data, out)
     return out.getvalue()
 
 

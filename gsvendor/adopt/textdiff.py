@@ -12,15 +12,20 @@ a ``count``, as a person writes an image rewrite repeated in one file.
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 from typing import Any
+
+from gsvendor import gitcmd
+from gsvendor.errors import ToolError
 
 # the widest context an anchor may take, in lines: a block that needs more is not expressed
 MAX_CONTEXT = 30
 
 
-class NoAnchor(Exception):
+class NoAnchor(ValueError):
     """No anchor of at most :data:`MAX_CONTEXT` lines occurs exactly once near a change."""
 
 
@@ -33,25 +38,17 @@ class _Hunk:
     applied: bool = False
 
 
-def _key(line: str) -> str:
-    return line.rstrip()
-
-
 def hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
     """The changed blocks ``(i1, i2, j1, j2)`` from ``old`` to ``new`` lines, compared without
     trailing whitespace. The common head and tail are cut first: a one-line change in a CRD of
     30 000 lines then costs a comparison of one line."""
-    a, b = [_key(x) for x in old], [_key(x) for x in new]
+    a, b = [x.rstrip() for x in old], [x.rstrip() for x in new]
     while a and not a[-1]:  # blank lines that end a file: the whitespace fixes drop them
         a.pop()
     while b and not b[-1]:
         b.pop()
-    head = 0
-    while head < len(a) and head < len(b) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
+    head = _common(a, b)
+    tail = _common(a[head:][::-1], b[head:][::-1])
     middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
     if len(middle_a) * len(middle_b) > _LARGE:
         blocks = _git_hunks(middle_a, middle_b)
@@ -59,6 +56,11 @@ def hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
         matcher = difflib.SequenceMatcher(None, middle_a, middle_b)
         blocks = [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
     return [(i1 + head, i2 + head, j1 + head, j2 + head) for i1, i2, j1, j2 in blocks]
+
+
+def _common(a: list[str], b: list[str]) -> int:
+    """How many leading lines ``a`` and ``b`` share."""
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 # above this product of line counts difflib's quadratic matching takes seconds (a CRD of an
@@ -72,12 +74,6 @@ def _git_hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
 
     Raises :class:`NoAnchor` when git is missing or fails (the change is then reported, not guessed).
     """
-    import os
-    import tempfile
-
-    from gsvendor import gitcmd
-    from gsvendor.errors import ToolError
-
     with tempfile.TemporaryDirectory(prefix="gsvendor-adopt-diff-") as tmp:
         paths = [os.path.join(tmp, "a"), os.path.join(tmp, "b")]
         for path, lines in zip(paths, (a, b), strict=True):
@@ -104,26 +100,20 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
-class _Text:
-    """Upstream's lines with some hunks applied: the text an operation sees."""
-
-    def __init__(self, old: list[str], new: list[str], blocks: list[_Hunk]) -> None:
-        self.old, self.new, self.blocks = old, new, blocks
-
-    def lines(self, hunk: _Hunk) -> tuple[list[str], list[str]]:
-        """The lines before and after ``hunk``'s old block in the current text."""
-        before: list[str] = []
-        after: list[str] = []
-        target, pos = before, 0
-        for other in self.blocks:
-            target += self.old[pos : other.i1]
-            pos = other.i2
-            if other is hunk:
-                target = after
-            else:
-                target += self.new[other.j1 : other.j2] if other.applied else self.old[other.i1 : other.i2]
-        target += self.old[pos:]
-        return before, after
+def _around(old: list[str], new: list[str], blocks: list[_Hunk], hunk: _Hunk) -> tuple[list[str], list[str]]:
+    """The lines before and after ``hunk``'s old block in upstream's text with the applied hunks applied."""
+    before: list[str] = []
+    after: list[str] = []
+    target, pos = before, 0
+    for other in blocks:
+        target += old[pos : other.i1]
+        pos = other.i2
+        if other is hunk:
+            target = after
+        else:
+            target += new[other.j1 : other.j2] if other.applied else old[other.i1 : other.i2]
+    target += old[pos:]
+    return before, after
 
 
 def text_operations(old: str, new: str) -> list[dict[str, Any]]:
@@ -135,53 +125,61 @@ def text_operations(old: str, new: str) -> list[dict[str, Any]]:
     """
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     blocks = [_Hunk(*h) for h in hunks(old_lines, new_lines)]
-    text = _Text(old_lines, new_lines, blocks)
     ops: list[dict[str, Any]] = []
     for hunk in blocks:
         if hunk.applied:
             continue
-        before, after = text.lines(hunk)
-        current = "".join(before) + "".join(old_lines[hunk.i1 : hunk.i2]) + "".join(after)
+        before, after = _around(old_lines, new_lines, blocks, hunk)
         block = "".join(old_lines[hunk.i1 : hunk.i2])
         added = "".join(new_lines[hunk.j1 : hunk.j2])
+        current = "".join(before) + block + "".join(after)
+        # the same change elsewhere, not yet written: one operation with a count where it can be
+        group = [
+            other
+            for other in blocks
+            if not other.applied
+            and old_lines[other.i1 : other.i2] == old_lines[hunk.i1 : hunk.i2]
+            and new_lines[other.j1 : other.j2] == new_lines[hunk.j1 : hunk.j2]
+        ]
         if not current:
             ops.append({"op": "replace", "find": "", "with": added})
         elif block:
-            ops.append(_replacement(text, hunk, before, block, added, after, current))
+            ops.append(_replacement(group, before, block, added, after, current))
         else:
-            ops.append(_insertion(text, hunk, before, added, after, current))
+            line = before[-1:]  # an insertion repeats only after the same line
+            group = [other for other in group if _around(old_lines, new_lines, blocks, other)[0][-1:] == line]
+            ops.append(_insertion(group, before, added, after, current))
         hunk.applied = True
     return ops
 
 
-def _same_change(text: _Text, hunk: _Hunk, other: _Hunk) -> bool:
-    return (
-        not other.applied
-        and text.old[other.i1 : other.i2] == text.old[hunk.i1 : hunk.i2]
-        and text.new[other.j1 : other.j2] == text.new[hunk.j1 : hunk.j2]
-    )
+def _counted(group: list[_Hunk], current: str, op: dict[str, Any], text: str) -> dict[str, Any] | None:
+    """``op`` with a ``count`` when ``text`` occurs once per change of ``group`` (then all applied)."""
+    if len(group) < 2 or current.count(text) != len(group):
+        return None
+    for other in group:
+        other.applied = True
+    return {**op, "count": len(group)}
 
 
 def _replacement(
-    text: _Text, hunk: _Hunk, before: list[str], block: str, added: str, after: list[str], current: str
+    group: list[_Hunk], before: list[str], block: str, added: str, after: list[str], current: str
 ) -> dict[str, Any]:
-    group = [other for other in text.blocks if _same_change(text, hunk, other)]
     for find, with_ in _trimmed(block, added):
-        if len(group) > 1 and current.count(find) == len(group):
-            for other in group:
-                other.applied = True
-            return {"op": "replace", "find": find, "with": with_, "count": len(group)}
-    for total in range(MAX_CONTEXT + 1):
-        found = []
-        for back in range(min(total, len(before)) + 1):
-            ahead = total - back
-            if ahead > len(after):
-                continue
-            head = "".join(before[len(before) - back :])
-            tail = "".join(after[:ahead])
-            for find, with_ in _trimmed(head + block + tail, head + added + tail):
-                if current.count(find) == 1:
-                    found.append((len(find), find, with_))
+        if counted := _counted(group, current, {"op": "replace", "find": find, "with": with_}, find):
+            return counted
+    for total in range(MAX_CONTEXT + 1):  # lines of context, split every way between before and after
+        around = [
+            ("".join(before[len(before) - back :]), "".join(after[: total - back]))
+            for back in range(min(total, len(before)) + 1)
+            if total - back <= len(after)
+        ]
+        found = [
+            (len(find), find, with_)
+            for head, tail in around
+            for find, with_ in _trimmed(head + block + tail, head + added + tail)
+            if current.count(find) == 1
+        ]
         if found:
             _, find, with_ = min(found)
             return {"op": "replace", "find": find, "with": with_}
@@ -196,40 +194,27 @@ def _trimmed(find: str, with_: str) -> list[tuple[str, str]]:
     return [(find, with_)]
 
 
-def _insertion(
-    text: _Text, hunk: _Hunk, before: list[str], added: str, after: list[str], current: str
-) -> dict[str, Any]:
-    if before:
-        line = before[-1]
-        anchors = [line.lstrip(" \t"), line] if _indent(line) else [line]
-        group = [
-            other for other in text.blocks if _same_change(text, hunk, other) and text.lines(other)[0][-1:] == [line]
-        ]
-        for anchor in anchors:
-            if len(group) > 1 and anchor.strip() and current.count(anchor) == len(group):
-                for other in group:
-                    other.applied = True
-                return {"op": "insert-after", "anchor": anchor, "text": _after_text(anchor, added), "count": len(group)}
-    for total in range(1, MAX_CONTEXT + 1):
-        found = []
-        if total <= len(before):
-            lines = before[len(before) - total :]
-            full = "".join(lines)
-            candidates = [full[_indent(lines[0]) :], full] if _indent(lines[0]) else [full]
-            for anchor in candidates:
-                if anchor.strip() and current.count(anchor) == 1:
-                    found.append((len(anchor), "insert-after", anchor))
-        if total <= len(after):
-            full = "".join(after[:total])
-            for anchor in (full.rstrip("\r\n"), full):
-                if anchor.strip() and current.count(anchor) == 1:
-                    found.append((len(anchor), "insert-before", anchor))
+def _insertion(group: list[_Hunk], before: list[str], added: str, after: list[str], current: str) -> dict[str, Any]:
+    for anchor in _variants(before[-1]) if before else []:
+        op = {"op": "insert-after", "anchor": anchor, "text": _after_text(anchor, added)}
+        if anchor.strip() and (counted := _counted(group, current, op, anchor)):
+            return counted
+    for total in range(1, MAX_CONTEXT + 1):  # past either end of the text: the shorter anchors again
+        following = "".join(after[:total])
+        candidates = [("insert-after", a) for a in _variants("".join(before[-total:]))]
+        candidates += [("insert-before", a) for a in (following.rstrip("\r\n"), following)]
+        found = [(len(a), kind, a) for kind, a in candidates if a.strip() and current.count(a) == 1]
         if found:
             _, kind, anchor = min(found)
             inserted = _after_text(anchor, added) if kind == "insert-after" else added
             return {"op": kind, "anchor": anchor, "text": inserted}
     first = added.splitlines()[0].strip() if added.strip() else "blank lines"
     raise NoAnchor(f"no unique anchor within {MAX_CONTEXT} lines for the inserted {first!r}")
+
+
+def _variants(text: str) -> list[str]:
+    """``text`` without its first line's indentation (tried first: shorter), and as it is."""
+    return [text[_indent(text) :], text] if _indent(text) else [text]
 
 
 def _after_text(anchor: str, added: str) -> str:

@@ -8,13 +8,16 @@ comment, a value written in another style) is left to the text operations.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from gsvendor.adopt.textdiff import hunks
 from gsvendor.overlays import yamledit
+from gsvendor.yamlio import load_plain
 
 # the files whose key edits become value operations
 VALUE_FILES = ("Chart.yaml", "values.yaml")
+_DELETE = object()  # the candidate value of a removed key
 
 
 def _escape(key: str) -> str:
@@ -50,45 +53,32 @@ def value_operations(old: str, new: str, tag: str) -> tuple[list[dict[str, Any]]
     """The value operations that reproduce key edits from ``old`` to ``new``, and the text after them.
 
     Returns ``([{"op": "yaml-set", "values": {...}}, {"op": "yaml-delete", "keys": [...]}], text)``
-    (either may be absent); values equal to ``tag`` are written ``${tag}`` (the overlay then holds
-    for the next tag too). Text that is not a YAML mapping gives no operations.
+    (either may be absent, both when the texts are no YAML mappings); values equal to ``tag`` are
+    written ``${tag}`` (the overlay then holds for the next tag too).
     """
-    from gsvendor.config import load_plain
-
     try:
         before, after = load_plain(old), load_plain(new)
     except Exception:  # not YAML: the text operations handle it
         return [], old
-    if not isinstance(before, dict) or not isinstance(after, dict):
-        return [], old
     sets, deletes = _changes(before, after)
     text, score = old, distance(old, new)
-    kept_sets: dict[str, Any] = {}
-    kept_deletes: list[str] = []
-    for pointer, value in sets:
+    values: dict[str, Any] = {}
+    keys: list[str] = []
+    for pointer, value in [*sets, *((p, _DELETE) for p in deletes)]:
         try:
-            candidate = yamledit.set_value(text, pointer, value)
+            edit = yamledit.delete if value is _DELETE else partial(yamledit.set_value, value=value)
+            candidate = edit(text, pointer)
         except (yamledit.YamlEditError, ValueError, TypeError):
             continue
         better = distance(candidate, new)
-        if better < score:
+        if better < score:  # kept only when it brings the text closer to the tree's
             text, score = candidate, better
-            kept_sets[pointer] = value
-    for pointer in deletes:
-        try:
-            candidate = yamledit.delete(text, pointer)
-        except (yamledit.YamlEditError, ValueError, TypeError):
-            continue
-        better = distance(candidate, new)
-        if better < score:
-            text, score = candidate, better
-            kept_deletes.append(pointer)
-    ops: list[dict[str, Any]] = []
-    if kept_sets:
-        ops.append({"op": "yaml-set", "values": {p: _declared(v, tag) for p, v in kept_sets.items()}})
-    if kept_deletes:
-        ops.append({"op": "yaml-delete", "keys": kept_deletes})
-    return ops, text
+            if value is _DELETE:
+                keys.append(pointer)
+            else:
+                values[pointer] = _declared(value, tag)
+    ops = [{"op": "yaml-set", "values": values}] if values else []
+    return ops + ([{"op": "yaml-delete", "keys": keys}] if keys else []), text
 
 
 def _declared(value: Any, tag: str) -> Any:
@@ -98,8 +88,7 @@ def _declared(value: Any, tag: str) -> Any:
     if isinstance(value, list):
         return [_declared(v, tag) for v in value]
     if isinstance(value, str):
-        escaped = value.replace("${", "$${")
-        return "${tag}" if value == tag else escaped
+        return "${tag}" if value == tag else escape_text(value)
     return value
 
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from gsvendor.cli.app import app, fetch_options, handles_errors, show_status, stderr_console, stdout_console
-from gsvendor.cli.options import non_empty
+from gsvendor.cli.options import JsonOption, non_empty
 
 
 @app.command(short_help="Write the overlays that reproduce hand-vendored charts.")
@@ -45,7 +45,7 @@ def adopt(
     ] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing gsvendor.yaml and overlays/.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the report; write nothing.")] = False,
-    json_output: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    json_output: JsonOption = False,
     repository: Annotated[
         str,
         typer.Option(
@@ -102,7 +102,7 @@ def adopt(
     if not words:
         raise UsageError("adopt needs TAG (or --detect to find it)")
     tag, folders = words[0], [Path(w) for w in words[1:]]
-    if Path(tag).is_dir() and (Path(tag) / "Chart.yaml").is_file():
+    if (Path(tag) / "Chart.yaml").is_file():
         raise UsageError(f"{tag!r} is a chart folder; give TAG first (or --detect)")
     from gsvendor.files import project_lock
 

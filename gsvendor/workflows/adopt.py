@@ -8,6 +8,9 @@ configuration, the overlays and the lock only when every chart comes out byte fo
 
 from __future__ import annotations
 
+import contextlib
+import glob
+import itertools
 import os
 import re
 import shutil
@@ -18,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from gsvendor.adopt.infer import infer_chart
-from gsvendor.adopt.layout import OverlayFile, arrange, dump
+from gsvendor.adopt.layout import OverlayFile, arrange, dump, yaml_text
 from gsvendor.config import (
     CONFIG_FILE,
     DEFAULT_ARCHIVE_URL,
@@ -28,7 +31,7 @@ from gsvendor.config import (
     Selector,
 )
 from gsvendor.errors import GsvendorError, OverlayApplyError, OverlayDefinitionError, SourceError, UsageError
-from gsvendor.files import Digests, normalize_whitespace, read_tree
+from gsvendor.files import Digests, leads_outside, normalize_whitespace, read_tree
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted
 
@@ -70,14 +73,12 @@ def chart_folders(root: Path, given: list[Path]) -> list[tuple[str, str]]:
     for folder in folders:
         if not (folder / "Chart.yaml").is_file():
             raise UsageError(f"{folder}: not a chart folder (no Chart.yaml)")
-        absolute = folder.resolve()
-        if not absolute.is_relative_to(root.resolve()):
+        if leads_outside(folder, root):
             raise UsageError(f"{folder}: outside the project {root}")
-        charts.append((_chart_name(folder), absolute.relative_to(root.resolve()).as_posix()))
-    names = [n for n, _ in charts]
-    for name in names:
-        if names.count(name) > 1:
-            raise UsageError(f"two chart folders are named {name}")
+        charts.append((_chart_name(folder), folder.resolve().relative_to(root.resolve()).as_posix()))
+    name, count = Counter(n for n, _ in charts).most_common(1)[0]
+    if count > 1:
+        raise UsageError(f"two chart folders are named {name}")
     return charts
 
 
@@ -106,7 +107,7 @@ def _config(
             name=name,
             upstream_path=f"charts/{name}",
             dest=dest,
-            exclude=tuple(Selector(path=_literal_glob(p)) for p in (deleted or {}).get(name, ())),
+            exclude=tuple(Selector(path=glob.escape(p)) for p in (deleted or {}).get(name, ())),
         )
         for name, dest in charts
     )
@@ -124,20 +125,15 @@ def _config(
     )
 
 
-def _literal_glob(path: str) -> str:
-    """``path`` as an fnmatch glob selecting only itself."""
-    return re.sub(r"([*?\[])", r"[\1]", path)
-
-
 def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[GenerateSettings, dict[str, list[str]]]:
     """The generate settings under which most of the tree's README.md/values.schema.json are what
     ``generate`` writes, and those files per chart."""
     from gsvendor.generate.chart import generate_chart, project_reader
 
     reader = project_reader(config)
-    best: tuple[int, GenerateSettings, dict[str, list[str]]] | None = None
-    for settings in _SETTINGS:
-        found: dict[str, list[str]] = {}
+
+    def found(settings: GenerateSettings) -> dict[str, list[str]]:
+        files: dict[str, list[str]] = {}
         for spec in config.charts:
             tree = trees[spec.name]
             given = {p: d for p, d in tree.items() if p not in _GENERATED}
@@ -151,12 +147,10 @@ def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[Gene
                 )
             except GsvendorError:
                 continue
-            found[spec.name] = sorted(p for p in set(out) - set(given) if tree.get(p) == out[p])
-        score = sum(len(v) for v in found.values())
-        if best is None or score > best[0]:
-            best = (score, settings, found)
-    assert best is not None
-    return best[1], best[2]
+            files[spec.name] = sorted(p for p in set(out) - set(given) if tree.get(p) == out[p])
+        return files
+
+    return max(((s, found(s)) for s in _SETTINGS), key=lambda best: sum(map(len, best[1].values())))
 
 
 def adopt(
@@ -186,16 +180,13 @@ def adopt(
     if not TAG.fullmatch(tag):
         raise UsageError(f"{tag!r} is not an upstream tag (letters, digits and . _ + - only, like v0.20.0)")
     overlays_dir = root / "overlays"
-    existing = None
     present = [n for n in (CONFIG_FILE, "overlays", "gsvendor.lock.yaml") if os.path.lexists(root / n)]
-    if present:
-        if not force and not dry_run:
-            raise UsageError(f"{present[0]} exists: adopt writes a new one; re-run with --force to replace it")
-        try:
-            if overlays_dir.is_dir():
-                existing = sum(len(o.operations) for o in load_overlays(overlays_dir))
-        except GsvendorError:  # a broken hand-written overlay: nothing to compare with
-            existing = None
+    if present and not force and not dry_run:
+        raise UsageError(f"{present[0]} exists: adopt writes a new one; re-run with --force to replace it")
+    existing = None
+    if overlays_dir.is_dir():
+        with contextlib.suppress(GsvendorError):  # a broken hand-written overlay: nothing to compare with
+            existing = sum(len(o.operations) for o in load_overlays(overlays_dir))
     charts = chart_folders(root, folders)
     trees = {name: read_tree(root, dest) for name, dest in charts}
     probe = _config(root, repository, charts, overlays_dir, GenerateSettings())
@@ -208,39 +199,26 @@ def adopt(
     deleted = {i.chart: i.deleted for i in inferences if i.deleted}
     problems = [p for i in inferences for p in i.problems]
     universes = {name: set(files) for name, files in upstream.items()}
-    result = None
     with tempfile.TemporaryDirectory(prefix=".gsvendor-adopt-", dir=root) as tmp:
         plain: set[str] = set()  # charts whose operations themes reordered into a failing order
-        known = {p.split(": ")[0] for p in problems}
-        for attempt in range(len(charts) + 2):
+        known = tuple(p.split(": ")[0] for p in problems)
+        for attempt in itertools.count():  # ends: each new attempt keeps one more chart plain
             stage = Path(tmp) / f"attempt-{attempt}"
             layout = arrange(inferences, universes, plain)
             _stage_overlays(stage, layout)
             config = _config(root, repository, charts, stage, settings, deleted)
             try:
                 built = build(config, snapshot, load_overlays(stage))
-            except OverlayDefinitionError as exc:  # text the YAML of an overlay cannot carry as written
-                result = AdoptResult(tag, layout, deleted, generated, [*problems, str(exc)], settings, existing)
+                left = [x for x in _differences(built, trees) if not x.split(": ")[0].endswith(known)]
+                failing = {name for name, dest in charts for x in left if x.startswith(f"{dest}/")}
+            except (OverlayDefinitionError, OverlayApplyError) as exc:
+                # an OverlayDefinitionError: text the YAML of an overlay cannot carry as written
+                left = [str(exc)]
+                failing = {n for n, _ in charts if isinstance(exc, OverlayApplyError) and str(exc).startswith(f"{n}/")}
+            if not failing - plain:
                 break
-            except OverlayApplyError as exc:
-                failing = {name for name, _ in charts if str(exc).startswith(f"{name}/")} - plain
-                if failing:
-                    plain |= failing
-                    continue
-                result = AdoptResult(tag, layout, deleted, generated, [*problems, str(exc)], settings, existing)
-                break
-            left = [
-                x for x in _differences(config, built, trees) if not any(x.split(": ")[0].endswith(k) for k in known)
-            ]
-            failing = {name for name, dest in charts for x in left if x.startswith(f"{dest}/")} - plain
-            if failing:
-                plain |= failing
-                continue
-            result = AdoptResult(
-                tag, layout, deleted, generated, problems + left, settings, existing, plain=sorted(plain)
-            )
-            break
-        assert result is not None
+            plain |= failing  # themes reordered operations that depend on each other: keep them apart
+        result = AdoptResult(tag, layout, deleted, generated, problems + left, settings, existing, plain=sorted(plain))
         if dry_run or (result.problems and not partial):
             return result
         lock_bytes = None
@@ -263,22 +241,21 @@ def _stage_overlays(stage: Path, layout: list[OverlayFile]) -> None:
             target.write_bytes(data)
 
 
-def _differences(config: Config, built: Any, trees: dict[str, dict[str, bytes]]) -> list[str]:
+def _differences(built: Any, trees: dict[str, dict[str, bytes]]) -> list[str]:
     """One line per file whose build differs from the tree."""
     left = []
     for chart in built.charts:
         tree = trees[chart.spec.name]
         for path in sorted(set(tree) | set(chart.files)):
             if tree.get(path) != chart.files.get(path):
-                what = (
-                    "sync would add it"
-                    if path not in tree
-                    else "sync would remove it"
-                    if path not in chart.files
-                    else "the overlays inferred do not reproduce it"
-                )
-                if path in chart.generated and path in tree:
+                if path not in tree:
+                    what = "sync would add it"
+                elif path in chart.generated:
                     what = "differs from what generate writes (edit its template or .schema.yaml instead)"
+                elif path not in chart.files:
+                    what = "sync would remove it"
+                else:
+                    what = "the overlays inferred do not reproduce it"
                 left.append(f"{chart.spec.dest}/{path}: {what}")
     return left
 
@@ -293,13 +270,6 @@ def config_text(
     """gsvendor.yaml for the adopted charts: the upstream repository, the charts (with their
     deleted upstream files as ``exclude``), the generate settings; other settings of an existing
     gsvendor.yaml (images, manifests, Dockerfiles) carried over."""
-    import io
-
-    from ruamel.yaml import YAML
-
-    yaml = YAML()
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    from gsvendor.files import leads_outside
     from gsvendor.yamlio import load_yaml_document
 
     kept: dict[str, Any] = {}
@@ -311,7 +281,7 @@ def config_text(
             replaced = ("charts", "overlays", "output", "generate", "lock")
             kept = {k: v for k, v in (old or {}).items() if k not in replaced}
         except Exception:  # unreadable: written afresh
-            kept = {}
+            pass
     data: dict[str, Any] = {"upstream": kept.pop("upstream", {"repository": repository})}
     data.update({"output": "helm", "overlays": "overlays", "lock": "gsvendor.lock.yaml"})
     entries: list[Any] = []
@@ -320,7 +290,7 @@ def config_text(
         if dest != f"helm/{name}":
             entry["dest"] = dest
         if deleted.get(name):
-            entry["exclude"] = [_literal_glob(p) for p in deleted[name]]
+            entry["exclude"] = [glob.escape(p) for p in deleted[name]]
         entries.append(name if len(entry) == 1 else entry)
     data["charts"] = entries
     data["generate"] = {
@@ -328,28 +298,23 @@ def config_text(
         "schema": {"normalize": settings.normalize},
     }
     data.update(kept)
-    out = io.StringIO()
-    out.write("# gsvendor configuration, written by gsvendor adopt: what to vendor from upstream, and where.\n")
-    yaml.dump(data, out)
-    return out.getvalue()
+    header = "# gsvendor configuration, written by gsvendor adopt: what to vendor from upstream, and where.\n"
+    return yaml_text(data, header=header)
 
 
 def _write(root: Path, tmp: Path, stage: Path, text: str, lock_bytes: bytes | None) -> None:
     """Put overlays/, gsvendor.yaml and the lock in place; on any failure put back what was there."""
-    config_new = tmp / "gsvendor.yaml.new"
-    config_new.write_text(text, encoding="utf-8")
-    lock_new = tmp / "lock.new"
-    if lock_bytes is not None:
-        lock_new.write_bytes(lock_bytes)
-    targets = [(stage, root / "overlays"), (config_new, root / CONFIG_FILE)]
-    if lock_bytes is not None:
-        targets.append((lock_new, root / "gsvendor.lock.yaml"))
     from gsvendor.signals import Deferred
 
-    moved: list[tuple[Path, Path | None]] = []  # (target, where its old content went)
+    config_new, lock_new = tmp / "gsvendor.yaml.new", tmp / "lock.new"
+    config_new.write_text(text, encoding="utf-8")
+    targets = [(stage, root / "overlays"), (config_new, root / CONFIG_FILE)]
+    if lock_bytes is not None:
+        lock_new.write_bytes(lock_bytes)
+        targets.append((lock_new, root / "gsvendor.lock.yaml"))
     # a signal between the renames would leave overlays/ of one adoption beside another gsvendor.yaml
     with Deferred(redeliver=True):
-        _swap(targets, moved, tmp)
+        _swap(targets, [], tmp)
 
 
 def _swap(targets: list[tuple[Path, Path]], moved: list[tuple[Path, Path | None]], tmp: Path) -> None:
@@ -406,9 +371,8 @@ def detect(root: Path, source: str, folders: list[Path], options: FetchOptions, 
     if classify_source(source) == "git":
         candidates = [(tag, source) for tag in _git_tags(source, options)[:newest]]
     else:
-        folder = Path(source)
-        archives = sorted(p for p in folder.iterdir() if ARCHIVE.match(p.name)) if folder.is_dir() else []
-        candidates = [(ARCHIVE.match(p.name)["tag"], str(p)) for p in archives]  # type: ignore[index]
+        archives = sorted(Path(source).iterdir()) if Path(source).is_dir() else []
+        candidates = [(match["tag"], str(p)) for p in archives if (match := ARCHIVE.match(p.name))]
     if not candidates:
         raise UsageError(
             f"--source {source}: no tags to detect from (a folder of <name>-<tag>.tar.gz archives, or a git URL)"
@@ -436,12 +400,9 @@ def _git_tags(url: str, options: FetchOptions) -> list[str]:
     from gsvendor.upstream.source import tag_version
 
     tags = []
-    for tag in remote_tags(url, options):
-        if re.search(DEFAULT_TAG_PATTERN, tag):
-            try:
-                tags.append((Version(tag_version(tag)), tag))
-            except InvalidVersion:
-                continue
+    for tag in filter(re.compile(DEFAULT_TAG_PATTERN).search, remote_tags(url, options)):
+        with contextlib.suppress(InvalidVersion):  # a semver pre-release PEP 440 cannot order
+            tags.append((Version(tag_version(tag)), tag))
     return [tag for _, tag in sorted(tags, reverse=True)]
 
 

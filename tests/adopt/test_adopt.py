@@ -464,3 +464,16 @@ def test_a_gsvendor_yaml_linking_outside_the_project_is_not_carried_over(
     assert not written.is_symlink() and "not-for-a-repository" not in written.read_text()
     assert YAML(typ="safe").load(written.read_text())["upstream"] == {"repository": "kserve/kserve"}
     assert outside.read_text() == "users:\n  - name: admin\n    user: {token: not-for-a-repository}\n"
+
+
+def test_descriptions_name_escaped_keys_as_written() -> None:
+    """A removed ``helm.sh/resource-policy`` key (pointer ``~1``) was described as ``helm.sh~1resource-policy``."""
+    from gsvendor.adopt.layout import describe
+
+    pointer = "/metadata/annotations/helm.sh~1resource-policy"
+    assert describe({"op": "yaml-delete", "file": "Chart.yaml", "keys": [pointer]}) == (
+        "removes metadata.annotations.helm.sh/resource-policy from Chart.yaml"
+    )
+    assert describe({"op": "yaml-set", "file": "Chart.yaml", "values": {pointer: "keep"}}) == (
+        "sets metadata.annotations.helm.sh/resource-policy in Chart.yaml"
+    )
