@@ -51,11 +51,8 @@ def public_git_url(url: str) -> str:
     return f"{scheme}{rest}"
 
 
-# A Python process beside every git source read: it reads JSON lines from gsvendor (["+", pgid]
-# a git run began, ["-", pgid] it ended, ["rm", path] a temporary clone) and, when its input ends
-# without ["done"] (gsvendor ended, even SIGKILLed: the pipe closes with it), kills the groups still
-# running (git's helpers, such as git-remote-http holding the URL, outlive a git killed alone) and
-# removes the clones.
+# Reads JSON lines (["+"/"-", pgid] a git run began/ended, ["rm", path] a clone); when its input
+# ends without ["done"] (gsvendor died, even SIGKILLed), kills the groups left and removes the clones.
 _REAPER = """
 import json, os, shutil, signal, sys
 groups, folders = set(), []

@@ -52,12 +52,11 @@ _INFLATE_ANY_RATIO = 16 * 1024 * 1024
 def _gunzip_whole(data: bytes) -> bytes | None:
     """``data`` (one gzip member) inflated in one call, or ``None`` to read it as a stream instead.
 
-    tarfile reading a gzip stream inflates it once to list the members and again to extract
-    them (a backward seek rewinds the stream); inflated once it costs one pass. ``None`` for
-    archives whose trailer (ISIZE) announces over 256 MiB, or over 16 MiB and over
-    :data:`_INFLATE_RATIO` times their size; for archives that inflate to another size than it
-    says, several gzip members and any error (the stream reader words it). Inflating holds about
-    twice the result for a moment, so the trailer is read first: a small bomb is never inflated here.
+    tarfile reading a gzip stream inflates it twice (listing, then a backward seek to extract);
+    inflated once it costs one pass. ``None`` when the trailer (ISIZE) announces over
+    :data:`_INFLATE_IN_MEMORY`, or over :data:`_INFLATE_ANY_RATIO` and :data:`_INFLATE_RATIO` times
+    the archive's size (read first: a small bomb is never inflated here); for a size other than
+    announced, several gzip members and any error (the stream reader words it).
     """
     if len(data) < 18:  # a gzip header and trailer
         return None
