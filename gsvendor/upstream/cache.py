@@ -6,83 +6,63 @@ import hashlib
 import json
 import os
 import re
-import stat
 import tempfile
 from pathlib import Path
 
-
-def _cache_paths(cache_dir: Path, tag: str) -> tuple[Path, Path]:
-    name = re.sub(r"[^A-Za-z0-9._-]", "_", tag)
-    folder = cache_dir / (name if name.strip(".") else "_")  # never "." or ".."
-    return folder, folder / "urls.json"
-
+from gsvendor.errors import SourceError
+from gsvendor.upstream.source import public_url, read_archive
 
 _MAX_INDEX_BYTES = 1024 * 1024
 
 
-def _read_regular(path: Path, most: int) -> bytes | None:
-    """The bytes of ``path`` when it is a regular file of at most ``most`` bytes, else ``None``.
+def _cache_paths(cache_dir: Path, tag: str) -> tuple[Path, Path]:
+    """The folder of ``tag``'s archives (never ``.`` or ``..``) and its index, ``urls.json``."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", tag)
+    folder = cache_dir / (name if name.strip(".") else "_")
+    return folder, folder / "urls.json"
 
-    Opened without blocking and checked before reading: a FIFO or device put in the cache is
-    ignored instead of hanging the run.
-    """
+
+def _read(path: Path, most: int | None = None) -> bytes | None:
+    """:func:`read_archive` without following a link; ``None`` for anything unreadable (a FIFO or a
+    device put in the cache is ignored instead of hanging the run)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
-    except OSError:
+        return read_archive(path, most, os.O_NOFOLLOW)
+    except SourceError:
         return None
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > most:
-                return None
-            return handle.read(most + 1)
-        except OSError:
-            return None
 
 
-def _key(url: str) -> str:
-    """How a URL is recorded in the cache index: without credentials."""
-    from gsvendor.upstream.source import public_url
-
-    return public_url(url)
+def _index(path: Path) -> dict[str, object]:
+    """The index's public URL → sha256; empty when missing or unreadable."""
+    try:
+        urls = json.loads(_read(path, _MAX_INDEX_BYTES) or b"{}")
+    except ValueError:
+        return {}
+    return urls if isinstance(urls, dict) else {}
 
 
 def _cached(cache_dir: Path | None, tag: str, url: str, expected_sha256: str | None) -> bytes | None:
-    """Return cached archive bytes for ``url`` at ``tag`` when present, a regular file, and intact."""
-    from gsvendor.upstream.source import MAX_ARCHIVE_BYTES, limit
-
+    """The cached archive of ``url`` at ``tag`` (of ``expected_sha256`` when given) when present, a
+    regular file and intact; else ``None``."""
     if cache_dir is None:
         return None
     folder, index = _cache_paths(cache_dir, tag)
-    sha = expected_sha256
-    if sha is None:
-        raw = _read_regular(index, _MAX_INDEX_BYTES)
-        try:
-            urls = json.loads(raw) if raw is not None else None
-        except ValueError:
-            return None
-        sha = urls.get(_key(url)) if isinstance(urls, dict) else None
+    sha = expected_sha256 or _index(index).get(public_url(url))
     if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
         return None
-    data = _read_regular(folder / f"{sha}.tar.gz", limit("GSVENDOR_MAX_ARCHIVE_MIB", MAX_ARCHIVE_BYTES))
+    data = _read(folder / f"{sha}.tar.gz")
     return data if data is not None and hashlib.sha256(data).hexdigest() == sha else None
 
 
 def _store(cache_dir: Path | None, tag: str, url: str, data: bytes, sha: str) -> None:
+    """Keep ``data`` (of ``sha``) as ``url``'s archive of ``tag``, recorded without credentials."""
     if cache_dir is None:
         return
     folder, index = _cache_paths(cache_dir, tag)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         _atomic_write(folder / f"{sha}.tar.gz", data)
-        raw = _read_regular(index, _MAX_INDEX_BYTES)
-        try:
-            urls = json.loads(raw) if raw is not None else {}
-        except ValueError:
-            urls = {}
-        if not isinstance(urls, dict):
-            urls = {}
-        urls[_key(url)] = sha
+        urls = _index(index)
+        urls[public_url(url)] = sha
         _atomic_write(index, json.dumps(urls, indent=2, sort_keys=True).encode())
     except OSError:
         pass  # a cache that cannot be written only costs a later download

@@ -9,7 +9,7 @@ from gsvendor.upstream.cache import _store
 from gsvendor.upstream.folder import read_folder
 from gsvendor.upstream.git import read_git
 from gsvendor.upstream.http import download, public_url
-from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted, _read_local, classify_source
+from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted, classify_source, read_archive
 from gsvendor.upstream.tarball import read_tarball
 
 
@@ -30,7 +30,7 @@ def fetch_upstream(
     if kind == "folder":
         snapshot = read_folder(Path(source), tag, wanted, location=source)
     elif kind == "tarball":
-        data = _read_local(Path(source))
+        data = read_archive(Path(source))
         snapshot = read_tarball(data, tag, wanted, kind="tarball", location=source)
     elif kind == "http":
         data = download(source, tag, options, expected_sha256=expected_sha256)

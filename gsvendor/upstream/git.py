@@ -23,11 +23,10 @@ from gsvendor import gitcmd
 from gsvendor.errors import SourceError, redact, shorten
 from gsvendor.upstream.source import (
     FetchOptions,
-    FileBudget,
     UpstreamSnapshot,
     Wanted,
-    check_path,
     missing_tag,
+    read_tree,
     split_userinfo,
 )
 
@@ -52,11 +51,8 @@ def public_git_url(url: str) -> str:
     return f"{scheme}{rest}"
 
 
-# A Python process beside every git source read: it reads JSON lines from gsvendor (["+", pgid]
-# a git run began, ["-", pgid] it ended, ["rm", path] a temporary clone) and, when its input ends
-# without ["done"] (gsvendor ended, even SIGKILLed: the pipe closes with it), kills the groups still
-# running (git's helpers, such as git-remote-http holding the URL, outlive a git killed alone) and
-# removes the clones.
+# Reads JSON lines (["+"/"-", pgid] a git run began/ended, ["rm", path] a clone); when its input
+# ends without ["done"] (gsvendor died, even SIGKILLed), kills the groups left and removes the clones.
 _REAPER = """
 import json, os, shutil, signal, sys
 groups, folders = set(), []
@@ -81,11 +77,14 @@ for folder in folders:
 
 
 class _Reaper:
-    """The process running :data:`_REAPER` for one git source read; a no-op where it cannot start."""
+    """The process running :data:`_REAPER` for one git source read (a no-op where it cannot start),
+    with the time left to that read's git runs: ``options.max_time`` seconds from its start."""
 
-    def __init__(self) -> None:
+    def __init__(self, url: str, options: FetchOptions) -> None:
         import sys
 
+        self.url, self.shown, self.options = url, public_git_url(url), options
+        self.deadline = time.monotonic() + options.max_time
         try:
             self.process: subprocess.Popen[bytes] | None = subprocess.Popen(
                 [sys.executable, "-I", "-S", "-c", _REAPER],
@@ -109,7 +108,10 @@ class _Reaper:
         except OSError:  # it died: nothing more to tell it
             self.process = None
 
-    def close(self) -> None:
+    def __enter__(self) -> _Reaper:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
         """Tell it gsvendor cleaned up itself, and wait for it to end."""
         if self.process is None:
             return
@@ -118,54 +120,50 @@ class _Reaper:
             self.process.stdin.close()  # type: ignore[union-attr]
         self.process.wait()
 
+    def git(self, *args: str, cwd: str | None = None) -> str:
+        """Run git with ``args`` (:func:`gsvendor.gitcmd.run`) in the time left, its process group told
+        to the reaper; return stdout. Raises :class:`SourceError` on failure or timeout, :class:`ToolError`
+        without git."""
+        config = [
+            *("-c", f"http.lowSpeedLimit={max(1, int(self.options.min_rate))}"),
+            *("-c", f"http.lowSpeedTime={max(1, int(self.options.timeout))}"),
+            *("-c", "protocol.version=2"),
+        ]
+        try:
+            done = gitcmd.run([*config, *args], cwd, timeout=self.deadline - time.monotonic(), track=self.tell)
+        except gitcmd.GitTimeout:
+            raise SourceError(
+                f"{self.shown}: git {args[0]} took longer than {self.options.max_time:g} s (--max-time); stopped it"
+            ) from None
+        if done.returncode != 0:
+            # git's progress line ("Cloning into '/tmp/…'...") names a temporary folder: not the failure
+            said = [line for line in gitcmd.readable(done.stderr).splitlines() if not line.startswith("Cloning into ")]
+            text = " ".join(" ".join(said).split())
+            if re.search(r"Remote branch .* not found|not found in upstream", text):
+                raise _UnknownTag(f"{self.shown}: unknown tag")
+            offline = re.search(
+                r"Could not resolve host|Failed to connect|Connection refused|Network is unreachable", text
+            )
+            hint = " (no network here? read a local copy with --source)" if offline else ""
+            raise SourceError(
+                f"{self.shown}: git {args[0]} failed: {shorten(redact(text), 400) or done.returncode}{hint}"
+            )
+        return gitcmd.readable(done.stdout)
 
-def _run(
-    args: list[str], cwd: str | None, deadline: float, shown: str, options: FetchOptions, reaper: _Reaper | None = None
-) -> str:
-    """Run git with ``args`` (:func:`gsvendor.gitcmd.run`) in the time left before ``deadline``; return
-    stdout. Raises :class:`SourceError` on failure or timeout, :class:`ToolError` without git.
-
-    ``reaper`` is told git's process group while it runs (killed if gsvendor dies meanwhile)."""
-    config = [
-        "-c",
-        f"http.lowSpeedLimit={max(1, int(options.min_rate))}",
-        "-c",
-        f"http.lowSpeedTime={max(1, int(options.timeout))}",
-        "-c",
-        "protocol.version=2",
-    ]
-    try:
-        done = gitcmd.run(
-            [*config, *args], cwd, timeout=deadline - time.monotonic(), track=reaper.tell if reaper else None
-        )
-    except gitcmd.GitTimeout:
-        raise SourceError(
-            f"{shown}: git {args[0]} took longer than {options.max_time:g} s (--max-time); stopped it"
-        ) from None
-    if done.returncode != 0:
-        # git's progress line ("Cloning into '/tmp/…'...") names a temporary folder: not the failure
-        said = [line for line in gitcmd.readable(done.stderr).splitlines() if not line.startswith("Cloning into ")]
-        text = " ".join(" ".join(said).split())
-        if re.search(r"Remote branch .* not found|not found in upstream", text):
-            raise SourceError(f"{shown}: unknown tag")
-        offline = re.search(r"Could not resolve host|Failed to connect|Connection refused|Network is unreachable", text)
-        hint = " (no network here? read a local copy with --source)" if offline else ""
-        raise SourceError(f"{shown}: git {args[0]} failed: {shorten(redact(text), 400) or done.returncode}{hint}")
-    return gitcmd.readable(done.stdout)
+    def unknown_tag(self, tag: str) -> SourceError:
+        """The error for a repository without ``tag``: what it holds (tags near it, HEAD) from ls-remote."""
+        try:
+            listed = self.git("ls-remote", "--", self.url, "HEAD", "refs/tags/*").splitlines()
+        except SourceError:  # what it holds is a hint: the unknown tag is the error
+            return SourceError(f"{self.shown}: unknown tag {tag}")
+        tags = [line.split("refs/tags/", 1)[1].removesuffix("^{}") for line in listed if "\trefs/tags/" in line]
+        head = next((line.split()[0] for line in listed if line.endswith("\tHEAD")), None)
+        error = missing_tag(self.shown, tag, tags, head)
+        return SourceError(str(error).replace(f"no tag {tag}", f"unknown tag {tag}", 1))
 
 
-def _unknown_tag(
-    url: str, tag: str, deadline: float, shown: str, options: FetchOptions, reaper: _Reaper | None = None
-) -> SourceError:
-    """The error for a repository without ``tag``: what it holds (tags near it, HEAD) from ls-remote."""
-    try:
-        listed = _run(["ls-remote", "--tags", "--", url], None, deadline, shown, options, reaper)
-        head = _run(["ls-remote", "--", url, "HEAD"], None, deadline, shown, options, reaper).split()
-    except SourceError:  # what it holds is a hint: the unknown tag is the error
-        return SourceError(f"{shown}: unknown tag {tag}")
-    tags = [line.split("refs/tags/", 1)[1].removesuffix("^{}") for line in listed.splitlines() if "refs/tags/" in line]
-    error = missing_tag(shown, tag, tags, head[0] if head else None)
-    return SourceError(str(error).replace(f"no tag {tag}", f"unknown tag {tag}", 1))
+class _UnknownTag(SourceError):
+    """git answered that the remote has no such branch or tag."""
 
 
 _TEMP_PREFIX = "gsvendor-git-"
@@ -198,22 +196,16 @@ def _remove_orphaned_clones() -> None:
 def remote_tags(url: str, options: FetchOptions) -> list[str]:
     """The tag names of the git repository at ``url`` (``git ls-remote --tags --refs``), in git's order.
 
-    Run as every git read here: in its own process group, killed whole past ``options.max_time``
-    seconds (git-remote-http too, which a git killed alone leaves connected), and by the reaper
-    if gsvendor dies meanwhile. Raises :class:`SourceError` naming the URL without credentials.
+    Run as every git read here (:class:`_Reaper`). Raises :class:`SourceError` naming the URL without
+    credentials.
     """
-    shown = public_git_url(url)
-    reaper = _Reaper()
-    try:
-        deadline = time.monotonic() + options.max_time
-        listed = _run(["ls-remote", "--tags", "--refs", "--", url], None, deadline, shown, options, reaper)
-    finally:
-        reaper.close()
+    with _Reaper(url, options) as reaper:
+        listed = reaper.git("ls-remote", "--tags", "--refs", "--", url)
     return [line.rsplit("refs/tags/", 1)[-1] for line in listed.splitlines() if "\trefs/tags/" in line]
 
 
 def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = None) -> UpstreamSnapshot:
-    """Read the ``wanted`` files of ``tag`` from a git repository at ``url``.
+    """Read the ``wanted`` files of ``tag`` from a git repository at ``url`` (:func:`read_tree`'s bounds).
 
     The clone is shallow (depth 1), blob-filtered and sparse, so only the wanted paths are
     fetched; all git runs together get ``options.max_time`` seconds, and an http remote slower
@@ -221,46 +213,19 @@ def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = 
     The snapshot's location carries no credentials (:func:`public_git_url`). Raises
     :class:`SourceError` when the URL or tag cannot be reached, or on a timeout.
     """
-    options = options or FetchOptions()
-    shown = public_git_url(url)
-    deadline = time.monotonic() + options.max_time
     _remove_orphaned_clones()
-    reaper = _Reaper()
-    try:
-        with tempfile.TemporaryDirectory(prefix=f"{_TEMP_PREFIX}{os.getpid()}-") as tmp:
-            reaper.tell("rm", tmp)
-            return _read_clone(url, tag, wanted, options, shown, deadline, tmp, reaper)
-    finally:
-        reaper.close()
-
-
-def _read_clone(
-    url: str, tag: str, wanted: Wanted, options: FetchOptions, shown: str, deadline: float, tmp: str, reaper: _Reaper
-) -> UpstreamSnapshot:
-    """Clone ``url`` at ``tag`` into ``tmp`` (shallow, blob-filtered, sparse) and read the wanted files."""
-    clone = ["clone", "--depth=1", f"--branch={tag}", "--filter=blob:none", "--no-checkout", "--sparse"]
-    try:
-        _run([*clone, "--", url, tmp], None, deadline, shown, options, reaper)
-    except SourceError as exc:
-        if str(exc) == f"{shown}: unknown tag":
-            raise _unknown_tag(url, tag, deadline, shown, options, reaper) from None
-        raise
-    sparse = ["sparse-checkout", "set", "--no-cone", *wanted.sparse_patterns()]
-    _run(sparse, tmp, deadline, shown, options, reaper)
-    _run(["checkout", "HEAD"], tmp, deadline, shown, options, reaper)
-    commit = _run(["rev-parse", "HEAD"], tmp, deadline, shown, options, reaper).strip()
-    root = Path(tmp)
-    budget = FileBudget(shown)  # the archives' per-file and total limits
-    files: dict[str, bytes] = {}
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root).as_posix()
-        if rel.startswith(".git/") or rel == ".git" or not wanted.matches(rel):
-            continue
-        check_path(rel, shown)
-        if path.is_symlink():
-            real = path.resolve()
-            if root.resolve() not in real.parents:
-                raise SourceError(f"{shown}: refusing link leading outside the repository: {rel}")
-        if path.is_file():
-            files[rel] = budget.read(path, rel)
-    return UpstreamSnapshot(tag=tag, kind="git", location=shown, files=files, commit=commit)
+    with (
+        _Reaper(url, options or FetchOptions()) as reaper,
+        tempfile.TemporaryDirectory(prefix=f"{_TEMP_PREFIX}{os.getpid()}-") as tmp,
+    ):
+        reaper.tell("rm", tmp)
+        clone = ["clone", "--depth=1", f"--branch={tag}", "--filter=blob:none", "--no-checkout", "--sparse"]
+        try:
+            reaper.git(*clone, "--", url, tmp)
+        except _UnknownTag:
+            raise reaper.unknown_tag(tag) from None
+        reaper.git("sparse-checkout", "set", "--no-cone", *wanted.sparse_patterns(), cwd=tmp)
+        reaper.git("checkout", "HEAD", cwd=tmp)
+        commit = reaper.git("rev-parse", "HEAD", cwd=tmp).strip()
+        files = read_tree(Path(tmp), wanted, reaper.shown, "repository")
+    return UpstreamSnapshot(tag=tag, kind="git", location=reaper.shown, files=files, commit=commit)

@@ -69,52 +69,25 @@ class _TooSlow(Exception):
     """A transfer below the minimum rate, or past the total time (retried while time is left)."""
 
 
-class _Meter:
-    """Enforces the whole fetch's deadline, the minimum rate (averaged over ``options.timeout``
-    seconds) and the archive size limit on each chunk received."""
+class _Transfer:
+    """The bounds of one request, as its bytes and its connection's events arrive.
 
-    def __init__(self, url: str, options: FetchOptions, deadline: float) -> None:
-        self.url = url
-        self.options = options
-        self.deadline = deadline
-        self.most = limit("GSVENDOR_MAX_ARCHIVE_MIB", MAX_ARCHIVE_BYTES)
-        self.window_start = time.monotonic()
-        self.window_bytes = 0
-        self.total = 0
-
-    def __call__(self, size: int) -> None:
-        now = time.monotonic()
-        self.total += size
-        self.window_bytes += size
-        if self.total > self.most:
-            raise SourceError(
-                f"{public_url(self.url)}: download larger than {self.most // 1024 // 1024} MiB, more than an "
-                "upstream archive can be (GSVENDOR_MAX_ARCHIVE_MIB raises it)"
-            )
-        if now > self.deadline:
-            raise _TooSlow(f"took longer than {self.options.max_time:g} s (--max-time)")
-        elapsed = now - self.window_start
-        if elapsed >= self.options.timeout:
-            if self.window_bytes / elapsed < self.options.min_rate:
-                rate = self.window_bytes / elapsed
-                raise _TooSlow(f"{rate:.0f} bytes/s, below --min-rate {self.options.min_rate:g}")
-            self.window_start, self.window_bytes = now, 0
-
-
-class _Watchdog:
-    """Cuts a request's connection (``shutdown`` of its socket, which wakes a blocked read) when the
-    whole fetch passes its deadline, or when the response headers have not all arrived
-    ``options.timeout`` seconds after the connection was opened or the request sent: a server
-    sending one header byte every few seconds never trips a read timeout.
-
-    The sockets come from httpcore's ``trace`` request extension (:meth:`trace`); a thread checks
-    the clocks every :data:`_WATCH_EVERY` seconds until :meth:`stop`. ``reason`` says why it cut.
+    A thread looks at the clock every :data:`_WATCH_EVERY` seconds and cuts the connection
+    (``shutdown`` of its sockets, which wakes a blocked read; they come from httpcore's ``trace``
+    request extension, :meth:`trace`) when the whole fetch passes ``deadline``, or when the
+    response headers have not all arrived ``options.timeout`` seconds after the connection was
+    opened or the request sent: a server sending one header byte every few seconds never trips a
+    read timeout. ``reason`` says why it cut. :meth:`received` counts each chunk of the body
+    against the archive size limit and the minimum rate (averaged over ``options.timeout`` seconds).
     """
 
-    def __init__(self, options: FetchOptions, deadline: float) -> None:
+    def __init__(self, url: str, options: FetchOptions, deadline: float) -> None:
         import threading
 
-        self.options, self.deadline = options, deadline
+        self.url, self.options, self.deadline = url, options, deadline
+        self.most = limit("GSVENDOR_MAX_ARCHIVE_MIB", MAX_ARCHIVE_BYTES)
+        self.total = self.window_bytes = 0
+        self.window_start = time.monotonic()
         self.headers_by: float | None = None
         self.reason: str | None = None
         self._sockets: list[Any] = []
@@ -122,6 +95,23 @@ class _Watchdog:
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="gsvendor-fetch-watchdog", daemon=True)
         self._thread.start()
+
+    def received(self, size: int) -> None:
+        """Count ``size`` bytes of the body. Raises :class:`SourceError` past the archive size limit,
+        :class:`_TooSlow` below the minimum rate."""
+        self.total += size
+        self.window_bytes += size
+        if self.total > self.most:
+            raise SourceError(
+                f"{public_url(self.url)}: download larger than {self.most // 1024 // 1024} MiB, more than an "
+                "upstream archive can be (GSVENDOR_MAX_ARCHIVE_MIB raises it)"
+            )
+        now = time.monotonic()
+        elapsed = now - self.window_start
+        if elapsed >= self.options.timeout:
+            if (rate := self.window_bytes / elapsed) < self.options.min_rate:
+                raise _TooSlow(f"{rate:.0f} bytes/s, below --min-rate {self.options.min_rate:g}")
+            self.window_start, self.window_bytes = now, 0
 
     def trace(self, name: str, info: dict[str, Any]) -> None:
         """httpcore's trace callback: note each connection's socket and the headers' phase."""
@@ -137,23 +127,19 @@ class _Watchdog:
             self.headers_by = None
 
     def _watch(self) -> None:
-        while not self._stopped.wait(_WATCH_EVERY):
-            now = time.monotonic()
-            if now > self.deadline:
-                self._cut(f"took longer than {self.options.max_time:g} s (--max-time)")
-            elif self.headers_by is not None and now > self.headers_by:
-                self._cut(f"no complete response headers within {self.options.timeout:g} s (--timeout)")
-            if self.reason is not None:
-                return
-
-    def _cut(self, reason: str) -> None:
         import socket
 
-        self.reason = reason
-        with self._lock:
-            for sock in self._sockets:
-                with contextlib.suppress(OSError):  # already closed
-                    sock.shutdown(socket.SHUT_RDWR)
+        while self.reason is None and not self._stopped.wait(_WATCH_EVERY):
+            now = time.monotonic()
+            if now > self.deadline:
+                self.reason = f"took longer than {self.options.max_time:g} s (--max-time)"
+            elif self.headers_by is not None and now > self.headers_by:
+                self.reason = f"no complete response headers within {self.options.timeout:g} s (--timeout)"
+        if self.reason is not None:
+            with self._lock:
+                for sock in self._sockets:
+                    with contextlib.suppress(OSError):  # already closed
+                        sock.shutdown(socket.SHUT_RDWR)
 
     def stop(self) -> None:
         """End the watching thread (waits for it: no thread outlives the fetch)."""
@@ -164,68 +150,56 @@ class _Watchdog:
 _WATCH_EVERY = 0.1  # seconds between the watchdog's looks at the clock
 
 
-def _stream(url: str, options: FetchOptions, deadline: float | None = None) -> bytes:
+def _stream(url: str, options: FetchOptions, deadline: float) -> bytes:
+    """The body of ``url``, bounded by a :class:`_Transfer`, with a progress bar on stderr when asked.
+    Raises httpx's errors, :class:`_TooSlow`, :class:`SourceError`."""
     import httpx
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
-    meter = _Meter(url, options, deadline if deadline is not None else time.monotonic() + options.max_time)
-    remaining = max(0.1, meter.deadline - time.monotonic())
     buffer = io.BytesIO()
-    timeout = httpx.Timeout(min(options.timeout, remaining))
-    watchdog = _Watchdog(options, meter.deadline)
+    transfer = _Transfer(url, options, deadline)
+    progress = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=not options.progress,
+    )
+    timeout = httpx.Timeout(min(options.timeout, max(0.1, deadline - time.monotonic())))
     try:
-        with httpx.Client(timeout=timeout, follow_redirects=True) as client:
-            with client.stream("GET", url, extensions={"trace": watchdog.trace}) as response:
-                response.raise_for_status()
-                _receive(response, url, options, meter, buffer)
+        with (
+            httpx.Client(timeout=timeout, follow_redirects=True) as client,
+            client.stream("GET", url, extensions={"trace": transfer.trace}) as response,
+            progress,
+        ):
+            response.raise_for_status()
+            total = int(response.headers.get("content-length") or 0) or None
+            if total and total > transfer.most:
+                transfer.received(total)
+            task = progress.add_task(f"download {public_url(url).rsplit('/', 1)[-1]}", total=total)
+            for chunk in response.iter_bytes():
+                transfer.received(len(chunk))
+                buffer.write(chunk)
+                progress.update(task, advance=len(chunk))
     except (httpx.TransportError, httpx.StreamError):
-        if watchdog.reason is not None:
-            raise _TooSlow(watchdog.reason) from None
+        if transfer.reason is not None:
+            raise _TooSlow(transfer.reason) from None
         raise
     finally:
-        watchdog.stop()
-    if watchdog.reason is not None:  # cut as the last bytes arrived: the fetch still took too long
-        raise _TooSlow(watchdog.reason)
+        transfer.stop()
+    if transfer.reason is not None:  # cut as the last bytes arrived: the fetch still took too long
+        raise _TooSlow(transfer.reason)
     return buffer.getvalue()
 
 
-def _receive(response: Any, url: str, options: FetchOptions, meter: _Meter, buffer: io.BytesIO) -> None:
-    """Read ``response``'s body into ``buffer``, each chunk metered, with a progress bar when asked."""
-    total = int(response.headers.get("content-length") or 0) or None
-    if total and total > meter.most:
-        meter(total)
-    if options.progress:
-        from rich.console import Console
-        from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
-
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            DownloadColumn(),
-            TransferSpeedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        ) as progress:
-            task = progress.add_task(f"download {public_url(url).rsplit('/', 1)[-1]}", total=total)
-            for chunk in response.iter_bytes():
-                meter(len(chunk))
-                buffer.write(chunk)
-                progress.update(task, advance=len(chunk))
-    else:
-        for chunk in response.iter_bytes():
-            meter(len(chunk))
-            buffer.write(chunk)
-
-
-def _unknown_host(exc: BaseException) -> bool:
+def _unknown_host(exc: BaseException | None) -> bool:
     """Whether ``exc`` was caused by the resolver answering that the host name does not exist
     (``socket.gaierror`` ``EAI_NONAME``, getaddrinfo(3)), found along its cause chain."""
     import socket
 
-    seen: BaseException | None = exc
-    for _ in range(8):  # httpx -> httpcore -> the socket error
-        if seen is None:
-            return False
-        if isinstance(seen, socket.gaierror):
-            return seen.errno == socket.EAI_NONAME
-        seen = seen.__cause__ or seen.__context__
-    return False
+    while exc is not None and not isinstance(exc, socket.gaierror):
+        exc = exc.__cause__ or exc.__context__
+    return exc is not None and exc.errno == socket.EAI_NONAME

@@ -41,21 +41,10 @@ def limit(name: str, default: int) -> int:
     return int(value) * 1024 * 1024 if value.isdigit() and int(value) > 0 else default
 
 
-def too_large(location: str, name: str, most_member: int, most_total: int) -> SourceError:
-    """The error for a wanted file over the per-file or the total limit (archives and folders alike)."""
-    return SourceError(
-        f"{location}: refusing oversized member {_one_line(name)} (limits: "
-        f"{most_member // 1024 // 1024} MiB a file, {most_total // 1024 // 1024} MiB in all; "
-        "GSVENDOR_MAX_MEMBER_MIB, GSVENDOR_MAX_TOTAL_MIB raise them)"
-    )
-
-
 class FileBudget:
-    """The per-file and total limits of archives, for files read from a folder or a git clone.
-
-    :meth:`read` checks a file's size before reading it and what was read after (a file growing
-    meanwhile stops at the limit). Raises :class:`SourceError` (:func:`too_large`).
-    """
+    """The per-file and total limits on wanted files (archives, folders, git clones alike), in bytes
+    from ``GSVENDOR_MAX_MEMBER_MIB`` / ``GSVENDOR_MAX_TOTAL_MIB``. Raises :class:`SourceError`
+    ("refusing oversized member …") past either."""
 
     def __init__(self, location: str) -> None:
         self.location = location
@@ -63,17 +52,61 @@ class FileBudget:
         self.most_total = limit("GSVENDOR_MAX_TOTAL_MIB", MAX_TOTAL_BYTES)
         self.total = 0
 
+    def charge(self, name: str, size: int) -> None:
+        """Count ``size`` bytes of the file ``name`` against the limits."""
+        self.total += size
+        if size > self.most_member or self.total > self.most_total:
+            raise SourceError(
+                f"{self.location}: refusing oversized member {_one_line(name)} (limits: "
+                f"{self.most_member // 1024 // 1024} MiB a file, {self.most_total // 1024 // 1024} MiB in all; "
+                "GSVENDOR_MAX_MEMBER_MIB, GSVENDOR_MAX_TOTAL_MIB raise them)"
+            )
+
     def read(self, path: Path, name: str) -> bytes:
-        """The bytes of ``path`` (shown as ``name``), counted against the limits."""
-        size = path.stat().st_size
-        if size > self.most_member or self.total + size > self.most_total:
-            raise too_large(self.location, name, self.most_member, self.most_total)
+        """The bytes of ``path`` (shown as ``name``), refused by its size before reading and by what
+        was read after (a file growing meanwhile stops at the limit)."""
+        before = self.total
+        self.charge(name, path.stat().st_size)
+        self.total = before
         with path.open("rb") as handle:
-            content = handle.read(min(self.most_member, self.most_total - self.total) + 1)
-        self.total += len(content)
-        if len(content) > self.most_member or self.total > self.most_total:
-            raise too_large(self.location, name, self.most_member, self.most_total)
+            content = handle.read(min(self.most_member, self.most_total - before) + 1)
+        self.charge(name, len(content))
         return content
+
+
+def read_tree(root: Path, wanted: Wanted, location: str, what: str) -> dict[str, bytes]:
+    """The ``wanted`` files below the folder ``root`` (a checkout or a git clone), by upstream-relative path.
+
+    The archives' limits hold: at most :data:`MAX_MEMBERS` paths looked at, and :class:`FileBudget`.
+    Links leading outside ``root`` (the ``what``, named in the error), dangling links and special
+    files are refused. Raises :class:`SourceError`.
+    """
+    files: dict[str, bytes] = {}
+    budget = FileBudget(location)
+    seen = 0
+    try:
+        root = root.resolve()
+        for start in (root / f for f in (*wanted.folders, *wanted.files)):
+            for path in [start] if start.is_file() else sorted(start.rglob("*")):
+                seen += 1
+                if seen > MAX_MEMBERS:
+                    raise SourceError(f"{location}: refusing a {what} of more than {MAX_MEMBERS} files")
+                if path.is_dir():
+                    continue
+                rel = path.relative_to(root).as_posix()
+                real = path.resolve()
+                if root not in real.parents:
+                    raise SourceError(f"{location}: refusing link leading outside the {what}: {rel}")
+                if not path.exists():
+                    raise SourceError(f"{location}: dangling link: {rel}")
+                if not path.is_file():
+                    raise SourceError(f"{location}: refusing device or special file: {rel}")
+                check_path(rel, location)
+                if wanted.matches(rel):
+                    files[rel] = budget.read(real, rel)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (pathlib)
+        raise SourceError(f"{location}: cannot read: {_one_line(exc)}") from None
+    return files
 
 
 def check_path(path: str, location: str) -> None:
@@ -240,30 +273,27 @@ def tag_version(tag: str) -> str:
     return tag[1:] if tag[:1] in ("v", "V") and tag[1:2].isdigit() else tag
 
 
-def _read_local(path: Path) -> bytes:
-    """The bytes of a local archive: a regular file (a FIFO is refused without blocking) no larger
-    than :data:`MAX_ARCHIVE_BYTES`. Raises :class:`SourceError`."""
+def read_archive(path: Path, most: int | None = None, flags: int = 0) -> bytes:
+    """The bytes of the local file ``path``: a regular file (a FIFO or device is refused without
+    blocking) of at most ``most`` bytes (default :data:`MAX_ARCHIVE_BYTES`, ``GSVENDOR_MAX_ARCHIVE_MIB``);
+    ``flags`` are added to :func:`os.open`'s. Raises :class:`SourceError`."""
     import os
     import stat
 
+    most = limit("GSVENDOR_MAX_ARCHIVE_MIB", MAX_ARCHIVE_BYTES) if most is None else most
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | flags), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise SourceError(f"{path}: not a regular file")
+            if info.st_size > most:
+                raise SourceError(
+                    f"{path}: {info.st_size // 1024 // 1024} MiB is larger than an upstream archive can be "
+                    f"({most // 1024 // 1024} MiB; GSVENDOR_MAX_ARCHIVE_MIB raises it)"
+                )
+            return handle.read(most + 1)
     except OSError as exc:
         raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise SourceError(f"{path}: not a regular file")
-        most = limit("GSVENDOR_MAX_ARCHIVE_MIB", MAX_ARCHIVE_BYTES)
-        if info.st_size > most:
-            raise SourceError(
-                f"{path}: {info.st_size // 1024 // 1024} MiB is larger than an upstream archive can be "
-                f"({most // 1024 // 1024} MiB; GSVENDOR_MAX_ARCHIVE_MIB raises it)"
-            )
-        try:
-            return handle.read(most + 1)
-        except OSError as exc:
-            raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def _one_line(exc: BaseException) -> str:

@@ -15,16 +15,13 @@ from gsvendor.errors import SourceError
 from gsvendor.upstream.source import (
     MAX_ARCHIVE_EXPANDED,
     MAX_HEADER_BYTES,
-    MAX_MEMBER_BYTES,
     MAX_MEMBERS,
-    MAX_TOTAL_BYTES,
+    FileBudget,
     UpstreamSnapshot,
     Wanted,
     _one_line,
     check_path,
-    limit,
     tag_version,
-    too_large,
 )
 
 # what the first bytes announce → tarfile's mode (never "r:*", which tries every decompressor)
@@ -39,7 +36,7 @@ def open_mode(data: bytes, location: str) -> str:
     for magic, mode in _MAGIC:
         if data.startswith(magic):
             return mode
-    if data[257:262] == b"ustar" or (len(data) >= 512 and data[257:263] == b"ustar\x00"):
+    if data[257:262] == b"ustar":
         return "r:"
     raise SourceError(f"{location}: not a readable tar.gz archive (no gzip, bzip2, xz or tar header)")
 
@@ -55,12 +52,11 @@ _INFLATE_ANY_RATIO = 16 * 1024 * 1024
 def _gunzip_whole(data: bytes) -> bytes | None:
     """``data`` (one gzip member) inflated in one call, or ``None`` to read it as a stream instead.
 
-    tarfile reading a gzip stream inflates it once to list the members and again to extract
-    them (a backward seek rewinds the stream); inflated once it costs one pass. ``None`` for
-    archives whose trailer (ISIZE) announces over 256 MiB, or over 16 MiB and over
-    :data:`_INFLATE_RATIO` times their size; for archives that inflate to another size than it
-    says, several gzip members and any error (the stream reader words it). Inflating holds about
-    twice the result for a moment, so the trailer is read first: a small bomb is never inflated here.
+    tarfile reading a gzip stream inflates it twice (listing, then a backward seek to extract);
+    inflated once it costs one pass. ``None`` when the trailer (ISIZE) announces over
+    :data:`_INFLATE_IN_MEMORY`, or over :data:`_INFLATE_ANY_RATIO` and :data:`_INFLATE_RATIO` times
+    the archive's size (read first: a small bomb is never inflated here); for a size other than
+    announced, several gzip members and any error (the stream reader words it).
     """
     if len(data) < 18:  # a gzip header and trailer
         return None
@@ -140,8 +136,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
     ``<repo>-<tag without v>`` as GitHub names it. Raises :class:`SourceError`.
     """
     sha256 = hashlib.sha256(data).hexdigest()
-    most_member = limit("GSVENDOR_MAX_MEMBER_MIB", MAX_MEMBER_BYTES)
-    most_total = limit("GSVENDOR_MAX_TOTAL_MIB", MAX_TOTAL_BYTES)
+    budget = FileBudget(location)
     members: list[tarfile.TarInfo] = []
     try:
         mode = open_mode(data, location)
@@ -162,31 +157,27 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         raise SourceError(f"{location}: {exc}") from None
     except (tarfile.TarError, EOFError, zlib.error, OSError, RecursionError, MemoryError) as exc:
         raise SourceError(f"{location}: not a readable tar.gz archive ({_one_line(exc)})") from None
-    tops: set[str] = set()
     by_path: dict[str, tarfile.TarInfo] = {}
     for member in members:
         path = _safe_member_path(member.name, location)
         if not path:
             continue
         check_path(path, location)
-        if member.ischr() or member.isblk() or member.isfifo() or member.isdev():
+        if member.isdev():  # character, block device or FIFO
             raise SourceError(f"{location}: refusing device or FIFO member: {member.name}")
-        if member.issym() or member.islnk():
-            if member.issym():
-                target = posixpath.normpath(posixpath.join(posixpath.dirname(path), member.linkname))
-            else:
-                target = posixpath.normpath(member.linkname)
-            top = path.split("/", 1)[0]
-            if member.linkname.startswith("/") or not target.startswith(f"{top}/"):
+        if member.issym() or member.islnk():  # a hard link's target is archive-relative, a symlink's its folder's
+            base = posixpath.dirname(path) if member.issym() else ""
+            if not posixpath.normpath(posixpath.join(base, member.linkname)).startswith(path.split("/", 1)[0] + "/"):
                 raise SourceError(
                     f"{location}: refusing link leading outside the archive: {member.name} -> {member.linkname}"
                 )
-        tops.add(path.split("/", 1)[0])
         by_path[path] = member
+    tops = sorted({path.split("/", 1)[0] for path in by_path})
     if len(tops) != 1:
-        found = ", ".join(sorted(tops)[:3]) or "nothing"
-        raise SourceError(f"{location}: expected one top folder (GitHub archive layout), found {found}")
-    top = tops.pop()
+        raise SourceError(
+            f"{location}: expected one top folder (GitHub archive layout), found {', '.join(tops[:3]) or 'nothing'}"
+        )
+    top = tops[0]
     version = tag_version(tag)
     if not top.endswith(f"-{version}"):
         raise SourceError(
@@ -195,13 +186,10 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
     chosen = [
         (path[len(top) + 1 :], member)
         for path, member in by_path.items()
-        if path[len(top) + 1 :] and not member.isdir() and wanted.matches(path[len(top) + 1 :])
+        if not member.isdir() and wanted.matches(path[len(top) + 1 :])
     ]
-    total = 0
     for _rel, member in chosen:  # sizes from the headers: refused before anything is read
-        total += member.size
-        if member.size > most_member or total > most_total:
-            raise too_large(location, member.name, most_member, most_total)
+        budget.charge(member.name, member.size)
     files: dict[str, bytes] = {}
     for rel, member in chosen:
         if inflated is not None and member.isreg() and not member.issparse():
@@ -215,13 +203,12 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
             handle = archive.extractfile(member)
             if handle is None:
                 continue
-            content = handle.read(most_member + 1)
+            content = handle.read(budget.most_member + 1)
         except (tarfile.TarError, EOFError, zlib.error, OSError, KeyError, RecursionError, MemoryError) as exc:
             raise SourceError(f"{location}: corrupt member {_one_line(member.name)} ({_one_line(exc)})") from None
-        if len(content) > most_member:  # a link to a bigger member
-            raise SourceError(f"{location}: refusing oversized member {_one_line(member.name)}")
+        if len(content) > budget.most_member:  # a link to a bigger member
+            budget.charge(member.name, len(content))
         files[rel] = content
-    commit = archive.pax_headers.get("comment") if archive.pax_headers else None
-    if commit is not None and not re.fullmatch(r"[0-9a-f]{40}", commit):
-        commit = None
+    commit = archive.pax_headers.get("comment", "")  # GitHub's archives name their commit there
+    commit = commit if re.fullmatch(r"[0-9a-f]{40}", commit) else None
     return UpstreamSnapshot(tag=tag, kind=kind, location=location, files=files, sha256=sha256, commit=commit)
