@@ -74,6 +74,13 @@ class SourceError(GsvendorError):
     code = "source"
 
 
+class IncompleteSourceError(SourceError):
+    """The upstream source lacks what a command reads: patch-verify given a source that holds none
+    of the files the patches touch, such as a charts-only archive (exit 2: not a patch failure)."""
+
+    code = "source-incomplete"
+
+
 class OverlayDefinitionError(GsvendorError):
     """An overlay file under overlays/ is malformed: not YAML, unknown operation, missing key (exit 2)."""
 

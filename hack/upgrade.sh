@@ -67,7 +67,7 @@ step() {
 # copy in the upstream folder does not): then the series is not judged here, and the summary says so
 patch_verify() {
   "$gsvendor" patch-verify --json >build/patch-verify.json 2>/dev/null
-  if grep -q '"fetched": \[\]' build/patch-verify.json && grep -q '"empty": false' build/patch-verify.json; then
+  if grep -q '"code": "source-incomplete"' build/patch-verify.json; then
     echo "patch-verify: the upstream source holds none of the files the patches touch: not judged here"
     return 3
   fi
@@ -109,7 +109,9 @@ fi
 if [ "${#failed[@]}" -gt 0 ]; then
   maintainer+=("fix what failed above (its output is under its ==> line), then run make upgrade TAG=$tag again")
 fi
-maintainer+=("commit the pins, helm/ and gsvendor.lock.yaml together")
+if [ "${#failed[@]}" -eq 0 ]; then
+  maintainer+=("commit what git status shows changed (the pins, and helm/ and gsvendor.lock.yaml where the repository tracks them) together")
+fi
 echo "needs the maintainer:"
 for item in "${maintainer[@]}"; do echo "  - $item"; done
 [ "${#failed[@]}" -eq 0 ]

@@ -93,7 +93,8 @@ def test_make_upgrade_runs_offline_end_to_end(tmp_path: Path) -> None:
         f"  - review {report}: images, RBAC, CRD changes and overlays of the upgrade",
         "  - check the carried patches on a full upstream source: make patch-verify "
         f"PATCH_SOURCE=<kserve checkout at {NEW}, or its git URL>",
-        "  - commit the pins, helm/ and gsvendor.lock.yaml together",
+        "  - commit what git status shows changed (the pins, and helm/ and gsvendor.lock.yaml where the repository"
+        " tracks them) together",
     ]
     assert (project / report).read_text().startswith(f"# Upgrade report: {OLD} → {NEW}\n")
     for name in ("Dockerfile", "Dockerfile.llmisvc"):

@@ -391,7 +391,7 @@ def patch_verify(
             "--source",
             "-s",
             help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
-            "(default: the configured upstream git URL).",
+            "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the configured upstream git URL).",
             metavar="SOURCE",
             parser=non_empty("--source"),
         ),

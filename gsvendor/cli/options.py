@@ -44,7 +44,7 @@ SourceOption = Annotated[
         "--source",
         "-s",
         help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
-        "(default: the GitHub archive of TAG).",
+        "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the GitHub archive of TAG).",
         metavar="SOURCE",
         parser=non_empty("--source"),
     ),

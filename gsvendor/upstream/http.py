@@ -61,7 +61,9 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, malformed URLs: no retry helps
             raise SourceError(f"{shown}: {type(exc).__name__}: {_one_line(exc)}") from None
         return data
-    hint = " (no network here? read a local copy of the archive with --source FILE)" if unreachable else ""
+    hint = ""
+    if unreachable:
+        hint = " (no network here? read a local copy of the archive with --source FILE, or from GSVENDOR_UPSTREAM_DIR)"
     raise SourceError(f"{shown}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}{hint}")
 
 

@@ -12,7 +12,7 @@ from gsvendor.controller_images import dockerfile
 from gsvendor.controller_images.patch_files import PatchFile, list_series, parse_patch, wanted_files
 from gsvendor.controller_images.patches import SeriesReport, apply_series, git_output, run_git
 from gsvendor.controller_images.versions import build_inputs, pinned_tag
-from gsvendor.errors import ConfigError, SourceError, ToolError
+from gsvendor.errors import ConfigError, IncompleteSourceError, SourceError, ToolError
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import Wanted, local_archive
 
@@ -128,10 +128,15 @@ def verify_series(
         files = snapshot.files
         if snapshot.kind == "folder":
             report.notes.extend(_dirty_note(Path(location), tag, readable))
-        if not any(path in files for patch in readable for path in patch.touched):
+        touched = sorted({path for patch in readable for path in patch.touched})
+        if not any(path in files for path in touched):
+            read = sorted({f.old_path for patch in readable for f in patch.files if f.old_path}) or touched
             # e.g. a charts-only archive: every patch would fail for a reason that is not the patch's
-            report.notes.append(
-                f"{snapshot.location} holds none of the files the patches touch: is it the full upstream source tree?"
+            shown = ", ".join(read[:3]) + (f" and {len(read) - 3} more" if len(read) > 3 else "")
+            raise IncompleteSourceError(
+                f"{snapshot.location} holds none of the files the patches touch ({shown}): not the full upstream "
+                f"source tree; give --source a kserve checkout at {tag} or its git URL",
+                value=snapshot.location,
             )
     with tempfile.TemporaryDirectory(prefix="gsvendor-patches-") as tmp:
         tree = Path(tmp) / "tree"

@@ -405,16 +405,19 @@ def test_a_corrupt_hunk_is_malformed(tmp_path: Path) -> None:
     assert "corrupt" in (parse_patch(path).problem or "")
 
 
-def test_a_charts_only_source_is_noted(maker: PatchMaker, project: Path, tmp_path: Path) -> None:
+def test_a_charts_only_source_is_an_input_error(maker: PatchMaker, project: Path, tmp_path: Path) -> None:
     charts_only = Upstream(tmp_path / "charts-only", {"charts/README.md": "x\n", "go.mod": "module x\n\ngo 1.25.8\n"})
     git(charts_only.path, "tag", "v1.0.0")
     patch_0001(maker, project)
     tarball = charts_only.archive("v1.0.0", tmp_path)
     code, data, _ = run_json(project, "patch-verify", "--source", str(tarball), "--tag", "v1.0.0")
-    assert code == 1
-    [note] = data["notes"]
-    assert note == f"{tarball} holds none of the files the patches touch: is it the full upstream source tree?"
-    assert data["results"][0]["failures"][0]["reason"] == "upstream v1.0.0 has no pkg/a.go"
+    # not a patch failure (exit 1) but the wrong source (exit 2), named with what the patches touch
+    assert code == 2
+    assert data["ok"] is False and data["error"]["code"] == "source-incomplete"
+    assert data["error"]["problems"] == [
+        f"{tarball} holds none of the files the patches touch (pkg/a.go): not the full upstream source tree; "
+        "give --source a kserve checkout at v1.0.0 or its git URL"
+    ]
 
 
 def test_the_exec_form_copy_counts(upstream: Upstream, maker: PatchMaker, project: Path) -> None:
