@@ -409,10 +409,10 @@ def _literal_edit(kind: str, data: AnyStr, params: dict[str, Any]) -> tuple[AnyS
     else:
         needle = params["anchor"]
         new = needle + params["text"] if kind == "insert-after" else params["text"] + needle
-    old_, new_ = (needle.encode(), new.encode()) if isinstance(data, bytes) else (needle, new)
-    found = data.count(old_)  # type: ignore[arg-type]
+    find, put = (needle.encode(), new.encode()) if isinstance(data, bytes) else (needle, new)
+    found = data.count(find)  # type: ignore[arg-type]
     _count(found, params.get("count", 1), repr(needle))
-    return data.replace(old_, new_), found  # type: ignore[arg-type]
+    return data.replace(find, put), found  # type: ignore[arg-type]
 
 
 def _regex_replace(kind: str, text: str, params: dict[str, Any]) -> tuple[str, int]:
