@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from gsvendor import fastyaml
-from gsvendor.config_schema import CRD_CONDITION_SCHEMA  # noqa: F401 (the schema of the condition, with it)
 from gsvendor.fastyaml import NotSimple
 from gsvendor.yamlio import YamlLimitError, check_text, load_plain
 
@@ -117,20 +116,27 @@ def crd_variable(name: str, lookup: FieldLookup) -> str | None:
     return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
+def strings(value: Any) -> Iterator[str]:
+    """Every string in ``value`` (mappings, lists, scalars as loaded from YAML), mapping keys included, in order."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from strings(k)
+            yield from strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from strings(v)
+    elif isinstance(value, str):
+        yield value
+
+
 def crd_variable_names(value: Any) -> set[str]:
     """The ``crd:…`` variables named in the strings of ``value`` (escaped ``$${`` ones excepted)."""
-    if isinstance(value, Mapping):
-        return set().union(*(crd_variable_names(k) | crd_variable_names(v) for k, v in value.items()))
-    if isinstance(value, list):
-        return set().union(*(crd_variable_names(v) for v in value))
-    if isinstance(value, str):
-        return {name for escape, name in VARIABLE.findall(value) if not escape and name.startswith("crd:")}
-    return set()
-
-
-def crd_variables(value: Any, lookup: FieldLookup) -> dict[str, str | None]:
-    """Each ``crd:…`` variable of ``value``'s strings → its :func:`crd_variable` expansion (``None``: no such field)."""
-    return {name: crd_variable(name, lookup) for name in sorted(crd_variable_names(value))}
+    return {
+        name
+        for text in strings(value)
+        for escape, name in VARIABLE.findall(text)
+        if not escape and name.startswith("crd:")
+    }
 
 
 _CRD_KIND = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)
@@ -141,26 +147,24 @@ _ACTION_LINE = re.compile(r"^[ \t]*\{\{-?.*-?\}\}[ \t]*\n", re.M)
 _ACTION = re.compile(r"\{\{.*?\}\}")
 
 
-def _load(text: str, label: str) -> Any:
-    """One CRD document: the controller-gen subset with :mod:`gsvendor.fastyaml` (lazily: only what
-    is read is parsed), anything else with the project's YAML loader; both after the YAML limits
-    (:func:`gsvendor.yamlio.check_text`: aliases that expand a billion-fold raise
-    :class:`~gsvendor.yamlio.YamlLimitError` naming ``label``, the CRD's file). A vendored chart's
-    CRD is a template: lines that are only a template action (``{{- if .Values.crd.keep }}``) are
-    dropped and inline actions become a placeholder, which keeps the schema (what is asked of it)
-    as upstream wrote it."""
+def _untemplate(text: str) -> str:
+    """A vendored chart's CRD is a template: lines that are only a template action (``{{- if
+    .Values.crd.keep }}``) are dropped and inline actions become a placeholder, which keeps the
+    schema (what is asked of it) as upstream wrote it."""
+    return _ACTION.sub("x", _ACTION_LINE.sub("", text))
 
-    text = _ACTION.sub("x", _ACTION_LINE.sub("", text))
+
+def _load(text: str, label: str) -> Any:
+    """One CRD document (:func:`_untemplate` d): the controller-gen subset with
+    :mod:`gsvendor.fastyaml` (lazily: only what is read is parsed), anything else with the
+    project's YAML loader; both after the YAML limits (:func:`gsvendor.yamlio.check_text`: aliases
+    that expand a billion-fold raise :class:`~gsvendor.yamlio.YamlLimitError` naming ``label``)."""
+    text = _untemplate(text)
     check_text(text, label)
     try:
         return fastyaml.load_lazy(text)
     except fastyaml.NotSimple:
-        return _full(text, label)
-
-
-def _full(text: str, label: str) -> Any:
-
-    return load_plain(_ACTION.sub("x", _ACTION_LINE.sub("", text)), label)
+        return load_plain(text, label)
 
 
 def expect_failure_holds(raw: Mapping[str, Any] | None, config: Any) -> bool:
@@ -204,31 +208,26 @@ def crd_field_lookup(files: Mapping[str, bytes]) -> FieldLookup:
                 data = files[path]
                 if not path.endswith((".yaml", ".yml")) or needle not in data:
                     continue
-                text = data.decode("utf-8", "replace")
-                if not _CRD_KIND.search(text):
-                    continue
-                for chunk in _DOCUMENT_END.split(text):
+                for chunk in _DOCUMENT_END.split(data.decode("utf-8", "replace")):
                     if not _CRD_KIND.search(chunk):
                         continue
                     try:
                         doc = _load(chunk, path)
-                        if _kind_of(doc) != kind:
-                            continue
+                        if _kind_of(doc) == kind:
+                            found.append((path, chunk, doc))
                     except YamlLimitError:
                         raise
                     except Exception:  # a template that is not YAML until rendered: not this CRD
                         continue
-                    found.append((path, chunk, doc))
             parsed[kind] = found
         return parsed[kind]
 
     def lookup(kind: str, field: str) -> dict[str, Any] | None:
-
         for path, chunk, crd in crds_of(kind):
             try:
                 schema = field_schema(crd, field)
             except NotSimple:  # a value beyond fastyaml's subset, met while reading: parse it all
-                schema = field_schema(_full(chunk, path), field)
+                schema = field_schema(load_plain(_untemplate(chunk), path), field)
             if schema is not None:
                 return schema
         return None

@@ -1,34 +1,11 @@
 """Declared overlays: the Giant Swarm changes re-applied to upstream charts on every sync.
 
-Each ``overlays/*.yaml`` file declares one overlay (validated against :data:`gsvendor.overlays.schema.OVERLAY_SCHEMA`)::
-
-    description: what and why
-    charts: ["kserve-*"]        # chart names or fnmatch globs; default every chart
-    versions: ">=0.20.0"        # PEP 440 specifier on the synced tag (pre-releases included)
-    operations:
-      - op: yaml-set            # set keys; only their lines change
-        file: Chart.yaml
-        values: {/appVersion: "${tag}"}
-
-Operations (every one may carry ``charts``, ``versions``, ``crd`` (:mod:`gsvendor.overlays.crdfield`)
-and ``description`` of its own):
-
-``yaml-set`` / ``yaml-merge`` / ``yaml-delete``
-    keys addressed by JSON Pointer in ``file`` or every file matching ``glob`` (minus ``exclude`` globs);
-``replace``
-    ``find`` (literal, or ``regex: true``) → ``with``, exactly ``count`` times (default 1; ``all``:
-    every match, at least one);
-``insert-after`` / ``insert-before``
-    ``text`` next to ``anchor``, which must occur exactly ``count`` times;
-``patch``
-    a unified diff kept under overlays/ (paths relative to the chart), applied with ``git apply``;
-``copy``
-    a Giant Swarm-only file from overlays/ (``from``) or inline ``content`` to ``to``.
-
-``${tag}``, ``${version}`` (tag without ``v``) and ``${chart}`` expand in every string of an
-operation (``$${`` is a literal ``${``); ``${crd:<Kind>:<field>}`` expands to that field's schema in
-the vendored CRD, as a values JSON schema on one line (:func:`gsvendor.overlays.crdfield.crd_variable`).
-Overlays apply in file-name order, operations in order.
+Each ``overlays/*.yaml`` declares one overlay (:data:`gsvendor.overlays.schema.OVERLAY_SCHEMA`):
+a ``charts``/``versions`` scope and ``operations`` (``yaml-set``, ``yaml-merge``, ``yaml-delete``,
+``replace``, ``insert-after``, ``insert-before``, ``patch``, ``copy``), each with a scope of its own
+and an optional ``crd`` condition (:mod:`gsvendor.overlays.crdfield`); ``${tag}``, ``${version}``,
+``${chart}`` and ``${crd:<Kind>:<field>}`` expand in their strings. Overlays apply in file-name
+order, operations in order. The rules are documented in docs/configuration-and-overlays.md.
 """
 
 from __future__ import annotations
@@ -36,10 +13,9 @@ from __future__ import annotations
 import fnmatch
 import re
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, AnyStr
 
 from gsvendor import gitcmd
 from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest
@@ -50,8 +26,9 @@ from gsvendor.overlays.crdfield import (
     CRDCondition,
     FieldLookup,
     crd_field_lookup,
+    crd_variable,
     crd_variable_names,
-    crd_variables,
+    strings,
 )
 from gsvendor.overlays.schema import OVERLAY_SCHEMA
 from gsvendor.upstream.source import tag_version
@@ -137,7 +114,6 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
     variables and referenced files that do not exist. ``stamps``: the validation stamps folder
     (:func:`gsvendor.yamlio.load_validated`).
     """
-
     if not folder.is_dir():
         return []
     overlays = []
@@ -164,30 +140,19 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
                 crd=CRDCondition.parse(raw.get("crd")),
                 description=" ".join(str(raw.get("description", "")).split()),
             )
+            where = f"{label}: {op.label}"
             if op.versions:
-                _specifier(op.versions, f"{label}: {op.label}: versions")
-            _check_variables(params, f"{label}: {op.label}")
-            _check_params(op, params, f"{label}: {op.label}")
+                _specifier(op.versions, f"{where}: versions")
+            _check_params(op, params, where)
             for key in ("from", "patch"):
                 if key in params:
                     asset = folder / params[key]
                     if not asset.is_file() or folder.resolve() not in asset.resolve().parents:
-                        raise OverlayDefinitionError(
-                            f"{label}: {op.label}: {key}: no file {params[key]} under {folder.name}/"
-                        )
+                        raise OverlayDefinitionError(f"{where}: {key}: no file {params[key]} under {folder.name}/")
                     try:
                         assets[params[key]] = asset.read_bytes()
                     except OSError as exc:
-                        raise OverlayDefinitionError(
-                            f"{label}: {op.label}: {key}: cannot read: {exc.strerror}"
-                        ) from None
-            if op.kind in ("yaml-set", "yaml-merge", "yaml-delete"):
-                pointers = params["values"] if op.kind != "yaml-delete" else params["keys"]
-                for pointer in pointers:
-                    try:
-                        yamledit.parse_pointer(pointer)
-                    except yamledit.YamlEditError as exc:
-                        raise OverlayDefinitionError(f"{label}: {op.label}: {exc}") from None
+                        raise OverlayDefinitionError(f"{where}: {key}: cannot read: {exc.strerror}") from None
             operations.append(op)
         if data.get("versions"):
             _specifier(data["versions"], f"{label}: versions")
@@ -205,34 +170,20 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
     return overlays
 
 
-_VARIABLE = VARIABLE
-VARIABLES = ("tag", "version", "chart")
-
-
-def _check_variables(value: Any, where: str) -> None:
-    if isinstance(value, dict):
-        for k, v in value.items():
-            _check_variables(k, where)
-            _check_variables(v, where)
-    elif isinstance(value, list):
-        for v in value:
-            _check_variables(v, where)
-    elif isinstance(value, str):
+def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
+    """Mistakes that would otherwise only show when the operation runs (and exit 1, not 2)."""
+    for value in strings(params):
         if not value.isascii() and re.search("[\ud800-\udfff]", value):  # YAML's "\ud800": no UTF-8 holds it
             raise OverlayDefinitionError(f"{where}: {value!r} holds a lone surrogate, which is not UTF-8 text")
-        for escape, name in _VARIABLE.findall(value):
-            if not escape and name not in VARIABLES and not CRD_VARIABLE.match(name):
+        for escape, name in VARIABLE.findall(value):
+            if not escape and name not in ("tag", "version", "chart") and not CRD_VARIABLE.match(name):
                 raise OverlayDefinitionError(
                     f"{where}: unknown variable ${{{name}}} (known: tag, version, chart, crd:<Kind>:<field>)"
                 )
-        if _unclosed(value):
+        if "${" in VARIABLE.sub("", value):
             raise OverlayDefinitionError(
                 f"{where}: '${{' without a closing '}}' in {value!r} (write $${{ for a literal)"
             )
-
-
-def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
-    """Mistakes that would otherwise only show when the operation runs (and exit 1, not 2)."""
     if op.kind == "replace" and params.get("regex") and "${" not in params["find"]:
         try:
             pattern = regexes.compile_pattern(params["find"])
@@ -241,17 +192,14 @@ def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
                 raise regexes.error(f"invalid group reference {max(groups)}")
         except regexes.error as exc:
             raise OverlayDefinitionError(f"{where}: invalid regex or replacement: {exc}") from None
-    for pointer in [*params.get("values", {}), *params.get("keys", ())]:
-        if pointer == "":
-            raise OverlayDefinitionError(f"{where}: the empty JSON Pointer names the whole document, not a key")
-
-
-def _unclosed(value: Any) -> bool:
-    if isinstance(value, dict):
-        return any(_unclosed(k) or _unclosed(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_unclosed(v) for v in value)
-    return isinstance(value, str) and "${" in _VARIABLE.sub("", value)
+    pointers = [*params.get("values", {}), *params.get("keys", ())]
+    if "" in pointers:
+        raise OverlayDefinitionError(f"{where}: the empty JSON Pointer names the whole document, not a key")
+    for pointer in pointers:
+        try:
+            yamledit.parse_pointer(pointer)
+        except yamledit.YamlEditError as exc:
+            raise OverlayDefinitionError(f"{where}: {exc}") from None
 
 
 def expand(value: Any, variables: dict[str, str]) -> Any:
@@ -261,7 +209,7 @@ def expand(value: Any, variables: dict[str, str]) -> Any:
     if isinstance(value, list):
         return [expand(v, variables) for v in value]
     if isinstance(value, str):
-        return _VARIABLE.sub(lambda m: "${" + m.group(2) + "}" if m.group(1) else variables[m.group(2)], value)
+        return VARIABLE.sub(lambda m: "${" + m.group(2) + "}" if m.group(1) else variables[m.group(2)], value)
     return value
 
 
@@ -295,25 +243,20 @@ def in_range(tag: str, spec: str | None, where: str) -> bool:
 def check_scope(overlays: list[Overlay], charts: list[str]) -> None:
     """Every ``charts:`` pattern of every overlay and operation names at least one configured chart.
 
-    A misspelt chart name would otherwise drop the overlay silently. Raises :class:`OverlayDefinitionError`.
+    A misspelt chart name would otherwise drop the overlay silently; a configured chart close to
+    the pattern is suggested, either side may hold the typo. Raises :class:`OverlayDefinitionError`.
     """
     for overlay in overlays:
         scopes = [(overlay.charts, "charts")] + [(op.charts, f"{op.label}: charts") for op in overlay.operations]
         for patterns, where in scopes:
             for pattern in patterns:
                 if not any(fnmatch.fnmatchcase(c, pattern) for c in charts):
+                    close = closest(pattern, charts)
+                    hint = f"; did you mean {close!r} (or is that chart misspelt in the configuration)?" * bool(close)
                     raise OverlayDefinitionError(
                         f"overlays/{overlay.path.name}: {where}: {pattern!r} names no configured chart "
-                        f"({', '.join(charts)}){_close_chart(pattern, charts)}"
+                        f"({', '.join(charts)}){hint}"
                     )
-
-
-def _close_chart(pattern: str, charts: list[str]) -> str:
-    """``"; did you mean 'kserve-resourcez' (or is that chart misspelt in the configuration)?"`` for a
-    configured chart close to an overlay's chart name: either side may hold the typo (a misspelt
-    ``charts:`` entry of gsvendor.yaml fails here first, on an overlay naming the right chart)."""
-    close = closest(pattern, charts)
-    return f"; did you mean {close!r} (or is that chart misspelt in the configuration)?" if close else ""
 
 
 def matches_chart(chart: str, patterns: tuple[str, ...]) -> bool:
@@ -333,7 +276,6 @@ def apply_overlays(
     folder). Raises :class:`OverlayApplyError` naming chart, file, overlay, operation and what it
     expected, when an operation no longer applies.
     """
-
     result = ChartOverlayResult(files=dict(files))
     variables = {"tag": tag, "version": tag_version(tag), "chart": chart}
     for overlay in overlays:
@@ -349,21 +291,28 @@ def apply_overlays(
             if not in_range(tag, op.versions, f"{where}: {op.label}"):
                 result.skipped.append(f"{overlay.name} {op.label} (versions {op.versions})")
                 continue
-            if op.crd is not None:
+            names = crd_variable_names(op.params)
+            if op.crd is not None or names:
                 crd_fields = crd_fields or crd_field_lookup(files)
-                if not op.crd.holds(crd_fields):
-                    result.skipped.append(f"{overlay.name} {op.label} ({op.crd})")
-                    continue
-            if crd_variable_names(op.params):
-                crd_fields = crd_fields or crd_field_lookup(files)
-                variables.update(_crd_variables(chart, overlay, op, crd_fields))
+            if op.crd is not None and not op.crd.holds(crd_fields):
+                result.skipped.append(f"{overlay.name} {op.label} ({op.crd})")
+                continue
+            for name in sorted(names):
+                value = crd_variable(name, crd_fields)
+                if value is None:
+                    kind, field_name = name.split(":")[1:]
+                    raise _fail(
+                        chart,
+                        str(op.params.get("file") or op.params.get("glob") or ""),
+                        overlay,
+                        op,
+                        f"${{{name}}}: the vendored {kind} CRD has no {field_name} "
+                        "(condition the operation on it with crd)",
+                    )
+                variables[name] = value
             params = expand(op.params, variables)
-            found = None
-            if params.get("count") == "all":  # what the report counts: the matches before the edit
-                find = params["find"] if params.get("regex") else re.escape(params["find"])
-                targets = _targets(chart, result.files, overlay, op, params)
-                found = sum(regexes.count(find, result.files[f].decode("utf-8", "replace")) for f in targets)
-            touched = _apply_operation(chart, result.files, overlay, op, params, variables)
+            touched, found = _apply_operation(chart, result.files, overlay, op, params, variables)
+            found = found if params.get("count") == "all" else None  # the matches before the edit
             result.applied.append(AppliedOperation(overlay.name, op.label, tuple(touched), found))
     return result
 
@@ -384,17 +333,6 @@ def _targets(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operatio
     return matched
 
 
-def _crd_variables(chart: str, overlay: Overlay, op: Operation, lookup: FieldLookup) -> dict[str, str]:
-    """The ``crd:…`` variables of ``op``, expanded. Raises :class:`OverlayApplyError` when the CRD lacks a field."""
-    out = crd_variables(op.params, lookup)
-    for name, value in out.items():
-        if value is None:
-            kind, field_name = name.split(":")[1:]
-            what = f"${{{name}}}: the vendored {kind} CRD has no {field_name} (condition the operation on it with crd)"
-            raise _fail(chart, str(op.params.get("file") or op.params.get("glob") or ""), overlay, op, what)
-    return {name: value for name, value in out.items() if value is not None}
-
-
 def _fail(chart: str, file: str, overlay: Overlay, op: Operation, what: str) -> OverlayApplyError:
     return OverlayApplyError(f"{chart}/{file}: overlay {overlay.name} {op.label}: {what}")
 
@@ -413,7 +351,9 @@ def _apply_operation(
     op: Operation,
     params: dict[str, Any],
     variables: dict[str, str],
-) -> list[str]:
+) -> tuple[list[str], int]:
+    """Apply ``op`` (``params`` expanded) to ``files`` in place: the paths touched, and how many
+    times its ``find``/``anchor`` matched (0 for the other operations)."""
     if op.kind == "copy":
         to = params["to"]
         if to.startswith("/") or ".." in to.split("/") or not to.strip("./"):
@@ -426,50 +366,28 @@ def _apply_operation(
             data = overlay.assets[op.params["from"]]
             if params.get("substitute"):
                 data = expand(_text(chart, params["from"], data, overlay, op), variables).encode()
-        files[params["to"]] = data
-        return [params["to"]]
+        files[to] = data
+        return [to], 0
     if op.kind == "patch":
-        return _apply_patch(chart, files, overlay, op, overlay.assets[op.params["patch"]])
-    touched = []
-    edit = _TEXT_EDITS[op.kind]
-    literal = op.kind in _LITERAL_EDITS and not (op.kind == "replace" and params.get("regex"))
+        return _apply_patch(chart, files, overlay, op, overlay.assets[op.params["patch"]]), 0
+    touched, found = [], 0
+    edit = _yaml_edit if op.kind.startswith("yaml-") else _regex_replace if params.get("regex") else _literal_edit
     for path in _targets(chart, files, overlay, op, params):
         try:
-            if literal and files[path].isascii():
-                files[path] = _literal_edit_bytes(op.kind, files[path], params)
-            else:
-                text = _text(chart, path, files[path], overlay, op)
-                files[path] = edit(text, params).encode("utf-8")
-        except _Mismatch as exc:
-            raise _fail(chart, path, overlay, op, str(exc)) from None
-        except yamledit.YamlEditError as exc:
+            data = files[path]
+            if edit is not _literal_edit or not files[path].isascii():  # an ASCII file is edited as bytes
+                data = _text(chart, path, files[path], overlay, op)
+            new, matches = edit(op.kind, data, params)
+            files[path] = new if isinstance(new, bytes) else new.encode()
+            found += matches
+        except (_Mismatch, yamledit.YamlEditError) as exc:
             raise _fail(chart, path, overlay, op, str(exc)) from None
         except regexes.PatternTimeout as exc:  # the overlay's pattern: an input error (exit 2)
             raise regexes.PatternTimeout(f"{chart}/{path}: overlay {overlay.name} {op.label}: {exc}") from None
         except YamlLimitError as exc:  # hostile upstream text: an input error (exit 2), not a stale overlay
             raise YamlLimitError(str(exc).replace(yamledit.DOCUMENT, f"{chart}/{path}", 1)) from None
         touched.append(path)
-    return touched
-
-
-# the edits that only count and replace a literal string: on UTF-8 bytes they find what they find
-# in the text (a UTF-8 needle matches at character boundaries only), so an ASCII file (valid UTF-8
-# by itself) is edited without being decoded and encoded again: ~10 ms for the CRDs of a chart
-_LITERAL_EDITS = {"replace": "find", "insert-after": "anchor", "insert-before": "anchor"}
-
-
-def _literal_edit_bytes(kind: str, data: bytes, params: dict[str, Any]) -> bytes:
-    """``kind``'s literal edit of ASCII ``data`` done on bytes: the bytes the text path encodes.
-
-    Raises :class:`_Mismatch` with the text path's message.
-    """
-    needle = params[_LITERAL_EDITS[kind]]
-    found = data.count(needle.encode("utf-8"))
-    _count(found, params.get("count", 1), repr(needle))
-    if kind == "replace":
-        return data.replace(needle.encode("utf-8"), params["with"].encode("utf-8"))
-    anchor, text = needle.encode("utf-8"), params["text"].encode("utf-8")
-    return data.replace(anchor, anchor + text if kind == "insert-after" else text + anchor)
+    return touched, found
 
 
 class _Mismatch(Exception):
@@ -482,101 +400,75 @@ def _count(found: int, expected: int | str, what: str) -> None:
         raise _Mismatch(f"expected {wanted} of {what}, found {found}")
 
 
-def _replace(text: str, params: dict[str, Any]) -> str:
-    expected = params.get("count", 1)
-    if params.get("regex"):
-        try:
-            pattern = regexes.compile_pattern(params["find"])
-        except regexes.error as exc:
-            raise _Mismatch(f"invalid regex {params['find']!r}: {exc}") from None
-        try:
-            new, found = regexes.subn(pattern, params["with"], text)
-        except (regexes.error, IndexError) as exc:
-            raise _Mismatch(f"invalid replacement {params['with']!r}: {exc}") from None
-        _count(found, expected, f"/{params['find']}/")
-        return new
-    _count(text.count(params["find"]), expected, repr(params["find"]))
-    return text.replace(params["find"], params["with"])
+def _literal_edit(kind: str, data: AnyStr, params: dict[str, Any]) -> tuple[AnyStr, int]:
+    """``replace`` (literal), ``insert-after`` or ``insert-before`` on text or on the bytes of ASCII
+    text (a UTF-8 needle matches at character boundaries only, so both find the same): the edited
+    data and the matches. Raises :class:`_Mismatch` when they are not the declared ``count``."""
+    if kind == "replace":
+        needle, new = params["find"], params["with"]
+    else:
+        needle = params["anchor"]
+        new = needle + params["text"] if kind == "insert-after" else params["text"] + needle
+    find, put = (needle.encode(), new.encode()) if isinstance(data, bytes) else (needle, new)
+    found = data.count(find)  # type: ignore[arg-type]
+    _count(found, params.get("count", 1), repr(needle))
+    return data.replace(find, put), found  # type: ignore[arg-type]
 
 
-def _insert(after: bool) -> Callable[[str, dict[str, Any]], str]:
-    def edit(text: str, params: dict[str, Any]) -> str:
-        anchor = params["anchor"]
-        _count(text.count(anchor), params.get("count", 1), repr(anchor))
-        return text.replace(anchor, anchor + params["text"] if after else params["text"] + anchor)
+def _regex_replace(kind: str, text: str, params: dict[str, Any]) -> tuple[str, int]:
+    try:
+        pattern = regexes.compile_pattern(params["find"])
+    except regexes.error as exc:
+        raise _Mismatch(f"invalid regex {params['find']!r}: {exc}") from None
+    try:
+        new, found = regexes.subn(pattern, params["with"], text)
+    except (regexes.error, IndexError) as exc:
+        raise _Mismatch(f"invalid replacement {params['with']!r}: {exc}") from None
+    _count(found, params.get("count", 1), f"/{params['find']}/")
+    return new, found
 
-    return edit
 
-
-def _yaml_edit(kind: str) -> Callable[[str, dict[str, Any]], str]:
-    def edit(text: str, params: dict[str, Any]) -> str:
-        if kind == "yaml-delete":
-            for pointer in params["keys"]:
-                text = yamledit.delete(text, pointer)
-            return text
-        function = yamledit.set_value if kind == "yaml-set" else yamledit.merge
+def _yaml_edit(kind: str, text: str, params: dict[str, Any]) -> tuple[str, int]:
+    if kind == "yaml-delete":
+        for pointer in params["keys"]:
+            text = yamledit.delete(text, pointer)
+    else:
+        edit = yamledit.set_value if kind == "yaml-set" else yamledit.merge
         for pointer, value in params["values"].items():
-            text = function(text, pointer, value)
-        return text
-
-    return edit
-
-
-_TEXT_EDITS: dict[str, Callable[[str, dict[str, Any]], str]] = {
-    "replace": _replace,
-    "insert-after": _insert(after=True),
-    "insert-before": _insert(after=False),
-    "yaml-set": _yaml_edit("yaml-set"),
-    "yaml-merge": _yaml_edit("yaml-merge"),
-    "yaml-delete": _yaml_edit("yaml-delete"),
-}
+            text = edit(text, pointer, value)
+    return text, 0
 
 
 def _stderr(done: Any) -> str:
     return " ".join(gitcmd.readable(done.stderr).split())
 
 
-def _patch_paths(overlay: Overlay, op: Operation, patch: bytes, work: Path) -> list[str]:
-    """The chart-relative paths a patch touches, as git's own parser reads them (``git apply --numstat``).
-
-    Raises :class:`OverlayDefinitionError` for a patch git cannot read, one without a diff, and
-    one naming an absolute path or a path with ``..``.
-    """
-    patch_file = work / ".numstat.patch"
-    patch_file.write_bytes(patch)
-    strip = "-p1" if re.search(rb"^\+\+\+ b/", patch, re.MULTILINE) else "-p0"
-    where = f"overlays/{overlay.path.name}: {op.label}: {op.params['patch']}"
-    try:
-        done = gitcmd.run(["apply", strip, "--numstat", "-z", str(patch_file)], work, timeout=300, isolated=True)
-    finally:
-        patch_file.unlink()
-    if done.returncode != 0:
-        raise OverlayDefinitionError(f"{where}: not a patch git can read: {_stderr(done)}")
-    out = done.stdout
-    # -z: "added<TAB>deleted<TAB>path<NUL>", or for a rename "added<TAB>deleted<TAB><NUL>old<NUL>new<NUL>"
-    paths = [field.rsplit("\t", 1)[-1] for field in out.split("\0")]
-    paths = [p for p in paths if p]
-    if not paths:
-        raise OverlayDefinitionError(f"{where}: the patch holds no diff")
-    for path in paths:
-        if path.startswith("/") or ".." in path.split("/"):
-            raise OverlayDefinitionError(f"{where}: refusing a path outside the chart: {path}")
-    return sorted(set(paths))
-
-
 def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operation, patch: bytes) -> list[str]:
-    """Apply a unified diff (paths relative to the chart, ``a/``/``b/`` prefixes allowed) with ``git apply``."""
+    """Apply a unified diff (paths relative to the chart, ``a/``/``b/`` prefixes allowed) with ``git apply``.
+
+    The paths it touches are read by git's own parser first (``git apply --numstat``): raises
+    :class:`OverlayDefinitionError` for a patch git cannot read, one without a diff, and one naming
+    an absolute path or a path with ``..``; :class:`OverlayApplyError` when it does not apply.
+    """
+    where = f"overlays/{overlay.path.name}: {op.label}: {op.params['patch']}"
+    strip = "-p1" if re.search(rb"^\+\+\+ b/", patch, re.MULTILINE) else "-p0"
     with tempfile.TemporaryDirectory(prefix="gsvendor-patch-") as tmp:
-        root = Path(tmp)
-        paths = _patch_paths(overlay, op, patch, root)
-        for path in paths:
-            if path in files:
-                target = root / path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(files[path])
-        patch_file = root / ".overlay.patch"
+        patch_file, root = Path(tmp, "overlay.patch"), Path(tmp, "chart")
         patch_file.write_bytes(patch)
-        strip = "-p1" if re.search(rb"^\+\+\+ b/", patch, re.MULTILINE) else "-p0"
+        root.mkdir()
+        done = gitcmd.run(["apply", strip, "--numstat", "-z", str(patch_file)], root, timeout=300, isolated=True)
+        if done.returncode != 0:
+            raise OverlayDefinitionError(f"{where}: not a patch git can read: {_stderr(done)}")
+        # -z: "added<TAB>deleted<TAB>path<NUL>", or for a rename "added<TAB>deleted<TAB><NUL>old<NUL>new<NUL>"
+        paths = sorted({field.rsplit("\t", 1)[-1] for field in done.stdout.split("\0")} - {""})
+        if not paths:
+            raise OverlayDefinitionError(f"{where}: the patch holds no diff")
+        for path in paths:
+            if path.startswith("/") or ".." in path.split("/"):
+                raise OverlayDefinitionError(f"{where}: refusing a path outside the chart: {path}")
+            if path in files:
+                (root / path).parent.mkdir(parents=True, exist_ok=True)
+                (root / path).write_bytes(files[path])
         done = gitcmd.run(["apply", strip, "--whitespace=nowarn", str(patch_file)], root, timeout=300, isolated=True)
         if done.returncode != 0:
             raise _fail(chart, op.params["patch"], overlay, op, f"the patch does not apply: {_stderr(done)}")

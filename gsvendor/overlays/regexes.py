@@ -1,8 +1,8 @@
-"""The regular expressions overlays declare (``replace`` with ``regex: true``, and what ``count:
-all`` counts): compiled and run in this one place, by the ``regex`` module (the syntax and
-replacement templates of :mod:`re`, its VERSION0) with a time limit per search. Python's :mod:`re`
-has none, and a pattern that backtracks exponentially (``^(\\s*\\w+\\s?)+;$`` over a values.yaml)
-held sync, verify and a CI job until they were killed.
+"""The regular expressions overlays declare (``replace`` with ``regex: true``): compiled and run
+in this one place, by the ``regex`` module (the syntax and replacement templates of :mod:`re`, its
+VERSION0) with a time limit per search. Python's :mod:`re` has none, and a pattern that backtracks
+exponentially (``^(\\s*\\w+\\s?)+;$`` over a values.yaml) held sync, verify and a CI job until
+they were killed.
 """
 
 from __future__ import annotations
@@ -39,15 +39,5 @@ def subn(pattern: Any, template: str, text: str) -> tuple[str, int]:
     :data:`error` or ``IndexError`` for a template naming a group the pattern lacks."""
     try:
         return pattern.subn(template, text, timeout=MATCH_SECONDS)
-    except TimeoutError:
-        raise _timed_out(pattern) from None
-
-
-def count(find: str, text: str) -> int:
-    """How many matches of ``find`` (multi-line) ``text`` holds, as ``len(re.findall(...))``, within
-    :data:`MATCH_SECONDS`; raises :class:`PatternTimeout` or :data:`error`."""
-    pattern = compile_pattern(find)
-    try:
-        return sum(1 for _ in pattern.finditer(text, timeout=MATCH_SECONDS))
     except TimeoutError:
         raise _timed_out(pattern) from None

@@ -8,78 +8,52 @@ from typing import Any
 
 from gsvendor.config_schema import CRD_CONDITION_SCHEMA
 
-_TARGET = {
-    "file": {"type": "string", "minLength": 1},
-    "glob": {"type": "string", "minLength": 1},
-    "exclude": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-}
-
-
-_COMMON = {
-    "op": {"type": "string"},
-    "description": {"type": "string"},
-    "charts": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-    "versions": {"type": "string"},
-    "crd": CRD_CONDITION_SCHEMA,
-}
+_STRING = {"type": "string"}
+_TEXT = {"type": "string", "minLength": 1}
+_STRINGS = {"type": "array", "items": _STRING, "minItems": 1}
+_TARGET = {"file": _TEXT, "glob": _TEXT, "exclude": _STRINGS}
+_COMMON = {"description": _STRING, "charts": _STRINGS, "versions": _STRING, "crd": CRD_CONDITION_SCHEMA}
 
 
 def _op(name: str, required: list[str], props: dict[str, Any], target: bool = True) -> dict[str, Any]:
-    properties = {**_COMMON, **(_TARGET if target else {}), **props, "op": {"const": name}}
     schema: dict[str, Any] = {
         "type": "object",
         "additionalProperties": False,
         "required": ["op", *required],
-        "properties": properties,
+        "properties": {"op": {"const": name}, **_COMMON, **(_TARGET if target else {}), **props},
     }
     if target:
         schema["oneOf"] = [{"required": ["file"]}, {"required": ["glob"]}]
     return schema
 
 
+_VALUES = {"values": {"type": "object", "minProperties": 1}}
+_INSERT = {"anchor": _TEXT, "text": _STRING, "count": {"type": "integer", "minimum": 1}}
 OPERATIONS: dict[str, dict[str, Any]] = {
-    "yaml-set": _op("yaml-set", ["values"], {"values": {"type": "object", "minProperties": 1}}),
-    "yaml-merge": _op("yaml-merge", ["values"], {"values": {"type": "object", "minProperties": 1}}),
-    "yaml-delete": _op(
-        "yaml-delete", ["keys"], {"keys": {"type": "array", "items": {"type": "string"}, "minItems": 1}}
-    ),
+    "yaml-set": _op("yaml-set", ["values"], _VALUES),
+    "yaml-merge": _op("yaml-merge", ["values"], _VALUES),
+    "yaml-delete": _op("yaml-delete", ["keys"], {"keys": _STRINGS}),
     "replace": _op(
         "replace",
         ["find", "with"],
         {
-            "find": {"type": "string"},
-            "with": {"type": "string"},
+            "find": _STRING,
+            "with": _STRING,
             "regex": {"type": "boolean"},
             # "all": every match, at least one (a list upstream grows, such as its runtimes)
             "count": {"anyOf": [{"type": "integer", "minimum": 1}, {"const": "all"}]},
         },
     ),
-    "insert-after": _op(
-        "insert-after",
-        ["anchor", "text"],
-        {
-            "anchor": {"type": "string", "minLength": 1},
-            "text": {"type": "string"},
-            "count": {"type": "integer", "minimum": 1},
-        },
-    ),
-    "insert-before": _op(
-        "insert-before",
-        ["anchor", "text"],
-        {
-            "anchor": {"type": "string", "minLength": 1},
-            "text": {"type": "string"},
-            "count": {"type": "integer", "minimum": 1},
-        },
-    ),
-    "patch": _op("patch", ["patch"], {"patch": {"type": "string", "minLength": 1}}, target=False),
+    "insert-after": _op("insert-after", ["anchor", "text"], _INSERT),
+    "insert-before": _op("insert-before", ["anchor", "text"], _INSERT),
+    "patch": _op("patch", ["patch"], {"patch": _TEXT}, target=False),
     "copy": {
         **_op(
             "copy",
             ["to"],
             {
-                "from": {"type": "string", "minLength": 1},
-                "content": {"type": "string"},
+                "from": _TEXT,
+                "content": _STRING,
                 "to": {"type": "string", "minLength": 1, "not": {"pattern": r"(^/)|(^|/)\.\.(/|$)|^(\./?)+$"}},
                 "substitute": {"type": "boolean"},
             },
@@ -96,9 +70,9 @@ OVERLAY_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "required": ["operations"],
     "properties": {
-        "description": {"type": "string"},
-        "charts": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-        "versions": {"type": "string"},
+        "description": _STRING,
+        "charts": _STRINGS,
+        "versions": _STRING,
         "operations": {
             "type": "array",
             "minItems": 1,

@@ -9,10 +9,10 @@ Keys are addressed with JSON Pointer (RFC 6901): ``/annotations/application.gian
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from gsvendor.yamlio import UPSTREAM, check_text, libyaml_differs, load_plain
@@ -57,23 +57,16 @@ def _compose(text: str) -> Any:
     """
     check_text(text, DOCUMENT, UPSTREAM)
     if text.endswith("\n") and not libyaml_differs(text):
-        try:
+        with contextlib.suppress(Exception):  # else the pure-Python composer decides, and words the error
             root = compose_c(text)
-        except Exception:  # the pure-Python composer decides, and words the error
-            root = _EMPTY
-        # a root block scalar: YAML 1.2 and libyaml read its end differently, ruamel decides
-        if not _has_empty_scalar(root) and not (_is_scalar(root) and root.style in ("|", ">")):
-            return root
+            # a root block scalar: YAML 1.2 and libyaml read its end differently, ruamel decides
+            if not _has_empty_scalar(root) and not (_is_scalar(root) and root.style in ("|", ">")):
+                return root
     return compose_pure(text)
-
-
-_EMPTY = object()
 
 
 def _has_empty_scalar(root: Any) -> bool:
     """Whether the tree holds an empty plain scalar (``key:``), which ruamel marks at the next token."""
-    if root is _EMPTY:
-        return True
     stack = [root] if root is not None else []
     seen: set[int] = set()  # an aliased node is looked at once, however often it is referred to
     while stack:
@@ -185,53 +178,38 @@ def render_scalar(value: Any, style: str | None = None) -> str:
     return text
 
 
-def render_block(value: Any, indent: int) -> str:
-    """Block-style YAML of a mapping or list, every line indented by ``indent`` spaces, no final newline."""
-    lines: list[str] = []
-    pad = " " * indent
+def render_block(value: dict[Any, Any] | list[Any], indent: int) -> str:
+    """Block-style YAML of a non-empty mapping or list, every line indented by ``indent`` spaces, no final newline."""
     if isinstance(value, dict):
-        if not value:
-            return pad + "{}"
-        for key, item in value.items():
-            key_text = render_scalar(str(key))
-            if isinstance(item, (dict, list)) and item:
-                lines.append(f"{pad}{key_text}:")
-                lines.append(render_block(item, indent + 2))
-            else:
-                lines.append(f"{pad}{key_text}: {render_inline(item)}")
-    else:
-        if not value:
-            return pad + "[]"
-        for item in value:
-            if isinstance(item, dict) and item:
-                block = render_block(item, indent + 2)
-                lines.append(pad + "- " + block[indent + 2 :])
-            elif isinstance(item, list) and item:
-                lines.append(pad + "-")
-                lines.append(render_block(item, indent + 2))
-            else:
-                lines.append(f"{pad}- {render_inline(item)}")
+        return "\n".join(_entry(str(key), item, indent) for key, item in value.items())
+    pad, lines = " " * indent, []
+    for item in value:
+        if isinstance(item, dict) and item:
+            lines.append(pad + "- " + render_block(item, indent + 2)[indent + 2 :])
+        elif isinstance(item, list) and item:
+            lines += [pad + "-", render_block(item, indent + 2)]
+        else:
+            lines.append(f"{pad}- {render_inline(item)}")
     return "\n".join(lines)
 
 
 def render_inline(value: Any) -> str:
-    """One-line YAML of a value: scalars, and empty collections as ``{}``/``[]``."""
+    """One-line YAML of a value: scalars, and collections in flow style (``{}``/``[]`` when empty)."""
     if isinstance(value, dict):
-        return (
-            "{}"
-            if not value
-            else "{" + ", ".join(f"{render_scalar(k)}: {render_inline(v)}" for k, v in value.items()) + "}"
-        )
+        return "{" + ", ".join(f"{render_scalar(k)}: {render_inline(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
         return "[" + ", ".join(render_inline(v) for v in value) + "]"
     return render_scalar(value)
 
 
-@dataclass
-class _Splice:
-    start: int
-    end: int
-    text: str
+_Splice = tuple[int, int, str]  # text[start:end] becomes the string
+
+
+def _nest(keys: list[str], value: Any) -> Any:
+    """``value`` below ``keys``: ``["a", "b"], 1`` → ``{"a": {"b": 1}}``."""
+    for key in reversed(keys):
+        value = {key: value}
+    return value
 
 
 def _plan_set(text: str, node: Any, keys: list[str], value: Any, where: str) -> _Splice:
@@ -240,32 +218,24 @@ def _plan_set(text: str, node: Any, keys: list[str], value: Any, where: str) -> 
         raise YamlEditError(f"{where} is not a mapping")
     key, rest = keys[0], keys[1:]
     found = _find(node, key)
-    path = f"{where}/{key}" if where != "(document)" else f"/{key}"
     if found is None:
-        nested: Any = value
-        for inner in reversed(rest):
-            nested = {inner: nested}
-        return _insert(text, node, key, nested)
+        return _insert(text, node, key, _nest(rest, value))
     key_node, value_node = found
-    if rest:
-        if value_node.tag.endswith(":null") and not value_node.value:
-            nested = value
-            for inner in reversed(rest):
-                nested = {inner: nested}
-            return _replace_value(text, key_node, value_node, nested)
-        return _plan_set(text, value_node, rest, value, path)
-    return _replace_value(text, key_node, value_node, value)
+    if not rest:
+        return _replace_value(text, key_node, value_node, value)
+    if value_node.tag.endswith(":null") and not value_node.value:
+        return _replace_value(text, key_node, value_node, _nest(rest, value))
+    return _plan_set(text, value_node, rest, value, f"{where}/{key}" if where != "(document)" else f"/{key}")
 
 
 def _replace_value(text: str, key_node: Any, value_node: Any, value: Any) -> _Splice:
     scalar_text = _is_scalar(value_node) and (value_node.value != "" or value_node.style)
     if not isinstance(value, (dict, list)) and scalar_text:
         start, end = value_node.start_mark.index, value_node.end_mark.index
-        old = text[start:end]
         new = render_scalar(value, value_node.style if value_node.style in ('"', "'") else None)
-        if value_node.style in ("|", ">"):
-            new += "\n" if old.endswith("\n") else ""
-        return _Splice(start, end, new)
+        if value_node.style in ("|", ">") and text[start:end].endswith("\n"):
+            new += "\n"
+        return start, end, new
     colon = text.index(":", key_node.end_mark.index)
     if value_node.value:
         end = _content_end(text, value_node)
@@ -274,8 +244,8 @@ def _replace_value(text: str, key_node: Any, value_node: Any, value: Any) -> _Sp
     else:
         end = value_node.end_mark.index
     if isinstance(value, (dict, list)) and value:
-        return _Splice(colon + 1, end, "\n" + render_block(value, key_node.start_mark.column + 2))
-    return _Splice(colon + 1, end, " " + render_inline(value))
+        return colon + 1, end, "\n" + render_block(value, key_node.start_mark.column + 2)
+    return colon + 1, end, " " + render_inline(value)
 
 
 def _insert(text: str, mapping: Any, key: str, value: Any) -> _Splice:
@@ -288,15 +258,14 @@ def _insert(text: str, mapping: Any, key: str, value: Any) -> _Splice:
         line_start = text.rfind("\n", 0, start) + 1
         if text[line_start:start].strip():  # `key: {}` — the block goes on the next lines
             indent = len(text[line_start:]) - len(text[line_start:].lstrip(" ")) + 2
-            return _Splice(start - 1 if text[start - 1] == " " else start, end, "\n" + _entry(key, value, indent))
-        return _Splice(start, end, _entry(key, value, indent))
+            return start - 1 if text[start - 1] == " " else start, end, "\n" + _entry(key, value, indent)
+        return start, end, _entry(key, value, indent)
     indent = mapping.value[0][0].start_mark.column
     end = _content_end(text, mapping)
     if end >= len(text):
-        return _Splice(
-            len(text), len(text), ("" if text.endswith("\n") or not text else "\n") + _entry(key, value, indent) + "\n"
-        )
-    return _Splice(end, end, "\n" + _entry(key, value, indent))
+        newline = "" if text.endswith("\n") or not text else "\n"
+        return len(text), len(text), newline + _entry(key, value, indent) + "\n"
+    return end, end, "\n" + _entry(key, value, indent)
 
 
 def _entry(key: str, value: Any, indent: int) -> str:
@@ -318,12 +287,9 @@ def set_value(text: str, pointer: str, value: Any) -> str:
         raise YamlEditError("cannot set the whole document")
     root = _compose(text)
     if root is None:
-        nested: Any = value
-        for key in reversed(keys[1:]):
-            nested = {key: nested}
-        return text + _entry(keys[0], nested, 0) + "\n"
-    splice = _plan_set(text, root, keys, value, "(document)")
-    return text[: splice.start] + splice.text + text[splice.end :]
+        return text + _entry(keys[0], _nest(keys[1:], value), 0) + "\n"
+    start, end, new = _plan_set(text, root, keys, value, "(document)")
+    return text[:start] + new + text[end:]
 
 
 def merge(text: str, pointer: str, value: Any) -> str:
@@ -342,7 +308,7 @@ def delete(text: str, pointer: str) -> str:
     node = _compose(text)
     key_node = value_node = None
     for key in keys:
-        if node is None or not _is_mapping(node):
+        if not _is_mapping(node):
             raise YamlEditError(f"{pointer}: parent is not a mapping")
         found = _find(node, key)
         if found is None:

@@ -568,11 +568,12 @@ def test_literal_edits_on_ascii_bytes_are_the_text_edits(kind: str, params: dict
 
     data = b"a\nb\na\nb\nc\n"
     try:
-        text_result: bytes | str = engine._TEXT_EDITS[kind](data.decode(), params).encode()
+        text, found = engine._literal_edit(kind, data.decode(), params)
+        text_result: tuple[bytes, int] | str = (text.encode(), found)
     except engine._Mismatch as exc:
         text_result = str(exc)
     try:
-        bytes_result: bytes | str = engine._literal_edit_bytes(kind, data, params)
+        bytes_result: tuple[bytes, int] | str = engine._literal_edit(kind, data, params)
     except engine._Mismatch as exc:
         bytes_result = str(exc)
     assert bytes_result == text_result
