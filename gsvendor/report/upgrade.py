@@ -49,8 +49,9 @@ def code(text: str | None) -> str:
 
 
 def plain(text: str) -> str:
-    """``text`` (an overlay's name or description) as Markdown that shows it as written, on one line:
-    its punctuation CommonMark would read (``*``, ``<b>``, ``[x](y)``, ``|``, ``&amp;``) backslash-escaped."""
+    """``text`` (an overlay's name or description, a line naming a CRD's fields or enum values) as
+    Markdown that shows it as written, on one line: its punctuation CommonMark would read (``*``,
+    ``<b>``, ``[x](y)``, ``|``, ``&amp;``) backslash-escaped."""
     return _MARKDOWN.sub(r"\\\1", _one_line(text))
 
 
@@ -190,12 +191,12 @@ def _crds(chart: ChartUpgrade) -> list[str]:
     if classified:
         lines += ["Changes a reviewer should look at (served and stored versions, conversion, `spec` fields):", ""]
         for crd in classified:
-            lines.append(f"- {code(crd.name)}: " + "; ".join(crd.classified))
+            lines.append(f"- {code(crd.name)}: " + "; ".join(plain(line) for line in crd.classified))
         lines.append("")
     webhook = [crd for crd in chart.crds if crd.webhook]
     if webhook:
         lines += ["Reads that need the conversion webhook (`conversion.strategy: Webhook`):", ""]
-        lines += [f"- {code(crd.name)}: {line}" for crd in webhook for line in crd.webhook]
+        lines += [f"- {code(crd.name)}: {plain(line)}" for crd in webhook for line in crd.webhook]
         lines.append("")
     return lines
 

@@ -63,3 +63,26 @@ def test_an_overlay_description_is_shown_as_written_not_read_as_markdown() -> No
         "| 10\\_x\\_ | (1) | 1 × 1 | 1 × 1 |\n\n- (1) operation: operations[0] (set): images "
         "(docker.io/kserve/\\<name\\>) | \\<img src=x\\> \\*b\\* \\[l](u) \\&amp;\n"
     ) in report
+
+
+def test_a_crd_enum_value_in_the_report_is_text_not_html() -> None:
+    """An upstream CRD's enum value (``<script>``) and field went raw into the report's list of
+    changes a reviewer should look at."""
+    from gsvendor.report.upgrade import markdown
+    from gsvendor.vendoring.crdchanges import classify
+    from gsvendor.vendoring.upgrade import ChartUpgrade, CrdChange, Upgrade
+
+    def traits(enum: tuple[str, ...]) -> dict:
+        return {
+            "storage": "v1",
+            "served": {"v1": True},
+            "conversion": "None",
+            "types": {"v1": {"a_b_": "string"}},
+            "required": {"v1": set()},
+            "enums": {"v1": {"a_b_": enum}},
+        }
+
+    lines = classify(traits(("<script>x</script>", "ok")), traits(("ok",)))  # type: ignore[arg-type]
+    crd = CrdChange(file="crds/x.yaml", name="x.io", fields_added=("v1: f",), classified=lines)
+    report = markdown(Upgrade("v0.19.0", "v0.20.0", [ChartUpgrade(name="c", dest="c", crds=[crd])]))
+    assert "- `x.io`: v1: spec.a\\_b\\_ enum narrowed (no longer: \\<script\\>x\\</script\\>)\n" in report
