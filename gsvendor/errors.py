@@ -144,7 +144,11 @@ class Interrupted(KeyboardInterrupt):
 MAX_SHOWN_CHARS = 200  # a value quoted in an error message; longer ones are cut with "…"
 MAX_LINE_CHARS = 2000  # one printed error line
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 and C1 controls but tab and line feed, and Unicode's bidirectional controls (UAX #9: LRM, RLM,
+# ALM, the embeddings, overrides and isolates), which reorder what a terminal or a review page
+# shows ("Trojan Source", CVE-2021-42574): a name holding U+202E reads backwards; and U+2028/U+2029,
+# line breaks to Python, blanks that vanish to rich (tab and line feed are the printed text's own)
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 # a URL's user info: "user@", or "user:password@" whatever the password holds ("/" and "@" too:
 # up to the last "@", as URL parsers split it); a "host:port/path@x" is cut as well (over-redacting
 # a message is safe, printing a password is not)
@@ -169,9 +173,10 @@ def redact(text: str) -> str:
 
 
 def escape_controls(text: str) -> str:
-    """``text`` with its control characters (but tabs and line ends) escaped as ``\\xNN``: an
-    escape sequence in a chart's text (a name, an image, helm's message) reaches no terminal."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """``text`` with its control characters (but tabs and line ends, see :data:`CONTROL`) escaped as
+    ``\\xNN`` (``\\uNNNN`` past U+00FF: U+202E, U+2028): an escape sequence in a chart's text (a name,
+    an image, helm's message) reaches no terminal, and no U+202E shows it reversed."""
+    return CONTROL.sub(_escaped, text)
 
 
 _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # where str.splitlines breaks
@@ -180,9 +185,13 @@ _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # where str
 def escape_line_breaks(text: str) -> str:
     """``text`` (a file name quoted in a message) with every character ``str.splitlines`` breaks at
     escaped (``\\x0a``, ``\\u2028``): a message's lines are its problems, one ``error:`` line each."""
-    return _LINE_BREAK.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text
-    )
+    return _LINE_BREAK.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    """The matched character as ``\\xNN`` (below U+0100) or ``\\uNNNN``."""
+    point = ord(match.group())
+    return f"\\x{point:02x}" if point < 256 else f"\\u{point:04x}"
 
 
 def closest(value: str, choices: Iterable[str]) -> str | None:

@@ -380,6 +380,9 @@ class _Host:
                     ) from None
                 self._sleep(attempts, None)
                 continue
+            except httpx.RemoteProtocolError as exc:  # it answered, outside HTTP: headers past h11's 64 kB, garbage
+                detail = " ".join(str(exc).split())[:300]
+                raise _Unreachable(REGISTRY_ERROR, f"broken HTTP answer: {detail}", attempts) from None
             except httpx.TransportError as exc:
                 if any(isinstance(cause, ssl.SSLError) for cause in _causes(exc)):
                     hint = "" if self.insecure else f"; plain HTTP only with --insecure-registry {self.host}"

@@ -7,9 +7,11 @@ the machine that wrote it).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from gsvendor.errors import escape_controls, escape_line_breaks
 from gsvendor.upstream.source import direction
 
 if TYPE_CHECKING:
@@ -21,16 +23,36 @@ REWRITTEN = "rewritten at render time (check-images judges the rendered referenc
 ROW_WIDTH = 100  # a table row wider than this (in the Markdown text) lists cells below its table, see table()
 
 
+# what CommonMark reads in running text: emphasis, code, links, HTML, entities, a table's cell bound
+_MARKDOWN = re.compile(r"([\\`*_<>|~&[])")
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line of the report: a line feed as a blank, every other line break and control
+    character escaped (``\\x0d``, ``\\u2028``, ``\\u202e``): CommonMark ends a table's row at a CR too."""
+    return escape_line_breaks(escape_controls(text.replace("\n", " ")))
+
+
 def code(text: str | None) -> str:
-    """``text`` as a Markdown code span safe inside a table cell (``-`` for none)."""
+    """``text`` as a Markdown code span safe inside a table cell (``-`` for none): on one line, ``|``
+    escaped (GFM splits cells first), fenced by one backtick more than its longest run of them
+    (CommonMark "Code spans")."""
     if text is None:
         return "-"
     if text == "":
         return '`""`'
-    text = text.replace("|", "\\|").replace("\n", " ")
-    fence = "``" if "`" in text else "`"
-    pad = " " if fence == "``" else ""
+    text = _one_line(text).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if longest else ""
     return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def plain(text: str) -> str:
+    """``text`` (an overlay's name or description, a line naming a CRD's fields or enum values) as
+    Markdown that shows it as written, on one line: its punctuation CommonMark would read (``*``,
+    ``<b>``, ``[x](y)``, ``|``, ``&amp;``) backslash-escaped."""
+    return _MARKDOWN.sub(r"\\\1", _one_line(text))
 
 
 def _row(cells: Sequence[str]) -> str:
@@ -169,12 +191,12 @@ def _crds(chart: ChartUpgrade) -> list[str]:
     if classified:
         lines += ["Changes a reviewer should look at (served and stored versions, conversion, `spec` fields):", ""]
         for crd in classified:
-            lines.append(f"- {code(crd.name)}: " + "; ".join(crd.classified))
+            lines.append(f"- {code(crd.name)}: " + "; ".join(plain(line) for line in crd.classified))
         lines.append("")
     webhook = [crd for crd in chart.crds if crd.webhook]
     if webhook:
         lines += ["Reads that need the conversion webhook (`conversion.strategy: Webhook`):", ""]
-        lines += [f"- {code(crd.name)}: {line}" for crd in webhook for line in crd.webhook]
+        lines += [f"- {code(crd.name)}: {plain(line)}" for crd in webhook for line in crd.webhook]
         lines.append("")
     return lines
 
@@ -210,8 +232,8 @@ def _overlays(chart: ChartUpgrade, old_tag: str, new_tag: str) -> list[str]:
         old = f"{use.old[0]} × {use.old[1]}" if use.old else "-"
         new = f"{use.new[0]} × {use.new[1]}" if use.new else "-"
         mark = "" if use.old == use.new else " **changed**"
-        operation = f"{use.operation}: {use.description}" if use.description else use.operation
-        rows.append((use.overlay, operation, old, new + mark))
+        operation = f"{use.operation}: {plain(use.description)}" if use.description else use.operation
+        rows.append((plain(use.overlay), operation, old, new + mark))
     return [*lines, *table(("overlay", "operation", old_tag, new_tag), rows), ""]
 
 
@@ -268,7 +290,7 @@ def markdown(upgrade: Upgrade) -> str:
         *_summary(upgrade),
     ]
     for chart in upgrade.charts:
-        lines += [f"## {chart.name} (`{chart.dest}`)", ""]
+        lines += [f"## {chart.name} ({code(chart.dest)})", ""]
         lines += _files(chart)
         lines += _values(chart)
         lines += _images(chart)

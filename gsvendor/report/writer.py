@@ -4,8 +4,10 @@
 wide, its lines stripped of trailing spaces. :class:`Writer` is rich's ``Console`` with three rules
 applied to everything it prints, so no call site escapes by hand:
 
-- a control character (ESC, BEL, DEL, C1; not tab or line feed) in any printed text is shown as
-  ``\\xNN``: a chart's or a registry's text is never a terminal's escape sequence;
+- a control character (ESC, BEL, CR, DEL, C1; not tab or line feed) in any printed text, a table's
+  cell too, is shown as ``\\xNN``, a bidirectional control (U+202E) as ``\\uNNNN``: a chart's or a
+  registry's text is never a terminal's escape sequence, nor shown reordered; emoji codes
+  (``:smile:``) are never read;
 - :meth:`Writer.say` takes markup with ``{}`` holes for user text; each value is quoted once (its
   markup escaped, credentials in URLs redacted, line breaks shown as ``\\x0a``/``\\u2028``: a file
   name with a line feed stays in its line), and :meth:`Writer.labelled` prints an ``error:`` /
@@ -26,10 +28,10 @@ from rich.markup import escape as markup_escape
 from rich.segment import Segment
 from rich.text import Text
 
+from gsvendor.errors import CONTROL as _CONTROL
 from gsvendor.errors import MAX_LINE_CHARS, escape_controls, escape_line_breaks, redact, shorten
 from gsvendor.report.layout import COUNT_AFTER, COUNT_BEFORE, UNIT_AFTER, StrippedLines, output_width
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # as gsvendor.errors escapes them
 # rich._wrap's word (leading blanks, the word, its trailing blanks), but a number and its unit
 # ("3.1 s:"), a count and its noun ("0 invalid,") and a name and its count ("Secret 2,") are one word
 _GLUED = rf"\S*\d{UNIT_AFTER}\S*|{COUNT_BEFORE}\S+|[A-Za-z]\S*{COUNT_AFTER}\S+"
@@ -88,7 +90,13 @@ class Writer(Console):
     """rich's ``Console`` that escapes control characters in all it prints and keeps units on their line.
 
     Also has :meth:`say` (markup with quoted user text) and :meth:`labelled` (``error:`` lines).
+    Emoji codes are off unless a caller passes ``emoji=True``: ``:smile:`` in a tag prints as written.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """rich's ``Console(*args, **kwargs)``, ``emoji=False`` by default."""
+        kwargs.setdefault("emoji", False)
+        super().__init__(*args, **kwargs)
 
     def print(self, *objects: Any, **options: Any) -> None:
         """rich's ``Console.print`` (``out`` too: it prints through here), control characters of
@@ -107,6 +115,12 @@ class Writer(Console):
         """One line ``label text``: ``label`` in ``style`` on a terminal, ``text`` as :func:`one_line`
         shows it (no markup or emoji codes read: ``[red]`` and ``:smile:`` print as written), not wrapped."""
         self.print(Text.assemble((label, style), " ", one_line(text)), soft_wrap=True)
+
+    def render_str(self, text: str, **options: Any) -> Text:
+        """rich's ``render_str``, control characters escaped first: every string rich renders (a
+        table's cell, a column's header) passes here, and a ``Text`` made of it would drop CR, BEL,
+        BS, VT and FF unseen."""
+        return super().render_str(escape_controls(text), **options)
 
     def _render_buffer(self, buffer: Any) -> str:
         # the net under print(): a renderable built of anything else (a table's cell) is escaped here

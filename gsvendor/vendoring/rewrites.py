@@ -19,15 +19,17 @@ judge. ``.Values`` inside a ``define`` is read as the chart's values, as the hel
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from gsvendor.errors import ConfigError
 from gsvendor.yamlio import load_plain
 
-# one template action, quoted strings and comments skipped whole (a "}}" inside a string ends nothing)
-_ACTION = re.compile(r'\{\{((?:"(?:[^"\\]|\\.)*"|`[^`]*`|/\*.*?\*/|[^"`}]|\}(?!\}))*+)\}\}', re.S)
+# one template action from its "{{": a comment (text/template allows one only right after the "{{"),
+# else quoted strings skipped whole (a "}}" inside a string ends nothing); matched at each "{{" once,
+# in time linear in the action's length
+_ACTION = re.compile(r'\{\{((?:-\s+)?/\*.*?\*/\s*-?\s*|(?:"(?:[^"\\]|\\.)*"|`[^`]*`|[^"`}]|\}(?!\}))*+)\}\}', re.S)
 _FILES_GET = re.compile(r'\.Files\.Get\s+"([^"\\]+)"')
 # sprig's replace OLD NEW with a quoted OLD holding a "/" (a registry or repository prefix), and its NEW
 _REPLACE = re.compile(r'\breplace\s+"([^"\\\s]*/[^"\\\s]*)"\s+("(?:[^"\\]|\\.)*"|`[^`]*`|[^\s|()]+|\([^|]*)')
@@ -168,6 +170,19 @@ def _replacements(action: str, scopes: _Scopes) -> list[Replacement]:
     return out
 
 
+def _actions(text: str) -> Iterator[re.Match[str]]:
+    """The actions of template ``text`` in order, up to the first ``{{`` that opens none: text/template
+    fails there ("unclosed action"), so helm renders nothing of the file, and trying every later
+    ``{{`` against the rest of the text took quadratic time (40 kB of ``{{`` ran for a minute)."""
+    start = text.find("{{")
+    while start >= 0:
+        match = _ACTION.match(text, start)
+        if match is None:
+            return
+        yield match
+        start = text.find("{{", match.end())
+
+
 def template_rewrites(text: str, values: Any) -> tuple[list[str], list[Replacement]]:
     """The chart files one template reads literally (``.Files.Get "files/…"``) and the prefix
     replacements it applies, in template order, resolved against ``values`` (the chart's
@@ -175,7 +190,7 @@ def template_rewrites(text: str, values: Any) -> tuple[list[str], list[Replaceme
     reads: list[str] = []
     replacements: list[Replacement] = []
     scopes = _Scopes(values)
-    for match in _ACTION.finditer(text):
+    for match in _actions(text):
         action = _TRIM.sub("", match.group(1)).strip()
         if action.startswith("/*"):
             continue

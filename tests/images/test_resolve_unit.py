@@ -416,3 +416,13 @@ def test_an_answer_larger_than_a_manifest_can_be_is_a_registry_error(server):
     resolver, host = resolver_for(server)
     found = ask(resolver, f"{host}/big:v1")
     assert (found.outcome, found.detail) == ("registry-error", "answer larger than 4 MiB")
+
+
+def test_an_answer_with_headers_past_the_http_limit_is_a_registry_error(server):
+    """300 kB of response headers: h11 refuses them, and the registry that did answer was called unreachable."""
+    server.expect_request("/v2/huge/manifests/v1").respond_with_response(
+        Response(b"", headers={"X-Padding": "a" * 300_000}, content_type=OCI_MANIFEST)
+    )
+    resolver, host = resolver_for(server, retries=0)
+    found = ask(resolver, f"{host}/huge:v1")
+    assert (found.outcome, found.detail) == ("registry-error", "broken HTTP answer: Receive buffer too long")

@@ -230,3 +230,21 @@ def test_what_is_not_resolved_statically() -> None:
     assert resolved('{{ replace "a/" (printf "%s/" .Values.registry) "t" }}', values) == [None]
     # comments and "}}" inside a string end no action
     assert resolved('{{/* replace "a/" "no/" */}}{{ replace "a/" "}}/" "t" }}', values) == ["}}/"]
+
+
+def test_an_unclosed_action_ends_the_template_in_one_pass() -> None:
+    """Every "{{" after an unclosed one was tried against the rest of the template: 40 kB of "{{"
+    (or of "/*" in one action) ran for a minute, a chart file of megabytes for hours. text/template
+    fails at the unclosed action, so nothing after it is read; a comment closes before its "}}" only."""
+    import sys
+
+    script = (
+        "from gsvendor.vendoring.rewrites import template_rewrites as t\n"
+        "print(t('{{' * 500_000, {}), t('{{ ' + '/*' * 500_000, {}), t('{{ \"x' * 200_000, {}))\n"
+    )
+    # a separate interpreter, stopped if it runs on: the quadratic scan never finished
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout == "([], []) ([], []) ([], [])\n"
+    before, after = '{{ replace "a/" "b/" "t" }}', '{{ replace "c/" "d/" "t" }}'
+    assert [r.new for r in template_rewrites(before + "{{ $x := `oops" + after, {})[1]] == ["b/"]
+    assert [r.new for r in template_rewrites("{{- /* a }} b */ -}}" + after, {})[1]] == ["d/"]
