@@ -10,7 +10,7 @@ from gsvendor.adopt.textdiff import text_operations
 from gsvendor.adopt.values import VALUE_FILES, escape_text, value_operations
 from gsvendor.errors import GsvendorError
 from gsvendor.files import normalize_whitespace
-from gsvendor.overlays.engine import Operation, Overlay, _unclosed, apply_overlays
+from gsvendor.overlays.engine import Operation, Overlay, apply_overlays, unclosed
 
 
 @dataclass
@@ -77,7 +77,7 @@ def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: st
         raise ValueError("trailing whitespace or blank lines at the end, which sync removes")
     ops, rest = value_operations(old, new, tag) if path in VALUE_FILES else ([], old)
     ops += _text_operations(rest, new)
-    if _unclosed(ops):
+    if unclosed(ops):
         raise ValueError("its text holds '${' without a closing '}', which an overlay cannot write")
     if not reproduces(chart, path, upstream, tree, ops, tag):
         if path in VALUE_FILES:  # the value edits may interact: text operations alone

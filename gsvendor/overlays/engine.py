@@ -170,6 +170,12 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
     return overlays
 
 
+def unclosed(value: Any) -> bool:
+    """Whether a string in ``value`` (nested dicts and lists) holds ``${`` that no ``}`` closes
+    (``$${`` is a literal and counts not): the engine refuses such an overlay when it loads."""
+    return any("${" in VARIABLE.sub("", text) for text in strings(value))
+
+
 def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
     """Mistakes that would otherwise only show when the operation runs (and exit 1, not 2)."""
     for value in strings(params):
@@ -180,7 +186,7 @@ def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
                 raise OverlayDefinitionError(
                     f"{where}: unknown variable ${{{name}}} (known: tag, version, chart, crd:<Kind>:<field>)"
                 )
-        if "${" in VARIABLE.sub("", value):
+        if unclosed(value):
             raise OverlayDefinitionError(
                 f"{where}: '${{' without a closing '}}' in {value!r} (write $${{ for a literal)"
             )
