@@ -24,8 +24,17 @@ def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> Ups
     if not charts:
         raise SourceError(f"{location}: no charts/ folder (not an upstream checkout)")
     files = read_tree(folder, wanted, location, "folder")
+    try:
+        folders = frozenset(p.name for p in folder.iterdir() if p.is_dir() and p.name != ".git")
+    except OSError:
+        folders = None
     return UpstreamSnapshot(
-        tag=tag, kind="folder", location=location, files=files, commit=_folder_commit(folder, tag, location)
+        tag=tag,
+        kind="folder",
+        location=location,
+        files=files,
+        commit=_folder_commit(folder, tag, location),
+        folders=folders,
     )
 
 

@@ -228,4 +228,5 @@ def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = 
         reaper.git("checkout", "HEAD", cwd=tmp)
         commit = reaper.git("rev-parse", "HEAD", cwd=tmp).strip()
         files = read_tree(Path(tmp), wanted, reaper.shown, "repository")
-    return UpstreamSnapshot(tag=tag, kind="git", location=reaper.shown, files=files, commit=commit)
+        folders = frozenset(reaper.git("ls-tree", "-d", "--name-only", "HEAD", cwd=tmp).splitlines())
+    return UpstreamSnapshot(tag=tag, kind="git", location=reaper.shown, files=files, commit=commit, folders=folders)

@@ -150,7 +150,9 @@ class UpstreamSnapshot:
 
     ``files`` maps upstream-relative POSIX path → bytes. ``sha256`` is the archive's (tarball and
     http sources), ``commit`` the upstream commit when known (git, a tarball's pax comment, a
-    folder that is a git checkout).
+    folder that is a git checkout). ``folders``: the top-level folders of the whole source, not only
+    of the wanted files (``None`` when not known), which tells a charts-only archive from a source
+    that lost a file.
     """
 
     tag: str
@@ -160,6 +162,7 @@ class UpstreamSnapshot:
     sha256: str | None = None
     commit: str | None = None
     notes: tuple[str, ...] = field(default=())
+    folders: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)

@@ -211,4 +211,11 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         files[rel] = content
     commit = archive.pax_headers.get("comment", "")  # GitHub's archives name their commit there
     commit = commit if re.fullmatch(r"[0-9a-f]{40}", commit) else None
-    return UpstreamSnapshot(tag=tag, kind=kind, location=location, files=files, sha256=sha256, commit=commit)
+    folders = frozenset(
+        rel.split("/", 1)[0]
+        for rel, member in ((path[len(top) + 1 :], member) for path, member in by_path.items())
+        if rel and ("/" in rel or member.isdir())
+    )
+    return UpstreamSnapshot(
+        tag=tag, kind=kind, location=location, files=files, sha256=sha256, commit=commit, folders=folders
+    )

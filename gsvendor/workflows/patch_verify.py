@@ -129,8 +129,9 @@ def verify_series(
         if snapshot.kind == "folder":
             report.notes.extend(_dirty_note(Path(location), tag, readable))
         touched = sorted({path for patch in readable for path in patch.touched})
-        if not any(path in files for path in touched):
-            read = sorted({f.old_path for patch in readable for f in patch.files if f.old_path}) or touched
+        read = sorted({f.old_path for patch in readable for f in patch.files if f.old_path}) or touched
+        tops = {path.split("/", 1)[0] for path in read}
+        if not any(path in files for path in touched) and snapshot.folders is not None and not tops & snapshot.folders:
             # e.g. a charts-only archive: every patch would fail for a reason that is not the patch's
             shown = ", ".join(read[:3]) + (f" and {len(read) - 3} more" if len(read) > 3 else "")
             raise IncompleteSourceError(

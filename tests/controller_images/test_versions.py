@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -254,8 +255,16 @@ def test_a_fresh_project_is_not_synced(tmp_path: Path) -> None:
     project = make_project(tmp_path / "fresh")
     for args in (("versions", "--no-go"), ("versions", "--check"), ("versions", "--json")):
         result = run_gsvendor(project, *args)
-        assert (result.returncode, result.stdout) == (2, "")
+        assert result.returncode == 2
         assert result.stderr == "error: helm/kserve-resources/ does not exist: run gsvendor sync\n"
+        if "--json" in args:  # the error as data on stdout
+            assert json.loads(result.stdout)["error"] == {
+                "code": "not-synced",
+                "exitCode": 2,
+                "problems": ["helm/kserve-resources/ does not exist: run gsvendor sync"],
+            }
+        else:
+            assert result.stdout == ""
     code, data, stderr = run_json(vendored(project, "v1.0.0"), "versions", "--no-go")
     assert code == 0, stderr
     assert [p["status"] for p in data["places"]] == ["agrees", "pin", "agrees", "agrees", "not synced"]
