@@ -61,7 +61,9 @@ def test_chart_tests_run_on_the_vendored_helm_at_its_tag(tmp_path: Path, cli: Cl
         re.M,
     )
     assert summary and summary.group(1) == tag, result.stdout[-3000:]
-    passed = re.findall(r"^PASSED tests/test_chart_overlays\.py::(\w+)\[([^\]]+)\]", result.stdout, re.MULTILINE)
+    passed = re.findall(
+        r"^PASSED tests/overlays/test_chart_overlays\.py::(\w+)\[([^\]]+)\]", result.stdout, re.MULTILINE
+    )
     ids = {i for _, i in passed}
     assert ids and all(f"vendored-{tag}" in i for i in ids), ids
     # every test of the module that takes the synced project ran on this one
@@ -77,7 +79,7 @@ def test_chart_tests_read_helm_not_a_fresh_sync(tmp_path: Path, cli: Cli) -> Non
     values.write_text(values.read_text().replace("  version: v0.20.0\n", "  version: v0.20.1\n", 1))
     result = chart_tests(project, cli, "vendored and controller_images")
     assert result.returncode != 0
-    failed = re.findall(r"^FAILED tests/test_chart_overlays\.py::(\S+)", result.stdout, re.MULTILINE)
+    failed = re.findall(r"^FAILED tests/overlays/test_chart_overlays\.py::(\S+)", result.stdout, re.MULTILINE)
     assert failed == ["test_rendered_controller_images_are_gsoci[vendored-v0.20.0-kserve-resources]"]
 
 
