@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config
-from gsvendor.errors import GsvendorError, HandEditError, Interrupted, UsageError, escape_line_breaks
+from gsvendor.errors import GsvendorError, HandEditError, Interrupted, UsageError
 from gsvendor.files import CleanFiles, Digests, _foreign, read_file, read_tree
 from gsvendor.overlays.engine import load_overlays
 from gsvendor.upstream.fetch import fetch_upstream
@@ -142,7 +142,8 @@ def sync(
     old_lock = config.lock_path.read_bytes() if config.lock_path.is_file() else None
     edits = hand_edits(config.root, output, previous, disk)
     if edits and not force:
-        listed = ", ".join(map(escape_line_breaks, edits[:10])) + (
+        # a name's line break is escaped where the error is printed (report/writer.py), as every error's
+        listed = ", ".join(edits[:10]) + (
             f" and {len(edits) - 10} more" if len(edits) > 10 else ""
         )
         raise HandEditError(

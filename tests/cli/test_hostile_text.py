@@ -86,3 +86,15 @@ def test_a_crd_enum_value_in_the_report_is_text_not_html() -> None:
     crd = CrdChange(file="crds/x.yaml", name="x.io", fields_added=("v1: f",), classified=lines)
     report = markdown(Upgrade("v0.19.0", "v0.20.0", [ChartUpgrade(name="c", dest="c", crds=[crd])]))
     assert "- `x.io`: v1: spec.a\\_b\\_ enum narrowed (no longer: \\<script\\>x\\</script\\>)\n" in report
+
+
+def test_a_hand_edited_file_named_with_a_line_break_is_named_on_the_one_error_line(cli: Cli, project: Path) -> None:
+    """sync's refusal lists hand-edited files; a line feed in one's name is escaped where the error
+    is printed, so the refusal stays one ``error:`` line."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    (project / "helm/kserve-crd/templates/a\nb.yaml").write_text("x: 1\n")
+    result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
+    assert result.returncode == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith("error: refusing to overwrite changes the lock and the overlays do not explain: ")
+    assert "helm/kserve-crd/templates/a\\x0ab.yaml" in line
