@@ -174,9 +174,7 @@ def handles_errors(function: F) -> F:
         try:
             return function(*args, **kwargs)
         except GsvendorError as exc:
-            console = stderr_console()
-            for problem in exc.problems:  # one line each, escaped by the writer, no markup read
-                console.labelled("error:", "red", problem)
+            stderr_console().errors(exc.problems)  # one line each, escaped by the writer, no markup read
             if kwargs.get("json_output") and not isinstance(exc, CheckFailed):  # a failed check printed its JSON
                 print_json(stdout_console(), {"ok": False, "error": exc.as_json()})
             raise typer.Exit(exc.exit_code) from None
@@ -204,12 +202,7 @@ def project_guard(ctx: typer.Context, config: Any) -> Any:
     interrupted sync first, saying so on stderr)."""
     from gsvendor.workflows.guard import exclusive
 
-    def say(line: str) -> None:
-        from gsvendor.report.writer import one_line
-
-        stderr_console().print(one_line(line), markup=False, emoji=False, soft_wrap=True)
-
-    return exclusive(config, ctx.obj.lock_timeout, say)
+    return exclusive(config, ctx.obj.lock_timeout, stderr_console().line)
 
 
 def _lock_timeout_is_a_number(lock_timeout: float) -> None:
@@ -243,10 +236,7 @@ def show_status(ctx: typer.Context, message: str) -> Any:
 
 def exit_interrupted(message: str | None = None) -> None:
     """Say ``message`` (what state the output is in) and end the process with 130 at once."""
-    from gsvendor.report.writer import one_line
-
-    text = one_line(message or "interrupted; nothing was left half-written")
-    stderr_console().print(text, markup=False, emoji=False, soft_wrap=True)
+    stderr_console().line(message or "interrupted; nothing was left half-written")
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(130)  # worker threads (registry lookups, renders) must not keep the process alive

@@ -157,8 +157,7 @@ def main() -> None:
             exit_interrupted()
         # outside a command: --help or --version into a full disk, an empty option (cli.options.non_empty)
         if isinstance(exc, GsvendorError):
-            for problem in exc.problems:
-                stderr_console().labelled("error:", "red", problem)
+            stderr_console().errors(exc.problems)
             sys.exit(exc.exit_code)
         # click's usage errors (typer's parser): duck-typed, as typer ships its own copy of click
         if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):

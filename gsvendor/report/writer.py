@@ -116,6 +116,15 @@ class Writer(Console):
         shows it (no markup or emoji codes read: ``[red]`` and ``:smile:`` print as written), not wrapped."""
         self.print(Text.assemble((label, style), " ", one_line(text)), soft_wrap=True)
 
+    def line(self, text: str) -> None:
+        """``text`` as :func:`one_line` shows it, unlabelled: no markup or emoji read, not wrapped."""
+        self.print(one_line(text), markup=False, emoji=False, soft_wrap=True)
+
+    def errors(self, problems: list[str]) -> None:
+        """One ``error:`` line per problem (a :class:`~gsvendor.errors.GsvendorError`'s ``problems``)."""
+        for problem in problems:
+            self.labelled("error:", "red", problem)
+
     def render_str(self, text: str, **options: Any) -> Text:
         """rich's ``render_str``, control characters escaped first: every string rich renders (a
         table's cell, a column's header) passes here, and a ``Text`` made of it would drop CR, BEL,

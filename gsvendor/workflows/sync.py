@@ -143,9 +143,7 @@ def sync(
     edits = hand_edits(config.root, output, previous, disk)
     if edits and not force:
         # a name's line break is escaped where the error is printed (report/writer.py), as every error's
-        listed = ", ".join(edits[:10]) + (
-            f" and {len(edits) - 10} more" if len(edits) > 10 else ""
-        )
+        listed = ", ".join(edits[:10]) + (f" and {len(edits) - 10} more" if len(edits) > 10 else "")
         raise HandEditError(
             f"refusing to overwrite changes the lock and the overlays do not explain: {listed} "
             "(declare them as an overlay, or re-run with --force to replace them and keep a backup)",
