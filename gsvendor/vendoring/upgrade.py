@@ -33,7 +33,7 @@ from gsvendor.vendoring.crdchanges import Traits, classify, needs_webhook, trait
 from gsvendor.vendoring.plan import Build, ChartBuild
 from gsvendor.vendoring.rbac import RbacChange, compare_rbac
 from gsvendor.vendoring.rewrites import Replacement, render, render_rewrites
-from gsvendor.yamlio import YamlLimitError, check_text
+from gsvendor.yamlio import YamlLimitError, load_all_safe, load_single_safe
 
 Rewrites = Mapping[str, tuple[Replacement, ...]]
 
@@ -153,15 +153,13 @@ def _load_yaml(data: bytes, *, inline_actions: bool = False) -> list[Any]:
     overlay writes ``inject-ca-from: {{ .Release.Namespace }}/…`` is YAML (its schema is what
     counts; image references must not come out of such placeholders).
     """
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
     lines = data.decode("utf-8", "replace").splitlines()
     kept = ("" if _ACTION_LINE.match(line) else line for line in lines)
     text = "\n".join(_ACTION.sub("TEMPLATED", line) if inline_actions else line for line in kept)
     try:
-        check_text(text, "a template")
-        return [d for d in YAML(typ="safe", pure=False).load_all(text) if d is not None]
+        return [d for d in load_all_safe(text, "a template") if d is not None]
     except (YAMLError, RecursionError, ValueError, YamlLimitError):
         return []
 
@@ -222,16 +220,14 @@ def _at(values: Any, dotted: str) -> Any:
 
 def references(files: Mapping[str, bytes]) -> dict[str, Found]:
     """Image references of a chart's plain YAML, by place (``values.yaml kserve.agent.image``)."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
     found: list[Found] = []
     if "values.yaml" in files:
         text = files["values.yaml"].decode("utf-8", "replace")
         try:
-            check_text(text, "values.yaml")
-            yaml = YAML(typ="safe")
-            found += values_references(yaml.load(text), "values.yaml", key_lines(yaml.compose(text)))
+            values, lines = load_single_safe(text, key_lines, "values.yaml")
+            found += values_references(values, "values.yaml", lines)
         except (YAMLError, RecursionError, ValueError, YamlLimitError):
             pass
     for path in sorted(files):
