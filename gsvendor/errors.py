@@ -158,6 +158,20 @@ _QUERY = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s?#'\"]*\?)([^\s#'\"]*)")
 _QUERY_VALUE = re.compile(r"=[^&;]*")
 
 
+def causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what caused it, at most 20: its ``__cause__``, ``__context__`` and exception
+    arguments, followed (httpx → httpcore → the socket or TLS error)."""
+    seen: list[BaseException] = []
+    todo: list[BaseException] = [exc]
+    while todo and len(seen) < 20:
+        item = todo.pop()
+        seen.append(item)
+        for nxt in (item.__cause__, item.__context__, *getattr(item, "args", ())):
+            if isinstance(nxt, BaseException) and nxt not in seen:
+                todo.append(nxt)
+    return seen
+
+
 def shorten(value: object, limit: int = MAX_SHOWN_CHARS) -> str:
     """``value`` as text of at most ``limit`` characters (cut with "…"), for quoting in a message."""
     text = value if isinstance(value, str) else repr(value)

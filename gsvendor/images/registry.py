@@ -45,6 +45,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gsvendor.errors import causes
 from gsvendor.images.credentials import Credentials, default_docker_config
 from gsvendor.images.reference import DEFAULT_REGISTRY, ImageReference, parse
 
@@ -230,23 +231,10 @@ def _describe(response: _Answer) -> str:
     return f"HTTP {response.status_code}" + (f" ({text})" if text else f" {response.reason}" if response.reason else "")
 
 
-def _causes(exc: BaseException) -> list[BaseException]:
-    """``exc`` and what caused it (httpx → httpcore → the socket or TLS error), at most 20."""
-    seen: list[BaseException] = []
-    todo: list[BaseException] = [exc]
-    while todo and len(seen) < 20:
-        item = todo.pop()
-        seen.append(item)
-        for nxt in (item.__cause__, item.__context__, *getattr(item, "args", ())):
-            if isinstance(nxt, BaseException) and nxt not in seen:
-                todo.append(nxt)
-    return seen
-
-
 def _connection_detail(exc: BaseException) -> str:
     """A short cause of a connection error: refused, DNS, reset, or its message."""
 
-    for item in _causes(exc):
+    for item in causes(exc):
         if isinstance(item, ConnectionRefusedError):
             return "connection refused"
         if isinstance(item, socket.gaierror):
@@ -384,7 +372,7 @@ class _Host:
                 detail = " ".join(str(exc).split())[:300]
                 raise _Unreachable(REGISTRY_ERROR, f"broken HTTP answer: {detail}", attempts) from None
             except httpx.TransportError as exc:
-                if any(isinstance(cause, ssl.SSLError) for cause in _causes(exc)):
+                if any(isinstance(cause, ssl.SSLError) for cause in causes(exc)):
                     hint = "" if self.insecure else f"; plain HTTP only with --insecure-registry {self.host}"
                     detail = " ".join(str(exc).split())[:300]
                     raise _Unreachable(REGISTRY_ERROR, f"TLS: {detail}{hint}", attempts) from None

@@ -7,7 +7,7 @@ import io
 import time
 from typing import Any
 
-from gsvendor.errors import SourceError
+from gsvendor.errors import SourceError, causes
 from gsvendor.upstream.cache import _cached
 from gsvendor.upstream.source import MAX_ARCHIVE_BYTES, FetchOptions, _one_line, limit, public_url
 
@@ -197,11 +197,9 @@ def _stream(url: str, options: FetchOptions, deadline: float) -> bytes:
     return buffer.getvalue()
 
 
-def _unknown_host(exc: BaseException | None) -> bool:
+def _unknown_host(exc: BaseException) -> bool:
     """Whether ``exc`` was caused by the resolver answering that the host name does not exist
-    (``socket.gaierror`` ``EAI_NONAME``, getaddrinfo(3)), found along its cause chain."""
+    (``socket.gaierror`` ``EAI_NONAME``, getaddrinfo(3)), found along its causes."""
     import socket
 
-    while exc is not None and not isinstance(exc, socket.gaierror):
-        exc = exc.__cause__ or exc.__context__
-    return exc is not None and exc.errno == socket.EAI_NONAME
+    return any(isinstance(item, socket.gaierror) and item.errno == socket.EAI_NONAME for item in causes(exc))
