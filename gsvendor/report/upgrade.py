@@ -263,6 +263,14 @@ def _patches(upgrade: Upgrade) -> list[str]:
     lines += [f"**Note:** {code(note)}" for note in upgrade.patches_notes]
     if upgrade.patches_notes:
         lines.append("")
+    if upgrade.patches_unjudged:
+        return [
+            *lines,
+            "Not judged: patch-verify could not check the series.",
+            "",
+            *(f"- {code(p)}" for p in upgrade.patches_unjudged),
+            "",
+        ]
     if not upgrade.patches:
         return [*lines, "The series is empty.", ""]
     rows = [

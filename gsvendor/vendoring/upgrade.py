@@ -142,8 +142,10 @@ class Upgrade:
     charts: list[ChartUpgrade]
     patches: list[dict[str, Any]] | None = None
     patches_tag: str | None = None
-    # patch-verify's notes (a source holding none of the patched files: its results say nothing)
+    # patch-verify's notes (a dirty checkout, a Dockerfile that skips the series)
     patches_notes: list[str] = field(default_factory=list)
+    # why patch-verify judged nothing (its --json error document: a source without the patched files)
+    patches_unjudged: list[str] = field(default_factory=list)
 
 
 def _load_yaml(data: bytes, *, inline_actions: bool = False) -> list[Any]:
@@ -476,9 +478,12 @@ def compare_builds(
         upgrade.patches = [dict(p) for p in patches.get("results") or [] if isinstance(p, Mapping)]
         upgrade.patches_tag = str(patches.get("tag")) if patches.get("tag") is not None else None
         notes = [n for n in patches.get("notes") or [] if isinstance(n, str)]
+        error = patches.get("error") if isinstance(patches.get("error"), Mapping) else {}
+        unjudged = [p for p in error.get("problems") or [] if isinstance(p, str)]
         source = patches.get("source")
-        where = source.get("location") if isinstance(source, Mapping) else None
+        where = source.get("location") if isinstance(source, Mapping) else error.get("value")
         if isinstance(where, str) and where.startswith("/"):  # no path of the machine that ran patch-verify
             notes = [n.replace(where, PurePosixPath(where).name) for n in notes]
-        upgrade.patches_notes = notes
+            unjudged = [n.replace(where, PurePosixPath(where).name) for n in unjudged]
+        upgrade.patches_notes, upgrade.patches_unjudged = notes, unjudged
     return upgrade

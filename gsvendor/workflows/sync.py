@@ -433,7 +433,9 @@ def sync_reviewed(
 
 
 def read_patch_report(path: Path, tag: str) -> dict[str, Any]:
-    """``gsvendor patch-verify --json`` output for upstream ``tag`` read from ``path``.
+    """``gsvendor patch-verify --json`` output for upstream ``tag`` read from ``path``: its report,
+    or its error document (``{"ok": false, "error": …}``, e.g. a source without the patched
+    files), which the upgrade report shows as a series not judged.
 
     Raises :class:`UsageError` (exit 2) naming ``--patch-report`` when it is unreadable, not that
     JSON, or the series was checked against another tag.
@@ -444,6 +446,8 @@ def read_patch_report(path: Path, tag: str) -> dict[str, Any]:
         raise UsageError(f"--patch-report: {path}: cannot read: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise UsageError(f"--patch-report: {path}: cannot read: {' '.join(str(exc).split())[:200]}") from None
+    if isinstance(data, dict) and data.get("ok") is False and isinstance(data.get("error"), dict):
+        return {"tag": tag, "error": data["error"]}
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise UsageError(f"--patch-report: {path}: not gsvendor patch-verify --json output (no results list)")
     checked = data.get("tag")

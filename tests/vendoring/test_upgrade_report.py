@@ -389,3 +389,30 @@ def test_the_report_carries_patch_verify_notes_without_the_machine_path() -> Non
         "the patches touch: is it the full upstream source tree?`\n\n| patch | result | message |\n"
     ) in text
     assert "/home/me" not in text
+
+
+def test_a_patch_verify_error_document_is_a_series_not_judged(tmp_path: Path) -> None:
+    """``patch-verify --json`` on a source without the patched files writes an error document;
+    ``--patch-report`` read it as "no results list" and refused the whole report (exit 2)."""
+    from types import SimpleNamespace as NS
+
+    from gsvendor.report.upgrade import markdown
+    from gsvendor.vendoring.upgrade import compare_builds
+    from gsvendor.workflows.sync import read_patch_report
+
+    where = "/home/me/upstream/kserve-v0.20.0.tar.gz"
+    problem = f"{where} holds none of the files the patches touch (pkg/a.go): not the full upstream source tree"
+    document = {
+        "ok": False,
+        "error": {"code": "source-incomplete", "exitCode": 2, "problems": [problem], "value": where},
+    }
+    (tmp_path / "patches.json").write_text(json.dumps(document))
+    patches = read_patch_report(tmp_path / "patches.json", "v0.20.0")
+    upgrade = compare_builds(NS(tag="v0.19.0", charts=[]), NS(tag="v0.20.0", charts=[]), [], [], patches)  # type: ignore[arg-type]
+    text = markdown(upgrade)
+    assert (
+        "## Carried patches (patch-verify at v0.20.0)\n\nNot judged: patch-verify could not check the series.\n\n"
+        "- `kserve-v0.20.0.tar.gz holds none of the files the patches touch (pkg/a.go): not the full upstream "
+        "source tree`\n"
+    ) in text
+    assert "/home/me" not in text
