@@ -269,22 +269,30 @@ def load_yaml_document(path: Path, label: str | None = None) -> Any:
     return _parse_round_trip(read_text(path, label), label)
 
 
+def invalid_yaml(exc: Exception, label: str) -> str:
+    """The one-line message of ruamel's ``YAMLError`` ``exc`` for the file ``label``:
+    ``label:line: invalid YAML: problem`` (the line when the parser marks one), never the parser's
+    multi-line text with its ``<unicode string>`` positions."""
+    from ruamel.yaml.error import MarkedYAMLError
+
+    if isinstance(exc, MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        line = f":{mark.line + 1}" if mark else ""
+        return f"{label}{line}: invalid YAML: {exc.problem or exc.context or 'syntax error'}"
+    return f"{label}: invalid YAML: {shorten(' '.join(str(exc).split()))}"
+
+
 def _parse_round_trip(text: str, label: str) -> Any:
     from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.error import YAMLError
 
     check_text(text, label, USER_FILE)
     try:
         return YAML(typ="rt", pure=True).load(text)
     except RecursionError:
         raise ConfigError(f"{label}: nested too deeply") from None
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = f":{mark.line + 1}" if mark else ""
-        problem = exc.problem or exc.context or "syntax error"
-        raise ConfigError(f"{label}{line}: invalid YAML: {problem}") from None
     except YAMLError as exc:
-        raise ConfigError(f"{label}: invalid YAML: {exc}") from None
+        raise ConfigError(invalid_yaml(exc, label)) from None
     except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
         # a scalar its tag or form cannot construct: 2001-13-45, !!int abc, !!bool x, 5000 digits
         detail = shorten(" ".join(str(exc)[:1000].split()))

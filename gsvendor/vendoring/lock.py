@@ -20,7 +20,7 @@ from gsvendor.errors import ConfigError, LockError, shorten
 from gsvendor.files import Digests
 from gsvendor.stamps import read_stamp, stamp_path, write_stamp
 from gsvendor.vendoring.plan import Build
-from gsvendor.yamlio import USER_FILE, load_plain, read_text
+from gsvendor.yamlio import USER_FILE, invalid_yaml, load_plain, read_text
 
 API_VERSION = "gsvendor.giantswarm.io/v1alpha1"
 KIND = "Lock"
@@ -287,8 +287,9 @@ def read(path: Path, stamps: Path | None = None) -> Lock:
         )
     except ConfigError as exc:
         raise LockError(str(exc)) from None
+    except _yaml_error() as exc:
+        raise LockError(invalid_yaml(exc, path.name)) from None
     except (
-        _yaml_error(),  # evaluated only when something was raised: ruamel loads only to parse
         KeyError,
         TypeError,
         AttributeError,
