@@ -202,7 +202,7 @@ def project_guard(ctx: typer.Context, config: Any) -> Any:
     interrupted sync first, saying so on stderr)."""
     from gsvendor.workflows.guard import exclusive
 
-    return exclusive(config, ctx.obj.lock_timeout, stderr_console().line)
+    return exclusive(config, ctx.obj.lock_timeout, stderr_console().unlabelled)
 
 
 def _lock_timeout_is_a_number(lock_timeout: float) -> None:
@@ -236,7 +236,7 @@ def show_status(ctx: typer.Context, message: str) -> Any:
 
 def exit_interrupted(message: str | None = None) -> None:
     """Say ``message`` (what state the output is in) and end the process with 130 at once."""
-    stderr_console().line(message or "interrupted; nothing was left half-written")
+    stderr_console().unlabelled(message or "interrupted; nothing was left half-written")
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(130)  # worker threads (registry lookups, renders) must not keep the process alive

@@ -116,7 +116,7 @@ class Writer(Console):
         shows it (no markup or emoji codes read: ``[red]`` and ``:smile:`` print as written), not wrapped."""
         self.print(Text.assemble((label, style), " ", one_line(text)), soft_wrap=True)
 
-    def line(self, text: str) -> None:
+    def unlabelled(self, text: str) -> None:
         """``text`` as :func:`one_line` shows it, unlabelled: no markup or emoji read, not wrapped."""
         self.print(one_line(text), markup=False, emoji=False, soft_wrap=True)
 
