@@ -250,14 +250,14 @@ def read_text(path: Path, label: str) -> str:
     """The UTF-8 text of a user file. Raises :class:`ConfigError` ``label: not found`` / ``label: cannot read: …``."""
     try:
         if path.exists() and not path.is_file():  # a FIFO or a device would block or never end
-            raise ConfigError(f"{label}: not a regular file")
+            raise ConfigError(f"{label}: not a regular file", file=label)
         if path.stat().st_size > MAX_USER_FILE_BYTES:
-            raise ConfigError(f"{label}: larger than {MAX_USER_FILE_BYTES // 1024 // 1024} MiB")
+            raise ConfigError(f"{label}: larger than {MAX_USER_FILE_BYTES // 1024 // 1024} MiB", file=label)
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ConfigError(f"{label}: not found") from None
+        raise ConfigError(f"{label}: not found", file=label) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{label}: cannot read: {' '.join(str(exc).split())}") from None
+        raise ConfigError(f"{label}: cannot read: {' '.join(str(exc).split())}", file=label) from None
 
 
 def load_yaml_document(path: Path, label: str | None = None) -> Any:
@@ -290,14 +290,14 @@ def _parse_round_trip(text: str, label: str) -> Any:
     try:
         return YAML(typ="rt", pure=True).load(text)
     except RecursionError:
-        raise ConfigError(f"{label}: nested too deeply") from None
+        raise ConfigError(f"{label}: nested too deeply", file=label) from None
     except YAMLError as exc:
-        raise ConfigError(invalid_yaml(exc, label)) from None
+        raise ConfigError(invalid_yaml(exc, label), file=label) from None
     except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
         # a scalar its tag or form cannot construct: 2001-13-45, !!int abc, !!bool x, 5000 digits
         detail = shorten(" ".join(str(exc)[:1000].split()))
         raise ConfigError(
-            f"{label}: invalid YAML: a value that cannot be read ({type(exc).__name__}: {detail})"
+            f"{label}: invalid YAML: a value that cannot be read ({type(exc).__name__}: {detail})", file=label
         ) from None
 
 
@@ -496,7 +496,7 @@ def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path 
             return YamlFile(label, text, to_plain(data))
     document = _parse_round_trip(text, label)
     if document is None:
-        raise ConfigError(f"{label}: the file is empty")
+        raise ConfigError(f"{label}: the file is empty", file=label)
     validate(document, schema, label)
     plain = to_plain(document)
     write_stamp(stamp, plain)

@@ -286,9 +286,9 @@ def read(path: Path, stamps: Path | None = None) -> Lock:
             go_mod=go_mod,
         )
     except ConfigError as exc:
-        raise LockError(str(exc)) from None
+        raise LockError(*exc.problems, file=exc.file) from None
     except _yaml_error() as exc:
-        raise LockError(invalid_yaml(exc, path.name)) from None
+        raise LockError(invalid_yaml(exc, path.name), file=path.name) from None
     except (
         KeyError,
         TypeError,
@@ -299,4 +299,4 @@ def read(path: Path, stamps: Path | None = None) -> Lock:
         RecursionError,
     ) as exc:
         detail = shorten(" ".join(str(exc)[:1000].split()))
-        raise LockError(f"{path.name}: malformed lock file ({type(exc).__name__}: {detail})") from None
+        raise LockError(f"{path.name}: malformed lock file ({type(exc).__name__}: {detail})", file=path.name) from None

@@ -317,3 +317,15 @@ def test_json_output_of_an_error_is_its_data(cli: Cli, project: Path, tmp_path: 
     assert error["code"] == "source" and error["exitCode"] == 2
     assert "s3cr3t" not in result.stdout + result.stderr
     assert "127.0.0.1:9/kserve.tar.gz" in error["problems"][0]
+
+
+def test_json_error_of_a_file_that_is_not_yaml_names_the_file(cli: Cli, synced: Path) -> None:
+    """The error document's ``file`` was set only for schema errors: a configuration or a lock that
+    is not YAML named its file in the problem text alone."""
+    (synced / "gsvendor.lock.yaml").write_text("kind: Lock\ntag: [\n")
+    error = json.loads(cli(synced, "verify", "--json").stdout)["error"]
+    assert (error["code"], error["file"]) == ("lock", "gsvendor.lock.yaml")
+    (synced / "gsvendor.yaml").write_text("upstream: [unclosed\n")
+    error = json.loads(cli(synced, "verify", "--json").stdout)["error"]
+    assert (error["code"], error["file"]) == ("config", "gsvendor.yaml")
+    assert error["problems"] == ["gsvendor.yaml:2: invalid YAML: expected ',' or ']', but got '<stream end>'"]
