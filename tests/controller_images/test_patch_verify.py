@@ -435,6 +435,19 @@ def test_a_link_named_like_the_patched_folder_is_not_a_folder(maker: PatchMaker,
     )
 
 
+def test_a_git_source_with_a_non_ascii_folder_that_lost_the_file(tmp_path: Path) -> None:
+    # git ls-tree quotes "p\303\244ckage" unless -z: the folder must still count as there
+    base = Upstream(tmp_path / "base", {"charts/README.md": "x\n", "päckage/a.go": A_GO})
+    git(base.path, "tag", "v1.0.0")
+    project = make_project(tmp_path / "project")
+    PatchMaker(base, "v1.0.0", tmp_path / "work").patch({"päckage/a.go": PATCHED}, "edit", series(project), 1)
+    lost = Upstream(tmp_path / "lost", {"charts/README.md": "x\n", "päckage/other.go": B_GO})
+    git(lost.path, "tag", "v1.0.0")
+    code, data, stderr = run_json(project, "patch-verify", "--source", lost.url, "--tag", "v1.0.0")
+    assert code == 1, stderr
+    assert [r["status"] for r in data["results"]] == ["does not apply"]
+
+
 def test_the_exec_form_copy_counts(upstream: Upstream, maker: PatchMaker, project: Path) -> None:
     patch_0001(maker, project)
     dockerfile = project / "Dockerfile.llmisvc"
