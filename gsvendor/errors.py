@@ -34,16 +34,18 @@ class GsvendorError(Exception):
 
     def as_json(self) -> dict[str, object]:
         """The error as ``--json`` prints it: ``code``, ``exitCode``, ``problems`` and, where set,
-        ``file``, ``key`` and ``value`` (as text, cut at :data:`MAX_SHOWN_CHARS`). Credentials in
-        URLs are redacted, as on the ``error:`` lines."""
+        ``file``, ``key`` and ``value`` (as text, cut at :data:`MAX_SHOWN_CHARS`), each problem cut at
+        :data:`MAX_LINE_CHARS` as its ``error:`` line is. Credentials in URLs are redacted before the
+        cut, as on the ``error:`` lines (a cut first would leave a password whose ``@`` fell past it)."""
         data: dict[str, object] = {
             "code": self.code,
             "exitCode": self.exit_code,
-            "problems": [redact(problem) for problem in self.problems],
+            "problems": [shorten(redact(problem), MAX_LINE_CHARS) for problem in self.problems],
         }
         for name in ("file", "key", "value"):
             if getattr(self, name) is not None:
-                data[name] = redact(shorten(getattr(self, name)))
+                value = getattr(self, name)
+                data[name] = shorten(redact(value if isinstance(value, str) else repr(value)))
         return data
 
 

@@ -13,7 +13,7 @@ from typer.core import TyperOption
 
 from gsvendor import __version__
 from gsvendor.cli.options import non_empty
-from gsvendor.errors import CheckFailed, GsvendorError, UsageError
+from gsvendor.errors import CheckFailed, GsvendorError, OutputError, UsageError
 from gsvendor.report.console import print_json
 
 app = typer.Typer(
@@ -166,6 +166,18 @@ def stdout_console() -> Any:
     return open_console(sys.stdout, "stdout")
 
 
+def drop_stdout() -> None:
+    """Point stdout's descriptor at the null device: what is still buffered for it, and Python's
+    flush at exit, are dropped quietly instead of failing again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no descriptor (closed, a test's StringIO): nothing to drop
+        pass
+    finally:
+        os.close(devnull)
+
+
 def handles_errors(function: F) -> F:
     """Turn :class:`~gsvendor.errors.GsvendorError` into ``error: …`` on stderr and its exit code."""
 
@@ -176,7 +188,11 @@ def handles_errors(function: F) -> F:
         except GsvendorError as exc:
             stderr_console().errors(exc.problems)  # one line each, escaped by the writer, no markup read
             if kwargs.get("json_output") and not isinstance(exc, CheckFailed):  # a failed check printed its JSON
-                print_json(stdout_console(), {"ok": False, "error": exc.as_json()})
+                try:
+                    print_json(stdout_console(), {"ok": False, "error": exc.as_json()})
+                    sys.stdout.flush()
+                except OutputError:  # > /dev/full: the error's line is out, its exit code stays; no second error
+                    drop_stdout()
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: say what state the output is in
             exit_interrupted(getattr(exc, "message", None))

@@ -24,8 +24,8 @@ def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> Ups
     if not charts:
         raise SourceError(f"{location}: no charts/ folder (not an upstream checkout)")
     files = read_tree(folder, wanted, location, "folder")
-    try:
-        folders = frozenset(p.name for p in folder.iterdir() if p.is_dir() and p.name != ".git")
+    try:  # real folders only: a link (pkg -> /etc) is not a folder of the source, as in an archive or in git
+        folders = frozenset(p.name for p in folder.iterdir() if not p.is_symlink() and p.is_dir() and p.name != ".git")
     except OSError:
         folders = None
     return UpstreamSnapshot(

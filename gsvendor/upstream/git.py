@@ -228,5 +228,6 @@ def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = 
         reaper.git("checkout", "HEAD", cwd=tmp)
         commit = reaper.git("rev-parse", "HEAD", cwd=tmp).strip()
         files = read_tree(Path(tmp), wanted, reaper.shown, "repository")
-        folders = frozenset(reaper.git("ls-tree", "-d", "--name-only", "HEAD", cwd=tmp).splitlines())
+        # -z: names as they are; git quotes a name with non-ASCII bytes ("p\303\244ckage") otherwise
+        folders = frozenset(reaper.git("ls-tree", "-z", "-d", "--name-only", "HEAD", cwd=tmp).split("\0")) - {""}
     return UpstreamSnapshot(tag=tag, kind="git", location=reaper.shown, files=files, commit=commit, folders=folders)

@@ -171,3 +171,20 @@ def test_a_reader_of_stderr_that_goes_away_keeps_the_exit_codes(cli: Cli, synced
     assert (ok.returncode, ok.stdout) == (0, "ok: output is upstream v0.20.0 plus the declared overlays\n")
     assert _closed_or_full(cli, synced_project, ("sync", "--bogus"), "pipe", "gone").returncode == 2
     assert _closed_or_full(cli, synced_project, ("diff", "no-such-chart"), "pipe", "gone").returncode == 2
+
+
+def test_an_error_document_that_cannot_be_written_keeps_the_errors_code_and_line(
+    cli: Cli, synced_project: Path
+) -> None:
+    """``sync --json > /dev/full`` refusing a hand edit: exit 1 and its one line (was exit 2 and a
+    second ``error: stdout: …`` line, the lost document taking the place of the error)."""
+    with (synced_project / "helm/kserve-crd/values.yaml").open("a") as values:
+        values.write("# a hand edit\n")
+    refused = (
+        "error: refusing to overwrite changes the lock and the overlays do not explain: helm/kserve-crd/values.yaml "
+        "(declare them as an overlay, or re-run with --force to replace them and keep a backup)\n"
+    )
+    args = ("sync", "v0.20.0", "--json", "--source", str(tarball("v0.20.0")))
+    for stdout in ("full", "closed"):
+        result = _closed_or_full(cli, synced_project, args, stdout)
+        assert (result.returncode, result.stderr) == (1, refused), stdout

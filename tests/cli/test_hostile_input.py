@@ -486,3 +486,22 @@ def test_each_problem_of_an_error_is_one_line_with_its_breaks_and_escapes_shown(
         "helm/a\nb: bad [red]x[/]\nc\u2028d\x1b[31m: worse",
     )
     assert capsys.readouterr().err == "error: helm/a\\x0ab: bad [red]x[/]\nerror: c\\u2028d\\x1b[31m: worse\n"
+
+
+def test_a_huge_source_name_is_cut_alike_in_the_json_error_document(cli: Cli, project: Path) -> None:
+    """A 100 000-character ``--source`` was cut on the ``error:`` line but whole in ``--json``'s problems."""
+    import json
+
+    result = cli(project, "sync", "v1.0.0", "--json", "--source", "/nope/" + "a" * 100_000)
+    assert_one_line_error(result, 2)
+    [line] = result.stderr.splitlines()
+    [problem] = json.loads(result.stdout)["error"]["problems"]
+    assert len(problem) == 2001 and problem.endswith("a…") and line == f"error: {problem}"
+
+
+def test_a_json_error_value_is_redacted_before_it_is_cut() -> None:
+    """A password longer than the cut: cutting first left the user info without its ``@`` for redaction."""
+    from gsvendor.errors import SourceError
+
+    error = SourceError("x", value="https://user:" + "p" * 300 + "@example.invalid/kserve.tar.gz")
+    assert error.as_json()["value"] == "https://example.invalid/kserve.tar.gz"

@@ -420,6 +420,34 @@ def test_a_charts_only_source_is_an_input_error(maker: PatchMaker, project: Path
     ]
 
 
+def test_a_link_named_like_the_patched_folder_is_not_a_folder(maker: PatchMaker, project: Path, tmp_path: Path) -> None:
+    # a checkout holding charts/ and a link pkg -> /etc: judged as git and archives judge it, incomplete
+    folder = tmp_path / "linked"
+    (folder / "charts").mkdir(parents=True)
+    (folder / "charts" / "README.md").write_text("x\n", encoding="utf-8")
+    (folder / "pkg").symlink_to("/etc")
+    patch_0001(maker, project)
+    result = run_gsvendor(project, "patch-verify", "--source", str(folder), "--tag", "v1.0.0")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr == (
+        f"error: {folder} holds none of the files the patches touch (pkg/a.go): not the full upstream source "
+        "tree; give --source a kserve checkout at v1.0.0 or its git URL\n"
+    )
+
+
+def test_a_git_source_with_a_non_ascii_folder_that_lost_the_file(tmp_path: Path) -> None:
+    # git ls-tree quotes "p\303\244ckage" unless -z: the folder must still count as there
+    base = Upstream(tmp_path / "base", {"charts/README.md": "x\n", "päckage/a.go": A_GO})
+    git(base.path, "tag", "v1.0.0")
+    project = make_project(tmp_path / "project")
+    PatchMaker(base, "v1.0.0", tmp_path / "work").patch({"päckage/a.go": PATCHED}, "edit", series(project), 1)
+    lost = Upstream(tmp_path / "lost", {"charts/README.md": "x\n", "päckage/other.go": B_GO})
+    git(lost.path, "tag", "v1.0.0")
+    code, data, stderr = run_json(project, "patch-verify", "--source", lost.url, "--tag", "v1.0.0")
+    assert code == 1, stderr
+    assert [r["status"] for r in data["results"]] == ["does not apply"]
+
+
 def test_the_exec_form_copy_counts(upstream: Upstream, maker: PatchMaker, project: Path) -> None:
     patch_0001(maker, project)
     dockerfile = project / "Dockerfile.llmisvc"
