@@ -50,5 +50,11 @@ for chart in "${charts[@]}"; do
 done
 
 cd "$work"
-"$helm" unittest --color=false --output-type JUnit --output-file "$root/build/test-results/helm-unittest.xml" \
-  "${charts[@]}"
+# the JUnit file is written in this run's folder and moved into place whole: a run beside it never
+# leaves a half-written file (the last run to finish is the one kept)
+status=0
+"$helm" unittest --color=false --output-type JUnit --output-file "$work/helm-unittest.xml" "${charts[@]}" || status=$?
+if [ -f "$work/helm-unittest.xml" ]; then
+  mv -f "$work/helm-unittest.xml" "$root/build/test-results/helm-unittest.xml"
+fi
+exit "$status"
