@@ -182,6 +182,14 @@ class Cli:
         )
 
 
+@pytest.fixture(scope="session")
+def httpserver_listen_address() -> tuple[str, int]:
+    """pytest-httpserver on 127.0.0.1, named so in its URLs: "localhost" lets a client (curl, git,
+    httpx) try ::1 first, where another worker's server (a registry on every interface) may hold
+    the same port number and answer in its place."""
+    return ("127.0.0.1", 0)
+
+
 @pytest.fixture
 def cli(tmp_path: Path) -> Cli:
     """The CLI with a per-test download cache."""
