@@ -184,9 +184,9 @@ class Cli:
 
 @pytest.fixture(scope="session")
 def httpserver_listen_address() -> tuple[str, int]:
-    """pytest-httpserver on 127.0.0.1, named so in its URLs: "localhost" lets a client (curl, git,
-    httpx) try ::1 first, where another worker's server (a registry on every interface) may hold
-    the same port number and answer in its place."""
+    """pytest-httpserver on 127.0.0.1, named so in its URLs: with "localhost" a client (curl, git,
+    httpx) may try ::1 first, where a server of another worker listening on every interface can
+    hold the same port number."""
     return ("127.0.0.1", 0)
 
 
