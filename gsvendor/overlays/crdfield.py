@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from gsvendor import fastyaml
-from gsvendor.fastyaml import NotSimple
 from gsvendor.yamlio import YamlLimitError, check_text, load_plain
 
 FieldLookup = Callable[[str, str], "dict[str, Any] | None"]
@@ -63,16 +62,8 @@ def field_schema(crd: Mapping[str, Any], field: str) -> dict[str, Any] | None:
         for part in field.split("."):
             node = (node or {}).get("properties", {}).get(part) if isinstance(node, Mapping) else None
         if isinstance(node, Mapping):
-            return _plain(node)
+            return fastyaml.plain(node)
     return None
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def values_schema(schema: Any) -> Any:
@@ -226,7 +217,7 @@ def crd_field_lookup(files: Mapping[str, bytes]) -> FieldLookup:
         for path, chunk, crd in crds_of(kind):
             try:
                 schema = field_schema(crd, field)
-            except NotSimple:  # a value beyond fastyaml's subset, met while reading: parse it all
+            except fastyaml.NotSimple:  # a value beyond fastyaml's subset, met while reading: parse it all
                 schema = field_schema(load_plain(_untemplate(chunk), path), field)
             if schema is not None:
                 return schema
