@@ -16,26 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gsvendor.config_schema import _OUTSIDE, CONFIG_SCHEMA, CRD_CONDITION_SCHEMA  # noqa: F401 (re-exported)
+from gsvendor.config_schema import CONFIG_SCHEMA, OUTSIDE
 from gsvendor.errors import ConfigError, NotSyncedError, UsageError, closest, did_you_mean
-
-# reading YAML and validation stamps live in gsvendor.yamlio and gsvendor.stamps; their names stay
-# importable from here for the callers written before the split
-from gsvendor.stamps import STAMP_VERSION, read_stamp, stamp_path, write_stamp  # noqa: F401
-from gsvendor.yamlio import (  # noqa: F401
-    _TAG,
-    LIBYAML_DIFFERS,
-    MAX_USER_FILE_BYTES,
-    MAX_YAML_NODES,
-    YamlFile,
-    _parse_round_trip,
-    libyaml_loader_class,
-    load_plain,
-    load_validated,
-    load_yaml_document,
-    read_text,
-    to_plain,
-)
+from gsvendor.yamlio import YamlFile, load_validated
 
 CONFIG_FILE = "gsvendor.yaml"
 
@@ -321,7 +304,7 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
     lock = str(PurePosixPath(data.get("lock", "gsvendor.lock.yaml")))
     # what gsvendor writes stays in the project even when a planted validation stamp skipped the schema
     for written in (output, lock, *(c.dest for c in charts), *(f.dest for f in files)):
-        if not written or re.search(_OUTSIDE, written):
+        if not written or re.search(OUTSIDE, written):
             raise ConfigError(f"{label}: {written!r} must be a relative path inside the project")
     for other_key, owner in seen.items():
         other = PurePosixPath(other_key.rstrip(_FOLDER))

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 _NAME = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9._-]*$"}
-# a relative path inside the project: not absolute, no "..", not the project folder itself
-_OUTSIDE = r"(^/)|(^|/)\.\.(/|$)|^(\./?)+$"
-_RELPATH = {"type": "string", "minLength": 1, "not": {"pattern": _OUTSIDE}}
+# a relative path inside the project (an overlay's copy: the chart): not absolute, no "..", not the folder itself
+OUTSIDE = r"(^/)|(^|/)\.\.(/|$)|^(\./?)+$"
+RELPATH = {"type": "string", "minLength": 1, "not": {"pattern": OUTSIDE}}
 
 # A condition on a field of a vendored CRD (gsvendor.overlays.crdfield): an overlay operation's ``crd``
 # and a check variant's ``expectFailureWhile``.
@@ -31,7 +31,7 @@ _RENDER = {
         "release": _NAME,
         "namespace": _NAME,
         "values": {"type": "object"},
-        "valuesFiles": {"type": "array", "items": _RELPATH},
+        "valuesFiles": {"type": "array", "items": RELPATH},
         "fileName": {"type": "string", "pattern": r"^[^/]*\{(kind|name)\}[^/]*$"},
     },
 }
@@ -97,7 +97,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                         "type": "object",
                         "additionalProperties": False,
                         "properties": {
-                            "switchValues": {"type": "array", "items": _RELPATH},
+                            "switchValues": {"type": "array", "items": RELPATH},
                             "variants": {
                                 "type": "array",
                                 "items": {
@@ -106,7 +106,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                                     "required": ["name"],
                                     "properties": {
                                         "name": _NAME,
-                                        "values": {"type": "array", "items": _RELPATH},
+                                        "values": {"type": "array", "items": RELPATH},
                                         "set": {"type": "object", "propertyNames": {"minLength": 1}},
                                         "expectFailure": {"type": "string", "minLength": 1},
                                         "expectFailureWhile": CRD_CONDITION_SCHEMA,
@@ -133,15 +133,15 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 },
             },
         },
-        "output": _RELPATH,
-        "overlays": _RELPATH,
-        "lock": _RELPATH,
+        "output": RELPATH,
+        "overlays": RELPATH,
+        "lock": RELPATH,
         # every Dockerfile building from upstream (default DEFAULT_DOCKERFILES)
-        "dockerfiles": {"type": "array", "minItems": 1, "items": _RELPATH},
+        "dockerfiles": {"type": "array", "minItems": 1, "items": RELPATH},
         # the Dockerfile whose ARG KSERVE_VERSION pins upstream (default DEFAULT_PIN_DOCKERFILE)
-        "pinDockerfile": _RELPATH,
+        "pinDockerfile": RELPATH,
         # the patch series that Dockerfile applies (default DEFAULT_PATCHES)
-        "patches": _RELPATH,
+        "patches": RELPATH,
         "charts": {
             "type": "array",
             "minItems": 1,
@@ -154,8 +154,8 @@ CONFIG_SCHEMA: dict[str, Any] = {
                         "required": ["name"],
                         "properties": {
                             "name": _NAME,
-                            "path": _RELPATH,
-                            "dest": _RELPATH,
+                            "path": RELPATH,
+                            "dest": RELPATH,
                             "render": _RENDER,
                             "include": _SELECTORS,
                             "exclude": _SELECTORS,
@@ -170,7 +170,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "additionalProperties": False,
                 "required": ["from", "to"],
-                "properties": {"from": _RELPATH, "to": _RELPATH},
+                "properties": {"from": RELPATH, "to": RELPATH},
             },
         },
         # gsvendor generate: the options Giant Swarm's pipeline runs helm-docs and the schema tools with

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from gsvendor.errors import GsvendorError
-from gsvendor.stamps import _is_file, stamp_path, write_stamp
+from gsvendor.stamps import read_stamp, stamp_path, write_stamp
 
 
 def read_tree(root: Path, dest: str) -> dict[str, bytes]:
@@ -176,17 +176,13 @@ class CleanFiles:
         return fixed
 
     def _stamp(self, digest: str) -> Path | None:
-
         return stamp_path(self.stamps, "whitespace-clean", digest)
 
     def _stamped(self, digest: str) -> bool:
-
-        stamp = self._stamp(digest)
-        return stamp is not None and _is_file(stamp)
+        return read_stamp(self._stamp(digest)) is not None
 
     def save(self) -> None:
         """Record the digests scanned clean in this run as stamps (errors cost only the next run's scan)."""
-
         for digest in sorted(self.found - self.known):
             write_stamp(self._stamp(digest), {})  # its existence is the verdict
         self.known |= self.found
@@ -243,7 +239,6 @@ def project_lock(folder: Path, timeout: float, on_wait: Callable[[str], None] | 
     it) leaves nothing behind; the kernel drops the lock when the process ends, however it ends,
     so a killed run never blocks the next.
     """
-
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as exc:

@@ -6,11 +6,10 @@ closest known key (a misspelt key is the usual cause).
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any
 
-from gsvendor.errors import MAX_SHOWN_CHARS, ConfigError, did_you_mean, shorten
+from gsvendor.errors import MAX_SHOWN_CHARS, ConfigError, closest, did_you_mean, shorten
 
 
 def line_of(node: Any, path: list[Any]) -> int | None:
@@ -50,11 +49,11 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
         return
     chosen = [_chosen(error) for error in errors]
     meant = {
-        (tuple(path), closest)
+        (tuple(path), meant_key)
         for error, path, _ in chosen
         if error.validator == "additionalProperties" and isinstance(error.instance, dict)
         for key in _unknown_keys(error.instance, error.schema)
-        if (closest := _closest_key(key, error.schema)) is not None
+        if (meant_key := closest(str(key), error.schema.get("properties", {}))) is not None
     }
     lines = []
     for error, path, message in chosen:
@@ -66,7 +65,7 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
         if error.validator == "not":
             message = f"{shorten(repr(error.instance))} must be a relative path inside the project"
         if error.validator == "enum" and isinstance(error.instance, str):
-            message += _closest_value_hint(error.instance, error.validator_value)
+            message += did_you_mean(error.instance, error.validator_value)
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             for key in _unknown_keys(error.instance, error.schema):
                 line = line_of(document, [*path, key])
@@ -116,22 +115,7 @@ def _key_shown(key: Any) -> str:
     return shorten(repr(key))
 
 
-def _closest_key(key: Any, schema: dict[str, Any]) -> str | None:
-    """The known key ``key`` most likely misspells, if any is close."""
-
-    close = difflib.get_close_matches(str(key), sorted(schema.get("properties", {})), n=1)
-    return close[0] if close else None
-
-
-def _closest_value_hint(value: str, allowed: Any) -> str:
-    """``; did you mean …?`` for a misspelt value of an ``enum`` (``op: yaml-sett``), else nothing."""
-
-    return did_you_mean(value, allowed)
-
-
 def _unknown_key_message(key: Any, schema: dict[str, Any]) -> str:
     """``unknown key; did you mean …?`` with the keys allowed there (a misspelt key is the usual cause)."""
-    closest = _closest_key(key, schema)
-    hint = f"; did you mean {closest}?" if closest else ""
-    allowed = ", ".join(sorted(schema.get("properties", {}))) or "none"
-    return f"unknown key {shorten(repr(key))}{hint} (known here: {allowed})"
+    known = sorted(schema.get("properties", {}))
+    return f"unknown key {shorten(repr(key))}{did_you_mean(str(key), known)} (known here: {', '.join(known) or 'none'})"

@@ -1,16 +1,13 @@
 """The one boundary for YAML gsvendor reads: the configuration, overlays, the lock, upstream values,
 Chart.yaml files and rendered manifests all pass :func:`check_text` before a parser composes them.
 
-libyaml composes recursively in C, and every reader of composed data walks it: so before any
-parser sees a text, its size is checked against the kind's byte limit (:class:`YamlLimits`), and
-its nesting depth, its nodes and what its aliases expand to are bounded. Cheap upper bounds come
-first, from counts the ``str`` and ``re`` methods make in C (nodes begin at a line start or after
-one of ``:-,[{?``; a flow collection opens after one of those or a property; block nesting needs
-indentation); only a text they cannot clear is streamed through the parser's events (libyaml's,
-or ruamel's pure-Python parser: both iterate, neither recurses), counting nodes, depth and each
-anchor's expanded size while it goes, and stopping at the first limit passed. So a 100,000-level
-document, a 16 MiB configuration or a "billion laughs" ends as one :class:`YamlLimitError`
-(exit 2) naming the file, in time linear in what was read and memory bounded by the limits.
+libyaml composes recursively in C, and every reader walks what it composed: so a text's size, nesting
+depth, nodes and alias expansion are bounded first (:class:`YamlLimits`). Cheap upper bounds come
+first, from counts made in C (nodes begin at a line start or after one of ``:-,[{?``; block nesting
+needs indentation); only a text they cannot clear is streamed through the parser's events (which
+iterate, never recurse), stopping at the first limit passed. So a 100,000-level document, a 16 MiB
+configuration or a "billion laughs" ends as one :class:`YamlLimitError` (exit 2) naming the file, in
+time linear in what was read.
 """
 
 from __future__ import annotations
@@ -187,22 +184,19 @@ def _scan(text: str, label: str, limits: YamlLimits, error: type[Exception]) -> 
     try:
         for event in _events(text):
             kind = type(event)
-            if kind in starts:
+            if kind in starts or kind is ScalarEvent:
                 nodes += 1
                 written += 1
                 if nodes > limits.max_nodes:
                     raise error(f"{label}: more than {limits.max_nodes} YAML nodes")
-                stack.append([1, event.anchor])
-                if len(stack) > limits.max_depth:
-                    line = event.start_mark.line + 1 if event.start_mark else "?"
-                    raise error(f"{label}:{line}: nested more than {limits.max_depth} levels deep")
-                continue
-            if kind is ScalarEvent:
-                nodes += 1
-                written += 1
-                if nodes > limits.max_nodes:
-                    raise error(f"{label}: more than {limits.max_nodes} YAML nodes")
-                size, anchor = 1, event.anchor
+                if kind is ScalarEvent:
+                    size, anchor = 1, event.anchor
+                else:
+                    stack.append([1, event.anchor])
+                    if len(stack) > limits.max_depth:
+                        line = event.start_mark.line + 1 if event.start_mark else "?"
+                        raise error(f"{label}:{line}: nested more than {limits.max_depth} levels deep")
+                    continue
             elif kind is AliasEvent:
                 if any(entry[1] == event.anchor for entry in stack):  # yaml.v3: "value contains itself"
                     raise error(f"{label}: the alias *{shorten(event.anchor)} is inside the node it names")
@@ -302,27 +296,24 @@ def _parse_round_trip(text: str, label: str) -> Any:
 
 
 def load_plain(text: str, label: str = "YAML text", limits: YamlLimits = UPSTREAM) -> Any:
-    """``text`` as plain dicts, lists and scalars: parsed by libyaml, built by ruamel's safe constructor (YAML 1.2).
-
-    ``text`` is checked against ``limits`` first (:func:`check_text`, which raises
-    :class:`YamlLimitError` naming ``label``). About 8× faster than ruamel's pure-Python parser.
-    Text libyaml reads differently (tabs, ``%``
-    directives, a byte-order mark, the Unicode line breaks) and text it rejects go to ruamel's
-    pure-Python parser, which decides and words the errors (ruamel's ``YAMLError``).
+    """``text`` as plain dicts, lists and scalars, as ``YAML(typ="safe").load`` gives them (YAML 1.2),
+    about 8× faster than ruamel's pure-Python parser: parsed by libyaml where it reads ``text`` as
+    ruamel does (:func:`libyaml_differs`) and accepts it, else by ruamel's pure-Python parser, which
+    then decides and words the errors (ruamel's ``YAMLError``). Raises :class:`YamlLimitError`
+    naming ``label`` for text over ``limits`` (:func:`check_text`).
     """
     from ruamel.yaml import YAML
 
     check_text(text, label, limits)
     if not libyaml_differs(text):
         try:
-            from ruamel.yaml.resolver import VersionedResolver
-
-            loader = libyaml_loader_class(VersionedResolver)(text)
-            try:
-                return loader.get_single_data()
-            finally:
-                loader.dispose()
-        except Exception:  # no libyaml here, or the pure-Python parser decides and words the error
+            loader = _safe_loader(text)
+            if loader is not None:
+                try:
+                    return loader.get_single_data()
+                finally:
+                    loader.dispose()
+        except Exception:  # the pure-Python parser decides, and words the error
             pass
     return YAML(typ="safe", pure=True).load(text)
 
@@ -331,12 +322,12 @@ def load_all_safe(text: str, label: str = "rendered manifests", limits: YamlLimi
     """Every document of ``text``, as ``list(YAML(typ="safe").load_all(text))`` gives them (libyaml's
     parser, ruamel's safe constructor: YAML 1.2, a duplicate key is an error).
 
-    Raises :class:`YamlLimitError` naming ``label`` for text over ``limits`` (:func:`check_text`,
-    before libyaml composes it) and ruamel's ``YAMLError`` for invalid YAML.
+    Raises :class:`YamlLimitError` naming ``label`` for text over ``limits`` (:func:`check_text`)
+    and ruamel's ``YAMLError`` for invalid YAML.
     """
     check_text(text, label, limits)
     loader = _safe_loader(text)
-    if loader is None:  # no libyaml (not CPython): ruamel's own parser
+    if loader is None:
         from ruamel.yaml import YAML
 
         return list(YAML(typ="safe").load_all(text))
@@ -360,7 +351,7 @@ def load_single_safe(
     """
     check_text(text, label, limits)
     loader = _safe_loader(text)
-    if loader is None:  # no libyaml (not CPython): ruamel's own parser
+    if loader is None:
         from ruamel.yaml import YAML
 
         yaml = YAML(typ="safe")
@@ -374,40 +365,33 @@ def load_single_safe(
 
 
 def _safe_loader(text: str) -> Any:
-    """The libyaml loader ``YAML(typ="safe")`` makes, reading ``text``; ``None`` without libyaml."""
-    from ruamel.yaml.resolver import VersionedResolver
-
-    try:
-        return libyaml_loader_class(VersionedResolver)(text)
-    except ImportError:
-        return None
+    """The libyaml loader of ``YAML(typ="safe")`` reading ``text``; ``None`` without libyaml (not CPython)."""
+    loader = _loader_class()
+    return None if loader is None else loader(text)
 
 
 @functools.cache
-def libyaml_loader_class(resolver: type) -> type:
-    """The loader ``YAML(typ="safe").load`` uses on libyaml, with ``resolver``, as a class made once.
-
-    ruamel.yaml (0.18-0.19) defines that class anew in every ``get_constructor_parser`` call:
-    ~0.18 ms of a loader's 0.2 ms, paid per document read. An instance takes the text, is
-    libyaml's parser, ruamel's safe constructor and ``resolver`` in one object (settings as
-    ``YAML(typ="safe")`` has them), and is used once, from one thread. Raises ``ImportError``
-    where ruamel has no libyaml binding.
-    """
+def _loader_class() -> type | None:
+    """The loader class ``YAML(typ="safe").load`` uses on libyaml, made once: ruamel.yaml (0.18-0.19)
+    defines it anew in every ``get_constructor_parser`` call, ~0.18 ms of a loader's 0.2 ms per
+    document. An instance is libyaml's parser, ruamel's safe constructor and its YAML 1.2 resolver
+    in one object, used once. ``None`` where ruamel has no libyaml binding."""
     from ruamel.yaml import YAML
     from ruamel.yaml.constructor import SafeConstructor
     from ruamel.yaml.main import CParser
+    from ruamel.yaml.resolver import VersionedResolver
 
     if CParser is None:
-        raise ImportError("ruamel.yaml.clib (libyaml) is not installed")
+        return None
     defaults = YAML(typ="safe")
 
-    class Loader(CParser, SafeConstructor, resolver):  # type: ignore[misc, valid-type]
+    class Loader(CParser, SafeConstructor, VersionedResolver):  # type: ignore[misc]
         def __init__(self, stream: str) -> None:
             CParser.__init__(self, stream)
             self._parser = self._composer = self
             SafeConstructor.__init__(self, loader=self)
             self.allow_duplicate_keys = defaults.allow_duplicate_keys
-            resolver.__init__(self, version=defaults.version, loadumper=self)
+            VersionedResolver.__init__(self, version=defaults.version, loadumper=self)
 
     return Loader
 

@@ -209,7 +209,7 @@ def load_config_for(ctx: typer.Context) -> Any:
 
 
 def stamps_dir(ctx: typer.Context) -> Path | None:
-    """The validation stamps folder in the cache (:func:`gsvendor.config.load_validated`)."""
+    """The validation stamps folder in the cache (:func:`gsvendor.yamlio.load_validated`)."""
     return ctx.obj.cache_dir / "validated" if ctx.obj.cache_dir else None
 
 

@@ -21,12 +21,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gsvendor.config import DEFAULT_DOCKERFILES, DEFAULT_PATCHES, DEFAULT_PIN_DOCKERFILE, Config, load_yaml_document
+from gsvendor.config import DEFAULT_DOCKERFILES, DEFAULT_PATCHES, DEFAULT_PIN_DOCKERFILE, Config
 from gsvendor.controller_images import dockerfile
 from gsvendor.errors import ConfigError, UsageError
 from gsvendor.upstream.source import go_directives
 from gsvendor.validation import line_of
 from gsvendor.vendoring import lock as lockfile
+from gsvendor.yamlio import load_yaml_document
 
 PIN_ARG = "KSERVE_VERSION"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gsvendor.config_schema import CRD_CONDITION_SCHEMA
+from gsvendor.config_schema import CRD_CONDITION_SCHEMA, RELPATH
 
 _STRING = {"type": "string"}
 _TEXT = {"type": "string", "minLength": 1}
@@ -54,7 +54,7 @@ OPERATIONS: dict[str, dict[str, Any]] = {
             {
                 "from": _TEXT,
                 "content": _STRING,
-                "to": {"type": "string", "minLength": 1, "not": {"pattern": r"(^/)|(^|/)\.\.(/|$)|^(\./?)+$"}},
+                "to": RELPATH,
                 "substitute": {"type": "boolean"},
             },
             target=False,

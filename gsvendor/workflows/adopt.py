@@ -84,7 +84,7 @@ def chart_folders(root: Path, given: list[Path]) -> list[tuple[str, str]]:
 
 def _chart_name(folder: Path) -> str:
     """The chart's ``name`` in its Chart.yaml (upstream's folder is named after it), else the folder's name."""
-    from gsvendor.config import load_plain
+    from gsvendor.yamlio import load_plain
 
     try:
         name = load_plain(folder.joinpath("Chart.yaml").read_text(encoding="utf-8")).get("name")

@@ -41,7 +41,7 @@ def load_optional_config(
     folders are named and no gsvendor.yaml is found.
 
     A ``--config`` given explicitly must exist (raises :class:`~gsvendor.errors.ConfigError`).
-    ``stamps``: the validation stamps folder (:func:`gsvendor.config.load_validated`).
+    ``stamps``: the validation stamps folder (:func:`gsvendor.yamlio.load_validated`).
     """
     if config_path is None and chart_dirs:
         try:

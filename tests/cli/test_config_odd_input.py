@@ -61,7 +61,7 @@ def test_an_entry_missing_an_output_is_a_miss(tmp_path: Path) -> None:
 def test_a_stamp_that_cannot_be_replaced_leaves_no_partial_file(tmp_path: Path) -> None:
     """A folder where a stamp goes: the write fails (ignored), and its .partial file goes too (each
     run left one behind, ~50 KB for a generated-files entry, in a folder nothing else cleans)."""
-    from gsvendor.config import read_stamp, write_stamp
+    from gsvendor.stamps import read_stamp, write_stamp
 
     stamp = tmp_path / "stamps" / ("0" * 64)
     (stamp / "inside").mkdir(parents=True)

@@ -75,8 +75,9 @@ def test_a_stamp_whose_data_is_no_mapping_is_no_stamp(tmp_path, content: bytes) 
     other data is damaged, and the file is read again instead of crashing on it."""
     import json
 
-    from gsvendor.config import load_validated, stamp_path
+    from gsvendor.stamps import stamp_path
     from gsvendor.vendoring import lock
+    from gsvendor.yamlio import load_validated
 
     file = tmp_path / "f.yaml"
     file.write_text("a: 1\n")

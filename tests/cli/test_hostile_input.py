@@ -16,7 +16,7 @@ OBJECT = {"type": "object"}
 
 def _both_ways(tmp_path: Path, text: str, schema: dict = OBJECT) -> tuple[object, object]:
     """The data of ``text`` loaded with a fresh stamps folder, then again with its stamp."""
-    from gsvendor.config import load_validated
+    from gsvendor.yamlio import load_validated
 
     file = tmp_path / "f.yaml"
     file.write_text(text)
@@ -35,7 +35,7 @@ def test_an_anchored_boolean_stays_a_boolean_with_or_without_a_stamp(tmp_path: P
 
 def test_a_tag_after_the_colon_of_a_json_key_takes_the_full_path(tmp_path: Path) -> None:
     """``{"a":!!str 3}``: the tag follows the colon directly; libyaml alone would read a plain "3"."""
-    from gsvendor.config import _TAG, load_validated
+    from gsvendor.yamlio import _TAG, load_validated
 
     assert _TAG.search('{"a":!!str 3}')
     file = tmp_path / "f.yaml"
@@ -51,8 +51,8 @@ def test_a_tag_after_the_colon_of_a_json_key_takes_the_full_path(tmp_path: Path)
     "value", ["2001-13-45", "!!int abc", "!!float abc", "!!bool maybe", "!!int 0x", "1" * 5000, "-" + "9" * 4400]
 )
 def test_a_scalar_that_cannot_be_constructed_is_one_config_error(tmp_path: Path, value: str) -> None:
-    from gsvendor.config import load_validated
     from gsvendor.errors import ConfigError
+    from gsvendor.yamlio import load_validated
 
     file = tmp_path / "f.yaml"
     file.write_text(f"a: {value}\n")
@@ -97,8 +97,8 @@ def test_render_values_helm_cannot_take_are_a_config_error(tmp_path: Path, value
 
 def test_a_lock_with_nel_in_a_path_reads_back_as_written() -> None:
     """ruamel writes NEL (U+0085) raw inside quotes and reads it back as a line break (a space)."""
-    from gsvendor.config import load_plain
     from gsvendor.vendoring import lock
+    from gsvendor.yamlio import load_plain
 
     for value in ("../n\x85d/kserve-v0.20.0.tar.gz", "\x85", "é\x85\u2028 x"):
         document = {"source": {"kind": "tarball", "location": value, "commit": None}, "charts": {value: {}}}
@@ -188,8 +188,9 @@ def test_a_planted_stamp_cannot_send_writes_outside_the_project(tmp_path) -> Non
 
     import pytest
 
-    from gsvendor.config import CONFIG_SCHEMA, load_config, stamp_path
+    from gsvendor.config import CONFIG_SCHEMA, load_config
     from gsvendor.errors import ConfigError
+    from gsvendor.stamps import stamp_path
 
     (tmp_path / "overlays").mkdir()
     config = tmp_path / "gsvendor.yaml"

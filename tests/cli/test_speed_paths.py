@@ -280,7 +280,7 @@ def test_a_stamp_holds_the_data_when_json_gives_it_back_exactly(tmp_path, text: 
     """The second load reads the stamp's JSON (no YAML parse); data JSON would change is parsed again."""
     import json
 
-    from gsvendor.config import load_validated
+    from gsvendor.yamlio import load_validated
 
     file = tmp_path / "f.yaml"
     file.write_text(text)
@@ -300,7 +300,8 @@ def test_a_stamp_that_is_not_a_data_object_is_no_stamp(tmp_path, content: bytes)
     """An old empty stamp, a torn write or a planted oddity: the file is parsed and validated again."""
     import json
 
-    from gsvendor.config import load_validated, stamp_path
+    from gsvendor.stamps import stamp_path
+    from gsvendor.yamlio import load_validated
 
     file = tmp_path / "f.yaml"
     file.write_text("a: 1\n")
@@ -342,7 +343,7 @@ PLAIN_YAML = [
 
 @pytest.mark.parametrize("text", PLAIN_YAML)
 def test_libyaml_plain_data_is_the_round_trip_data(text: str) -> None:
-    from gsvendor.config import _parse_round_trip, load_plain, to_plain
+    from gsvendor.yamlio import _parse_round_trip, load_plain, to_plain
 
     assert to_plain(load_plain(text)) == to_plain(_parse_round_trip(text, "t"))
 
@@ -352,7 +353,7 @@ def test_libyaml_plain_data_is_what_yaml_safe_load_gives(text: str) -> None:
     """load_plain's loader (its class made once) gives what ``YAML(typ="safe").load`` gives, or raises as it does."""
     from ruamel.yaml import YAML
 
-    from gsvendor.config import load_plain
+    from gsvendor.yamlio import load_plain
 
     try:
         expected: object = YAML(typ="safe").load(text)
@@ -368,7 +369,7 @@ def test_libyaml_plain_data_is_what_yaml_safe_load_gives(text: str) -> None:
 
 def test_a_file_with_explicit_tags_is_never_read_by_libyaml_alone(tmp_path) -> None:
     """``!!str 3`` is a TaggedScalar round-trip and "3" to libyaml: such files always take the full path."""
-    from gsvendor.config import load_validated
+    from gsvendor.yamlio import load_validated
 
     file = tmp_path / "f.yaml"
     file.write_text("a: !!str 3\n")
@@ -381,7 +382,7 @@ def test_a_file_with_explicit_tags_is_never_read_by_libyaml_alone(tmp_path) -> N
 def test_every_yaml_file_of_the_project_loads_alike_either_way() -> None:
     from pathlib import Path
 
-    from gsvendor.config import _parse_round_trip, load_plain, to_plain
+    from gsvendor.yamlio import _parse_round_trip, load_plain, to_plain
 
     root = Path(__file__).resolve().parents[2]
     files = [root / "gsvendor.yaml", *sorted((root / "overlays").glob("*.yaml"))]

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from conftest import Cli
 
-from gsvendor.config import CONFIG_SCHEMA, load_validated
+from gsvendor.config import CONFIG_SCHEMA
 from gsvendor.errors import ConfigError
 from gsvendor.overlays.schema import OVERLAY_SCHEMA
+from gsvendor.yamlio import load_validated
 
 TOP = (
     "charts, dockerfiles, files, generate, images, lock, manifests, output, overlays, patches, pinDockerfile, upstream"

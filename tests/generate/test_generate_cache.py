@@ -10,11 +10,12 @@ import pytest
 from conftest import Cli, tarball
 from generate_helpers import upstream_chart
 
-from gsvendor.config import GenerateSettings, read_stamp
+from gsvendor.config import GenerateSettings
 from gsvendor.generate import cache as cache_module
 from gsvendor.generate.cache import GenerateCache
 from gsvendor.generate.chart import generate_chart
 from gsvendor.generate.schema.model import SchemaError
+from gsvendor.stamps import read_stamp
 
 SETTINGS = GenerateSettings(sort_values_order="file")
 SCHEMA_YAML = b"values: [values.yaml]\n"
