@@ -224,20 +224,17 @@ def _scan(text: str, label: str, limits: YamlLimits, error: type[Exception]) -> 
 
 def _events(text: str) -> Any:
     """``text``'s parse events, from libyaml where it reads ``text`` as ruamel does, else ruamel's own parser."""
-    from ruamel.yaml import YAML
+    loader = None if libyaml_differs(text) else _safe_loader(text)
+    if loader is None:
+        from ruamel.yaml import YAML
 
-    if not libyaml_differs(text):
-        from ruamel.yaml.main import CParser
-
-        if CParser is not None:
-            parser = CParser(text)
-            try:
-                while parser.check_event():
-                    yield parser.get_event()
-            finally:
-                parser.dispose()
-            return
-    yield from YAML(typ="safe", pure=True).parse(text)
+        yield from YAML(typ="safe", pure=True).parse(text)
+        return
+    try:
+        while loader.check_event():
+            yield loader.get_event()
+    finally:
+        loader.dispose()
 
 
 def read_text(path: Path, label: str) -> str:
