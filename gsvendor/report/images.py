@@ -6,15 +6,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
-    from gsvendor.report.junit import TestCase
+    from gsvendor.report.writer import Writer
     from gsvendor.workflows.check_images import ImagesRun
 
 from gsvendor.images.check import ALLOWED, EMPTY, INVALID, OFFENDER, TEMPLATED, Checked, CheckResult
 from gsvendor.report import resolve as resolving
 from gsvendor.report.junit import TestCase
-from gsvendor.report.layout import PlainTable
 
 
 def _reference_json(checked: Checked) -> dict[str, Any]:
@@ -107,7 +104,7 @@ def junit_cases(result: CheckResult) -> list[TestCase]:
 
 
 def print_report(
-    console: Console,
+    console: Writer,
     result: CheckResult,
     verbose: bool = False,
     columns: tuple[Sequence[str], Callable[[Checked], Sequence[str]]] | None = None,
@@ -136,24 +133,20 @@ def print_report(
                 checked[key] = c
         if rows:
             # "normalized" only where it differs from "as written": a note line when the width is short
-            table = PlainTable(
+            cells = []
+            for key, variants in rows.items():
+                c = checked[key]
+                normalized = "" if c.normalized == c.found.written else c.normalized or c.message or ""
+                extra = (Text.from_markup(cell).plain for cell in (columns[1](c) if columns else ()))
+                cells.append((", ".join(variants), c.found.location, c.found.written, normalized, c.status, *extra))
+            console.table(
                 ("variant", "found in", "as written", "normalized", "status", *(columns or ((),))[0]),
+                cells,
                 title=f"{chart.name} ({chart.label})",
                 below=("normalized",),
                 keep=("as written",),
                 findings=True,
             )
-            for key, variants in rows.items():
-                c = checked[key]
-                table.add_row(
-                    ", ".join(variants),
-                    c.found.location,
-                    c.found.written,
-                    "" if c.normalized == c.found.written else c.normalized or c.message or "",
-                    c.status,
-                    *(Text.from_markup(cell).plain for cell in (columns[1](c) if columns else ())),
-                )
-            table.print(console)
         seen: set[tuple[str, str]] = set()
         for item in items:
             variant_label = f"{chart.name} {item.name}"
@@ -195,7 +188,7 @@ def failure_message(result: CheckResult) -> str:
     return "check-images failed: " + "; ".join(parts)
 
 
-def print_run(console: Console, run: ImagesRun, verbose: bool = False) -> None:
+def print_run(console: Writer, run: ImagesRun, verbose: bool = False) -> None:
     """The check-images tables, and the --resolve table when the registries were asked."""
     if not run.resolved:  # the registry modules load only when they were used
         print_report(console, run.result, verbose=verbose, columns=None, ok=run.ok)

@@ -7,29 +7,15 @@ from typing import TYPE_CHECKING, Any
 
 from gsvendor.report import images
 from gsvendor.report.junit import TestCase
-from gsvendor.report.layout import PlainTable, hanging
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from gsvendor.manifests.check import ManifestsResult, VariantManifests
-    from gsvendor.report.junit import TestCase
+    from gsvendor.report.writer import Writer
     from gsvendor.workflows.check_manifests import ManifestsRun
 
 
 def _counts(counter: Counter[str]) -> str:
-    return ", ".join(_count_items(counter)) or "none"
-
-
-def _count_items(counter: Counter[str]) -> list[str]:
-    return [f"{kind} {n}" for kind, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
-
-
-def count_lines(head: str, counter: Counter[str], width: int) -> list[str]:
-    """``head`` and the counts per kind, wrapped between items only (a kind keeps its count: not
-    "ClusterRoleBinding" / "6, Certificate 4"), continuing under the first item."""
-
-    return hanging(head, _count_items(counter) or ["none"], width)
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"
 
 
 def _coverage(result: ManifestsResult, chart: Any) -> tuple[int, int]:
@@ -117,7 +103,7 @@ def junit_cases(result: ManifestsResult) -> list[TestCase]:
     ]
 
 
-def print_report(console: Console, result: ManifestsResult, verbose: bool = False) -> None:
+def print_report(console: Writer, result: ManifestsResult, verbose: bool = False) -> None:
     """A table per chart of the findings (one row per finding, naming every variant that has it),
     render problems, label coverage, then the objects checked per kind and the totals.
 
@@ -135,14 +121,12 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
             for f in item.findings:
                 rows.setdefault((f.obj, f.path, f.problem, f.message, f.crd, f.version), []).append(item.variant)
         if rows:
-            table = PlainTable(
+            console.table(
                 ("variant", "object", "path", "problem", "message", "CRD", "version"),
+                [(", ".join(variants), *finding) for finding, variants in rows.items()],
                 title=f"{chart.name} ({chart.label})",
                 findings=True,
             )
-            for (obj, path, problem, message, crd, version), variants in rows.items():
-                table.add_row(", ".join(variants), obj, path, problem, message, crd, version)
-            table.print(console)
         for item in items:
             label = f"{chart.name} {item.variant}"
             if item.problem:
@@ -170,10 +154,8 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
         console.say("[dim]note: {}[/]", note)
     checked, skipped = result.checked(), result.not_checked()
     if verbose:  # else the summary's counts: one line on success, as every command
-        for line in count_lines("checked per kind: ", checked, console.width):
-            console.say("{}", line, soft_wrap=True)
-        for line in count_lines("not checked (no CRD in the charts): ", skipped, console.width):
-            console.say("[dim]{}[/]", line, soft_wrap=True)
+        console.hanging("checked per kind: ", _counts(checked))
+        console.hanging("not checked (no CRD in the charts): ", _counts(skipped), style="dim")
     console.print(
         ("[green]ok[/]: " if result.ok else "")
         + f"checked {sum(checked.values())} object(s) against {len(result.crds)} CRD(s) "
@@ -201,11 +183,9 @@ def failure_message(result: ManifestsResult) -> str:
     return "check-manifests failed: " + "; ".join(parts)
 
 
-def print_run(console: Console, run: ManifestsRun, verbose: bool = False) -> None:
+def print_run(console: Writer, run: ManifestsRun, verbose: bool = False) -> None:
     """The check-images report (``--images``), then check-manifests'."""
     if run.images is not None:
-        from gsvendor.report import images
-
         images.print_report(console, run.images, verbose=verbose)
     print_report(console, run.result, verbose=verbose)
 
@@ -214,8 +194,6 @@ def run_json(run: ManifestsRun) -> dict[str, Any]:
     """``check-manifests --json``; with ``--images`` check-images' document under ``images``."""
     data = to_json(run.result)
     if run.images is not None:
-        from gsvendor.report import images
-
         data["images"] = images.to_json(run.images)
         data["ok"] = run.ok
     return data

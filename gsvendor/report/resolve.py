@@ -6,10 +6,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from gsvendor.images.check import Checked, CheckResult
-    from gsvendor.report.junit import TestCase
+    from gsvendor.report.writer import Writer
 
 from gsvendor.images.registry import COMPARISONS, EQUAL, NOT_COMPARED, OUTCOMES, RESOLVED, Resolution
 from gsvendor.images.resolve import ReferenceResolution, ResolveReport, short_digest
@@ -50,7 +48,7 @@ def _lines(entry: ReferenceResolution) -> list[str]:
     return lines
 
 
-def print_report(console: Console, report: ResolveReport, ok: bool | None = None) -> None:
+def print_report(console: Writer, report: ResolveReport, ok: bool | None = None) -> None:
     """After check-images' table: each failing reference with the registry's reason, notes, then the totals.
 
     ``ok`` (default: every lookup resolved) decides the ``ok:`` prefix of the totals line."""
