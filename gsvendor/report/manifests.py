@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from gsvendor.report import images
+from gsvendor.report import failed, images, listed, ok_prefix
 from gsvendor.report.junit import TestCase
 
 if TYPE_CHECKING:
@@ -18,48 +19,35 @@ def _counts(counter: Counter[str]) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"
 
 
-def _coverage(result: ManifestsResult, chart: Any) -> tuple[int, int]:
-    items = [r for r in result.results if r.chart is chart]
-    return sum(r.labelled for r in items), sum(r.objects for r in items)
-
-
 def to_json(result: ManifestsResult) -> dict[str, Any]:
     """The machine-readable result (``--json``): per chart its variants, counts and findings."""
+
+    def variant(item: VariantManifests) -> dict[str, Any]:
+        return {
+            "name": item.variant,
+            "ok": item.ok(result.policy),
+            "rendered": item.rendered,
+            "expectedFailure": item.expected_failure,
+            "problem": item.problem,
+            "error": item.error,
+            "objects": item.objects,
+            "checked": dict(item.checked),
+            "notChecked": dict(item.not_checked),
+            # a Finding's fields, "obj" named "object"
+            "findings": [{"object" if k == "obj" else k: v for k, v in asdict(f).items()} for f in item.findings],
+            "missingLabels": [{"object": o, "label": label} for o, label in item.missing_labels],
+            "seconds": round(item.seconds, 3),
+        }
+
     charts = []
     for chart in result.charts:
-        variants = []
-        for item in (r for r in result.results if r.chart is chart):
-            variants.append(
-                {
-                    "name": item.variant,
-                    "ok": item.ok(result.policy),
-                    "rendered": item.rendered,
-                    "expectedFailure": item.expected_failure,
-                    "problem": item.problem,
-                    "error": item.error,
-                    "objects": item.objects,
-                    "checked": dict(item.checked),
-                    "notChecked": dict(item.not_checked),
-                    "findings": [
-                        {
-                            "object": f.obj,
-                            "path": f.path,
-                            "problem": f.problem,
-                            "message": f.message,
-                            "crd": f.crd,
-                            "version": f.version,
-                            "source": f.source,
-                        }
-                        for f in item.findings
-                    ],
-                    "missingLabels": [{"object": o, "label": label} for o, label in item.missing_labels],
-                    "seconds": round(item.seconds, 3),
-                }
-            )
-        labelled, objects = _coverage(result, chart)
-        entry: dict[str, Any] = {"name": chart.name, "path": chart.label, "variants": variants}
+        items = [r for r in result.results if r.chart is chart]
+        entry: dict[str, Any] = {"name": chart.name, "path": chart.label, "variants": [variant(r) for r in items]}
         if result.policy.required:
-            entry["labelCoverage"] = {"labelled": labelled, "objects": objects}
+            entry["labelCoverage"] = {
+                "labelled": sum(r.labelled for r in items),
+                "objects": sum(r.objects for r in items),
+            }
         charts.append(entry)
     return {
         "ok": result.ok,
@@ -138,7 +126,7 @@ def print_report(console: Writer, result: ManifestsResult, verbose: bool = False
             else:
                 console.say("  {}: checked {}", label, _counts(item.checked))
         if result.policy.required:
-            labelled, objects = _coverage(result, chart)
+            labelled, objects = sum(r.labelled for r in items), sum(r.objects for r in items)
             missing = sorted({f"{o} ({label})" for r in items for o, label in r.missing_labels})
             if not (verbose or (missing and result.policy.fail)):
                 continue
@@ -157,8 +145,7 @@ def print_report(console: Writer, result: ManifestsResult, verbose: bool = False
         console.hanging("checked per kind: ", _counts(checked))
         console.hanging("not checked (no CRD in the charts): ", _counts(skipped), style="dim")
     console.print(
-        ("[green]ok[/]: " if result.ok else "")
-        + f"checked {sum(checked.values())} object(s) against {len(result.crds)} CRD(s) "
+        ok_prefix(result.ok) + f"checked {sum(checked.values())} object(s) against {len(result.crds)} CRD(s) "
         f"({sum(skipped.values())} without a CRD not checked) in "
         f"{len(result.results)} variant(s) of {len(result.charts)} chart(s) in {result.seconds:.1f} s: "
         f"{len(result.findings)} finding(s), {len(result.problems)} variant problem(s)"
@@ -167,20 +154,14 @@ def print_report(console: Writer, result: ManifestsResult, verbose: bool = False
 
 def failure_message(result: ManifestsResult) -> str:
     """The one-line reason check-manifests exits 1."""
-    parts = []
     findings = sorted({f"{f.obj} {f.path} ({f.problem})" for f in result.findings})
-    if findings:
-        shown = ", ".join(findings[:5]) + (f" and {len(findings) - 5} more" if len(findings) > 5 else "")
-        parts.append(f"{len(findings)} finding(s): {shown}")
-    if result.problems:
-        parts.append(
-            f"{len(result.problems)} variant(s) with problems: "
-            + ", ".join(f"{r.chart.name} {r.variant}" for r in result.problems)
-        )
-    missing = {(o, label) for r in result.results for o, label in r.missing_labels}
-    if result.policy.fail and missing:
-        parts.append(f"{len(missing)} object(s) without a required label")
-    return "check-manifests failed: " + "; ".join(parts)
+    missing = {(o, label) for r in result.results for o, label in r.missing_labels} if result.policy.fail else set()
+    return failed(
+        "check-manifests",
+        listed("finding(s)", findings),
+        listed("variant(s) with problems", [f"{r.chart.name} {r.variant}" for r in result.problems]),
+        f"{len(missing)} object(s) without a required label" if missing else "",
+    )
 
 
 def print_run(console: Writer, run: ManifestsRun, verbose: bool = False) -> None:
