@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from gsvendor import __version__
 from gsvendor.errors import redact
-from gsvendor.report.layout import raw_stream
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -147,15 +146,18 @@ def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
     """Unified diffs, coloured on a terminal, plain when piped.
 
     On a terminal, each line gets the style of :func:`diff_line_style` (wrapped at the width).
-    Piped, the diffs are written byte for byte (past :class:`~gsvendor.report.layout.StrippedLines`):
+    Piped, the diffs are written byte for byte (:meth:`~gsvendor.report.layout.StrippedLines.verbatim`):
     a line's trailing spaces are part of what it shows, and the output stays a patch that applies.
     They go out in one write: the texts are what they are, with nothing to render per line.
     """
 
     if not console.is_terminal:
-        stream = raw_stream(console.file)
-        stream.write("".join(item.text for item in diffs))
-        stream.flush()
+        text = "".join(item.text for item in diffs)
+        if hasattr(console.file, "verbatim"):  # a StrippedLines
+            console.file.verbatim(text)
+        else:
+            console.file.write(text)
+            console.file.flush()
         return
     from rich.text import Text
 

@@ -39,36 +39,6 @@ def output_width(is_terminal: bool | None = None) -> int:
     return CI_WIDTH
 
 
-def raw_stream(stream: TextIO) -> Any:
-    """``stream`` without the stripping of any :class:`StrippedLines` around it, for text that must
-    stay as it is (a diff's body); write errors are reported as the :class:`StrippedLines` reports them."""
-    if not isinstance(stream, StrippedLines):
-        return stream
-    inner = stream
-    while isinstance(inner.stream, StrippedLines):
-        inner = inner.stream
-    return _Verbatim(inner)
-
-
-class _Verbatim:
-    """``write``/``flush`` straight to the stream a :class:`StrippedLines` wraps, its errors reported alike."""
-
-    def __init__(self, lines: StrippedLines) -> None:
-        self.lines = lines
-
-    def write(self, text: str) -> int:
-        """Write ``text`` as it is."""
-        if self.lines.gone:
-            return len(text)
-        with self.lines._reported():
-            self.lines.stream.write(text)
-        return len(text)
-
-    def flush(self) -> None:
-        """Flush the stream."""
-        self.lines.flush()
-
-
 class StrippedLines:
     """A text stream that drops spaces before each line end (rich pads and word-wraps with them).
 
@@ -101,6 +71,17 @@ class StrippedLines:
         with self._reported():
             self.stream.write(out)
         return len(text)
+
+    def verbatim(self, text: str) -> None:
+        """Write and flush ``text`` as it is, past the stripping of every :class:`StrippedLines` around the
+        stream (a diff's trailing spaces are part of it); errors reported as :meth:`write` reports them."""
+        if isinstance(self.stream, StrippedLines):
+            return self.stream.verbatim(text)
+        if not self.gone:
+            with self._reported():
+                self.stream.write(text)
+                self.stream.flush()
+        return None
 
     def flush(self) -> None:
         """Flush the stream (pending spaces stay: they end a line or are dropped); errors as :meth:`write`."""
