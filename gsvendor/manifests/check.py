@@ -287,16 +287,21 @@ class ManifestsResult:
 _Memo = dict[tuple[str, str, str], list[Violation]]
 
 
-def _violations(crd: CRD, version: Mapping[str, Any], obj: Obj, memo: _Memo) -> list[Violation]:
+def _strictly(crd: CRD, read: Any) -> Any:
+    """``read()``; once more with ``crd`` parsed by ruamel when the fast loader met YAML it does not handle."""
+    try:
+        return read()
+    except NotSimple:
+        crd.use_strict()
+        return read()
+
+
+def _violations(crd: CRD, version: str, obj: Obj, memo: _Memo) -> list[Violation]:
     """``obj`` checked against ``version`` of ``crd``, kept in ``memo`` by CRD version and object (an
     object rendered the same way in several variants is validated once)."""
-    key = (crd.name, str(version.get("name")), json.dumps(obj.data, sort_keys=True, default=str))
+    key = (crd.name, version, json.dumps(obj.data, sort_keys=True, default=str))
     if key not in memo:
-        try:
-            memo[key] = check(_schema(version), obj.data)
-        except NotSimple:  # YAML the fast loader does not handle, found while reading: parse it all
-            crd.use_strict()
-            memo[key] = check(_schema(crd.versions()[str(version.get("name"))]), obj.data)
+        memo[key] = _strictly(crd, lambda: check(_schema(crd.versions()[version]), obj.data))
     return memo[key]
 
 
@@ -368,11 +373,7 @@ def _validate(obj: Obj, crd: CRD, memo: _Memo) -> list[Finding]:
         return version, False, sorted(name for name, v in versions.items() if v.get("served"))
 
     try:
-        try:
-            version, serving, served = lookup()
-        except NotSimple:  # YAML the fast loader does not handle: parse the CRD with ruamel
-            crd.use_strict()
-            version, serving, served = lookup()
+        version, serving, served = _strictly(crd, lookup)
     except CRDError as exc:
         return [finding("(object)", UNREADABLE, str(exc), obj.version)]
     if not serving:
@@ -385,4 +386,4 @@ def _validate(obj: Obj, crd: CRD, memo: _Memo) -> list[Finding]:
                 obj.version,
             )
         ]
-    return [finding(v.path, v.problem, v.message, obj.version) for v in _violations(crd, version, obj, memo)]
+    return [finding(v.path, v.problem, v.message, obj.version) for v in _violations(crd, obj.version, obj, memo)]

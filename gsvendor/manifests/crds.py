@@ -21,7 +21,7 @@ from typing import Any
 
 from gsvendor import fastyaml
 from gsvendor.fastyaml import NotSimple
-from gsvendor.images.documents import CRD_KIND, source_of, split_documents
+from gsvendor.images.documents import CRD_KIND, split_documents
 from gsvendor.yamlio import UPSTREAM, YamlLimitError, check_text
 
 _NAME = re.compile(r"^metadata:[ \t]*\n(?:(?:[ \t]+.*|[ \t]*)\n)*?  name:[ \t]*[\"']?([^\s\"'#]+)", re.M)
@@ -188,13 +188,6 @@ class _LazyVersion(Mapping):  # type: ignore[type-arg]
         return len(self._load())
 
 
-def crd_chunks(stream: str) -> Iterator[tuple[str | None, str]]:
-    """``(helm's # Source: path or None, document)`` for every CRD document in ``stream``."""
-    for chunk in split_documents(stream):
-        if CRD_KIND.search(chunk):
-            yield source_of(chunk), chunk
-
-
 def chart_file_crds(chart_dir: Path, label: str) -> Iterator[tuple[str, str]]:
     """``(source label, document)`` of every CRD in a chart's ``crds/`` and ``files/`` YAML files."""
     for folder in ("crds", "files"):
@@ -208,10 +201,9 @@ def chart_file_crds(chart_dir: Path, label: str) -> Iterator[tuple[str, str]]:
                 text = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 continue
-            if not CRD_KIND.search(text):
-                continue
-            for _, chunk in crd_chunks(text):
-                yield f"{label}/{path.relative_to(chart_dir).as_posix()}", chunk
+            for chunk in split_documents(text) if CRD_KIND.search(text) else ():
+                if CRD_KIND.search(chunk):
+                    yield f"{label}/{path.relative_to(chart_dir).as_posix()}", chunk
 
 
 @dataclass

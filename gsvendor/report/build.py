@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 from gsvendor.controller_images.versions import AGREES, PIN
 from gsvendor.report.console import diff_line_style
 from gsvendor.report.junit import TestCase
-from gsvendor.report.layout import PlainTable
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from gsvendor.controller_images.patches import HunkFailure, PatchResult, SeriesReport
     from gsvendor.controller_images.versions import VersionsReport
+    from gsvendor.report.writer import Writer
 
 
 def series_title(report: SeriesReport) -> str:
@@ -30,7 +30,7 @@ def series_title(report: SeriesReport) -> str:
     return f"Patch series {report.patches_dir} on upstream {report.tag}{where}"
 
 
-def print_series(console: Console, report: SeriesReport) -> None:
+def print_series(console: Writer, report: SeriesReport) -> None:
     """The per-patch table, then every failing hunk as a diff from what the patch expects to upstream
     (a failure without lines to show, "upstream v0.20.0 has no pkg/x.go", is the table's alone)."""
 
@@ -41,13 +41,13 @@ def print_series(console: Console, report: SeriesReport) -> None:
             "empty series: no *.patch in {}; the image builds plain upstream {}", report.patches_dir, report.tag
         )
         return
-    table = PlainTable(("#", "patch", "status", "details"), title=series_title(report), right=("#",))
+    rows = []
     for index, result in enumerate(report.results, 1):
         details = result.message
         if result.after_failed and result.status != "applies":
             details += f" (judged without {', '.join(result.after_failed)}, which did not apply)"
-        table.add_row(str(index), result.name, result.status, details)
-    table.print(console)
+        rows.append((index, result.name, result.status, details))
+    console.table(("#", "patch", "status", "details"), rows, title=series_title(report), right=("#",))
     for result in report.results:
         for failure in result.failures:
             if failure.hunk is not None or failure.upstream:  # a bare reason is in the table already
@@ -122,35 +122,27 @@ def versions_agree(report: VersionsReport) -> str:
     return "; ".join([agree, *report.notes])
 
 
-def print_versions(console: Console, report: VersionsReport) -> None:
+def print_versions(console: Writer, report: VersionsReport) -> None:
     """The table of places holding the upstream version, then the Go builder table."""
-
     pin = report.pin
-    table = PlainTable(
+    console.table(
         ("place", "key", "value", "status", "note"),
+        [(p.where, p.key, p.value or "-", p.status, p.note) for p in report.places],
         below=("note",),
         keep=("place",),
         title=f"Upstream version: {pin.value} (pinned by {pin.file}:{pin.line} ARG KSERVE_VERSION)",
     )
-    for place in report.places:
-        table.add_row(place.where, place.key, place.value or "-", place.status, place.note)
-    table.print(console)
     if report.go_mod is not None:
         mod = report.go_mod
-        title = f"Go builders vs upstream go.mod (go {mod.go or '-'}, toolchain {mod.toolchain or '-'})"
-        go_table = PlainTable(
+        console.table(
             ("place", "stage", "image", "go", "verdict", "reason"),
-            title=title,
+            [(b.where, b.stage, b.image, b.version or "?", b.status, b.reason) for b in report.builders],
+            title=f"Go builders vs upstream go.mod (go {mod.go or '-'}, toolchain {mod.toolchain or '-'})",
             caption=(
                 f"go.mod lines recorded in the lock when sync read {report.go_source}"
                 if report.go_from_lock
                 else f"go.mod read from {report.go_source}"
             ),
         )
-        for builder in report.builders:
-            go_table.add_row(
-                builder.where, builder.stage, builder.image, builder.version or "?", builder.status, builder.reason
-            )
-        go_table.print(console)
     for note in report.notes:
         console.say("[yellow]note:[/] {}", note)

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from gsvendor import __version__
 from gsvendor.errors import redact
-from gsvendor.report.layout import PlainTable, hang, hanging, raw_stream
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from gsvendor.report.writer import Writer
     from gsvendor.vendoring.compare import FileDiff
     from gsvendor.workflows.sync import SyncResult
 
@@ -62,7 +62,7 @@ def sync_summary(result: SyncResult) -> dict[str, Any]:
     }
 
 
-def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> None:
+def print_sync(console: Writer, result: SyncResult, verbose: bool = False) -> None:
     """The outcome line; with ``verbose`` or a dry run first a table per chart (files added, changed,
     removed, overlays applied) and every file change."""
     snapshot = result.build.snapshot
@@ -87,9 +87,7 @@ def print_sync(console: Console, result: SyncResult, verbose: bool = False) -> N
         console.say("[green]up to date[/]: nothing changed ({})", origin)
 
 
-def _print_sync_details(console: Console, result: SyncResult) -> None:
-    from rich.text import Text
-
+def _print_sync_details(console: Writer, result: SyncResult) -> None:
     snapshot = result.build.snapshot
     down = f" (downgrade from {result.previous_tag})" if result.downgrade else ""
     title = redact(
@@ -101,7 +99,7 @@ def _print_sync_details(console: Console, result: SyncResult) -> None:
     if not show_dest:
         title += f" into {parents.pop()}/"
     numbers = ("files", "+", "~", "-", "overlays")
-    table = PlainTable(("chart", *(["destination"] if show_dest else []), *numbers), title=title, right=numbers)
+    rows = []
     first_of_dest: dict[str, str] = {}
     for chart in result.build.charts:
         first_of_dest.setdefault(chart.spec.dest, chart.spec.name)
@@ -117,28 +115,22 @@ def _print_sync_details(console: Console, result: SyncResult) -> None:
                 counts[change.status] += 1
         cells = [chart.spec.name, *([chart.spec.dest] if show_dest else [])]
         cells += [str(len(chart.files)), str(counts["added"]), str(counts["changed"]), str(counts["removed"])]
-        table.add_row(*cells, str(len(chart.overlays)))
+        rows.append([*cells, str(len(chart.overlays))])
     for copy in result.build.copies:
         status = next((c.status for c in result.changes if c.dest == copy.spec.dest and not c.path), None)
         cells = [copy.spec.source, *([copy.spec.dest] if show_dest else [])]
         cells += ["1", str(int(status == "added")), str(int(status == "changed")), "0", "-"]
-        table.add_row(*cells)
-    table.print(console)
+        rows.append(cells)
+    console.table(("chart", *(["destination"] if show_dest else []), *numbers), rows, title=title, right=numbers)
     for chart in result.build.charts:
-        # a long list continues under its first overlay, within the width
-        for line in hanging(f"  {chart.spec.name}: overlays ", chart.overlays or ["-"], console.width):
-            console.print(Text(line), soft_wrap=True)
+        console.hanging(f"  {chart.spec.name}: overlays ", ", ".join(chart.overlays) or "-")
     for change in result.changes:
-        mark = {"added": "[green]+[/]", "changed": "[yellow]~[/]", "removed": "[red]-[/]"}[change.status]
-        # the marker stays with its path; a long path continues under it, broken after a / or -
-        first, *rest = hang("  + ", change.full_path, console.width)
-        console.say(f"  {mark} {{}}", first[4:], highlight=False, soft_wrap=True)
-        for line in rest:
-            console.say("{}", line, highlight=False, soft_wrap=True)
+        # the marker stays with its path; a long path continues under it
+        mark, style = {"added": ("+", "green"), "changed": ("~", "yellow"), "removed": ("-", "red")}[change.status]
+        console.hanging(f"  {mark} ", change.full_path, head_style=style)
     for chart in result.build.charts:
         for skipped in chart.skipped:
-            for line in hang("  ", f"{chart.spec.name}: skipped {skipped}", console.width, indent=4):
-                console.say("[dim]{}[/]", line, highlight=False, soft_wrap=True)
+            console.hanging(f"  {chart.spec.name}: skipped ", skipped, style="dim")
 
 
 def diff_line_style(line: str) -> str:
@@ -154,15 +146,18 @@ def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
     """Unified diffs, coloured on a terminal, plain when piped.
 
     On a terminal, each line gets the style of :func:`diff_line_style` (wrapped at the width).
-    Piped, the diffs are written byte for byte (past :class:`~gsvendor.report.layout.StrippedLines`):
+    Piped, the diffs are written byte for byte (:meth:`~gsvendor.report.layout.StrippedLines.verbatim`):
     a line's trailing spaces are part of what it shows, and the output stays a patch that applies.
     They go out in one write: the texts are what they are, with nothing to render per line.
     """
 
     if not console.is_terminal:
-        stream = raw_stream(console.file)
-        stream.write("".join(item.text for item in diffs))
-        stream.flush()
+        text = "".join(item.text for item in diffs)
+        if hasattr(console.file, "verbatim"):  # a StrippedLines
+            console.file.verbatim(text)
+        else:
+            console.file.write(text)
+            console.file.flush()
         return
     from rich.text import Text
 
@@ -190,13 +185,10 @@ def diff_stat(diffs: Sequence[FileDiff]) -> list[dict[str, Any]]:
     return stat
 
 
-def print_diff_stat(console: Console, diffs: Sequence[FileDiff]) -> None:
+def print_diff_stat(console: Writer, diffs: Sequence[FileDiff]) -> None:
     """A table of changed files with lines added and removed, then the totals."""
-
-    table = PlainTable(("file", "status", "+", "-"), right=("+", "-"), findings=True)
     stat = diff_stat(diffs)
-    for row in stat:
-        table.add_row(row["path"], row["status"], str(row["added"]), str(row["removed"]))
-    table.print(console)
+    rows = [(row["path"], row["status"], row["added"], row["removed"]) for row in stat]
+    console.table(("file", "status", "+", "-"), rows, right=("+", "-"), findings=True)
     added, removed = sum(r["added"] for r in stat), sum(r["removed"] for r in stat)
     console.print(f"{len(stat)} file(s) differ from upstream, +{added} -{removed} line(s)", highlight=False)

@@ -6,15 +6,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
-    from gsvendor.report.junit import TestCase
+    from gsvendor.report.writer import Writer
     from gsvendor.workflows.check_images import ImagesRun
 
 from gsvendor.images.check import ALLOWED, EMPTY, INVALID, OFFENDER, TEMPLATED, Checked, CheckResult
+from gsvendor.report import failed, listed, ok_prefix
 from gsvendor.report import resolve as resolving
 from gsvendor.report.junit import TestCase
-from gsvendor.report.layout import PlainTable
 
 
 def _reference_json(checked: Checked) -> dict[str, Any]:
@@ -40,30 +38,30 @@ def _reference_json(checked: Checked) -> dict[str, Any]:
 
 def to_json(result: CheckResult) -> dict[str, Any]:
     """The machine-readable result (``--json``): per chart its variants, references and skipped data."""
-    charts = []
-    for chart in result.charts:
-        variants = []
-        for item in (r for r in result.results if r.chart is chart):
-            variants.append(
-                {
-                    "name": item.name,
-                    "ok": item.ok,
-                    "rendered": item.rendered,
-                    "expectFailure": item.variant.expect_failure.pattern if item.variant.expect_failure else None,
-                    "expectedFailure": item.expected_failure,
-                    "error": item.error,
-                    "problem": item.problem,
-                    "switches": list(item.variant.switches),
-                    "valuesFiles": [str(p) for p in item.variant.values_files],
-                    "set": list(item.variant.set_json),
-                    "documents": item.documents,
-                    "crdsNotSearched": item.crds,
-                    "seconds": round(item.seconds, 3),
-                    "references": [_reference_json(c) for c in item.references],
-                    "skipped": [{"object": s.obj, "path": s.path, "reason": s.reason} for s in item.skipped],
-                }
-            )
-        charts.append({"name": chart.name, "path": chart.label, "variants": variants})
+
+    def variant(item: Any) -> dict[str, Any]:
+        return {
+            "name": item.name,
+            "ok": item.ok,
+            "rendered": item.rendered,
+            "expectFailure": item.variant.expect_failure.pattern if item.variant.expect_failure else None,
+            "expectedFailure": item.expected_failure,
+            "error": item.error,
+            "problem": item.problem,
+            "switches": list(item.variant.switches),
+            "valuesFiles": [str(p) for p in item.variant.values_files],
+            "set": list(item.variant.set_json),
+            "documents": item.documents,
+            "crdsNotSearched": item.crds,
+            "seconds": round(item.seconds, 3),
+            "references": [_reference_json(c) for c in item.references],
+            "skipped": [{"object": s.obj, "path": s.path, "reason": s.reason} for s in item.skipped],
+        }
+
+    charts = [
+        {"name": c.name, "path": c.label, "variants": [variant(r) for r in result.results if r.chart is c]}
+        for c in result.charts
+    ]
     return {
         "ok": result.ok,
         "allow": list(result.allow),
@@ -107,7 +105,7 @@ def junit_cases(result: CheckResult) -> list[TestCase]:
 
 
 def print_report(
-    console: Console,
+    console: Writer,
     result: CheckResult,
     verbose: bool = False,
     columns: tuple[Sequence[str], Callable[[Checked], Sequence[str]]] | None = None,
@@ -136,24 +134,20 @@ def print_report(
                 checked[key] = c
         if rows:
             # "normalized" only where it differs from "as written": a note line when the width is short
-            table = PlainTable(
+            cells = []
+            for key, variants in rows.items():
+                c = checked[key]
+                normalized = "" if c.normalized == c.found.written else c.normalized or c.message or ""
+                extra = (Text.from_markup(cell).plain for cell in (columns[1](c) if columns else ()))
+                cells.append((", ".join(variants), c.found.location, c.found.written, normalized, c.status, *extra))
+            console.table(
                 ("variant", "found in", "as written", "normalized", "status", *(columns or ((),))[0]),
+                cells,
                 title=f"{chart.name} ({chart.label})",
                 below=("normalized",),
                 keep=("as written",),
                 findings=True,
             )
-            for key, variants in rows.items():
-                c = checked[key]
-                table.add_row(
-                    ", ".join(variants),
-                    c.found.location,
-                    c.found.written,
-                    "" if c.normalized == c.found.written else c.normalized or c.message or "",
-                    c.status,
-                    *(Text.from_markup(cell).plain for cell in (columns[1](c) if columns else ())),
-                )
-            table.print(console)
         seen: set[tuple[str, str]] = set()
         for item in items:
             variant_label = f"{chart.name} {item.name}"
@@ -169,7 +163,7 @@ def print_report(
     offenders, invalid = result.count(OFFENDER), result.count(INVALID)
     unjudged = result.count(TEMPLATED) + result.count(EMPTY)
     console.say(
-        ("[green]ok[/]: " if (result.ok if ok is None else ok) else "")
+        ok_prefix(result.ok if ok is None else ok)
         + f"checked {result.references} image reference(s) in {result.variants_rendered} rendered variant(s) "
         f"and the values.yaml of {len(result.charts)} chart(s) in {result.seconds:.1f} s: "
         f"{offenders} outside {{}}, {invalid} invalid, {len(result.problems)} variant problem(s)"
@@ -178,54 +172,41 @@ def print_report(
     )
 
 
-def failure_message(result: CheckResult) -> str:
-    """The one-line reason check-images exits 1."""
-    parts = []
+def _failure_parts(result: CheckResult) -> tuple[str, str]:
     offenders = sorted(
         {c.reference.name if c.reference else c.found.written for r in result.results for c in r.failing}
     )
-    if offenders:
-        shown = ", ".join(offenders[:5]) + (f" and {len(offenders) - 5} more" if len(offenders) > 5 else "")
-        parts.append(f"{len(offenders)} image(s) outside {', '.join(result.allow)} or invalid: {shown}")
-    if result.problems:
-        parts.append(
-            f"{len(result.problems)} variant(s) with problems: "
-            + ", ".join(f"{r.chart.name} {r.name}" for r in result.problems)
-        )
-    return "check-images failed: " + "; ".join(parts)
+    return (
+        listed(f"image(s) outside {', '.join(result.allow)} or invalid", offenders),
+        listed("variant(s) with problems", [f"{r.chart.name} {r.name}" for r in result.problems]),
+    )
 
 
-def print_run(console: Console, run: ImagesRun, verbose: bool = False) -> None:
+def failure_message(result: CheckResult) -> str:
+    """The one-line reason check-images exits 1."""
+    return failed("check-images", *_failure_parts(result))
+
+
+def print_run(console: Writer, run: ImagesRun, verbose: bool = False) -> None:
     """The check-images tables, and the --resolve table when the registries were asked."""
-    if not run.resolved:  # the registry modules load only when they were used
-        print_report(console, run.result, verbose=verbose, columns=None, ok=run.ok)
-        return
-
-    print_report(console, run.result, verbose=verbose, columns=resolving.table_columns(run.resolved), ok=run.ok)
-    resolving.print_report(console, run.resolved, ok=run.ok)
+    columns = resolving.table_columns(run.resolved) if run.resolved else None
+    print_report(console, run.result, verbose=verbose, columns=columns, ok=run.ok)
+    if run.resolved:
+        resolving.print_report(console, run.resolved, ok=run.ok)
 
 
 def run_json(run: ImagesRun) -> dict[str, Any]:
     """The JSON document of ``check-images --json`` (with the lookups under --resolve)."""
     data = to_json(run.result)
-    if not run.resolved:
-        return data
-
-    return resolving.add_to_json(data, run.result, run.resolved)
+    return resolving.add_to_json(data, run.result, run.resolved) if run.resolved else data
 
 
 def run_cases(run: ImagesRun) -> list[TestCase]:
     """JUnit test cases: one per chart × variant, then one per looked-up reference."""
-    if not run.resolved:
-        return junit_cases(run.result)
-
-    return junit_cases(run.result) + resolving.junit_cases(run.resolved)
+    return junit_cases(run.result) + (resolving.junit_cases(run.resolved) if run.resolved else [])
 
 
 def run_failure(run: ImagesRun) -> str:
     """The one-line failure summary of a run that is not ok."""
-
-    failures = [] if run.result.ok else [failure_message(run.result)]
-    if run.resolved and not run.resolved.ok:
-        failures.append(("" if failures else "check-images failed: ") + resolving.failure_message(run.resolved))
-    return "; ".join(failures)
+    resolve = resolving.failure_message(run.resolved) if run.resolved and not run.resolved.ok else ""
+    return failed("check-images", *_failure_parts(run.result), resolve)

@@ -7,10 +7,6 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass
@@ -47,31 +43,21 @@ def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
     """
 
     cases = list(cases)
-    root = ET.Element(
-        "testsuites",
-        name=suite,
-        tests=str(len(cases)),
-        failures=str(sum(bool(c.failures) for c in cases)),
-        errors=str(sum(bool(c.errors) for c in cases)),
-    )
-    element = ET.SubElement(
-        root,
-        "testsuite",
-        name=suite,
-        tests=str(len(cases)),
-        failures=str(sum(bool(c.failures) for c in cases)),
-        errors=str(sum(bool(c.errors) for c in cases)),
-    )
+    counts = {
+        "name": suite,
+        "tests": str(len(cases)),
+        "failures": str(sum(bool(c.failures) for c in cases)),
+        "errors": str(sum(bool(c.errors) for c in cases)),
+    }
+    root = ET.Element("testsuites", counts)
+    element = ET.SubElement(root, "testsuite", counts)
     for case in cases:
         node = ET.SubElement(
             element, "testcase", classname=_xml(case.classname), name=_xml(case.name), time=f"{case.seconds:.3f}"
         )
-        if case.failures:
-            failure = ET.SubElement(node, "failure", message=_message(case.failures[0]))
-            failure.text = _xml("\n".join(case.failures))
-        if case.errors:
-            error = ET.SubElement(node, "error", message=_message(case.errors[0]))
-            error.text = _xml("\n".join(case.errors))
+        for tag, messages in (("failure", case.failures), ("error", case.errors)):
+            if messages:
+                ET.SubElement(node, tag, message=_message(messages[0])).text = _xml("\n".join(messages))
         if case.output:
             ET.SubElement(node, "system-out").text = _xml(case.output)
     ET.indent(root)

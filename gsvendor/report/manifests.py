@@ -3,77 +3,51 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from gsvendor.report import images
+from gsvendor.report import failed, images, listed, ok_prefix
 from gsvendor.report.junit import TestCase
-from gsvendor.report.layout import PlainTable, hanging
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from gsvendor.manifests.check import ManifestsResult, VariantManifests
-    from gsvendor.report.junit import TestCase
+    from gsvendor.report.writer import Writer
     from gsvendor.workflows.check_manifests import ManifestsRun
 
 
 def _counts(counter: Counter[str]) -> str:
-    return ", ".join(_count_items(counter)) or "none"
-
-
-def _count_items(counter: Counter[str]) -> list[str]:
-    return [f"{kind} {n}" for kind, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))]
-
-
-def count_lines(head: str, counter: Counter[str], width: int) -> list[str]:
-    """``head`` and the counts per kind, wrapped between items only (a kind keeps its count: not
-    "ClusterRoleBinding" / "6, Certificate 4"), continuing under the first item."""
-
-    return hanging(head, _count_items(counter) or ["none"], width)
-
-
-def _coverage(result: ManifestsResult, chart: Any) -> tuple[int, int]:
-    items = [r for r in result.results if r.chart is chart]
-    return sum(r.labelled for r in items), sum(r.objects for r in items)
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"
 
 
 def to_json(result: ManifestsResult) -> dict[str, Any]:
     """The machine-readable result (``--json``): per chart its variants, counts and findings."""
+
+    def variant(item: VariantManifests) -> dict[str, Any]:
+        return {
+            "name": item.variant,
+            "ok": item.ok(result.policy),
+            "rendered": item.rendered,
+            "expectedFailure": item.expected_failure,
+            "problem": item.problem,
+            "error": item.error,
+            "objects": item.objects,
+            "checked": dict(item.checked),
+            "notChecked": dict(item.not_checked),
+            # a Finding's fields, "obj" named "object"
+            "findings": [{"object" if k == "obj" else k: v for k, v in asdict(f).items()} for f in item.findings],
+            "missingLabels": [{"object": o, "label": label} for o, label in item.missing_labels],
+            "seconds": round(item.seconds, 3),
+        }
+
     charts = []
     for chart in result.charts:
-        variants = []
-        for item in (r for r in result.results if r.chart is chart):
-            variants.append(
-                {
-                    "name": item.variant,
-                    "ok": item.ok(result.policy),
-                    "rendered": item.rendered,
-                    "expectedFailure": item.expected_failure,
-                    "problem": item.problem,
-                    "error": item.error,
-                    "objects": item.objects,
-                    "checked": dict(item.checked),
-                    "notChecked": dict(item.not_checked),
-                    "findings": [
-                        {
-                            "object": f.obj,
-                            "path": f.path,
-                            "problem": f.problem,
-                            "message": f.message,
-                            "crd": f.crd,
-                            "version": f.version,
-                            "source": f.source,
-                        }
-                        for f in item.findings
-                    ],
-                    "missingLabels": [{"object": o, "label": label} for o, label in item.missing_labels],
-                    "seconds": round(item.seconds, 3),
-                }
-            )
-        labelled, objects = _coverage(result, chart)
-        entry: dict[str, Any] = {"name": chart.name, "path": chart.label, "variants": variants}
+        items = [r for r in result.results if r.chart is chart]
+        entry: dict[str, Any] = {"name": chart.name, "path": chart.label, "variants": [variant(r) for r in items]}
         if result.policy.required:
-            entry["labelCoverage"] = {"labelled": labelled, "objects": objects}
+            entry["labelCoverage"] = {
+                "labelled": sum(r.labelled for r in items),
+                "objects": sum(r.objects for r in items),
+            }
         charts.append(entry)
     return {
         "ok": result.ok,
@@ -117,7 +91,7 @@ def junit_cases(result: ManifestsResult) -> list[TestCase]:
     ]
 
 
-def print_report(console: Console, result: ManifestsResult, verbose: bool = False) -> None:
+def print_report(console: Writer, result: ManifestsResult, verbose: bool = False) -> None:
     """A table per chart of the findings (one row per finding, naming every variant that has it),
     render problems, label coverage, then the objects checked per kind and the totals.
 
@@ -135,14 +109,12 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
             for f in item.findings:
                 rows.setdefault((f.obj, f.path, f.problem, f.message, f.crd, f.version), []).append(item.variant)
         if rows:
-            table = PlainTable(
+            console.table(
                 ("variant", "object", "path", "problem", "message", "CRD", "version"),
+                [(", ".join(variants), *finding) for finding, variants in rows.items()],
                 title=f"{chart.name} ({chart.label})",
                 findings=True,
             )
-            for (obj, path, problem, message, crd, version), variants in rows.items():
-                table.add_row(", ".join(variants), obj, path, problem, message, crd, version)
-            table.print(console)
         for item in items:
             label = f"{chart.name} {item.variant}"
             if item.problem:
@@ -154,7 +126,7 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
             else:
                 console.say("  {}: checked {}", label, _counts(item.checked))
         if result.policy.required:
-            labelled, objects = _coverage(result, chart)
+            labelled, objects = sum(r.labelled for r in items), sum(r.objects for r in items)
             missing = sorted({f"{o} ({label})" for r in items for o, label in r.missing_labels})
             if not (verbose or (missing and result.policy.fail)):
                 continue
@@ -170,13 +142,10 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
         console.say("[dim]note: {}[/]", note)
     checked, skipped = result.checked(), result.not_checked()
     if verbose:  # else the summary's counts: one line on success, as every command
-        for line in count_lines("checked per kind: ", checked, console.width):
-            console.say("{}", line, soft_wrap=True)
-        for line in count_lines("not checked (no CRD in the charts): ", skipped, console.width):
-            console.say("[dim]{}[/]", line, soft_wrap=True)
+        console.hanging("checked per kind: ", _counts(checked))
+        console.hanging("not checked (no CRD in the charts): ", _counts(skipped), style="dim")
     console.print(
-        ("[green]ok[/]: " if result.ok else "")
-        + f"checked {sum(checked.values())} object(s) against {len(result.crds)} CRD(s) "
+        ok_prefix(result.ok) + f"checked {sum(checked.values())} object(s) against {len(result.crds)} CRD(s) "
         f"({sum(skipped.values())} without a CRD not checked) in "
         f"{len(result.results)} variant(s) of {len(result.charts)} chart(s) in {result.seconds:.1f} s: "
         f"{len(result.findings)} finding(s), {len(result.problems)} variant problem(s)"
@@ -185,27 +154,19 @@ def print_report(console: Console, result: ManifestsResult, verbose: bool = Fals
 
 def failure_message(result: ManifestsResult) -> str:
     """The one-line reason check-manifests exits 1."""
-    parts = []
     findings = sorted({f"{f.obj} {f.path} ({f.problem})" for f in result.findings})
-    if findings:
-        shown = ", ".join(findings[:5]) + (f" and {len(findings) - 5} more" if len(findings) > 5 else "")
-        parts.append(f"{len(findings)} finding(s): {shown}")
-    if result.problems:
-        parts.append(
-            f"{len(result.problems)} variant(s) with problems: "
-            + ", ".join(f"{r.chart.name} {r.variant}" for r in result.problems)
-        )
-    missing = {(o, label) for r in result.results for o, label in r.missing_labels}
-    if result.policy.fail and missing:
-        parts.append(f"{len(missing)} object(s) without a required label")
-    return "check-manifests failed: " + "; ".join(parts)
+    missing = {(o, label) for r in result.results for o, label in r.missing_labels} if result.policy.fail else set()
+    return failed(
+        "check-manifests",
+        listed("finding(s)", findings),
+        listed("variant(s) with problems", [f"{r.chart.name} {r.variant}" for r in result.problems]),
+        f"{len(missing)} object(s) without a required label" if missing else "",
+    )
 
 
-def print_run(console: Console, run: ManifestsRun, verbose: bool = False) -> None:
+def print_run(console: Writer, run: ManifestsRun, verbose: bool = False) -> None:
     """The check-images report (``--images``), then check-manifests'."""
     if run.images is not None:
-        from gsvendor.report import images
-
         images.print_report(console, run.images, verbose=verbose)
     print_report(console, run.result, verbose=verbose)
 
@@ -214,8 +175,6 @@ def run_json(run: ManifestsRun) -> dict[str, Any]:
     """``check-manifests --json``; with ``--images`` check-images' document under ``images``."""
     data = to_json(run.result)
     if run.images is not None:
-        from gsvendor.report import images
-
         data["images"] = images.to_json(run.images)
         data["ok"] = run.ok
     return data

@@ -6,13 +6,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from gsvendor.images.check import Checked, CheckResult
-    from gsvendor.report.junit import TestCase
+    from gsvendor.report.writer import Writer
 
 from gsvendor.images.registry import COMPARISONS, EQUAL, NOT_COMPARED, OUTCOMES, RESOLVED, Resolution
 from gsvendor.images.resolve import ReferenceResolution, ResolveReport, short_digest
+from gsvendor.report import listed, ok_prefix, some
 from gsvendor.report.junit import TestCase
 
 _STYLE = {RESOLVED: "green", EQUAL: "green", NOT_COMPARED: "dim"}
@@ -50,18 +49,17 @@ def _lines(entry: ReferenceResolution) -> list[str]:
     return lines
 
 
-def print_report(console: Console, report: ResolveReport, ok: bool | None = None) -> None:
+def print_report(console: Writer, report: ResolveReport, ok: bool | None = None) -> None:
     """After check-images' table: each failing reference with the registry's reason, notes, then the totals.
 
     ``ok`` (default: every lookup resolved) decides the ``ok:`` prefix of the totals line."""
     for entry in report.failing:
-        places = sorted({f"{p.chart} {p.variant}" for p in entry.places})
-        where = ", ".join(places[:4]) + (f" and {len(places) - 4} more" if len(places) > 4 else "")
+        where = some(sorted({f"{p.chart} {p.variant}" for p in entry.places}), 4)
         for line in _lines(entry):
             console.say("[red]✗[/] {} [dim](in {})[/]", line, where)
     for note in report.notes:
         console.say("[dim]note: {}[/]", note)
-    console.say(("[green]ok[/]: " if (report.ok if ok is None else ok) else "") + "{}", summary(report))
+    console.say(ok_prefix(report.ok if ok is None else ok) + "{}", summary(report))
 
 
 def summary(report: ResolveReport) -> str:
@@ -199,6 +197,7 @@ def failure_message(report: ResolveReport) -> str:
             return entry.outcome
         return f"mirror {entry.comparison.outcome}"
 
-    shown = ", ".join(f"{r.reference.normalized} ({why(r)})" for r in failing[:5])
-    more = f" and {len(failing) - 5} more" if len(failing) > 5 else ""
-    return f"{len(failing)} reference(s) did not resolve or differ from upstream: {shown}{more}"
+    return listed(
+        "reference(s) did not resolve or differ from upstream",
+        [f"{r.reference.normalized} ({why(r)})" for r in failing],
+    )

@@ -14,15 +14,21 @@ applied to everything it prints, so no call site escapes by hand:
   ``warning:`` line the same way, reading no markup at all;
 - a wrapped line never parts a number from its unit (``3.1 s``) or a count from its noun.
 
+:meth:`Writer.table` prints a ``rich.table.Table`` without box-drawing characters (a header, a
+``---`` rule, rows), :meth:`Writer.hanging` a head and a text that continues under its start.
+
 Give user text as a string (or a :meth:`Writer.say` value), not as a ``rich.text.Text`` made at the
 call site: making a ``Text`` drops BEL, BS, VT, FF and CR unseen, before the writer could show them.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
+from rich.box import Box
 from rich.console import Console
 from rich.markup import escape as markup_escape
 from rich.segment import Segment
@@ -33,9 +39,12 @@ from gsvendor.errors import MAX_LINE_CHARS, escape_controls, escape_line_breaks,
 from gsvendor.report.layout import COUNT_AFTER, COUNT_BEFORE, UNIT_AFTER, StrippedLines, output_width
 
 # rich._wrap's word (leading blanks, the word, its trailing blanks), but a number and its unit
-# ("3.1 s:"), a count and its noun ("0 invalid,") and a name and its count ("Secret 2,") are one word
+# ("3.1 s:"), a count and its noun ("0 invalid,") and a name and its count ("Secret 2,") are one word,
+# and a path's folder ("templates/") is a word of its own
 _GLUED = rf"\S*\d{UNIT_AFTER}\S*|{COUNT_BEFORE}\S+|[A-Za-z]\S*{COUNT_AFTER}\S+"
-_WORD = re.compile(rf"\s*(?:{_GLUED}|\S+)\s*")
+_WORD = re.compile(rf"\s*(?:{_GLUED}|[^\s/]*/+|\S+)\s*")
+# a table's only box characters: a rule of "-" under the header, a blank between columns
+_RULE = Box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
 _UNIT_GAP = re.compile(rf"\d{UNIT_AFTER}|{COUNT_BEFORE}|[A-Za-z]{COUNT_AFTER}")
 
 
@@ -63,7 +72,8 @@ def _safe_text(text: Text, console: Console) -> Text:
 
 def wrap_offsets(line: str, width: int) -> list[int]:
     """Where rich 13-15 (``rich._wrap.divide_line``, folding) breaks ``line`` at ``width`` cells,
-    except that a number and its unit, a count and its noun, stay together."""
+    except that a number and its unit, a count and its noun, stay together, and a path may break
+    after a ``/``."""
     breaks: list[int] = []
     offset = 0
     for match in _WORD.finditer(line):
@@ -84,6 +94,16 @@ def wrap_offsets(line: str, width: int) -> list[int]:
             breaks.append(start)
             offset = len(word)
     return breaks
+
+
+class _Cell(Text):
+    """A table cell: wrapped where :func:`wrap_offsets` breaks (after a ``/``, never inside a number and
+    its unit), then by rich as any ``Text`` (cells, justification)."""
+
+    def wrap(self, console: Console, width: int, **options: Any) -> Any:
+        """rich's ``Text.wrap`` of the lines :func:`wrap_offsets` makes of each line."""
+        parts = [part for line in self.split(allow_blank=True) for part in line.divide(wrap_offsets(line.plain, width))]
+        return Text("\n").join(parts).wrap(console, width, **options)
 
 
 class Writer(Console):
@@ -124,6 +144,89 @@ class Writer(Console):
         """One ``error:`` line per problem (a :class:`~gsvendor.errors.GsvendorError`'s ``problems``)."""
         for problem in problems:
             self.labelled("error:", "red", problem)
+
+    def hanging(self, head: str, text: str, style: str = "", head_style: str | None = None) -> None:
+        """``head`` then ``text``, both as :func:`one_line` shows them, within the width: ``text`` breaks
+        where :func:`wrap_offsets` says and continues under its start (a hanging indent).
+
+        A head longer than four characters that leaves less room than ``text``'s longest word stands
+        on a line of its own, the text following indented by four. ``head_style`` defaults to ``style``.
+        """
+        head, text = one_line(head), one_line(text)
+        head_style = style if head_style is None else head_style
+        if len(head) > 4 and self.width - len(head) < max(map(len, text.split()), default=0):
+            self.print(Text(head.rstrip(), head_style), soft_wrap=True)
+            head = "    "
+        for number, part in enumerate(Text(text, style).divide(wrap_offsets(text, self.width - len(head)))):
+            lead = head if number == 0 else " " * len(head)
+            self.print(Text.assemble((lead, head_style), part), soft_wrap=True)
+
+    def table(
+        self,
+        columns: Sequence[str],
+        rows: Iterable[Sequence[object]],
+        *,
+        title: str = "",
+        caption: str = "",
+        right: Sequence[str] = (),
+        below: Sequence[str] = (),
+        keep: Sequence[str] = (),
+        findings: bool = False,
+    ) -> None:
+        """Print ``rows`` (each cell ``str()``-ed, no markup read) under ``columns`` as a
+        ``rich.table.Table`` within the width: a header, a rule of ``-``, no other box characters
+        (a CI log shows them as they are); ``title`` and ``caption`` lines above and below.
+
+        ``right``: right-aligned (numeric) columns. ``keep``: columns (a place) kept on one line when
+        the others can wrap instead. ``below``: columns (a note most rows leave empty) that stay only
+        when they fit beside every other column at its natural width (then they alone wrap); else a
+        row's cell follows the table as ``  <keep cell>: <column>: <text>``. ``findings``: without a
+        terminal and without ``$COLUMNS`` (a CI log) each row is one unwrapped line,
+        ``title: column value, …`` (empty cells left out), so one finding is one line for grep.
+        """
+        from rich.table import Table
+
+        cells = [[escape_controls(str(cell)) for cell in row] for row in rows]
+        if findings and not self.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
+            head = f"{escape_controls(title)}: " if title else ""
+            for row in cells:
+                line = ", ".join(f"{name} {cell}" for name, cell in zip(columns, row, strict=True) if cell)
+                self.print(Text(head + line), soft_wrap=True)
+            return
+
+        def longest(i: int, split: Any) -> int:
+            return max(len(part) for cell in (columns[i], *(row[i] for row in cells)) for part in split(cell) or [""])
+
+        every = range(len(columns))
+        natural, word = [longest(i, lambda c: c.split("\n")) for i in every], [longest(i, str.split) for i in every]
+
+        def fits(fixed: list[int], loose: list[int]) -> bool:
+            gaps = 2 * (len(fixed) + len(loose) - 1)
+            return sum(natural[i] for i in fixed) + sum(word[i] for i in loose) + gaps <= self.width
+
+        inline = [i for i in every if columns[i] not in below]
+        notes = [i for i in every if i not in inline]
+        shown = inline
+        if any(row[i] for row in cells for i in notes) and fits(inline, notes):
+            shown = list(every)
+        fixed = inline if shown != inline else [i for i in inline if columns[i] in keep]
+        no_wrap = fits(fixed, [i for i in shown if i not in fixed])
+        table = Table(box=_RULE, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+        for i in shown:
+            justify = "right" if columns[i] in right else "left"
+            table.add_column(columns[i], justify=justify, overflow="fold", no_wrap=no_wrap and i in fixed)
+        for row in cells:
+            table.add_row(*(_Cell(row[i]) for i in shown))
+        if title:
+            self.say("[bold]{}[/]", title)
+        self.print(table)
+        if caption:
+            self.say("{}", caption)
+        key = next((i for i in every if columns[i] in keep), 0)
+        for row in cells:
+            for i in every:
+                if i not in shown and row[i]:
+                    self.hanging(f"  {row[key]}: {columns[i]}: ", row[i])
 
     def render_str(self, text: str, **options: Any) -> Text:
         """rich's ``render_str``, control characters escaped first: every string rich renders (a

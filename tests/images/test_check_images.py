@@ -467,21 +467,27 @@ def test_at_80_columns_a_normalized_form_that_differs_is_a_note_and_references_b
     args = ["--config", str(write_config(tmp_path)), "check-images", str(chart), "--helm", helm, "-v"]
     result = CliRunner().invoke(app, args, env={"COLUMNS": "80"})
     assert result.exit_code == 1
-    # no "normalized" column: only the Docker Hub reference differs from its normalized form; the
-    # table title above (the chart's path) takes as many lines as the temporary folder's name needs
+    # no "normalized" column: only the Docker Hub reference differs from its normalized form, named
+    # below the table; the table title above (the chart's path) takes as many lines as the
+    # temporary folder's name needs
     lines = result.stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("variant "))
-    assert lines[header : header + 9] == [
-        "variant      found in                                as written         status",
-        "-----------  --------------------------------------  -----------------  --------",
-        "defaults     Pod/debug spec.containers[app].image    gsoci.azurecr.io/  allowed",
-        "                                                     giantswarm/app:1",
-        "defaults     Pod/debug                               busybox:1.36       offender",
-        "             spec.ephemeralContainers[debugger].ima",
-        "             ge",
-        "  normalized: docker.io/library/busybox:1.36",
-        "defaults     Deployment/base                         gsoci.azurecr.io/  allowed",
+    assert lines[header : header + 13] == [
+        "variant      found in                      as written                   status",
+        "------------ ----------------------------- ---------------------------- --------",
+        "defaults     Pod/debug                     gsoci.azurecr.io/            allowed",
+        "             spec.containers[app].image    giantswarm/app:1",
+        "defaults     Pod/debug                     busybox:1.36                 offender",
+        "             spec.ephemeralContainers[deb",
+        "             ugger].image",
+        "defaults     Deployment/base               gsoci.azurecr.io/            allowed",
+        "             spec.template.spec.container  giantswarm/base:1.0.0",
+        "             s[base].image",
+        "values.yaml  values.yaml:3 base.image (+   gsoci.azurecr.io/            allowed",
+        "             tag)                          giantswarm/base:1.0.0",
+        "  busybox:1.36: normalized: docker.io/library/busybox:1.36",
     ]
+    assert lines[header + 13].startswith("checked 4 image reference(s)")
     assert max(len(line) for line in result.stdout.splitlines()) <= 80
 
 
