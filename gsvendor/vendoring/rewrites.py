@@ -1,20 +1,18 @@
 """What a chart's templates make of the image references in a chart file they read and rewrite by prefix.
 
-The llmisvc presets' helper reads ``files/llmisvcconfigs/resources.yaml`` with ``.Files.Get`` and
-pipes it through ``replace "ghcr.io/llm-d/" $registry | replace "docker.io/vllm/" "gsoci…/"``,
-``$registry`` being ``$values.imageRegistry | default "ghcr.io/llm-d/"`` and ``$values``
-``.Values.kserve.llmisvcConfigs``. Pure and static (no helm): each template is parsed by the Go
-text/template parser (:mod:`gsvendor.generate.golang.text_template.parse`; one that does not parse
-makes helm fail, and gives nothing here), and its tree walked, the top level first, then each
-``define`` in order. A replacement argument is resolved only when it is a literal, ``.Values.a.b``,
-``$.Values.a.b``, ``$var`` or ``$var.a.b``, where ``$var`` was last set (``:=``, or ``=`` at the same
-block level) to a pipeline of one such operand, optionally piped into ``default "literal"`` or called
-as ``default "literal" EXPR`` (sprig's rule: an empty value takes the default). Anything else is
-unresolved: a function call, a parenthesized pipeline, a variable set in a deeper branch, ``.Values``
-under ``range`` or ``with`` (where the dot is another value), a ``replace`` under ``if`` or ``with``
-(it may not run), a value that is not a string. Then :attr:`Replacement.new` is ``None``, and what
-renders is for check-images to judge. ``.Values`` inside a ``define`` is read as the chart's values,
-as the helpers that ``include "name" .`` assume.
+The llmisvc presets' helper pipes ``.Files.Get "files/llmisvcconfigs/resources.yaml"`` through
+``replace "ghcr.io/llm-d/" $registry``, ``$registry`` being ``$values.imageRegistry | default
+"ghcr.io/llm-d/"``. Static (no helm): each template is parsed by the Go text/template parser
+(:mod:`gsvendor.generate.golang.text_template.parse`) and its tree walked, the top level first, then
+each ``define``. A replacement argument is resolved only when it is a literal, ``.Values.a.b``,
+``$.Values.a.b``, ``$var`` or ``$var.a.b``, ``$var`` last set (``:=``, or ``=`` at the same block
+level) to one such operand, optionally piped into ``default "literal"`` or called as ``default
+"literal" EXPR`` (sprig: an empty value takes the default). Anything else is unresolved
+(:attr:`Replacement.new` ``None``, what renders is check-images' to judge): a function call, a
+parenthesized pipeline, a variable set in a deeper branch, ``.Values`` under ``range`` or ``with``
+(the dot is another value), a ``replace`` under ``if`` or ``with`` (it may not run), a value that is
+not a string. ``.Values`` in a ``define`` is the chart's, as helpers called with ``include "name" .``
+assume.
 """
 
 from __future__ import annotations
@@ -28,15 +26,7 @@ from gsvendor.errors import ConfigError
 from gsvendor.generate.golang.text_template import parse as go
 from gsvendor.yamlio import load_plain
 
-
-class _Unknown:
-    """A value that cannot be known without rendering."""
-
-    def __repr__(self) -> str:
-        return "UNKNOWN"
-
-
-UNKNOWN: Any = _Unknown()
+UNKNOWN: Any = object()  # a value that cannot be known without rendering
 # the parser's lexer takes time quadratic in an action's length: 256 KiB parse in about a second
 MAX_TEMPLATE = 256 * 1024
 
