@@ -115,24 +115,17 @@ def render(build: Build, location: str, digests: Digests | None = None) -> bytes
     snapshot = build.snapshot
     charts: dict[str, Any] = {}
     for chart in build.charts:
-        files = {}
-        for path in sorted(chart.files):
-            entry: dict[str, Any] = {}
-            if path in chart.upstream:
-                entry["upstream"] = digest(chart.upstream[path])
-            entry["result"] = digest(chart.files[path])
-            files[path] = entry
+        files = {
+            path: ({"upstream": digest(chart.upstream[path])} if path in chart.upstream else {})
+            | {"result": digest(chart.files[path])}
+            for path in sorted(chart.files)
+        }
         charts[chart.spec.name] = {"dest": chart.spec.dest, "overlays": chart.overlays, "files": files}
     document = {
         "apiVersion": API_VERSION,
         "kind": KIND,
         "tag": snapshot.tag,
-        "source": {
-            "kind": snapshot.kind,
-            "location": location,
-            "sha256": snapshot.sha256,
-            "commit": snapshot.commit,
-        },
+        "source": {"kind": snapshot.kind, "location": location, "sha256": snapshot.sha256, "commit": snapshot.commit},
         "charts": charts,
     }
     go_mod = snapshot.files.get("go.mod")

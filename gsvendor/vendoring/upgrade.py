@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
@@ -303,28 +303,20 @@ def _crd_shape(document: Mapping[str, Any], path: str) -> tuple[str, dict[str, s
 
 def crd_shapes(files: Mapping[str, bytes]) -> dict[str, CrdShape]:
     """CRD name → (file, {version: top-level ``spec`` fields}, traits) of every CRD in ``files``."""
+
+    def crds(documents: Iterable[Any]) -> list[tuple[str, dict[str, set[str]], Traits]]:
+        kind = "CustomResourceDefinition"
+        return [_crd_shape(d, path) for d in documents if isinstance(d, Mapping) and d.get("kind") == kind]
+
     shapes: dict[str, CrdShape] = {}
     for path in sorted(files):
         if not path.endswith((".yaml", ".yml")) or b"CustomResourceDefinition" not in files[path]:
             continue
-        for document in _crd_documents(files[path]):
-            try:
-                if not isinstance(document, Mapping) or document.get("kind") != "CustomResourceDefinition":
-                    continue
-                name, versions, details = _crd_shape(document, path)
-            except NotSimple:  # met while reading a lazily parsed document: read the file whole
-                shapes.update((n, s) for n, s in crd_shapes_full(files[path], path).items() if n not in shapes)
-                break
-            shapes.setdefault(name, (path, versions, details))
-    return shapes
-
-
-def crd_shapes_full(data: bytes, path: str) -> dict[str, CrdShape]:
-    """:func:`crd_shapes` of one file, parsed whole with libyaml (what fastyaml's subset cannot read)."""
-    shapes: dict[str, CrdShape] = {}
-    for document in _load_yaml(data, inline_actions=True):
-        if isinstance(document, Mapping) and document.get("kind") == "CustomResourceDefinition":
-            name, versions, details = _crd_shape(document, path)
+        try:
+            found = crds(_crd_documents(files[path]))
+        except NotSimple:  # met while reading a lazily parsed document: the file is parsed whole (libyaml)
+            found = crds(_load_yaml(files[path], inline_actions=True))
+        for name, versions, details in found:
             shapes.setdefault(name, (path, versions, details))
     return shapes
 

@@ -249,3 +249,14 @@ def test_an_unclosed_action_ends_the_template_in_one_pass() -> None:
     before, after = '{{ replace "a/" "b/" "t" }}', '{{ replace "c/" "d/" "t" }}'
     assert template_rewrites(before + "{{ $x := `oops" + after, {}) == ([], [])
     assert [r.new for r in template_rewrites("{{- /* a }} b */ -}}" + after, {})[1]] == ["d/"]
+
+
+def test_a_template_longer_than_the_limit_is_not_parsed() -> None:
+    """The parser's lexer copies the rest of the text at each token: a template of megabytes would run
+    for minutes, so one above MAX_TEMPLATE characters gives nothing (no chart's template comes near)."""
+    from gsvendor.vendoring.rewrites import MAX_TEMPLATE
+
+    action = '{{ .Files.Get "files/x.yaml" | replace "a/" "b/" }}'
+    assert template_rewrites(action, {}) == (["files/x.yaml"], [Replacement("a/", "b/", '"b/"')])
+    assert template_rewrites(action + " " * (MAX_TEMPLATE - len(action)), {})[1] == [Replacement("a/", "b/", '"b/"')]
+    assert template_rewrites(action + " " * (MAX_TEMPLATE - len(action) + 1), {}) == ([], [])
