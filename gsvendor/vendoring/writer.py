@@ -72,13 +72,10 @@ def hand_edits(root: Path, output: Output, lock: Lock | None, disk: OnDisk | Non
     recorded = lock.results() if lock is not None else {}
     foreign = [p for dest in output.folders for p in _foreign(root, dest, True)]
     foreign += [p for dest in output.files for p in _foreign(root, dest, False)]
-    on_disk: list[tuple[str, bytes, bytes | None]] = []
-    for dest, files in output.folders.items():
-        on_disk += [(f"{dest}/{p}", d, files.get(p)) for p, d in disk.folders[dest].items()]
-    for dest, data in output.files.items():
-        current = disk.files[dest]
-        if current is not None:
-            on_disk.append((dest, current, data))
+    on_disk = [
+        (f"{d}/{p}", data, files.get(p)) for d, files in output.folders.items() for p, data in disk.folders[d].items()
+    ]
+    on_disk += [(d, current, data) for d, data in output.files.items() if (current := disk.files[d]) is not None]
     edited = [path for path, data, new in on_disk if data != new and recorded.get(path) != sha256(data)]
     return sorted(set(foreign + edited))
 
