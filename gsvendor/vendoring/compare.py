@@ -177,18 +177,13 @@ def matching_blocks(
 ) -> list[tuple[int, int, int]]:
     """difflib's matching blocks of ``old`` and ``new`` (ending with the ``(len, len, 0)`` sentinel).
 
-    Inputs of ``trim_above`` lines or more have their common head and tail matched first and only
-    the middle goes to :class:`difflib.SequenceMatcher` — when no line of the middle also occurs
-    in the head or tail, no match can run across a seam where the middle is empty (:func:`_joins`)
-    and the head and tail each hold a line difflib's autojunk does not call popular. Then the head
-    and tail are blocks difflib itself finds, no match crosses into them, and the middle is matched
-    with the popularity difflib computes for the whole file: the answer is difflib's own (the
-    tests compare it with difflib). Otherwise the whole file is matched.
-
-    ``common``: the lengths of the common head and tail when the caller knows them (as
-    :func:`_common` counts them: the tail not overlapping the head). ``at_most``: a quicker count
-    of a line in ``new`` that may count too many, never too few (:func:`_unified_bytes`' count in
-    the bytes); a line it does not prove unpopular is counted in ``new``.
+    From ``trim_above`` lines on, the common head and tail are matched first and only the middle goes
+    to :class:`difflib.SequenceMatcher`, with the popularity difflib computes for the whole file, when
+    that is provably difflib's own answer: no line of the middle occurs in the head or tail, no match
+    can run across a seam where the middle is empty (:func:`_joins`), and the head and tail each hold
+    a line autojunk does not call popular. Otherwise the whole file is matched. ``common``: the head
+    and tail lengths when known (:func:`_common`'s, not overlapping); ``at_most``: a quicker count of
+    a line in ``new``, never too few (:func:`_unified_bytes`' count in the bytes).
     """
 
     def whole() -> list[tuple[int, int, int]]:

@@ -31,7 +31,7 @@ import shutil
 import signal
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from itertools import chain
 from pathlib import Path
 
@@ -73,16 +73,8 @@ class Journal:
 
     def to_json(self) -> bytes:
         """The journal file's bytes."""
-        document = {
-            "version": _VERSION,
-            "state": self.state,
-            "tag": self.tag,
-            "pid": os.getpid(),
-            "staging": self.staging,
-            "created": self.created,
-            "backup": self.backup,
-            "steps": [[s.kind, s.path, s.staged, s.old, s.new] for s in self.steps],
-        }
+        steps = [[s.kind, s.path, s.staged, s.old, s.new] for s in self.steps]
+        document = {"version": _VERSION, "pid": os.getpid(), **asdict(self), "steps": steps}
         return json.dumps(document, indent=1).encode()
 
     @classmethod
