@@ -3,8 +3,6 @@
 :func:`state` names what stands at a path (``absent``, ``file:<sha256>``, ``link:<sha256 of the
 target>``, ``dir:<sha256 of the listing and states below>``, ``other``), without following links,
 so a recovery can tell a path still holding the old or new content from one edited since.
-:func:`copy_backup` copies paths to ``.gsvendor-backup/<UTC time>-<random>/`` and fsyncs every
-file and folder it made before returning.
 """
 
 from __future__ import annotations
@@ -21,15 +19,24 @@ from pathlib import Path
 from gsvendor.journal_trust import BACKUP_FOLDER
 
 
-def fsync_dir(folder: Path) -> None:
-    """fsync ``folder`` itself (its entries: new names, renames, removals); errors are ignored
-    (some file systems cannot fsync a folder)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+def fsync_path(path: Path, folder: bool = True) -> None:
+    """fsync ``path`` (a folder: its entries; ``folder=False``: a file, not followed if a link).
+
+    A folder's errors are ignored (some file systems cannot fsync one); a file's raise :class:`OSError`."""
+    with contextlib.suppress(*((OSError,) if folder else ())):
+        fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if folder else os.O_NOFOLLOW))
         try:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def is_real_dir(path: Path) -> bool:
+    """Whether ``path`` is a folder, not a link to one (``False`` when it cannot be read)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def state(path: Path) -> str:
@@ -42,7 +49,11 @@ def state(path: Path) -> str:
     except FileNotFoundError:
         return "absent"
     if stat.S_ISREG(info.st_mode):
-        return f"file:{_file_digest(path)}"
+        digest = hashlib.sha256()
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return f"file:{digest.hexdigest()}"
     if stat.S_ISLNK(info.st_mode):
         return f"link:{hashlib.sha256(os.fsencode(os.readlink(path))).hexdigest()}"
     if stat.S_ISDIR(info.st_mode):
@@ -51,7 +62,7 @@ def state(path: Path) -> str:
             names.sort()
             for name in sorted(names + files):
                 entry = Path(folder) / name
-                inner = state(entry) if not _is_real_dir(entry) else "dir"
+                inner = state(entry) if not is_real_dir(entry) else "dir"
                 digest.update(os.fsencode(f"{entry.relative_to(path)}\0{inner}\n"))
         return f"dir:{digest.hexdigest()}"
     return "other"
@@ -62,54 +73,27 @@ def file_state(data: bytes) -> str:
     return f"file:{hashlib.sha256(data).hexdigest()}"
 
 
-def _file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _is_real_dir(path: Path) -> bool:
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
 def copy_backup(root: Path, paths: list[str]) -> Path:
     """Copy ``paths`` (project-relative files, links or folders; missing ones are skipped) to a new
     ``root/.gsvendor-backup/<UTC time>-<random>/``, keeping their relative paths, and return that
-    folder once every file and folder in it is fsync'd. Raises :class:`OSError` (the partial
-    backup is left: it is only ever added to)."""
+    folder once every file and folder in it, its parent and ``root`` are fsync'd. Raises
+    :class:`OSError` (the partial backup is left: it is only ever added to)."""
     top = root / BACKUP_FOLDER
     top.mkdir(exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     backup_dir = Path(tempfile.mkdtemp(prefix=f"{stamp}-", dir=top))  # unique
     for rel in paths:
-        target = backup_dir / rel
+        target, source = backup_dir / rel, root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        source = root / rel
-        if _is_real_dir(source):
+        if is_real_dir(source):
             shutil.copytree(source, target, symlinks=True)
         elif os.path.lexists(source) and (source.is_symlink() or source.is_file()):
             shutil.copy2(source, target, follow_symlinks=False)
-    _fsync_tree(backup_dir)
-    fsync_dir(top)
-    fsync_dir(root)
-    return backup_dir
-
-
-def _fsync_tree(top: Path) -> None:
-    """fsync every regular file and folder at and below ``top`` (deepest first, then ``top``)."""
-    for folder, _, files in os.walk(top, topdown=False):
+    for folder, _, files in os.walk(backup_dir, topdown=False):  # deepest first
         for name in files:
-            path = Path(folder) / name
-            if stat.S_ISREG(os.lstat(path).st_mode):
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
-        fsync_dir(Path(folder))
+            if stat.S_ISREG(os.lstat(Path(folder) / name).st_mode):
+                fsync_path(Path(folder) / name, folder=False)
+        fsync_path(Path(folder))
+    fsync_path(top)
+    fsync_path(root)
+    return backup_dir

@@ -1,17 +1,15 @@
 """Comparing two file trees: unified diffs per file, as verify and diff print them.
 
-The text is always :func:`difflib.unified_diff`'s; how it is reached is this module's business.
-UTF-8 with only ``\\n`` line breaks (every chart file here) is diffed as byte lines, the common
-head and tail found on the bytes and split once for both sides (:func:`unified`); long files have
-that head and tail kept away from difflib when that is provably its own answer
-(:func:`matching_blocks`), so the diff's cost follows the change, not the file.
+The text is always :func:`difflib.unified_diff`'s. UTF-8 with only ``\\n`` line breaks is diffed as
+byte lines (:func:`unified`); long files have their common head and tail kept away from difflib when
+that is provably its own answer (:func:`matching_blocks`): the cost follows the change, not the file.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice
 from operator import ne
@@ -35,13 +33,10 @@ TRIM_ABOVE = 2000
 def unified(
     path: str, before: bytes | None, after: bytes | None, labels: tuple[str, str], trim_above: int = TRIM_ABOVE
 ) -> str:
-    """A unified diff (3 lines of context) from ``before`` to ``after``; ``None`` is an absent file.
-
-    The text is :func:`difflib.unified_diff`'s of the lines ``str.splitlines`` cuts from the
-    UTF-8 text (undecodable bytes replaced), with git's ``\\ No newline at end of file`` marks.
-    Text whose lines can be cut as bytes (:func:`_newline_lines`) takes :func:`_unified_bytes`,
-    which gives the same text without decoding or splitting the common head and tail twice.
-    """
+    """A unified diff (3 lines of context) from ``before`` to ``after`` (``None``: an absent file):
+    :func:`difflib.unified_diff`'s of the lines ``str.splitlines`` cuts from the UTF-8 text
+    (undecodable bytes replaced), with git's ``\\ No newline at end of file`` marks; text whose
+    lines can be cut as bytes (:func:`_newline_lines`) takes the same text from :func:`_unified_bytes`."""
     if before == after:
         return ""
     if (before and b"\0" in before) or (after and b"\0" in after):
@@ -57,10 +52,7 @@ def unified(
     old = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
     new = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
     lines = unified_lines(old, new, fromfile=fromfile, tofile=tofile, trim_above=trim_above)
-    out = []
-    for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 # Bytes str.splitlines cuts a line after (besides \n) that bytes.splitlines does not, or does
@@ -69,14 +61,9 @@ _OTHER_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")
 
 
 def _newline_lines(data: bytes) -> bool:
-    """Whether ``data`` is UTF-8 whose only line break is ``\\n``; so is a file made of such
-    pieces cut at line starts (a ``\\n`` is never inside a UTF-8 sequence).
-
-    Then ``data.splitlines(keepends=True)`` are the lines ``str.splitlines`` cuts from its text,
-    each the UTF-8 of one of them, and two lines are equal exactly when their texts are (UTF-8 is
-    one-to-one): difflib matches the byte lines as it matches the text lines. Each test is one C
-    scan (``memchr``, ``isascii``); text that is not ASCII is decoded once to check it.
-    """
+    """Whether ``data`` is UTF-8 whose only line break is ``\\n`` (so is a file made of such pieces cut
+    at line starts). Then its byte lines are the UTF-8 of the lines ``str.splitlines`` cuts, equal
+    exactly when those are (UTF-8 is one-to-one): difflib matches both alike. One C scan per test."""
     if any(byte in data for byte in _OTHER_BREAKS):
         return False
     if data.isascii():
@@ -91,49 +78,47 @@ def _newline_lines(data: bytes) -> bool:
 def _unified_bytes(
     before: bytes, after: bytes, trim: tuple[int, int, int], fromfile: str, tofile: str, trim_above: int
 ) -> str:
-    """:func:`unified`'s text of two files that both pass :func:`_newline_lines`.
-
-    ``trim`` is :func:`_trim`'s answer: the common head and tail, found on the bytes, are split
-    into lines once, shared by both sides; only the changed middle of each side is split on its
-    own. The hunks are joined as bytes and decoded once (both sides are UTF-8).
-    """
+    """:func:`unified`'s text of two files that both pass :func:`_newline_lines`; ``trim`` (:func:`_trim`):
+    the common head and tail, split into lines once for both sides."""
     head_end, old_tail, new_tail = trim
     head = before[:head_end].splitlines(keepends=True)
     tail = before[old_tail:].splitlines(keepends=True)
     old = head + before[head_end:old_tail].splitlines(keepends=True) + tail
     new = head + after[head_end:new_tail].splitlines(keepends=True) + tail
     # after.count(line) counts the lines ending with it (each holds one \n, at its end): never fewer
-    matcher = _Matcher(old, new, trim_above, (len(head), len(tail)), after.count)
-    out: list[bytes] = []
+    hunks = _hunks(_Matcher(old, new, trim_above, (len(head), len(tail)), after.count), old, new, _marked)
+    return f"--- {fromfile}\n+++ {tofile}\n" + "".join(hunks) if hunks else ""
+
+
+def _hunks(
+    matcher: difflib.SequenceMatcher, old: Sequence[Any], new: Sequence[Any], marked: Callable[..., list[str]]
+) -> list[str]:
+    """The hunks of a unified diff (3 lines of context): each header, then ``marked(mark, lines, start,
+    stop)`` of each run of lines, as :func:`difflib.unified_diff` writes them."""
+    out: list[str] = []
     for group in matcher.get_grouped_opcodes(3):
         first, last = group[0], group[-1]
-        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n".encode())
+        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
-                out.append(_marked(b" ", old, i1, i2))
-                continue
+                out += marked(" ", old, i1, i2)
             if tag in ("replace", "delete"):
-                out.append(_marked(b"-", old, i1, i2))
+                out += marked("-", old, i1, i2)
             if tag in ("replace", "insert"):
-                out.append(_marked(b"+", new, j1, j2))
-    if not out:
-        return ""
-    return f"--- {fromfile}\n+++ {tofile}\n" + b"".join(out).decode("utf-8")
+                out += marked("+", new, j1, j2)
+    return out
 
 
-def _marked(mark: bytes, lines: list[bytes], start: int, stop: int) -> bytes:
-    """``lines[start:stop]`` each prefixed with ``mark``, as one byte string; a last line of the
-    file without a newline gets one and git's ``\\ No newline at end of file`` line.
-
-    Every line but the file's last ends with ``\\n``, so ``mark.join`` puts the mark at each
-    line's start after the first.
-    """
+def _marked(mark: str, lines: list[bytes], start: int, stop: int) -> list[str]:
+    """``lines[start:stop]`` each prefixed with ``mark``, as one text (``mark.join``: every line but the
+    file's last ends with ``\\n``); a last line without a newline gets one and git's ``\\ No newline
+    at end of file`` line."""
     if start == stop:
-        return b""
-    text = mark + mark.join(lines[start:stop])
+        return []
+    text = mark.encode() + mark.encode().join(lines[start:stop])
     if stop == len(lines) and not text.endswith(b"\n"):
         text += b"\n\\ No newline at end of file\n"
-    return text
+    return [text.decode("utf-8")]
 
 
 # Common heads and tails are compared in slices of up to this many bytes: a slice of this size
@@ -141,58 +126,35 @@ def _marked(mark: bytes, lines: list[bytes], start: int, stop: int) -> bytes:
 _SLICE = 1 << 16
 
 
-def _prefix(a: bytes, b: bytes) -> int:
-    """How many leading bytes ``a`` and ``b`` share: slices of growing size are compared in C,
-    then the slice holding the first difference is halved down to it."""
-    limit = min(len(a), len(b))
+def _shared(a: bytes, b: bytes, limit: int, tail: bool = False) -> int:
+    """How many leading (``tail``: trailing) bytes ``a`` and ``b`` share, at most ``limit``: slices of
+    growing size are compared in C, then the slice holding the first difference is halved down to it."""
+
+    def same(low: int, high: int) -> bool:
+        if tail:
+            return a[len(a) - high : len(a) - low] == b[len(b) - high : len(b) - low]
+        return a[low:high] == b[low:high]
+
     low, size = 0, 64
     while low < limit:
         high = min(low + size, limit)
-        if a[low:high] != b[low:high]:
+        if not same(low, high):
             break
         low, size = high, min(size * 2, _SLICE)
     else:
         return limit
-    while high - low > 1:  # a[:low] == b[:low], a[:high] != b[:high]
+    while high - low > 1:  # the first low bytes are equal, the first high are not
         middle = (low + high) // 2
-        if a[low:middle] == b[low:middle]:
-            low = middle
-        else:
-            high = middle
-    return low
-
-
-def _suffix(a: bytes, b: bytes, limit: int) -> int:
-    """How many trailing bytes ``a`` and ``b`` share, at most ``limit`` (as :func:`_prefix`)."""
-    end_a, end_b = len(a), len(b)
-    low, size = 0, 64
-    while low < limit:
-        high = min(low + size, limit)
-        if a[end_a - high : end_a - low] != b[end_b - high : end_b - low]:
-            break
-        low, size = high, min(size * 2, _SLICE)
-    else:
-        return limit
-    while high - low > 1:  # the last low bytes are equal, the last high are not
-        middle = (low + high) // 2
-        if a[end_a - middle : end_a - low] == b[end_b - middle : end_b - low]:
-            low = middle
-        else:
-            high = middle
+        low, high = (middle, high) if same(low, middle) else (low, middle)
     return low
 
 
 def _trim(before: bytes, after: bytes) -> tuple[int, int, int]:
-    """Byte offsets of the common lines (``\\n``-ended) at the start and end of two files.
-
-    Returns where the common head ends (the same in both) and where the common tail starts in
-    ``before`` and in ``after``: the lines of ``before[:head]`` are the leading lines both share
-    (as :func:`_common` counts them), those of ``before[tail:]`` the trailing ones after those.
-    A common byte suffix starts a line only where it starts one in both files; else the common
-    lines start after its first newline.
-    """
-    head = before.rfind(b"\n", 0, _prefix(before, after)) + 1
-    same = _suffix(before, after, min(len(before), len(after)) - head)
+    """``(head, old_tail, new_tail)``: the byte offset where the common leading lines end (as
+    :func:`_common` counts them), and where the common trailing lines after those start in ``before``
+    and ``after`` (a common byte suffix starts them only where it starts a line in both)."""
+    head = before.rfind(b"\n", 0, _shared(before, after, min(len(before), len(after)))) + 1
+    same = _shared(before, after, min(len(before), len(after)) - head, tail=True)
     old_tail, new_tail = len(before) - same, len(after) - same
     if not (_starts_line(before, old_tail) and _starts_line(after, new_tail)):
         newline = before.find(b"\n", old_tail)
@@ -215,18 +177,13 @@ def matching_blocks(
 ) -> list[tuple[int, int, int]]:
     """difflib's matching blocks of ``old`` and ``new`` (ending with the ``(len, len, 0)`` sentinel).
 
-    Inputs of ``trim_above`` lines or more have their common head and tail matched first and only
-    the middle goes to :class:`difflib.SequenceMatcher` — when no line of the middle also occurs
-    in the head or tail, no match can run across a seam where the middle is empty (:func:`_joins`)
-    and the head and tail each hold a line difflib's autojunk does not call popular. Then the head
-    and tail are blocks difflib itself finds, no match crosses into them, and the middle is matched
-    with the popularity difflib computes for the whole file: the answer is difflib's own (the
-    tests compare it with difflib). Otherwise the whole file is matched.
-
-    ``common``: the lengths of the common head and tail when the caller knows them (as
-    :func:`_common` counts them: the tail not overlapping the head). ``at_most``: a quicker count
-    of a line in ``new`` that may count too many, never too few (:func:`_unified_bytes`' count in
-    the bytes); a line it does not prove unpopular is counted in ``new``.
+    From ``trim_above`` lines on, the common head and tail are matched first and only the middle goes
+    to :class:`difflib.SequenceMatcher`, with the popularity difflib computes for the whole file, when
+    that is provably difflib's own answer: no line of the middle occurs in the head or tail, no match
+    can run across a seam where the middle is empty (:func:`_joins`), and the head and tail each hold
+    a line autojunk does not call popular. Otherwise the whole file is matched. ``common``: the head
+    and tail lengths when known (:func:`_common`'s, not overlapping); ``at_most``: a quicker count of
+    a line in ``new``, never too few (:func:`_unified_bytes`' count in the bytes).
     """
 
     def whole() -> list[tuple[int, int, int]]:
@@ -294,11 +251,8 @@ def _common(old: Iterable[Hashable], new: Iterable[Hashable], limit: int) -> int
 
 
 def _joins(lines: Sequence[Hashable], head: int, tail: int, other: Sequence[Hashable]) -> bool:
-    """Whether ``lines`` has nothing between head and tail and ``other`` holds the two lines that meet there.
-
-    Then a match could run across that seam in ``lines`` and difflib could prefer it to the head.
-    The first line is looked for by ``index`` (in C); Python only looks at the line after each copy.
-    """
+    """Whether ``lines`` has nothing between head and tail and ``other`` holds the two lines that meet
+    there: a match could run across that seam, and difflib could prefer it to the head."""
     if len(lines) != head + tail or not head or not tail:
         return False
     first, second = lines[head - 1], lines[head]
@@ -342,31 +296,19 @@ def unified_lines(
     old: list[str], new: list[str], fromfile: str, tofile: str, trim_above: int = TRIM_ABOVE
 ) -> list[str]:
     """The lines of :func:`difflib.unified_diff` (n=3) of ``old`` and ``new``, with head and tail trimmed."""
-    out: list[str] = []
-    for group in _Matcher(old, new, trim_above).get_grouped_opcodes(3):
-        if not out:
-            out += [f"--- {fromfile}\n", f"+++ {tofile}\n"]
-        first, last = group[0], group[-1]
-        out.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                out += [" " + line for line in old[i1:i2]]
-                continue
-            if tag in ("replace", "delete"):
-                out += ["-" + line for line in old[i1:i2]]
-            if tag in ("replace", "insert"):
-                out += ["+" + line for line in new[j1:j2]]
-    return out
+    hunks = _hunks(_Matcher(old, new, trim_above), old, new, lambda mark, lines, i, j: [mark + x for x in lines[i:j]])
+    return [f"--- {fromfile}\n", f"+++ {tofile}\n", *hunks] if hunks else []
+
+
+def statuses(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> list[tuple[str, str]]:
+    """``(path, added|removed|changed)`` of every path whose bytes differ between two trees, sorted."""
+    paths = sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p))
+    return [(p, "added" if p not in before else "removed" if p not in after else "changed") for p in paths]
 
 
 def compare(before: dict[str, bytes], after: dict[str, bytes], prefix: str, labels: tuple[str, str]) -> list[FileDiff]:
     """Per-file diffs between two trees (relative path → bytes), only files that differ."""
-    diffs = []
-    for path in sorted(set(before) | set(after)):
-        old, new = before.get(path), after.get(path)
-        if old == new:
-            continue
-        status = "added" if old is None else "removed" if new is None else "changed"
-        full = f"{prefix}/{path}"
-        diffs.append(FileDiff(full, status, unified(full, old, new, labels)))
-    return diffs
+    return [
+        FileDiff(f"{prefix}/{p}", status, unified(f"{prefix}/{p}", before.get(p), after.get(p), labels))
+        for p, status in statuses(before, after)
+    ]

@@ -1,10 +1,9 @@
 """What kind of change a CRD went through between two builds, for the upgrade report's reviewer.
 
-Read from each version's top-level ``spec`` schema only (the report's CRDs are megabytes, read
-lazily: a full walk of every nested schema would cost seconds): which versions are served and
-which is stored, the conversion strategy, and per version the ``spec`` fields' types and enums
-and the required ``spec`` fields. :func:`classify` names what changed, oldest concern first;
-:func:`needs_webhook` names the reads that only the conversion webhook can serve.
+Read from each version's top-level ``spec`` schema only (the CRDs are megabytes, read lazily): served
+and stored versions, the conversion strategy, and per version the ``spec`` fields' types, enums and
+which are required. :func:`classify` names what changed; :func:`needs_webhook` the reads that only
+the conversion webhook can serve.
 """
 
 from __future__ import annotations
@@ -89,13 +88,10 @@ def classify(was: Traits, now: Traits, fields_removed: tuple[str, ...] = ()) -> 
 
 
 def needs_webhook(was: Traits, now: Traits) -> tuple[str, ...]:
-    """Lines naming the reads that need the conversion webhook after the upgrade: when the storage
-    version or the served versions change and the new CRD converts with ``strategy: Webhook``,
-    objects stored at the old storage version can be read at another served version only through
-    the webhook (the API server calls the controller; with strategy ``None`` it only rewrites
-    ``apiVersion``). One line per served version of the new CRD other than the old storage version;
-    empty when nothing changed, the strategy is not ``Webhook`` or the old CRD had no storage version.
-    """
+    """Lines naming the reads that need the conversion webhook after the upgrade: when the storage or
+    served versions change under ``strategy: Webhook``, objects stored at the old storage version are
+    read at each other served version of the new CRD only through the webhook (strategy ``None`` only
+    rewrites ``apiVersion``). Empty otherwise, or when the old CRD had no storage version."""
     served_was = {v for v, on in was["served"].items() if on}
     served_now = sorted(v for v, on in now["served"].items() if on)
     stored = was["storage"]

@@ -1,30 +1,20 @@
 """The swap journal: how ``sync`` replaces files so that any interruption is completed or undone.
 
-A swap runs in two phases.
+1. **Prepare.** A journal in state ``preparing`` names the staging folders and the folders it may
+   create; it is kept outside the checkout (:mod:`gsvendor.journal_trust`). New and changed files
+   are staged *beside their destination* and fsync'd (a destination on another file system, a mount
+   point inside the output, stops the swap: the rename would fail with EXDEV); hand edits go to the
+   backup folder; the journal is rewritten ``committed`` with every step (``unlink``, ``rmtree``,
+   ``write``, the lock file last) and the state of its path before and after
+   (:mod:`gsvendor.vendoring.backup`). A failure up to that write undoes the swap: nothing changed.
+2. **Apply.** The steps run in order, each idempotent (it checks the disk), so running them again
+   after a crash finishes the same swap; then the staging folders and the journal go.
 
-1. **Prepare.** A journal in state ``preparing`` is written first (fsync'd), naming the staging
-   folders and the folders it may create. It is kept outside the checkout
-   (:mod:`gsvendor.journal_trust`: ``<git-dir>/gsvendor/journal.json``, or the user
-   cache). Every new or changed file is then written to a staging folder *beside its
-   destination* and fsync'd; a destination on another file system than its staging folder (a
-   mount point inside the output: the rename would fail with EXDEV) stops the swap here. Hand
-   edits are copied to the backup folder and fsync'd, and the journal is rewritten in state
-   ``committed`` with every step and the state of its path before and after (``file:<sha256>``,
-   ``dir:…``, ``link:…``, ``absent``; :mod:`gsvendor.vendoring.backup`): ``unlink`` (a file,
-   link or special file), ``rmtree`` (a real folder) and ``write`` (rename a staged file over its
-   destination), the lock file last. A failure up to and including that write (a full disk)
-   undoes the swap: nothing changed.
-2. **Apply.** The steps run in order; each is idempotent (it checks what is on disk), so running
-   them again after a crash finishes the same swap. Then the staging folders and the journal go.
-
-:func:`recover` (run by every command that touches the output, under the project lock) finds an
-unfinished journal and checks it (:func:`journal_trust.check`; one that fails is reported and left
-alone): ``committed`` → apply it forward (the new tree was completely staged before the commit),
-first copying to a backup folder any path whose content is neither the recorded old nor new one
-(edited after the crash); ``preparing`` → remove the staging (the output was never touched).
-Backups are never deleted. SIGINT, SIGTERM and SIGHUP are deferred while a swap runs: during
-prepare they stop it at the next step (and it is undone); once committed they wait until the
-swap is complete, so a second Ctrl-C cannot leave a mixed tree either.
+:func:`recover` (every command touching the output, under the project lock) checks an unfinished
+journal (:func:`journal_trust.check`; one that fails is reported and left alone), applies a
+``committed`` one forward (first backing up paths edited since the crash) and undoes a
+``preparing`` one. Backups are never deleted. SIGINT, SIGTERM and SIGHUP wait while a swap runs:
+during prepare they stop it at the next step (undone); once committed, until it is complete.
 
 Test hook (not for users): ``GSVENDOR_TEST_SWAP_STEP=N:SIGNAL`` makes the process send itself
 ``SIGNAL`` (``KILL``, ``TERM``, ``INT``) just before step ``N`` (1-based) of a swap or recovery;
@@ -39,30 +29,27 @@ import json
 import os
 import shutil
 import signal
-import stat
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 
 from gsvendor import journal_trust
 from gsvendor.errors import GsvendorError, Interrupted
 from gsvendor.journal_trust import STAGING_PREFIX, Place, Scope
 from gsvendor.signals import Deferred
-from gsvendor.vendoring.backup import copy_backup, file_state, fsync_dir, state
+from gsvendor.vendoring.backup import copy_backup, file_state, fsync_path, is_real_dir, state
 
 _VERSION = 2
 
 
 @dataclass(frozen=True)
 class Step:
-    """One idempotent step of a swap; paths are POSIX, relative to the project root.
-
-    ``kind`` is ``unlink`` (remove ``path`` unless it is a real folder), ``rmtree`` (remove
-    ``path`` when it is a real folder) or ``write`` (rename ``staged`` over ``path`` when
-    ``staged`` still exists, creating missing parent folders). ``old`` and ``new``: the state of
-    ``path`` before and after the step, as :func:`state` gives it (``None``: not recorded).
-    """
+    """One idempotent step of a swap (paths POSIX, project-relative): ``unlink`` (remove ``path`` unless
+    it is a real folder), ``rmtree`` (remove it when it is one) or ``write`` (rename ``staged``, while it
+    exists, over ``path``, making missing parents). ``old``/``new``: :func:`state` of ``path`` before
+    and after (``None``: not recorded)."""
 
     kind: str
     path: str
@@ -73,12 +60,9 @@ class Step:
 
 @dataclass
 class Journal:
-    """What a swap will do. ``state`` is ``preparing`` or ``committed``.
-
-    ``staging`` lists the staging folders, ``created`` the folders made for them (removed again
-    when a prepared swap is undone and they are empty), ``backup`` the hand-edit backup folder
-    (never removed), ``tag`` the upstream tag being written, for messages.
-    """
+    """What a swap will do: ``state`` ``preparing`` or ``committed``; ``tag`` the upstream tag written
+    (for messages); the ``staging`` folders and those ``created`` for them (removed on undo when
+    empty); ``backup`` the hand-edit backup folder (never removed)."""
 
     state: str
     tag: str
@@ -89,25 +73,15 @@ class Journal:
 
     def to_json(self) -> bytes:
         """The journal file's bytes."""
-        document = {
-            "version": _VERSION,
-            "state": self.state,
-            "tag": self.tag,
-            "pid": os.getpid(),
-            "staging": self.staging,
-            "created": self.created,
-            "backup": self.backup,
-            "steps": [[s.kind, s.path, s.staged, s.old, s.new] for s in self.steps],
-        }
+        steps = [[s.kind, s.path, s.staged, s.old, s.new] for s in self.steps]
+        document = {"version": _VERSION, "pid": os.getpid(), **asdict(self), "steps": steps}
         return json.dumps(document, indent=1).encode()
 
     @classmethod
     def from_json(cls, data: bytes, label: str, scope: Scope, root: Path) -> Journal:
-        """Parse a journal file and check every path in it (:func:`journal_trust.check`).
-
-        Raises :class:`GsvendorError` (exit 2), one line naming ``label`` and the reason, when it
-        is not a journal gsvendor wrote for ``scope``; nothing has been touched then.
-        """
+        """Parse a journal file and check every path in it (:func:`journal_trust.check`). Raises
+        :class:`GsvendorError` (exit 2, nothing touched) naming ``label`` and why, for a journal that
+        gsvendor did not write for ``scope``."""
         try:
             document = json.loads(data)
             if not isinstance(document, dict):
@@ -120,28 +94,13 @@ class Journal:
             steps = [Step(*row) for row in rows]
             if any(s.kind not in ("unlink", "rmtree", "write") for s in steps):
                 raise ValueError("unknown step")
-            journal = cls(
-                state=document["state"],
-                tag=str(document.get("tag") or "?")[:200],
-                staging=list(document["staging"]),
-                created=list(document["created"]),
-                backup=document.get("backup"),
-                steps=steps,
-            )
-            for path in [*journal.staging, *journal.created, *(s.path for s in steps)]:
-                if not isinstance(path, str):
-                    raise ValueError(f"{str(path)[:80]!r} is not a path")
-            if any(s.staged is not None and not isinstance(s.staged, str) for s in steps):
-                raise ValueError("a staged copy is not a path")
-            journal_trust.check(
-                scope,
-                root,
-                journal.staging,
-                journal.created,
-                journal.backup,
-                [(s.kind, s.path, s.staged) for s in steps],
-                [x for s in steps for x in (s.old, s.new)],
-            )
+            tag, staging, created = str(document.get("tag") or "?")[:200], document["staging"], document["created"]
+            journal = cls(document["state"], tag, list(staging), list(created), document.get("backup"), steps)
+            paths = [*journal.staging, *journal.created, *(s.path for s in steps), *(s.staged or "" for s in steps)]
+            if bad := [path for path in paths if not isinstance(path, str)]:
+                raise ValueError(f"{str(bad[0])[:80]!r} is not a path")
+            rows, states = [(s.kind, s.path, s.staged) for s in steps], [x for s in steps for x in (s.old, s.new)]
+            journal_trust.check(scope, root, journal.staging, journal.created, journal.backup, rows, states)
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
             reason = str(exc) if isinstance(exc, ValueError) and not isinstance(exc, json.JSONDecodeError) else ""
             reason = reason or f"unreadable ({type(exc).__name__})"
@@ -189,11 +148,9 @@ class _Steps:
 
 
 class _SyncedWrites:
-    """New files written now and fsync'd together by :meth:`sync` (or when :data:`_OPEN_AT_MOST` are open).
-
-    One fsync after another while files are still being written costs the disk a flush each;
-    fsyncing the batch once all are written lets it coalesce them (~15 → ~10 ms CPU and ~40 →
-    ~25 ms for a chart set). A file counts as written only once :meth:`sync` returned.
+    """New files written now and fsync'd together by :meth:`sync` (or when :data:`_OPEN_AT_MOST` are
+    open): one fsync per file while others are still written costs a flush each, a batch lets the disk
+    coalesce them (~40 → ~25 ms for a chart set). A file counts as written only once :meth:`sync` returned.
     """
 
     def __init__(self) -> None:
@@ -211,37 +168,26 @@ class _SyncedWrites:
 
     def sync(self) -> None:
         """fsync and close every file written so far (all are closed even when one fsync fails)."""
-        fds, self.fds = self.fds, []
         try:
-            for fd in fds:
+            for fd in self.fds:
                 os.fsync(fd)
         finally:
-            self.close(fds)
+            self.close()
 
-    def close(self, fds: list[int] | None = None) -> None:
+    def close(self) -> None:
         """Close the files without syncing them (the swap is being undone)."""
-        for fd in self.fds if fds is None else fds:
+        fds, self.fds = self.fds, []
+        for fd in fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
-        if fds is None:
-            self.fds = []
 
 
 _OPEN_AT_MOST = 128  # well below the usual limit of 1024 open files
 
 
-def _is_real_dir(path: Path) -> bool:
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
 def _write_journal(where: Place, journal: Journal) -> None:
     """Write the journal's bytes to ``where`` durably (a fsync'd temporary file renamed over it).
-
-    Raises :class:`OSError` naming ``where.path`` (a full disk); the journal is then unchanged.
-    """
+    Raises :class:`OSError` naming ``where.path`` (a full disk); the journal is then unchanged."""
     folder = where.path.parent
     tmp = None
     try:
@@ -259,58 +205,52 @@ def _write_journal(where: Place, journal: Journal) -> None:
         if isinstance(exc, OSError):
             raise OSError(exc.errno, exc.strerror, str(where.path)) from None
         raise
-    fsync_dir(folder)
+    fsync_path(folder)
 
 
 def _remove_journal(where: Place) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(where.path)
-    fsync_dir(where.path.parent)
+    fsync_path(where.path.parent)
+
+
+def _pending(root: Path, step: Step) -> bool:
+    """Whether ``step`` still has something to act on: the check that makes it idempotent."""
+    path = root / step.path
+    if step.kind == "write":
+        return os.path.lexists(root / (step.staged or ""))
+    return is_real_dir(path) if step.kind == "rmtree" else os.path.lexists(path) and not is_real_dir(path)
 
 
 def _run_step(root: Path, step: Step) -> None:
     path = root / step.path
+    if not _pending(root, step):
+        return
     if step.kind == "unlink":
-        if os.path.lexists(path) and not _is_real_dir(path):
-            os.unlink(path)
+        os.unlink(path)
     elif step.kind == "rmtree":
-        if _is_real_dir(path):
-            shutil.rmtree(path)
+        shutil.rmtree(path)
     else:
-        staged = root / (step.staged or "")
-        if os.path.lexists(staged):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(staged, path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(root / (step.staged or ""), path)
 
 
 def _edited(root: Path, step: Step) -> bool:
     """Whether running ``step`` would replace or remove something that is neither the state the
     journal recorded before the swap nor the one it writes (an edit made after the crash)."""
-    path = root / step.path
-    if step.kind == "write":
-        if not os.path.lexists(root / (step.staged or "")):
-            return False  # done already: nothing is replaced
-        now = state(path)
-        return now != "absent" and now not in (step.old, step.new)
-    if step.kind == "unlink" and (not os.path.lexists(path) or _is_real_dir(path)):
+    if not _pending(root, step):
         return False
-    if step.kind == "rmtree" and not _is_real_dir(path):
-        return False
-    return state(path) != step.old
+    now = state(root / step.path)
+    return now != "absent" and now not in (step.old, step.new) if step.kind == "write" else now != step.old
 
 
 def _finish(root: Path, where: Place, journal: Journal, steps: _Steps, careful: bool = False) -> Path | None:
-    """Apply every step of a committed journal, then remove the staging and the journal.
-
-    ``careful`` (a recovery): paths edited since the journal was written are first copied to a
-    new backup folder, which is returned (``None``: nothing needed one).
-    """
+    """Apply every step of a committed journal, then remove the staging and the journal. ``careful``
+    (a recovery): paths edited since are first copied to a new backup folder, returned (else ``None``)."""
     kept = None
-    if careful:
-        edited = [s.path for s in journal.steps if _edited(root, s)]
-        if edited:
-            steps("recovery backup")
-            kept = copy_backup(root, list(dict.fromkeys(edited)))
+    if edited := [s.path for s in journal.steps if careful and _edited(root, s)]:
+        steps("recovery backup")
+        kept = copy_backup(root, list(dict.fromkeys(edited)))
     for step in journal.steps:
         steps(f"{step.kind} {step.path}")
         _run_step(root, step)
@@ -319,7 +259,7 @@ def _finish(root: Path, where: Place, journal: Journal, steps: _Steps, careful: 
         shutil.rmtree(root / folder, ignore_errors=True)
     steps("journal remove")
     for parent in {(root / s.path).parent for s in journal.steps}:
-        fsync_dir(parent)
+        fsync_path(parent)
     _remove_journal(where)
     return kept
 
@@ -344,27 +284,32 @@ def _staging_parent(root: Path, dest: str) -> Path:
     target = root / dest
     parent = target.parent
     with contextlib.suppress(OSError):
-        if _is_real_dir(target) and os.stat(target).st_dev != os.stat(parent).st_dev:
+        if is_real_dir(target) and os.stat(target).st_dev != os.stat(parent).st_dev:
             return target
     return parent
 
 
-def _other_device(root: Path, rel: str, device: int, tree: bool) -> str | None:
-    """The folder (project-relative) on the way to ``rel`` — or in it, when ``tree`` is removed
-    whole — that is on another file system than ``device`` (a mount point): a rename into it, or
-    the removal of the mount point, would fail half-way (EXDEV, EBUSY). ``None`` when there is none."""
+def _nearest(root: Path, rel: str) -> Path:
+    """The parent folder of ``rel`` under ``root``, or its nearest existing ancestor when missing."""
     folder = (root / rel).parent
     while not os.path.lexists(folder) and folder != root:
         folder = folder.parent
-    mount = None
+    return folder
+
+
+def _other_device(root: Path, rel: str, device: int, tree: bool) -> str | None:
+    """The folder (project-relative) on the way to ``rel``, or in it when ``tree`` (removed whole), on
+    another file system than ``device`` (a mount point: a rename into it, or its removal, would fail
+    half-way: EXDEV, EBUSY); ``None`` when there is none."""
+    folder, mount = _nearest(root, rel), None
     while folder != root and os.stat(folder).st_dev != device:
         mount, folder = folder, folder.parent
-    if mount is None and tree and _is_real_dir(root / rel):
+    if mount is None and tree and is_real_dir(root / rel):
         for inner, names, _ in os.walk(root / rel):
             if os.stat(inner).st_dev != device:
                 mount = Path(inner)
                 break
-            names[:] = [n for n in names if _is_real_dir(Path(inner) / n)]
+            names[:] = [n for n in names if is_real_dir(Path(inner) / n)]
     return None if mount is None else os.path.relpath(mount, root)
 
 
@@ -376,21 +321,16 @@ def swap(
     backup: list[str] | None = None,
     on_commit: Callable[[str | None], None] | None = None,
 ) -> Path | None:
-    """Run one journaled swap under ``root``.
+    """Run one journaled swap under ``root``; return the backup folder (``None`` without ``backup``).
 
-    ``staged`` maps each project-relative file to write to ``(destination, bytes)``, where
-    ``destination`` is the configured destination it belongs to (it picks the staging folder); the
-    lock file must be the last entry. ``removals`` are the ``unlink``/``rmtree`` steps, run before
-    any write. ``backup`` lists project-relative paths (files or folders) to copy to
-    ``.gsvendor-backup/<UTC time>-<random>/`` first; that folder is returned (``None`` without a
-    backup) and never removed.
-
-    ``on_commit`` is called at the point of no return, while signals still wait, with the backup
-    folder (project-relative, or ``None``): a caller learns that the output changes even when a
-    signal stops it right after this returns. Raises :class:`GsvendorError` (nothing changed)
-    when preparing fails (a full disk, a mount point inside a destination, the journal's commit
-    write failing); :class:`Interrupted` when a signal arrived (nothing changed when it came
-    before the commit, or the swap completed).
+    ``staged``: project-relative file → ``(configured destination it belongs to, bytes)``, the lock
+    file last. ``removals``: the ``unlink``/``rmtree`` steps, run before any write. ``backup``:
+    project-relative paths copied first to ``.gsvendor-backup/<UTC time>-<random>/`` (never removed).
+    ``on_commit(backup folder or None)`` runs at the point of no return while signals still wait, so
+    a caller learns that the output changes even when a signal stops it right after. Raises
+    :class:`GsvendorError` (nothing changed) when preparing fails (a full disk, a mount point inside
+    a destination, the commit write), :class:`StoppedHalfWay` when a step after the commit fails,
+    :class:`Interrupted` on a signal (nothing changed before the commit; else the swap completed).
     """
     at = journal_trust.place(root)
     with Deferred() as signals:
@@ -447,7 +387,7 @@ def swap(
             journal.steps = plan
             journal.backup = os.path.relpath(backup_dir, root) if backup_dir else None
             for folder in journal.staging:
-                fsync_dir(root / folder)
+                fsync_path(root / folder)
             steps("journal commit")
             journal.state = "committed"
             _write_journal(at, journal)  # the point of no return: from here on the swap completes
@@ -475,55 +415,33 @@ def swap(
 
 
 def _same_device(root: Path, rel: str, device: int, tree: bool) -> None:
-    """Raise :class:`OSError` (EXDEV) when ``rel`` cannot be renamed into or removed on ``device``
-    (:func:`_other_device`); the swap is undone before anything changed."""
-    mount = _other_device(root, rel, device, tree)
-    if mount is not None:
-        raise OSError(
-            errno.EXDEV,
-            "a mount point (another file system) inside the output; a swap cannot rename across it, "
-            "unmount it or mount the whole destination folder",
-            str(root / mount),
-        )
+    """Raise :class:`OSError` (EXDEV) naming the mount point :func:`_other_device` finds, if any."""
+    if (mount := _other_device(root, rel, device, tree)) is not None:
+        reason = "a mount point (another file system) inside the output; a swap cannot rename across it"
+        raise OSError(errno.EXDEV, f"{reason}, unmount it or mount the whole destination folder", str(root / mount))
 
 
 def interrupted_after(tag: str, backup: str | None = None) -> Interrupted:
-    """The interrupt of a sync of ``tag`` whose swap had passed its point of no return: the output
-    is the new tag's, whatever the signal interrupted after it. ``backup``: the hand edits' backup
-    folder (project-relative), named so that it is not missed."""
+    """The interrupt of a sync of ``tag`` after its swap's point of no return (the output is the new
+    tag's), naming the hand edits' ``backup`` folder (project-relative) so that it is not missed."""
     kept = f"; the hand edits' backup is in {backup}" if backup else ""
     return Interrupted(f"interrupted, but only after the sync of {tag} had completed{kept}")
 
 
 def _unwritable(root: Path, paths: list[str], trees: list[str]) -> str | None:
-    """The first folder (project-relative) a swap of ``paths`` must change but may not: the parent
-    of each path (its nearest existing ancestor when missing), and every folder below each of
-    ``trees`` (removed whole). ``None`` when all are writable (``os.access``: modes, ACLs, a
-    read-only mount)."""
-    seen: set[Path] = set()
-    for rel in paths:
-        folder = (root / rel).parent
-        while not os.path.lexists(folder) and folder != root:
-            folder = folder.parent
-        if folder not in seen:
-            seen.add(folder)
-            if _is_real_dir(folder) and not os.access(folder, os.W_OK | os.X_OK):
-                return os.path.relpath(folder, root)
-    for rel in trees:
-        if _is_real_dir(root / rel):
-            for folder, _, _ in os.walk(root / rel):
-                if not os.access(folder, os.W_OK | os.X_OK):
-                    return os.path.relpath(folder, root)
-    return None
+    """The first folder (project-relative) a swap must change but may not (``os.access``: modes, ACLs,
+    a read-only mount): the nearest existing parent of each of ``paths``, every folder below each of
+    ``trees`` (removed whole). ``None`` when all are writable."""
+    nearest = (f for f in dict.fromkeys(_nearest(root, rel) for rel in paths) if is_real_dir(f))
+    below = (Path(f) for rel in trees if is_real_dir(root / rel) for f, _, _ in os.walk(root / rel))
+    return next((os.path.relpath(f, root) for f in chain(nearest, below) if not os.access(f, os.W_OK | os.X_OK)), None)
 
 
 def recover(root: Path, scope: Scope) -> list[str]:
-    """Finish or undo a swap a previous run left unfinished; return the lines saying what was done.
-
-    Empty when there was nothing to do. A journal at the old place in the project folder gives a
-    warning line and is not acted on. Raises :class:`GsvendorError` (exit 2, nothing changed) for a
-    journal that fails :meth:`Journal.from_json`'s checks, and when the swap cannot be finished.
-    """
+    """Finish or undo a swap a previous run left unfinished; return the lines saying what was done
+    (empty: nothing to do; a journal at the old place gives a warning line and is not acted on).
+    Raises :class:`GsvendorError` (exit 2) for a journal that fails :meth:`Journal.from_json`'s
+    checks (nothing changed), and when the swap cannot be finished."""
     lines = [note] if (note := journal_trust.legacy_note(root)) else []
     where = journal_trust.place(root)
     data = journal_trust.read(where, root)
@@ -558,9 +476,9 @@ def recover(root: Path, scope: Scope) -> list[str]:
 
 
 def _failed(exc: OSError, root: Path) -> str:
-    """``path: reason`` for a swap step that failed: the project file it concerns (a rename's
-    destination rather than its staged source), relative to ``root``, and the system's reason
-    without Python's ``[Errno N]`` ("helm/x/Chart.yaml: Operation not permitted")."""
+    """``path: reason`` for a swap step that failed: the project file (a rename's destination, not its
+    staged source) relative to ``root``, and the reason without ``[Errno N]`` ("helm/x/a: Operation
+    not permitted")."""
     names = [str(name) for name in (exc.filename2, exc.filename) if name]
     path = next((name for name in names if STAGING_PREFIX not in name), names[0] if names else None)
     reason = exc.strerror or str(exc)
@@ -571,18 +489,16 @@ def _failed(exc: OSError, root: Path) -> str:
 
 
 def remove_strays(root: Path, folders: list[str]) -> int:
-    """Remove ``.gsvendor-staging-*`` folders in the project root and beside each destination folder.
-
-    Only safe under the project lock and after :func:`recover` (no swap runs). Returns the count.
-    """
+    """Remove ``.gsvendor-staging-*`` folders in the project root and beside each destination folder;
+    return the count. Only safe under the project lock and after :func:`recover` (no swap runs)."""
     removed = 0
     places = {root, *((root / f).parent for f in folders), *(root / f for f in folders)}
     for place in places:
-        if not _is_real_dir(place) and place != root:
+        if not is_real_dir(place) and place != root:
             continue
         with contextlib.suppress(OSError):
             for stray in place.glob(f"{STAGING_PREFIX}*"):
-                if _is_real_dir(stray):
+                if is_real_dir(stray):
                     shutil.rmtree(stray, ignore_errors=True)
                     removed += 1
     return removed

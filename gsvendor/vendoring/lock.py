@@ -50,7 +50,8 @@ class LockedChart:
 
 @dataclass(frozen=True)
 class Lock:
-    """A parsed lock file. ``location`` of a local source is relative to the project root."""
+    """A parsed lock file (``location`` of a local source is relative to the project root); ``go_mod``:
+    upstream go.mod's ``go`` and ``toolchain`` at the tag (``None``: no go.mod, or an older lock)."""
 
     tag: str
     kind: str
@@ -59,8 +60,6 @@ class Lock:
     commit: str | None
     charts: dict[str, LockedChart] = field(default_factory=dict)
     files: dict[str, LockedFile] = field(default_factory=dict)
-    # upstream go.mod's ``go`` and ``toolchain`` lines at the tag, recorded at sync time so that
-    # ``versions`` needs no network; ``None`` when upstream had no go.mod or the lock predates it
     go_mod: tuple[str | None, str | None] | None = None
 
     def results(self) -> dict[str, str]:
@@ -74,11 +73,10 @@ class Lock:
 
         A local git repository is recorded as a project-relative path and read as a ``file://`` URL.
         """
-        if self.kind in ("folder", "tarball"):
-            return str((root / self.location).resolve()) if not os.path.isabs(self.location) else self.location
-        if self.kind == "git" and _is_local_path(self.location):
-            return (root / self.location).resolve().as_uri()
-        return self.location
+        local = self.local_source(root)
+        if local is None or (os.path.isabs(self.location) and self.kind != "git"):
+            return self.location
+        return local.resolve().as_uri() if self.kind == "git" else str(local.resolve())
 
     def local_source(self, root: Path) -> Path | None:
         """The local file or folder the source names (``None`` for a remote source)."""
@@ -101,8 +99,7 @@ def source_location(kind: str, location: str, root: Path) -> str:
         from urllib.parse import unquote, urlparse
 
         location = unquote(urlparse(location).path)
-        return Path(os.path.relpath(os.path.abspath(location), os.path.abspath(root))).as_posix()
-    if kind not in ("folder", "tarball"):
+    elif kind not in ("folder", "tarball"):
         from gsvendor.upstream.git import public_git_url
         from gsvendor.upstream.source import public_url
 
@@ -112,34 +109,23 @@ def source_location(kind: str, location: str, root: Path) -> str:
 
 
 def render(build: Build, location: str, digests: Digests | None = None) -> bytes:
-    """The lock file bytes for ``build`` whose source is recorded as ``location``.
-
-    ``digests``: the run's sha256 memo (:class:`gsvendor.files.Digests`), so bytes hashed while
-    planning are not hashed again; a file no overlay or whitespace fix touched is its upstream
-    bytes and is hashed once either way.
-    """
+    """The lock file bytes for ``build`` whose source is recorded as ``location``; ``digests``: the
+    run's sha256 memo (:class:`gsvendor.files.Digests`), so no bytes are hashed twice."""
     digest = digests or Digests()
     snapshot = build.snapshot
     charts: dict[str, Any] = {}
     for chart in build.charts:
-        files = {}
-        for path in sorted(chart.files):
-            entry: dict[str, Any] = {}
-            if path in chart.upstream:
-                entry["upstream"] = digest(chart.upstream[path])
-            entry["result"] = digest(chart.files[path])
-            files[path] = entry
+        files = {
+            path: ({"upstream": digest(chart.upstream[path])} if path in chart.upstream else {})
+            | {"result": digest(chart.files[path])}
+            for path in sorted(chart.files)
+        }
         charts[chart.spec.name] = {"dest": chart.spec.dest, "overlays": chart.overlays, "files": files}
     document = {
         "apiVersion": API_VERSION,
         "kind": KIND,
         "tag": snapshot.tag,
-        "source": {
-            "kind": snapshot.kind,
-            "location": location,
-            "sha256": snapshot.sha256,
-            "commit": snapshot.commit,
-        },
+        "source": {"kind": snapshot.kind, "location": location, "sha256": snapshot.sha256, "commit": snapshot.commit},
         "charts": charts,
     }
     go_mod = snapshot.files.get("go.mod")
@@ -214,12 +200,6 @@ def _plain_everywhere(data: Any) -> bool:
     return True
 
 
-def _yaml_error() -> type[Exception]:
-    from ruamel.yaml.error import YAMLError
-
-    return YAMLError
-
-
 def read(path: Path, stamps: Path | None = None) -> Lock:
     """Parse the lock file at ``path``. Raises :class:`LockError` when absent or malformed.
 
@@ -228,11 +208,11 @@ def read(path: Path, stamps: Path | None = None) -> Lock:
     ``stamps`` is the folder of parse stamps (:func:`gsvendor.stamps.stamp_path`): a lock text
     read before is not parsed again.
     """
+    from ruamel.yaml.error import YAMLError
 
-    if path.exists() and not path.is_file():
-        raise LockError(f"{path.name}: not a regular file")
     if not path.is_file():
-        raise LockError(f"{path.name}: no lock file; run `gsvendor sync TAG` first")
+        missing = "no lock file; run `gsvendor sync TAG` first"
+        raise LockError(f"{path.name}: {'not a regular file' if path.exists() else missing}")
     try:
         text = read_text(path, path.name)
         stamp = stamp_path(stamps, KIND, text)
@@ -242,61 +222,32 @@ def read(path: Path, stamps: Path | None = None) -> Lock:
         else:
             data = load_plain(text, path.name, USER_FILE)
             write_stamp(stamp, data)
-        if not isinstance(data, dict) or not all(isinstance(data.get(k), str) for k in ("tag", "kind")):
+        if not isinstance(data, dict) or not isinstance(data.get("tag"), str) or data.get("kind") != KIND:
             raise LockError(f"{path.name}: not a gsvendor lock file (kind: {KIND} and a tag expected)")
-        if not isinstance(data, dict) or data.get("kind") != KIND:
-            raise LockError(f"{path.name}: not a gsvendor lock file (kind: {KIND} expected)")
         source = data["source"]
         if not isinstance(source, dict) or not all(isinstance(source.get(k), str) for k in ("kind", "location")):
             raise LockError(f"{path.name}: source: kind and location must be strings")
+
+        def locked(files: Any) -> dict[str, LockedFile]:
+            return {str(p): LockedFile(f.get("upstream"), str(f["result"])) for p, f in (files or {}).items()}
+
         charts = {
-            name: LockedChart(
-                dest=str(chart["dest"]),
-                overlays=tuple(chart.get("overlays") or ()),
-                files={
-                    str(p): LockedFile(upstream=f.get("upstream"), result=str(f["result"]))
-                    for p, f in (chart.get("files") or {}).items()
-                },
-            )
+            name: LockedChart(str(chart["dest"]), tuple(chart.get("overlays") or ()), locked(chart.get("files")))
             for name, chart in (data.get("charts") or {}).items()
         }
-        copies = {
-            str(path): LockedFile(upstream=entry.get("upstream"), result=str(entry["result"]))
-            for path, entry in (data.get("files") or {}).items()
-        }
         recorded = data.get("goMod")
-        go_mod = None
-        if recorded is not None:
-            if not isinstance(recorded, dict) or any(
-                not (v is None or isinstance(v, str)) for v in (recorded.get("go"), recorded.get("toolchain"))
-            ):
-                raise LockError(f"{path.name}: goMod: expected {{go: …, toolchain: …}}, got {recorded!r}"[:300])
-            go_mod = (recorded.get("go"), recorded.get("toolchain"))
+        go_mod = (recorded.get("go"), recorded.get("toolchain")) if isinstance(recorded, dict) else recorded
+        if go_mod is not None and (not isinstance(go_mod, tuple) or any(not isinstance(v, str | None) for v in go_mod)):
+            raise LockError(f"{path.name}: goMod: expected {{go: …, toolchain: …}}, got {recorded!r}"[:300])
         sha = source.get("sha256")
         if sha is not None and not (isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha)):
             raise LockError(f"{path.name}: source.sha256: {sha!r} is not a sha256 hex digest")
-        return Lock(
-            files=copies,
-            tag=str(data["tag"]),
-            kind=str(source["kind"]),
-            location=str(source["location"]),
-            sha256=source.get("sha256"),
-            commit=source.get("commit"),
-            charts=charts,
-            go_mod=go_mod,
-        )
+        files = locked(data.get("files"))
+        return Lock(data["tag"], source["kind"], source["location"], sha, source.get("commit"), charts, files, go_mod)
     except ConfigError as exc:
         raise LockError(*exc.problems, file=exc.file) from None
-    except _yaml_error() as exc:
+    except YAMLError as exc:
         raise LockError(invalid_yaml(exc, path.name), file=path.name) from None
-    except (
-        KeyError,
-        TypeError,
-        AttributeError,
-        ValueError,
-        UnicodeDecodeError,
-        OSError,
-        RecursionError,
-    ) as exc:
+    except (KeyError, TypeError, AttributeError, ValueError, UnicodeDecodeError, OSError, RecursionError) as exc:
         detail = shorten(" ".join(str(exc)[:1000].split()))
         raise LockError(f"{path.name}: malformed lock file ({type(exc).__name__}: {detail})", file=path.name) from None

@@ -23,14 +23,10 @@ Renderer = Callable[[ChartSpec, dict[str, bytes]], str]
 
 @dataclass
 class ChartBuild:
-    """One chart's result. ``upstream`` and ``files`` map destination-relative paths to bytes.
-
-    For a chart vendored as source, ``upstream`` is upstream's files; for a rendered chart, the
-    documents rendered from upstream's chart without overlays. ``normalized`` lists the files whose
-    whitespace was fixed as pre-commit's trailing-whitespace and end-of-file-fixer hooks would;
-    ``generated`` the files :func:`gsvendor.generate.generate_chart` wrote (values.schema.json,
-    README.md).
-    """
+    """One chart's result: ``upstream`` and ``files`` map destination-relative paths to bytes (for a
+    rendered chart, ``upstream`` holds the documents rendered without overlays); ``normalized`` lists
+    the files whose whitespace was fixed (:func:`gsvendor.files.normalize_whitespace`), ``generated``
+    those :func:`gsvendor.generate.generate_chart` wrote (values.schema.json, README.md)."""
 
     spec: ChartSpec
     upstream: dict[str, bytes]
@@ -76,10 +72,8 @@ class Build:
         return self.snapshot.tag
 
     def output(self) -> Output:
-        """The merged output. Charts sharing a destination folder contribute their files to it.
-
-        Raises :class:`ConfigError` when two charts would write the same file.
-        """
+        """The merged output (charts sharing a destination folder contribute their files to it).
+        Raises :class:`ConfigError` when two charts would write the same file."""
         folders: dict[str, dict[str, bytes]] = {}
         owners: dict[str, str] = {}
         for chart in self.charts:
@@ -122,13 +116,15 @@ def _selected(selectors: tuple[Selector, ...], path: str | None = None, kind: st
     return False
 
 
+def _wanted(spec: ChartSpec, path: str | None = None, kind: str = "", name: str = "") -> bool:
+    """Whether ``include`` selects a file or document (all when empty) and ``exclude`` does not."""
+    what = {"path": path, "kind": kind, "name": name}
+    return (not spec.include or _selected(spec.include, **what)) and not _selected(spec.exclude, **what)
+
+
 def select_files(spec: ChartSpec, files: dict[str, bytes]) -> dict[str, bytes]:
     """Keep the files ``include`` selects (all when empty) that ``exclude`` does not."""
-    return {
-        p: d
-        for p, d in files.items()
-        if (not spec.include or _selected(spec.include, path=p)) and not _selected(spec.exclude, path=p)
-    }
+    return {p: d for p, d in files.items() if _wanted(spec, path=p)}
 
 
 _SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
@@ -140,20 +136,15 @@ def _head(document: str) -> str:
     those two are needed to select and name a document."""
     kept, keep = [], False
     for line in document.splitlines():
-        match = _TOP_KEY.match(line)
-        if match:
-            keep = match.group(1) in ("kind", "metadata")
-        if keep:
-            kept.append(line)
+        keep = match.group(1) in ("kind", "metadata") if (match := _TOP_KEY.match(line)) else keep
+        kept += [line] if keep else []
     return "\n".join(kept) + "\n"
 
 
 def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
-    """Split helm's output into one file per selected document, named by ``render.fileName``.
-
-    Each file holds the document as helm rendered it, without helm's ``# Source:`` comment: plain
-    YAML with no template directives. Raises :class:`ConfigError` when two documents get one name.
-    """
+    """Split helm's output into one file per selected document, named by ``render.fileName``, each the
+    document as rendered without helm's ``# Source:`` comment. Raises :class:`ConfigError` when two
+    documents get one name, :class:`SourceError` for a name that is not a plain file name."""
     from ruamel.yaml import YAML
 
     assert spec.render is not None
@@ -171,9 +162,7 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
         kind = str(document.get("kind", ""))
         metadata = document.get("metadata") or {}
         name = str(metadata.get("name", ""))
-        if spec.include and not _selected(spec.include, kind=kind, name=name):
-            continue
-        if _selected(spec.exclude, kind=kind, name=name):
+        if not _wanted(spec, kind=kind, name=name):
             continue
         file_name = spec.render.file_name.format(
             kind=kind, kind_lower=kind.lower(), name=name, namespace=metadata.get("namespace", "")
@@ -194,12 +183,9 @@ def _normalized(
     memo: dict[int, tuple[bytes, bytes]] | None = None,
     clean: CleanFiles | None = None,
 ) -> tuple[dict[str, bytes], list[str]]:
-    """``files`` with whitespace fixed, and the paths that changed.
-
-    ``memo`` (by object identity) lets charts cut from the same upstream bytes share one result
-    instead of each holding its own copy. ``clean`` spares large files known clean the scan
-    (:class:`gsvendor.files.CleanFiles`); the result is the same with or without it.
-    """
+    """``files`` with whitespace fixed, and the paths that changed. ``memo`` (by object identity) lets
+    charts cut from the same upstream bytes share one result; ``clean`` spares large files known clean
+    the scan (:class:`gsvendor.files.CleanFiles`)."""
     out, changed = {}, []
     memo = {} if memo is None else memo
     fix = normalize_whitespace if clean is None else clean.normalize
@@ -224,12 +210,8 @@ def build(
     renderer: Renderer | None = None,
     clean: CleanFiles | None = None,
 ) -> Build:
-    """Vendor every configured chart and file of ``snapshot`` and apply ``overlays``.
-
-    Generated files (values.schema.json, README.md) are regenerated after the overlays and
-    before the whitespace fixes (:func:`gsvendor.generate.generate_chart`). ``clean``: what is
-    known of clean file contents (:class:`gsvendor.files.CleanFiles`), which spares large files
-    the whitespace scan; the output is the same with or without it.
+    """Vendor every configured chart and file of ``snapshot`` and apply ``overlays``; generated files
+    are regenerated after the overlays, before the whitespace fixes. ``clean`` as for :func:`_normalized`.
 
     Raises :class:`SourceError` when a chart or file is missing upstream,
     :class:`~gsvendor.errors.OverlayApplyError` when an overlay no longer applies,
@@ -271,17 +253,7 @@ def build(
             files, normalized = _normalized(rendered, memo, clean)
             # "upstream" of a rendered chart: upstream's chart rendered without overlays
             upstream = split_documents(spec, renderer(spec, upstream)) if result.applied else rendered
-        charts.append(
-            ChartBuild(
-                spec=spec,
-                upstream=upstream,
-                files=files,
-                applied=result.applied,
-                skipped=result.skipped,
-                normalized=normalized,
-                generated=generated,
-            )
-        )
+        charts.append(ChartBuild(spec, upstream, files, result.applied, result.skipped, normalized, generated))
     copies = []
     for file_spec in config.files:
         if file_spec.source not in snapshot.files:

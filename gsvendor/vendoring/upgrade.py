@@ -1,25 +1,19 @@
 """What an upgrade changes in the vendored charts: two builds (the lock's tag and the new one) compared.
 
-Pure: takes two :class:`~gsvendor.vendoring.plan.Build` results (the output after overlays, as
-``sync`` writes it) and returns an :class:`Upgrade` per chart — files added, removed and changed;
-values keys added and removed and defaults changed (dotted paths); image references added,
-removed and changed, judged by the check-images policy (found by :mod:`gsvendor.images.find`);
-CRD versions and top-level ``spec`` fields added and removed; the overlay operations applied
-with their match counts. Rendering is :mod:`gsvendor.report.upgrade`'s job.
-
-Image references are read from what is plain YAML in a chart — ``values.yaml`` and the files
-under ``files/`` and ``crds/`` — not from rendered templates (no helm needed). A reference in a
-file that a template reads and rewrites by prefix (``replace "ghcr.io/llm-d/" $registry``) is
-marked ``rewritten``, and judged as it renders when :mod:`gsvendor.vendoring.rewrites` resolves the
-replacements from the chart's templates and values.yaml (what renders is check-images' to judge
-otherwise).
+Pure: from two :class:`~gsvendor.vendoring.plan.Build` results (the output after overlays) an
+:class:`Upgrade` per chart: files, values keys and defaults, image references (judged by the
+check-images policy), CRDs, RBAC rules and the overlay operations with their match counts.
+Rendering it is :mod:`gsvendor.report.upgrade`'s job. Image references are read from the chart's
+plain YAML (``values.yaml``, ``files/``, ``crds/``), not from rendered templates (no helm); one in
+a file a template rewrites by prefix is judged as it renders when :mod:`gsvendor.vendoring.rewrites`
+resolves the replacement.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Any
@@ -29,6 +23,7 @@ from gsvendor.fastyaml import NotSimple
 from gsvendor.images.check import judge
 from gsvendor.images.find import Found, configmap_references, key_lines, manifest_references, values_references
 from gsvendor.overlays.engine import AppliedOperation, Overlay
+from gsvendor.vendoring.compare import statuses
 from gsvendor.vendoring.crdchanges import Traits, classify, needs_webhook, traits
 from gsvendor.vendoring.plan import Build, ChartBuild
 from gsvendor.vendoring.rbac import RbacChange, compare_rbac
@@ -59,16 +54,12 @@ class ValueChange:
 
 @dataclass(frozen=True)
 class ImageChange:
-    """An image reference added, removed or changed at ``where`` (file and key path).
-
-    ``old``/``new`` as written (``None`` when absent); ``old_rendered``/``new_rendered`` as the chart
-    renders them: the text as written unless a template rewrites it, ``None`` when absent or when a
-    rewrite of it is not resolvable statically (:func:`gsvendor.vendoring.rewrites.render`).
-    ``status`` is the check-images verdict on the new reference (on the old one when removed), as
-    rendered when that is known, as written otherwise: ``allowed``, ``offender``, ``invalid``,
-    ``empty`` or ``templated``. ``rewritten``: a template reads that reference's file and replaces a
-    prefix of it when rendering (:func:`render_rewrites`).
-    """
+    """An image reference added, removed or changed at ``where`` (file and key path): ``old``/``new``
+    as written (``None``: absent), ``old_rendered``/``new_rendered`` as rendered (``None`` also when a
+    template's rewrite is not resolvable: :func:`gsvendor.vendoring.rewrites.render`), ``rewritten``
+    when a template rewrites it by prefix, ``status`` the check-images verdict on the new reference
+    (the old one when removed) as rendered where known: ``allowed``, ``offender``, ``invalid``,
+    ``empty`` or ``templated``."""
 
     change: str
     where: str
@@ -82,10 +73,8 @@ class ImageChange:
 
 @dataclass(frozen=True)
 class CrdChange:
-    """One CustomResourceDefinition (``name``, in ``file``) whose versions or ``spec`` fields changed.
-
-    ``fields_added``/``fields_removed`` hold ``version: field`` strings for versions in both builds.
-    """
+    """One CustomResourceDefinition (``name``, in ``file``) whose versions or ``spec`` fields changed;
+    ``fields_added``/``fields_removed`` hold ``version: field`` strings for versions in both builds."""
 
     file: str
     name: str
@@ -150,11 +139,8 @@ class Upgrade:
 
 def _load_yaml(data: bytes, *, inline_actions: bool = False) -> list[Any]:
     """Every document of a YAML file (template-action lines dropped); ``[]`` when it is not YAML.
-
-    ``inline_actions``: actions inside a line read as the word ``TEMPLATED``, so that a CRD whose
-    overlay writes ``inject-ca-from: {{ .Release.Namespace }}/…`` is YAML (its schema is what
-    counts; image references must not come out of such placeholders).
-    """
+    ``inline_actions``: actions inside a line read as ``TEMPLATED`` (a CRD whose overlay writes
+    ``inject-ca-from: {{ .Release.Namespace }}/…``; image references must not come from those)."""
     from ruamel.yaml.error import YAMLError
 
     lines = data.decode("utf-8", "replace").splitlines()
@@ -176,10 +162,8 @@ def _compact(value: Any) -> str:
 
 
 def compare_values(old: Any, new: Any, path: str = "") -> tuple[list[str], list[str], list[ValueChange]]:
-    """Keys added, keys removed (the topmost new or gone key, dotted) and defaults changed between two values trees.
-
-    Mappings are walked; anything else (scalars, lists) is a default compared whole.
-    """
+    """Keys added, keys removed (the topmost new or gone key, dotted) and defaults changed between two
+    values trees: mappings are walked; anything else (scalars, lists) is a default compared whole."""
     added: list[str] = []
     removed: list[str] = []
     changed: list[ValueChange] = []
@@ -261,19 +245,14 @@ def compare_images(
     rewrites: tuple[Rewrites, Rewrites] = ({}, {}),
 ) -> list[ImageChange]:
     """Image references added, removed and changed (as written or as rendered) from ``old`` to ``new``
-    chart files, judged by ``allow`` as they render where that is known.
-
-    ``rewrites``: :func:`render_rewrites` of the old and the new chart (whole: the templates are
-    not among the files that changed), rewriting the references their templates rewrite.
-    """
+    chart files, judged by ``allow`` as rendered where known. ``rewrites``: :func:`render_rewrites` of
+    the whole old and new chart (the templates are not among the files that changed)."""
     before, after = references(old), references(new)
     changes = []
     for where in sorted(set(before) | set(after)):
         was, now = before.get(where), after.get(where)
-        (was_rewritten, was_rendered), (now_rewritten, now_rendered) = (
-            _rendered(was, rewrites[0]),
-            _rendered(now, rewrites[1]),
-        )
+        was_rewritten, was_rendered = _rendered(was, rewrites[0])
+        now_rewritten, now_rendered = _rendered(now, rewrites[1])
         if was is not None and now is not None and (was.written, was_rendered) == (now.written, now_rendered):
             continue
         change = "added" if was is None else "removed" if now is None else "changed"
@@ -296,10 +275,9 @@ def compare_images(
 
 
 def _crd_documents(data: bytes) -> list[Any]:
-    """The documents of a YAML file holding CRDs, read as :func:`_load_yaml` reads them, but lazily
-    (:func:`gsvendor.fastyaml.load_lazy`: a megabyte CRD costs one pass over its lines plus
-    what is read); a document beyond fastyaml's subset is parsed whole (libyaml)."""
-
+    """The CRD documents of a YAML file as :func:`_load_yaml` reads them, but lazily
+    (:func:`gsvendor.fastyaml.load_lazy`: a megabyte CRD costs one pass over its lines plus what is
+    read); a document beyond fastyaml's subset is parsed whole (libyaml)."""
     text = data.decode("utf-8", "replace")
     if "{{" in text:  # as _load_yaml reads a template, one pass over the whole text
         text = _ACTION.sub("TEMPLATED", _ACTION_LINES.sub("", text))
@@ -318,42 +296,27 @@ def _crd_documents(data: bytes) -> list[Any]:
 
 
 def _crd_shape(document: Mapping[str, Any], path: str) -> tuple[str, dict[str, set[str]], Traits]:
-    name = str((document.get("metadata") or {}).get("name") or path)
-    versions: dict[str, set[str]] = {}
-    for version in (document.get("spec") or {}).get("versions") or []:
-        if not isinstance(version, Mapping):
-            continue
-        schema = ((version.get("schema") or {}).get("openAPIV3Schema") or {}).get("properties") or {}
-        spec = (schema.get("spec") or {}).get("properties") or {}
-        versions[str(version.get("name"))] = {str(k) for k in spec} if isinstance(spec, Mapping) else set()
-    return name, versions, traits(document)
+    details = traits(document)
+    versions = {version: set(fields) for version, fields in details["types"].items()}
+    return str((document.get("metadata") or {}).get("name") or path), versions, details
 
 
 def crd_shapes(files: Mapping[str, bytes]) -> dict[str, CrdShape]:
     """CRD name → (file, {version: top-level ``spec`` fields}, traits) of every CRD in ``files``."""
 
+    def crds(documents: Iterable[Any]) -> list[tuple[str, dict[str, set[str]], Traits]]:
+        kind = "CustomResourceDefinition"
+        return [_crd_shape(d, path) for d in documents if isinstance(d, Mapping) and d.get("kind") == kind]
+
     shapes: dict[str, CrdShape] = {}
     for path in sorted(files):
         if not path.endswith((".yaml", ".yml")) or b"CustomResourceDefinition" not in files[path]:
             continue
-        for document in _crd_documents(files[path]):
-            try:
-                if not isinstance(document, Mapping) or document.get("kind") != "CustomResourceDefinition":
-                    continue
-                name, versions, details = _crd_shape(document, path)
-            except NotSimple:  # met while reading a lazily parsed document: read the file whole
-                shapes.update((n, s) for n, s in crd_shapes_full(files[path], path).items() if n not in shapes)
-                break
-            shapes.setdefault(name, (path, versions, details))
-    return shapes
-
-
-def crd_shapes_full(data: bytes, path: str) -> dict[str, CrdShape]:
-    """:func:`crd_shapes` of one file, parsed whole with libyaml (what fastyaml's subset cannot read)."""
-    shapes: dict[str, CrdShape] = {}
-    for document in _load_yaml(data, inline_actions=True):
-        if isinstance(document, Mapping) and document.get("kind") == "CustomResourceDefinition":
-            name, versions, details = _crd_shape(document, path)
+        try:
+            found = crds(_crd_documents(files[path]))
+        except NotSimple:  # met while reading a lazily parsed document: the file is parsed whole (libyaml)
+            found = crds(_load_yaml(files[path], inline_actions=True))
+        for name, versions, details in found:
             shapes.setdefault(name, (path, versions, details))
     return shapes
 
@@ -361,9 +324,8 @@ def crd_shapes_full(data: bytes, path: str) -> dict[str, CrdShape]:
 def compare_crds(
     old: Mapping[str, bytes], new: Mapping[str, bytes], shapes: tuple[Any, Any] | None = None
 ) -> list[CrdChange]:
-    """CRDs added or removed, and versions and top-level ``spec`` fields added or removed in the others.
-
-    ``shapes``: :func:`crd_shapes` of ``old`` and ``new`` when known already."""
+    """CRDs added or removed, and versions and top-level ``spec`` fields added or removed in the others
+    (``shapes``: :func:`crd_shapes` of ``old`` and ``new`` when known already)."""
     before, after = shapes or (crd_shapes(old), crd_shapes(new))
     out = []
     for name in sorted(set(before) | set(after)):
@@ -375,19 +337,11 @@ def compare_crds(
             continue
         (_, was, was_traits), (file, now, now_traits) = before[name], after[name]
         both = sorted(set(was) & set(now))
-        change = CrdChange(
-            file,
-            name,
-            tuple(sorted(set(now) - set(was))),
-            tuple(sorted(set(was) - set(now))),
-            tuple(f"{v}: {f}" for v in both for f in sorted(now[v] - was[v])),
-            tuple(f"{v}: {f}" for v in both for f in sorted(was[v] - now[v])),
-        )
-        change = replace(
-            change,
-            classified=classify(was_traits, now_traits, change.fields_removed),
-            webhook=needs_webhook(was_traits, now_traits),
-        )
+        gone = tuple(f"{v}: {f}" for v in both for f in sorted(was[v] - now[v]))
+        fields_added = tuple(f"{v}: {f}" for v in both for f in sorted(now[v] - was[v]))
+        versions = tuple(sorted(set(now) - set(was))), tuple(sorted(set(was) - set(now)))
+        classified, webhook = classify(was_traits, now_traits, gone), needs_webhook(was_traits, now_traits)
+        change = CrdChange(file, name, *versions, fields_added, gone, classified=classified, webhook=webhook)
         if change.classified or change.versions_added or change.versions_removed or change.fields_added:
             out.append(change)
     return out
@@ -434,16 +388,18 @@ def compare_chart(
     after = new.files if new else {}
     spec = (new or old).spec  # type: ignore[union-attr]
     chart = ChartUpgrade(name=name, dest=spec.dest)
-    chart.added = sorted(set(after) - set(before))
-    chart.removed = sorted(set(before) - set(after))
-    chart.changed = sorted(p for p in set(before) & set(after) if before[p] != after[p])
-    old_values = (_load_yaml(before["values.yaml"]) or [{}])[0] if "values.yaml" in before else {}
-    new_values = (_load_yaml(after["values.yaml"]) or [{}])[0] if "values.yaml" in after else {}
+    diff = statuses(before, after)
+    chart.added, chart.removed, chart.changed = (
+        [p for p, s in diff if s == k] for k in ("added", "removed", "changed")
+    )
+    old_values, new_values = (
+        (_load_yaml(f["values.yaml"]) or [{}])[0] if "values.yaml" in f else {} for f in (before, after)
+    )
     chart.keys_added, chart.keys_removed, chart.defaults_changed = compare_values(old_values, new_values)
     chart.keys_below = {key: below for key in chart.keys_added if (below := key_paths(_at(new_values, key), key))}
     rewrites = render_rewrites(before), render_rewrites(after)
     # a file the same at both tags holds the same images, CRDs and roles: only the others are parsed
-    differ = set(chart.added) | set(chart.removed) | set(chart.changed)
+    differ = {p for p, _ in diff}
     # a file the same at both tags that renders otherwise (a rewrite or its values default changed)
     rendered_otherwise = {p for p in set(rewrites[0]) | set(rewrites[1]) if rewrites[0].get(p) != rewrites[1].get(p)}
     chart.images = compare_images(
@@ -457,8 +413,8 @@ def compare_chart(
     shapes = crd_shapes(before), crd_shapes(after)
     chart.crds = compare_crds(before, after, shapes)
     chart.rbac = compare_rbac(before, after, lambda data: _load_yaml(data, inline_actions=True))
-    crd_files = {shape[0] for shape in shapes[0].values()} | {shape[0] for shape in shapes[1].values()}
-    chart.crd_files = sorted(p for p in crd_files if p in chart.changed or p in chart.added or p in chart.removed)
+    crd_files = {shape[0] for side in shapes for shape in side.values()}
+    chart.crd_files = sorted(crd_files & differ)
     chart.overlays = compare_overlays(old, new, overlays)
     return chart
 
@@ -466,10 +422,8 @@ def compare_chart(
 def compare_builds(
     old: Build, new: Build, allow: Sequence[str], overlays: Sequence[Overlay], patches: dict[str, Any] | None = None
 ) -> Upgrade:
-    """The upgrade from ``old`` (the lock's build) to ``new``, chart by chart in the new build's order.
-
-    ``patches`` is ``gsvendor patch-verify --json`` output: its ``results`` are listed as given.
-    """
+    """The upgrade from ``old`` (the lock's build) to ``new``, chart by chart in the new build's order;
+    ``patches``: ``gsvendor patch-verify --json`` output, its ``results`` listed as given."""
     olds = {c.spec.name: c for c in old.charts}
     news = {c.spec.name: c for c in new.charts}
     names = list(dict.fromkeys([*news, *olds]))

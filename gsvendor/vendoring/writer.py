@@ -1,8 +1,5 @@
-"""Writing the output: change planning against disk, hand-edit detection, and the swap of only what changed.
-
-Reading the disk (:func:`scan`) is kept apart from planning (:func:`plan_folder`, :func:`plan_file`,
-pure); :mod:`gsvendor.vendoring.journal` performs the plan.
-"""
+"""Writing the output: change planning against disk, hand-edit detection, and the swap of only what
+changed. Reading the disk (:func:`scan`) is kept apart from planning (:func:`plan_folder`, pure)."""
 
 from __future__ import annotations
 
@@ -14,6 +11,7 @@ from pathlib import Path
 
 from gsvendor.errors import GsvendorError
 from gsvendor.files import _foreign, read_file, read_tree
+from gsvendor.vendoring.compare import statuses
 from gsvendor.vendoring.journal import Step, swap
 from gsvendor.vendoring.lock import Lock, sha256
 from gsvendor.vendoring.plan import Output
@@ -21,11 +19,8 @@ from gsvendor.vendoring.plan import Output
 
 @dataclass(frozen=True)
 class FileChange:
-    """One file that differs between disk and the desired output: ``added``, ``changed`` or ``removed``.
-
-    ``dest`` is the destination (a folder, or the file itself for single files); ``path`` is
-    relative to it (empty for single files).
-    """
+    """One file that differs between disk and the desired output: ``added``, ``changed`` or ``removed``;
+    ``path`` is relative to ``dest``, the destination (empty for a single-file destination)."""
 
     dest: str
     path: str
@@ -57,48 +52,30 @@ def read_destinations(root: Path, output: Output) -> OnDisk:
 
 
 def plan_changes(root: Path, output: Output, disk: OnDisk | None = None) -> list[FileChange]:
-    """What writing ``output`` would change on disk, sorted by destination and path.
-
-    ``disk``: the destinations as :func:`read_destinations` read them (read here when ``None``).
-    """
+    """What writing ``output`` would change on disk, sorted by destination and path. ``disk``: the
+    destinations as :func:`read_destinations` read them (read here when ``None``)."""
     disk = disk or read_destinations(root, output)
-    changes = []
-    for dest, files in output.folders.items():
-        current = disk.folders[dest]
-        for path in sorted(set(files) | set(current)):
-            if path not in current:
-                changes.append(FileChange(dest, path, "added"))
-            elif path not in files:
-                changes.append(FileChange(dest, path, "removed"))
-            elif files[path] != current[path]:
-                changes.append(FileChange(dest, path, "changed"))
+    changes = [
+        FileChange(d, p, st) for d, files in output.folders.items() for p, st in statuses(disk.folders[d], files)
+    ]
     for dest, data in sorted(output.files.items()):
-        current_file = disk.files[dest]
-        if current_file is None:
-            changes.append(FileChange(dest, "", "added"))
-        elif current_file != data:
-            changes.append(FileChange(dest, "", "changed"))
+        current = {} if disk.files[dest] is None else {"": disk.files[dest]}
+        changes += [FileChange(dest, "", status) for _, status in statuses(current, {"": data})]
     return changes
 
 
 def hand_edits(root: Path, output: Output, lock: Lock | None, disk: OnDisk | None = None) -> list[str]:
-    """Files on disk that neither the lock nor the new output explain (project-relative paths).
-
-    A file is explained when its bytes equal what the lock recorded as the result, or what the
-    new build will write. Files the lock lists but that are missing on disk lose no work and are
-    not reported. ``disk`` as for :func:`plan_changes`.
-    """
+    """Files on disk (project-relative) whose bytes are neither the lock's recorded result nor what the
+    new build writes, and what sync would destroy without comparing (:func:`gsvendor.files._foreign`).
+    Files missing on disk lose no work and are not reported. ``disk`` as for :func:`plan_changes`."""
     disk = disk or read_destinations(root, output)
     recorded = lock.results() if lock is not None else {}
     foreign = [p for dest in output.folders for p in _foreign(root, dest, True)]
     foreign += [p for dest in output.files for p in _foreign(root, dest, False)]
-    on_disk: list[tuple[str, bytes, bytes | None]] = []
-    for dest, files in output.folders.items():
-        on_disk += [(f"{dest}/{p}", d, files.get(p)) for p, d in disk.folders[dest].items()]
-    for dest, data in output.files.items():
-        current = disk.files[dest]
-        if current is not None:
-            on_disk.append((dest, current, data))
+    on_disk = [
+        (f"{d}/{p}", data, files.get(p)) for d, files in output.folders.items() for p, data in disk.folders[d].items()
+    ]
+    on_disk += [(d, current, data) for d, data in output.files.items() if (current := disk.files[d]) is not None]
     edited = [path for path, data, new in on_disk if data != new and recorded.get(path) != sha256(data)]
     return sorted(set(foreign + edited))
 
@@ -120,50 +97,28 @@ def scan(root: Path, dest: str) -> dict[str, Entry]:
     The destination itself has the key ``""``; an absent destination gives ``{}``. Raises
     :class:`GsvendorError` naming a file that cannot be read.
     """
-    top = root / dest
     found: dict[str, Entry] = {}
-
-    def visit(path: Path, rel: str) -> None:
+    stack = [(root / dest, "")]
+    while stack:  # iterative: a deep tree cannot exhaust the recursion limit
+        path, rel = stack.pop()
         try:
             mode = os.lstat(path).st_mode
-        except FileNotFoundError:
-            return
+            if stat.S_ISDIR(mode):
+                stack += [(path / name, f"{rel}/{name}" if rel else name) for name in os.listdir(path)]
+            kind = "link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode) else "special"
+            kind = "file" if stat.S_ISREG(mode) else kind
+            found[rel] = Entry(kind, path.read_bytes() if kind == "file" else None)
+        except FileNotFoundError:  # gone since its folder was listed
+            continue
         except OSError as exc:
             raise GsvendorError(f"{path.relative_to(root)}: cannot read: {exc.strerror or exc}") from None
-        if stat.S_ISLNK(mode):
-            found[rel] = Entry("link")
-        elif stat.S_ISDIR(mode):
-            found[rel] = Entry("dir")
-            stack.append((path, rel))
-        elif stat.S_ISREG(mode):
-            try:
-                found[rel] = Entry("file", path.read_bytes())
-            except OSError as exc:
-                raise GsvendorError(f"{path.relative_to(root)}: cannot read: {exc.strerror or exc}") from None
-        else:
-            found[rel] = Entry("special")
-
-    stack: list[tuple[Path, str]] = []
-    visit(top, "")
-    while stack:  # iterative: a deep tree cannot exhaust the recursion limit
-        folder, rel = stack.pop()
-        try:
-            names = sorted(os.listdir(folder))
-        except OSError as exc:
-            raise GsvendorError(f"{folder.relative_to(root)}: cannot read: {exc.strerror or exc}") from None
-        for name in names:
-            visit(folder / name, f"{rel}/{name}" if rel else name)
     return found
 
 
 def plan_folder(dest: str, desired: dict[str, bytes], disk: dict[str, Entry]) -> tuple[list[Step], list[str]]:
-    """The steps turning ``disk`` (from :func:`scan`) into exactly ``desired`` files below ``dest``.
-
-    Pure. Returns the removal steps (``unlink`` of files, links and special files nothing
-    replaces; ``rmtree`` of real folders no wanted file lives in, or that stand where a file goes)
-    and the project-relative files to write (new or changed bytes, or something else in their
-    place). Files whose bytes are unchanged are not touched: they keep inode and mtime.
-    """
+    """The steps turning ``disk`` (from :func:`scan`) into exactly ``desired`` files below ``dest``
+    (pure): the removals (``unlink`` of what no file replaces, ``rmtree`` of folders no wanted file
+    lives in) and the project-relative files to write (new or changed bytes, or something else there)."""
     top = disk.get("")
     if top is not None and top.kind != "dir":
         return [Step("unlink", dest)], [f"{dest}/{p}" for p in sorted(desired)]
@@ -205,16 +160,9 @@ def write_atomically(
     tag: str = "",
     on_commit: Callable[[str | None], None] | None = None,
 ) -> Path | None:
-    """Make every destination under ``root`` hold exactly ``output``, and write the lock file.
-
-    Only files whose bytes change are written (via a staged copy renamed over them); files no
-    longer wanted are removed; unchanged files keep inode and mtime. The swap is journaled
-    (:mod:`gsvendor.vendoring.journal`): an interruption is completed forward or undone by the next
-    command. ``backup`` lists project-relative files to keep before they are replaced; they are
-    copied to ``.gsvendor-backup/<UTC time>-<random>/``, whose path is returned (never removed).
-    ``on_commit``: called when the swap passes its point of no return (:func:`journal.swap`).
-    Raises :class:`GsvendorError` (nothing changed) when the output cannot be written, and
-    :class:`~gsvendor.errors.Interrupted` on a signal.
+    """Make every destination under ``root`` hold exactly ``output``, and write the lock file, in one
+    journaled swap (:func:`gsvendor.vendoring.journal.swap`: its ``backup``, ``on_commit``, return
+    value and errors). Only files whose bytes change are written; unchanged ones keep inode and mtime.
     """
     removals: list[Step] = []
     staged: dict[str, tuple[str, bytes]] = {}

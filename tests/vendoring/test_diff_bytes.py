@@ -88,10 +88,10 @@ def test_prefix_and_suffix_across_slice_sizes() -> None:
     base = bytes(range(256)) * 1200  # 300 KiB: more than the largest slice compared
     for at in (0, 1, 63, 64, 65, 1000, 65535, 65536, 200_000, len(base) - 1):
         changed = base[:at] + b"\xff" + base[at + 1 :] if base[at] != 0xFF else base[:at] + b"\0" + base[at + 1 :]
-        assert compare._prefix(base, changed) == at
-        assert compare._suffix(base, changed, len(base)) == len(base) - at - 1
-    assert compare._prefix(base, base + b"x") == len(base)
-    assert compare._suffix(b"x" + base, base, 100) == 100
+        assert compare._shared(base, changed, len(base)) == at
+        assert compare._shared(base, changed, len(base), tail=True) == len(base) - at - 1
+    assert compare._shared(base, base + b"x", len(base)) == len(base)
+    assert compare._shared(b"x" + base, base, 100, tail=True) == 100
 
 
 def test_a_large_crd_like_edit_prints_the_hunk() -> None:

@@ -217,8 +217,9 @@ def test_what_is_not_resolved_statically() -> None:
     assert resolved('{{ $r := "x/" }}{{ range $i, $r := .Values.list }}{{ replace "a/" $r "t" }}{{ end }}', values) == [
         None
     ]
-    # a define sees no variable declared outside it
-    assert resolved('{{ $r := "x/" }}{{ define "d" }}{{ replace "a/" $r "t" }}{{ end }}', values) == [None]
+    # a define sees no variable declared outside it: text/template refuses the template, helm renders nothing
+    assert resolved('{{ $r := "x/" }}{{ define "d" }}{{ replace "a/" $r "t" }}{{ end }}', values) == []
+    assert resolved('{{ define "d" }}{{ $r := "x/" }}{{ replace "a/" $r "t" }}{{ end }}', values) == ["x/"]
     # default replaces an empty value (piped or called); a parenthesized pipeline as the argument is not read
     assert resolved('{{ replace "a/" (.Values.empty | default "d/") "t" }}', values) == [None]
     assert resolved('{{ $r := .Values.empty | default "d/" }}{{ replace "a/" $r "t" }}', values) == ["d/"]
@@ -235,7 +236,7 @@ def test_what_is_not_resolved_statically() -> None:
 def test_an_unclosed_action_ends_the_template_in_one_pass() -> None:
     """Every "{{" after an unclosed one was tried against the rest of the template: 40 kB of "{{"
     (or of "/*" in one action) ran for a minute, a chart file of megabytes for hours. text/template
-    fails at the unclosed action, so nothing after it is read; a comment closes before its "}}" only."""
+    fails at the unclosed action, so the template gives nothing; a comment closes before its "}}" only."""
     import sys
 
     script = (
@@ -246,5 +247,16 @@ def test_an_unclosed_action_ends_the_template_in_one_pass() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout == "([], []) ([], []) ([], [])\n"
     before, after = '{{ replace "a/" "b/" "t" }}', '{{ replace "c/" "d/" "t" }}'
-    assert [r.new for r in template_rewrites(before + "{{ $x := `oops" + after, {})[1]] == ["b/"]
+    assert template_rewrites(before + "{{ $x := `oops" + after, {}) == ([], [])
     assert [r.new for r in template_rewrites("{{- /* a }} b */ -}}" + after, {})[1]] == ["d/"]
+
+
+def test_a_template_longer_than_the_limit_is_not_parsed() -> None:
+    """The parser's lexer copies the rest of the text at each token: a template of megabytes would run
+    for minutes, so one above MAX_TEMPLATE characters gives nothing (no chart's template comes near)."""
+    from gsvendor.vendoring.rewrites import MAX_TEMPLATE
+
+    action = '{{ .Files.Get "files/x.yaml" | replace "a/" "b/" }}'
+    assert template_rewrites(action, {}) == (["files/x.yaml"], [Replacement("a/", "b/", '"b/"')])
+    assert template_rewrites(action + " " * (MAX_TEMPLATE - len(action)), {})[1] == [Replacement("a/", "b/", '"b/"')]
+    assert template_rewrites(action + " " * (MAX_TEMPLATE - len(action) + 1), {}) == ([], [])
