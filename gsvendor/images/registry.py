@@ -1,34 +1,20 @@
-"""check-images ``--resolve``: ask the registry whether every allowed image reference exists, and
+"""check-images ``--resolve``: ask the registries whether every allowed image reference exists (a
+mirror not created yet for a new tag fails on a cluster with ImagePullBackOff), and
 (``--compare-upstream``) whether each mirror is digest-identical to its upstream.
 
-A chart can pass the registry-prefix check and still fail on a cluster with ImagePullBackOff: the
-gsoci mirror of an image was not created yet for a new tag (mirroring lags an upstream release),
-or a mirror that should be digest-identical is not. This module asks the registries before release.
+The calls (OCI distribution specification v1.1, "Pulling manifests", "Listing tags", "Error codes"):
+``HEAD /v2/<name>/manifests/<reference>`` accepting the manifest and index media types, then
+``GET`` of it when ``Docker-Content-Digest`` is missing (the digest is the body's sha256) or after
+a 404 (the error code is in the body); ``GET /v2/<name>/tags/list?n=1`` after ``MANIFEST_UNKNOWN``,
+which the CNCF registry answers for a missing repository too (``NAME_UNKNOWN`` there tells).
 
-The calls, from the OCI distribution specification (v1.1, "Pulling manifests", "Checking if
-content exists in the registry", "Listing tags", "Error codes"):
-
-* ``HEAD /v2/<name>/manifests/<reference>`` with the OCI and Docker manifest and index media
-  types in ``Accept``: 200 with ``Docker-Content-Digest`` when the tag or digest exists, 404 when not;
-* ``GET`` of the same URL when the header is missing (the digest is then the sha256 of the body)
-  and after a 404 (a HEAD response has no body, and the error code is in the body);
-* ``GET /v2/<name>/tags/list?n=1`` after ``MANIFEST_UNKNOWN``: the spec's ``NAME_UNKNOWN`` means
-  the repository does not exist, but the CNCF distribution registry answers ``MANIFEST_UNKNOWN``
-  on the manifest endpoint for a missing repository too; its tags endpoint tells the two apart.
-
-HTTP goes through one httpx client per resolver, with a timeout per request, a bound on each
-answer's size and time (a stalling or trickling registry times out), bounded retries, and the
-authentication challenges of ``Www-Authenticate``: ``Basic`` (htpasswd registries) is answered with
+Each answer is read by :func:`gsvendor.upstream.http.read_bounded` (size cap, one deadline, headers
+included), with bounded retries; ``Www-Authenticate`` challenges are answered once: ``Basic`` with
 the host's credentials, ``Bearer`` with a token per repository from the challenge's realm (the
-Docker token specification, what ACR and ghcr.io use).
-
-Outcomes of a lookup (:data:`OUTCOMES`): ``resolved``, ``tag-missing``, ``digest-missing``,
-``repository-missing``, ``auth-failed`` (401/403 after the credentials were tried),
-``unreachable`` (connection refused, DNS, timeouts after the retries) and ``registry-error``
-(5xx after the retries, TLS failures, answers outside the spec). Outcomes of a mirror comparison
-(:data:`COMPARISONS`): ``equal``, ``different``, ``upstream-missing``, ``upstream-auth-failed``,
-``upstream-unreachable``, ``upstream-registry-error``, and ``not-compared`` when the mirror itself
-did not resolve (its own outcome fails the run already).
+Docker token specification: ACR, ghcr.io). Outcomes: :data:`OUTCOMES` per lookup (``auth-failed``:
+401/403 after the credentials were tried; ``unreachable``: refused, DNS, timeouts after the
+retries; ``registry-error``: 5xx after the retries, TLS, answers outside the spec) and
+:data:`COMPARISONS` per mirror (``not-compared`` when the mirror itself did not resolve).
 """
 
 from __future__ import annotations
@@ -48,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from gsvendor.errors import causes
 from gsvendor.images.credentials import Credentials, default_docker_config
 from gsvendor.images.reference import DEFAULT_REGISTRY, ImageReference, parse
+from gsvendor.upstream.http import TooLarge, TooSlow, read_bounded
 
 if TYPE_CHECKING:
     from collections.abc import Mapping as Headers
@@ -193,10 +180,6 @@ class _Unreachable(Exception):
         self.attempts = attempts
 
 
-class _TooSlow(Exception):
-    """An answer whose body did not arrive within its deadline (retried like a timeout)."""
-
-
 @dataclass(frozen=True)
 class _Answer:
     """A registry's answer with its body read within bounds (:meth:`_Host._send`)."""
@@ -249,15 +232,22 @@ _CHALLENGE_PARAM = re.compile(r'([A-Za-z]+)="([^"]*)"')
 
 
 class _Host:
-    """One registry host on the resolver's httpx client: the scheme (``insecure``), the host's Basic
-    credentials, and a bearer token per repository (a token is scoped to one repository)."""
+    """One registry host: the scheme (``insecure``), the host's Basic credentials, and a bearer token
+    per repository (a token is scoped to one repository); ``client`` gives the calling thread's
+    httpx client and the set of its sockets (:meth:`Resolver._client`)."""
 
-    def __init__(self, host: str, options: ResolveOptions, client: httpx.Client, counter: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        host: str,
+        options: ResolveOptions,
+        client: Callable[[], tuple[httpx.Client, set[Any]]],
+        counter: Callable[[], None],
+    ) -> None:
         self.host = host
         self.api_host = _DOCKER_HUB_API if host == DEFAULT_REGISTRY else host
         self.insecure = host.lower() in options.insecure
         self.scheme = "http" if self.insecure else "https"
-        self.client = client
+        self._client = client
         self.basic = options.credentials.for_host(host)
         self.credential_source = options.credentials.source
         self.options = options
@@ -271,22 +261,27 @@ class _Host:
         return f"{self.scheme}://{self.api_host}/v2/{path}"
 
     def _send(self, method: str, url: str, headers: dict[str, str], params: dict[str, str] | None = None) -> _Answer:
-        """One request; its body read whole, at most :data:`MAX_ANSWER_BYTES` within ``3 × timeout``
-        seconds. httpx's timeout is per socket read: a server dripping bytes, or announcing a huge
-        body, would hold a worker forever, and a manifest is kilobytes.
-
-        Raises httpx's exceptions, :class:`_TooSlow`, and :class:`_Unreachable` for a body too large.
-        """
-        deadline = time.monotonic() + 3 * self.options.timeout
-        body = bytearray()
-        with self.client.stream(method, url, headers=headers, params=params) as response:
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > MAX_ANSWER_BYTES:
-                    raise _Unreachable(REGISTRY_ERROR, f"answer larger than {MAX_ANSWER_BYTES // 1024 // 1024} MiB", 1)
-                if time.monotonic() > deadline:
-                    raise _TooSlow(f"answer not complete after {3 * self.options.timeout:g} s")
-        return _Answer(response.status_code, response.headers, response.reason_phrase or "", bytes(body))
+        """One request, its body read whole by :func:`~gsvendor.upstream.http.read_bounded`: at most
+        :data:`MAX_ANSWER_BYTES` (a manifest is kilobytes), headers within ``timeout`` and the whole
+        answer within ``3 × timeout`` seconds. Raises httpx's exceptions, :class:`TooSlow`, and
+        :class:`_Unreachable` for a body too large."""
+        client, sockets = self._client()
+        try:
+            response, body = read_bounded(
+                client,
+                method,
+                url,
+                deadline=time.monotonic() + 3 * self.options.timeout,
+                late=f"answer not complete after {3 * self.options.timeout:g} s",
+                headers_within=self.options.timeout,
+                most=MAX_ANSWER_BYTES,
+                sockets=sockets,
+                headers=headers,
+                params=params,
+            )
+        except TooLarge as exc:
+            raise _Unreachable(REGISTRY_ERROR, str(exc), 1) from None
+        return _Answer(response.status_code, response.headers, response.reason_phrase or "", body)
 
     def _token(self, challenge: str) -> str | None:
         """A bearer token for a ``Www-Authenticate: Bearer realm=…,service=…,scope=…`` challenge (the
@@ -361,7 +356,7 @@ class _Host:
             last = attempts > self.options.retries
             try:
                 response, sent = self.request(method, url, repository)
-            except (httpx.TimeoutException, _TooSlow):
+            except (httpx.TimeoutException, TooSlow):
                 if last:
                     raise _Unreachable(
                         UNREACHABLE, f"timed out ({attempts} attempts, {self.options.timeout:g} s each)", attempts
@@ -476,18 +471,11 @@ class Resolver:
     """
 
     def __init__(self, options: ResolveOptions) -> None:
-        import httpx
-
         self.options = options
-        # certificates are always checked; plain HTTP is --insecure-registry's
-        self.client = httpx.Client(
-            timeout=options.timeout,
-            limits=httpx.Limits(max_connections=max(options.jobs, 10)),
-            follow_redirects=True,
-        )
         self.requests = 0
         self._cache: dict[Target, Resolution] = {}
         self._hosts: dict[str, _Host] = {}
+        self._clients: dict[int, tuple[httpx.Client, set[Any]]] = {}
         self._lock = threading.Lock()
 
     @property
@@ -499,11 +487,24 @@ class Resolver:
         with self._lock:
             self.requests += 1
 
+    def _client(self) -> tuple[httpx.Client, set[Any]]:
+        """The calling thread's httpx client (certificates always checked; plain HTTP is
+        ``--insecure-registry``'s) and its sockets: one per thread, so that a watchdog cutting an
+        answer cuts only connections of the thread it bounds, kept-alive ones included."""
+        import httpx
+
+        with self._lock:
+            made = self._clients.get(threading.get_ident())
+            if made is None:
+                client = httpx.Client(timeout=self.options.timeout, follow_redirects=True)
+                made = self._clients[threading.get_ident()] = (client, set())
+            return made
+
     def _host(self, registry: str) -> _Host:
         with self._lock:
             host = self._hosts.get(registry)
             if host is None:
-                host = self._hosts[registry] = _Host(registry, self.options, self.client, self._count)
+                host = self._hosts[registry] = _Host(registry, self.options, self._client, self._count)
             return host
 
     def resolve_one(self, target: Target) -> Resolution:
@@ -523,8 +524,9 @@ class Resolver:
         return {t: self._cache[t] for t in wanted}
 
     def close(self) -> None:
-        """Close the HTTP client's connections."""
-        self.client.close()
+        """Close the HTTP clients' connections."""
+        for client, _ in self._clients.values():
+            client.close()
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,6 @@ substituted, never on the output folder itself.
 
 from __future__ import annotations
 
-import codecs
-import functools
 import io
 import json
 import os
@@ -17,7 +15,6 @@ import shutil
 import subprocess
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass
@@ -131,71 +128,68 @@ class Rendered:
         return self.error is None
 
 
-def template(helm: str, chart_dir: Path, *, prepared: bool = False, **options: Any) -> Rendered:
-    """Run ``helm template`` on a renderable copy of ``chart_dir``; returns the manifests or helm's error.
-
-    ``options``: ``timeout`` (seconds, default 120), ``group`` (a :class:`Renders` that may end it)
-    and those of :func:`template_args` (``release``, ``namespace``, ``values_files``,
-    ``set_values`` as ``--set`` expressions, ``set_json`` as ``--set-json`` ones). ``prepared``:
-    ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart share it).
-    Raises :class:`ToolError` when helm cannot be run at all.
-    """
-    with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
-        started = start_template(helm, copy, **options)
-        return started if isinstance(started, Rendered) else started.finish()
-
-
-def template_args(
+def template(
     helm: str,
-    copy: Path,
+    chart_dir: Path,
     *,
+    prepared: bool = False,
+    timeout: float = 120.0,
+    group: Renders | None = None,
     release: str = "release",
     namespace: str = "default",
     values_files: Sequence[Path] = (),
     set_values: Sequence[str] = (),
     set_json: Sequence[str] = (),
-) -> list[str]:
-    """The ``helm template`` command line for the renderable copy ``copy`` (as :func:`template` runs it)."""
-    args = [helm, "template", release, str(copy), "--namespace", namespace]
-    for values in values_files:
-        args += ["--values", str(values)]
-    for expression in set_values:
-        args += ["--set", expression]
-    for expression in set_json:
-        args += ["--set-json", expression]
-    return args
+) -> Rendered:
+    """Run ``helm template`` on a renderable copy of ``chart_dir``; returns the manifests or helm's error.
 
-
-def start_template(
-    helm: str, copy: Path, *, timeout: float = 120.0, group: Renders | None = None, **options: Any
-) -> Started | Rendered:
-    """Start ``helm template`` on the renderable copy ``copy`` (``options``: those of :func:`template_args`).
-
-    Returns the running render, or a :class:`Rendered` error when helm could not be started (a
-    command line too long for the system) or ``group`` was ended already. Raises
-    :class:`ToolError` when there is no helm to run.
+    ``prepared``: ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart
+    share it); ``timeout`` in seconds; ``group``: a :class:`Renders` that may end it; then helm's
+    release, ``--namespace``, ``--values`` files, ``--set`` and ``--set-json`` expressions. A timeout,
+    an interrupted ``group`` and a command line too long for the system are errors of the
+    :class:`Rendered`; raises :class:`ToolError` when there is no helm to run.
     """
-    args = template_args(helm, copy, **options)
-    # the manifests go into an unnamed file, read once at the end: no pipe to poll 32 KiB at a
-    # time while helm writes megabytes of CRDs. stderr stays a pipe: its end at helm's exit
-    # wakes communicate() at once (waiting with a timeout alone polls, sleeping up to 50 ms).
-    out = tempfile.TemporaryFile()
-    try:
-        process = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE, env=helm_environment(os.environ))
-    except FileNotFoundError:
-        out.close()
-        raise ToolError(f"{helm}: cannot run helm") from None
-    except OSError as exc:  # e.g. E2BIG: more --set switches than a command line holds
-        out.close()
-        return Rendered("", f"helm could not be started: {exc.strerror or exc}")
-    except BaseException:
-        out.close()
-        raise
-    started = Started(args, process, out, copy, time.monotonic() + timeout, timeout)
-    if group is not None and not group.add(started):
-        started.cancel()
-        return Rendered("", "helm template was not run: the check was interrupted")
-    return started
+    with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
+        args = [helm, "template", release, str(copy), "--namespace", namespace]
+        for flag, values in (("--values", values_files), ("--set", set_values), ("--set-json", set_json)):
+            args += [part for value in values for part in (flag, str(value))]
+        # the manifests go into an unnamed file, read once at the end: no pipe to poll 32 KiB at a
+        # time while helm writes megabytes of CRDs. stderr stays a pipe: its end at helm's exit
+        # wakes communicate() at once (waiting with a timeout alone polls, sleeping up to 50 ms).
+        with tempfile.TemporaryFile() as out:
+            try:
+                process = subprocess.Popen(
+                    args, stdout=out, stderr=subprocess.PIPE, text=True, env=helm_environment(os.environ)
+                )
+            except FileNotFoundError:
+                raise ToolError(f"{helm}: cannot run helm") from None
+            except OSError as exc:  # e.g. E2BIG: more --set switches than a command line holds
+                return Rendered("", f"helm could not be started: {exc.strerror or exc}")
+            with process:  # closes the pipe and reaps helm, as subprocess.run does
+                try:
+                    if group is not None and not group.add(process):
+                        process.kill()
+                        return Rendered("", "helm template was not run: the check was interrupted")
+                    _, stderr = process.communicate(timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    return Rendered("", f"helm template timed out after {timeout:g} s")
+                except BaseException:
+                    process.kill()
+                    raise
+                finally:
+                    if group is not None:
+                        group.discard(process)
+            out.seek(0)
+            stdout = io.TextIOWrapper(
+                out
+            ).read()  # as text=True reads a pipe: the locale's encoding, universal newlines
+    if process.returncode != 0:
+        # a Go runtime failure (a malformed GOMEMLIMIT): its message, not the goroutine stacks after it
+        error = stderr.split("\nruntime stack:", 1)[0].split("\ngoroutine ", 1)[0]
+        error = error.strip().replace(str(copy), copy.name)
+        return Rendered(stdout, re.sub(r"\s+", " ", error))
+    return Rendered(stdout)
 
 
 # helm template is a short-lived Go process that allocates ~2-4x its output: with the collector
@@ -215,106 +209,36 @@ def helm_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
     return {**environ, **HELM_GC}
 
 
-@dataclass
-class Started:
-    """A running ``helm template`` (:func:`start_template`): ``args`` its command line, ``copy`` the
-    renderable copy it reads, ``deadline`` (``time.monotonic()``) when it is given up after
-    ``timeout`` seconds. :meth:`finish` waits and reads its output, :meth:`cancel` ends it unread;
-    either releases the process and its output file, once."""
-
-    args: list[str]
-    process: subprocess.Popen[bytes]
-    out: Any
-    copy: Path
-    deadline: float
-    timeout: float
-    group: Renders | None = None
-
-    def finish(self) -> Rendered:
-        """Wait for helm and return its manifests, or its error (a timeout too). Raises nothing but
-        what interrupts the wait (the process is ended then, as ``subprocess.run`` ends it)."""
-        try:
-            _, stderr_bytes = self.process.communicate(timeout=max(0.0, self.deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            self.cancel()
-            return Rendered("", f"helm template timed out after {self.timeout:g} s")
-        except BaseException:
-            self.cancel()
-            raise
-        if self.group is not None:
-            self.group.discard(self)
-        with self.out:
-            self.out.seek(0)
-            stdout, stderr = _text(self.out.read()), _text(stderr_bytes)
-        if self.process.returncode != 0:
-            # a Go runtime failure (a malformed GOMEMLIMIT): its message, not the goroutine stacks after it
-            error = stderr.split("\nruntime stack:", 1)[0].split("\ngoroutine ", 1)[0]
-            error = error.strip().replace(str(self.copy), self.copy.name)
-            return Rendered(stdout, re.sub(r"\s+", " ", error))
-        return Rendered(stdout)
-
-    def cancel(self) -> None:
-        """End helm if it still runs, reap it and close its output file. Raises nothing."""
-        with suppress(OSError):
-            self.process.kill()  # Popen signals no process it has reaped already
-            self.process.wait()
-            self.process.stderr.close()  # a pipe: start_template opens one
-        if self.group is not None:
-            self.group.discard(self)
-        self.out.close()
-
-
 class Renders:
-    """The running renders of one check (:func:`gsvendor.images.rendering.render_charts`), so that an
-    interrupt ends their helm processes at once: the workers waiting for them then return, instead
-    of the interrupted run waiting for every running helm to finish (up to its timeout).
-    """
+    """The running helm processes of one check (:func:`gsvendor.images.rendering.render_charts`), so
+    that an interrupt ends them at once instead of waiting for each to finish (up to its timeout)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._running: dict[int, Started] = {}
+        self._running: set[subprocess.Popen[str]] = set()
         self._ended = False
 
-    def add(self, started: Started) -> bool:
-        """Track ``started`` until it finishes; ``False`` (not tracked) once :meth:`end` was called."""
+    def add(self, process: subprocess.Popen[str]) -> bool:
+        """Track ``process`` until it is discarded; ``False`` (not tracked) once :meth:`end` was called."""
         with self._lock:
-            if self._ended:
-                return False
-            started.group = self
-            self._running[id(started)] = started
-            return True
+            if not self._ended:
+                self._running.add(process)
+            return not self._ended
 
-    def discard(self, started: Started) -> None:
-        """``started`` finished or was cancelled."""
+    def discard(self, process: subprocess.Popen[str]) -> None:
+        """``process`` ended."""
         with self._lock:
-            self._running.pop(id(started), None)
+            self._running.discard(process)
 
     def end(self) -> None:
         """Kill every running helm; a render started after this is not run. Raises nothing (each
-        worker still reaps its own process and closes its output)."""
+        worker still reaps its own process)."""
         with self._lock:
             self._ended = True
-            running = list(self._running.values())
-        for started in running:
+            running = list(self._running)
+        for process in running:
             with suppress(OSError):
-                started.process.kill()
-
-
-@functools.cache
-def _text_encoding() -> str:
-    """The encoding ``subprocess.run(..., text=True)`` reads a child's output with (its TextIOWrapper's)."""
-    return io.TextIOWrapper(io.BytesIO()).encoding
-
-
-def _text(data: bytes) -> str:
-    """A child's output ``data`` as ``subprocess.run(..., text=True)`` would have given it: decoded with
-    the locale's encoding, strictly (``UnicodeDecodeError`` as there), with ``\\r\\n`` and ``\\r`` read
-    as ``\\n`` (universal newlines). Text without a carriage return skips those two passes."""
-    encoding = _text_encoding()
-    text = data.decode(encoding)
-    if b"\r" in data or codecs.lookup(encoding).name != "utf-8":
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
+                process.kill()
 
 
 def documents(manifests: str) -> list[dict]:

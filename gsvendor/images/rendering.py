@@ -239,36 +239,33 @@ def render_charts(
 class _CopyRelease:
     """When a chart's renders are all done, its renderable copy goes (``stacks[i]`` holds it).
 
-    ``planned(i, n)``: chart ``i`` has ``n`` renders; ``finished(i)``: one of them ended (from the
-    worker thread). Whichever call sees the last one closes the stack; the rendering's own
-    ExitStack closes every stack again on the way out, which is a no-op for a closed one.
+    ``planned(i, n)``: chart ``i`` has ``n`` renders; ``finished(i)``: one of them ended (from a
+    worker thread, possibly before the plan). The call that settles the count closes the stack; the
+    rendering's ExitStack closes every stack again on the way out (a no-op for a closed one).
     """
 
     def __init__(self, charts: int) -> None:
         self.stacks = [ExitStack() for _ in range(charts)]
         self._lock = threading.Lock()
-        self._left: dict[int, int] = {}
-        self._ended = [0] * charts
+        self._left = [0] * charts
+        self._planned = [False] * charts
 
-    def planned(self, chart: int, renders: int) -> None:
-        """All ``renders`` of ``chart`` are submitted."""
+    def _count(self, chart: int, change: int, planned: bool = False) -> None:
         with self._lock:
-            self._left[chart] = renders - self._ended[chart]
-            last = self._left[chart] == 0
-        if last:
-            self.stacks[chart].close()
-
-    def finished(self, chart: int) -> None:
-        """A render of ``chart`` ended (rendered, failed or raised)."""
-        with self._lock:
-            self._ended[chart] += 1
-            left = self._left.get(chart)
-            if left is not None:
-                self._left[chart] = left - 1
-            last = left == 1
+            self._left[chart] += change
+            self._planned[chart] |= planned
+            last = self._planned[chart] and self._left[chart] == 0
         if last:
             with suppress(OSError):
                 self.stacks[chart].close()
+
+    def planned(self, chart: int, renders: int) -> None:
+        """All ``renders`` of ``chart`` are submitted."""
+        self._count(chart, renders, planned=True)
+
+    def finished(self, chart: int) -> None:
+        """A render of ``chart`` ended (rendered, failed or raised)."""
+        self._count(chart, -1)
 
 
 def _render(
