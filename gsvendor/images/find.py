@@ -85,6 +85,21 @@ def _item_label(item: Any, index: int) -> str | int:
     return index
 
 
+def _walk(node: Any, visit: Any, path: str = "", keys: tuple[str | int, ...] = (), by_name: bool = False) -> None:
+    """Call ``visit(mapping, key, value, path, keys)`` for every key of every mapping in ``node``,
+    depth first; descend into ``value`` unless ``visit`` returns true. ``path``: :func:`_step`'s,
+    list items by index (by name with ``by_name``, :func:`_item_label`); ``keys``: key path tuple."""
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            here, here_keys = _step(path, key), (*keys, str(key))
+            if not visit(node, key, value, here, here_keys):
+                _walk(value, visit, here, here_keys, by_name)
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            label = _item_label(item, index) if by_name else index
+            _walk(item, visit, f"{path}[{label}]", (*keys, index), by_name)
+
+
 def manifest_references(document: Mapping[str, Any], source: str | None = None) -> list[Found]:
     """Every image reference in one rendered manifest (a parsed YAML mapping).
 
@@ -102,31 +117,25 @@ def manifest_references(document: Mapping[str, Any], source: str | None = None) 
     obj = object_name(document)
     found: list[Found] = []
 
-    def walk(node: Any, path: str) -> None:
-        if isinstance(node, Mapping):
-            for key, value in node.items():
-                here = _step(path, key)
-                if key == "image" and (isinstance(value, str) or value is None):
-                    found.append(Found("manifest", obj, here, value or "", source=source))
-                    continue
-                if key == "image" and isinstance(value, Mapping) and isinstance(value.get("reference"), str):
-                    found.append(Found("manifest", obj, f"{here}.reference", value["reference"], source=source))
-                if key == "env" and isinstance(value, list):
-                    for index, variable in enumerate(value):
-                        if (
-                            isinstance(variable, Mapping)
-                            and isinstance(variable.get("name"), str)
-                            and variable["name"].endswith(ENV_SUFFIX)
-                            and isinstance(variable.get("value"), str)
-                        ):
-                            where = f"{here}[{_item_label(variable, index)}].value"
-                            found.append(Found("manifest", obj, where, variable["value"], source=source))
-                walk(value, here)
-        elif isinstance(node, list):
-            for index, item in enumerate(node):
-                walk(item, f"{path}[{_item_label(item, index)}]")
+    def visit(_node: Any, key: Any, value: Any, here: str, _keys: Any) -> bool:
+        if key == "image" and (isinstance(value, str) or value is None):
+            found.append(Found("manifest", obj, here, value or "", source=source))
+            return True
+        if key == "image" and isinstance(value, Mapping) and isinstance(value.get("reference"), str):
+            found.append(Found("manifest", obj, f"{here}.reference", value["reference"], source=source))
+        if key == "env" and isinstance(value, list):
+            for index, variable in enumerate(value):
+                if (
+                    isinstance(variable, Mapping)
+                    and isinstance(variable.get("name"), str)
+                    and variable["name"].endswith(ENV_SUFFIX)
+                    and isinstance(variable.get("value"), str)
+                ):
+                    where = f"{here}[{_item_label(variable, index)}].value"
+                    found.append(Found("manifest", obj, where, variable["value"], source=source))
+        return False
 
-    walk(document, "")
+    _walk(document, visit, by_name=True)
     return found
 
 
@@ -157,20 +166,14 @@ def json_references(data: Any, obj: str, prefix: str) -> list[Found]:
     """
     found: list[Found] = []
 
-    def walk(node: Any, path: str) -> None:
-        if isinstance(node, Mapping):
-            for key, value in node.items():
-                here = f"{path}.{key}"
-                if is_image_key(key) and (isinstance(value, str) or value is None):
-                    written, joined = _joined(node, value or "", _version_keys(key))
-                    found.append(Found("configmap", obj, f"{prefix} {here}", written, joined=joined))
-                else:
-                    walk(value, here)
-        elif isinstance(node, list):
-            for index, item in enumerate(node):
-                walk(item, f"{path}[{index}]")
+    def visit(node: Mapping[str, Any], key: Any, value: Any, here: str, _keys: Any) -> bool:
+        if not (is_image_key(key) and (isinstance(value, str) or value is None)):
+            return False
+        written, joined = _joined(node, value or "", _version_keys(key))
+        found.append(Found("configmap", obj, f"{prefix} {here}", written, joined=joined))
+        return True
 
-    walk(data, "$")
+    _walk(data, visit, "$")
     return found
 
 
@@ -260,26 +263,18 @@ def values_references(
         except (KeyError, IndexError, TypeError, AttributeError):
             return None
 
-    def walk(node: Any, path: str, keys: tuple[str | int, ...]) -> None:
-        if isinstance(node, Mapping):
-            for key, value in node.items():
-                here, here_keys = _step(path, key), (*keys, str(key))
-                if is_image_key(key) and (isinstance(value, str) or value is None):
-                    tag_key = "tag" if key == "image" else f"{key[: -len('Image')]}Tag"
-                    written, joined = _joined(node, value or "", (tag_key,))
-                    line = line_of(node, key, here_keys)
-                    found.append(Found("values", filename, here, written, line=line, joined=joined))
-                elif key == "repository" and isinstance(value, str):
-                    written, joined = _joined_repository(node, value)
-                    line = line_of(node, key, here_keys)
-                    found.append(Found("values", filename, here, written, line=line, joined=joined))
-                else:
-                    walk(value, here, here_keys)
-        elif isinstance(node, list):
-            for index, item in enumerate(node):
-                walk(item, f"{path}[{index}]", (*keys, index))
+    def visit(node: Mapping[str, Any], key: Any, value: Any, here: str, keys: tuple[str | int, ...]) -> bool:
+        if is_image_key(key) and (isinstance(value, str) or value is None):
+            tag_key = "tag" if key == "image" else f"{key[: -len('Image')]}Tag"
+            written, joined = _joined(node, value or "", (tag_key,))
+        elif key == "repository" and isinstance(value, str):
+            written, joined = _joined_repository(node, value)
+        else:
+            return False
+        found.append(Found("values", filename, here, written, line=line_of(node, key, keys), joined=joined))
+        return True
 
-    walk(values, "", ())
+    _walk(values, visit)
     return found
 
 

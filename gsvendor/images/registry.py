@@ -35,6 +35,7 @@ from gsvendor.errors import causes
 from gsvendor.images.credentials import Credentials, default_docker_config
 from gsvendor.images.reference import DEFAULT_REGISTRY, ImageReference, parse
 from gsvendor.upstream.http import TooLarge, TooSlow, read_bounded
+from gsvendor.upstream.source import one_line
 
 if TYPE_CHECKING:
     from collections.abc import Mapping as Headers
@@ -216,7 +217,6 @@ def _describe(response: _Answer) -> str:
 
 def _connection_detail(exc: BaseException) -> str:
     """A short cause of a connection error: refused, DNS, reset, or its message."""
-
     for item in causes(exc):
         if isinstance(item, ConnectionRefusedError):
             return "connection refused"
@@ -224,7 +224,7 @@ def _connection_detail(exc: BaseException) -> str:
             return "DNS: host name does not resolve"
         if isinstance(item, ConnectionResetError):
             return "connection reset"
-    return " ".join(str(exc).split())[:300]
+    return one_line(exc)
 
 
 # key="value" pairs of a Www-Authenticate challenge (RFC 9110 "auth-param", quoted form)
@@ -364,16 +364,14 @@ class _Host:
                 self._sleep(attempts, None)
                 continue
             except httpx.RemoteProtocolError as exc:  # it answered, outside HTTP: headers past h11's 64 kB, garbage
-                detail = " ".join(str(exc).split())[:300]
-                raise _Unreachable(REGISTRY_ERROR, f"broken HTTP answer: {detail}", attempts) from None
+                raise _Unreachable(REGISTRY_ERROR, f"broken HTTP answer: {one_line(exc)}", attempts) from None
             except httpx.TransportError as exc:
                 if any(isinstance(cause, ssl.SSLError) for cause in causes(exc)):
                     hint = "" if self.insecure else f"; plain HTTP only with --insecure-registry {self.host}"
-                    detail = " ".join(str(exc).split())[:300]
-                    raise _Unreachable(REGISTRY_ERROR, f"TLS: {detail}{hint}", attempts) from None
+                    raise _Unreachable(REGISTRY_ERROR, f"TLS: {one_line(exc)}{hint}", attempts) from None
                 raise _Unreachable(UNREACHABLE, _connection_detail(exc), attempts) from None
             except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, undecodable bodies
-                raise _Unreachable(REGISTRY_ERROR, " ".join(str(exc).split())[:300], attempts) from None
+                raise _Unreachable(REGISTRY_ERROR, one_line(exc), attempts) from None
             if (response.status_code >= 500 or response.status_code == 429) and not last:
                 self._sleep(attempts, response.headers.get("Retry-After"))
                 continue
@@ -404,13 +402,10 @@ class _Host:
 
         try:
             response, sent, attempts = self.call("HEAD", manifest_url, target.repository)
-            if response.status_code == 200:
-                digest = response.headers.get("Docker-Content-Digest", "").strip()
-                media_type = response.headers.get("Content-Type", "").split(";")[0].strip() or None
-                if _MANIFEST_TYPE.match(media_type or "") and target.is_digest:
-                    return done(RESOLVED, response=response, digest=target.reference, media_type=media_type)
-                if _MANIFEST_TYPE.match(media_type or "") and _DIGEST_RE.match(digest):
-                    return done(RESOLVED, response=response, digest=digest, media_type=media_type)
+            media_type = response.headers.get("Content-Type", "").split(";")[0].strip() or None
+            digest = target.reference if target.is_digest else response.headers.get("Docker-Content-Digest", "").strip()
+            if response.status_code == 200 and _MANIFEST_TYPE.match(media_type or "") and _DIGEST_RE.match(digest):
+                return done(RESOLVED, response=response, digest=digest, media_type=media_type)
             # The digest of a manifest is the sha256 of its bytes (image-spec "Content Descriptors"):
             # without the header, GET and hash. After a 404 or another refusal the GET body says why.
             if response.status_code != 429 and response.status_code < 500:
@@ -422,9 +417,8 @@ class _Host:
                     return done(
                         REGISTRY_ERROR, f"answered 200 with {media_type or 'no content type'}, not a manifest", response
                     )
-                digest = (
-                    target.reference if target.is_digest else "sha256:" + hashlib.sha256(response.content).hexdigest()
-                )
+                if not target.is_digest:
+                    digest = "sha256:" + hashlib.sha256(response.content).hexdigest()
                 return done(RESOLVED, response=response, digest=digest, media_type=media_type)
             if response.status_code in (401, 403):
                 return done(AUTH_FAILED, self._auth_detail(response, sent), response)
@@ -437,7 +431,7 @@ class _Host:
             attempts += exc.attempts
             return done(exc.outcome, exc.detail)
         except Exception as exc:  # an answer outside the spec: one outcome, not a crash
-            return done(REGISTRY_ERROR, f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}")
+            return done(REGISTRY_ERROR, f"{type(exc).__name__}: {one_line(exc)}")
 
     def _missing(self, target: Target, response: _Answer, done: Callable[..., Resolution]) -> Resolution:
         codes = [code for code, _ in _error_codes(response)]

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.images import render
@@ -71,25 +72,20 @@ class RenderedVariant:
 
 
 def render_one(
-    helm: str,
-    chart: ChartTarget,
-    variant: Variant,
-    prepared: bool = False,
-    group: Renders | None = None,
+    helm: str, chart: ChartTarget, copy: Path, variant: Variant, consumers: Mapping[str, Consumer], group: Renders
 ) -> RenderedVariant:
-    """Run helm for ``variant`` of ``chart`` and judge the render against ``expect_failure``.
-
-    ``group``: the renders an interrupt ends (:class:`~gsvendor.images.render.Renders`). Raises
-    :class:`~gsvendor.errors.ToolError` only when helm cannot run at all.
+    """Run helm for ``variant`` of ``chart`` on its renderable ``copy``, judge the render against
+    ``expect_failure``, and run every consumer on it. ``group``: the renders an interrupt ends.
+    Raises :class:`~gsvendor.errors.ToolError` only when helm cannot run at all.
     """
     start = time.perf_counter()
     output = render.template(
         helm,
-        chart.path,
+        copy,
         values_files=variant.values_files,
         set_values=variant.set_values,
         set_json=variant.set_json,
-        prepared=prepared,
+        prepared=True,
         group=group,
     )
     result = RenderedVariant(chart=chart, variant=variant)
@@ -108,6 +104,8 @@ def render_one(
         if expect is not None:
             result.problem = f"rendered, but is declared to fail (expectFailure /{expect.pattern}/)"
     result.seconds = time.perf_counter() - start
+    for name, consume in consumers.items():
+        result.outputs[name] = consume(result)
     return result
 
 
@@ -202,17 +200,18 @@ def render_charts(
             # worker that finishes the chart's last render (off the end of the run); whatever is left
             # (an error) is removed on the way out. defaults needs no values.yaml, so those renders start
             # before the values files are read.
-            prepared: dict[int, ChartTarget] = {}
+            prepared: dict[int, Path] = {}
             done = _CopyRelease(len(charts))
 
             def submit(i: int, variant: Variant) -> None:
-                futures[(i, variant.name)] = pool.submit(_render, helm, charts[i], prepared[i], variant, hooks, renders)
+                futures[(i, variant.name)] = pool.submit(
+                    render_one, helm, charts[i], prepared[i], variant, hooks, renders
+                )
                 futures[(i, variant.name)].add_done_callback(lambda _f: done.finished(i))
 
             for i in order:
                 copies.callback(done.stacks[i].close)
-                copy = done.stacks[i].enter_context(renderable_copy(charts[i].path))
-                prepared[i] = ChartTarget(name=charts[i].name, path=copy, label=charts[i].label)
+                prepared[i] = done.stacks[i].enter_context(renderable_copy(charts[i].path))
                 submit(i, Variant(DEFAULTS))
             for i in order:
                 values[i] = load_values(charts[i])
@@ -266,18 +265,3 @@ class _CopyRelease:
     def finished(self, chart: int) -> None:
         """A render of ``chart`` ended (rendered, failed or raised)."""
         self._count(chart, -1)
-
-
-def _render(
-    helm: str,
-    chart: ChartTarget,
-    copy: ChartTarget,
-    variant: Variant,
-    consumers: Mapping[str, Consumer],
-    group: Renders,
-) -> RenderedVariant:
-    rendered = render_one(helm, copy, variant, prepared=True, group=group)
-    rendered.chart = chart
-    for name, consume in consumers.items():
-        rendered.outputs[name] = consume(rendered)
-    return rendered

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from gsvendor.errors import SourceError, causes
 from gsvendor.upstream.cache import _cached
-from gsvendor.upstream.source import MAX_ARCHIVE_BYTES, FetchOptions, _one_line, limit, public_url
+from gsvendor.upstream.source import MAX_ARCHIVE_BYTES, FetchOptions, limit, one_line, public_url
 
 if TYPE_CHECKING:
     import httpx
@@ -183,11 +183,11 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
         except httpx.TimeoutException:
             last, unreachable = f"timed out after {options.timeout:g} s (--timeout)", False
         except httpx.TransportError as exc:
-            last, unreachable = f"{type(exc).__name__}: {_one_line(exc)}", isinstance(exc, httpx.ConnectError)
+            last, unreachable = f"{type(exc).__name__}: {one_line(exc)}", isinstance(exc, httpx.ConnectError)
             if _unknown_host(exc):
                 break  # the resolver's final answer: asking again gets the same one
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, malformed URLs: no retry helps
-            raise SourceError(f"{shown}: {type(exc).__name__}: {_one_line(exc)}") from None
+            raise SourceError(f"{shown}: {type(exc).__name__}: {one_line(exc)}") from None
     hint = ""
     if unreachable:
         hint = " (no network here? read a local copy of the archive with --source FILE, or from GSVENDOR_UPSTREAM_DIR)"
