@@ -101,18 +101,13 @@ def _walk(node: Any, visit: Any, path: str = "", keys: tuple[str | int, ...] = (
 
 
 def manifest_references(document: Mapping[str, Any], source: str | None = None) -> list[Found]:
-    """Every image reference in one rendered manifest (a parsed YAML mapping).
+    """Every image reference in one rendered manifest (a parsed YAML mapping), whatever its kind: the
+    ``image`` string of every mapping (containers, init and ephemeral containers of pod specs and
+    templates, nested in custom resources too; a single ``container``), ``image.reference`` of an
+    image volume (Kubernetes ≥ 1.31), and the ``value`` of ``*_IMAGE`` variables of any ``env`` list.
 
-    Found anywhere in the object, whatever its kind:
-
-    * the ``image`` string of every mapping, which covers each item of ``containers``,
-      ``initContainers`` and ``ephemeralContainers`` (pod specs, pod templates, pod templates
-      nested in custom resources) and single ``container`` mappings (ClusterStorageContainer);
-    * ``image.reference`` of an image volume (``volumes[].image.reference``, Kubernetes ≥ 1.31);
-    * the ``value`` of environment variables named ``*_IMAGE`` in any ``env`` list.
-
-    Empty and templated strings are returned too; the caller reports them. ConfigMap ``data``
-    is not searched here (:func:`configmap_references`). Raises nothing.
+    Empty and templated strings are returned too (the caller reports them); ConfigMap ``data`` is
+    :func:`configmap_references`'. Raises nothing.
     """
     obj = object_name(document)
     found: list[Found] = []
@@ -242,15 +237,12 @@ def key_lines(node: Any) -> dict[tuple[str | int, ...], int]:
 def values_references(
     values: Any, filename: str = "values.yaml", lines: Mapping[tuple[str | int, ...], int] | None = None
 ) -> list[Found]:
-    """Image references in a chart's values (a parsed values.yaml).
+    """Image references in a chart's values (a parsed values.yaml): ``image`` and ``…Image`` strings
+    joined with a sibling ``tag`` (``…Tag``), and ``repository`` strings joined with sibling
+    ``registry``, ``tag`` and ``digest`` (the ``image: {registry, repository, tag}`` convention).
 
-    * ``image`` and ``…Image`` strings, joined with a sibling ``tag`` (``…Tag``) when it is set;
-    * ``repository`` strings, joined with sibling ``registry`` (``registry/repository``), ``tag``
-      and ``digest`` — the ``image: {registry, repository, tag}`` convention.
-
-    ``line`` is the 1-based line of the key: from ``lines`` (:func:`key_lines`) when given, else
-    from ruamel round-trip ``.lc`` data, else ``None``. ``path`` is the key path helm's ``--set``
-    would use (``kserve.agent.image``). Raises nothing.
+    ``line``: the key's, from ``lines`` (:func:`key_lines`), else ruamel's round-trip ``.lc``, else
+    ``None``; ``path``: as helm's ``--set`` names it (``kserve.agent.image``). Raises nothing.
     """
     found: list[Found] = []
 

@@ -501,10 +501,6 @@ class Resolver:
                 host = self._hosts[registry] = _Host(registry, self.options, self._client, self._count)
             return host
 
-    def resolve_one(self, target: Target) -> Resolution:
-        """Ask the registry for ``target`` now, bypassing the cache (used by the pool)."""
-        return self._host(target.registry).resolve(target)
-
     def resolve(self, targets: Iterable[Target]) -> dict[Target, Resolution]:
         """Resolve every distinct target not asked before, in parallel; return all of ``targets``' answers."""
         wanted = list(dict.fromkeys(targets))
@@ -513,8 +509,8 @@ class Resolver:
             with ThreadPoolExecutor(
                 max_workers=max(1, min(self.options.jobs, len(new))), thread_name_prefix="resolve"
             ) as pool:
-                for target, resolution in zip(new, pool.map(self.resolve_one, new), strict=True):
-                    self._cache[target] = resolution
+                answers = pool.map(lambda target: self._host(target.registry).resolve(target), new)
+                self._cache.update(zip(new, answers, strict=True))
         return {t: self._cache[t] for t in wanted}
 
     def close(self) -> None:

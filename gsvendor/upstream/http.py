@@ -101,15 +101,13 @@ def read_bounded(
 ) -> tuple[httpx.Response, bytes]:
     """Send one request on ``client`` and read its whole body within bounds; return the response and body.
 
-    ``deadline`` (``time.monotonic()``) bounds connection, headers and body together, and
-    ``headers_within`` seconds the headers (httpx's timeouts are per socket read: a server dripping
-    bytes would hold the caller for ever); a watchdog (:class:`_Watch`) cuts the connection past
-    either. ``late``: the message for the deadline. ``most``: bytes of the body, announced
-    (``Content-Length``) or read. ``sockets``: the client's connections seen so far (one set per
-    client, kept between calls). ``started(response)`` runs once the headers are in, ``received(n)``
-    per chunk; ``request``: httpx's ``stream`` arguments.
-
-    Raises :class:`TooSlow`, :class:`TooLarge`, httpx's exceptions, and what the callbacks raise.
+    ``deadline`` (``time.monotonic()``, message ``late``) bounds connection, headers and body
+    together, ``headers_within`` seconds the headers, ``most`` the body's bytes (announced or read):
+    httpx's timeouts are per socket read, so a server dripping bytes is cut by :class:`_Watch`.
+    ``sockets``: the client's connections seen so far (one set per client, kept between calls).
+    ``started(response)`` runs once the headers are in, ``received(n)`` per chunk; ``request``:
+    httpx's ``stream`` arguments. Raises :class:`TooSlow`, :class:`TooLarge`, httpx's exceptions,
+    and what the callbacks raise.
     """
     import httpx
 
