@@ -29,11 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gsvendor.config import load_config  # noqa: E402
-from gsvendor.images import (  # noqa: E402
-    render,
-    rendering,
-    variants,
-)
+from gsvendor.images import render, variants  # noqa: E402
 
 # as installed for users: byte code cached (PYTHONDONTWRITEBYTECODE would compile every module each run)
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -45,7 +41,7 @@ def helm_calls(helm: str, stack: ExitStack) -> list[list[str]]:
     settings = variants.images_config(config)
     calls = []
     for chart in variants.chart_targets([], config):
-        values = rendering.load_values(chart).data
+        values = render.load_values(chart).data
         copy = stack.enter_context(render.renderable_copy(chart.path))
         for variant in variants.plan_variants(values, settings.chart(chart.name)):
             args = [helm, "template", "release", str(copy), "--namespace", "default"]

@@ -1,12 +1,9 @@
-"""check-images: every image reference of the rendered charts and their values.yaml judged by
-the registry policy.
+"""check-images: every image reference of the rendered charts (:mod:`gsvendor.images.render`) and
+of their values.yaml (once per chart, its own group) judged by the registry policy.
 
-The rule comes from the project's "Images" section: every image the charts reference by default
-or with a feature switch on is a ``gsoci.azurecr.io/`` reference — in the manifests, in the JSON
-blocks of the ``inferenceservice-config`` ConfigMap and in values.yaml. The charts, their
-variants (:mod:`gsvendor.images.variants`) and the renders (:mod:`gsvendor.images.rendering`)
-come first; this module is the check-images consumer of those renders (:func:`images_consumer`)
-and its result. ``values.yaml`` is searched once per chart, as its own group.
+The rule is the project's "Images" section: every image the charts reference by default or with a
+feature switch on is a ``gsoci.azurecr.io/`` reference — in the manifests, in the JSON blocks of
+the ``inferenceservice-config`` ConfigMap and in values.yaml.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ from dataclasses import dataclass, field
 from gsvendor.images.documents import scan_manifests
 from gsvendor.images.find import Found, Skipped, values_references
 from gsvendor.images.reference import ImageReference, InvalidReference, parse
-from gsvendor.images.rendering import Consumer, RenderedVariant, Rendering, render_charts
+from gsvendor.images.render import Consumer, RenderedVariant, Rendering, render_charts
 from gsvendor.images.variants import VALUES, ChartTarget, ImagesConfig, Variant
 
 # Statuses of a reference. Templated and empty strings cannot be judged; they are listed, not failed.

@@ -14,11 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gsvendor.errors import ConfigError, UsageError
-from gsvendor.images.reference import DEFAULT_REGISTRY
-
-_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-_HOST_RE = re.compile(rf"^(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Fa-f:]+\])(?::[0-9]{{1,5}})?$")
-
+from gsvendor.images.reference import DEFAULT_REGISTRY, DOMAIN_RE
 
 # Docker Hub: credentials are stored under these names (its API is registry.py's registry-1.docker.io).
 _DOCKER_HUB_ALIASES = {"index.docker.io", "registry-1.docker.io", "docker.io"}
@@ -124,7 +120,7 @@ def insecure_hosts(values: Iterable[str]) -> frozenset[str]:
     hosts = set()
     for value in values:
         text = value.strip()
-        if not _HOST_RE.match(text):
+        if not DOMAIN_RE.match(text):
             raise UsageError(f"--insecure-registry {value!r}: expected HOST or HOST:PORT (no scheme, no path)")
         hosts.add(text.lower())
     return frozenset(hosts)

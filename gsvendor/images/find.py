@@ -85,48 +85,52 @@ def _item_label(item: Any, index: int) -> str | int:
     return index
 
 
+def _walk(node: Any, visit: Any, path: str = "", keys: tuple[str | int, ...] = (), by_name: bool = False) -> None:
+    """Call ``visit(mapping, key, value, path, keys)`` for every key of every mapping in ``node``,
+    depth first; descend into ``value`` unless ``visit`` returns true. ``path``: :func:`_step`'s,
+    list items by index (by name with ``by_name``, :func:`_item_label`); ``keys``: key path tuple."""
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            here, here_keys = _step(path, key), (*keys, str(key))
+            if not visit(node, key, value, here, here_keys):
+                _walk(value, visit, here, here_keys, by_name)
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            label = _item_label(item, index) if by_name else index
+            _walk(item, visit, f"{path}[{label}]", (*keys, index), by_name)
+
+
 def manifest_references(document: Mapping[str, Any], source: str | None = None) -> list[Found]:
-    """Every image reference in one rendered manifest (a parsed YAML mapping).
+    """Every image reference in one rendered manifest (a parsed YAML mapping), whatever its kind: the
+    ``image`` string of every mapping (containers, init and ephemeral containers of pod specs and
+    templates, nested in custom resources too; a single ``container``), ``image.reference`` of an
+    image volume (Kubernetes ≥ 1.31), and the ``value`` of ``*_IMAGE`` variables of any ``env`` list.
 
-    Found anywhere in the object, whatever its kind:
-
-    * the ``image`` string of every mapping, which covers each item of ``containers``,
-      ``initContainers`` and ``ephemeralContainers`` (pod specs, pod templates, pod templates
-      nested in custom resources) and single ``container`` mappings (ClusterStorageContainer);
-    * ``image.reference`` of an image volume (``volumes[].image.reference``, Kubernetes ≥ 1.31);
-    * the ``value`` of environment variables named ``*_IMAGE`` in any ``env`` list.
-
-    Empty and templated strings are returned too; the caller reports them. ConfigMap ``data``
-    is not searched here (:func:`configmap_references`). Raises nothing.
+    Empty and templated strings are returned too (the caller reports them); ConfigMap ``data`` is
+    :func:`configmap_references`'. Raises nothing.
     """
     obj = object_name(document)
     found: list[Found] = []
 
-    def walk(node: Any, path: str) -> None:
-        if isinstance(node, Mapping):
-            for key, value in node.items():
-                here = _step(path, key)
-                if key == "image" and (isinstance(value, str) or value is None):
-                    found.append(Found("manifest", obj, here, value or "", source=source))
-                    continue
-                if key == "image" and isinstance(value, Mapping) and isinstance(value.get("reference"), str):
-                    found.append(Found("manifest", obj, f"{here}.reference", value["reference"], source=source))
-                if key == "env" and isinstance(value, list):
-                    for index, variable in enumerate(value):
-                        if (
-                            isinstance(variable, Mapping)
-                            and isinstance(variable.get("name"), str)
-                            and variable["name"].endswith(ENV_SUFFIX)
-                            and isinstance(variable.get("value"), str)
-                        ):
-                            where = f"{here}[{_item_label(variable, index)}].value"
-                            found.append(Found("manifest", obj, where, variable["value"], source=source))
-                walk(value, here)
-        elif isinstance(node, list):
-            for index, item in enumerate(node):
-                walk(item, f"{path}[{_item_label(item, index)}]")
+    def visit(_node: Any, key: Any, value: Any, here: str, _keys: Any) -> bool:
+        if key == "image" and (isinstance(value, str) or value is None):
+            found.append(Found("manifest", obj, here, value or "", source=source))
+            return True
+        if key == "image" and isinstance(value, Mapping) and isinstance(value.get("reference"), str):
+            found.append(Found("manifest", obj, f"{here}.reference", value["reference"], source=source))
+        if key == "env" and isinstance(value, list):
+            for index, variable in enumerate(value):
+                if (
+                    isinstance(variable, Mapping)
+                    and isinstance(variable.get("name"), str)
+                    and variable["name"].endswith(ENV_SUFFIX)
+                    and isinstance(variable.get("value"), str)
+                ):
+                    where = f"{here}[{_item_label(variable, index)}].value"
+                    found.append(Found("manifest", obj, where, variable["value"], source=source))
+        return False
 
-    walk(document, "")
+    _walk(document, visit, by_name=True)
     return found
 
 
@@ -157,20 +161,14 @@ def json_references(data: Any, obj: str, prefix: str) -> list[Found]:
     """
     found: list[Found] = []
 
-    def walk(node: Any, path: str) -> None:
-        if isinstance(node, Mapping):
-            for key, value in node.items():
-                here = f"{path}.{key}"
-                if is_image_key(key) and (isinstance(value, str) or value is None):
-                    written, joined = _joined(node, value or "", _version_keys(key))
-                    found.append(Found("configmap", obj, f"{prefix} {here}", written, joined=joined))
-                else:
-                    walk(value, here)
-        elif isinstance(node, list):
-            for index, item in enumerate(node):
-                walk(item, f"{path}[{index}]")
+    def visit(node: Mapping[str, Any], key: Any, value: Any, here: str, _keys: Any) -> bool:
+        if not (is_image_key(key) and (isinstance(value, str) or value is None)):
+            return False
+        written, joined = _joined(node, value or "", _version_keys(key))
+        found.append(Found("configmap", obj, f"{prefix} {here}", written, joined=joined))
+        return True
 
-    walk(data, "$")
+    _walk(data, visit, "$")
     return found
 
 
@@ -239,15 +237,12 @@ def key_lines(node: Any) -> dict[tuple[str | int, ...], int]:
 def values_references(
     values: Any, filename: str = "values.yaml", lines: Mapping[tuple[str | int, ...], int] | None = None
 ) -> list[Found]:
-    """Image references in a chart's values (a parsed values.yaml).
+    """Image references in a chart's values (a parsed values.yaml): ``image`` and ``…Image`` strings
+    joined with a sibling ``tag`` (``…Tag``), and ``repository`` strings joined with sibling
+    ``registry``, ``tag`` and ``digest`` (the ``image: {registry, repository, tag}`` convention).
 
-    * ``image`` and ``…Image`` strings, joined with a sibling ``tag`` (``…Tag``) when it is set;
-    * ``repository`` strings, joined with sibling ``registry`` (``registry/repository``), ``tag``
-      and ``digest`` — the ``image: {registry, repository, tag}`` convention.
-
-    ``line`` is the 1-based line of the key: from ``lines`` (:func:`key_lines`) when given, else
-    from ruamel round-trip ``.lc`` data, else ``None``. ``path`` is the key path helm's ``--set``
-    would use (``kserve.agent.image``). Raises nothing.
+    ``line``: the key's, from ``lines`` (:func:`key_lines`), else ruamel's round-trip ``.lc``, else
+    ``None``; ``path``: as helm's ``--set`` names it (``kserve.agent.image``). Raises nothing.
     """
     found: list[Found] = []
 
@@ -260,26 +255,18 @@ def values_references(
         except (KeyError, IndexError, TypeError, AttributeError):
             return None
 
-    def walk(node: Any, path: str, keys: tuple[str | int, ...]) -> None:
-        if isinstance(node, Mapping):
-            for key, value in node.items():
-                here, here_keys = _step(path, key), (*keys, str(key))
-                if is_image_key(key) and (isinstance(value, str) or value is None):
-                    tag_key = "tag" if key == "image" else f"{key[: -len('Image')]}Tag"
-                    written, joined = _joined(node, value or "", (tag_key,))
-                    line = line_of(node, key, here_keys)
-                    found.append(Found("values", filename, here, written, line=line, joined=joined))
-                elif key == "repository" and isinstance(value, str):
-                    written, joined = _joined_repository(node, value)
-                    line = line_of(node, key, here_keys)
-                    found.append(Found("values", filename, here, written, line=line, joined=joined))
-                else:
-                    walk(value, here, here_keys)
-        elif isinstance(node, list):
-            for index, item in enumerate(node):
-                walk(item, f"{path}[{index}]", (*keys, index))
+    def visit(node: Mapping[str, Any], key: Any, value: Any, here: str, keys: tuple[str | int, ...]) -> bool:
+        if is_image_key(key) and (isinstance(value, str) or value is None):
+            tag_key = "tag" if key == "image" else f"{key[: -len('Image')]}Tag"
+            written, joined = _joined(node, value or "", (tag_key,))
+        elif key == "repository" and isinstance(value, str):
+            written, joined = _joined_repository(node, value)
+        else:
+            return False
+        found.append(Found("values", filename, here, written, line=line_of(node, key, keys), joined=joined))
+        return True
 
-    walk(values, "", ())
+    _walk(values, visit)
     return found
 
 

@@ -46,7 +46,7 @@ _TAG = r"[\w][\w.-]{0,127}"
 _DIGEST = r"[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}"
 
 # re.ASCII: Go's RE2 \w is [0-9A-Za-z_], Python's would also match non-ASCII letters.
-_DOMAIN_RE = re.compile(rf"^{_DOMAIN}$", re.ASCII)
+DOMAIN_RE = re.compile(rf"^{_DOMAIN}$", re.ASCII)  # a registry host[:port]
 _REMAINDER_RE = re.compile(rf"^({_REMOTE_NAME})(?::({_TAG}))?(?:@({_DIGEST}))?$", re.ASCII)
 _IDENTIFIER_RE = re.compile(r"^[a-f0-9]{64}$")
 # go-digest: the algorithms a digest may name, with the length of their hex encoding.
@@ -152,7 +152,7 @@ def parse(text: str) -> ImageReference:
     remote = remainder.split("@", 1)[0].split(":", 1)[0]
     if remote.lower() != remote:
         raise invalid(f"repository name ({remote}) must be lowercase")
-    if not _DOMAIN_RE.match(registry):
+    if not DOMAIN_RE.match(registry):
         raise invalid(f"invalid reference format (registry {registry!r})")
     match = _REMAINDER_RE.match(remainder)
     if not match:

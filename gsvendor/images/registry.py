@@ -1,34 +1,20 @@
-"""check-images ``--resolve``: ask the registry whether every allowed image reference exists, and
+"""check-images ``--resolve``: ask the registries whether every allowed image reference exists (a
+mirror not created yet for a new tag fails on a cluster with ImagePullBackOff), and
 (``--compare-upstream``) whether each mirror is digest-identical to its upstream.
 
-A chart can pass the registry-prefix check and still fail on a cluster with ImagePullBackOff: the
-gsoci mirror of an image was not created yet for a new tag (mirroring lags an upstream release),
-or a mirror that should be digest-identical is not. This module asks the registries before release.
+The calls (OCI distribution specification v1.1, "Pulling manifests", "Listing tags", "Error codes"):
+``HEAD /v2/<name>/manifests/<reference>`` accepting the manifest and index media types, then
+``GET`` of it when ``Docker-Content-Digest`` is missing (the digest is the body's sha256) or after
+a 404 (the error code is in the body); ``GET /v2/<name>/tags/list?n=1`` after ``MANIFEST_UNKNOWN``,
+which the CNCF registry answers for a missing repository too (``NAME_UNKNOWN`` there tells).
 
-The calls, from the OCI distribution specification (v1.1, "Pulling manifests", "Checking if
-content exists in the registry", "Listing tags", "Error codes"):
-
-* ``HEAD /v2/<name>/manifests/<reference>`` with the OCI and Docker manifest and index media
-  types in ``Accept``: 200 with ``Docker-Content-Digest`` when the tag or digest exists, 404 when not;
-* ``GET`` of the same URL when the header is missing (the digest is then the sha256 of the body)
-  and after a 404 (a HEAD response has no body, and the error code is in the body);
-* ``GET /v2/<name>/tags/list?n=1`` after ``MANIFEST_UNKNOWN``: the spec's ``NAME_UNKNOWN`` means
-  the repository does not exist, but the CNCF distribution registry answers ``MANIFEST_UNKNOWN``
-  on the manifest endpoint for a missing repository too; its tags endpoint tells the two apart.
-
-HTTP goes through one httpx client per resolver, with a timeout per request, a bound on each
-answer's size and time (a stalling or trickling registry times out), bounded retries, and the
-authentication challenges of ``Www-Authenticate``: ``Basic`` (htpasswd registries) is answered with
+Each answer is read by :func:`gsvendor.upstream.http.read_bounded` (size cap, one deadline, headers
+included), with bounded retries; ``Www-Authenticate`` challenges are answered once: ``Basic`` with
 the host's credentials, ``Bearer`` with a token per repository from the challenge's realm (the
-Docker token specification, what ACR and ghcr.io use).
-
-Outcomes of a lookup (:data:`OUTCOMES`): ``resolved``, ``tag-missing``, ``digest-missing``,
-``repository-missing``, ``auth-failed`` (401/403 after the credentials were tried),
-``unreachable`` (connection refused, DNS, timeouts after the retries) and ``registry-error``
-(5xx after the retries, TLS failures, answers outside the spec). Outcomes of a mirror comparison
-(:data:`COMPARISONS`): ``equal``, ``different``, ``upstream-missing``, ``upstream-auth-failed``,
-``upstream-unreachable``, ``upstream-registry-error``, and ``not-compared`` when the mirror itself
-did not resolve (its own outcome fails the run already).
+Docker token specification: ACR, ghcr.io). Outcomes: :data:`OUTCOMES` per lookup (``auth-failed``:
+401/403 after the credentials were tried; ``unreachable``: refused, DNS, timeouts after the
+retries; ``registry-error``: 5xx after the retries, TLS, answers outside the spec) and
+:data:`COMPARISONS` per mirror (``not-compared`` when the mirror itself did not resolve).
 """
 
 from __future__ import annotations
@@ -48,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 from gsvendor.errors import causes
 from gsvendor.images.credentials import Credentials, default_docker_config
 from gsvendor.images.reference import DEFAULT_REGISTRY, ImageReference, parse
+from gsvendor.upstream.http import TooLarge, TooSlow, read_bounded
+from gsvendor.upstream.source import one_line
 
 if TYPE_CHECKING:
     from collections.abc import Mapping as Headers
@@ -193,10 +181,6 @@ class _Unreachable(Exception):
         self.attempts = attempts
 
 
-class _TooSlow(Exception):
-    """An answer whose body did not arrive within its deadline (retried like a timeout)."""
-
-
 @dataclass(frozen=True)
 class _Answer:
     """A registry's answer with its body read within bounds (:meth:`_Host._send`)."""
@@ -233,7 +217,6 @@ def _describe(response: _Answer) -> str:
 
 def _connection_detail(exc: BaseException) -> str:
     """A short cause of a connection error: refused, DNS, reset, or its message."""
-
     for item in causes(exc):
         if isinstance(item, ConnectionRefusedError):
             return "connection refused"
@@ -241,7 +224,7 @@ def _connection_detail(exc: BaseException) -> str:
             return "DNS: host name does not resolve"
         if isinstance(item, ConnectionResetError):
             return "connection reset"
-    return " ".join(str(exc).split())[:300]
+    return one_line(exc)
 
 
 # key="value" pairs of a Www-Authenticate challenge (RFC 9110 "auth-param", quoted form)
@@ -249,15 +232,22 @@ _CHALLENGE_PARAM = re.compile(r'([A-Za-z]+)="([^"]*)"')
 
 
 class _Host:
-    """One registry host on the resolver's httpx client: the scheme (``insecure``), the host's Basic
-    credentials, and a bearer token per repository (a token is scoped to one repository)."""
+    """One registry host: the scheme (``insecure``), the host's Basic credentials, and a bearer token
+    per repository (a token is scoped to one repository); ``client`` gives the calling thread's
+    httpx client and the set of its sockets (:meth:`Resolver._client`)."""
 
-    def __init__(self, host: str, options: ResolveOptions, client: httpx.Client, counter: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        host: str,
+        options: ResolveOptions,
+        client: Callable[[], tuple[httpx.Client, set[Any]]],
+        counter: Callable[[], None],
+    ) -> None:
         self.host = host
         self.api_host = _DOCKER_HUB_API if host == DEFAULT_REGISTRY else host
         self.insecure = host.lower() in options.insecure
         self.scheme = "http" if self.insecure else "https"
-        self.client = client
+        self._client = client
         self.basic = options.credentials.for_host(host)
         self.credential_source = options.credentials.source
         self.options = options
@@ -271,22 +261,27 @@ class _Host:
         return f"{self.scheme}://{self.api_host}/v2/{path}"
 
     def _send(self, method: str, url: str, headers: dict[str, str], params: dict[str, str] | None = None) -> _Answer:
-        """One request; its body read whole, at most :data:`MAX_ANSWER_BYTES` within ``3 × timeout``
-        seconds. httpx's timeout is per socket read: a server dripping bytes, or announcing a huge
-        body, would hold a worker forever, and a manifest is kilobytes.
-
-        Raises httpx's exceptions, :class:`_TooSlow`, and :class:`_Unreachable` for a body too large.
-        """
-        deadline = time.monotonic() + 3 * self.options.timeout
-        body = bytearray()
-        with self.client.stream(method, url, headers=headers, params=params) as response:
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > MAX_ANSWER_BYTES:
-                    raise _Unreachable(REGISTRY_ERROR, f"answer larger than {MAX_ANSWER_BYTES // 1024 // 1024} MiB", 1)
-                if time.monotonic() > deadline:
-                    raise _TooSlow(f"answer not complete after {3 * self.options.timeout:g} s")
-        return _Answer(response.status_code, response.headers, response.reason_phrase or "", bytes(body))
+        """One request, its body read whole by :func:`~gsvendor.upstream.http.read_bounded`: at most
+        :data:`MAX_ANSWER_BYTES` (a manifest is kilobytes), headers within ``timeout`` and the whole
+        answer within ``3 × timeout`` seconds. Raises httpx's exceptions, :class:`TooSlow`, and
+        :class:`_Unreachable` for a body too large."""
+        client, sockets = self._client()
+        try:
+            response, body = read_bounded(
+                client,
+                method,
+                url,
+                deadline=time.monotonic() + 3 * self.options.timeout,
+                late=f"answer not complete after {3 * self.options.timeout:g} s",
+                headers_within=self.options.timeout,
+                most=MAX_ANSWER_BYTES,
+                sockets=sockets,
+                headers=headers,
+                params=params,
+            )
+        except TooLarge as exc:
+            raise _Unreachable(REGISTRY_ERROR, str(exc), 1) from None
+        return _Answer(response.status_code, response.headers, response.reason_phrase or "", body)
 
     def _token(self, challenge: str) -> str | None:
         """A bearer token for a ``Www-Authenticate: Bearer realm=…,service=…,scope=…`` challenge (the
@@ -361,7 +356,7 @@ class _Host:
             last = attempts > self.options.retries
             try:
                 response, sent = self.request(method, url, repository)
-            except (httpx.TimeoutException, _TooSlow):
+            except (httpx.TimeoutException, TooSlow):
                 if last:
                     raise _Unreachable(
                         UNREACHABLE, f"timed out ({attempts} attempts, {self.options.timeout:g} s each)", attempts
@@ -369,16 +364,14 @@ class _Host:
                 self._sleep(attempts, None)
                 continue
             except httpx.RemoteProtocolError as exc:  # it answered, outside HTTP: headers past h11's 64 kB, garbage
-                detail = " ".join(str(exc).split())[:300]
-                raise _Unreachable(REGISTRY_ERROR, f"broken HTTP answer: {detail}", attempts) from None
+                raise _Unreachable(REGISTRY_ERROR, f"broken HTTP answer: {one_line(exc)}", attempts) from None
             except httpx.TransportError as exc:
                 if any(isinstance(cause, ssl.SSLError) for cause in causes(exc)):
                     hint = "" if self.insecure else f"; plain HTTP only with --insecure-registry {self.host}"
-                    detail = " ".join(str(exc).split())[:300]
-                    raise _Unreachable(REGISTRY_ERROR, f"TLS: {detail}{hint}", attempts) from None
+                    raise _Unreachable(REGISTRY_ERROR, f"TLS: {one_line(exc)}{hint}", attempts) from None
                 raise _Unreachable(UNREACHABLE, _connection_detail(exc), attempts) from None
             except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, undecodable bodies
-                raise _Unreachable(REGISTRY_ERROR, " ".join(str(exc).split())[:300], attempts) from None
+                raise _Unreachable(REGISTRY_ERROR, one_line(exc), attempts) from None
             if (response.status_code >= 500 or response.status_code == 429) and not last:
                 self._sleep(attempts, response.headers.get("Retry-After"))
                 continue
@@ -409,13 +402,10 @@ class _Host:
 
         try:
             response, sent, attempts = self.call("HEAD", manifest_url, target.repository)
-            if response.status_code == 200:
-                digest = response.headers.get("Docker-Content-Digest", "").strip()
-                media_type = response.headers.get("Content-Type", "").split(";")[0].strip() or None
-                if _MANIFEST_TYPE.match(media_type or "") and target.is_digest:
-                    return done(RESOLVED, response=response, digest=target.reference, media_type=media_type)
-                if _MANIFEST_TYPE.match(media_type or "") and _DIGEST_RE.match(digest):
-                    return done(RESOLVED, response=response, digest=digest, media_type=media_type)
+            media_type = response.headers.get("Content-Type", "").split(";")[0].strip() or None
+            digest = target.reference if target.is_digest else response.headers.get("Docker-Content-Digest", "").strip()
+            if response.status_code == 200 and _MANIFEST_TYPE.match(media_type or "") and _DIGEST_RE.match(digest):
+                return done(RESOLVED, response=response, digest=digest, media_type=media_type)
             # The digest of a manifest is the sha256 of its bytes (image-spec "Content Descriptors"):
             # without the header, GET and hash. After a 404 or another refusal the GET body says why.
             if response.status_code != 429 and response.status_code < 500:
@@ -427,9 +417,8 @@ class _Host:
                     return done(
                         REGISTRY_ERROR, f"answered 200 with {media_type or 'no content type'}, not a manifest", response
                     )
-                digest = (
-                    target.reference if target.is_digest else "sha256:" + hashlib.sha256(response.content).hexdigest()
-                )
+                if not target.is_digest:
+                    digest = "sha256:" + hashlib.sha256(response.content).hexdigest()
                 return done(RESOLVED, response=response, digest=digest, media_type=media_type)
             if response.status_code in (401, 403):
                 return done(AUTH_FAILED, self._auth_detail(response, sent), response)
@@ -442,7 +431,7 @@ class _Host:
             attempts += exc.attempts
             return done(exc.outcome, exc.detail)
         except Exception as exc:  # an answer outside the spec: one outcome, not a crash
-            return done(REGISTRY_ERROR, f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}")
+            return done(REGISTRY_ERROR, f"{type(exc).__name__}: {one_line(exc)}")
 
     def _missing(self, target: Target, response: _Answer, done: Callable[..., Resolution]) -> Resolution:
         codes = [code for code, _ in _error_codes(response)]
@@ -476,18 +465,11 @@ class Resolver:
     """
 
     def __init__(self, options: ResolveOptions) -> None:
-        import httpx
-
         self.options = options
-        # certificates are always checked; plain HTTP is --insecure-registry's
-        self.client = httpx.Client(
-            timeout=options.timeout,
-            limits=httpx.Limits(max_connections=max(options.jobs, 10)),
-            follow_redirects=True,
-        )
         self.requests = 0
         self._cache: dict[Target, Resolution] = {}
         self._hosts: dict[str, _Host] = {}
+        self._clients: dict[int, tuple[httpx.Client, set[Any]]] = {}
         self._lock = threading.Lock()
 
     @property
@@ -499,16 +481,25 @@ class Resolver:
         with self._lock:
             self.requests += 1
 
+    def _client(self) -> tuple[httpx.Client, set[Any]]:
+        """The calling thread's httpx client (certificates always checked; plain HTTP is
+        ``--insecure-registry``'s) and its sockets: one per thread, so that a watchdog cutting an
+        answer cuts only connections of the thread it bounds, kept-alive ones included."""
+        import httpx
+
+        with self._lock:
+            made = self._clients.get(threading.get_ident())
+            if made is None:
+                client = httpx.Client(timeout=self.options.timeout, follow_redirects=True)
+                made = self._clients[threading.get_ident()] = (client, set())
+            return made
+
     def _host(self, registry: str) -> _Host:
         with self._lock:
             host = self._hosts.get(registry)
             if host is None:
-                host = self._hosts[registry] = _Host(registry, self.options, self.client, self._count)
+                host = self._hosts[registry] = _Host(registry, self.options, self._client, self._count)
             return host
-
-    def resolve_one(self, target: Target) -> Resolution:
-        """Ask the registry for ``target`` now, bypassing the cache (used by the pool)."""
-        return self._host(target.registry).resolve(target)
 
     def resolve(self, targets: Iterable[Target]) -> dict[Target, Resolution]:
         """Resolve every distinct target not asked before, in parallel; return all of ``targets``' answers."""
@@ -518,13 +509,14 @@ class Resolver:
             with ThreadPoolExecutor(
                 max_workers=max(1, min(self.options.jobs, len(new))), thread_name_prefix="resolve"
             ) as pool:
-                for target, resolution in zip(new, pool.map(self.resolve_one, new), strict=True):
-                    self._cache[target] = resolution
+                answers = pool.map(lambda target: self._host(target.registry).resolve(target), new)
+                self._cache.update(zip(new, answers, strict=True))
         return {t: self._cache[t] for t in wanted}
 
     def close(self) -> None:
-        """Close the HTTP client's connections."""
-        self.client.close()
+        """Close the HTTP clients' connections."""
+        for client, _ in self._clients.values():
+            client.close()
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,7 @@
-"""Rendering charts with the real helm binary.
+"""Rendering charts with the real helm binary, and every chart × variant rendered once in parallel
+(:func:`render_charts` → a :class:`Rendering` of one :class:`RenderedVariant` each), shared by
+check-images and check-manifests: each check is a consumer run on every render in the worker that
+made it, so ``gsvendor check-manifests --images`` runs helm once per variant for both.
 
 Giant Swarm's Chart.yaml says ``version: "[[ .Version ]]"`` (the release pipeline fills it in),
 which helm rejects; every render therefore runs on a temporary copy with a valid version
@@ -7,8 +10,6 @@ substituted, never on the output folder itself.
 
 from __future__ import annotations
 
-import codecs
-import functools
 import io
 import json
 import os
@@ -19,15 +20,21 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext, suppress
-from dataclasses import dataclass
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager, nullcontext, suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gsvendor.errors import ToolError
 from gsvendor.files import leads_outside
+from gsvendor.images.documents import split_documents
+from gsvendor.images.find import key_lines
+from gsvendor.images.variants import DEFAULTS, ChartTarget, ImagesConfig, Variant, discover_switches, plan_variants
 from gsvendor.overlays import yamledit
+from gsvendor.signals import Deferred
 from gsvendor.yamlio import load_all_safe
+from gsvendor.yamlio import load_single_safe as load_single
 
 RENDER_VERSION = "0.0.0-gsvendor"
 
@@ -131,71 +138,68 @@ class Rendered:
         return self.error is None
 
 
-def template(helm: str, chart_dir: Path, *, prepared: bool = False, **options: Any) -> Rendered:
-    """Run ``helm template`` on a renderable copy of ``chart_dir``; returns the manifests or helm's error.
-
-    ``options``: ``timeout`` (seconds, default 120), ``group`` (a :class:`Renders` that may end it)
-    and those of :func:`template_args` (``release``, ``namespace``, ``values_files``,
-    ``set_values`` as ``--set`` expressions, ``set_json`` as ``--set-json`` ones). ``prepared``:
-    ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart share it).
-    Raises :class:`ToolError` when helm cannot be run at all.
-    """
-    with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
-        started = start_template(helm, copy, **options)
-        return started if isinstance(started, Rendered) else started.finish()
-
-
-def template_args(
+def template(
     helm: str,
-    copy: Path,
+    chart_dir: Path,
     *,
+    prepared: bool = False,
+    timeout: float = 120.0,
+    group: Renders | None = None,
     release: str = "release",
     namespace: str = "default",
     values_files: Sequence[Path] = (),
     set_values: Sequence[str] = (),
     set_json: Sequence[str] = (),
-) -> list[str]:
-    """The ``helm template`` command line for the renderable copy ``copy`` (as :func:`template` runs it)."""
-    args = [helm, "template", release, str(copy), "--namespace", namespace]
-    for values in values_files:
-        args += ["--values", str(values)]
-    for expression in set_values:
-        args += ["--set", expression]
-    for expression in set_json:
-        args += ["--set-json", expression]
-    return args
+) -> Rendered:
+    """Run ``helm template`` on a renderable copy of ``chart_dir``; returns the manifests or helm's error.
 
-
-def start_template(
-    helm: str, copy: Path, *, timeout: float = 120.0, group: Renders | None = None, **options: Any
-) -> Started | Rendered:
-    """Start ``helm template`` on the renderable copy ``copy`` (``options``: those of :func:`template_args`).
-
-    Returns the running render, or a :class:`Rendered` error when helm could not be started (a
-    command line too long for the system) or ``group`` was ended already. Raises
-    :class:`ToolError` when there is no helm to run.
+    ``prepared``: ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart
+    share it); ``timeout`` in seconds; ``group``: a :class:`Renders` that may end it; then helm's
+    release, ``--namespace``, ``--values`` files, ``--set`` and ``--set-json`` expressions. A timeout,
+    an interrupted ``group`` and a command line too long for the system are errors of the
+    :class:`Rendered`; raises :class:`ToolError` when there is no helm to run.
     """
-    args = template_args(helm, copy, **options)
-    # the manifests go into an unnamed file, read once at the end: no pipe to poll 32 KiB at a
-    # time while helm writes megabytes of CRDs. stderr stays a pipe: its end at helm's exit
-    # wakes communicate() at once (waiting with a timeout alone polls, sleeping up to 50 ms).
-    out = tempfile.TemporaryFile()
-    try:
-        process = subprocess.Popen(args, stdout=out, stderr=subprocess.PIPE, env=helm_environment(os.environ))
-    except FileNotFoundError:
-        out.close()
-        raise ToolError(f"{helm}: cannot run helm") from None
-    except OSError as exc:  # e.g. E2BIG: more --set switches than a command line holds
-        out.close()
-        return Rendered("", f"helm could not be started: {exc.strerror or exc}")
-    except BaseException:
-        out.close()
-        raise
-    started = Started(args, process, out, copy, time.monotonic() + timeout, timeout)
-    if group is not None and not group.add(started):
-        started.cancel()
-        return Rendered("", "helm template was not run: the check was interrupted")
-    return started
+    with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
+        args = [helm, "template", release, str(copy), "--namespace", namespace]
+        for flag, values in (("--values", values_files), ("--set", set_values), ("--set-json", set_json)):
+            args += [part for value in values for part in (flag, str(value))]
+        # the manifests go into an unnamed file, read once at the end: no pipe to poll 32 KiB at a
+        # time while helm writes megabytes of CRDs. stderr stays a pipe: its end at helm's exit
+        # wakes communicate() at once (waiting with a timeout alone polls, sleeping up to 50 ms).
+        with tempfile.TemporaryFile() as out:
+            try:
+                process = subprocess.Popen(
+                    args, stdout=out, stderr=subprocess.PIPE, text=True, env=helm_environment(os.environ)
+                )
+            except FileNotFoundError:
+                raise ToolError(f"{helm}: cannot run helm") from None
+            except OSError as exc:  # e.g. E2BIG: more --set switches than a command line holds
+                return Rendered("", f"helm could not be started: {exc.strerror or exc}")
+            with process:  # closes the pipe and reaps helm, as subprocess.run does
+                try:
+                    if group is not None and not group.add(process):
+                        process.kill()
+                        return Rendered("", "helm template was not run: the check was interrupted")
+                    _, stderr = process.communicate(timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    return Rendered("", f"helm template timed out after {timeout:g} s")
+                except BaseException:
+                    process.kill()
+                    raise
+                finally:
+                    if group is not None:
+                        group.discard(process)
+            out.seek(0)
+            stdout = io.TextIOWrapper(
+                out
+            ).read()  # as text=True reads a pipe: the locale's encoding, universal newlines
+    if process.returncode != 0:
+        # a Go runtime failure (a malformed GOMEMLIMIT): its message, not the goroutine stacks after it
+        error = stderr.split("\nruntime stack:", 1)[0].split("\ngoroutine ", 1)[0]
+        error = error.strip().replace(str(copy), copy.name)
+        return Rendered(stdout, re.sub(r"\s+", " ", error))
+    return Rendered(stdout)
 
 
 # helm template is a short-lived Go process that allocates ~2-4x its output: with the collector
@@ -215,106 +219,36 @@ def helm_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
     return {**environ, **HELM_GC}
 
 
-@dataclass
-class Started:
-    """A running ``helm template`` (:func:`start_template`): ``args`` its command line, ``copy`` the
-    renderable copy it reads, ``deadline`` (``time.monotonic()``) when it is given up after
-    ``timeout`` seconds. :meth:`finish` waits and reads its output, :meth:`cancel` ends it unread;
-    either releases the process and its output file, once."""
-
-    args: list[str]
-    process: subprocess.Popen[bytes]
-    out: Any
-    copy: Path
-    deadline: float
-    timeout: float
-    group: Renders | None = None
-
-    def finish(self) -> Rendered:
-        """Wait for helm and return its manifests, or its error (a timeout too). Raises nothing but
-        what interrupts the wait (the process is ended then, as ``subprocess.run`` ends it)."""
-        try:
-            _, stderr_bytes = self.process.communicate(timeout=max(0.0, self.deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            self.cancel()
-            return Rendered("", f"helm template timed out after {self.timeout:g} s")
-        except BaseException:
-            self.cancel()
-            raise
-        if self.group is not None:
-            self.group.discard(self)
-        with self.out:
-            self.out.seek(0)
-            stdout, stderr = _text(self.out.read()), _text(stderr_bytes)
-        if self.process.returncode != 0:
-            # a Go runtime failure (a malformed GOMEMLIMIT): its message, not the goroutine stacks after it
-            error = stderr.split("\nruntime stack:", 1)[0].split("\ngoroutine ", 1)[0]
-            error = error.strip().replace(str(self.copy), self.copy.name)
-            return Rendered(stdout, re.sub(r"\s+", " ", error))
-        return Rendered(stdout)
-
-    def cancel(self) -> None:
-        """End helm if it still runs, reap it and close its output file. Raises nothing."""
-        with suppress(OSError):
-            self.process.kill()  # Popen signals no process it has reaped already
-            self.process.wait()
-            self.process.stderr.close()  # a pipe: start_template opens one
-        if self.group is not None:
-            self.group.discard(self)
-        self.out.close()
-
-
 class Renders:
-    """The running renders of one check (:func:`gsvendor.images.rendering.render_charts`), so that an
-    interrupt ends their helm processes at once: the workers waiting for them then return, instead
-    of the interrupted run waiting for every running helm to finish (up to its timeout).
-    """
+    """The running helm processes of one check (:func:`render_charts`), so
+    that an interrupt ends them at once instead of waiting for each to finish (up to its timeout)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._running: dict[int, Started] = {}
+        self._running: set[subprocess.Popen[str]] = set()
         self._ended = False
 
-    def add(self, started: Started) -> bool:
-        """Track ``started`` until it finishes; ``False`` (not tracked) once :meth:`end` was called."""
+    def add(self, process: subprocess.Popen[str]) -> bool:
+        """Track ``process`` until it is discarded; ``False`` (not tracked) once :meth:`end` was called."""
         with self._lock:
-            if self._ended:
-                return False
-            started.group = self
-            self._running[id(started)] = started
-            return True
+            if not self._ended:
+                self._running.add(process)
+            return not self._ended
 
-    def discard(self, started: Started) -> None:
-        """``started`` finished or was cancelled."""
+    def discard(self, process: subprocess.Popen[str]) -> None:
+        """``process`` ended."""
         with self._lock:
-            self._running.pop(id(started), None)
+            self._running.discard(process)
 
     def end(self) -> None:
         """Kill every running helm; a render started after this is not run. Raises nothing (each
-        worker still reaps its own process and closes its output)."""
+        worker still reaps its own process)."""
         with self._lock:
             self._ended = True
-            running = list(self._running.values())
-        for started in running:
+            running = list(self._running)
+        for process in running:
             with suppress(OSError):
-                started.process.kill()
-
-
-@functools.cache
-def _text_encoding() -> str:
-    """The encoding ``subprocess.run(..., text=True)`` reads a child's output with (its TextIOWrapper's)."""
-    return io.TextIOWrapper(io.BytesIO()).encoding
-
-
-def _text(data: bytes) -> str:
-    """A child's output ``data`` as ``subprocess.run(..., text=True)`` would have given it: decoded with
-    the locale's encoding, strictly (``UnicodeDecodeError`` as there), with ``\\r\\n`` and ``\\r`` read
-    as ``\\n`` (universal newlines). Text without a carriage return skips those two passes."""
-    encoding = _text_encoding()
-    text = data.decode(encoding)
-    if b"\r" in data or codecs.lookup(encoding).name != "utf-8":
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
+                process.kill()
 
 
 def documents(manifests: str) -> list[dict]:
@@ -358,3 +292,243 @@ def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, by
         return result.manifests
 
     return render
+
+
+@dataclass
+class RenderedVariant:
+    """One ``helm template`` run of a chart variant, shared by every check that reads manifests.
+
+    ``manifests``: helm's output (empty when it failed); ``error``: helm's message, without its
+    ``--debug`` advice; ``outcome``: the variant's verdict on the render itself —
+    ``expected_failure`` when it failed as declared, ``problem`` when it failed undeclared, failed
+    with another message, or rendered although declared to fail; ``outputs``: what each consumer
+    of :func:`render_charts` made of it, by consumer name.
+    """
+
+    chart: ChartTarget
+    variant: Variant
+    manifests: str = ""
+    error: str | None = None
+    expected_failure: bool = False
+    problem: str | None = None
+    seconds: float = 0.0
+    outputs: dict[str, Any] = field(default_factory=dict)
+    _chunks: list[str] | None = field(default=None, repr=False)
+
+    @property
+    def rendered(self) -> bool:
+        """Whether helm rendered without error."""
+        return self.error is None
+
+    def verdict(self) -> dict[str, Any]:
+        """``chart``, ``rendered``, ``error``, ``expected_failure`` and ``problem``: the fields every
+        check's per-variant result repeats from the render."""
+        return {
+            "chart": self.chart,
+            "rendered": self.rendered,
+            "error": self.error,
+            "expected_failure": self.expected_failure,
+            "problem": self.problem,
+        }
+
+    def chunks(self) -> list[str]:
+        """``manifests`` split into YAML documents (:func:`split_documents`), once for every consumer."""
+        if self._chunks is None:
+            self._chunks = split_documents(self.manifests)
+        return self._chunks
+
+
+def render_one(
+    helm: str, chart: ChartTarget, copy: Path, variant: Variant, consumers: Mapping[str, Consumer], group: Renders
+) -> RenderedVariant:
+    """Run helm for ``variant`` of ``chart`` on its renderable ``copy``, judge the render against
+    ``expect_failure``, and run every consumer on it. ``group``: the renders an interrupt ends.
+    Raises :class:`~gsvendor.errors.ToolError` only when helm cannot run at all.
+    """
+    start = time.perf_counter()
+    output = template(
+        helm,
+        copy,
+        values_files=variant.values_files,
+        set_values=variant.set_values,
+        set_json=variant.set_json,
+        prepared=True,
+        group=group,
+    )
+    result = RenderedVariant(chart=chart, variant=variant)
+    expect = variant.expect_failure
+    if not output.ok:
+        # helm's advice to pass --debug concerns its own command line, not the check's
+        result.error = (output.error or "").removesuffix(" Use --debug flag to render out invalid YAML")
+        if expect is not None and expect.search(result.error):
+            result.expected_failure = True
+        elif expect is not None:
+            result.problem = f"failed, but not as declared (expectFailure /{expect.pattern}/): {result.error}"
+        else:
+            result.problem = f"failed to render: {result.error}"
+    else:
+        result.manifests = output.manifests
+        if expect is not None:
+            result.problem = f"rendered, but is declared to fail (expectFailure /{expect.pattern}/)"
+    result.seconds = time.perf_counter() - start
+    for name, consume in consumers.items():
+        result.outputs[name] = consume(result)
+    return result
+
+
+@dataclass(frozen=True)
+class ChartValues:
+    """A chart's values.yaml: ``data`` (plain Python, ``None`` when absent), ``lines`` (key path → line),
+    ``error`` (``file:line: invalid YAML: …``) when it cannot be read."""
+
+    data: Any = None
+    lines: Mapping[tuple[str | int, ...], int] = field(default_factory=dict)
+    error: str | None = None
+
+
+def load_values(chart: ChartTarget) -> ChartValues:
+    """Read ``values.yaml`` of ``chart`` with libyaml, once: the data, and the line of every key.
+
+    Never raises for a broken file: a values.yaml that is not YAML is the chart's problem (exit 1),
+    reported in its ``values.yaml`` group; helm fails on it in every variant too.
+    """
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    path = chart.path / "values.yaml"
+    label = f"{chart.label}/values.yaml"
+    if not path.is_file():
+        return ChartValues()
+    try:
+        text = path.read_text(encoding="utf-8")
+        data, lines = load_single(text, key_lines, label)  # one parse: the data and the key lines
+        discover_switches(data)  # a recursive anchor or absurd nesting shows here, not mid-render
+        return ChartValues(data=data, lines=lines)
+    except RecursionError:
+        return ChartValues(error=f"{label}: nested too deeply, a recursive alias, or an alias bomb")
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{label}:{mark.line + 1}" if mark else label
+        return ChartValues(error=f"{where}: invalid YAML: {exc.problem or exc.context or 'syntax error'}")
+    except (OSError, UnicodeDecodeError, YAMLError) as exc:
+        return ChartValues(error=f"{label}: cannot read: {' '.join(str(exc).split())}")
+
+
+Consumer = Callable[[RenderedVariant], Any]
+
+
+@dataclass
+class Rendering:
+    """Every chart × variant rendered once: what check-images and check-manifests both read.
+
+    ``variants`` in chart order, each chart's in plan order; ``values``: each chart's values.yaml
+    (by chart index).
+    """
+
+    charts: list[ChartTarget]
+    variants: list[RenderedVariant]
+    values: list[ChartValues]
+    seconds: float = 0.0
+
+    def of(self, chart: ChartTarget) -> list[RenderedVariant]:
+        """The renders of ``chart``."""
+        return [r for r in self.variants if r.chart is chart]
+
+
+def render_charts(
+    charts: Sequence[ChartTarget],
+    settings: ImagesConfig,
+    helm: str,
+    consumers: Mapping[str, Consumer] | None = None,
+    jobs: int | None = None,
+) -> Rendering:
+    """Render every variant (:func:`plan_variants`) of every chart, in parallel, once.
+
+    Each of ``consumers`` (name → function) runs on every render in the worker that rendered it,
+    so its parsing overlaps the other helm processes; its return value lands in
+    ``RenderedVariant.outputs[name]``. ``jobs``: parallel renders (default: one per CPU). Raises
+    :class:`~gsvendor.errors.ToolError` when helm cannot run.
+    """
+    start = time.perf_counter()
+    hooks = dict(consumers or {})
+    workers = jobs or os.cpu_count() or 2
+    # Longest first (the CRD charts render megabytes): the pool then finishes close to the longest render.
+    order = sorted(range(len(charts)), key=lambda i: -chart_size(charts[i].path))
+    futures: dict[tuple[int, str], Future[RenderedVariant]] = {}
+    values: dict[int, ChartValues] = {}
+    plans: dict[int, list[Variant]] = {}
+    renders = Renders()
+    with (
+        ExitStack() as held,
+        ExitStack() as copies,
+        ThreadPoolExecutor(max_workers=workers, thread_name_prefix="helm") as pool,
+    ):
+        try:
+            # One renderable copy per chart, shared by its variants (helm only reads it), removed by the
+            # worker that finishes the chart's last render (off the end of the run); whatever is left
+            # (an error) is removed on the way out. defaults needs no values.yaml, so those renders start
+            # before the values files are read.
+            prepared: dict[int, Path] = {}
+            done = _CopyRelease(len(charts))
+
+            def submit(i: int, variant: Variant) -> None:
+                futures[(i, variant.name)] = pool.submit(
+                    render_one, helm, charts[i], prepared[i], variant, hooks, renders
+                )
+                futures[(i, variant.name)].add_done_callback(lambda _f: done.finished(i))
+
+            for i in order:
+                copies.callback(done.stacks[i].close)
+                prepared[i] = done.stacks[i].enter_context(renderable_copy(charts[i].path))
+                submit(i, Variant(DEFAULTS))
+            for i in order:
+                values[i] = load_values(charts[i])
+                plans[i] = plan_variants(values[i].data, settings.chart(charts[i].name))
+                for variant in plans[i][1:]:
+                    submit(i, variant)
+                done.planned(i, len(plans[i]))
+            rendered = [futures[(i, variant.name)].result() for i in range(len(charts)) for variant in plans[i]]
+        except BaseException as exc:  # Ctrl-C or an error: the renders not started yet are not run,
+            # and a second signal cuts neither helm's end, the pool's wait nor a copy's removal (it
+            # left a copy in TMPDIR, or the run waited for the helms); after an error it comes then
+            held.enter_context(Deferred(redeliver=not isinstance(exc, KeyboardInterrupt)))
+            pool.shutdown(wait=False, cancel_futures=True)
+            renders.end()  # the running ones end now (the pool's exit waits for their workers)
+            raise
+    return Rendering(
+        charts=list(charts),
+        variants=rendered,
+        values=[values[i] for i in range(len(charts))],
+        seconds=time.perf_counter() - start,
+    )
+
+
+class _CopyRelease:
+    """When a chart's renders are all done, its renderable copy goes (``stacks[i]`` holds it).
+
+    ``planned(i, n)``: chart ``i`` has ``n`` renders; ``finished(i)``: one of them ended (from a
+    worker thread, possibly before the plan). The call that settles the count closes the stack; the
+    rendering's ExitStack closes every stack again on the way out (a no-op for a closed one).
+    """
+
+    def __init__(self, charts: int) -> None:
+        self.stacks = [ExitStack() for _ in range(charts)]
+        self._lock = threading.Lock()
+        self._left = [0] * charts
+        self._planned = [False] * charts
+
+    def _count(self, chart: int, change: int, planned: bool = False) -> None:
+        with self._lock:
+            self._left[chart] += change
+            self._planned[chart] |= planned
+            last = self._planned[chart] and self._left[chart] == 0
+        if last:
+            with suppress(OSError):
+                self.stacks[chart].close()
+
+    def planned(self, chart: int, renders: int) -> None:
+        """All ``renders`` of ``chart`` are submitted."""
+        self._count(chart, renders, planned=True)
+
+    def finished(self, chart: int) -> None:
+        """A render of ``chart`` ended (rendered, failed or raised)."""
+        self._count(chart, -1)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gsvendor.errors import ConfigError, UsageError
+from gsvendor.errors import UsageError
 from gsvendor.images.reference import ImageReference, InvalidReference, parse
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ from gsvendor.images.registry import (
     Target,
     target_of,
 )
-from gsvendor.validation import format_path
+from gsvendor.images.variants import config_error
 
 
 def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
@@ -54,14 +54,10 @@ def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
             path: list[Any] = ["images", "mirrors", index, key]
             problem = _prefix_problem(prefix)
             if problem:
-                line = config.line_of(path)
-                raise ConfigError(f"{config.path.name}{f':{line}' if line else ''}: {format_path(path)}: {problem}")
+                raise config_error(config, path, problem)
         mirror = Mirror(mirror=str(entry["mirror"]), upstream=str(entry["upstream"]))
         if any(m.mirror == mirror.mirror for m in mirrors):
-            path = ["images", "mirrors", index, "mirror"]
-            line = config.line_of(path)
-            where = f"{config.path.name}{f':{line}' if line else ''}"
-            raise ConfigError(f"{where}: {format_path(path)}: {mirror.mirror!r} is listed twice")
+            raise config_error(config, ["images", "mirrors", index, "mirror"], f"{mirror.mirror!r} is listed twice")
         mirrors.append(mirror)
     return tuple(mirrors)
 
@@ -237,31 +233,21 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
 
     start = time.perf_counter()
     entries: dict[str, tuple[ImageReference, list[Place]]] = {}
-    counts = {TEMPLATED: 0, EMPTY: 0, "other": 0}
+    counts = {TEMPLATED: 0, EMPTY: 0, "other": 0, "unpinned": 0}
     occurrences = 0
     for item in result.results:
         for checked in item.references:
-            unpinned_default = (
-                checked.found.place == "values"
-                and checked.reference is not None
-                and checked.reference.tag is None
-                and checked.reference.digest is None
-            )
-            if unpinned_default:
+            ref = checked.reference
+            if checked.found.place == "values" and ref is not None and ref.tag is None and ref.digest is None:
                 # a values.yaml image whose tag the chart fills in at render time (kserve.version):
                 # the rendered variants carry the full reference, which is what gets resolved
-                counts["unpinned"] = counts.get("unpinned", 0) + 1
-                continue
-            if checked.status == ALLOWED and checked.reference is not None:
+                counts["unpinned"] += 1
+            elif checked.status == ALLOWED and ref is not None:
                 occurrences += 1
-                ref = checked.reference
-                entries.setdefault(ref.normalized, (ref, []))[1].append(
-                    Place(item.chart.name, item.name, checked.found.location)
-                )
-            elif checked.status in (TEMPLATED, EMPTY):
-                counts[checked.status] += 1
+                place = Place(item.chart.name, item.name, checked.found.location)
+                entries.setdefault(ref.normalized, (ref, []))[1].append(place)
             else:
-                counts["other"] += 1
+                counts[checked.status if checked.status in (TEMPLATED, EMPTY) else "other"] += 1
     upstreams: dict[str, tuple[Mirror, ImageReference | None, str]] = {}
     if options.compare_upstream:
         for name, (ref, _) in entries.items():
@@ -279,6 +265,12 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
         answers = resolver.resolve(targets)
     finally:
         resolver.close()
+    notes = list(options.credentials.notes)
+    if counts["unpinned"]:
+        notes.append(
+            f"{counts['unpinned']} values.yaml image default(s) without a tag not asked: "
+            "the chart sets the tag at render time"
+        )
     references = []
     for name in sorted(entries):
         ref, places = entries[name]
@@ -297,15 +289,7 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
         jobs=options.jobs,
         lookups=resolver.lookups,
         requests=resolver.requests,
-        notes=list(options.credentials.notes)
-        + (
-            [
-                f"{counts['unpinned']} values.yaml image default(s) without a tag not asked: "
-                "the chart sets the tag at render time"
-            ]
-            if counts.get("unpinned")
-            else []
-        ),
+        notes=notes,
         seconds=time.perf_counter() - start,
     )
 

@@ -86,8 +86,7 @@ def images_config(config: Config | None) -> ImagesConfig:
     label = config.path.name
 
     def fail(path: list[Any], message: str) -> ConfigError:
-        line = config.line_of(path)
-        return ConfigError(f"{label}{f':{line}' if line else ''}: {format_path(path)}: {message}")
+        return config_error(config, path, message)
 
     def files(entries: Iterable[Any], path: list[Any]) -> tuple[Path, ...]:
         result = []
@@ -140,6 +139,12 @@ def images_config(config: Config | None) -> ImagesConfig:
         )
     allow = tuple(str(prefix) for prefix in raw["allow"]) if "allow" in raw else DEFAULT_ALLOW
     return ImagesConfig(allow=allow, charts=charts)
+
+
+def config_error(config: Config, path: list[Any], message: str) -> ConfigError:
+    """``gsvendor.yaml:line: images.charts.x.variants[0].name: message`` for the key at ``path``."""
+    line = config.line_of(path)
+    return ConfigError(f"{config.path.name}{f':{line}' if line else ''}: {format_path(path)}: {message}")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 validated against the served version's schema (:mod:`gsvendor.manifests.schema`), per chart ×
 variant; and the optional label policy (``manifests.labels`` in gsvendor.yaml).
 
-The renders are check-images' (:func:`gsvendor.images.rendering.render_charts`): :func:`parse_rendered`
+The renders are check-images' (:func:`gsvendor.images.render.render_charts`): :func:`parse_rendered`
 is the consumer that splits and parses each render in the worker that made it;
 :func:`check_manifests` then collects the CRDs of every render, ``crds/`` and ``files/`` and
 judges the objects. An object identical in several variants is validated once.
@@ -27,7 +27,7 @@ from gsvendor.yamlio import YamlLimitError, load_all_safe
 
 if TYPE_CHECKING:
     from gsvendor.config import Config
-    from gsvendor.images.rendering import RenderedVariant, Rendering
+    from gsvendor.images.render import RenderedVariant, Rendering
     from gsvendor.images.variants import ChartTarget
 
 
@@ -154,7 +154,7 @@ class Parsed:
 
 
 def parse_rendered(rendered: RenderedVariant) -> Parsed:
-    """The check-manifests consumer of :func:`gsvendor.images.rendering.render_charts`: parse every
+    """The check-manifests consumer of :func:`gsvendor.images.render.render_charts`: parse every
     document of a render: kind, apiVersion, name and labels read from the text (:func:`read_header`),
     the document itself parsed only when validated (CRDs are megabytes; most kinds have no CRD).
     Raises nothing."""

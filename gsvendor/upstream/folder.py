@@ -6,7 +6,7 @@ from pathlib import Path
 
 from gsvendor import gitcmd
 from gsvendor.errors import SourceError, ToolError
-from gsvendor.upstream.source import UpstreamSnapshot, Wanted, _one_line, missing_tag, read_tree
+from gsvendor.upstream.source import UpstreamSnapshot, Wanted, missing_tag, one_line, read_tree
 
 
 def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> UpstreamSnapshot:
@@ -20,7 +20,7 @@ def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> Ups
         folder = folder.resolve()
         charts = (folder / "charts").is_dir()
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (pathlib)
-        raise SourceError(f"{location}: cannot read: {_one_line(exc)}") from None
+        raise SourceError(f"{location}: cannot read: {one_line(exc)}") from None
     if not charts:
         raise SourceError(f"{location}: no charts/ folder (not an upstream checkout)")
     files = read_tree(folder, wanted, location, "folder")

@@ -26,29 +26,20 @@ from gsvendor.upstream.source import (
     UpstreamSnapshot,
     Wanted,
     missing_tag,
+    public_url,
     read_tree,
     split_userinfo,
 )
 
 
 def public_git_url(url: str) -> str:
-    """``url`` without credentials: no user info for http(s)/git URLs, no password for ssh ones,
-    every query value ``REDACTED`` (:func:`gsvendor.upstream.source.split_userinfo` finds a password
-    holding a ``/``).
-
-    ``git@host:path`` (scp form) and ``ssh://git@host/…`` keep their user name, which names an
-    account rather than a secret.
-    """
+    """:func:`~gsvendor.upstream.source.public_url` of ``url``, keeping the user name of an ``ssh://``
+    URL (``ssh://git@host/…`` names an account rather than a secret); the scp form ``git@host:path``
+    keeps it too (it has no ``scheme://``)."""
     parts = split_userinfo(url)
-    if parts is None:
-        return url
-    scheme, userinfo, rest = parts
-    if "?" in rest:
-        rest = redact(f"{scheme}{rest}")[len(scheme) :]
-    if scheme.lower() == "ssh://" and userinfo:
-        user = userinfo.split(":", 1)[0]
-        return f"{scheme}{user}@{rest}" if user else f"{scheme}{rest}"
-    return f"{scheme}{rest}"
+    shown = public_url(url)
+    user = parts[1].split(":", 1)[0] if parts is not None and parts[0].lower() == "ssh://" else ""
+    return f"{shown[:6]}{user}@{shown[6:]}" if user else shown
 
 
 # Reads JSON lines (["+"/"-", pgid] a git run began/ended, ["rm", path] a clone); when its input

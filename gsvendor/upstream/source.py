@@ -1,16 +1,6 @@
-"""Upstream sources: read the files gsvendor needs from an upstream tag.
-
-A source is one of (see :func:`classify_source`), each read by its own module of this package
-behind one entry point, :func:`gsvendor.upstream.fetch.fetch_upstream`:
-
-* ``folder`` — a local checkout holding ``charts/``;
-* ``tarball`` — a local ``.tar.gz`` in GitHub archive layout (one top folder ``<repo>-<tag without v>/``);
-* ``http`` — an ``http(s)://`` tarball URL, streamed with httpx, cached per tag and sha256;
-* ``git`` — a git URL (``file://``, ``https://….git``, ``ssh://``, ``git@host:path``), fetched as a
-  shallow, blob-filtered, sparse clone of only the wanted paths.
-
-Only wanted paths are read (``charts/<chart>/**`` and ``go.mod`` for sync). Archive members with
-absolute paths, ``..``, links leading outside the archive, or device files are refused.
+"""Upstream sources: what every source kind (:func:`classify_source`: ``folder``, ``tarball``,
+``http``, ``git``, each a module of this package behind :func:`gsvendor.upstream.fetch.fetch_upstream`)
+shares: the wanted paths, the snapshot, the size limits and path checks, URLs safe to print, tags.
 """
 
 from __future__ import annotations
@@ -57,7 +47,7 @@ class FileBudget:
         self.total += size
         if size > self.most_member or self.total > self.most_total:
             raise SourceError(
-                f"{self.location}: refusing oversized member {_one_line(name)} (limits: "
+                f"{self.location}: refusing oversized member {one_line(name)} (limits: "
                 f"{self.most_member // 1024 // 1024} MiB a file, {self.most_total // 1024 // 1024} MiB in all; "
                 "GSVENDOR_MAX_MEMBER_MIB, GSVENDOR_MAX_TOTAL_MIB raise them)"
             )
@@ -105,7 +95,7 @@ def read_tree(root: Path, wanted: Wanted, location: str, what: str) -> dict[str,
                 if wanted.matches(rel):
                     files[rel] = budget.read(real, rel)
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (pathlib)
-        raise SourceError(f"{location}: cannot read: {_one_line(exc)}") from None
+        raise SourceError(f"{location}: cannot read: {one_line(exc)}") from None
     return files
 
 
@@ -167,16 +157,12 @@ class UpstreamSnapshot:
 
 @dataclass(frozen=True)
 class FetchOptions:
-    """How to reach remote sources.
+    """How to reach remote sources (:func:`gsvendor.upstream.http.download`, :mod:`gsvendor.upstream.git`).
 
-    ``timeout`` in seconds per HTTP request phase: the connection, all the response headers
-    together (cut by a watchdog, as a server may send them a byte at a time), each read of the
-    body; it is also the window over which ``min_rate`` is measured. ``retries`` extra attempts
-    after the first on 5xx answers, timeouts, transport errors and too-slow transfers, with
-    exponential backoff starting at ``backoff`` seconds; ``max_time`` seconds for the whole
-    fetch, connection, headers and body of every attempt (or every git run) together;
-    ``min_rate`` bytes per second below which a transfer is dropped; ``cache_dir`` holds
-    downloaded archives (``<tag>/<sha256>.tar.gz``); ``progress`` draws a progress bar on stderr.
+    ``timeout``: seconds per HTTP phase (connection, all response headers, each body read) and the
+    window ``min_rate`` (bytes/s) is measured over; ``retries`` after the first attempt, backing off
+    from ``backoff`` seconds; ``max_time``: seconds for the whole fetch, every attempt or git run;
+    ``cache_dir``: downloaded archives (``<tag>/<sha256>.tar.gz``); ``progress``: a bar on stderr.
     """
 
     cache_dir: Path | None = None
@@ -299,7 +285,8 @@ def read_archive(path: Path, most: int | None = None, flags: int = 0) -> bytes:
         raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
-def _one_line(exc: BaseException) -> str:
+def one_line(exc: object) -> str:
+    """``exc``'s message on one line, without credentials, at most 300 characters (else its type's name)."""
     from gsvendor.errors import redact, shorten
 
     return shorten(redact(" ".join(str(exc).split())), 300) or type(exc).__name__

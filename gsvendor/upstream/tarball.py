@@ -19,8 +19,8 @@ from gsvendor.upstream.source import (
     FileBudget,
     UpstreamSnapshot,
     Wanted,
-    _one_line,
     check_path,
+    one_line,
     tag_version,
 )
 
@@ -156,7 +156,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
     except _HeaderRefused as exc:
         raise SourceError(f"{location}: {exc}") from None
     except (tarfile.TarError, EOFError, zlib.error, OSError, RecursionError, MemoryError) as exc:
-        raise SourceError(f"{location}: not a readable tar.gz archive ({_one_line(exc)})") from None
+        raise SourceError(f"{location}: not a readable tar.gz archive ({one_line(exc)})") from None
     by_path: dict[str, tarfile.TarInfo] = {}
     for member in members:
         path = _safe_member_path(member.name, location)
@@ -196,7 +196,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
             # in memory, a regular member's bytes are one slice of the inflated tar (no file object)
             content = data[member.offset_data : member.offset_data + member.size]
             if len(content) != member.size:
-                raise SourceError(f"{location}: corrupt member {_one_line(member.name)} (truncated)")
+                raise SourceError(f"{location}: corrupt member {one_line(member.name)} (truncated)")
             files[rel] = content
             continue
         try:
@@ -205,7 +205,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
                 continue
             content = handle.read(budget.most_member + 1)
         except (tarfile.TarError, EOFError, zlib.error, OSError, KeyError, RecursionError, MemoryError) as exc:
-            raise SourceError(f"{location}: corrupt member {_one_line(member.name)} ({_one_line(exc)})") from None
+            raise SourceError(f"{location}: corrupt member {one_line(member.name)} ({one_line(exc)})") from None
         if len(content) > budget.most_member:  # a link to a bigger member
             budget.charge(member.name, len(content))
         files[rel] = content

@@ -12,7 +12,7 @@ from pathlib import Path
 from gsvendor.config import Config
 from gsvendor.errors import UsageError
 from gsvendor.images.check import CheckResult, images_consumer, images_result
-from gsvendor.images.rendering import render_charts
+from gsvendor.images.render import render_charts
 from gsvendor.manifests.check import CONSUMER, ManifestsResult, check_manifests, label_policy, parse_rendered
 from gsvendor.manifests.schema import warm_up
 from gsvendor.workflows.check_images import render_inputs

@@ -670,7 +670,8 @@ def rendered_project(tmp_path_factory: pytest.TempPathFactory):
     from conftest import ROOT, Cli, tarball
 
     from gsvendor.config import load_config
-    from gsvendor.images import rendering, variants
+    from gsvendor.images import render as rendering
+    from gsvendor.images import variants
     from gsvendor.images.render import find_helm
 
     project = tmp_path_factory.mktemp("speed-images") / "project"

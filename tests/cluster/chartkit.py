@@ -68,7 +68,7 @@ def chart_variants(project: Path) -> list[ChartVariant]:
     """Every variant check-images renders of ``project``'s charts (gsvendor.yaml), in install order,
     without the variants declared to fail. Raises gsvendor's errors for an unsynced project."""
     from gsvendor.config import load_config
-    from gsvendor.images.rendering import load_values
+    from gsvendor.images.render import load_values
     from gsvendor.images.variants import chart_targets, images_config, plan_variants
 
     config = load_config(project / "gsvendor.yaml")

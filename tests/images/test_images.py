@@ -233,7 +233,7 @@ def test_an_empty_image_with_a_tag_stays_empty():
 
 
 def test_a_charts_copy_goes_when_its_last_render_ends_whichever_comes_first():
-    from gsvendor.images.rendering import _CopyRelease
+    from gsvendor.images.render import _CopyRelease
 
     closed: list[int] = []
     release = _CopyRelease(3)

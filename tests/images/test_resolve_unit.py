@@ -426,3 +426,42 @@ def test_an_answer_with_headers_past_the_http_limit_is_a_registry_error(server):
     resolver, host = resolver_for(server, retries=0)
     found = ask(resolver, f"{host}/huge:v1")
     assert (found.outcome, found.detail) == ("registry-error", "broken HTTP answer: Receive buffer too long")
+
+
+def test_response_headers_trickling_in_on_a_kept_alive_connection_time_out():
+    """HEAD answers at once without a digest header, on a connection kept alive; the GET that follows
+    on it gets one header byte every 0.05 s (each read within the timeout, the headers never complete)."""
+    stop = threading.Event()
+
+    def serve(conn: socket.socket) -> None:
+        with conn:
+            conn.recv(65536)
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: " + OCI_MANIFEST.encode() + b"\r\nContent-Length: 0\r\n\r\n"
+            )
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\n")
+            while not stop.wait(0.05):
+                try:
+                    conn.sendall(b"X")
+                except OSError:
+                    return
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+
+        def accept() -> None:
+            while True:
+                try:
+                    conn, _ = listener.accept()
+                except OSError:
+                    return
+                threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+        threading.Thread(target=accept, daemon=True).start()
+        host = f"127.0.0.1:{listener.getsockname()[1]}"
+        options = resolve.ResolveOptions(insecure=frozenset({host}), timeout=0.3, retries=0, backoff=0.01)
+        found = ask(resolve.Resolver(options), f"{host}/trickle:v1")
+        stop.set()
+    assert (found.outcome, found.detail) == ("unreachable", "timed out (1 attempts, 0.3 s each)")
