@@ -1,17 +1,11 @@
 """Where the upstream version is written, and whether every place agrees.
 
-The single source of truth is ``ARG KSERVE_VERSION=<tag>`` in the pin Dockerfile
-(``pinDockerfile``, default ``Dockerfile.llmisvc``): Renovate bumps it on a new KServe release
-(``# renovate: datasource=github-releases depName=kserve/kserve`` above it). Every other place
-follows it:
-
-* ``ARG KSERVE_VERSION`` of the other Dockerfiles (``dockerfiles``);
-* each vendored chart's ``Chart.yaml`` ``appVersion`` and, where the chart has the key,
-  ``values.yaml`` ``kserve.version`` (written by ``sync`` through the chart-metadata overlay);
-* the lock file's ``tag`` (absent lock: the charts are not synced, which is not a failure).
-
-The Go check compares each Dockerfile's ``golang`` builder image with the ``go`` and
-``toolchain`` lines of upstream's ``go.mod`` at the pinned tag (:func:`judge_go`).
+The source of truth is ``ARG KSERVE_VERSION=<tag>`` in the pin Dockerfile (``pinDockerfile``, default
+``Dockerfile.llmisvc``), which Renovate bumps (``# renovate: …`` above it). The other places follow it:
+``ARG KSERVE_VERSION`` of the other ``dockerfiles``; each vendored chart's ``Chart.yaml`` ``appVersion``
+and, where present, ``values.yaml`` ``kserve.version`` (sync's chart-metadata overlay writes them); the
+lock's ``tag`` (no lock: not synced, not a failure). The Go check holds each ``golang`` builder image to
+the ``go`` and ``toolchain`` lines of upstream's go.mod at the pinned tag (:func:`judge_go`).
 """
 
 from __future__ import annotations
@@ -24,7 +18,6 @@ from typing import Any
 from gsvendor.config import DEFAULT_DOCKERFILES, DEFAULT_PATCHES, DEFAULT_PIN_DOCKERFILE, Config, load_yaml_document
 from gsvendor.controller_images import dockerfile
 from gsvendor.errors import ConfigError, UsageError
-from gsvendor.upstream.source import go_directives
 from gsvendor.validation import line_of
 from gsvendor.vendoring import lock as lockfile
 
@@ -37,6 +30,7 @@ AGREES = "agrees"
 DIFFERS = "differs"
 MISSING = "missing"
 NOT_SYNCED = "not synced"
+_ABSENT = object()  # a key the YAML does not have
 
 
 # Go check statuses.
@@ -158,6 +152,15 @@ def _compare(pin: Pin, file: str, line: int | None, key: str, value: Any) -> Pla
     return Place(file, line, key, text, DIFFERS, f"{pin.file}:{pin.line} pins {pin.value}")
 
 
+def _yaml_place(pin: Pin, folder: Path, dest: str, name: str, keys: list[str]) -> Place | None:
+    """The place of ``keys`` in ``dest/name``; ``None`` when the file or the key is absent."""
+    path = folder / name
+    document = value = load_yaml_document(path, f"{dest}/{name}") if path.is_file() else None
+    for key in keys:
+        value = value.get(key, _ABSENT) if isinstance(value, dict) else _ABSENT
+    return None if value is _ABSENT else _compare(pin, f"{dest}/{name}", line_of(document, keys), ".".join(keys), value)
+
+
 def version_places(config: Config, pin: Pin) -> list[Place]:
     """Every place the upstream version is written, compared with ``pin`` (see the module doc).
 
@@ -188,19 +191,12 @@ def version_places(config: Config, pin: Pin) -> list[Place]:
                 Place(f"{chart.dest}/", None, "Chart.yaml appVersion", None, NOT_SYNCED, "chart not vendored")
             )
             continue
-        label = f"{chart.dest}/Chart.yaml"
-        document = load_yaml_document(folder / "Chart.yaml", label) if (folder / "Chart.yaml").is_file() else None
-        if not isinstance(document, dict) or document.get("appVersion") is None:
-            places.append(Place(label, None, "appVersion", None, MISSING, "no appVersion"))
-        else:
-            places.append(_compare(pin, label, line_of(document, ["appVersion"]), "appVersion", document["appVersion"]))
-        values_path = folder / "values.yaml"
-        if values_path.is_file():
-            label = f"{chart.dest}/values.yaml"
-            values = load_yaml_document(values_path, label)
-            kserve = values.get("kserve") if isinstance(values, dict) else None
-            if isinstance(kserve, dict) and "version" in kserve:
-                places.append(_compare(pin, label, line_of(kserve, ["version"]), "kserve.version", kserve["version"]))
+        app = _yaml_place(pin, folder, chart.dest, "Chart.yaml", ["appVersion"])
+        if app is None or app.value is None:
+            app = Place(f"{chart.dest}/Chart.yaml", None, "appVersion", None, MISSING, "no appVersion")
+        places.append(app)
+        values = _yaml_place(pin, folder, chart.dest, "values.yaml", ["kserve", "version"])
+        places += [values] if values else []
     lock_label = config.lock_path.relative_to(config.root).as_posix()
     if not config.lock_path.exists():
         places.append(Place(lock_label, None, "tag", None, NOT_SYNCED, "no lock file: charts not synced yet"))
@@ -232,11 +228,9 @@ class GoVersion:
 
     def __str__(self) -> str:
         base = f"{self.major}.{self.minor}"
-        if self.stage == 2:
-            return f"{base}.{self.patch}"
         if self.stage == 1:
             return f"{base}{'rc' if self.pre[0] else 'beta'}{self.pre[1]}"
-        return base
+        return f"{base}.{self.patch}" if self.stage == 2 else base
 
 
 _GO_VERSION = re.compile(r"^(?:go)?(\d+)\.(\d+)(?:\.(\d+)|(rc|beta)(\d+))?$")
@@ -284,13 +278,6 @@ class GoMod:
         return max(minimum, toolchain)
 
 
-def parse_go_mod(text: str) -> GoMod:
-    """The ``go`` and ``toolchain`` directives of go.mod ``text`` (``//`` comments ignored)."""
-
-    go, toolchain = go_directives(text)
-    return GoMod(go=go, toolchain=toolchain)
-
-
 def judge_go(builder: GoVersion | None, mod: GoMod) -> tuple[str, str]:
     """Judge a builder's Go version against upstream's go.mod: ``(ok|warn|fail, reason)``.
 
@@ -309,19 +296,13 @@ def judge_go(builder: GoVersion | None, mod: GoMod) -> tuple[str, str]:
         return GO_WARN, f"upstream go.mod has no readable go line ({mod.go!r})"
     if builder is None:
         return GO_WARN, "cannot tell the Go version from the image tag"
-    pair = (builder.major, builder.minor)
-    min_pair, pref_pair = (minimum.major, minimum.minor), (preferred.major, preferred.minor)
-    if builder.floating:
-        if pair < min_pair:
-            return GO_FAIL, f"older than upstream's go {mod.go}"
-        if pair < pref_pair:
-            return GO_FAIL, f"older than upstream's toolchain {mod.toolchain}"
-    else:
-        if builder < minimum:
-            return GO_FAIL, f"older than upstream's go {mod.go}: go.mod requires at least {minimum}"
-        if builder < preferred:  # the toolchain line: preferred is the newer of the two lines
-            return GO_FAIL, f"older than upstream's toolchain {mod.toolchain}"
-    if pair > pref_pair:
+    # a floating golang:1.25 pulls the newest 1.25.x: above every 1.25 version (stage 3)
+    newest = GoVersion(builder.major, builder.minor, 3) if builder.floating else builder
+    if newest < minimum:
+        return GO_FAIL, f"older than upstream's go {mod.go}: go.mod requires at least {minimum}"
+    if newest < preferred:  # the toolchain line: preferred is the newer of the two lines
+        return GO_FAIL, f"older than upstream's toolchain {mod.toolchain}"
+    if (builder.major, builder.minor) > (preferred.major, preferred.minor):
         return GO_WARN, f"newer minor than upstream's {preferred}: builds, but not with the Go upstream releases with"
     if builder.floating:
         return GO_OK, f"floats to the newest {builder}.x (upstream needs {preferred} or later)"
