@@ -21,6 +21,8 @@ from e2b_dockerfile_utils import DockerfileSyntaxError, ShellLex, chomp_heredoc_
 
 from gsvendor.config import read_text
 from gsvendor.errors import ConfigError
+from gsvendor.images import reference
+from gsvendor.images.reference import ImageReference
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # BuildKit sets these for every build; they are usable in FROM without an ARG declaring them.
@@ -63,27 +65,6 @@ class Arg:
 
 
 @dataclass(frozen=True)
-class ImageRef:
-    """A parsed image reference ``[registry/]path[:tag][@digest]``.
-
-    ``repository`` is everything before the tag (registry included, as written); ``name`` its
-    last path component (``golang`` for ``docker.io/library/golang``).
-    """
-
-    repository: str
-    tag: str | None
-    digest: str | None
-
-    @property
-    def name(self) -> str:
-        """The last path component of the repository."""
-        return self.repository.rsplit("/", 1)[-1]
-
-    def __str__(self) -> str:
-        return self.repository + (f":{self.tag}" if self.tag else "") + (f"@{self.digest}" if self.digest else "")
-
-
-@dataclass(frozen=True)
 class Stage:
     """One build stage: the ``FROM`` line and the ARGs declared in the stage.
 
@@ -104,11 +85,16 @@ class Stage:
     unresolved: tuple[str, ...] = ()
 
     @property
-    def image(self) -> ImageRef | None:
-        """The parsed base image; ``None`` when the stage builds on an earlier stage or on ``scratch``."""
-        if self.base_stage is not None or self.base == "scratch" or not self.base:
+    def image(self) -> ImageReference | None:
+        """The base image by the distribution grammar (:func:`gsvendor.images.reference.parse`); ``None``
+        when the stage builds on an earlier stage or on ``scratch``, or ``base`` is no reference
+        (``golang:`` of an unset ARG)."""
+        if self.base_stage is not None or self.base == "scratch":
             return None
-        return parse_image_ref(self.base)
+        try:
+            return reference.parse(self.base)
+        except reference.InvalidReference:
+            return None
 
 
 @dataclass(frozen=True)
@@ -134,17 +120,6 @@ class Dockerfile:
             return arg
         stage_args = (a for stage in self.stages for a in stage.args if a.name == name and a.default is not None)
         return next(stage_args, None)
-
-
-def parse_image_ref(reference: str) -> ImageRef:
-    """Split ``reference`` into repository, tag and digest (``golang:1.25.8@sha256:…``).
-
-    A ``:`` after the last ``/`` separates the tag; one before it is a registry port.
-    """
-    rest, _, digest = reference.partition("@")
-    slash, colon = rest.rfind("/"), rest.rfind(":")
-    repository, tag = (rest[:colon], rest[colon + 1 :]) if colon > slash else (rest, None)
-    return ImageRef(repository=repository, tag=tag or None, digest=digest or None)
 
 
 def expand(text: str, values: Mapping[str, str | None], escape: str = "\\") -> tuple[str, tuple[str, ...]]:

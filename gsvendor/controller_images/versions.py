@@ -330,7 +330,8 @@ class GoBuilder:
 def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
     """Every stage of every configured Dockerfile whose base image is ``golang`` (any registry), judged.
 
-    A missing Dockerfile is skipped here (the version table reports it).
+    A missing Dockerfile is skipped here (the version table reports it), and so is a base that is no
+    image reference (:attr:`~gsvendor.controller_images.dockerfile.Stage.image`).
     """
     inputs = build_inputs(config)
     found: list[GoBuilder] = []
@@ -340,7 +341,7 @@ def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
             continue
         for stage in dockerfile.read(path, label).stages:
             image = stage.image
-            if image is None or image.name != "golang":
+            if image is None or image.repository.rsplit("/", 1)[-1] != "golang":
                 continue
             version = image_go_version(image.tag)
             status, reason = judge_go(version, mod)
@@ -349,7 +350,7 @@ def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
                     file=label,
                     line=stage.line,
                     stage=stage.name or f"#{stage.index}",
-                    image=str(image),
+                    image=stage.base,
                     version=str(version) if version else None,
                     status=status,
                     reason=reason,
