@@ -209,31 +209,26 @@ def version_places(config: Config, pin: Pin) -> list[Place]:
 
 @dataclass(frozen=True, order=True)
 class GoVersion:
-    """A Go version as Go orders them: ``1.21`` < ``1.21rc1`` < ``1.21.0`` < ``1.21.1``.
+    """A Go version, ordered as Go orders them: ``1.21`` < ``1.21beta1`` < ``1.21rc1`` < ``1.21.0`` < ``1.21.1``.
 
-    ``patch`` is ``None`` for a bare ``major.minor`` (a go.mod language version, or a floating
-    image tag such as ``golang:1.25``); ``pre`` is ``(0, n)`` for ``betaN``, ``(1, n)`` for ``rcN``.
+    ``key`` is ``(major, minor, stage, n)``, stage 0 for a bare ``major.minor`` (a go.mod language
+    version, or a floating image tag such as ``golang:1.25``), 1 ``betaN``, 2 ``rcN``, 3 ``major.minor.N``;
+    ``text`` is the version as written, without ``go``.
     """
 
-    major: int
-    minor: int
-    stage: int  # 0 bare major.minor, 1 pre-release, 2 release with a patch number
-    pre: tuple[int, int] = (0, 0)
-    patch: int | None = field(default=None)
+    key: tuple[int, int, int, int]
+    text: str = field(compare=False)
 
     @property
     def floating(self) -> bool:
         """A bare ``major.minor`` (``golang:1.25`` pulls the newest 1.25.x)."""
-        return self.stage == 0
+        return self.key[2] == 0
 
     def __str__(self) -> str:
-        base = f"{self.major}.{self.minor}"
-        if self.stage == 1:
-            return f"{base}{'rc' if self.pre[0] else 'beta'}{self.pre[1]}"
-        return f"{base}.{self.patch}" if self.stage == 2 else base
+        return self.text
 
 
-_GO_VERSION = re.compile(r"^(?:go)?(\d+)\.(\d+)(?:\.(\d+)|(rc|beta)(\d+))?$")
+_GO_VERSION = re.compile(r"^(?:go)?(\d+)\.(\d+)(?:\.(\d+)|(beta|rc)(\d+))?$")
 
 
 def parse_go_version(text: str) -> GoVersion | None:
@@ -241,12 +236,9 @@ def parse_go_version(text: str) -> GoVersion | None:
     match = _GO_VERSION.match(text.strip())
     if not match:
         return None
-    major, minor = int(match.group(1)), int(match.group(2))
-    if match.group(3) is not None:
-        return GoVersion(major, minor, 2, (0, 0), int(match.group(3)))
-    if match.group(4):
-        return GoVersion(major, minor, 1, (1 if match.group(4) == "rc" else 0, int(match.group(5))))
-    return GoVersion(major, minor, 0)
+    major, minor, patch, pre, number = match.groups()
+    stage = 3 if patch is not None else {"beta": 1, "rc": 2}.get(pre or "", 0)
+    return GoVersion((int(major), int(minor), stage, int(patch or number or 0)), text.strip().removeprefix("go"))
 
 
 def image_go_version(tag: str | None) -> GoVersion | None:
@@ -296,13 +288,13 @@ def judge_go(builder: GoVersion | None, mod: GoMod) -> tuple[str, str]:
         return GO_WARN, f"upstream go.mod has no readable go line ({mod.go!r})"
     if builder is None:
         return GO_WARN, "cannot tell the Go version from the image tag"
-    # a floating golang:1.25 pulls the newest 1.25.x: above every 1.25 version (stage 3)
-    newest = GoVersion(builder.major, builder.minor, 3) if builder.floating else builder
+    # a floating golang:1.25 pulls the newest 1.25.x: above every 1.25 version (stage 4)
+    newest = GoVersion((*builder.key[:2], 4, 0), builder.text) if builder.floating else builder
     if newest < minimum:
         return GO_FAIL, f"older than upstream's go {mod.go}: go.mod requires at least {minimum}"
     if newest < preferred:  # the toolchain line: preferred is the newer of the two lines
         return GO_FAIL, f"older than upstream's toolchain {mod.toolchain}"
-    if (builder.major, builder.minor) > (preferred.major, preferred.minor):
+    if builder.key[:2] > preferred.key[:2]:
         return GO_WARN, f"newer minor than upstream's {preferred}: builds, but not with the Go upstream releases with"
     if builder.floating:
         return GO_OK, f"floats to the newest {builder}.x (upstream needs {preferred} or later)"
