@@ -216,3 +216,9 @@ def test_thousands_of_stages_and_args_parse() -> None:
     assert len(parsed.stages) == 20_002
     assert parsed.stages[0].args[0].name == "V0" and len(parsed.stages[-2].args) == 20_000
     assert parsed.stages[-1].base_stage == "s19999"  # a stage's name in any case
+
+
+def test_the_comments_above_a_stage_arg_in_a_crlf_file() -> None:
+    """BuildKit's parser drops comments; the ones directly above an ARG are read from the text, CRs removed."""
+    pin = dockerfile.parse("FROM a\r\n\r\n# renovate: depName=x\r\nARG V=1\r\n").pin("V")
+    assert pin is not None and (pin.default, pin.line, pin.renovate) == ("1", 4, "depName=x")
