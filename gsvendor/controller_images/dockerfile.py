@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from e2b_dockerfile_utils import DockerfileSyntaxError, ShellLex, chomp_heredoc_content, parse_dockerfile_ast
+from e2b_dockerfile_utils import DockerfileInstruction, DockerfileSyntaxError, ShellLex, parse_dockerfile_ast
 
 from gsvendor.config import read_text
 from gsvendor.errors import ConfigError
@@ -29,22 +29,6 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 AUTOMATIC_ARGS = frozenset(
     f"{kind}{part}" for kind in ("BUILD", "TARGET") for part in ("PLATFORM", "OS", "ARCH", "VARIANT")
 )
-
-
-@dataclass(frozen=True)
-class Instruction:
-    """One instruction, continuations joined.
-
-    ``keyword`` is upper-case (``FROM``, ``ARG`` …); ``value`` the text after it with continuation
-    characters and newlines removed; ``line``/``end_line`` the 1-based first and last physical
-    lines (a heredoc body included); ``heredocs`` the bodies of its heredocs (``<<-`` tabs removed).
-    """
-
-    keyword: str
-    value: str
-    line: int
-    end_line: int
-    heredocs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,10 +83,12 @@ class Stage:
 
 @dataclass(frozen=True)
 class Dockerfile:
-    """A parsed Dockerfile. ``label`` names it in messages (a project-relative path)."""
+    """A parsed Dockerfile. ``label`` names it in messages (a project-relative path); ``instructions`` are
+    BuildKit's (upper-case ``name``, the joined line ``original``, ``flags``, ``args``, ``heredocs``,
+    1-based ``start_line``/``end_line``)."""
 
     label: str
-    instructions: tuple[Instruction, ...]
+    instructions: tuple[DockerfileInstruction, ...]
     global_args: tuple[Arg, ...]
     stages: tuple[Stage, ...]
 
@@ -159,7 +145,6 @@ def parse(text: str, label: str = "Dockerfile", build_args: Mapping[str, str] | 
         raise ConfigError(f"{label}:{exc.line or 1}: {str(exc).split(': ', 1)[-1]}") from None
     lines = text.removeprefix("\ufeff").split("\n")  # the parser's lines: comments are looked up in them
     lexer = ShellLex(ast.escape_token)  # dequotes ARG defaults; their $references stay as written
-    instructions: list[Instruction] = []
     global_args: list[Arg] = []
     scope: dict[str, str | None] = {}
     stages: list[Stage] = []
@@ -167,17 +152,6 @@ def parse(text: str, label: str = "Dockerfile", build_args: Mapping[str, str] | 
     earlier: dict[str, str] = {}  # the earlier stages' names, lower-cased (kept as they go: thousands of stages)
     for node in ast.instructions:
         where = f"{label}:{node.start_line}: {node.name}"
-        words = node.original.split(None, 1)
-        heredocs = (chomp_heredoc_content(h.content) if h.chomp else h.content for h in node.heredocs)
-        instructions.append(
-            Instruction(
-                keyword=node.name,
-                value=words[1].strip() if len(words) > 1 else "",
-                line=node.start_line,
-                end_line=node.end_line,
-                heredocs=tuple(h.removesuffix("\n").removesuffix("\r") for h in heredocs),
-            )
-        )
         if node.name == "ARG":
             if not node.args:
                 raise ConfigError(f"{where} needs a name")
@@ -226,7 +200,7 @@ def parse(text: str, label: str = "Dockerfile", build_args: Mapping[str, str] | 
                 earlier[name.lower()] = name
     return Dockerfile(
         label=label,
-        instructions=tuple(instructions),
+        instructions=tuple(ast.instructions),
         global_args=tuple(global_args),
         stages=tuple(replace(s, args=s.args + tuple(a)) if a else s for s, a in zip(stages, stage_args, strict=True)),
     )

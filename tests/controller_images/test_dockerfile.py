@@ -100,13 +100,13 @@ def test_stage_args_stay_in_their_stage() -> None:
 
 def test_continuations_comments_and_heredocs() -> None:
     instructions = dockerfile.parse(MULTI).instructions
-    runs = [i for i in instructions if i.keyword == "RUN"]
-    assert runs[0].value == "echo building     ${KSERVE_VERSION}     for ${TARGETOS}/${TARGETARCH}"
-    assert (runs[0].line, runs[0].end_line) == (15, 19)
-    assert runs[1].heredocs == ("FROM this-is-a-heredoc-body\nARG NOT_AN_ARG=1",)
+    runs = [i for i in instructions if i.name == "RUN"]
+    assert runs[0].args == ["echo building     ${KSERVE_VERSION}     for ${TARGETOS}/${TARGETARCH}"]
+    assert (runs[0].start_line, runs[0].end_line) == (15, 19)
+    assert [h.content for h in runs[1].heredocs] == ["FROM this-is-a-heredoc-body\nARG NOT_AN_ARG=1\n"]
     assert "NOT_AN_ARG" not in {a.name for s in dockerfile.parse(MULTI).stages for a in s.args}
-    assert [i.keyword for i in instructions].count("FROM") == 4
-    assert instructions[0].keyword == "ARG"  # the syntax directive is neither an instruction nor a comment
+    assert [i.name for i in instructions].count("FROM") == 4
+    assert instructions[0].name == "ARG"  # the syntax directive is neither an instruction nor a comment
 
 
 def test_build_args_override_defaults() -> None:
@@ -149,7 +149,7 @@ def test_expand(text: str, values: dict[str, str | None], expected: str) -> None
 def test_escape_directive() -> None:
     parsed = dockerfile.parse("# escape=`\nARG V=1\nFROM golang:${V} `\n  AS b\nRUN echo a\\b\n")
     assert [(s.name, s.base) for s in parsed.stages] == [("b", "golang:1")]
-    assert parsed.instructions[-1].value == "echo a\\b"
+    assert parsed.instructions[-1].args == ["echo a\\b"]
 
 
 def test_a_base_that_is_no_reference_has_no_image() -> None:
@@ -193,16 +193,16 @@ def test_the_projects_dockerfiles(name: str) -> None:
     assert builder.image is not None and builder.image.repository == "library/golang"
     assert {"TARGETOS", "TARGETARCH", "KSERVE_VERSION"} <= {a.name for a in builder.args}
     assert runtime.base == "gcr.io/distroless/static:nonroot"
-    assert any(i.keyword == "USER" and i.value == "65532:65532" for i in parsed.instructions)
+    assert any(i.name == "USER" and i.args == ["65532:65532"] for i in parsed.instructions)
 
 
 def test_the_llmisvc_dockerfile_applies_the_series_before_building() -> None:
     instructions = dockerfile.read(ROOT / "Dockerfile.llmisvc").instructions
-    copy = next(i for i in instructions if i.keyword == "COPY" and "patches/llmisvc/" in i.value)
-    apply = next(i for i in instructions if i.keyword == "RUN" and "git apply" in i.value)
-    build = next(i for i in instructions if i.keyword == "RUN" and "go build" in i.value)
-    assert copy.line < apply.line < build.line
-    assert "/patches/*.patch" in apply.value and "exit 1" in apply.value
+    copy = next(i for i in instructions if i.name == "COPY" and "patches/llmisvc/" in i.args)
+    apply = next(i for i in instructions if i.name == "RUN" and "git apply" in i.original)
+    build = next(i for i in instructions if i.name == "RUN" and "go build" in i.original)
+    assert copy.start_line < apply.start_line < build.start_line
+    assert "/patches/*.patch" in apply.original and "exit 1" in apply.original
 
 
 def test_thousands_of_stages_and_args_parse() -> None:
