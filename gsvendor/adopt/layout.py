@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gsvendor.adopt.infer import ChartInference, Proposed
+from gsvendor.overlays.yamledit import parse_pointer
 
 THEMES: dict[str, str] = {
     "10-chart-metadata": "Chart metadata: the Chart.yaml keys that differ from upstream, and values that carry "
@@ -102,7 +103,7 @@ def describe(params: dict[str, Any]) -> str:
     times = f" ({params['count']} times)" if params.get("count", 1) > 1 else ""
     if kind in ("yaml-set", "yaml-delete"):
         pointers = params.get("values") or params["keys"]
-        keys = [k.lstrip("/").replace("/", ".").replace("~1", "/").replace("~0", "~") for k in pointers]
+        keys = [".".join(parse_pointer(k)) for k in pointers]
         if kind == "yaml-delete":
             return f"removes {', '.join(keys)} from {where}"
         shown = ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")

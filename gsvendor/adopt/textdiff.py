@@ -47,8 +47,8 @@ def hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
         a.pop()
     while b and not b[-1]:
         b.pop()
-    head = _common(a, b)
-    tail = _common(a[head:][::-1], b[head:][::-1])
+    head = len(os.path.commonprefix([a, b]))  # noqa: RUF071 (a prefix of whole lines is wanted)
+    tail = len(os.path.commonprefix([a[head:][::-1], b[head:][::-1]]))  # noqa: RUF071
     middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
     if len(middle_a) * len(middle_b) > _LARGE:
         blocks = _git_hunks(middle_a, middle_b)
@@ -56,11 +56,6 @@ def hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
         matcher = difflib.SequenceMatcher(None, middle_a, middle_b)
         blocks = [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
     return [(i1 + head, i2 + head, j1 + head, j2 + head) for i1, i2, j1, j2 in blocks]
-
-
-def _common(a: list[str], b: list[str]) -> int:
-    """How many leading lines ``a`` and ``b`` share."""
-    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
 # above this product of line counts difflib's quadratic matching takes seconds (a CRD of an

@@ -1,68 +1,40 @@
-"""A small Dockerfile reader: instructions, ARGs, stages and their base images.
+"""The Dockerfile questions gsvendor asks: which upstream version is pinned (``ARG KSERVE_VERSION=…``, on
+which line, under which ``# renovate:`` comment) and which base image every stage builds ``FROM`` once
+ARGs are substituted (``golang:${GO_VERSION}``).
 
-Enough of the Dockerfile syntax (https://docs.docker.com/reference/dockerfile/) to answer the
-questions gsvendor asks of ``Dockerfile`` and ``Dockerfile.llmisvc``: which upstream version is
-pinned (``ARG KSERVE_VERSION=…``, on which line, under which ``# renovate:`` comment) and which
-base image every stage builds ``FROM`` once ARGs are substituted (``golang:${GO_VERSION}``).
-
-Handled: parser directives (``# escape=`` changes the line continuation character), comments,
-line continuations (comment and blank lines inside one are dropped, as BuildKit does), heredocs
-(``RUN <<EOF`` … ``EOF``; their bodies are not instructions), ``ARG`` with and without default and
-several names on one line, global ARGs before the first ``FROM``, ``FROM [--platform=…] image
-[AS name]``, and ``$VAR``, ``${VAR}``, ``${VAR:-word}``, ``${VAR:+word}``, ``${VAR-word}``,
-``${VAR+word}`` in ``FROM``. Instructions are not otherwise validated.
+Parsing is e2b-dockerfile-utils' port of BuildKit's parser (parser directives, continuations with
+comment and blank lines inside, heredocs, unknown instructions refused) and of its shell lexer
+(``$VAR``, ``${VAR:-word}``, ``${VAR:+word}``, quotes). dockerfile-parse 2.0.1 does not do: it reads
+heredoc bodies as instructions, ends a continuation at a blank line and leaves ``${VAR:-word}`` as
+written. Added here: the comments above an ARG (BuildKit drops them), the stages with their ARGs, and
+the global ARGs as the only scope of ``FROM``.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from gsvendor.errors import ConfigError
-from gsvendor.yamlio import read_text
+from e2b_dockerfile_utils import DockerfileInstruction, DockerfileSyntaxError, ShellLex, parse_dockerfile_ast
 
-_DIRECTIVE = re.compile(r"^#\s*([A-Za-z][A-Za-z0-9_-]*)\s*=\s*(.*?)\s*$")
-_HEREDOC = re.compile(r"<<(-?)([\"']?)([A-Za-z_][A-Za-z0-9_]*)\2")
+from gsvendor.yamlio import read_text
+from gsvendor.errors import ConfigError
+from gsvendor.images import reference
+from gsvendor.images.reference import ImageReference
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # BuildKit sets these for every build; they are usable in FROM without an ARG declaring them.
 AUTOMATIC_ARGS = frozenset(
-    {
-        "BUILDPLATFORM",
-        "BUILDOS",
-        "BUILDARCH",
-        "BUILDVARIANT",
-        "TARGETPLATFORM",
-        "TARGETOS",
-        "TARGETARCH",
-        "TARGETVARIANT",
-    }
+    f"{kind}{part}" for kind in ("BUILD", "TARGET") for part in ("PLATFORM", "OS", "ARCH", "VARIANT")
 )
 
 
 @dataclass(frozen=True)
-class Instruction:
-    """One instruction, continuations joined.
-
-    ``keyword`` is upper-case (``FROM``, ``ARG`` …); ``value`` the text after it with continuation
-    characters and newlines removed; ``line``/``end_line`` the 1-based first and last physical
-    lines (a heredoc body included); ``comments`` the comment lines directly above it (no blank
-    line between), without ``#``; ``heredocs`` the bodies of its heredocs.
-    """
-
-    keyword: str
-    value: str
-    line: int
-    end_line: int
-    comments: tuple[str, ...] = ()
-    heredocs: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class Arg:
-    """``ARG name[=default]``: ``default`` is ``None`` when the ARG declares none."""
+    """``ARG name[=default]``: ``default`` is ``None`` when the ARG declares none; ``comments`` the comment
+    lines directly above the instruction (no blank line between), without ``#``."""
 
     name: str
     default: str | None
@@ -72,32 +44,8 @@ class Arg:
     @property
     def renovate(self) -> str | None:
         """The ``renovate: …`` annotation directly above this ARG (without ``renovate:``), if any."""
-        for comment in self.comments:
-            text = comment.strip()
-            if text.startswith("renovate:"):
-                return text[len("renovate:") :].strip()
-        return None
-
-
-@dataclass(frozen=True)
-class ImageRef:
-    """A parsed image reference ``[registry/]path[:tag][@digest]``.
-
-    ``repository`` is everything before the tag (registry included, as written); ``name`` its
-    last path component (``golang`` for ``docker.io/library/golang``).
-    """
-
-    repository: str
-    tag: str | None
-    digest: str | None
-
-    @property
-    def name(self) -> str:
-        """The last path component of the repository."""
-        return self.repository.rsplit("/", 1)[-1]
-
-    def __str__(self) -> str:
-        return self.repository + (f":{self.tag}" if self.tag else "") + (f"@{self.digest}" if self.digest else "")
+        found = [c.strip()[len("renovate:") :].strip() for c in self.comments if c.strip().startswith("renovate:")]
+        return found[0] if found else None
 
 
 @dataclass(frozen=True)
@@ -106,8 +54,8 @@ class Stage:
 
     ``base_raw`` is the image as written; ``base`` with ARGs substituted; ``base_stage`` the name
     of an earlier stage when the stage builds on one (``FROM builder``), else ``None``;
-    ``unresolved`` names the variables of ``base_raw`` that no ARG or build arg defines (they
-    expand to the empty string, as in Docker).
+    ``unresolved`` names the variables of ``base_raw`` looked up without a value (they expand to
+    the empty string, or to the word of ``${VAR:-word}``), BuildKit's automatic ARGs left out.
     """
 
     index: int
@@ -121,30 +69,32 @@ class Stage:
     unresolved: tuple[str, ...] = ()
 
     @property
-    def image(self) -> ImageRef | None:
-        """The parsed base image; ``None`` when the stage builds on an earlier stage or on ``scratch``."""
-        if self.base_stage is not None or self.base == "scratch" or not self.base:
+    def image(self) -> ImageReference | None:
+        """The base image by the distribution grammar (:func:`gsvendor.images.reference.parse`); ``None``
+        when the stage builds on an earlier stage or on ``scratch``, or ``base`` is no reference
+        (``golang:`` of an unset ARG)."""
+        if self.base_stage is not None or self.base == "scratch":
             return None
-        return parse_image_ref(self.base)
+        try:
+            return reference.parse(self.base)
+        except reference.InvalidReference:
+            return None
 
 
 @dataclass(frozen=True)
 class Dockerfile:
-    """A parsed Dockerfile. ``label`` names it in messages (a project-relative path)."""
+    """A parsed Dockerfile. ``label`` names it in messages (a project-relative path); ``instructions`` are
+    BuildKit's (upper-case ``name``, the joined line ``original``, ``flags``, ``args``, ``heredocs``,
+    1-based ``start_line``/``end_line``)."""
 
     label: str
-    instructions: tuple[Instruction, ...]
+    instructions: tuple[DockerfileInstruction, ...]
     global_args: tuple[Arg, ...]
     stages: tuple[Stage, ...]
-    directives: dict[str, str] = field(default_factory=dict)
 
     def global_arg(self, name: str) -> Arg | None:
         """The global ARG (declared before the first ``FROM``) called ``name``; the last one wins."""
-        found = None
-        for arg in self.global_args:
-            if arg.name == name:
-                found = arg
-        return found
+        return next((arg for arg in reversed(self.global_args) if arg.name == name), None)
 
     def pin(self, name: str) -> Arg | None:
         """Where ``name`` is pinned: the global ARG with a default, else the first stage ARG with one.
@@ -154,222 +104,29 @@ class Dockerfile:
         arg = self.global_arg(name)
         if arg is not None and arg.default is not None:
             return arg
-        for stage in self.stages:
-            for stage_arg in stage.args:
-                if stage_arg.name == name and stage_arg.default is not None:
-                    return stage_arg
-        return None
-
-
-def parse_image_ref(reference: str) -> ImageRef:
-    """Split ``reference`` into repository, tag and digest (``golang:1.25.8@sha256:…``).
-
-    A ``:`` after the last ``/`` separates the tag; one before it is a registry port.
-    """
-    rest, _, digest = reference.partition("@")
-    slash = rest.rfind("/")
-    colon = rest.rfind(":")
-    if colon > slash:
-        repository, tag = rest[:colon], rest[colon + 1 :]
-    else:
-        repository, tag = rest, None
-    return ImageRef(repository=repository, tag=tag or None, digest=digest or None)
+        stage_args = (a for stage in self.stages for a in stage.args if a.name == name and a.default is not None)
+        return next(stage_args, None)
 
 
 def expand(text: str, values: Mapping[str, str | None], escape: str = "\\") -> tuple[str, tuple[str, ...]]:
-    """Substitute ``$VAR``/``${VAR}`` and the ``${VAR:-w}``, ``${VAR:+w}``, ``${VAR-w}``, ``${VAR+w}`` forms.
+    """Substitute ``$VAR``, ``${VAR}`` and ``${VAR:-w}``, ``${VAR:+w}``, ``${VAR-w}``, ``${VAR+w}`` in ``text``
+    as BuildKit's shell lexer does (quotes removed, ``escape`` before ``$`` keeps it literal).
 
-    ``values`` maps names to values; ``None`` is a declared ARG without a value (unset). The
-    escape character before ``$`` keeps it literal. Returns the text and the names that were
-    used without a value (those expand to ``""`` as in Docker).
+    ``values`` maps names to values; ``None`` is a declared ARG without a value (unset). Returns the
+    text and the names looked up without a value. Raises :class:`ValueError` for a malformed
+    substitution (``${A``, ``${ A}``).
     """
-    out: list[str] = []
-    unresolved: list[str] = []
-    i = 0
-    while i < len(text):
-        char = text[i]
-        if char == escape and i + 1 < len(text) and text[i + 1] == "$":
-            out.append("$")
-            i += 2
-            continue
-        if char != "$":
-            out.append(char)
-            i += 1
-            continue
-        if text.startswith("${", i):
-            end = text.find("}", i + 2)
-            if end < 0:
-                out.append(text[i:])
-                break
-            body = text[i + 2 : end]
-            i = end + 1
-            match = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])(.*))?", body, re.S)
-            if not match:
-                out.append("${" + body + "}")
-                continue
-            name, operator, word = match.group(1), match.group(2), match.group(3) or ""
-            value = values.get(name)
-            if operator in (":-", "-"):
-                use_word = value is None or (operator == ":-" and value == "")
-                if use_word:
-                    word_value, missing = expand(word, values, escape)
-                    unresolved.extend(missing)
-                    out.append(word_value)
-                else:
-                    out.append(value or "")
-            elif operator in (":+", "+"):
-                use_word = value is not None and (operator == "+" or value != "")
-                if use_word:
-                    word_value, missing = expand(word, values, escape)
-                    unresolved.extend(missing)
-                    out.append(word_value)
-            else:
-                if value is None:
-                    unresolved.append(name)
-                out.append(value or "")
-            continue
-        match = _NAME.match(text, i + 1)
-        if not match:
-            out.append("$")
-            i += 1
-            continue
-        name = match.group(0)
-        value = values.get(name)
-        if value is None:
-            unresolved.append(name)
-        out.append(value or "")
-        i = match.end()
-    return "".join(out), tuple(dict.fromkeys(unresolved))
+    missing: list[str] = []
 
+    class Recording(dict[str, str | None]):
+        def get(self, name: str, default: object = None) -> str | None:  # type: ignore[override]
+            value = super().get(name)
+            if value is None:
+                missing.append(name)
+            return value
 
-def _split_directives(lines: list[str]) -> tuple[dict[str, str], int]:
-    """Parser directives: ``# key=value`` lines at the very top, before any other line.
-
-    Returns the directives (keys lower-case) and the index of the first line after them.
-    """
-    directives: dict[str, str] = {}
-    for index, line in enumerate(lines):
-        match = _DIRECTIVE.match(line.strip())
-        if not match or match.group(1).lower() in directives:
-            return directives, index
-        directives[match.group(1).lower()] = match.group(2)
-    return directives, len(lines)
-
-
-def _is_comment(line: str) -> bool:
-    return line.lstrip().startswith("#")
-
-
-def _continues(line: str, escape: str) -> tuple[bool, str]:
-    """Whether ``line`` ends in the escape character (trailing blanks allowed); the line without it."""
-    stripped = line.rstrip(" \t\r")
-    if stripped.endswith(escape):
-        return True, stripped[: -len(escape)]
-    return False, line.rstrip("\r")
-
-
-def parse_instructions(text: str, label: str = "Dockerfile") -> tuple[dict[str, str], list[Instruction]]:
-    """Split Dockerfile ``text`` into parser directives and instructions (see :class:`Instruction`).
-
-    Raises :class:`ConfigError` (``label:line: …``) when the escape directive is not ``\\`` or
-    ````` or a heredoc is not terminated.
-    """
-    lines = text.splitlines()
-    directives, index = _split_directives(lines)
-    escape = directives.get("escape", "\\")
-    if escape not in ("\\", "`"):
-        raise ConfigError(f"{label}:1: escape directive must be \\ or `, not {escape!r}")
-    instructions: list[Instruction] = []
-    comments: list[str] = []
-    while index < len(lines):
-        line = lines[index]
-        if not line.strip():
-            comments = []  # a blank line detaches the comments above it
-            index += 1
-            continue
-        if _is_comment(line):
-            comments.append(line.lstrip()[1:].strip())
-            index += 1
-            continue
-        start = index
-        parts: list[str] = []
-        more, body = _continues(line, escape)
-        parts.append(body)
-        index += 1
-        while more and index < len(lines):
-            line = lines[index]
-            index += 1
-            if not line.strip() or _is_comment(line):
-                continue  # BuildKit drops comment and empty lines inside a continuation
-            more, body = _continues(line, escape)
-            parts.append(body)
-        logical = "".join(parts).strip()
-        keyword, _, value = logical.partition(" ")
-        if "\t" in keyword:
-            keyword, _, rest = keyword.partition("\t")
-            value = f"{rest} {value}".strip()
-        keyword = keyword.upper()
-        heredocs: list[str] = []
-        if keyword in ("RUN", "COPY", "ADD"):
-            for match in _HEREDOC.finditer(value):
-                strip_tabs, terminator = match.group(1) == "-", match.group(3)
-                body_lines: list[str] = []
-                while True:
-                    if index >= len(lines):
-                        raise ConfigError(f"{label}:{start + 1}: heredoc {terminator} is not terminated")
-                    current = lines[index]
-                    index += 1
-                    candidate = current.lstrip("\t") if strip_tabs else current
-                    if candidate.rstrip("\r") == terminator:
-                        break
-                    body_lines.append(candidate)
-                heredocs.append("\n".join(body_lines))
-        instructions.append(
-            Instruction(
-                keyword=keyword,
-                value=value.strip(),
-                line=start + 1,
-                end_line=index,
-                comments=tuple(comments),
-                heredocs=tuple(heredocs),
-            )
-        )
-        comments = []
-    return directives, instructions
-
-
-def _parse_args(instruction: Instruction, label: str) -> list[Arg]:
-    """The ARGs of one ``ARG`` instruction (``ARG A``, ``ARG A=1``, ``ARG A=1 B="x y"``)."""
-    try:
-        tokens = shlex.split(instruction.value, posix=True)
-    except ValueError as exc:
-        raise ConfigError(f"{label}:{instruction.line}: ARG: {exc}") from None
-    if not tokens:
-        raise ConfigError(f"{label}:{instruction.line}: ARG needs a name")
-    args = []
-    for token in tokens:
-        name, equals, default = token.partition("=")
-        if not _NAME.fullmatch(name):
-            raise ConfigError(f"{label}:{instruction.line}: ARG: {name!r} is not a valid name")
-        args.append(
-            Arg(name=name, default=default if equals else None, line=instruction.line, comments=instruction.comments)
-        )
-    return args
-
-
-def _parse_from(instruction: Instruction, label: str) -> tuple[str, str | None, str | None]:
-    """``FROM [--flag=value …] image [AS name]`` → (image, platform, name)."""
-    tokens = instruction.value.split()
-    platform = None
-    while tokens and tokens[0].startswith("--"):
-        flag, _, value = tokens.pop(0).partition("=")
-        if flag == "--platform":
-            platform = value
-    if len(tokens) == 1:
-        return tokens[0], platform, None
-    if len(tokens) == 3 and tokens[1].upper() == "AS":
-        return tokens[0], platform, tokens[2]
-    raise ConfigError(f"{label}:{instruction.line}: FROM: expected 'FROM [--platform=…] image [AS name]'")
+    result = ShellLex(escape, env=Recording(values), skip_unset_env=False).process_word(text)
+    return result, tuple(dict.fromkeys(missing))
 
 
 def parse(text: str, label: str = "Dockerfile", build_args: Mapping[str, str] | None = None) -> Dockerfile:
@@ -377,35 +134,62 @@ def parse(text: str, label: str = "Dockerfile", build_args: Mapping[str, str] | 
 
     Base images are substituted with the global ARGs (the only ones in scope for ``FROM``), their
     defaults replaced by ``build_args``; names of earlier stages are recognised. Raises
-    :class:`ConfigError` ``label:line: …`` for an ARG or FROM it cannot read.
+    :class:`ConfigError` ``label:line: …`` for text BuildKit refuses (an unknown instruction, an
+    unterminated heredoc, an escape directive other than ``\\`` or `````) and an ARG or FROM it
+    cannot read.
     """
     build_args = dict(build_args or {})
-    directives, instructions = parse_instructions(text, label)
-    escape = directives.get("escape", "\\")
+    try:
+        ast = parse_dockerfile_ast(text)
+    except DockerfileSyntaxError as exc:
+        raise ConfigError(f"{label}:{exc.line or 1}: {str(exc).split(': ', 1)[-1]}") from None
+    lines = text.removeprefix("\ufeff").split("\n")  # the parser's lines: comments are looked up in them
+    lexer = ShellLex(ast.escape_token)  # dequotes ARG defaults; their $references stay as written
     global_args: list[Arg] = []
     scope: dict[str, str | None] = {}
     stages: list[Stage] = []
     stage_args: list[list[Arg]] = []  # each stage's ARGs, set once all are read
     earlier: dict[str, str] = {}  # the earlier stages' names, lower-cased (kept as they go: thousands of stages)
-    for instruction in instructions:
-        if instruction.keyword == "ARG":
-            args = _parse_args(instruction, label)
+    for node in ast.instructions:
+        where = f"{label}:{node.start_line}: {node.name}"
+        if node.name == "ARG":
+            if not node.args:
+                raise ConfigError(f"{where} needs a name")
+            above = node.start_line - 2
+            while above >= 0 and lines[above].lstrip().startswith("#"):
+                above -= 1
+            comments = tuple(c.lstrip()[1:].strip() for c in lines[above + 1 : node.start_line - 1])
+            args = []
+            for word in node.args:
+                try:
+                    name, equals, default = lexer.process_word(word).partition("=")
+                except ValueError as exc:
+                    raise ConfigError(f"{where}: {exc}") from None
+                if not _NAME.fullmatch(name):
+                    raise ConfigError(f"{where}: {name!r} is not a valid name")
+                args.append(Arg(name, default if equals else None, node.start_line, comments))
             if not stages:
                 global_args.extend(args)
                 scope.update((arg.name, build_args.get(arg.name, arg.default)) for arg in args)
             else:
                 stage_args[-1] += args
-        elif instruction.keyword == "FROM":
-            raw, platform, name = _parse_from(instruction, label)
-            base, unresolved = expand(raw, scope, escape)
+        elif node.name == "FROM":
+            if len(node.args) not in (1, 3) or (len(node.args) == 3 and node.args[1].upper() != "AS"):
+                raise ConfigError(f"{where}: expected 'FROM [--platform=…] image [AS name]'")
+            raw, name = node.args[0], node.args[2] if len(node.args) == 3 else None
+            platforms = [flag.partition("=")[2] for flag in node.flags if flag.startswith("--platform=")]
+            try:
+                base, unresolved = expand(raw, scope, ast.escape_token)
+            except ValueError as exc:
+                raise ConfigError(f"{where}: {exc}") from None
             stages.append(
                 Stage(
                     index=len(stages),
                     name=name,
                     base_raw=raw,
                     base=base,
-                    platform=platform,
-                    line=instruction.line,
+                    platform=platforms[-1] if platforms else None,
+                    line=node.start_line,
                     base_stage=earlier.get(base.lower()),
                     # BuildKit fills the platform ARGs itself; only other gaps are worth reporting
                     unresolved=tuple(u for u in unresolved if u not in AUTOMATIC_ARGS),
@@ -416,10 +200,9 @@ def parse(text: str, label: str = "Dockerfile", build_args: Mapping[str, str] | 
                 earlier[name.lower()] = name
     return Dockerfile(
         label=label,
-        instructions=tuple(instructions),
+        instructions=tuple(ast.instructions),
         global_args=tuple(global_args),
         stages=tuple(replace(s, args=s.args + tuple(a)) if a else s for s, a in zip(stages, stage_args, strict=True)),
-        directives=directives,
     )
 
 
@@ -428,6 +211,5 @@ def read(path: Path, label: str | None = None, build_args: Mapping[str, str] | N
 
     Raises :class:`ConfigError` ``label: not found`` / ``cannot read`` and parse errors.
     """
-
     label = label or path.name
     return parse(read_text(path, label), label, build_args)

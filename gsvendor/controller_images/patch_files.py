@@ -25,27 +25,24 @@ class Hunk:
     """One ``@@ -a,b +c,d @@`` hunk of a file diff.
 
     ``number`` counts from 1 within its file (as ``git apply --reject`` numbers them); ``header``
-    the ``@@`` line as written; ``old_start`` the 1-based line the hunk expects its first line at.
+    the ``@@`` line as written; ``old_start`` the 1-based line the hunk expects its first line at
+    (``a``); ``before`` the lines it expects (context and removed), ``after`` the lines it leaves
+    (context and added), without line feeds (a ``\r`` of a CRLF file stays).
     """
 
     number: int
     header: str
-    hunk: unidiff.Hunk
+    old_start: int
+    before: list[str]
+    after: list[str]
 
-    @property
-    def old_start(self) -> int:
-        """The first line in the file before the patch (``a`` of ``-a,b``)."""
-        return int(self.hunk.source_start)
-
-    @property
-    def before(self) -> list[str]:
-        """The lines the hunk expects to find (context and removed lines)."""
-        return [_text(line) for line in self.hunk.source_lines()]
-
-    @property
-    def after(self) -> list[str]:
-        """The lines the hunk leaves (context and added lines)."""
-        return [_text(line) for line in self.hunk.target_lines()]
+    @classmethod
+    def of(cls, number: int, header: str, hunk: unidiff.Hunk) -> Hunk:
+        """The hunk unidiff read."""
+        lines = [
+            [str(line.value).removesuffix("\n") for line in side] for side in (hunk.source_lines(), hunk.target_lines())
+        ]
+        return cls(number, header, int(hunk.source_start), *lines)
 
 
 @dataclass(frozen=True)
@@ -89,11 +86,6 @@ class PatchFile:
         return tuple(sorted(paths))
 
 
-def _text(line: unidiff.patch.Line) -> str:
-    """A hunk line without its prefix and line feed (a ``\r`` of a CRLF file stays)."""
-    return str(line.value).removesuffix("\n")
-
-
 def _strip_prefix(path: str) -> str | None:
     """``a/x/y`` → ``x/y`` (git's ``-p1``), git's C-style quoting undone (``"a/t\\303\\251st"``);
     ``/dev/null`` → ``None``."""
@@ -127,7 +119,9 @@ def _parse_diffs(lines: list[str], start: int) -> tuple[list[FileDiff], str | No
             new_path=_strip_prefix(diff.target_file),
             # a hunk's first line follows its header, so the header is the line before it as written
             hunks=tuple(
-                Hunk(number, lines[first + hunk[0].diff_line_no - 2].rstrip("\r") if hunk else str(hunk).strip(), hunk)
+                Hunk.of(
+                    number, lines[first + hunk[0].diff_line_no - 2].rstrip("\r") if hunk else str(hunk).strip(), hunk
+                )
                 for number, hunk in enumerate(diff, 1)
             ),
         )

@@ -1,26 +1,12 @@
 """Check the carried patch series against an upstream tag, the way the image build applies it.
 
-``Dockerfile.llmisvc`` clones upstream at ``KSERVE_VERSION`` and runs ``git apply`` on every
-``patches/llmisvc/*.patch`` in file name order; one that does not apply fails the build.
-:func:`~gsvendor.workflows.patch_verify.verify_series` does the same with only the files the
-patches touch: it reads them from the upstream source (for a git source a sparse,
-blob-filtered shallow clone of just those paths), writes them to a temporary git work tree and
-applies the series there in order, so a patch is judged on the tree the earlier patches left
-(0002 sees 0001 applied). Each patch ends up with one status:
-
-``applies``
-    ``git apply`` succeeds; the tree moves on with it applied.
-``does not apply``
-    it fails, and reversed it fails too: the report names each failing hunk with the lines the
-    hunk expects and upstream's current lines at that place (``git apply --reject`` on a copy
-    tells which hunks fail).
-``already upstream``
-    it fails forward but reverse-applies cleanly: upstream carries the change; drop the patch.
-``malformed``
-    not ``git format-patch`` output (no ``From <commit>`` line or no ``Subject:``), no diff in
-    it, or a diff ``git apply`` cannot parse.
-
-Reading the patch files is :mod:`gsvendor.controller_images.patch_files`'.
+``Dockerfile.llmisvc`` runs ``git apply`` on every ``patches/llmisvc/*.patch`` in file name order on
+upstream at ``KSERVE_VERSION``. :func:`~gsvendor.workflows.patch_verify.verify_series` does the same on
+a temporary git tree of only the files the patches touch, so each patch is judged on the tree the
+earlier ones left. Statuses: ``applies`` (the tree moves on with it applied); ``does not apply`` (nor
+reversed: the report names each failing hunk, its expected lines and upstream's lines there);
+``already upstream`` (it reverse-applies: drop it); ``malformed`` (not ``git format-patch`` output, no
+diff, or a diff ``git apply`` cannot parse). The files are read by :mod:`.patch_files`.
 """
 
 from __future__ import annotations
@@ -202,12 +188,8 @@ def locate(current: list[str], expected: list[str], hint: int) -> tuple[int, boo
 
 
 def _contains(lines: list[str], block: list[str]) -> bool:
-    """Whether ``block`` occurs in ``lines`` as consecutive lines."""
-    if not block:
-        return False
-    size = len(block)
-    first = block[0]
-    return any(lines[i : i + size] == block for i in range(len(lines) - size + 1) if lines[i] == first)
+    """Whether ``block`` occurs in ``lines`` as consecutive lines (lines hold no line feed)."""
+    return bool(block) and "\n" + "\n".join(block) + "\n" in "\n" + "\n".join(lines) + "\n"
 
 
 _REJECTED_FILE = re.compile(r"^Applying patch (.+?) with \d+ rejects?\.\.\.$")
@@ -300,14 +282,10 @@ def _hunk_failure(name: str, hunk: Hunk, lines: list[str]) -> HunkFailure:
 def _summary(failures: list[HunkFailure]) -> str:
     if not failures:
         return "git apply failed"
-    parts = []
-    for failure in failures[:3]:
-        if failure.hunk is None:
-            parts.append(failure.reason)
-        else:
-            parts.append(f"{failure.file} hunk {failure.hunk} (upstream line {failure.upstream_line})")
-    more = f" and {len(failures) - 3} more" if len(failures) > 3 else ""
-    return "; ".join(parts) + more
+    parts = [
+        f.reason if f.hunk is None else f"{f.file} hunk {f.hunk} (upstream line {f.upstream_line})" for f in failures
+    ]
+    return "; ".join(parts[:3]) + (f" and {len(failures) - 3} more" if len(failures) > 3 else "")
 
 
 def apply_series(patches: list[PatchFile], tree: Path, tag: str) -> list[PatchResult]:

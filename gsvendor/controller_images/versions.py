@@ -1,17 +1,11 @@
 """Where the upstream version is written, and whether every place agrees.
 
-The single source of truth is ``ARG KSERVE_VERSION=<tag>`` in the pin Dockerfile
-(``pinDockerfile``, default ``Dockerfile.llmisvc``): Renovate bumps it on a new KServe release
-(``# renovate: datasource=github-releases depName=kserve/kserve`` above it). Every other place
-follows it:
-
-* ``ARG KSERVE_VERSION`` of the other Dockerfiles (``dockerfiles``);
-* each vendored chart's ``Chart.yaml`` ``appVersion`` and, where the chart has the key,
-  ``values.yaml`` ``kserve.version`` (written by ``sync`` through the chart-metadata overlay);
-* the lock file's ``tag`` (absent lock: the charts are not synced, which is not a failure).
-
-The Go check compares each Dockerfile's ``golang`` builder image with the ``go`` and
-``toolchain`` lines of upstream's ``go.mod`` at the pinned tag (:func:`judge_go`).
+The source of truth is ``ARG KSERVE_VERSION=<tag>`` in the pin Dockerfile (``pinDockerfile``, default
+``Dockerfile.llmisvc``), which Renovate bumps (``# renovate: …`` above it). The other places follow it:
+``ARG KSERVE_VERSION`` of the other ``dockerfiles``; each vendored chart's ``Chart.yaml`` ``appVersion``
+and, where present, ``values.yaml`` ``kserve.version`` (sync's chart-metadata overlay writes them); the
+lock's ``tag`` (no lock: not synced, not a failure). The Go check holds each ``golang`` builder image to
+the ``go`` and ``toolchain`` lines of upstream's go.mod at the pinned tag (:func:`judge_go`).
 """
 
 from __future__ import annotations
@@ -24,7 +18,6 @@ from typing import Any
 from gsvendor.config import DEFAULT_DOCKERFILES, DEFAULT_PATCHES, DEFAULT_PIN_DOCKERFILE, Config
 from gsvendor.controller_images import dockerfile
 from gsvendor.errors import ConfigError, UsageError
-from gsvendor.upstream.source import go_directives
 from gsvendor.validation import line_of
 from gsvendor.vendoring import lock as lockfile
 from gsvendor.yamlio import load_yaml_document
@@ -38,6 +31,7 @@ AGREES = "agrees"
 DIFFERS = "differs"
 MISSING = "missing"
 NOT_SYNCED = "not synced"
+_ABSENT = object()  # a key the YAML does not have
 
 
 # Go check statuses.
@@ -159,6 +153,15 @@ def _compare(pin: Pin, file: str, line: int | None, key: str, value: Any) -> Pla
     return Place(file, line, key, text, DIFFERS, f"{pin.file}:{pin.line} pins {pin.value}")
 
 
+def _yaml_place(pin: Pin, folder: Path, dest: str, name: str, keys: list[str]) -> Place | None:
+    """The place of ``keys`` in ``dest/name``; ``None`` when the file or the key is absent."""
+    path = folder / name
+    document = value = load_yaml_document(path, f"{dest}/{name}") if path.is_file() else None
+    for key in keys:
+        value = value.get(key, _ABSENT) if isinstance(value, dict) else _ABSENT
+    return None if value is _ABSENT else _compare(pin, f"{dest}/{name}", line_of(document, keys), ".".join(keys), value)
+
+
 def version_places(config: Config, pin: Pin) -> list[Place]:
     """Every place the upstream version is written, compared with ``pin`` (see the module doc).
 
@@ -189,19 +192,12 @@ def version_places(config: Config, pin: Pin) -> list[Place]:
                 Place(f"{chart.dest}/", None, "Chart.yaml appVersion", None, NOT_SYNCED, "chart not vendored")
             )
             continue
-        label = f"{chart.dest}/Chart.yaml"
-        document = load_yaml_document(folder / "Chart.yaml", label) if (folder / "Chart.yaml").is_file() else None
-        if not isinstance(document, dict) or document.get("appVersion") is None:
-            places.append(Place(label, None, "appVersion", None, MISSING, "no appVersion"))
-        else:
-            places.append(_compare(pin, label, line_of(document, ["appVersion"]), "appVersion", document["appVersion"]))
-        values_path = folder / "values.yaml"
-        if values_path.is_file():
-            label = f"{chart.dest}/values.yaml"
-            values = load_yaml_document(values_path, label)
-            kserve = values.get("kserve") if isinstance(values, dict) else None
-            if isinstance(kserve, dict) and "version" in kserve:
-                places.append(_compare(pin, label, line_of(kserve, ["version"]), "kserve.version", kserve["version"]))
+        app = _yaml_place(pin, folder, chart.dest, "Chart.yaml", ["appVersion"])
+        if app is None or app.value is None:
+            app = Place(f"{chart.dest}/Chart.yaml", None, "appVersion", None, MISSING, "no appVersion")
+        places.append(app)
+        values = _yaml_place(pin, folder, chart.dest, "values.yaml", ["kserve", "version"])
+        places += [values] if values else []
     lock_label = config.lock_path.relative_to(config.root).as_posix()
     if not config.lock_path.exists():
         places.append(Place(lock_label, None, "tag", None, NOT_SYNCED, "no lock file: charts not synced yet"))
@@ -214,33 +210,26 @@ def version_places(config: Config, pin: Pin) -> list[Place]:
 
 @dataclass(frozen=True, order=True)
 class GoVersion:
-    """A Go version as Go orders them: ``1.21`` < ``1.21rc1`` < ``1.21.0`` < ``1.21.1``.
+    """A Go version, ordered as Go orders them: ``1.21`` < ``1.21beta1`` < ``1.21rc1`` < ``1.21.0`` < ``1.21.1``.
 
-    ``patch`` is ``None`` for a bare ``major.minor`` (a go.mod language version, or a floating
-    image tag such as ``golang:1.25``); ``pre`` is ``(0, n)`` for ``betaN``, ``(1, n)`` for ``rcN``.
+    ``key`` is ``(major, minor, stage, n)``, stage 0 for a bare ``major.minor`` (a go.mod language
+    version, or a floating image tag such as ``golang:1.25``), 1 ``betaN``, 2 ``rcN``, 3 ``major.minor.N``;
+    ``text`` is the version as written, without ``go``.
     """
 
-    major: int
-    minor: int
-    stage: int  # 0 bare major.minor, 1 pre-release, 2 release with a patch number
-    pre: tuple[int, int] = (0, 0)
-    patch: int | None = field(default=None)
+    key: tuple[int, int, int, int]
+    text: str = field(compare=False)
 
     @property
     def floating(self) -> bool:
         """A bare ``major.minor`` (``golang:1.25`` pulls the newest 1.25.x)."""
-        return self.stage == 0
+        return self.key[2] == 0
 
     def __str__(self) -> str:
-        base = f"{self.major}.{self.minor}"
-        if self.stage == 2:
-            return f"{base}.{self.patch}"
-        if self.stage == 1:
-            return f"{base}{'rc' if self.pre[0] else 'beta'}{self.pre[1]}"
-        return base
+        return self.text
 
 
-_GO_VERSION = re.compile(r"^(?:go)?(\d+)\.(\d+)(?:\.(\d+)|(rc|beta)(\d+))?$")
+_GO_VERSION = re.compile(r"^(?:go)?(\d+)\.(\d+)(?:\.(\d+)|(beta|rc)(\d+))?$")
 
 
 def parse_go_version(text: str) -> GoVersion | None:
@@ -248,12 +237,9 @@ def parse_go_version(text: str) -> GoVersion | None:
     match = _GO_VERSION.match(text.strip())
     if not match:
         return None
-    major, minor = int(match.group(1)), int(match.group(2))
-    if match.group(3) is not None:
-        return GoVersion(major, minor, 2, (0, 0), int(match.group(3)))
-    if match.group(4):
-        return GoVersion(major, minor, 1, (1 if match.group(4) == "rc" else 0, int(match.group(5))))
-    return GoVersion(major, minor, 0)
+    major, minor, patch, pre, number = match.groups()
+    stage = 3 if patch is not None else {"beta": 1, "rc": 2}.get(pre or "", 0)
+    return GoVersion((int(major), int(minor), stage, int(patch or number or 0)), text.strip().removeprefix("go"))
 
 
 def image_go_version(tag: str | None) -> GoVersion | None:
@@ -285,13 +271,6 @@ class GoMod:
         return max(minimum, toolchain)
 
 
-def parse_go_mod(text: str) -> GoMod:
-    """The ``go`` and ``toolchain`` directives of go.mod ``text`` (``//`` comments ignored)."""
-
-    go, toolchain = go_directives(text)
-    return GoMod(go=go, toolchain=toolchain)
-
-
 def judge_go(builder: GoVersion | None, mod: GoMod) -> tuple[str, str]:
     """Judge a builder's Go version against upstream's go.mod: ``(ok|warn|fail, reason)``.
 
@@ -310,19 +289,13 @@ def judge_go(builder: GoVersion | None, mod: GoMod) -> tuple[str, str]:
         return GO_WARN, f"upstream go.mod has no readable go line ({mod.go!r})"
     if builder is None:
         return GO_WARN, "cannot tell the Go version from the image tag"
-    pair = (builder.major, builder.minor)
-    min_pair, pref_pair = (minimum.major, minimum.minor), (preferred.major, preferred.minor)
-    if builder.floating:
-        if pair < min_pair:
-            return GO_FAIL, f"older than upstream's go {mod.go}"
-        if pair < pref_pair:
-            return GO_FAIL, f"older than upstream's toolchain {mod.toolchain}"
-    else:
-        if builder < minimum:
-            return GO_FAIL, f"older than upstream's go {mod.go}: go.mod requires at least {minimum}"
-        if builder < preferred:  # the toolchain line: preferred is the newer of the two lines
-            return GO_FAIL, f"older than upstream's toolchain {mod.toolchain}"
-    if pair > pref_pair:
+    # a floating golang:1.25 pulls the newest 1.25.x: above every 1.25 version (stage 4)
+    newest = GoVersion((*builder.key[:2], 4, 0), builder.text) if builder.floating else builder
+    if newest < minimum:
+        return GO_FAIL, f"older than upstream's go {mod.go}: go.mod requires at least {minimum}"
+    if newest < preferred:  # the toolchain line: preferred is the newer of the two lines
+        return GO_FAIL, f"older than upstream's toolchain {mod.toolchain}"
+    if builder.key[:2] > preferred.key[:2]:
         return GO_WARN, f"newer minor than upstream's {preferred}: builds, but not with the Go upstream releases with"
     if builder.floating:
         return GO_OK, f"floats to the newest {builder}.x (upstream needs {preferred} or later)"
@@ -350,7 +323,8 @@ class GoBuilder:
 def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
     """Every stage of every configured Dockerfile whose base image is ``golang`` (any registry), judged.
 
-    A missing Dockerfile is skipped here (the version table reports it).
+    A missing Dockerfile is skipped here (the version table reports it), and so is a base that is no
+    image reference (:attr:`~gsvendor.controller_images.dockerfile.Stage.image`).
     """
     inputs = build_inputs(config)
     found: list[GoBuilder] = []
@@ -360,7 +334,7 @@ def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
             continue
         for stage in dockerfile.read(path, label).stages:
             image = stage.image
-            if image is None or image.name != "golang":
+            if image is None or image.repository.rsplit("/", 1)[-1] != "golang":
                 continue
             version = image_go_version(image.tag)
             status, reason = judge_go(version, mod)
@@ -369,7 +343,7 @@ def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
                     file=label,
                     line=stage.line,
                     stage=stage.name or f"#{stage.index}",
-                    image=str(image),
+                    image=stage.base,
                     version=str(version) if version else None,
                     status=status,
                     reason=reason,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -65,18 +63,10 @@ def dockerfile_copies(config: Any, patches_dir: str) -> bool | None:
         return None
     wanted = PurePosixPath(patches_dir)
     for instruction in dockerfile.read(path, inputs.pin_dockerfile).instructions:
-        if instruction.keyword not in ("COPY", "ADD"):
-            continue
-        value = instruction.value
-        flags = re.match(r"^(?:--\S+\s+)*", value)
-        rest = value[flags.end() if flags else 0 :]
-        try:  # the exec form: COPY ["src", "dest"]
-            tokens = json.loads(rest) if rest.startswith("[") else rest.split()
-        except ValueError:
-            tokens = rest.split()
-        for source in tokens[:-1]:
-            if PurePosixPath(source.strip("\"'")) == wanted:
-                return True
+        # args: the sources, then the destination (the exec form COPY ["src", "dest"] read as JSON)
+        sources = instruction.args[:-1] if instruction.name in ("COPY", "ADD") else []
+        if any(PurePosixPath(source.strip("\"'")) == wanted for source in sources):
+            return True
     return False
 
 

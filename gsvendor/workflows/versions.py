@@ -14,13 +14,12 @@ from gsvendor.controller_images.versions import (
     VersionsReport,
     build_inputs,
     go_builders,
-    parse_go_mod,
     read_pin,
     version_places,
 )
 from gsvendor.errors import SourceError
 from gsvendor.upstream.fetch import fetch_upstream
-from gsvendor.upstream.source import Wanted
+from gsvendor.upstream.source import Wanted, go_directives
 from gsvendor.vendoring import lock as lockfile
 
 Progress = Callable[[str], AbstractContextManager[object]]
@@ -53,7 +52,7 @@ def read_go_mod(config: Config, pin: Pin, source: str | None, options: Any) -> t
     data = snapshot.files.get("go.mod")
     if data is None:
         raise SourceError(f"{location}: upstream {pin.value} has no go.mod")
-    return parse_go_mod(data.decode("utf-8", "replace")), location
+    return GoMod(*go_directives(data.decode("utf-8", "replace"))), location
 
 
 def check(

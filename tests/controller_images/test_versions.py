@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from gitkit import Upstream, git, git_env, make_project, run_gsvendor, run_json
 
-from gsvendor.controller_images.versions import GoMod, image_go_version, judge_go, parse_go_mod, parse_go_version
+from gsvendor.controller_images.versions import GoMod, image_go_version, judge_go, parse_go_version
+from gsvendor.upstream.source import go_directives
 
 
 def chart_files(version: str) -> dict[str, str | None]:
@@ -361,7 +362,7 @@ def test_go_version_order(older: str, newer: str) -> None:
 def test_image_tags_and_go_mod() -> None:
     assert str(image_go_version("1.25.8-bookworm")) == "1.25.8"
     assert image_go_version("latest") is None and image_go_version(None) is None
-    mod = parse_go_mod("module x\n\ngo 1.25.0 // comment\ntoolchain go1.25.9\n")
+    mod = GoMod(*go_directives("module x\n\ngo 1.25.0 // comment\ntoolchain go1.25.9\n"))
     assert (mod.go, mod.toolchain, str(mod.preferred)) == ("1.25.0", "go1.25.9", "1.25.9")
 
 
