@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from gsvendor.cli.app import app, fetch_options, handles_errors, show_status, stderr_console, stdout_console
-from gsvendor.cli.options import JsonOption, non_empty
+from gsvendor.cli.options import JsonOption, given
 
 
 @app.command(short_help="Write the overlays that reproduce hand-vendored charts.")
@@ -22,13 +22,12 @@ def adopt(
     ] = None,
     source: Annotated[
         str | None,
-        typer.Option(
+        given(
             "--source",
             "-s",
             help="Upstream source: a .tar.gz, a checkout folder, a tarball URL or a git URL; "
             "with --detect a folder of <name>-<tag>.tar.gz archives or a git URL.",
             metavar="SOURCE",
-            parser=non_empty("--source"),
         ),
     ] = None,
     detect: Annotated[
@@ -48,11 +47,7 @@ def adopt(
     json_output: JsonOption = False,
     repository: Annotated[
         str,
-        typer.Option(
-            help="The upstream GitHub repository written to gsvendor.yaml.",
-            metavar="OWNER/NAME",
-            parser=non_empty("--repository"),
-        ),
+        given("--repository", help="The upstream GitHub repository written to gsvendor.yaml.", metavar="OWNER/NAME"),
     ] = "kserve/kserve",
 ) -> None:
     """Infer the overlays that make upstream TAG into the charts of helm/ (or CHART_DIRs), prove them
@@ -109,19 +104,10 @@ def adopt(
     def say(line: str) -> None:
         stderr_console().say("{}", line, soft_wrap=True)
 
+    options = {"repository": repository, "force": force, "partial": partial, "dry_run": dry_run}
     # another gsvendor writing this project (a sync) must not interleave with the adoption
     with project_lock(root, ctx.obj.lock_timeout, say), show_status(ctx, "inferring the overlays"):
-        result = workflow.adopt(
-            root,
-            tag,
-            source,
-            folders,
-            fetch_options(ctx),
-            repository=repository,
-            force=force,
-            partial=partial,
-            dry_run=dry_run,
-        )
+        result = workflow.adopt(root, tag, source, folders, fetch_options(ctx), **options)
     if json_output:
         from gsvendor.report import console as report
 

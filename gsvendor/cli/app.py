@@ -12,7 +12,7 @@ import typer
 from typer.core import TyperOption
 
 from gsvendor import __version__
-from gsvendor.cli.options import non_empty
+from gsvendor.cli.options import given
 from gsvendor.errors import CheckFailed, GsvendorError, OutputError, UsageError
 from gsvendor.report.console import print_json
 
@@ -45,14 +45,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # the global options (the app callback's) with whether each takes a value; main() moves them in
 # front of the command when given after it (`gsvendor sync -q`)
-GLOBAL_OPTIONS = {
-    "--config": True,
-    "-c": True,
-    "--cache-dir": True,
-    "--quiet": False,
-    "-q": False,
-    "--lock-timeout": True,
-}
+GLOBAL_OPTIONS = dict.fromkeys(["--config", "-c", "--cache-dir", "--lock-timeout"], True) | dict.fromkeys(
+    ["--quiet", "-q"], False
+)
 
 
 def _flag_type(self: TyperOption, ctx: Any) -> str | None:
@@ -66,24 +61,12 @@ if _option_type is not None:  # typer 0.29 shows <bool> beside flags
 
 
 def unwrap_help(text: str | None) -> str | None:
-    """A docstring with its paragraphs joined into one line each, so --help wraps them to the terminal.
-
-    Indented lines (examples) and headings ending in ``:`` keep their line breaks.
-    """
-    if not text:
-        return text
+    """A docstring for --help: click joins and rewraps each paragraph to the terminal itself, so an
+    indented paragraph (an example) is marked ``\\b`` for click to print as written, pasteable."""
     import inspect
 
-    paragraphs = []
-    for paragraph in inspect.cleandoc(text).split("\n\n"):
-        lines = paragraph.splitlines()
-        if any(line.startswith(" ") for line in lines):
-            paragraphs.append("\b\n" + paragraph)  # click prints a \b paragraph as written: a pasteable example
-        elif paragraph.endswith(":"):
-            paragraphs.append(paragraph)
-        else:
-            paragraphs.append(" ".join(line.strip() for line in lines))
-    return "\n\n".join(paragraphs)
+    paragraphs = inspect.cleandoc(text or "").split("\n\n")
+    return "\n\n".join("\b\n" + p if p.startswith(" ") else p for p in paragraphs) or text
 
 
 @dataclass(frozen=True)
@@ -94,12 +77,6 @@ class Globals:
     cache_dir: Path | None
     quiet: bool
     lock_timeout: float = 60.0
-
-
-def _cache_dir(value: Path | None) -> Path | None:
-    from gsvendor.files import default_cache_dir
-
-    return default_cache_dir(value)
 
 
 def _print_version(value: bool) -> None:
@@ -113,20 +90,21 @@ def _globals(
     ctx: typer.Context,
     config: Annotated[
         Path | None,
-        typer.Option(
+        given(
             "--config",
             "-c",
             metavar="FILE",
-            parser=non_empty("--config", path=True),
+            path=True,
             help="Configuration file (default: the nearest gsvendor.yaml in this folder or a parent).",
         ),
     ] = None,
     cache_dir: Annotated[
         Path | None,
-        typer.Option(
+        given(  # "." would put the cache (and its stamps) in the project
+            "--cache-dir",
             metavar="DIR",
             help="Download cache (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor).",
-            parser=non_empty("--cache-dir", path=True),  # "." would put the cache (and its stamps) in the project
+            path=True,
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
@@ -143,13 +121,10 @@ def _globals(
         typer.Option("--version", help="Print gsvendor's version and exit.", callback=_print_version, is_eager=True),
     ] = False,
 ) -> None:
+    from gsvendor.files import default_cache_dir
+
     handles_errors(_lock_timeout_is_a_number)(lock_timeout)  # an error here is one line too, not a traceback
-    ctx.obj = Globals(
-        config=config,
-        cache_dir=_cache_dir(cache_dir),
-        quiet=quiet,
-        lock_timeout=lock_timeout,
-    )
+    ctx.obj = Globals(config=config, cache_dir=default_cache_dir(cache_dir), quiet=quiet, lock_timeout=lock_timeout)
 
 
 def stderr_console() -> Any:
@@ -157,6 +132,11 @@ def stderr_console() -> Any:
     from gsvendor.report.writer import open_console
 
     return open_console(sys.stderr, "stderr")
+
+
+def warn(line: str) -> None:
+    """``warning: line`` on stderr, in yellow on a terminal."""
+    stderr_console().labelled("warning:", "yellow", line)
 
 
 def stdout_console() -> Any:
@@ -229,6 +209,7 @@ def _lock_timeout_is_a_number(lock_timeout: float) -> None:
 def fetch_options(
     ctx: typer.Context, timeout: float = 10.0, retries: int = 3, max_time: float = 300.0, min_rate: float = 1024.0
 ) -> Any:
+    """The :class:`~gsvendor.upstream.source.FetchOptions` of the HTTP options (seconds, bytes/s) and the globals."""
     from gsvendor.upstream.source import FetchOptions
 
     return FetchOptions(

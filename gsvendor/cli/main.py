@@ -43,6 +43,28 @@ def _command_index(args: list[str]) -> int | None:
     return next((i for i, arg in enumerate(args) if not arg.startswith("-") and not _is_value(args, i)), None)
 
 
+def _invoked(args: list[str]) -> str | None:
+    """The command ``args`` name when only global options and their values, each spelled as listed,
+    stand before it; else ``None``. Anything else there (``--help``, which prints the group's help
+    with every command; ``-qc FILE``, short flags run together, whose value :func:`_command_index`
+    cannot see) names no command."""
+    index = _command_index(args)
+    i = 0
+    while index is not None and i < index:
+        name, equals, _ = args[i].partition("=")
+        if name not in GLOBAL_OPTIONS or (equals and not GLOBAL_OPTIONS[name]):
+            return None
+        i += 1 + int(GLOBAL_OPTIONS[name] and not equals)
+    return args[index] if index is not None and i == index else None
+
+
+def _name(info: Any) -> str:
+    """A registered command's name (typer's ``CommandInfo``)."""
+    from typer.main import get_command_name
+
+    return info.name or get_command_name(info.callback.__name__)
+
+
 def only_the_invoked_command(application: Any, args: list[str]) -> Any:
     """``application`` with only the command ``args`` invoke registered, when they name one; else itself.
 
@@ -53,36 +75,13 @@ def only_the_invoked_command(application: Any, args: list[str]) -> Any:
     """
     import copy
 
-    from typer.main import get_command_name
-
-    index = _command_index(args)
-    if index is None or not _only_global_options_before(args, index):
-        return application
-    chosen = [
-        info
-        for info in application.registered_commands
-        if (info.name or get_command_name(info.callback.__name__)) == args[index]
-    ]
-    if len(chosen) != 1:
+    name = _invoked(args)
+    chosen = [info for info in application.registered_commands if _name(info) == name]
+    if name is None or len(chosen) != 1:
         return application
     pruned = copy.copy(application)
     pruned.registered_commands = chosen
     return pruned
-
-
-def _only_global_options_before(args: list[str], index: int) -> bool:
-    """Whether ``args[:index]`` are global options and their values only, each spelled as listed.
-
-    Anything else there (``--help``, which prints the group's help with every command; ``-qc FILE``,
-    short flags run together, whose value :func:`_command_index` cannot see) leaves the app whole.
-    """
-    i = 0
-    while i < index:
-        name, equals, _ = args[i].partition("=")
-        if name not in GLOBAL_OPTIONS or (equals and not GLOBAL_OPTIONS[name]):
-            return False
-        i += 1 + int(GLOBAL_OPTIONS[name] and not equals)
-    return i == index
 
 
 def _is_value(args: list[str], index: int) -> bool:
@@ -100,13 +99,8 @@ def failed_command(exc: Any, args: list[str]) -> str:
     ctx = getattr(exc, "ctx", None)
     if ctx is not None:
         return str(ctx.command_path)
-    from typer.main import get_command_name
-
-    index = _command_index(args)
-    if index is None or not _only_global_options_before(args, index):
-        return "gsvendor"
-    names = {info.name or get_command_name(info.callback.__name__) for info in app.registered_commands}
-    return f"gsvendor {args[index]}" if args[index] in names else "gsvendor"
+    name = _invoked(args)
+    return f"gsvendor {name}" if name in {_name(info) for info in app.registered_commands} else "gsvendor"
 
 
 def flag_value_hint(message: str, args: list[str]) -> str:

@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,11 +13,10 @@ from gsvendor.errors import ConfigError, UsageError
 from gsvendor.images.check import CheckResult, check_images
 from gsvendor.images.render import find_helm
 from gsvendor.images.variants import ChartTarget, ImagesConfig, chart_targets, images_config
+from gsvendor.workflows import Progress, no_progress
 
 if TYPE_CHECKING:  # the registry client loads only with --resolve
     from gsvendor.images.resolve import ResolveReport
-
-Progress = Callable[[str], AbstractContextManager[object]]
 
 
 @dataclass(frozen=True)
@@ -82,7 +80,7 @@ def run(
     jobs: int | None = None,
     registry_config: Path | None = None,
     insecure: Sequence[str] | None = None,
-    progress: Progress | None = None,
+    progress: Progress = no_progress,
 ) -> ImagesRun:
     """Render and judge every chart (``chart_dirs``, default every configured chart's output).
 
@@ -90,7 +88,6 @@ def run(
     :class:`~gsvendor.errors.UsageError` for an empty prefix and the domain's errors for a
     missing chart, helm or unreadable registry configuration (all exit 2).
     """
-    step = progress or (lambda _message: nullcontext())
     charts, settings, helm_path = render_inputs(config, chart_dirs, helm, allow)
     options = None
     if resolve or compare_upstream or jobs is not None or registry_config is not None or insecure:
@@ -104,12 +101,12 @@ def run(
             registry_config=registry_config,
             insecure=list(insecure) if insecure is not None else None,
         )
-    with step(f"rendering {len(charts)} chart(s)"):
+    with progress(f"rendering {len(charts)} chart(s)"):
         result = check_images(charts, settings, helm_path, allow=allow)
     resolved = None
     if options is not None:
         from gsvendor.images.resolve import resolve_check
 
-        with step("asking the registries"):
+        with progress("asking the registries"):
             resolved = resolve_check(result, options)
     return ImagesRun(result, resolved)

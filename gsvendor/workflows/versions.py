@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from gsvendor.config import Config
@@ -22,8 +20,7 @@ from gsvendor.errors import SourceError
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import Wanted
 from gsvendor.vendoring import lock as lockfile
-
-Progress = Callable[[str], AbstractContextManager[object]]
+from gsvendor.workflows import Progress, no_progress
 
 
 def go_source_for(config: Config, pin: Pin, source: str | None) -> tuple[str, str | None]:
@@ -57,7 +54,7 @@ def read_go_mod(config: Config, pin: Pin, source: str | None, options: Any) -> t
 
 
 def check(
-    config: Config, source: str | None, options: Any, *, go: bool = True, progress: Progress | None = None
+    config: Config, source: str | None, options: Any, *, go: bool = True, progress: Progress = no_progress
 ) -> VersionsReport:
     """Build the whole report: the pin, every place, and (unless ``go`` is false) the Go check.
 
@@ -84,7 +81,7 @@ def check(
             report.notes.append("Go builders not checked: not synced yet (run gsvendor sync, or give --source)")
             return report
         else:
-            with (progress or (lambda _message: nullcontext()))("reading upstream go.mod"):
+            with progress("reading upstream go.mod"):
                 report.go_mod, report.go_source = read_go_mod(config, pin, source, options)
         report.builders = go_builders(config, report.go_mod)
         if not report.builders:
