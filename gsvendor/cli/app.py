@@ -85,6 +85,12 @@ def _print_version(value: bool) -> None:
         raise typer.Exit(0)
 
 
+def _a_number(value: float) -> float:
+    if value != value:  # nan passes click's min=0 and would wait for ever
+        raise UsageError("--lock-timeout: nan is not a number of seconds")
+    return value
+
+
 @app.callback()
 def _globals(
     ctx: typer.Context,
@@ -114,6 +120,7 @@ def _globals(
             help="Seconds to wait for another gsvendor working in the same project before giving up (exit 2).",
             min=0,
             metavar="SECONDS",
+            callback=_a_number,
         ),
     ] = 60.0,
     version: Annotated[
@@ -123,7 +130,6 @@ def _globals(
 ) -> None:
     from gsvendor.files import default_cache_dir
 
-    handles_errors(_lock_timeout_is_a_number)(lock_timeout)  # an error here is one line too, not a traceback
     ctx.obj = Globals(config=config, cache_dir=default_cache_dir(cache_dir), quiet=quiet, lock_timeout=lock_timeout)
 
 
@@ -199,11 +205,6 @@ def project_guard(ctx: typer.Context, config: Any) -> Any:
     from gsvendor.workflows.guard import exclusive
 
     return exclusive(config, ctx.obj.lock_timeout, stderr_console().unlabelled)
-
-
-def _lock_timeout_is_a_number(lock_timeout: float) -> None:
-    if lock_timeout != lock_timeout:  # nan passes click's min=0 and would wait for ever
-        raise UsageError("--lock-timeout: nan is not a number of seconds")
 
 
 def fetch_options(

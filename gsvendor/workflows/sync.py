@@ -19,7 +19,7 @@ from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, direction, 
 from gsvendor.vendoring import lock as lockfile
 from gsvendor.vendoring.compare import FileDiff, compare, unified
 from gsvendor.vendoring.journal import interrupted_after
-from gsvendor.vendoring.plan import Build, Renderer, build, wanted_for
+from gsvendor.vendoring.plan import Build, build, wanted_for
 from gsvendor.vendoring.writer import FileChange, hand_edits, plan_changes, read_destinations, write_atomically
 from gsvendor.workflows import Progress
 
@@ -80,14 +80,6 @@ def pin_warning(config: Config, tag: str) -> str | None:
     )
 
 
-def resolve_source(config: Config, tag: str, source: str | None) -> str:
-    """``source`` as given, else the archive of ``tag`` in ``$GSVENDOR_UPSTREAM_DIR`` when there
-    (:func:`~gsvendor.upstream.source.local_archive`), else the configured archive URL of ``tag``
-    (GitHub's by default)."""
-
-    return source or local_archive(config.repository, tag) or config.archive_url_for(tag)
-
-
 def fetch(
     config: Config, tag: str, source: str, options: FetchOptions, expected_sha256: str | None = None
 ) -> UpstreamSnapshot:
@@ -98,15 +90,6 @@ def fetch(
 def read_lock_if_any(config: Config) -> lockfile.Lock | None:
     """The lock file when present; a malformed one is an error, a missing one is ``None``."""
     return lockfile.read(config.lock_path, config.stamps) if config.lock_path.exists() else None
-
-
-def renderer_for(config: Config, helm: str | None = None) -> Renderer | None:
-    """A helm-backed renderer when some chart is vendored rendered, else ``None`` (helm not needed)."""
-    if not any(c.render for c in config.charts):
-        return None
-    from gsvendor.images.render import chart_renderer, find_helm
-
-    return chart_renderer(find_helm(helm, config.root), config.root)
 
 
 def sync(
@@ -133,7 +116,8 @@ def sync(
     config.check_tag(tag)
     overlays = load_overlays(config.overlays_dir, config.stamps)
     previous = read_lock_if_any(config)
-    source = resolve_source(config, tag, source)
+    # else the tag's archive in $GSVENDOR_UPSTREAM_DIR when there, else the configured archive URL (GitHub's)
+    source = source or local_archive(config.repository, tag) or config.archive_url_for(tag)
     snapshot = fetch(config, tag, source, options)
     digests = Digests()
     result = _build(config, snapshot, overlays, helm, digests, previous)
@@ -211,7 +195,12 @@ def _build(
     contents (its chart results, not top-level ``files:``, copied verbatim) and the cache's stamps."""
     known = {f.result for chart in lock.charts.values() for f in chart.files.values()} if lock is not None else None
     clean = CleanFiles(digests, known, config.stamps)
-    result = build(config, snapshot, overlays, renderer_for(config, helm), clean)
+    renderer = None
+    if any(c.render for c in config.charts):  # helm only for charts vendored rendered
+        from gsvendor.images.render import chart_renderer, find_helm
+
+        renderer = chart_renderer(find_helm(helm, config.root), config.root)
+    result = build(config, snapshot, overlays, renderer, clean)
     clean.save()  # the cache only: written by a dry run too
     return result
 
