@@ -8,12 +8,11 @@ from typing import Annotated
 
 import typer
 
-from gsvendor.cli.app import app, fetch_options, handles_errors, show_status, stderr_console, stdout_console
+from gsvendor.cli.app import command, fetch_options, show_status, stderr_console, stdout_console
 from gsvendor.cli.options import JsonOption, given
 
 
-@app.command(short_help="Write the overlays that reproduce hand-vendored charts.")
-@handles_errors
+@command(short_help="Write the overlays that reproduce hand-vendored charts.")
 def adopt(
     ctx: typer.Context,
     args: Annotated[
@@ -72,7 +71,7 @@ def adopt(
 
       gsvendor adopt v0.20.0 -s ../shared/upstream/kserve-v0.20.0.tar.gz --dry-run
     """
-    from gsvendor.errors import UsageError
+    from gsvendor.errors import CheckFailed, UsageError
     from gsvendor.workflows import adopt as workflow
 
     if not source:
@@ -141,13 +140,11 @@ def adopt(
     )
     if result.plain:
         out.say("kept in their own overlay file (themes would reorder their operations): {}", ", ".join(result.plain))
-    err = stderr_console()
     for problem in result.problems:
-        err.labelled("cannot express:", "yellow", problem)  # one line, as written (no markup read)
+        stderr_console().labelled("cannot express:", "yellow", problem)  # one line, as written (no markup read)
     if result.problems:
         said = "wrote the rest (--partial)" if result.written else "wrote nothing (--partial writes the rest)"
-        err.labelled("error:", "red", f"{len(result.problems)} change(s) could not be expressed; {said}")
-        raise typer.Exit(1)
+        raise CheckFailed(f"{len(result.problems)} change(s) could not be expressed; {said}")
     if result.written:
         out.say("[green]ok[/]: wrote gsvendor.yaml, overlays/ and the lock: {} plus the overlays", tag)
     else:

@@ -187,6 +187,12 @@ def handles_errors(function: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def command(name: str | None = None, *, short_help: str) -> Callable[[F], F]:
+    """Register a function as the command ``name`` (default: typer's, from the function's name),
+    its errors handled by :func:`handles_errors`."""
+    return lambda function: app.command(name, short_help=short_help)(handles_errors(function))
+
+
 def load_config_for(ctx: typer.Context) -> Any:
     """The configuration: ``--config``, else the nearest gsvendor.yaml (the project root)."""
     from gsvendor.config import load_config

@@ -11,9 +11,8 @@ from typing import Annotated, Any
 import typer
 
 from gsvendor.cli.app import (
-    app,
+    command,
     fetch_options,
-    handles_errors,
     load_config_for,
     project_guard,
     show_status,
@@ -45,8 +44,7 @@ from gsvendor.cli.options import (
 from gsvendor.errors import CheckFailed, UsageError
 
 
-@app.command(short_help="Vendor upstream TAG's charts with the overlays applied.")
-@handles_errors
+@command(short_help="Vendor upstream TAG's charts with the overlays applied.")
 def sync(
     ctx: typer.Context,
     tag: Annotated[
@@ -163,8 +161,7 @@ def _diffs_json(diffs: list[Any]) -> list[dict[str, str]]:
     return [{"path": d.path, "status": d.status, "diff": d.text} for d in diffs]
 
 
-@app.command(short_help="Prove the output is the locked upstream plus the overlays.")
-@handles_errors
+@command(short_help="Prove the output is the locked upstream plus the overlays.")
 def verify(
     ctx: typer.Context,
     source: LockedSourceOption = None,
@@ -196,16 +193,12 @@ def verify(
         report.print_diffs(out, diffs)
     if diffs:
         listed = ", ".join(d.path for d in diffs[:10]) + (" …" if len(diffs) > 10 else "")
-        stderr_console().labelled(
-            "error:", "red", f"verify failed: {len(diffs)} file(s) differ from {lock.tag} + overlays: {listed}"
-        )
-        raise typer.Exit(1)
+        raise CheckFailed(f"verify failed: {len(diffs)} file(s) differ from {lock.tag} + overlays: {listed}")
     if not json_output:
         out.say("[green]ok[/]: output is upstream {} plus the declared overlays", lock.tag)
 
 
-@app.command("check-images", short_help="Fail on any image outside the allowed registries.")
-@handles_errors
+@command("check-images", short_help="Fail on any image outside the allowed registries.")
 def check_images(
     ctx: typer.Context,
     chart_dirs: ChartDirsArgument = None,
@@ -272,8 +265,7 @@ def check_images(
     )
 
 
-@app.command("check-manifests", short_help="Fail on any rendered custom resource its CRD rejects.")
-@handles_errors
+@command("check-manifests", short_help="Fail on any rendered custom resource its CRD rejects.")
 def check_manifests(
     ctx: typer.Context,
     chart_dirs: ChartDirsArgument = None,
@@ -311,8 +303,7 @@ def check_manifests(
     check_rendered(ctx, "check-manifests", chart_dirs, run, "manifests", json_output, junit, verbose)
 
 
-@app.command(short_help="Show the delta from upstream to the vendored charts.")
-@handles_errors
+@command(short_help="Show the delta from upstream to the vendored charts.")
 def diff(
     ctx: typer.Context,
     chart: Annotated[str | None, typer.Argument(metavar="[CHART]", help="Only this chart.")] = None,
@@ -352,8 +343,7 @@ def diff(
         report.print_diffs(out, diffs)
 
 
-@app.command("patch-verify", short_help="Check that the patch series applies to upstream.")
-@handles_errors
+@command("patch-verify", short_help="Check that the patch series applies to upstream.")
 def patch_verify(
     ctx: typer.Context,
     source: Annotated[
@@ -420,8 +410,7 @@ def patch_verify(
         out.say("[green]ok[/]: {}", report_build.series_outcome(result).removeprefix("ok: "))
 
 
-@app.command(short_help="List every pin of the upstream version; --check they agree.")
-@handles_errors
+@command(short_help="List every pin of the upstream version; --check they agree.")
 def versions(
     ctx: typer.Context,
     check: Annotated[
@@ -485,8 +474,7 @@ def versions(
         out.say("[green]ok[/]: every place follows {}'s {}", result.pin.file, result.pin.value)
 
 
-@app.command(short_help="Regenerate values.schema.json and README.md of the charts.")
-@handles_errors
+@command(short_help="Regenerate values.schema.json and README.md of the charts.")
 def generate(
     ctx: typer.Context,
     charts: Annotated[
@@ -524,17 +512,15 @@ def generate(
 
         data = {"check": check, "ok": not failed, "charts": [r.spec.name for r in results]}
         print_json(stdout_console(), {**data, "stale" if check else "written": stale})
-    elif failed:
-        err = stderr_console()
-        for path in stale:
-            err.say("stale: {}", path)
-        message = f"generate --check failed: {len(stale)} generated file(s) out of date; run gsvendor generate"
-        err.labelled("error:", "red", message)
-    else:
-        out = stdout_console()
-        for path in stale:
-            out.say("wrote {}", path)
-        if not ctx.obj.quiet and not stale:
-            out.print(f"[green]ok[/]: the generated files of {len(results)} chart(s) are up to date")
+        if failed:
+            raise typer.Exit(1)
+        return
     if failed:
-        raise typer.Exit(1)
+        for path in stale:
+            stderr_console().say("stale: {}", path)
+        raise CheckFailed(f"generate --check failed: {len(stale)} generated file(s) out of date; run gsvendor generate")
+    out = stdout_console()
+    for path in stale:
+        out.say("wrote {}", path)
+    if not ctx.obj.quiet and not stale:
+        out.print(f"[green]ok[/]: the generated files of {len(results)} chart(s) are up to date")
