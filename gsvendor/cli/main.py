@@ -15,32 +15,30 @@ def global_options_first(args: list[str]) -> list[str]:
     ``gsvendor sync v0.20.0 -q --config x.yaml`` reads as ``gsvendor -q --config x.yaml sync v0.20.0``;
     nothing after ``--`` moves, and a command's own options are left alone.
     """
+    import itertools
+
     command = _command_index(args)
     if command is None:
         return args
     moved: list[str] = []
     rest: list[str] = []
-    tail = args[command + 1 :]
-    i = 0
-    while i < len(tail):
-        arg = tail[i]
-        if arg == "--":
-            rest += tail[i:]
-            break
+    tail = iter(args[command + 1 :])
+    for arg in tail:
         name = arg.split("=", 1)[0]
-        if name in GLOBAL_OPTIONS:
-            takes_value = int(GLOBAL_OPTIONS[name] and "=" not in arg)
-            moved += tail[i : i + 1 + takes_value]
-            i += 1 + takes_value
-            continue
-        rest.append(arg)
-        i += 1
+        if arg == "--":
+            rest += [arg, *tail]
+        elif name in GLOBAL_OPTIONS:  # with its value, unless written --name=value or missing
+            moved += [arg, *itertools.islice(tail, int(GLOBAL_OPTIONS[name] and "=" not in arg))]
+        else:
+            rest.append(arg)
     return [*args[:command], *moved, args[command], *rest]
 
 
 def _command_index(args: list[str]) -> int | None:
-    """Where the command's name stands in ``args``: the first word that is no option nor a global option's value."""
-    return next((i for i, arg in enumerate(args) if not arg.startswith("-") and not _is_value(args, i)), None)
+    """Where the command's name stands in ``args``: the first word that is no option nor the value of
+    the global option before it (``--config FILE``)."""
+    values = [False] + [GLOBAL_OPTIONS.get(arg) is True for arg in args]
+    return next((i for i, arg in enumerate(args) if not arg.startswith("-") and not values[i]), None)
 
 
 def _invoked(args: list[str]) -> str | None:
@@ -82,11 +80,6 @@ def only_the_invoked_command(application: Any, args: list[str]) -> Any:
     pruned = copy.copy(application)
     pruned.registered_commands = chosen
     return pruned
-
-
-def _is_value(args: list[str], index: int) -> bool:
-    """Whether ``args[index]`` is the value of the global option before it (``--config FILE``)."""
-    return index > 0 and GLOBAL_OPTIONS.get(args[index - 1], False) is True
 
 
 def failed_command(exc: Any, args: list[str]) -> str:

@@ -44,12 +44,12 @@ def run(
     """Render ``chart_dirs`` (default every configured chart's output) in their variants and check them.
 
     ``images``: judge image references too (check-images, ``allow`` replacing its prefixes). Raises
-    :class:`~gsvendor.errors.UsageError` for ``--allow`` without ``--images`` or an empty prefix,
-    and the domain's errors for a missing chart, helm or a bad configuration (all exit 2).
+    :class:`~gsvendor.errors.UsageError` for ``--allow`` without ``--images``, and the domain's
+    errors for a missing chart, helm or a bad configuration (all exit 2).
     """
     if allow is not None and not images:
         raise UsageError("--allow needs --images (it is check-images' policy)")
-    charts, settings, helm_path = render_inputs(config, chart_dirs, helm, allow)
+    charts, settings, helm_path = render_inputs(config, chart_dirs, helm)
     policy = label_policy(config)
     warm_up()
     consumers = {CONSUMER: parse_rendered}
