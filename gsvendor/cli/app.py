@@ -213,20 +213,13 @@ def project_guard(ctx: typer.Context, config: Any) -> Any:
     return exclusive(config, ctx.obj.lock_timeout, stderr_console().unlabelled)
 
 
-def fetch_options(
-    ctx: typer.Context, timeout: float = 10.0, retries: int = 3, max_time: float = 300.0, min_rate: float = 1024.0
-) -> Any:
-    """The :class:`~gsvendor.upstream.source.FetchOptions` of the HTTP options (seconds, bytes/s) and the globals."""
+def fetch_options(ctx: typer.Context, **http: Any) -> Any:
+    """The :class:`~gsvendor.upstream.source.FetchOptions` of the globals (cache, progress) and of
+    the HTTP options a command takes (``timeout``, ``retries``, ``max_time``, ``min_rate``); those
+    it does not take keep FetchOptions' defaults."""
     from gsvendor.upstream.source import FetchOptions
 
-    return FetchOptions(
-        cache_dir=ctx.obj.cache_dir,
-        timeout=timeout,
-        retries=retries,
-        progress=not ctx.obj.quiet and sys.stderr.isatty(),
-        max_time=max_time,
-        min_rate=min_rate,
-    )
+    return FetchOptions(cache_dir=ctx.obj.cache_dir, progress=not ctx.obj.quiet and sys.stderr.isatty(), **http)
 
 
 def show_status(ctx: typer.Context, message: str) -> Any:

@@ -132,7 +132,7 @@ def sync(
         config,
         tag,
         source,
-        fetch_options(ctx, timeout, retries, max_time, min_rate),
+        fetch_options(ctx, timeout=timeout, retries=retries, max_time=max_time, min_rate=min_rate),
         dry_run=dry_run,
         force=force,
         helm=helm,
@@ -396,7 +396,7 @@ def patch_verify(
 
     config = load_config_for(ctx)
     with show_status(ctx, "checking the patch series"):
-        result = verify_series(config, tag, source, fetch_options(ctx, timeout, retries), patches)
+        result = verify_series(config, tag, source, fetch_options(ctx, timeout=timeout, retries=retries), patches)
     if junit is not None:
         write_junit(junit, "patch-verify", report_build.series_cases(result))
     out = stdout_console()
