@@ -90,8 +90,8 @@ def adopt(
             )
         best = matches[0]
         # the whole command, unwrapped, so that it can be copied as it is
-        command = shlex.join(["gsvendor", "adopt", best.tag, "--source", best.source])
-        out.say(f"best: {{}} ({best.ratio:.1%}); run {{}}", best.tag, command, soft_wrap=True)
+        again = shlex.join(["gsvendor", "adopt", best.tag, "--source", best.source])
+        out.say(f"best: {{}} ({best.ratio:.1%}); run {{}}", best.tag, again, soft_wrap=True)
         return
     if not words:
         raise UsageError("adopt needs TAG (or --detect to find it)")
