@@ -19,12 +19,9 @@ def run() -> None:
     gc.set_threshold(50_000)
     try:
         from gsvendor.cli import main
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        raise SystemExit(130) from None
-    try:
+
         main()
-    except KeyboardInterrupt:  # before main() handles it itself (its own imports): nothing was written yet
+    except KeyboardInterrupt:  # while importing, or before main() handles it itself: nothing was written yet
         sys.stderr.write("interrupted\n")
         raise SystemExit(130) from None
     except SystemExit as stop:

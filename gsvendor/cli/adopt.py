@@ -8,12 +8,11 @@ from typing import Annotated
 
 import typer
 
-from gsvendor.cli.app import app, fetch_options, handles_errors, show_status, stderr_console, stdout_console
-from gsvendor.cli.options import JsonOption, non_empty
+from gsvendor.cli.app import command, fetch_options, show_status, stderr_console, stdout_console
+from gsvendor.cli.options import JsonOption, given
 
 
-@app.command(short_help="Write the overlays that reproduce hand-vendored charts.")
-@handles_errors
+@command(short_help="Write the overlays that reproduce hand-vendored charts.")
 def adopt(
     ctx: typer.Context,
     args: Annotated[
@@ -22,13 +21,12 @@ def adopt(
     ] = None,
     source: Annotated[
         str | None,
-        typer.Option(
+        given(
             "--source",
             "-s",
             help="Upstream source: a .tar.gz, a checkout folder, a tarball URL or a git URL; "
             "with --detect a folder of <name>-<tag>.tar.gz archives or a git URL.",
             metavar="SOURCE",
-            parser=non_empty("--source"),
         ),
     ] = None,
     detect: Annotated[
@@ -48,11 +46,7 @@ def adopt(
     json_output: JsonOption = False,
     repository: Annotated[
         str,
-        typer.Option(
-            help="The upstream GitHub repository written to gsvendor.yaml.",
-            metavar="OWNER/NAME",
-            parser=non_empty("--repository"),
-        ),
+        given("--repository", help="The upstream GitHub repository written to gsvendor.yaml.", metavar="OWNER/NAME"),
     ] = "kserve/kserve",
 ) -> None:
     """Infer the overlays that make upstream TAG into the charts of helm/ (or CHART_DIRs), prove them
@@ -77,7 +71,7 @@ def adopt(
 
       gsvendor adopt v0.20.0 -s ../shared/upstream/kserve-v0.20.0.tar.gz --dry-run
     """
-    from gsvendor.errors import UsageError
+    from gsvendor.errors import CheckFailed, UsageError
     from gsvendor.workflows import adopt as workflow
 
     if not source:
@@ -96,8 +90,8 @@ def adopt(
             )
         best = matches[0]
         # the whole command, unwrapped, so that it can be copied as it is
-        command = shlex.join(["gsvendor", "adopt", best.tag, "--source", best.source])
-        out.say(f"best: {{}} ({best.ratio:.1%}); run {{}}", best.tag, command, soft_wrap=True)
+        again = shlex.join(["gsvendor", "adopt", best.tag, "--source", best.source])
+        out.say(f"best: {{}} ({best.ratio:.1%}); run {{}}", best.tag, again, soft_wrap=True)
         return
     if not words:
         raise UsageError("adopt needs TAG (or --detect to find it)")
@@ -109,19 +103,10 @@ def adopt(
     def say(line: str) -> None:
         stderr_console().say("{}", line, soft_wrap=True)
 
+    options = {"repository": repository, "force": force, "partial": partial, "dry_run": dry_run}
     # another gsvendor writing this project (a sync) must not interleave with the adoption
     with project_lock(root, ctx.obj.lock_timeout, say), show_status(ctx, "inferring the overlays"):
-        result = workflow.adopt(
-            root,
-            tag,
-            source,
-            folders,
-            fetch_options(ctx),
-            repository=repository,
-            force=force,
-            partial=partial,
-            dry_run=dry_run,
-        )
+        result = workflow.adopt(root, tag, source, folders, fetch_options(ctx), **options)
     if json_output:
         from gsvendor.report import console as report
 
@@ -155,13 +140,11 @@ def adopt(
     )
     if result.plain:
         out.say("kept in their own overlay file (themes would reorder their operations): {}", ", ".join(result.plain))
-    err = stderr_console()
     for problem in result.problems:
-        err.labelled("cannot express:", "yellow", problem)  # one line, as written (no markup read)
+        stderr_console().labelled("cannot express:", "yellow", problem)  # one line, as written (no markup read)
     if result.problems:
         said = "wrote the rest (--partial)" if result.written else "wrote nothing (--partial writes the rest)"
-        err.labelled("error:", "red", f"{len(result.problems)} change(s) could not be expressed; {said}")
-        raise typer.Exit(1)
+        raise CheckFailed(f"{len(result.problems)} change(s) could not be expressed; {said}")
     if result.written:
         out.say("[green]ok[/]: wrote gsvendor.yaml, overlays/ and the lock: {} plus the overlays", tag)
     else:

@@ -12,7 +12,7 @@ import typer
 from typer.core import TyperOption
 
 from gsvendor import __version__
-from gsvendor.cli.options import non_empty
+from gsvendor.cli.options import given
 from gsvendor.errors import CheckFailed, GsvendorError, OutputError, UsageError
 from gsvendor.report.console import print_json
 
@@ -45,14 +45,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # the global options (the app callback's) with whether each takes a value; main() moves them in
 # front of the command when given after it (`gsvendor sync -q`)
-GLOBAL_OPTIONS = {
-    "--config": True,
-    "-c": True,
-    "--cache-dir": True,
-    "--quiet": False,
-    "-q": False,
-    "--lock-timeout": True,
-}
+GLOBAL_OPTIONS = dict.fromkeys(["--config", "-c", "--cache-dir", "--lock-timeout"], True) | dict.fromkeys(
+    ["--quiet", "-q"], False
+)
 
 
 def _flag_type(self: TyperOption, ctx: Any) -> str | None:
@@ -66,24 +61,12 @@ if _option_type is not None:  # typer 0.29 shows <bool> beside flags
 
 
 def unwrap_help(text: str | None) -> str | None:
-    """A docstring with its paragraphs joined into one line each, so --help wraps them to the terminal.
-
-    Indented lines (examples) and headings ending in ``:`` keep their line breaks.
-    """
-    if not text:
-        return text
+    """A docstring for --help: click joins and rewraps each paragraph to the terminal itself, so an
+    indented paragraph (an example) is marked ``\\b`` for click to print as written, pasteable."""
     import inspect
 
-    paragraphs = []
-    for paragraph in inspect.cleandoc(text).split("\n\n"):
-        lines = paragraph.splitlines()
-        if any(line.startswith(" ") for line in lines):
-            paragraphs.append("\b\n" + paragraph)  # click prints a \b paragraph as written: a pasteable example
-        elif paragraph.endswith(":"):
-            paragraphs.append(paragraph)
-        else:
-            paragraphs.append(" ".join(line.strip() for line in lines))
-    return "\n\n".join(paragraphs)
+    paragraphs = inspect.cleandoc(text or "").split("\n\n")
+    return "\n\n".join("\b\n" + p if p.startswith(" ") else p for p in paragraphs) or text
 
 
 @dataclass(frozen=True)
@@ -96,16 +79,16 @@ class Globals:
     lock_timeout: float = 60.0
 
 
-def _cache_dir(value: Path | None) -> Path | None:
-    from gsvendor.files import default_cache_dir
-
-    return default_cache_dir(value)
-
-
 def _print_version(value: bool) -> None:
     if value:
         print(f"gsvendor {__version__}")
         raise typer.Exit(0)
+
+
+def _a_number(value: float) -> float:
+    if value != value:  # nan passes click's min=0 and would wait for ever
+        raise UsageError("--lock-timeout: nan is not a number of seconds")
+    return value
 
 
 @app.callback()
@@ -113,20 +96,21 @@ def _globals(
     ctx: typer.Context,
     config: Annotated[
         Path | None,
-        typer.Option(
+        given(
             "--config",
             "-c",
             metavar="FILE",
-            parser=non_empty("--config", path=True),
+            path=True,
             help="Configuration file (default: the nearest gsvendor.yaml in this folder or a parent).",
         ),
     ] = None,
     cache_dir: Annotated[
         Path | None,
-        typer.Option(
+        given(  # "." would put the cache (and its stamps) in the project
+            "--cache-dir",
             metavar="DIR",
             help="Download cache (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor).",
-            parser=non_empty("--cache-dir", path=True),  # "." would put the cache (and its stamps) in the project
+            path=True,
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
@@ -136,6 +120,7 @@ def _globals(
             help="Seconds to wait for another gsvendor working in the same project before giving up (exit 2).",
             min=0,
             metavar="SECONDS",
+            callback=_a_number,
         ),
     ] = 60.0,
     version: Annotated[
@@ -143,13 +128,9 @@ def _globals(
         typer.Option("--version", help="Print gsvendor's version and exit.", callback=_print_version, is_eager=True),
     ] = False,
 ) -> None:
-    handles_errors(_lock_timeout_is_a_number)(lock_timeout)  # an error here is one line too, not a traceback
-    ctx.obj = Globals(
-        config=config,
-        cache_dir=_cache_dir(cache_dir),
-        quiet=quiet,
-        lock_timeout=lock_timeout,
-    )
+    from gsvendor.files import default_cache_dir
+
+    ctx.obj = Globals(config=config, cache_dir=default_cache_dir(cache_dir), quiet=quiet, lock_timeout=lock_timeout)
 
 
 def stderr_console() -> Any:
@@ -157,6 +138,11 @@ def stderr_console() -> Any:
     from gsvendor.report.writer import open_console
 
     return open_console(sys.stderr, "stderr")
+
+
+def warn(line: str) -> None:
+    """``warning: line`` on stderr, in yellow on a terminal."""
+    stderr_console().labelled("warning:", "yellow", line)
 
 
 def stdout_console() -> Any:
@@ -201,6 +187,12 @@ def handles_errors(function: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def command(name: str | None = None, *, short_help: str) -> Callable[[F], F]:
+    """Register a function as the command ``name`` (default: typer's, from the function's name),
+    its errors handled by :func:`handles_errors`."""
+    return lambda function: app.command(name, short_help=short_help)(handles_errors(function))
+
+
 def load_config_for(ctx: typer.Context) -> Any:
     """The configuration: ``--config``, else the nearest gsvendor.yaml (the project root)."""
     from gsvendor.config import load_config
@@ -221,24 +213,13 @@ def project_guard(ctx: typer.Context, config: Any) -> Any:
     return exclusive(config, ctx.obj.lock_timeout, stderr_console().unlabelled)
 
 
-def _lock_timeout_is_a_number(lock_timeout: float) -> None:
-    if lock_timeout != lock_timeout:  # nan passes click's min=0 and would wait for ever
-        raise UsageError("--lock-timeout: nan is not a number of seconds")
-
-
-def fetch_options(
-    ctx: typer.Context, timeout: float = 10.0, retries: int = 3, max_time: float = 300.0, min_rate: float = 1024.0
-) -> Any:
+def fetch_options(ctx: typer.Context, **http: Any) -> Any:
+    """The :class:`~gsvendor.upstream.source.FetchOptions` of the globals (cache, progress) and of
+    the HTTP options a command takes (``timeout``, ``retries``, ``max_time``, ``min_rate``); those
+    it does not take keep FetchOptions' defaults."""
     from gsvendor.upstream.source import FetchOptions
 
-    return FetchOptions(
-        cache_dir=ctx.obj.cache_dir,
-        timeout=timeout,
-        retries=retries,
-        progress=not ctx.obj.quiet and sys.stderr.isatty(),
-        max_time=max_time,
-        min_rate=min_rate,
-    )
+    return FetchOptions(cache_dir=ctx.obj.cache_dir, progress=not ctx.obj.quiet and sys.stderr.isatty(), **http)
 
 
 def show_status(ctx: typer.Context, message: str) -> Any:

@@ -1,18 +1,56 @@
-"""The CHART_DIR arguments of check-images and check-manifests: the configuration they are read
-with, the project guard to hold while rendering, and a misspelt or missing folder named with the
-chart folder it was probably meant to be."""
+"""check-images and check-manifests: the configuration their CHART_DIR arguments are read with, the
+project guard to hold while rendering, a misspelt or missing folder named with the chart folder it
+was probably meant to be, and their shared output (text or --json, --junit, the exit code)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from gsvendor.cli.app import project_guard, stamps_dir
-from gsvendor.errors import UsageError, closest
+from gsvendor.cli.app import project_guard, show_status, stamps_dir, stdout_console
+from gsvendor.errors import CheckFailed, UsageError, closest
+
+
+def check_rendered(
+    ctx: typer.Context,
+    command: str,
+    chart_dirs: list[Path] | None,
+    run: Callable[..., Any],
+    report: str,
+    json_output: bool,
+    junit: Path | None,
+    verbose: bool,
+) -> None:
+    """Run ``run(config, chart_dirs, progress=…)`` (a workflow's ``run`` with its options bound) under
+    :func:`rendering_setup`, then print its result with ``gsvendor.report.<report>`` (``run_json``,
+    ``print_run``, ``run_cases`` for ``--junit`` as ``command``'s suite).
+
+    Raises :class:`~gsvendor.errors.CheckFailed` (exit 1) with ``run_failure`` when the run is not ok.
+    """
+    config, guard = rendering_setup(ctx, chart_dirs)
+    with guard:
+        result = run(config, chart_dirs or [], progress=partial(show_status, ctx))
+    # the report modules load once helm has rendered: nothing delays the first render
+    import importlib
+
+    from gsvendor.report.console import print_json
+    from gsvendor.report.junit import write_junit
+
+    module = importlib.import_module(f"gsvendor.report.{report}")
+    if junit is not None:
+        write_junit(junit, command, module.run_cases(result))
+    if json_output:
+        print_json(stdout_console(), module.run_json(result))
+    else:
+        module.print_run(stdout_console(), result, verbose=verbose)
+    if not result.ok:
+        raise CheckFailed(module.run_failure(result))
 
 
 def rendering_setup(ctx: typer.Context, chart_dirs: list[Path] | None) -> tuple[Any, Any]:

@@ -4,22 +4,23 @@
 # 1.4-1.8 s of start-up on top of the CLI's 0.4-0.65 s (measured on the loaded 2-core build
 # machine), paid by every command and by --help.
 
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from gsvendor.cli.app import (
-    app,
+    command,
     fetch_options,
-    handles_errors,
     load_config_for,
     project_guard,
     show_status,
     stderr_console,
     stdout_console,
+    warn,
 )
-from gsvendor.cli.chart_dirs import rendering_setup
+from gsvendor.cli.chart_dirs import check_rendered
 from gsvendor.cli.options import (
     ChartDirsArgument,
     HelmOption,
@@ -38,13 +39,12 @@ from gsvendor.cli.options import (
     RetriesOption,
     SourceOption,
     TimeoutOption,
-    non_empty,
+    given,
 )
 from gsvendor.errors import CheckFailed, UsageError
 
 
-@app.command(short_help="Vendor upstream TAG's charts with the overlays applied.")
-@handles_errors
+@command(short_help="Vendor upstream TAG's charts with the overlays applied.")
 def sync(
     ctx: typer.Context,
     tag: Annotated[
@@ -122,24 +122,25 @@ def sync(
                 if not json_output:
                     out.say("upgrade report: {}", report_file)
 
+    review = workflow.Review(
+        report=report_file is not None or patch_report is not None,
+        diff=show_diff,
+        patch_report=patch_report,
+        automatic=dry_run and not json_output and report_file is None,
+    )
     workflow.sync_reviewed(
         config,
         tag,
         source,
-        fetch_options(ctx, timeout, retries, max_time, min_rate),
+        fetch_options(ctx, timeout=timeout, retries=retries, max_time=max_time, min_rate=min_rate),
         dry_run=dry_run,
         force=force,
         helm=helm,
-        review=workflow.Review(
-            report=report_file is not None or patch_report is not None,
-            diff=show_diff,
-            patch_report=patch_report,
-            automatic=dry_run and not json_output and report_file is None,
-        ),
+        review=review,
         guard=project_guard(ctx, config),
-        progress=lambda message: show_status(ctx, message),
+        progress=partial(show_status, ctx),
         note=lambda line: stderr_console().labelled("note:", "", line),
-        warn=lambda line: stderr_console().labelled("warning:", "yellow", line),
+        warn=warn,
         present=present,
     )
 
@@ -155,8 +156,12 @@ def _write_report(path: Path, text: str) -> None:
         raise UsageError(f"--report: {path}: {write_failure(path, exc)}") from None
 
 
-@app.command(short_help="Prove the output is the locked upstream plus the overlays.")
-@handles_errors
+def _diffs_json(diffs: list[Any]) -> list[dict[str, str]]:
+    """``--json``'s list of file diffs (:class:`~gsvendor.vendoring.compare.FileDiff`): path, status, diff."""
+    return [{"path": d.path, "status": d.status, "diff": d.text} for d in diffs]
+
+
+@command(short_help="Prove the output is the locked upstream plus the overlays.")
 def verify(
     ctx: typer.Context,
     source: LockedSourceOption = None,
@@ -183,28 +188,17 @@ def verify(
         lock, diffs = workflow.verify(config, fetch_options(ctx), helm, source=source)
     out = stdout_console()
     if json_output:
-        report.print_json(
-            out,
-            {
-                "tag": lock.tag,
-                "ok": not diffs,
-                "differences": [{"path": d.path, "status": d.status, "diff": d.text} for d in diffs],
-            },
-        )
+        report.print_json(out, {"tag": lock.tag, "ok": not diffs, "differences": _diffs_json(diffs)})
     else:
         report.print_diffs(out, diffs)
     if diffs:
         listed = ", ".join(d.path for d in diffs[:10]) + (" …" if len(diffs) > 10 else "")
-        stderr_console().labelled(
-            "error:", "red", f"verify failed: {len(diffs)} file(s) differ from {lock.tag} + overlays: {listed}"
-        )
-        raise typer.Exit(1)
+        raise CheckFailed(f"verify failed: {len(diffs)} file(s) differ from {lock.tag} + overlays: {listed}")
     if not json_output:
         out.say("[green]ok[/]: output is upstream {} plus the declared overlays", lock.tag)
 
 
-@app.command("check-images", short_help="Fail on any image outside the allowed registries.")
-@handles_errors
+@command("check-images", short_help="Fail on any image outside the allowed registries.")
 def check_images(
     ctx: typer.Context,
     chart_dirs: ChartDirsArgument = None,
@@ -250,11 +244,12 @@ def check_images(
     """
     from gsvendor.workflows import check_images as workflow
 
-    config, guard = rendering_setup(ctx, chart_dirs)
-    with guard:
-        run = workflow.run(
-            config,
-            chart_dirs or [],
+    check_rendered(
+        ctx,
+        "check-images",
+        chart_dirs,
+        partial(
+            workflow.run,
             allow=allow,
             helm=helm,
             resolve=resolve,
@@ -262,25 +257,15 @@ def check_images(
             jobs=resolve_jobs,
             registry_config=registry_config,
             insecure=insecure_registry,
-            progress=lambda message: show_status(ctx, message),
-        )
-    # the report modules load once helm has rendered: nothing delays the first render
-    from gsvendor.report import images as report_images
-    from gsvendor.report.console import print_json
-    from gsvendor.report.junit import write_junit
-
-    if junit is not None:
-        write_junit(junit, "check-images", report_images.run_cases(run))
-    if json_output:
-        print_json(stdout_console(), report_images.run_json(run))
-    else:
-        report_images.print_run(stdout_console(), run, verbose=verbose)
-    if not run.ok:
-        raise CheckFailed(report_images.run_failure(run))
+        ),
+        "images",
+        json_output=json_output,
+        junit=junit,
+        verbose=verbose,
+    )
 
 
-@app.command("check-manifests", short_help="Fail on any rendered custom resource its CRD rejects.")
-@handles_errors
+@command("check-manifests", short_help="Fail on any rendered custom resource its CRD rejects.")
 def check_manifests(
     ctx: typer.Context,
     chart_dirs: ChartDirsArgument = None,
@@ -312,33 +297,13 @@ def check_manifests(
 
       gsvendor check-manifests helm/kserve-runtime-configs --json
     """
-    from gsvendor.report import manifests as report
-    from gsvendor.report.console import print_json
-    from gsvendor.report.junit import write_junit
     from gsvendor.workflows import check_manifests as workflow
 
-    config, guard = rendering_setup(ctx, chart_dirs)
-    with guard:
-        run = workflow.run(
-            config,
-            chart_dirs or [],
-            helm=helm,
-            images=images,
-            allow=allow,
-            progress=lambda message: show_status(ctx, message),
-        )
-    if junit is not None:
-        write_junit(junit, "check-manifests", report.run_cases(run))
-    if json_output:
-        print_json(stdout_console(), report.run_json(run))
-    else:
-        report.print_run(stdout_console(), run, verbose=verbose)
-    if not run.ok:
-        raise CheckFailed(report.run_failure(run))
+    run = partial(workflow.run, helm=helm, images=images, allow=allow)
+    check_rendered(ctx, "check-manifests", chart_dirs, run, "manifests", json_output, junit, verbose)
 
 
-@app.command(short_help="Show the delta from upstream to the vendored charts.")
-@handles_errors
+@command(short_help="Show the delta from upstream to the vendored charts.")
 def diff(
     ctx: typer.Context,
     chart: Annotated[str | None, typer.Argument(metavar="[CHART]", help="Only this chart.")] = None,
@@ -369,61 +334,44 @@ def diff(
     with project_guard(ctx, config):
         lock, diffs = workflow.diff(config, fetch_options(ctx), chart, helm, source=source)
     out = stdout_console()
-    if json_output and stat:
-        report.print_json(out, {"tag": lock.tag, "stat": report.diff_stat(diffs)})
-    elif json_output:
-        report.print_json(
-            out, {"tag": lock.tag, "files": [{"path": d.path, "status": d.status, "diff": d.text} for d in diffs]}
-        )
+    if json_output:
+        listed = {"stat": report.diff_stat(diffs)} if stat else {"files": _diffs_json(diffs)}
+        report.print_json(out, {"tag": lock.tag, **listed})
     elif stat:
         report.print_diff_stat(out, diffs)
     else:
         report.print_diffs(out, diffs)
 
 
-@app.command("patch-verify", short_help="Check that the patch series applies to upstream.")
-@handles_errors
+@command("patch-verify", short_help="Check that the patch series applies to upstream.")
 def patch_verify(
     ctx: typer.Context,
     source: Annotated[
         str | None,
-        typer.Option(
+        given(
             "--source",
             "-s",
             help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
             "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the configured upstream git URL).",
             metavar="SOURCE",
-            parser=non_empty("--source"),
         ),
     ] = None,
     tag: Annotated[
         str | None,
-        typer.Option(
+        given(
             "--tag",
             "-t",
-            help="Upstream tag (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc).",
             metavar="TAG",
-            parser=non_empty("--tag"),
+            help="Upstream tag (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc).",
         ),
     ] = None,
     patches: Annotated[
         Path | None,
-        typer.Option(
-            "--patches",
-            help="Patch folder (default: patches from gsvendor.yaml).",
-            metavar="DIR",
-            parser=non_empty("--patches", path=True),
-        ),
+        given("--patches", help="Patch folder (default: patches from gsvendor.yaml).", metavar="DIR", path=True),
     ] = None,
     json_output: JsonOption = False,
     junit: Annotated[
-        Path | None,
-        typer.Option(
-            "--junit",
-            help="Also write JUnit XML, one test per patch.",
-            metavar="FILE",
-            parser=non_empty("--junit", path=True),
-        ),
+        Path | None, given("--junit", help="Also write JUnit XML, one test per patch.", metavar="FILE", path=True)
     ] = None,
     timeout: TimeoutOption = 10.0,
     retries: RetriesOption = 3,
@@ -448,7 +396,7 @@ def patch_verify(
 
     config = load_config_for(ctx)
     with show_status(ctx, "checking the patch series"):
-        result = verify_series(config, tag, source, fetch_options(ctx, timeout, retries), patches)
+        result = verify_series(config, tag, source, fetch_options(ctx, timeout=timeout, retries=retries), patches)
     if junit is not None:
         write_junit(junit, "patch-verify", report_build.series_cases(result))
     out = stdout_console()
@@ -462,8 +410,7 @@ def patch_verify(
         out.say("[green]ok[/]: {}", report_build.series_outcome(result).removeprefix("ok: "))
 
 
-@app.command(short_help="List every pin of the upstream version; --check they agree.")
-@handles_errors
+@command(short_help="List every pin of the upstream version; --check they agree.")
 def versions(
     ctx: typer.Context,
     check: Annotated[
@@ -472,13 +419,12 @@ def versions(
     json_output: JsonOption = False,
     source: Annotated[
         str | None,
-        typer.Option(
+        given(
             "--source",
             "-s",
             help="Read upstream's go.mod from SOURCE (as sync takes it) instead of the lock, which records it "
             "(no network); a lock without it reads its own source.",
             metavar="SOURCE",
-            parser=non_empty("--source"),
         ),
     ] = None,
     no_go: Annotated[bool, typer.Option("--no-go", help="Skip the Go builder check (no upstream read).")] = False,
@@ -505,33 +451,30 @@ def versions(
     nothing = no_dockerfiles(config)  # also validates dockerfiles/pinDockerfile
     config.require_outputs()
     out = stdout_console()
+    if nothing and json_output:
+        report.print_json(out, {"checked": False, "note": nothing, "problems": [], "warnings": []})
+    elif nothing:
+        out.say("[green]ok[/]: {}", nothing)
     if nothing:
-        if json_output:
-            report.print_json(out, {"checked": False, "note": nothing, "problems": [], "warnings": []})
-        else:
-            out.say("[green]ok[/]: {}", nothing)
         return
     with project_guard(ctx, config):  # the spinner only while upstream is read, not when the lock answers
-        result = check_versions(
-            config, source, fetch_options(ctx), go=not no_go, progress=lambda message: show_status(ctx, message)
-        )
+        result = check_versions(config, source, fetch_options(ctx), go=not no_go, progress=partial(show_status, ctx))
     if json_output:
         report.print_json(out, result.as_json())
-    elif not check:
-        report_build.print_versions(out, result)
-    if check and not json_output:
+    elif check:
         for warning in result.warnings:
-            stderr_console().labelled("warning:", "yellow", warning)
+            warn(warning)
+    else:
+        report_build.print_versions(out, result)
     if result.problems:
         raise CheckFailed(*result.problems)
-    if not check and not json_output:
-        out.say("[green]ok[/]: every place follows {}'s {}", result.pin.file, result.pin.value)
-    elif check and not json_output:
+    if check and not json_output:
         out.say("[green]ok[/]: {}", report_build.versions_agree(result))
+    elif not json_output:
+        out.say("[green]ok[/]: every place follows {}'s {}", result.pin.file, result.pin.value)
 
 
-@app.command(short_help="Regenerate values.schema.json and README.md of the charts.")
-@handles_errors
+@command(short_help="Regenerate values.schema.json and README.md of the charts.")
 def generate(
     ctx: typer.Context,
     charts: Annotated[
@@ -563,24 +506,19 @@ def generate(
     with project_guard(ctx, config):
         results = workflow.generate(config, charts, check=check)
     stale = [path for result in results for path in result.stale]
+    failed = bool(check and stale)
     if json_output:
         from gsvendor.report.console import print_json
 
-        data = {"check": check, "ok": not (check and stale), "charts": [r.spec.name for r in results]}
+        data = {"check": check, "ok": not failed, "charts": [r.spec.name for r in results]}
         print_json(stdout_console(), {**data, "stale" if check else "written": stale})
-        if check and stale:
+        if failed:
             raise typer.Exit(1)
         return
-    err = stderr_console()
-    if check and stale:
+    if failed:
         for path in stale:
-            err.say("stale: {}", path)
-        err.labelled(
-            "error:",
-            "red",
-            f"generate --check failed: {len(stale)} generated file(s) out of date; run gsvendor generate",
-        )
-        raise typer.Exit(1)
+            stderr_console().say("stale: {}", path)
+        raise CheckFailed(f"generate --check failed: {len(stale)} generated file(s) out of date; run gsvendor generate")
     out = stdout_console()
     for path in stale:
         out.say("wrote {}", path)

@@ -15,32 +15,52 @@ def global_options_first(args: list[str]) -> list[str]:
     ``gsvendor sync v0.20.0 -q --config x.yaml`` reads as ``gsvendor -q --config x.yaml sync v0.20.0``;
     nothing after ``--`` moves, and a command's own options are left alone.
     """
+    import itertools
+
     command = _command_index(args)
     if command is None:
         return args
     moved: list[str] = []
     rest: list[str] = []
-    tail = args[command + 1 :]
-    i = 0
-    while i < len(tail):
-        arg = tail[i]
-        if arg == "--":
-            rest += tail[i:]
-            break
+    tail = iter(args[command + 1 :])
+    for arg in tail:
         name = arg.split("=", 1)[0]
-        if name in GLOBAL_OPTIONS:
-            takes_value = int(GLOBAL_OPTIONS[name] and "=" not in arg)
-            moved += tail[i : i + 1 + takes_value]
-            i += 1 + takes_value
-            continue
-        rest.append(arg)
-        i += 1
+        if arg == "--":
+            rest += [arg, *tail]
+        elif name in GLOBAL_OPTIONS:  # with its value, unless written --name=value or missing
+            moved += [arg, *itertools.islice(tail, int(GLOBAL_OPTIONS[name] and "=" not in arg))]
+        else:
+            rest.append(arg)
     return [*args[:command], *moved, args[command], *rest]
 
 
 def _command_index(args: list[str]) -> int | None:
-    """Where the command's name stands in ``args``: the first word that is no option nor a global option's value."""
-    return next((i for i, arg in enumerate(args) if not arg.startswith("-") and not _is_value(args, i)), None)
+    """Where the command's name stands in ``args``: the first word that is no option nor the value of
+    the global option before it (``--config FILE``)."""
+    values = [False] + [GLOBAL_OPTIONS.get(arg) is True for arg in args]
+    return next((i for i, arg in enumerate(args) if not arg.startswith("-") and not values[i]), None)
+
+
+def _invoked(args: list[str]) -> str | None:
+    """The command ``args`` name when only global options and their values, each spelled as listed,
+    stand before it; else ``None``. Anything else there (``--help``, which prints the group's help
+    with every command; ``-qc FILE``, short flags run together, whose value :func:`_command_index`
+    cannot see) names no command."""
+    index = _command_index(args)
+    i = 0
+    while index is not None and i < index:
+        name, equals, _ = args[i].partition("=")
+        if name not in GLOBAL_OPTIONS or (equals and not GLOBAL_OPTIONS[name]):
+            return None
+        i += 1 + int(GLOBAL_OPTIONS[name] and not equals)
+    return args[index] if index is not None and i == index else None
+
+
+def _name(info: Any) -> str:
+    """A registered command's name (typer's ``CommandInfo``)."""
+    from typer.main import get_command_name
+
+    return info.name or get_command_name(info.callback.__name__)
 
 
 def only_the_invoked_command(application: Any, args: list[str]) -> Any:
@@ -53,41 +73,13 @@ def only_the_invoked_command(application: Any, args: list[str]) -> Any:
     """
     import copy
 
-    from typer.main import get_command_name
-
-    index = _command_index(args)
-    if index is None or not _only_global_options_before(args, index):
-        return application
-    chosen = [
-        info
-        for info in application.registered_commands
-        if (info.name or get_command_name(info.callback.__name__)) == args[index]
-    ]
-    if len(chosen) != 1:
+    name = _invoked(args)
+    chosen = [info for info in application.registered_commands if _name(info) == name]
+    if name is None or len(chosen) != 1:
         return application
     pruned = copy.copy(application)
     pruned.registered_commands = chosen
     return pruned
-
-
-def _only_global_options_before(args: list[str], index: int) -> bool:
-    """Whether ``args[:index]`` are global options and their values only, each spelled as listed.
-
-    Anything else there (``--help``, which prints the group's help with every command; ``-qc FILE``,
-    short flags run together, whose value :func:`_command_index` cannot see) leaves the app whole.
-    """
-    i = 0
-    while i < index:
-        name, equals, _ = args[i].partition("=")
-        if name not in GLOBAL_OPTIONS or (equals and not GLOBAL_OPTIONS[name]):
-            return False
-        i += 1 + int(GLOBAL_OPTIONS[name] and not equals)
-    return i == index
-
-
-def _is_value(args: list[str], index: int) -> bool:
-    """Whether ``args[index]`` is the value of the global option before it (``--config FILE``)."""
-    return index > 0 and GLOBAL_OPTIONS.get(args[index - 1], False) is True
 
 
 def failed_command(exc: Any, args: list[str]) -> str:
@@ -100,13 +92,8 @@ def failed_command(exc: Any, args: list[str]) -> str:
     ctx = getattr(exc, "ctx", None)
     if ctx is not None:
         return str(ctx.command_path)
-    from typer.main import get_command_name
-
-    index = _command_index(args)
-    if index is None or not _only_global_options_before(args, index):
-        return "gsvendor"
-    names = {info.name or get_command_name(info.callback.__name__) for info in app.registered_commands}
-    return f"gsvendor {args[index]}" if args[index] in names else "gsvendor"
+    name = _invoked(args)
+    return f"gsvendor {name}" if name in {_name(info) for info in app.registered_commands} else "gsvendor"
 
 
 def flag_value_hint(message: str, args: list[str]) -> str:

@@ -3,7 +3,7 @@ parser that refuses an option given empty."""
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -28,134 +28,98 @@ def non_empty(option: str, *, path: bool = False) -> Callable[[str], str]:
     return parse
 
 
+def given(*names: str, help: str, metavar: str, path: bool = False, **extra: Any) -> Any:
+    """``typer.Option(*names, …)`` of an option taking text (``path``: a file or folder) that may not
+    be given empty (:func:`non_empty` of ``names[0]``, the long name)."""
+    return typer.Option(*names, help=help, metavar=metavar, parser=non_empty(names[0], path=path), **extra)
+
+
 HelmOption = Annotated[
     str | None,
-    typer.Option(
+    given(
         "--helm",
         help="helm binary (for charts vendored rendered) (default: $GSVENDOR_HELM, .tools/bin/helm, PATH).",
         metavar="PATH",
-        parser=non_empty("--helm"),
     ),
 ]
-
+RenderHelmOption = Annotated[str | None, given("--helm", metavar="PATH", help="The helm binary.")]
 SourceOption = Annotated[
     str | None,
-    typer.Option(
+    given(
         "--source",
         "-s",
         help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
         "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the GitHub archive of TAG).",
         metavar="SOURCE",
-        parser=non_empty("--source"),
     ),
 ]
-
 LockedSourceOption = Annotated[
     str | None,
-    typer.Option(
+    given(
         "--source",
         "-s",
         help="Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 "
         "must match).",
         metavar="SOURCE",
-        parser=non_empty("--source"),
     ),
 ]
-
-
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
-
 ChartDirsArgument = Annotated[
     list[Path] | None,
     typer.Argument(metavar="[CHART_DIR]...", help="Chart folders [default: every configured chart's dest]."),
 ]
-
+# `--junit=` (an unset CI variable) is no file
 RendersJunitOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--junit",
-        metavar="FILE",
-        help="Write JUnit XML, a test case per chart × variant.",
-        parser=non_empty("--junit", path=True),  # `--junit=` (an unset CI variable) is no file
-    ),
+    Path | None, given("--junit", metavar="FILE", help="Write JUnit XML, a test case per chart × variant.", path=True)
 ]
-
 TimeoutOption = Annotated[float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1, metavar="SECONDS")]
-
 RetriesOption = Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10, metavar="N")]
-
 MaxTimeOption = Annotated[
     float,
     typer.Option(help="Seconds for the whole fetch: every HTTP attempt, or every git run.", min=1, metavar="SECONDS"),
 ]
-
 MinRateOption = Annotated[
     float,
     typer.Option(help="Bytes/s below which a download is dropped (averaged over --timeout).", min=0, metavar="BYTES/S"),
 ]
-
 ReportOption = Annotated[
     str | None,  # a string: "./-" is a file named "-", which a Path would read as "-" (stdout)
-    typer.Option(
+    given(
         "--report",
         help="Write the Markdown upgrade report from the lock's tag to TAG to this file "
         "(- for stdout, the plan or summary then goes to stderr).",
         metavar="FILE",
-        parser=non_empty("--report"),
     ),
 ]
-
 PatchReportOption = Annotated[
     Path | None,
-    typer.Option(
+    given(
         "--patch-report",
-        help="gsvendor patch-verify --json output to list in the upgrade report.",
         metavar="FILE",
-        parser=non_empty("--patch-report", path=True),
+        help="gsvendor patch-verify --json output to list in the upgrade report.",
+        path=True,
     ),
 ]
-
 RegistryConfigOption = Annotated[
     Path | None,
-    typer.Option(
+    given(
         "--registry-config",
         metavar="FILE",
         help="Docker config.json with registry credentials "
         "[default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json].",
-        parser=non_empty("--registry-config", path=True),
+        path=True,
     ),
 ]
-
 InsecureRegistryOption = Annotated[
     list[str] | None,
-    typer.Option(
-        "--insecure-registry",
-        metavar="HOST[:PORT]",
-        help="Ask this registry over plain HTTP, repeatable.",
-        parser=non_empty("--insecure-registry"),
-    ),
+    given("--insecure-registry", metavar="HOST[:PORT]", help="Ask this registry over plain HTTP, repeatable."),
 ]
-
-RenderHelmOption = Annotated[
-    str | None, typer.Option("--helm", metavar="PATH", help="The helm binary.", parser=non_empty("--helm"))
-]
-
+# an empty prefix would allow every image
 ImagesAllowOption = Annotated[
     list[str] | None,
-    typer.Option(
-        "--allow",
-        metavar="PREFIX",
-        help="Allowed prefix, repeatable; replaces images.allow of the configuration.",
-        parser=non_empty("--allow"),  # an empty prefix would allow every image
-    ),
+    given("--allow", metavar="PREFIX", help="Allowed prefix, repeatable; replaces images.allow of the configuration."),
 ]
-
 ManifestsAllowOption = Annotated[
     list[str] | None,
-    typer.Option(
-        "--allow",
-        metavar="PREFIX",
-        help="With --images: allowed prefix, repeatable (as check-images).",
-        parser=non_empty("--allow"),
-    ),
+    given("--allow", metavar="PREFIX", help="With --images: allowed prefix, repeatable (as check-images)."),
 ]

@@ -3,3 +3,14 @@ returns a result for gsvendor.report to print.
 
 The only layer that combines fetching, building and writing; never imports gsvendor.cli.
 """
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+
+# progress(message) wraps a long step: a spinner in the CLI
+Progress = Callable[[str], AbstractContextManager[object]]
+
+
+def no_progress(_message: str) -> AbstractContextManager[object]:
+    """The :data:`Progress` that shows nothing."""
+    return nullcontext()

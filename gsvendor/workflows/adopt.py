@@ -175,10 +175,9 @@ def adopt(
     from gsvendor.overlays.engine import load_overlays
     from gsvendor.vendoring import lock as lockfile
     from gsvendor.vendoring.plan import build, chart_files, wanted_for
-    from gsvendor.workflows.sync import TAG
+    from gsvendor.workflows.sync import check_tag_syntax
 
-    if not TAG.fullmatch(tag):
-        raise UsageError(f"{tag!r} is not an upstream tag (letters, digits and . _ + - only, like v0.20.0)")
+    check_tag_syntax(tag)
     overlays_dir = root / "overlays"
     present = [n for n in (CONFIG_FILE, "overlays", "gsvendor.lock.yaml") if os.path.lexists(root / n)]
     if present and not force and not dry_run:

@@ -3,22 +3,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gsvendor.config import Config, find_config, load_config
-from gsvendor.errors import ConfigError, UsageError
+from gsvendor.errors import ConfigError
 from gsvendor.images.check import CheckResult, check_images
 from gsvendor.images.render import find_helm
 from gsvendor.images.variants import ChartTarget, ImagesConfig, chart_targets, images_config
+from gsvendor.workflows import Progress, no_progress
 
 if TYPE_CHECKING:  # the registry client loads only with --resolve
     from gsvendor.images.resolve import ResolveReport
-
-Progress = Callable[[str], AbstractContextManager[object]]
 
 
 @dataclass(frozen=True)
@@ -52,16 +50,13 @@ def load_optional_config(
 
 
 def render_inputs(
-    config: Config | None, chart_dirs: Sequence[Path], helm: str | None, allow: Sequence[str] | None
+    config: Config | None, chart_dirs: Sequence[Path], helm: str | None
 ) -> tuple[list[ChartTarget], ImagesConfig, str]:
     """What rendering the charts needs, for check-images and check-manifests alike: the charts
     (``chart_dirs``, default every configured chart's output), the ``images`` settings and helm.
 
-    Raises :class:`~gsvendor.errors.UsageError` for an empty ``allow`` prefix, and the domain's
-    errors for helm/ not synced, a missing chart or helm (all exit 2).
+    Raises the domain's errors for helm/ not synced, a missing chart or helm (all exit 2).
     """
-    if allow is not None and not all(prefix.strip() for prefix in allow):
-        raise UsageError("--allow: a prefix must not be empty")
     if not chart_dirs and config is not None:
         vendored = [chart.name for chart in config.charts if chart.render is None]
         if vendored:
@@ -82,16 +77,14 @@ def run(
     jobs: int | None = None,
     registry_config: Path | None = None,
     insecure: Sequence[str] | None = None,
-    progress: Progress | None = None,
+    progress: Progress = no_progress,
 ) -> ImagesRun:
     """Render and judge every chart (``chart_dirs``, default every configured chart's output).
 
-    ``allow`` replaces the configuration's allowed prefixes. Raises
-    :class:`~gsvendor.errors.UsageError` for an empty prefix and the domain's errors for a
-    missing chart, helm or unreadable registry configuration (all exit 2).
+    ``allow`` replaces the configuration's allowed prefixes (the CLI refuses an empty one). Raises
+    the domain's errors for a missing chart, helm or unreadable registry configuration (all exit 2).
     """
-    step = progress or (lambda _message: nullcontext())
-    charts, settings, helm_path = render_inputs(config, chart_dirs, helm, allow)
+    charts, settings, helm_path = render_inputs(config, chart_dirs, helm)
     options = None
     if resolve or compare_upstream or jobs is not None or registry_config is not None or insecure:
         from gsvendor.images.resolve import cli_options  # it checks these options (they need --resolve)
@@ -104,12 +97,12 @@ def run(
             registry_config=registry_config,
             insecure=list(insecure) if insecure is not None else None,
         )
-    with step(f"rendering {len(charts)} chart(s)"):
+    with progress(f"rendering {len(charts)} chart(s)"):
         result = check_images(charts, settings, helm_path, allow=allow)
     resolved = None
     if options is not None:
         from gsvendor.images.resolve import resolve_check
 
-        with step("asking the registries"):
+        with progress("asking the registries"):
             resolved = resolve_check(result, options)
     return ImagesRun(result, resolved)

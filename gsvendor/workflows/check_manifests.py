@@ -4,8 +4,7 @@ rendering."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,9 +14,8 @@ from gsvendor.images.check import CheckResult, images_consumer, images_result
 from gsvendor.images.render import render_charts
 from gsvendor.manifests.check import CONSUMER, ManifestsResult, check_manifests, label_policy, parse_rendered
 from gsvendor.manifests.schema import warm_up
+from gsvendor.workflows import Progress, no_progress
 from gsvendor.workflows.check_images import render_inputs
-
-Progress = Callable[[str], AbstractContextManager[object]]
 
 
 @dataclass(frozen=True)
@@ -41,26 +39,25 @@ def run(
     helm: str | None = None,
     images: bool = False,
     allow: Sequence[str] | None = None,
-    progress: Progress | None = None,
+    progress: Progress = no_progress,
 ) -> ManifestsRun:
     """Render ``chart_dirs`` (default every configured chart's output) in their variants and check them.
 
     ``images``: judge image references too (check-images, ``allow`` replacing its prefixes). Raises
-    :class:`~gsvendor.errors.UsageError` for ``--allow`` without ``--images`` or an empty prefix,
-    and the domain's errors for a missing chart, helm or a bad configuration (all exit 2).
+    :class:`~gsvendor.errors.UsageError` for ``--allow`` without ``--images``, and the domain's
+    errors for a missing chart, helm or a bad configuration (all exit 2).
     """
     if allow is not None and not images:
         raise UsageError("--allow needs --images (it is check-images' policy)")
-    step = progress or (lambda _message: nullcontext())
-    charts, settings, helm_path = render_inputs(config, chart_dirs, helm, allow)
+    charts, settings, helm_path = render_inputs(config, chart_dirs, helm)
     policy = label_policy(config)
     warm_up()
     consumers = {CONSUMER: parse_rendered}
     if images:
         consumers["images"] = images_consumer(settings, allow)
-    with step(f"rendering {len(charts)} chart(s)"):
+    with progress(f"rendering {len(charts)} chart(s)"):
         rendering = render_charts(charts, settings, helm_path, consumers)
-    with step("validating against the CRDs"):
+    with progress("validating against the CRDs"):
         result = check_manifests(rendering, policy)
     result.seconds += rendering.seconds
     return ManifestsRun(result, images_result(rendering, settings, allow) if images else None)

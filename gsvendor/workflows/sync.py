@@ -19,16 +19,21 @@ from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, direction, 
 from gsvendor.vendoring import lock as lockfile
 from gsvendor.vendoring.compare import FileDiff, compare, unified
 from gsvendor.vendoring.journal import interrupted_after
-from gsvendor.vendoring.plan import Build, Renderer, build, wanted_for
+from gsvendor.vendoring.plan import Build, build, wanted_for
 from gsvendor.vendoring.writer import FileChange, hand_edits, plan_changes, read_destinations, write_atomically
+from gsvendor.workflows import Progress
 
 if TYPE_CHECKING:  # the upgrade report's modules load only when a report is made
     from gsvendor.vendoring.upgrade import Upgrade
 
-Progress = Callable[[str], AbstractContextManager[object]]
-
 # git's ref-name rules are looser; a tag also names cache folders, so keep it to a safe subset
 TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
+
+
+def check_tag_syntax(tag: str) -> None:
+    """Raise :class:`UsageError` (exit 2) unless ``tag`` matches :data:`TAG`."""
+    if not TAG.fullmatch(tag):
+        raise UsageError(f"{tag!r} is not an upstream tag (letters, digits and . _ + - only, like v0.20.0)")
 
 
 @dataclass
@@ -75,14 +80,6 @@ def pin_warning(config: Config, tag: str) -> str | None:
     )
 
 
-def resolve_source(config: Config, tag: str, source: str | None) -> str:
-    """``source`` as given, else the archive of ``tag`` in ``$GSVENDOR_UPSTREAM_DIR`` when there
-    (:func:`~gsvendor.upstream.source.local_archive`), else the configured archive URL of ``tag``
-    (GitHub's by default)."""
-
-    return source or local_archive(config.repository, tag) or config.archive_url_for(tag)
-
-
 def fetch(
     config: Config, tag: str, source: str, options: FetchOptions, expected_sha256: str | None = None
 ) -> UpstreamSnapshot:
@@ -93,15 +90,6 @@ def fetch(
 def read_lock_if_any(config: Config) -> lockfile.Lock | None:
     """The lock file when present; a malformed one is an error, a missing one is ``None``."""
     return lockfile.read(config.lock_path, config.stamps) if config.lock_path.exists() else None
-
-
-def renderer_for(config: Config, helm: str | None = None) -> Renderer | None:
-    """A helm-backed renderer when some chart is vendored rendered, else ``None`` (helm not needed)."""
-    if not any(c.render for c in config.charts):
-        return None
-    from gsvendor.images.render import chart_renderer, find_helm
-
-    return chart_renderer(find_helm(helm, config.root), config.root)
 
 
 def sync(
@@ -124,17 +112,15 @@ def sync(
     :class:`~gsvendor.errors.SourceError`, :class:`~gsvendor.errors.OverlayApplyError` and
     definition errors propagate with nothing written.
     """
-    if not TAG.fullmatch(tag):
-        raise UsageError(f"{tag!r} is not an upstream tag (letters, digits and . _ + - only, like v0.20.0)")
+    check_tag_syntax(tag)
     config.check_tag(tag)
     overlays = load_overlays(config.overlays_dir, config.stamps)
     previous = read_lock_if_any(config)
-    source = resolve_source(config, tag, source)
+    # else the tag's archive in $GSVENDOR_UPSTREAM_DIR when there, else the configured archive URL (GitHub's)
+    source = source or local_archive(config.repository, tag) or config.archive_url_for(tag)
     snapshot = fetch(config, tag, source, options)
     digests = Digests()
-    clean = clean_files(config, digests, previous)
-    result = build(config, snapshot, overlays, renderer_for(config, helm), clean)
-    clean.save()  # the cache only: written by a dry run too
+    result = _build(config, snapshot, overlays, helm, digests, previous)
     output = result.output()
     lock_bytes = lockfile.render(result, lockfile.source_location(snapshot.kind, source, config.root), digests)
     disk = read_destinations(config.root, output)
@@ -194,20 +180,29 @@ def _rebuild_from_lock(
             f"--source {source}: a {snapshot.kind} has no archive sha256 to compare with the lock's "
             f"{lock.sha256[:12]}…; give the archive itself (a .tar.gz or its URL)"
         )
-    overlays = load_overlays(config.overlays_dir, config.stamps)
-    clean = clean_files(config, Digests(), lock)
-    result = build(config, snapshot, overlays, renderer_for(config, helm), clean)
-    clean.save()
-    return lock, result
+    return lock, _build(config, snapshot, load_overlays(config.overlays_dir, config.stamps), helm, Digests(), lock)
 
 
-def clean_files(config: Config, digests: Digests, lock: lockfile.Lock | None) -> CleanFiles:
-    """What is known of whitespace-clean contents: the lock's chart results and the cache's stamps.
-
-    Not the results of top-level ``files:``: those are copied verbatim, blanks and all.
-    """
+def _build(
+    config: Config,
+    snapshot: UpstreamSnapshot,
+    overlays: Any,
+    helm: str | None,
+    digests: Digests,
+    lock: lockfile.Lock | None,
+) -> Build:
+    """Build ``snapshot`` with ``overlays``, knowing what ``lock`` records of whitespace-clean
+    contents (its chart results, not top-level ``files:``, copied verbatim) and the cache's stamps."""
     known = {f.result for chart in lock.charts.values() for f in chart.files.values()} if lock is not None else None
-    return CleanFiles(digests, known, config.stamps)
+    clean = CleanFiles(digests, known, config.stamps)
+    renderer = None
+    if any(c.render for c in config.charts):  # helm only for charts vendored rendered
+        from gsvendor.images.render import chart_renderer, find_helm
+
+        renderer = chart_renderer(find_helm(helm, config.root), config.root)
+    result = build(config, snapshot, overlays, renderer, clean)
+    clean.save()  # the cache only: written by a dry run too
+    return result
 
 
 def verify(
@@ -231,10 +226,7 @@ def verify(
     for dest, files in output.folders.items():
         diffs += compare(files, read_tree(config.root, dest), dest, labels)
     for dest, data in output.files.items():
-        on_disk = read_file(config.root, dest)
-        if on_disk != data:
-            status = "removed" if on_disk is None else "changed"
-            diffs.append(FileDiff(dest, status, unified(dest, data, on_disk, labels)))
+        diffs += _file_diff(dest, data, read_file(config.root, dest), labels)
     foreign = [p for dest in output.folders for p in _foreign(config.root, dest, True)]
     foreign += [p for dest in output.files for p in _foreign(config.root, dest, False)]
     listed = {d.path for d in diffs}
@@ -319,11 +311,16 @@ def upgrade_diffs(old: Build, new: Build) -> list[FileDiff]:
     for dest in sorted(set(before.folders) | set(after.folders)):
         diffs += compare(before.folders.get(dest, {}), after.folders.get(dest, {}), dest, labels)
     for dest in sorted(set(before.files) | set(after.files)):
-        was, now = before.files.get(dest), after.files.get(dest)
-        if was != now:
-            status = "added" if was is None else "removed" if now is None else "changed"
-            diffs.append(FileDiff(dest, status, unified(dest, was, now, labels)))
+        diffs += _file_diff(dest, before.files.get(dest), after.files.get(dest), labels)
     return diffs
+
+
+def _file_diff(dest: str, was: bytes | None, now: bytes | None, labels: tuple[str, str]) -> list[FileDiff]:
+    """The diff of the single file ``dest`` from ``was`` to ``now`` (``None``: no such file), none when equal."""
+    if was == now:
+        return []
+    status = "added" if was is None else "removed" if now is None else "changed"
+    return [FileDiff(dest, status, unified(dest, was, now, labels))]
 
 
 @dataclass(frozen=True)

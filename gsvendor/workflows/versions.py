@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from gsvendor.config import Config
@@ -21,33 +19,23 @@ from gsvendor.errors import SourceError
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import Wanted, go_directives
 from gsvendor.vendoring import lock as lockfile
-
-Progress = Callable[[str], AbstractContextManager[object]]
-
-
-def go_source_for(config: Config, pin: Pin, source: str | None) -> tuple[str, str | None]:
-    """Where to read upstream's go.mod at the pinned tag, and the sha256 to expect.
-
-    ``source`` when given; else the lock's source when the lock is at the pinned tag (offline
-    when that is a local tarball or folder); else the configured archive URL of the tag.
-    """
-    if source:
-        return source, None
-    if config.lock_path.exists():
-        lock = lockfile.read(config.lock_path, config.stamps)
-        if lock.tag == pin.value:
-            return lock.source_for(config.root), lock.sha256
-    return config.archive_url_for(pin.value), None
+from gsvendor.workflows import Progress, no_progress
 
 
-def read_go_mod(config: Config, pin: Pin, source: str | None, options: Any) -> tuple[GoMod, str]:
-    """Fetch only ``go.mod`` of the pinned tag (see :func:`go_source_for`) and parse it.
+def read_go_mod(
+    config: Config, pin: Pin, source: str | None, options: Any, lock: lockfile.Lock | None = None
+) -> tuple[GoMod, str]:
+    """Fetch only ``go.mod`` of the pinned tag and parse it; returns it and where it was read.
 
-    ``options`` is a :class:`~gsvendor.upstream.FetchOptions`. Raises
+    Read from ``source`` when given; else from ``lock``'s source when the lock is at the pinned tag
+    (offline when that is a local tarball or folder, its sha256 checked); else the configured archive
+    URL of the tag. ``options`` is a :class:`~gsvendor.upstream.FetchOptions`. Raises
     :class:`~gsvendor.errors.SourceError` when the source cannot be read or has no go.mod.
     """
-
-    location, sha = go_source_for(config, pin, source)
+    location, sha = source, None
+    if not source and lock is not None and lock.tag == pin.value:
+        location, sha = lock.source_for(config.root), lock.sha256
+    location = location or config.archive_url_for(pin.value)
     snapshot = fetch_upstream(pin.value, location, Wanted(files=("go.mod",)), options, expected_sha256=sha)
     data = snapshot.files.get("go.mod")
     if data is None:
@@ -56,7 +44,7 @@ def read_go_mod(config: Config, pin: Pin, source: str | None, options: Any) -> t
 
 
 def check(
-    config: Config, source: str | None, options: Any, *, go: bool = True, progress: Progress | None = None
+    config: Config, source: str | None, options: Any, *, go: bool = True, progress: Progress = no_progress
 ) -> VersionsReport:
     """Build the whole report: the pin, every place, and (unless ``go`` is false) the Go check.
 
@@ -83,8 +71,8 @@ def check(
             report.notes.append("Go builders not checked: not synced yet (run gsvendor sync, or give --source)")
             return report
         else:
-            with (progress or (lambda _message: nullcontext()))("reading upstream go.mod"):
-                report.go_mod, report.go_source = read_go_mod(config, pin, source, options)
+            with progress("reading upstream go.mod"):
+                report.go_mod, report.go_source = read_go_mod(config, pin, source, options, lock)
         report.builders = go_builders(config, report.go_mod)
         if not report.builders:
             report.notes.append("no golang builder stage in the Dockerfiles")
