@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -289,25 +290,31 @@ def _parse_yaml(data: bytes, label: str) -> goyaml.Node | None:
         raise ReadmeError(f"{label}: invalid YAML: {exc}") from None
 
 
+def _struct(cls: type[Any], node: goyaml.Node | None, where: str, names: tuple[str, ...] = ()) -> Any:
+    """A ``cls`` whose string fields (or ``names``) are read from the mapping ``node``: field ``ApiVersion``
+    from key ``apiVersion``."""
+    entry = _fields(node, where)
+    sep = ": " if where == "Chart.yaml" else "."
+    keys = {n: n[0].lower() + n[1:] for n in names or [f.name for f in dataclasses.fields(cls)]}
+    return cls(**{n: _text(entry.get(key), f"{where}{sep}{key}") for n, key in keys.items()})
+
+
+_CHART_KEYS = ("ApiVersion", "AppVersion", "KubeVersion", "Name", "Description", "Version", "Home", "Type", "Engine")
+
+
+def _root(data: bytes, label: str) -> goyaml.Node | None:
+    document = _parse_yaml(data, label)
+    return document.content[0] if document is not None and document.content else None
+
+
 def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) -> ChartData:
     """Chart.yaml (and requirements.yaml for ``apiVersion: v1``) as helm-docs reads them.
 
     Raises :class:`ReadmeError` for invalid YAML or a field of the wrong shape.
     """
-    document = _parse_yaml(chart_yaml, "Chart.yaml")
-    root = document.content[0] if document is not None and document.content else None
+    root = _root(chart_yaml, "Chart.yaml")
     meta = _fields(root, "Chart.yaml")
-    data = ChartData(
-        ApiVersion=_text(meta.get("apiVersion"), "Chart.yaml: apiVersion"),
-        AppVersion=_text(meta.get("appVersion"), "Chart.yaml: appVersion"),
-        KubeVersion=_text(meta.get("kubeVersion"), "Chart.yaml: kubeVersion"),
-        Name=_text(meta.get("name"), "Chart.yaml: name"),
-        Description=_text(meta.get("description"), "Chart.yaml: description"),
-        Version=_text(meta.get("version"), "Chart.yaml: version"),
-        Home=_text(meta.get("home"), "Chart.yaml: home"),
-        Type=_text(meta.get("type"), "Chart.yaml: type"),
-        Engine=_text(meta.get("engine"), "Chart.yaml: engine"),
-    )
+    data = _struct(ChartData, root, "Chart.yaml", _CHART_KEYS)
     deprecated = meta.get("deprecated")
     if deprecated is not None:
         value = goyaml.scalar_value(deprecated) if deprecated.kind in (goyaml.SCALAR, goyaml.ALIAS) else None
@@ -316,31 +323,13 @@ def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) ->
         data.Deprecated = bool(value)
     data.Sources = [_text(n, "Chart.yaml: sources") for n in _list(meta.get("sources"), "Chart.yaml: sources")]
     for item in _list(meta.get("maintainers"), "Chart.yaml: maintainers"):
-        entry = _fields(item, "Chart.yaml: maintainers")
-        data.Maintainers.append(
-            Maintainer(
-                Email=_text(entry.get("email"), "Chart.yaml: maintainers.email"),
-                Name=_text(entry.get("name"), "Chart.yaml: maintainers.name"),
-                Url=_text(entry.get("url"), "Chart.yaml: maintainers.url"),
-            )
-        )
+        data.Maintainers.append(_struct(Maintainer, item, "Chart.yaml: maintainers"))
     if data.ApiVersion == "v1":
         if requirements_yaml is None:
             return data
-        document = _parse_yaml(requirements_yaml, "requirements.yaml")
-        root = document.content[0] if document is not None and document.content else None
-        deps_node = _fields(root, "requirements.yaml").get("dependencies")
+        deps_node = _fields(_root(requirements_yaml, "requirements.yaml"), "requirements.yaml").get("dependencies")
     else:
         deps_node = meta.get("dependencies")
-    for item in _list(deps_node, "dependencies"):
-        entry = _fields(item, "dependencies")
-        data.Dependencies.append(
-            Dependency(
-                Name=_text(entry.get("name"), "dependencies.name"),
-                Version=_text(entry.get("version"), "dependencies.version"),
-                Repository=_text(entry.get("repository"), "dependencies.repository"),
-                Alias=_text(entry.get("alias"), "dependencies.alias"),
-            )
-        )
+    data.Dependencies = [_struct(Dependency, item, "dependencies") for item in _list(deps_node, "dependencies")]
     data.Dependencies.sort(key=lambda d: f"{d.Repository}/{d.Name}".encode())
     return data

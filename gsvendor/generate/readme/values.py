@@ -170,20 +170,7 @@ def _decode_scalar(node: goyaml.Node) -> Any:
     return value
 
 
-def _type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "object"
-    return ""
+_TYPE_NAMES = {bool: "bool", float: "float", int: "int", str: "string", list: "list", dict: "object"}
 
 
 def _key_prefix(prefix: str, key: str) -> str:
@@ -191,40 +178,23 @@ def _key_prefix(prefix: str, key: str) -> str:
     return f"{prefix}.{escaped}" if prefix else escaped
 
 
-def _nil_row(key: str, desc: Description, auto: Description, column: int, line: int) -> ValueRow:
-    description = desc.Description or auto.Description
-    value_type = desc.ValueType or auto.ValueType or "string"
-    default = desc.Default
-    if not desc.Default and not auto.Default:
-        default = "`nil`"
-    return ValueRow(
-        Key=key,
-        Type=value_type,
-        NotationType=auto.NotationType,
-        AutoDefault=auto.Default,
-        Default=default,
-        AutoDescription=auto.Description,
-        Description=description,
-        Section=desc.Section or auto.Section,
-        Column=column,
-        LineNumber=line,
-    )
-
-
 def _row(key: str, value: Any, desc: Description, auto: Description, column: int, line: int) -> ValueRow:
-    """``createValueRow``."""
+    """``createValueRow``: a null value is typed ``string`` and defaults to ``nil``."""
+    default, notation, description = desc.Default, auto.NotationType, desc.Description
     if value is None:
-        return _nil_row(key, desc, auto, column, line)
-    default = desc.Default
-    notation = auto.NotationType
-    value_type = desc.ValueType or auto.ValueType or notation or _type_name(value)
-    if not default and not auto.Default and not notation:
-        try:
-            default = "`" + gojson.dumps(value, escape_html=False) + "`"
-        except gojson.GoJSONError as exc:
-            raise ReadmeError(f"failed to marshal default value for {key} to json: {exc}") from None
-    if not default and not auto.Default and notation:
-        default = go_sprint_s(value)
+        value_type = desc.ValueType or auto.ValueType or "string"
+        description = description or auto.Description
+        if not default and not auto.Default:
+            default = "`nil`"
+    else:
+        value_type = desc.ValueType or auto.ValueType or notation or _TYPE_NAMES.get(type(value), "")
+        if not default and not auto.Default and not notation:
+            try:
+                default = "`" + gojson.dumps(value, escape_html=False) + "`"
+            except gojson.GoJSONError as exc:
+                raise ReadmeError(f"failed to marshal default value for {key} to json: {exc}") from None
+        elif not default and not auto.Default:
+            default = go_sprint_s(value)
     return ValueRow(
         Key=key,
         Type=value_type,
@@ -232,7 +202,7 @@ def _row(key: str, value: Any, desc: Description, auto: Description, column: int
         AutoDefault=auto.Default,
         Default=default,
         AutoDescription=auto.Description,
-        Description=desc.Description,
+        Description=description,
         Section=desc.Section or auto.Section,
         Column=column,
         LineNumber=line,
@@ -266,10 +236,8 @@ def _rows_from_field(
     prefix: str, key: goyaml.Node, value: goyaml.Node, described: dict[str, Description], leaves: bool
 ) -> list[ValueRow]:
     """``createValueRowsFromField``."""
-    if value.kind == goyaml.MAPPING:
-        return _rows_from_object(prefix, key, value, described, leaves)
-    if value.kind == goyaml.SEQUENCE:
-        return _rows_from_list(prefix, key, value, described, leaves)
+    if value.kind in (goyaml.MAPPING, goyaml.SEQUENCE):
+        return _rows_from_collection(prefix, key, value, described, leaves)
     if value.kind == goyaml.ALIAS and value.alias is not None:
         return _rows_from_field(prefix, key, value.alias, described, leaves)
     auto = _node_description(key)
@@ -290,17 +258,18 @@ def _rows_from_field(
 
 
 def _rows_from_collection(
-    prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool, empty: Any
-) -> tuple[list[ValueRow], bool]:
+    prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool
+) -> list[ValueRow]:
+    """``createValueRowsFromObject`` and ``createValueRowsFromList``: the collection's own row (when
+    described, or empty and ``leaves``), then its children's (unless the collection was described)."""
+    is_map = node.kind == goyaml.MAPPING
     desc = described.get(prefix)
     auto = _node_description(key)
     rows: list[ValueRow] = []
     if not node.content:
-        if prefix == "" and node.kind == goyaml.MAPPING:
-            return [], leaves
-        if leaves or desc is not None or auto.Description:
-            rows.append(_row(prefix, empty, desc or Description(), auto, key.column, key.line))
-        return rows, leaves
+        if (prefix or not is_map) and (leaves or desc is not None or auto.Description):
+            rows.append(_row(prefix, {} if is_map else [], desc or Description(), auto, key.column, key.line))
+        return rows
     if desc is not None or (auto.Description and not auto.NotationType):
         rows.append(_row(prefix, _jsonable(node), desc or Description(), auto, key.column, key.line))
         leaves = False
@@ -308,28 +277,12 @@ def _rows_from_collection(
         value = _notation_value(node, auto.NotationType)
         rows.append(_row(prefix, value, Description(), auto, key.column, key.line))
         leaves = False
-    return rows, leaves
-
-
-def _rows_from_object(
-    prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool
-) -> list[ValueRow]:
-    """``createValueRowsFromObject``."""
-    rows, leaves = _rows_from_collection(prefix, key, node, described, leaves, {})
-    if not node.content:
-        return rows
-    for child_key, child_value in node.pairs():
-        rows += _rows_from_field(_key_prefix(prefix, child_key.value), child_key, child_value, described, leaves)
-    return rows
-
-
-def _rows_from_list(
-    prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool
-) -> list[ValueRow]:
-    """``createValueRowsFromList``."""
-    rows, leaves = _rows_from_collection(prefix, key, node, described, leaves, [])
-    for index, item in enumerate(node.content):
-        rows += _rows_from_field(f"{prefix}[{index}]", item, item, described, leaves)
+    if is_map:
+        for child_key, child_value in node.pairs():
+            rows += _rows_from_field(_key_prefix(prefix, child_key.value), child_key, child_value, described, leaves)
+    else:
+        for index, item in enumerate(node.content):
+            rows += _rows_from_field(f"{prefix}[{index}]", item, item, described, leaves)
     return rows
 
 
@@ -359,7 +312,7 @@ def value_rows(
         return [], described, None
     if root.kind != goyaml.MAPPING:
         raise ReadmeError(f"values.yaml: values file must resolve to a map (was a {root.kind})")
-    return _rows_from_object("", root, root, described, True), described, document
+    return _rows_from_collection("", root, root, described, True), described, document
 
 
 def _sorted_rows(rows: list[ValueRow], order: str = "alphanum") -> list[ValueRow]:
