@@ -14,19 +14,9 @@ from gsvendor.generate.readme.chart import BADGE_STYLE, TEMPLATE_FILE, VALUES_FI
 from gsvendor.generate.readme.values import Render, chart_data
 
 
-def _badge(label: str, value: str, style: str = BADGE_STYLE) -> str:
-    escaped = value.replace("-", "--")
+def _badge(label: str, value: str, style: str, escape: bool = True) -> str:
+    escaped = value.replace("-", "--") if escape else value  # the type badge is not escaped
     return f"![{label}: {value}](https://img.shields.io/badge/{label}-{escaped}-informational?style={style}) "
-
-
-def _type_badge(style: str) -> Callable[[Any, Render], str]:
-    return _if(
-        lambda d: d.Type,
-        lambda d, r: (
-            f"![Type: {go_print(d.Type)}](https://img.shields.io/badge/Type-{go_print(d.Type)}"
-            f"-informational?style={style}) "
-        ),
-    )
 
 
 def _row_line(row: Any) -> str:
@@ -151,11 +141,8 @@ NAMED_TEMPLATES: dict[str, Callable[[Any, Render], str]] = {
         lambda d: d.Deprecated, lambda d, r: "> **:exclamation: This Helm Chart is deprecated!**"
     ),
     "chart.version": lambda d, r: go_print(d.Version),
-    "chart.versionBadge": lambda d, r: _badge("Version", go_print(d.Version)),
     "chart.type": lambda d, r: go_print(d.Type),
-    "chart.typeBadge": _type_badge(BADGE_STYLE),
     "chart.appVersion": lambda d, r: go_print(d.AppVersion),
-    "chart.appVersionBadge": _if(lambda d: d.AppVersion, lambda d, r: _badge("AppVersion", go_print(d.AppVersion))),
     "chart.badgesSection": lambda d, r: (
         r("chart.versionBadge", d) + r("chart.typeBadge", d) + r("chart.appVersionBadge", d)
     ),
@@ -211,13 +198,11 @@ NAMED_TEMPLATES: dict[str, Callable[[Any, Render], str]] = {
 
 
 def named_templates(badge_style: str = BADGE_STYLE) -> dict[str, Callable[[Any, Render], str]]:
-    """helm-docs' named templates with its ``--badge-style`` (``flat-square`` by default)."""
-    if badge_style == BADGE_STYLE:
-        return NAMED_TEMPLATES
+    """helm-docs' named templates, the badges in its ``--badge-style`` (``flat-square`` by default)."""
     return {
         **NAMED_TEMPLATES,
         "chart.versionBadge": lambda d, r: _badge("Version", go_print(d.Version), badge_style),
-        "chart.typeBadge": _type_badge(badge_style),
+        "chart.typeBadge": _if(lambda d: d.Type, lambda d, r: _badge("Type", go_print(d.Type), badge_style, False)),
         "chart.appVersionBadge": _if(
             lambda d: d.AppVersion, lambda d, r: _badge("AppVersion", go_print(d.AppVersion), badge_style)
         ),
