@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.schema.config import Reader
 from gsvendor.generate.schema.model import (
@@ -15,7 +16,6 @@ from gsvendor.generate.schema.model import (
     Schema,
     SchemaError,
     _escape,
-    _floats,
     _go_key,
     _unescape,
     ptr_string,
@@ -118,11 +118,9 @@ class _Loader:
                 raise SchemaError(f"parse YAML file: {exc}") from None
             schema = schema_from_node(document.content[0]) if document and document.content else Schema()
         else:
-            import json
-
             try:
-                schema = schema_from_json(_floats(json.loads(data)))
-            except ValueError as exc:
+                schema = schema_from_json(gojson.loads(data))
+            except gojson.GoJSONError as exc:
                 raise SchemaError(f"parse JSON file: {exc}") from None
         if schema is not None:
             _k8s_aliases([], schema, self.k8s_url)

@@ -1,41 +1,10 @@
 """values.schema.json as helm-values-schema-json v2.5.0 generates it and schemalint normalizes it.
 
-:func:`generate_schema` reads a chart's ``.schema.yaml`` (the configuration file of the Helm
-plugin github.com/losisin/helm-values-schema-json, "hvsj" below) and returns the bytes of the
-configured output file, equal to running ``helm schema`` in the chart folder followed by
-``schemalint normalize`` (github.com/giantswarm/schemalint v2.6), which always writes 4-space
-indentation. Behaviour matched, with where it lives in hvsj v2.5.0:
-
-* configuration (``pkg/cmd.go``): ``values`` (merged in order, later files win), ``draft`` (4, 6,
-  7, 2019, 2020), ``indent`` (positive, even), ``output``, ``noAdditionalProperties``,
-  ``noDefaultGlobal``, ``useHelmDocs``, ``schemaRoot`` (``id``, ``ref``, ``title``,
-  ``description``, ``additionalProperties``), ``bundle``, ``bundleRoot``, ``bundleWithoutID``,
-  ``k8sSchemaURL``, ``k8sSchemaVersion``; defaults as the plugin's;
-* inference (``pkg/schema.go`` ``parseNode``): null, boolean, integer, number, string (also for
-  timestamps and custom tags), object with ``properties``, array with ``items`` merged from
-  every item (last item's type wins), nothing for aliases;
-* ``# @schema`` annotations above, on and below a key (``pkg/comment.go``): type, enum,
-  itemEnum, const, pattern, min/maxLength, multipleOf, minimum, maximum, item, itemProperties,
-  itemRef, min/maxItems, uniqueItems, min/maxProperties, required, patternProperties,
-  additionalProperties, unevaluatedProperties, mergeProperties, skipProperties, hidden, $id,
-  $ref (``$k8s/`` alias), title, description, examples, default, readOnly, deprecated,
-  allOf, anyOf, oneOf, not; helm-docs ``# --`` descriptions with ``useHelmDocs``;
-* compliance (``pkg/parser.go``): ``type`` dropped next to allOf/anyOf/oneOf/not/const,
-  ``$ref`` wrapped in ``allOf`` for draft 7 and older, ``additionalProperties: false`` on every
-  object with ``noAdditionalProperties``, the ``global`` property added when the root forbids
-  additional properties (unless ``noDefaultGlobal``);
-* bundling (``pkg/bundle.go``): ``$ref`` targets loaded into ``$defs`` (with ``$id``, or
-  ``#/$defs/…`` refs with ``bundleWithoutID``), unused ``$defs`` removed. Files are read from
-  the chart (inside ``bundleRoot``); http(s) targets are never fetched: they are read from the
-  folder named by the gsvendor-only key ``localRefs`` (``<localRefs>/<host>/<path>``) and a
-  missing copy is an error naming the URL and the expected file.
-
-Then schemalint's ``normalize`` (``pkg/normalize``, unchanged from v2.0.0 to v2.6.3, with
-iancoleman/orderedmap v0.3.0): every object's keys sorted by importance
-(``$id``, ``$schema``, ``$ref``/``$defs``, ``type``, ``title``, ``description``, ``deprecated``,
-``$comment``, ``enum``/``examples``, ``default``/``required`` … ``if``, ``then``, ``else``; an
-object- or null-valued ``default``/``additionalProperties`` ranks with ``properties``), ties by
-name, numbers written as float64, ``<``/``>``/``&`` unescaped.
+:func:`generate_schema` reads a chart's ``.schema.yaml`` (the configuration of the Helm plugin
+github.com/losisin/helm-values-schema-json, "hvsj" below) and returns the bytes of the configured
+output file, equal to ``helm schema`` run in the project root, optionally followed by ``schemalint
+normalize`` (github.com/giantswarm/schemalint v2.6.1). The rules matched, each with the hvsj
+source file it comes from, are listed in docs/generate.md ("Where the plugin's rules live").
 """
 
 from __future__ import annotations
@@ -113,23 +82,17 @@ def normalize(value: Any) -> Any:
     return _floats(value)
 
 
-def marshal_indent(value: Any, indent: int = 4) -> bytes:
-    """hvsj v2.5.0 ``WriteOutput``: ``json.MarshalIndent`` with ``indent`` spaces plus a newline.
+def dumps(value: Any, indent: int = 4, *, normalized: bool = True) -> bytes:
+    """JSON text of ``value`` with ``indent`` spaces and a final newline.
 
-    ``value`` is :meth:`Schema.to_data` (struct fields in order, map keys sorted); ``<``, ``>``
-    and ``&`` are escaped as Go's encoder does by default.
+    ``normalized``: schemalint's key order (:func:`normalize`), ``<>&`` as they are; else hvsj
+    v2.5.0's ``WriteOutput`` (``json.MarshalIndent`` of :meth:`Schema.to_data`: struct fields in
+    order, map keys sorted, ``<>&`` escaped as Go's encoder does by default).
     """
     try:
-        text = gojson.dumps_indent(value, " " * indent, escape_html=True, sort_keys=False)
-    except gojson.GoJSONError as exc:
-        raise SchemaError(str(exc)) from None
-    return (text + "\n").encode("utf-8")
-
-
-def dumps(value: Any, indent: int = 4) -> bytes:
-    """Normalized JSON text with ``indent`` spaces and a final newline, ``<>&`` unescaped."""
-    try:
-        text = gojson.dumps_indent(normalize(value), " " * indent, escape_html=False, sort_keys=False)
+        text = gojson.dumps_indent(
+            normalize(value) if normalized else value, " " * indent, escape_html=not normalized, sort_keys=False
+        )
     except gojson.GoJSONError as exc:
         raise SchemaError(str(exc)) from None
     return (text + "\n").encode("utf-8")
@@ -328,7 +291,7 @@ def generate_schema(
         raise SchemaError(f"{config_file}: output: {output} would overwrite a chart file with the schema")
     if normalize == "schemalint":  # the tool always writes 4 spaces, whatever indent says
         return output, dumps(schema.to_data(), 4)
-    return output, marshal_indent(schema.to_data(), config.indent)
+    return output, dumps(schema.to_data(), config.indent, normalized=False)
 
 
 # files a schema must never be written over (they are inputs, or the chart itself)
