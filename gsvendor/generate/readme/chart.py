@@ -6,6 +6,7 @@ import base64
 import dataclasses
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -204,18 +205,16 @@ class Files:
 
     def AsConfig(self) -> str:
         """The files as a ConfigMap ``data`` block: base name → text, as YAML."""
-        if not self._files:
-            return ""
-        data = {p.rsplit("/", 1)[-1]: d.decode("utf-8", "replace") for p, d in self._files.items()}
-        return goyaml.dump(data).removesuffix("\n")
+        return self._as_data(lambda data: data.decode("utf-8", "replace"))
 
     def AsSecrets(self) -> str:
         """The files as a Secret ``data`` block: base name → base64, as YAML."""
+        return self._as_data(lambda data: base64.b64encode(data).decode())
 
+    def _as_data(self, encode: Callable[[bytes], str]) -> str:
         if not self._files:
             return ""
-        data = {p.rsplit("/", 1)[-1]: base64.b64encode(d).decode() for p, d in self._files.items()}
-        return goyaml.dump(data).removesuffix("\n")
+        return goyaml.dump({p.rsplit("/", 1)[-1]: encode(d) for p, d in self._files.items()}).removesuffix("\n")
 
 
 @dataclass
@@ -258,15 +257,21 @@ def _text(node: goyaml.Node | None, where: str) -> str:
     return node.value
 
 
-def _fields(node: goyaml.Node | None, where: str) -> dict[str, goyaml.Node]:
+def _collection(node: goyaml.Node | None, where: str, kind: str) -> goyaml.Node | None:
+    """The mapping or sequence ``node`` (aliases followed); ``None`` for no node or null."""
     if node is None or (node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG):
-        return {}
+        return None
     if node.kind == goyaml.ALIAS and node.alias is not None:
         node = node.alias
-    if node.kind != goyaml.MAPPING:
-        raise ReadmeError(f"{where}: expected a mapping, found a {node.kind}")
+    if node.kind != kind:
+        raise ReadmeError(f"{where}: expected a {'list' if kind == goyaml.SEQUENCE else kind}, found a {node.kind}")
+    return node
+
+
+def _fields(node: goyaml.Node | None, where: str) -> dict[str, goyaml.Node]:
     out: dict[str, goyaml.Node] = {}
-    for key, value in node.pairs():
+    mapping = _collection(node, where, goyaml.MAPPING)
+    for key, value in mapping.pairs() if mapping is not None else []:
         if key.value in out:
             raise ReadmeError(f"{where}: line {key.line}: mapping key {key.value!r} already defined")
         out[key.value] = value
@@ -274,13 +279,8 @@ def _fields(node: goyaml.Node | None, where: str) -> dict[str, goyaml.Node]:
 
 
 def _list(node: goyaml.Node | None, where: str) -> list[goyaml.Node]:
-    if node is None or (node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG):
-        return []
-    if node.kind == goyaml.ALIAS and node.alias is not None:
-        node = node.alias
-    if node.kind != goyaml.SEQUENCE:
-        raise ReadmeError(f"{where}: expected a list, found a {node.kind}")
-    return list(node.content)
+    sequence = _collection(node, where, goyaml.SEQUENCE)
+    return [] if sequence is None else list(sequence.content)
 
 
 def _parse_yaml(data: bytes, label: str) -> goyaml.Node | None:

@@ -400,44 +400,34 @@ def schema_from_node(node: goyaml.Node) -> Schema | None:
     return schema
 
 
+# kind → (the JSON values json.Unmarshal accepts for it, the Go type its error names)
+_JSON_TYPES: dict[str, tuple[Any, str]] = {
+    "str": (str, "string"),
+    "bool": (bool, "bool"),
+    **dict.fromkeys(("float", "uint"), (int | float, "number")),
+    **dict.fromkeys(("list", "schemas", "strs"), (list, "array")),
+    **dict.fromkeys(("schema_map", "map_bool", "map_strs"), (dict, "object")),
+}
+
+
 def _json_field(value: Any, kind: str, name: str) -> Any:
-    if kind == "str":
-        if value is None:
-            return ""
-        if not isinstance(value, str):
-            raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type string")
-        return value
-    if kind == "bool":
-        if value is None:
-            return False
-        if not isinstance(value, bool):
-            raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type bool")
-        return value
     if kind == "any":
         return value
-    if kind in ("float", "uint"):
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type number")
-        return float(value) if kind == "float" else int(value)
     if kind == "schema":
         return schema_from_json(value)
-    if kind in ("list", "schemas", "strs"):
-        if value is None:
-            return None
-        if not isinstance(value, list):
-            raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type array")
-        if kind == "schemas":
-            return [schema_from_json(v) for v in value]
-        return [_json_field(v, "str", name) for v in value] if kind == "strs" else value
     if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type object")
-    if kind == "schema_map":
-        return {k: schema_from_json(v) for k, v in value.items()}
-    return {k: _json_field(v, "bool" if kind == "map_bool" else "strs", name) for k, v in value.items()}
+        return _EMPTY.get(kind)
+    accepted, go_type = _JSON_TYPES[kind]
+    if isinstance(value, bool) != (kind == "bool") or not isinstance(value, accepted):
+        raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type {go_type}")
+    if kind in ("float", "uint"):
+        return float(value) if kind == "float" else int(value)
+    if kind in ("schemas", "strs"):
+        return [schema_from_json(v) if kind == "schemas" else _json_field(v, "str", name) for v in value]
+    if kind in ("schema_map", "map_bool", "map_strs"):
+        item_kind = {"map_bool": "bool", "map_strs": "strs"}.get(kind)
+        return {k: _json_field(v, item_kind, name) if item_kind else schema_from_json(v) for k, v in value.items()}
+    return value
 
 
 def schema_from_json(value: Any) -> Schema | None:
