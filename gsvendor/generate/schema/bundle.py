@@ -11,6 +11,7 @@ from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.schema.config import Reader
 from gsvendor.generate.schema.model import (
+    _BY_JSON,
     CONFIG_FILE,
     Referrer,
     Schema,
@@ -154,6 +155,11 @@ def _trim_fragment(ref: str) -> str:
     return ref.split("#", 1)[0]
 
 
+# the keywords hvsj's Ptr.Resolve steps through: a schema, a map of schemas (then a key), a list (then an index)
+_RESOLVED = ("additionalItems", "additionalProperties", "items", "not", "$defs", "definitions", "patternProperties")
+_RESOLVED += ("properties", "allOf", "anyOf", "oneOf")
+
+
 def _resolve_ptr(ptr: list[str], schema: Schema | None) -> list[tuple[list[str], Schema]]:
     """hvsj's ``Ptr.Resolve``: the schemas met along ``ptr``, deepest last."""
     result: list[tuple[list[str], Schema]] = []
@@ -161,30 +167,21 @@ def _resolve_ptr(ptr: list[str], schema: Schema | None) -> list[tuple[list[str],
     while schema is not None:
         result.append((ptr[:offset], schema))
         rest = ptr[offset:]
-        if not rest:
+        if not rest or rest[0] not in _RESOLVED:
             break
-        s: Any = schema
-        single = {"additionalItems": "additional_items", "additionalProperties": "additional_properties"}
-        if rest[0] in ("additionalItems", "additionalProperties", "items", "not"):
-            schema = getattr(s, single.get(rest[0], "not_" if rest[0] == "not" else rest[0]))
-            offset += 1
+        attr, kind = _BY_JSON[rest[0]]
+        value = getattr(schema, attr)
+        if kind == "schema":
+            schema, offset = value, offset + 1
             continue
-        if len(rest) < 2:
+        if len(rest) < 2 or (kind == "schemas" and not rest[1].lstrip("-").isdigit()):
             break
-        maps = {"$defs": "defs", "definitions": "definitions", "patternProperties": "pattern_properties"}
-        if rest[0] in maps or rest[0] == "properties":
-            mapping = getattr(s, maps.get(rest[0], "properties")) or {}
-            schema = mapping.get(rest[1])
-            offset += 2
-            continue
-        lists = {"allOf": "all_of", "anyOf": "any_of", "oneOf": "one_of"}
-        if rest[0] in lists and rest[1].lstrip("-").isdigit():
-            items = getattr(s, lists[rest[0]]) or []
+        if kind == "schema_map":
+            schema = (value or {}).get(rest[1])
+        else:
             index = int(rest[1])
-            schema = items[index] if 0 <= index < len(items) else None
-            offset += 2
-            continue
-        break
+            schema = value[index] if value and 0 <= index < len(value) else None
+        offset += 2
     return result
 
 

@@ -313,13 +313,20 @@ def _node_scalar(node: goyaml.Node) -> Any:
 def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
     """Decode ``node`` into a field of ``kind`` the way yaml.v3 decodes into the Go field type."""
     node = _deref(node)
-    is_null = node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style
     if kind == "str":
         return _node_text(node, "string")
+    if kind == "any":
+        try:
+            return goyaml.decode(node)
+        except goyaml.YAMLError as exc:
+            raise SchemaError(f"{name}: {exc}") from None
+    if node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style:
+        return _EMPTY.get(kind)  # null: false, else nil
+    if kind == "schema":
+        return schema_from_node(node)
+    scalar = node.kind == goyaml.SCALAR and kind in ("bool", "float", "uint")
+    value = _node_scalar(node) if scalar else None
     if kind == "bool":
-        if is_null:
-            return False
-        value = _node_scalar(node) if node.kind == goyaml.SCALAR else None
         if isinstance(value, bool):
             return value
         if isinstance(value, str) and value in ("y", "Y", "yes", "Yes", "YES", "on", "On", "ON"):
@@ -327,49 +334,22 @@ def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
         if isinstance(value, str) and value in ("n", "N", "no", "No", "NO", "off", "Off", "OFF"):
             return False
         raise _decode_error(node, "bool")
-    if kind == "any":
-        try:
-            return goyaml.decode(node)
-        except goyaml.YAMLError as exc:
-            raise SchemaError(f"{name}: {exc}") from None
     if kind in ("float", "uint"):
-        if is_null:
-            return None
-        value = _node_scalar(node) if node.kind == goyaml.SCALAR else None
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise _decode_error(node, "float64" if kind == "float" else "uint64")
-        if kind == "float":
-            return float(value)
-        if value < 0 or value > 2**64 - 1:
-            raise _decode_error(node, "uint64")
-        return int(value)
-    if kind == "schema":
-        return None if is_null else schema_from_node(node)
+        go_type = "float64" if kind == "float" else "uint64"
+        if isinstance(value, bool) or not isinstance(value, int | float) or (kind == "uint" and not 0 <= value < 2**64):
+            raise _decode_error(node, go_type)
+        return float(value) if kind == "float" else int(value)
     if kind in ("list", "schemas", "strs"):
-        if is_null:
-            return None
         if node.kind != goyaml.SEQUENCE:
             raise _decode_error(node, "[]")
-        if kind == "list":
-            return [goyaml.decode(child) for child in node.content]
-        if kind == "strs":
-            return [_node_text(child, "string") for child in node.content]
-        return [schema_from_node(child) for child in node.content]
-    if kind in ("schema_map", "map_bool", "map_strs"):
-        if is_null:
-            return None
-        if node.kind != goyaml.MAPPING:
-            raise _decode_error(node, "map")
-        out: dict[str, Any] = {}
-        for key, value in node.pairs():
-            if kind == "schema_map":
-                out[key.value] = schema_from_node(value)
-            elif kind == "map_bool":
-                out[key.value] = _node_field(value, "bool", name)
-            else:
-                out[key.value] = _node_field(value, "strs", name)
-        return out
-    raise AssertionError(kind)
+        item = {"list": goyaml.decode, "schemas": schema_from_node}.get(kind, lambda n: _node_text(n, "string"))
+        return [item(child) for child in node.content]
+    if node.kind != goyaml.MAPPING:
+        raise _decode_error(node, "map")
+    if kind == "schema_map":
+        return {key.value: schema_from_node(value) for key, value in node.pairs()}
+    item_kind = "bool" if kind == "map_bool" else "strs"
+    return {key.value: _node_field(value, item_kind, name) for key, value in node.pairs()}
 
 
 def schema_from_node(node: goyaml.Node) -> Schema | None:
