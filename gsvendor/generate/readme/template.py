@@ -19,10 +19,16 @@ def _badge(label: str, value: str, style: str, escape: bool = True) -> str:
     return f"![{label}: {value}](https://img.shields.io/badge/{label}-{escaped}-informational?style={style}) "
 
 
+def _default(row: Any) -> str:
+    return go_print(row.Default if is_true(row.Default) else row.AutoDefault)
+
+
+def _description(row: Any) -> str:
+    return go_print(row.Description if is_true(row.Description) else row.AutoDescription)
+
+
 def _row_line(row: Any) -> str:
-    default = row.Default if is_true(row.Default) else row.AutoDefault
-    description = row.Description if is_true(row.Description) else row.AutoDescription
-    return f"\n| {go_print(row.Key)} | {go_print(row.Type)} | {go_print(default)} | {go_print(description)} |"
+    return f"\n| {go_print(row.Key)} | {go_print(row.Type)} | {_default(row)} | {_description(row)} |"
 
 
 _TABLE_HEAD = "| Key | Type | Default | Description |\n|-----|------|---------|-------------|"
@@ -31,15 +37,11 @@ _TABLE_HEAD = "| Key | Type | Default | Description |\n|-----|------|---------|-
 def _values_table(d: Any, render: Render) -> str:
     sections = d.Sections
     if is_true(sections.Sections):
-        out = ""
-        for section in sections.Sections:
-            out += f"\n\n### {go_print(section.SectionName)}\n\n" + _TABLE_HEAD
-            out += "".join(_row_line(row) for row in section.SectionItems)
-        default = sections.DefaultSection
-        if is_true(default.SectionItems):
-            out += f"\n\n### {go_print(default.SectionName)}\n\n" + _TABLE_HEAD
-            out += "".join(_row_line(row) for row in default.SectionItems)
-        return out
+        default = [sections.DefaultSection] if is_true(sections.DefaultSection.SectionItems) else []
+        return "".join(
+            f"\n\n### {go_print(section.SectionName)}\n\n" + _TABLE_HEAD + "".join(map(_row_line, section.SectionItems))
+            for section in [*sections.Sections, *default]
+        )
     return _TABLE_HEAD + "".join(_row_line(row) for row in d.Values)
 
 
@@ -90,11 +92,10 @@ def _html_default(row: Any, render: Render) -> str:
 def _html_rows(rows: list[Any], render: Render, cell_pad: str) -> str:
     out = ""
     for row in rows:
-        description = row.Description if is_true(row.Description) else row.AutoDescription
         out += (
             f"\n{cell_pad}<tr>\n{cell_pad}\t<td>{go_print(row.Key)}</td>\n{cell_pad}\t<td>{go_print(row.Type)}</td>"
             f"\n{cell_pad}\t<td>{render('chart.valueDefaultColumnRender', row)}</td>"
-            f"\n{cell_pad}\t<td>{go_print(description)}</td>\n{cell_pad}</tr>"
+            f"\n{cell_pad}\t<td>{_description(row)}</td>\n{cell_pad}</tr>"
         )
     return out
 
@@ -178,10 +179,8 @@ NAMED_TEMPLATES: dict[str, Callable[[Any, Render], str]] = {
     # v1.15 names for the table cells (helm-docs v1.14.2's tables do not go through them)
     "chart.valueKeyColumnRenderMd": lambda d, r: go_print(d.Key),
     "chart.valueTypeColumnRenderMd": lambda d, r: go_print(d.Type),
-    "chart.valueDefaultColumnRenderMd": lambda d, r: go_print(d.Default if is_true(d.Default) else d.AutoDefault),
-    "chart.valueDescriptionColumnRenderMd": lambda d, r: go_print(
-        d.Description if is_true(d.Description) else d.AutoDescription
-    ),
+    "chart.valueDefaultColumnRenderMd": lambda d, r: _default(d),
+    "chart.valueDescriptionColumnRenderMd": lambda d, r: _description(d),
     "chart.valueKeyColumnRenderHtml": lambda d, r: r("chart.valueKeyColumnRenderMd", d),
     "chart.valueTypeColumnRenderHtml": lambda d, r: r("chart.valueTypeColumnRenderMd", d),
     "chart.valueDescriptionColumnRenderHtml": lambda d, r: r("chart.valueDescriptionColumnRenderMd", d),

@@ -264,13 +264,10 @@ def generate_schema(
     Reads ``config_file`` from ``files`` (chart-relative path → bytes) and builds the schema as
     ``helm schema --config <chart>/.schema.yaml`` v2.5.0 does when run in ``cwd`` (the project
     root; default: the chart folder): ``values`` and ``output`` are relative to ``cwd``, and the
-    output must land inside the chart. ``normalize="none"`` writes the plugin's own bytes
-    (``json.MarshalIndent`` of its ``Schema`` struct: fields in struct order, map keys sorted,
-    ``<>&`` escaped, configured indent, final newline); ``"schemalint"`` writes what
-    ``schemalint normalize`` v2.6.1 makes of them (4-space indentation, as the tool always
-    writes, whatever ``indent`` says). Raises
-    :class:`SchemaError` (naming the file and key) for any problem. ``parsed``: values files'
-    yaml.v3 trees by their bytes, filled here for :func:`~gsvendor.generate.readme.template.render_readme`.
+    output must land inside the chart. ``normalize``: ``"none"`` (the plugin's bytes) or
+    ``"schemalint"`` (schemalint v2.6.1 normalize's), see :func:`dumps`. Raises :class:`SchemaError`
+    (naming the file and key) for any problem. ``parsed``: values files' yaml.v3 trees by their
+    bytes, filled here for :func:`~gsvendor.generate.readme.template.render_readme`.
     """
     if normalize not in NORMALIZE_MODES:
         raise SchemaError(f"normalize: {normalize!r} is not one of {', '.join(NORMALIZE_MODES)}")
