@@ -70,11 +70,9 @@ class _Loader:
 
     def load(self, target: str) -> Schema | None:
         key = target.split("#", 1)[0]
-        if key in self.cache:
-            return self.cache[key]
-        schema = self._load(key)
-        self.cache[key] = schema
-        return schema
+        if key not in self.cache:
+            self.cache[key] = self._load(key)
+        return self.cache[key]
 
     def _load(self, target: str) -> Schema | None:
         scheme = urlsplit(target).scheme if "://" in target else ""

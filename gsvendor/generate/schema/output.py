@@ -26,7 +26,6 @@ from gsvendor.generate.schema.model import (
     Schema,
     SchemaError,
     _deref,
-    _escape,
     _floats,
     _go_key,
 )
@@ -37,7 +36,7 @@ from gsvendor.generate.schema.parse import (
     _set_referrer,
     _unique_append,
     merge_schemas,
-    parse_node,
+    parse_properties,
 )
 
 KEY_IMPORTANCE = {
@@ -187,15 +186,11 @@ def build_schema(
             raise SchemaError(f"{path}: the values must be a mapping, not a {root.kind}")
         properties: dict[str, Schema] = {}
         required: list[str] = []
-        for key, value in root.pairs() if root.kind == goyaml.MAPPING else []:
-            try:
-                child: Any = parse_node([_escape(key.value)], key, value, config.use_helm_docs)
-            except SchemaError as exc:
-                raise SchemaError(f"{path}: parse schema: {exc}") from None
-            if not child.hidden:
-                properties[key.value] = child
-                if child.required_by_parent:
-                    required.append(key.value)
+        try:
+            if root.kind == goyaml.MAPPING:
+                _, properties, required = parse_properties([], root, config.use_helm_docs)
+        except SchemaError as exc:
+            raise SchemaError(f"{path}: parse schema: {exc}") from None
         temp: Any = Schema(
             type="object",
             properties=properties,

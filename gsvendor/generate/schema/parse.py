@@ -20,23 +20,30 @@ def _scalar_type(tag: str) -> str:
     }.get(tag, "string")
 
 
+def parse_properties(
+    ptr: list[str], mapping: goyaml.Node, use_helm_docs: bool
+) -> tuple[list[Schema], dict[str, Schema], list[str]]:
+    """The schemas of a mapping's values (hidden ones left out): in order (a repeated key's too),
+    by key, and the keys marked required. Raises :class:`SchemaError` naming the pointer."""
+    ordered: list[Schema] = []
+    properties: dict[str, Schema] = {}
+    required: list[str] = []
+    for key, value in mapping.pairs():
+        child = parse_node([*ptr, _escape(key.value)], key, value, use_helm_docs)
+        if not child.hidden:
+            ordered.append(child)
+            properties[key.value] = child
+            if child.required_by_parent:
+                required.append(key.value)
+    return ordered, properties, required
+
+
 def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_helm_docs: bool) -> Schema:
     """hvsj's ``parseNode``: the schema of one values node with its comments applied."""
     s: Any = Schema()
     ordered: list[Schema] = []
     if value.kind == goyaml.MAPPING:
-        properties: dict[str, Schema] = {}
-        required: list[str] = []
-        for child_key, child_value in value.pairs():
-            child: Any = parse_node([*ptr, _escape(child_key.value)], child_key, child_value, use_helm_docs)
-            if child.hidden:
-                continue
-            if child.skip_properties and child.is_type("object"):
-                child.properties = None
-            ordered.append(child)
-            properties[child_key.value] = child
-            if child.required_by_parent:
-                required.append(child_key.value)
+        ordered, properties, required = parse_properties(ptr, value, use_helm_docs)
         s.type = "object"
         s.properties = properties
         if required:
