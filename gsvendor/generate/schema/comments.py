@@ -6,9 +6,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.golang.text_template.parse import go_unquote
+from gsvendor.generate.golang.text_template.values import go_print
 from gsvendor.generate.schema.model import _BY_JSON, Schema, SchemaError, _node_field
 
 _HELM_DOCS_COMMENT = re.compile(
@@ -141,7 +141,7 @@ def _process_list(text: str, strings_only: bool) -> list[Any]:
         except goyaml.YAMLError:
             value = None
         if isinstance(value, list):
-            return _as_strings(value) if strings_only else value
+            return [_as_string(item) for item in value] if strings_only else value
         text = text[1:].removesuffix("]")
     items: list[Any] = []
     for item in text.split(","):
@@ -169,22 +169,14 @@ def _go_unquote(text: str) -> str | None:
         return None
 
 
-def _as_strings(values: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    for value in values:
-        if value is None:
-            out.append("null")
-        elif isinstance(value, bool):
-            out.append("true" if value else "false")
-        elif isinstance(value, float):
-            out.append(gojson.format_float_g(value))
-        elif isinstance(value, int):
-            out.append(str(value))
-        elif isinstance(value, list):
-            out.append(_as_strings(value))
-        else:
-            out.append(value)
-    return out
+def _as_string(value: Any) -> Any:
+    """A flow list's item as hvsj reads it into a string: a scalar as Go prints it, null as ``null``,
+    a nested list item by item, a mapping as it is."""
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return [_as_string(item) for item in value]
+    return value if isinstance(value, str | dict) else go_print(value)
 
 
 def _bool(value: str, name: str) -> bool:

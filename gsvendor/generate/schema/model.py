@@ -431,16 +431,3 @@ def schema_from_json(value: Any) -> Schema | None:
         attr, kind = _BY_JSON[name]
         setattr(schema, attr, _json_field(item, kind, name))
     return schema
-
-
-def _floats(value: Any) -> Any:
-    """JSON numbers become float64, as ``encoding/json`` decodes them into ``interface{}``."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int):
-        return float(value)
-    if isinstance(value, list):
-        return [_floats(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _floats(v) for k, v in value.items()}
-    return value

@@ -26,7 +26,6 @@ from gsvendor.generate.schema.model import (
     Schema,
     SchemaError,
     _deref,
-    _floats,
     _go_key,
 )
 from gsvendor.generate.schema.parse import (
@@ -78,7 +77,8 @@ def normalize(value: Any) -> Any:
         return {k: normalize(v) for k, v in items}
     if isinstance(value, list):
         return [normalize(v) for v in value]
-    return _floats(value)
+    # numbers are float64 to schemalint
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def dumps(value: Any, indent: int = 4, *, normalized: bool = True) -> bytes:
