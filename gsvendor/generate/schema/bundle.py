@@ -153,6 +153,12 @@ def _trim_fragment(ref: str) -> str:
     return ref.split("#", 1)[0]
 
 
+def _def_with_id(defs: dict[str, Schema] | None, schema_id: str) -> str | None:
+    """The first name (in Go's key order) in ``defs`` of a schema with ``$id`` ``schema_id``."""
+    defs = defs or {}
+    return next((name for name in sorted(defs, key=_go_key) if defs[name].id == schema_id), None)
+
+
 # the keywords hvsj's Ptr.Resolve steps through: a schema, a map of schemas (then a key), a list (then an index)
 _RESOLVED = ("additionalItems", "additionalProperties", "items", "not", "$defs", "definitions", "patternProperties")
 _RESOLVED += ("properties", "allOf", "anyOf", "oneOf")
@@ -191,9 +197,8 @@ def _parse_ptr(fragment: str) -> list[str]:
 def _bundled_name(schema_id: str, defs: dict[str, Schema]) -> str:
     if not schema_id:
         return ""
-    for name in sorted(defs, key=_go_key):
-        if defs[name].id == schema_id:
-            return name
+    if (found := _def_with_id(defs, schema_id)) is not None:
+        return found
     base = posixpath.basename(schema_id.rstrip("/")) or "/"
     name, number = base, 1
     while defs.get(name) is not None:
@@ -220,7 +225,7 @@ def _bundle(ptr: list[str], loader: _Loader, root: Any, schema: Any, base_dir: s
     ref = schema.ref
     if not ref or ref.startswith("#"):
         return
-    if any(d.id == _trim_fragment(ref) for d in (root.defs or {}).values()):
+    if _def_with_id(root.defs, _trim_fragment(ref)) is not None:
         return  # already bundled
     try:
         target = _ref_target(schema)
@@ -261,7 +266,7 @@ def _remove_ids(parent: list[str] | None, ptr: list[str], root: Any, schema: Any
         if ref and parent:
             schema.ref = "#" + ptr_string(parent) + ref[1:]
         return
-    name = next((n for n in sorted(root.defs or {}, key=_go_key) if root.defs[n].id == _trim_fragment(ref)), None)
+    name = _def_with_id(root.defs, _trim_fragment(ref))
     if name is None:
         raise SchemaError(f'{ptr_string([*ptr, "$ref"])}: no $defs found that matches $ref="{ref}"')
     fragment = ref.partition("#")[2]
@@ -282,10 +287,9 @@ def _count_refs(ptr: list[str], root: Any, schema: Any, counts: dict[int, int]) 
         for _, match in _resolve_ptr(target, root):
             counts[id(match)] = counts.get(id(match), 0) + 1
         return
-    for name in sorted(root.defs or {}, key=_go_key):
-        if root.defs[name].id == _trim_fragment(ref):
-            counts[id(root.defs[name])] = counts.get(id(root.defs[name]), 0) + 1
-            break
+    name = _def_with_id(root.defs, _trim_fragment(ref))
+    if name is not None:
+        counts[id(root.defs[name])] = counts.get(id(root.defs[name]), 0) + 1
 
 
 def _drop_unused(schema: Any, counts: dict[int, int]) -> int:
