@@ -17,15 +17,6 @@ HELM_DOCS_VERSION = "1.14.2"
 BADGE_STYLE = "flat-square"
 TEMPLATE_FILE = "README.md.gotmpl"
 VALUES_FILE = "values.yaml"
-_RE = re.ASCII  # Go's RE2 \s is ASCII whitespace only
-_VALUES_DESCRIPTION = re.compile(r"^\s*#\s*(.*)\s+--\s*(.*)$", _RE)
-_RAW_DESCRIPTION = re.compile(r"^\s*#\s+@raw", _RE)
-_CONTINUATION = re.compile(r"^\s*#(\s?)(.*)$", _RE)
-_DEFAULT_VALUE = re.compile(r"^\s*# @default -- (.*)$", _RE)
-_VALUE_TYPE = re.compile(r"^\((.*?)\)\s*(.*)$", _RE)
-_NOTATION_TYPE = re.compile(r"^\s*#\s+@notationType\s+--\s+(.*)$", _RE)
-_SECTION = re.compile(r"^\s*# @section -- (.*)$", _RE)
-_PREFIX_COMMENT = "# --"
 
 
 class ReadmeError(GsvendorError):

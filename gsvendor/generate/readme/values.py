@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -11,14 +12,6 @@ from gsvendor.generate.golang.sort_slice import sort_slice_by_key
 from gsvendor.generate.golang.text_template.values import go_print
 from gsvendor.generate.golang.yaml_emit import dump_node
 from gsvendor.generate.readme.chart import (
-    _CONTINUATION,
-    _DEFAULT_VALUE,
-    _NOTATION_TYPE,
-    _PREFIX_COMMENT,
-    _RAW_DESCRIPTION,
-    _SECTION,
-    _VALUE_TYPE,
-    _VALUES_DESCRIPTION,
     VALUES_FILE,
     ChartData,
     Description,
@@ -30,6 +23,16 @@ from gsvendor.generate.readme.chart import (
     _parse_yaml,
     chart_metadata,
 )
+
+# helm-docs' comment syntax (ASCII: Go's RE2 \s is ASCII whitespace only)
+_VALUES_DESCRIPTION = re.compile(r"^\s*#\s*(.*)\s+--\s*(.*)$", re.ASCII)
+_RAW_DESCRIPTION = re.compile(r"^\s*#\s+@raw", re.ASCII)
+_CONTINUATION = re.compile(r"^\s*#(\s?)(.*)$", re.ASCII)
+_DEFAULT_VALUE = re.compile(r"^\s*# @default -- (.*)$", re.ASCII)
+_VALUE_TYPE = re.compile(r"^\((.*?)\)\s*(.*)$", re.ASCII)
+_NOTATION_TYPE = re.compile(r"^\s*#\s+@notationType\s+--\s+(.*)$", re.ASCII)
+_SECTION = re.compile(r"^\s*# @section -- (.*)$", re.ASCII)
+_PREFIX_COMMENT = "# --"
 
 
 def parse_comment(lines: list[str]) -> tuple[str, Description]:
