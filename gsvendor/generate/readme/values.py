@@ -33,6 +33,8 @@ _VALUE_TYPE = re.compile(r"^\((.*?)\)\s*(.*)$", re.ASCII)
 _NOTATION_TYPE = re.compile(r"^\s*#\s+@notationType\s+--\s+(.*)$", re.ASCII)
 _SECTION = re.compile(r"^\s*# @section -- (.*)$", re.ASCII)
 _PREFIX_COMMENT = "# --"
+# the ``@…`` lines after a description, in the order helm-docs tries them, and the field each sets
+_TAGS = ((_DEFAULT_VALUE, "Default"), (_NOTATION_TYPE, "NotationType"), (_SECTION, "Section"))
 
 
 def parse_comment(lines: list[str]) -> tuple[str, Description]:
@@ -41,21 +43,16 @@ def parse_comment(lines: list[str]) -> tuple[str, Description]:
     Only the last group starting with ``# --`` counts; ``(type)`` sets the type; ``@default``,
     ``@notationType``, ``@section`` and ``@raw`` (keep line breaks) are read from the lines after.
     """
-    last = 0
-    for index, line in enumerate(lines):
-        if line.startswith(_PREFIX_COMMENT):
-            last = index
+    last = max((index for index, line in enumerate(lines) if line.startswith(_PREFIX_COMMENT)), default=0)
     if last > 0:
         return parse_comment(lines[last:])
     key = ""
     description = Description()
     start = 0
     for index, line in enumerate(lines):
-        match = _VALUES_DESCRIPTION.match(line)
-        if not match:
-            continue
-        key, description.Description, start = match.group(1), match.group(2), index
-        break
+        if match := _VALUES_DESCRIPTION.match(line):
+            key, description.Description, start = match.group(1), match.group(2), index
+            break
     type_match = _VALUE_TYPE.match(description.Description)
     if type_match and type_match.group(1):
         description.ValueType, description.Description = type_match.group(1), type_match.group(2)
@@ -64,17 +61,10 @@ def parse_comment(lines: list[str]) -> tuple[str, Description]:
         if not raw and _RAW_DESCRIPTION.match(line):
             raw = True
             continue
-        if match := _DEFAULT_VALUE.match(line):
-            description.Default = match.group(1)
-            continue
-        if match := _NOTATION_TYPE.match(line):
-            description.NotationType = match.group(1)
-            continue
-        if match := _SECTION.match(line):
-            description.Section = match.group(1)
-            continue
-        continuation = _CONTINUATION.match(line)
-        if continuation:
+        tagged = next(((field, m.group(1)) for pattern, field in _TAGS if (m := pattern.match(line))), None)
+        if tagged is not None:
+            setattr(description, *tagged)
+        elif continuation := _CONTINUATION.match(line):
             description.Description += ("\n" if raw else " ") + continuation.group(2)
     return key, description
 
