@@ -89,39 +89,35 @@ def _html_default(row: Any, render: Render) -> str:
     return out + "\n</pre>\n"
 
 
-def _html_rows(rows: list[Any], render: Render, cell_pad: str) -> str:
-    out = ""
-    for row in rows:
-        out += (
-            f"\n{cell_pad}<tr>\n{cell_pad}\t<td>{go_print(row.Key)}</td>\n{cell_pad}\t<td>{go_print(row.Type)}</td>"
-            f"\n{cell_pad}\t<td>{render('chart.valueDefaultColumnRender', row)}</td>"
-            f"\n{cell_pad}\t<td>{_description(row)}</td>\n{cell_pad}</tr>"
-        )
-    return out
-
-
 _HTML_HEAD = (
     "<table>\n\t<thead>\n\t\t<th>Key</th>\n\t\t<th>Type</th>\n\t\t<th>Default</th>\n\t\t<th>Description</th>"
     "\n\t</thead>\n\t<tbody>"
 )
 
 
+def _html_table(rows: list[Any], render: Render, pad: str) -> str:
+    out = _HTML_HEAD
+    for row in rows:
+        out += (
+            f"\n{pad}<tr>\n{pad}\t<td>{go_print(row.Key)}</td>\n{pad}\t<td>{go_print(row.Type)}</td>"
+            f"\n{pad}\t<td>{render('chart.valueDefaultColumnRender', row)}</td>"
+            f"\n{pad}\t<td>{_description(row)}</td>\n{pad}</tr>"
+        )
+    return out + "\n\t</tbody>\n</table>"
+
+
 def _values_table_html(d: Any, render: Render) -> str:
     sections = d.Sections
-    if is_true(sections.Sections):
-        body = ""
-        for section in sections.Sections:
-            body += f"\n<h3>{go_print(section.SectionName)}</h3>\n" + _HTML_HEAD
-            body += _html_rows(section.SectionItems, render, "\t\t") + "\n\t</tbody>\n</table>"
-        body += "\n"
-        default = sections.DefaultSection
-        if is_true(default.SectionItems):
-            body += f"\n<h3>{go_print(default.SectionName)}</h3>\n" + _HTML_HEAD
-            body += _html_rows(default.SectionItems, render, "\t") + "\n\t</tbody>\n</table>\n"
-        body += "\n"
-    else:
-        body = "\n" + _HTML_HEAD + _html_rows(d.Values, render, "\t\t") + "\n\t</tbody>\n</table>\n"
-    return "\n" + body + "\n"
+    if not is_true(sections.Sections):
+        return "\n\n" + _html_table(d.Values, render, "\t\t") + "\n\n"
+    body = "".join(
+        f"\n<h3>{go_print(one.SectionName)}</h3>\n" + _html_table(one.SectionItems, render, "\t\t")
+        for one in sections.Sections
+    )
+    default = sections.DefaultSection
+    if is_true(default.SectionItems):  # its rows one tab less indented, as helm-docs writes them
+        body += f"\n\n<h3>{go_print(default.SectionName)}</h3>\n" + _html_table(default.SectionItems, render, "\t")
+    return "\n" + body + "\n\n\n"
 
 
 def _values_section_html(d: Any, render: Render) -> str:
