@@ -23,19 +23,15 @@ def generate_chart(
 ) -> dict[str, bytes]:
     """Return ``files`` (chart-relative path → bytes) with the generated files regenerated.
 
-    values.schema.json (the output named in ``.schema.yaml``) only where the chart has a
-    ``.schema.yaml``. README.md wherever a folder has a Chart.yaml and a values.yaml (helm-docs
-    v1.14.2 skips a chart without one), from its ``README.md.gotmpl`` or, without one, from
-    helm-docs' default template: ``helm-docs --chart-search-root=helm`` documents every chart it
-    finds. The README sees the regenerated schema.
+    values.schema.json (the output named in ``.schema.yaml``) where the chart has a ``.schema.yaml``;
+    README.md in every folder with a Chart.yaml and a values.yaml (``helm-docs
+    --chart-search-root=helm`` documents every chart it finds), seeing the regenerated schema.
 
-    ``chart_dir`` is the chart's absolute folder; the README sees it relative to
-    ``project_root`` (:func:`helm_docs_folder`). ``project_root`` is the folder Giant Swarm's
-    pre-commit runs the tools in (``.schema.yaml``'s ``values`` and ``output`` are relative to it,
-    as helm-values-schema-json v2.5.0 reads them from its working directory; default: the chart
-    folder); ``outside`` reads absolute paths outside the chart (values files, ``$ref``
-    bundling). ``settings``: helm-docs' options and the schema normalization (default:
-    alphabetical, none). The input dict is not modified.
+    ``chart_dir``: the chart's absolute folder; ``project_root``: where Giant Swarm's pre-commit runs
+    the tools (``.schema.yaml`` paths are relative to it; the README sees the chart folder relative
+    to it, :func:`helm_docs_folder`; default: the chart folder); ``outside`` reads absolute paths
+    outside the chart (values files, ``$ref`` bundling); ``settings``: helm-docs' options and the
+    schema normalization (default: alphabetical, none). The input dict is not modified.
 
     Raises :class:`~gsvendor.generate.schema.model.SchemaError` or
     :class:`~gsvendor.generate.readme.chart.ReadmeError` (exit 2) naming the file and key at fault.

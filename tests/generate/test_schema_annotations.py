@@ -571,6 +571,13 @@ def test_helm_docs_description_with_schema_annotation_above_it() -> None:
         ("a: 1 # @schema type: int\n", "", '/properties/a/type: invalid type "int", must be one of: array, boolean'),
         ("# -- doc\n# @schema maxLength: 1\na: x\n", "useHelmDocs: true\n", "'# @schema' comments are not supported"),
         ("a: 1 # @schema allOf: {type: x\n", "", "allOf: parse object"),
+        # a NaN where an unsigned integer belongs: the plugin's yaml.v3 error, not a Python crash
+        (
+            'a: {} # @schema patternProperties: {"^a": {maxLength: .nan}}\n',
+            "",
+            "patternProperties: parse object '{\"^a\": {maxLength: .nan}}': line 1: cannot unmarshal !!float `.nan` "
+            "into uint64",
+        ),
     ],
 )
 def test_annotation_errors_name_the_key_and_rule(values: str, config: str, message: str) -> None:

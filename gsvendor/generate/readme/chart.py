@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,15 +17,6 @@ HELM_DOCS_VERSION = "1.14.2"
 BADGE_STYLE = "flat-square"
 TEMPLATE_FILE = "README.md.gotmpl"
 VALUES_FILE = "values.yaml"
-_RE = re.ASCII  # Go's RE2 \s is ASCII whitespace only
-_VALUES_DESCRIPTION = re.compile(r"^\s*#\s*(.*)\s+--\s*(.*)$", _RE)
-_RAW_DESCRIPTION = re.compile(r"^\s*#\s+@raw", _RE)
-_CONTINUATION = re.compile(r"^\s*#(\s?)(.*)$", _RE)
-_DEFAULT_VALUE = re.compile(r"^\s*# @default -- (.*)$", _RE)
-_VALUE_TYPE = re.compile(r"^\((.*?)\)\s*(.*)$", _RE)
-_NOTATION_TYPE = re.compile(r"^\s*#\s+@notationType\s+--\s+(.*)$", _RE)
-_SECTION = re.compile(r"^\s*# @section -- (.*)$", _RE)
-_PREFIX_COMMENT = "# --"
 
 
 class ReadmeError(GsvendorError):
@@ -203,18 +196,16 @@ class Files:
 
     def AsConfig(self) -> str:
         """The files as a ConfigMap ``data`` block: base name → text, as YAML."""
-        if not self._files:
-            return ""
-        data = {p.rsplit("/", 1)[-1]: d.decode("utf-8", "replace") for p, d in self._files.items()}
-        return goyaml.dump(data).removesuffix("\n")
+        return self._as_data(lambda data: data.decode("utf-8", "replace"))
 
     def AsSecrets(self) -> str:
         """The files as a Secret ``data`` block: base name → base64, as YAML."""
+        return self._as_data(lambda data: base64.b64encode(data).decode())
 
+    def _as_data(self, encode: Callable[[bytes], str]) -> str:
         if not self._files:
             return ""
-        data = {p.rsplit("/", 1)[-1]: base64.b64encode(d).decode() for p, d in self._files.items()}
-        return goyaml.dump(data).removesuffix("\n")
+        return goyaml.dump({p.rsplit("/", 1)[-1]: encode(d) for p, d in self._files.items()}).removesuffix("\n")
 
 
 @dataclass
@@ -257,15 +248,21 @@ def _text(node: goyaml.Node | None, where: str) -> str:
     return node.value
 
 
-def _fields(node: goyaml.Node | None, where: str) -> dict[str, goyaml.Node]:
+def _collection(node: goyaml.Node | None, where: str, kind: str) -> goyaml.Node | None:
+    """The mapping or sequence ``node`` (aliases followed); ``None`` for no node or null."""
     if node is None or (node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG):
-        return {}
+        return None
     if node.kind == goyaml.ALIAS and node.alias is not None:
         node = node.alias
-    if node.kind != goyaml.MAPPING:
-        raise ReadmeError(f"{where}: expected a mapping, found a {node.kind}")
+    if node.kind != kind:
+        raise ReadmeError(f"{where}: expected a {'list' if kind == goyaml.SEQUENCE else kind}, found a {node.kind}")
+    return node
+
+
+def _fields(node: goyaml.Node | None, where: str) -> dict[str, goyaml.Node]:
     out: dict[str, goyaml.Node] = {}
-    for key, value in node.pairs():
+    mapping = _collection(node, where, goyaml.MAPPING)
+    for key, value in mapping.pairs() if mapping is not None else []:
         if key.value in out:
             raise ReadmeError(f"{where}: line {key.line}: mapping key {key.value!r} already defined")
         out[key.value] = value
@@ -273,13 +270,8 @@ def _fields(node: goyaml.Node | None, where: str) -> dict[str, goyaml.Node]:
 
 
 def _list(node: goyaml.Node | None, where: str) -> list[goyaml.Node]:
-    if node is None or (node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG):
-        return []
-    if node.kind == goyaml.ALIAS and node.alias is not None:
-        node = node.alias
-    if node.kind != goyaml.SEQUENCE:
-        raise ReadmeError(f"{where}: expected a list, found a {node.kind}")
-    return list(node.content)
+    sequence = _collection(node, where, goyaml.SEQUENCE)
+    return [] if sequence is None else list(sequence.content)
 
 
 def _parse_yaml(data: bytes, label: str) -> goyaml.Node | None:
@@ -289,25 +281,31 @@ def _parse_yaml(data: bytes, label: str) -> goyaml.Node | None:
         raise ReadmeError(f"{label}: invalid YAML: {exc}") from None
 
 
+def _struct(cls: type[Any], node: goyaml.Node | None, where: str, names: tuple[str, ...] = ()) -> Any:
+    """A ``cls`` whose string fields (or ``names``) are read from the mapping ``node``: field ``ApiVersion``
+    from key ``apiVersion``."""
+    entry = _fields(node, where)
+    sep = ": " if where == "Chart.yaml" else "."
+    keys = {n: n[0].lower() + n[1:] for n in names or [f.name for f in dataclasses.fields(cls)]}
+    return cls(**{n: _text(entry.get(key), f"{where}{sep}{key}") for n, key in keys.items()})
+
+
+_CHART_KEYS = ("ApiVersion", "AppVersion", "KubeVersion", "Name", "Description", "Version", "Home", "Type", "Engine")
+
+
+def _root(data: bytes, label: str) -> goyaml.Node | None:
+    document = _parse_yaml(data, label)
+    return document.content[0] if document is not None and document.content else None
+
+
 def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) -> ChartData:
     """Chart.yaml (and requirements.yaml for ``apiVersion: v1``) as helm-docs reads them.
 
     Raises :class:`ReadmeError` for invalid YAML or a field of the wrong shape.
     """
-    document = _parse_yaml(chart_yaml, "Chart.yaml")
-    root = document.content[0] if document is not None and document.content else None
+    root = _root(chart_yaml, "Chart.yaml")
     meta = _fields(root, "Chart.yaml")
-    data = ChartData(
-        ApiVersion=_text(meta.get("apiVersion"), "Chart.yaml: apiVersion"),
-        AppVersion=_text(meta.get("appVersion"), "Chart.yaml: appVersion"),
-        KubeVersion=_text(meta.get("kubeVersion"), "Chart.yaml: kubeVersion"),
-        Name=_text(meta.get("name"), "Chart.yaml: name"),
-        Description=_text(meta.get("description"), "Chart.yaml: description"),
-        Version=_text(meta.get("version"), "Chart.yaml: version"),
-        Home=_text(meta.get("home"), "Chart.yaml: home"),
-        Type=_text(meta.get("type"), "Chart.yaml: type"),
-        Engine=_text(meta.get("engine"), "Chart.yaml: engine"),
-    )
+    data = _struct(ChartData, root, "Chart.yaml", _CHART_KEYS)
     deprecated = meta.get("deprecated")
     if deprecated is not None:
         value = goyaml.scalar_value(deprecated) if deprecated.kind in (goyaml.SCALAR, goyaml.ALIAS) else None
@@ -316,31 +314,13 @@ def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) ->
         data.Deprecated = bool(value)
     data.Sources = [_text(n, "Chart.yaml: sources") for n in _list(meta.get("sources"), "Chart.yaml: sources")]
     for item in _list(meta.get("maintainers"), "Chart.yaml: maintainers"):
-        entry = _fields(item, "Chart.yaml: maintainers")
-        data.Maintainers.append(
-            Maintainer(
-                Email=_text(entry.get("email"), "Chart.yaml: maintainers.email"),
-                Name=_text(entry.get("name"), "Chart.yaml: maintainers.name"),
-                Url=_text(entry.get("url"), "Chart.yaml: maintainers.url"),
-            )
-        )
+        data.Maintainers.append(_struct(Maintainer, item, "Chart.yaml: maintainers"))
     if data.ApiVersion == "v1":
         if requirements_yaml is None:
             return data
-        document = _parse_yaml(requirements_yaml, "requirements.yaml")
-        root = document.content[0] if document is not None and document.content else None
-        deps_node = _fields(root, "requirements.yaml").get("dependencies")
+        deps_node = _fields(_root(requirements_yaml, "requirements.yaml"), "requirements.yaml").get("dependencies")
     else:
         deps_node = meta.get("dependencies")
-    for item in _list(deps_node, "dependencies"):
-        entry = _fields(item, "dependencies")
-        data.Dependencies.append(
-            Dependency(
-                Name=_text(entry.get("name"), "dependencies.name"),
-                Version=_text(entry.get("version"), "dependencies.version"),
-                Repository=_text(entry.get("repository"), "dependencies.repository"),
-                Alias=_text(entry.get("alias"), "dependencies.alias"),
-            )
-        )
+    data.Dependencies = [_struct(Dependency, item, "dependencies") for item in _list(deps_node, "dependencies")]
     data.Dependencies.sort(key=lambda d: f"{d.Repository}/{d.Name}".encode())
     return data

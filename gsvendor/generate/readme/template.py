@@ -14,25 +14,21 @@ from gsvendor.generate.readme.chart import BADGE_STYLE, TEMPLATE_FILE, VALUES_FI
 from gsvendor.generate.readme.values import Render, chart_data
 
 
-def _badge(label: str, value: str, style: str = BADGE_STYLE) -> str:
-    escaped = value.replace("-", "--")
+def _badge(label: str, value: str, style: str, escape: bool = True) -> str:
+    escaped = value.replace("-", "--") if escape else value  # the type badge is not escaped
     return f"![{label}: {value}](https://img.shields.io/badge/{label}-{escaped}-informational?style={style}) "
 
 
-def _type_badge(style: str) -> Callable[[Any, Render], str]:
-    return _if(
-        lambda d: d.Type,
-        lambda d, r: (
-            f"![Type: {go_print(d.Type)}](https://img.shields.io/badge/Type-{go_print(d.Type)}"
-            f"-informational?style={style}) "
-        ),
-    )
+def _default(row: Any) -> str:
+    return go_print(row.Default if is_true(row.Default) else row.AutoDefault)
+
+
+def _description(row: Any) -> str:
+    return go_print(row.Description if is_true(row.Description) else row.AutoDescription)
 
 
 def _row_line(row: Any) -> str:
-    default = row.Default if is_true(row.Default) else row.AutoDefault
-    description = row.Description if is_true(row.Description) else row.AutoDescription
-    return f"\n| {go_print(row.Key)} | {go_print(row.Type)} | {go_print(default)} | {go_print(description)} |"
+    return f"\n| {go_print(row.Key)} | {go_print(row.Type)} | {_default(row)} | {_description(row)} |"
 
 
 _TABLE_HEAD = "| Key | Type | Default | Description |\n|-----|------|---------|-------------|"
@@ -41,15 +37,11 @@ _TABLE_HEAD = "| Key | Type | Default | Description |\n|-----|------|---------|-
 def _values_table(d: Any, render: Render) -> str:
     sections = d.Sections
     if is_true(sections.Sections):
-        out = ""
-        for section in sections.Sections:
-            out += f"\n\n### {go_print(section.SectionName)}\n\n" + _TABLE_HEAD
-            out += "".join(_row_line(row) for row in section.SectionItems)
-        default = sections.DefaultSection
-        if is_true(default.SectionItems):
-            out += f"\n\n### {go_print(default.SectionName)}\n\n" + _TABLE_HEAD
-            out += "".join(_row_line(row) for row in default.SectionItems)
-        return out
+        default = [sections.DefaultSection] if is_true(sections.DefaultSection.SectionItems) else []
+        return "".join(
+            f"\n\n### {go_print(section.SectionName)}\n\n" + _TABLE_HEAD + "".join(map(_row_line, section.SectionItems))
+            for section in [*sections.Sections, *default]
+        )
     return _TABLE_HEAD + "".join(_row_line(row) for row in d.Values)
 
 
@@ -97,40 +89,35 @@ def _html_default(row: Any, render: Render) -> str:
     return out + "\n</pre>\n"
 
 
-def _html_rows(rows: list[Any], render: Render, cell_pad: str) -> str:
-    out = ""
-    for row in rows:
-        description = row.Description if is_true(row.Description) else row.AutoDescription
-        out += (
-            f"\n{cell_pad}<tr>\n{cell_pad}\t<td>{go_print(row.Key)}</td>\n{cell_pad}\t<td>{go_print(row.Type)}</td>"
-            f"\n{cell_pad}\t<td>{render('chart.valueDefaultColumnRender', row)}</td>"
-            f"\n{cell_pad}\t<td>{go_print(description)}</td>\n{cell_pad}</tr>"
-        )
-    return out
-
-
 _HTML_HEAD = (
     "<table>\n\t<thead>\n\t\t<th>Key</th>\n\t\t<th>Type</th>\n\t\t<th>Default</th>\n\t\t<th>Description</th>"
     "\n\t</thead>\n\t<tbody>"
 )
 
 
+def _html_table(rows: list[Any], render: Render, pad: str) -> str:
+    out = _HTML_HEAD
+    for row in rows:
+        out += (
+            f"\n{pad}<tr>\n{pad}\t<td>{go_print(row.Key)}</td>\n{pad}\t<td>{go_print(row.Type)}</td>"
+            f"\n{pad}\t<td>{render('chart.valueDefaultColumnRender', row)}</td>"
+            f"\n{pad}\t<td>{_description(row)}</td>\n{pad}</tr>"
+        )
+    return out + "\n\t</tbody>\n</table>"
+
+
 def _values_table_html(d: Any, render: Render) -> str:
     sections = d.Sections
-    if is_true(sections.Sections):
-        body = ""
-        for section in sections.Sections:
-            body += f"\n<h3>{go_print(section.SectionName)}</h3>\n" + _HTML_HEAD
-            body += _html_rows(section.SectionItems, render, "\t\t") + "\n\t</tbody>\n</table>"
-        body += "\n"
-        default = sections.DefaultSection
-        if is_true(default.SectionItems):
-            body += f"\n<h3>{go_print(default.SectionName)}</h3>\n" + _HTML_HEAD
-            body += _html_rows(default.SectionItems, render, "\t") + "\n\t</tbody>\n</table>\n"
-        body += "\n"
-    else:
-        body = "\n" + _HTML_HEAD + _html_rows(d.Values, render, "\t\t") + "\n\t</tbody>\n</table>\n"
-    return "\n" + body + "\n"
+    if not is_true(sections.Sections):
+        return "\n\n" + _html_table(d.Values, render, "\t\t") + "\n\n"
+    body = "".join(
+        f"\n<h3>{go_print(one.SectionName)}</h3>\n" + _html_table(one.SectionItems, render, "\t\t")
+        for one in sections.Sections
+    )
+    default = sections.DefaultSection
+    if is_true(default.SectionItems):  # its rows one tab less indented, as helm-docs writes them
+        body += f"\n\n<h3>{go_print(default.SectionName)}</h3>\n" + _html_table(default.SectionItems, render, "\t")
+    return "\n" + body + "\n\n\n"
 
 
 def _values_section_html(d: Any, render: Render) -> str:
@@ -151,11 +138,8 @@ NAMED_TEMPLATES: dict[str, Callable[[Any, Render], str]] = {
         lambda d: d.Deprecated, lambda d, r: "> **:exclamation: This Helm Chart is deprecated!**"
     ),
     "chart.version": lambda d, r: go_print(d.Version),
-    "chart.versionBadge": lambda d, r: _badge("Version", go_print(d.Version)),
     "chart.type": lambda d, r: go_print(d.Type),
-    "chart.typeBadge": _type_badge(BADGE_STYLE),
     "chart.appVersion": lambda d, r: go_print(d.AppVersion),
-    "chart.appVersionBadge": _if(lambda d: d.AppVersion, lambda d, r: _badge("AppVersion", go_print(d.AppVersion))),
     "chart.badgesSection": lambda d, r: (
         r("chart.versionBadge", d) + r("chart.typeBadge", d) + r("chart.appVersionBadge", d)
     ),
@@ -191,10 +175,8 @@ NAMED_TEMPLATES: dict[str, Callable[[Any, Render], str]] = {
     # v1.15 names for the table cells (helm-docs v1.14.2's tables do not go through them)
     "chart.valueKeyColumnRenderMd": lambda d, r: go_print(d.Key),
     "chart.valueTypeColumnRenderMd": lambda d, r: go_print(d.Type),
-    "chart.valueDefaultColumnRenderMd": lambda d, r: go_print(d.Default if is_true(d.Default) else d.AutoDefault),
-    "chart.valueDescriptionColumnRenderMd": lambda d, r: go_print(
-        d.Description if is_true(d.Description) else d.AutoDescription
-    ),
+    "chart.valueDefaultColumnRenderMd": lambda d, r: _default(d),
+    "chart.valueDescriptionColumnRenderMd": lambda d, r: _description(d),
     "chart.valueKeyColumnRenderHtml": lambda d, r: r("chart.valueKeyColumnRenderMd", d),
     "chart.valueTypeColumnRenderHtml": lambda d, r: r("chart.valueTypeColumnRenderMd", d),
     "chart.valueDescriptionColumnRenderHtml": lambda d, r: r("chart.valueDescriptionColumnRenderMd", d),
@@ -211,13 +193,11 @@ NAMED_TEMPLATES: dict[str, Callable[[Any, Render], str]] = {
 
 
 def named_templates(badge_style: str = BADGE_STYLE) -> dict[str, Callable[[Any, Render], str]]:
-    """helm-docs' named templates with its ``--badge-style`` (``flat-square`` by default)."""
-    if badge_style == BADGE_STYLE:
-        return NAMED_TEMPLATES
+    """helm-docs' named templates, the badges in its ``--badge-style`` (``flat-square`` by default)."""
     return {
         **NAMED_TEMPLATES,
         "chart.versionBadge": lambda d, r: _badge("Version", go_print(d.Version), badge_style),
-        "chart.typeBadge": _type_badge(badge_style),
+        "chart.typeBadge": _if(lambda d: d.Type, lambda d, r: _badge("Type", go_print(d.Type), badge_style, False)),
         "chart.appVersionBadge": _if(
             lambda d: d.AppVersion, lambda d, r: _badge("AppVersion", go_print(d.AppVersion), badge_style)
         ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -11,14 +12,6 @@ from gsvendor.generate.golang.sort_slice import sort_slice_by_key
 from gsvendor.generate.golang.text_template.values import go_print
 from gsvendor.generate.golang.yaml_emit import dump_node
 from gsvendor.generate.readme.chart import (
-    _CONTINUATION,
-    _DEFAULT_VALUE,
-    _NOTATION_TYPE,
-    _PREFIX_COMMENT,
-    _RAW_DESCRIPTION,
-    _SECTION,
-    _VALUE_TYPE,
-    _VALUES_DESCRIPTION,
     VALUES_FILE,
     ChartData,
     Description,
@@ -31,6 +24,18 @@ from gsvendor.generate.readme.chart import (
     chart_metadata,
 )
 
+# helm-docs' comment syntax (ASCII: Go's RE2 \s is ASCII whitespace only)
+_VALUES_DESCRIPTION = re.compile(r"^\s*#\s*(.*)\s+--\s*(.*)$", re.ASCII)
+_RAW_DESCRIPTION = re.compile(r"^\s*#\s+@raw", re.ASCII)
+_CONTINUATION = re.compile(r"^\s*#(\s?)(.*)$", re.ASCII)
+_DEFAULT_VALUE = re.compile(r"^\s*# @default -- (.*)$", re.ASCII)
+_VALUE_TYPE = re.compile(r"^\((.*?)\)\s*(.*)$", re.ASCII)
+_NOTATION_TYPE = re.compile(r"^\s*#\s+@notationType\s+--\s+(.*)$", re.ASCII)
+_SECTION = re.compile(r"^\s*# @section -- (.*)$", re.ASCII)
+_PREFIX_COMMENT = "# --"
+# the ``@…`` lines after a description, in the order helm-docs tries them, and the field each sets
+_TAGS = ((_DEFAULT_VALUE, "Default"), (_NOTATION_TYPE, "NotationType"), (_SECTION, "Section"))
+
 
 def parse_comment(lines: list[str]) -> tuple[str, Description]:
     """helm-docs' ``ParseComment``: the key (old-style ``# key -- …``) and the description.
@@ -38,21 +43,16 @@ def parse_comment(lines: list[str]) -> tuple[str, Description]:
     Only the last group starting with ``# --`` counts; ``(type)`` sets the type; ``@default``,
     ``@notationType``, ``@section`` and ``@raw`` (keep line breaks) are read from the lines after.
     """
-    last = 0
-    for index, line in enumerate(lines):
-        if line.startswith(_PREFIX_COMMENT):
-            last = index
+    last = max((index for index, line in enumerate(lines) if line.startswith(_PREFIX_COMMENT)), default=0)
     if last > 0:
         return parse_comment(lines[last:])
     key = ""
     description = Description()
     start = 0
     for index, line in enumerate(lines):
-        match = _VALUES_DESCRIPTION.match(line)
-        if not match:
-            continue
-        key, description.Description, start = match.group(1), match.group(2), index
-        break
+        if match := _VALUES_DESCRIPTION.match(line):
+            key, description.Description, start = match.group(1), match.group(2), index
+            break
     type_match = _VALUE_TYPE.match(description.Description)
     if type_match and type_match.group(1):
         description.ValueType, description.Description = type_match.group(1), type_match.group(2)
@@ -61,17 +61,10 @@ def parse_comment(lines: list[str]) -> tuple[str, Description]:
         if not raw and _RAW_DESCRIPTION.match(line):
             raw = True
             continue
-        if match := _DEFAULT_VALUE.match(line):
-            description.Default = match.group(1)
-            continue
-        if match := _NOTATION_TYPE.match(line):
-            description.NotationType = match.group(1)
-            continue
-        if match := _SECTION.match(line):
-            description.Section = match.group(1)
-            continue
-        continuation = _CONTINUATION.match(line)
-        if continuation:
+        tagged = next(((field, m.group(1)) for pattern, field in _TAGS if (m := pattern.match(line))), None)
+        if tagged is not None:
+            setattr(description, *tagged)
+        elif continuation := _CONTINUATION.match(line):
             description.Description += ("\n" if raw else " ") + continuation.group(2)
     return key, description
 
@@ -170,20 +163,7 @@ def _decode_scalar(node: goyaml.Node) -> Any:
     return value
 
 
-def _type_name(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, float):
-        return "float"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, dict):
-        return "object"
-    return ""
+_TYPE_NAMES = {bool: "bool", float: "float", int: "int", str: "string", list: "list", dict: "object"}
 
 
 def _key_prefix(prefix: str, key: str) -> str:
@@ -191,40 +171,23 @@ def _key_prefix(prefix: str, key: str) -> str:
     return f"{prefix}.{escaped}" if prefix else escaped
 
 
-def _nil_row(key: str, desc: Description, auto: Description, column: int, line: int) -> ValueRow:
-    description = desc.Description or auto.Description
-    value_type = desc.ValueType or auto.ValueType or "string"
-    default = desc.Default
-    if not desc.Default and not auto.Default:
-        default = "`nil`"
-    return ValueRow(
-        Key=key,
-        Type=value_type,
-        NotationType=auto.NotationType,
-        AutoDefault=auto.Default,
-        Default=default,
-        AutoDescription=auto.Description,
-        Description=description,
-        Section=desc.Section or auto.Section,
-        Column=column,
-        LineNumber=line,
-    )
-
-
 def _row(key: str, value: Any, desc: Description, auto: Description, column: int, line: int) -> ValueRow:
-    """``createValueRow``."""
+    """``createValueRow``: a null value is typed ``string`` and defaults to ``nil``."""
+    default, notation, description = desc.Default, auto.NotationType, desc.Description
     if value is None:
-        return _nil_row(key, desc, auto, column, line)
-    default = desc.Default
-    notation = auto.NotationType
-    value_type = desc.ValueType or auto.ValueType or notation or _type_name(value)
-    if not default and not auto.Default and not notation:
-        try:
-            default = "`" + gojson.dumps(value, escape_html=False) + "`"
-        except gojson.GoJSONError as exc:
-            raise ReadmeError(f"failed to marshal default value for {key} to json: {exc}") from None
-    if not default and not auto.Default and notation:
-        default = go_sprint_s(value)
+        value_type = desc.ValueType or auto.ValueType or "string"
+        description = description or auto.Description
+        if not default and not auto.Default:
+            default = "`nil`"
+    else:
+        value_type = desc.ValueType or auto.ValueType or notation or _TYPE_NAMES.get(type(value), "")
+        if not default and not auto.Default and not notation:
+            try:
+                default = "`" + gojson.dumps(value, escape_html=False) + "`"
+            except gojson.GoJSONError as exc:
+                raise ReadmeError(f"failed to marshal default value for {key} to json: {exc}") from None
+        elif not default and not auto.Default:
+            default = go_sprint_s(value)
     return ValueRow(
         Key=key,
         Type=value_type,
@@ -232,7 +195,7 @@ def _row(key: str, value: Any, desc: Description, auto: Description, column: int
         AutoDefault=auto.Default,
         Default=default,
         AutoDescription=auto.Description,
-        Description=desc.Description,
+        Description=description,
         Section=desc.Section or auto.Section,
         Column=column,
         LineNumber=line,
@@ -266,10 +229,8 @@ def _rows_from_field(
     prefix: str, key: goyaml.Node, value: goyaml.Node, described: dict[str, Description], leaves: bool
 ) -> list[ValueRow]:
     """``createValueRowsFromField``."""
-    if value.kind == goyaml.MAPPING:
-        return _rows_from_object(prefix, key, value, described, leaves)
-    if value.kind == goyaml.SEQUENCE:
-        return _rows_from_list(prefix, key, value, described, leaves)
+    if value.kind in (goyaml.MAPPING, goyaml.SEQUENCE):
+        return _rows_from_collection(prefix, key, value, described, leaves)
     if value.kind == goyaml.ALIAS and value.alias is not None:
         return _rows_from_field(prefix, key, value.alias, described, leaves)
     auto = _node_description(key)
@@ -290,17 +251,18 @@ def _rows_from_field(
 
 
 def _rows_from_collection(
-    prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool, empty: Any
-) -> tuple[list[ValueRow], bool]:
+    prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool
+) -> list[ValueRow]:
+    """``createValueRowsFromObject`` and ``createValueRowsFromList``: the collection's own row (when
+    described, or empty and ``leaves``), then its children's (unless the collection was described)."""
+    is_map = node.kind == goyaml.MAPPING
     desc = described.get(prefix)
     auto = _node_description(key)
     rows: list[ValueRow] = []
     if not node.content:
-        if prefix == "" and node.kind == goyaml.MAPPING:
-            return [], leaves
-        if leaves or desc is not None or auto.Description:
-            rows.append(_row(prefix, empty, desc or Description(), auto, key.column, key.line))
-        return rows, leaves
+        if (prefix or not is_map) and (leaves or desc is not None or auto.Description):
+            rows.append(_row(prefix, {} if is_map else [], desc or Description(), auto, key.column, key.line))
+        return rows
     if desc is not None or (auto.Description and not auto.NotationType):
         rows.append(_row(prefix, _jsonable(node), desc or Description(), auto, key.column, key.line))
         leaves = False
@@ -308,28 +270,12 @@ def _rows_from_collection(
         value = _notation_value(node, auto.NotationType)
         rows.append(_row(prefix, value, Description(), auto, key.column, key.line))
         leaves = False
-    return rows, leaves
-
-
-def _rows_from_object(
-    prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool
-) -> list[ValueRow]:
-    """``createValueRowsFromObject``."""
-    rows, leaves = _rows_from_collection(prefix, key, node, described, leaves, {})
-    if not node.content:
-        return rows
-    for child_key, child_value in node.pairs():
-        rows += _rows_from_field(_key_prefix(prefix, child_key.value), child_key, child_value, described, leaves)
-    return rows
-
-
-def _rows_from_list(
-    prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool
-) -> list[ValueRow]:
-    """``createValueRowsFromList``."""
-    rows, leaves = _rows_from_collection(prefix, key, node, described, leaves, [])
-    for index, item in enumerate(node.content):
-        rows += _rows_from_field(f"{prefix}[{index}]", item, item, described, leaves)
+    if is_map:
+        for child_key, child_value in node.pairs():
+            rows += _rows_from_field(_key_prefix(prefix, child_key.value), child_key, child_value, described, leaves)
+    else:
+        for index, item in enumerate(node.content):
+            rows += _rows_from_field(f"{prefix}[{index}]", item, item, described, leaves)
     return rows
 
 
@@ -359,7 +305,7 @@ def value_rows(
         return [], described, None
     if root.kind != goyaml.MAPPING:
         raise ReadmeError(f"values.yaml: values file must resolve to a map (was a {root.kind})")
-    return _rows_from_object("", root, root, described, True), described, document
+    return _rows_from_collection("", root, root, described, True), described, document
 
 
 def _sorted_rows(rows: list[ValueRow], order: str = "alphanum") -> list[ValueRow]:

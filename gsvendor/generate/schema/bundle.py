@@ -7,15 +7,16 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.schema.config import Reader
 from gsvendor.generate.schema.model import (
+    _BY_JSON,
     CONFIG_FILE,
     Referrer,
     Schema,
     SchemaError,
     _escape,
-    _floats,
     _go_key,
     _unescape,
     ptr_string,
@@ -69,11 +70,9 @@ class _Loader:
 
     def load(self, target: str) -> Schema | None:
         key = target.split("#", 1)[0]
-        if key in self.cache:
-            return self.cache[key]
-        schema = self._load(key)
-        self.cache[key] = schema
-        return schema
+        if key not in self.cache:
+            self.cache[key] = self._load(key)
+        return self.cache[key]
 
     def _load(self, target: str) -> Schema | None:
         scheme = urlsplit(target).scheme if "://" in target else ""
@@ -118,11 +117,9 @@ class _Loader:
                 raise SchemaError(f"parse YAML file: {exc}") from None
             schema = schema_from_node(document.content[0]) if document and document.content else Schema()
         else:
-            import json
-
             try:
-                schema = schema_from_json(_floats(json.loads(data)))
-            except ValueError as exc:
+                schema = schema_from_json(gojson.loads(data))
+            except gojson.GoJSONError as exc:
                 raise SchemaError(f"parse JSON file: {exc}") from None
         if schema is not None:
             _k8s_aliases([], schema, self.k8s_url)
@@ -156,6 +153,17 @@ def _trim_fragment(ref: str) -> str:
     return ref.split("#", 1)[0]
 
 
+def _def_with_id(defs: dict[str, Schema] | None, schema_id: str) -> str | None:
+    """The first name (in Go's key order) in ``defs`` of a schema with ``$id`` ``schema_id``."""
+    defs = defs or {}
+    return next((name for name in sorted(defs, key=_go_key) if defs[name].id == schema_id), None)
+
+
+# the keywords hvsj's Ptr.Resolve steps through: a schema, a map of schemas (then a key), a list (then an index)
+_RESOLVED = ("additionalItems", "additionalProperties", "items", "not", "$defs", "definitions", "patternProperties")
+_RESOLVED += ("properties", "allOf", "anyOf", "oneOf")
+
+
 def _resolve_ptr(ptr: list[str], schema: Schema | None) -> list[tuple[list[str], Schema]]:
     """hvsj's ``Ptr.Resolve``: the schemas met along ``ptr``, deepest last."""
     result: list[tuple[list[str], Schema]] = []
@@ -163,30 +171,21 @@ def _resolve_ptr(ptr: list[str], schema: Schema | None) -> list[tuple[list[str],
     while schema is not None:
         result.append((ptr[:offset], schema))
         rest = ptr[offset:]
-        if not rest:
+        if not rest or rest[0] not in _RESOLVED:
             break
-        s: Any = schema
-        single = {"additionalItems": "additional_items", "additionalProperties": "additional_properties"}
-        if rest[0] in ("additionalItems", "additionalProperties", "items", "not"):
-            schema = getattr(s, single.get(rest[0], "not_" if rest[0] == "not" else rest[0]))
-            offset += 1
+        attr, kind = _BY_JSON[rest[0]]
+        value = getattr(schema, attr)
+        if kind == "schema":
+            schema, offset = value, offset + 1
             continue
-        if len(rest) < 2:
+        if len(rest) < 2 or (kind == "schemas" and not rest[1].lstrip("-").isdigit()):
             break
-        maps = {"$defs": "defs", "definitions": "definitions", "patternProperties": "pattern_properties"}
-        if rest[0] in maps or rest[0] == "properties":
-            mapping = getattr(s, maps.get(rest[0], "properties")) or {}
-            schema = mapping.get(rest[1])
-            offset += 2
-            continue
-        lists = {"allOf": "all_of", "anyOf": "any_of", "oneOf": "one_of"}
-        if rest[0] in lists and rest[1].lstrip("-").isdigit():
-            items = getattr(s, lists[rest[0]]) or []
+        if kind == "schema_map":
+            schema = (value or {}).get(rest[1])
+        else:
             index = int(rest[1])
-            schema = items[index] if 0 <= index < len(items) else None
-            offset += 2
-            continue
-        break
+            schema = value[index] if value and 0 <= index < len(value) else None
+        offset += 2
     return result
 
 
@@ -198,9 +197,8 @@ def _parse_ptr(fragment: str) -> list[str]:
 def _bundled_name(schema_id: str, defs: dict[str, Schema]) -> str:
     if not schema_id:
         return ""
-    for name in sorted(defs, key=_go_key):
-        if defs[name].id == schema_id:
-            return name
+    if (found := _def_with_id(defs, schema_id)) is not None:
+        return found
     base = posixpath.basename(schema_id.rstrip("/")) or "/"
     name, number = base, 1
     while defs.get(name) is not None:
@@ -227,7 +225,7 @@ def _bundle(ptr: list[str], loader: _Loader, root: Any, schema: Any, base_dir: s
     ref = schema.ref
     if not ref or ref.startswith("#"):
         return
-    if any(d.id == _trim_fragment(ref) for d in (root.defs or {}).values()):
+    if _def_with_id(root.defs, _trim_fragment(ref)) is not None:
         return  # already bundled
     try:
         target = _ref_target(schema)
@@ -268,7 +266,7 @@ def _remove_ids(parent: list[str] | None, ptr: list[str], root: Any, schema: Any
         if ref and parent:
             schema.ref = "#" + ptr_string(parent) + ref[1:]
         return
-    name = next((n for n in sorted(root.defs or {}, key=_go_key) if root.defs[n].id == _trim_fragment(ref)), None)
+    name = _def_with_id(root.defs, _trim_fragment(ref))
     if name is None:
         raise SchemaError(f'{ptr_string([*ptr, "$ref"])}: no $defs found that matches $ref="{ref}"')
     fragment = ref.partition("#")[2]
@@ -289,10 +287,9 @@ def _count_refs(ptr: list[str], root: Any, schema: Any, counts: dict[int, int]) 
         for _, match in _resolve_ptr(target, root):
             counts[id(match)] = counts.get(id(match), 0) + 1
         return
-    for name in sorted(root.defs or {}, key=_go_key):
-        if root.defs[name].id == _trim_fragment(ref):
-            counts[id(root.defs[name])] = counts.get(id(root.defs[name]), 0) + 1
-            break
+    name = _def_with_id(root.defs, _trim_fragment(ref))
+    if name is not None:
+        counts[id(root.defs[name])] = counts.get(id(root.defs[name]), 0) + 1
 
 
 def _drop_unused(schema: Any, counts: dict[int, int]) -> int:

@@ -6,10 +6,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.golang.text_template.parse import go_unquote
-from gsvendor.generate.schema.model import Schema, SchemaError, _node_field
+from gsvendor.generate.golang.text_template.values import go_print
+from gsvendor.generate.schema.model import _BY_JSON, Schema, SchemaError, _node_field
 
 _HELM_DOCS_COMMENT = re.compile(
     r'^#\s+(?P<path>(?:"[^"]*"|[^@\-\s]*)(?:\.(?:"[^"]*"|[^\s\.]*))*)?\s*--\s*(?:\((?P<type>[\w/\.-]+)\)\s*)?(?P<desc>.*)',
@@ -141,7 +141,7 @@ def _process_list(text: str, strings_only: bool) -> list[Any]:
         except goyaml.YAMLError:
             value = None
         if isinstance(value, list):
-            return _as_strings(value) if strings_only else value
+            return [_as_string(item) for item in value] if strings_only else value
         text = text[1:].removesuffix("]")
     items: list[Any] = []
     for item in text.split(","):
@@ -169,22 +169,14 @@ def _go_unquote(text: str) -> str | None:
         return None
 
 
-def _as_strings(values: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    for value in values:
-        if value is None:
-            out.append("null")
-        elif isinstance(value, bool):
-            out.append("true" if value else "false")
-        elif isinstance(value, float):
-            out.append(gojson.format_float_g(value))
-        elif isinstance(value, int):
-            out.append(str(value))
-        elif isinstance(value, list):
-            out.append(_as_strings(value))
-        else:
-            out.append(value)
-    return out
+def _as_string(value: Any) -> Any:
+    """A flow list's item as hvsj reads it into a string: a scalar as Go prints it, null as ``null``,
+    a nested list item by item, a mapping as it is."""
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return [_as_string(item) for item in value]
+    return value if isinstance(value, str | dict) else go_print(value)
 
 
 def _bool(value: str, name: str) -> bool:
@@ -253,8 +245,35 @@ def _items(schema: Schema) -> Schema:
     return schema.items
 
 
-def _type_value(values: list[Any]) -> Any:
-    return values[0] if len(values) == 1 else values
+# annotations that set the schema field of that JSON name, read by the field's kind
+_FIELD_ANNOTATIONS = {"enum", "multipleOf", "maximum", "minimum", "maxLength", "minLength", "maxItems", "minItems"}
+_FIELD_ANNOTATIONS |= {"maxProperties", "minProperties", "pattern", "uniqueItems", "patternProperties", "title"}
+_FIELD_ANNOTATIONS |= {"description", "examples", "readOnly", "deprecated", "default", "$id", "$ref", "allOf"}
+_FIELD_ANNOTATIONS |= {"anyOf", "oneOf", "not", "const", "additionalProperties", "unevaluatedProperties", "type"}
+# annotations that set a field of the items schema
+_ITEM_ANNOTATIONS = {"item": "type", "itemProperties": "properties", "itemEnum": "enum", "itemRef": "$ref"}
+# annotations that set hvsj's internal flags
+_FLAG_ANNOTATIONS = {"skipProperties": "skip_properties", "mergeProperties": "merge_properties", "hidden": "hidden"}
+_FLAG_ANNOTATIONS["required"] = "required_by_parent"
+
+
+def _annotation_value(name: str, kind: str, value: str, key: str) -> Any:
+    """The value of annotation ``key`` for the field ``name`` of ``kind`` (hvsj ``processComment``)."""
+    if name == "type":
+        values = _process_list(value, True)
+        return values[0] if len(values) == 1 else values
+    if name in ("additionalProperties", "unevaluatedProperties") and not value.strip():
+        return Schema("true")
+    if kind == "str":
+        return value
+    if kind == "list":
+        return _process_list(value, False)
+    if kind in ("bool", "float", "uint"):
+        number = {"bool": _bool, "float": _float, "uint": _uint}[kind](value, key)
+        if name == "multipleOf" and number is not None and number <= 0:
+            raise SchemaError("multipleOf: must be greater than zero")
+        return number
+    return _object(value, key, kind)
 
 
 def process_comment(schema: Schema, lines: list[str]) -> None:
@@ -262,67 +281,12 @@ def process_comment(schema: Schema, lines: list[str]) -> None:
 
     Raises :class:`SchemaError` for an unknown annotation or a value of the wrong form.
     """
-    s: Any = schema
     for key, value in _annotations(lines):
-        if key == "enum":
-            s.enum = _process_list(value, False)
-        elif key == "skipProperties":
-            s.skip_properties = _bool(value, key)
-        elif key == "mergeProperties":
-            s.merge_properties = _bool(value, key)
-        elif key == "multipleOf":
-            s.multiple_of = _float(value, key)
-            if s.multiple_of is not None and s.multiple_of <= 0:
-                raise SchemaError("multipleOf: must be greater than zero")
-        elif key in ("maximum", "minimum"):
-            setattr(s, key, _float(value, key))
-        elif key in ("maxLength", "minLength", "maxItems", "minItems", "maxProperties", "minProperties"):
-            attr = re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), key)
-            setattr(s, attr, _uint(value, key))
-        elif key == "pattern":
-            s.pattern = value
-        elif key == "uniqueItems":
-            s.unique_items = _bool(value, key)
-        elif key == "patternProperties":
-            s.pattern_properties = _object(value, key, "schema_map")
-        elif key == "required":
-            s.required_by_parent = _bool(value, key)
-        elif key == "type":
-            s.type = _type_value(_process_list(value, True))
-        elif key == "title":
-            s.title = value
-        elif key == "description":
-            s.description = value
-        elif key == "examples":
-            s.examples = _process_list(value, False)
-        elif key == "readOnly":
-            s.read_only = _bool(value, key)
-        elif key == "deprecated":
-            s.deprecated = _bool(value, key)
-        elif key == "default":
-            s.default = _object(value, key, "any")
-        elif key == "item":
-            _items(s).type = _type_value(_process_list(value, True))
-        elif key == "itemProperties":
-            _items(s).properties = _object(value, key, "schema_map")
-        elif key == "itemEnum":
-            _items(s).enum = _process_list(value, False)
-        elif key == "itemRef":
-            _items(s).ref = value
-        elif key in ("additionalProperties", "unevaluatedProperties"):
-            attr = "additional_properties" if key == "additionalProperties" else "unevaluated_properties"
-            setattr(s, attr, Schema("true") if not value.strip() else _object(value, key, "schema"))
-        elif key == "$id":
-            s.id = value
-        elif key == "$ref":
-            s.ref = value
-        elif key == "hidden":
-            s.hidden = _bool(value, key)
-        elif key in ("allOf", "anyOf", "oneOf"):
-            setattr(s, {"allOf": "all_of", "anyOf": "any_of", "oneOf": "one_of"}[key], _object(value, key, "schemas"))
-        elif key == "not":
-            s.not_ = _object(value, key, "schema")
-        elif key == "const":
-            s.const = _object(value, key, "any")
-        else:
+        if key in _FLAG_ANNOTATIONS:
+            setattr(schema, _FLAG_ANNOTATIONS[key], _bool(value, key))
+            continue
+        if key not in _FIELD_ANNOTATIONS and key not in _ITEM_ANNOTATIONS:
             raise SchemaError(f'unknown annotation "{key}"')
+        target, name = (_items(schema), _ITEM_ANNOTATIONS[key]) if key in _ITEM_ANNOTATIONS else (schema, key)
+        attr, kind = _BY_JSON[name]
+        setattr(target, attr, _annotation_value(name, kind, value, key))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.schema.model import (
@@ -41,20 +41,15 @@ class SchemaConfig:
     local_refs: str = ""
 
 
-_CONFIG_KEYS: dict[str, tuple[str, str]] = {
-    "values": ("values", "strs"),
-    "output": ("output", "str"),
-    "draft": ("draft", "int"),
-    "indent": ("indent", "int"),
-    "noAdditionalProperties": ("no_additional_properties", "bool"),
-    "noDefaultGlobal": ("no_default_global", "bool"),
-    "bundle": ("bundle", "bool"),
-    "bundleRoot": ("bundle_root", "str"),
-    "bundleWithoutID": ("bundle_without_id", "bool"),
-    "k8sSchemaURL": ("k8s_schema_url", "str"),
-    "k8sSchemaVersion": ("k8s_schema_version", "str"),
-    "useHelmDocs": ("use_helm_docs", "bool"),
-    "localRefs": ("local_refs", "str"),
+def _config_key(attr: str) -> str:
+    first, *rest = attr.split("_")
+    return first + "".join({"id": "ID", "url": "URL"}.get(part, part.title()) for part in rest)
+
+
+_KIND = {"list[str]": "strs", "str": "str", "int": "int", "bool": "bool"}
+# .schema.yaml key → (attribute, kind): the settings that sit at the top (schemaRoot's are below)
+_CONFIG_KEYS = {
+    _config_key(f.name): (f.name, _KIND[str(f.type)]) for f in fields(SchemaConfig) if not f.name.startswith("root_")
 }
 
 

@@ -36,92 +36,6 @@ class SchemaError(GsvendorError):
     code = "schema"
 
 
-# (attribute, JSON name, kind) in hvsj's field order
-FIELDS: tuple[tuple[str, str, str], ...] = (
-    ("schema", "$schema", "str"),
-    ("id", "$id", "str"),
-    ("vocabulary", "$vocabulary", "map_bool"),
-    ("anchor", "$anchor", "str"),
-    ("dynamic_anchor", "$dynamicAnchor", "str"),
-    ("recursive_anchor", "$recursiveAnchor", "str"),
-    ("title", "title", "str"),
-    ("description", "description", "str"),
-    ("comment", "$comment", "str"),
-    ("examples", "examples", "list"),
-    ("deprecated", "deprecated", "bool"),
-    ("read_only", "readOnly", "bool"),
-    ("write_only", "writeOnly", "bool"),
-    ("default", "default", "any"),
-    ("ref", "$ref", "str"),
-    ("dynamic_ref", "$dynamicRef", "str"),
-    ("recursive_ref", "$recursiveRef", "str"),
-    ("type", "type", "any"),
-    ("const", "const", "any"),
-    ("enum", "enum", "list"),
-    ("all_of", "allOf", "schemas"),
-    ("any_of", "anyOf", "schemas"),
-    ("one_of", "oneOf", "schemas"),
-    ("not_", "not", "schema"),
-    ("if_", "if", "schema"),
-    ("then", "then", "schema"),
-    ("else_", "else", "schema"),
-    ("exclusive_maximum", "exclusiveMaximum", "float"),
-    ("maximum", "maximum", "float"),
-    ("exclusive_minimum", "exclusiveMinimum", "float"),
-    ("minimum", "minimum", "float"),
-    ("multiple_of", "multipleOf", "float"),
-    ("pattern", "pattern", "str"),
-    ("format", "format", "str"),
-    ("max_length", "maxLength", "uint"),
-    ("min_length", "minLength", "uint"),
-    ("content_encoding", "contentEncoding", "str"),
-    ("content_media_type", "contentMediaType", "str"),
-    ("content_schema", "contentSchema", "schema"),
-    ("max_items", "maxItems", "uint"),
-    ("min_items", "minItems", "uint"),
-    ("unique_items", "uniqueItems", "bool"),
-    ("max_contains", "maxContains", "uint"),
-    ("min_contains", "minContains", "uint"),
-    ("contains", "contains", "schema"),
-    ("prefix_items", "prefixItems", "schemas"),
-    ("items", "items", "schema"),
-    ("additional_items", "additionalItems", "schema"),
-    ("unevaluated_items", "unevaluatedItems", "schema"),
-    ("required", "required", "strs"),
-    ("max_properties", "maxProperties", "uint"),
-    ("min_properties", "minProperties", "uint"),
-    ("property_names", "propertyNames", "schema"),
-    ("properties", "properties", "schema_map"),
-    ("pattern_properties", "patternProperties", "schema_map"),
-    ("additional_properties", "additionalProperties", "schema"),
-    ("unevaluated_properties", "unevaluatedProperties", "schema"),
-    ("dependent_required", "dependentRequired", "map_strs"),
-    ("dependencies", "dependencies", "any"),
-    ("dependent_schemas", "dependentSchemas", "schema_map"),
-    ("defs", "$defs", "schema_map"),
-    ("definitions", "definitions", "schema_map"),
-)
-
-
-_BY_JSON = {name: (attr, kind) for attr, name, kind in FIELDS}
-_EMPTY: dict[str, Any] = {"str": "", "bool": False}
-# a new Schema's attributes in one dict update (hundreds of schemas per chart)
-_INITIAL: dict[str, Any] = {
-    **{attr: _EMPTY.get(kind) for attr, _, kind in FIELDS},
-    "ref_referrer": None,
-    "dynamic_ref_referrer": None,
-    "skip_properties": False,
-    "merge_properties": False,
-    "hidden": False,
-    "required_by_parent": False,
-}
-# every field holding subschemas, read at once: most schemas are leaves and subschemas() stops there
-_SUBSCHEMA_FIELDS = operator.itemgetter(
-    *(attr for attr, _, kind in FIELDS if kind in ("schema", "schemas", "schema_map"))
-)
-_ALL_FIELDS = operator.itemgetter(*(attr for attr, _, _ in FIELDS))
-
-
 @dataclass(frozen=True)
 class Referrer:
     """Where a ``$ref`` was written: a folder (``dir``, absolute POSIX) or a URL."""
@@ -142,7 +56,8 @@ class Referrer:
 class Schema:
     """One JSON schema (hvsj's ``Schema``): ``kind`` is ``object``, ``true`` or ``false``.
 
-    Attributes are the :data:`FIELDS` (``None``/empty when unset) plus hvsj's internal flags.
+    Attributes: hvsj's fields in its struct order (``None``/empty when unset; :data:`FIELDS` is derived
+    from these annotations), then hvsj's internal flags.
     """
 
     schema: str
@@ -254,55 +169,22 @@ class Schema:
         return self._subschemas()
 
     def _subschemas(self) -> Iterator[tuple[list[str], Schema]]:
-        for name, attr in (("allOf", "all_of"), ("anyOf", "any_of"), ("oneOf", "one_of")):
-            for index, sub in enumerate(getattr(self, attr) or []):
-                if sub is not None and sub.kind == "object":
-                    # hvsj names oneOf children "anyOf" in pointers (cosmetic, error messages only)
-                    yield ["anyOf" if name == "oneOf" else name, str(index)], sub
-        for name, attr in (
-            ("not", "not_"),
-            ("if", "if_"),
-            ("then", "then"),
-            ("else", "else_"),
-            ("contentSchema", "content_schema"),
-            ("contains", "contains"),
-        ):
-            sub = getattr(self, attr)
-            if sub is not None and sub.kind == "object":
-                yield [name], sub
-        for index, sub in enumerate(self.prefix_items or []):
-            if sub is not None and sub.kind == "object":
-                yield ["prefixItems", str(index)], sub
-        for name, attr in (
-            ("items", "items"),
-            ("additionalItems", "additional_items"),
-            ("unevaluatedItems", "unevaluated_items"),
-            ("propertyNames", "property_names"),
-        ):
-            sub = getattr(self, attr)
-            if sub is not None and sub.kind == "object":
-                yield [name], sub
-        for name, attr in (("properties", "properties"), ("patternProperties", "pattern_properties")):
-            mapping = getattr(self, attr) or {}
-            for key in sorted(mapping, key=_go_key):
-                if mapping[key] is not None and mapping[key].kind == "object":
-                    yield [name, _escape(key)], mapping[key]
-        for name, attr in (
-            ("additionalProperties", "additional_properties"),
-            ("unevaluatedProperties", "unevaluated_properties"),
-        ):
-            sub = getattr(self, attr)
-            if sub is not None and sub.kind == "object":
-                yield [name], sub
-        for name, attr in (
-            ("dependentSchemas", "dependent_schemas"),
-            ("$defs", "defs"),
-            ("definitions", "definitions"),
-        ):
-            mapping = getattr(self, attr) or {}
-            for key in sorted(mapping, key=_go_key):
-                if mapping[key] is not None and mapping[key].kind == "object":
-                    yield [name, _escape(key)], mapping[key]
+        for attr, name, kind in _SUBSCHEMA_KINDS:
+            value = self.__dict__[attr]
+            if not value:
+                continue
+            if kind == "schema":
+                if value.kind == "object":
+                    yield [name], value
+            elif kind == "schemas":
+                for index, sub in enumerate(value):
+                    if sub is not None and sub.kind == "object":
+                        # hvsj names oneOf children "anyOf" in pointers (cosmetic, error messages only)
+                        yield ["anyOf" if name == "oneOf" else name, str(index)], sub
+            else:
+                for key in sorted(value, key=_go_key):
+                    if value[key] is not None and value[key].kind == "object":
+                        yield [name, _escape(key)], value[key]
 
     def to_data(self) -> Any:
         """The schema as ``json.Marshal`` writes it (omitempty applied, struct fields in hvsj v2.5.0's
@@ -324,6 +206,46 @@ class Schema:
             else:
                 out[name] = _go_sorted(value)
         return out
+
+
+# a field's kind, from its annotation: how it is decoded, merged, tested for emptiness and written
+_KINDS = {
+    "str": "str",
+    "bool": "bool",
+    "Any": "any",
+    "float | None": "float",
+    "int | None": "uint",
+    "Schema | None": "schema",
+    "list[Schema] | None": "schemas",
+    "dict[str, Schema] | None": "schema_map",
+    "list[Any] | None": "list",
+    "list[str] | None": "strs",
+    "dict[str, bool] | None": "map_bool",
+    "dict[str, list[str]] | None": "map_strs",
+}
+_DOLLAR = {"schema", "id", "vocabulary", "anchor", "dynamic_anchor", "recursive_anchor", "comment", "ref"}
+_DOLLAR |= {"dynamic_ref", "recursive_ref", "defs"}
+_FLAGS = ("ref_referrer", "dynamic_ref_referrer", "skip_properties", "merge_properties", "hidden", "required_by_parent")
+
+
+def _json_name(attr: str) -> str:
+    first, *rest = attr.rstrip("_").split("_")
+    return ("$" if attr in _DOLLAR else "") + first + "".join(part.title() for part in rest)
+
+
+# (attribute, JSON name, kind) of every field, in hvsj's Schema struct order (the order it writes them)
+FIELDS: tuple[tuple[str, str, str], ...] = tuple(
+    (attr, _json_name(attr), _KINDS[hint]) for attr, hint in Schema.__annotations__.items() if attr not in _FLAGS
+)
+_BY_JSON = {name: (attr, kind) for attr, name, kind in FIELDS}
+_EMPTY: dict[str, Any] = {"str": "", "bool": False}
+# a new Schema's attributes in one dict update (hundreds of schemas per chart)
+_INITIAL: dict[str, Any] = {attr: _EMPTY.get(kind) for attr, _, kind in FIELDS}
+_INITIAL.update({**dict.fromkeys(_FLAGS[:2]), **dict.fromkeys(_FLAGS[2:], False)})
+_SUBSCHEMA_KINDS = [field for field in FIELDS if field[2] in ("schema", "schemas", "schema_map")]
+# every field holding subschemas, read at once: most schemas are leaves and subschemas() stops there
+_SUBSCHEMA_FIELDS = operator.itemgetter(*(attr for attr, _, _ in _SUBSCHEMA_KINDS))
+_ALL_FIELDS = operator.itemgetter(*(attr for attr, _, _ in FIELDS))
 
 
 def _go_sorted(value: Any) -> Any:
@@ -391,13 +313,20 @@ def _node_scalar(node: goyaml.Node) -> Any:
 def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
     """Decode ``node`` into a field of ``kind`` the way yaml.v3 decodes into the Go field type."""
     node = _deref(node)
-    is_null = node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style
     if kind == "str":
         return _node_text(node, "string")
+    if kind == "any":
+        try:
+            return goyaml.decode(node)
+        except goyaml.YAMLError as exc:
+            raise SchemaError(f"{name}: {exc}") from None
+    if node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style:
+        return _EMPTY.get(kind)  # null: false, else nil
+    if kind == "schema":
+        return schema_from_node(node)
+    scalar = node.kind == goyaml.SCALAR and kind in ("bool", "float", "uint")
+    value = _node_scalar(node) if scalar else None
     if kind == "bool":
-        if is_null:
-            return False
-        value = _node_scalar(node) if node.kind == goyaml.SCALAR else None
         if isinstance(value, bool):
             return value
         if isinstance(value, str) and value in ("y", "Y", "yes", "Yes", "YES", "on", "On", "ON"):
@@ -405,49 +334,22 @@ def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
         if isinstance(value, str) and value in ("n", "N", "no", "No", "NO", "off", "Off", "OFF"):
             return False
         raise _decode_error(node, "bool")
-    if kind == "any":
-        try:
-            return goyaml.decode(node)
-        except goyaml.YAMLError as exc:
-            raise SchemaError(f"{name}: {exc}") from None
     if kind in ("float", "uint"):
-        if is_null:
-            return None
-        value = _node_scalar(node) if node.kind == goyaml.SCALAR else None
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise _decode_error(node, "float64" if kind == "float" else "uint64")
-        if kind == "float":
-            return float(value)
-        if value < 0 or value > 2**64 - 1:
-            raise _decode_error(node, "uint64")
-        return int(value)
-    if kind == "schema":
-        return None if is_null else schema_from_node(node)
+        go_type = "float64" if kind == "float" else "uint64"
+        if isinstance(value, bool) or not isinstance(value, int | float) or (kind == "uint" and not 0 <= value < 2**64):
+            raise _decode_error(node, go_type)
+        return float(value) if kind == "float" else int(value)
     if kind in ("list", "schemas", "strs"):
-        if is_null:
-            return None
         if node.kind != goyaml.SEQUENCE:
             raise _decode_error(node, "[]")
-        if kind == "list":
-            return [goyaml.decode(child) for child in node.content]
-        if kind == "strs":
-            return [_node_text(child, "string") for child in node.content]
-        return [schema_from_node(child) for child in node.content]
-    if kind in ("schema_map", "map_bool", "map_strs"):
-        if is_null:
-            return None
-        if node.kind != goyaml.MAPPING:
-            raise _decode_error(node, "map")
-        out: dict[str, Any] = {}
-        for key, value in node.pairs():
-            if kind == "schema_map":
-                out[key.value] = schema_from_node(value)
-            elif kind == "map_bool":
-                out[key.value] = _node_field(value, "bool", name)
-            else:
-                out[key.value] = _node_field(value, "strs", name)
-        return out
-    raise AssertionError(kind)
+        item = {"list": goyaml.decode, "schemas": schema_from_node}.get(kind, lambda n: _node_text(n, "string"))
+        return [item(child) for child in node.content]
+    if node.kind != goyaml.MAPPING:
+        raise _decode_error(node, "map")
+    if kind == "schema_map":
+        return {key.value: schema_from_node(value) for key, value in node.pairs()}
+    item_kind = "bool" if kind == "map_bool" else "strs"
+    return {key.value: _node_field(value, item_kind, name) for key, value in node.pairs()}
 
 
 def schema_from_node(node: goyaml.Node) -> Schema | None:
@@ -478,44 +380,34 @@ def schema_from_node(node: goyaml.Node) -> Schema | None:
     return schema
 
 
+# kind → (the JSON values json.Unmarshal accepts for it, the Go type its error names)
+_JSON_TYPES: dict[str, tuple[Any, str]] = {
+    "str": (str, "string"),
+    "bool": (bool, "bool"),
+    **dict.fromkeys(("float", "uint"), (int | float, "number")),
+    **dict.fromkeys(("list", "schemas", "strs"), (list, "array")),
+    **dict.fromkeys(("schema_map", "map_bool", "map_strs"), (dict, "object")),
+}
+
+
 def _json_field(value: Any, kind: str, name: str) -> Any:
-    if kind == "str":
-        if value is None:
-            return ""
-        if not isinstance(value, str):
-            raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type string")
-        return value
-    if kind == "bool":
-        if value is None:
-            return False
-        if not isinstance(value, bool):
-            raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type bool")
-        return value
     if kind == "any":
         return value
-    if kind in ("float", "uint"):
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type number")
-        return float(value) if kind == "float" else int(value)
     if kind == "schema":
         return schema_from_json(value)
-    if kind in ("list", "schemas", "strs"):
-        if value is None:
-            return None
-        if not isinstance(value, list):
-            raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type array")
-        if kind == "schemas":
-            return [schema_from_json(v) for v in value]
-        return [_json_field(v, "str", name) for v in value] if kind == "strs" else value
     if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type object")
-    if kind == "schema_map":
-        return {k: schema_from_json(v) for k, v in value.items()}
-    return {k: _json_field(v, "bool" if kind == "map_bool" else "strs", name) for k, v in value.items()}
+        return _EMPTY.get(kind)
+    accepted, go_type = _JSON_TYPES[kind]
+    if isinstance(value, bool) != (kind == "bool") or not isinstance(value, accepted):
+        raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into field {name} of type {go_type}")
+    if kind in ("float", "uint"):
+        return float(value) if kind == "float" else int(value)
+    if kind in ("schemas", "strs"):
+        return [schema_from_json(v) if kind == "schemas" else _json_field(v, "str", name) for v in value]
+    if kind in ("schema_map", "map_bool", "map_strs"):
+        item_kind = {"map_bool": "bool", "map_strs": "strs"}.get(kind)
+        return {k: _json_field(v, item_kind, name) if item_kind else schema_from_json(v) for k, v in value.items()}
+    return value
 
 
 def schema_from_json(value: Any) -> Schema | None:
@@ -539,16 +431,3 @@ def schema_from_json(value: Any) -> Schema | None:
         attr, kind = _BY_JSON[name]
         setattr(schema, attr, _json_field(item, kind, name))
     return schema
-
-
-def _floats(value: Any) -> Any:
-    """JSON numbers become float64, as ``encoding/json`` decodes them into ``interface{}``."""
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int):
-        return float(value)
-    if isinstance(value, list):
-        return [_floats(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _floats(v) for k, v in value.items()}
-    return value

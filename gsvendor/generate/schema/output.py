@@ -1,41 +1,10 @@
 """values.schema.json as helm-values-schema-json v2.5.0 generates it and schemalint normalizes it.
 
-:func:`generate_schema` reads a chart's ``.schema.yaml`` (the configuration file of the Helm
-plugin github.com/losisin/helm-values-schema-json, "hvsj" below) and returns the bytes of the
-configured output file, equal to running ``helm schema`` in the chart folder followed by
-``schemalint normalize`` (github.com/giantswarm/schemalint v2.6), which always writes 4-space
-indentation. Behaviour matched, with where it lives in hvsj v2.5.0:
-
-* configuration (``pkg/cmd.go``): ``values`` (merged in order, later files win), ``draft`` (4, 6,
-  7, 2019, 2020), ``indent`` (positive, even), ``output``, ``noAdditionalProperties``,
-  ``noDefaultGlobal``, ``useHelmDocs``, ``schemaRoot`` (``id``, ``ref``, ``title``,
-  ``description``, ``additionalProperties``), ``bundle``, ``bundleRoot``, ``bundleWithoutID``,
-  ``k8sSchemaURL``, ``k8sSchemaVersion``; defaults as the plugin's;
-* inference (``pkg/schema.go`` ``parseNode``): null, boolean, integer, number, string (also for
-  timestamps and custom tags), object with ``properties``, array with ``items`` merged from
-  every item (last item's type wins), nothing for aliases;
-* ``# @schema`` annotations above, on and below a key (``pkg/comment.go``): type, enum,
-  itemEnum, const, pattern, min/maxLength, multipleOf, minimum, maximum, item, itemProperties,
-  itemRef, min/maxItems, uniqueItems, min/maxProperties, required, patternProperties,
-  additionalProperties, unevaluatedProperties, mergeProperties, skipProperties, hidden, $id,
-  $ref (``$k8s/`` alias), title, description, examples, default, readOnly, deprecated,
-  allOf, anyOf, oneOf, not; helm-docs ``# --`` descriptions with ``useHelmDocs``;
-* compliance (``pkg/parser.go``): ``type`` dropped next to allOf/anyOf/oneOf/not/const,
-  ``$ref`` wrapped in ``allOf`` for draft 7 and older, ``additionalProperties: false`` on every
-  object with ``noAdditionalProperties``, the ``global`` property added when the root forbids
-  additional properties (unless ``noDefaultGlobal``);
-* bundling (``pkg/bundle.go``): ``$ref`` targets loaded into ``$defs`` (with ``$id``, or
-  ``#/$defs/…`` refs with ``bundleWithoutID``), unused ``$defs`` removed. Files are read from
-  the chart (inside ``bundleRoot``); http(s) targets are never fetched: they are read from the
-  folder named by the gsvendor-only key ``localRefs`` (``<localRefs>/<host>/<path>``) and a
-  missing copy is an error naming the URL and the expected file.
-
-Then schemalint's ``normalize`` (``pkg/normalize``, unchanged from v2.0.0 to v2.6.3, with
-iancoleman/orderedmap v0.3.0): every object's keys sorted by importance
-(``$id``, ``$schema``, ``$ref``/``$defs``, ``type``, ``title``, ``description``, ``deprecated``,
-``$comment``, ``enum``/``examples``, ``default``/``required`` … ``if``, ``then``, ``else``; an
-object- or null-valued ``default``/``additionalProperties`` ranks with ``properties``), ties by
-name, numbers written as float64, ``<``/``>``/``&`` unescaped.
+:func:`generate_schema` reads a chart's ``.schema.yaml`` (the configuration of the Helm plugin
+github.com/losisin/helm-values-schema-json, "hvsj" below) and returns the bytes of the configured
+output file, equal to ``helm schema`` run in the project root, optionally followed by ``schemalint
+normalize`` (github.com/giantswarm/schemalint v2.6.1). The rules matched, each with the hvsj
+source file it comes from, are listed in docs/generate.md ("Where the plugin's rules live").
 """
 
 from __future__ import annotations
@@ -57,8 +26,6 @@ from gsvendor.generate.schema.model import (
     Schema,
     SchemaError,
     _deref,
-    _escape,
-    _floats,
     _go_key,
 )
 from gsvendor.generate.schema.parse import (
@@ -68,7 +35,7 @@ from gsvendor.generate.schema.parse import (
     _set_referrer,
     _unique_append,
     merge_schemas,
-    parse_node,
+    parse_properties,
 )
 
 KEY_IMPORTANCE = {
@@ -110,26 +77,21 @@ def normalize(value: Any) -> Any:
         return {k: normalize(v) for k, v in items}
     if isinstance(value, list):
         return [normalize(v) for v in value]
-    return _floats(value)
+    # numbers are float64 to schemalint
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-def marshal_indent(value: Any, indent: int = 4) -> bytes:
-    """hvsj v2.5.0 ``WriteOutput``: ``json.MarshalIndent`` with ``indent`` spaces plus a newline.
+def dumps(value: Any, indent: int = 4, *, normalized: bool = True) -> bytes:
+    """JSON text of ``value`` with ``indent`` spaces and a final newline.
 
-    ``value`` is :meth:`Schema.to_data` (struct fields in order, map keys sorted); ``<``, ``>``
-    and ``&`` are escaped as Go's encoder does by default.
+    ``normalized``: schemalint's key order (:func:`normalize`), ``<>&`` as they are; else hvsj
+    v2.5.0's ``WriteOutput`` (``json.MarshalIndent`` of :meth:`Schema.to_data`: struct fields in
+    order, map keys sorted, ``<>&`` escaped as Go's encoder does by default).
     """
     try:
-        text = gojson.dumps_indent(value, " " * indent, escape_html=True, sort_keys=False)
-    except gojson.GoJSONError as exc:
-        raise SchemaError(str(exc)) from None
-    return (text + "\n").encode("utf-8")
-
-
-def dumps(value: Any, indent: int = 4) -> bytes:
-    """Normalized JSON text with ``indent`` spaces and a final newline, ``<>&`` unescaped."""
-    try:
-        text = gojson.dumps_indent(normalize(value), " " * indent, escape_html=False, sort_keys=False)
+        text = gojson.dumps_indent(
+            normalize(value) if normalized else value, " " * indent, escape_html=not normalized, sort_keys=False
+        )
     except gojson.GoJSONError as exc:
         raise SchemaError(str(exc)) from None
     return (text + "\n").encode("utf-8")
@@ -224,15 +186,11 @@ def build_schema(
             raise SchemaError(f"{path}: the values must be a mapping, not a {root.kind}")
         properties: dict[str, Schema] = {}
         required: list[str] = []
-        for key, value in root.pairs() if root.kind == goyaml.MAPPING else []:
-            try:
-                child: Any = parse_node([_escape(key.value)], key, value, config.use_helm_docs)
-            except SchemaError as exc:
-                raise SchemaError(f"{path}: parse schema: {exc}") from None
-            if not child.hidden:
-                properties[key.value] = child
-                if child.required_by_parent:
-                    required.append(key.value)
+        try:
+            if root.kind == goyaml.MAPPING:
+                _, properties, required = parse_properties([], root, config.use_helm_docs)
+        except SchemaError as exc:
+            raise SchemaError(f"{path}: parse schema: {exc}") from None
         temp: Any = Schema(
             type="object",
             properties=properties,
@@ -301,13 +259,10 @@ def generate_schema(
     Reads ``config_file`` from ``files`` (chart-relative path → bytes) and builds the schema as
     ``helm schema --config <chart>/.schema.yaml`` v2.5.0 does when run in ``cwd`` (the project
     root; default: the chart folder): ``values`` and ``output`` are relative to ``cwd``, and the
-    output must land inside the chart. ``normalize="none"`` writes the plugin's own bytes
-    (``json.MarshalIndent`` of its ``Schema`` struct: fields in struct order, map keys sorted,
-    ``<>&`` escaped, configured indent, final newline); ``"schemalint"`` writes what
-    ``schemalint normalize`` v2.6.1 makes of them (4-space indentation, as the tool always
-    writes, whatever ``indent`` says). Raises
-    :class:`SchemaError` (naming the file and key) for any problem. ``parsed``: values files'
-    yaml.v3 trees by their bytes, filled here for :func:`~gsvendor.generate.readme.template.render_readme`.
+    output must land inside the chart. ``normalize``: ``"none"`` (the plugin's bytes) or
+    ``"schemalint"`` (schemalint v2.6.1 normalize's), see :func:`dumps`. Raises :class:`SchemaError`
+    (naming the file and key) for any problem. ``parsed``: values files' yaml.v3 trees by their
+    bytes, filled here for :func:`~gsvendor.generate.readme.template.render_readme`.
     """
     if normalize not in NORMALIZE_MODES:
         raise SchemaError(f"normalize: {normalize!r} is not one of {', '.join(NORMALIZE_MODES)}")
@@ -328,7 +283,7 @@ def generate_schema(
         raise SchemaError(f"{config_file}: output: {output} would overwrite a chart file with the schema")
     if normalize == "schemalint":  # the tool always writes 4 spaces, whatever indent says
         return output, dumps(schema.to_data(), 4)
-    return output, marshal_indent(schema.to_data(), config.indent)
+    return output, dumps(schema.to_data(), config.indent, normalized=False)
 
 
 # files a schema must never be written over (they are inputs, or the chart itself)

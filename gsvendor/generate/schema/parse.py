@@ -8,7 +8,7 @@ from typing import Any
 
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.schema.comments import _comments, parse_helm_docs_comment, process_comment
-from gsvendor.generate.schema.model import VALID_TYPES, Referrer, Schema, SchemaError, _escape, ptr_string
+from gsvendor.generate.schema.model import FIELDS, VALID_TYPES, Referrer, Schema, SchemaError, _escape, ptr_string
 
 
 def _scalar_type(tag: str) -> str:
@@ -20,23 +20,30 @@ def _scalar_type(tag: str) -> str:
     }.get(tag, "string")
 
 
+def parse_properties(
+    ptr: list[str], mapping: goyaml.Node, use_helm_docs: bool
+) -> tuple[list[Schema], dict[str, Schema], list[str]]:
+    """The schemas of a mapping's values (hidden ones left out): in order (a repeated key's too),
+    by key, and the keys marked required. Raises :class:`SchemaError` naming the pointer."""
+    ordered: list[Schema] = []
+    properties: dict[str, Schema] = {}
+    required: list[str] = []
+    for key, value in mapping.pairs():
+        child = parse_node([*ptr, _escape(key.value)], key, value, use_helm_docs)
+        if not child.hidden:
+            ordered.append(child)
+            properties[key.value] = child
+            if child.required_by_parent:
+                required.append(key.value)
+    return ordered, properties, required
+
+
 def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_helm_docs: bool) -> Schema:
     """hvsj's ``parseNode``: the schema of one values node with its comments applied."""
     s: Any = Schema()
     ordered: list[Schema] = []
     if value.kind == goyaml.MAPPING:
-        properties: dict[str, Schema] = {}
-        required: list[str] = []
-        for child_key, child_value in value.pairs():
-            child: Any = parse_node([*ptr, _escape(child_key.value)], child_key, child_value, use_helm_docs)
-            if child.hidden:
-                continue
-            if child.skip_properties and child.is_type("object"):
-                child.properties = None
-            ordered.append(child)
-            properties[child_key.value] = child
-            if child.required_by_parent:
-                required.append(child_key.value)
+        ordered, properties, required = parse_properties(ptr, value, use_helm_docs)
         s.type = "object"
         s.properties = properties
         if required:
@@ -73,19 +80,6 @@ def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_
         s.additional_properties = result
         s.properties = None
     return s  # type: ignore[no-any-return]
-
-
-def _or(src: Any, dest: Any, kind: str) -> Any:
-    """Go's ``cmp.Or(src, dest)``: ``src`` unless it is its type's zero value."""
-    return dest if _is_zero_value(src, kind) else src
-
-
-def _is_zero_value(value: Any, kind: str) -> bool:
-    if value is None:
-        return True
-    if kind == "str":
-        return value == ""
-    return False
 
 
 def go_equal(a: Any, b: Any) -> bool:
@@ -126,83 +120,43 @@ def _unique_append(dest: list[str] | None, src: list[str] | None) -> list[str] |
     return dest
 
 
+# fields merged recursively; every other schema field is replaced by a set one (cmp.Or)
+_MERGED = ("items", "additional_items", "unevaluated_items", "additional_properties", "unevaluated_properties")
+
+
 def merge_schemas(dest: Schema | None, src: Schema | None) -> Schema | None:
-    """hvsj's ``mergeSchemas``: ``src`` merged into ``dest`` in place (``src`` wins for set fields)."""
+    """hvsj's ``mergeSchemas``: ``src`` merged into ``dest`` in place (``src`` wins for set fields).
+
+    By kind: strings and pointers take a set ``src`` value, booleans are or-ed, maps merged, ``enum``
+    and ``required`` appended without duplicates, the :data:`_MERGED` schemas merged recursively.
+    """
     if dest is None:
         return src
     if src is None:
         return dest
-    d: Any = dest
-    s: Any = src
-    d.set_kind(s.kind)
-    for attr in (
-        "schema",
-        "id",
-        "anchor",
-        "dynamic_anchor",
-        "recursive_anchor",
-        "title",
-        "description",
-        "comment",
-        "recursive_ref",
-        "pattern",
-        "format",
-        "content_encoding",
-        "content_media_type",
-    ):
-        setattr(d, attr, _or(getattr(s, attr), getattr(d, attr), "str"))
-    d.vocabulary = _merge_map(d.vocabulary, s.vocabulary)
-    if s.examples is not None:
-        d.examples = s.examples
-    d.deprecated = d.deprecated or s.deprecated
-    d.read_only = d.read_only or s.read_only
-    d.write_only = d.write_only or s.write_only
-    if s.default is not None:
-        d.default = s.default
-    if s.ref:
-        d.ref, d.ref_referrer = s.ref, s.ref_referrer
-    if s.dynamic_ref:
-        d.dynamic_ref, d.dynamic_ref_referrer = s.dynamic_ref, s.dynamic_ref_referrer
-    for attr in (
-        "type",
-        "const",
-        "not_",
-        "if_",
-        "then",
-        "else_",
-        "exclusive_maximum",
-        "maximum",
-        "exclusive_minimum",
-        "minimum",
-        "multiple_of",
-        "max_length",
-        "min_length",
-        "content_schema",
-        "max_items",
-        "min_items",
-        "max_contains",
-        "min_contains",
-        "contains",
-        "max_properties",
-        "min_properties",
-        "property_names",
-        "dependencies",
-    ):
-        setattr(d, attr, _or(getattr(s, attr), getattr(d, attr), "any"))
-    for value in s.enum or []:
-        if not any(go_equal(value, existing) for existing in d.enum or []):
-            d.enum = [*(d.enum or []), value]
-    for attr in ("all_of", "any_of", "one_of", "prefix_items"):
-        if getattr(s, attr) is not None:
-            setattr(d, attr, getattr(s, attr))
-    d.unique_items = d.unique_items or s.unique_items
-    for attr in ("items", "additional_items", "unevaluated_items", "additional_properties", "unevaluated_properties"):
-        setattr(d, attr, merge_schemas(getattr(d, attr), getattr(s, attr)))
-    d.required = _unique_append(d.required, s.required)
-    for attr in ("properties", "pattern_properties", "dependent_schemas", "defs", "definitions"):
-        setattr(d, attr, _merge_schema_map(getattr(d, attr), getattr(s, attr)))
-    d.dependent_required = _merge_map(d.dependent_required, s.dependent_required)
-    d.required_by_parent = d.required_by_parent or s.required_by_parent
+    dest.set_kind(src.kind)
+    d, s = dest.__dict__, src.__dict__
+    for attr, _, kind in FIELDS:
+        value = s[attr]
+        if attr == "enum":
+            for item in value or []:
+                if not any(go_equal(item, existing) for existing in d["enum"] or []):
+                    d["enum"] = [*(d["enum"] or []), item]
+        elif attr == "required":
+            d["required"] = _unique_append(d["required"], value)
+        elif kind == "bool":
+            d[attr] = d[attr] or value
+        elif kind in ("map_bool", "map_strs"):
+            d[attr] = _merge_map(d[attr], value)
+        elif kind == "schema_map":
+            d[attr] = _merge_schema_map(d[attr], value)
+        elif attr in _MERGED:
+            d[attr] = merge_schemas(d[attr], value)
+        elif value or (value is not None and kind != "str"):
+            d[attr] = value
+            if attr in ("ref", "dynamic_ref"):
+                d[attr + "_referrer"] = s[attr + "_referrer"]
+    d["required_by_parent"] = d["required_by_parent"] or s["required_by_parent"]
     return dest
 
 
