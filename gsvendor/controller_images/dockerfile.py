@@ -19,10 +19,10 @@ from pathlib import Path
 
 from e2b_dockerfile_utils import DockerfileInstruction, DockerfileSyntaxError, ShellLex, parse_dockerfile_ast
 
-from gsvendor.yamlio import read_text
 from gsvendor.errors import ConfigError
 from gsvendor.images import reference
 from gsvendor.images.reference import ImageReference
+from gsvendor.yamlio import read_text
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # BuildKit sets these for every build; they are usable in FROM without an ARG declaring them.
