@@ -27,7 +27,7 @@ from gsvendor.generate.golang.text_template import parse as go
 from gsvendor.yamlio import load_plain
 
 UNKNOWN: Any = object()  # a value that cannot be known without rendering
-# the parser's lexer takes time quadratic in an action's length: 256 KiB parse in about a second
+# an input bound on what the report parses: 256 KiB of actions parse in about half a second
 MAX_TEMPLATE = 256 * 1024
 
 
@@ -176,13 +176,12 @@ def template_rewrites(text: str, values: Any) -> tuple[list[str], list[Replaceme
     if len(text) > MAX_TEMPLATE:
         return [], []
     try:
-        parser = go._Parser("template", text, _AnyFunction())
-        body = parser.parse()
+        body, defines = go.parse_tree("template", text, _AnyFunction())
     except (go.TemplateError, RecursionError):
         return [], []
     walker = _Walker(values)
     walker.block("file", body)
-    for nodes in parser.defines.values():  # a define sees no variable declared outside it
+    for nodes in defines.values():  # a define sees no variable declared outside it
         walker.block("define", nodes)
     return walker.reads, walker.replacements
 

@@ -252,8 +252,8 @@ def test_an_unclosed_action_ends_the_template_in_one_pass() -> None:
 
 
 def test_a_template_longer_than_the_limit_is_not_parsed() -> None:
-    """The parser's lexer copies the rest of the text at each token: a template of megabytes would run
-    for minutes, so one above MAX_TEMPLATE characters gives nothing (no chart's template comes near)."""
+    """The report's parse of a template is bounded: one above MAX_TEMPLATE characters gives nothing
+    (no chart's template comes near)."""
     from gsvendor.vendoring.rewrites import MAX_TEMPLATE
 
     action = '{{ .Files.Get "files/x.yaml" | replace "a/" "b/" }}'

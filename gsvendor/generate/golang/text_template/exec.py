@@ -19,11 +19,11 @@ from gsvendor.generate.golang.text_template.parse import (
     _If,
     _Literal,
     _Loop,
-    _Parser,
     _Pipe,
     _TemplateCall,
     _Text,
     _Var,
+    parse_tree,
 )
 from gsvendor.generate.golang.text_template.values import _MISSING, go_print, is_true
 
@@ -53,9 +53,8 @@ class Template:
 
     def parse(self, text: str) -> Template:
         """Parse ``text``; raises :class:`TemplateError` on syntax errors."""
-        parser = _Parser(self.name, text, self.funcs)
-        body = parser.parse()
-        self.templates.update(parser.defines)
+        body, defines = parse_tree(self.name, text, self.funcs)
+        self.templates.update(defines)
         blank = all(isinstance(n, _Text) and not n.text.strip() for n in body)
         if not blank or self.name not in self.templates:
             self.templates[self.name] = body

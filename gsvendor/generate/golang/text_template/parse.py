@@ -55,6 +55,10 @@ _ACTION_TOKEN = re.compile(
 )
 
 
+# matched at a position, never on a slice: slicing the rest of the text at each token is quadratic
+_TRIM_CLOSE = re.compile(r"[ \t\r\n]+-}}")
+
+
 def _lex(name: str, text: str) -> list[_Tok]:
     tokens: list[_Tok] = []
     pos = 0
@@ -86,11 +90,10 @@ def _lex(name: str, text: str) -> list[_Tok]:
                 raise TemplateError(f"template: {name}:{line}: unclosed comment")
             after = end + 2
             trim_right = False
-            rest = text[after:]
-            if rest.startswith(" -}}") or re.match(r"[ \t\r\n]+-}}", rest):
+            if _TRIM_CLOSE.match(text, after):
                 trim_right = True
                 after = text.index("-}}", after) + 3
-            elif rest.startswith("}}"):
+            elif text.startswith("}}", after):
                 after += 2
             else:
                 raise TemplateError(f"template: {name}:{line}: comment ends before closing delimiter")
@@ -110,10 +113,10 @@ def _lex(name: str, text: str) -> list[_Tok]:
             if text.startswith("}}", cursor):
                 cursor += 2
                 break
-            match_trim = re.match(r"[ \t\r\n]+-}}", text[cursor:])
+            match_trim = _TRIM_CLOSE.match(text, cursor)
             if match_trim:
                 line += match_trim.group(0).count("\n")
-                cursor += match_trim.end()
+                cursor = match_trim.end()
                 trim_right = True
                 break
             match = _ACTION_TOKEN.match(text, cursor)
@@ -262,6 +265,15 @@ def _number(text: str) -> int | float:
         return int(clean, 0)
     except ValueError:
         return float(clean)
+
+
+def parse_tree(name: str, text: str, funcs: dict[str, Callable[..., Any]]) -> tuple[list[Any], dict[str, list[Any]]]:
+    """Parse ``text`` as Go's text/template does: (the top-level nodes, each ``define``'s nodes by
+    name). ``funcs`` names the functions a command may call (any other name is a parse error, as in
+    Go). Raises :class:`TemplateError` on a syntax error."""
+    parser = _Parser(name, text, funcs)
+    body = parser.parse()
+    return body, parser.defines
 
 
 class _Parser:
