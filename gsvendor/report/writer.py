@@ -70,6 +70,34 @@ def _safe_text(text: Text, console: Console) -> Text:
     return safe
 
 
+def _pieces(text: str) -> list[str]:
+    """The parts of ``text`` no wrap breaks (:func:`wrap_offsets`' words: a path segment with its
+    ``/``, a number with its unit)."""
+    return [match.group(0).strip() for match in _WORD.finditer(text)]
+
+
+def _narrowed(widths: dict[int, int], least: Sequence[int], groups: Sequence[list[int]], room: int) -> dict[int, int]:
+    """Column widths (column index → cells) that fit ``room`` cells: the widest columns of the first
+    group narrowed first, then of the next, none below its longest unbreakable piece (``least``), so
+    words and path segments stay whole (rich's own narrowing ignores words). When the pieces alone
+    are too wide, the widest of all columns are narrowed further, to one cell at least, and rich
+    folds their words."""
+    widths = dict(widths)
+    one = [1] * len(least)
+    for group, floors in [*((group, least) for group in groups), (list(widths), one)]:
+        while (excess := sum(widths.values()) - room) > 0:
+            narrowable = [i for i in group if widths[i] > floors[i]]
+            if not narrowable:
+                break
+            top = max(widths[i] for i in narrowable)
+            widest = [i for i in narrowable if widths[i] == top]
+            floor = max([widths[i] for i in narrowable if widths[i] < top] + [floors[i] for i in widest])
+            step = min(top - floor, -(-excess // len(widest)))
+            for i in widest:
+                widths[i] = max(floors[i], top - step)
+    return widths
+
+
 def wrap_offsets(line: str, width: int) -> list[int]:
     """Where rich 13-15 (``rich._wrap.divide_line``, folding) breaks ``line`` at ``width`` cells,
     except that a number and its unit, a count and its noun, stay together, and a path may break
@@ -198,7 +226,7 @@ class Writer(Console):
             return max(len(part) for cell in (columns[i], *(row[i] for row in cells)) for part in split(cell) or [""])
 
         every = range(len(columns))
-        natural, word = [longest(i, lambda c: c.split("\n")) for i in every], [longest(i, str.split) for i in every]
+        natural, word = [longest(i, lambda c: c.split("\n")) for i in every], [longest(i, _pieces) for i in every]
 
         def fits(fixed: list[int], loose: list[int]) -> bool:
             gaps = 2 * (len(fixed) + len(loose) - 1)
@@ -209,12 +237,15 @@ class Writer(Console):
         shown = inline
         if any(row[i] for row in cells for i in notes) and fits(inline, notes):
             shown = list(every)
-        fixed = inline if shown != inline else [i for i in inline if columns[i] in keep]
-        no_wrap = fits(fixed, [i for i in shown if i not in fixed])
+        # who gives way first: a shown note column alone, else every column but the kept ones, then those
+        kept = inline if shown != inline else [i for i in inline if columns[i] in keep]
+        loose = [i for i in shown if i not in kept]
+        room = self.width - 2 * (len(shown) - 1)
+        widths = _narrowed({i: natural[i] for i in shown}, word, (loose, kept), room)
         table = Table(box=_RULE, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
         for i in shown:
             justify = "right" if columns[i] in right else "left"
-            table.add_column(columns[i], justify=justify, overflow="fold", no_wrap=no_wrap and i in fixed)
+            table.add_column(columns[i], justify=justify, overflow="fold", width=widths.get(i))
         for row in cells:
             table.add_row(*(_Cell(row[i]) for i in shown))
         if title:

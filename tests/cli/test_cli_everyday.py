@@ -604,13 +604,13 @@ def test_a_note_column_gives_way_first_then_moves_below_the_table() -> None:
         "  Dockerfile.llmisvc:8: note: the source of truth (Renovate",
         "                              bumps it)",
     ]
-    # without ``below`` rich narrows the widest columns first (here the place and the note)
+    # without ``below`` the widest columns narrow first (here the place and the note), a path after a "/"
     assert printed(60, "table", columns, rows)[2:] == [
-        "helm/                     agrees",
-        "kserve-llmisvc-resources",
-        "/values.yaml:2",
-        "Dockerfile.llmisvc:8      pin     the source of truth",
-        "                                  (Renovate bumps it)",
+        "helm/                      agrees",
+        "kserve-llmisvc-resources/",
+        "values.yaml:2",
+        "Dockerfile.llmisvc:8       pin     the source of truth",
+        "                                   (Renovate bumps it)",
     ]
 
 

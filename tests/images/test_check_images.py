@@ -472,22 +472,23 @@ def test_at_80_columns_a_normalized_form_that_differs_is_a_note_and_references_b
     # temporary folder's name needs
     lines = result.stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("variant "))
-    assert lines[header : header + 13] == [
-        "variant      found in                      as written                   status",
-        "------------ ----------------------------- ---------------------------- --------",
-        "defaults     Pod/debug                     gsoci.azurecr.io/            allowed",
-        "             spec.containers[app].image    giantswarm/app:1",
-        "defaults     Pod/debug                     busybox:1.36                 offender",
-        "             spec.ephemeralContainers[deb",
-        "             ugger].image",
-        "defaults     Deployment/base               gsoci.azurecr.io/            allowed",
-        "             spec.template.spec.container  giantswarm/base:1.0.0",
-        "             s[base].image",
-        "values.yaml  values.yaml:3 base.image (+   gsoci.azurecr.io/            allowed",
-        "             tag)                          giantswarm/base:1.0.0",
+    assert lines[header : header + 14] == [
+        "variant      found in                                as written         status",
+        "------------ --------------------------------------- ------------------ --------",
+        "defaults     Pod/debug spec.containers[app].image    gsoci.azurecr.io/  allowed",
+        "                                                     giantswarm/app:1",
+        "defaults     Pod/debug                               busybox:1.36       offender",
+        "             spec.ephemeralContainers[debugger].ima",
+        "             ge",
+        "defaults     Deployment/base                         gsoci.azurecr.io/  allowed",
+        "             spec.template.spec.containers[base].im  giantswarm/",
+        "             age                                     base:1.0.0",
+        "values.yaml  values.yaml:3 base.image (+ tag)        gsoci.azurecr.io/  allowed",
+        "                                                     giantswarm/",
+        "                                                     base:1.0.0",
         "  busybox:1.36: normalized: docker.io/library/busybox:1.36",
     ]
-    assert lines[header + 13].startswith("checked 4 image reference(s)")
+    assert lines[header + 14].startswith("checked 4 image reference(s)")
     assert max(len(line) for line in result.stdout.splitlines()) <= 80
 
 
