@@ -73,7 +73,7 @@ class _Watch:
             if now > self.deadline:
                 self.reason = self.late
             elif self.headers_by is not None and now > self.headers_by:
-                self.reason = f"no complete response headers within {self.headers_within:g} s (--timeout)"
+                self.reason = f"timed out after {self.headers_within:g} s (--timeout) with no complete response headers"
         if self.reason is not None:
             for sock in list(self.sockets):
                 with contextlib.suppress(OSError):  # already closed
