@@ -242,6 +242,7 @@ def test_substitutions_nested_too_deeply_put_the_reason_before_the_word(depth: i
         dockerfile.parse(f"ARG a\nFROM {word}\n")
     (problem,) = caught.value.problems
     assert problem == "Dockerfile:2: FROM: ${…} substitutions nested too deeply: '" + word[:80] + "…'"
+    assert caught.value.file == "Dockerfile"
     with pytest.raises(ConfigError) as caught:
         dockerfile.parse(f"ARG b={word}\nFROM a\n")
     assert caught.value.problems == ["Dockerfile:1: ARG: ${…} substitutions nested too deeply: 'b=" + word[:78] + "…'"]
