@@ -23,7 +23,6 @@ call site: making a ``Text`` drops BEL, BS, VT, FF and CR unseen, before the wri
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
@@ -36,7 +35,7 @@ from rich.text import Text
 
 from gsvendor.errors import CONTROL as _CONTROL
 from gsvendor.errors import MAX_LINE_CHARS, escape_controls, escape_line_breaks, redact, shorten
-from gsvendor.report.layout import COUNT_AFTER, COUNT_BEFORE, UNIT_AFTER, StrippedLines, output_width
+from gsvendor.report.layout import COUNT_AFTER, COUNT_BEFORE, UNIT_AFTER, StrippedLines, env_columns, output_width
 
 # rich._wrap's word (leading blanks, the word, its trailing blanks), but a number and its unit
 # ("3.1 s:"), a count and its noun ("0 invalid,") and a name and its count ("Secret 2,") are one word,
@@ -187,7 +186,7 @@ class Writer(Console):
         from rich.table import Table
 
         cells = [[escape_controls(str(cell)) for cell in row] for row in rows]
-        if findings and not self.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
+        if findings and not self.is_terminal and env_columns() is None:
             head = f"{escape_controls(title)}: " if title else ""
             for row in cells:
                 line = ", ".join(f"{name} {cell}" for name, cell in zip(columns, row, strict=True) if cell)

@@ -503,3 +503,20 @@ def test_a_gzip_encoded_manifest_is_read(server):
     resolver, host = resolver_for(server, retries=0)
     found = ask(resolver, f"{host}/zipped:v1")
     assert (found.outcome, found.digest) == ("resolved", "sha256:" + hashlib.sha256(MANIFEST).hexdigest())
+
+
+@pytest.mark.parametrize("retry_after", ["²", "٣", "1e3", "-1"])
+def test_a_retry_after_no_number_reads_is_ignored(server, retry_after):
+    """``Retry-After: ²`` passed ``str.isdigit`` and failed ``float``: a ValueError out of the resolve."""
+    calls: list[float] = []
+
+    def limited(request: Request) -> Response:
+        calls.append(time.monotonic())
+        if len(calls) == 1:
+            return Response("slow down", status=429, headers={"Retry-After": retry_after})
+        return Response(b"", headers={"Docker-Content-Digest": DIGEST}, content_type=OCI_MANIFEST)
+
+    server.expect_request("/v2/rl/manifests/v1").respond_with_handler(limited)
+    resolver, host = resolver_for(server)
+    found = ask(resolver, f"{host}/rl:v1")
+    assert (found.outcome, found.digest, found.attempts) == ("resolved", DIGEST, 2)

@@ -104,3 +104,16 @@ def test_a_gzip_encoded_archive_reads_as_the_archive(httpserver: HTTPServer, tmp
 def test_a_corrupt_gzip_answer_is_a_decoding_error(httpserver: HTTPServer) -> None:
     with pytest.raises(httpx.DecodingError, match=r"^gzip: Error -3 while decompressing data: incorrect header check$"):
         fetch(httpserver, b"not gzip at all" * 10, "gzip", most=MIB)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("2", 2 * MIB), ("²", 5), ("٢", 5), ("0", 5), ("x", 5), (" 3 ", 3 * MIB)]
+)
+def test_a_size_limit_no_number_reads_keeps_the_default(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: int
+) -> None:
+    """``GSVENDOR_MAX_ARCHIVE_MIB=²`` passed ``str.isdigit`` and failed ``int``: a ValueError traceback."""
+    from gsvendor.upstream.source import limit
+
+    monkeypatch.setenv("GSVENDOR_MAX_ARCHIVE_MIB", value)
+    assert limit("GSVENDOR_MAX_ARCHIVE_MIB", 5) == expected
