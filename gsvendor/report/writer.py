@@ -188,7 +188,8 @@ class Writer(Console):
         """
         from rich.table import Table
 
-        cells = [[escape_controls(str(cell)) for cell in row] for row in rows]
+        # a tab too: rich expands it to spaces, and "agent\tx" showed as "agent    x", another value
+        cells = [[escape_controls(str(cell)).replace("\t", "\\t") for cell in row] for row in rows]
         if findings and not self.is_terminal and env_columns() is None:
             head = f"{escape_controls(title)}: " if title else ""
             for row in cells:

@@ -682,3 +682,15 @@ def test_a_columns_or_lines_no_number_reads_is_as_if_unset(cli: Cli, synced_tree
         for extra in ({"COLUMNS": size}, {"LINES": size}, {"COLUMNS": size, "LINES": size}):
             result = run_with(extra, *args)
             assert (result.returncode, result.stdout, result.stderr) == (0, unset.stdout, unset.stderr), extra
+
+
+@pytest.mark.parametrize("findings", [False, True])
+def test_a_tab_in_a_table_cell_is_shown_escaped(findings: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """rich expanded a tab in a cell to spaces: an image 'agent<TAB>x' read as 'agent    x'."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    lines = printed(100, "table", ["chart", "image"], [["c", "registry/agent\tx:1"]], findings=findings)
+    if findings:  # without a terminal and $COLUMNS: one line a row, however long
+        expected = ["chart c, image registry/agent\\tx:1"]
+    else:
+        expected = ["chart  image", "------ -------------------", "c      registry/agent\\tx:1"]
+    assert lines == expected
