@@ -156,7 +156,8 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u20
 # a message is safe, printing a password is not)
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)(?:[^/\s'\"]*@|[^/\s@:'\"]*:[^\s'\"]*@)")
 # a URL's query: every value is redacted, whatever its name
-_QUERY = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s?#'\"]*\?)([^\s#'\"]*)")
+# (a ':' ending it is the message's, ``url?sig=x: HTTP 404``: redacted with the value it was lost)
+_QUERY = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s?#'\"]*\?)((?:[^\s#'\"]*[^\s#'\":])?)")
 _QUERY_VALUE = re.compile(r"=[^&;]*")
 
 

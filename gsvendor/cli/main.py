@@ -124,7 +124,9 @@ def main() -> None:
     from gsvendor.signals import interrupt_on_termination
 
     interrupt_on_termination()  # as __main__ did: also when main() is called directly
-    from gsvendor.report.layout import StrippedLines
+    from gsvendor.report.layout import StrippedLines, drop_unreadable_size
+
+    drop_unreadable_size()  # before any rich console reads them
 
     if sys.stderr is None:  # descriptor 2 closed (2>&-): the messages are discarded, the exit codes stay
         import os

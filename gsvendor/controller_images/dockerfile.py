@@ -19,7 +19,7 @@ from pathlib import Path
 
 from e2b_dockerfile_utils import DockerfileInstruction, DockerfileSyntaxError, ShellLex, parse_dockerfile_ast
 
-from gsvendor.errors import ConfigError
+from gsvendor.errors import ConfigError, shorten
 from gsvendor.images import reference
 from gsvendor.images.reference import ImageReference
 from gsvendor.yamlio import read_text
@@ -138,11 +138,30 @@ def parse(text: str, label: str = "Dockerfile", build_args: Mapping[str, str] | 
     unterminated heredoc, an escape directive other than ``\\`` or `````) and an ARG or FROM it
     cannot read.
     """
-    build_args = dict(build_args or {})
+    try:
+        return _parse(text, label, dict(build_args or {}))
+    except RecursionError:
+        # the parser reads a JSON-form instruction with json.loads, which recurses per "[": ``RUN [[[…``
+        # (BuildKit's Go decoder stops at 10,000 levels and takes the line as shell form)
+        message = f"{label}: nested too deeply to parse (a JSON array of thousands of '[')"
+        raise ConfigError(message, file=label) from None
+
+
+def _word_error(label: str, where: str, word: str, exc: ValueError) -> ConfigError:
+    """The error for the ARG or FROM ``word`` the shell lexer refused: its reason first, the word cut, so a
+    100 KiB word does not push the reason past the end of the printed line."""
+    reason = str(exc).removeprefix(f"failed to process {word!r}: ")
+    if "recursion" in reason:  # the lexer recurses per ${…:-…} level
+        reason = "${…} substitutions nested too deeply"
+    return ConfigError(f"{where}: {reason}: {shorten(word, 80)!r}", file=label, value=shorten(word))
+
+
+def _parse(text: str, label: str, build_args: dict[str, str]) -> Dockerfile:
+    """:func:`parse`, but for a RecursionError of the parser."""
     try:
         ast = parse_dockerfile_ast(text)
     except DockerfileSyntaxError as exc:
-        raise ConfigError(f"{label}:{exc.line or 1}: {str(exc).split(': ', 1)[-1]}") from None
+        raise ConfigError(f"{label}:{exc.line or 1}: {str(exc).split(': ', 1)[-1]}", file=label) from None
     lines = text.removeprefix("\ufeff").split("\n")  # the parser's lines: comments are looked up in them
     lexer = ShellLex(ast.escape_token)  # dequotes ARG defaults; their $references stay as written
     global_args: list[Arg] = []
@@ -164,7 +183,7 @@ def parse(text: str, label: str = "Dockerfile", build_args: Mapping[str, str] | 
                 try:
                     name, equals, default = lexer.process_word(word).partition("=")
                 except ValueError as exc:
-                    raise ConfigError(f"{where}: {exc}") from None
+                    raise _word_error(label, where, word, exc) from None
                 if not _NAME.fullmatch(name):
                     raise ConfigError(f"{where}: {name!r} is not a valid name")
                 args.append(Arg(name, default if equals else None, node.start_line, comments))
@@ -181,7 +200,7 @@ def parse(text: str, label: str = "Dockerfile", build_args: Mapping[str, str] | 
             try:
                 base, unresolved = expand(raw, scope, ast.escape_token)
             except ValueError as exc:
-                raise ConfigError(f"{where}: {exc}") from None
+                raise _word_error(label, where, raw, exc) from None
             stages.append(
                 Stage(
                     index=len(stages),

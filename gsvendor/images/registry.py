@@ -379,8 +379,9 @@ class _Host:
 
     def _sleep(self, attempt: int, retry_after: str | None) -> None:
         delay = self.options.backoff * 2 ** (attempt - 1)
-        if retry_after and retry_after.strip().isdigit():
-            delay = max(delay, float(retry_after))
+        seconds = (retry_after or "").strip()
+        if seconds.isascii() and seconds.isdigit():  # not "²": isdigit takes it, float refuses it
+            delay = max(delay, float(seconds))
         time.sleep(min(delay, MAX_BACKOFF))
 
     def resolve(self, target: Target) -> Resolution:

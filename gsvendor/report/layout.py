@@ -27,11 +27,29 @@ COUNT_BEFORE = r"(?<![^\s(])\d+ (?=[A-Za-z(])"
 COUNT_AFTER = r" (?=\d+(?:,(?=\s|$)|$))"
 
 
+def env_columns() -> int | None:
+    """``$COLUMNS`` when it is a positive whole number in ASCII digits, else ``None`` (unset, ``0``, ``abc``,
+    ``²``: ``str.isdigit`` takes the superscript, which ``int`` refuses with a ValueError)."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    return int(columns) if columns.isascii() and columns.isdigit() and int(columns) > 0 else None
+
+
+def drop_unreadable_size() -> None:
+    """Remove ``$COLUMNS`` and ``$LINES`` from the environment unless each is a positive whole number in
+    ASCII digits: rich (every console: gsvendor's, typer's help, the progress bar) reads them with
+    ``str.isdigit`` then ``int``, and ``COLUMNS=²`` passes the one and fails the other (a ValueError
+    traceback). Without them the output is as wide as :func:`output_width` says with neither set."""
+    for name in ("COLUMNS", "LINES"):
+        value = os.environ.get(name)
+        if value is not None and not (value.strip().isascii() and value.strip().isdigit() and int(value) > 0):
+            del os.environ[name]
+
+
 def output_width(is_terminal: bool | None = None) -> int:
     """The width output may use: ``$COLUMNS``, else the terminal's width, else :data:`CI_WIDTH` (no TTY)."""
-    columns = os.environ.get("COLUMNS", "").strip()
-    if columns.isdigit() and int(columns) > 0:
-        return max(int(columns), MIN_WIDTH)
+    columns = env_columns()
+    if columns is not None:
+        return max(columns, MIN_WIDTH)
     if is_terminal is None:
         is_terminal = sys.stdout.isatty()
     if is_terminal:

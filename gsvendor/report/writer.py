@@ -23,7 +23,6 @@ call site: making a ``Text`` drops BEL, BS, VT, FF and CR unseen, before the wri
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
@@ -36,12 +35,15 @@ from rich.text import Text
 
 from gsvendor.errors import CONTROL as _CONTROL
 from gsvendor.errors import MAX_LINE_CHARS, escape_controls, escape_line_breaks, redact, shorten
-from gsvendor.report.layout import COUNT_AFTER, COUNT_BEFORE, UNIT_AFTER, StrippedLines, output_width
+from gsvendor.report.layout import COUNT_AFTER, COUNT_BEFORE, UNIT_AFTER, StrippedLines, env_columns, output_width
 
 # rich._wrap's word (leading blanks, the word, its trailing blanks), but a number and its unit
 # ("3.1 s:"), a count and its noun ("0 invalid,") and a name and its count ("Secret 2,") are one word,
-# and a path's folder ("templates/") is a word of its own
-_GLUED = rf"\S*\d{UNIT_AFTER}\S*|{COUNT_BEFORE}\S+|[A-Za-z]\S*{COUNT_AFTER}\S+"
+# and a path's folder ("templates/") is a word of its own. The glued forms end a run of non-spaces, and
+# each try scans to that end: tried only within 200 characters of it, or a 90 kB run of "ab/" (30,000
+# words) took 90 s to wrap.
+_NEAR_END = r"(?=\S{0,200}(?:\s|$))"
+_GLUED = rf"{_NEAR_END}\S*\d{UNIT_AFTER}\S*|{COUNT_BEFORE}\S+|{_NEAR_END}[A-Za-z]\S*{COUNT_AFTER}\S+"
 _WORD = re.compile(rf"\s*(?:{_GLUED}|[^\s/]*/+|\S+)\s*")
 # a table's only box characters: a rule of "-" under the header, a blank between columns
 _RULE = Box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
@@ -214,8 +216,9 @@ class Writer(Console):
         """
         from rich.table import Table
 
-        cells = [[escape_controls(str(cell)) for cell in row] for row in rows]
-        if findings and not self.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
+        # a tab too: rich expands it to spaces, and "agent\tx" showed as "agent    x", another value
+        cells = [[escape_controls(str(cell)).replace("\t", "\\t") for cell in row] for row in rows]
+        if findings and not self.is_terminal and env_columns() is None:
             head = f"{escape_controls(title)}: " if title else ""
             for row in cells:
                 line = ", ".join(f"{name} {cell}" for name, cell in zip(columns, row, strict=True) if cell)

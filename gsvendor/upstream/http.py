@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.errors import SourceError, causes
@@ -29,6 +29,8 @@ class TooLarge(Exception):
 
 
 _WATCH_EVERY = 0.1  # seconds between the watchdog's looks at the clock
+_PIECE = 1 << 20  # most bytes one inflate step makes: 298 bytes of gzip, gzip, gzip were 4 GiB in one step
+_DECODINGS = {"gzip": 31, "x-gzip": 31, "deflate": 15}  # Content-Encoding → zlib wbits (RFC 9110 8.4.1)
 
 
 class _Watch:
@@ -120,7 +122,7 @@ def read_bounded(
                 started(response)
             if int(response.headers.get("content-length") or 0) > most:
                 raise TooLarge(most)
-            for chunk in response.iter_bytes():
+            for chunk in _decoded(response):
                 body += chunk
                 if len(body) > most:
                     raise TooLarge(most)
@@ -135,6 +137,49 @@ def read_bounded(
     if watch.reason is not None:  # cut as the last bytes arrived: the fetch still took too long
         raise TooSlow(watch.reason)
     return response, bytes(body)
+
+
+def _decoded(response: httpx.Response) -> Iterator[bytes]:
+    """The body of ``response`` with its ``Content-Encoding`` undone, in pieces of at most :data:`_PIECE`
+    bytes, so the caller's size cap holds while a small compressed answer inflates (httpx inflates a
+    whole network read at once, each of several stacked encodings in turn).
+
+    One ``gzip`` or ``deflate`` (zlib, else raw deflate, as httpx reads it) or none; raises
+    :class:`httpx.DecodingError` for another or stacked encodings and for a corrupt stream.
+    """
+    import zlib
+
+    import httpx
+
+    codings = [c.strip().lower() for c in response.headers.get_list("content-encoding", split_commas=True)]
+    codings = [c for c in codings if c not in ("", "identity")]
+    if not codings:
+        yield from response.iter_raw()
+        return
+    if len(codings) > 1 or codings[0] not in _DECODINGS:
+        shown = one_line(", ".join(codings))[:80]
+        raise httpx.DecodingError(
+            f"Content-Encoding {shown!r}: only one gzip or deflate is read", request=response.request
+        )
+    inflate, started = zlib.decompressobj(_DECODINGS[codings[0]]), False
+    try:
+        for raw in response.iter_raw():
+            pending = raw
+            while pending:
+                try:
+                    piece = inflate.decompress(pending, _PIECE)
+                except zlib.error:
+                    if started or codings[0] != "deflate":
+                        raise
+                    inflate = zlib.decompressobj(-zlib.MAX_WBITS)  # deflate without its zlib header
+                    piece = inflate.decompress(pending, _PIECE)
+                started, pending = True, inflate.unconsumed_tail
+                if piece:
+                    yield piece
+        if rest := inflate.flush():
+            yield rest
+    except zlib.error as exc:
+        raise httpx.DecodingError(f"{codings[0]}: {exc}", request=response.request) from None
 
 
 def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str | None = None) -> bytes:

@@ -28,7 +28,8 @@ def limit(name: str, default: int) -> int:
     import os
 
     value = os.environ.get(name, "").strip()
-    return int(value) * 1024 * 1024 if value.isdigit() and int(value) > 0 else default
+    # isascii: isdigit takes "²", which int refuses
+    return int(value) * 1024 * 1024 if value.isascii() and value.isdigit() and int(value) > 0 else default
 
 
 class FileBudget:

@@ -171,18 +171,21 @@ def template_rewrites(text: str, values: Any) -> tuple[list[str], list[Replaceme
     """The chart files one template reads literally (``.Files.Get "files/…"``) and the prefix
     replacements it applies, in template order (the top level, then each ``define``), resolved against
     ``values`` (the chart's values.yaml as plain data; :data:`UNKNOWN` when it could not be read).
-    ``([], [])`` when the template does not parse (helm renders nothing of the chart then) or is longer
-    than :data:`MAX_TEMPLATE` characters (no chart's template comes near)."""
+    ``([], [])`` when the template does not parse (helm renders nothing of the chart then), is longer
+    than :data:`MAX_TEMPLATE` characters or nests deeper than Python's stack allows (no chart's
+    template comes near either); never raises."""
     if len(text) > MAX_TEMPLATE:
         return [], []
+    walker = _Walker(values)
     try:
         body, defines = go.parse_tree("template", text, _AnyFunction())
+        # the walk recurses per level too, a few frames fewer than the parse: a tree the parse's stack
+        # just held (300 nested parentheses) overflowed in the walk
+        walker.block("file", body)
+        for nodes in defines.values():  # a define sees no variable declared outside it
+            walker.block("define", nodes)
     except (go.TemplateError, RecursionError):
         return [], []
-    walker = _Walker(values)
-    walker.block("file", body)
-    for nodes in defines.values():  # a define sees no variable declared outside it
-        walker.block("define", nodes)
     return walker.reads, walker.replacements
 
 

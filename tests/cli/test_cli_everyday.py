@@ -657,3 +657,40 @@ def test_the_summary_names_the_lock_file_only_when_it_was_written(cli: Cli, sync
     result = cli(project, *SYNC)
     assert (result.returncode, result.stdout) == (0, f"wrote the lock file, no chart file changed: {origin}\n")
     assert (project / "gsvendor.lock.yaml").read_bytes() == (synced_tree / "gsvendor.lock.yaml").read_bytes()
+
+
+@pytest.mark.parametrize("size", ["²", "٨٠", "0", "-1", "abc", ""])
+def test_a_columns_or_lines_no_number_reads_is_as_if_unset(cli: Cli, synced_tree: Path, size: str) -> None:
+    """``COLUMNS=²`` (or ``LINES=²``): rich took it for digits (``str.isdigit``) and ``int`` refused it,
+    a ValueError traceback from every command and from --help. Any value but a positive whole number
+    in ASCII digits is ignored: the output is the one without it."""
+    env = {k: v for k, v in cli.env.items() if k not in ("COLUMNS", "LINES")}
+
+    def run_with(extra: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "gsvendor", *args],
+            cwd=synced_tree,
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    for args in (("versions", "--no-go"), ("--help",)):
+        unset = run_with({}, *args)
+        assert unset.returncode == 0, unset.stderr
+        for extra in ({"COLUMNS": size}, {"LINES": size}, {"COLUMNS": size, "LINES": size}):
+            result = run_with(extra, *args)
+            assert (result.returncode, result.stdout, result.stderr) == (0, unset.stdout, unset.stderr), extra
+
+
+@pytest.mark.parametrize("findings", [False, True])
+def test_a_tab_in_a_table_cell_is_shown_escaped(findings: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """rich expanded a tab in a cell to spaces: an image 'agent<TAB>x' read as 'agent    x'."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    lines = printed(100, "table", ["chart", "image"], [["c", "registry/agent\tx:1"]], findings=findings)
+    if findings:  # without a terminal and $COLUMNS: one line a row, however long
+        expected = ["chart c, image registry/agent\\tx:1"]
+    else:
+        expected = ["chart  image", "------ -------------------", "c      registry/agent\\tx:1"]
+    assert lines == expected

@@ -98,3 +98,21 @@ def test_a_hand_edited_file_named_with_a_line_break_is_named_on_the_one_error_li
     [line] = result.stderr.splitlines()
     assert line.startswith("error: refusing to overwrite changes the lock and the overlays do not explain: ")
     assert "helm/kserve-crd/templates/a\\x0ab.yaml" in line
+
+
+def test_a_long_run_of_path_segments_wraps_in_one_pass() -> None:
+    """180 kB of "ab/" without a space (a hostile image in values.yaml): each of its 60,000 words tried
+    the glued number-and-unit forms, which scan to the run's end, so wrapping took minutes. A number and
+    its unit after it stay together."""
+    import subprocess
+    import sys
+
+    script = (
+        "from gsvendor.report.writer import wrap_offsets as w\n"
+        "text = 'ab/' * 60_000 + ' 3.1 s'\n"
+        "print(w('ab/' * 60_000, 80) == list(range(78, 180_000, 78)), w(text, 80)[-1], len(text))\n"
+    )
+    # a separate interpreter, stopped if it runs on: the quadratic scan took minutes
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    # 'ab/' * 60_000 breaks every 78 characters, the last line "ab/ab/ 3.1 s" (180,000 is no multiple of 78)
+    assert done.stdout == f"True {180_000 // 78 * 78} {180_006}\n"

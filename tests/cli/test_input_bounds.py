@@ -303,6 +303,9 @@ def test_redaction_is_by_rule() -> None:
     assert public_git_url("ssh://git:pa/ss@host/r.git") == "ssh://git@host/r.git"
     assert public_git_url("https://u:p/w@host/r.git?sas=1") == "https://host/r.git?sas=REDACTED"
     assert redact("fetch http://u:s3/cr3t@h/x?sig=abc failed") == "fetch http://h/x?sig=REDACTED failed"
+    # the ':' after a URL is the message's: it was redacted with the last value ("?sig=REDACTED TooManyRedirects")
+    assert redact("http://h/x?sig=a:b: TooManyRedirects: x") == "http://h/x?sig=REDACTED: TooManyRedirects: x"
+    assert redact("http://h/x?sig=abc:") == "http://h/x?sig=REDACTED:"
 
 
 def test_git_dies_with_gsvendor_and_its_clone_is_removed(cli: Cli, project: Path, stall: int, tmp_path: Path) -> None:

@@ -222,3 +222,32 @@ def test_the_comments_above_a_stage_arg_in_a_crlf_file() -> None:
     """BuildKit's parser drops comments; the ones directly above an ARG are read from the text, CRs removed."""
     pin = dockerfile.parse("FROM a\r\n\r\n# renovate: depName=x\r\nARG V=1\r\n").pin("V")
     assert pin is not None and (pin.default, pin.line, pin.renovate) == ("1", 4, "depName=x")
+
+
+def test_json_form_nested_past_the_recursion_limit_is_one_error() -> None:
+    """The parser reads ``RUN [[[…`` with json.loads, which recursed out of the stack: a RecursionError
+    traceback instead of an error naming the file."""
+    with pytest.raises(ConfigError) as caught:
+        dockerfile.parse("FROM a\nRUN " + "[" * 100_000 + "\n", "Dockerfile.x")
+    assert caught.value.problems == ["Dockerfile.x: nested too deeply to parse (a JSON array of thousands of '[')"]
+    assert caught.value.file == "Dockerfile.x"
+
+
+@pytest.mark.parametrize("depth", [1_000, 200_000])
+def test_substitutions_nested_too_deeply_put_the_reason_before_the_word(depth: int) -> None:
+    """``${a:-${a:-…}}`` thousands deep: the lexer's RecursionError was reported as 'failed to process
+    '<the whole word>': maximum recursion depth exceeded', the reason past the end of a cut line."""
+    word = "${a:-" * depth + "x" + "}" * depth
+    with pytest.raises(ConfigError) as caught:
+        dockerfile.parse(f"ARG a\nFROM {word}\n")
+    (problem,) = caught.value.problems
+    assert problem == "Dockerfile:2: FROM: ${…} substitutions nested too deeply: '" + word[:80] + "…'"
+    assert caught.value.file == "Dockerfile"
+    with pytest.raises(ConfigError) as caught:
+        dockerfile.parse(f"ARG b={word}\nFROM a\n")
+    assert caught.value.problems == ["Dockerfile:1: ARG: ${…} substitutions nested too deeply: 'b=" + word[:78] + "…'"]
+
+
+def test_a_shallow_nesting_still_expands() -> None:
+    word = "${a:-" * 50 + "x" + "}" * 50
+    assert dockerfile.parse(f"ARG a\nFROM {word}\n").stages[0].base == "x"

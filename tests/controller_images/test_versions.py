@@ -445,3 +445,12 @@ def test_an_escape_sequence_in_the_pin_reaches_no_terminal(synced: Path) -> None
     shown = result.stdout + result.stderr
     assert "\x1b" not in shown, shown
     assert "Upstream version: v1.0.0\\x1b[2J (pinned by Dockerfile.llmisvc:3" in result.stdout
+
+
+def test_a_dockerfile_nested_past_the_parsers_stack_is_one_line(synced: Path) -> None:
+    """``RUN [[[…`` 100,000 deep in a Dockerfile: `versions` printed a RecursionError traceback."""
+    with (synced / "Dockerfile").open("a", encoding="utf-8") as out:
+        out.write("RUN " + "[" * 100_000 + "\n")
+    result = run_gsvendor(synced, "versions", "--no-go")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "error: Dockerfile: nested too deeply to parse (a JSON array of thousands of '[')\n"

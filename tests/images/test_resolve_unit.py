@@ -465,3 +465,58 @@ def test_response_headers_trickling_in_on_a_kept_alive_connection_time_out():
         found = ask(resolve.Resolver(options), f"{host}/trickle:v1")
         stop.set()
     assert (found.outcome, found.detail) == ("unreachable", "timed out (1 attempts, 0.3 s each)")
+
+
+def test_a_manifest_in_stacked_gzip_is_a_registry_error(server):
+    """Three gzip layers of 256 MiB of zeros are 300 bytes on the wire: httpx inflated them whole in one
+    step, far past the 4 MiB cap, before the cap was looked at."""
+    import gzip
+    import zlib
+
+    deflate = zlib.compressobj(9, zlib.DEFLATED, 31)
+    zeros = b"".join(deflate.compress(bytes(1 << 20)) for _ in range(256)) + deflate.flush()
+    bomb = gzip.compress(gzip.compress(zeros))
+
+    def answer(request: Request) -> Response:
+        if request.method == "HEAD":  # no digest header: the body is asked for
+            return Response(b"", content_type=OCI_MANIFEST)
+        return Response(bomb, content_type=OCI_MANIFEST, headers={"Content-Encoding": "gzip, gzip, gzip"})
+
+    server.expect_request("/v2/bomb/manifests/v1").respond_with_handler(answer)
+    resolver, host = resolver_for(server, retries=0)
+    found = ask(resolver, f"{host}/bomb:v1")
+    assert (found.outcome, found.detail) == (
+        "registry-error",
+        "Content-Encoding 'gzip, gzip, gzip': only one gzip or deflate is read",
+    )
+
+
+def test_a_gzip_encoded_manifest_is_read(server):
+    import gzip
+
+    def answer(request: Request) -> Response:
+        if request.method == "HEAD":
+            return Response(b"", content_type=OCI_MANIFEST)
+        return Response(gzip.compress(MANIFEST), content_type=OCI_MANIFEST, headers={"Content-Encoding": "gzip"})
+
+    server.expect_request("/v2/zipped/manifests/v1").respond_with_handler(answer)
+    resolver, host = resolver_for(server, retries=0)
+    found = ask(resolver, f"{host}/zipped:v1")
+    assert (found.outcome, found.digest) == ("resolved", "sha256:" + hashlib.sha256(MANIFEST).hexdigest())
+
+
+@pytest.mark.parametrize("retry_after", ["²", "٣", "1e3", "-1"])
+def test_a_retry_after_no_number_reads_is_ignored(server, retry_after):
+    """``Retry-After: ²`` passed ``str.isdigit`` and failed ``float``: a ValueError out of the resolve."""
+    calls: list[float] = []
+
+    def limited(request: Request) -> Response:
+        calls.append(time.monotonic())
+        if len(calls) == 1:
+            return Response("slow down", status=429, headers={"Retry-After": retry_after})
+        return Response(b"", headers={"Docker-Content-Digest": DIGEST}, content_type=OCI_MANIFEST)
+
+    server.expect_request("/v2/rl/manifests/v1").respond_with_handler(limited)
+    resolver, host = resolver_for(server)
+    found = ask(resolver, f"{host}/rl:v1")
+    assert (found.outcome, found.digest, found.attempts) == ("resolved", DIGEST, 2)

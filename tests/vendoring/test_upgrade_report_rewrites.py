@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
 from ruamel.yaml import YAML
 
 from gsvendor.config import ChartSpec
@@ -260,3 +261,29 @@ def test_a_template_longer_than_the_limit_is_not_parsed() -> None:
     assert template_rewrites(action, {}) == (["files/x.yaml"], [Replacement("a/", "b/", '"b/"')])
     assert template_rewrites(action + " " * (MAX_TEMPLATE - len(action)), {})[1] == [Replacement("a/", "b/", '"b/"')]
     assert template_rewrites(action + " " * (MAX_TEMPLATE - len(action) + 1), {}) == ([], [])
+
+
+@pytest.mark.parametrize(
+    "nest",
+    [
+        lambda n: "(" * n + ".Values.r" + ")" * n,
+        lambda n: "(print " * n + ".Values.r" + ")" * n,
+    ],
+    ids=["parentheses", "calls"],
+)
+def test_a_replacement_nested_past_the_stack_gives_nothing_and_raises_nothing(nest) -> None:
+    """The parse caught its RecursionError, the walk of the tree did not: about 300 nested parentheses
+    (a depth the parse held and the walk did not, whatever the stack below) raised out of the report.
+    Every depth gives the replacement whole, or nothing when too deep (as a template too long does)."""
+    whole = Replacement("a/", None, nest(3))  # a pipeline in parentheses is not resolved
+    shallow = template_rewrites('{{ .Files.Get "files/a.yaml" }}{{ replace "a/" ' + nest(3) + ' "t" }}', {"r": "x/"})
+    assert shallow == (["files/a.yaml"], [whole])
+    results = set()
+    for depth in range(50, 1_500, 10):
+        reads, replacements = template_rewrites(
+            '{{ .Files.Get "files/a.yaml" }}{{ replace "a/" ' + nest(depth) + ' "t" }}', {"r": "x/"}
+        )
+        assert (reads, replacements) in ((["files/a.yaml"], [Replacement("a/", None, nest(depth))]), ([], []))
+        results.add(bool(replacements))
+    assert results == {True, False}  # both sides of the stack's limit were tried
+    assert template_rewrites("{{ " + "(" * 100_000 + "1" + ")" * 100_000 + " }}", {}) == ([], [])
