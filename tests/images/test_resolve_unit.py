@@ -18,6 +18,7 @@ import httpcore
 import httpx
 import pytest
 from pytest_httpserver import HTTPServer
+from socketkit import raw_server
 from werkzeug import Request, Response
 
 from gsvendor.errors import ConfigError, UsageError
@@ -447,20 +448,8 @@ def test_response_headers_trickling_in_on_a_kept_alive_connection_time_out():
                 except OSError:
                     return
 
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(8)
-
-        def accept() -> None:
-            while True:
-                try:
-                    conn, _ = listener.accept()
-                except OSError:
-                    return
-                threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-        threading.Thread(target=accept, daemon=True).start()
-        host = f"127.0.0.1:{listener.getsockname()[1]}"
+    with raw_server(serve) as port:
+        host = f"127.0.0.1:{port}"
         options = resolve.ResolveOptions(insecure=frozenset({host}), timeout=0.3, retries=0, backoff=0.01)
         found = ask(resolve.Resolver(options), f"{host}/trickle:v1")
         stop.set()

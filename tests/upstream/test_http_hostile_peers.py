@@ -9,10 +9,12 @@ import struct
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
 import pytest
+from socketkit import raw_server
 
 from gsvendor.errors import SourceError
 from gsvendor.upstream.fetch import fetch_upstream
@@ -58,37 +60,23 @@ def redirect_loop(conn: socket.socket, port: int) -> None:
 @pytest.fixture
 def serve() -> Iterator[Callable[[Peer], int]]:
     """Start a server on 127.0.0.1 answering each request with a peer; returns its port."""
-    listeners: list[socket.socket] = []
+    with ExitStack() as servers:
 
-    def start(peer: Peer) -> int:
-        listener = socket.socket()
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(16)
-        listeners.append(listener)
-        port = listener.getsockname()[1]
+        def start(peer: Peer) -> int:
+            port = 0
 
-        def one(conn: socket.socket) -> None:
-            with conn:
-                try:
-                    while _request(conn):
-                        peer(conn, port)
-                except OSError:
-                    return
+            def one(conn: socket.socket) -> None:
+                with conn:
+                    try:
+                        while _request(conn):
+                            peer(conn, port)
+                    except OSError:
+                        return
 
-        def accept() -> None:
-            while True:
-                try:
-                    conn, _ = listener.accept()
-                except OSError:
-                    return
-                threading.Thread(target=one, args=(conn,), daemon=True).start()
+            port = servers.enter_context(raw_server(one))
+            return port
 
-        threading.Thread(target=accept, daemon=True).start()
-        return port
-
-    yield start
-    for listener in listeners:
-        listener.close()
+        yield start
 
 
 def watchdogs() -> list[threading.Thread]:

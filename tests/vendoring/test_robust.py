@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, Cli, assert_one_line_error, default_signals, require_tool, tarball, tree
+from socketkit import raw_server
 
 SMALL_CONFIG = "upstream: {repository: example/demo}\noutput: helm\ncharts: [demo, other]\n"
 
@@ -330,9 +331,6 @@ def test_a_fifo_in_the_cache_is_ignored(cli: Cli, synced: Path, tmp_path: Path) 
 @pytest.fixture
 def trickle() -> Iterator[str]:
     """An HTTP server on loopback that answers 200 and then sends one byte every 0.3 s, forever."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(8)
     stop = threading.Event()
 
     def serve(conn: socket.socket) -> None:
@@ -346,18 +344,9 @@ def trickle() -> Iterator[str]:
                     return
                 time.sleep(0.3)
 
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            threading.Thread(target=serve, args=(conn,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    yield f"http://user:s3cret@127.0.0.1:{server.getsockname()[1]}/kserve-v0.20.0.tar.gz"
-    stop.set()
-    server.close()
+    with raw_server(serve) as port:
+        yield f"http://user:s3cret@127.0.0.1:{port}/kserve-v0.20.0.tar.gz"
+        stop.set()
 
 
 @pytest.fixture
