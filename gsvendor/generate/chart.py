@@ -55,16 +55,7 @@ def generate_chart(
     folder = helm_docs_folder(chart_dir, project_root)
     for prefix in chart_folders(before):
         inner = {p[len(prefix) :]: d for p, d in before.items() if p.startswith(prefix)} if prefix else before
-        text = render_readme(
-            inner,
-            chart_dir=posixpath.normpath(posixpath.join(folder, prefix)),
-            sort_order=settings.helm_docs_sort_order,
-            parsed=parsed,
-            template_files=settings.template_files,
-            badge_style=settings.badge_style,
-            skip_version_footer=settings.skip_version_footer,
-            ignore_non_descriptions=settings.ignore_non_descriptions,
-        )
+        text = render_readme(inner, None, posixpath.normpath(posixpath.join(folder, prefix)), parsed, settings)
         if text is not None:
             out[f"{prefix}README.md"] = text
     return out

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from conftest import require_tool, tool_path
 
+from gsvendor.config import GenerateSettings
 from gsvendor.errors import GsvendorError
 from gsvendor.generate.readme.template import render_readme
 from gsvendor.generate.schema.output import generate_schema, normalize_json
@@ -184,7 +185,9 @@ def normalize_source() -> str:
 def ours_readme(folder: Path, sort_order: str) -> bytes | None:
     """gsvendor's README.md for the chart in ``folder``; ``None`` where it stops with an error."""
     try:
-        return render_readme(chart_files(folder), chart_dir=folder.as_posix(), sort_order=sort_order)
+        return render_readme(
+            chart_files(folder), chart_dir=folder.as_posix(), settings=GenerateSettings(sort_values_order=sort_order)
+        )
     except GsvendorError:
         return None
 

@@ -21,6 +21,7 @@ from diff_tools import PLAIN_SCHEMA, Tally, ours_schema, real_schema, tally, too
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from gsvendor.config import GenerateSettings
 from gsvendor.errors import GsvendorError
 from gsvendor.generate.chart import chart_folders
 from gsvendor.generate.readme.template import render_readme
@@ -80,8 +81,8 @@ def _ours(project: Path, name: str) -> dict[str, bytes | None]:
             out[path] = render_readme(
                 inner,
                 chart_dir=f"helm/{name}/{prefix}".rstrip("/"),
-                sort_order="alphanum",  # (file order: helm-docs sorts rows of one line unstably)
-                template_files=TEMPLATE_FILES,
+                # (alphabetical order: helm-docs sorts rows of one line unstably in file order)
+                settings=GenerateSettings(template_files=TEMPLATE_FILES),
             )
         except GsvendorError:
             out[path] = None

@@ -13,7 +13,7 @@ from generate_helpers import CHARTS, ROOT, TAGS, tarball, upstream_chart, valida
 from typer.testing import CliRunner
 
 from gsvendor.cli import app
-from gsvendor.config import load_config
+from gsvendor.config import GenerateSettings, load_config
 from gsvendor.files import normalize_whitespace
 from gsvendor.generate.chart import generate_chart
 from gsvendor.generate.golang import yaml_v3 as goyaml
@@ -89,7 +89,11 @@ def test_readme_after_overlays_differs_from_upstream_only_by_the_overlaid_metada
     chart = next(c for c in result.charts if c.spec.name == "kserve-runtime-configs")
     new = chart.files["README.md"].decode().splitlines()
     # upstream's chart as Giant Swarm's helm-docs run writes it (--sort-values-order=file)
-    old = (render_readme(chart.upstream, sort_order="file") or b"").decode().splitlines()
+    old = (
+        (render_readme(chart.upstream, settings=GenerateSettings(sort_values_order="file")) or b"")
+        .decode()
+        .splitlines()
+    )
     # the Giant Swarm section (README.md.gotmpl overlay) comes before the maintainers section
     start = new.index("## Giant Swarm: images of the LLMInferenceServiceConfig presets")
     end = next(i for i in range(start + 1, len(new)) if new[i].startswith("## "))

@@ -20,6 +20,7 @@ from textwrap import dedent
 import pytest
 from conftest import ROOT, TAGS, tarball
 
+from gsvendor.config import GenerateSettings
 from gsvendor.generate.readme.template import render_readme
 from gsvendor.images.render import template
 
@@ -279,7 +280,7 @@ def test_file_order_follows_values_yaml() -> None:
     }
     table = '{{ template "chart.valuesTable" . }}'
 
-    by_file = render_readme(files, table, sort_order="file")
+    by_file = render_readme(files, table, settings=GenerateSettings(sort_values_order="file"))
     by_name = render_readme(files, table)
 
     assert by_file is not None and by_name is not None

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from gsvendor.config import GenerateSettings
 from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.golang.sort_slice import sort_slice_by_key
@@ -237,17 +238,18 @@ def _rows_from_field(
     desc = described.get(prefix)
     if not (leaves or desc is not None or auto.Description):
         return []
-    desc = desc or Description()
     tag = value.tag
     if tag == goyaml.NULL_TAG:
-        return [_row(prefix, None, desc, auto, key.column, key.line)]
-    if tag == goyaml.STR_TAG and auto.NotationType:
-        return [_row(prefix, _notation_value(value, auto.NotationType), desc, auto, key.column, key.line)]
-    if tag in (goyaml.STR_TAG, goyaml.TIMESTAMP_TAG):
-        return [_row(prefix, value.value, desc, auto, key.column, key.line)]
-    if tag in (goyaml.INT_TAG, goyaml.FLOAT_TAG, goyaml.BOOL_TAG):
-        return [_row(prefix, _decode_scalar(value), desc, auto, key.column, key.line)]
-    raise ReadmeError(f"values.yaml: line {value.line}: invalid node type (tag {tag}) for {prefix}")
+        decoded = None
+    elif tag == goyaml.STR_TAG and auto.NotationType:
+        decoded = _notation_value(value, auto.NotationType)
+    elif tag in (goyaml.STR_TAG, goyaml.TIMESTAMP_TAG):
+        decoded = value.value
+    elif tag in (goyaml.INT_TAG, goyaml.FLOAT_TAG, goyaml.BOOL_TAG):
+        decoded = _decode_scalar(value)
+    else:
+        raise ReadmeError(f"values.yaml: line {value.line}: invalid node type (tag {tag}) for {prefix}")
+    return [_row(prefix, decoded, desc or Description(), auto, key.column, key.line)]
 
 
 def _rows_from_collection(
@@ -308,7 +310,7 @@ def value_rows(
     return _rows_from_collection("", root, root, described, True), described, document
 
 
-def _sorted_rows(rows: list[ValueRow], order: str = "alphanum") -> list[ValueRow]:
+def _sorted_rows(rows: list[ValueRow], order: str) -> list[ValueRow]:
     """helm-docs v1.14.2 ``sortValueRowsByOrder``: globals first, then by key in byte order
     (``alphanum``) or by position in values.yaml (``file``: line, then column).
 
@@ -327,51 +329,33 @@ def _sorted_rows(rows: list[ValueRow], order: str = "alphanum") -> list[ValueRow
     return out
 
 
-def sections_of(rows: list[ValueRow], order: str = "alphanum") -> Sections:
+def sections_of(rows: list[ValueRow], order: str) -> Sections:
     """``getSectionedValueRows``: named sections in order of first appearance, rows sorted within."""
-    out = Sections(Section("Other Values"))
+    named: dict[str, list[ValueRow]] = {}
     for row in rows:
-        if not row.Section:
-            out.DefaultSection.SectionItems.append(row)
-            continue
-        for section in out.Sections:
-            if section.SectionName == row.Section:
-                section.SectionItems.append(row)
-                break
-        else:
-            out.Sections.append(Section(row.Section, [row]))
-    out.DefaultSection.SectionItems = _sorted_rows(out.DefaultSection.SectionItems, order)
-    for section in out.Sections:
-        section.SectionItems = _sorted_rows(section.SectionItems, order)
-    return out
+        named.setdefault(row.Section, []).append(row)
+    other = Section("Other Values", _sorted_rows(named.pop("", []), order))
+    return Sections(other, [Section(name, _sorted_rows(items, order)) for name, items in named.items()])
 
 
 def chart_data(
-    files: dict[str, bytes],
-    chart_dir: str = ".",
-    sort_order: str = "alphanum",
-    parsed: dict[bytes, Any] | None = None,
-    *,
-    ignore_non_descriptions: bool = False,
+    files: dict[str, bytes], chart_dir: str, parsed: dict[bytes, Any] | None, settings: GenerateSettings
 ) -> ChartData:
-    """Everything the templates see for the chart with these ``files`` (chart-relative paths).
+    """Everything the templates see for the chart with these ``files`` (chart-relative paths), read
+    with helm-docs' ``--sort-values-order`` and ``--ignore-non-descriptions`` of ``settings``.
 
-    ``parsed``: yaml.v3 trees by their bytes (:func:`value_rows`). ``ignore_non_descriptions``:
-    helm-docs' ``--ignore-non-descriptions``, rows without a description are left out.
-
-    Raises :class:`ReadmeError` without Chart.yaml or for invalid metadata or values.
+    ``parsed``: yaml.v3 trees by their bytes (:func:`value_rows`). Raises :class:`ReadmeError`
+    without Chart.yaml or for invalid metadata or values.
     """
     if "Chart.yaml" not in files:
         raise ReadmeError("Chart.yaml is missing")
     data = chart_metadata(files["Chart.yaml"], files.get("requirements.yaml"))
-    rows, described, document = value_rows(files.get(VALUES_FILE), parsed)
+    rows, data.ChartValuesDescriptions, data.ChartValues = value_rows(files.get(VALUES_FILE), parsed)
     data.ChartDirectory = chart_dir
-    data.ChartValues = document
-    data.ChartValuesDescriptions = described
-    if ignore_non_descriptions:
+    if settings.ignore_non_descriptions:
         rows = [row for row in rows if row.AutoDescription or row.Description]
-    data.Values = _sorted_rows(rows, sort_order)
-    data.Sections = sections_of(data.Values, sort_order)
+    data.Values = _sorted_rows(rows, settings.helm_docs_sort_order)
+    data.Sections = sections_of(data.Values, settings.helm_docs_sort_order)
     # helm-docs lists the files before it truncates README.md to write it: an old one reads empty
     data.Files = Files({**files, "README.md": b""} if "README.md" in files else files, chart_dir)
     return data

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -47,29 +48,22 @@ def split_helm_docs_comment(head: str) -> tuple[list[str], list[str]]:
 
 
 def _helm_docs_path(path: str) -> list[str]:
-    if not path:
-        return []
-    first = _HELM_DOCS_PATH.match(path)
-    if first is None or not first.group(0):
-        raise SchemaError(f"invalid syntax: {path}")
-    if first.group(0).startswith('"'):
-        raise SchemaError(f"must not start with a quote: {path}")
-    parts = [first.group(0)]
-    rest = path[len(first.group(0)) :]
+    parts: list[str] = []
+    rest = path
     while rest:
-        if not rest.startswith("."):
-            raise SchemaError(f"expected dot separator, but got {rest[0]!r} in: {path}")
-        rest = rest[1:]
-        if not rest:
-            raise SchemaError(f"expected value after final dot: {path}")
-        match = _HELM_DOCS_PATH.match(rest)
-        if match is None or not match.group(0):
+        if parts:
+            if not rest.startswith("."):
+                raise SchemaError(f"expected dot separator, but got {rest[0]!r} in: {path}")
+            rest = rest[1:]
+            if not rest:
+                raise SchemaError(f"expected value after final dot: {path}")
+        segment = _HELM_DOCS_PATH.match(rest).group(0)  # type: ignore[union-attr]  # matches "" at least
+        if not segment:
             raise SchemaError(f"invalid syntax: {path}")
-        segment = match.group(0)
+        if not parts and segment.startswith('"'):
+            raise SchemaError(f"must not start with a quote: {path}")
         rest = rest[len(segment) :]
-        if segment.startswith('"'):
-            segment = segment[1:-1]
-        parts.append(segment)
+        parts.append(segment[1:-1] if segment.startswith('"') else segment)
     return parts
 
 
@@ -149,24 +143,12 @@ def _process_list(text: str, strings_only: bool) -> list[Any]:
         if not strings_only and trimmed == "null":
             items.append(None)
             continue
-        if trimmed.startswith('"'):
-            unquoted = _go_unquote(trimmed)
-            if unquoted is not None:
-                items.append(unquoted)
+        if len(trimmed) > 1 and trimmed.startswith('"') and trimmed.endswith('"'):
+            with contextlib.suppress(ValueError, IndexError):  # strconv.Unquote, else the text as it is
+                items.append(go_unquote(trimmed))
                 continue
         items.append(trimmed.strip('"'))
     return items
-
-
-def _go_unquote(text: str) -> str | None:
-    """``strconv.Unquote`` of a double-quoted Go string literal, ``None`` when invalid."""
-
-    if len(text) < 2 or not text.endswith('"') or "\n" in text:
-        return None
-    try:
-        return go_unquote(text)
-    except (ValueError, IndexError):
-        return None
 
 
 def _as_string(value: Any) -> Any:
@@ -239,12 +221,6 @@ def _object(value: str, name: str, kind: str) -> Any:
         raise SchemaError(f"{name}: parse object {value!r}: {exc}") from None
 
 
-def _items(schema: Schema) -> Schema:
-    if schema.items is None:
-        schema.items = Schema()
-    return schema.items
-
-
 # annotations that set the schema field of that JSON name, read by the field's kind
 _FIELD_ANNOTATIONS = {"enum", "multipleOf", "maximum", "minimum", "maxLength", "minLength", "maxItems", "minItems"}
 _FIELD_ANNOTATIONS |= {"maxProperties", "minProperties", "pattern", "uniqueItems", "patternProperties", "title"}
@@ -287,6 +263,9 @@ def process_comment(schema: Schema, lines: list[str]) -> None:
             continue
         if key not in _FIELD_ANNOTATIONS and key not in _ITEM_ANNOTATIONS:
             raise SchemaError(f'unknown annotation "{key}"')
-        target, name = (_items(schema), _ITEM_ANNOTATIONS[key]) if key in _ITEM_ANNOTATIONS else (schema, key)
+        target, name = schema, key
+        if key in _ITEM_ANNOTATIONS:
+            schema.items = schema.items or Schema()
+            target, name = schema.items, _ITEM_ANNOTATIONS[key]
         attr, kind = _BY_JSON[name]
         setattr(target, attr, _annotation_value(name, kind, value, key))

@@ -1,16 +1,13 @@
-"""values.schema.json as helm-values-schema-json v2.5.0 generates it and schemalint normalizes it.
-
-:func:`generate_schema` reads a chart's ``.schema.yaml`` (the configuration of the Helm plugin
-github.com/losisin/helm-values-schema-json, "hvsj" below) and returns the bytes of the configured
-output file, equal to ``helm schema`` run in the project root, optionally followed by ``schemalint
-normalize`` (github.com/giantswarm/schemalint v2.6.1). The rules matched, each with the hvsj
-source file it comes from, are listed in docs/generate.md ("Where the plugin's rules live").
+"""values.schema.json as helm-values-schema-json v2.5.0 ("hvsj") generates it, optionally normalized
+as schemalint v2.6.1 does. The rules matched, with the hvsj source file of each, are listed in
+docs/generate.md ("Where the plugin's rules live").
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 from gsvendor.generate.golang import encoding_json as gojson
@@ -98,14 +95,9 @@ def dumps(value: Any, indent: int = 4, *, normalized: bool = True) -> bytes:
 
 
 def normalize_json(data: bytes) -> bytes:
-    """``schemalint normalize`` v2.6.1 of the JSON text ``data``: the bytes it writes.
-
-    The text is read as Go's ``encoding/json`` reads it (:func:`encoding_json.loads`: numbers as
-    float64, U+FFFD for invalid UTF-8, a BOM or trailing data an error); any JSON value is
-    accepted at the top (an object, an array, a scalar). The output uses 4-space indentation,
-    always (the tool has no indent setting), and ends with a newline. Checked byte for byte
-    against the tool's recorded outputs (tests/differential/test_schemalint_recorded.py). Raises
-    :class:`SchemaError` where the tool exits 1 (input it does not accept as JSON).
+    """``schemalint normalize`` v2.6.1 of the JSON text ``data`` (read as Go's ``encoding/json``
+    reads it, any JSON value at the top): the bytes it writes, 4-space indented (the tool has no
+    indent setting). Raises :class:`SchemaError` where the tool exits 1 (input that is not JSON).
     """
     try:
         value = gojson.loads(data)
@@ -121,11 +113,9 @@ def _k8s_url(config: SchemaConfig) -> Callable[[], str]:
                 'must set k8sSchemaVersion config when using "$ref: $k8s/...". For example k8sSchemaVersion: v1.33.1'
             )
 
-        class _Data:
-            K8sSchemaVersion = config.k8s_schema_version
-
+        data = SimpleNamespace(K8sSchemaVersion=config.k8s_schema_version)
         try:
-            return Template("k8sSchemaURL").parse(config.k8s_schema_url).execute(_Data())
+            return Template("k8sSchemaURL").parse(config.k8s_schema_url).execute(data)
         except TemplateError as exc:
             raise SchemaError(f"template k8sSchemaURL: {exc}") from None
 
@@ -140,13 +130,9 @@ def build_schema(
     cwd: str | None = None,
     parsed: dict[bytes, Any] | None = None,
 ) -> Schema:
-    """hvsj's ``buildJSONSchema`` for a chart: the merged, compliant schema (not yet normalized).
-
-    ``files`` maps chart-relative paths to bytes; ``outside`` reads absolute paths outside the
-    chart (``None``: such paths are errors). ``values``, ``output`` and ``bundleRoot`` are
-    relative to ``cwd`` (the directory ``helm schema`` runs in; default: the chart folder).
-    Raises :class:`SchemaError`.
-    """
+    """hvsj's ``buildJSONSchema``: the merged, compliant schema. ``outside`` reads absolute paths
+    outside the chart (``None``: such paths are absent); ``values`` and ``bundleRoot`` are relative to
+    ``cwd`` (default: the chart folder). Raises :class:`SchemaError`."""
     if not config.values:
         raise SchemaError("values flag is required")
     if config.draft not in SCHEMA_URLS:
@@ -226,9 +212,6 @@ def build_schema(
     return merged  # type: ignore[no-any-return]
 
 
-NORMALIZE_MODES = ("none", "schemalint")
-
-
 def _parse_values(content: bytes) -> tuple[Any, bool]:
     """A values file's yaml.v3 node tree, and whether the README may read it too.
 
@@ -254,18 +237,14 @@ def generate_schema(
     normalize: str = "none",
     parsed: dict[bytes, Any] | None = None,
 ) -> tuple[str, bytes]:
-    """The chart's values schema: ``(output path relative to the chart, bytes)``.
+    """The chart's values schema, ``(output path relative to the chart, bytes)``, as ``helm schema
+    --config <chart>/.schema.yaml`` v2.5.0 writes it run in ``cwd`` (default: the chart folder).
 
-    Reads ``config_file`` from ``files`` (chart-relative path → bytes) and builds the schema as
-    ``helm schema --config <chart>/.schema.yaml`` v2.5.0 does when run in ``cwd`` (the project
-    root; default: the chart folder): ``values`` and ``output`` are relative to ``cwd``, and the
-    output must land inside the chart. ``normalize``: ``"none"`` (the plugin's bytes) or
-    ``"schemalint"`` (schemalint v2.6.1 normalize's), see :func:`dumps`. Raises :class:`SchemaError`
-    (naming the file and key) for any problem. ``parsed``: values files' yaml.v3 trees by their
-    bytes, filled here for :func:`~gsvendor.generate.readme.template.render_readme`.
+    ``files``: chart-relative path → bytes; the output must land inside the chart. ``normalize``:
+    ``none`` (the plugin's bytes) or ``schemalint`` (gsvendor.yaml's schema validates it).
+    ``parsed``: values files' yaml.v3 trees by their bytes, filled here for the README. Raises
+    :class:`SchemaError` naming the file and key.
     """
-    if normalize not in NORMALIZE_MODES:
-        raise SchemaError(f"normalize: {normalize!r} is not one of {', '.join(NORMALIZE_MODES)}")
     if config_file not in files:
         raise SchemaError(f"{config_file}: not found")
     config = load_config(files[config_file], config_file)
