@@ -98,6 +98,10 @@ def go_join(base: str, name: str) -> str:
     return "/" + cleaned.lstrip("/") if cleaned.startswith("/") else cleaned
 
 
+# a gobwas/glob token: an escape, ``**``, a wildcard or brace character, a ``[…]`` class (maybe unterminated), a literal
+_GLOB_TOKEN = re.compile(r"\\.|\*\*|[*?{},]|\[[^]]*\]?|.", re.DOTALL)
+
+
 def glob_regex(pattern: str) -> re.Pattern[str]:
     """A gobwas/glob pattern with ``/`` as separator (what helm-docs' ``.Files.Glob`` compiles) as a
     regular expression: ``*`` and ``?`` stay within a path segment, ``**`` crosses segments,
@@ -108,42 +112,27 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     """
     out: list[str] = []
     depth = 0
-    i = 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char == "\\" and i + 1 < len(pattern):
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-            continue
-        if char == "*":
-            if pattern.startswith("**", i):
-                out.append(".*")
-                i += 2
-                continue
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = pattern.find("]", i + 1)
-            if end < 0:
+    for token in _GLOB_TOKEN.findall(pattern):
+        if token.startswith("\\") and len(token) == 2:
+            out.append(re.escape(token[1]))
+        elif token in ("**", "*", "?"):
+            out.append({"**": ".*", "*": "[^/]*", "?": "[^/]"}[token])
+        elif token.startswith("["):
+            if len(token) < 2 or not token.endswith("]"):
                 raise ReadmeError(f"glob {pattern!r}: unterminated [")
-            body = pattern[i + 1 : end]
-            negate = body.startswith("!")
-            body = body[1:] if negate else body
-            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\").replace("^", "\\^") + "]")
-            i = end + 1
-            continue
-        elif char == "{":
+            negate = token.startswith("[!")
+            body = token[1 + negate : -1].replace("\\", "\\\\").replace("^", "\\^")
+            out.append("[" + ("^" if negate else "") + body + "]")
+        elif token == "{":
             depth += 1
             out.append("(?:")
-        elif char == "}" and depth:
+        elif token == "}" and depth:
             depth -= 1
             out.append(")")
-        elif char == "," and depth:
+        elif token == "," and depth:
             out.append("|")
         else:
-            out.append(re.escape(char))
-        i += 1
+            out.append(re.escape(token))
     if depth:
         raise ReadmeError(f"glob {pattern!r}: unterminated {{")
     return re.compile("".join(out), re.DOTALL)
@@ -152,21 +141,14 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
 class Files:
     """The chart's files as helm-docs v1.14.2's templates see them (``.Files.Get "path"`` …).
 
-    helm-docs walks the chart folder as it names it (relative to where it runs, e.g.
-    ``helm/c``): its files are known by that path (``helm/c/Chart.yaml``). ``Get``, ``GetBytes``
-    and ``Glob`` take names relative to the chart and join them to ``base``; ``Lines`` looks its
-    argument up as given (the walked path); ``AsMap`` gives walked paths.
+    ``walked``: the files by the path helm-docs walks them as, below the chart folder as it names it
+    (``base``, relative to where it runs: ``helm/c/Chart.yaml``). ``Get``, ``GetBytes`` and ``Glob``
+    take names relative to the chart and join them to ``base``; ``Lines`` and ``AsMap`` use walked paths.
     """
 
-    def __init__(self, files: dict[str, bytes], base: str = ".") -> None:
+    def __init__(self, walked: dict[str, bytes], base: str = ".") -> None:
         self._base = base
-        self._files = {go_join(base, path): data for path, data in files.items()}
-
-    @classmethod
-    def _walked(cls, files: dict[str, bytes], base: str) -> Files:
-        out = cls({}, base)
-        out._files = files
-        return out
+        self._files = walked
 
     def GetBytes(self, name: str) -> bytes:
         """The bytes of ``name`` (relative to the chart), empty when absent."""
@@ -182,8 +164,8 @@ class Files:
         try:
             regex = glob_regex(go_join(self._base, pattern))
         except ReadmeError:
-            return Files._walked({}, self._base)
-        return Files._walked({p: d for p, d in self._files.items() if regex.fullmatch(p)}, self._base)
+            return Files({}, self._base)
+        return Files({p: d for p, d in self._files.items() if regex.fullmatch(p)}, self._base)
 
     def Lines(self, path: str) -> list[str]:
         """The lines of the file walked as ``path`` (e.g. ``helm/c/values.yaml``)."""
@@ -228,7 +210,7 @@ class ChartData:
     ChartDirectory: str = ""
     ChartValues: Any = None
     ChartValuesDescriptions: dict[str, Description] = field(default_factory=dict)
-    HelmDocsVersion: str = field(default_factory=lambda: HELM_DOCS_VERSION)
+    HelmDocsVersion: str = HELM_DOCS_VERSION
     Values: list[ValueRow] = field(default_factory=list)
     Sections: Sections = field(default_factory=lambda: Sections(Section("Other Values")))
     Files: Files = field(default_factory=lambda: Files({}))

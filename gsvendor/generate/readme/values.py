@@ -23,6 +23,7 @@ from gsvendor.generate.readme.chart import (
     ValueRow,
     _parse_yaml,
     chart_metadata,
+    go_join,
 )
 
 # helm-docs' comment syntax (ASCII: Go's RE2 \s is ASCII whitespace only)
@@ -357,7 +358,8 @@ def chart_data(
     data.Values = _sorted_rows(rows, settings.helm_docs_sort_order)
     data.Sections = sections_of(data.Values, settings.helm_docs_sort_order)
     # helm-docs lists the files before it truncates README.md to write it: an old one reads empty
-    data.Files = Files({**files, "README.md": b""} if "README.md" in files else files, chart_dir)
+    walked = {go_join(chart_dir, path): b"" if path == "README.md" else data for path, data in files.items()}
+    data.Files = Files(walked, chart_dir)
     return data
 
 
