@@ -1,12 +1,9 @@
 """Generated files remembered by their inputs: a chart generated from the same bytes before is not generated again.
 
-Generation is a pure function of the chart's files, the files outside it that it reads
-(``$ref`` bundling), the ``generate:`` settings and the generating code (gsvendor's modules,
-Python, ruamel.yaml); an unchanged tag regenerates the same charts each run (~0.1 s of a ~0.4 s
-run). Outputs are kept as a stamp (:func:`gsvendor.stamps.stamp_path`) named by the sha256 of
-those inputs; on reading, the outside files must still have their recorded sha256 and every
-output its own, else (or on anything unexpected) the chart is generated as without a cache.
-Errors are never remembered: the bytes returned are those :func:`~gsvendor.generate.chart.generate_chart` returns.
+Generation is a pure function of the chart's files, the files outside it that it reads (``$ref``
+bundling), the ``generate:`` settings and the generating code. Outputs are kept as a stamp
+(:func:`gsvendor.stamps.stamp_path`) named by the sha256 of those inputs; a hit needs the outside
+files and every output to still have their recorded sha256. Errors are never remembered.
 """
 
 from __future__ import annotations
@@ -36,11 +33,10 @@ KEEP = 512
 class GenerateCache:
     """:func:`~gsvendor.generate.chart.generate_chart` behind ``generated/`` in the stamps folder ``stamps``.
 
-    ``stamps`` ``None``: no cache, every call generates. ``digests``: the run's sha256 memo
-    (:class:`gsvendor.files.Digests`), so each input is hashed once for the key and the lock.
-    ``hits`` and ``misses`` count the calls (for tests and benchmarks). The folder keeps the
-    :data:`KEEP` entries used last (a hit touches its entry; the first write of an instance
-    removes the oldest beyond that, so a run adds at most its own charts on top).
+    ``stamps`` ``None``: no cache. ``digests``: the run's sha256 memo, so each input is hashed once
+    for the key and the lock. ``hits`` and ``misses`` count the calls. The folder keeps the
+    :data:`KEEP` entries used last (a hit touches its entry; an instance's first write removes the
+    oldest beyond that).
     """
 
     def __init__(self, stamps: Path | None, digests: Digests | None = None) -> None:
@@ -116,40 +112,25 @@ class GenerateCache:
         return json.dumps({"code": self.code(), **where, "settings": options, "files": inputs})
 
     def _read(self, stamp: Path | None, outside: Reader | None) -> dict[str, bytes] | None:
-        held = read_stamp(stamp)
-        entry = held.get("data") if held else None
-        if not isinstance(entry, dict):
+        held: Any = read_stamp(stamp)
+        try:  # an entry of another shape (damaged, or edited by hand) is a miss
+            outputs, sums, reads = (held["data"][name] for name in ("outputs", "sha256", "reads"))
+            found = {path: text.encode("utf-8") for path, text in outputs.items()}
+            if outputs.keys() != sums.keys() or any(sums[path] != self.digests(found[path]) for path in found):
+                return None
+            recorded = dict(reads.items())
+        except (TypeError, KeyError, AttributeError, UnicodeEncodeError):
             return None
-        outputs, sums, reads = entry.get("outputs"), entry.get("sha256"), entry.get("reads")
-        if not (isinstance(outputs, dict) and isinstance(sums, dict) and isinstance(reads, dict)):
-            return None
-        if outputs.keys() != sums.keys():  # an output gone from the entry: the chart's old file would stay
-            return None
-        for path, recorded in reads.items():  # a file outside the chart changed: generate again
+        for path, digest in recorded.items():  # a file outside the chart changed: generate again
             data = outside(path) if outside is not None else None
-            if (None if data is None else self.digests(data)) != recorded:
+            if (None if data is None else self.digests(data)) != digest:
                 return None
-        found: dict[str, bytes] = {}
-        for path, text in outputs.items():
-            if not isinstance(text, str):
-                return None
-            try:
-                data = text.encode("utf-8")
-            except UnicodeEncodeError:
-                return None
-            if sums.get(path) != self.digests(data):
-                return None
-            found[path] = data
         return found
 
     def _write(self, stamp: Path, outputs: dict[str, bytes], reads: dict[str, str | None]) -> None:
-        try:
-            texts = {path: data.decode("utf-8") for path, data in outputs.items()}
-        except UnicodeDecodeError:
-            return  # JSON holds text: such outputs are generated each time
+        texts = {path: data.decode("utf-8") for path, data in outputs.items()}  # generated text: always UTF-8
         sums = {path: self.digests(data) for path, data in outputs.items()}
-        entry: dict[str, Any] = {"outputs": texts, "sha256": sums, "reads": reads}
-        write_stamp(stamp, entry)
+        write_stamp(stamp, {"outputs": texts, "sha256": sums, "reads": reads})
         self._evict()
 
     def _evict(self) -> None:

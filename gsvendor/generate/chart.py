@@ -21,18 +21,11 @@ def generate_chart(
     project_root: str | None = None,
     settings: GenerateSettings | None = None,
 ) -> dict[str, bytes]:
-    """Return ``files`` (chart-relative path → bytes) with the generated files regenerated.
-
-    values.schema.json (the output named in ``.schema.yaml``) where the chart has a ``.schema.yaml``;
-    README.md in every folder with a Chart.yaml and a values.yaml (``helm-docs
-    --chart-search-root=helm`` documents every chart it finds), seeing the regenerated schema.
+    """A copy of ``files`` (chart-relative path → bytes) with the schema named in ``.schema.yaml`` (if
+    any) and then README.md in every folder with a Chart.yaml and a values.yaml regenerated.
 
     ``chart_dir``: the chart's absolute folder; ``project_root``: where Giant Swarm's pre-commit runs
-    the tools (``.schema.yaml`` paths are relative to it; the README sees the chart folder relative
-    to it, :func:`helm_docs_folder`; default: the chart folder); ``outside`` reads absolute paths
-    outside the chart (values files, ``$ref`` bundling); ``settings``: helm-docs' options and the
-    schema normalization (default: alphabetical, none). The input dict is not modified.
-
+    the tools (default: the chart folder); ``outside`` reads absolute paths outside the chart.
     Raises :class:`~gsvendor.generate.schema.model.SchemaError` or
     :class:`~gsvendor.generate.readme.chart.ReadmeError` (exit 2) naming the file and key at fault.
     """
@@ -68,10 +61,8 @@ def chart_folders(files: dict[str, bytes]) -> list[str]:
 
 
 def helm_docs_folder(chart_dir: str, project_root: str | None) -> str:
-    """The chart folder as helm-docs run in ``project_root`` names it (``.ChartDirectory``, and the
-    prefix of the ``.Files`` paths): relative to it (``helm/c``), ``.`` for the root itself;
-    ``.`` without ``project_root`` (run in the chart folder); ``chart_dir`` as given when it is
-    outside ``project_root``."""
+    """The chart folder as helm-docs run in ``project_root`` names it (``.ChartDirectory``): relative to
+    it (``helm/c``), ``.`` without ``project_root``, ``chart_dir`` as given when outside it."""
     if project_root is None:
         return "."
     try:
@@ -107,11 +98,8 @@ def generated_paths(before: dict[str, bytes], after: dict[str, bytes]) -> list[s
 
 
 def project_reader(config: Config) -> Reader:
-    """A reader for files outside a chart (``$ref`` bundling, ``localRefs``): project files only.
-
-    Paths outside the project and inside any chart's output folder read as absent, so that a
-    build never depends on what a previous sync wrote.
-    """
+    """A reader for files outside a chart (``$ref`` bundling, ``localRefs``): project files only;
+    paths inside any chart's output folder read as absent (a build never depends on a previous sync)."""
     root = config.root.resolve()
     outputs = [(config.root / spec.dest).resolve() for spec in config.charts]
 

@@ -136,7 +136,6 @@ class Schema:
         for key, value in values.items():
             setattr(self, key, value)
 
-    # Go's Schema.SetKind: true/false reset every field
     def set_kind(self, kind: str) -> None:
         """Set the kind; a boolean kind clears every field (as hvsj's ``SetKind``)."""
         if kind in ("true", "false"):
@@ -165,10 +164,7 @@ class Schema:
     def subschemas(self) -> Iterator[tuple[list[str], Schema]]:
         """hvsj's ``Subschemas``: (pointer segments, schema) of every object-kind subschema, in order."""
         if not any(_SUBSCHEMA_FIELDS(self.__dict__)):
-            return iter(())
-        return self._subschemas()
-
-    def _subschemas(self) -> Iterator[tuple[list[str], Schema]]:
+            return
         for attr, name, kind in _SUBSCHEMA_KINDS:
             value = self.__dict__[attr]
             if not value:

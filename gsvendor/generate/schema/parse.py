@@ -10,14 +10,12 @@ from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.schema.comments import _comments, parse_helm_docs_comment, process_comment
 from gsvendor.generate.schema.model import FIELDS, VALID_TYPES, Referrer, Schema, SchemaError, _escape, ptr_string
 
-
-def _scalar_type(tag: str) -> str:
-    return {
-        goyaml.INT_TAG: "integer",
-        goyaml.FLOAT_TAG: "number",
-        goyaml.BOOL_TAG: "boolean",
-        goyaml.NULL_TAG: "null",
-    }.get(tag, "string")
+_SCALAR_TYPES = {
+    goyaml.INT_TAG: "integer",
+    goyaml.FLOAT_TAG: "number",
+    goyaml.BOOL_TAG: "boolean",
+    goyaml.NULL_TAG: "null",
+}
 
 
 def parse_properties(
@@ -60,7 +58,7 @@ def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_
         if has_items:
             s.items = merged
     elif value.kind == goyaml.SCALAR:
-        s.type = _scalar_type(value.short_tag())
+        s.type = _SCALAR_TYPES.get(value.short_tag(), "string")
     where = ptr_string(ptr)
     comments, helm_docs = _comments(key, value, use_helm_docs)
     try:
@@ -93,22 +91,6 @@ def go_equal(a: Any, b: Any) -> bool:
     if isinstance(a, float) and math.isnan(a):
         return False
     return bool(a == b)
-
-
-def _merge_map(dest: dict[str, Any] | None, src: dict[str, Any] | None) -> dict[str, Any] | None:
-    if src is None:
-        return dest
-    dest = {} if dest is None else dest
-    dest.update(src)
-    return dest
-
-
-def _merge_schema_map(dest: dict[str, Schema] | None, src: dict[str, Schema] | None) -> dict[str, Schema] | None:
-    if src is not None:
-        dest = {} if dest is None else dest
-        for name, sub in src.items():
-            dest[name] = merge_schemas(dest[name], sub) if name in dest else sub
-    return dest
 
 
 def _unique_append(dest: list[str] | None, src: list[str] | None) -> list[str] | None:
@@ -146,10 +128,10 @@ def merge_schemas(dest: Schema | None, src: Schema | None) -> Schema | None:
             d["required"] = _unique_append(d["required"], value)
         elif kind == "bool":
             d[attr] = d[attr] or value
-        elif kind in ("map_bool", "map_strs"):
-            d[attr] = _merge_map(d[attr], value)
-        elif kind == "schema_map":
-            d[attr] = _merge_schema_map(d[attr], value)
+        elif kind in ("map_bool", "map_strs", "schema_map") and value is not None:
+            merged = d[attr] = d[attr] if d[attr] is not None else {}  # Go maps: merged in place
+            for name, item in value.items():
+                merged[name] = merge_schemas(merged.get(name), item) if kind == "schema_map" else item
         elif attr in _MERGED:
             d[attr] = merge_schemas(d[attr], value)
         elif value or (value is not None and kind != "str"):
