@@ -78,25 +78,18 @@ def key_descriptions(values_text: str) -> dict[str, Description]:
     dropped (helm-docs behaves so).
     """
     out: dict[str, Description] = {}
-    found = False
-    lines: list[str] = []
-    for raw_line in values_text.split("\n"):
-        line = raw_line.removesuffix("\r")
-        if not found:
-            match = _VALUES_DESCRIPTION.match(line)
-            if not match or not match.group(1):
-                continue
-            found = True
+    lines: list[str] = []  # the open block
+    for line in values_text.split("\n"):
+        line = line.removesuffix("\r")
+        if lines and _CONTINUATION.match(line):  # any comment line (@default and @section ones too)
             lines.append(line)
-            continue
-        if _DEFAULT_VALUE.match(line) or _SECTION.match(line) or _CONTINUATION.match(line):
-            lines.append(line)
-            continue
-        key, description = parse_comment(lines)
-        if key:
-            out[key] = description
-        lines = []
-        found = False
+        elif lines:
+            key, description = parse_comment(lines)
+            if key:
+                out[key] = description
+            lines = []
+        elif (match := _VALUES_DESCRIPTION.match(line)) and match.group(1):
+            lines = [line]
     return out
 
 

@@ -46,18 +46,13 @@ def _config_key(attr: str) -> str:
     return first + "".join({"id": "ID", "url": "URL"}.get(part, part.title()) for part in rest)
 
 
-_KIND = {"list[str]": "strs", "str": "str", "int": "int", "bool": "bool"}
-# .schema.yaml key → (attribute, kind): the settings that sit at the top (schemaRoot's are below)
+_KIND = {"list[str]": "strs", "str": "str", "int": "int", "bool": "bool", "bool | None": "bool"}
+# .schema.yaml key → (attribute, kind): the top-level settings, and schemaRoot's (the root_… attributes)
 _CONFIG_KEYS = {
-    _config_key(f.name): (f.name, _KIND[str(f.type)]) for f in fields(SchemaConfig) if not f.name.startswith("root_")
+    _config_key(f.name): (f.name, _KIND[str(f.type)]) for f in fields(SchemaConfig) if f.name[:5] != "root_"
 }
-
-
 _ROOT_KEYS = {
-    "id": "root_id",
-    "ref": "root_ref",
-    "title": "root_title",
-    "description": "root_description",
+    _config_key(f.name[5:]): (f.name, _KIND[str(f.type)]) for f in fields(SchemaConfig) if f.name[:5] == "root_"
 }
 
 
@@ -93,13 +88,11 @@ def load_config(data: bytes, label: str = CONFIG_FILE) -> SchemaConfig:
             elif key.value == "schemaRoot":
                 for root_key, root_value in _deref(value).pairs() if _deref(value).kind == goyaml.MAPPING else []:
                     if root_key.value in _ROOT_KEYS:
-                        setattr(config, _ROOT_KEYS[root_key.value], _node_field(root_value, "str", root_key.value))
-                    elif root_key.value == "additionalProperties":
+                        attr, kind = _ROOT_KEYS[root_key.value]
                         node = _deref(root_value)
-                        if node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style:
-                            config.root_additional_properties = None
-                        else:
-                            config.root_additional_properties = _node_field(root_value, "bool", "additionalProperties")
+                        null = node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style
+                        unset = null and attr == "root_additional_properties"  # a *bool: null is unset, not false
+                        setattr(config, attr, None if unset else _node_field(root_value, kind, root_key.value))
         except SchemaError as exc:
             raise SchemaError(f"{label}: {key.value}: {exc}") from None
     return config

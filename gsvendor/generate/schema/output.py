@@ -35,28 +35,11 @@ from gsvendor.generate.schema.parse import (
     parse_properties,
 )
 
-KEY_IMPORTANCE = {
-    "$id": 11,
-    "$schema": 10,
-    "$ref": 9,
-    "$defs": 9,
-    "type": 8,
-    "title": 7,
-    "description": 6,
-    "deprecated": 5,
-    "$comment": 4,
-    "enum": 3,
-    "examples": 3,
-    "default": 2,
-    "required": 2,
-    "additionalProperties": 1,
-    "properties": 1,
-    "patternProperties": 1,
-    "items": 1,
-    "if": -2,
-    "then": -3,
-    "else": -4,
-}
+# schemalint's key ranks: these from 11 down to 1, then if, then and else; any other key -1
+_RANKED = ("$id", "$schema", "$ref $defs", "type", "title", "description", "deprecated", "$comment", "enum examples")
+_RANKED += ("default required", "additionalProperties properties patternProperties items")
+KEY_IMPORTANCE = {key: 11 - rank for rank, keys in enumerate(_RANKED) for key in keys.split()}
+KEY_IMPORTANCE |= {"if": -2, "then": -3, "else": -4}
 
 
 def _importance(key: str, value: Any) -> int:
