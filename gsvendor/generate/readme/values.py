@@ -161,11 +161,6 @@ def _decode_scalar(node: goyaml.Node) -> Any:
 _TYPE_NAMES = {bool: "bool", float: "float", int: "int", str: "string", list: "list", dict: "object"}
 
 
-def _key_prefix(prefix: str, key: str) -> str:
-    escaped = f'"{key}"' if "." in key or " " in key else key
-    return f"{prefix}.{escaped}" if prefix else escaped
-
-
 def _row(key: str, value: Any, desc: Description, auto: Description, column: int, line: int) -> ValueRow:
     """``createValueRow``: a null value is typed ``string`` and defaults to ``nil``."""
     default, notation, description = desc.Default, auto.NotationType, desc.Description
@@ -268,7 +263,8 @@ def _rows_from_collection(
         leaves = False
     if is_map:
         for child_key, child_value in node.pairs():
-            rows += _rows_from_field(_key_prefix(prefix, child_key.value), child_key, child_value, described, leaves)
+            name = f'"{child_key.value}"' if "." in child_key.value or " " in child_key.value else child_key.value
+            rows += _rows_from_field(f"{prefix}.{name}" if prefix else name, child_key, child_value, described, leaves)
     else:
         for index, item in enumerate(node.content):
             rows += _rows_from_field(f"{prefix}[{index}]", item, item, described, leaves)

@@ -27,13 +27,8 @@ from gsvendor.generate.schema.parse import _k8s_aliases, _set_referrer
 
 
 class _Files:
-    """Chart files (``chart_dir``-relative) plus an optional reader for paths outside the chart.
-
-    Relative paths of the configuration (``values``, ``output``, ``bundleRoot``) resolve against
-    ``cwd``, the working directory helm-values-schema-json runs in (``pkg/generator.go`` reads
-    them with ``os.ReadFile``/``filepath.Abs``); for gsvendor the project root. Without ``cwd``
-    they resolve against the chart folder.
-    """
+    """Chart files (``chart_dir``-relative) plus an optional reader for absolute paths outside the chart;
+    relative paths resolve against ``cwd`` (where hvsj runs, ``pkg/generator.go``; default: the chart)."""
 
     def __init__(self, chart_dir: str, files: dict[str, bytes], outside: Reader | None, cwd: str | None = None) -> None:
         self.chart_dir = chart_dir
@@ -69,7 +64,7 @@ class _Loader:
         self.cache: dict[str, Schema | None] = {}
 
     def load(self, target: str) -> Schema | None:
-        key = target.split("#", 1)[0]
+        key = target.partition("#")[0]
         if key not in self.cache:
             self.cache[key] = self._load(key)
         return self.cache[key]
@@ -77,39 +72,30 @@ class _Loader:
     def _load(self, target: str) -> Schema | None:
         scheme = urlsplit(target).scheme if "://" in target else ""
         if scheme in ("http", "https"):
-            return self._remote(target)
-        if scheme not in ("", "file"):
+            parts = urlsplit(target)
+            if not self.local_refs:
+                raise SchemaError(
+                    f'$ref "{target}" needs the network; gsvendor generate works offline: set localRefs in '
+                    f"{CONFIG_FILE} to a folder holding a copy at <localRefs>/{parts.netloc}{parts.path}"
+                )
+            local = posixpath.join(self.local_refs, parts.netloc + parts.path)
+            data = self.files.read(posixpath.normpath(posixpath.join(self.files.chart_dir, local)))
+            if data is None:
+                raise SchemaError(
+                    f'$ref "{target}" needs the network; gsvendor generate works offline and found no copy at '
+                    f"{posixpath.normpath(local)} (localRefs)"
+                )
+            path, referrer = parts.path, Referrer(url=urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")))
+        elif scheme in ("", "file"):
+            path = urlsplit(target).path if scheme == "file" else target
+            if not (path + "/").startswith(self.bundle_root.rstrip("/") + "/"):
+                raise SchemaError(f"{path}: path escapes from parent (outside bundleRoot {self.bundle_root})")
+            data = self.files.read(path)
+            if data is None:
+                raise SchemaError(f"open {posixpath.relpath(path, self.bundle_root)}: no such file or directory")
+            referrer = Referrer(dir=posixpath.dirname(path))
+        else:
             raise SchemaError(f'cannot load schema from $ref="{target}", supported schemes: http,https,file')
-        path = urlsplit(target).path if scheme == "file" else target
-        root = self.bundle_root.rstrip("/") + "/"
-        if not (path + "/").startswith(root):
-            raise SchemaError(f"{path}: path escapes from parent (outside bundleRoot {self.bundle_root})")
-        data = self.files.read(path)
-        if data is None:
-            raise SchemaError(f"open {posixpath.relpath(path, self.bundle_root)}: no such file or directory")
-        schema = self._parse(data, path)
-        _set_referrer(schema, Referrer(dir=posixpath.dirname(path)))
-        return schema
-
-    def _remote(self, url: str) -> Schema | None:
-        parts = urlsplit(url)
-        if not self.local_refs:
-            raise SchemaError(
-                f'$ref "{url}" needs the network; gsvendor generate works offline: set localRefs in '
-                f"{CONFIG_FILE} to a folder holding a copy at <localRefs>/{parts.netloc}{parts.path}"
-            )
-        local = posixpath.join(self.local_refs, parts.netloc + parts.path)
-        data = self.files.read(posixpath.normpath(posixpath.join(self.files.chart_dir, local)))
-        if data is None:
-            raise SchemaError(
-                f'$ref "{url}" needs the network; gsvendor generate works offline and found no copy at '
-                f"{posixpath.normpath(local)} (localRefs)"
-            )
-        schema = self._parse(data, parts.path)
-        _set_referrer(schema, Referrer(url=urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))))
-        return schema
-
-    def _parse(self, data: bytes, path: str) -> Schema | None:
         if posixpath.splitext(path)[1] in (".yml", ".yaml", ".kyml", ".kyaml"):
             try:
                 document = goyaml.parse(data)
@@ -123,6 +109,7 @@ class _Loader:
                 raise SchemaError(f"parse JSON file: {exc}") from None
         if schema is not None:
             _k8s_aliases([], schema, self.k8s_url)
+        _set_referrer(schema, referrer)
         return schema
 
 
@@ -147,10 +134,6 @@ def _relative_to(target: str, base_dir: str) -> str:
         return target
     relative = posixpath.relpath(base, base_dir)
     return relative + (f"#{fragment}" if fragment else "")
-
-
-def _trim_fragment(ref: str) -> str:
-    return ref.split("#", 1)[0]
 
 
 def _def_with_id(defs: dict[str, Schema] | None, schema_id: str) -> str | None:
@@ -225,7 +208,7 @@ def _bundle(ptr: list[str], loader: _Loader, root: Any, schema: Any, base_dir: s
     ref = schema.ref
     if not ref or ref.startswith("#"):
         return
-    if _def_with_id(root.defs, _trim_fragment(ref)) is not None:
+    if _def_with_id(root.defs, ref.partition("#")[0]) is not None:
         return  # already bundled
     try:
         target = _ref_target(schema)
@@ -238,7 +221,7 @@ def _bundle(ptr: list[str], loader: _Loader, root: Any, schema: Any, base_dir: s
         raise SchemaError(f"bundle schemas: {ptr_string([*ptr, '$ref'])}: {exc}") from None
     if loaded is None:
         return
-    loaded.id = _trim_fragment(_relative_to(target, base_dir))
+    loaded.id = _relative_to(target, base_dir).partition("#")[0]
     if root.defs is None:
         root.defs = {}
     fragment = target.partition("#")[2]
@@ -266,7 +249,7 @@ def _remove_ids(parent: list[str] | None, ptr: list[str], root: Any, schema: Any
         if ref and parent:
             schema.ref = "#" + ptr_string(parent) + ref[1:]
         return
-    name = _def_with_id(root.defs, _trim_fragment(ref))
+    name = _def_with_id(root.defs, ref.partition("#")[0])
     if name is None:
         raise SchemaError(f'{ptr_string([*ptr, "$ref"])}: no $defs found that matches $ref="{ref}"')
     fragment = ref.partition("#")[2]
@@ -287,7 +270,7 @@ def _count_refs(ptr: list[str], root: Any, schema: Any, counts: dict[int, int]) 
         for _, match in _resolve_ptr(target, root):
             counts[id(match)] = counts.get(id(match), 0) + 1
         return
-    name = _def_with_id(root.defs, _trim_fragment(ref))
+    name = _def_with_id(root.defs, ref.partition("#")[0])
     if name is not None:
         counts[id(root.defs[name])] = counts.get(id(root.defs[name]), 0) + 1
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
 from typing import Any
 
 from gsvendor.generate.golang import yaml_v3 as goyaml
@@ -103,16 +102,6 @@ def _comments(key: goyaml.Node | None, value: goyaml.Node, use_helm_docs: bool) 
     if key is not None and key.foot_comment:
         comments += key.foot_comment.split("\n")
     return comments, helm_docs
-
-
-def _annotations(lines: list[str]) -> Iterator[tuple[str, str]]:
-    for line in lines:
-        body = cut_schema_comment(line)
-        if body is None:
-            continue
-        for part in body.split(";"):
-            key, _, value = part.partition(":")
-            yield key.strip(), value.strip()
 
 
 def _yaml_node(text: str) -> goyaml.Node | None:
@@ -257,7 +246,9 @@ def process_comment(schema: Schema, lines: list[str]) -> None:
 
     Raises :class:`SchemaError` for an unknown annotation or a value of the wrong form.
     """
-    for key, value in _annotations(lines):
+    parts = [part for line in lines if (body := cut_schema_comment(line)) is not None for part in body.split(";")]
+    for key, _, value in (part.partition(":") for part in parts):
+        key, value = key.strip(), value.strip()
         if key in _FLAG_ANNOTATIONS:
             setattr(schema, _FLAG_ANNOTATIONS[key], _bool(value, key))
             continue
