@@ -191,7 +191,7 @@ class Schema:
             return False
         out: dict[str, Any] = {}
         for (_, name, kind), value in zip(FIELDS, _ALL_FIELDS(self.__dict__), strict=True):
-            if value is None or _is_empty(value, kind):
+            if _is_empty(value, kind):
                 continue
             if kind == "schema":
                 out[name] = value.to_data()
@@ -266,13 +266,8 @@ def _unescape(segment: str) -> str:
 
 
 def _is_empty(value: Any, kind: str) -> bool:
-    if value is None:
-        return True
-    if kind in ("str", "bool"):
-        return not value
-    if kind in ("list", "schemas", "schema_map", "strs", "map_bool", "map_strs"):
-        return len(value) == 0
-    return False
+    """Go's omitempty: a pointer or interface (``float``, ``uint``, ``schema``, ``any``) only when nil."""
+    return value is None or (kind not in ("float", "uint", "schema", "any") and not value)
 
 
 def ptr_string(ptr: list[str]) -> str:
@@ -284,10 +279,10 @@ def _decode_error(node: goyaml.Node, target: str) -> SchemaError:
     return SchemaError(f"line {node.line}: cannot unmarshal {node.short_tag()} `{node.value}` into {target}")
 
 
-def _node_text(node: goyaml.Node, target: str) -> str:
+def _node_text(node: goyaml.Node) -> str:
     node = _deref(node)
     if node.kind != goyaml.SCALAR:
-        raise _decode_error(node, target)
+        raise _decode_error(node, "string")
     if node.short_tag() == goyaml.NULL_TAG and not node.style:
         return ""
     return node.value
@@ -310,7 +305,7 @@ def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
     """Decode ``node`` into a field of ``kind`` the way yaml.v3 decodes into the Go field type."""
     node = _deref(node)
     if kind == "str":
-        return _node_text(node, "string")
+        return _node_text(node)
     if kind == "any":
         try:
             return goyaml.decode(node)
@@ -338,7 +333,7 @@ def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
     if kind in ("list", "schemas", "strs"):
         if node.kind != goyaml.SEQUENCE:
             raise _decode_error(node, "[]")
-        item = {"list": goyaml.decode, "schemas": schema_from_node}.get(kind, lambda n: _node_text(n, "string"))
+        item = {"list": goyaml.decode, "schemas": schema_from_node}.get(kind, _node_text)
         return [item(child) for child in node.content]
     if node.kind != goyaml.MAPPING:
         raise _decode_error(node, "map")

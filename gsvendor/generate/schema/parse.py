@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -48,15 +49,10 @@ def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_
             s.required = required
     elif value.kind == goyaml.SEQUENCE:
         s.type = "array"
-        merged = Schema()
-        has_items = False
-        for index, item in enumerate(value.content):
-            item_schema = parse_node([*ptr, str(index)], None, item, use_helm_docs)
-            if not item_schema.hidden:
-                merged = merge_schemas(merged, item_schema)
-                has_items = True
-        if has_items:
-            s.items = merged
+        parsed = (parse_node([*ptr, str(index)], None, item, use_helm_docs) for index, item in enumerate(value.content))
+        items = [item for item in parsed if not item.hidden]
+        if items:
+            s.items = functools.reduce(merge_schemas, items, Schema())
     elif value.kind == goyaml.SCALAR:
         s.type = _SCALAR_TYPES.get(value.short_tag(), "string")
     where = ptr_string(ptr)
@@ -72,10 +68,7 @@ def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_
     if s.skip_properties and s.is_type("object"):
         s.properties = None
     elif s.merge_properties and ordered:
-        result = ordered[0]
-        for other in ordered[1:]:
-            result = merge_schemas(result, other)
-        s.additional_properties = result
+        s.additional_properties = functools.reduce(merge_schemas, ordered)
         s.properties = None
     return s  # type: ignore[no-any-return]
 
