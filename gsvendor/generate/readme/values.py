@@ -193,22 +193,10 @@ def _row(key: str, value: Any, desc: Description, auto: Description, column: int
 
 
 def go_sprint_s(value: Any) -> str:
-    """Go's ``fmt.Sprintf("%s", value)`` for a decoded YAML scalar (helm-docs v1.14.2 ``createValueRow``).
-
-    A string prints as itself; other types in Go's bad-verb form: ``%!s(int=7)``,
-    ``%!s(bool=true)``, ``%!s(float64=1.5)``, ``%!s(<nil>)``.
-    """
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return "%!s(<nil>)"
-    if isinstance(value, bool):
-        return f"%!s(bool={go_print(value)})"
-    if isinstance(value, int):
-        return f"%!s({'int' if value < 2**63 else 'uint64'}={value})"
-    if isinstance(value, float):
-        return f"%!s(float64={go_print(value)})"
-    return go_print(value)
+    """Go's ``fmt.Sprintf("%s", value)`` for a non-null decoded value (helm-docs v1.14.2 ``createValueRow``):
+    a string as itself, a scalar in Go's bad-verb form (``%!s(int=7)``, ``%!s(bool=true)``)."""
+    go_type = {bool: "bool", int: "int", float: "float64"}.get(type(value))  # ints are int64 (_decode_scalar)
+    return f"%!s({go_type}={go_print(value)})" if go_type else go_print(value)
 
 
 def _notation_value(node: goyaml.Node, notation: str) -> Any:

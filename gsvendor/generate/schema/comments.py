@@ -22,14 +22,10 @@ _HELM_DOCS_PATH = re.compile(r'^(?:"[^"]*"|(?:[^\s\."]*(?:"[^"]*"|[^\s\."]*)*))'
 
 def cut_schema_comment(line: str) -> str | None:
     """``# @schema foo`` → ``foo``; ``None`` when the line is not a ``# @schema`` comment."""
-    without_pound = line.removeprefix("#").strip()
-    if not without_pound.startswith("@schema"):
-        return None
-    rest = without_pound[len("@schema") :]
-    trimmed = rest.strip()
-    if len(trimmed) == len(rest):
-        return None  # "# @schemafoo"
-    return trimmed
+    body = line.removeprefix("#").strip()
+    if not body.startswith("@schema") or not body[len("@schema") :][:1].isspace():
+        return None  # not "# @schema", or "# @schemafoo"
+    return body[len("@schema") :].strip()
 
 
 def split_helm_docs_comment(head: str) -> tuple[list[str], list[str]]:
@@ -104,18 +100,6 @@ def _comments(key: goyaml.Node | None, value: goyaml.Node, use_helm_docs: bool) 
     return comments, helm_docs
 
 
-def _yaml_node(text: str) -> goyaml.Node | None:
-    try:
-        # one line with a final newline is read by libyaml (without, by the pure-Python parser): same nodes
-        document = goyaml.parse(text if "\n" in text else text + "\n")
-    except goyaml.YAMLError:
-        try:  # the text as written words the error
-            document = goyaml.parse(text)
-        except goyaml.YAMLError as exc:
-            raise SchemaError(f"parse object {text!r}: {exc}") from None
-    return document.content[0] if document is not None and document.content else None
-
-
 def _process_list(text: str, strings_only: bool) -> list[Any]:
     """hvsj's ``processList``: a YAML flow list, else a comma-separated list."""
     if text.startswith("["):
@@ -151,7 +135,6 @@ def _as_string(value: Any) -> Any:
 
 
 def _bool(value: str, name: str) -> bool:
-    value = value.strip()
     if value in ("true", ""):
         return True
     if value == "false":
@@ -160,7 +143,6 @@ def _bool(value: str, name: str) -> bool:
 
 
 def _uint(value: str, name: str) -> int | None:
-    value = value.strip()
     if value == "null":
         return None
     if value.startswith("-"):
@@ -182,7 +164,6 @@ _GO_FLOAT_SYNTAX = re.compile(
 
 
 def _float(value: str, name: str) -> float | None:
-    value = value.strip()
     if value == "null":
         return None
     try:
@@ -195,17 +176,19 @@ def _float(value: str, name: str) -> float | None:
 
 
 def _object(value: str, name: str, kind: str) -> Any:
-    value = value.strip()
     if not value:
         raise SchemaError(f'{name}: parse object "": missing value')
-    try:
-        node = _yaml_node(value)
-    except SchemaError as exc:
-        raise SchemaError(f"{name}: {exc}") from None
-    if node is None:
+    try:  # with a final newline libyaml reads the text (without, the pure-Python parser): the same nodes
+        document = goyaml.parse(value + "\n")
+    except goyaml.YAMLError:
+        try:  # the text as written words the error
+            document = goyaml.parse(value)
+        except goyaml.YAMLError as exc:
+            raise SchemaError(f"{name}: parse object {value!r}: {exc}") from None
+    if document is None or not document.content:
         return None
     try:
-        return _node_field(node, kind, name)
+        return _node_field(document.content[0], kind, name)
     except SchemaError as exc:
         raise SchemaError(f"{name}: parse object {value!r}: {exc}") from None
 
@@ -227,7 +210,7 @@ def _annotation_value(name: str, kind: str, value: str, key: str) -> Any:
     if name == "type":
         values = _process_list(value, True)
         return values[0] if len(values) == 1 else values
-    if name in ("additionalProperties", "unevaluatedProperties") and not value.strip():
+    if name in ("additionalProperties", "unevaluatedProperties") and not value:
         return Schema("true")
     if kind == "str":
         return value
