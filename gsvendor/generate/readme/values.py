@@ -242,12 +242,10 @@ def _rows_from_collection(
         if (prefix or not is_map) and (leaves or desc is not None or auto.Description):
             rows.append(_row(prefix, {} if is_map else [], desc or Description(), auto, key.column, key.line))
         return rows
-    if desc is not None or (auto.Description and not auto.NotationType):
-        rows.append(_row(prefix, _jsonable(node), desc or Description(), auto, key.column, key.line))
-        leaves = False
-    elif auto.Description and auto.NotationType:
-        value = _notation_value(node, auto.NotationType)
-        rows.append(_row(prefix, value, Description(), auto, key.column, key.line))
+    if desc is not None or auto.Description:  # the collection's own row, its children's rows only if undescribed
+        notation = auto.NotationType and desc is None
+        value = _notation_value(node, auto.NotationType) if notation else _jsonable(node)
+        rows.append(_row(prefix, value, desc or Description(), auto, key.column, key.line))
         leaves = False
     if is_map:
         for child_key, child_value in node.pairs():
@@ -289,21 +287,14 @@ def value_rows(
 
 
 def _sorted_rows(rows: list[ValueRow], order: str) -> list[ValueRow]:
-    """helm-docs v1.14.2 ``sortValueRowsByOrder``: globals first, then by key in byte order
-    (``alphanum``) or by position in values.yaml (``file``: line, then column).
+    """helm-docs v1.14.2 ``sortValueRowsByOrder``: by key in byte order (``alphanum``) or by position in
+    values.yaml (``file``: line, then column). Its globals-and-dependencies-first rule never applies:
+    dependency values are not documented (gsvendor.yaml refuses documentDependencyValues).
 
     With Go's unstable ``sort.Slice``, whose order of equal rows gsvendor keeps: the rows under a
     YAML alias share the anchored node's line and column, so ``file`` order ties them."""
-
-    def key(row: ValueRow) -> tuple[Any, ...]:
-        # Go's less: globals first; non-globals of the main chart, then by dependency; then the order
-        place = (row.LineNumber, row.Column) if order == "file" else row.Key.encode("utf-8")
-        if row.IsGlobal:
-            return (False, place)
-        return (True, row.Dependency != "", row.Dependency.encode("utf-8"), place)
-
     out = list(rows)
-    sort_slice_by_key(out, key)
+    sort_slice_by_key(out, lambda row: (row.LineNumber, row.Column) if order == "file" else row.Key.encode("utf-8"))
     return out
 
 
