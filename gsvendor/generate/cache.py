@@ -85,7 +85,11 @@ class GenerateCache:
             settings=settings,
         )
         if stamp is not None:
-            self._write(stamp, {p: out[p] for p in out if out[p] is not files.get(p)}, reads)
+            made = {path: data for path, data in out.items() if data is not files.get(path)}
+            texts = {path: data.decode("utf-8") for path, data in made.items()}  # generated text: always UTF-8
+            sums = {path: self.digests(data) for path, data in made.items()}
+            write_stamp(stamp, {"outputs": texts, "sha256": sums, "reads": reads})
+            self._evict()
         return out
 
     def code(self) -> str:
@@ -108,8 +112,7 @@ class GenerateCache:
     ) -> str:
         inputs = [[path, self.digests(files[path])] for path in sorted(files)]
         where = {"chartDir": chart_dir, "projectRoot": project_root}
-        options = dataclasses.asdict(settings)
-        return json.dumps({"code": self.code(), **where, "settings": options, "files": inputs})
+        return json.dumps({"code": self.code(), **where, "settings": dataclasses.asdict(settings), "files": inputs})
 
     def _read(self, stamp: Path | None, outside: Reader | None) -> dict[str, bytes] | None:
         held: Any = read_stamp(stamp)
@@ -127,15 +130,9 @@ class GenerateCache:
                 return None
         return found
 
-    def _write(self, stamp: Path, outputs: dict[str, bytes], reads: dict[str, str | None]) -> None:
-        texts = {path: data.decode("utf-8") for path, data in outputs.items()}  # generated text: always UTF-8
-        sums = {path: self.digests(data) for path, data in outputs.items()}
-        write_stamp(stamp, {"outputs": texts, "sha256": sums, "reads": reads})
-        self._evict()
-
     def _evict(self) -> None:
         """Remove the entries used longest ago beyond :data:`KEEP` (a cache that cannot be read is left alone)."""
-        if self.folder is None or self._evicted:
+        if self._evicted or self.folder is None:
             return
         self._evicted = True
         try:

@@ -104,12 +104,8 @@ _GLOB_TOKEN = re.compile(r"\\.|\*\*|[*?{},]|\[[^]]*\]?|.", re.DOTALL)
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
     """A gobwas/glob pattern with ``/`` as separator (what helm-docs' ``.Files.Glob`` compiles) as a
-    regular expression: ``*`` and ``?`` stay within a path segment, ``**`` crosses segments,
-    ``[…]``/``[!…]`` classes, ``{a,b}`` alternatives, ``\\`` escapes.
-
-    Raises :class:`ReadmeError` for an unterminated class or alternative (gobwas refuses those;
-    helm-docs then matches nothing).
-    """
+    regular expression. Raises :class:`ReadmeError` for an unterminated class or alternative (gobwas
+    refuses those; helm-docs then matches nothing)."""
     out: list[str] = []
     depth = 0
     for token in _GLOB_TOKEN.findall(pattern):

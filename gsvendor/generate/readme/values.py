@@ -40,11 +40,9 @@ _TAGS = ((_DEFAULT_VALUE, "Default"), (_NOTATION_TYPE, "NotationType"), (_SECTIO
 
 
 def parse_comment(lines: list[str]) -> tuple[str, Description]:
-    """helm-docs' ``ParseComment``: the key (old-style ``# key -- …``) and the description.
-
-    Only the last group starting with ``# --`` counts; ``(type)`` sets the type; ``@default``,
-    ``@notationType``, ``@section`` and ``@raw`` (keep line breaks) are read from the lines after.
-    """
+    """helm-docs' ``ParseComment``: the key (old-style ``# key -- …``) and the description of the
+    last group starting with ``# --``, with its ``(type)`` and the ``@default``, ``@notationType``,
+    ``@section`` and ``@raw`` lines after it."""
     last = max((index for index, line in enumerate(lines) if line.startswith(_PREFIX_COMMENT)), default=0)
     if last > 0:
         return parse_comment(lines[last:])
@@ -72,11 +70,8 @@ def parse_comment(lines: list[str]) -> tuple[str, Description]:
 
 
 def key_descriptions(values_text: str) -> dict[str, Description]:
-    """Old-style ``# some.key -- text`` comments anywhere in values.yaml, as helm-docs scans them.
-
-    A block ends at the first non-comment line; one still open at the end of the file is
-    dropped (helm-docs behaves so).
-    """
+    """Old-style ``# some.key -- text`` comments anywhere in values.yaml, as helm-docs scans them: a
+    block ends at the first non-comment line; one still open at the end of the file is dropped."""
     out: dict[str, Description] = {}
     lines: list[str] = []  # the open block
     for line in values_text.split("\n"):
@@ -262,11 +257,10 @@ def value_rows(
 ) -> tuple[list[ValueRow], dict[str, Description], goyaml.Node | None]:
     """The values table rows of values.yaml (unsorted), the old-style descriptions and the tree.
 
-    A document that is only null (``---``, ``~``, ``null``, with or without comments) counts as
-    an empty values file, as helm reads it; helm-docs v1.14.2 itself stops there with "values
-    file must resolve to a map" and writes no README (a known difference, see README.md).
-    Raises :class:`ReadmeError` when values.yaml is not YAML or another non-mapping. ``parsed``:
-    trees by their bytes; values.yaml's is taken out of it (this function edits the tree).
+    A document that is only null counts as an empty values file, as helm reads it (helm-docs
+    v1.14.2 writes no README there: a known difference, see README.md). Raises :class:`ReadmeError`
+    when values.yaml is not YAML or another non-mapping. ``parsed``: trees by their bytes;
+    values.yaml's is taken out of it (this function edits the tree).
     """
     if values is None:
         return [], {}, None

@@ -344,11 +344,8 @@ def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
 
 
 def schema_from_node(node: goyaml.Node) -> Schema | None:
-    """Decode a YAML node into a :class:`Schema` as hvsj's ``UnmarshalYAML`` does.
-
-    ``true``/``false`` become boolean schemas, null becomes ``None``, unknown keys are ignored.
-    Raises :class:`SchemaError` for values of the wrong type and duplicate keys.
-    """
+    """Decode a YAML node into a :class:`Schema` as hvsj's ``UnmarshalYAML`` does (``true``/``false``:
+    boolean schemas, null: ``None``). Raises :class:`SchemaError` for a wrong type or a duplicate key."""
     node = _deref(node)
     if node.kind == goyaml.SCALAR:
         tag = node.short_tag()
@@ -402,11 +399,8 @@ def _json_field(value: Any, kind: str, name: str) -> Any:
 
 
 def schema_from_json(value: Any) -> Schema | None:
-    """Decode parsed JSON into a :class:`Schema` as ``json.Unmarshal`` into hvsj's type does.
-
-    Field names match case-insensitively (exact names first), unknown keys are ignored,
-    numbers in ``default``/``enum``/… are float64.
-    """
+    """Decode parsed JSON into a :class:`Schema` as ``json.Unmarshal`` into hvsj's type does (names
+    match case-insensitively, exact ones first). Raises :class:`SchemaError` for a wrong type."""
     if value is None:
         return None
     if value is True or value is False:

@@ -62,12 +62,9 @@ def normalize(value: Any) -> Any:
 
 
 def dumps(value: Any, indent: int = 4, *, normalized: bool = True) -> bytes:
-    """JSON text of ``value`` with ``indent`` spaces and a final newline.
-
-    ``normalized``: schemalint's key order (:func:`normalize`), ``<>&`` as they are; else hvsj
-    v2.5.0's ``WriteOutput`` (``json.MarshalIndent`` of :meth:`Schema.to_data`: struct fields in
-    order, map keys sorted, ``<>&`` escaped as Go's encoder does by default).
-    """
+    """JSON text of ``value`` with ``indent`` spaces and a final newline: ``normalized``, schemalint's
+    (:func:`normalize`, ``<>&`` as they are); else hvsj's ``WriteOutput`` (``json.MarshalIndent`` of
+    :meth:`Schema.to_data`, ``<>&`` escaped). Raises :class:`SchemaError` for what JSON cannot hold."""
     try:
         text = gojson.dumps_indent(
             normalize(value) if normalized else value, " " * indent, escape_html=not normalized, sort_keys=False
@@ -196,12 +193,8 @@ def build_schema(
 
 
 def _parse_values(content: bytes) -> tuple[Any, bool]:
-    """A values file's yaml.v3 node tree, and whether the README may read it too.
-
-    hvsj never follows an alias, so an alias inside the collection its anchor names
-    (``a: &x {b: *x}``) is read as the plugin reads it (``b: {}``); helm-docs follows aliases
-    (and overflows its stack there): that tree is not for the README.
-    """
+    """A values file's yaml.v3 node tree, and whether the README may read it too: not when an alias
+    is inside the collection its anchor names (``a: &x {b: *x}``), which hvsj reads as ``b: {}``."""
     try:
         return goyaml.parse(content), True
     except goyaml.YAMLError as exc:
