@@ -5,8 +5,8 @@ docs/generate.md ("Where the plugin's rules live").
 
 from __future__ import annotations
 
+import functools
 import posixpath
-from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -86,20 +86,17 @@ def normalize_json(data: bytes) -> bytes:
     return dumps(value, 4)
 
 
-def _k8s_url(config: SchemaConfig) -> Callable[[], str]:
-    def url() -> str:
-        if not config.k8s_schema_version:
-            raise SchemaError(
-                'must set k8sSchemaVersion config when using "$ref: $k8s/...". For example k8sSchemaVersion: v1.33.1'
-            )
-
-        data = SimpleNamespace(K8sSchemaVersion=config.k8s_schema_version)
-        try:
-            return Template("k8sSchemaURL").parse(config.k8s_schema_url).execute(data)
-        except TemplateError as exc:
-            raise SchemaError(f"template k8sSchemaURL: {exc}") from None
-
-    return url
+def _k8s_url(config: SchemaConfig) -> str:
+    """The base URL ``$ref: $k8s/…`` stands for: the k8sSchemaURL template run with k8sSchemaVersion."""
+    if not config.k8s_schema_version:
+        raise SchemaError(
+            'must set k8sSchemaVersion config when using "$ref: $k8s/...". For example k8sSchemaVersion: v1.33.1'
+        )
+    data = SimpleNamespace(K8sSchemaVersion=config.k8s_schema_version)
+    try:
+        return Template("k8sSchemaURL").parse(config.k8s_schema_url).execute(data)
+    except TemplateError as exc:
+        raise SchemaError(f"template k8sSchemaURL: {exc}") from None
 
 
 def build_schema(
@@ -124,8 +121,9 @@ def build_schema(
     if config.indent > 64:  # the tool takes any even number; a huge one only fills memory with spaces
         raise SchemaError("indentation must be at most 64")
     fs = _Files(chart_dir, files, outside, cwd)
+    parsed = {} if parsed is None else parsed
     merged: Any = Schema()
-    url = _k8s_url(config)
+    url = functools.partial(_k8s_url, config)  # only a $k8s/ reference needs it
     for path in config.values:
         if path == "-":
             raise SchemaError('values: "-" (stdin) is not supported by gsvendor generate')
@@ -137,12 +135,7 @@ def build_schema(
                 "no such file or directory"
             )
         try:
-            if parsed is not None and content in parsed:
-                document = parsed[content]
-            else:
-                document, shared = _parse_values(content)
-                if parsed is not None and shared:  # read-only here: the README reads the same tree after
-                    parsed[content] = document
+            document = parsed[content] if content in parsed else _parse_values(content, parsed)
         except goyaml.YAMLError as exc:
             raise SchemaError(f"{path}: error unmarshalling YAML: {exc}") from None
         if document is None or not document.content:
@@ -192,15 +185,16 @@ def build_schema(
     return merged  # type: ignore[no-any-return]
 
 
-def _parse_values(content: bytes) -> tuple[Any, bool]:
-    """A values file's yaml.v3 node tree, and whether the README may read it too: not when an alias
-    is inside the collection its anchor names (``a: &x {b: *x}``), which hvsj reads as ``b: {}``."""
+def _parse_values(content: bytes, parsed: dict[bytes, Any]) -> Any:
+    """A values file's yaml.v3 node tree (read-only here), kept in ``parsed`` for the README unless an
+    alias is inside the collection its anchor names (``a: &x {b: *x}``: hvsj reads ``b: {}``)."""
     try:
-        return goyaml.parse(content), True
+        parsed[content] = goyaml.parse(content)
+        return parsed[content]
     except goyaml.YAMLError as exc:
         if not exc.problem.endswith("value contains itself"):
             raise
-    return goyaml.parse(content, recursive_aliases=True), False
+    return goyaml.parse(content, recursive_aliases=True)
 
 
 def generate_schema(

@@ -136,26 +136,17 @@ def merge_schemas(dest: Schema | None, src: Schema | None) -> Schema | None:
 
 
 def _validate_type(ptr: list[str], value: Any) -> None:
-    where = ptr_string(ptr)
-    allowed = ", ".join(VALID_TYPES)
-    if value is None:
-        return
-    if isinstance(value, str):
-        if value not in VALID_TYPES:
-            raise SchemaError(f'{where}: invalid type "{value}", must be one of: {allowed}')
-        return
-    if isinstance(value, list):
-        seen: list[str] = []
-        for index, item in enumerate(value):
-            if not isinstance(item, str):
-                raise SchemaError(f"{where}/{index}: type list must only contain strings")
-            if item not in VALID_TYPES:
-                raise SchemaError(f'{where}/{index}: invalid type "{item}", must be one of: {allowed}')
-            if item in seen:
-                raise SchemaError(f'{where}/{index}: type list must be unique, but found "{item}" multiple times')
-            seen.append(item)
-        return
-    raise SchemaError(f"{where}: type only be string or array of strings")
+    if value is not None and not isinstance(value, str | list):
+        raise SchemaError(f"{ptr_string(ptr)}: type only be string or array of strings")
+    listed = isinstance(value, list)
+    for index, item in enumerate(value if listed else [] if value is None else [value]):
+        where = ptr_string([*ptr, str(index)] if listed else ptr)
+        if not isinstance(item, str):
+            raise SchemaError(f"{where}: type list must only contain strings")
+        if item not in VALID_TYPES:
+            raise SchemaError(f'{where}: invalid type "{item}", must be one of: {", ".join(VALID_TYPES)}')
+        if item in value[:index]:
+            raise SchemaError(f'{where}: type list must be unique, but found "{item}" multiple times')
 
 
 def _draft7_refs(schema: Schema, root_path: list[str]) -> None:
