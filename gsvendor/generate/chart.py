@@ -39,7 +39,7 @@ def generate_chart(
     parsed: dict[bytes, Any] = {}  # values.yaml parsed once: the schema reads the tree, then the README
     if SCHEMA_CONFIG in files:
         path, data = generate_schema(
-            files, SCHEMA_CONFIG, chart_dir, outside, cwd=project_root, normalize=settings.normalize, parsed=parsed
+            files, chart_dir, outside, cwd=project_root, normalize=settings.normalize, parsed=parsed
         )
         out[path] = data
     # helm-docs documents every folder below its search root that holds a Chart.yaml: the chart and

@@ -445,7 +445,7 @@ def test_generate_parses_values_yaml_once_and_writes_what_two_parses_write(monke
         ".schema.yaml": b"values: [values.yaml]\noutput: values.schema.json\n",
         "README.md.gotmpl": b'{{ template "chart.valuesTable" . }}\n',
     }
-    path, schema = generate_schema(files, ".schema.yaml", "/c")  # each parses values.yaml itself
+    path, schema = generate_schema(files, "/c")  # each parses values.yaml itself
     separate = {**files, path: schema, "README.md": render_readme({**files, path: schema}, chart_dir="/c")}
     calls: list[bytes] = []
     real = yaml_v3.parse

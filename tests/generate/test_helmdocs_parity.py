@@ -280,7 +280,7 @@ def test_a_recursive_anchor_gets_the_plugins_schema_and_no_readme(tmp_path: Path
     assert code == 0 and real is not None
     assert json.loads(real)["properties"] == {"a": {"type": "object", "properties": {"b": {}}}}
     chart = {p.removeprefix("helm/c/"): t.encode() for p, t in files.items()}
-    assert generate_schema(chart, ".schema.yaml", str(project / "helm/c"), None, cwd=str(project)) == (
+    assert generate_schema(chart, str(project / "helm/c"), None, cwd=str(project)) == (
         "values.schema.json",
         real,
     )

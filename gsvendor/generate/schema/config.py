@@ -56,23 +56,23 @@ _ROOT_KEYS = {
 }
 
 
-def load_config(data: bytes, label: str = CONFIG_FILE) -> SchemaConfig:
+def load_config(data: bytes) -> SchemaConfig:
     """Parse ``.schema.yaml`` over hvsj's defaults; unknown keys are ignored as the plugin does.
 
-    Raises :class:`SchemaError` ``label: key: problem`` for invalid YAML or a value of the wrong type.
+    Raises :class:`SchemaError` ``.schema.yaml: key: problem`` for invalid YAML or a value of the wrong type.
     """
     config = SchemaConfig()
     try:
         document = goyaml.parse(data)
     except goyaml.YAMLError as exc:
-        raise SchemaError(f"{label}: invalid YAML: {exc}") from None
+        raise SchemaError(f"{CONFIG_FILE}: invalid YAML: {exc}") from None
     if document is None or not document.content:
         return config
     root = _deref(document.content[0])
     if root.kind == goyaml.SCALAR and root.short_tag() == goyaml.NULL_TAG:
         return config
     if root.kind != goyaml.MAPPING:
-        raise SchemaError(f"{label}: expected a mapping of settings")
+        raise SchemaError(f"{CONFIG_FILE}: expected a mapping of settings")
     for key, value in root.pairs():
         try:
             if key.value in _CONFIG_KEYS:
@@ -94,7 +94,7 @@ def load_config(data: bytes, label: str = CONFIG_FILE) -> SchemaConfig:
                         unset = null and attr == "root_additional_properties"  # a *bool: null is unset, not false
                         setattr(config, attr, None if unset else _node_field(root_value, kind, root_key.value))
         except SchemaError as exc:
-            raise SchemaError(f"{label}: {key.value}: {exc}") from None
+            raise SchemaError(f"{CONFIG_FILE}: {key.value}: {exc}") from None
     return config
 
 

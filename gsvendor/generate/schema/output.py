@@ -199,7 +199,6 @@ def _parse_values(content: bytes, parsed: dict[bytes, Any]) -> Any:
 
 def generate_schema(
     files: dict[str, bytes],
-    config_file: str = CONFIG_FILE,
     chart_dir: str = "/chart",
     outside: Reader | None = None,
     *,
@@ -210,30 +209,28 @@ def generate_schema(
     """The chart's values schema, ``(output path relative to the chart, bytes)``, as ``helm schema
     --config <chart>/.schema.yaml`` v2.5.0 writes it run in ``cwd`` (default: the chart folder).
 
-    ``files``: chart-relative path → bytes; the output must land inside the chart. ``normalize``:
-    ``none`` (the plugin's bytes) or ``schemalint`` (gsvendor.yaml's schema validates it).
-    ``parsed``: values files' yaml.v3 trees by their bytes, filled here for the README. Raises
-    :class:`SchemaError` naming the file and key.
+    ``files``: chart-relative path → bytes, with a ``.schema.yaml``; the output must land inside the
+    chart. ``normalize``: ``none`` (the plugin's bytes) or ``schemalint`` (gsvendor.yaml's schema
+    validates it). ``parsed``: values files' yaml.v3 trees by their bytes, filled here for the
+    README. Raises :class:`SchemaError` naming the file and key.
     """
-    if config_file not in files:
-        raise SchemaError(f"{config_file}: not found")
-    config = load_config(files[config_file], config_file)
+    config = load_config(files[CONFIG_FILE])
     if config.output == "-":
-        raise SchemaError(f'{config_file}: output: "-" (stdout) is not supported by gsvendor generate')
+        raise SchemaError(f'{CONFIG_FILE}: output: "-" (stdout) is not supported by gsvendor generate')
     schema = build_schema(config, files, chart_dir, outside, cwd, parsed)
     base = cwd or chart_dir
     output = posixpath.relpath(posixpath.normpath(posixpath.join(base, config.output)), chart_dir)
     if output == ".." or output.startswith("../") or posixpath.isabs(config.output):
         where = "the chart" if base == chart_dir else f"the chart ({posixpath.relpath(chart_dir, base)}/)"
-        raise SchemaError(f"{config_file}: output: {config.output} must be inside {where}")
+        raise SchemaError(f"{CONFIG_FILE}: output: {config.output} must be inside {where}")
     if output == "." or any(p.startswith(output + "/") for p in files):
-        raise SchemaError(f"{config_file}: output: {config.output!r} is a folder of the chart, not a file")
-    if output in _NOT_OUTPUTS or output == config_file:
-        raise SchemaError(f"{config_file}: output: {output} would overwrite a chart file with the schema")
+        raise SchemaError(f"{CONFIG_FILE}: output: {config.output!r} is a folder of the chart, not a file")
+    if output in _NOT_OUTPUTS:
+        raise SchemaError(f"{CONFIG_FILE}: output: {output} would overwrite a chart file with the schema")
     if normalize == "schemalint":  # the tool always writes 4 spaces, whatever indent says
         return output, dumps(schema.to_data(), 4)
     return output, dumps(schema.to_data(), config.indent, normalized=False)
 
 
 # files a schema must never be written over (they are inputs, or the chart itself)
-_NOT_OUTPUTS = frozenset({"Chart.yaml", "values.yaml", "README.md", "README.md.gotmpl", ".helmignore", "Chart.lock"})
+_NOT_OUTPUTS = {CONFIG_FILE, "Chart.yaml", "values.yaml", "README.md", "README.md.gotmpl", ".helmignore", "Chart.lock"}
