@@ -155,12 +155,6 @@ class Schema:
         values = _ALL_FIELDS(self.__dict__)
         return all(_is_empty(value, kind) for (_, _, kind), value in zip(FIELDS, values, strict=True))
 
-    def copy(self) -> Schema:
-        """A shallow copy (nested schemas shared), as Go's struct copy."""
-        clone = Schema.__new__(Schema)
-        clone.__dict__.update(self.__dict__)
-        return clone
-
     def subschemas(self) -> Iterator[tuple[list[str], Schema]]:
         """hvsj's ``Subschemas``: (pointer segments, schema) of every object-kind subschema, in order."""
         if not any(_SUBSCHEMA_FIELDS(self.__dict__)):

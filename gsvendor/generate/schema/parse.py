@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 from collections.abc import Callable
@@ -175,7 +176,7 @@ def _ensure_compliant(ptr: list[str], schema: Schema, active: set[int], no_addit
     if s.all_of or s.any_of or s.one_of or s.not_ is not None or s.const is not None:
         s.type = None  # these collide with "type"
     if draft <= 7 and s.ref:
-        clone: Any = s.copy()
+        clone: Any = copy.copy(s)  # Go's struct copy: nested schemas shared
         clone.ref = ""
         if not clone.is_zero():
             defs, definitions = s.defs, s.definitions
