@@ -82,12 +82,8 @@ def _html_default(row: Any, render: Render) -> str:
     if text.startswith("`") and text.endswith("`"):
         text = BUILTINS["toPrettyJson"](BUILTINS["fromJson"](text.strip("`")))
         notation = "json"
-    out = '<pre lang="' + go_print(notation) + '">'
-    if notation == "tpl":
-        out += f"\n{go_print(row.Key)}: |" + BUILTINS["nindent"](2, text)
-    else:
-        out += "\n" + text
-    return out + "\n</pre>\n"
+    body = f"\n{go_print(row.Key)}: |" + BUILTINS["nindent"](2, text) if notation == "tpl" else "\n" + text
+    return f'<pre lang="{go_print(notation)}">{body}\n</pre>\n'
 
 
 _HTML_HEAD = (
