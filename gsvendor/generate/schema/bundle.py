@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -26,15 +27,15 @@ from gsvendor.generate.schema.model import (
 from gsvendor.generate.schema.parse import _k8s_aliases, _set_referrer
 
 
+@dataclass
 class _Files:
     """Chart files (``chart_dir``-relative) plus an optional reader for absolute paths outside the chart;
-    relative paths resolve against ``cwd`` (where hvsj runs, ``pkg/generator.go``; default: the chart)."""
+    relative paths resolve against ``cwd`` (where hvsj runs, ``pkg/generator.go``)."""
 
-    def __init__(self, chart_dir: str, files: dict[str, bytes], outside: Reader | None, cwd: str | None = None) -> None:
-        self.chart_dir = chart_dir
-        self.files = files
-        self.outside = outside
-        self.cwd = cwd or chart_dir
+    chart_dir: str
+    files: dict[str, bytes]
+    outside: Reader | None
+    cwd: str
 
     def absolute(self, path: str) -> str:
         return posixpath.normpath(posixpath.join(self.cwd, path))

@@ -29,13 +29,8 @@ def cut_schema_comment(line: str) -> str | None:
 
 
 def split_helm_docs_comment(head: str) -> tuple[list[str], list[str]]:
-    """The lines of the last comment group above a key, split into (before, helm-docs lines)."""
-    if not head:
-        return [], []
-    index = head.rfind("\n\n")
-    if index != -1:
-        head = head[index + 2 :]
-    lines = head.split("\n")
+    """The lines of the last comment group of a key's head comment, split into (before, helm-docs lines)."""
+    lines = head.rpartition("\n\n")[2].split("\n")
     for number, line in enumerate(lines):
         if _HELM_DOCS_COMMENT.match(line):
             return lines[:number], lines[number:]
@@ -64,9 +59,7 @@ def _helm_docs_path(path: str) -> list[str]:
 
 def parse_helm_docs_comment(lines: list[str]) -> tuple[list[str], str]:
     """The (path, description) of a helm-docs ``# --`` comment as hvsj reads it."""
-    if not lines:
-        return [], ""
-    match = _HELM_DOCS_COMMENT.match(lines[0])
+    match = _HELM_DOCS_COMMENT.match(lines[0]) if lines else None
     if match is None:
         return [], ""
     path = _helm_docs_path(match.group("path") or "")

@@ -120,7 +120,7 @@ def build_schema(
         raise SchemaError("indentation must be an even number")
     if config.indent > 64:  # the tool takes any even number; a huge one only fills memory with spaces
         raise SchemaError("indentation must be at most 64")
-    fs = _Files(chart_dir, files, outside, cwd)
+    fs = _Files(chart_dir, files, outside, cwd or chart_dir)
     parsed = {} if parsed is None else parsed
     merged: Any = Schema()
     url = functools.partial(_k8s_url, config)  # only a $k8s/ reference needs it

@@ -192,13 +192,9 @@ def _ensure_compliant(ptr: list[str], schema: Schema, active: set[int], no_addit
 def _add_missing_global(schema: Schema) -> None:
     s: Any = schema
     extra = s.additional_properties
-    if (
-        (s.properties and "global" in s.properties)
-        or extra is None
-        or extra.kind == "true"
-        or (extra.kind != "false" and extra.is_type("object"))
-        or (extra.kind != "false" and extra.type is None)
-    ):
+    if (s.properties and "global" in s.properties) or extra is None or extra.kind == "true":
+        return
+    if extra.kind == "object" and (extra.type is None or extra.is_type("object")):  # globals allowed already
         return
     s.properties = s.properties if s.properties is not None else {}
     s.properties["global"] = Schema(
