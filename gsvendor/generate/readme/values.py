@@ -119,25 +119,27 @@ def _jsonable(node: goyaml.Node) -> Any:
     if node.kind == goyaml.ALIAS and node.alias is not None:
         return _jsonable(node.alias)
     if node.kind == goyaml.SCALAR:
-        tag = node.tag
-        if tag == goyaml.NULL_TAG:
-            return None
-        if tag in (goyaml.STR_TAG, goyaml.TIMESTAMP_TAG):
-            return node.value
-        if tag in (goyaml.INT_TAG, goyaml.FLOAT_TAG, goyaml.BOOL_TAG):
-            try:
-                return _decode_scalar(node)
-            except ReadmeError:
-                return 0  # helm-docs logs the failure and uses 0
+        try:
+            return _scalar(node, "")
+        except ReadmeError:  # an int, float or bool that does not decode: helm-docs logs it and uses 0
+            return 0 if node.tag in (goyaml.INT_TAG, goyaml.FLOAT_TAG, goyaml.BOOL_TAG) else None
     return None
 
 
-def _decode_scalar(node: goyaml.Node) -> Any:
+def _scalar(node: goyaml.Node, key: str) -> Any:
+    """A scalar as helm-docs decodes it: null None, a string or timestamp its text, an int (int64),
+    float or bool its value. Raises :class:`ReadmeError` for another tag or a value that does not decode."""
+    tag = node.tag
+    if tag == goyaml.NULL_TAG:
+        return None
+    if tag in (goyaml.STR_TAG, goyaml.TIMESTAMP_TAG):
+        return node.value
+    if tag not in (goyaml.INT_TAG, goyaml.FLOAT_TAG, goyaml.BOOL_TAG):
+        raise ReadmeError(f"values.yaml: line {node.line}: invalid node type (tag {tag}) for {key}")
     try:
         value = goyaml.scalar_value(node)
     except goyaml.YAMLError as exc:
         raise ReadmeError(f"values.yaml: {exc}") from None
-    tag = node.tag
     if tag == goyaml.INT_TAG:
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -190,7 +192,7 @@ def _row(key: str, value: Any, desc: Description, auto: Description, column: int
 def go_sprint_s(value: Any) -> str:
     """Go's ``fmt.Sprintf("%s", value)`` for a non-null decoded value (helm-docs v1.14.2 ``createValueRow``):
     a string as itself, a scalar in Go's bad-verb form (``%!s(int=7)``, ``%!s(bool=true)``)."""
-    go_type = {bool: "bool", int: "int", float: "float64"}.get(type(value))  # ints are int64 (_decode_scalar)
+    go_type = {bool: "bool", int: "int", float: "float64"}.get(type(value))  # ints are int64 (_scalar)
     return f"%!s({go_type}={go_print(value)})" if go_type else go_print(value)
 
 
@@ -210,17 +212,10 @@ def _rows_from_field(
     desc = described.get(prefix)
     if not (leaves or desc is not None or auto.Description):
         return []
-    tag = value.tag
-    if tag == goyaml.NULL_TAG:
-        decoded = None
-    elif tag == goyaml.STR_TAG and auto.NotationType:
+    if value.tag == goyaml.STR_TAG and auto.NotationType:
         decoded = _notation_value(value, auto.NotationType)
-    elif tag in (goyaml.STR_TAG, goyaml.TIMESTAMP_TAG):
-        decoded = value.value
-    elif tag in (goyaml.INT_TAG, goyaml.FLOAT_TAG, goyaml.BOOL_TAG):
-        decoded = _decode_scalar(value)
     else:
-        raise ReadmeError(f"values.yaml: line {value.line}: invalid node type (tag {tag}) for {prefix}")
+        decoded = _scalar(value, prefix)
     return [_row(prefix, decoded, desc or Description(), auto, key.column, key.line)]
 
 
