@@ -1,9 +1,8 @@
 """Value operations (``yaml-set``, ``yaml-delete``) for the key edits of Chart.yaml and values.yaml.
 
-A key edit is kept only where :mod:`gsvendor.overlays.yamledit` reproduces the edited lines: each
-candidate (a changed or added key, a removed key) is tried on the text and kept when it brings the
-text strictly closer to the tree's, line by line. What the value edits leave (a renamed key, a
-comment, a value written in another style) is left to the text operations.
+Each candidate edit (a changed, added or removed key) is tried on the text with
+:mod:`gsvendor.overlays.yamledit` and kept when it brings the text strictly closer to the tree's, line
+by line; what is left (a renamed key, a comment, another style) is left to the text operations.
 """
 
 from __future__ import annotations
@@ -50,12 +49,9 @@ def distance(text: str, target: str) -> int:
 
 
 def value_operations(old: str, new: str, tag: str) -> tuple[list[dict[str, Any]], str]:
-    """The value operations that reproduce key edits from ``old`` to ``new``, and the text after them.
-
-    Returns ``([{"op": "yaml-set", "values": {...}}, {"op": "yaml-delete", "keys": [...]}], text)``
-    (either may be absent, both when the texts are no YAML mappings); values equal to ``tag`` are
-    written ``${tag}`` (the overlay then holds for the next tag too).
-    """
+    """The value operations that reproduce key edits from ``old`` to ``new``, and the text after them:
+    ``([{"op": "yaml-set", "values": {...}}, {"op": "yaml-delete", "keys": [...]}], text)``, either absent
+    when empty; values equal to ``tag`` are written ``${tag}`` (the overlay then holds for the next tag)."""
     try:
         before, after = load_plain(old), load_plain(new)
     except Exception:  # not YAML: the text operations handle it

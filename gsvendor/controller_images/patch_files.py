@@ -22,13 +22,9 @@ _SUBJECT_PREFIX = re.compile(r"^\[[^\]]*PATCH[^\]]*\]\s*", re.I)
 
 @dataclass(frozen=True)
 class Hunk:
-    """One ``@@ -a,b +c,d @@`` hunk of a file diff.
-
-    ``number`` counts from 1 within its file (as ``git apply --reject`` numbers them); ``header``
-    the ``@@`` line as written; ``old_start`` the 1-based line the hunk expects its first line at
-    (``a``); ``before`` the lines it expects (context and removed), ``after`` the lines it leaves
-    (context and added), without line feeds (a ``\r`` of a CRLF file stays).
-    """
+    """One ``@@ -a,b +c,d @@`` hunk: ``number`` from 1 within its file (as ``git apply --reject`` counts),
+    ``header`` the ``@@`` line, ``old_start`` ``a``; ``before`` the lines it expects (context and removed),
+    ``after`` those it leaves, without line feeds (a ``\r`` of a CRLF file stays)."""
 
     number: int
     header: str
@@ -61,15 +57,11 @@ class FileDiff:
 
 @dataclass(frozen=True)
 class PatchFile:
-    """One parsed patch file of the series.
-
-    ``problem`` says why it is malformed (``None`` for a well-formed format-patch); ``commit``,
-    ``author`` and ``subject`` come from its mail header (subject without ``[PATCH …]``).
-    """
+    """One parsed patch file of the series: ``commit`` and ``subject`` (without ``[PATCH …]``) from its
+    mail header; ``problem`` says why it is malformed (``None`` for a well-formed format-patch)."""
 
     path: Path
     commit: str | None
-    author: str | None
     subject: str | None
     files: tuple[FileDiff, ...]
     problem: str | None = None
@@ -144,17 +136,13 @@ def parse_patch(path: Path) -> PatchFile:
     header_end = next((i for i, text in enumerate(lines) if not text.strip()), len(lines))
     message = email.message_from_bytes(data.split(b"\n\n", 1)[0] + b"\n\n", policy=email.policy.default)
     subject = message.get("Subject")
-    author = message.get("From")
     subject_text = _SUBJECT_PREFIX.sub("", " ".join(str(subject).split())) if subject is not None else None
-    author_text = " ".join(str(author).split()) if author is not None else None
     commit = first.group(1) if first else None
     if first is None or subject is None:
         missing = "a 'From <commit> …' first line" if first is None else "a Subject: header"
         # Still parse the diff, so the report can say which files it would have touched.
         diffs, _ = _parse_diffs(lines, 0)
-        return PatchFile(
-            path, commit, author_text, subject_text, tuple(diffs), f"not a git format-patch: it lacks {missing}"
-        )
+        return PatchFile(path, commit, subject_text, tuple(diffs), f"not a git format-patch: it lacks {missing}")
     diffs, problem = _parse_diffs(lines, header_end)
     if problem is None and not diffs:
         problem = "no diff: the mail holds no 'diff --git' section (an empty commit?)"
@@ -162,7 +150,7 @@ def parse_patch(path: Path) -> PatchFile:
     if problem is None and outside:
         problem = f"a path outside the source tree: {outside[0]}"
         diffs = []  # nothing of it is fetched or applied
-    return PatchFile(path, commit, author_text, subject_text, tuple(diffs), problem)
+    return PatchFile(path, commit, subject_text, tuple(diffs), problem)
 
 
 def list_series(folder: Path, label: str) -> list[Path]:
