@@ -14,6 +14,7 @@ import os
 import re
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from gsvendor import gitcmd
@@ -65,11 +66,10 @@ def _git_hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
     """The changed blocks of ``a`` → ``b`` by ``git diff --no-index --histogram -U0``; raises
     :class:`NoAnchor` when git is missing or fails (the change is then reported, not guessed)."""
     with tempfile.TemporaryDirectory(prefix="gsvendor-adopt-diff-") as tmp:
-        paths = [os.path.join(tmp, "a"), os.path.join(tmp, "b")]
+        paths = [Path(tmp, "a"), Path(tmp, "b")]
         for path, lines in zip(paths, (a, b), strict=True):
-            with open(path, "w", encoding="utf-8", newline="\n") as file:
-                file.write("".join(f"{line}\n" for line in lines))
-        args = ["diff", "--no-index", "--no-color", "--no-ext-diff", "--histogram", "-a", "-U0", "--", *paths]
+            path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8", newline="\n")
+        args = ["diff", "--no-index", "--no-color", "--no-ext-diff", "--histogram", "-a", "-U0", "--", *map(str, paths)]
         try:
             done = gitcmd.run(args, timeout=300, isolated=True)
         except ToolError as exc:  # not installed, or out of time

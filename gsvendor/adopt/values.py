@@ -7,6 +7,7 @@ by line; what is left (a renamed key, a comment, another style) is left to the t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
@@ -23,23 +24,18 @@ def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
-def _changes(old: Any, new: Any, pointer: str = "") -> tuple[list[tuple[str, Any]], list[str]]:
-    """``(sets, deletes)``: JSON Pointers whose values differ between two parsed documents."""
-    sets: list[tuple[str, Any]] = []
-    deletes: list[str] = []
+def _changes(old: Any, new: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
+    """``(JSON Pointer, new value or _DELETE)`` for each value that differs between two parsed documents."""
     if isinstance(old, dict) and isinstance(new, dict):
         for key, value in new.items():
             child = f"{pointer}/{_escape(str(key))}"
             if key not in old:
-                sets.append((child, value))
+                yield child, value
             elif old[key] != value or type(old[key]) is not type(value):
-                more_sets, more_deletes = _changes(old[key], value, child)
-                sets += more_sets
-                deletes += more_deletes
-        deletes += [f"{pointer}/{_escape(str(key))}" for key in old if key not in new]
+                yield from _changes(old[key], value, child)
+        yield from ((f"{pointer}/{_escape(str(key))}", _DELETE) for key in old if key not in new)
     elif pointer:
-        sets.append((pointer, new))
-    return sets, deletes
+        yield pointer, new
 
 
 def distance(text: str, target: str) -> int:
@@ -56,11 +52,11 @@ def value_operations(old: str, new: str, tag: str) -> tuple[list[dict[str, Any]]
         before, after = load_plain(old), load_plain(new)
     except Exception:  # not YAML: the text operations handle it
         return [], old
-    sets, deletes = _changes(before, after)
     text, score = old, distance(old, new)
     values: dict[str, Any] = {}
     keys: list[str] = []
-    for pointer, value in [*sets, *((p, _DELETE) for p in deletes)]:
+    # the changed and added keys first, then the removed ones
+    for pointer, value in sorted(_changes(before, after), key=lambda change: change[1] is _DELETE):
         try:
             edit = yamledit.delete if value is _DELETE else partial(yamledit.set_value, value=value)
             candidate = edit(text, pointer)

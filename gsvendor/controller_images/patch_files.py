@@ -1,7 +1,6 @@
-"""The carried patch series as files: ``git format-patch`` output parsed into its commit, subject
-(the mail header, read with :mod:`email`) and per-file hunks (the ``diff --git`` sections, read with
-``unidiff``) (:func:`parse_patch`), the series folder listed in apply order (:func:`list_series`),
-and the upstream files a series touches (:func:`wanted_files`)."""
+"""The carried patch series as files: ``git format-patch`` output parsed into its commit, subject (read
+with :mod:`email`) and per-file hunks (read with ``unidiff``), the series in apply order, and the upstream
+files it touches."""
 
 from __future__ import annotations
 
@@ -31,14 +30,6 @@ class Hunk:
     old_start: int
     before: list[str]
     after: list[str]
-
-    @classmethod
-    def of(cls, number: int, header: str, hunk: unidiff.Hunk) -> Hunk:
-        """The hunk unidiff read."""
-        lines = [
-            [str(line.value).removesuffix("\n") for line in side] for side in (hunk.source_lines(), hunk.target_lines())
-        ]
-        return cls(number, header, int(hunk.source_start), *lines)
 
 
 @dataclass(frozen=True)
@@ -105,27 +96,23 @@ def _parse_diffs(lines: list[str], start: int) -> tuple[list[FileDiff], str | No
         parsed = unidiff.PatchSet(counted())
     except unidiff.UnidiffParseError as exc:
         return [], f"line {read}: {str(exc).strip()} (corrupt patch)"
-    return [
-        FileDiff(
-            old_path=_strip_prefix(diff.source_file),
-            new_path=_strip_prefix(diff.target_file),
+    files = []
+    for diff in parsed:
+        hunks = []
+        for number, hunk in enumerate(diff, 1):
             # a hunk's first line follows its header, so the header is the line before it as written
-            hunks=tuple(
-                Hunk.of(
-                    number, lines[first + hunk[0].diff_line_no - 2].rstrip("\r") if hunk else str(hunk).strip(), hunk
-                )
-                for number, hunk in enumerate(diff, 1)
-            ),
-        )
-        for diff in parsed
-    ], None
+            header = lines[first + hunk[0].diff_line_no - 2].rstrip("\r") if hunk else str(hunk).strip()
+            before, after = (
+                [str(x.value).removesuffix("\n") for x in s] for s in (hunk.source_lines(), hunk.target_lines())
+            )
+            hunks.append(Hunk(number, header, int(hunk.source_start), before, after))
+        files.append(FileDiff(_strip_prefix(diff.source_file), _strip_prefix(diff.target_file), tuple(hunks)))
+    return files, None
 
 
 def parse_patch(path: Path) -> PatchFile:
-    """Parse the ``git format-patch`` file at ``path``; a malformed one carries its ``problem``.
-
-    Raises :class:`ConfigError` only when the file cannot be read.
-    """
+    """Parse the ``git format-patch`` file at ``path``; a malformed one carries its ``problem``. Raises
+    :class:`ConfigError` only when the file cannot be read."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -140,7 +127,7 @@ def parse_patch(path: Path) -> PatchFile:
     commit = first.group(1) if first else None
     if first is None or subject is None:
         missing = "a 'From <commit> …' first line" if first is None else "a Subject: header"
-        # Still parse the diff, so the report can say which files it would have touched.
+        # the diff still read, so the report can say which files it would have touched
         diffs, _ = _parse_diffs(lines, 0)
         return PatchFile(path, commit, subject_text, tuple(diffs), f"not a git format-patch: it lacks {missing}")
     diffs, problem = _parse_diffs(lines, header_end)
@@ -154,11 +141,8 @@ def parse_patch(path: Path) -> PatchFile:
 
 
 def list_series(folder: Path, label: str) -> list[Path]:
-    """The series in ``folder``: its ``*.patch`` files in the order the image build applies them.
-
-    That order is the shell's ``/patches/*.patch`` glob: byte order of the names, no hidden
-    files, regular files only. Raises :class:`ConfigError` when ``folder`` is not a folder.
-    """
+    """The ``*.patch`` files in ``folder`` in the order of the image build's ``/patches/*.patch`` glob: byte
+    order, no hidden files, regular files only. Raises :class:`ConfigError` when ``folder`` is not a folder."""
     if not folder.is_dir():
         raise ConfigError(f"{label}: no such folder (the patch series)")
     found = [p for p in folder.iterdir() if p.name.endswith(".patch") and not p.name.startswith(".") and p.is_file()]
@@ -166,11 +150,8 @@ def list_series(folder: Path, label: str) -> list[Path]:
 
 
 def wanted_files(patches: list[PatchFile]) -> tuple[str, ...]:
-    """The upstream files to fetch: every path the patches touch, and the ``.gitattributes`` above them.
-
-    ``.gitattributes`` can change how ``git apply`` reads a file (line endings), so the tree
-    should hold the same ones as a full clone.
-    """
+    """The upstream files to fetch: every path the patches touch, and the ``.gitattributes`` above them
+    (they can change how ``git apply`` reads a file's line endings)."""
     paths = {path for patch in patches for path in patch.touched}
     attributes = {str(parent / ".gitattributes") for path in paths for parent in PurePosixPath(path).parents}
     return tuple(sorted(paths | attributes))

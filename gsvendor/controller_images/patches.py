@@ -169,11 +169,6 @@ def locate(current: list[str], expected: list[str], hint: int) -> tuple[int, boo
     return max(votes, key=lambda start: (round(votes[start], 6), -abs(start - hint))), True
 
 
-def _contains(lines: list[str], block: list[str]) -> bool:
-    """Whether ``block`` occurs in ``lines`` as consecutive lines (lines hold no line feed)."""
-    return bool(block) and "\n" + "\n".join(block) + "\n" in "\n" + "\n".join(lines) + "\n"
-
-
 _REJECTED_FILE = re.compile(r"^Applying patch (.+?) with \d+ rejects?\.\.\.$")
 _REJECTED_HUNK = re.compile(r"^Rejected hunk #(\d+)\.$")
 _FILE_ERROR = re.compile(
@@ -232,7 +227,10 @@ def _hunk_failure(name: str, hunk: Hunk, lines: list[str]) -> HunkFailure:
     expected = hunk.before
     start, found = locate(lines, expected, hunk.old_start - 1)
     window = lines[start : start + max(len(expected), 1)]
-    done = _contains(lines, hunk.after) and hunk.after != expected
+    # its result is in the file as consecutive lines (lines hold no line feed)
+    done = (
+        bool(hunk.after) and hunk.after != expected and "\n".join(["", *hunk.after, ""]) in "\n".join(["", *lines, ""])
+    )
     reason = f"hunk {hunk.number} ({gitcmd.readable(hunk.header)}) does not apply"
     if done:
         reason += "; its result is already upstream"

@@ -196,11 +196,6 @@ class GoVersion:
     key: tuple[int, int, int, int]
     text: str = field(compare=False)
 
-    @property
-    def floating(self) -> bool:
-        """A bare ``major.minor`` (``golang:1.25`` pulls the newest 1.25.x)."""
-        return self.key[2] == 0
-
     def __str__(self) -> str:
         return self.text
 
@@ -242,19 +237,20 @@ def judge_go(builder: GoVersion | None, mod: GoMod) -> tuple[str, str]:
     """
     minimum, toolchain = parse_go_version(mod.go), parse_go_version(mod.toolchain)
     preferred = max(minimum, toolchain) if minimum and toolchain else minimum
-    if minimum is None or preferred is None:
+    if minimum is None or preferred is None:  # preferred is None only without a go line
         return GO_WARN, f"upstream go.mod has no readable go line ({mod.go!r})"
     if builder is None:
         return GO_WARN, "cannot tell the Go version from the image tag"
-    # a floating golang:1.25 pulls the newest 1.25.x: above every 1.25 version (stage 4)
-    newest = GoVersion((*builder.key[:2], 4, 0), builder.text) if builder.floating else builder
+    # a floating golang:1.25 (stage 0) pulls the newest 1.25.x: above every 1.25 version (stage 4)
+    floating = builder.key[2] == 0
+    newest = GoVersion((*builder.key[:2], 4, 0), builder.text) if floating else builder
     if newest < minimum:
         return GO_FAIL, f"older than upstream's go {mod.go}: go.mod requires at least {minimum}"
     if newest < preferred:  # the toolchain line: preferred is the newer of the two lines
         return GO_FAIL, f"older than upstream's toolchain {mod.toolchain}"
     if builder.key[:2] > preferred.key[:2]:
         return GO_WARN, f"newer minor than upstream's {preferred}: builds, but not with the Go upstream releases with"
-    if builder.floating:
+    if floating:
         return GO_OK, f"floats to the newest {builder}.x (upstream needs {preferred} or later)"
     return GO_OK, f"matches upstream's {preferred}" if builder == preferred else f"at or above upstream's {preferred}"
 
