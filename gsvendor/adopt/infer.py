@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from gsvendor.adopt.textdiff import text_operations
-from gsvendor.adopt.values import VALUE_FILES, escape_text, value_operations
+from gsvendor.adopt.values import VALUE_FILES, declared, value_operations
 from gsvendor.errors import GsvendorError
 from gsvendor.files import normalize_whitespace
 from gsvendor.overlays.engine import Operation, Overlay, apply_overlays, unclosed
@@ -28,10 +28,7 @@ class ChartInference:
 
 def _text_operations(old: str, new: str) -> list[dict[str, Any]]:
     """:func:`text_operations` with their text written literally (``${`` as ``$${``)."""
-    return [
-        {k: escape_text(v) if k != "op" and isinstance(v, str) else v for k, v in op.items()}
-        for op in text_operations(old, new)
-    ]
+    return [{k: v if k == "op" else declared(v) for k, v in op.items()} for op in text_operations(old, new)]
 
 
 def _reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[dict[str, Any]], tag: str) -> bool:

@@ -1,10 +1,7 @@
-"""Inferred operations grouped into overlay files by theme, described, and written as YAML.
-
-Themes a reader recognises get one file each (:data:`THEMES`); the rest goes to one file per
-chart. The same change in several files of a chart becomes one operation with a ``glob`` (when a
-``prefix*suffix`` glob selects those files, minus fewer ``exclude``d ones), the same operation in
-several charts one operation with ``charts``. Every operation carries a description of what it
-changes.
+"""Inferred operations grouped into overlay files by theme (:data:`THEMES`, else one file per chart),
+described, and written as YAML. The same change in several files of a chart becomes one operation with
+a ``prefix*suffix`` ``glob`` (minus fewer ``exclude``d files), the same operation in several charts one
+with ``charts``.
 """
 
 from __future__ import annotations

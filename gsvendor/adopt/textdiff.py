@@ -1,10 +1,8 @@
-"""Anchored text operations (``replace``, ``insert-after``, ``insert-before``) from a line diff.
-
-The diff ignores trailing whitespace (sync's :func:`gsvendor.files.normalize_whitespace` drops it).
-Each changed block becomes one operation whose ``find``/``anchor`` is the shortest run of whole lines
-(the first without its indentation where that still matches) occurring exactly once in the text the
-operation sees: upstream with the earlier operations applied. The same change at every occurrence of a
-block becomes one operation with a ``count``, as a person writes an image rewrite repeated in a file.
+"""Anchored text operations (``replace``, ``insert-after``, ``insert-before``) from a line diff that
+ignores trailing whitespace (sync drops it). Each changed block becomes one operation whose
+``find``/``anchor`` is the shortest run of whole lines (the first unindented where that still matches)
+occurring once in the text it sees: upstream with the earlier operations applied. The same change at
+every occurrence of a block becomes one operation with a ``count``.
 """
 
 from __future__ import annotations

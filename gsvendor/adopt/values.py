@@ -1,8 +1,6 @@
-"""Value operations (``yaml-set``, ``yaml-delete``) for the key edits of Chart.yaml and values.yaml.
-
-Each candidate edit (a changed, added or removed key) is tried on the text with
-:mod:`gsvendor.overlays.yamledit` and kept when it brings the text strictly closer to the tree's, line
-by line; what is left (a renamed key, a comment, another style) is left to the text operations.
+"""Value operations (``yaml-set``, ``yaml-delete``) for the key edits of Chart.yaml and values.yaml: each
+changed, added or removed key is tried on the text with :mod:`gsvendor.overlays.yamledit` and kept when it
+brings the text strictly closer to the tree's; the rest (a renamed key, a comment) is left to text edits.
 """
 
 from __future__ import annotations
@@ -68,22 +66,18 @@ def value_operations(old: str, new: str, tag: str) -> tuple[list[dict[str, Any]]
             if value is _DELETE:
                 keys.append(pointer)
             else:
-                values[pointer] = _declared(value, tag)
+                values[pointer] = declared(value, tag)
     ops = [{"op": "yaml-set", "values": values}] if values else []
     return ops + ([{"op": "yaml-delete", "keys": keys}] if keys else []), text
 
 
-def _declared(value: Any, tag: str) -> Any:
-    """``value`` as the overlay declares it: the tag as ``${tag}``, a literal ``${`` as ``$${``."""
+def declared(value: Any, tag: str | None = None) -> Any:
+    """``value`` as an overlay declares it: a string equal to ``tag`` as ``${tag}``, every other string
+    literal (``${`` written ``$${``, so that no variable expands in it)."""
     if isinstance(value, dict):
-        return {_declared(k, tag): _declared(v, tag) for k, v in value.items()}
+        return {declared(k, tag): declared(v, tag) for k, v in value.items()}
     if isinstance(value, list):
-        return [_declared(v, tag) for v in value]
+        return [declared(v, tag) for v in value]
     if isinstance(value, str):
-        return "${tag}" if value == tag else escape_text(value)
+        return "${tag}" if value == tag else value.replace("${", "$${")
     return value
-
-
-def escape_text(value: str) -> str:
-    """A literal string for an overlay: ``${`` written ``$${`` so that no variable expands in it."""
-    return value.replace("${", "$${")

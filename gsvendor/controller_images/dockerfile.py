@@ -91,12 +91,9 @@ def _word_error(label: str, where: str, word: str, exc: ValueError) -> ConfigErr
 
 
 def parse(text: str, label: str = "Dockerfile") -> Dockerfile:
-    """Parse Dockerfile ``text``; ``FROM`` sees only the global ARGs (BuildKit's scope).
-
-    Raises :class:`ConfigError` ``label:line: …`` for text BuildKit refuses (an unknown instruction, an
-    unterminated heredoc, an escape directive other than ``\\`` or `````) and an ARG or FROM it
-    cannot read.
-    """
+    """Parse Dockerfile ``text``; ``FROM`` sees only the global ARGs (BuildKit's scope). Raises
+    :class:`ConfigError` ``label:line: …`` for text BuildKit refuses (an unknown instruction, an
+    unterminated heredoc, a bad escape directive) and an ARG or FROM it cannot read."""
     try:
         ast = parse_dockerfile_ast(text)
     except DockerfileSyntaxError as exc:

@@ -147,12 +147,9 @@ def _read_lines(path: Path) -> list[str]:
 
 
 def locate(current: list[str], expected: list[str], hint: int) -> tuple[int, bool]:
-    """Where ``expected`` (a hunk's preimage) best lines up with ``current``: (0-based start, found).
-
-    Each line of ``expected`` with a letter or digit votes for the starts it implies, weighted 1/(its
-    occurrences); ties go to the start closest to ``hint``. Without any vote: ``hint`` within the
-    file, and ``found`` false.
-    """
+    """Where ``expected`` (a hunk's preimage) best lines up with ``current``: (0-based start, found). Each
+    line with a letter or digit votes for the starts it implies, weighted 1/(its occurrences); ties go to
+    the start closest to ``hint``. Without any vote: ``hint`` within the file, and ``found`` false."""
     positions: dict[str, list[int]] = {}
     for index, text in enumerate(current):
         positions.setdefault(text, []).append(index)
@@ -171,10 +168,8 @@ def locate(current: list[str], expected: list[str], hint: int) -> tuple[int, boo
 
 _REJECTED_FILE = re.compile(r"^Applying patch (.+?) with \d+ rejects?\.\.\.$")
 _REJECTED_HUNK = re.compile(r"^Rejected hunk #(\d+)\.$")
-_FILE_ERROR = re.compile(
-    r"^error: (.+?): (No such file or directory|already exists in working directory|does not exist in index"
-    r"|wrong type|does not match index|already exists in index)$"
-)
+# the whole-file errors of git apply without --index (the "… in index" ones need it)
+_FILE_ERROR = re.compile(r"^error: (.+?): (No such file or directory|already exists in working directory|wrong type)$")
 
 
 def _explain(patch: PatchFile, tree: Path, tag: str) -> tuple[list[HunkFailure], str]:

@@ -79,12 +79,9 @@ class Pin:
 
 
 def read_pin(config: Config, tag_hint: str | None = None) -> Pin:
-    """The upstream tag the pin Dockerfile pins (``ARG KSERVE_VERSION=<tag>``).
-
-    ``tag_hint``: how the command takes a tag instead (``--tag TAG``), named when the file is missing.
-    Raises :class:`ConfigError` (exit 2) when the file is missing or unreadable, or carries no
-    ``ARG KSERVE_VERSION`` with a non-empty default.
-    """
+    """The upstream tag the pin Dockerfile pins (``ARG KSERVE_VERSION=<tag>``); ``tag_hint`` (``--tag TAG``)
+    is named when the file is missing. Raises :class:`ConfigError` (exit 2) when the file is missing or
+    unreadable, or carries no ``ARG KSERVE_VERSION`` with a non-empty default."""
     inputs = build_inputs(config)
     label = inputs.pin_dockerfile
     path = inputs.path(label)
@@ -187,11 +184,9 @@ def version_places(config: Config, pin: Pin) -> list[Place]:
 
 @dataclass(frozen=True, order=True)
 class GoVersion:
-    """A Go version, ordered as Go orders them: ``1.21`` < ``1.21beta1`` < ``1.21rc1`` < ``1.21.0`` < ``1.21.1``.
-
-    ``key`` is ``(major, minor, stage, n)``: stage 0 a bare ``major.minor`` (``golang:1.25`` floats),
-    1 ``betaN``, 2 ``rcN``, 3 ``major.minor.N``; ``text`` the version as written, without ``go``.
-    """
+    """A Go version, ordered as Go orders them (``1.21`` < ``1.21beta1`` < ``1.21rc1`` < ``1.21.0``): ``key``
+    ``(major, minor, stage, n)``, stage 0 a bare ``major.minor`` (``golang:1.25`` floats), 1 ``betaN``, 2
+    ``rcN``, 3 ``major.minor.N``; ``text`` as written, without ``go``."""
 
     key: tuple[int, int, int, int]
     text: str = field(compare=False)
@@ -237,7 +232,7 @@ def judge_go(builder: GoVersion | None, mod: GoMod) -> tuple[str, str]:
     """
     minimum, toolchain = parse_go_version(mod.go), parse_go_version(mod.toolchain)
     preferred = max(minimum, toolchain) if minimum and toolchain else minimum
-    if minimum is None or preferred is None:  # preferred is None only without a go line
+    if minimum is None or preferred is None:
         return GO_WARN, f"upstream go.mod has no readable go line ({mod.go!r})"
     if builder is None:
         return GO_WARN, "cannot tell the Go version from the image tag"
