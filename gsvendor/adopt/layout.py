@@ -182,10 +182,8 @@ def arrange(
     files: list[OverlayFile] = []
     for name in sorted(entries):
         description = THEMES.get(name) or f"The changes to {name[3:]} that no theme covers, one operation per change."
-        overlay = OverlayFile(name=name, description=description, charts=[] if name in THEMES else [name[3:]])
-        for params, charts in entries[name]:
-            overlay.operations.append(_declared(params, charts, all_charts, name in THEMES))
-        files.append(overlay)
+        operations = [_declared(params, charts, all_charts, name in THEMES) for params, charts in entries[name]]
+        files.append(OverlayFile(name, description, operations, [] if name in THEMES else [name[3:]]))
     copies = _copies(inferences, all_charts)
     if copies.operations:
         files.append(copies)

@@ -58,11 +58,6 @@ class PatchFile:
     problem: str | None = None
 
     @property
-    def name(self) -> str:
-        """The file name (``0001-….patch``)."""
-        return self.path.name
-
-    @property
     def touched(self) -> tuple[str, ...]:
         """Every upstream path the patch reads or writes (old and new names), sorted."""
         paths = {p for f in self.files for p in (f.old_path, f.new_path) if p}
@@ -119,25 +114,23 @@ def parse_patch(path: Path) -> PatchFile:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     # Patches carry source bytes; keep undecodable ones intact for line comparisons.
     lines = data.decode("utf-8", "surrogateescape").split("\n")
-    first = _FROM_LINE.match(lines[0]) if lines else None
+    first = _FROM_LINE.match(lines[0])
     header_end = next((i for i, text in enumerate(lines) if not text.strip()), len(lines))
     message = email.message_from_bytes(data.split(b"\n\n", 1)[0] + b"\n\n", policy=email.policy.default)
     subject = message.get("Subject")
     subject_text = _SUBJECT_PREFIX.sub("", " ".join(str(subject).split())) if subject is not None else None
-    commit = first.group(1) if first else None
+    # a malformed mail's diff is still read, so the report can say which files it would have touched
+    diffs, problem = _parse_diffs(lines, header_end if first and subject is not None else 0)
     if first is None or subject is None:
         missing = "a 'From <commit> …' first line" if first is None else "a Subject: header"
-        # the diff still read, so the report can say which files it would have touched
-        diffs, _ = _parse_diffs(lines, 0)
-        return PatchFile(path, commit, subject_text, tuple(diffs), f"not a git format-patch: it lacks {missing}")
-    diffs, problem = _parse_diffs(lines, header_end)
-    if problem is None and not diffs:
+        problem = f"not a git format-patch: it lacks {missing}"
+    elif problem is None and not diffs:
         problem = "no diff: the mail holds no 'diff --git' section (an empty commit?)"
     outside = [p for d in diffs for p in (d.old_path, d.new_path) if p and (p.startswith("/") or ".." in p.split("/"))]
     if problem is None and outside:
         problem = f"a path outside the source tree: {outside[0]}"
         diffs = []  # nothing of it is fetched or applied
-    return PatchFile(path, commit, subject_text, tuple(diffs), problem)
+    return PatchFile(path, first.group(1) if first else None, subject_text, tuple(diffs), problem)
 
 
 def list_series(folder: Path, label: str) -> list[Path]:

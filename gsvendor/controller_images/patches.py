@@ -68,7 +68,7 @@ class PatchResult:
     @property
     def name(self) -> str:
         """The patch file name."""
-        return self.patch.name
+        return self.patch.path.name
 
     def as_json(self) -> dict[str, Any]:
         """The machine-readable form."""
@@ -264,7 +264,7 @@ def apply_series(patches: list[PatchFile], tree: Path, tag: str) -> list[PatchRe
         result.seconds = time.monotonic() - started
         if result.status != APPLIES:
             result.after_failed = tuple(failed)
-            failed.append(patch.name)
+            failed.append(patch.path.name)
         results.append(result)
     return results
 
