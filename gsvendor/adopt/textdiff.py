@@ -39,10 +39,9 @@ def hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
     """The changed blocks ``(i1, i2, j1, j2)`` from ``old`` to ``new`` lines, compared without trailing
     whitespace; the common head and tail are cut first (a one-line change in a CRD of 30 000 lines)."""
     a, b = [x.rstrip() for x in old], [x.rstrip() for x in new]
-    while a and not a[-1]:  # blank lines that end a file: the whitespace fixes drop them
-        a.pop()
-    while b and not b[-1]:
-        b.pop()
+    for lines in (a, b):  # blank lines that end a file: the whitespace fixes drop them
+        while lines and not lines[-1]:
+            lines.pop()
     head = len(os.path.commonprefix([a, b]))  # noqa: RUF071 (a prefix of whole lines is wanted)
     tail = len(os.path.commonprefix([a[head:][::-1], b[head:][::-1]]))  # noqa: RUF071
     middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
@@ -76,8 +75,8 @@ def _git_hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
         raise NoAnchor(f"git diff could not compare it (exit {done.returncode})")
     blocks = []
     for match in _HUNK.finditer(done.stdout):
-        start_a, count_a = int(match[1]), int(match[2] if match[2] is not None else 1)
-        start_b, count_b = int(match[3]), int(match[4] if match[4] is not None else 1)
+        start_a, count_a = int(match[1]), int(match[2] or 1)  # no count: one line
+        start_b, count_b = int(match[3]), int(match[4] or 1)
         i1 = start_a if count_a == 0 else start_a - 1  # a count of 0 names the line before the block
         j1 = start_b if count_b == 0 else start_b - 1
         blocks.append((i1, i1 + count_a, j1, j1 + count_b))
