@@ -161,9 +161,7 @@ def _params_without(params: dict[str, Any], *keys: str) -> dict[str, Any]:
     return {k: v for k, v in params.items() if k not in keys}
 
 
-def arrange(
-    inferences: list[ChartInference], universes: dict[str, set[str]], plain: set[str] | None = None
-) -> list[OverlayFile]:
+def arrange(inferences: list[ChartInference], universes: dict[str, set[str]], plain: set[str]) -> list[OverlayFile]:
     """The overlay files for every chart's inference, in the order sync applies them. ``universes``: per
     chart, upstream's file paths (what a glob may select). The charts in ``plain`` keep every operation in
     their own file, in inference order (when themes reorder operations that depend on each other)."""
@@ -171,7 +169,7 @@ def arrange(
     entries: dict[str, list[tuple[dict[str, Any], list[str]]]] = {}
     for inference in inferences:
         for name, params in _merge_files(inference.chart, inference.operations, universes.get(inference.chart, set())):
-            if inference.chart in (plain or ()):
+            if inference.chart in plain:
                 name = f"80-{inference.chart}"
             bucket = entries.setdefault(name, [])
             same = next((entry for entry in bucket if entry[0] == params), None)
