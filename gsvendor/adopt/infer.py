@@ -7,30 +7,20 @@ from pathlib import Path
 from typing import Any
 
 from gsvendor.adopt.textdiff import text_operations
-from gsvendor.adopt.values import VALUE_FILES, escape_text, value_operations
+from gsvendor.adopt.values import VALUE_FILES, declared, value_operations
 from gsvendor.errors import GsvendorError
 from gsvendor.files import normalize_whitespace
 from gsvendor.overlays.engine import Operation, Overlay, apply_overlays, unclosed
 
 
 @dataclass
-class Proposed:
-    """One inferred operation on one file of one chart, as an overlay writes it (``params`` holds
-    ``op`` first, then ``file`` and the operation's keys)."""
-
-    chart: str
-    file: str
-    params: dict[str, Any]
-
-
-@dataclass
 class ChartInference:
-    """What one chart needs: ``operations`` in application order, Giant Swarm-only ``copies``
-    (chart-relative path → bytes), upstream files ``deleted``, and ``problems`` (one line each: a
-    file and why no operation reproduces it)."""
+    """What one chart needs: ``operations`` in application order (overlay dicts: ``op``, ``file``, then
+    the operation's keys), Giant Swarm-only ``copies`` (chart-relative path → bytes), upstream files
+    ``deleted``, and ``problems`` (one line each: a file and why no operation reproduces it)."""
 
     chart: str
-    operations: list[Proposed] = field(default_factory=list)
+    operations: list[dict[str, Any]] = field(default_factory=list)
     copies: dict[str, bytes] = field(default_factory=dict)
     deleted: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -38,21 +28,14 @@ class ChartInference:
 
 def _text_operations(old: str, new: str) -> list[dict[str, Any]]:
     """:func:`text_operations` with their text written literally (``${`` as ``$${``)."""
-    return [
-        {k: escape_text(v) if k != "op" and isinstance(v, str) else v for k, v in op.items()}
-        for op in text_operations(old, new)
-    ]
+    return [{k: v if k == "op" else declared(v) for k, v in op.items()} for op in text_operations(old, new)]
 
 
-def _params(path: str, op: dict[str, Any]) -> dict[str, Any]:
-    """An operation's keys as an overlay writes them: ``file`` first, ``op`` left out."""
-    return {"file": path, **{k: v for k, v in op.items() if k != "op"}}
-
-
-def reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[dict[str, Any]], tag: str) -> bool:
-    """Whether ``ops`` (overlay dicts with ``op``) turn ``upstream`` into ``tree`` through the
-    overlay engine itself and sync's whitespace fixes."""
-    operations = tuple(Operation(op["op"], _params(path, op), i) for i, op in enumerate(ops))
+def _reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[dict[str, Any]], tag: str) -> bool:
+    """Whether ``ops`` turn ``upstream`` into ``tree`` through the overlay engine and sync's whitespace fixes."""
+    operations = tuple(
+        Operation(op["op"], {"file": path, **{k: v for k, v in op.items() if k != "op"}}, i) for i, op in enumerate(ops)
+    )
     overlay = Overlay("adopt", Path("adopt.yaml"), "", (), None, operations)
     try:
         result = apply_overlays(chart, {path: upstream}, [overlay], tag)
@@ -62,11 +45,9 @@ def reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[di
 
 
 def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: str) -> list[dict[str, Any]]:
-    """The operations that turn upstream's ``path`` into the tree's, checked through the engine.
-
-    Raises :class:`ValueError` with the reason when none do (binary, whitespace sync would fix,
-    no unique anchor: :class:`~gsvendor.adopt.textdiff.NoAnchor`).
-    """
+    """The operations (dicts with ``op``) that turn upstream's ``path`` into the tree's, checked through
+    the engine. Raises :class:`ValueError` with the reason when none do (binary, whitespace sync would
+    fix, no unique anchor: :class:`~gsvendor.adopt.textdiff.NoAnchor`)."""
     if b"\0" in upstream or b"\0" in tree:
         raise ValueError("a binary file changed (overlays edit text; copy it as a Giant Swarm-only file by hand)")
     try:
@@ -79,10 +60,10 @@ def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: st
     ops += _text_operations(rest, new)
     if unclosed(ops):
         raise ValueError("its text holds '${' without a closing '}', which an overlay cannot write")
-    if not reproduces(chart, path, upstream, tree, ops, tag):
+    if not _reproduces(chart, path, upstream, tree, ops, tag):
         if path in VALUE_FILES:  # the value edits may interact: text operations alone
             ops = _text_operations(old, new)
-            if reproduces(chart, path, upstream, tree, ops, tag):
+            if _reproduces(chart, path, upstream, tree, ops, tag):
                 return ops
         raise ValueError("the operations inferred do not reproduce it (a change that needs a regex)")
     return ops
@@ -91,11 +72,8 @@ def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: st
 def infer_chart(
     chart: str, upstream: dict[str, bytes], tree: dict[str, bytes], generated: set[str], tag: str
 ) -> ChartInference:
-    """Compare every file of ``tree`` (chart-relative path → bytes) with ``upstream``'s.
-
-    ``generated``: the tree's files that ``generate`` writes as they are (README.md from
-    README.md.gotmpl, the schema from .schema.yaml): neither copied nor edited.
-    """
+    """Compare every file of ``tree`` (chart-relative path → bytes) with ``upstream``'s. ``generated``:
+    the tree's files ``generate`` writes (README.md, the schema): neither copied nor edited."""
     result = ChartInference(chart=chart)
     for path in sorted(set(upstream) | set(tree)):
         if path in generated:
@@ -111,5 +89,5 @@ def infer_chart(
             except ValueError as exc:
                 result.problems.append(f"{chart}/{path}: {exc}")
                 continue
-            result.operations += [Proposed(chart, path, {"op": op["op"], **_params(path, op)}) for op in ops]
+            result.operations += [{"op": op["op"], "file": path, **op} for op in ops]
     return result

@@ -1,10 +1,7 @@
-"""Inferred operations grouped into overlay files by theme, described, and written as YAML.
-
-Themes a reader recognises get one file each (:data:`THEMES`); the rest goes to one file per
-chart. The same change in several files of a chart becomes one operation with a ``glob`` (when a
-``prefix*suffix`` glob selects those files, minus fewer ``exclude``d ones), the same operation in
-several charts one operation with ``charts``. Every operation carries a description of what it
-changes.
+"""Inferred operations grouped into overlay files by theme (:data:`THEMES`, else one file per chart),
+described, and written as YAML. The same change in several files of a chart becomes one operation with
+a ``prefix*suffix`` ``glob`` (minus fewer ``exclude``d files), the same operation in several charts one
+with ``charts``.
 """
 
 from __future__ import annotations
@@ -16,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from gsvendor.adopt.infer import ChartInference, Proposed
+from gsvendor.adopt.infer import ChartInference
 from gsvendor.overlays.yamledit import parse_pointer
 
 THEMES: dict[str, str] = {
@@ -29,6 +26,8 @@ THEMES: dict[str, str] = {
     "90-giantswarm-files": "Giant Swarm-only files: files the repository has and upstream does not.",
 }
 _REGISTRY = re.compile(r"[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?/[a-z0-9._/-]+", re.IGNORECASE)
+# what a literal block cannot keep exactly: trailing blanks, tabs, control characters
+_NOT_BLOCK = re.compile(r"[ \t]\n|[ \t]$|[\r\t\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]")
 _IMAGE_KEY = re.compile(r"^\s*-?\s*[\w.-]*(image|registry|repository)[\w.-]*\s*:", re.IGNORECASE | re.MULTILINE)
 
 
@@ -51,18 +50,15 @@ def _added(params: dict[str, Any]) -> str:
     return str(params.get("with", params.get("text", "")))
 
 
-def theme(op: Proposed) -> str:
-    """The overlay file ``op`` belongs in: a :data:`THEMES` key, or ``80-<chart>``."""
-    params = op.params
-    added = _added(params)
+def theme(params: dict[str, Any], chart: str) -> str:
+    """The overlay file an operation of ``chart`` belongs in: a :data:`THEMES` key, or ``80-<chart>``."""
+    added, file = _added(params), params["file"]
     context = added + str(params.get("find", "")) + str(params.get("anchor", ""))
-    if op.file == "Chart.yaml" or (
-        params["op"] == "yaml-set" and all(v == "${tag}" for v in params["values"].values())
-    ):
+    if file == "Chart.yaml" or (params["op"] == "yaml-set" and all(v == "${tag}" for v in params["values"].values())):
         return "10-chart-metadata"
     if "resource-policy" in added:
         return "30-crd-resource-policy"
-    if op.file.endswith("_helpers.tpl") and re.search(r"label|app\.kubernetes\.io|\.io/", context, re.IGNORECASE):
+    if file.endswith("_helpers.tpl") and re.search(r"label|app\.kubernetes\.io|\.io/", context, re.IGNORECASE):
         return "20-helpers-labels"
     if "namespace" in added.lower():
         return "40-namespace"
@@ -71,19 +67,18 @@ def theme(op: Proposed) -> str:
         re.search("image|registry", keys, re.IGNORECASE) or (_IMAGE_KEY.search(added) and _REGISTRY.search(added))
     ):
         return "50-image-registry"
-    return f"80-{op.chart}"
+    return f"80-{chart}"
 
 
-def split(op: Proposed) -> list[Proposed]:
+def split(params: dict[str, Any], chart: str) -> list[dict[str, Any]]:
     """A ``yaml-set`` whose keys belong to several themes as one operation per theme (keys are
     independent, so their order does not matter); any other operation as it is."""
-    if op.params["op"] != "yaml-set" or op.file == "Chart.yaml":
-        return [op]
+    if params["op"] != "yaml-set" or params["file"] == "Chart.yaml":
+        return [params]
     parts: dict[str, dict[str, Any]] = {}
-    for pointer, value in op.params["values"].items():
-        one = Proposed(op.chart, op.file, {**op.params, "values": {pointer: value}})
-        parts.setdefault(theme(one), {})[pointer] = value
-    return [Proposed(op.chart, op.file, {**op.params, "values": values}) for values in parts.values()]
+    for pointer, value in params["values"].items():
+        parts.setdefault(theme({**params, "values": {pointer: value}}, chart), {})[pointer] = value
+    return [{**params, "values": values} for values in parts.values()]
 
 
 def _first(text: str, width: int = 60) -> str:
@@ -123,8 +118,8 @@ def describe(params: dict[str, Any]) -> str:
     return f"inserts {what} {side} {_first(params['anchor'])!r} in {where}{times}"
 
 
-def _glob_for(files: list[str], universe: set[str]) -> tuple[str, list[str]] | None:
-    """A ``prefix*suffix`` glob and the files it must ``exclude`` (fewer than it selects) to select
+def _glob_for(files: list[str], universe: set[str]) -> dict[str, Any] | None:
+    """A ``prefix*suffix`` ``glob`` and the files it must ``exclude`` (fewer than it selects) to select
     exactly ``files`` among ``universe``, if there is one."""
     prefix = os.path.commonprefix(files)  # noqa: RUF071 (a prefix of characters is wanted)
     suffix = os.path.commonprefix([f[::-1] for f in files])[::-1]  # noqa: RUF071
@@ -135,30 +130,30 @@ def _glob_for(files: list[str], universe: set[str]) -> tuple[str, list[str]] | N
     glob = f"{prefix}*{suffix}"
     extra = sorted(p for p in universe if fnmatch.fnmatchcase(p, glob) and p not in files)
     if not extra:
-        return glob, []
+        return {"glob": glob}
     if len(extra) < len(files) and not any(c in p for p in extra for c in "*?["):
-        return glob, extra
+        return {"glob": glob, "exclude": extra}
     return None
 
 
-def _merge_files(ops: list[Proposed], universe: set[str]) -> list[tuple[str, dict[str, Any]]]:
+def _merge_files(chart: str, ops: list[dict[str, Any]], universe: set[str]) -> list[tuple[str, dict[str, Any]]]:
     """One chart's operations with the same change in several files merged into a glob: ``(theme, params)``."""
-    keyed = [((theme(op), repr(_params_without(op.params, "file"))), op) for o in ops for op in split(o)]
-    groups: dict[tuple[str, str], list[Proposed]] = {}
+    keyed = [((theme(op, chart), repr(_params_without(op, "file"))), op) for o in ops for op in split(o, chart)]
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for key, op in keyed:
         groups.setdefault(key, []).append(op)
     out: list[tuple[str, dict[str, Any]]] = []
-    done: set[tuple[str, str]] = set()
     for key, op in keyed:
-        members = groups[key]
-        files = sorted({m.file for m in members})
+        members = groups.get(key)
+        if members is None:  # merged into a glob already
+            continue
+        files = sorted({m["file"] for m in members})
         found = _glob_for(files, universe) if len(files) > 1 and len(files) == len(members) else None
         if not found:
-            out.append((key[0], dict(op.params)))
-        elif key not in done:
-            done.add(key)
-            glob = {"glob": found[0], "exclude": found[1]} if found[1] else {"glob": found[0]}
-            out.append((key[0], {"op": op.params["op"], **glob, **_params_without(op.params, "op", "file")}))
+            out.append((key[0], dict(op)))
+        else:
+            del groups[key]
+            out.append((key[0], {"op": op["op"], **found, **_params_without(op, "op", "file")}))
     return out
 
 
@@ -166,20 +161,15 @@ def _params_without(params: dict[str, Any], *keys: str) -> dict[str, Any]:
     return {k: v for k, v in params.items() if k not in keys}
 
 
-def arrange(
-    inferences: list[ChartInference], universes: dict[str, set[str]], plain: set[str] | None = None
-) -> list[OverlayFile]:
-    """The overlay files for every chart's inference, in the order sync applies them.
-
-    ``universes``: per chart, upstream's file paths (what a glob may select). The charts in
-    ``plain`` keep every operation in their own file, in inference order (the fallback when
-    themes reorder operations of a chart that depend on each other).
-    """
+def arrange(inferences: list[ChartInference], universes: dict[str, set[str]], plain: set[str]) -> list[OverlayFile]:
+    """The overlay files for every chart's inference, in the order sync applies them. ``universes``: per
+    chart, upstream's file paths (what a glob may select). The charts in ``plain`` keep every operation in
+    their own file, in inference order (when themes reorder operations that depend on each other)."""
     all_charts = sorted(i.chart for i in inferences)
     entries: dict[str, list[tuple[dict[str, Any], list[str]]]] = {}
     for inference in inferences:
-        for name, params in _merge_files(inference.operations, universes.get(inference.chart, set())):
-            if inference.chart in (plain or ()):
+        for name, params in _merge_files(inference.chart, inference.operations, universes.get(inference.chart, set())):
+            if inference.chart in plain:
                 name = f"80-{inference.chart}"
             bucket = entries.setdefault(name, [])
             same = next((entry for entry in bucket if entry[0] == params), None)
@@ -190,10 +180,8 @@ def arrange(
     files: list[OverlayFile] = []
     for name in sorted(entries):
         description = THEMES.get(name) or f"The changes to {name[3:]} that no theme covers, one operation per change."
-        overlay = OverlayFile(name=name, description=description, charts=[] if name in THEMES else [name[3:]])
-        for params, charts in entries[name]:
-            overlay.operations.append(_declared(params, charts, all_charts, name in THEMES))
-        files.append(overlay)
+        operations = [_declared(params, charts, all_charts, name in THEMES) for params, charts in entries[name]]
+        files.append(OverlayFile(name, description, operations, [] if name in THEMES else [name[3:]]))
     copies = _copies(inferences, all_charts)
     if copies.operations:
         files.append(copies)
@@ -229,7 +217,7 @@ def dump(overlay: OverlayFile) -> str:
             return {k: styled(v) for k, v in value.items()}
         if isinstance(value, list):
             return [styled(v) for v in value]
-        if isinstance(value, str) and "\n" in value.rstrip("\n") and _block_safe(value):
+        if isinstance(value, str) and "\n" in value.rstrip("\n") and not _NOT_BLOCK.search(value):
             return LiteralScalarString(value)
         return value
 
@@ -245,11 +233,5 @@ def yaml_text(data: Any, width: int = 80, header: str = "") -> str:
     yaml.width = width
     yaml.indent(mapping=2, sequence=4, offset=2)
     out = io.StringIO()
-    out.write(header)
     yaml.dump(data, out)
-    return out.getvalue()
-
-
-def _block_safe(value: str) -> bool:
-    """Whether a literal block keeps ``value`` exactly: no trailing blanks, no tabs or control characters."""
-    return not re.search(r"[ \t]\n|[ \t]$|[\r\t\x00-\x08\x0b-\x1f\x7f\x85\u2028\u2029]", value)
+    return header + out.getvalue()

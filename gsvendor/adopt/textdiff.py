@@ -1,12 +1,8 @@
-"""Anchored text operations (``replace``, ``insert-after``, ``insert-before``) from a line diff.
-
-The diff compares lines without their trailing whitespace, as sync's whitespace fixes
-(:func:`gsvendor.files.normalize_whitespace`) make upstream's trailing blanks vanish anyway. Each
-changed block becomes one operation whose ``find``/``anchor`` is the shortest run of whole lines
-(the first without its indentation, where that still matches once) occurring exactly once in the
-text the operation sees: operations apply in order, so each is chosen against upstream with the
-earlier ones applied. The same change at every occurrence of a block becomes one operation with
-a ``count``, as a person writes an image rewrite repeated in one file.
+"""Anchored text operations (``replace``, ``insert-after``, ``insert-before``) from a line diff that
+ignores trailing whitespace (sync drops it). Each changed block becomes one operation whose
+``find``/``anchor`` is the shortest run of whole lines (the first unindented where that still matches)
+occurring once in the text it sees: upstream with the earlier operations applied. The same change at
+every occurrence of a block becomes one operation with a ``count``.
 """
 
 from __future__ import annotations
@@ -16,6 +12,7 @@ import os
 import re
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from gsvendor import gitcmd
@@ -39,14 +36,12 @@ class _Hunk:
 
 
 def hunks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
-    """The changed blocks ``(i1, i2, j1, j2)`` from ``old`` to ``new`` lines, compared without
-    trailing whitespace. The common head and tail are cut first: a one-line change in a CRD of
-    30 000 lines then costs a comparison of one line."""
+    """The changed blocks ``(i1, i2, j1, j2)`` from ``old`` to ``new`` lines, compared without trailing
+    whitespace; the common head and tail are cut first (a one-line change in a CRD of 30 000 lines)."""
     a, b = [x.rstrip() for x in old], [x.rstrip() for x in new]
-    while a and not a[-1]:  # blank lines that end a file: the whitespace fixes drop them
-        a.pop()
-    while b and not b[-1]:
-        b.pop()
+    for lines in (a, b):  # blank lines that end a file: the whitespace fixes drop them
+        while lines and not lines[-1]:
+            lines.pop()
     head = len(os.path.commonprefix([a, b]))  # noqa: RUF071 (a prefix of whole lines is wanted)
     tail = len(os.path.commonprefix([a[head:][::-1], b[head:][::-1]]))  # noqa: RUF071
     middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
@@ -65,16 +60,13 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
 def _git_hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
-    """The changed blocks of ``a`` → ``b`` by ``git diff --no-index --histogram -U0``.
-
-    Raises :class:`NoAnchor` when git is missing or fails (the change is then reported, not guessed).
-    """
+    """The changed blocks of ``a`` → ``b`` by ``git diff --no-index --histogram -U0``; raises
+    :class:`NoAnchor` when git is missing or fails (the change is then reported, not guessed)."""
     with tempfile.TemporaryDirectory(prefix="gsvendor-adopt-diff-") as tmp:
-        paths = [os.path.join(tmp, "a"), os.path.join(tmp, "b")]
+        paths = [Path(tmp, "a"), Path(tmp, "b")]
         for path, lines in zip(paths, (a, b), strict=True):
-            with open(path, "w", encoding="utf-8", newline="\n") as file:
-                file.write("".join(f"{line}\n" for line in lines))
-        args = ["diff", "--no-index", "--no-color", "--no-ext-diff", "--histogram", "-a", "-U0", "--", *paths]
+            path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8", newline="\n")
+        args = ["diff", "--no-index", "--no-color", "--no-ext-diff", "--histogram", "-a", "-U0", "--", *map(str, paths)]
         try:
             done = gitcmd.run(args, timeout=300, isolated=True)
         except ToolError as exc:  # not installed, or out of time
@@ -83,8 +75,8 @@ def _git_hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
         raise NoAnchor(f"git diff could not compare it (exit {done.returncode})")
     blocks = []
     for match in _HUNK.finditer(done.stdout):
-        start_a, count_a = int(match[1]), int(match[2] if match[2] is not None else 1)
-        start_b, count_b = int(match[3]), int(match[4] if match[4] is not None else 1)
+        start_a, count_a = int(match[1]), int(match[2] or 1)  # no count: one line
+        start_b, count_b = int(match[3]), int(match[4] or 1)
         i1 = start_a if count_a == 0 else start_a - 1  # a count of 0 names the line before the block
         j1 = start_b if count_b == 0 else start_b - 1
         blocks.append((i1, i1 + count_a, j1, j1 + count_b))
@@ -112,12 +104,10 @@ def _around(old: list[str], new: list[str], blocks: list[_Hunk], hunk: _Hunk) ->
 
 
 def text_operations(old: str, new: str) -> list[dict[str, Any]]:
-    """Operations turning ``old`` into ``new`` (up to trailing whitespace), in application order.
-
-    Each is a dict as an overlay writes it, without ``file`` and ``description``: ``{"op":
-    "replace", "find": …, "with": …, "count": 3}`` (count only when more than one). Raises
-    :class:`NoAnchor` when a change has no unique anchor within :data:`MAX_CONTEXT` lines.
-    """
+    """Operations turning ``old`` into ``new`` (up to trailing whitespace), in application order, as an
+    overlay writes them without ``file``: ``{"op": "replace", "find": …, "with": …, "count": 3}`` (count
+    only above one). Raises :class:`NoAnchor` when a change has no unique anchor within
+    :data:`MAX_CONTEXT` lines."""
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     blocks = [_Hunk(*h) for h in hunks(old_lines, new_lines)]
     ops: list[dict[str, Any]] = []
@@ -209,7 +199,7 @@ def _insertion(group: list[_Hunk], before: list[str], added: str, after: list[st
 
 def _variants(text: str) -> list[str]:
     """``text`` without its first line's indentation (tried first: shorter), and as it is."""
-    return [text[_indent(text) :], text] if _indent(text) else [text]
+    return [find for find, _ in _trimmed(text, text)]
 
 
 def _after_text(anchor: str, added: str) -> str:

@@ -1,13 +1,11 @@
-"""Value operations (``yaml-set``, ``yaml-delete``) for the key edits of Chart.yaml and values.yaml.
-
-A key edit is kept only where :mod:`gsvendor.overlays.yamledit` reproduces the edited lines: each
-candidate (a changed or added key, a removed key) is tried on the text and kept when it brings the
-text strictly closer to the tree's, line by line. What the value edits leave (a renamed key, a
-comment, a value written in another style) is left to the text operations.
+"""Value operations (``yaml-set``, ``yaml-delete``) for the key edits of Chart.yaml and values.yaml: each
+changed, added or removed key is tried on the text with :mod:`gsvendor.overlays.yamledit` and kept when it
+brings the text strictly closer to the tree's; the rest (a renamed key, a comment) is left to text edits.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
@@ -24,23 +22,18 @@ def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
-def _changes(old: Any, new: Any, pointer: str = "") -> tuple[list[tuple[str, Any]], list[str]]:
-    """``(sets, deletes)``: JSON Pointers whose values differ between two parsed documents."""
-    sets: list[tuple[str, Any]] = []
-    deletes: list[str] = []
+def _changes(old: Any, new: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
+    """``(JSON Pointer, new value or _DELETE)`` for each value that differs between two parsed documents."""
     if isinstance(old, dict) and isinstance(new, dict):
         for key, value in new.items():
             child = f"{pointer}/{_escape(str(key))}"
             if key not in old:
-                sets.append((child, value))
+                yield child, value
             elif old[key] != value or type(old[key]) is not type(value):
-                more_sets, more_deletes = _changes(old[key], value, child)
-                sets += more_sets
-                deletes += more_deletes
-        deletes += [f"{pointer}/{_escape(str(key))}" for key in old if key not in new]
+                yield from _changes(old[key], value, child)
+        yield from ((f"{pointer}/{_escape(str(key))}", _DELETE) for key in old if key not in new)
     elif pointer:
-        sets.append((pointer, new))
-    return sets, deletes
+        yield pointer, new
 
 
 def distance(text: str, target: str) -> int:
@@ -50,21 +43,18 @@ def distance(text: str, target: str) -> int:
 
 
 def value_operations(old: str, new: str, tag: str) -> tuple[list[dict[str, Any]], str]:
-    """The value operations that reproduce key edits from ``old`` to ``new``, and the text after them.
-
-    Returns ``([{"op": "yaml-set", "values": {...}}, {"op": "yaml-delete", "keys": [...]}], text)``
-    (either may be absent, both when the texts are no YAML mappings); values equal to ``tag`` are
-    written ``${tag}`` (the overlay then holds for the next tag too).
-    """
+    """The value operations that reproduce key edits from ``old`` to ``new``, and the text after them:
+    ``([{"op": "yaml-set", "values": {...}}, {"op": "yaml-delete", "keys": [...]}], text)``, either absent
+    when empty; values equal to ``tag`` are written ``${tag}`` (the overlay then holds for the next tag)."""
     try:
         before, after = load_plain(old), load_plain(new)
     except Exception:  # not YAML: the text operations handle it
         return [], old
-    sets, deletes = _changes(before, after)
     text, score = old, distance(old, new)
     values: dict[str, Any] = {}
     keys: list[str] = []
-    for pointer, value in [*sets, *((p, _DELETE) for p in deletes)]:
+    # the changed and added keys first, then the removed ones
+    for pointer, value in sorted(_changes(before, after), key=lambda change: change[1] is _DELETE):
         try:
             edit = yamledit.delete if value is _DELETE else partial(yamledit.set_value, value=value)
             candidate = edit(text, pointer)
@@ -76,22 +66,18 @@ def value_operations(old: str, new: str, tag: str) -> tuple[list[dict[str, Any]]
             if value is _DELETE:
                 keys.append(pointer)
             else:
-                values[pointer] = _declared(value, tag)
+                values[pointer] = declared(value, tag)
     ops = [{"op": "yaml-set", "values": values}] if values else []
     return ops + ([{"op": "yaml-delete", "keys": keys}] if keys else []), text
 
 
-def _declared(value: Any, tag: str) -> Any:
-    """``value`` as the overlay declares it: the tag as ``${tag}``, a literal ``${`` as ``$${``."""
+def declared(value: Any, tag: str | None = None) -> Any:
+    """``value`` as an overlay declares it: a string equal to ``tag`` as ``${tag}``, every other string
+    literal (``${`` written ``$${``, so that no variable expands in it)."""
     if isinstance(value, dict):
-        return {_declared(k, tag): _declared(v, tag) for k, v in value.items()}
+        return {declared(k, tag): declared(v, tag) for k, v in value.items()}
     if isinstance(value, list):
-        return [_declared(v, tag) for v in value]
+        return [declared(v, tag) for v in value]
     if isinstance(value, str):
-        return "${tag}" if value == tag else escape_text(value)
+        return "${tag}" if value == tag else value.replace("${", "$${")
     return value
-
-
-def escape_text(value: str) -> str:
-    """A literal string for an overlay: ``${`` written ``$${`` so that no variable expands in it."""
-    return value.replace("${", "$${")

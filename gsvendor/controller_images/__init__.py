@@ -1,5 +1,2 @@
 """Build inputs of the controller images: the Dockerfiles, the carried patch series, and where the
-upstream version is pinned.
-
-Pure parsing and judging; fetching upstream is the workflows' job. Never imports a workflow or the CLI.
-"""
+upstream version is pinned. Pure parsing and judging; fetching upstream is the workflows' job."""

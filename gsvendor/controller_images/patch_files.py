@@ -1,7 +1,6 @@
-"""The carried patch series as files: ``git format-patch`` output parsed into its commit, subject
-(the mail header, read with :mod:`email`) and per-file hunks (the ``diff --git`` sections, read with
-``unidiff``) (:func:`parse_patch`), the series folder listed in apply order (:func:`list_series`),
-and the upstream files a series touches (:func:`wanted_files`)."""
+"""The carried patch series as files: ``git format-patch`` output parsed into its commit, subject (read
+with :mod:`email`) and per-file hunks (read with ``unidiff``), the series in apply order, and the upstream
+files it touches."""
 
 from __future__ import annotations
 
@@ -22,27 +21,15 @@ _SUBJECT_PREFIX = re.compile(r"^\[[^\]]*PATCH[^\]]*\]\s*", re.I)
 
 @dataclass(frozen=True)
 class Hunk:
-    """One ``@@ -a,b +c,d @@`` hunk of a file diff.
-
-    ``number`` counts from 1 within its file (as ``git apply --reject`` numbers them); ``header``
-    the ``@@`` line as written; ``old_start`` the 1-based line the hunk expects its first line at
-    (``a``); ``before`` the lines it expects (context and removed), ``after`` the lines it leaves
-    (context and added), without line feeds (a ``\r`` of a CRLF file stays).
-    """
+    """One ``@@ -a,b +c,d @@`` hunk: ``number`` from 1 within its file (as ``git apply --reject`` counts),
+    ``header`` the ``@@`` line, ``old_start`` ``a``; ``before`` the lines it expects (context and removed),
+    ``after`` those it leaves, without line feeds (a ``\r`` of a CRLF file stays)."""
 
     number: int
     header: str
     old_start: int
     before: list[str]
     after: list[str]
-
-    @classmethod
-    def of(cls, number: int, header: str, hunk: unidiff.Hunk) -> Hunk:
-        """The hunk unidiff read."""
-        lines = [
-            [str(line.value).removesuffix("\n") for line in side] for side in (hunk.source_lines(), hunk.target_lines())
-        ]
-        return cls(number, header, int(hunk.source_start), *lines)
 
 
 @dataclass(frozen=True)
@@ -61,23 +48,14 @@ class FileDiff:
 
 @dataclass(frozen=True)
 class PatchFile:
-    """One parsed patch file of the series.
-
-    ``problem`` says why it is malformed (``None`` for a well-formed format-patch); ``commit``,
-    ``author`` and ``subject`` come from its mail header (subject without ``[PATCH …]``).
-    """
+    """One parsed patch file of the series: ``commit`` and ``subject`` (without ``[PATCH …]``) from its
+    mail header; ``problem`` says why it is malformed (``None`` for a well-formed format-patch)."""
 
     path: Path
     commit: str | None
-    author: str | None
     subject: str | None
     files: tuple[FileDiff, ...]
     problem: str | None = None
-
-    @property
-    def name(self) -> str:
-        """The file name (``0001-….patch``)."""
-        return self.path.name
 
     @property
     def touched(self) -> tuple[str, ...]:
@@ -113,64 +91,51 @@ def _parse_diffs(lines: list[str], start: int) -> tuple[list[FileDiff], str | No
         parsed = unidiff.PatchSet(counted())
     except unidiff.UnidiffParseError as exc:
         return [], f"line {read}: {str(exc).strip()} (corrupt patch)"
-    return [
-        FileDiff(
-            old_path=_strip_prefix(diff.source_file),
-            new_path=_strip_prefix(diff.target_file),
+    files = []
+    for diff in parsed:
+        hunks = []
+        for number, hunk in enumerate(diff, 1):
             # a hunk's first line follows its header, so the header is the line before it as written
-            hunks=tuple(
-                Hunk.of(
-                    number, lines[first + hunk[0].diff_line_no - 2].rstrip("\r") if hunk else str(hunk).strip(), hunk
-                )
-                for number, hunk in enumerate(diff, 1)
-            ),
-        )
-        for diff in parsed
-    ], None
+            header = lines[first + hunk[0].diff_line_no - 2].rstrip("\r") if hunk else str(hunk).strip()
+            before, after = (
+                [str(x.value).removesuffix("\n") for x in s] for s in (hunk.source_lines(), hunk.target_lines())
+            )
+            hunks.append(Hunk(number, header, int(hunk.source_start), before, after))
+        files.append(FileDiff(_strip_prefix(diff.source_file), _strip_prefix(diff.target_file), tuple(hunks)))
+    return files, None
 
 
 def parse_patch(path: Path) -> PatchFile:
-    """Parse the ``git format-patch`` file at ``path``; a malformed one carries its ``problem``.
-
-    Raises :class:`ConfigError` only when the file cannot be read.
-    """
+    """Parse the ``git format-patch`` file at ``path``; a malformed one carries its ``problem``. Raises
+    :class:`ConfigError` only when the file cannot be read."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     # Patches carry source bytes; keep undecodable ones intact for line comparisons.
     lines = data.decode("utf-8", "surrogateescape").split("\n")
-    first = _FROM_LINE.match(lines[0]) if lines else None
+    first = _FROM_LINE.match(lines[0])
     header_end = next((i for i, text in enumerate(lines) if not text.strip()), len(lines))
     message = email.message_from_bytes(data.split(b"\n\n", 1)[0] + b"\n\n", policy=email.policy.default)
     subject = message.get("Subject")
-    author = message.get("From")
     subject_text = _SUBJECT_PREFIX.sub("", " ".join(str(subject).split())) if subject is not None else None
-    author_text = " ".join(str(author).split()) if author is not None else None
-    commit = first.group(1) if first else None
+    # a malformed mail's diff is still read, so the report can say which files it would have touched
+    diffs, problem = _parse_diffs(lines, header_end if first and subject is not None else 0)
     if first is None or subject is None:
         missing = "a 'From <commit> …' first line" if first is None else "a Subject: header"
-        # Still parse the diff, so the report can say which files it would have touched.
-        diffs, _ = _parse_diffs(lines, 0)
-        return PatchFile(
-            path, commit, author_text, subject_text, tuple(diffs), f"not a git format-patch: it lacks {missing}"
-        )
-    diffs, problem = _parse_diffs(lines, header_end)
-    if problem is None and not diffs:
+        problem = f"not a git format-patch: it lacks {missing}"
+    elif problem is None and not diffs:
         problem = "no diff: the mail holds no 'diff --git' section (an empty commit?)"
     outside = [p for d in diffs for p in (d.old_path, d.new_path) if p and (p.startswith("/") or ".." in p.split("/"))]
     if problem is None and outside:
         problem = f"a path outside the source tree: {outside[0]}"
         diffs = []  # nothing of it is fetched or applied
-    return PatchFile(path, commit, author_text, subject_text, tuple(diffs), problem)
+    return PatchFile(path, first.group(1) if first else None, subject_text, tuple(diffs), problem)
 
 
 def list_series(folder: Path, label: str) -> list[Path]:
-    """The series in ``folder``: its ``*.patch`` files in the order the image build applies them.
-
-    That order is the shell's ``/patches/*.patch`` glob: byte order of the names, no hidden
-    files, regular files only. Raises :class:`ConfigError` when ``folder`` is not a folder.
-    """
+    """The ``*.patch`` files in ``folder`` in the order of the image build's ``/patches/*.patch`` glob: byte
+    order, no hidden files, regular files only. Raises :class:`ConfigError` when ``folder`` is not a folder."""
     if not folder.is_dir():
         raise ConfigError(f"{label}: no such folder (the patch series)")
     found = [p for p in folder.iterdir() if p.name.endswith(".patch") and not p.name.startswith(".") and p.is_file()]
@@ -178,11 +143,8 @@ def list_series(folder: Path, label: str) -> list[Path]:
 
 
 def wanted_files(patches: list[PatchFile]) -> tuple[str, ...]:
-    """The upstream files to fetch: every path the patches touch, and the ``.gitattributes`` above them.
-
-    ``.gitattributes`` can change how ``git apply`` reads a file (line endings), so the tree
-    should hold the same ones as a full clone.
-    """
+    """The upstream files to fetch: every path the patches touch, and the ``.gitattributes`` above them
+    (they can change how ``git apply`` reads a file's line endings)."""
     paths = {path for patch in patches for path in patch.touched}
     attributes = {str(parent / ".gitattributes") for path in paths for parent in PurePosixPath(path).parents}
     return tuple(sorted(paths | attributes))

@@ -1,12 +1,10 @@
-"""Check the carried patch series against an upstream tag, the way the image build applies it.
+"""Judge the carried patch series on upstream's files as ``Dockerfile.llmisvc`` applies it: ``git apply``
+of every ``patches/llmisvc/*.patch`` in name order, each on the tree the earlier ones left.
 
-``Dockerfile.llmisvc`` runs ``git apply`` on every ``patches/llmisvc/*.patch`` in file name order on
-upstream at ``KSERVE_VERSION``. :func:`~gsvendor.workflows.patch_verify.verify_series` does the same on
-a temporary git tree of only the files the patches touch, so each patch is judged on the tree the
-earlier ones left. Statuses: ``applies`` (the tree moves on with it applied); ``does not apply`` (nor
-reversed: the report names each failing hunk, its expected lines and upstream's lines there);
-``already upstream`` (it reverse-applies: drop it); ``malformed`` (not ``git format-patch`` output, no
-diff, or a diff ``git apply`` cannot parse). The files are read by :mod:`.patch_files`.
+Statuses: ``applies`` (the tree moves on with it applied); ``does not apply`` (nor reversed: each
+failing hunk is named with its expected lines and upstream's lines there); ``already upstream`` (it
+reverse-applies: drop it); ``malformed`` (no ``git format-patch`` output, no diff, or one ``git apply``
+cannot parse).
 """
 
 from __future__ import annotations
@@ -32,13 +30,10 @@ STATUSES = (APPLIES, DOES_NOT_APPLY, ALREADY_UPSTREAM, MALFORMED)
 
 @dataclass(frozen=True)
 class HunkFailure:
-    """Why (part of) a patch does not apply.
-
-    ``hunk`` is the 1-based hunk number within ``file`` (``None`` when the whole file fails,
-    e.g. upstream has no such file); ``expected`` the lines the hunk looks for, near
-    ``expected_line``; ``upstream`` upstream's current lines at the closest place, from
-    ``upstream_line``; ``already_upstream`` says this hunk's result is already in the file.
-    """
+    """Why (part of) a patch does not apply: ``hunk`` the 1-based hunk number within ``file`` (``None``
+    when the whole file fails); ``expected`` the lines the hunk looks for, near ``expected_line``;
+    ``upstream`` upstream's lines at the closest place, from ``upstream_line``; ``already_upstream``
+    says the hunk's result is already in the file."""
 
     file: str
     hunk: int | None
@@ -58,11 +53,9 @@ class HunkFailure:
 
 @dataclass
 class PatchResult:
-    """The verdict on one patch: ``status`` (one of :data:`STATUSES`), a one-line ``message``,
-    the hunk ``failures`` of a patch that does not apply, and what ``git apply`` printed.
-
-    ``after_failed`` names earlier patches that did not apply, so this one was judged without them.
-    """
+    """The verdict on one patch: ``status`` (one of :data:`STATUSES`), a one-line ``message``, the hunk
+    ``failures`` of a patch that does not apply, what ``git apply`` printed, and ``after_failed``: the
+    earlier patches that did not apply (this one was judged without them)."""
 
     patch: PatchFile
     status: str
@@ -75,7 +68,7 @@ class PatchResult:
     @property
     def name(self) -> str:
         """The patch file name."""
-        return self.patch.name
+        return self.patch.path.name
 
     def as_json(self) -> dict[str, Any]:
         """The machine-readable form."""
@@ -95,11 +88,8 @@ class PatchResult:
 
 @dataclass
 class SeriesReport:
-    """The result of :func:`verify_series`.
-
-    ``source`` describes where upstream came from (kind, location, commit; ``None`` when nothing
-    had to be fetched); ``fetched`` lists the upstream files read.
-    """
+    """The result of :func:`~gsvendor.workflows.patch_verify.verify_series`: ``source`` where upstream came
+    from (kind, location, commit; ``None`` when nothing was fetched), ``fetched`` the upstream files read."""
 
     tag: str
     patches_dir: str
@@ -138,14 +128,9 @@ class SeriesReport:
 
 
 def run_git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run ``git args`` in ``cwd`` (:func:`gsvendor.gitcmd.run`, isolated: the image build runs
-    ``git apply`` without user or system config, so ``apply.whitespace`` or similar settings of the
-    user must not change the verdict, and a git hook's ``GIT_DIR`` must not redirect the temporary
-    tree). Raises :class:`ToolError` when git is not installed or runs past :data:`GIT_TIMEOUT`."""
-    return gitcmd.run(args, cwd, timeout=GIT_TIMEOUT, isolated=True)
-
-
-GIT_TIMEOUT = 300.0  # seconds; git apply of one patch takes milliseconds
+    """Run ``git args`` in ``cwd`` isolated from user and system config (as the image build runs it) and
+    from a hook's ``GIT_DIR``; raises :class:`ToolError` when git is missing or runs past 300 s."""
+    return gitcmd.run(args, cwd, timeout=300.0, isolated=True)  # git apply of one patch takes milliseconds
 
 
 def git_output(result: subprocess.CompletedProcess[str]) -> str:
@@ -153,24 +138,18 @@ def git_output(result: subprocess.CompletedProcess[str]) -> str:
     return gitcmd.readable((result.stdout + result.stderr).strip())
 
 
-def _read_lines(path: Path) -> list[str] | None:
-    """The lines of a tree file as the patch parser splits them; ``None`` when absent."""
+def _read_lines(path: Path) -> list[str]:
+    """The lines of a tree file as the patch parser splits them; none when absent."""
     try:
         return path.read_bytes().decode("utf-8", "surrogateescape").split("\n")
     except OSError:
-        return None
+        return []
 
 
 def locate(current: list[str], expected: list[str], hint: int) -> tuple[int, bool]:
-    """Where ``expected`` (a hunk's preimage) best lines up with ``current``: (0-based start, found).
-
-    Every line of ``expected`` that holds a letter or digit and is found in ``current`` votes for
-    the start it implies, weighted by 1/(its occurrences) so common lines barely count; ties go
-    to the start closest to ``hint`` (the hunk's own line). Blank and brace-only lines do not
-    vote (they match anywhere) unless the hunk has no other. ``found`` is false when no voting
-    line occurs in ``current``; the start is then ``hint``, moved up so the window ends inside
-    the file.
-    """
+    """Where ``expected`` (a hunk's preimage) best lines up with ``current``: (0-based start, found). Each
+    line with a letter or digit votes for the starts it implies, weighted 1/(its occurrences); ties go to
+    the start closest to ``hint``. Without any vote: ``hint`` within the file, and ``found`` false."""
     positions: dict[str, list[int]] = {}
     for index, text in enumerate(current):
         positions.setdefault(text, []).append(index)
@@ -187,25 +166,15 @@ def locate(current: list[str], expected: list[str], hint: int) -> tuple[int, boo
     return max(votes, key=lambda start: (round(votes[start], 6), -abs(start - hint))), True
 
 
-def _contains(lines: list[str], block: list[str]) -> bool:
-    """Whether ``block`` occurs in ``lines`` as consecutive lines (lines hold no line feed)."""
-    return bool(block) and "\n" + "\n".join(block) + "\n" in "\n" + "\n".join(lines) + "\n"
-
-
 _REJECTED_FILE = re.compile(r"^Applying patch (.+?) with \d+ rejects?\.\.\.$")
 _REJECTED_HUNK = re.compile(r"^Rejected hunk #(\d+)\.$")
-_FILE_ERROR = re.compile(
-    r"^error: (.+?): (No such file or directory|already exists in working directory|does not exist in index"
-    r"|wrong type|does not match index|already exists in index)$"
-)
+# the whole-file errors of git apply without --index (the "… in index" ones need it)
+_FILE_ERROR = re.compile(r"^error: (.+?): (No such file or directory|already exists in working directory|wrong type)$")
 
 
 def _explain(patch: PatchFile, tree: Path, tag: str) -> tuple[list[HunkFailure], str]:
-    """Which hunks of ``patch`` fail on ``tree``: ``git apply --reject`` on a throw-away copy.
-
-    ``--reject`` keeps going after a failing hunk and names every rejected one, which a plain
-    ``git apply --check`` (it stops at the first) does not.
-    """
+    """Which hunks of ``patch`` fail on ``tree``: ``git apply --reject`` (unlike ``--check`` it names every
+    failing hunk) on a throw-away copy; the failures and git's output."""
     with tempfile.TemporaryDirectory(prefix="gsvendor-reject-") as scratch:
         copy = Path(scratch) / "tree"
         shutil.copytree(tree, copy, symlinks=True)
@@ -223,13 +192,12 @@ def _explain(patch: PatchFile, tree: Path, tag: str) -> tuple[list[HunkFailure],
             file_errors.setdefault(match.group(1), match.group(2))
     failures: list[HunkFailure] = []
     for diff in patch.files:
-        error = file_errors.get(diff.path) or (file_errors.get(diff.new_path) if diff.new_path else None)
-        if error is not None:
+        # git names a file by its old path, a created one by its new
+        if error := file_errors.get(diff.path) or file_errors.get(diff.new_path or ""):
             failures.append(_file_failure(diff, error, tree, tag))
             continue
-        numbers = rejected.get(diff.path) or (rejected.get(diff.new_path, []) if diff.new_path else [])
-        lines = _read_lines(tree / diff.path) or []
-        for number in numbers:
+        lines = _read_lines(tree / diff.path)
+        for number in rejected.get(diff.path) or rejected.get(diff.new_path or "", []):
             if 0 < number <= len(diff.hunks):
                 failures.append(_hunk_failure(diff.path, diff.hunks[number - 1], lines))
     return failures, output
@@ -241,15 +209,9 @@ def _file_failure(diff: FileDiff, error: str, tree: Path, tag: str) -> HunkFailu
     if error == "No such file or directory":
         return HunkFailure(name, None, None, f"upstream {tag} has no {name}")
     if "already exists" in error:
-        lines = _read_lines(tree / name) or []
-        return HunkFailure(
-            name,
-            None,
-            None,
-            f"the patch creates {name}, but upstream {tag} already has it (with other content)",
-            upstream_line=1,
-            upstream=tuple(gitcmd.readable(line) for line in lines[:10]),
-        )
+        upstream = tuple(gitcmd.readable(line) for line in _read_lines(tree / name)[:10])
+        reason = f"the patch creates {name}, but upstream {tag} already has it (with other content)"
+        return HunkFailure(name, None, None, reason, upstream_line=1, upstream=upstream)
     return HunkFailure(name, None, None, f"{name}: {error}")
 
 
@@ -260,7 +222,10 @@ def _hunk_failure(name: str, hunk: Hunk, lines: list[str]) -> HunkFailure:
     expected = hunk.before
     start, found = locate(lines, expected, hunk.old_start - 1)
     window = lines[start : start + max(len(expected), 1)]
-    done = _contains(lines, hunk.after) and hunk.after != expected
+    # its result is in the file as consecutive lines (lines hold no line feed)
+    done = (
+        bool(hunk.after) and hunk.after != expected and "\n".join(["", *hunk.after, ""]) in "\n".join(["", *lines, ""])
+    )
     reason = f"hunk {hunk.number} ({gitcmd.readable(hunk.header)}) does not apply"
     if done:
         reason += "; its result is already upstream"
@@ -289,11 +254,8 @@ def _summary(failures: list[HunkFailure]) -> str:
 
 
 def apply_series(patches: list[PatchFile], tree: Path, tag: str) -> list[PatchResult]:
-    """Apply ``patches`` in order to the git work tree ``tree`` and judge each (see the module doc).
-
-    A patch that applies stays applied for the next ones; one that does not leaves the tree
-    as it was (``git apply`` is all-or-nothing).
-    """
+    """Apply ``patches`` in order to the git work tree ``tree`` and judge each (see the module doc); one that
+    does not apply leaves the tree as it was (``git apply`` is all-or-nothing)."""
     results: list[PatchResult] = []
     failed: list[str] = []
     for patch in patches:
@@ -302,7 +264,7 @@ def apply_series(patches: list[PatchFile], tree: Path, tag: str) -> list[PatchRe
         result.seconds = time.monotonic() - started
         if result.status != APPLIES:
             result.after_failed = tuple(failed)
-            failed.append(patch.name)
+            failed.append(patch.path.name)
         results.append(result)
     return results
 

@@ -42,11 +42,8 @@ GO_FAIL = "fail"
 
 @dataclass(frozen=True)
 class BuildInputs:
-    """The build files of the project, from ``gsvendor.yaml`` or the defaults.
-
-    ``dockerfiles`` (the pin Dockerfile included), ``pin_dockerfile`` and ``patches`` are
-    project-relative POSIX paths; :meth:`path` makes them absolute.
-    """
+    """The build files of the project, from ``gsvendor.yaml`` or the defaults: ``dockerfiles`` (the pin
+    Dockerfile included), ``pin_dockerfile`` and ``patches`` as project-relative POSIX paths."""
 
     root: Path
     dockerfiles: tuple[str, ...]
@@ -63,11 +60,9 @@ def build_inputs(config: Config) -> BuildInputs:
     raw = config.raw or {}
     pin = str(PurePosixPath(str(raw.get("pinDockerfile", DEFAULT_PIN_DOCKERFILE))))
     files = [str(PurePosixPath(str(f))) for f in raw.get("dockerfiles", DEFAULT_DOCKERFILES)]
-    if pin not in files:
-        files.append(pin)
     return BuildInputs(
         root=config.root,
-        dockerfiles=tuple(dict.fromkeys(files)),
+        dockerfiles=tuple(dict.fromkeys([*files, pin])),  # the pin Dockerfile last unless listed
         pin_dockerfile=pin,
         patches=str(PurePosixPath(str(raw.get("patches", DEFAULT_PATCHES)))),
     )
@@ -84,14 +79,9 @@ class Pin:
 
 
 def read_pin(config: Config, tag_hint: str | None = None) -> Pin:
-    """The upstream tag the pin Dockerfile pins (``ARG KSERVE_VERSION=<tag>``).
-
-    ``tag_hint``: how the command takes a tag instead (``gsvendor sync TAG``, ``--tag TAG``), for the
-    message when the file is missing; ``None`` for a command that takes none (``versions``).
-
-    Raises :class:`ConfigError` (exit 2) when the file is missing or unreadable, or carries no
-    ``ARG KSERVE_VERSION`` with a non-empty default.
-    """
+    """The upstream tag the pin Dockerfile pins (``ARG KSERVE_VERSION=<tag>``); ``tag_hint`` (``--tag TAG``)
+    is named when the file is missing. Raises :class:`ConfigError` (exit 2) when the file is missing or
+    unreadable, or carries no ``ARG KSERVE_VERSION`` with a non-empty default."""
     inputs = build_inputs(config)
     label = inputs.pin_dockerfile
     path = inputs.path(label)
@@ -101,8 +91,7 @@ def read_pin(config: Config, tag_hint: str | None = None) -> Pin:
             f"{label}: not found; its ARG {PIN_ARG} pins the upstream version ({instead}set pinDockerfile "
             "in gsvendor.yaml)"
         )
-    parsed = dockerfile.read(path, label)
-    arg = parsed.pin(PIN_ARG)
+    arg = dockerfile.read(path, label).pin(PIN_ARG)
     if arg is None or not (arg.default or "").strip():
         raise ConfigError(f"{label}: no ARG {PIN_ARG}=<tag> (the pinned upstream version)")
     return Pin(file=label, line=arg.line, value=str(arg.default).strip(), renovate=arg.renovate)
@@ -121,12 +110,9 @@ def pinned_tag(config: Config, tag_hint: str) -> str:
 
 @dataclass(frozen=True)
 class Place:
-    """One place the upstream version is written.
-
-    ``file`` is project-relative, ``line`` 1-based (``None`` when unknown), ``key`` what holds the
-    version there, ``value`` the version written (``None`` when absent), ``status`` one of
-    ``pin``, ``agrees``, ``differs``, ``missing``, ``not synced``.
-    """
+    """One place the upstream version is written: ``file`` project-relative, ``line`` 1-based (``None``
+    when unknown), ``key`` what holds the version, ``value`` the version (``None`` when absent),
+    ``status`` one of ``pin``, ``agrees``, ``differs``, ``missing``, ``not synced``."""
 
     file: str
     line: int | None
@@ -134,11 +120,6 @@ class Place:
     value: str | None
     status: str
     note: str = ""
-
-    @property
-    def problem(self) -> bool:
-        """Whether this place breaks the rule that every place follows the pin."""
-        return self.status in (DIFFERS, MISSING)
 
     @property
     def where(self) -> str:
@@ -163,28 +144,21 @@ def _yaml_place(pin: Pin, folder: Path, dest: str, name: str, keys: list[str]) -
 
 
 def version_places(config: Config, pin: Pin) -> list[Place]:
-    """Every place the upstream version is written, compared with ``pin`` (see the module doc).
-
-    Raises :class:`ConfigError` for a Dockerfile or chart YAML that cannot be parsed and
-    :class:`~gsvendor.errors.LockError` for a malformed lock file.
-    """
-
+    """Every place the upstream version is written, compared with ``pin`` (see the module doc). Raises
+    :class:`ConfigError` for a Dockerfile or chart YAML it cannot parse, :class:`LockError` for a bad lock."""
     inputs = build_inputs(config)
     places: list[Place] = []
+    key = f"ARG {PIN_ARG}"
     for label in inputs.dockerfiles:
-        key = f"ARG {PIN_ARG}"
+        path = inputs.path(label)
+        arg = dockerfile.read(path, label).pin(PIN_ARG) if label != pin.file and path.is_file() else None
         if label == pin.file:
             places.append(Place(label, pin.line, key, pin.value, PIN, "the source of truth (Renovate bumps it)"))
-            continue
-        path = inputs.path(label)
-        if not path.is_file():
-            places.append(Place(label, None, key, None, MISSING, "file not found"))
-            continue
-        arg = dockerfile.read(path, label).pin(PIN_ARG)
-        if arg is None or arg.default is None:
-            places.append(Place(label, None, key, None, MISSING, f"no ARG {PIN_ARG}=<tag>"))
-            continue
-        places.append(_compare(pin, label, arg.line, key, arg.default))
+        elif arg is None:
+            missing = f"no ARG {PIN_ARG}=<tag>" if path.is_file() else "file not found"
+            places.append(Place(label, None, key, None, MISSING, missing))
+        else:
+            places.append(_compare(pin, label, arg.line, key, arg.default))
     for chart in config.charts:
         folder = config.root / chart.dest
         if not folder.is_dir():
@@ -210,20 +184,12 @@ def version_places(config: Config, pin: Pin) -> list[Place]:
 
 @dataclass(frozen=True, order=True)
 class GoVersion:
-    """A Go version, ordered as Go orders them: ``1.21`` < ``1.21beta1`` < ``1.21rc1`` < ``1.21.0`` < ``1.21.1``.
-
-    ``key`` is ``(major, minor, stage, n)``, stage 0 for a bare ``major.minor`` (a go.mod language
-    version, or a floating image tag such as ``golang:1.25``), 1 ``betaN``, 2 ``rcN``, 3 ``major.minor.N``;
-    ``text`` is the version as written, without ``go``.
-    """
+    """A Go version, ordered as Go orders them (``1.21`` < ``1.21beta1`` < ``1.21rc1`` < ``1.21.0``): ``key``
+    ``(major, minor, stage, n)``, stage 0 a bare ``major.minor`` (``golang:1.25`` floats), 1 ``betaN``, 2
+    ``rcN``, 3 ``major.minor.N``; ``text`` as written, without ``go``."""
 
     key: tuple[int, int, int, int]
     text: str = field(compare=False)
-
-    @property
-    def floating(self) -> bool:
-        """A bare ``major.minor`` (``golang:1.25`` pulls the newest 1.25.x)."""
-        return self.key[2] == 0
 
     def __str__(self) -> str:
         return self.text
@@ -232,9 +198,9 @@ class GoVersion:
 _GO_VERSION = re.compile(r"^(?:go)?(\d+)\.(\d+)(?:\.(\d+)|(beta|rc)(\d+))?$")
 
 
-def parse_go_version(text: str) -> GoVersion | None:
+def parse_go_version(text: str | None) -> GoVersion | None:
     """``1.25.8``, ``go1.25.8``, ``1.25``, ``1.25rc1`` → :class:`GoVersion`; anything else → ``None``."""
-    match = _GO_VERSION.match(text.strip())
+    match = _GO_VERSION.match((text or "").strip())
     if not match:
         return None
     major, minor, patch, pre, number = match.groups()
@@ -244,60 +210,42 @@ def parse_go_version(text: str) -> GoVersion | None:
 
 def image_go_version(tag: str | None) -> GoVersion | None:
     """The Go version of a ``golang`` image tag: ``1.25.8-bookworm`` → 1.25.8; ``latest`` → ``None``."""
-    if not tag:
-        return None
-    return parse_go_version(tag.split("-", 1)[0])
+    return parse_go_version((tag or "").split("-", 1)[0])
 
 
 @dataclass(frozen=True)
 class GoMod:
-    """The ``go`` and ``toolchain`` lines of a go.mod (text as written, and parsed)."""
+    """The ``go`` and ``toolchain`` lines of a go.mod, as written."""
 
     go: str | None
     toolchain: str | None
-
-    @property
-    def minimum(self) -> GoVersion | None:
-        """The ``go`` line: the oldest Go that builds the module."""
-        return parse_go_version(self.go) if self.go else None
-
-    @property
-    def preferred(self) -> GoVersion | None:
-        """The ``toolchain`` line when newer than the ``go`` line, else the ``go`` line."""
-        minimum = self.minimum
-        toolchain = parse_go_version(self.toolchain) if self.toolchain else None
-        if toolchain is None or minimum is None:
-            return minimum
-        return max(minimum, toolchain)
 
 
 def judge_go(builder: GoVersion | None, mod: GoMod) -> tuple[str, str]:
     """Judge a builder's Go version against upstream's go.mod: ``(ok|warn|fail, reason)``.
 
-    The rules, and why:
-
-    * older than the ``go`` line fails — Go refuses to build the module, since the golang
-      images set ``GOTOOLCHAIN=local`` and will not download a newer toolchain (go.mod's
-      ``go 1.25.8`` means at least 1.25.8, so 1.25.7 fails);
-    * older than the ``toolchain`` line fails — upstream releases with that toolchain, so an
-      older one would ship without the fixes upstream's binaries carry;
+    * older than the ``go`` line fails: the golang images set ``GOTOOLCHAIN=local``, so Go refuses
+      to build the module (``go 1.25.8`` means at least 1.25.8);
+    * older than the ``toolchain`` line fails: upstream's binaries carry that toolchain's fixes;
     * the same major.minor at or above both passes (a floating ``golang:1.25`` too);
-    * a newer minor warns — it builds, but not with the Go upstream tests and releases with.
+    * a newer minor warns: it builds, but not with the Go upstream tests and releases with.
     """
-    minimum, preferred = mod.minimum, mod.preferred
+    minimum, toolchain = parse_go_version(mod.go), parse_go_version(mod.toolchain)
+    preferred = max(minimum, toolchain) if minimum and toolchain else minimum
     if minimum is None or preferred is None:
         return GO_WARN, f"upstream go.mod has no readable go line ({mod.go!r})"
     if builder is None:
         return GO_WARN, "cannot tell the Go version from the image tag"
-    # a floating golang:1.25 pulls the newest 1.25.x: above every 1.25 version (stage 4)
-    newest = GoVersion((*builder.key[:2], 4, 0), builder.text) if builder.floating else builder
+    # a floating golang:1.25 (stage 0) pulls the newest 1.25.x: above every 1.25 version (stage 4)
+    floating = builder.key[2] == 0
+    newest = GoVersion((*builder.key[:2], 4, 0), builder.text) if floating else builder
     if newest < minimum:
         return GO_FAIL, f"older than upstream's go {mod.go}: go.mod requires at least {minimum}"
     if newest < preferred:  # the toolchain line: preferred is the newer of the two lines
         return GO_FAIL, f"older than upstream's toolchain {mod.toolchain}"
     if builder.key[:2] > preferred.key[:2]:
         return GO_WARN, f"newer minor than upstream's {preferred}: builds, but not with the Go upstream releases with"
-    if builder.floating:
+    if floating:
         return GO_OK, f"floats to the newest {builder}.x (upstream needs {preferred} or later)"
     return GO_OK, f"matches upstream's {preferred}" if builder == preferred else f"at or above upstream's {preferred}"
 
@@ -321,11 +269,8 @@ class GoBuilder:
 
 
 def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
-    """Every stage of every configured Dockerfile whose base image is ``golang`` (any registry), judged.
-
-    A missing Dockerfile is skipped here (the version table reports it), and so is a base that is no
-    image reference (:attr:`~gsvendor.controller_images.dockerfile.Stage.image`).
-    """
+    """Every stage of every configured Dockerfile whose base image is ``golang`` (any registry), judged; a
+    missing Dockerfile (the version table reports it) and a base that is no image reference are skipped."""
     inputs = build_inputs(config)
     found: list[GoBuilder] = []
     for label in inputs.dockerfiles:
@@ -337,28 +282,15 @@ def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
             if image is None or image.repository.rsplit("/", 1)[-1] != "golang":
                 continue
             version = image_go_version(image.tag)
-            status, reason = judge_go(version, mod)
-            found.append(
-                GoBuilder(
-                    file=label,
-                    line=stage.line,
-                    stage=stage.name or f"#{stage.index}",
-                    image=stage.base,
-                    version=str(version) if version else None,
-                    status=status,
-                    reason=reason,
-                )
-            )
+            name, shown = stage.name or f"#{stage.index}", str(version) if version else None
+            found.append(GoBuilder(label, stage.line, name, stage.base, shown, *judge_go(version, mod)))
     return found
 
 
 @dataclass
 class VersionsReport:
-    """The result of ``gsvendor versions``.
-
-    ``go_mod`` is ``None`` when the Go check was skipped; ``go_source`` where go.mod was read
-    (``go_from_lock``: its lines were recorded in the lock when ``sync`` read it there).
-    """
+    """The result of ``gsvendor versions``: ``go_mod`` is ``None`` when the Go check was skipped;
+    ``go_source`` where go.mod was read (``go_from_lock``: the lines the lock recorded at sync)."""
 
     pin: Pin
     places: list[Place]
@@ -370,30 +302,19 @@ class VersionsReport:
     stale_lock: str | None = None  # the lock's tag when it is not the pin: the charts need a sync
 
     @property
-    def remedy(self) -> str | None:
-        """What fixes a stale lock (one line), ``None`` when the lock is at the pin or absent."""
-        if self.stale_lock is None:
-            return None
-        return f"helm/ and the lock are at {self.stale_lock}, {self.pin.file} pins {self.pin.value}: run gsvendor sync"
-
-    @property
     def problems(self) -> list[str]:
-        """One line per place that disagrees with the pin and per failing Go builder, then the remedy
-        of a stale lock (``run gsvendor sync``)."""
-        lines = []
-        for place in self.places:
-            if place.status == DIFFERS:
-                lines.append(
-                    f"{place.where}: {place.key} is {place.value}, but {self.pin.file}:{self.pin.line} "
-                    f"pins {self.pin.value}"
-                )
-            elif place.status == MISSING:
-                lines.append(f"{place.where}: {place.key}: {place.note}")
-        for builder in self.builders:
-            if builder.status == GO_FAIL:
-                lines.append(f"{builder.where}: {builder.image} ({builder.stage}): {builder.reason}")
-        if self.remedy:
-            lines.append(self.remedy)
+        """One line per place that disagrees with the pin and per failing Go builder, then what fixes a
+        stale lock (``run gsvendor sync``)."""
+        # a place that differs notes the pin ("file:line pins tag")
+        lines = [
+            f"{p.where}: {p.key} is {p.value}, but {p.note}" if p.status == DIFFERS else f"{p.where}: {p.key}: {p.note}"
+            for p in self.places
+            if p.status in (DIFFERS, MISSING)
+        ]
+        lines += [f"{b.where}: {b.image} ({b.stage}): {b.reason}" for b in self.builders if b.status == GO_FAIL]
+        if self.stale_lock is not None:
+            pin = self.pin
+            lines.append(f"helm/ and the lock are at {self.stale_lock}, {pin.file} pins {pin.value}: run gsvendor sync")
         return lines
 
     @property

@@ -72,10 +72,7 @@ def test_stages_and_their_base_images() -> None:
         (2, "tools", "docker.io/library/alpine:3.22", 28),
         (3, None, "gcr.io/distroless/static:nonroot", 30),
     ]
-    builder, tested, tools, final = parsed.stages
-    assert builder.platform == "$BUILDPLATFORM"
-    assert builder.base_raw == "golang:${GO_VERSION}"
-    assert builder.unresolved == ()
+    builder, tested, tools, _ = parsed.stages
     image = builder.image
     assert image is not None and (image.registry, image.repository, image.tag) == (
         "docker.io",
@@ -84,7 +81,6 @@ def test_stages_and_their_base_images() -> None:
     )
     assert tested.base_stage == "builder" and tested.image is None
     assert tools.image is not None and tools.image.repository == "library/alpine"
-    assert final.platform is None
 
 
 def test_stage_args_stay_in_their_stage() -> None:
@@ -109,23 +105,14 @@ def test_continuations_comments_and_heredocs() -> None:
     assert instructions[0].name == "ARG"  # the syntax directive is neither an instruction nor a comment
 
 
-def test_build_args_override_defaults() -> None:
-    parsed = dockerfile.parse(MULTI, build_args={"GO_VERSION": "1.26.0", "BASE_REGISTRY": "mirror.example"})
-    assert parsed.stages[0].base == "golang:1.26.0"
-    assert parsed.stages[2].base == "mirror.example/library/alpine:3.22"
-
-
-def test_an_unset_arg_in_from_is_reported() -> None:
+def test_an_unset_arg_in_from_expands_empty() -> None:
     parsed = dockerfile.parse("ARG TAG\nFROM golang:${TAG}\nFROM alpine:$MISSING\n")
-    assert parsed.stages[0].base == "golang:"
-    assert parsed.stages[0].unresolved == ("TAG",)
-    assert parsed.stages[1].unresolved == ("MISSING",)
+    assert [s.base for s in parsed.stages] == ["golang:", "alpine:"]
 
 
 def test_only_global_args_reach_from() -> None:
     parsed = dockerfile.parse("FROM golang:1.25 AS a\nARG V=1.24\nFROM golang:${V}\n")
     assert parsed.stages[1].base == "golang:"
-    assert parsed.stages[1].unresolved == ("V",)
 
 
 @pytest.mark.parametrize(
@@ -143,7 +130,7 @@ def test_only_global_args_reach_from() -> None:
     ],
 )
 def test_expand(text: str, values: dict[str, str | None], expected: str) -> None:
-    assert dockerfile.expand(text, values)[0] == expected
+    assert dockerfile.expand(text, values) == expected
 
 
 def test_escape_directive() -> None:
@@ -187,9 +174,8 @@ def test_the_projects_dockerfiles(name: str) -> None:
     pin = parsed.pin("KSERVE_VERSION")
     assert pin is not None and pin.default is not None and pin.default.startswith("v")
     assert pin.renovate == "datasource=github-releases depName=kserve/kserve"
-    assert parsed.global_arg("KSERVE_VERSION") == pin
+    assert parsed.global_args[-1] == pin
     builder, runtime = parsed.stages
-    assert builder.platform == "$BUILDPLATFORM"
     assert builder.image is not None and builder.image.repository == "library/golang"
     assert {"TARGETOS", "TARGETARCH", "KSERVE_VERSION"} <= {a.name for a in builder.args}
     assert runtime.base == "gcr.io/distroless/static:nonroot"

@@ -363,7 +363,7 @@ def test_image_tags_and_go_mod() -> None:
     assert str(image_go_version("1.25.8-bookworm")) == "1.25.8"
     assert image_go_version("latest") is None and image_go_version(None) is None
     mod = GoMod(*go_directives("module x\n\ngo 1.25.0 // comment\ntoolchain go1.25.9\n"))
-    assert (mod.go, mod.toolchain, str(mod.preferred)) == ("1.25.0", "go1.25.9", "1.25.9")
+    assert (mod.go, mod.toolchain) == ("1.25.0", "go1.25.9")
 
 
 @pytest.mark.parametrize(
