@@ -99,26 +99,25 @@ def go_join(base: str, name: str) -> str:
 
 
 # a gobwas/glob token: an escape, ``**``, a wildcard or brace character, a ``[…]`` class (maybe unterminated), a literal
-_GLOB_TOKEN = re.compile(r"\\.|\*\*|[*?{},]|\[[^]]*\]?|.", re.DOTALL)
+# a class is `[` `!`? then a range `lo-hi` (gobwas' lexer takes one when the second character is `-`) or a
+# list up to `]` with `\` escapes; its closing `]` is optional here so a missing one is reported
+_GLOB_TOKEN = re.compile(r"\\.|\*\*|[*?{},]|\[!?+(?:.-.|(?:\\.|[^]\\])*)\]?|.", re.DOTALL)
+_GLOB_LIST = re.compile(r"((?:\\.|[^]\\])*)(\]?)", re.DOTALL)
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
     """A gobwas/glob pattern with ``/`` as separator (what helm-docs' ``.Files.Glob`` compiles) as a
-    regular expression. Raises :class:`ReadmeError` for an unterminated class or alternative (gobwas
-    refuses those; helm-docs then matches nothing)."""
+    regular expression. Raises :class:`ReadmeError` for a class gobwas refuses (helm-docs then
+    matches nothing); braces left open are closed at the end, as gobwas does."""
     out: list[str] = []
     depth = 0
     for token in _GLOB_TOKEN.findall(pattern):
-        if token.startswith("\\") and len(token) == 2:
-            out.append(re.escape(token[1]))
+        if token.startswith("\\"):  # a last lone backslash escapes nothing and is dropped
+            out.append(re.escape(token[1:]))
         elif token in ("**", "*", "?"):
             out.append({"**": ".*", "*": "[^/]*", "?": "[^/]"}[token])
         elif token.startswith("["):
-            if len(token) < 2 or not token.endswith("]"):
-                raise ReadmeError(f"glob {pattern!r}: unterminated [")
-            negate = token.startswith("[!")
-            body = token[1 + negate : -1].replace("\\", "\\\\").replace("^", "\\^")
-            out.append("[" + ("^" if negate else "") + body + "]")
+            out.append(_glob_class(pattern, token))
         elif token == "{":
             depth += 1
             out.append("(?:")
@@ -129,9 +128,30 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
             out.append("|")
         else:
             out.append(re.escape(token))
-    if depth:
-        raise ReadmeError(f"glob {pattern!r}: unterminated {{")
-    return re.compile("".join(out), re.DOTALL)
+    return re.compile("".join(out) + ")" * depth, re.DOTALL)  # gobwas closes open braces at the end
+
+
+def _glob_class(pattern: str, token: str) -> str:
+    """One ``[…]`` of a gobwas/glob pattern as a regular-expression class. Raises :class:`ReadmeError`
+    where gobwas' parser refuses it: no closing ``]``, an empty list (``[]``, ``[!]``), a range whose
+    ``lo`` is above ``hi`` (``[z-a]``) or not closed right after ``hi`` (``[a-c-d]``)."""
+    negate = token.startswith("[!")
+    body = token[1 + negate :]
+    if len(body) >= 3 and body[1] == "-":  # a range: both ends taken as they are, with no escapes
+        if len(body) != 4 or body[3] != "]":
+            raise ReadmeError(f"glob {pattern!r}: expected ] after the range {body[:3]!r}")
+        if body[0] > body[2]:
+            raise ReadmeError(f"glob {pattern!r}: range {body[:3]!r} ends below its start")
+        chars = re.escape(body[0]) + "-" + re.escape(body[2])
+    else:
+        listed, closed = _GLOB_LIST.fullmatch(body).groups()  # type: ignore[union-attr]
+        if not closed:
+            raise ReadmeError(f"glob {pattern!r}: unterminated [")
+        listed = re.sub(r"\\(.)", r"\1", listed, flags=re.DOTALL)
+        if not listed:
+            raise ReadmeError(f"glob {pattern!r}: empty [] class")
+        chars = "".join(map(re.escape, listed))
+    return "[" + ("^" if negate else "") + chars + "]"
 
 
 class Files:
