@@ -1,17 +1,14 @@
 """The swap journal: how ``sync`` replaces files so that any interruption is completed or undone.
 
-1. **Prepare.** A journal ``preparing`` (kept outside the checkout: :mod:`gsvendor.journal_trust`) names
-   the staging folders and the folders it may create. Files are staged beside their destination and
-   fsync'd (a mount point inside the output stops the swap: a rename across it fails with EXDEV), hand
-   edits are backed up, and the journal is rewritten ``committed`` with every step and the
-   :func:`~gsvendor.vendoring.backup.state` of its path before and after. A failure until then undoes it.
-2. **Apply.** The steps (the lock file last) run in order, each idempotent, so running them again
-   after a crash finishes the same swap; then the staging folders and the journal go.
+**Prepare**: a journal ``preparing`` (outside the checkout: :mod:`gsvendor.journal_trust`) names the
+staging folders; files are staged and fsync'd beside their destination (not across a mount point: EXDEV),
+hand edits backed up, and the journal rewritten ``committed`` with every step and the
+:func:`~gsvendor.vendoring.backup.state` of its path before and after. A failure until then undoes it.
+**Apply**: the idempotent steps (the lock file last) run in order, so running them again finishes the swap.
 
 :func:`recover` (under the project lock) applies a ``committed`` journal forward, first backing up paths
-edited since, and undoes a ``preparing`` one; a journal failing :func:`journal_trust.check` is reported
-and left alone. Backups are never deleted. SIGINT, SIGTERM and SIGHUP wait while a swap runs: during
-prepare they undo it at the next step; once committed, they wait until it is complete.
+edited since, and undoes a ``preparing`` one; one failing :func:`journal_trust.check` is left alone.
+SIGINT, SIGTERM and SIGHUP wait while a swap runs: during prepare they undo it at the next step.
 
 Test hook: ``GSVENDOR_TEST_SWAP_STEP=N:SIGNAL`` makes the process send itself ``SIGNAL`` (``KILL``,
 ``TERM``, ``INT``) just before step ``N`` (1-based); ``GSVENDOR_TEST_SWAP_TRACE=FILE`` logs each step.
@@ -110,9 +107,6 @@ class StoppedHalfWay(GsvendorError):
     exit_code = 1
 
 
-# --- signals and the test hook --------------------------------------------------------------------
-
-
 class _Steps:
     """Counts the steps of one swap, for the test hook and trace."""
 
@@ -134,9 +128,6 @@ class _Steps:
             os.kill(os.getpid(), self.hook[1])
         if self.interruptible and self.signals.pending:
             raise KeyboardInterrupt
-
-
-# --- file system helpers --------------------------------------------------------------------------
 
 
 class _SyncedWrites:
@@ -262,9 +253,6 @@ def _undo(root: Path, where: Place, journal: Journal) -> None:
             (root / folder).rmdir()
     with contextlib.suppress(OSError):  # left behind, it is undone again by the next command
         _remove_journal(where)
-
-
-# --- the swap ----------------------------------------------------------------------------------
 
 
 def _staging_parent(root: Path, dest: str) -> Path:

@@ -154,26 +154,25 @@ def _compact(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def compare_values(old: Any, new: Any, path: str = "") -> tuple[list[str], list[str], list[ValueChange]]:
+def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[ValueChange]]:
     """Keys added, keys removed (the topmost, dotted) and defaults changed between two values trees:
     mappings are walked, anything else is a default compared whole."""
     added: list[str] = []
     removed: list[str] = []
     changed: list[ValueChange] = []
-    if isinstance(old, Mapping) and isinstance(new, Mapping):
-        for key in sorted(set(old) | set(new), key=str):
-            here = f"{path}.{_key(key)}" if path else _key(key)
-            if key not in old:
-                added.append(here)
-            elif key not in new:
-                removed.append(here)
-            else:
-                more = compare_values(old[key], new[key], here)
-                added += more[0]
-                removed += more[1]
-                changed += more[2]
-    elif old != new or type(old) is not type(new):
-        changed.append(ValueChange(path or "(root)", _compact(old), _compact(new)))
+
+    def walk(old: Any, new: Any, path: str) -> None:
+        if isinstance(old, Mapping) and isinstance(new, Mapping):
+            for key in sorted(set(old) | set(new), key=str):
+                here = f"{path}.{_key(key)}" if path else _key(key)
+                if key in old and key in new:
+                    walk(old[key], new[key], here)
+                else:
+                    (removed if key in old else added).append(here)
+        elif old != new or type(old) is not type(new):
+            changed.append(ValueChange(path or "(root)", _compact(old), _compact(new)))
+
+    walk(old, new, "")
     return added, removed, changed
 
 

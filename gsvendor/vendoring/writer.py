@@ -74,9 +74,6 @@ def hand_edits(root: Path, output: Output, lock: Lock | None, disk: OnDisk) -> l
     return sorted(set(foreign + edited))
 
 
-# --- what is on disk (I/O) and what must change (pure) ------------------------------------------
-
-
 @dataclass(frozen=True)
 class Entry:
     """One thing on disk: ``kind`` is ``file``, ``dir``, ``link`` or ``special``; ``data`` a file's bytes."""
