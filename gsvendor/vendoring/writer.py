@@ -93,8 +93,7 @@ def scan(root: Path, dest: str) -> dict[str, Entry]:
             mode = os.lstat(path).st_mode
             if stat.S_ISDIR(mode):
                 stack += [(path / name, f"{rel}/{name}" if rel else name) for name in os.listdir(path)]
-            kind = "link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode) else "special"
-            kind = "file" if stat.S_ISREG(mode) else kind
+            kind = {stat.S_IFREG: "file", stat.S_IFLNK: "link", stat.S_IFDIR: "dir"}.get(stat.S_IFMT(mode), "special")
             found[rel] = Entry(kind, path.read_bytes() if kind == "file" else None)
         except FileNotFoundError:  # gone since its folder was listed
             continue
@@ -131,14 +130,6 @@ def plan_folder(dest: str, desired: dict[str, bytes], disk: dict[str, Entry]) ->
     return removals, writes
 
 
-def plan_file(dest: str, desired: bytes, disk: dict[str, Entry]) -> tuple[list[Step], list[str]]:
-    """As :func:`plan_folder` for a single-file destination: nothing when its bytes are unchanged."""
-    top = disk.get("")
-    if top is not None and top.kind == "file" and top.data == desired:
-        return [], []
-    return ([Step("rmtree", dest)] if top is not None and top.kind == "dir" else []), [dest]
-
-
 def write_atomically(
     root: Path,
     output: Output,
@@ -157,10 +148,11 @@ def write_atomically(
         steps, writes = plan_folder(dest, files, scan(root, dest))
         removals += steps
         staged.update({path: (dest, files[path[len(dest) + 1 :]]) for path in writes})
-    for dest, data in output.files.items():
-        steps, writes = plan_file(dest, data, scan(root, dest))
-        removals += steps
-        staged.update({path: (dest, data) for path in writes})
+    for dest, data in output.files.items():  # a single file: written unless its bytes are there
+        top = scan(root, dest).get("")
+        if top is None or top.kind != "file" or top.data != data:
+            removals += [Step("rmtree", dest)] if top is not None and top.kind == "dir" else []
+            staged[dest] = (dest, data)
     lock_rel = lock_path.relative_to(root).as_posix()
     staged[lock_rel] = (lock_rel, lock_bytes)  # last: the lock agrees only once every chart is written
     return swap(root, tag, staged, removals, backup, on_commit)
