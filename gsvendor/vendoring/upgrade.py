@@ -382,19 +382,15 @@ def compare_chart(
     differ = {p for p, _ in diff}
     # a file the same at both tags that renders otherwise (a rewrite or its values default changed)
     rendered_otherwise = {p for p in set(rewrites[0]) | set(rewrites[1]) if rewrites[0].get(p) != rewrites[1].get(p)}
+    images = differ | rendered_otherwise
     chart.images = compare_images(
-        {p: data for p, data in before.items() if p in differ | rendered_otherwise},
-        {p: data for p, data in after.items() if p in differ | rendered_otherwise},
-        allow,
-        rewrites,
+        *({p: d for p, d in f.items() if p in images} for f in (before, after)), allow, rewrites
     )
-    before = {p: data for p, data in before.items() if p in differ}
-    after = {p: data for p, data in after.items() if p in differ}
+    before, after = ({p: data for p, data in f.items() if p in differ} for f in (before, after))
     shapes = crd_shapes(before), crd_shapes(after)
     chart.crds = compare_crds(before, after, shapes)
     chart.rbac = compare_rbac(before, after, lambda data: _load_yaml(data, inline_actions=True))
-    crd_files = {shape[0] for side in shapes for shape in side.values()}
-    chart.crd_files = sorted(crd_files & differ)
+    chart.crd_files = sorted({shape[0] for side in shapes for shape in side.values()})
     chart.overlays = compare_overlays(old, new, overlays)
     return chart
 
