@@ -114,8 +114,7 @@ def _common(old: Iterable[Hashable], new: Iterable[Hashable], limit: int) -> int
 
 
 def _joins(lines: Sequence[Hashable], head: int, tail: int, other: Sequence[Hashable]) -> bool:
-    """Whether ``lines`` has nothing between head and tail and ``other`` holds the two lines meeting there
-    (a match across that seam difflib could prefer to the head)."""
+    """Whether ``lines`` has no middle and ``other`` holds the two lines meeting there (a match across it)."""
     if len(lines) != head + tail or not head or not tail:
         return False
     first, second = lines[head - 1], lines[head]

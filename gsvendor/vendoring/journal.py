@@ -167,8 +167,7 @@ _OPEN_AT_MOST = 128  # well below the usual limit of 1024 open files
 
 
 def _write_journal(where: Place, journal: Journal) -> None:
-    """Write the journal to ``where`` durably (a fsync'd temporary file renamed over it). Raises
-    :class:`OSError` naming ``where.path``; the journal is then unchanged."""
+    """Write the journal durably (a fsync'd temporary file renamed over it); OSError names ``where.path``."""
     folder = where.path.parent
     tmp = None
     try:
@@ -225,8 +224,7 @@ def _edited(root: Path, step: Step) -> bool:
 
 
 def _finish(root: Path, where: Place, journal: Journal, steps: _Steps, careful: bool = False) -> Path | None:
-    """Apply a committed journal, then remove the staging and the journal. ``careful`` (a recovery): paths
-    edited since are first copied to a new backup folder, returned (else ``None``)."""
+    """Apply a committed journal; ``careful`` (a recovery): first back up paths edited since, returned."""
     kept = None
     if edited := [s.path for s in journal.steps if careful and _edited(root, s)]:
         steps("recovery backup")
@@ -274,8 +272,7 @@ def _nearest(root: Path, rel: str) -> Path:
 
 
 def _other_device(root: Path, rel: str, device: int, tree: bool) -> str | None:
-    """The folder (project-relative) on the way to ``rel``, or in it when ``tree`` (removed whole), on
-    another file system than ``device`` (a rename or removal would fail half-way: EXDEV, EBUSY), or ``None``."""
+    """A mount point (not on ``device``) on the way to ``rel``, or in it when ``tree``: EXDEV, EBUSY half-way."""
     folder, mount = _nearest(root, rel), None
     while folder != root and os.stat(folder).st_dev != device:
         mount, folder = folder, folder.parent
@@ -400,8 +397,7 @@ def interrupted_after(tag: str, backup: str | None = None) -> Interrupted:
 
 
 def _unwritable(root: Path, paths: list[str], trees: list[str]) -> str | None:
-    """The first folder (project-relative) a swap must change but may not (``os.access``: modes, ACLs, a
-    read-only mount): the nearest existing parent of each of ``paths``, every folder below ``trees``; or ``None``."""
+    """The first folder of ``paths``' parents and below ``trees`` that ``os.access`` says is not writable."""
     nearest = (f for f in dict.fromkeys(_nearest(root, rel) for rel in paths) if is_real_dir(f))
     below = (Path(f) for rel in trees if is_real_dir(root / rel) for f, _, _ in os.walk(root / rel))
     return next((os.path.relpath(f, root) for f in chain(nearest, below) if not os.access(f, os.W_OK | os.X_OK)), None)
@@ -445,8 +441,7 @@ def recover(root: Path, scope: Scope) -> list[str]:
 
 
 def _failed(exc: OSError, root: Path) -> str:
-    """``path: reason`` of a failed step: the project file (not a staged copy) relative to ``root``, the
-    reason without ``[Errno N]`` ("helm/x/a: Operation not permitted")."""
+    """``path: reason`` of a failed step, naming the project file ("helm/x/a: Operation not permitted")."""
     names = [str(name) for name in (exc.filename2, exc.filename) if name]
     path = next((name for name in names if STAGING_PREFIX not in name), names[0] if names else None)
     reason = exc.strerror or str(exc)

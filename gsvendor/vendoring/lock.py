@@ -139,8 +139,7 @@ def render(build: Build, location: str, digests: Digests | None = None) -> bytes
 
 
 def _dump(document: dict[str, Any], *, libyaml: bool) -> str:
-    """The lock's YAML text: by libyaml's emitter (~6× faster) where :func:`_plain_everywhere` says it
-    writes what ruamel's round-trip dumper writes, else by that dumper (None, numbers, quoting)."""
+    """The lock's YAML text: libyaml's (~5× faster) when the same as ruamel's round-trip dumper's."""
     from ruamel.yaml import YAML
     from ruamel.yaml.representer import SafeRepresenter
 
@@ -179,8 +178,7 @@ def _plain(text: str) -> bool:
 
 
 def _plain_everywhere(data: Any) -> bool:
-    """Whether every key and scalar below ``data`` is a string written plain in any YAML version,
-    or ``None`` as a mapping value."""
+    """Whether every key and scalar is a string written plain in any YAML version, or a ``None`` value."""
     stack = [data]
     while stack:
         item = stack.pop()

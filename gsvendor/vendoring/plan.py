@@ -129,8 +129,7 @@ _TOP_KEY = re.compile(r"^([A-Za-z_][\w.-]*):")
 
 
 def _head(document: str) -> str:
-    """Only the ``kind`` and ``metadata`` entries of a YAML document: CRDs are megabytes, and only
-    those two are needed to select and name a document."""
+    """Only the ``kind`` and ``metadata`` entries of a YAML document (CRDs are megabytes)."""
     kept, keep = [], False
     for line in document.splitlines():
         keep = match.group(1) in ("kind", "metadata") if (match := _TOP_KEY.match(line)) else keep
@@ -178,9 +177,7 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
 def _normalized(
     files: dict[str, bytes], memo: dict[int, tuple[bytes, bytes]], clean: CleanFiles | None
 ) -> tuple[dict[str, bytes], list[str]]:
-    """``files`` with whitespace fixed, and the paths that changed. ``memo`` (by object identity) lets
-    charts cut from the same upstream bytes share one result; ``clean`` spares large files known clean
-    the scan (:class:`gsvendor.files.CleanFiles`)."""
+    """``files`` with whitespace fixed and the paths changed; ``memo`` shares results by object identity."""
     out, changed = {}, []
     fix = normalize_whitespace if clean is None else clean.normalize
     for path in sorted(files):

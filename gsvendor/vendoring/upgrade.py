@@ -132,8 +132,7 @@ class Upgrade:
 
 
 def _load_yaml(data: bytes, *, inline_actions: bool = False) -> list[Any]:
-    """Every document of a YAML file (template-action lines dropped); ``[]`` when it is not YAML.
-    ``inline_actions``: actions inside a line read as ``TEMPLATED`` (not for image references)."""
+    """A YAML file's documents (action lines dropped, ``inline_actions`` as ``TEMPLATED``); ``[]``: not YAML."""
     from ruamel.yaml.error import YAMLError
 
     lines = data.decode("utf-8", "replace").splitlines()
@@ -266,8 +265,7 @@ def compare_images(
 
 
 def _crd_documents(data: bytes) -> list[Any]:
-    """The CRD documents of a YAML file as :func:`_load_yaml` reads them, but lazily
-    (:func:`gsvendor.fastyaml.load_lazy`, ~20× faster on the CRD charts), or by libyaml beyond its subset."""
+    """The CRD documents :func:`_load_yaml` reads, lazily (:func:`gsvendor.fastyaml.load_lazy`: ~20× faster)."""
     text = data.decode("utf-8", "replace")
     if "{{" in text:  # as _load_yaml reads a template, one pass over the whole text
         text = _ACTION.sub("TEMPLATED", _ACTION_LINES.sub("", text))
