@@ -20,9 +20,8 @@ from gsvendor.journal_trust import BACKUP_FOLDER
 
 
 def fsync_path(path: Path, folder: bool = True) -> None:
-    """fsync ``path`` (a folder: its entries; ``folder=False``: a file, not followed if a link).
-
-    A folder's errors are ignored (some file systems cannot fsync one); a file's raise :class:`OSError`."""
+    """fsync ``path``: a folder (errors ignored: some file systems cannot), or with ``folder=False`` a file
+    (not followed if a link; raises :class:`OSError`)."""
     with contextlib.suppress(*((OSError,) if folder else ())):
         fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if folder else os.O_NOFOLLOW))
         try:
@@ -40,10 +39,7 @@ def is_real_dir(path: Path) -> bool:
 
 
 def state(path: Path) -> str:
-    """What stands at ``path`` (links not followed), in the journal's notation (module docstring).
-
-    Raises :class:`OSError` when it cannot be read.
-    """
+    """What stands at ``path`` (links not followed) in the module docstring's notation. Raises :class:`OSError`."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -74,10 +70,9 @@ def file_state(data: bytes) -> str:
 
 
 def copy_backup(root: Path, paths: list[str]) -> Path:
-    """Copy ``paths`` (project-relative files, links or folders; missing ones are skipped) to a new
-    ``root/.gsvendor-backup/<UTC time>-<random>/``, keeping their relative paths, and return that
-    folder once every file and folder in it, its parent and ``root`` are fsync'd. Raises
-    :class:`OSError` (the partial backup is left: it is only ever added to)."""
+    """Copy ``paths`` (project-relative files, links or folders; missing ones skipped) to a new
+    ``root/.gsvendor-backup/<UTC time>-<random>/`` and return it once all in it is fsync'd. Raises
+    :class:`OSError` (a partial backup is left)."""
     top = root / BACKUP_FOLDER
     top.mkdir(exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())

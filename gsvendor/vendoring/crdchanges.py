@@ -1,9 +1,8 @@
 """What kind of change a CRD went through between two builds, for the upgrade report's reviewer.
 
-Read from each version's top-level ``spec`` schema only (the CRDs are megabytes, read lazily): served
-and stored versions, the conversion strategy, and per version the ``spec`` fields' types, enums and
-which are required. :func:`classify` names what changed; :func:`needs_webhook` the reads that only
-the conversion webhook can serve.
+Read from the served and stored versions, the conversion strategy and each version's top-level ``spec``
+fields (types, enums, required): :func:`classify` names what changed, :func:`needs_webhook` the reads
+only the conversion webhook can serve.
 """
 
 from __future__ import annotations
@@ -56,9 +55,8 @@ def _type(schema: Any) -> str:
 
 
 def classify(was: Traits, now: Traits, fields_removed: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """Lines naming each change: served or storage version, conversion strategy, ``spec`` fields
-    removed, types changed (a type that took more, ``any`` or int-or-string, is narrowed), new
-    required fields, enums narrowed. Empty when none of those changed."""
+    """Lines naming each change: served or storage version, conversion strategy, ``spec`` fields removed,
+    types changed (narrowed from ``any`` or int-or-string), new required fields, enums narrowed."""
     out = []
     if was["storage"] != now["storage"]:
         out.append(f"storage version {was['storage']} → {now['storage']}")
@@ -88,10 +86,9 @@ def classify(was: Traits, now: Traits, fields_removed: tuple[str, ...] = ()) -> 
 
 
 def needs_webhook(was: Traits, now: Traits) -> tuple[str, ...]:
-    """Lines naming the reads that need the conversion webhook after the upgrade: when the storage or
-    served versions change under ``strategy: Webhook``, objects stored at the old storage version are
-    read at each other served version of the new CRD only through the webhook (strategy ``None`` only
-    rewrites ``apiVersion``). Empty otherwise, or when the old CRD had no storage version."""
+    """Lines naming the reads that need the conversion webhook after the upgrade: when the storage or served
+    versions change under ``strategy: Webhook``, objects stored at the old storage version are read at
+    each other served version only through it (strategy ``None`` only rewrites ``apiVersion``)."""
     served_was = {v for v, on in was["served"].items() if on}
     served_now = sorted(v for v, on in now["served"].items() if on)
     stored = was["storage"]

@@ -1,24 +1,17 @@
 """The swap journal: how ``sync`` replaces files so that any interruption is completed or undone.
 
-1. **Prepare.** A journal in state ``preparing`` names the staging folders and the folders it may
-   create; it is kept outside the checkout (:mod:`gsvendor.journal_trust`). New and changed files
-   are staged *beside their destination* and fsync'd (a destination on another file system, a mount
-   point inside the output, stops the swap: the rename would fail with EXDEV); hand edits go to the
-   backup folder; the journal is rewritten ``committed`` with every step (``unlink``, ``rmtree``,
-   ``write``, the lock file last) and the state of its path before and after
-   (:mod:`gsvendor.vendoring.backup`). A failure up to that write undoes the swap: nothing changed.
-2. **Apply.** The steps run in order, each idempotent (it checks the disk), so running them again
-   after a crash finishes the same swap; then the staging folders and the journal go.
+**Prepare**: a journal ``preparing`` (outside the checkout: :mod:`gsvendor.journal_trust`) names the
+staging folders; files are staged and fsync'd beside their destination (not across a mount point: EXDEV),
+hand edits backed up, and the journal rewritten ``committed`` with every step and the
+:func:`~gsvendor.vendoring.backup.state` of its path before and after. A failure until then undoes it.
+**Apply**: the idempotent steps (the lock file last) run in order, so running them again finishes the swap.
 
-:func:`recover` (every command touching the output, under the project lock) checks an unfinished
-journal (:func:`journal_trust.check`; one that fails is reported and left alone), applies a
-``committed`` one forward (first backing up paths edited since the crash) and undoes a
-``preparing`` one. Backups are never deleted. SIGINT, SIGTERM and SIGHUP wait while a swap runs:
-during prepare they stop it at the next step (undone); once committed, until it is complete.
+:func:`recover` (under the project lock) applies a ``committed`` journal forward, first backing up paths
+edited since, and undoes a ``preparing`` one; one failing :func:`journal_trust.check` is left alone.
+SIGINT, SIGTERM and SIGHUP wait while a swap runs: during prepare they undo it at the next step.
 
-Test hook (not for users): ``GSVENDOR_TEST_SWAP_STEP=N:SIGNAL`` makes the process send itself
-``SIGNAL`` (``KILL``, ``TERM``, ``INT``) just before step ``N`` (1-based) of a swap or recovery;
-``GSVENDOR_TEST_SWAP_TRACE=FILE`` appends one line per step to ``FILE``.
+Test hook: ``GSVENDOR_TEST_SWAP_STEP=N:SIGNAL`` makes the process send itself ``SIGNAL`` (``KILL``,
+``TERM``, ``INT``) just before step ``N`` (1-based); ``GSVENDOR_TEST_SWAP_TRACE=FILE`` logs each step.
 """
 
 from __future__ import annotations
@@ -46,10 +39,9 @@ _VERSION = 2
 
 @dataclass(frozen=True)
 class Step:
-    """One idempotent step of a swap (paths POSIX, project-relative): ``unlink`` (remove ``path`` unless
-    it is a real folder), ``rmtree`` (remove it when it is one) or ``write`` (rename ``staged``, while it
-    exists, over ``path``, making missing parents). ``old``/``new``: :func:`state` of ``path`` before
-    and after (``None``: not recorded)."""
+    """One idempotent step of a swap (POSIX, project-relative paths): ``unlink`` ``path`` unless a real
+    folder, ``rmtree`` it when one, or ``write`` (rename ``staged``, while it exists, over ``path``).
+    ``old``/``new``: :func:`state` of ``path`` before and after (``None``: not recorded)."""
 
     kind: str
     path: str
@@ -60,9 +52,8 @@ class Step:
 
 @dataclass
 class Journal:
-    """What a swap will do: ``state`` ``preparing`` or ``committed``; ``tag`` the upstream tag written
-    (for messages); the ``staging`` folders and those ``created`` for them (removed on undo when
-    empty); ``backup`` the hand-edit backup folder (never removed)."""
+    """What a swap will do: ``state`` ``preparing`` or ``committed``, ``tag`` written (for messages), the
+    ``staging`` folders and those ``created`` for them (removed on undo), ``backup`` the hand edits' folder."""
 
     state: str
     tag: str
@@ -79,9 +70,8 @@ class Journal:
 
     @classmethod
     def from_json(cls, data: bytes, label: str, scope: Scope, root: Path) -> Journal:
-        """Parse a journal file and check every path in it (:func:`journal_trust.check`). Raises
-        :class:`GsvendorError` (exit 2, nothing touched) naming ``label`` and why, for a journal that
-        gsvendor did not write for ``scope``."""
+        """Parse a journal file and check its paths (:func:`journal_trust.check`). Raises :class:`GsvendorError`
+        (exit 2, nothing touched) naming ``label`` and why for a journal gsvendor did not write for ``scope``."""
         try:
             document = json.loads(data)
             if not isinstance(document, dict):
@@ -111,14 +101,10 @@ class Journal:
 
 
 class StoppedHalfWay(GsvendorError):
-    """A step after the journal's commit failed: the output changed in part, and the next command
-    completes the swap once the cause is fixed (exit 1: exit 2 says that nothing changed)."""
+    """A step after the commit failed: the output changed in part; the next command completes it (exit 1)."""
 
     code = "stopped-half-way"
     exit_code = 1
-
-
-# --- signals and the test hook --------------------------------------------------------------------
 
 
 class _Steps:
@@ -144,14 +130,9 @@ class _Steps:
             raise KeyboardInterrupt
 
 
-# --- file system helpers --------------------------------------------------------------------------
-
-
 class _SyncedWrites:
-    """New files written now and fsync'd together by :meth:`sync` (or when :data:`_OPEN_AT_MOST` are
-    open): one fsync per file while others are still written costs a flush each, a batch lets the disk
-    coalesce them (~40 → ~25 ms for a chart set). A file counts as written only once :meth:`sync` returned.
-    """
+    """New files fsync'd together by :meth:`sync` (or when :data:`_OPEN_AT_MOST` are open): a batch lets
+    the disk coalesce the flushes (~40 → ~25 ms for a chart set). A file is durable once :meth:`sync` returned."""
 
     def __init__(self) -> None:
         self.fds: list[int] = []
@@ -186,8 +167,7 @@ _OPEN_AT_MOST = 128  # well below the usual limit of 1024 open files
 
 
 def _write_journal(where: Place, journal: Journal) -> None:
-    """Write the journal's bytes to ``where`` durably (a fsync'd temporary file renamed over it).
-    Raises :class:`OSError` naming ``where.path`` (a full disk); the journal is then unchanged."""
+    """Write the journal durably (a fsync'd temporary file renamed over it); OSError names ``where.path``."""
     folder = where.path.parent
     tmp = None
     try:
@@ -236,8 +216,7 @@ def _run_step(root: Path, step: Step) -> None:
 
 
 def _edited(root: Path, step: Step) -> bool:
-    """Whether running ``step`` would replace or remove something that is neither the state the
-    journal recorded before the swap nor the one it writes (an edit made after the crash)."""
+    """Whether ``step`` would replace or remove neither the recorded old nor the new state (an edit since)."""
     if not _pending(root, step):
         return False
     now = state(root / step.path)
@@ -245,8 +224,7 @@ def _edited(root: Path, step: Step) -> bool:
 
 
 def _finish(root: Path, where: Place, journal: Journal, steps: _Steps, careful: bool = False) -> Path | None:
-    """Apply every step of a committed journal, then remove the staging and the journal. ``careful``
-    (a recovery): paths edited since are first copied to a new backup folder, returned (else ``None``)."""
+    """Apply a committed journal; ``careful`` (a recovery): first back up paths edited since, returned."""
     kept = None
     if edited := [s.path for s in journal.steps if careful and _edited(root, s)]:
         steps("recovery backup")
@@ -275,12 +253,8 @@ def _undo(root: Path, where: Place, journal: Journal) -> None:
         _remove_journal(where)
 
 
-# --- the swap ----------------------------------------------------------------------------------
-
-
 def _staging_parent(root: Path, dest: str) -> Path:
-    """Where to stage files for ``dest``: its parent folder, or the destination itself when it is
-    a folder mounted on another file system than its parent."""
+    """Where to stage files for ``dest``: its parent, or itself when it is a mount point."""
     target = root / dest
     parent = target.parent
     with contextlib.suppress(OSError):
@@ -298,9 +272,7 @@ def _nearest(root: Path, rel: str) -> Path:
 
 
 def _other_device(root: Path, rel: str, device: int, tree: bool) -> str | None:
-    """The folder (project-relative) on the way to ``rel``, or in it when ``tree`` (removed whole), on
-    another file system than ``device`` (a mount point: a rename into it, or its removal, would fail
-    half-way: EXDEV, EBUSY); ``None`` when there is none."""
+    """A mount point (not on ``device``) on the way to ``rel``, or in it when ``tree``: EXDEV, EBUSY half-way."""
     folder, mount = _nearest(root, rel), None
     while folder != root and os.stat(folder).st_dev != device:
         mount, folder = folder, folder.parent
@@ -323,14 +295,12 @@ def swap(
 ) -> Path | None:
     """Run one journaled swap under ``root``; return the backup folder (``None`` without ``backup``).
 
-    ``staged``: project-relative file → ``(configured destination it belongs to, bytes)``, the lock
-    file last. ``removals``: the ``unlink``/``rmtree`` steps, run before any write. ``backup``:
-    project-relative paths copied first to ``.gsvendor-backup/<UTC time>-<random>/`` (never removed).
-    ``on_commit(backup folder or None)`` runs at the point of no return while signals still wait, so
-    a caller learns that the output changes even when a signal stops it right after. Raises
-    :class:`GsvendorError` (nothing changed) when preparing fails (a full disk, a mount point inside
-    a destination, the commit write), :class:`StoppedHalfWay` when a step after the commit fails,
-    :class:`Interrupted` on a signal (nothing changed before the commit; else the swap completed).
+    ``staged``: project-relative file → ``(its configured destination, bytes)``, the lock file last;
+    ``removals``: ``unlink``/``rmtree`` steps, run before any write; ``backup``: project-relative paths
+    copied first to ``.gsvendor-backup/<UTC time>-<random>/``. ``on_commit(backup or None)`` runs at the
+    point of no return while signals wait. Raises :class:`GsvendorError` (nothing changed) when preparing
+    fails (a full disk, a mount point in a destination), :class:`StoppedHalfWay` when a step after the
+    commit fails, :class:`Interrupted` on a signal (nothing changed before the commit; else completed).
     """
     at = journal_trust.place(root)
     with Deferred() as signals:
@@ -346,8 +316,7 @@ def swap(
                 while not os.path.lexists(missing) and missing != root:
                     journal.created.append(os.path.relpath(missing, root))
                     missing = missing.parent
-        journal.staging = [Path(p).as_posix() for p in parents.values()]
-        journal.created = [Path(p).as_posix() for p in journal.created]
+        journal.staging = list(parents.values())
         backup_dir = None
         unwritable = _unwritable(root, [*staged, *(s.path for s in removals)], [s.path for s in removals])
         if unwritable is not None:  # the apply phase would stop half-way, the tree mixed until fixed
@@ -422,26 +391,22 @@ def _same_device(root: Path, rel: str, device: int, tree: bool) -> None:
 
 
 def interrupted_after(tag: str, backup: str | None = None) -> Interrupted:
-    """The interrupt of a sync of ``tag`` after its swap's point of no return (the output is the new
-    tag's), naming the hand edits' ``backup`` folder (project-relative) so that it is not missed."""
+    """The interrupt of a sync of ``tag`` after its point of no return, naming the hand edits' ``backup``."""
     kept = f"; the hand edits' backup is in {backup}" if backup else ""
     return Interrupted(f"interrupted, but only after the sync of {tag} had completed{kept}")
 
 
 def _unwritable(root: Path, paths: list[str], trees: list[str]) -> str | None:
-    """The first folder (project-relative) a swap must change but may not (``os.access``: modes, ACLs,
-    a read-only mount): the nearest existing parent of each of ``paths``, every folder below each of
-    ``trees`` (removed whole). ``None`` when all are writable."""
+    """The first folder of ``paths``' parents and below ``trees`` that ``os.access`` says is not writable."""
     nearest = (f for f in dict.fromkeys(_nearest(root, rel) for rel in paths) if is_real_dir(f))
     below = (Path(f) for rel in trees if is_real_dir(root / rel) for f, _, _ in os.walk(root / rel))
     return next((os.path.relpath(f, root) for f in chain(nearest, below) if not os.access(f, os.W_OK | os.X_OK)), None)
 
 
 def recover(root: Path, scope: Scope) -> list[str]:
-    """Finish or undo a swap a previous run left unfinished; return the lines saying what was done
-    (empty: nothing to do; a journal at the old place gives a warning line and is not acted on).
-    Raises :class:`GsvendorError` (exit 2) for a journal that fails :meth:`Journal.from_json`'s
-    checks (nothing changed), and when the swap cannot be finished."""
+    """Finish or undo a swap a previous run left unfinished; return the lines saying what was done (a
+    journal at the old place gives a warning line only). Raises :class:`GsvendorError` (exit 2) for a
+    journal failing :meth:`Journal.from_json`'s checks (nothing changed) or a swap that cannot be finished."""
     lines = [note] if (note := journal_trust.legacy_note(root)) else []
     where = journal_trust.place(root)
     data = journal_trust.read(where, root)
@@ -476,9 +441,7 @@ def recover(root: Path, scope: Scope) -> list[str]:
 
 
 def _failed(exc: OSError, root: Path) -> str:
-    """``path: reason`` for a swap step that failed: the project file (a rename's destination, not its
-    staged source) relative to ``root``, and the reason without ``[Errno N]`` ("helm/x/a: Operation
-    not permitted")."""
+    """``path: reason`` of a failed step, naming the project file ("helm/x/a: Operation not permitted")."""
     names = [str(name) for name in (exc.filename2, exc.filename) if name]
     path = next((name for name in names if STAGING_PREFIX not in name), names[0] if names else None)
     reason = exc.strerror or str(exc)
@@ -489,8 +452,8 @@ def _failed(exc: OSError, root: Path) -> str:
 
 
 def remove_strays(root: Path, folders: list[str]) -> int:
-    """Remove ``.gsvendor-staging-*`` folders in the project root and beside each destination folder;
-    return the count. Only safe under the project lock and after :func:`recover` (no swap runs)."""
+    """Remove ``.gsvendor-staging-*`` folders in the project root and beside and in each destination; return
+    the count. Safe only under the project lock after :func:`recover` (no swap runs)."""
     removed = 0
     places = {root, *((root / f).parent for f in folders), *(root / f for f in folders)}
     for place in places:

@@ -1,9 +1,8 @@
 """The lock file (``gsvendor.lock.yaml``): what ``sync`` wrote, from which upstream bytes.
 
-In the spirit of vendir's ``vendir.lock.yml``: the tag, the source (kind, location, archive
-sha256, upstream commit) and, per chart and file, the sha256 of the upstream bytes and of the
-result. ``verify`` rebuilds from it; ``sync`` uses it to tell a hand edit from its own output.
-The file is written deterministically (no timestamps), so a re-sync leaves it byte-identical.
+As vendir's ``vendir.lock.yml``: the tag, the source (kind, location, archive sha256, upstream commit)
+and per chart and file the sha256 of the upstream bytes and of the result. ``verify`` rebuilds from it;
+``sync`` tells a hand edit from its own output by it. Written deterministically (byte-identical on re-sync).
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ def sha256(data: bytes) -> str:
 
 @dataclass(frozen=True)
 class LockedFile:
-    """One vendored file: sha256 of upstream's bytes (``None`` for Giant Swarm-only files) and of the result."""
+    """One vendored file: sha256 of upstream's bytes (``None``: Giant Swarm's own file) and of the result."""
 
     upstream: str | None
     result: str
@@ -50,8 +49,8 @@ class LockedChart:
 
 @dataclass(frozen=True)
 class Lock:
-    """A parsed lock file (``location`` of a local source is relative to the project root); ``go_mod``:
-    upstream go.mod's ``go`` and ``toolchain`` at the tag (``None``: no go.mod, or an older lock)."""
+    """A parsed lock file (a local source's ``location`` relative to the project root); ``go_mod``: upstream
+    go.mod's ``go`` and ``toolchain`` at the tag (``None``: no go.mod, or an older lock)."""
 
     tag: str
     kind: str
@@ -69,10 +68,8 @@ class Lock:
         return out
 
     def source_for(self, root: Path) -> str:
-        """The source as ``fetch_upstream`` takes it: a URL, or a local path resolved against ``root``.
-
-        A local git repository is recorded as a project-relative path and read as a ``file://`` URL.
-        """
+        """The source as ``fetch_upstream`` takes it: a URL, or a local path resolved against ``root`` (a
+        local git repository as a ``file://`` URL)."""
         local = self.local_source(root)
         if local is None or (os.path.isabs(self.location) and self.kind != "git"):
             return self.location
@@ -91,10 +88,8 @@ def _is_local_path(location: str) -> bool:
 
 
 def source_location(kind: str, location: str, root: Path) -> str:
-    """How a source is recorded: local paths relative to the project root (portable), tarball URLs
-    without user info or secret-looking query values (:func:`gsvendor.upstream.source.public_url`), a
-    local git repository (``file://``) as a path relative to the project root, other git URLs without
-    credentials (:func:`gsvendor.upstream.git.public_git_url`)."""
+    """How a source is recorded: local paths and ``file://`` git repositories relative to the project root,
+    URLs without credentials (:func:`gsvendor.upstream.source.public_url`, ``git.public_git_url``)."""
     if kind == "git" and location.startswith("file://"):
         from urllib.parse import unquote, urlparse
 
@@ -109,8 +104,8 @@ def source_location(kind: str, location: str, root: Path) -> str:
 
 
 def render(build: Build, location: str, digests: Digests | None = None) -> bytes:
-    """The lock file bytes for ``build`` whose source is recorded as ``location``; ``digests``: the
-    run's sha256 memo (:class:`gsvendor.files.Digests`), so no bytes are hashed twice."""
+    """The lock file bytes for ``build`` whose source is recorded as ``location``; ``digests``: the run's
+    sha256 memo (:class:`gsvendor.files.Digests`)."""
     digest = digests or Digests()
     snapshot = build.snapshot
     charts: dict[str, Any] = {}
@@ -144,9 +139,7 @@ def render(build: Build, location: str, digests: Digests | None = None) -> bytes
 
 
 def _dump(document: dict[str, Any], *, libyaml: bool) -> str:
-    """The lock's YAML text: by libyaml's emitter (~6× faster) where :func:`_plain_everywhere` says
-    it writes what ruamel's round-trip dumper writes, else by that dumper (None, numbers, quoting)."""
-
+    """The lock's YAML text: libyaml's (~5× faster) when the same as ruamel's round-trip dumper's."""
     from ruamel.yaml import YAML
     from ruamel.yaml.representer import SafeRepresenter
 
@@ -185,8 +178,7 @@ def _plain(text: str) -> bool:
 
 
 def _plain_everywhere(data: Any) -> bool:
-    """Whether every key and scalar below ``data`` is a string written plain in any YAML version,
-    or ``None`` as a mapping value."""
+    """Whether every key and scalar is a string written plain in any YAML version, or a ``None`` value."""
     stack = [data]
     while stack:
         item = stack.pop()
@@ -201,13 +193,9 @@ def _plain_everywhere(data: Any) -> bool:
 
 
 def read(path: Path, stamps: Path | None = None) -> Lock:
-    """Parse the lock file at ``path``. Raises :class:`LockError` when absent or malformed.
-
-    Bounded like every user file (:data:`gsvendor.yamlio.USER_FILE`: 16 MiB, 200,000 YAML nodes,
-    200 levels, aliases checked before anything is composed: an alias bomb is refused, not expanded).
-    ``stamps`` is the folder of parse stamps (:func:`gsvendor.stamps.stamp_path`): a lock text
-    read before is not parsed again.
-    """
+    """Parse the lock file at ``path``, bounded as every user file (:data:`gsvendor.yamlio.USER_FILE`);
+    ``stamps``: the parse stamps' folder (:func:`gsvendor.stamps.stamp_path`: a text read before is not
+    parsed again). Raises :class:`LockError` when absent or malformed."""
     from ruamel.yaml.error import YAMLError
 
     if not path.is_file():

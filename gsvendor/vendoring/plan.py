@@ -23,10 +23,9 @@ Renderer = Callable[[ChartSpec, dict[str, bytes]], str]
 
 @dataclass
 class ChartBuild:
-    """One chart's result: ``upstream`` and ``files`` map destination-relative paths to bytes (for a
-    rendered chart, ``upstream`` holds the documents rendered without overlays); ``normalized`` lists
-    the files whose whitespace was fixed (:func:`gsvendor.files.normalize_whitespace`), ``generated``
-    those :func:`gsvendor.generate.generate_chart` wrote (values.schema.json, README.md)."""
+    """One chart's result: ``upstream`` and ``files`` map destination-relative paths to bytes (a rendered
+    chart's ``upstream``: rendered without overlays); ``normalized``: the files whose whitespace was fixed,
+    ``generated``: those the generators wrote (values.schema.json, README.md)."""
 
     spec: ChartSpec
     upstream: dict[str, bytes]
@@ -44,7 +43,7 @@ class ChartBuild:
 
 @dataclass(frozen=True)
 class FileCopy:
-    """One single upstream file copied verbatim to a project path."""
+    """One upstream file copied verbatim to a project path."""
 
     spec: FileSpec
     data: bytes
@@ -106,20 +105,18 @@ def chart_files(snapshot: UpstreamSnapshot, spec: ChartSpec) -> dict[str, bytes]
     return files
 
 
-def _selected(selectors: tuple[Selector, ...], path: str | None = None, kind: str = "", name: str = "") -> bool:
-    for selector in selectors:
-        if selector.path is not None:
-            if path is not None and fnmatch.fnmatchcase(path, selector.path):
-                return True
-        elif fnmatch.fnmatchcase(kind, selector.kind or "*") and fnmatch.fnmatchcase(name, selector.name or "*"):
-            return True
-    return False
-
-
 def _wanted(spec: ChartSpec, path: str | None = None, kind: str = "", name: str = "") -> bool:
-    """Whether ``include`` selects a file or document (all when empty) and ``exclude`` does not."""
-    what = {"path": path, "kind": kind, "name": name}
-    return (not spec.include or _selected(spec.include, **what)) and not _selected(spec.exclude, **what)
+    """Whether ``include`` selects a file (``path``) or document (all when empty) and ``exclude`` does not."""
+
+    def selected(selectors: tuple[Selector, ...]) -> bool:
+        return any(
+            (path is not None and fnmatch.fnmatchcase(path, s.path))
+            if s.path is not None
+            else fnmatch.fnmatchcase(kind, s.kind or "*") and fnmatch.fnmatchcase(name, s.name or "*")
+            for s in selectors
+        )
+
+    return (not spec.include or selected(spec.include)) and not selected(spec.exclude)
 
 
 def select_files(spec: ChartSpec, files: dict[str, bytes]) -> dict[str, bytes]:
@@ -132,8 +129,7 @@ _TOP_KEY = re.compile(r"^([A-Za-z_][\w.-]*):")
 
 
 def _head(document: str) -> str:
-    """Only the ``kind`` and ``metadata`` entries of a YAML document: CRDs are megabytes, and only
-    those two are needed to select and name a document."""
+    """Only the ``kind`` and ``metadata`` entries of a YAML document (CRDs are megabytes)."""
     kept, keep = [], False
     for line in document.splitlines():
         keep = match.group(1) in ("kind", "metadata") if (match := _TOP_KEY.match(line)) else keep
@@ -179,27 +175,19 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
 
 
 def _normalized(
-    files: dict[str, bytes],
-    memo: dict[int, tuple[bytes, bytes]] | None = None,
-    clean: CleanFiles | None = None,
+    files: dict[str, bytes], memo: dict[int, tuple[bytes, bytes]], clean: CleanFiles | None
 ) -> tuple[dict[str, bytes], list[str]]:
-    """``files`` with whitespace fixed, and the paths that changed. ``memo`` (by object identity) lets
-    charts cut from the same upstream bytes share one result; ``clean`` spares large files known clean
-    the scan (:class:`gsvendor.files.CleanFiles`)."""
+    """``files`` with whitespace fixed and the paths changed; ``memo`` shares results by object identity."""
     out, changed = {}, []
-    memo = {} if memo is None else memo
     fix = normalize_whitespace if clean is None else clean.normalize
     for path in sorted(files):
         original = files[path]
         known = memo.get(id(original))
-        if known is not None and known[0] is original:
-            data = known[1]
-        else:
-            data = fix(original)
-            memo[id(original)] = (original, data)
-        if data != original:
+        if known is None or known[0] is not original:
+            known = memo[id(original)] = (original, fix(original))
+        out[path] = known[1]
+        if known[1] != original:
             changed.append(path)
-        out[path] = data
     return out, changed
 
 
@@ -210,13 +198,11 @@ def build(
     renderer: Renderer | None = None,
     clean: CleanFiles | None = None,
 ) -> Build:
-    """Vendor every configured chart and file of ``snapshot`` and apply ``overlays``; generated files
-    are regenerated after the overlays, before the whitespace fixes. ``clean`` as for :func:`_normalized`.
-
-    Raises :class:`SourceError` when a chart or file is missing upstream,
-    :class:`~gsvendor.errors.OverlayApplyError` when an overlay no longer applies,
-    :class:`ToolError` when a chart is to be rendered but no ``renderer`` is given, and the
-    schema or README generation errors (naming the chart folder).
+    """Vendor every configured chart and file of ``snapshot`` with ``overlays`` applied, then the generated
+    files, then the whitespace fixes (``clean``: :class:`gsvendor.files.CleanFiles`). Raises :class:`SourceError`
+    when a chart or file is missing upstream, :class:`~gsvendor.errors.OverlayApplyError` when an overlay no
+    longer applies, :class:`ToolError` for a rendered chart without ``renderer``, and the generators' errors
+    (naming the chart folder).
     """
 
     refuse_unemulated(config)

@@ -1,8 +1,6 @@
-"""RBAC in the upgrade report: the rules of every ClusterRole and Role, added and removed per role.
-
-A rule is flattened to one line per API group × resource (or non-resource URL), with its verbs
-sorted: ``get,list,watch × admissionregistration.k8s.io/validatingwebhookconfigurations``. A role
-losing a permission shows as that line removed, whatever else in its file changed.
+"""RBAC in the upgrade report: the rules of every ClusterRole and Role, added and removed per role, each
+flattened to one line per API group × resource or URL with its verbs sorted
+(``get,list,watch × admissionregistration.k8s.io/validatingwebhookconfigurations``).
 """
 
 from __future__ import annotations
@@ -18,8 +16,8 @@ Loader = Callable[[bytes], list[Any]]
 
 @dataclass(frozen=True)
 class RbacChange:
-    """One role whose rules differ: ``kind`` (ClusterRole/Role), ``name``, the ``file`` holding it (the
-    new one's), the flattened rules ``added`` and ``removed``; ``new`` or ``gone`` for a whole role."""
+    """One role (``kind``, ``name``, in the new ``file``) whose flattened rules were ``added`` or ``removed``;
+    ``new`` or ``gone`` for a whole role."""
 
     kind: str
     name: str
@@ -46,8 +44,8 @@ def flatten(rule: Mapping[str, Any]) -> set[str]:
 
 
 def role_rules(files: Mapping[str, bytes], load: Loader) -> dict[tuple[str, str], tuple[str, set[str]]]:
-    """``(kind, name)`` → (file, flattened rules) of every ClusterRole and Role in ``files`` (chart path →
-    bytes; ``load`` reads a file's YAML documents, templates' action lines dropped)."""
+    """``(kind, name)`` → (file, flattened rules) of every ClusterRole and Role in ``files`` (``load``: a
+    file's YAML documents)."""
     roles: dict[tuple[str, str], tuple[str, set[str]]] = {}
     for path in sorted(files):
         data = files[path]

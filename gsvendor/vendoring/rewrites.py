@@ -1,18 +1,14 @@
 """What a chart's templates make of the image references in a chart file they read and rewrite by prefix.
 
-The llmisvc presets' helper pipes ``.Files.Get "files/llmisvcconfigs/resources.yaml"`` through
-``replace "ghcr.io/llm-d/" $registry``, ``$registry`` being ``$values.imageRegistry | default
-"ghcr.io/llm-d/"``. Static (no helm): each template is parsed by the Go text/template parser
-(:mod:`gsvendor.generate.golang.text_template.parse`) and its tree walked, the top level first, then
-each ``define``. A replacement argument is resolved only when it is a literal, ``.Values.a.b``,
-``$.Values.a.b``, ``$var`` or ``$var.a.b``, ``$var`` last set (``:=``, or ``=`` at the same block
-level) to one such operand, optionally piped into ``default "literal"`` or called as ``default
-"literal" EXPR`` (sprig: an empty value takes the default). Anything else is unresolved
-(:attr:`Replacement.new` ``None``, what renders is check-images' to judge): a function call, a
-parenthesized pipeline, a variable set in a deeper branch, ``.Values`` under ``range`` or ``with``
-(the dot is another value), a ``replace`` under ``if`` or ``with`` (it may not run), a value that is
-not a string. ``.Values`` in a ``define`` is the chart's, as helpers called with ``include "name" .``
-assume.
+The llmisvc presets' helper pipes ``.Files.Get "files/llmisvcconfigs/resources.yaml"`` through ``replace
+"ghcr.io/llm-d/" $registry``. Static (no helm): each template's Go text/template tree
+(:mod:`gsvendor.generate.golang.text_template.parse`) is walked, the top level, then each ``define``. A
+replacement argument is resolved only when it is a literal, ``.Values.a.b``, ``$.Values.a.b``, ``$var`` or
+``$var.a.b``, ``$var`` last set (``:=``, or ``=`` at the same block level) to such an operand, optionally
+with ``default "literal"`` (sprig: an empty value takes it). Anything else is unresolved
+(:attr:`Replacement.new` ``None``): a function call, a parenthesized pipeline, a variable set in a deeper
+branch, ``.Values`` under ``range`` or ``with``, a ``replace`` under ``if`` or ``with`` (it may not run),
+a value that is not a string. ``.Values`` in a ``define`` is the chart's (``include "name" .``).
 """
 
 from __future__ import annotations
@@ -32,7 +28,7 @@ MAX_TEMPLATE = 256 * 1024
 
 
 class _AnyFunction(dict):  # type: ignore[type-arg]
-    """The parser's function table: helm defines far more functions than a static reading needs to know."""
+    """The parser's function table: every name is a function (helm defines far more than are needed)."""
 
     def __contains__(self, name: object) -> bool:
         return True
@@ -40,9 +36,8 @@ class _AnyFunction(dict):  # type: ignore[type-arg]
 
 @dataclass(frozen=True)
 class Replacement:
-    """One ``replace OLD NEW`` a template applies to a chart file's text: ``old`` the literal prefix,
-    ``new`` what it becomes (``None``: not resolvable statically), ``argument`` NEW as the template
-    spells it (re-quoted: a raw string reads as a quoted one)."""
+    """One ``replace OLD NEW`` a template applies to a chart file: ``old`` the literal prefix, ``new`` what it
+    becomes (``None``: not resolvable), ``argument`` NEW as the template spells it (re-quoted)."""
 
     old: str
     new: str | None
@@ -168,19 +163,15 @@ def _is_default(args: list[Any]) -> bool:
 
 
 def template_rewrites(text: str, values: Any) -> tuple[list[str], list[Replacement]]:
-    """The chart files one template reads literally (``.Files.Get "files/…"``) and the prefix
-    replacements it applies, in template order (the top level, then each ``define``), resolved against
-    ``values`` (the chart's values.yaml as plain data; :data:`UNKNOWN` when it could not be read).
-    ``([], [])`` when the template does not parse (helm renders nothing of the chart then), is longer
-    than :data:`MAX_TEMPLATE` characters or nests deeper than Python's stack allows (no chart's
-    template comes near either); never raises."""
+    """The chart files one template reads literally (``.Files.Get "files/…"``) and the prefix replacements
+    it applies in template order, resolved against ``values`` (plain data, or :data:`UNKNOWN`). ``([], [])``
+    when it does not parse, is longer than :data:`MAX_TEMPLATE` or nests deeper than the stack allows."""
     if len(text) > MAX_TEMPLATE:
         return [], []
     walker = _Walker(values)
     try:
         body, defines = go.parse_tree("template", text, _AnyFunction())
-        # the walk recurses per level too, a few frames fewer than the parse: a tree the parse's stack
-        # just held (300 nested parentheses) overflowed in the walk
+        # the walk recurses too: a tree the parse just held (300 nested parentheses) may overflow in it
         walker.block("file", body)
         for nodes in defines.values():  # a define sees no variable declared outside it
             walker.block("define", nodes)
@@ -203,15 +194,9 @@ def _values(files: Mapping[str, bytes]) -> Any:
 
 
 def render_rewrites(files: Mapping[str, bytes]) -> dict[str, tuple[Replacement, ...]]:
-    """Chart file → the prefix replacements that the templates reading it apply when rendering, in order.
-
-    Read from each file under ``templates/`` that names a chart file literally
-    (``.Files.Get "files/llmisvcconfigs/resources.yaml"``) and replaces a literal holding a ``/``
-    (``replace "ghcr.io/llm-d/" $registry``: a registry or repository prefix; ``replace "+" "_"`` is
-    not one); what each prefix becomes is resolved from the templates and ``files["values.yaml"]``
-    where the module's grammar allows (:attr:`Replacement.new` ``None`` otherwise). values.yaml is
-    read only when such a template exists.
-    """
+    """Chart file → the prefix replacements the ``templates/`` reading it apply when rendering, in order: a
+    ``replace`` of a literal holding a ``/`` (a registry or repository prefix), resolved against
+    ``files["values.yaml"]`` (read only when such a template exists) where the module's grammar allows."""
     out: dict[str, tuple[Replacement, ...]] = {}
     values: Any = None
     for path in sorted(files):
@@ -227,12 +212,9 @@ def render_rewrites(files: Mapping[str, bytes]) -> dict[str, tuple[Replacement, 
 
 
 def render(written: str, replacements: Iterable[Replacement]) -> tuple[bool, str | None]:
-    """``(rewritten, rendered)`` of a reference ``written`` in a file that ``replacements`` rewrite.
-
-    Each replacement applies in order to the text so far, as sprig's ``replace`` does (every
-    occurrence). ``rewritten``: one of them matched; ``rendered``: the reference after all of them
-    (``written`` when none matched), ``None`` when a matching one is unresolved.
-    """
+    """``(rewritten, rendered)`` of a reference ``written`` in a file ``replacements`` rewrite, each applied
+    in order to every occurrence (sprig's ``replace``): ``rewritten`` when one matched, ``rendered`` the
+    result (``None`` when a matching one is unresolved)."""
     text, rewritten = written, False
     for replacement in replacements:
         if replacement.old not in text:

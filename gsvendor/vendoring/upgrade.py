@@ -1,12 +1,10 @@
 """What an upgrade changes in the vendored charts: two builds (the lock's tag and the new one) compared.
 
-Pure: from two :class:`~gsvendor.vendoring.plan.Build` results (the output after overlays) an
-:class:`Upgrade` per chart: files, values keys and defaults, image references (judged by the
-check-images policy), CRDs, RBAC rules and the overlay operations with their match counts.
-Rendering it is :mod:`gsvendor.report.upgrade`'s job. Image references are read from the chart's
-plain YAML (``values.yaml``, ``files/``, ``crds/``), not from rendered templates (no helm); one in
-a file a template rewrites by prefix is judged as it renders when :mod:`gsvendor.vendoring.rewrites`
-resolves the replacement.
+Pure: per chart of two :class:`~gsvendor.vendoring.plan.Build` results, the files, values keys and
+defaults, image references (judged by the check-images policy), CRDs, RBAC rules and overlay operations
+with their match counts; :mod:`gsvendor.report.upgrade` renders it. Image references come from the
+chart's plain YAML (``values.yaml``, ``files/``, ``crds/``, no helm), judged as they render when a
+template rewrites them by a prefix :mod:`gsvendor.vendoring.rewrites` resolves.
 """
 
 from __future__ import annotations
@@ -32,8 +30,8 @@ from gsvendor.yamlio import YamlLimitError, load_all_safe, load_single_safe
 
 Rewrites = Mapping[str, tuple[Replacement, ...]]
 
-# a CRD in a build: its file, {version: top-level spec fields}, and what crdchanges.classify reads
-CrdShape = tuple[str, dict[str, set[str]], Traits]
+# a CRD in a build: its file and what crdchanges.classify reads
+CrdShape = tuple[str, Traits]
 
 # a line that is only a template action ({{- if … }}) inside otherwise plain YAML (the CRD charts)
 _ACTION_LINE = re.compile(r"^\s*\{\{.*\}\}\s*$")
@@ -54,12 +52,10 @@ class ValueChange:
 
 @dataclass(frozen=True)
 class ImageChange:
-    """An image reference added, removed or changed at ``where`` (file and key path): ``old``/``new``
-    as written (``None``: absent), ``old_rendered``/``new_rendered`` as rendered (``None`` also when a
-    template's rewrite is not resolvable: :func:`gsvendor.vendoring.rewrites.render`), ``rewritten``
-    when a template rewrites it by prefix, ``status`` the check-images verdict on the new reference
-    (the old one when removed) as rendered where known: ``allowed``, ``offender``, ``invalid``,
-    ``empty`` or ``templated``."""
+    """An image reference ``change``d at ``where`` (file and key path): ``old``/``new`` as written and
+    ``old_rendered``/``new_rendered`` as rendered (:func:`~gsvendor.vendoring.rewrites.render`; ``None``:
+    absent or unresolvable), ``rewritten`` by a template's prefix, ``status`` the check-images verdict
+    on the new reference (the old one when removed) as rendered where known."""
 
     change: str
     where: str
@@ -74,7 +70,8 @@ class ImageChange:
 @dataclass(frozen=True)
 class CrdChange:
     """One CustomResourceDefinition (``name``, in ``file``) whose versions or ``spec`` fields changed;
-    ``fields_added``/``fields_removed`` hold ``version: field`` strings for versions in both builds."""
+    ``fields_added``/``fields_removed`` hold ``version: field`` for versions in both builds; ``classified``
+    and ``webhook``: :func:`~gsvendor.vendoring.crdchanges.classify` and ``needs_webhook``."""
 
     file: str
     name: str
@@ -84,9 +81,7 @@ class CrdChange:
     fields_removed: tuple[str, ...] = ()
     added: bool = False
     removed: bool = False
-    # what kind of change, for the reviewer (gsvendor.vendoring.crdchanges.classify)
     classified: tuple[str, ...] = ()
-    # the reads of stored objects that need the conversion webhook (crdchanges.needs_webhook)
     webhook: tuple[str, ...] = ()
 
 
@@ -103,7 +98,8 @@ class OverlayUse:
 
 @dataclass
 class ChartUpgrade:
-    """What the upgrade changes in one chart (``dest`` is its output folder)."""
+    """What the upgrade changes in one chart (``dest`` is its output folder); ``keys_below``: every key
+    path below each added mapping key (``kserve.servingruntime.vllmserver.devShm``)."""
 
     name: str
     dest: str
@@ -112,7 +108,6 @@ class ChartUpgrade:
     changed: list[str] = field(default_factory=list)
     keys_added: list[str] = field(default_factory=list)
     keys_removed: list[str] = field(default_factory=list)
-    # every key path below each added mapping key (``kserve.servingruntime.vllmserver.devShm``)
     keys_below: dict[str, list[str]] = field(default_factory=dict)
     defaults_changed: list[ValueChange] = field(default_factory=list)
     images: list[ImageChange] = field(default_factory=list)
@@ -124,23 +119,20 @@ class ChartUpgrade:
 
 @dataclass
 class Upgrade:
-    """The whole comparison from ``old_tag`` to ``new_tag``; ``patches`` from patch-verify when given."""
+    """The whole comparison from ``old_tag`` to ``new_tag``; ``patches`` from patch-verify when given, with
+    its notes (a dirty checkout, a Dockerfile skipping the series) and why it judged nothing (``--json`` error)."""
 
     old_tag: str
     new_tag: str
     charts: list[ChartUpgrade]
     patches: list[dict[str, Any]] | None = None
     patches_tag: str | None = None
-    # patch-verify's notes (a dirty checkout, a Dockerfile that skips the series)
     patches_notes: list[str] = field(default_factory=list)
-    # why patch-verify judged nothing (its --json error document: a source without the patched files)
     patches_unjudged: list[str] = field(default_factory=list)
 
 
 def _load_yaml(data: bytes, *, inline_actions: bool = False) -> list[Any]:
-    """Every document of a YAML file (template-action lines dropped); ``[]`` when it is not YAML.
-    ``inline_actions``: actions inside a line read as ``TEMPLATED`` (a CRD whose overlay writes
-    ``inject-ca-from: {{ .Release.Namespace }}/…``; image references must not come from those)."""
+    """A YAML file's documents (action lines dropped, ``inline_actions`` as ``TEMPLATED``); ``[]``: not YAML."""
     from ruamel.yaml.error import YAMLError
 
     lines = data.decode("utf-8", "replace").splitlines()
@@ -161,26 +153,25 @@ def _compact(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def compare_values(old: Any, new: Any, path: str = "") -> tuple[list[str], list[str], list[ValueChange]]:
-    """Keys added, keys removed (the topmost new or gone key, dotted) and defaults changed between two
-    values trees: mappings are walked; anything else (scalars, lists) is a default compared whole."""
+def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[ValueChange]]:
+    """Keys added, keys removed (the topmost, dotted) and defaults changed between two values trees:
+    mappings are walked, anything else is a default compared whole."""
     added: list[str] = []
     removed: list[str] = []
     changed: list[ValueChange] = []
-    if isinstance(old, Mapping) and isinstance(new, Mapping):
-        for key in sorted(set(old) | set(new), key=str):
-            here = f"{path}.{_key(key)}" if path else _key(key)
-            if key not in old:
-                added.append(here)
-            elif key not in new:
-                removed.append(here)
-            else:
-                more = compare_values(old[key], new[key], here)
-                added += more[0]
-                removed += more[1]
-                changed += more[2]
-    elif old != new or type(old) is not type(new):
-        changed.append(ValueChange(path or "(root)", _compact(old), _compact(new)))
+
+    def walk(old: Any, new: Any, path: str) -> None:
+        if isinstance(old, Mapping) and isinstance(new, Mapping):
+            for key in sorted(set(old) | set(new), key=str):
+                here = f"{path}.{_key(key)}" if path else _key(key)
+                if key in old and key in new:
+                    walk(old[key], new[key], here)
+                else:
+                    (removed if key in old else added).append(here)
+        elif old != new or type(old) is not type(new):
+            changed.append(ValueChange(path or "(root)", _compact(old), _compact(new)))
+
+    walk(old, new, "")
     return added, removed, changed
 
 
@@ -196,7 +187,7 @@ def key_paths(node: Any, path: str) -> list[str]:
 
 
 def _at(values: Any, dotted: str) -> Any:
-    """The node at a dotted path that :func:`compare_values` produced (keys quoted when they hold dots)."""
+    """The node at a dotted path of :func:`compare_values` (keys quoted when they hold dots)."""
     node = values
     for part in re.findall(r'"(?:[^"\\]|\\.)*"|[^.]+', dotted):
         key = json.loads(part) if part.startswith('"') else part
@@ -244,9 +235,8 @@ def compare_images(
     allow: Sequence[str],
     rewrites: tuple[Rewrites, Rewrites] = ({}, {}),
 ) -> list[ImageChange]:
-    """Image references added, removed and changed (as written or as rendered) from ``old`` to ``new``
-    chart files, judged by ``allow`` as rendered where known. ``rewrites``: :func:`render_rewrites` of
-    the whole old and new chart (the templates are not among the files that changed)."""
+    """Image references added, removed and changed (as written or rendered) from ``old`` to ``new`` chart
+    files, judged by ``allow``; ``rewrites``: :func:`render_rewrites` of the whole old and new chart."""
     before, after = references(old), references(new)
     changes = []
     for where in sorted(set(before) | set(after)):
@@ -275,9 +265,7 @@ def compare_images(
 
 
 def _crd_documents(data: bytes) -> list[Any]:
-    """The CRD documents of a YAML file as :func:`_load_yaml` reads them, but lazily
-    (:func:`gsvendor.fastyaml.load_lazy`: a megabyte CRD costs one pass over its lines plus what is
-    read); a document beyond fastyaml's subset is parsed whole (libyaml)."""
+    """The CRD documents :func:`_load_yaml` reads, lazily (:func:`gsvendor.fastyaml.load_lazy`: ~20× faster)."""
     text = data.decode("utf-8", "replace")
     if "{{" in text:  # as _load_yaml reads a template, one pass over the whole text
         text = _ACTION.sub("TEMPLATED", _ACTION_LINES.sub("", text))
@@ -295,18 +283,12 @@ def _crd_documents(data: bytes) -> list[Any]:
     return out
 
 
-def _crd_shape(document: Mapping[str, Any], path: str) -> tuple[str, dict[str, set[str]], Traits]:
-    details = traits(document)
-    versions = {version: set(fields) for version, fields in details["types"].items()}
-    return str((document.get("metadata") or {}).get("name") or path), versions, details
-
-
 def crd_shapes(files: Mapping[str, bytes]) -> dict[str, CrdShape]:
-    """CRD name → (file, {version: top-level ``spec`` fields}, traits) of every CRD in ``files``."""
+    """CRD name → (file, :func:`~gsvendor.vendoring.crdchanges.traits`) of every CRD in ``files``."""
 
-    def crds(documents: Iterable[Any]) -> list[tuple[str, dict[str, set[str]], Traits]]:
-        kind = "CustomResourceDefinition"
-        return [_crd_shape(d, path) for d in documents if isinstance(d, Mapping) and d.get("kind") == kind]
+    def crds(documents: Iterable[Any]) -> list[tuple[str, Traits]]:
+        found = [d for d in documents if isinstance(d, Mapping) and d.get("kind") == "CustomResourceDefinition"]
+        return [(str((d.get("metadata") or {}).get("name") or path), traits(d)) for d in found]
 
     shapes: dict[str, CrdShape] = {}
     for path in sorted(files):
@@ -316,8 +298,8 @@ def crd_shapes(files: Mapping[str, bytes]) -> dict[str, CrdShape]:
             found = crds(_crd_documents(files[path]))
         except NotSimple:  # met while reading a lazily parsed document: the file is parsed whole (libyaml)
             found = crds(_load_yaml(files[path], inline_actions=True))
-        for name, versions, details in found:
-            shapes.setdefault(name, (path, versions, details))
+        for name, details in found:
+            shapes.setdefault(name, (path, details))
     return shapes
 
 
@@ -330,12 +312,13 @@ def compare_crds(
     out = []
     for name in sorted(set(before) | set(after)):
         if name not in before:
-            out.append(CrdChange(after[name][0], name, tuple(sorted(after[name][1])), added=True))
+            out.append(CrdChange(after[name][0], name, tuple(sorted(after[name][1]["types"])), added=True))
             continue
         if name not in after:
-            out.append(CrdChange(before[name][0], name, (), tuple(sorted(before[name][1])), removed=True))
+            out.append(CrdChange(before[name][0], name, (), tuple(sorted(before[name][1]["types"])), removed=True))
             continue
-        (_, was, was_traits), (file, now, now_traits) = before[name], after[name]
+        (_, was_traits), (file, now_traits) = before[name], after[name]
+        was, now = ({v: set(fields) for v, fields in t["types"].items()} for t in (was_traits, now_traits))
         both = sorted(set(was) & set(now))
         gone = tuple(f"{v}: {f}" for v in both for f in sorted(was[v] - now[v]))
         fields_added = tuple(f"{v}: {f}" for v in both for f in sorted(now[v] - was[v]))
@@ -350,21 +333,16 @@ def compare_crds(
 def matches(operation: AppliedOperation, overlays: Sequence[Overlay]) -> tuple[int, int]:
     """``(files, matches)`` of an applied operation: the files it touched and the edits it made, as declared
     (``count`` of a replace or insert per file, the keys of a yaml-set/merge/delete, one patch or copy)."""
-    declared = next(
-        (op for o in overlays if o.name == operation.overlay for op in o.operations if op.label == operation.operation),
-        None,
-    )
-    per_file = 1
     if operation.found is not None:  # count: all
         return len(operation.files), operation.found
-    if declared is not None:
-        params = declared.params
-        if declared.kind in ("replace", "insert-after", "insert-before"):
-            per_file = int(params.get("count", 1))
-        elif declared.kind in ("yaml-set", "yaml-merge"):
-            per_file = len(params.get("values") or {})
-        elif declared.kind == "yaml-delete":
-            per_file = len(params.get("keys") or ())
+    ops = (op for o in overlays if o.name == operation.overlay for op in o.operations)
+    declared = next((op for op in ops if op.label == operation.operation), None)
+    kind, params = (declared.kind, declared.params) if declared is not None else ("", {})
+    per_file = 1
+    if kind in ("replace", "insert-after", "insert-before"):
+        per_file = int(params.get("count", 1))
+    elif kind in ("yaml-set", "yaml-merge", "yaml-delete"):
+        per_file = len(params.get("keys" if kind == "yaml-delete" else "values") or ())
     return len(operation.files), per_file * len(operation.files)
 
 
@@ -402,19 +380,15 @@ def compare_chart(
     differ = {p for p, _ in diff}
     # a file the same at both tags that renders otherwise (a rewrite or its values default changed)
     rendered_otherwise = {p for p in set(rewrites[0]) | set(rewrites[1]) if rewrites[0].get(p) != rewrites[1].get(p)}
+    images = differ | rendered_otherwise
     chart.images = compare_images(
-        {p: data for p, data in before.items() if p in differ | rendered_otherwise},
-        {p: data for p, data in after.items() if p in differ | rendered_otherwise},
-        allow,
-        rewrites,
+        *({p: d for p, d in f.items() if p in images} for f in (before, after)), allow, rewrites
     )
-    before = {p: data for p, data in before.items() if p in differ}
-    after = {p: data for p, data in after.items() if p in differ}
+    before, after = ({p: data for p, data in f.items() if p in differ} for f in (before, after))
     shapes = crd_shapes(before), crd_shapes(after)
     chart.crds = compare_crds(before, after, shapes)
     chart.rbac = compare_rbac(before, after, lambda data: _load_yaml(data, inline_actions=True))
-    crd_files = {shape[0] for side in shapes for shape in side.values()}
-    chart.crd_files = sorted(crd_files & differ)
+    chart.crd_files = sorted({shape[0] for side in shapes for shape in side.values()})
     chart.overlays = compare_overlays(old, new, overlays)
     return chart
 

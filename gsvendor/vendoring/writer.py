@@ -19,8 +19,8 @@ from gsvendor.vendoring.plan import Output
 
 @dataclass(frozen=True)
 class FileChange:
-    """One file that differs between disk and the desired output: ``added``, ``changed`` or ``removed``;
-    ``path`` is relative to ``dest``, the destination (empty for a single-file destination)."""
+    """One file that differs between disk and the desired output: ``status`` ``added``, ``changed`` or
+    ``removed``; ``path`` relative to the destination ``dest`` (empty for a single-file destination)."""
 
     dest: str
     path: str
@@ -34,27 +34,23 @@ class FileChange:
 
 @dataclass(frozen=True)
 class OnDisk:
-    """What the destinations of an output hold now: ``folders`` (destination → relative path →
-    bytes, as :func:`gsvendor.files.read_tree` reads them) and ``files`` (destination → bytes, or
-    ``None`` when it is not a file)."""
+    """What the destinations hold now: ``folders`` (destination → relative path → bytes, as
+    :func:`gsvendor.files.read_tree` reads them) and ``files`` (destination → bytes, ``None``: not a file)."""
 
     folders: dict[str, dict[str, bytes]]
     files: dict[str, bytes | None]
 
 
 def read_destinations(root: Path, output: Output) -> OnDisk:
-    """Read every destination of ``output`` once (:func:`plan_changes` and :func:`hand_edits` both
-    compare with it). Raises :class:`GsvendorError` naming a file that cannot be read."""
+    """Read every destination of ``output`` once. Raises :class:`GsvendorError` naming an unreadable file."""
     return OnDisk(
         folders={dest: read_tree(root, dest) for dest in output.folders},
         files={dest: read_file(root, dest) for dest in output.files},
     )
 
 
-def plan_changes(root: Path, output: Output, disk: OnDisk | None = None) -> list[FileChange]:
-    """What writing ``output`` would change on disk, sorted by destination and path. ``disk``: the
-    destinations as :func:`read_destinations` read them (read here when ``None``)."""
-    disk = disk or read_destinations(root, output)
+def plan_changes(output: Output, disk: OnDisk) -> list[FileChange]:
+    """What writing ``output`` would change on ``disk`` (:func:`read_destinations`), by destination and path."""
     changes = [
         FileChange(d, p, st) for d, files in output.folders.items() for p, st in statuses(disk.folders[d], files)
     ]
@@ -64,11 +60,9 @@ def plan_changes(root: Path, output: Output, disk: OnDisk | None = None) -> list
     return changes
 
 
-def hand_edits(root: Path, output: Output, lock: Lock | None, disk: OnDisk | None = None) -> list[str]:
-    """Files on disk (project-relative) whose bytes are neither the lock's recorded result nor what the
-    new build writes, and what sync would destroy without comparing (:func:`gsvendor.files._foreign`).
-    Files missing on disk lose no work and are not reported. ``disk`` as for :func:`plan_changes`."""
-    disk = disk or read_destinations(root, output)
+def hand_edits(root: Path, output: Output, lock: Lock | None, disk: OnDisk) -> list[str]:
+    """Files on ``disk`` (project-relative) whose bytes are neither the lock's recorded result nor what the
+    new build writes, and what sync would destroy without comparing (:func:`gsvendor.files._foreign`)."""
     recorded = lock.results() if lock is not None else {}
     foreign = [p for dest in output.folders for p in _foreign(root, dest, True)]
     foreign += [p for dest in output.files for p in _foreign(root, dest, False)]
@@ -80,9 +74,6 @@ def hand_edits(root: Path, output: Output, lock: Lock | None, disk: OnDisk | Non
     return sorted(set(foreign + edited))
 
 
-# --- what is on disk (I/O) and what must change (pure) ------------------------------------------
-
-
 @dataclass(frozen=True)
 class Entry:
     """One thing on disk: ``kind`` is ``file``, ``dir``, ``link`` or ``special``; ``data`` a file's bytes."""
@@ -92,11 +83,8 @@ class Entry:
 
 
 def scan(root: Path, dest: str) -> dict[str, Entry]:
-    """Everything at and below ``root/dest`` without following links: relative POSIX path → entry.
-
-    The destination itself has the key ``""``; an absent destination gives ``{}``. Raises
-    :class:`GsvendorError` naming a file that cannot be read.
-    """
+    """Everything at and below ``root/dest`` without following links: relative POSIX path (``""``: the
+    destination) → entry. Raises :class:`GsvendorError` naming a file that cannot be read."""
     found: dict[str, Entry] = {}
     stack = [(root / dest, "")]
     while stack:  # iterative: a deep tree cannot exhaust the recursion limit
@@ -105,8 +93,7 @@ def scan(root: Path, dest: str) -> dict[str, Entry]:
             mode = os.lstat(path).st_mode
             if stat.S_ISDIR(mode):
                 stack += [(path / name, f"{rel}/{name}" if rel else name) for name in os.listdir(path)]
-            kind = "link" if stat.S_ISLNK(mode) else "dir" if stat.S_ISDIR(mode) else "special"
-            kind = "file" if stat.S_ISREG(mode) else kind
+            kind = {stat.S_IFREG: "file", stat.S_IFLNK: "link", stat.S_IFDIR: "dir"}.get(stat.S_IFMT(mode), "special")
             found[rel] = Entry(kind, path.read_bytes() if kind == "file" else None)
         except FileNotFoundError:  # gone since its folder was listed
             continue
@@ -116,9 +103,9 @@ def scan(root: Path, dest: str) -> dict[str, Entry]:
 
 
 def plan_folder(dest: str, desired: dict[str, bytes], disk: dict[str, Entry]) -> tuple[list[Step], list[str]]:
-    """The steps turning ``disk`` (from :func:`scan`) into exactly ``desired`` files below ``dest``
-    (pure): the removals (``unlink`` of what no file replaces, ``rmtree`` of folders no wanted file
-    lives in) and the project-relative files to write (new or changed bytes, or something else there)."""
+    """The steps turning ``disk`` (:func:`scan`) into exactly ``desired`` files below ``dest``: the removals
+    (``unlink`` what no file replaces, ``rmtree`` folders no wanted file lives in) and the project-relative
+    files to write (new or changed bytes, or something else there)."""
     top = disk.get("")
     if top is not None and top.kind != "dir":
         return [Step("unlink", dest)], [f"{dest}/{p}" for p in sorted(desired)]
@@ -143,14 +130,6 @@ def plan_folder(dest: str, desired: dict[str, bytes], disk: dict[str, Entry]) ->
     return removals, writes
 
 
-def plan_file(dest: str, desired: bytes, disk: dict[str, Entry]) -> tuple[list[Step], list[str]]:
-    """As :func:`plan_folder` for a single-file destination: nothing when its bytes are unchanged."""
-    top = disk.get("")
-    if top is not None and top.kind == "file" and top.data == desired:
-        return [], []
-    return ([Step("rmtree", dest)] if top is not None and top.kind == "dir" else []), [dest]
-
-
 def write_atomically(
     root: Path,
     output: Output,
@@ -161,19 +140,19 @@ def write_atomically(
     on_commit: Callable[[str | None], None] | None = None,
 ) -> Path | None:
     """Make every destination under ``root`` hold exactly ``output``, and write the lock file, in one
-    journaled swap (:func:`gsvendor.vendoring.journal.swap`: its ``backup``, ``on_commit``, return
-    value and errors). Only files whose bytes change are written; unchanged ones keep inode and mtime.
-    """
+    journaled :func:`~gsvendor.vendoring.journal.swap` (its arguments, result and errors). Only files
+    whose bytes change are written."""
     removals: list[Step] = []
     staged: dict[str, tuple[str, bytes]] = {}
     for dest, files in output.folders.items():
         steps, writes = plan_folder(dest, files, scan(root, dest))
         removals += steps
         staged.update({path: (dest, files[path[len(dest) + 1 :]]) for path in writes})
-    for dest, data in output.files.items():
-        steps, writes = plan_file(dest, data, scan(root, dest))
-        removals += steps
-        staged.update({path: (dest, data) for path in writes})
+    for dest, data in output.files.items():  # a single file: written unless its bytes are there
+        top = scan(root, dest).get("")
+        if top is None or top.kind != "file" or top.data != data:
+            removals += [Step("rmtree", dest)] if top is not None and top.kind == "dir" else []
+            staged[dest] = (dest, data)
     lock_rel = lock_path.relative_to(root).as_posix()
     staged[lock_rel] = (lock_rel, lock_bytes)  # last: the lock agrees only once every chart is written
     return swap(root, tag, staged, removals, backup, on_commit)

@@ -124,7 +124,7 @@ def sync(
     output = result.output()
     lock_bytes = lockfile.render(result, lockfile.source_location(snapshot.kind, source, config.root), digests)
     disk = read_destinations(config.root, output)
-    changes = plan_changes(config.root, output, disk)
+    changes = plan_changes(output, disk)
     old_lock = config.lock_path.read_bytes() if config.lock_path.is_file() else None
     edits = hand_edits(config.root, output, previous, disk)
     if edits and not force:

@@ -1,10 +1,9 @@
-"""compare.unified on bytes: the byte-line path gives difflib's text of the decoded lines, byte for byte."""
+"""compare.unified on bytes: difflib's text of the decoded lines, byte for byte, with head and tail trimmed."""
 
 from __future__ import annotations
 
 import difflib
 
-import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +13,7 @@ LABELS = ("a", "b")
 
 
 def _reference(before: bytes | None, after: bytes | None) -> str:
-    """What unified printed before the byte path: difflib over the decoded text's lines."""
+    """difflib over the decoded text's lines."""
     if before == after:
         return ""
     old = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
@@ -28,7 +27,7 @@ def _reference(before: bytes | None, after: bytes | None) -> str:
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-# \n-only UTF-8 takes the byte path; the others (\r, \x0b, U+2028, U+0085, invalid UTF-8) the text path
+# line breaks str.splitlines cuts besides \n (\r, \x0b, U+2028, U+0085) and invalid UTF-8
 PIECES = st.lists(
     st.sampled_from(
         [
@@ -57,7 +56,7 @@ def test_unified_is_difflibs_text(before: bytes | None, after: bytes | None, tri
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 10**6), max_size=300, unique=True), st.data())
 def test_unified_of_a_local_edit_in_bytes(base: list[int], data: st.DataObject) -> None:
-    """Long files with an edit somewhere: head and tail are trimmed on the bytes, the text is difflib's."""
+    """Long files with an edit somewhere: head and tail are trimmed, the text is difflib's."""
     old = [b"line %d\n" % n for n in base] + [b"common\n"] * 3
     at = data.draw(st.integers(0, len(old)))
     cut = data.draw(st.integers(0, 5))
@@ -66,32 +65,6 @@ def test_unified_of_a_local_edit_in_bytes(base: list[int], data: st.DataObject) 
     after = b"".join(old[:at] + added + old[at + cut :]) + data.draw(st.sampled_from([b"", b"end", b"mon"]))
     for one, other in ((before, after), (after, before)):
         assert compare.unified("f", one, other, LABELS, trim_above=0) == _reference(one, other)
-
-
-@pytest.mark.parametrize(
-    ("before", "after", "head", "old_tail", "new_tail"),
-    [
-        (b"a\nb\nc\n", b"a\nx\nc\n", 2, 4, 4),
-        (b"a\nb\nc\n", b"a\nbb\nc\n", 2, 4, 5),  # the common bytes "b\nc\n" start inside a line of after
-        (b"ab\nc\n", b"b\nc\n", 0, 3, 2),  # they start a line in after, not in before
-        (b"a\nb\n", b"a\nb\nc\n", 4, 4, 6),  # the tail may not overlap the head
-        (b"a\nb", b"a\nbc", 2, 3, 4),  # last lines without a newline, different: no tail
-        (b"x\na\n", b"y\na\n", 0, 2, 2),
-    ],
-)
-def test_trim_finds_whole_common_lines(before: bytes, after: bytes, head: int, old_tail: int, new_tail: int) -> None:
-    assert compare._trim(before, after) == (head, old_tail, new_tail)
-
-
-def test_prefix_and_suffix_across_slice_sizes() -> None:
-    """The galloping comparison finds the first difference at every distance from the ends."""
-    base = bytes(range(256)) * 1200  # 300 KiB: more than the largest slice compared
-    for at in (0, 1, 63, 64, 65, 1000, 65535, 65536, 200_000, len(base) - 1):
-        changed = base[:at] + b"\xff" + base[at + 1 :] if base[at] != 0xFF else base[:at] + b"\0" + base[at + 1 :]
-        assert compare._shared(base, changed, len(base)) == at
-        assert compare._shared(base, changed, len(base), tail=True) == len(base) - at - 1
-    assert compare._shared(base, base + b"x", len(base)) == len(base)
-    assert compare._shared(b"x" + base, base, 100, tail=True) == 100
 
 
 def test_a_large_crd_like_edit_prints_the_hunk() -> None:
@@ -113,8 +86,8 @@ def test_a_large_crd_like_edit_prints_the_hunk() -> None:
     )
 
 
-def test_a_line_the_byte_count_overcounts_is_counted_again() -> None:
-    """``after.count(line)`` also counts lines that end with the line: then the lines count."""
+def test_a_change_among_lines_ending_alike_prints_difflibs_hunk() -> None:
+    """A line that 3,000 others end with is not popular: the whole lines are counted."""
     lines = [b"a\n"] + [b"x%da\n" % n for n in range(3000)]  # 3,000 lines end with b"a\n"
     before = b"".join(lines)
     after = b"".join([*lines[:1500], b"changed\n", *lines[1501:]])
