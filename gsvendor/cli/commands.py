@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from gsvendor.cli import options
 from gsvendor.cli.app import (
     command,
     fetch_options,
@@ -21,26 +22,6 @@ from gsvendor.cli.app import (
     warn,
 )
 from gsvendor.cli.chart_dirs import check_rendered
-from gsvendor.cli.options import (
-    ChartDirsArgument,
-    HelmOption,
-    ImagesAllowOption,
-    InsecureRegistryOption,
-    JsonOption,
-    LockedSourceOption,
-    ManifestsAllowOption,
-    MaxTimeOption,
-    MinRateOption,
-    PatchReportOption,
-    RegistryConfigOption,
-    RenderHelmOption,
-    RendersJunitOption,
-    ReportOption,
-    RetriesOption,
-    SourceOption,
-    TimeoutOption,
-    given,
-)
 from gsvendor.errors import CheckFailed, UsageError
 
 
@@ -54,23 +35,23 @@ def sync(
             help="Upstream tag, e.g. v0.20.0 (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc).",
         ),
     ] = None,
-    source: SourceOption = None,
+    source: options.Source = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the plan; write nothing.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace hand edits, keeping a backup of them.")] = False,
-    json_output: JsonOption = False,
+    json_output: options.Json = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="A table per chart and every file change, not only the summary.")
     ] = False,
-    timeout: TimeoutOption = 10.0,
-    retries: RetriesOption = 3,
-    max_time: MaxTimeOption = 300.0,
-    min_rate: MinRateOption = 1024.0,
-    helm: HelmOption = None,
-    report_file: ReportOption = None,
+    timeout: options.Timeout = 10.0,
+    retries: options.Retries = 3,
+    max_time: options.MaxTime = 300.0,
+    min_rate: options.MinRate = 1024.0,
+    helm: options.Helm = None,
+    report_file: options.Report = None,
     show_diff: Annotated[
         bool, typer.Option("--diff", help="Print the unified diff of the output for the upgrade (lock's tag → TAG).")
     ] = False,
-    patch_report: PatchReportOption = None,
+    patch_report: options.PatchReport = None,
 ) -> None:
     """Vendor the charts of upstream TAG into the output folder, with the overlays applied.
 
@@ -122,12 +103,6 @@ def sync(
                 if not json_output:
                     out.say("upgrade report: {}", report_file)
 
-    review = workflow.Review(
-        report=report_file is not None or patch_report is not None,
-        diff=show_diff,
-        patch_report=patch_report,
-        automatic=dry_run and not json_output and report_file is None,
-    )
     workflow.sync_reviewed(
         config,
         tag,
@@ -136,7 +111,10 @@ def sync(
         dry_run=dry_run,
         force=force,
         helm=helm,
-        review=review,
+        report=report_file is not None or patch_report is not None,
+        show_diff=show_diff,
+        patch_report=patch_report,
+        automatic=dry_run and not json_output and report_file is None,
         guard=project_guard(ctx, config),
         progress=partial(show_status, ctx),
         note=lambda line: stderr_console().labelled("note:", "", line),
@@ -164,9 +142,9 @@ def _diffs_json(diffs: list[Any]) -> list[dict[str, str]]:
 @command(short_help="Prove the output is the locked upstream plus the overlays.")
 def verify(
     ctx: typer.Context,
-    source: LockedSourceOption = None,
-    json_output: JsonOption = False,
-    helm: HelmOption = None,
+    source: options.LockedSource = None,
+    json_output: options.Json = False,
+    helm: options.Helm = None,
 ) -> None:
     """Prove the output is upstream plus the declared overlays: rebuild from the lock and compare.
 
@@ -198,14 +176,14 @@ def verify(
         out.say("[green]ok[/]: output is upstream {} plus the declared overlays", lock.tag)
 
 
-@command("check-images", short_help="Fail on any image outside the allowed registries.")
+@command(short_help="Fail on any image outside the allowed registries.")
 def check_images(
     ctx: typer.Context,
-    chart_dirs: ChartDirsArgument = None,
-    allow: ImagesAllowOption = None,
-    json_output: JsonOption = False,
-    junit: RendersJunitOption = None,
-    helm: RenderHelmOption = None,
+    chart_dirs: options.ChartDirs = None,
+    allow: options.ImagesAllow = None,
+    json_output: options.Json = False,
+    junit: options.RendersJunit = None,
+    helm: options.RenderHelm = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List allowed references too.")] = False,
     resolve: Annotated[
         bool, typer.Option("--resolve", help="Ask the registries: every allowed reference exists at its tag or digest.")
@@ -220,8 +198,8 @@ def check_images(
         int | None,
         typer.Option("--resolve-jobs", metavar="N", min=1, max=64, help="Parallel registry lookups [default: 8]."),
     ] = None,
-    registry_config: RegistryConfigOption = None,
-    insecure_registry: InsecureRegistryOption = None,
+    registry_config: options.RegistryConfig = None,
+    insecure_registry: options.InsecureRegistry = None,
 ) -> None:
     """Fail on any image reference outside the allowed registries (default gsoci.azurecr.io/).
 
@@ -265,20 +243,20 @@ def check_images(
     )
 
 
-@command("check-manifests", short_help="Fail on any rendered custom resource its CRD rejects.")
+@command(short_help="Fail on any rendered custom resource its CRD rejects.")
 def check_manifests(
     ctx: typer.Context,
-    chart_dirs: ChartDirsArgument = None,
-    json_output: JsonOption = False,
-    junit: RendersJunitOption = None,
-    helm: RenderHelmOption = None,
+    chart_dirs: options.ChartDirs = None,
+    json_output: options.Json = False,
+    junit: options.RendersJunit = None,
+    helm: options.RenderHelm = None,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Counts per variant and the label coverage too.")
     ] = False,
     images: Annotated[
         bool, typer.Option("--images", help="Run check-images on the same rendering too (one helm run per variant).")
     ] = False,
-    allow: ManifestsAllowOption = None,
+    allow: options.ManifestsAllow = None,
 ) -> None:
     """Fail on any rendered custom resource the API server would reject or prune.
 
@@ -311,8 +289,8 @@ def diff(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the diffs (with --stat: the table) as JSON.")
     ] = False,
-    source: LockedSourceOption = None,
-    helm: HelmOption = None,
+    source: options.LockedSource = None,
+    helm: options.Helm = None,
 ) -> None:
     """Show the delta from upstream to the vendored charts, per file, as unified diffs.
 
@@ -343,38 +321,16 @@ def diff(
         report.print_diffs(out, diffs)
 
 
-@command("patch-verify", short_help="Check that the patch series applies to upstream.")
+@command(short_help="Check that the patch series applies to upstream.")
 def patch_verify(
     ctx: typer.Context,
-    source: Annotated[
-        str | None,
-        given(
-            "--source",
-            "-s",
-            help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
-            "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the configured upstream git URL).",
-            metavar="SOURCE",
-        ),
-    ] = None,
-    tag: Annotated[
-        str | None,
-        given(
-            "--tag",
-            "-t",
-            metavar="TAG",
-            help="Upstream tag (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc).",
-        ),
-    ] = None,
-    patches: Annotated[
-        Path | None,
-        given("--patches", help="Patch folder (default: patches from gsvendor.yaml).", metavar="DIR", path=True),
-    ] = None,
-    json_output: JsonOption = False,
-    junit: Annotated[
-        Path | None, given("--junit", help="Also write JUnit XML, one test per patch.", metavar="FILE", path=True)
-    ] = None,
-    timeout: TimeoutOption = 10.0,
-    retries: RetriesOption = 3,
+    source: options.PatchSource = None,
+    tag: options.Tag = None,
+    patches: options.Patches = None,
+    json_output: options.Json = False,
+    junit: options.PatchJunit = None,
+    timeout: options.Timeout = 10.0,
+    retries: options.Retries = 3,
 ) -> None:
     """Check that the patch series applies to upstream, in order, as the llmisvc image build applies it.
 
@@ -416,17 +372,8 @@ def versions(
     check: Annotated[
         bool, typer.Option("--check", help="Print only problems, or one ok line (for CI and pre-commit).")
     ] = False,
-    json_output: JsonOption = False,
-    source: Annotated[
-        str | None,
-        given(
-            "--source",
-            "-s",
-            help="Read upstream's go.mod from SOURCE (as sync takes it) instead of the lock, which records it "
-            "(no network); a lock without it reads its own source.",
-            metavar="SOURCE",
-        ),
-    ] = None,
+    json_output: options.Json = False,
+    source: options.GoSource = None,
     no_go: Annotated[bool, typer.Option("--no-go", help="Skip the Go builder check (no upstream read).")] = False,
 ) -> None:
     """List every place the upstream version is written and check they follow the pin.
@@ -484,7 +431,7 @@ def generate(
         ),
     ] = None,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 naming each stale file.")] = False,
-    json_output: JsonOption = False,
+    json_output: options.Json = False,
 ) -> None:
     """Regenerate values.schema.json and README.md of the vendored charts on disk.
 
