@@ -1,5 +1,6 @@
 """The typer application: global options, error handling and the helpers every command uses."""
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -127,12 +128,9 @@ def stdout_console() -> Any:
 def drop_stdout() -> None:
     """Point stdout's descriptor at the null device: what is buffered, and the flush at exit, are dropped."""
     devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor (closed, a test's StringIO)
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # no descriptor (closed, a test's StringIO): nothing to drop
-        pass
-    finally:
-        os.close(devnull)
+    os.close(devnull)
 
 
 def handles_errors(function: F) -> F:
@@ -191,8 +189,6 @@ def fetch_options(ctx: typer.Context, **http: Any) -> Any:
 
 def show_status(ctx: typer.Context, message: str) -> Any:
     """A spinner on stderr for long work (a no-op when quiet or not a terminal)."""
-    import contextlib
-
     if ctx.obj.quiet or not sys.stderr.isatty():
         return contextlib.nullcontext()
     return stderr_console().status(message)

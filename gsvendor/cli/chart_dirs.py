@@ -27,11 +27,9 @@ def check_rendered(
     junit: Path | None,
     verbose: bool,
 ) -> None:
-    """Run ``run(config, chart_dirs, progress=…)`` (a workflow's ``run`` with its options bound) under
-    :func:`rendering_setup`, then print its result with ``gsvendor.report.<report>`` (``run_json``,
-    ``print_run``, ``run_cases`` for ``--junit`` as ``command``'s suite).
-
-    Raises :class:`~gsvendor.errors.CheckFailed` (exit 1) with ``run_failure`` when the run is not ok.
+    """Run ``run(config, chart_dirs, progress=…)`` under :func:`rendering_setup` and print its result
+    with ``gsvendor.report.<report>`` (``--junit``: ``command``'s suite). Raises
+    :class:`~gsvendor.errors.CheckFailed` (exit 1) when the run is not ok.
     """
     config, guard = rendering_setup(ctx, chart_dirs)
     with guard:
@@ -54,11 +52,8 @@ def check_rendered(
 
 
 def rendering_setup(ctx: typer.Context, chart_dirs: list[Path] | None) -> tuple[Any, Any]:
-    """check-images' and check-manifests' configuration (``None`` for bare chart folders) and the
-    project guard to hold while rendering.
-
-    Raises :class:`~gsvendor.errors.UsageError` (exit 2) for a CHART_DIR that does not exist,
-    suggesting the configured chart folder meant (:func:`chart_folder_meant`).
+    """The configuration (``None`` for bare chart folders) and the project guard to hold while rendering.
+    Raises :class:`~gsvendor.errors.UsageError` (exit 2) for a missing CHART_DIR (:func:`chart_folder_meant`).
     """
     from gsvendor.workflows import check_images as workflow
 
@@ -78,9 +73,8 @@ def rendering_setup(ctx: typer.Context, chart_dirs: list[Path] | None) -> tuple[
 
 
 def chart_folder_meant(path: Path, config: Any) -> str:
-    """``"; did you mean helm/kserve-resources?"`` for a missing CHART_DIR whose last part is a
-    configured chart's name or close to one (``check-images kserve-resources``, as ``diff`` takes
-    it), when that chart's folder is synced; else ``""`` (also without a configuration)."""
+    """``"; did you mean helm/kserve-resources?"`` for a missing CHART_DIR named (nearly) as a synced
+    configured chart (``check-images kserve-resources``, as ``diff`` takes it); else ``""``."""
     if config is None:
         return ""
     folders = {c.name: config.root / c.dest for c in config.charts if c.render is None}

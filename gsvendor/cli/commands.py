@@ -222,25 +222,9 @@ def check_images(
     """
     from gsvendor.workflows import check_images as workflow
 
-    check_rendered(
-        ctx,
-        "check-images",
-        chart_dirs,
-        partial(
-            workflow.run,
-            allow=allow,
-            helm=helm,
-            resolve=resolve,
-            compare_upstream=compare_upstream,
-            jobs=resolve_jobs,
-            registry_config=registry_config,
-            insecure=insecure_registry,
-        ),
-        "images",
-        json_output=json_output,
-        junit=junit,
-        verbose=verbose,
-    )
+    registry = {"jobs": resolve_jobs, "registry_config": registry_config, "insecure": insecure_registry}
+    run = partial(workflow.run, allow=allow, helm=helm, resolve=resolve, compare_upstream=compare_upstream, **registry)
+    check_rendered(ctx, "check-images", chart_dirs, run, "images", json_output, junit, verbose)
 
 
 @command(short_help="Fail on any rendered custom resource its CRD rejects.")
