@@ -1,10 +1,5 @@
-"""The adopt workflow: infer gsvendor.yaml and overlays/ from hand-vendored charts, prove them, write them.
-
-Reads the charts' folders and upstream's ``charts/<name>`` at a tag, infers the operations
-(:mod:`gsvendor.adopt`), builds the output with them exactly as ``sync`` does, and writes the
-configuration, the overlays and the lock only when every chart comes out byte for byte (or with
-``partial``). ``detect`` scores the archives a folder offers against the tree.
-"""
+"""The adopt workflow: infer gsvendor.yaml and overlays/ from hand-vendored charts (:mod:`gsvendor.adopt`),
+build them as ``sync`` does, and write them when every chart comes out byte for byte; ``detect`` finds the tag."""
 
 from __future__ import annotations
 

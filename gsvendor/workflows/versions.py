@@ -58,19 +58,20 @@ def check(
         if go:
             report.notes.append(f"Go builders not checked: the lock is at {lock.tag}, not the pinned {pin.value}")
         return report
-    if go:
-        if source is None and lock is not None and lock.go_mod is not None:
-            report.go_mod, report.go_source = GoMod(*lock.go_mod), lock.location
-            report.go_from_lock = True
-        elif source is None and lock is None:
-            report.notes.append("Go builders not checked: not synced yet (run gsvendor sync, or give --source)")
-            return report
-        else:
-            with progress("reading upstream go.mod"):
-                report.go_mod, report.go_source = read_go_mod(config, pin, source, options, lock)
-        report.builders = go_builders(config, report.go_mod)
-        if not report.builders:
-            report.notes.append("no golang builder stage in the Dockerfiles")
+    if not go:
+        return report
+    if source is None and lock is not None and lock.go_mod is not None:
+        report.go_mod, report.go_source = GoMod(*lock.go_mod), lock.location
+        report.go_from_lock = True
+    elif source is None and lock is None:
+        report.notes.append("Go builders not checked: not synced yet (run gsvendor sync, or give --source)")
+        return report
+    else:
+        with progress("reading upstream go.mod"):
+            report.go_mod, report.go_source = read_go_mod(config, pin, source, options, lock)
+    report.builders = go_builders(config, report.go_mod)
+    if not report.builders:
+        report.notes.append("no golang builder stage in the Dockerfiles")
     return report
 
 
