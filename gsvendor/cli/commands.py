@@ -227,7 +227,7 @@ def check_images(
 
     registry = {"jobs": resolve_jobs, "registry_config": registry_config, "insecure": insecure_registry}
     run = partial(workflow.run, allow=allow, helm=helm, resolve=resolve, compare_upstream=compare_upstream, **registry)
-    check_rendered(ctx, "check-images", chart_dirs, run, "images", json_output, junit, verbose)
+    check_rendered(ctx, chart_dirs, run, "images", json_output, junit, verbose)
 
 
 @command(short_help="Fail on any rendered custom resource its CRD rejects.")
@@ -265,12 +265,11 @@ def check_manifests(
     from gsvendor.workflows import check_manifests as workflow
 
     run = partial(workflow.run, helm=helm, images=images, allow=allow)
-    check_rendered(ctx, "check-manifests", chart_dirs, run, "manifests", json_output, junit, verbose)
+    check_rendered(ctx, chart_dirs, run, "manifests", json_output, junit, verbose)
 
 
 def check_rendered(
     ctx: typer.Context,
-    command: str,
     chart_dirs: list[Path] | None,
     run: Callable[..., Any],
     report: str,
@@ -278,33 +277,10 @@ def check_rendered(
     junit: Path | None,
     verbose: bool,
 ) -> None:
-    """Run ``run(config, chart_dirs, progress=…)`` under :func:`rendering_setup` and print its result
-    with ``gsvendor.report.<report>`` (``--junit``: ``command``'s suite). Raises
+    """check-``report``: run ``run(config, chart_dirs, progress=…)`` holding the project guard when a chart
+    is the project's, and print its result with ``gsvendor.report.<report>``. Raises
+    :class:`~gsvendor.errors.UsageError` (exit 2) for a missing CHART_DIR (:func:`chart_folder_meant`),
     :class:`~gsvendor.errors.CheckFailed` (exit 1) when the run is not ok.
-    """
-    config, guard = rendering_setup(ctx, chart_dirs)
-    with guard:
-        result = run(config, chart_dirs or [], progress=partial(show_status, ctx))
-    # the report modules load once helm has rendered: nothing delays the first render
-    import importlib
-
-    from gsvendor.report.console import print_json
-    from gsvendor.report.junit import write_junit
-
-    module = importlib.import_module(f"gsvendor.report.{report}")
-    if junit is not None:
-        write_junit(junit, command, module.run_cases(result))
-    if json_output:
-        print_json(stdout_console(), module.run_json(result))
-    else:
-        module.print_run(stdout_console(), result, verbose=verbose)
-    if not result.ok:
-        raise CheckFailed(module.run_failure(result))
-
-
-def rendering_setup(ctx: typer.Context, chart_dirs: list[Path] | None) -> tuple[Any, Any]:
-    """The configuration (``None`` for bare chart folders) and the project guard to hold while rendering.
-    Raises :class:`~gsvendor.errors.UsageError` (exit 2) for a missing CHART_DIR (:func:`chart_folder_meant`).
     """
     from gsvendor.workflows import check_images as workflow
 
@@ -319,8 +295,23 @@ def rendering_setup(ctx: typer.Context, chart_dirs: list[Path] | None) -> tuple[
     # killed one left them half swapped (the guard completes it first); so are those of an output
     # folder that is a link to a folder elsewhere (helm -> /data/helm)
     inside = config is not None and (not chart_dirs or any(config.holds(folder) for folder in chart_dirs))
-    guard = project_guard(ctx, config) if inside else contextlib.nullcontext()
-    return config, guard
+    with project_guard(ctx, config) if inside else contextlib.nullcontext():
+        result = run(config, chart_dirs or [], progress=partial(show_status, ctx))
+    # the report modules load once helm has rendered: nothing delays the first render
+    import importlib
+
+    from gsvendor.report.console import print_json
+    from gsvendor.report.junit import write_junit
+
+    module = importlib.import_module(f"gsvendor.report.{report}")
+    if junit is not None:
+        write_junit(junit, f"check-{report}", module.run_cases(result))
+    if json_output:
+        print_json(stdout_console(), module.run_json(result))
+    else:
+        module.print_run(stdout_console(), result, verbose=verbose)
+    if not result.ok:
+        raise CheckFailed(module.run_failure(result))
 
 
 def chart_folder_meant(path: Path, config: Any) -> str:
