@@ -1,12 +1,6 @@
-"""The command line: parse arguments, call the workflows, map typed errors to exit codes.
-
-Exit codes: 0 ok, 1 a check failed, 2 usage or input error. Every user mistake is one line on
-stderr (``error: …``), never a traceback. Heavy modules are imported inside commands so
-``gsvendor --help`` starts fast.
-
-The package: app.py (the typer application, global options, error mapping), commands.py (one
-function per command), adopt.py (the adopt command), main.py (the console entry point).
-"""
+"""The command line: parse arguments, call the workflows, map typed errors to exit codes (0 ok, 1 a
+check failed, 2 usage or input error: one ``error: …`` line, never a traceback). Heavy modules are
+imported inside commands so ``gsvendor --help`` starts fast."""
 
 # isort: off
 from gsvendor.cli import commands  # registers the commands on app

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
+from gsvendor.cli import options
 from gsvendor.cli.app import command, fetch_options, show_status, stderr_console, stdout_console
-from gsvendor.cli.options import JsonOption, given
 
 
 @command(short_help="Write the overlays that reproduce hand-vendored charts.")
@@ -19,16 +19,7 @@ def adopt(
         list[str] | None,
         typer.Argument(metavar="[TAG] [CHART_DIR]...", help="Upstream tag (not with --detect), then chart folders."),
     ] = None,
-    source: Annotated[
-        str | None,
-        given(
-            "--source",
-            "-s",
-            help="Upstream source: a .tar.gz, a checkout folder, a tarball URL or a git URL; "
-            "with --detect a folder of <name>-<tag>.tar.gz archives or a git URL.",
-            metavar="SOURCE",
-        ),
-    ] = None,
+    source: options.AdoptSource = None,
     detect: Annotated[
         bool, typer.Option("--detect", help="Propose the tag whose files match the charts best; write nothing.")
     ] = False,
@@ -43,11 +34,8 @@ def adopt(
     ] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing gsvendor.yaml and overlays/.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the report; write nothing.")] = False,
-    json_output: JsonOption = False,
-    repository: Annotated[
-        str,
-        given("--repository", help="The upstream GitHub repository written to gsvendor.yaml.", metavar="OWNER/NAME"),
-    ] = "kserve/kserve",
+    json_output: options.Json = False,
+    repository: options.Repository = "kserve/kserve",
 ) -> None:
     """Infer the overlays that make upstream TAG into the charts of helm/ (or CHART_DIRs), prove them
     with a build, and write gsvendor.yaml, overlays/ and the lock.
@@ -103,10 +91,10 @@ def adopt(
     def say(line: str) -> None:
         stderr_console().say("{}", line, soft_wrap=True)
 
-    options = {"repository": repository, "force": force, "partial": partial, "dry_run": dry_run}
+    settings = {"repository": repository, "force": force, "partial": partial, "dry_run": dry_run}
     # another gsvendor writing this project (a sync) must not interleave with the adoption
     with project_lock(root, ctx.obj.lock_timeout, say), show_status(ctx, "inferring the overlays"):
-        result = workflow.adopt(root, tag, source, folders, fetch_options(ctx), **options)
+        result = workflow.adopt(root, tag, source, folders, fetch_options(ctx), **settings)
     if json_output:
         from gsvendor.report import console as report
 

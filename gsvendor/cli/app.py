@@ -1,5 +1,6 @@
 """The typer application: global options, error handling and the helpers every command uses."""
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -9,10 +10,9 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
-from typer.core import TyperOption
 
 from gsvendor import __version__
-from gsvendor.cli.options import given
+from gsvendor.cli import options
 from gsvendor.errors import CheckFailed, GsvendorError, OutputError, UsageError
 from gsvendor.report.console import print_json
 
@@ -50,16 +50,6 @@ GLOBAL_OPTIONS = dict.fromkeys(["--config", "-c", "--cache-dir", "--lock-timeout
 )
 
 
-def _flag_type(self: TyperOption, ctx: Any) -> str | None:
-    """No ``<bool>`` beside a flag in --help: a flag takes no value (``--dry-run true`` would read the tag "true")."""
-    return None if self.is_flag else _option_type(self, ctx)
-
-
-_option_type = getattr(TyperOption, "display_type_rich", None)
-if _option_type is not None:  # typer 0.29 shows <bool> beside flags
-    TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
-
-
 def unwrap_help(text: str | None) -> str | None:
     """A docstring for --help: click joins and rewraps each paragraph to the terminal itself, so an
     indented paragraph (an example) is marked ``\\b`` for click to print as written, pasteable."""
@@ -76,7 +66,7 @@ class Globals:
     config: Path | None
     cache_dir: Path | None
     quiet: bool
-    lock_timeout: float = 60.0
+    lock_timeout: float
 
 
 def _print_version(value: bool) -> None:
@@ -94,25 +84,8 @@ def _a_number(value: float) -> float:
 @app.callback()
 def _globals(
     ctx: typer.Context,
-    config: Annotated[
-        Path | None,
-        given(
-            "--config",
-            "-c",
-            metavar="FILE",
-            path=True,
-            help="Configuration file (default: the nearest gsvendor.yaml in this folder or a parent).",
-        ),
-    ] = None,
-    cache_dir: Annotated[
-        Path | None,
-        given(  # "." would put the cache (and its stamps) in the project
-            "--cache-dir",
-            metavar="DIR",
-            help="Download cache (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor).",
-            path=True,
-        ),
-    ] = None,
+    config: options.ConfigFile = None,
+    cache_dir: options.CacheDir = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     lock_timeout: Annotated[
         float,
@@ -134,7 +107,7 @@ def _globals(
 
 
 def stderr_console() -> Any:
-    """The console on stderr (:func:`gsvendor.report.writer.open_console`: every output escaped there)."""
+    """The console on stderr (:func:`gsvendor.report.writer.open_console`, which escapes every output)."""
     from gsvendor.report.writer import open_console
 
     return open_console(sys.stderr, "stderr")
@@ -153,15 +126,11 @@ def stdout_console() -> Any:
 
 
 def drop_stdout() -> None:
-    """Point stdout's descriptor at the null device: what is still buffered for it, and Python's
-    flush at exit, are dropped quietly instead of failing again."""
+    """Point stdout's descriptor at the null device: what is buffered, and the flush at exit, are dropped."""
     devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor (closed, a test's StringIO)
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):  # no descriptor (closed, a test's StringIO): nothing to drop
-        pass
-    finally:
-        os.close(devnull)
+    os.close(devnull)
 
 
 def handles_errors(function: F) -> F:
@@ -187,10 +156,9 @@ def handles_errors(function: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def command(name: str | None = None, *, short_help: str) -> Callable[[F], F]:
-    """Register a function as the command ``name`` (default: typer's, from the function's name),
-    its errors handled by :func:`handles_errors`."""
-    return lambda function: app.command(name, short_help=short_help)(handles_errors(function))
+def command(*, short_help: str) -> Callable[[F], F]:
+    """Register a function as the command named after it (``_`` as ``-``), errors by :func:`handles_errors`."""
+    return lambda f: app.command(f.__name__.replace("_", "-"), short_help=short_help)(handles_errors(f))
 
 
 def load_config_for(ctx: typer.Context) -> Any:
@@ -206,17 +174,14 @@ def stamps_dir(ctx: typer.Context) -> Path | None:
 
 
 def project_guard(ctx: typer.Context, config: Any) -> Any:
-    """The project lock for a command that writes or reads the output as a whole (finishes an
-    interrupted sync first, saying so on stderr)."""
+    """The project lock (:func:`gsvendor.workflows.guard.exclusive`), its lines on stderr."""
     from gsvendor.workflows.guard import exclusive
 
     return exclusive(config, ctx.obj.lock_timeout, stderr_console().unlabelled)
 
 
 def fetch_options(ctx: typer.Context, **http: Any) -> Any:
-    """The :class:`~gsvendor.upstream.source.FetchOptions` of the globals (cache, progress) and of
-    the HTTP options a command takes (``timeout``, ``retries``, ``max_time``, ``min_rate``); those
-    it does not take keep FetchOptions' defaults."""
+    """The :class:`~gsvendor.upstream.source.FetchOptions` of the globals and a command's ``http`` options."""
     from gsvendor.upstream.source import FetchOptions
 
     return FetchOptions(cache_dir=ctx.obj.cache_dir, progress=not ctx.obj.quiet and sys.stderr.isatty(), **http)
@@ -224,8 +189,6 @@ def fetch_options(ctx: typer.Context, **http: Any) -> Any:
 
 def show_status(ctx: typer.Context, message: str) -> Any:
     """A spinner on stderr for long work (a no-op when quiet or not a terminal)."""
-    import contextlib
-
     if ctx.obj.quiet or not sys.stderr.isatty():
         return contextlib.nullcontext()
     return stderr_console().status(message)

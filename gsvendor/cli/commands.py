@@ -1,47 +1,31 @@
-"""One function per command: parse its options, call one workflow, print through gsvendor.report."""
+"""One function per command: parse its options, call one workflow, print through gsvendor.report.
+check-images and check-manifests share their CHART_DIR handling and output (:func:`check_rendered`)."""
 
-# Each command imports its workflow and report modules itself: imported here, all of them cost
-# 1.4-1.8 s of start-up on top of the CLI's 0.4-0.65 s (measured on the loaded 2-core build
-# machine), paid by every command and by --help.
+# Each command imports its workflow and report modules itself: all of them here would add
+# 1.4-1.8 s to every command's start-up and to --help (measured on the 2-core build machine).
 
+import contextlib
+import os
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from gsvendor.cli import options
 from gsvendor.cli.app import (
     command,
     fetch_options,
     load_config_for,
     project_guard,
     show_status,
+    stamps_dir,
     stderr_console,
     stdout_console,
     warn,
 )
-from gsvendor.cli.chart_dirs import check_rendered
-from gsvendor.cli.options import (
-    ChartDirsArgument,
-    HelmOption,
-    ImagesAllowOption,
-    InsecureRegistryOption,
-    JsonOption,
-    LockedSourceOption,
-    ManifestsAllowOption,
-    MaxTimeOption,
-    MinRateOption,
-    PatchReportOption,
-    RegistryConfigOption,
-    RenderHelmOption,
-    RendersJunitOption,
-    ReportOption,
-    RetriesOption,
-    SourceOption,
-    TimeoutOption,
-    given,
-)
-from gsvendor.errors import CheckFailed, UsageError
+from gsvendor.errors import CheckFailed, UsageError, closest
 
 
 @command(short_help="Vendor upstream TAG's charts with the overlays applied.")
@@ -54,23 +38,23 @@ def sync(
             help="Upstream tag, e.g. v0.20.0 (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc).",
         ),
     ] = None,
-    source: SourceOption = None,
+    source: options.Source = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the plan; write nothing.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace hand edits, keeping a backup of them.")] = False,
-    json_output: JsonOption = False,
+    json_output: options.Json = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="A table per chart and every file change, not only the summary.")
     ] = False,
-    timeout: TimeoutOption = 10.0,
-    retries: RetriesOption = 3,
-    max_time: MaxTimeOption = 300.0,
-    min_rate: MinRateOption = 1024.0,
-    helm: HelmOption = None,
-    report_file: ReportOption = None,
+    timeout: options.Timeout = 10.0,
+    retries: options.Retries = 3,
+    max_time: options.MaxTime = 300.0,
+    min_rate: options.MinRate = 1024.0,
+    helm: options.Helm = None,
+    report_file: options.Report = None,
     show_diff: Annotated[
         bool, typer.Option("--diff", help="Print the unified diff of the output for the upgrade (lock's tag → TAG).")
     ] = False,
-    patch_report: PatchReportOption = None,
+    patch_report: options.PatchReport = None,
 ) -> None:
     """Vendor the charts of upstream TAG into the output folder, with the overlays applied.
 
@@ -122,12 +106,6 @@ def sync(
                 if not json_output:
                     out.say("upgrade report: {}", report_file)
 
-    review = workflow.Review(
-        report=report_file is not None or patch_report is not None,
-        diff=show_diff,
-        patch_report=patch_report,
-        automatic=dry_run and not json_output and report_file is None,
-    )
     workflow.sync_reviewed(
         config,
         tag,
@@ -136,7 +114,10 @@ def sync(
         dry_run=dry_run,
         force=force,
         helm=helm,
-        review=review,
+        report=report_file is not None or patch_report is not None,
+        show_diff=show_diff,
+        patch_report=patch_report,
+        automatic=dry_run and not json_output and report_file is None,
         guard=project_guard(ctx, config),
         progress=partial(show_status, ctx),
         note=lambda line: stderr_console().labelled("note:", "", line),
@@ -164,9 +145,9 @@ def _diffs_json(diffs: list[Any]) -> list[dict[str, str]]:
 @command(short_help="Prove the output is the locked upstream plus the overlays.")
 def verify(
     ctx: typer.Context,
-    source: LockedSourceOption = None,
-    json_output: JsonOption = False,
-    helm: HelmOption = None,
+    source: options.LockedSource = None,
+    json_output: options.Json = False,
+    helm: options.Helm = None,
 ) -> None:
     """Prove the output is upstream plus the declared overlays: rebuild from the lock and compare.
 
@@ -198,14 +179,14 @@ def verify(
         out.say("[green]ok[/]: output is upstream {} plus the declared overlays", lock.tag)
 
 
-@command("check-images", short_help="Fail on any image outside the allowed registries.")
+@command(short_help="Fail on any image outside the allowed registries.")
 def check_images(
     ctx: typer.Context,
-    chart_dirs: ChartDirsArgument = None,
-    allow: ImagesAllowOption = None,
-    json_output: JsonOption = False,
-    junit: RendersJunitOption = None,
-    helm: RenderHelmOption = None,
+    chart_dirs: options.ChartDirs = None,
+    allow: options.ImagesAllow = None,
+    json_output: options.Json = False,
+    junit: options.RendersJunit = None,
+    helm: options.RenderHelm = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List allowed references too.")] = False,
     resolve: Annotated[
         bool, typer.Option("--resolve", help="Ask the registries: every allowed reference exists at its tag or digest.")
@@ -220,8 +201,8 @@ def check_images(
         int | None,
         typer.Option("--resolve-jobs", metavar="N", min=1, max=64, help="Parallel registry lookups [default: 8]."),
     ] = None,
-    registry_config: RegistryConfigOption = None,
-    insecure_registry: InsecureRegistryOption = None,
+    registry_config: options.RegistryConfig = None,
+    insecure_registry: options.InsecureRegistry = None,
 ) -> None:
     """Fail on any image reference outside the allowed registries (default gsoci.azurecr.io/).
 
@@ -244,41 +225,25 @@ def check_images(
     """
     from gsvendor.workflows import check_images as workflow
 
-    check_rendered(
-        ctx,
-        "check-images",
-        chart_dirs,
-        partial(
-            workflow.run,
-            allow=allow,
-            helm=helm,
-            resolve=resolve,
-            compare_upstream=compare_upstream,
-            jobs=resolve_jobs,
-            registry_config=registry_config,
-            insecure=insecure_registry,
-        ),
-        "images",
-        json_output=json_output,
-        junit=junit,
-        verbose=verbose,
-    )
+    registry = {"jobs": resolve_jobs, "registry_config": registry_config, "insecure": insecure_registry}
+    run = partial(workflow.run, allow=allow, helm=helm, resolve=resolve, compare_upstream=compare_upstream, **registry)
+    check_rendered(ctx, chart_dirs, run, "images", json_output, junit, verbose)
 
 
-@command("check-manifests", short_help="Fail on any rendered custom resource its CRD rejects.")
+@command(short_help="Fail on any rendered custom resource its CRD rejects.")
 def check_manifests(
     ctx: typer.Context,
-    chart_dirs: ChartDirsArgument = None,
-    json_output: JsonOption = False,
-    junit: RendersJunitOption = None,
-    helm: RenderHelmOption = None,
+    chart_dirs: options.ChartDirs = None,
+    json_output: options.Json = False,
+    junit: options.RendersJunit = None,
+    helm: options.RenderHelm = None,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Counts per variant and the label coverage too.")
     ] = False,
     images: Annotated[
         bool, typer.Option("--images", help="Run check-images on the same rendering too (one helm run per variant).")
     ] = False,
-    allow: ManifestsAllowOption = None,
+    allow: options.ManifestsAllow = None,
 ) -> None:
     """Fail on any rendered custom resource the API server would reject or prune.
 
@@ -300,7 +265,66 @@ def check_manifests(
     from gsvendor.workflows import check_manifests as workflow
 
     run = partial(workflow.run, helm=helm, images=images, allow=allow)
-    check_rendered(ctx, "check-manifests", chart_dirs, run, "manifests", json_output, junit, verbose)
+    check_rendered(ctx, chart_dirs, run, "manifests", json_output, junit, verbose)
+
+
+def check_rendered(
+    ctx: typer.Context,
+    chart_dirs: list[Path] | None,
+    run: Callable[..., Any],
+    report: str,
+    json_output: bool,
+    junit: Path | None,
+    verbose: bool,
+) -> None:
+    """check-``report``: run ``run(config, chart_dirs, progress=…)`` holding the project guard when a chart
+    is the project's, and print its result with ``gsvendor.report.<report>``. Raises
+    :class:`~gsvendor.errors.UsageError` (exit 2) for a missing CHART_DIR (:func:`chart_folder_meant`),
+    :class:`~gsvendor.errors.CheckFailed` (exit 1) when the run is not ok.
+    """
+    from gsvendor.workflows import check_images as workflow
+
+    config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [], stamps_dir(ctx))
+    for path in chart_dirs or []:
+        if (path / "Chart.yaml").is_file():
+            continue
+        if not path.exists():
+            raise UsageError(f"{path}: no such chart folder{chart_folder_meant(path, config)}")
+        break  # not a chart: the check names it, in the order given
+    # chart folders inside the project are its output too: a sync may be swapping them, or a
+    # killed one left them half swapped (the guard completes it first); so are those of an output
+    # folder that is a link to a folder elsewhere (helm -> /data/helm)
+    inside = config is not None and (not chart_dirs or any(config.holds(folder) for folder in chart_dirs))
+    with project_guard(ctx, config) if inside else contextlib.nullcontext():
+        result = run(config, chart_dirs or [], progress=partial(show_status, ctx))
+    # the report modules load once helm has rendered: nothing delays the first render
+    import importlib
+
+    from gsvendor.report.console import print_json
+    from gsvendor.report.junit import write_junit
+
+    module = importlib.import_module(f"gsvendor.report.{report}")
+    if junit is not None:
+        write_junit(junit, f"check-{report}", module.run_cases(result))
+    if json_output:
+        print_json(stdout_console(), module.run_json(result))
+    else:
+        module.print_run(stdout_console(), result, verbose=verbose)
+    if not result.ok:
+        raise CheckFailed(module.run_failure(result))
+
+
+def chart_folder_meant(path: Path, config: Any) -> str:
+    """``"; did you mean helm/kserve-resources?"`` for a missing CHART_DIR named (nearly) as a synced
+    configured chart (``check-images kserve-resources``, as ``diff`` takes it); else ``""``."""
+    if config is None:
+        return ""
+    folders = {c.name: config.root / c.dest for c in config.charts if c.render is None}
+    name = closest(path.name, [name for name, folder in folders.items() if (folder / "Chart.yaml").is_file()])
+    if name is None:
+        return ""
+    shown = os.path.relpath(folders[name])
+    return f"; did you mean {folders[name] if shown.startswith('..') else shown}?"
 
 
 @command(short_help="Show the delta from upstream to the vendored charts.")
@@ -311,8 +335,8 @@ def diff(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the diffs (with --stat: the table) as JSON.")
     ] = False,
-    source: LockedSourceOption = None,
-    helm: HelmOption = None,
+    source: options.LockedSource = None,
+    helm: options.Helm = None,
 ) -> None:
     """Show the delta from upstream to the vendored charts, per file, as unified diffs.
 
@@ -343,38 +367,16 @@ def diff(
         report.print_diffs(out, diffs)
 
 
-@command("patch-verify", short_help="Check that the patch series applies to upstream.")
+@command(short_help="Check that the patch series applies to upstream.")
 def patch_verify(
     ctx: typer.Context,
-    source: Annotated[
-        str | None,
-        given(
-            "--source",
-            "-s",
-            help="Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
-            "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the configured upstream git URL).",
-            metavar="SOURCE",
-        ),
-    ] = None,
-    tag: Annotated[
-        str | None,
-        given(
-            "--tag",
-            "-t",
-            metavar="TAG",
-            help="Upstream tag (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc).",
-        ),
-    ] = None,
-    patches: Annotated[
-        Path | None,
-        given("--patches", help="Patch folder (default: patches from gsvendor.yaml).", metavar="DIR", path=True),
-    ] = None,
-    json_output: JsonOption = False,
-    junit: Annotated[
-        Path | None, given("--junit", help="Also write JUnit XML, one test per patch.", metavar="FILE", path=True)
-    ] = None,
-    timeout: TimeoutOption = 10.0,
-    retries: RetriesOption = 3,
+    source: options.PatchSource = None,
+    tag: options.Tag = None,
+    patches: options.Patches = None,
+    json_output: options.Json = False,
+    junit: options.PatchJunit = None,
+    timeout: options.Timeout = 10.0,
+    retries: options.Retries = 3,
 ) -> None:
     """Check that the patch series applies to upstream, in order, as the llmisvc image build applies it.
 
@@ -416,17 +418,8 @@ def versions(
     check: Annotated[
         bool, typer.Option("--check", help="Print only problems, or one ok line (for CI and pre-commit).")
     ] = False,
-    json_output: JsonOption = False,
-    source: Annotated[
-        str | None,
-        given(
-            "--source",
-            "-s",
-            help="Read upstream's go.mod from SOURCE (as sync takes it) instead of the lock, which records it "
-            "(no network); a lock without it reads its own source.",
-            metavar="SOURCE",
-        ),
-    ] = None,
+    json_output: options.Json = False,
+    source: options.GoSource = None,
     no_go: Annotated[bool, typer.Option("--no-go", help="Skip the Go builder check (no upstream read).")] = False,
 ) -> None:
     """List every place the upstream version is written and check they follow the pin.
@@ -484,7 +477,7 @@ def generate(
         ),
     ] = None,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 naming each stale file.")] = False,
-    json_output: JsonOption = False,
+    json_output: options.Json = False,
 ) -> None:
     """Regenerate values.schema.json and README.md of the vendored charts on disk.
 

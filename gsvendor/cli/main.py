@@ -10,11 +10,8 @@ from gsvendor.errors import GsvendorError
 
 
 def global_options_first(args: list[str]) -> list[str]:
-    """``args`` with the global options given after the command moved in front of it.
-
-    ``gsvendor sync v0.20.0 -q --config x.yaml`` reads as ``gsvendor -q --config x.yaml sync v0.20.0``;
-    nothing after ``--`` moves, and a command's own options are left alone.
-    """
+    """``args`` with the global options after the command moved in front of it (``sync v0.20.0 -q`` reads
+    as ``-q sync v0.20.0``); nothing after ``--`` moves."""
     import itertools
 
     command = _command_index(args)
@@ -35,17 +32,14 @@ def global_options_first(args: list[str]) -> list[str]:
 
 
 def _command_index(args: list[str]) -> int | None:
-    """Where the command's name stands in ``args``: the first word that is no option nor the value of
-    the global option before it (``--config FILE``)."""
+    """The index of the first word in ``args`` that is no option nor a global option's value."""
     values = [False] + [GLOBAL_OPTIONS.get(arg) is True for arg in args]
     return next((i for i, arg in enumerate(args) if not arg.startswith("-") and not values[i]), None)
 
 
 def _invoked(args: list[str]) -> str | None:
-    """The command ``args`` name when only global options and their values, each spelled as listed,
-    stand before it; else ``None``. Anything else there (``--help``, which prints the group's help
-    with every command; ``-qc FILE``, short flags run together, whose value :func:`_command_index`
-    cannot see) names no command."""
+    """The command ``args`` name when only global options, spelled as listed, stand before it; else
+    ``None`` (``--help`` lists every command; ``-qc FILE`` hides its value from :func:`_command_index`)."""
     index = _command_index(args)
     i = 0
     while index is not None and i < index:
@@ -56,25 +50,16 @@ def _invoked(args: list[str]) -> str | None:
     return args[index] if index is not None and i == index else None
 
 
-def _name(info: Any) -> str:
-    """A registered command's name (typer's ``CommandInfo``)."""
-    from typer.main import get_command_name
-
-    return info.name or get_command_name(info.callback.__name__)
-
-
 def only_the_invoked_command(application: Any, args: list[str]) -> Any:
     """``application`` with only the command ``args`` invoke registered, when they name one; else itself.
 
-    typer builds the click parameters of every registered command on each run (get_type_hints,
-    ``inspect.signature``: ~20 ms for nine commands), though a run invokes one. Parsing, ``--help``
-    of the command and its errors read only that command, so they are the same; ``gsvendor --help``
-    and an unknown command still see them all. ``args`` as :func:`global_options_first` returns them.
+    typer builds every registered command's click parameters on each run (~20 ms for nine commands);
+    a run reads only the one invoked. ``args`` as :func:`global_options_first` returns them.
     """
     import copy
 
     name = _invoked(args)
-    chosen = [info for info in application.registered_commands if _name(info) == name]
+    chosen = [info for info in application.registered_commands if info.name == name]
     if name is None or len(chosen) != 1:
         return application
     pruned = copy.copy(application)
@@ -83,25 +68,18 @@ def only_the_invoked_command(application: Any, args: list[str]) -> Any:
 
 
 def failed_command(exc: Any, args: list[str]) -> str:
-    """The command path (``gsvendor check-images``) whose --help explains the usage error ``exc``.
-
-    click's parser raises some errors without a context (an option's missing value, a value given
-    to a flag): the command is then the one ``args`` (as :func:`global_options_first` returns them)
-    name, when only well-formed global options stand before it; else the error was the group's.
-    """
+    """The command path (``gsvendor check-images``) whose --help explains the usage error ``exc``: its
+    context's, else (click raises some without one) the command ``args`` invoke, else the group."""
     ctx = getattr(exc, "ctx", None)
     if ctx is not None:
         return str(ctx.command_path)
     name = _invoked(args)
-    return f"gsvendor {name}" if name in {_name(info) for info in app.registered_commands} else "gsvendor"
+    return f"gsvendor {name}" if name in {info.name for info in app.registered_commands} else "gsvendor"
 
 
 def flag_value_hint(message: str, args: list[str]) -> str:
-    """click's "unexpected extra argument" ``message``, naming the flag when the extra word follows one.
-
-    An option that takes a value would have consumed the word, so one written right after an option
-    is a value given to a flag: ``gsvendor verify --json true`` says ``--json takes no value``.
-    """
+    """click's "unexpected extra argument" ``message``, naming the flag when the extra word follows an
+    option (one taking a value would have consumed it): ``verify --json true``."""
     import itertools
     import re
 
@@ -116,11 +94,7 @@ def flag_value_hint(message: str, args: list[str]) -> str:
 
 
 def main() -> None:
-    """Console-script entry point (also ``python -m gsvendor``).
-
-    Usage errors (unknown option, missing argument, a value out of range) are one ``error:`` line
-    with exit 2, like every other user mistake. Global options are accepted after the command too.
-    """
+    """Console-script entry point (also ``python -m gsvendor``): a usage error is one ``error:`` line, exit 2."""
     from gsvendor.signals import interrupt_on_termination
 
     interrupt_on_termination()  # as __main__ did: also when main() is called directly
@@ -144,7 +118,7 @@ def main() -> None:
     except Exception as exc:
         if type(exc).__name__ == "Abort":  # click's form of a KeyboardInterrupt inside a command
             exit_interrupted()
-        # outside a command: --help or --version into a full disk, an empty option (cli.options.non_empty)
+        # outside a command: --help or --version into a full disk, an empty option (cli.options.text)
         if isinstance(exc, GsvendorError):
             stderr_console().errors(exc.problems)
             sys.exit(exc.exit_code)

@@ -1,8 +1,5 @@
-"""One module per command: each reads the configuration's inputs, calls the domain packages and
-returns a result for gsvendor.report to print.
-
-The only layer that combines fetching, building and writing; never imports gsvendor.cli.
-"""
+"""One module per command: read the configuration's inputs, call the domain packages, return a result
+for gsvendor.report to print. The only layer that fetches, builds and writes; never imports gsvendor.cli."""
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext

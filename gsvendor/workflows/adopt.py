@@ -1,10 +1,5 @@
-"""The adopt workflow: infer gsvendor.yaml and overlays/ from hand-vendored charts, prove them, write them.
-
-Reads the charts' folders and upstream's ``charts/<name>`` at a tag, infers the operations
-(:mod:`gsvendor.adopt`), builds the output with them exactly as ``sync`` does, and writes the
-configuration, the overlays and the lock only when every chart comes out byte for byte (or with
-``partial``). ``detect`` scores the archives a folder offers against the tree.
-"""
+"""The adopt workflow: infer gsvendor.yaml and overlays/ from hand-vendored charts (:mod:`gsvendor.adopt`),
+build them as ``sync`` does, and write them when every chart comes out byte for byte; ``detect`` finds the tag."""
 
 from __future__ import annotations
 
@@ -22,14 +17,7 @@ from typing import Any
 
 from gsvendor.adopt.infer import infer_chart
 from gsvendor.adopt.layout import OverlayFile, arrange, dump, yaml_text
-from gsvendor.config import (
-    CONFIG_FILE,
-    DEFAULT_ARCHIVE_URL,
-    ChartSpec,
-    Config,
-    GenerateSettings,
-    Selector,
-)
+from gsvendor.config import CONFIG_FILE, DEFAULT_ARCHIVE_URL, ChartSpec, Config, GenerateSettings, Selector
 from gsvendor.errors import GsvendorError, OverlayApplyError, OverlayDefinitionError, SourceError, UsageError
 from gsvendor.files import Digests, leads_outside, normalize_whitespace, read_tree
 from gsvendor.upstream.fetch import fetch_upstream
@@ -41,10 +29,9 @@ _SETTINGS = [GenerateSettings(o, n) for o in ("alphabetical", "file") for n in (
 
 @dataclass
 class AdoptResult:
-    """What adopt inferred: the overlay files, per chart the deleted upstream files, the problems
-    (one line each), the generate settings that reproduce the generated files, the operation
-    counts (``existing``: the overlays already in the project, ``None`` without), the charts kept
-    out of the themed files (``plain``), and whether it wrote."""
+    """What adopt inferred: the overlay files, per chart the deleted upstream and the generated files,
+    one line per problem, ``existing``: the operation count of the project's overlays (``None`` without),
+    ``plain``: the charts kept out of the themed files."""
 
     tag: str
     overlays: list[OverlayFile]
@@ -58,14 +45,13 @@ class AdoptResult:
 
     @property
     def operations(self) -> int:
-        """How many operations the overlays hold (deletions are chart ``exclude``s, not counted)."""
+        """The overlays' operations (deletions are chart ``exclude``s, not counted)."""
         return sum(len(o.operations) for o in self.overlays)
 
 
 def chart_folders(root: Path, given: list[Path]) -> list[tuple[str, str]]:
-    """``(chart name, project-relative folder)`` of each chart: the given folders, else every
-    folder of ``helm/`` holding a Chart.yaml. Raises :class:`UsageError` naming a folder that is
-    no chart, or when there is none."""
+    """``(chart name, project-relative folder)`` of the given folders, else of every chart in ``helm/``.
+    Raises :class:`UsageError` naming a folder that is no chart, or when there is none."""
     folders = given or sorted(p for p in (root / "helm").glob("*") if (p / "Chart.yaml").is_file())
     if not folders:
         raise UsageError(f"{root / 'helm'}: no chart folder (a folder with a Chart.yaml); give CHART_DIR")
@@ -83,7 +69,7 @@ def chart_folders(root: Path, given: list[Path]) -> list[tuple[str, str]]:
 
 
 def _chart_name(folder: Path) -> str:
-    """The chart's ``name`` in its Chart.yaml (upstream's folder is named after it), else the folder's name."""
+    """The ``name`` in its Chart.yaml (upstream's folder is named after it), else the folder's name."""
     from gsvendor.yamlio import load_plain
 
     try:
@@ -126,8 +112,7 @@ def _config(
 
 
 def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[GenerateSettings, dict[str, list[str]]]:
-    """The generate settings under which most of the tree's README.md/values.schema.json are what
-    ``generate`` writes, and those files per chart."""
+    """The generate settings that reproduce most generated files of the trees, and those files per chart."""
     from gsvendor.generate.chart import generate_chart, project_reader
 
     reader = project_reader(config)
@@ -166,11 +151,11 @@ def adopt(
     dry_run: bool = False,
 ) -> AdoptResult:
     """Infer and prove the overlays that make upstream ``tag`` at ``source`` into the charts of
-    ``folders`` (default every chart in ``helm/``), and write gsvendor.yaml, overlays/ and the lock.
+    ``folders`` (default every chart in ``helm/``), and write gsvendor.yaml, overlays/ and the lock;
+    with problems, only with ``partial``.
 
-    Raises :class:`UsageError` (exit 2) when gsvendor.yaml, overlays/ or the lock exist and ``force`` is not
-    given (checked before anything is read), :class:`SourceError` for an unreadable source. With
-    problems and without ``partial`` nothing is written (the caller exits 1).
+    Raises :class:`UsageError` (exit 2), before reading anything, when one of those exists without
+    ``force``; :class:`SourceError` for an unreadable source.
     """
     from gsvendor.overlays.engine import load_overlays
     from gsvendor.vendoring import lock as lockfile
@@ -266,9 +251,8 @@ def config_text(
     deleted: dict[str, list[str]],
     settings: GenerateSettings,
 ) -> str:
-    """gsvendor.yaml for the adopted charts: the upstream repository, the charts (with their
-    deleted upstream files as ``exclude``), the generate settings; other settings of an existing
-    gsvendor.yaml (images, manifests, Dockerfiles) carried over."""
+    """gsvendor.yaml for the adopted charts (deleted upstream files as ``exclude``) and generate
+    ``settings``; the other settings of an existing gsvendor.yaml (images, Dockerfiles…) kept."""
     from gsvendor.yamlio import load_yaml_document
 
     kept: dict[str, Any] = {}
@@ -342,8 +326,7 @@ ARCHIVE = re.compile(r"^(?P<name>.+?)-(?P<tag>v?\d[0-9A-Za-z.+-]*?)\.(tar\.gz|tg
 
 @dataclass(frozen=True)
 class Match:
-    """How well upstream ``tag`` matches the tree: ``lines`` matched of ``total`` lines, ``identical``
-    files of ``files``."""
+    """How well upstream ``tag`` matches: ``lines`` matched of ``total``, ``identical`` files of ``files``."""
 
     tag: str
     source: str
@@ -359,9 +342,8 @@ class Match:
 
 
 def detect(root: Path, source: str, folders: list[Path], options: FetchOptions, newest: int = 10) -> list[Match]:
-    """Score the tags ``source`` offers against the tree, best first: every tag archive in a folder
-    (``<name>-<tag>.tar.gz``), or the ``newest`` release tags of a git URL (``git ls-remote``).
-    Raises :class:`UsageError` when ``source`` offers no tag."""
+    """Score the tag archives of a folder (``<name>-<tag>.tar.gz``) or the ``newest`` release tags of
+    a git URL against the tree, best first. Raises :class:`UsageError` when ``source`` offers no tag."""
     from gsvendor.upstream.source import classify_source
 
     charts = chart_folders(root, folders)
@@ -389,9 +371,8 @@ def detect(root: Path, source: str, folders: list[Path], options: FetchOptions, 
 
 
 def _git_tags(url: str, options: FetchOptions) -> list[str]:
-    """The release tags (:data:`gsvendor.config.DEFAULT_TAG_PATTERN`) of the git repository at
-    ``url``, newest version first. Raises :class:`SourceError` when git cannot list them in
-    ``options.max_time`` seconds (:func:`gsvendor.upstream.git.remote_tags`)."""
+    """The release tags (:data:`gsvendor.config.DEFAULT_TAG_PATTERN`) at ``url``, newest first. Raises
+    :class:`SourceError` when git cannot list them in ``options.max_time`` seconds."""
     from packaging.version import InvalidVersion, Version
 
     from gsvendor.config import DEFAULT_TAG_PATTERN

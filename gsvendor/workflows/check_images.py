@@ -35,11 +35,8 @@ class ImagesRun:
 def load_optional_config(
     config_path: Path | None, chart_dirs: Sequence[Path], stamps: Path | None = None
 ) -> Config | None:
-    """The configuration (``config_path``, else the nearest gsvendor.yaml), or ``None`` when chart
-    folders are named and no gsvendor.yaml is found.
-
-    A ``--config`` given explicitly must exist (raises :class:`~gsvendor.errors.ConfigError`).
-    ``stamps``: the validation stamps folder (:func:`gsvendor.yamlio.load_validated`).
+    """The configuration (``config_path``, which must exist, else the nearest gsvendor.yaml), or ``None``
+    when chart folders are named and no gsvendor.yaml is found. Raises :class:`~gsvendor.errors.ConfigError`.
     """
     if config_path is None and chart_dirs:
         try:
@@ -52,10 +49,8 @@ def load_optional_config(
 def render_inputs(
     config: Config | None, chart_dirs: Sequence[Path], helm: str | None
 ) -> tuple[list[ChartTarget], ImagesConfig, str]:
-    """What rendering the charts needs, for check-images and check-manifests alike: the charts
-    (``chart_dirs``, default every configured chart's output), the ``images`` settings and helm.
-
-    Raises the domain's errors for helm/ not synced, a missing chart or helm (all exit 2).
+    """The charts to render (``chart_dirs``, default every configured chart's output), the ``images``
+    settings and helm. Raises the domain's errors for helm/ not synced, a missing chart or helm (exit 2).
     """
     if not chart_dirs and config is not None:
         vendored = [chart.name for chart in config.charts if chart.render is None]
@@ -79,11 +74,8 @@ def run(
     insecure: Sequence[str] | None = None,
     progress: Progress = no_progress,
 ) -> ImagesRun:
-    """Render and judge every chart (``chart_dirs``, default every configured chart's output).
-
-    ``allow`` replaces the configuration's allowed prefixes (the CLI refuses an empty one). Raises
-    the domain's errors for a missing chart, helm or unreadable registry configuration (all exit 2).
-    """
+    """Render and judge every chart (as :func:`render_inputs`), ``allow`` replacing the configured
+    prefixes. Raises the domain's errors for a missing chart, helm or registry configuration (exit 2)."""
     charts, settings, helm_path = render_inputs(config, chart_dirs, helm)
     options = None
     if resolve or compare_upstream or jobs is not None or registry_config is not None or insecure:

@@ -41,10 +41,8 @@ def run(
     allow: Sequence[str] | None = None,
     progress: Progress = no_progress,
 ) -> ManifestsRun:
-    """Render ``chart_dirs`` (default every configured chart's output) in their variants and check them.
-
-    ``images``: judge image references too (check-images, ``allow`` replacing its prefixes). Raises
-    :class:`~gsvendor.errors.UsageError` for ``--allow`` without ``--images``, and the domain's
+    """Render ``chart_dirs`` (as check-images) and check them; with ``images`` judge the image references
+    too. Raises :class:`~gsvendor.errors.UsageError` for ``allow`` without ``images``, and the domain's
     errors for a missing chart, helm or a bad configuration (all exit 2).
     """
     if allow is not None and not images:

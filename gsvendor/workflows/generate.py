@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from gsvendor.config import ChartSpec, Config
@@ -16,47 +16,46 @@ from gsvendor.generate.chart import exact_readme, generated_paths, project_reade
 
 @dataclass
 class ChartGeneration:
-    """One chart's generation on disk: ``stale`` lists project-relative paths that differ (or are missing)."""
+    """One chart's generation: ``desired``, the bytes of each generated file that differs from (or is
+    missing on) the disk, by chart-relative path."""
 
     spec: ChartSpec
-    stale: list[str] = field(default_factory=list)
+    desired: dict[str, bytes]
+
+    @property
+    def stale(self) -> list[str]:
+        """The project-relative paths of ``desired``."""
+        return [f"{self.spec.dest}/{path}" for path in self.desired]
 
 
-def plan(config: Config, charts: list[str] | None = None) -> list[tuple[ChartGeneration, dict[str, bytes]]]:
-    """Regenerate the configured charts (or ``charts``) from what is on disk; nothing is written.
-
-    Returns per chart the result and the desired bytes of each stale file (chart-relative).
-    Raises :class:`~gsvendor.errors.ConfigError` for an unknown chart and
-    :class:`~gsvendor.errors.NotSyncedError` for a chart folder that does not exist.
+def plan(config: Config, charts: list[str] | None = None) -> list[ChartGeneration]:
+    """Regenerate the charts (``charts``, default all) from the disk, writing nothing. Raises
+    :class:`~gsvendor.errors.ConfigError` for an unknown chart, ``NotSyncedError`` for a missing folder.
     """
-
     specs = [config.chart(name) for name in dict.fromkeys(charts)] if charts else list(config.charts)
     config.require_outputs([spec.name for spec in specs])
     refuse_unemulated(config)
     results = []
     generator = GenerateCache(config.stamps)
     for spec in specs:
-        folder = config.root / spec.dest
         files = read_tree(config.root, spec.dest)
         try:
             generated = generator.generate(
                 files,
-                chart_dir=folder.as_posix(),
+                chart_dir=(config.root / spec.dest).as_posix(),
                 outside=project_reader(config),
                 project_root=config.root.as_posix(),
                 settings=config.generate,
             )
         except GsvendorError as exc:
             raise type(exc)(f"{spec.dest}: {exc}") from None
-        result = ChartGeneration(spec)
-        desired: dict[str, bytes] = {}
+        desired = {}
         for path in generated_paths(files, generated):
             # sync writes files after pre-commit's whitespace fixes; do the same here
             data = generated[path] if exact_readme(config, path) else normalize_whitespace(generated[path])
             if files.get(path) != data:
-                result.stale.append(f"{spec.dest}/{path}")
                 desired[path] = data
-        results.append((result, desired))
+        results.append(ChartGeneration(spec, desired))
     return results
 
 
@@ -75,14 +74,9 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def generate(config: Config, charts: list[str] | None = None, *, check: bool = False) -> list[ChartGeneration]:
-    """``gsvendor generate``: regenerate the charts' generated files on disk, or only check them.
-
-    With ``check`` nothing is written. Returns every chart's result; ``stale`` names the files
-    that were (or, with ``check``, would be) rewritten.
-    """
+    """``gsvendor generate``: rewrite the stale generated files (with ``check``: none), as :func:`plan`."""
     results = plan(config, charts)
-    if not check:
-        for result, desired in results:
-            for path, data in desired.items():
-                _write(config.root / result.spec.dest / path, data)
-    return [result for result, _ in results]
+    for result in [] if check else results:
+        for path, data in result.desired.items():
+            _write(config.root / result.spec.dest / path, data)
+    return results

@@ -13,13 +13,9 @@ from gsvendor.vendoring import journal
 
 @contextlib.contextmanager
 def exclusive(config: Config, timeout: float, say: Callable[[str], None]) -> Iterator[None]:
-    """Hold the project lock (beside the lock file) for the block, after recovering the output.
-
-    ``timeout`` is how long to wait for another gsvendor, in seconds; ``say`` receives one line
-    for the user (waiting for the holder, what was recovered). Raises
-    :class:`~gsvendor.errors.GsvendorError` (exit 2) when the lock is not free in time, an
-    unfinished swap cannot be finished, or its journal fails the checks of
-    :mod:`gsvendor.journal_trust` (then nothing is changed).
+    """Hold the project lock for the block (waiting ``timeout`` seconds), after finishing an interrupted
+    swap; ``say`` gets a line for the user. Raises :class:`~gsvendor.errors.GsvendorError` (exit 2) when
+    the lock is not free in time or the swap cannot be finished or fails :mod:`gsvendor.journal_trust`.
     """
     with project_lock(config.lock_path.parent, timeout, say):
         dests = sorted({c.dest for c in config.charts} | {f.dest for f in config.files})

@@ -16,11 +16,8 @@ from gsvendor.upstream.source import Wanted, local_archive
 
 
 def _write_tree(files: dict[str, bytes], tree: Path) -> None:
-    """Write upstream's files (paths already checked by :mod:`gsvendor.upstream`) and make ``tree`` a repo.
-
-    ``git apply`` run inside some other repository would resolve paths against that one, so the
-    tree gets its own (empty) repository, like the clone the image build applies to.
-    """
+    """Write upstream's files into ``tree`` and make it a git repository of its own (``git apply``
+    inside another repository would resolve paths against that one), as the image build's clone."""
     tree.mkdir(parents=True, exist_ok=True)
     root = tree.resolve()
     for rel, data in files.items():
@@ -35,11 +32,8 @@ def _write_tree(files: dict[str, bytes], tree: Path) -> None:
 
 
 def _dirty_note(folder: Path, tag: str, patches: list[PatchFile]) -> list[str]:
-    """A note when a folder source is a git checkout with local changes to the patched files.
-
-    A folder is read as it is on disk, so such changes (a patch applied by hand, say) would be
-    judged as if ``tag`` carried them.
-    """
+    """A note when a folder source is a git checkout with local changes to the patched files: a folder
+    is read as on disk, so they (a patch applied by hand) would be judged as if ``tag`` carried them."""
     if not (folder / ".git").exists():
         return []
     touched = sorted({path for patch in patches for path in patch.touched})
@@ -52,11 +46,8 @@ def _dirty_note(folder: Path, tag: str, patches: list[PatchFile]) -> list[str]:
 
 
 def dockerfile_copies(config: Any, patches_dir: str) -> bool | None:
-    """Whether the pin Dockerfile ``COPY``/``ADD``s ``patches_dir`` (``None`` when there is no such Dockerfile).
-
-    A series the image build does not copy is never applied; worth a note in the report.
-    """
-
+    """Whether the pin Dockerfile ``COPY``/``ADD``s ``patches_dir`` (``None`` without that Dockerfile):
+    a series the image build does not copy is never applied."""
     inputs = build_inputs(config)
     path = inputs.path(inputs.pin_dockerfile)
     if not path.is_file():
@@ -77,17 +68,13 @@ def verify_series(
     options: Any,
     patches_dir: Path | None = None,
 ) -> SeriesReport:
-    """Check the patch series against upstream ``tag`` (default: the pin Dockerfile's KSERVE_VERSION).
+    """Check the patch series (``patches_dir``, default the configured one) against upstream ``tag``
+    (default: the pin Dockerfile's KSERVE_VERSION) read from ``source`` (default the tag's archive in
+    ``$GSVENDOR_UPSTREAM_DIR`` when there, else the configured git URL): only the files the patches touch.
 
-    ``config`` is a :class:`~gsvendor.config.Config`; ``source`` as ``sync`` takes it (default the
-    tag's archive in ``$GSVENDOR_UPSTREAM_DIR`` when there, else the configured upstream git URL);
-    ``options`` a :class:`~gsvendor.upstream.FetchOptions`;
-    ``patches_dir`` overrides the configured series folder. Only the files the patches touch
-    are fetched, and nothing at all for an empty series. Raises :class:`ConfigError` (no pin,
-    no series folder), :class:`SourceError` (unreadable source, unknown tag) and
-    :class:`ToolError` (no git) — all exit 2.
+    Raises :class:`ConfigError` (no pin, no series folder), :class:`SourceError` (unreadable source,
+    unknown tag) and :class:`ToolError` (no git), all exit 2.
     """
-
     inputs = build_inputs(config)
     if patches_dir is None:
         folder, label = inputs.path(inputs.patches), inputs.patches

@@ -38,12 +38,8 @@ def check_tag_syntax(tag: str) -> None:
 
 @dataclass
 class SyncResult:
-    """What a sync did (or, with ``dry_run``, would do).
-
-    ``changes`` lists files added, changed or removed per destination; ``backup`` is the folder
-    holding replaced hand edits (``--force``); ``forced`` lists those hand-edited files;
-    ``previous_tag`` the tag the lock recorded before (``None`` without a lock).
-    """
+    """What a sync did (or, with ``dry_run``, would do): the file ``changes``, the ``backup`` folder of
+    replaced hand edits (``forced``), the tag the lock recorded before (``None`` without a lock)."""
 
     build: Build
     changes: list[FileChange]
@@ -56,14 +52,12 @@ class SyncResult:
     @property
     def downgrade(self) -> bool:
         """Whether the sync goes to a tag older than the lock's."""
-
         return self.previous_tag is not None and direction(self.previous_tag, self.build.snapshot.tag) == "downgrade"
 
 
 def pin_warning(config: Config, tag: str) -> str | None:
-    """A warning when ``tag`` is not the version the pin Dockerfile's ``ARG KSERVE_VERSION`` pins: the
-    controller images would be built from another upstream than the charts. ``None`` when they
-    agree or there is no readable pin (``versions`` reports that)."""
+    """A warning when ``tag`` is not the pin Dockerfile's ``ARG KSERVE_VERSION`` (the controller images
+    would build another upstream); ``None`` when they agree or no pin is readable (``versions`` says so)."""
     from gsvendor.controller_images.versions import PIN_ARG, read_pin
 
     try:
@@ -100,17 +94,14 @@ def sync(
     *,
     dry_run: bool,
     force: bool,
-    helm: str | None = None,
-    on_commit: Callable[[str | None], None] | None = None,
+    helm: str | None,
+    on_commit: Callable[[str | None], None],
 ) -> SyncResult:
     """Vendor ``tag`` into the configured destinations with the overlays, atomically.
 
-    ``on_commit``: called once the output is sure to change (the swap's point of no return), with
-    the hand edits' backup folder (project-relative) or ``None``.
-
-    Raises :class:`HandEditError` (exit 1) naming hand-edited files unless ``force``;
-    :class:`~gsvendor.errors.SourceError`, :class:`~gsvendor.errors.OverlayApplyError` and
-    definition errors propagate with nothing written.
+    ``on_commit`` gets the hand edits' backup folder (project-relative, or ``None``) once the swap
+    passed its point of no return. Raises :class:`HandEditError` (exit 1) naming hand-edited files
+    unless ``force``; source, overlay and definition errors propagate with nothing written.
     """
     check_tag_syntax(tag)
     config.check_tag(tag)
@@ -140,15 +131,8 @@ def sync(
         backup = write_atomically(
             config.root, output, config.lock_path, lock_bytes, backup=edits or None, tag=tag, on_commit=on_commit
         )
-    return SyncResult(
-        build=result,
-        changes=changes,
-        lock_changed=old_lock != lock_bytes,
-        dry_run=dry_run,
-        backup=backup,
-        forced=edits,
-        previous_tag=previous.tag if previous is not None else None,
-    )
+    previous_tag = previous.tag if previous is not None else None
+    return SyncResult(result, changes, old_lock != lock_bytes, dry_run, backup, edits, previous_tag)
 
 
 def _rebuild_from_lock(
@@ -156,20 +140,15 @@ def _rebuild_from_lock(
 ) -> tuple[lockfile.Lock, Build]:
     """Rebuild the locked tag from the lock's source, or from ``source`` (the same bytes elsewhere).
 
-    ``remedy``: what to do when the lock's local source is missing, for a command without ``--source``
-    for it (``{tag}`` is the lock's tag); by default, to give it with ``--source``.
+    ``remedy``: what to do when the lock's local source is missing (``{tag}``: the lock's tag).
     """
     lock = lockfile.read(config.lock_path, config.stamps)
     local = lock.local_source(config.root)
     if source is None and local is not None and not local.exists():
-        todo = (
-            remedy.format(tag=lock.tag)
-            if remedy
-            else f"give the same upstream {lock.tag} with --source (its sha256 must be the lock's)"
-        )
-        raise UsageError(f"{config.lock_path.name}: the locked source {lock.location} does not exist here; {todo}")
-    location = source or lock.source_for(config.root)
-    snapshot = fetch(config, lock.tag, location, options, expected_sha256=lock.sha256)
+        todo = remedy or "give the same upstream {tag} with --source (its sha256 must be the lock's)"
+        missing = f"{config.lock_path.name}: the locked source {lock.location} does not exist here"
+        raise UsageError(f"{missing}; {todo.format(tag=lock.tag)}")
+    snapshot = fetch(config, lock.tag, source or lock.source_for(config.root), options, expected_sha256=lock.sha256)
     if (
         source is not None
         and lock.sha256
@@ -208,16 +187,13 @@ def _build(
 def verify(
     config: Config, options: FetchOptions, helm: str | None = None, source: str | None = None
 ) -> tuple[lockfile.Lock, list[FileDiff]]:
-    """Rebuild from the lock's tag and source (or ``source``, checked against the lock's sha256)
-    and compare with the disk, file by file.
+    """Rebuild the lock's tag (from ``source`` when given, checked against the lock's sha256) and
+    compare it with the disk: the lock and the diffs from expected (``a/``) to disk (``b/``), empty
+    when the output is exactly upstream plus the overlays.
 
-    Returns the lock and the diffs from the expected output (``a/``) to the disk (``b/``);
-    an empty list means the output is exactly upstream plus the declared overlays. A link or a
-    special file (a FIFO, a socket) in the output is a difference even where the file it points to
-    holds the expected bytes: files are compared by content, which misses a link to a folder (helm
-    packages what it points to) and a FIFO, and sync refuses to overwrite either.
+    A link or special file in the output is a difference even when its target holds the expected
+    bytes: content comparison misses it, helm packages what it points to, and sync refuses to overwrite it.
     """
-
     config.require_outputs()
     lock, result = _rebuild_from_lock(config, options, helm, source)
     output = result.output()
@@ -243,14 +219,9 @@ def diff(
     helm: str | None = None,
     source: str | None = None,
 ) -> tuple[lockfile.Lock, list[FileDiff]]:
-    """The delta from upstream (``a/``) to what is on disk (``b/``) per file, for one chart or all.
-
-    Upstream is the lock's tag from the lock's source, or from ``source`` (checked as verify checks it).
-
-    For a chart vendored as rendered manifests, "upstream" is the rendering of upstream's chart
-    without overlays; single copied files are compared with their upstream file. Raises
-    :class:`~gsvendor.errors.LockError` without a lock and :class:`~gsvendor.errors.ConfigError`
-    for an unknown chart.
+    """The lock and the delta from upstream (``a/``, the lock's tag rebuilt as :func:`verify` does) to
+    the disk (``b/``) per file, of ``chart`` or all; a rendered chart's upstream is its rendering without
+    overlays. Raises :class:`~gsvendor.errors.LockError` without a lock, ``ConfigError`` for an unknown chart.
     """
     names = {config.chart(chart).name} if chart else {c.name for c in config.charts}
     config.require_outputs(sorted(names) if chart else None)
@@ -265,20 +236,15 @@ def diff(
         if dests.count(built.spec.dest) > 1:  # a folder several charts write: only this chart's files
             on_disk = {p: d for p, d in on_disk.items() if p in built.files or p in built.upstream}
         diffs += compare(built.upstream, on_disk, built.spec.dest, labels)
-    if not chart:
-        for copy in result.copies:
-            on_disk_file = read_file(config.root, copy.spec.dest)
-            if on_disk_file != copy.data:
-                text = unified(copy.spec.dest, copy.data, on_disk_file, labels)
-                diffs.append(FileDiff(copy.spec.dest, "changed", text))
+    for copy in [] if chart else result.copies:
+        on_disk = read_file(config.root, copy.spec.dest)
+        if on_disk != copy.data:
+            diffs.append(FileDiff(copy.spec.dest, "changed", unified(copy.spec.dest, copy.data, on_disk, labels)))
     return lock, diffs
 
 
 def locked_build(config: Config, options: FetchOptions, helm: str | None = None) -> Build:
-    """The build of the lock's tag and source: what the output holds after the last sync.
-
-    Raises :class:`UsageError` without a lock (an upgrade report needs a tag to start from).
-    """
+    """The build of the lock's tag and source; raises :class:`UsageError` without a lock."""
     if not config.lock_path.exists():
         raise UsageError(
             f"{config.lock_path.name}: no lock file, so no version to report the upgrade from; "
@@ -290,16 +256,13 @@ def locked_build(config: Config, options: FetchOptions, helm: str | None = None)
 
 
 def upgrade(config: Config, old: Build, new: Build, patches: dict[str, Any] | None = None) -> Upgrade:
-    """The upgrade from ``old`` to ``new`` per chart, images judged by the configured policy.
-
-    ``patches``: ``gsvendor patch-verify --json`` output, listed in the report.
-    """
+    """The upgrade from ``old`` to ``new`` per chart, images judged by the configured allowed prefixes;
+    ``patches``: ``gsvendor patch-verify --json`` output, listed in the report."""
     from gsvendor.images.variants import DEFAULT_ALLOW
+    from gsvendor.vendoring.upgrade import compare_builds
 
     images = config.raw.get("images") or {}  # the allowed prefixes only: the variants' files are check-images'
     allow = tuple(str(prefix) for prefix in images["allow"]) if "allow" in images else DEFAULT_ALLOW
-    from gsvendor.vendoring.upgrade import compare_builds
-
     return compare_builds(old, new, allow, load_overlays(config.overlays_dir, config.stamps), patches)
 
 
@@ -323,23 +286,10 @@ def _file_diff(dest: str, was: bytes | None, now: bytes | None, labels: tuple[st
     return [FileDiff(dest, status, unified(dest, was, now, labels))]
 
 
-@dataclass(frozen=True)
-class Review:
-    """The upgrade review asked of a sync: ``report`` (a Markdown report: ``--report`` or
-    ``--patch-report`` given), ``diff`` (``--diff``), ``patch_report`` (``gsvendor patch-verify
-    --json`` output to list in it) and ``automatic`` (a dry run printing its plan, which shows the
-    report too when the lock is at another tag and its source can be read)."""
-
-    report: bool = False
-    diff: bool = False
-    patch_report: Path | None = None
-    automatic: bool = False
-
-
 @dataclass
 class Reviewed:
-    """A sync with its review: ``result``; ``upgrade`` (the report's data) and ``diffs`` (the
-    unified diff from the lock's tag) when asked and the lock's tag could be rebuilt."""
+    """A sync's ``result`` with, when asked and the lock's tag could be rebuilt, the ``upgrade``
+    report's data and the unified ``diffs`` from the lock's tag."""
 
     result: SyncResult
     upgrade: Upgrade | None = None
@@ -355,32 +305,35 @@ def sync_reviewed(
     dry_run: bool,
     force: bool,
     helm: str | None,
-    review: Review,
+    report: bool,
+    show_diff: bool,
+    patch_report: Path | None,
+    automatic: bool,
     guard: AbstractContextManager[object],
     progress: Progress,
     note: Callable[[str], None],
+    warn: Callable[[str], None],
     present: Callable[[Reviewed], None],
-    warn: Callable[[str], None] | None = None,
 ) -> None:
-    """``gsvendor sync``: :func:`sync` of ``tag`` (default: the tag Dockerfile.llmisvc pins) inside
-    ``guard`` (the project lock), with the upgrade ``review``, then ``present`` of the outcome.
+    """``gsvendor sync``: :func:`sync` of ``tag`` (default: the pin Dockerfile's) inside ``guard`` (the
+    project lock), then ``present`` of the outcome.
 
-    The lock's tag is rebuilt for the review first; when only the ``automatic`` review wanted it
-    and that fails, ``note`` says why and the sync goes on. A signal after the swap's point of no
-    return, also while presenting, raises :func:`~gsvendor.vendoring.journal.interrupted_after`.
-    ``warn`` gets one line when ``tag`` is not the tag the Dockerfiles pin.
-    Raises :class:`UsageError` for an unreadable or mismatched ``patch_report``, and what
-    :func:`sync` and :func:`locked_build` raise.
+    The upgrade review from the lock's tag: ``report`` (``--report`` or ``--patch-report``, listing
+    ``patch_report``), ``show_diff`` (``--diff``), or ``automatic`` (a dry run's plan: only when the
+    lock is at another tag; when its rebuild fails, ``note`` says why and the sync goes on). ``warn``
+    gets :func:`pin_warning`. A signal after the swap's point of no return, also while presenting,
+    raises :func:`~gsvendor.vendoring.journal.interrupted_after`. Raises :class:`UsageError` for a bad
+    ``patch_report``, and what :func:`sync` and :func:`locked_build` raise.
     """
     if tag is None:
         from gsvendor.controller_images.versions import pinned_tag
 
         tag = pinned_tag(config, "gsvendor sync TAG")
-    elif warn is not None and (warning := pin_warning(config, tag)) is not None:
+    elif (warning := pin_warning(config, tag)) is not None:
         warn(warning)
-    patches = read_patch_report(review.patch_report, tag) if review.patch_report is not None else None
-    asked = review.report or review.diff
-    automatic = review.automatic and config.lock_path.is_file()
+    patches = read_patch_report(patch_report, tag) if patch_report is not None else None
+    asked = report or show_diff
+    automatic = automatic and config.lock_path.is_file()
     # the swap passed its point of no return (its backup folder): a later signal says so
     committed: list[str | None] = []
     try:
@@ -399,19 +352,12 @@ def sync_reviewed(
                         note(f"no upgrade report: {exc}")
             with progress(f"syncing {tag}"):
                 result = sync(
-                    config,
-                    tag,
-                    source,
-                    options,
-                    dry_run=dry_run,
-                    force=force,
-                    helm=helm,
-                    on_commit=committed.append,
+                    config, tag, source, options, dry_run=dry_run, force=force, helm=helm, on_commit=committed.append
                 )
         reviewed = Reviewed(result)
         if old is not None:
-            reviewed.diffs = upgrade_diffs(old, result.build) if review.diff else None
-            if review.report or automatic:
+            reviewed.diffs = upgrade_diffs(old, result.build) if show_diff else None
+            if report or automatic:
                 with progress("comparing the builds for the upgrade report"):
                     reviewed.upgrade = upgrade(config, old, result.build, patches)
         present(reviewed)
@@ -430,9 +376,8 @@ def sync_reviewed(
 
 
 def read_patch_report(path: Path, tag: str) -> dict[str, Any]:
-    """``gsvendor patch-verify --json`` output for upstream ``tag`` read from ``path``: its report,
-    or its error document (``{"ok": false, "error": …}``, e.g. a source without the patched
-    files), which the upgrade report shows as a series not judged.
+    """``gsvendor patch-verify --json`` output for ``tag`` at ``path``: its report, or its error document
+    (``{"ok": false, "error": …}``), which the upgrade report shows as a series not judged.
 
     Raises :class:`UsageError` (exit 2) naming ``--patch-report`` when it is unreadable, not that
     JSON, or the series was checked against another tag.

@@ -25,11 +25,8 @@ from gsvendor.workflows import Progress, no_progress
 def read_go_mod(
     config: Config, pin: Pin, source: str | None, options: Any, lock: lockfile.Lock | None = None
 ) -> tuple[GoMod, str]:
-    """Fetch only ``go.mod`` of the pinned tag and parse it; returns it and where it was read.
-
-    Read from ``source`` when given; else from ``lock``'s source when the lock is at the pinned tag
-    (offline when that is a local tarball or folder, its sha256 checked); else the configured archive
-    URL of the tag. ``options`` is a :class:`~gsvendor.upstream.FetchOptions`. Raises
+    """``go.mod`` of the pinned tag, parsed, and where it was read: ``source``, else ``lock``'s source
+    when the lock is at the pin (its sha256 checked), else the tag's archive URL. Raises
     :class:`~gsvendor.errors.SourceError` when the source cannot be read or has no go.mod.
     """
     location, sha = source, None
@@ -46,11 +43,9 @@ def read_go_mod(
 def check(
     config: Config, source: str | None, options: Any, *, go: bool = True, progress: Progress = no_progress
 ) -> VersionsReport:
-    """Build the whole report: the pin, every place, and (unless ``go`` is false) the Go check.
-
-    ``progress(message)`` wraps reading upstream's go.mod (a spinner in the CLI); it is not
-    called when the lock answers or nothing is read. Raises :class:`ConfigError` without a usable
-    pin (exit 2) and :class:`~gsvendor.errors.SourceError` when go.mod cannot be read.
+    """The report of the pin, every place and (with ``go``) the Go builders; ``progress`` wraps reading
+    upstream's go.mod. Raises :class:`ConfigError` without a usable pin (exit 2) and
+    :class:`~gsvendor.errors.SourceError` when go.mod cannot be read.
     """
     pin = read_pin(config)
     report = VersionsReport(pin=pin, places=version_places(config, pin))
@@ -63,30 +58,26 @@ def check(
         if go:
             report.notes.append(f"Go builders not checked: the lock is at {lock.tag}, not the pinned {pin.value}")
         return report
-    if go:
-        if source is None and lock is not None and lock.go_mod is not None:
-            report.go_mod, report.go_source = GoMod(*lock.go_mod), lock.location
-            report.go_from_lock = True
-        elif source is None and lock is None:
-            report.notes.append("Go builders not checked: not synced yet (run gsvendor sync, or give --source)")
-            return report
-        else:
-            with progress("reading upstream go.mod"):
-                report.go_mod, report.go_source = read_go_mod(config, pin, source, options, lock)
-        report.builders = go_builders(config, report.go_mod)
-        if not report.builders:
-            report.notes.append("no golang builder stage in the Dockerfiles")
+    if not go:
+        return report
+    if source is None and lock is not None and lock.go_mod is not None:
+        report.go_mod, report.go_source = GoMod(*lock.go_mod), lock.location
+        report.go_from_lock = True
+    elif source is None and lock is None:
+        report.notes.append("Go builders not checked: not synced yet (run gsvendor sync, or give --source)")
+        return report
+    else:
+        with progress("reading upstream go.mod"):
+            report.go_mod, report.go_source = read_go_mod(config, pin, source, options, lock)
+    report.builders = go_builders(config, report.go_mod)
+    if not report.builders:
+        report.notes.append("no golang builder stage in the Dockerfiles")
     return report
 
 
 def no_dockerfiles(config: Config) -> str | None:
-    """The one-line note for a project that has none of the default Dockerfiles, else ``None``.
-
-    Such a project (one that only vendors charts) has nothing that pins the upstream version, so
-    ``versions`` has nothing to compare. Dockerfiles named in gsvendor.yaml must exist (the
-    regular check says so when they do not).
-    """
-
+    """The note for a project without the default Dockerfiles (nothing pins the upstream version), else
+    ``None``; Dockerfiles named in gsvendor.yaml must exist (the regular check says so)."""
     raw = config.raw or {}
     if "dockerfiles" in raw or "pinDockerfile" in raw:
         return None

@@ -1,4 +1,4 @@
-"""Options that may not be given empty (cli/options.py's ``non_empty``): an unset CI variable
+"""Options that may not be given empty (cli/options.py's ``text``): an unset CI variable
 (``--junit=$JUNIT``) is one ``error:`` line and exit 2 while the command line is parsed, before
 a configuration is read or any work starts."""
 
@@ -64,7 +64,7 @@ def test_a_given_value_passes_the_option_through(cli: Cli, tmp_path: Path) -> No
 
 
 def test_every_option_taking_text_or_a_path_is_in_the_list_above() -> None:
-    """An option added later that takes text or a path gets non_empty and a row in OPTIONS: the
+    """An option added later that takes text or a path gets options.text and a row in OPTIONS: the
     options of every command, from typer's own parameters (numbers and flags take no empty value)."""
     import typer.main
 
