@@ -1,21 +1,15 @@
-"""Overlay conditions on a field of a vendored CRD: an operation that holds only while upstream's
-CustomResourceDefinition lacks (or has) a field decides from the CRD itself, not a version range.
+"""Overlay conditions on a field of a vendored CRD, decided from the CRD itself, not a version range.
 
-Declared on an overlay operation (and, as ``expectFailureWhile``, on a check variant) as::
-
-    crd: {kind: LLMInferenceServiceConfig, field: spec.rolloutStrategy, present: false}
-
-``field`` is a dotted path below the CRD's ``openAPIV3Schema`` (``spec.rolloutStrategy``); it is
-present when any version of the CRD defining ``kind`` declares it. The CRDs are those of every
-upstream chart the snapshot holds (templates, ``crds/``, ``files/``).
-
-An operation's strings may also name such a field's schema, ``${crd:LLMInferenceServiceConfig:spec.rolloutStrategy}``:
-it expands to the field's schema as a values JSON schema on one line (:func:`values_schema`), so a
-``# @schema`` annotation follows the CRD the sync vendors.
+Declared on an operation (and, as ``expectFailureWhile``, on a check variant) as
+``crd: {kind: LLMInferenceServiceConfig, field: spec.rolloutStrategy, present: false}``: ``field``
+is a dotted path below ``openAPIV3Schema``, present when any version of the CRD defining ``kind``
+(in any upstream chart of the snapshot) declares it. ``${crd:<Kind>:<field>}`` in an operation's
+strings expands to the field's schema as a one-line values JSON schema (:func:`values_schema`).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -69,11 +63,10 @@ def field_schema(crd: Mapping[str, Any], field: str) -> dict[str, Any] | None:
 def values_schema(schema: Any) -> Any:
     """A CRD field's structural schema (a mapping) as a JSON schema for the chart's values.
 
-    Kubernetes extensions (``x-kubernetes-*``) and descriptions are dropped (the values carry
-    their own ``# --`` description); an int-or-string without ``anyOf`` becomes
-    ``anyOf: [integer, string]``; an object with ``properties`` that does not preserve unknown
-    fields gets ``additionalProperties: false`` unless it says otherwise (the API server prunes
-    any other key, so a values schema that admits one would admit what never reaches the cluster).
+    ``x-kubernetes-*`` extensions and descriptions are dropped (values carry their own ``# --``); an
+    int-or-string without ``anyOf`` becomes ``anyOf: [integer, string]``; an object with
+    ``properties`` not preserving unknown fields gets ``additionalProperties: false`` unless it
+    says otherwise (the API server prunes any other key).
     """
     if isinstance(schema, list):
         return [values_schema(item) for item in schema]
@@ -95,9 +88,8 @@ def values_schema(schema: Any) -> Any:
 
 
 def crd_variable(name: str, lookup: FieldLookup) -> str | None:
-    """The expansion of ``${crd:<Kind>:<field>}`` (``name`` without ``${}``): the field's
-    :func:`values_schema` as one line of JSON, or ``None`` when the vendored CRD of ``Kind`` lacks
-    the field (or ``name`` is no such variable)."""
+    """``${crd:<Kind>:<field>}`` (``name`` without ``${}``) expanded: the field's :func:`values_schema`
+    as one line of JSON; ``None`` when the vendored CRD lacks the field (or ``name`` is no such variable)."""
     match = CRD_VARIABLE.match(name)
     schema = lookup(match.group(1), match.group(2)) if match else None
     if schema is None:
@@ -132,24 +124,20 @@ def crd_variable_names(value: Any) -> set[str]:
 
 _CRD_KIND = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)
 _DOCUMENT_END = re.compile(r"^---[ \t]*(?:#.*)?$", re.M)
-
-
 _ACTION_LINE = re.compile(r"^[ \t]*\{\{-?.*-?\}\}[ \t]*\n", re.M)
 _ACTION = re.compile(r"\{\{.*?\}\}")
 
 
 def _untemplate(text: str) -> str:
-    """A vendored chart's CRD is a template: lines that are only a template action (``{{- if
-    .Values.crd.keep }}``) are dropped and inline actions become a placeholder, which keeps the
-    schema (what is asked of it) as upstream wrote it."""
+    """A vendored CRD template as YAML: lines that are only an action (``{{- if .Values.crd.keep }}``)
+    dropped, inline actions a placeholder; the schema stays as upstream wrote it."""
     return _ACTION.sub("x", _ACTION_LINE.sub("", text))
 
 
 def _load(text: str, label: str) -> Any:
-    """One CRD document (:func:`_untemplate` d): the controller-gen subset with
-    :mod:`gsvendor.fastyaml` (lazily: only what is read is parsed), anything else with the
-    project's YAML loader; both after the YAML limits (:func:`gsvendor.yamlio.check_text`: aliases
-    that expand a billion-fold raise :class:`~gsvendor.yamlio.YamlLimitError` naming ``label``)."""
+    """One CRD document (:func:`_untemplate` d), after the YAML limits (:func:`gsvendor.yamlio.check_text`,
+    raising :class:`~gsvendor.yamlio.YamlLimitError` naming ``label``): the controller-gen subset with
+    :mod:`gsvendor.fastyaml` (lazily), anything else with the project's YAML loader."""
     text = _untemplate(text)
     check_text(text, label)
     try:
@@ -160,21 +148,14 @@ def _load(text: str, label: str) -> Any:
 
 def expect_failure_holds(raw: Mapping[str, Any] | None, config: Any) -> bool:
     """Whether a check variant's ``expectFailure`` applies: always without an ``expectFailureWhile``
-    condition (``raw``), else only while the project's vendored CRD meets it (``config``: a
-    :class:`~gsvendor.config.Config`). A variant declared to fail while a CRD lacks a field must
-    render once the CRD has it, and check-manifests then validates the value against the CRD."""
+    condition (``raw``), else while the vendored CRD of ``config`` (a :class:`~gsvendor.config.Config`) meets it."""
     condition = CRDCondition.parse(raw)
     return condition is None or condition.holds(project_crd_lookup(config))
 
 
-def _kind_of(doc: Any) -> Any:
-    names = doc.get("spec", {}).get("names", {}) if isinstance(doc, Mapping) else {}
-    return names.get("kind") if isinstance(names, Mapping) else None
-
-
 def project_crd_lookup(config: Any) -> FieldLookup:
-    """:func:`crd_field_lookup` over the project's vendored charts (``config``: a
-    :class:`~gsvendor.config.Config`; every YAML file of each chart's ``dest``, read when asked)."""
+    """:func:`crd_field_lookup` over every YAML file of the vendored charts of ``config`` (a
+    :class:`~gsvendor.config.Config`)."""
     files: dict[str, bytes] = {}
     for spec in config.charts:
         root = config.root / spec.dest
@@ -187,31 +168,25 @@ def project_crd_lookup(config: Any) -> FieldLookup:
 
 def crd_field_lookup(files: Mapping[str, bytes]) -> FieldLookup:
     """``lookup(kind, field)`` → the field's schema in the CRD of ``kind`` among ``files`` (upstream
-    path → bytes), or ``None``. A CRD is parsed (the project's YAML loader) once, on first use."""
+    path → bytes), or ``None``. A CRD is parsed once, on first use."""
 
-    parsed: dict[str, list[tuple[str, str, Any]]] = {}
-
+    @functools.cache
     def crds_of(kind: str) -> list[tuple[str, str, Any]]:
-        if kind not in parsed:
-            found = []
-            needle = f"kind: {kind}\n".encode()
-            for path in sorted(files):
-                data = files[path]
-                if not path.endswith((".yaml", ".yml")) or needle not in data:
+        found = []
+        needle = f"kind: {kind}\n".encode()
+        for path, data in sorted(files.items()):
+            if not path.endswith((".yaml", ".yml")) or needle not in data:
+                continue
+            for chunk in _DOCUMENT_END.split(data.decode("utf-8", "replace")):
+                try:
+                    doc = _load(chunk, path) if _CRD_KIND.search(chunk) else None
+                    if doc is not None and doc["spec"]["names"]["kind"] == kind:
+                        found.append((path, chunk, doc))
+                except YamlLimitError:
+                    raise
+                except Exception:  # a template that is not YAML until rendered: not this CRD
                     continue
-                for chunk in _DOCUMENT_END.split(data.decode("utf-8", "replace")):
-                    if not _CRD_KIND.search(chunk):
-                        continue
-                    try:
-                        doc = _load(chunk, path)
-                        if _kind_of(doc) == kind:
-                            found.append((path, chunk, doc))
-                    except YamlLimitError:
-                        raise
-                    except Exception:  # a template that is not YAML until rendered: not this CRD
-                        continue
-            parsed[kind] = found
-        return parsed[kind]
+        return found
 
     def lookup(kind: str, field: str) -> dict[str, Any] | None:
         for path, chunk, crd in crds_of(kind):

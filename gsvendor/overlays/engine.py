@@ -1,11 +1,10 @@
 """Declared overlays: the Giant Swarm changes re-applied to upstream charts on every sync.
 
-Each ``overlays/*.yaml`` declares one overlay (:data:`gsvendor.overlays.schema.OVERLAY_SCHEMA`):
-a ``charts``/``versions`` scope and ``operations`` (``yaml-set``, ``yaml-merge``, ``yaml-delete``,
-``replace``, ``insert-after``, ``insert-before``, ``patch``, ``copy``), each with a scope of its own
-and an optional ``crd`` condition (:mod:`gsvendor.overlays.crdfield`); ``${tag}``, ``${version}``,
-``${chart}`` and ``${crd:<Kind>:<field>}`` expand in their strings. Overlays apply in file-name
-order, operations in order. The rules are documented in docs/configuration-and-overlays.md.
+Each ``overlays/*.yaml`` declares one overlay (:data:`gsvendor.overlays.schema.OVERLAY_SCHEMA`): a
+``charts``/``versions`` scope and ``operations``, each with a scope of its own and an optional ``crd``
+condition (:mod:`gsvendor.overlays.crdfield`); ``${tag}``, ``${version}``, ``${chart}`` and
+``${crd:<Kind>:<field>}`` expand in their strings. Overlays apply in file-name order, operations in
+order (docs/configuration-and-overlays.md).
 """
 
 from __future__ import annotations
@@ -55,10 +54,8 @@ class Operation:
 
 @dataclass(frozen=True)
 class Overlay:
-    """One overlay file: ``name`` (file stem), its scope and its operations, plus the files it brings.
-
-    ``assets`` maps overlays/-relative paths (copy sources, patches) to their bytes.
-    """
+    """One overlay file: ``name`` (file stem), its scope and operations; ``assets`` maps the
+    overlays/-relative paths of the files it brings (copy sources, patches) to their bytes."""
 
     name: str
     path: Path
@@ -71,8 +68,8 @@ class Overlay:
 
 @dataclass(frozen=True)
 class AppliedOperation:
-    """What one operation did to one chart: the chart-relative ``files`` it touched; ``found`` the
-    matches of a ``count: all`` replace (``None`` where ``count`` declares them)."""
+    """What one operation did to one chart: the ``files`` it touched; ``found``: the matches of a
+    ``count: all`` replace (else ``None``)."""
 
     overlay: str
     operation: str
@@ -93,8 +90,7 @@ _LOADED: dict[tuple[Any, ...], tuple[Overlay, ...]] = {}
 
 
 def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
-    """:func:`read_overlays`, once per process while no file under ``folder`` changes (a sync with a
-    report builds twice and compares: the overlays were parsed three times)."""
+    """:func:`read_overlays`, parsed once while no file under ``folder`` changes (a sync with a report builds twice)."""
     try:
         files = sorted(folder.rglob("*")) if folder.is_dir() else []
         key = (str(folder.resolve()), str(stamps), *((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files))
@@ -107,12 +103,11 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
 
 
 def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
-    """Load every ``*.yaml`` overlay in ``folder`` (sorted by name) with the files it references.
+    """Every ``*.yaml`` overlay in ``folder`` (none when missing; by name) with the files it references.
 
-    A missing folder means no overlays. Raises :class:`OverlayDefinitionError` naming the file
-    (and line) for invalid YAML, schema violations, bad version ranges, unknown ``${…}``
-    variables and referenced files that do not exist. ``stamps``: the validation stamps folder
-    (:func:`gsvendor.yamlio.load_validated`).
+    Raises :class:`OverlayDefinitionError` naming the file (and line) for invalid YAML, schema
+    violations, bad version ranges, unknown ``${…}`` variables and referenced files that do not
+    exist. ``stamps``: the validation stamps folder (:func:`gsvendor.yamlio.load_validated`).
     """
     if not folder.is_dir():
         return []
@@ -171,8 +166,7 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
 
 
 def unclosed(value: Any) -> bool:
-    """Whether a string in ``value`` (nested dicts and lists) holds ``${`` that no ``}`` closes
-    (``$${`` is a literal and counts not): the engine refuses such an overlay when it loads."""
+    """Whether a string in ``value`` holds ``${`` that no ``}`` closes (``$${`` is a literal)."""
     return any("${" in VARIABLE.sub("", text) for text in strings(value))
 
 
@@ -229,10 +223,8 @@ def _specifier(spec: str, where: str) -> Any:
 
 
 def in_range(tag: str, spec: str | None, where: str) -> bool:
-    """Whether upstream ``tag`` (``v0.20.0-rc1``) falls in the PEP 440 range ``spec`` (pre-releases count).
-
-    Raises :class:`OverlayDefinitionError` when the tag is not a version but a range must be checked.
-    """
+    """Whether upstream ``tag`` (``v0.20.0-rc1``) falls in the PEP 440 range ``spec`` (pre-releases
+    count). Raises :class:`OverlayDefinitionError` when a range must be checked but the tag is no version."""
     if not spec:
         return True
     from packaging.version import InvalidVersion, Version
@@ -247,11 +239,8 @@ def in_range(tag: str, spec: str | None, where: str) -> bool:
 
 
 def check_scope(overlays: list[Overlay], charts: list[str]) -> None:
-    """Every ``charts:`` pattern of every overlay and operation names at least one configured chart.
-
-    A misspelt chart name would otherwise drop the overlay silently; a configured chart close to
-    the pattern is suggested, either side may hold the typo. Raises :class:`OverlayDefinitionError`.
-    """
+    """Raise :class:`OverlayDefinitionError` for a ``charts:`` pattern naming no configured chart (a
+    misspelt name would drop the overlay silently), suggesting a close chart (either may hold the typo)."""
     for overlay in overlays:
         scopes = [(overlay.charts, "charts")] + [(op.charts, f"{op.label}: charts") for op in overlay.operations]
         for patterns, where in scopes:
@@ -275,12 +264,9 @@ def apply_overlays(
 ) -> ChartOverlayResult:
     """Apply every overlay in scope for ``chart`` at ``tag`` to ``files`` (chart-relative path → bytes).
 
-    ``crd_fields`` answers an operation's ``crd`` condition from upstream's CRDs (default: those
-    of ``files``; :func:`gsvendor.overlays.crdfield.crd_field_lookup` over the whole snapshot).
-
-    Pure: returns new files and never touches the disk (patches run ``git apply`` in a temporary
-    folder). Raises :class:`OverlayApplyError` naming chart, file, overlay, operation and what it
-    expected, when an operation no longer applies.
+    ``crd_fields`` answers ``crd`` conditions and variables (default: the CRDs of ``files``). Returns
+    new files (patches run ``git apply`` in a temporary folder). Raises :class:`OverlayApplyError`
+    naming chart, file, overlay, operation and what it expected when an operation no longer applies.
     """
     result = ChartOverlayResult(files=dict(files))
     variables = {"tag": tag, "version": tag_version(tag), "chart": chart}
@@ -307,14 +293,9 @@ def apply_overlays(
                 value = crd_variable(name, crd_fields)
                 if value is None:
                     kind, field_name = name.split(":")[1:]
-                    raise _fail(
-                        chart,
-                        str(op.params.get("file") or op.params.get("glob") or ""),
-                        overlay,
-                        op,
-                        f"${{{name}}}: the vendored {kind} CRD has no {field_name} "
-                        "(condition the operation on it with crd)",
-                    )
+                    what = f"${{{name}}}: the vendored {kind} CRD has no {field_name}"
+                    target = str(op.params.get("file") or op.params.get("glob") or "")
+                    raise _fail(chart, target, overlay, op, f"{what} (condition the operation on it with crd)")
                 variables[name] = value
             params = expand(op.params, variables)
             touched, found = _apply_operation(chart, result.files, overlay, op, params, variables)
@@ -358,8 +339,8 @@ def _apply_operation(
     params: dict[str, Any],
     variables: dict[str, str],
 ) -> tuple[list[str], int]:
-    """Apply ``op`` (``params`` expanded) to ``files`` in place: the paths touched, and how many
-    times its ``find``/``anchor`` matched (0 for the other operations)."""
+    """Apply ``op`` (``params`` expanded) to ``files`` in place: the paths touched, and the matches
+    of its ``find``/``anchor`` (0 for other operations)."""
     if op.kind == "copy":
         to = params["to"]
         if to.startswith("/") or ".." in to.split("/") or not to.strip("./"):
@@ -407,9 +388,8 @@ def _count(found: int, expected: int | str, what: str) -> None:
 
 
 def _literal_edit(kind: str, data: AnyStr, params: dict[str, Any]) -> tuple[AnyStr, int]:
-    """``replace`` (literal), ``insert-after`` or ``insert-before`` on text or on the bytes of ASCII
-    text (a UTF-8 needle matches at character boundaries only, so both find the same): the edited
-    data and the matches. Raises :class:`_Mismatch` when they are not the declared ``count``."""
+    """``replace`` (literal), ``insert-after`` or ``insert-before`` on text or on ASCII text's bytes
+    (the same matches): the edited data and the matches; :class:`_Mismatch` when not ``count``."""
     if kind == "replace":
         needle, new = params["find"], params["with"]
     else:
@@ -450,11 +430,11 @@ def _stderr(done: Any) -> str:
 
 
 def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operation, patch: bytes) -> list[str]:
-    """Apply a unified diff (paths relative to the chart, ``a/``/``b/`` prefixes allowed) with ``git apply``.
+    """Apply a unified diff (chart-relative paths, ``a/``/``b/`` prefixes allowed) with ``git apply``.
 
-    The paths it touches are read by git's own parser first (``git apply --numstat``): raises
-    :class:`OverlayDefinitionError` for a patch git cannot read, one without a diff, and one naming
-    an absolute path or a path with ``..``; :class:`OverlayApplyError` when it does not apply.
+    Its paths are read by git's parser first (``--numstat``): :class:`OverlayDefinitionError` for a
+    patch git cannot read, one without a diff, or a path absolute or with ``..``;
+    :class:`OverlayApplyError` when it does not apply.
     """
     where = f"overlays/{overlay.path.name}: {op.label}: {op.params['patch']}"
     strip = "-p1" if re.search(rb"^\+\+\+ b/", patch, re.MULTILINE) else "-p0"
