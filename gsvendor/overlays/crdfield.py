@@ -1,10 +1,7 @@
-"""Overlay conditions on a field of a vendored CRD, decided from the CRD itself, not a version range.
-
-Declared on an operation (and, as ``expectFailureWhile``, on a check variant) as
-``crd: {kind: LLMInferenceServiceConfig, field: spec.rolloutStrategy, present: false}``: ``field``
-is a dotted path below ``openAPIV3Schema``, present when any version of the CRD defining ``kind``
-(in any upstream chart of the snapshot) declares it. ``${crd:<Kind>:<field>}`` in an operation's
-strings expands to the field's schema as a one-line values JSON schema (:func:`values_schema`).
+"""Overlay conditions on a field of a vendored CRD (``crd: {kind: K, field: spec.x, present: false}``
+on an operation, ``expectFailureWhile`` on a check variant), decided from the CRD, not a version
+range: ``field`` (dotted, below ``openAPIV3Schema``) is present when any version of the CRD of
+``kind`` declares it. ``${crd:<Kind>:<field>}`` expands to the field's values schema (:func:`values_schema`).
 """
 
 from __future__ import annotations
@@ -37,9 +34,7 @@ class CRDCondition:
     @classmethod
     def parse(cls, raw: Mapping[str, Any] | None) -> CRDCondition | None:
         """The condition of an overlay's or operation's ``crd`` key (already schema-checked)."""
-        if not raw:
-            return None
-        return cls(str(raw["kind"]), str(raw["field"]), bool(raw.get("present", True)))
+        return cls(str(raw["kind"]), str(raw["field"]), bool(raw.get("present", True))) if raw else None
 
     def holds(self, lookup: FieldLookup) -> bool:
         """Whether the vendored CRD (``lookup``, see :func:`crd_field_lookup`) meets the condition."""
@@ -61,13 +56,9 @@ def field_schema(crd: Mapping[str, Any], field: str) -> dict[str, Any] | None:
 
 
 def values_schema(schema: Any) -> Any:
-    """A CRD field's structural schema (a mapping) as a JSON schema for the chart's values.
-
-    ``x-kubernetes-*`` extensions and descriptions are dropped (values carry their own ``# --``); an
-    int-or-string without ``anyOf`` becomes ``anyOf: [integer, string]``; an object with
-    ``properties`` not preserving unknown fields gets ``additionalProperties: false`` unless it
-    says otherwise (the API server prunes any other key).
-    """
+    """A CRD field's structural schema as a JSON schema for the chart's values: without ``x-kubernetes-*``
+    and descriptions; an int-or-string as ``anyOf: [integer, string]``; an object with ``properties``
+    not preserving unknown fields ``additionalProperties: false`` (the API server prunes other keys)."""
     if isinstance(schema, list):
         return [values_schema(item) for item in schema]
     if not isinstance(schema, Mapping):
@@ -102,12 +93,10 @@ def crd_variable(name: str, lookup: FieldLookup) -> str | None:
 def strings(value: Any) -> Iterator[str]:
     """Every string in ``value`` (mappings, lists, scalars as loaded from YAML), mapping keys included, in order."""
     if isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from strings(k)
-            yield from strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from strings(v)
+        value = [item for pair in value.items() for item in pair]
+    if isinstance(value, list):
+        for item in value:
+            yield from strings(item)
     elif isinstance(value, str):
         yield value
 

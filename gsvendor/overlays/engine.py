@@ -1,11 +1,5 @@
-"""Declared overlays: the Giant Swarm changes re-applied to upstream charts on every sync.
-
-Each ``overlays/*.yaml`` declares one overlay (:data:`gsvendor.overlays.schema.OVERLAY_SCHEMA`): a
-``charts``/``versions`` scope and ``operations``, each with a scope of its own and an optional ``crd``
-condition (:mod:`gsvendor.overlays.crdfield`); ``${tag}``, ``${version}``, ``${chart}`` and
-``${crd:<Kind>:<field>}`` expand in their strings. Overlays apply in file-name order, operations in
-order (docs/configuration-and-overlays.md).
-"""
+"""Declared overlays (``overlays/*.yaml``, docs/configuration-and-overlays.md): the Giant Swarm
+changes re-applied to upstream charts on every sync, in file-name order, operations in order."""
 
 from __future__ import annotations
 
@@ -103,12 +97,9 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
 
 
 def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
-    """Every ``*.yaml`` overlay in ``folder`` (none when missing; by name) with the files it references.
-
-    Raises :class:`OverlayDefinitionError` naming the file (and line) for invalid YAML, schema
-    violations, bad version ranges, unknown ``${…}`` variables and referenced files that do not
-    exist. ``stamps``: the validation stamps folder (:func:`gsvendor.yamlio.load_validated`).
-    """
+    """Every ``*.yaml`` overlay in ``folder`` (none when missing; by name) with the files it references;
+    ``stamps``: the validation stamps folder. Raises :class:`OverlayDefinitionError` naming the file
+    (and line) for invalid YAML or schema, version ranges, ``${…}`` variables and missing files."""
     if not folder.is_dir():
         return []
     overlays = []
@@ -139,15 +130,14 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
             if op.versions:
                 _specifier(op.versions, f"{where}: versions")
             _check_params(op, params, where)
-            for key in ("from", "patch"):
-                if key in params:
-                    asset = folder / params[key]
-                    if not asset.is_file() or folder.resolve() not in asset.resolve().parents:
-                        raise OverlayDefinitionError(f"{where}: {key}: no file {params[key]} under {folder.name}/")
-                    try:
-                        assets[params[key]] = asset.read_bytes()
-                    except OSError as exc:
-                        raise OverlayDefinitionError(f"{where}: {key}: cannot read: {exc.strerror}") from None
+            for key in params.keys() & {"from", "patch"}:
+                asset = folder / params[key]
+                if not asset.is_file() or folder.resolve() not in asset.resolve().parents:
+                    raise OverlayDefinitionError(f"{where}: {key}: no file {params[key]} under {folder.name}/")
+                try:
+                    assets[params[key]] = asset.read_bytes()
+                except OSError as exc:
+                    raise OverlayDefinitionError(f"{where}: {key}: cannot read: {exc.strerror}") from None
             operations.append(op)
         if data.get("versions"):
             _specifier(data["versions"], f"{label}: versions")
@@ -262,12 +252,9 @@ def matches_chart(chart: str, patterns: tuple[str, ...]) -> bool:
 def apply_overlays(
     chart: str, files: dict[str, bytes], overlays: list[Overlay], tag: str, crd_fields: FieldLookup | None = None
 ) -> ChartOverlayResult:
-    """Apply every overlay in scope for ``chart`` at ``tag`` to ``files`` (chart-relative path → bytes).
-
-    ``crd_fields`` answers ``crd`` conditions and variables (default: the CRDs of ``files``). Returns
-    new files (patches run ``git apply`` in a temporary folder). Raises :class:`OverlayApplyError`
-    naming chart, file, overlay, operation and what it expected when an operation no longer applies.
-    """
+    """Apply every overlay in scope for ``chart`` at ``tag`` to a copy of ``files`` (chart-relative path
+    → bytes); ``crd_fields`` answers ``crd`` conditions and variables (default: the CRDs of ``files``).
+    Raises :class:`OverlayApplyError` naming chart, file, overlay, operation and what it expected."""
     result = ChartOverlayResult(files=dict(files))
     variables = {"tag": tag, "version": tag_version(tag), "chart": chart}
     for overlay in overlays:
@@ -430,12 +417,9 @@ def _stderr(done: Any) -> str:
 
 
 def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operation, patch: bytes) -> list[str]:
-    """Apply a unified diff (chart-relative paths, ``a/``/``b/`` prefixes allowed) with ``git apply``.
-
-    Its paths are read by git's parser first (``--numstat``): :class:`OverlayDefinitionError` for a
-    patch git cannot read, one without a diff, or a path absolute or with ``..``;
-    :class:`OverlayApplyError` when it does not apply.
-    """
+    """Apply a unified diff (chart-relative paths, ``a/``/``b/`` prefixes allowed) with ``git apply``:
+    :class:`OverlayDefinitionError` for a patch git cannot read (``--numstat``), without a diff or with
+    a path absolute or with ``..``; :class:`OverlayApplyError` when it does not apply."""
     where = f"overlays/{overlay.path.name}: {op.label}: {op.params['patch']}"
     strip = "-p1" if re.search(rb"^\+\+\+ b/", patch, re.MULTILINE) else "-p0"
     with tempfile.TemporaryDirectory(prefix="gsvendor-patch-") as tmp:
@@ -465,8 +449,7 @@ def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Oper
                 raise _fail(chart, path, overlay, op, "the patch creates a symbolic link, which a chart must not hold")
             if target.is_file():
                 files[path] = target.read_bytes()
-                touched.append(path)
-            elif path in files:
-                del files[path]
-                touched.append(path)
+            elif files.pop(path, None) is None:
+                continue  # neither there before nor after
+            touched.append(path)
     return touched

@@ -1,10 +1,6 @@
-"""Surgical YAML edits: set, merge or delete keys so that only those lines change.
-
-A round-trip dump would re-flow the whole file's comments, quoting and indentation; a reviewer must
-see only the keys an overlay names. So the document is *composed* (ruamel.yaml nodes carry exact
-start/end marks) and the text spliced at those marks. Keys are JSON Pointers (RFC 6901):
-``/annotations/application.giantswarm.io~1team``.
-"""
+"""Surgical YAML edits: set, merge or delete keys (JSON Pointers, RFC 6901) so that only those lines
+change (a round-trip dump would re-flow the whole file): the text is spliced at the start/end marks
+of the composed ruamel.yaml nodes."""
 
 from __future__ import annotations
 
@@ -43,14 +39,10 @@ def parse_pointer(pointer: str) -> list[str]:
 
 
 def _compose(text: str) -> Any:
-    """The node tree of ``text`` with character-offset marks; libyaml's composer when it can.
-
-    libyaml marks every node the edits read as ruamel's pure-Python composer does, except empty
-    plain scalars, text without a final newline and text :func:`~gsvendor.yamlio.libyaml_differs`
-    finds: those, and what libyaml rejects, go to ruamel (whose messages we show). Text over
-    :data:`~gsvendor.yamlio.UPSTREAM`'s limits raises :class:`~gsvendor.yamlio.YamlLimitError` naming
-    :data:`DOCUMENT` first.
-    """
+    """The node tree of ``text`` with character-offset marks; libyaml's composer where it marks nodes as
+    ruamel's does (not empty plain scalars, text without a final newline or that
+    :func:`~gsvendor.yamlio.libyaml_differs` finds), else ruamel's. Raises
+    :class:`~gsvendor.yamlio.YamlLimitError` naming :data:`DOCUMENT` over the limits."""
     check_text(text, DOCUMENT, UPSTREAM)
     if text.endswith("\n") and not libyaml_differs(text):
         with contextlib.suppress(Exception):  # else the pure-Python composer decides, and words the error
@@ -256,10 +248,8 @@ def _entry(key: str, value: Any, indent: int) -> str:
 
 
 def set_value(text: str, pointer: str, value: Any) -> str:
-    """``text`` with the key at ``pointer`` set to ``value`` (a mapping replaces; :func:`merge` merges),
-    nothing else changed: a missing key (and parents) is appended to its parent mapping at its
-    indentation. Raises :class:`YamlEditError`.
-    """
+    """``text`` with the key at ``pointer`` set to ``value`` (a mapping replaces), nothing else changed: a
+    missing key (and parents) is appended to its parent mapping. Raises :class:`YamlEditError`."""
     keys = parse_pointer(pointer)
     if not keys:
         raise YamlEditError("cannot set the whole document")

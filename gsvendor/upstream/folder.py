@@ -10,11 +10,8 @@ from gsvendor.upstream.source import UpstreamSnapshot, Wanted, missing_tag, one_
 
 
 def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> UpstreamSnapshot:
-    """Read the ``wanted`` files from a local upstream checkout (:func:`read_tree`'s bounds).
-
-    In a git checkout, ``tag`` must be a tag naming HEAD (HEAD is never read in its place): else a
-    :class:`SourceError` naming the tag, the tags near it and HEAD.
-    """
+    """Read the ``wanted`` files from a local upstream checkout (:func:`read_tree`'s bounds); in a git
+    checkout ``tag`` must name HEAD, else :class:`SourceError` naming the tag, the tags near it and HEAD."""
     try:
         folder = folder.resolve()
         charts = (folder / "charts").is_dir()

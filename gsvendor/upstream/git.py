@@ -1,11 +1,6 @@
-"""The git source kind: a shallow, blob-filtered, sparse clone of only the wanted paths.
-
-git runs through :func:`gsvendor.gitcmd.run` in its own process group, the whole group killed when
-it outlives the fetch's time budget (a remote that never answers ends in a one-line timeout). It
-dies with gsvendor, even SIGKILLed: a reaper process (:data:`_REAPER`) then kills the groups and
-removes the temporary clone (its ``.git/config`` holds the URL); the next git read removes a clone
-the reaper could not.
-"""
+"""The git source kind: a shallow, blob-filtered, sparse clone of only the wanted paths; git's process
+group is killed past the fetch's time budget, or with gsvendor (even SIGKILLed) by a reaper process
+(:data:`_REAPER`) that also removes the clone (its ``.git/config`` holds the URL)."""
 
 from __future__ import annotations
 
@@ -184,12 +179,9 @@ def remote_tags(url: str, options: FetchOptions) -> list[str]:
 
 
 def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions) -> UpstreamSnapshot:
-    """Read the ``wanted`` files of ``tag`` from a git repository at ``url`` (:func:`read_tree`'s bounds).
-
-    All git runs together get ``options.max_time`` seconds; git drops an http remote slower than
-    ``options.min_rate`` bytes/s for ``options.timeout`` seconds. The location carries no credentials
-    (:func:`public_git_url`). Raises :class:`SourceError` when the URL or tag cannot be reached, or on a timeout.
-    """
+    """Read the ``wanted`` files of ``tag`` from the git repository at ``url`` (:func:`read_tree`'s bounds)
+    within ``options``' time and rate; the location carries no credentials (:func:`public_git_url`).
+    Raises :class:`SourceError` when the URL or tag cannot be reached, or on a timeout."""
     _remove_orphaned_clones()
     with (
         _Reaper(url, options) as reaper,
@@ -201,7 +193,9 @@ def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions) -> Upstr
             reaper.git(*clone, "--", url, tmp)
         except _UnknownTag:
             raise reaper.unknown_tag(tag) from None
-        reaper.git("sparse-checkout", "set", "--no-cone", *wanted.sparse_patterns(), cwd=tmp)
+        # non-cone patterns (gitignore syntax) selecting exactly the wanted paths
+        patterns = [f"/{f.rstrip('/')}/" for f in wanted.folders] + [f"/{f}" for f in wanted.files]
+        reaper.git("sparse-checkout", "set", "--no-cone", *patterns, cwd=tmp)
         reaper.git("checkout", "HEAD", cwd=tmp)
         commit = reaper.git("rev-parse", "HEAD", cwd=tmp).strip()
         files = read_tree(Path(tmp), wanted, reaper.shown, "repository")

@@ -98,14 +98,12 @@ def read_bounded(
     received: Callable[[int], None] | None = None,
     **request: Any,
 ) -> tuple[httpx.Response, bytes]:
-    """Send one request on ``client``; return the response and its whole body, read within bounds.
+    """Send one request (``request``: httpx's ``stream`` arguments); return the response and whole body.
 
-    ``deadline`` (``time.monotonic()``, message ``late``) bounds connection, headers and body
-    together, ``headers_within`` seconds the headers, ``most`` the body's bytes (announced or read):
-    httpx's timeouts are per socket read, so :class:`_Watch` cuts a server dripping bytes.
-    ``sockets``: the client's connections seen so far. ``started(response)`` runs once the headers
-    are in, ``received(n)`` per chunk; ``request``: httpx's ``stream`` arguments. Raises
-    :class:`TooSlow`, :class:`TooLarge`, httpx's exceptions and what the callbacks raise.
+    ``deadline`` (``time.monotonic()``, message ``late``) bounds the whole request, ``headers_within``
+    seconds the headers, ``most`` the body's bytes (announced or read); ``sockets``: the client's
+    connections so far. ``started(response)`` runs once the headers are in, ``received(n)`` per chunk.
+    Raises :class:`TooSlow`, :class:`TooLarge`, httpx's exceptions and what the callbacks raise.
     """
     import httpx
 
@@ -175,12 +173,9 @@ def _decoded(response: httpx.Response) -> Iterator[bytes]:
 
 
 def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str | None = None) -> bytes:
-    """Download ``url`` (the tarball of ``tag``) with httpx, from the cache when it holds it.
-
-    Retries 5xx answers, timeouts, too-slow transfers and transport errors ``options.retries`` times
-    with exponential backoff while ``options.max_time`` lasts; 4xx answers and a host name that does
-    not resolve (``EAI_NONAME``) fail at once. Raises :class:`SourceError`.
-    """
+    """Download ``url`` (the tarball of ``tag``), from the cache when it holds it; retries 5xx answers,
+    timeouts, too-slow transfers and transport errors with exponential backoff (``options``), not 4xx
+    answers nor a host name that does not resolve. Raises :class:`SourceError`."""
     cached = _cached(options.cache_dir, tag, url, expected_sha256)
     if cached is not None:
         return cached

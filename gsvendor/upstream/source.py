@@ -1,7 +1,5 @@
-"""What every upstream source kind (:func:`classify_source`, each a module of this package behind
-:func:`gsvendor.upstream.fetch.fetch_upstream`) shares: the wanted paths, the snapshot, the size
-limits and path checks, URLs safe to print, tags.
-"""
+"""What every upstream source kind (:func:`classify_source`) shares: the wanted paths, the snapshot,
+size limits and path checks, URLs safe to print, tags."""
 
 from __future__ import annotations
 
@@ -65,10 +63,8 @@ class FileBudget:
 
 
 def read_tree(root: Path, wanted: Wanted, location: str, what: str) -> dict[str, bytes]:
-    """The ``wanted`` files below the folder ``root`` (a checkout or a clone) by upstream-relative path,
-    under the archives' limits (:data:`MAX_MEMBERS` paths, :class:`FileBudget`). Raises
-    :class:`SourceError` for links leading outside ``root`` (the ``what``), dangling links and special files.
-    """
+    """The ``wanted`` files below ``root`` (the ``what``: a checkout or a clone) by upstream-relative path,
+    under the archives' limits; :class:`SourceError` for links leaving ``root``, dangling or special files."""
     files: dict[str, bytes] = {}
     budget = FileBudget(location)
     seen = 0
@@ -118,18 +114,11 @@ class Wanted:
         """Whether the upstream-relative ``path`` is one of the wanted files or below a wanted folder."""
         return path in self.files or any(path.startswith(f.rstrip("/") + "/") for f in self.folders)
 
-    def sparse_patterns(self) -> list[str]:
-        """Non-cone sparse-checkout patterns (gitignore syntax) selecting exactly these paths."""
-        return [f"/{f.rstrip('/')}/" for f in self.folders] + [f"/{f}" for f in self.files]
-
 
 @dataclass(frozen=True)
 class UpstreamSnapshot:
-    """The wanted files of one upstream tag, in memory: ``files`` maps upstream-relative POSIX path →
-    bytes. ``sha256``: the archive's (tarball, http); ``commit``: upstream's when known (git, a
-    tarball's pax comment, a git checkout); ``folders``: the top-level folders of the whole source
-    (``None`` when not known), which tells a charts-only archive from a source that lost a file.
-    """
+    """The wanted files of one upstream tag (upstream-relative POSIX path → bytes); the archive's
+    ``sha256``, upstream's ``commit`` and the whole source's top-level ``folders`` when known."""
 
     tag: str
     kind: str
@@ -142,13 +131,10 @@ class UpstreamSnapshot:
 
 @dataclass(frozen=True)
 class FetchOptions:
-    """How to reach remote sources (:func:`gsvendor.upstream.http.download`, :mod:`gsvendor.upstream.git`).
-
-    ``timeout``: seconds per HTTP phase (connection, all response headers, each body read) and the
-    window ``min_rate`` (bytes/s) is measured over; ``retries`` after the first attempt, backing off
-    from ``backoff`` seconds; ``max_time``: seconds for the whole fetch, every attempt or git run;
-    ``cache_dir``: downloaded archives (``<tag>/<sha256>.tar.gz``); ``progress``: a bar on stderr.
-    """
+    """How to reach remote sources. ``timeout``: seconds per HTTP phase (connection, all response
+    headers, each body read) and the window ``min_rate`` (bytes/s) is measured over; ``retries`` after
+    the first attempt, backing off from ``backoff`` seconds; ``max_time``: seconds for the whole fetch;
+    ``cache_dir``: downloaded archives (``<tag>/<sha256>.tar.gz``); ``progress``: a bar on stderr."""
 
     cache_dir: Path | None = None
     timeout: float = 10.0
@@ -160,10 +146,8 @@ class FetchOptions:
 
 
 def classify_source(source: str) -> str:
-    """The kind of ``source``: ``git``, ``http``, ``folder`` or ``tarball``.
-
-    Raises :class:`SourceError` when a local path does not exist or is neither folder nor file.
-    """
+    """The kind of ``source``: ``git``, ``http``, ``folder`` or ``tarball``; :class:`SourceError` when a
+    local path does not exist or is neither folder nor file."""
     if re.match(r"^(file://|ssh://|git://|git@[^:]+:|https?://.+\.git/?$)", source):
         return "git"
     if source.startswith(("http://", "https://")):
@@ -263,11 +247,8 @@ def one_line(exc: object) -> str:
 
 def split_userinfo(url: str) -> tuple[str, str, str] | None:
     """``(scheme://, userinfo, rest)`` of ``url`` (``userinfo`` ``""`` when none); ``None`` without ``scheme://``.
-
-    The user info ends at the authority's last ``@``, or, when the authority holds a ``:`` that no
-    port number follows (``user:s3/cr3t@host/…``: a password with a ``/``), at the first ``@``
-    before the query: such a URL has no host a client could use, so what precedes it is a credential.
-    """
+    The user info ends at the authority's last ``@``, or, when a ``:`` in it is followed by no port
+    (``user:s3/cr3t@host/…``: no usable host), at the first ``@`` before the query."""
     match = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*://)(.*)$", url, re.S)
     if not match:
         return None

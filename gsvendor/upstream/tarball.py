@@ -35,13 +35,9 @@ _BROKEN = (tarfile.TarError, EOFError, zlib.error, OSError, KeyError, RecursionE
 
 
 def _gunzip_whole(data: bytes) -> bytes | None:
-    """``data`` (one gzip member) inflated in one call, or ``None`` to read it as a stream instead.
-
-    tarfile reading a gzip stream inflates it twice (listing, then seeking back to extract).
-    ``None`` when the trailer (ISIZE, read first: a small bomb is never inflated here) announces
-    over :data:`_INFLATE_IN_MEMORY`, or over :data:`_INFLATE_ANY_RATIO` and :data:`_INFLATE_RATIO`
-    times the archive's size; for a size other than announced, several members and any error.
-    """
+    """``data`` (one gzip member) inflated in one call (tarfile inflates a stream twice), or ``None`` to
+    read it as a stream: when its trailer announces a size past the limits above (read first: a bomb
+    is never inflated here), another size is inflated, several members or any error."""
     if len(data) < 18:  # a gzip header and trailer
         return None
     size = int.from_bytes(data[-4:], "little")  # the inflated size (mod 2**32) of the last member
@@ -102,12 +98,9 @@ def _safe_member_path(name: str, archive: str) -> str:
 
 
 def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: str) -> UpstreamSnapshot:
-    """Read the ``wanted`` files of a GitHub-archive-shaped ``.tar.gz`` held in ``data``.
-
-    Every member is checked first (no absolute paths, no ``..``, no device or FIFO files, links
-    only to places inside the archive); the archive must have exactly one top folder, named
-    ``<repo>-<tag without v>`` as GitHub names it. Raises :class:`SourceError`.
-    """
+    """Read the ``wanted`` files of a GitHub-archive-shaped ``.tar.gz`` held in ``data``. Raises
+    :class:`SourceError` for any member with an absolute path, ``..``, a device or FIFO or a link
+    leaving the archive, and unless the one top folder is ``<repo>-<tag without v>``."""
     sha256 = hashlib.sha256(data).hexdigest()
     budget = FileBudget(location)
     members: list[tarfile.TarInfo] = []
