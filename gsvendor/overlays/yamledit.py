@@ -274,7 +274,8 @@ def delete(text: str, pointer: str) -> str:
     """Remove the key at ``pointer`` with its value's lines. Raises :class:`YamlEditError` when absent."""
     keys = parse_pointer(pointer)
     node = _compose(text)
-    key_node = value_node = None
+    if not keys:
+        raise YamlEditError("cannot delete the whole document")
     for key in keys:
         if not _is_mapping(node):
             raise YamlEditError(f"{pointer}: parent is not a mapping")
@@ -282,11 +283,8 @@ def delete(text: str, pointer: str) -> str:
         if found is None:
             raise YamlEditError(f"{pointer}: no such key")
         key_node, node = found
-        value_node = node
-    if key_node is None:
-        raise YamlEditError("cannot delete the whole document")
     start = text.rfind("\n", 0, key_node.start_mark.index) + 1
-    end = _content_end(text, value_node) if value_node.value else text.find("\n", key_node.end_mark.index)
+    end = _content_end(text, node) if node.value else text.find("\n", key_node.end_mark.index)
     end = len(text) if end < 0 else min(end + 1, len(text))
     return text[:start] + text[end:]
 

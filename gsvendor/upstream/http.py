@@ -153,8 +153,7 @@ def _decoded(response: httpx.Response) -> Iterator[bytes]:
         )
     inflate, started = zlib.decompressobj(_DECODINGS[codings[0]]), False
     try:
-        for raw in response.iter_raw():
-            pending = raw
+        for pending in response.iter_raw():
             while pending:
                 try:
                     piece = inflate.decompress(pending, _PIECE)
