@@ -53,7 +53,7 @@ def reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[di
     """Whether ``ops`` (overlay dicts with ``op``) turn ``upstream`` into ``tree`` through the
     overlay engine itself and sync's whitespace fixes."""
     operations = tuple(Operation(op["op"], _params(path, op), i) for i, op in enumerate(ops))
-    overlay = Overlay("adopt", Path("adopt.yaml"), "", (), None, operations)
+    overlay = Overlay("adopt", Path("adopt.yaml"), (), None, operations)
     try:
         result = apply_overlays(chart, {path: upstream}, [overlay], tag)
     except GsvendorError:

@@ -53,7 +53,6 @@ class Overlay:
 
     name: str
     path: Path
-    description: str
     charts: tuple[str, ...]
     versions: str | None
     operations: tuple[Operation, ...]
@@ -145,7 +144,6 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
             Overlay(
                 name=path.stem,
                 path=path,
-                description=data.get("description", ""),
                 charts=tuple(data.get("charts", ("*",))),
                 versions=data.get("versions"),
                 operations=tuple(operations),
