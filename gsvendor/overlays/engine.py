@@ -332,12 +332,9 @@ def _apply_operation(
             raise OverlayDefinitionError(
                 f"overlays/{overlay.path.name}: {op.label}: to: {to!r} must be a path inside the chart"
             )
-        if "content" in params:
-            data = params["content"].encode()
-        else:
-            data = overlay.assets[op.params["from"]]
-            if params.get("substitute"):
-                data = expand(_text(chart, params["from"], data, overlay, op), variables).encode()
+        data = params["content"].encode() if "content" in params else overlay.assets[op.params["from"]]
+        if "from" in params and params.get("substitute"):
+            data = expand(_text(chart, params["from"], data, overlay, op), variables).encode()
         files[to] = data
         return [to], 0
     if op.kind == "patch":

@@ -37,11 +37,9 @@ _DECODINGS = {"gzip": 31, "x-gzip": 31, "deflate": 15}  # Content-Encoding → z
 
 
 class _Watch:
-    """One request's watchdog thread: shuts down ``sockets`` (waking a blocked read) once ``deadline``
-    passes, or once the response headers are not all in ``headers_within`` seconds after connecting
-    or sending (a server sending a header byte every few seconds never trips a read timeout).
-    ``sockets``, from httpcore's ``trace`` extension and the response's ``network_stream``, is the
-    client's set: a kept-alive connection of an earlier request is cut too."""
+    """One request's watchdog thread: shuts down the client's ``sockets`` (waking a blocked read) once
+    ``deadline`` passes or the response headers are not all in ``headers_within`` seconds after
+    connecting or sending (a server dripping header bytes never trips a read timeout)."""
 
     def __init__(self, deadline: float, late: str, headers_within: float, sockets: set[Any]) -> None:
         self.deadline, self.late, self.headers_within, self.sockets = deadline, late, headers_within, sockets
@@ -134,11 +132,9 @@ def read_bounded(
 
 
 def _decoded(response: httpx.Response) -> Iterator[bytes]:
-    """The body of ``response`` with its one ``gzip`` or ``deflate`` (zlib, else raw, as httpx reads it)
-    ``Content-Encoding`` undone, in pieces of at most :data:`_PIECE` bytes so the caller's size cap
-    holds while it inflates (httpx inflates a whole network read at once). Raises
-    :class:`httpx.DecodingError` for another or stacked encodings and for a corrupt stream.
-    """
+    """The body of ``response``, one ``gzip`` or ``deflate`` ``Content-Encoding`` undone in pieces of at most
+    :data:`_PIECE` bytes (httpx inflates a whole read at once, past the caller's size cap); raises
+    :class:`httpx.DecodingError` for other or stacked encodings and a corrupt stream."""
     import httpx
 
     codings = [c.strip().lower() for c in response.headers.get_list("content-encoding", split_commas=True)]
@@ -216,10 +212,8 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
                 break  # the resolver answered the host does not exist: asking again gets the same answer
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, malformed URLs: no retry helps
             raise SourceError(f"{shown}: {type(exc).__name__}: {one_line(exc)}") from None
-    hint = ""
-    if unreachable:
-        hint = " (no network here? read a local copy of the archive with --source FILE, or from GSVENDOR_UPSTREAM_DIR)"
-    raise SourceError(f"{shown}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}{hint}")
+    hint = " (no network here? read a local copy of the archive with --source FILE, or from GSVENDOR_UPSTREAM_DIR)"
+    raise SourceError(f"{shown}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}{hint * unreachable}")
 
 
 def _stream(url: str, options: FetchOptions, deadline: float) -> bytes:
