@@ -118,15 +118,12 @@ _ACTION = re.compile(r"\{\{.*?\}\}")
 
 
 def _untemplate(text: str) -> str:
-    """A vendored CRD template as YAML: lines that are only an action (``{{- if .Values.crd.keep }}``)
-    dropped, inline actions a placeholder; the schema stays as upstream wrote it."""
+    """A CRD template as YAML: lines that are only an action dropped, inline actions a placeholder."""
     return _ACTION.sub("x", _ACTION_LINE.sub("", text))
 
 
 def _load(text: str, label: str) -> Any:
-    """One CRD document (:func:`_untemplate` d), after the YAML limits (:func:`gsvendor.yamlio.check_text`,
-    raising :class:`~gsvendor.yamlio.YamlLimitError` naming ``label``): the controller-gen subset with
-    :mod:`gsvendor.fastyaml` (lazily), anything else with the project's YAML loader."""
+    """One CRD document within the YAML limits, lazily by :mod:`gsvendor.fastyaml` when it can read it."""
     text = _untemplate(text)
     check_text(text, label)
     try:

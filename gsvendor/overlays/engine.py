@@ -324,8 +324,7 @@ def _apply_operation(
     params: dict[str, Any],
     variables: dict[str, str],
 ) -> tuple[list[str], int]:
-    """Apply ``op`` (``params`` expanded) to ``files`` in place: the paths touched, and the matches
-    of its ``find``/``anchor`` (0 for other operations)."""
+    """Apply ``op`` to ``files`` in place: the paths touched and the matches of its ``find``/``anchor``."""
     if op.kind == "copy":
         to = params["to"]
         if to.startswith("/") or ".." in to.split("/") or not to.strip("./"):
@@ -370,8 +369,7 @@ def _count(found: int, expected: int | str, what: str) -> None:
 
 
 def _literal_edit(kind: str, data: AnyStr, params: dict[str, Any]) -> tuple[AnyStr, int]:
-    """``replace`` (literal), ``insert-after`` or ``insert-before`` on text or on ASCII text's bytes
-    (the same matches): the edited data and the matches; :class:`_Mismatch` when not ``count``."""
+    """A literal ``replace`` or an insert on text or ASCII text's bytes (the same matches): data, matches."""
     if kind == "replace":
         needle, new = params["find"], params["with"]
     else:

@@ -105,8 +105,7 @@ def _find(mapping: Any, key: str) -> tuple[Any, Any] | None:
 
 
 def _content_end(text: str, node: Any) -> int:
-    """Index of the newline ending the last line of ``node``'s content (or len(text)): its last leaf's
-    end (a block collection's end mark runs on over the comment lines of what follows)."""
+    """Where ``node``'s last leaf's line ends (a block collection's end mark runs on over comments)."""
     leaf = node
     while not _is_scalar(leaf) and leaf.value and leaf.flow_style is not True:
         last = leaf.value[-1]

@@ -29,8 +29,7 @@ def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> Ups
 
 
 def _folder_commit(folder: Path, tag: str, location: str) -> str | None:
-    """HEAD of a git checkout ``folder``, which must be ``tag``'s; ``None`` outside git or when git
-    cannot tell. Raises :class:`SourceError` when the checkout is at another commit or lacks ``tag``."""
+    """HEAD of a git checkout ``folder``, which must be ``tag``'s; ``None`` when git cannot tell."""
 
     def git(*args: str) -> str | None:
         try:

@@ -63,8 +63,7 @@ for folder in folders:
 
 
 class _Reaper:
-    """The process running :data:`_REAPER` for one git source read (a no-op where it cannot start),
-    with that read's deadline for its git runs: ``options.max_time`` seconds from its start."""
+    """The :data:`_REAPER` process of one git source read (none where it cannot start), and its deadline."""
 
     def __init__(self, url: str, options: FetchOptions) -> None:
         self.url, self.shown, self.options = url, public_git_url(url), options
@@ -151,8 +150,7 @@ _TEMP_PREFIX = "gsvendor-git-"
 
 
 def _remove_orphaned_clones() -> None:
-    """Remove temporary clones (``gsvendor-git-<pid>-*``, their ``.git/config`` holding the URL with
-    its credentials) left by a gsvendor that was SIGKILLed: those whose process no longer runs."""
+    """Remove the temporary clones (holding the URL) of a gsvendor that no longer runs."""
     try:
         entries = list(os.scandir(tempfile.gettempdir()))
     except OSError:

@@ -217,8 +217,7 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
 
 
 def _stream(url: str, options: FetchOptions, deadline: float) -> bytes:
-    """The body of ``url`` by :func:`read_bounded`, at least ``options.min_rate`` bytes/s over each
-    ``options.timeout`` seconds, with a progress bar on stderr when asked."""
+    """The body of ``url`` by :func:`read_bounded`, at ``options.min_rate`` or faster, with a progress bar."""
     import httpx
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn

@@ -221,9 +221,8 @@ def tag_version(tag: str) -> str:
 
 
 def read_archive(path: Path, most: int | None = None, flags: int = 0) -> bytes:
-    """The bytes of the regular file ``path`` (a FIFO or device is refused without blocking), at most
-    ``most`` bytes (default :data:`MAX_ARCHIVE_BYTES`); ``flags`` add to :func:`os.open`'s. Raises
-    :class:`SourceError`."""
+    """The bytes of the regular file ``path`` (refused without blocking else), at most ``most`` (default
+    :data:`MAX_ARCHIVE_BYTES`); ``flags`` add to :func:`os.open`'s. Raises :class:`SourceError`."""
     most = limit("GSVENDOR_MAX_ARCHIVE_MIB", MAX_ARCHIVE_BYTES) if most is None else most
     try:
         with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | flags), "rb") as handle:

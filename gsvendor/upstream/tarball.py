@@ -67,9 +67,7 @@ class _HeaderRefused(Exception):
 
 
 class _BoundedTarInfo(tarfile.TarInfo):
-    """A :class:`tarfile.TarInfo` refusing, from its header alone, an extended header (GNU long name
-    or link, pax) over :data:`MAX_HEADER_BYTES` before tarfile reads it, and, where pax parsing is
-    quadratic, pax headers past :data:`_PAX_SQUARES_BUDGET`: :class:`_HeaderRefused`."""
+    """Refuses, from the header alone, an extended header past :data:`MAX_HEADER_BYTES` or the pax budget."""
 
     def _proc_member(self, archive: Any) -> Any:
         pax = self.type in (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
