@@ -39,10 +39,9 @@ def parse_pointer(pointer: str) -> list[str]:
 
 
 def _compose(text: str) -> Any:
-    """The node tree of ``text`` with character-offset marks; libyaml's composer where it marks nodes as
-    ruamel's does (not empty plain scalars, text without a final newline or that
-    :func:`~gsvendor.yamlio.libyaml_differs` finds), else ruamel's. Raises
-    :class:`~gsvendor.yamlio.YamlLimitError` naming :data:`DOCUMENT` over the limits."""
+    """The node tree of ``text`` with character marks: libyaml's where they equal ruamel's (not for empty
+    plain scalars, a missing final newline, :func:`~gsvendor.yamlio.libyaml_differs`), else ruamel's.
+    Raises :class:`~gsvendor.yamlio.YamlLimitError` naming :data:`DOCUMENT` over the limits."""
     check_text(text, DOCUMENT, UPSTREAM)
     if text.endswith("\n") and not libyaml_differs(text):
         with contextlib.suppress(Exception):  # else the pure-Python composer decides, and words the error

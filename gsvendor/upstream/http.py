@@ -96,13 +96,10 @@ def read_bounded(
     received: Callable[[int], None] | None = None,
     **request: Any,
 ) -> tuple[httpx.Response, bytes]:
-    """Send one request (``request``: httpx's ``stream`` arguments); return the response and whole body.
-
-    ``deadline`` (``time.monotonic()``, message ``late``) bounds the whole request, ``headers_within``
-    seconds the headers, ``most`` the body's bytes (announced or read); ``sockets``: the client's
-    connections so far. ``started(response)`` runs once the headers are in, ``received(n)`` per chunk.
-    Raises :class:`TooSlow`, :class:`TooLarge`, httpx's exceptions and what the callbacks raise.
-    """
+    """Send one request (httpx's ``stream`` arguments); return the response and its body, read whole within
+    ``deadline`` (``time.monotonic()``, message ``late``), headers within ``headers_within`` seconds, at most
+    ``most`` bytes; ``sockets``: the client's connections so far. ``started(response)`` runs once the headers
+    are in, ``received(n)`` per chunk. Raises :class:`TooSlow`, :class:`TooLarge`, httpx's and the callbacks' errors."""
     import httpx
 
     watch = _Watch(deadline, late, headers_within, set() if sockets is None else sockets)
