@@ -36,7 +36,7 @@ def _reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[d
     operations = tuple(
         Operation(op["op"], {"file": path, **{k: v for k, v in op.items() if k != "op"}}, i) for i, op in enumerate(ops)
     )
-    overlay = Overlay("adopt", Path("adopt.yaml"), "", (), None, operations)
+    overlay = Overlay("adopt", Path("adopt.yaml"), (), None, operations)
     try:
         result = apply_overlays(chart, {path: upstream}, [overlay], tag)
     except GsvendorError:

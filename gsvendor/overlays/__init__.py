@@ -1,5 +1,2 @@
-"""The overlay engine: loading overlay files, applying their operations to a chart's files, and
-the line-preserving YAML editor the YAML operations use.
-
-Works on bytes in memory; never reads upstream or writes the output.
-"""
+"""The overlay engine: loading overlay files and applying their operations (with the line-preserving
+YAML editor) to a chart's files, in memory; never reads upstream or writes the output."""

@@ -1,21 +1,12 @@
-"""Overlay conditions on a field of a vendored CRD: an operation that holds only while upstream's
-CustomResourceDefinition lacks (or has) a field decides from the CRD itself, not a version range.
-
-Declared on an overlay operation (and, as ``expectFailureWhile``, on a check variant) as::
-
-    crd: {kind: LLMInferenceServiceConfig, field: spec.rolloutStrategy, present: false}
-
-``field`` is a dotted path below the CRD's ``openAPIV3Schema`` (``spec.rolloutStrategy``); it is
-present when any version of the CRD defining ``kind`` declares it. The CRDs are those of every
-upstream chart the snapshot holds (templates, ``crds/``, ``files/``).
-
-An operation's strings may also name such a field's schema, ``${crd:LLMInferenceServiceConfig:spec.rolloutStrategy}``:
-it expands to the field's schema as a values JSON schema on one line (:func:`values_schema`), so a
-``# @schema`` annotation follows the CRD the sync vendors.
+"""Overlay conditions on a field of a vendored CRD (``crd: {kind: K, field: spec.x, present: false}``
+on an operation, ``expectFailureWhile`` on a check variant), decided from the CRD, not a version
+range: ``field`` (dotted, below ``openAPIV3Schema``) is present when any version of the CRD of
+``kind`` declares it. ``${crd:<Kind>:<field>}`` expands to the field's values schema (:func:`values_schema`).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -43,9 +34,7 @@ class CRDCondition:
     @classmethod
     def parse(cls, raw: Mapping[str, Any] | None) -> CRDCondition | None:
         """The condition of an overlay's or operation's ``crd`` key (already schema-checked)."""
-        if not raw:
-            return None
-        return cls(str(raw["kind"]), str(raw["field"]), bool(raw.get("present", True)))
+        return cls(str(raw["kind"]), str(raw["field"]), bool(raw.get("present", True))) if raw else None
 
     def holds(self, lookup: FieldLookup) -> bool:
         """Whether the vendored CRD (``lookup``, see :func:`crd_field_lookup`) meets the condition."""
@@ -67,14 +56,9 @@ def field_schema(crd: Mapping[str, Any], field: str) -> dict[str, Any] | None:
 
 
 def values_schema(schema: Any) -> Any:
-    """A CRD field's structural schema (a mapping) as a JSON schema for the chart's values.
-
-    Kubernetes extensions (``x-kubernetes-*``) and descriptions are dropped (the values carry
-    their own ``# --`` description); an int-or-string without ``anyOf`` becomes
-    ``anyOf: [integer, string]``; an object with ``properties`` that does not preserve unknown
-    fields gets ``additionalProperties: false`` unless it says otherwise (the API server prunes
-    any other key, so a values schema that admits one would admit what never reaches the cluster).
-    """
+    """A CRD field's structural schema as a JSON schema for the chart's values: without ``x-kubernetes-*``
+    and descriptions; an int-or-string as ``anyOf: [integer, string]``; an object with ``properties``
+    not preserving unknown fields ``additionalProperties: false`` (the API server prunes other keys)."""
     if isinstance(schema, list):
         return [values_schema(item) for item in schema]
     if not isinstance(schema, Mapping):
@@ -95,9 +79,8 @@ def values_schema(schema: Any) -> Any:
 
 
 def crd_variable(name: str, lookup: FieldLookup) -> str | None:
-    """The expansion of ``${crd:<Kind>:<field>}`` (``name`` without ``${}``): the field's
-    :func:`values_schema` as one line of JSON, or ``None`` when the vendored CRD of ``Kind`` lacks
-    the field (or ``name`` is no such variable)."""
+    """``${crd:<Kind>:<field>}`` (``name`` without ``${}``) expanded: the field's :func:`values_schema`
+    as one line of JSON; ``None`` when the vendored CRD lacks the field (or ``name`` is no such variable)."""
     match = CRD_VARIABLE.match(name)
     schema = lookup(match.group(1), match.group(2)) if match else None
     if schema is None:
@@ -110,12 +93,10 @@ def crd_variable(name: str, lookup: FieldLookup) -> str | None:
 def strings(value: Any) -> Iterator[str]:
     """Every string in ``value`` (mappings, lists, scalars as loaded from YAML), mapping keys included, in order."""
     if isinstance(value, Mapping):
-        for k, v in value.items():
-            yield from strings(k)
-            yield from strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from strings(v)
+        value = [item for pair in value.items() for item in pair]
+    if isinstance(value, list):
+        for item in value:
+            yield from strings(item)
     elif isinstance(value, str):
         yield value
 
@@ -132,24 +113,17 @@ def crd_variable_names(value: Any) -> set[str]:
 
 _CRD_KIND = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)
 _DOCUMENT_END = re.compile(r"^---[ \t]*(?:#.*)?$", re.M)
-
-
 _ACTION_LINE = re.compile(r"^[ \t]*\{\{-?.*-?\}\}[ \t]*\n", re.M)
 _ACTION = re.compile(r"\{\{.*?\}\}")
 
 
 def _untemplate(text: str) -> str:
-    """A vendored chart's CRD is a template: lines that are only a template action (``{{- if
-    .Values.crd.keep }}``) are dropped and inline actions become a placeholder, which keeps the
-    schema (what is asked of it) as upstream wrote it."""
+    """A CRD template as YAML: lines that are only an action dropped, inline actions a placeholder."""
     return _ACTION.sub("x", _ACTION_LINE.sub("", text))
 
 
 def _load(text: str, label: str) -> Any:
-    """One CRD document (:func:`_untemplate` d): the controller-gen subset with
-    :mod:`gsvendor.fastyaml` (lazily: only what is read is parsed), anything else with the
-    project's YAML loader; both after the YAML limits (:func:`gsvendor.yamlio.check_text`: aliases
-    that expand a billion-fold raise :class:`~gsvendor.yamlio.YamlLimitError` naming ``label``)."""
+    """One CRD document within the YAML limits, lazily by :mod:`gsvendor.fastyaml` when it can read it."""
     text = _untemplate(text)
     check_text(text, label)
     try:
@@ -160,21 +134,14 @@ def _load(text: str, label: str) -> Any:
 
 def expect_failure_holds(raw: Mapping[str, Any] | None, config: Any) -> bool:
     """Whether a check variant's ``expectFailure`` applies: always without an ``expectFailureWhile``
-    condition (``raw``), else only while the project's vendored CRD meets it (``config``: a
-    :class:`~gsvendor.config.Config`). A variant declared to fail while a CRD lacks a field must
-    render once the CRD has it, and check-manifests then validates the value against the CRD."""
+    condition (``raw``), else while the vendored CRD of ``config`` (a :class:`~gsvendor.config.Config`) meets it."""
     condition = CRDCondition.parse(raw)
     return condition is None or condition.holds(project_crd_lookup(config))
 
 
-def _kind_of(doc: Any) -> Any:
-    names = doc.get("spec", {}).get("names", {}) if isinstance(doc, Mapping) else {}
-    return names.get("kind") if isinstance(names, Mapping) else None
-
-
 def project_crd_lookup(config: Any) -> FieldLookup:
-    """:func:`crd_field_lookup` over the project's vendored charts (``config``: a
-    :class:`~gsvendor.config.Config`; every YAML file of each chart's ``dest``, read when asked)."""
+    """:func:`crd_field_lookup` over every YAML file of the vendored charts of ``config`` (a
+    :class:`~gsvendor.config.Config`)."""
     files: dict[str, bytes] = {}
     for spec in config.charts:
         root = config.root / spec.dest
@@ -187,31 +154,25 @@ def project_crd_lookup(config: Any) -> FieldLookup:
 
 def crd_field_lookup(files: Mapping[str, bytes]) -> FieldLookup:
     """``lookup(kind, field)`` → the field's schema in the CRD of ``kind`` among ``files`` (upstream
-    path → bytes), or ``None``. A CRD is parsed (the project's YAML loader) once, on first use."""
+    path → bytes), or ``None``. A CRD is parsed once, on first use."""
 
-    parsed: dict[str, list[tuple[str, str, Any]]] = {}
-
+    @functools.cache
     def crds_of(kind: str) -> list[tuple[str, str, Any]]:
-        if kind not in parsed:
-            found = []
-            needle = f"kind: {kind}\n".encode()
-            for path in sorted(files):
-                data = files[path]
-                if not path.endswith((".yaml", ".yml")) or needle not in data:
+        found = []
+        needle = f"kind: {kind}\n".encode()
+        for path, data in sorted(files.items()):
+            if not path.endswith((".yaml", ".yml")) or needle not in data:
+                continue
+            for chunk in _DOCUMENT_END.split(data.decode("utf-8", "replace")):
+                try:
+                    doc = _load(chunk, path) if _CRD_KIND.search(chunk) else None
+                    if doc is not None and doc["spec"]["names"]["kind"] == kind:
+                        found.append((path, chunk, doc))
+                except YamlLimitError:
+                    raise
+                except Exception:  # a template that is not YAML until rendered: not this CRD
                     continue
-                for chunk in _DOCUMENT_END.split(data.decode("utf-8", "replace")):
-                    if not _CRD_KIND.search(chunk):
-                        continue
-                    try:
-                        doc = _load(chunk, path)
-                        if _kind_of(doc) == kind:
-                            found.append((path, chunk, doc))
-                    except YamlLimitError:
-                        raise
-                    except Exception:  # a template that is not YAML until rendered: not this CRD
-                        continue
-            parsed[kind] = found
-        return parsed[kind]
+        return found
 
     def lookup(kind: str, field: str) -> dict[str, Any] | None:
         for path, chunk, crd in crds_of(kind):

@@ -1,12 +1,5 @@
-"""Declared overlays: the Giant Swarm changes re-applied to upstream charts on every sync.
-
-Each ``overlays/*.yaml`` declares one overlay (:data:`gsvendor.overlays.schema.OVERLAY_SCHEMA`):
-a ``charts``/``versions`` scope and ``operations`` (``yaml-set``, ``yaml-merge``, ``yaml-delete``,
-``replace``, ``insert-after``, ``insert-before``, ``patch``, ``copy``), each with a scope of its own
-and an optional ``crd`` condition (:mod:`gsvendor.overlays.crdfield`); ``${tag}``, ``${version}``,
-``${chart}`` and ``${crd:<Kind>:<field>}`` expand in their strings. Overlays apply in file-name
-order, operations in order. The rules are documented in docs/configuration-and-overlays.md.
-"""
+"""Declared overlays (``overlays/*.yaml``, docs/configuration-and-overlays.md): the Giant Swarm
+changes re-applied to upstream charts on every sync, in file-name order, operations in order."""
 
 from __future__ import annotations
 
@@ -55,14 +48,11 @@ class Operation:
 
 @dataclass(frozen=True)
 class Overlay:
-    """One overlay file: ``name`` (file stem), its scope and its operations, plus the files it brings.
-
-    ``assets`` maps overlays/-relative paths (copy sources, patches) to their bytes.
-    """
+    """One overlay file: ``name`` (file stem), its scope and operations; ``assets`` maps the
+    overlays/-relative paths of the files it brings (copy sources, patches) to their bytes."""
 
     name: str
     path: Path
-    description: str
     charts: tuple[str, ...]
     versions: str | None
     operations: tuple[Operation, ...]
@@ -71,8 +61,8 @@ class Overlay:
 
 @dataclass(frozen=True)
 class AppliedOperation:
-    """What one operation did to one chart: the chart-relative ``files`` it touched; ``found`` the
-    matches of a ``count: all`` replace (``None`` where ``count`` declares them)."""
+    """What one operation did to one chart: the ``files`` it touched; ``found``: the matches of a
+    ``count: all`` replace (else ``None``)."""
 
     overlay: str
     operation: str
@@ -93,8 +83,7 @@ _LOADED: dict[tuple[Any, ...], tuple[Overlay, ...]] = {}
 
 
 def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
-    """:func:`read_overlays`, once per process while no file under ``folder`` changes (a sync with a
-    report builds twice and compares: the overlays were parsed three times)."""
+    """:func:`read_overlays`, parsed once while no file under ``folder`` changes (a sync with a report builds twice)."""
     try:
         files = sorted(folder.rglob("*")) if folder.is_dir() else []
         key = (str(folder.resolve()), str(stamps), *((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files))
@@ -107,13 +96,9 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
 
 
 def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
-    """Load every ``*.yaml`` overlay in ``folder`` (sorted by name) with the files it references.
-
-    A missing folder means no overlays. Raises :class:`OverlayDefinitionError` naming the file
-    (and line) for invalid YAML, schema violations, bad version ranges, unknown ``${…}``
-    variables and referenced files that do not exist. ``stamps``: the validation stamps folder
-    (:func:`gsvendor.yamlio.load_validated`).
-    """
+    """Every ``*.yaml`` overlay in ``folder`` (none when missing; by name) with the files it references;
+    ``stamps``: the validation stamps folder. Raises :class:`OverlayDefinitionError` naming the file
+    (and line) for invalid YAML or schema, version ranges, ``${…}`` variables and missing files."""
     if not folder.is_dir():
         return []
     overlays = []
@@ -144,15 +129,14 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
             if op.versions:
                 _specifier(op.versions, f"{where}: versions")
             _check_params(op, params, where)
-            for key in ("from", "patch"):
-                if key in params:
-                    asset = folder / params[key]
-                    if not asset.is_file() or folder.resolve() not in asset.resolve().parents:
-                        raise OverlayDefinitionError(f"{where}: {key}: no file {params[key]} under {folder.name}/")
-                    try:
-                        assets[params[key]] = asset.read_bytes()
-                    except OSError as exc:
-                        raise OverlayDefinitionError(f"{where}: {key}: cannot read: {exc.strerror}") from None
+            for key in params.keys() & {"from", "patch"}:
+                asset = folder / params[key]
+                if not asset.is_file() or folder.resolve() not in asset.resolve().parents:
+                    raise OverlayDefinitionError(f"{where}: {key}: no file {params[key]} under {folder.name}/")
+                try:
+                    assets[params[key]] = asset.read_bytes()
+                except OSError as exc:
+                    raise OverlayDefinitionError(f"{where}: {key}: cannot read: {exc.strerror}") from None
             operations.append(op)
         if data.get("versions"):
             _specifier(data["versions"], f"{label}: versions")
@@ -160,7 +144,6 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
             Overlay(
                 name=path.stem,
                 path=path,
-                description=data.get("description", ""),
                 charts=tuple(data.get("charts", ("*",))),
                 versions=data.get("versions"),
                 operations=tuple(operations),
@@ -171,8 +154,7 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
 
 
 def unclosed(value: Any) -> bool:
-    """Whether a string in ``value`` (nested dicts and lists) holds ``${`` that no ``}`` closes
-    (``$${`` is a literal and counts not): the engine refuses such an overlay when it loads."""
+    """Whether a string in ``value`` holds ``${`` that no ``}`` closes (``$${`` is a literal)."""
     return any("${" in VARIABLE.sub("", text) for text in strings(value))
 
 
@@ -229,10 +211,8 @@ def _specifier(spec: str, where: str) -> Any:
 
 
 def in_range(tag: str, spec: str | None, where: str) -> bool:
-    """Whether upstream ``tag`` (``v0.20.0-rc1``) falls in the PEP 440 range ``spec`` (pre-releases count).
-
-    Raises :class:`OverlayDefinitionError` when the tag is not a version but a range must be checked.
-    """
+    """Whether upstream ``tag`` (``v0.20.0-rc1``) falls in the PEP 440 range ``spec`` (pre-releases
+    count). Raises :class:`OverlayDefinitionError` when a range must be checked but the tag is no version."""
     if not spec:
         return True
     from packaging.version import InvalidVersion, Version
@@ -247,11 +227,8 @@ def in_range(tag: str, spec: str | None, where: str) -> bool:
 
 
 def check_scope(overlays: list[Overlay], charts: list[str]) -> None:
-    """Every ``charts:`` pattern of every overlay and operation names at least one configured chart.
-
-    A misspelt chart name would otherwise drop the overlay silently; a configured chart close to
-    the pattern is suggested, either side may hold the typo. Raises :class:`OverlayDefinitionError`.
-    """
+    """Raise :class:`OverlayDefinitionError` for a ``charts:`` pattern naming no configured chart (a
+    misspelt name would drop the overlay silently), suggesting a close chart (either may hold the typo)."""
     for overlay in overlays:
         scopes = [(overlay.charts, "charts")] + [(op.charts, f"{op.label}: charts") for op in overlay.operations]
         for patterns, where in scopes:
@@ -273,15 +250,9 @@ def matches_chart(chart: str, patterns: tuple[str, ...]) -> bool:
 def apply_overlays(
     chart: str, files: dict[str, bytes], overlays: list[Overlay], tag: str, crd_fields: FieldLookup | None = None
 ) -> ChartOverlayResult:
-    """Apply every overlay in scope for ``chart`` at ``tag`` to ``files`` (chart-relative path → bytes).
-
-    ``crd_fields`` answers an operation's ``crd`` condition from upstream's CRDs (default: those
-    of ``files``; :func:`gsvendor.overlays.crdfield.crd_field_lookup` over the whole snapshot).
-
-    Pure: returns new files and never touches the disk (patches run ``git apply`` in a temporary
-    folder). Raises :class:`OverlayApplyError` naming chart, file, overlay, operation and what it
-    expected, when an operation no longer applies.
-    """
+    """Apply every overlay in scope for ``chart`` at ``tag`` to a copy of ``files`` (chart-relative path
+    → bytes); ``crd_fields`` answers ``crd`` conditions and variables (default: the CRDs of ``files``).
+    Raises :class:`OverlayApplyError` naming chart, file, overlay, operation and what it expected."""
     result = ChartOverlayResult(files=dict(files))
     variables = {"tag": tag, "version": tag_version(tag), "chart": chart}
     for overlay in overlays:
@@ -307,14 +278,9 @@ def apply_overlays(
                 value = crd_variable(name, crd_fields)
                 if value is None:
                     kind, field_name = name.split(":")[1:]
-                    raise _fail(
-                        chart,
-                        str(op.params.get("file") or op.params.get("glob") or ""),
-                        overlay,
-                        op,
-                        f"${{{name}}}: the vendored {kind} CRD has no {field_name} "
-                        "(condition the operation on it with crd)",
-                    )
+                    what = f"${{{name}}}: the vendored {kind} CRD has no {field_name}"
+                    target = str(op.params.get("file") or op.params.get("glob") or "")
+                    raise _fail(chart, target, overlay, op, f"{what} (condition the operation on it with crd)")
                 variables[name] = value
             params = expand(op.params, variables)
             touched, found = _apply_operation(chart, result.files, overlay, op, params, variables)
@@ -358,20 +324,16 @@ def _apply_operation(
     params: dict[str, Any],
     variables: dict[str, str],
 ) -> tuple[list[str], int]:
-    """Apply ``op`` (``params`` expanded) to ``files`` in place: the paths touched, and how many
-    times its ``find``/``anchor`` matched (0 for the other operations)."""
+    """Apply ``op`` to ``files`` in place: the paths touched and the matches of its ``find``/``anchor``."""
     if op.kind == "copy":
         to = params["to"]
         if to.startswith("/") or ".." in to.split("/") or not to.strip("./"):
             raise OverlayDefinitionError(
                 f"overlays/{overlay.path.name}: {op.label}: to: {to!r} must be a path inside the chart"
             )
-        if "content" in params:
-            data = params["content"].encode()
-        else:
-            data = overlay.assets[op.params["from"]]
-            if params.get("substitute"):
-                data = expand(_text(chart, params["from"], data, overlay, op), variables).encode()
+        data = params["content"].encode() if "content" in params else overlay.assets[op.params["from"]]
+        if "from" in params and params.get("substitute"):
+            data = expand(_text(chart, params["from"], data, overlay, op), variables).encode()
         files[to] = data
         return [to], 0
     if op.kind == "patch":
@@ -407,9 +369,7 @@ def _count(found: int, expected: int | str, what: str) -> None:
 
 
 def _literal_edit(kind: str, data: AnyStr, params: dict[str, Any]) -> tuple[AnyStr, int]:
-    """``replace`` (literal), ``insert-after`` or ``insert-before`` on text or on the bytes of ASCII
-    text (a UTF-8 needle matches at character boundaries only, so both find the same): the edited
-    data and the matches. Raises :class:`_Mismatch` when they are not the declared ``count``."""
+    """A literal ``replace`` or an insert on text or ASCII text's bytes (the same matches): data, matches."""
     if kind == "replace":
         needle, new = params["find"], params["with"]
     else:
@@ -450,12 +410,9 @@ def _stderr(done: Any) -> str:
 
 
 def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operation, patch: bytes) -> list[str]:
-    """Apply a unified diff (paths relative to the chart, ``a/``/``b/`` prefixes allowed) with ``git apply``.
-
-    The paths it touches are read by git's own parser first (``git apply --numstat``): raises
-    :class:`OverlayDefinitionError` for a patch git cannot read, one without a diff, and one naming
-    an absolute path or a path with ``..``; :class:`OverlayApplyError` when it does not apply.
-    """
+    """Apply a unified diff (chart-relative paths, ``a/``/``b/`` prefixes allowed) with ``git apply``:
+    :class:`OverlayDefinitionError` for a patch git cannot read (``--numstat``), without a diff or with
+    a path absolute or with ``..``; :class:`OverlayApplyError` when it does not apply."""
     where = f"overlays/{overlay.path.name}: {op.label}: {op.params['patch']}"
     strip = "-p1" if re.search(rb"^\+\+\+ b/", patch, re.MULTILINE) else "-p0"
     with tempfile.TemporaryDirectory(prefix="gsvendor-patch-") as tmp:
@@ -485,8 +442,7 @@ def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Oper
                 raise _fail(chart, path, overlay, op, "the patch creates a symbolic link, which a chart must not hold")
             if target.is_file():
                 files[path] = target.read_bytes()
-                touched.append(path)
-            elif path in files:
-                del files[path]
-                touched.append(path)
+            elif files.pop(path, None) is None:
+                continue  # neither there before nor after
+            touched.append(path)
     return touched

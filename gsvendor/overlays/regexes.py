@@ -1,8 +1,6 @@
-"""The regular expressions overlays declare (``replace`` with ``regex: true``): compiled and run
-in this one place, by the ``regex`` module (the syntax and replacement templates of :mod:`re`, its
-VERSION0) with a time limit per search. Python's :mod:`re` has none, and a pattern that backtracks
-exponentially (``^(\\s*\\w+\\s?)+;$`` over a values.yaml) held sync, verify and a CI job until
-they were killed.
+"""The regular expressions overlays declare (``replace`` with ``regex: true``), compiled and run here
+by the ``regex`` module (:mod:`re`'s syntax and templates, its VERSION0) with a time limit per search:
+:mod:`re` has none, and a pattern backtracking exponentially held sync and CI until killed.
 """
 
 from __future__ import annotations
@@ -27,17 +25,13 @@ def compile_pattern(find: str) -> Any:
     return regex.compile(find, regex.MULTILINE | regex.VERSION0)
 
 
-def _timed_out(pattern: Any) -> PatternTimeout:
-    return PatternTimeout(
-        f"/{shorten(pattern.pattern)}/ did not finish in {MATCH_SECONDS:g} s (it backtracks exponentially, "
-        "like (a+)+$); write a pattern without nested repetition"
-    )
-
-
 def subn(pattern: Any, template: str, text: str) -> tuple[str, int]:
     """``pattern.subn(template, text)`` within :data:`MATCH_SECONDS`; raises :class:`PatternTimeout`,
     :data:`error` or ``IndexError`` for a template naming a group the pattern lacks."""
     try:
         return pattern.subn(template, text, timeout=MATCH_SECONDS)
     except TimeoutError:
-        raise _timed_out(pattern) from None
+        raise PatternTimeout(
+            f"/{shorten(pattern.pattern)}/ did not finish in {MATCH_SECONDS:g} s (it backtracks exponentially, "
+            "like (a+)+$); write a pattern without nested repetition"
+        ) from None

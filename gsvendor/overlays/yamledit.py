@@ -1,15 +1,11 @@
-"""Surgical YAML edits: set, merge or delete keys so that only those lines change.
-
-A round-trip dump would re-flow comments, quoting and indentation of the whole file; a reviewer
-diffing upstream against the result must see only the keys an overlay names. So the document is
-*composed* (ruamel.yaml nodes carry exact start/end marks) and the text is spliced at those marks.
-
-Keys are addressed with JSON Pointer (RFC 6901): ``/annotations/application.giantswarm.io~1team``.
-"""
+"""Surgical YAML edits: set, merge or delete keys (JSON Pointers, RFC 6901) so that only those lines
+change (a round-trip dump would re-flow the whole file): the text is spliced at the start/end marks
+of the composed ruamel.yaml nodes."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import re
@@ -33,10 +29,8 @@ class YamlEditError(Exception):
 
 
 def parse_pointer(pointer: str) -> list[str]:
-    """Split a JSON Pointer (RFC 6901) into unescaped keys; ``""`` is the whole document.
-
-    Raises :class:`YamlEditError` when it does not start with ``/``.
-    """
+    """Split a JSON Pointer (RFC 6901) into unescaped keys (``""``: the whole document); raises
+    :class:`YamlEditError` when it does not start with ``/``."""
     if pointer == "":
         return []
     if not pointer.startswith("/"):
@@ -45,20 +39,19 @@ def parse_pointer(pointer: str) -> list[str]:
 
 
 def _compose(text: str) -> Any:
-    """The node tree of ``text`` with character-offset marks; libyaml's composer when it can.
-
-    libyaml (ruamel.yaml.clib) gives the same character marks as ruamel's pure-Python composer
-    for every node the edits read, non-ASCII text included — except empty plain scalars, which
-    ruamel marks at the next token, text without a final newline (ends of collections are marked
-    differently) and text :func:`~gsvendor.yamlio.libyaml_differs` finds. Those, and anything libyaml rejects, go to the
-    pure-Python composer (whose messages we show). Text over :data:`gsvendor.yamlio.UPSTREAM`'s
-    limits (nesting, nodes, aliases) is refused first: :class:`gsvendor.yamlio.YamlLimitError`
-    naming :data:`DOCUMENT` (the caller knows the file's name).
-    """
+    """The node tree of ``text`` with character marks: libyaml's where they equal ruamel's (not for empty
+    plain scalars, a missing final newline, :func:`~gsvendor.yamlio.libyaml_differs`), else ruamel's.
+    Raises :class:`~gsvendor.yamlio.YamlLimitError` naming :data:`DOCUMENT` over the limits."""
     check_text(text, DOCUMENT, UPSTREAM)
     if text.endswith("\n") and not libyaml_differs(text):
         with contextlib.suppress(Exception):  # else the pure-Python composer decides, and words the error
-            root = compose_c(text)
+            from ruamel.yaml.cyaml import CSafeLoader
+
+            loader = CSafeLoader(text)
+            try:
+                root = loader.get_single_node()
+            finally:
+                loader.dispose()
             # a root block scalar: YAML 1.2 and libyaml read its end differently, ruamel decides
             if not _has_empty_scalar(root) and not (_is_scalar(root) and root.style in ("|", ">")):
                 return root
@@ -85,17 +78,6 @@ def _has_empty_scalar(root: Any) -> bool:
     return False
 
 
-def compose_c(text: str) -> Any:
-    """``text`` composed by libyaml (raises whatever it raises)."""
-    from ruamel.yaml.cyaml import CSafeLoader
-
-    loader = CSafeLoader(text)
-    try:
-        return loader.get_single_node()
-    finally:
-        loader.dispose()
-
-
 def compose_pure(text: str) -> Any:
     """``text`` composed by ruamel's pure-Python round-trip composer; :class:`YamlEditError` when invalid."""
     from ruamel.yaml import YAML
@@ -118,18 +100,11 @@ def _is_scalar(node: Any) -> bool:
 
 
 def _find(mapping: Any, key: str) -> tuple[Any, Any] | None:
-    for key_node, value_node in mapping.value:
-        if _is_scalar(key_node) and key_node.value == key:
-            return key_node, value_node
-    return None
+    return next(((k, v) for k, v in mapping.value if _is_scalar(k) and k.value == key), None)
 
 
 def _content_end(text: str, node: Any) -> int:
-    """Index of the newline that ends the last line holding ``node``'s content (or len(text)).
-
-    Block collections' end marks run on over trailing comment lines that belong to what
-    follows; the last leaf's end is where the content really stops.
-    """
+    """Where ``node``'s last leaf's line ends (a block collection's end mark runs on over comments)."""
     leaf = node
     while not _is_scalar(leaf) and leaf.value and leaf.flow_style is not True:
         last = leaf.value[-1]
@@ -157,11 +132,8 @@ def is_plain_safe(value: str) -> bool:
 
 
 def render_scalar(value: Any, style: str | None = None) -> str:
-    """YAML text of a scalar. Strings stay plain when safe, else double-quoted.
-
-    ``style`` (``'"'`` or ``"'"``) keeps the quoting an upstream value already had.
-    """
-
+    """YAML text of a scalar: a string plain when safe, else double-quoted, or in the quoting ``style``
+    (``'"'`` or ``"'"``) an upstream value already had."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -207,9 +179,7 @@ _Splice = tuple[int, int, str]  # text[start:end] becomes the string
 
 def _nest(keys: list[str], value: Any) -> Any:
     """``value`` below ``keys``: ``["a", "b"], 1`` → ``{"a": {"b": 1}}``."""
-    for key in reversed(keys):
-        value = {key: value}
-    return value
+    return functools.reduce(lambda inner, key: {key: inner}, reversed(keys), value)
 
 
 def _plan_set(text: str, node: Any, keys: list[str], value: Any, where: str) -> _Splice:
@@ -276,12 +246,8 @@ def _entry(key: str, value: Any, indent: int) -> str:
 
 
 def set_value(text: str, pointer: str, value: Any) -> str:
-    """Return ``text`` with the key at ``pointer`` set to ``value``; nothing else changes.
-
-    A missing key (and missing parents) is appended to its parent mapping with the parent's
-    indentation. A mapping ``value`` replaces the old value; use :func:`merge` to merge.
-    Raises :class:`YamlEditError`.
-    """
+    """``text`` with the key at ``pointer`` set to ``value`` (a mapping replaces), nothing else changed: a
+    missing key (and parents) is appended to its parent mapping. Raises :class:`YamlEditError`."""
     keys = parse_pointer(pointer)
     if not keys:
         raise YamlEditError("cannot set the whole document")
@@ -306,7 +272,8 @@ def delete(text: str, pointer: str) -> str:
     """Remove the key at ``pointer`` with its value's lines. Raises :class:`YamlEditError` when absent."""
     keys = parse_pointer(pointer)
     node = _compose(text)
-    key_node = value_node = None
+    if not keys:
+        raise YamlEditError("cannot delete the whole document")
     for key in keys:
         if not _is_mapping(node):
             raise YamlEditError(f"{pointer}: parent is not a mapping")
@@ -314,11 +281,8 @@ def delete(text: str, pointer: str) -> str:
         if found is None:
             raise YamlEditError(f"{pointer}: no such key")
         key_node, node = found
-        value_node = node
-    if key_node is None:
-        raise YamlEditError("cannot delete the whole document")
     start = text.rfind("\n", 0, key_node.start_mark.index) + 1
-    end = _content_end(text, value_node) if value_node.value else text.find("\n", key_node.end_mark.index)
+    end = _content_end(text, node) if node.value else text.find("\n", key_node.end_mark.index)
     end = len(text) if end < 0 else min(end + 1, len(text))
     return text[:start] + text[end:]
 

@@ -1,5 +1,2 @@
-"""Upstream sources: one module per source kind (folder, tarball, http, git) behind one entry
-point, gsvendor.upstream.fetch.fetch_upstream; safe extraction; the download cache.
-
-Returns an in-memory snapshot of the wanted paths; never writes outside the cache.
-"""
+"""Upstream sources (folder, tarball, http, git) behind :func:`gsvendor.upstream.fetch.fetch_upstream`:
+an in-memory snapshot of the wanted paths, read safely; nothing written outside the download cache."""

@@ -12,8 +12,6 @@ from pathlib import Path
 from gsvendor.errors import SourceError
 from gsvendor.upstream.source import public_url, read_archive
 
-_MAX_INDEX_BYTES = 1024 * 1024
-
 
 def _cache_paths(cache_dir: Path, tag: str) -> tuple[Path, Path]:
     """The folder of ``tag``'s archives (never ``.`` or ``..``) and its index, ``urls.json``."""
@@ -23,8 +21,8 @@ def _cache_paths(cache_dir: Path, tag: str) -> tuple[Path, Path]:
 
 
 def _read(path: Path, most: int | None = None) -> bytes | None:
-    """:func:`read_archive` without following a link; ``None`` for anything unreadable (a FIFO or a
-    device put in the cache is ignored instead of hanging the run)."""
+    """:func:`read_archive` without following a link; ``None`` when unreadable (a FIFO put in the cache
+    is ignored instead of hanging the run)."""
     try:
         return read_archive(path, most, os.O_NOFOLLOW)
     except SourceError:
@@ -34,15 +32,14 @@ def _read(path: Path, most: int | None = None) -> bytes | None:
 def _index(path: Path) -> dict[str, object]:
     """The index's public URL → sha256; empty when missing or unreadable."""
     try:
-        urls = json.loads(_read(path, _MAX_INDEX_BYTES) or b"{}")
+        urls = json.loads(_read(path, 1024 * 1024) or b"{}")
     except ValueError:
         return {}
     return urls if isinstance(urls, dict) else {}
 
 
 def _cached(cache_dir: Path | None, tag: str, url: str, expected_sha256: str | None) -> bytes | None:
-    """The cached archive of ``url`` at ``tag`` (of ``expected_sha256`` when given) when present, a
-    regular file and intact; else ``None``."""
+    """The intact cached archive of ``url`` at ``tag`` (of ``expected_sha256`` when given), or ``None``."""
     if cache_dir is None:
         return None
     folder, index = _cache_paths(cache_dir, tag)
@@ -60,16 +57,13 @@ def _store(cache_dir: Path | None, tag: str, url: str, data: bytes, sha: str) ->
     folder, index = _cache_paths(cache_dir, tag)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        _atomic_write(folder / f"{sha}.tar.gz", data)
         urls = _index(index)
         urls[public_url(url)] = sha
-        _atomic_write(index, json.dumps(urls, indent=2, sort_keys=True).encode())
+        record = json.dumps(urls, indent=2, sort_keys=True).encode()
+        for path, content in ((folder / f"{sha}.tar.gz", data), (index, record)):
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content)
+            os.replace(tmp, path)
     except OSError:
         pass  # a cache that cannot be written only costs a later download
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.replace(tmp, path)

@@ -14,24 +14,15 @@ from gsvendor.upstream.tarball import read_tarball
 
 
 def fetch_upstream(
-    tag: str,
-    source: str,
-    wanted: Wanted,
-    options: FetchOptions,
-    *,
-    expected_sha256: str | None = None,
+    tag: str, source: str, wanted: Wanted, options: FetchOptions, *, expected_sha256: str | None = None
 ) -> UpstreamSnapshot:
-    """Read the ``wanted`` files of upstream ``tag`` from ``source`` (path or URL).
-
-    ``expected_sha256`` (from a lock file) makes a tarball or download that hashes differently an
-    error. Raises :class:`SourceError` for every unreadable, unsafe or mismatching source.
-    """
+    """Read the ``wanted`` files of upstream ``tag`` from ``source`` (path or URL). Raises :class:`SourceError`
+    for every unreadable, unsafe or mismatching source (an archive not of the lock's ``expected_sha256``)."""
     kind = classify_source(source)
     if kind == "folder":
         snapshot = read_folder(Path(source), tag, wanted, location=source)
     elif kind == "tarball":
-        data = read_archive(Path(source))
-        snapshot = read_tarball(data, tag, wanted, kind="tarball", location=source)
+        snapshot = read_tarball(read_archive(Path(source)), tag, wanted, kind="tarball", location=source)
     elif kind == "http":
         data = download(source, tag, options, expected_sha256=expected_sha256)
         snapshot = read_tarball(data, tag, wanted, kind="http", location=public_url(source))

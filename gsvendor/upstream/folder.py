@@ -10,12 +10,8 @@ from gsvendor.upstream.source import UpstreamSnapshot, Wanted, missing_tag, one_
 
 
 def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> UpstreamSnapshot:
-    """Read the ``wanted`` files from a local upstream checkout (:func:`read_tree`'s bounds).
-
-    When the folder is a git checkout, ``tag`` must be one of its tags and name its HEAD: a
-    checkout at another commit, or without the tag, is a :class:`SourceError` naming the tag, the
-    tags near it and HEAD (HEAD is never read in its place).
-    """
+    """Read the ``wanted`` files from a local upstream checkout (:func:`read_tree`'s bounds); in a git
+    checkout ``tag`` must name HEAD, else :class:`SourceError` naming the tag, the tags near it and HEAD."""
     try:
         folder = folder.resolve()
         charts = (folder / "charts").is_dir()
@@ -28,21 +24,12 @@ def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> Ups
         folders = frozenset(p.name for p in folder.iterdir() if not p.is_symlink() and p.is_dir() and p.name != ".git")
     except OSError:
         folders = None
-    return UpstreamSnapshot(
-        tag=tag,
-        kind="folder",
-        location=location,
-        files=files,
-        commit=_folder_commit(folder, tag, location),
-        folders=folders,
-    )
+    commit = _folder_commit(folder, tag, location)
+    return UpstreamSnapshot(tag=tag, kind="folder", location=location, files=files, commit=commit, folders=folders)
 
 
 def _folder_commit(folder: Path, tag: str, location: str) -> str | None:
-    """The commit of a git checkout ``folder``, which must be ``tag``'s; ``None`` outside git or when
-    git cannot tell. Raises :class:`SourceError` when the checkout is at another commit or has no ``tag``."""
-    if not (folder / ".git").exists():
-        return None
+    """HEAD of a git checkout ``folder``, which must be ``tag``'s; ``None`` when git cannot tell."""
 
     def git(*args: str) -> str | None:
         try:
@@ -51,13 +38,12 @@ def _folder_commit(folder: Path, tag: str, location: str) -> str | None:
             return None
         return done.stdout.strip() if done.returncode == 0 else None
 
-    head = git("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    head = git("rev-parse", "--verify", "--quiet", "HEAD^{commit}") if (folder / ".git").exists() else None
     if not head:
         return None
     tagged = git("rev-parse", "--verify", "--quiet", f"refs/tags/{tag}^{{commit}}")
     if not tagged:
-        tags = (git("tag", "--list") or "").splitlines()
-        raise missing_tag(location, tag, tags, head)
+        raise missing_tag(location, tag, (git("tag", "--list") or "").splitlines(), head)
     if tagged != head:
         raise SourceError(f"{location}: the checkout is at {head[:12]}, but {tag} is {tagged[:12]}")
     return head

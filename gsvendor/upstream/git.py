@@ -1,20 +1,16 @@
-"""The git source kind: a shallow, blob-filtered, sparse clone of only the wanted paths.
-
-git runs through :func:`gsvendor.gitcmd.run`, in its own process group, killed (the whole group,
-with its helpers such as ``git-remote-http``) when it outlives the fetch's time budget; a remote
-that accepts and never answers therefore ends in a one-line timeout instead of a hang. git and
-its helpers also die with gsvendor, even SIGKILLed: a small reaper process (:data:`_REAPER`) kills
-their groups and removes the temporary clone (whose ``.git/config`` holds the URL) when
-gsvendor's end closes its pipe; git itself gets a death signal set before exec. A clone left where the reaper could
-not run is removed by the next git source read.
-"""
+"""The git source kind: a shallow, blob-filtered, sparse clone of only the wanted paths; git's process
+group is killed past the fetch's time budget, or with gsvendor (even SIGKILLed) by a reaper process
+(:data:`_REAPER`) that also removes the clone (its ``.git/config`` holds the URL)."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,9 +29,8 @@ from gsvendor.upstream.source import (
 
 
 def public_git_url(url: str) -> str:
-    """:func:`~gsvendor.upstream.source.public_url` of ``url``, keeping the user name of an ``ssh://``
-    URL (``ssh://git@host/…`` names an account rather than a secret); the scp form ``git@host:path``
-    keeps it too (it has no ``scheme://``)."""
+    """:func:`~gsvendor.upstream.source.public_url` of ``url`` keeping an ``ssh://`` URL's user name
+    (``ssh://git@host/…`` names an account, not a secret; the scp form ``git@host:path`` keeps it too)."""
     parts = split_userinfo(url)
     shown = public_url(url)
     user = parts[1].split(":", 1)[0] if parts is not None and parts[0].lower() == "ssh://" else ""
@@ -68,12 +63,9 @@ for folder in folders:
 
 
 class _Reaper:
-    """The process running :data:`_REAPER` for one git source read (a no-op where it cannot start),
-    with the time left to that read's git runs: ``options.max_time`` seconds from its start."""
+    """The :data:`_REAPER` process of one git source read (none where it cannot start), and its deadline."""
 
     def __init__(self, url: str, options: FetchOptions) -> None:
-        import sys
-
         self.url, self.shown, self.options = url, public_git_url(url), options
         self.deadline = time.monotonic() + options.max_time
         try:
@@ -89,8 +81,6 @@ class _Reaper:
 
     def tell(self, word: str, value: object) -> None:
         """Send one line (``+``/``-`` a process group, ``rm`` a folder, ``done``)."""
-        import json
-
         if self.process is None or self.process.stdin is None:
             return
         try:
@@ -104,17 +94,16 @@ class _Reaper:
 
     def __exit__(self, *_exc: object) -> None:
         """Tell it gsvendor cleaned up itself, and wait for it to end."""
-        if self.process is None:
-            return
+        process = self.process
         self.tell("done", None)
-        with contextlib.suppress(OSError):
-            self.process.stdin.close()  # type: ignore[union-attr]
-        self.process.wait()
+        if process is not None:
+            with contextlib.suppress(OSError):
+                process.stdin.close()  # type: ignore[union-attr]
+            process.wait()
 
     def git(self, *args: str, cwd: str | None = None) -> str:
-        """Run git with ``args`` (:func:`gsvendor.gitcmd.run`) in the time left, its process group told
-        to the reaper; return stdout. Raises :class:`SourceError` on failure or timeout, :class:`ToolError`
-        without git."""
+        """git's stdout for ``args``, run in the time left, its process group told to the reaper. Raises
+        :class:`SourceError` on failure or timeout, :class:`ToolError` without git."""
         config = [
             *("-c", f"http.lowSpeedLimit={max(1, int(self.options.min_rate))}"),
             *("-c", f"http.lowSpeedTime={max(1, int(self.options.timeout))}"),
@@ -161,10 +150,7 @@ _TEMP_PREFIX = "gsvendor-git-"
 
 
 def _remove_orphaned_clones() -> None:
-    """Remove temporary clones (``gsvendor-git-<pid>-*``, their ``.git/config`` holding the URL with
-    its credentials) left by a gsvendor that was SIGKILLed: those whose process no longer runs."""
-    import shutil
-
+    """Remove the temporary clones (holding the URL) of a gsvendor that no longer runs."""
     try:
         entries = list(os.scandir(tempfile.gettempdir()))
     except OSError:
@@ -174,39 +160,29 @@ def _remove_orphaned_clones() -> None:
         if not match or not entry.is_dir(follow_symlinks=False):
             continue
         try:
-            if entry.stat(follow_symlinks=False).st_uid != os.getuid():
-                continue
-            os.kill(int(match.group(1)), 0)
-            continue  # its gsvendor still runs
+            if entry.stat(follow_symlinks=False).st_uid == os.getuid():
+                os.kill(int(match.group(1)), 0)  # raises when its gsvendor no longer runs
         except (ProcessLookupError, OverflowError):
             shutil.rmtree(entry.path, ignore_errors=True)
         except OSError:
-            continue
+            pass
 
 
 def remote_tags(url: str, options: FetchOptions) -> list[str]:
     """The tag names of the git repository at ``url`` (``git ls-remote --tags --refs``), in git's order.
-
-    Run as every git read here (:class:`_Reaper`). Raises :class:`SourceError` naming the URL without
-    credentials.
-    """
+    Raises :class:`SourceError` naming the URL without credentials."""
     with _Reaper(url, options) as reaper:
         listed = reaper.git("ls-remote", "--tags", "--refs", "--", url)
     return [line.rsplit("refs/tags/", 1)[-1] for line in listed.splitlines() if "\trefs/tags/" in line]
 
 
-def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = None) -> UpstreamSnapshot:
-    """Read the ``wanted`` files of ``tag`` from a git repository at ``url`` (:func:`read_tree`'s bounds).
-
-    The clone is shallow (depth 1), blob-filtered and sparse, so only the wanted paths are
-    fetched; all git runs together get ``options.max_time`` seconds, and an http remote slower
-    than ``options.min_rate`` bytes/s for ``options.timeout`` seconds is dropped by git itself.
-    The snapshot's location carries no credentials (:func:`public_git_url`). Raises
-    :class:`SourceError` when the URL or tag cannot be reached, or on a timeout.
-    """
+def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions) -> UpstreamSnapshot:
+    """Read the ``wanted`` files of ``tag`` from the git repository at ``url`` (:func:`read_tree`'s bounds)
+    within ``options``' time and rate; the location carries no credentials (:func:`public_git_url`).
+    Raises :class:`SourceError` when the URL or tag cannot be reached, or on a timeout."""
     _remove_orphaned_clones()
     with (
-        _Reaper(url, options or FetchOptions()) as reaper,
+        _Reaper(url, options) as reaper,
         tempfile.TemporaryDirectory(prefix=f"{_TEMP_PREFIX}{os.getpid()}-") as tmp,
     ):
         reaper.tell("rm", tmp)
@@ -215,7 +191,9 @@ def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions | None = 
             reaper.git(*clone, "--", url, tmp)
         except _UnknownTag:
             raise reaper.unknown_tag(tag) from None
-        reaper.git("sparse-checkout", "set", "--no-cone", *wanted.sparse_patterns(), cwd=tmp)
+        # non-cone patterns (gitignore syntax) selecting exactly the wanted paths
+        patterns = [f"/{f.rstrip('/')}/" for f in wanted.folders] + [f"/{f}" for f in wanted.files]
+        reaper.git("sparse-checkout", "set", "--no-cone", *patterns, cwd=tmp)
         reaper.git("checkout", "HEAD", cwd=tmp)
         commit = reaper.git("rev-parse", "HEAD", cwd=tmp).strip()
         files = read_tree(Path(tmp), wanted, reaper.shown, "repository")

@@ -4,7 +4,10 @@ the one fetch with one deadline that the registry lookups of check-images ``--re
 from __future__ import annotations
 
 import contextlib
+import socket
+import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -34,17 +37,11 @@ _DECODINGS = {"gzip": 31, "x-gzip": 31, "deflate": 15}  # Content-Encoding → z
 
 
 class _Watch:
-    """One request's watchdog: a thread that looks at the clock every :data:`_WATCH_EVERY` seconds
-    and shuts down ``sockets`` (which wakes a blocked read) once ``deadline`` passes, or once the
-    response headers have not all arrived ``headers_within`` seconds after the connection was opened
-    or the request sent: a server sending one header byte every few seconds never trips a read
-    timeout. The sockets come from httpcore's ``trace`` request extension (:meth:`trace`) and the
-    response's ``network_stream``; ``sockets`` is the client's set, so a kept-alive connection opened
-    by an earlier request is cut too (a client used by one thread at a time)."""
+    """One request's watchdog thread: shuts down the client's ``sockets`` (waking a blocked read) once
+    ``deadline`` passes or the response headers are not all in ``headers_within`` seconds after
+    connecting or sending (a server dripping header bytes never trips a read timeout)."""
 
     def __init__(self, deadline: float, late: str, headers_within: float, sockets: set[Any]) -> None:
-        import threading
-
         self.deadline, self.late, self.headers_within, self.sockets = deadline, late, headers_within, sockets
         self.headers_by: float | None = None
         self.reason: str | None = None
@@ -68,8 +65,6 @@ class _Watch:
             self.headers_by = None
 
     def _watch(self) -> None:
-        import socket
-
         while self.reason is None and not self._stopped.wait(_WATCH_EVERY):
             now = time.monotonic()
             if now > self.deadline:
@@ -101,16 +96,10 @@ def read_bounded(
     received: Callable[[int], None] | None = None,
     **request: Any,
 ) -> tuple[httpx.Response, bytes]:
-    """Send one request on ``client`` and read its whole body within bounds; return the response and body.
-
-    ``deadline`` (``time.monotonic()``, message ``late``) bounds connection, headers and body
-    together, ``headers_within`` seconds the headers, ``most`` the body's bytes (announced or read):
-    httpx's timeouts are per socket read, so a server dripping bytes is cut by :class:`_Watch`.
-    ``sockets``: the client's connections seen so far (one set per client, kept between calls).
-    ``started(response)`` runs once the headers are in, ``received(n)`` per chunk; ``request``:
-    httpx's ``stream`` arguments. Raises :class:`TooSlow`, :class:`TooLarge`, httpx's exceptions,
-    and what the callbacks raise.
-    """
+    """Send one request (httpx's ``stream`` arguments); return the response and its body, read whole within
+    ``deadline`` (``time.monotonic()``, message ``late``), headers within ``headers_within`` seconds, at most
+    ``most`` bytes; ``sockets``: the client's connections so far. ``started(response)`` runs once the headers
+    are in, ``received(n)`` per chunk. Raises :class:`TooSlow`, :class:`TooLarge`, httpx's and the callbacks' errors."""
     import httpx
 
     watch = _Watch(deadline, late, headers_within, set() if sockets is None else sockets)
@@ -140,15 +129,9 @@ def read_bounded(
 
 
 def _decoded(response: httpx.Response) -> Iterator[bytes]:
-    """The body of ``response`` with its ``Content-Encoding`` undone, in pieces of at most :data:`_PIECE`
-    bytes, so the caller's size cap holds while a small compressed answer inflates (httpx inflates a
-    whole network read at once, each of several stacked encodings in turn).
-
-    One ``gzip`` or ``deflate`` (zlib, else raw deflate, as httpx reads it) or none; raises
-    :class:`httpx.DecodingError` for another or stacked encodings and for a corrupt stream.
-    """
-    import zlib
-
+    """The body of ``response``, one ``gzip`` or ``deflate`` ``Content-Encoding`` undone in pieces of at most
+    :data:`_PIECE` bytes (httpx inflates a whole read at once, past the caller's size cap); raises
+    :class:`httpx.DecodingError` for other or stacked encodings and a corrupt stream."""
     import httpx
 
     codings = [c.strip().lower() for c in response.headers.get_list("content-encoding", split_commas=True)]
@@ -163,8 +146,7 @@ def _decoded(response: httpx.Response) -> Iterator[bytes]:
         )
     inflate, started = zlib.decompressobj(_DECODINGS[codings[0]]), False
     try:
-        for raw in response.iter_raw():
-            pending = raw
+        for pending in response.iter_raw():
             while pending:
                 try:
                     piece = inflate.decompress(pending, _PIECE)
@@ -183,13 +165,9 @@ def _decoded(response: httpx.Response) -> Iterator[bytes]:
 
 
 def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str | None = None) -> bytes:
-    """Download ``url`` (the tarball of ``tag``) with httpx, from the cache when it holds it.
-
-    Retries 5xx answers, timeouts, too-slow transfers and transport errors ``options.retries``
-    times with exponential backoff while ``options.max_time`` lasts; 4xx answers and a host name
-    that does not resolve (``EAI_NONAME``, not the temporary ``EAI_AGAIN``) fail at once (404 is
-    reported as an unknown tag or URL). Raises :class:`SourceError`.
-    """
+    """Download ``url`` (the tarball of ``tag``), from the cache when it holds it; retries 5xx answers,
+    timeouts, too-slow transfers and transport errors with exponential backoff (``options``), not 4xx
+    answers nor a host name that does not resolve. Raises :class:`SourceError`."""
     cached = _cached(options.cache_dir, tag, url, expected_sha256)
     if cached is not None:
         return cached
@@ -227,20 +205,16 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
             last, unreachable = f"timed out after {options.timeout:g} s (--timeout)", False
         except httpx.TransportError as exc:
             last, unreachable = f"{type(exc).__name__}: {one_line(exc)}", isinstance(exc, httpx.ConnectError)
-            if _unknown_host(exc):
-                break  # the resolver's final answer: asking again gets the same one
+            if any(isinstance(c, socket.gaierror) and c.errno == socket.EAI_NONAME for c in causes(exc)):
+                break  # the resolver answered the host does not exist: asking again gets the same answer
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, malformed URLs: no retry helps
             raise SourceError(f"{shown}: {type(exc).__name__}: {one_line(exc)}") from None
-    hint = ""
-    if unreachable:
-        hint = " (no network here? read a local copy of the archive with --source FILE, or from GSVENDOR_UPSTREAM_DIR)"
-    raise SourceError(f"{shown}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}{hint}")
+    hint = " (no network here? read a local copy of the archive with --source FILE, or from GSVENDOR_UPSTREAM_DIR)"
+    raise SourceError(f"{shown}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}{hint * unreachable}")
 
 
 def _stream(url: str, options: FetchOptions, deadline: float) -> bytes:
-    """The body of ``url`` by :func:`read_bounded`, at least ``options.min_rate`` bytes/s averaged over
-    ``options.timeout`` seconds, with a progress bar on stderr when asked. Raises httpx's errors,
-    :class:`TooSlow`, :class:`TooLarge`."""
+    """The body of ``url`` by :func:`read_bounded`, at ``options.min_rate`` or faster, with a progress bar."""
     import httpx
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
@@ -284,11 +258,3 @@ def _stream(url: str, options: FetchOptions, deadline: float) -> bytes:
             received=received,
         )
     return body
-
-
-def _unknown_host(exc: BaseException) -> bool:
-    """Whether ``exc`` was caused by the resolver answering that the host name does not exist
-    (``socket.gaierror`` ``EAI_NONAME``, getaddrinfo(3)), found along its causes."""
-    import socket
-
-    return any(isinstance(item, socket.gaierror) and item.errno == socket.EAI_NONAME for item in causes(exc))

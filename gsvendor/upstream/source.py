@@ -1,15 +1,16 @@
-"""Upstream sources: what every source kind (:func:`classify_source`: ``folder``, ``tarball``,
-``http``, ``git``, each a module of this package behind :func:`gsvendor.upstream.fetch.fetch_upstream`)
-shares: the wanted paths, the snapshot, the size limits and path checks, URLs safe to print, tags.
-"""
+"""What every upstream source kind (:func:`classify_source`) shares: the wanted paths, the snapshot,
+size limits and path checks, URLs safe to print, tags."""
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass, field
+import stat
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from gsvendor.errors import SourceError
+from gsvendor.errors import SourceError, redact, shorten
 
 # An upstream charts/ tree is a few MiB in a ~0.5 MiB archive; these bound what a hostile source
 # can make us hold or spend. Each can be raised with the environment variable named beside it.
@@ -19,23 +20,19 @@ MAX_TOTAL_BYTES = 256 * 1024 * 1024  # GSVENDOR_MAX_TOTAL_MIB: all wanted files 
 MAX_ARCHIVE_EXPANDED = 4 * 1024 * 1024 * 1024  # every member's size together (what reading the archive inflates)
 MAX_MEMBERS = 200_000  # members in an archive
 MAX_DEPTH = 64  # path components of a member or file
-# a GNU long name or link, or a pax header: refused by its header's size before tarfile reads it
-MAX_HEADER_BYTES = 64 * 1024
+MAX_HEADER_BYTES = 64 * 1024  # a GNU long name or link, or a pax header: refused before tarfile reads it
 
 
 def limit(name: str, default: int) -> int:
     """A size limit in bytes: ``default``, or the MiB in environment variable ``name`` when set."""
-    import os
-
     value = os.environ.get(name, "").strip()
     # isascii: isdigit takes "²", which int refuses
     return int(value) * 1024 * 1024 if value.isascii() and value.isdigit() and int(value) > 0 else default
 
 
 class FileBudget:
-    """The per-file and total limits on wanted files (archives, folders, git clones alike), in bytes
-    from ``GSVENDOR_MAX_MEMBER_MIB`` / ``GSVENDOR_MAX_TOTAL_MIB``. Raises :class:`SourceError`
-    ("refusing oversized member …") past either."""
+    """The per-file and total byte limits on wanted files of any source (``GSVENDOR_MAX_MEMBER_MIB``,
+    ``GSVENDOR_MAX_TOTAL_MIB``); :class:`SourceError` ("refusing oversized member …") past either."""
 
     def __init__(self, location: str) -> None:
         self.location = location
@@ -54,8 +51,8 @@ class FileBudget:
             )
 
     def read(self, path: Path, name: str) -> bytes:
-        """The bytes of ``path`` (shown as ``name``), refused by its size before reading and by what
-        was read after (a file growing meanwhile stops at the limit)."""
+        """The bytes of ``path`` (shown as ``name``), charged by its size before reading and by what was
+        read after (a file growing meanwhile stops at the limit)."""
         before = self.total
         self.charge(name, path.stat().st_size)
         self.total = before
@@ -66,12 +63,8 @@ class FileBudget:
 
 
 def read_tree(root: Path, wanted: Wanted, location: str, what: str) -> dict[str, bytes]:
-    """The ``wanted`` files below the folder ``root`` (a checkout or a git clone), by upstream-relative path.
-
-    The archives' limits hold: at most :data:`MAX_MEMBERS` paths looked at, and :class:`FileBudget`.
-    Links leading outside ``root`` (the ``what``, named in the error), dangling links and special
-    files are refused. Raises :class:`SourceError`.
-    """
+    """The ``wanted`` files below ``root`` (the ``what``: a checkout or a clone) by upstream-relative path,
+    under the archives' limits; :class:`SourceError` for links leaving ``root``, dangling or special files."""
     files: dict[str, bytes] = {}
     budget = FileBudget(location)
     seen = 0
@@ -101,27 +94,18 @@ def read_tree(root: Path, wanted: Wanted, location: str, what: str) -> dict[str,
 
 
 def check_path(path: str, location: str) -> None:
-    """Refuse a source path deeper than :data:`MAX_DEPTH` or holding control characters.
-
-    Raises :class:`SourceError` (the name shortened; the CLI's writer shows its control characters escaped).
-    """
-    from gsvendor.errors import shorten
-
+    """Raise :class:`SourceError` for a source path deeper than :data:`MAX_DEPTH` or holding control
+    characters (the name shortened; the CLI's writer escapes its control characters)."""
     if path.count("/") >= MAX_DEPTH:
         raise SourceError(f"{location}: refusing a path more than {MAX_DEPTH} folders deep: {shorten(path, 120)}")
     if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in path):
         raise SourceError(f"{location}: refusing a name with control characters: {shorten(path, 200)}")
 
 
-_GIT_URL = re.compile(r"^(file://|ssh://|git://|git@[^:]+:|https?://.+\.git/?$)")
-
-
 @dataclass(frozen=True)
 class Wanted:
-    """The upstream paths to read: folders (``charts/kserve-crd``) and single files (``go.mod``).
-
-    Paths are POSIX and relative to the upstream root.
-    """
+    """The upstream paths to read, POSIX and relative to the upstream root: folders
+    (``charts/kserve-crd``) and single files (``go.mod``)."""
 
     folders: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
@@ -130,21 +114,11 @@ class Wanted:
         """Whether the upstream-relative ``path`` is one of the wanted files or below a wanted folder."""
         return path in self.files or any(path.startswith(f.rstrip("/") + "/") for f in self.folders)
 
-    def sparse_patterns(self) -> list[str]:
-        """Non-cone sparse-checkout patterns (gitignore syntax) selecting exactly these paths."""
-        return [f"/{f.rstrip('/')}/" for f in self.folders] + [f"/{f}" for f in self.files]
-
 
 @dataclass(frozen=True)
 class UpstreamSnapshot:
-    """The wanted files of one upstream tag, in memory.
-
-    ``files`` maps upstream-relative POSIX path → bytes. ``sha256`` is the archive's (tarball and
-    http sources), ``commit`` the upstream commit when known (git, a tarball's pax comment, a
-    folder that is a git checkout). ``folders``: the top-level folders of the whole source, not only
-    of the wanted files (``None`` when not known), which tells a charts-only archive from a source
-    that lost a file.
-    """
+    """The wanted files of one upstream tag (upstream-relative POSIX path → bytes); the archive's
+    ``sha256``, upstream's ``commit`` and the whole source's top-level ``folders`` when known."""
 
     tag: str
     kind: str
@@ -152,19 +126,15 @@ class UpstreamSnapshot:
     files: dict[str, bytes]
     sha256: str | None = None
     commit: str | None = None
-    notes: tuple[str, ...] = field(default=())
     folders: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
 class FetchOptions:
-    """How to reach remote sources (:func:`gsvendor.upstream.http.download`, :mod:`gsvendor.upstream.git`).
-
-    ``timeout``: seconds per HTTP phase (connection, all response headers, each body read) and the
-    window ``min_rate`` (bytes/s) is measured over; ``retries`` after the first attempt, backing off
-    from ``backoff`` seconds; ``max_time``: seconds for the whole fetch, every attempt or git run;
-    ``cache_dir``: downloaded archives (``<tag>/<sha256>.tar.gz``); ``progress``: a bar on stderr.
-    """
+    """How to reach remote sources. ``timeout``: seconds per HTTP phase (connection, all response
+    headers, each body read) and the window ``min_rate`` (bytes/s) is measured over; ``retries`` after
+    the first attempt, backing off from ``backoff`` seconds; ``max_time``: seconds for the whole fetch;
+    ``cache_dir``: downloaded archives (``<tag>/<sha256>.tar.gz``); ``progress``: a bar on stderr."""
 
     cache_dir: Path | None = None
     timeout: float = 10.0
@@ -176,11 +146,9 @@ class FetchOptions:
 
 
 def classify_source(source: str) -> str:
-    """Return the kind of ``source``: ``git``, ``http``, ``folder`` or ``tarball``.
-
-    Raises :class:`SourceError` when a local path does not exist or is neither folder nor file.
-    """
-    if _GIT_URL.match(source):
+    """The kind of ``source``: ``git``, ``http``, ``folder`` or ``tarball``; :class:`SourceError` when a
+    local path does not exist or is neither folder nor file."""
+    if re.match(r"^(file://|ssh://|git://|git@[^:]+:|https?://.+\.git/?$)", source):
         return "git"
     if source.startswith(("http://", "https://")):
         return "http"
@@ -202,40 +170,29 @@ def classify_source(source: str) -> str:
 
 def go_directives(text: str) -> tuple[str | None, str | None]:
     """The ``go`` and ``toolchain`` directives of go.mod ``text``, as written (``//`` comments ignored)."""
-    go = toolchain = None
+    found: dict[str, str] = {}
     for line in text.splitlines():
-        match = re.match(r"^(go|toolchain)\s+(\S+)$", line.split("//", 1)[0].strip())
-        if match and match.group(1) == "go":
-            go = match.group(2)
-        elif match:
-            toolchain = match.group(2)
-    return go, toolchain
+        if match := re.match(r"^(go|toolchain)\s+(\S+)$", line.split("//", 1)[0].strip()):
+            found[match.group(1)] = match.group(2)
+    return found.get("go"), found.get("toolchain")
 
 
 def _version_key(tag: str) -> tuple[tuple[int, ...], int, str]:
     """Sort key of a tag such as ``v0.20.0-rc1``: its numbers, a release after its pre-releases."""
     core, _, pre = tag_version(tag).partition("-")
-    numbers = tuple(int(n) for n in re.findall(r"\d+", core))
-    return numbers, 0 if pre else 1, pre
+    return tuple(int(n) for n in re.findall(r"\d+", core)), 0 if pre else 1, pre
 
 
-def nearby_tags(tag: str, tags: list[str], around: int = 2) -> list[str]:
-    """Up to ``around`` tags of ``tags`` each side of where ``tag`` would sort (versions in order).
-
-    What a source lacking ``tag`` holds near it, for the error that says so.
-    """
+def nearby_tags(tag: str, tags: list[str]) -> list[str]:
+    """Up to two of ``tags`` each side of where ``tag`` would sort in version order."""
     ordered = sorted(set(tags), key=_version_key)
-    keyed = _version_key(tag)
-    at = sum(1 for t in ordered if _version_key(t) < keyed)
-    return ordered[max(0, at - around) : at + around]
+    at = sum(1 for t in ordered if _version_key(t) < _version_key(tag))
+    return ordered[max(0, at - 2) : at + 2]
 
 
 def local_archive(repository: str, tag: str) -> str | None:
-    """``$GSVENDOR_UPSTREAM_DIR/<repo>-<tag>.tar.gz`` when that archive is there (``repository`` is
-    ``owner/repo``), else ``None``: where an offline machine keeps GitHub's archives (as ``make sync``
-    and the test suite read them), taken before any download."""
-    import os
-
+    """``$GSVENDOR_UPSTREAM_DIR/<repo>-<tag>.tar.gz`` (``repository``: ``owner/repo``) when that archive
+    is there, else ``None``: where an offline machine keeps GitHub's archives, read before any download."""
     folder = os.environ.get("GSVENDOR_UPSTREAM_DIR", "").strip()
     if not folder:
         return None
@@ -244,8 +201,8 @@ def local_archive(repository: str, tag: str) -> str | None:
 
 
 def direction(old: str, new: str) -> str:
-    """``upgrade``, ``downgrade`` or ``same``: how going from tag ``old`` to ``new`` moves in version
-    order (a release after its release candidates, ``v`` prefixes ignored)."""
+    """``upgrade``, ``downgrade`` or ``same``: going from tag ``old`` to ``new`` in version order (a
+    release after its release candidates, ``v`` prefixes ignored)."""
     before, after = _version_key(old), _version_key(new)
     return "same" if before == after else "upgrade" if after > before else "downgrade"
 
@@ -264,12 +221,8 @@ def tag_version(tag: str) -> str:
 
 
 def read_archive(path: Path, most: int | None = None, flags: int = 0) -> bytes:
-    """The bytes of the local file ``path``: a regular file (a FIFO or device is refused without
-    blocking) of at most ``most`` bytes (default :data:`MAX_ARCHIVE_BYTES`, ``GSVENDOR_MAX_ARCHIVE_MIB``);
-    ``flags`` are added to :func:`os.open`'s. Raises :class:`SourceError`."""
-    import os
-    import stat
-
+    """The bytes of the regular file ``path`` (refused without blocking else), at most ``most`` (default
+    :data:`MAX_ARCHIVE_BYTES`); ``flags`` add to :func:`os.open`'s. Raises :class:`SourceError`."""
     most = limit("GSVENDOR_MAX_ARCHIVE_MIB", MAX_ARCHIVE_BYTES) if most is None else most
     try:
         with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | flags), "rb") as handle:
@@ -288,19 +241,13 @@ def read_archive(path: Path, most: int | None = None, flags: int = 0) -> bytes:
 
 def one_line(exc: object) -> str:
     """``exc``'s message on one line, without credentials, at most 300 characters (else its type's name)."""
-    from gsvendor.errors import redact, shorten
-
     return shorten(redact(" ".join(str(exc).split())), 300) or type(exc).__name__
 
 
 def split_userinfo(url: str) -> tuple[str, str, str] | None:
-    """``(scheme://, userinfo, rest)`` of ``url``; ``None`` when it has no ``scheme://``.
-
-    The user info ends at the last ``@`` of the authority, or, when the authority holds a ``:``
-    that no port number follows (``user:s3/cr3t@host/…``: a password with a ``/``), at the
-    first ``@`` before the query: such a URL has no host a client could use, so what precedes
-    the ``@`` is a credential. ``userinfo`` is ``""`` when there is none.
-    """
+    """``(scheme://, userinfo, rest)`` of ``url`` (``userinfo`` ``""`` when none); ``None`` without ``scheme://``.
+    The user info ends at the authority's last ``@``, or, when a ``:`` in it is followed by no port
+    (``user:s3/cr3t@host/…``: no usable host), at the first ``@`` before the query."""
     match = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*://)(.*)$", url, re.S)
     if not match:
         return None
@@ -316,13 +263,8 @@ def split_userinfo(url: str) -> tuple[str, str, str] | None:
 
 
 def public_url(url: str) -> str:
-    """``url`` safe to print or record: no user info, and every query value ``REDACTED``.
-
-    By rule, not by name: ``?pat=``, ``?code=``, ``?sas=`` and ``?x=`` alike, and a password
-    holding a ``/`` (:func:`split_userinfo`).
-    """
-    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
-
+    """``url`` safe to print or record: no user info (:func:`split_userinfo`), every query value
+    ``REDACTED`` by rule, not by name (``?pat=``, ``?sas=`` and ``?x=`` alike)."""
     parts_of = split_userinfo(url)
     if parts_of is not None:
         url = parts_of[0] + parts_of[2]
@@ -331,6 +273,4 @@ def public_url(url: str) -> str:
         query = urlencode([(k, "REDACTED") for k, _v in parse_qsl(parts.query, keep_blank_values=True)])
         return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
     except ValueError:  # not a valid URL: redacted as text
-        from gsvendor.errors import redact
-
         return redact(url)

@@ -24,63 +24,35 @@ from gsvendor.upstream.source import (
     tag_version,
 )
 
-# what the first bytes announce → tarfile's mode (never "r:*", which tries every decompressor)
-_MAGIC = ((b"\x1f\x8b", "r:gz"), (b"BZh", "r:bz2"), (b"\xfd7zXZ\x00", "r:xz"))
-
-
-def open_mode(data: bytes, location: str) -> str:
-    """The tarfile mode for an archive, from its first bytes: gzip, bzip2, xz or plain tar.
-
-    Raises :class:`SourceError` when the bytes announce none of them.
-    """
-    for magic, mode in _MAGIC:
-        if data.startswith(magic):
-            return mode
-    if data[257:262] == b"ustar":
-        return "r:"
-    raise SourceError(f"{location}: not a readable tar.gz archive (no gzip, bzip2, xz or tar header)")
-
-
 # archives inflating to more than this are read as a stream (memory stays bounded)
 _INFLATE_IN_MEMORY = 256 * 1024 * 1024
 # nor, past 16 MiB, archives whose gzip trailer announces more than 64 times their size: source
 # archives inflate 5-20×, a gzip bomb ~1000× (inflated whole it would cost twice the limit in memory)
 _INFLATE_RATIO = 64
 _INFLATE_ANY_RATIO = 16 * 1024 * 1024
+# what tarfile may raise on a broken archive or member
+_BROKEN = (tarfile.TarError, EOFError, zlib.error, OSError, KeyError, RecursionError, MemoryError)
 
 
 def _gunzip_whole(data: bytes) -> bytes | None:
-    """``data`` (one gzip member) inflated in one call, or ``None`` to read it as a stream instead.
-
-    tarfile reading a gzip stream inflates it twice (listing, then a backward seek to extract);
-    inflated once it costs one pass. ``None`` when the trailer (ISIZE) announces over
-    :data:`_INFLATE_IN_MEMORY`, or over :data:`_INFLATE_ANY_RATIO` and :data:`_INFLATE_RATIO` times
-    the archive's size (read first: a small bomb is never inflated here); for a size other than
-    announced, several gzip members and any error (the stream reader words it).
-    """
+    """``data`` (one gzip member) inflated in one call (tarfile inflates a stream twice), or ``None`` to
+    read it as a stream: when its trailer announces a size past the limits above (read first: a bomb
+    is never inflated here), another size is inflated, several members or any error."""
     if len(data) < 18:  # a gzip header and trailer
         return None
     size = int.from_bytes(data[-4:], "little")  # the inflated size (mod 2**32) of the last member
     if size > _INFLATE_IN_MEMORY or (size > _INFLATE_ANY_RATIO and size > _INFLATE_RATIO * len(data)):
         return None
-    inflate, error = _inflater()
-    inflater = inflate(wbits=31)
+    try:  # zlib-ng inflates ~2× faster than zlib, the same bytes
+        from zlib_ng import zlib_ng as inflating
+    except ImportError:  # a platform without its wheel
+        inflating = zlib  # type: ignore[assignment]
+    inflater = inflating.decompressobj(wbits=31)
     try:
         out = inflater.decompress(data, size + 1)  # a trailer that lies cannot make it inflate more
-    except error:
+    except inflating.error:
         return None
-    if len(out) != size or not inflater.eof or inflater.unused_data:
-        return None
-    return out
-
-
-def _inflater() -> tuple[Any, type[Exception]]:
-    """zlib-ng's ``decompressobj`` and error (inflates ~2× faster than zlib, the same bytes), else zlib's."""
-    try:
-        from zlib_ng import zlib_ng
-    except ImportError:  # a platform without its wheel
-        return zlib.decompressobj, zlib.error
-    return zlib_ng.decompressobj, zlib_ng.error
+    return out if len(out) == size and inflater.eof and not inflater.unused_data else None
 
 
 # CPython's tarfile before 3.11.10 / 3.12.6 searches each pax header with a regular expression
@@ -95,22 +67,17 @@ class _HeaderRefused(Exception):
 
 
 class _BoundedTarInfo(tarfile.TarInfo):
-    """A :class:`tarfile.TarInfo` that refuses, from the header alone, an extended header (GNU long
-    name or link, pax) larger than :data:`MAX_HEADER_BYTES` before tarfile reads it into memory,
-    and on a Python whose pax parsing is quadratic more pax bytes than :data:`_PAX_SQUARES_BUDGET`
-    allows. Raises :class:`_HeaderRefused` (tarfile passes it through)."""
+    """Refuses, from the header alone, an extended header past :data:`MAX_HEADER_BYTES` or the pax budget."""
 
     def _proc_member(self, archive: Any) -> Any:
-        extended = self.type in (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
         pax = self.type in (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
-        if extended or pax:
+        if pax or self.type in (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK):
             what = "a pax header" if pax else "a long member name"
             if self.size > MAX_HEADER_BYTES:
                 raise _HeaderRefused(f"refusing {what} of {self.size} bytes (limit {MAX_HEADER_BYTES // 1024} KiB)")
             if pax and _PAX_QUADRATIC:
-                spent = getattr(archive, "_gsvendor_pax_squares", 0) + self.size**2
-                archive._gsvendor_pax_squares = spent
-                if spent > _PAX_SQUARES_BUDGET:
+                archive._gsvendor_pax_squares = getattr(archive, "_gsvendor_pax_squares", 0) + self.size**2
+                if archive._gsvendor_pax_squares > _PAX_SQUARES_BUDGET:
                     raise _HeaderRefused(
                         "refusing pax headers this Python's tarfile would take too long to read "
                         "(CVE-2024-6232; Python 3.11.10 or 3.12.6 reads them)"
@@ -129,17 +96,18 @@ def _safe_member_path(name: str, archive: str) -> str:
 
 
 def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: str) -> UpstreamSnapshot:
-    """Read the ``wanted`` files of a GitHub-archive-shaped ``.tar.gz`` held in ``data``.
-
-    Every member is checked first (no absolute paths, no ``..``, no device or FIFO files, links
-    only to places inside the archive); the archive must have exactly one top folder, named
-    ``<repo>-<tag without v>`` as GitHub names it. Raises :class:`SourceError`.
-    """
+    """Read the ``wanted`` files of a GitHub-archive-shaped ``.tar.gz`` held in ``data``. Raises
+    :class:`SourceError` for any member with an absolute path, ``..``, a device or FIFO or a link
+    leaving the archive, and unless the one top folder is ``<repo>-<tag without v>``."""
     sha256 = hashlib.sha256(data).hexdigest()
     budget = FileBudget(location)
     members: list[tarfile.TarInfo] = []
     try:
-        mode = open_mode(data, location)
+        # the mode the first bytes announce (never "r:*", which tries every decompressor)
+        magic = ((b"\x1f\x8b", "r:gz"), (b"BZh", "r:bz2"), (b"\xfd7zXZ\x00", "r:xz"), (b"", "r:"))
+        mode = next(m for head, m in magic if data.startswith(head))
+        if mode == "r:" and data[257:262] != b"ustar":
+            raise SourceError(f"{location}: not a readable tar.gz archive (no gzip, bzip2, xz or tar header)")
         inflated = _gunzip_whole(data) if mode == "r:gz" else None
         if inflated is not None:  # members then read by seeking in memory, not by inflating the stream again
             data, mode = inflated, "r:"
@@ -155,7 +123,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
                 )
     except _HeaderRefused as exc:
         raise SourceError(f"{location}: {exc}") from None
-    except (tarfile.TarError, EOFError, zlib.error, OSError, RecursionError, MemoryError) as exc:
+    except _BROKEN as exc:
         raise SourceError(f"{location}: not a readable tar.gz archive ({one_line(exc)})") from None
     by_path: dict[str, tarfile.TarInfo] = {}
     for member in members:
@@ -177,17 +145,13 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         raise SourceError(
             f"{location}: expected one top folder (GitHub archive layout), found {', '.join(tops[:3]) or 'nothing'}"
         )
-    top = tops[0]
-    version = tag_version(tag)
+    top, version = tops[0], tag_version(tag)
     if not top.endswith(f"-{version}"):
         raise SourceError(
             f"{location}: archive holds {top}/, not upstream tag {tag} (expected a folder ending in -{version})"
         )
-    chosen = [
-        (path[len(top) + 1 :], member)
-        for path, member in by_path.items()
-        if not member.isdir() and wanted.matches(path[len(top) + 1 :])
-    ]
+    inside = {path[len(top) + 1 :]: member for path, member in by_path.items()}
+    chosen = [(rel, member) for rel, member in inside.items() if not member.isdir() and wanted.matches(rel)]
     for _rel, member in chosen:  # sizes from the headers: refused before anything is read
         budget.charge(member.name, member.size)
     files: dict[str, bytes] = {}
@@ -197,25 +161,26 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
             content = data[member.offset_data : member.offset_data + member.size]
             if len(content) != member.size:
                 raise SourceError(f"{location}: corrupt member {one_line(member.name)} (truncated)")
-            files[rel] = content
-            continue
-        try:
-            handle = archive.extractfile(member)
-            if handle is None:
-                continue
-            content = handle.read(budget.most_member + 1)
-        except (tarfile.TarError, EOFError, zlib.error, OSError, KeyError, RecursionError, MemoryError) as exc:
-            raise SourceError(f"{location}: corrupt member {one_line(member.name)} ({one_line(exc)})") from None
-        if len(content) > budget.most_member:  # a link to a bigger member
-            budget.charge(member.name, len(content))
+        else:
+            try:
+                handle = archive.extractfile(member)
+                if handle is None:
+                    continue
+                content = handle.read(budget.most_member + 1)
+            except _BROKEN as exc:
+                raise SourceError(f"{location}: corrupt member {one_line(member.name)} ({one_line(exc)})") from None
+            if len(content) > budget.most_member:  # a link to a bigger member
+                budget.charge(member.name, len(content))
         files[rel] = content
     commit = archive.pax_headers.get("comment", "")  # GitHub's archives name their commit there
-    commit = commit if re.fullmatch(r"[0-9a-f]{40}", commit) else None
-    folders = frozenset(
-        rel.split("/", 1)[0]
-        for rel, member in ((path[len(top) + 1 :], member) for path, member in by_path.items())
-        if rel and ("/" in rel or member.isdir())
-    )
     return UpstreamSnapshot(
-        tag=tag, kind=kind, location=location, files=files, sha256=sha256, commit=commit, folders=folders
+        tag=tag,
+        kind=kind,
+        location=location,
+        files=files,
+        sha256=sha256,
+        commit=commit if re.fullmatch(r"[0-9a-f]{40}", commit) else None,
+        folders=frozenset(
+            rel.split("/", 1)[0] for rel, member in inside.items() if rel and ("/" in rel or member.isdir())
+        ),
     )
