@@ -67,11 +67,17 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
         if error.validator == "enum" and isinstance(error.instance, str):
             message += did_you_mean(error.instance, error.validator_value)
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = sorted(error.schema.get("properties", {}))
             for key in _unknown_keys(error.instance, error.schema):
                 line = line_of(document, [*path, key])
-                where = f"{filename}:{line}" if line else filename
-                shown = format_path([*path, _key_shown(key)])
-                lines.append(f"{where}: {shown}: {_unknown_key_message(key, error.schema)}")
+                # a line break, a control character or 100,000 characters keep the message one short line
+                plain = isinstance(key, str) and key.isprintable() and len(key) <= MAX_SHOWN_CHARS
+                shown = format_path([*path, key if plain else shorten(repr(key))])
+                hint = did_you_mean(str(key), known)
+                lines.append(
+                    f"{filename}{f':{line}' if line else ''}: {shown}: unknown key {shorten(repr(key))}{hint} "
+                    f"(known here: {', '.join(known) or 'none'})"
+                )
             continue
         if len(message) > 2 * MAX_SHOWN_CHARS:  # a huge value quoted whole: keep its start and the verdict
             message = f"{message[:MAX_SHOWN_CHARS]}…{message[-MAX_SHOWN_CHARS // 2 :]}"
@@ -104,18 +110,3 @@ def _unknown_keys(mapping: dict[Any, Any], schema: dict[str, Any]) -> list[Any]:
     known = schema.get("properties", {})
     patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
     return [k for k in mapping if k not in known and not any(p.search(str(k)) for p in patterns)]
-
-
-def _key_shown(key: Any) -> str:
-    """An unknown key as the key path names it: as written when it is short printable text, else
-    quoted and cut (a line break, a control character or 100,000 characters keep the message one
-    short line; ``1`` or ``null`` is no list index)."""
-    if isinstance(key, str) and key.isprintable() and len(key) <= MAX_SHOWN_CHARS:
-        return key
-    return shorten(repr(key))
-
-
-def _unknown_key_message(key: Any, schema: dict[str, Any]) -> str:
-    """``unknown key; did you mean …?`` with the keys allowed there (a misspelt key is the usual cause)."""
-    known = sorted(schema.get("properties", {}))
-    return f"unknown key {shorten(repr(key))}{did_you_mean(str(key), known)} (known here: {', '.join(known) or 'none'})"
