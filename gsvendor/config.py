@@ -1,10 +1,6 @@
-"""The declared configuration: ``gsvendor.yaml`` at the project root.
-
-Every relative path in it is relative to the folder holding the file (the project root).
-The file is validated with a JSON Schema (draft 2020-12, :data:`CONFIG_SCHEMA`); each
-mistake is reported as ``file:line: key: what is wrong``. The file is read through
-:mod:`gsvendor.yamlio` (every YAML text's bounds) and validated once per text
-(:mod:`gsvendor.stamps`); this module is the configuration model.
+"""The declared configuration, ``gsvendor.yaml`` at the project root (relative paths in it are relative
+to its folder): read through :mod:`gsvendor.yamlio` and validated with :data:`CONFIG_SCHEMA`, each
+mistake reported as ``file:line: key: what is wrong``.
 """
 
 from __future__ import annotations
@@ -36,15 +32,12 @@ DEFAULT_PATCHES = "patches/llmisvc"
 class GenerateSettings:
     """``generate:`` of gsvendor.yaml: how ``gsvendor generate`` (and ``sync``) write the generated files.
 
-    ``sort_values_order``: the README values table order, helm-docs v1.14.2's
-    ``--sort-values-order`` (``alphabetical`` = helm-docs ``alphanum``, or ``file``).
-    ``normalize``: ``none`` writes values.schema.json as helm-values-schema-json v2.5.0 does;
-    ``schemalint`` passes it through schemalint v2.6.1's ``normalize``. helm-docs' flags:
-    ``template_files`` (``--template-files``, file names in the chart folder), ``badge_style``
-    (``--badge-style``), ``skip_version_footer`` (``--skip-version-footer``),
-    ``ignore_non_descriptions`` (``--ignore-non-descriptions``). ``whitespace``: ``pre-commit``
-    writes README.md as helm-docs followed by pre-commit-hooks' ``end-of-file-fixer`` and
-    ``trailing-whitespace`` leave it (Giant Swarm's pipeline), ``helm-docs`` as helm-docs alone.
+    ``sort_values_order``: the README values table order (``alphabetical`` = helm-docs v1.14.2's
+    ``--sort-values-order alphanum``, or ``file``). ``normalize``: ``none`` writes values.schema.json as
+    helm-values-schema-json v2.5.0 does, ``schemalint`` through schemalint v2.6.1's ``normalize``.
+    ``template_files``, ``badge_style``, ``skip_version_footer``, ``ignore_non_descriptions``: helm-docs'
+    flags of those names. ``whitespace``: ``pre-commit`` writes README.md as helm-docs followed by
+    pre-commit-hooks' ``end-of-file-fixer`` and ``trailing-whitespace`` leave it, ``helm-docs`` as helm-docs.
     """
 
     sort_values_order: str = "alphabetical"
@@ -72,11 +65,8 @@ class Selector:
 
 @dataclass(frozen=True)
 class RenderSpec:
-    """Vendor a chart's rendered manifests (``helm template``) instead of its source, one document per file.
-
-    ``values`` are inline values, ``values_files`` project-relative values files; ``file_name`` names each
-    document's file from ``{kind}``, ``{kind_lower}``, ``{name}`` and ``{namespace}``.
-    """
+    """Vendor a chart's rendered manifests (``helm template``), one document per file named by ``file_name``
+    from ``{kind}``, ``{kind_lower}``, ``{name}`` and ``{namespace}``; ``values_files`` are project-relative."""
 
     release: str = "release"
     namespace: str = "default"
@@ -87,13 +77,8 @@ class RenderSpec:
 
 @dataclass(frozen=True)
 class ChartSpec:
-    """One vendored chart.
-
-    ``name``: chart name; ``upstream_path``: folder in the upstream tree (``charts/<name>``);
-    ``dest``: output folder relative to the project root (``<output>/<name>``); ``render``: vendor
-    rendered manifests instead of the source; ``include``/``exclude``: what to keep. Several charts
-    may share a destination folder as long as their files do not collide.
-    """
+    """One vendored chart: ``upstream_path`` (upstream-relative) copied to ``dest`` (project-relative, may
+    be shared by charts whose files do not collide), rendered when ``render``, filtered by ``include``/``exclude``."""
 
     name: str
     upstream_path: str
@@ -137,8 +122,8 @@ class Config:
         return self.source.line_of(path) if self.source is not None else None
 
     def check_tag(self, tag: str) -> None:
-        """Raise :class:`UsageError` (exit 2) unless ``tag`` matches ``upstream.tagPattern``,
-        suggesting the tag meant (``0.20.0`` → ``v0.20.0``) when one variant of it matches."""
+        """Raise :class:`UsageError` unless ``tag`` matches ``upstream.tagPattern``, suggesting the tag meant
+        (``0.20.0`` → ``v0.20.0``)."""
         if re.search(self.tag_pattern, tag):
             return
         candidates = [f"v{tag}", tag.lower(), tag[1:] if tag[:1] in "vV" else tag]
@@ -159,25 +144,17 @@ class Config:
         raise ConfigError(f"{self.path.name}: charts: no chart named {name!r} (known: {', '.join(known)}){hint}")
 
     def holds(self, folder: Path) -> bool:
-        """Whether ``folder`` (links followed) is in the project or in its output: the root, the
-        output folder or a chart's ``dest``, each of which may be a link to a folder elsewhere
-        (``helm -> /data/helm``, which sync writes through)."""
+        """Whether ``folder`` (links followed) is in the project root, the output folder or a chart's
+        ``dest``, each of which may be a link elsewhere (``helm -> /data/helm``: sync writes through it)."""
         places = {self.root, *(self.root / d for d in (self.output, *(c.dest for c in self.charts)))}
         resolved = folder.resolve()
         return any(resolved.is_relative_to(place.resolve()) for place in places)
 
-    def missing_outputs(self, names: list[str] | None = None) -> list[str]:
-        """The chart output folders (project-relative, ``/``-terminated) that do not exist, for ``names`` or all."""
-        specs = [self.chart(name) for name in dict.fromkeys(names)] if names else list(self.charts)
-        return list(dict.fromkeys(f"{s.dest}/" for s in specs if not (self.root / s.dest).is_dir()))
-
     def require_outputs(self, names: list[str] | None = None) -> None:
-        """Raise :class:`NotSyncedError` (exit 2, one line) when a chart output folder is missing.
-
-        Every command that reads the vendored charts calls this first, so a project that was never
-        synced gets ``helm/kserve-crd/ does not exist: run gsvendor sync`` instead of a flood of diffs.
-        """
-        missing = self.missing_outputs(names)
+        """Raise :class:`NotSyncedError` when a chart output folder is missing (a project never synced gets
+        ``helm/kserve-crd/ does not exist: run gsvendor sync``, not a flood of diffs)."""
+        specs = [self.chart(name) for name in dict.fromkeys(names)] if names else self.charts
+        missing = list(dict.fromkeys(f"{s.dest}/" for s in specs if not (self.root / s.dest).is_dir()))
         if not missing:
             return
         output = f"{self.output.rstrip('/')}/"
@@ -187,9 +164,8 @@ class Config:
         raise NotSyncedError(f"{missing[0]} does not exist{more}: run gsvendor sync{self._misspelt(missing[0])}")
 
     def _misspelt(self, missing: str) -> str:
-        """A hint when a folder beside the missing chart folder, of no configured chart, has a close
-        name (``helm/kserve-crd/`` for ``helm/kserve-crdd/``): the chart's name in gsvendor.yaml may
-        be misspelt, not the project unsynced. ``""`` otherwise."""
+        """A hint when a folder of no configured chart beside the missing one has a close name
+        (``helm/kserve-crd/`` for ``helm/kserve-crdd/``): the chart name may be misspelt. Else ``""``."""
         parent = (self.root / missing).parent
         configured = {os.path.normpath(self.root / chart.dest) for chart in self.charts}
         try:
@@ -212,10 +188,8 @@ class Config:
 
 
 def find_config(start: Path | None = None) -> Path:
-    """The nearest ``gsvendor.yaml`` in ``start`` (default: the current folder) or a parent, as git finds its root.
-
-    Raises :class:`ConfigError` when no folder up to the file system root holds one.
-    """
+    """The nearest ``gsvendor.yaml`` in ``start`` (default: the current folder) or a parent; raises
+    :class:`ConfigError` when there is none."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / CONFIG_FILE
@@ -227,12 +201,11 @@ def find_config(start: Path | None = None) -> Path:
 
 
 def load_config(path: Path | None = None, label: str | None = None, stamps: Path | None = None) -> Config:
-    """Load and validate the configuration at ``path``; without one, the nearest (:func:`find_config`).
+    """Load and validate the configuration at ``path``, or the nearest (:func:`find_config`).
 
-    ``label`` names the file in messages: by default ``gsvendor.yaml`` for a discovered file (paths
-    in messages are relative to the project root), else ``path`` as given. Raises
-    :class:`ConfigError` for a missing file, invalid YAML or a schema violation, and for two charts
-    writing the same destination. ``stamps``: the validation stamps folder (:func:`load_validated`).
+    ``label`` names the file in messages (default: its name when in the current folder or found, else
+    ``path``); ``stamps``: the validation stamps folder (:func:`load_validated`). Raises
+    :class:`ConfigError` for a missing file, invalid YAML, a schema violation or overlapping destinations.
     """
     if path is None:
         path = find_config()
@@ -279,7 +252,10 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
             )
         selectors = {}
         for key in ("include", "exclude"):
-            items = tuple(_selector(item) for item in entry.get(key, ()))
+            items = tuple(
+                Selector(path=i) if isinstance(i, str) else Selector(kind=i.get("kind"), name=i.get("name"))
+                for i in entry.get(key, ())
+            )
             if any((s.path is None) != (render is not None) for s in items):
                 wanted = "{kind, name} selectors (the chart is rendered)" if render else "path globs"
                 raise ConfigError(f"{where}: {key}: use {wanted}")
@@ -291,8 +267,7 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
                 upstream_path=str(entry.get("path", f"charts/{name}")),
                 dest=dest,
                 render=render,
-                include=selectors["include"],
-                exclude=selectors["exclude"],
+                **selectors,
             )
         )
     files = []
@@ -333,8 +308,7 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
 
 
 def _generate_settings(generate: dict[str, Any], file: YamlFile) -> GenerateSettings:
-    """``generate:`` (validated) as :class:`GenerateSettings`; helm-docs options gsvendor does not
-    emulate are refused by name (exit 2)."""
+    """``generate:`` as :class:`GenerateSettings`; helm-docs options not emulated are refused by name."""
     readme = generate.get("readme", {})
     if readme.get("documentDependencyValues"):
         where = file.where(["generate", "readme", "documentDependencyValues"])
@@ -369,12 +343,6 @@ def _tag_pattern(value: Any, where: object) -> str:
     except re.error as exc:
         raise ConfigError(f"{where}: upstream.tagPattern: {value!r} is not a regular expression ({exc})") from None
     return str(value)
-
-
-def _selector(item: Any) -> Selector:
-    if isinstance(item, str):
-        return Selector(path=item)
-    return Selector(kind=item.get("kind"), name=item.get("name"))
 
 
 _FOLDER = "/"  # marks a destination claimed as a whole folder in _claim's registry

@@ -1,7 +1,4 @@
-"""Typed errors, each carrying the exit code the CLI maps it to.
-
-Exit codes follow the project convention: 0 ok, 1 a check failed, 2 usage or input error.
-"""
+"""Typed errors, each carrying the exit code the CLI maps it to: 1 a check failed, 2 usage or input error."""
 
 from __future__ import annotations
 
@@ -100,10 +97,6 @@ class HandEditError(GsvendorError):
 
     code = "hand-edit"
     exit_code = 1
-
-    def __init__(self, message: str, paths: list[str]) -> None:
-        super().__init__(message, value=paths)
-        self.paths = paths
 
 
 class ToolError(GsvendorError):

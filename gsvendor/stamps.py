@@ -49,8 +49,8 @@ def write_stamp(stamp: Path | None, data: Any) -> None:
     if stamp is None:
         return
     try:
-        try:  # exact: the same types, values and key order come back (no date, tuple, NaN or int key)
-            text = json.dumps(data, separators=(",", ":"))
+        try:  # exact: the same types, values and key order come back (no date, tuple, infinity, NaN or int key)
+            text = json.dumps(data, separators=(",", ":"), allow_nan=False)
             held = f'{{"data":{text}}}' if json.loads(text) == data else "{}"
         except (TypeError, ValueError, RecursionError):
             held = "{}"

@@ -38,10 +38,8 @@ class YamlLimits:
     max_depth: int = MAX_DEPTH
 
 
-MAX_USER_FILE_BYTES = 16 * 1024 * 1024
-MAX_YAML_NODES = 200_000
 # gsvendor.yaml, overlays, the lock, validation stamps' texts
-USER_FILE = YamlLimits(MAX_USER_FILE_BYTES, MAX_YAML_NODES)
+USER_FILE = YamlLimits(16 * 1024 * 1024, 200_000)
 # upstream values.yaml and Chart.yaml, helm's rendered manifests: CRDs reach megabytes
 UPSTREAM = YamlLimits(64 * 1024 * 1024, 1_000_000)
 
@@ -74,15 +72,13 @@ _TOKEN_START = frozenset(" \t\n\r[{,:")  # ":" for a JSON-like key's value: {"k"
 _NAMES_LOOKED_AT = 1000
 
 
-def check_text(text: str, label: str, limits: YamlLimits = UPSTREAM, error: type[Exception] = YamlLimitError) -> None:
-    """Raise ``error`` (``label: …``) when ``text`` is over ``limits`` or its aliases add more values
-    than :func:`alias_budget` allows. Invalid YAML is left to the parser that reads the text next.
-    """
+def check_text(text: str, label: str, limits: YamlLimits = UPSTREAM) -> None:
+    """Raise :class:`YamlLimitError` (``label: …``) when ``text`` is over ``limits`` or its aliases add
+    more values than :func:`alias_budget` allows. Invalid YAML is left to the parser that reads it next."""
     if len(text) > limits.max_bytes:
-        raise error(f"{label}: larger than {limits.max_bytes // 1024 // 1024} MiB")
-    if not _may_exceed(text, limits):
-        return
-    _scan(text, label, limits, error)
+        raise YamlLimitError(f"{label}: larger than {limits.max_bytes // 1024 // 1024} MiB")
+    if _may_exceed(text, limits):
+        _scan(text, label, limits)
 
 
 def _may_exceed(text: str, limits: YamlLimits) -> bool:
@@ -147,20 +143,12 @@ def _aliased(text: str) -> bool:
     return bool(names[0] & names[1])
 
 
-def _scan(text: str, label: str, limits: YamlLimits, error: type[Exception]) -> None:
-    """Stream ``text``'s parse events, counting nodes, depth and expanded sizes; raise ``error`` at a limit."""
+def _scan(text: str, label: str, limits: YamlLimits) -> None:
+    """Stream ``text``'s parse events, counting nodes, depth and expanded sizes; raise at the first limit."""
+    from ruamel.yaml import events as ev
     from ruamel.yaml.error import YAMLError
-    from ruamel.yaml.events import (
-        AliasEvent,
-        DocumentStartEvent,
-        MappingEndEvent,
-        MappingStartEvent,
-        ScalarEvent,
-        SequenceEndEvent,
-        SequenceStartEvent,
-    )
 
-    starts, ends = (MappingStartEvent, SequenceStartEvent), (MappingEndEvent, SequenceEndEvent)
+    starts, ends = (ev.MappingStartEvent, ev.SequenceStartEvent), (ev.MappingEndEvent, ev.SequenceEndEvent)
     cap = 1 << 62  # expanded sizes stop growing here (an alias chain doubles them per level)
     nodes = written = 0
     stack: list[list[Any]] = []  # per open collection: [expanded size so far, anchor]
@@ -168,26 +156,26 @@ def _scan(text: str, label: str, limits: YamlLimits, error: type[Exception]) -> 
     try:
         for event in _events(text):
             kind = type(event)
-            if kind in starts or kind is ScalarEvent:
+            if kind in starts or kind is ev.ScalarEvent:
                 nodes += 1
                 written += 1
                 if nodes > limits.max_nodes:
-                    raise error(f"{label}: more than {limits.max_nodes} YAML nodes")
-                if kind is ScalarEvent:
+                    raise YamlLimitError(f"{label}: more than {limits.max_nodes} YAML nodes")
+                if kind is ev.ScalarEvent:
                     size, anchor = 1, event.anchor
                 else:
                     stack.append([1, event.anchor])
                     if len(stack) > limits.max_depth:
                         line = event.start_mark.line + 1 if event.start_mark else "?"
-                        raise error(f"{label}:{line}: nested more than {limits.max_depth} levels deep")
+                        raise YamlLimitError(f"{label}:{line}: nested more than {limits.max_depth} levels deep")
                     continue
-            elif kind is AliasEvent:
+            elif kind is ev.AliasEvent:
                 if any(entry[1] == event.anchor for entry in stack):  # yaml.v3: "value contains itself"
-                    raise error(f"{label}: the alias *{shorten(event.anchor)} is inside the node it names")
+                    raise YamlLimitError(f"{label}: the alias *{shorten(event.anchor)} is inside the node it names")
                 size, anchor = sizes.get(event.anchor, 1), None
             elif kind in ends:
                 size, anchor = stack.pop()
-            elif kind is DocumentStartEvent:
+            elif kind is ev.DocumentStartEvent:
                 sizes.clear()
                 written = 0
                 continue
@@ -199,8 +187,8 @@ def _scan(text: str, label: str, limits: YamlLimits, error: type[Exception]) -> 
                 stack[-1][0] = min(cap, stack[-1][0] + size)
             elif size - written > alias_budget(written):
                 most = alias_budget(written) + written
-                raise error(f"{label}: its aliases expand to more than {most} values (an alias bomb?)")
-    except error:
+                raise YamlLimitError(f"{label}: its aliases expand to more than {most} values (an alias bomb?)")
+    except YamlLimitError:
         raise
     except (YAMLError, ValueError, AssertionError, IndexError, KeyError, TypeError):
         return  # invalid: the parser reading it next says where and why
@@ -226,8 +214,8 @@ def read_text(path: Path, label: str) -> str:
     try:
         if path.exists() and not path.is_file():  # a FIFO or a device would block or never end
             raise ConfigError(f"{label}: not a regular file", file=label)
-        if path.stat().st_size > MAX_USER_FILE_BYTES:
-            raise ConfigError(f"{label}: larger than {MAX_USER_FILE_BYTES // 1024 // 1024} MiB", file=label)
+        if path.stat().st_size > USER_FILE.max_bytes:
+            raise ConfigError(f"{label}: larger than {USER_FILE.max_bytes // 1024 // 1024} MiB", file=label)
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{label}: not found", file=label) from None
@@ -235,9 +223,8 @@ def read_text(path: Path, label: str) -> str:
         raise ConfigError(f"{label}: cannot read: {' '.join(str(exc).split())}", file=label) from None
 
 
-def load_yaml_document(path: Path, label: str | None = None) -> Any:
+def load_yaml_document(path: Path, label: str) -> Any:
     """``path`` as one round-trip YAML document (keys keep line numbers); raises :class:`ConfigError`."""
-    label = label or str(path)
     return _parse_round_trip(read_text(path, label), label)
 
 
@@ -438,13 +425,6 @@ def to_plain(node: Any) -> Any:
         return {str(k): to_plain(v) for k, v in node.items()}
     if isinstance(node, list):
         return [to_plain(v) for v in node]
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        # an anchored boolean (&on true) is ruamel's ScalarBoolean, an int underneath: true, not 1
-        return bool(node) if type(node).__name__ == "ScalarBoolean" else int(node)
-    if isinstance(node, float):
-        return float(node)
-    if isinstance(node, str):
-        return str(node)
-    return node
+    if type(node).__name__ == "ScalarBoolean":  # an anchored boolean (&on true), an int underneath
+        return bool(node)
+    return next((kind(node) for kind in (bool, int, float, str) if isinstance(node, kind)), node)
