@@ -218,7 +218,7 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
     upstream = data["upstream"]
     output = str(data.get("output", "helm"))
     charts: list[ChartSpec] = []
-    seen: dict[str, str] = {}  # destination → what writes it
+    seen: dict[PurePosixPath, tuple[str, bool]] = {}  # destination → what writes it, whether a folder
     for index, entry in enumerate(data["charts"]):
         if isinstance(entry, str):
             entry = {"name": entry}
@@ -281,13 +281,21 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
     for written in (output, lock, *(c.dest for c in charts), *(f.dest for f in files)):
         if not written or re.search(OUTSIDE, written):
             raise ConfigError(f"{label}: {written!r} must be a relative path inside the project")
-    for other_key, owner in seen.items():
-        other = PurePosixPath(other_key.rstrip(_FOLDER))
+    for other, (owner, _) in seen.items():
         if PurePosixPath(lock) == other or other in PurePosixPath(lock).parents:
             raise ConfigError(f"{label}: lock: {lock} is inside {other}, which {owner} writes")
     overlays_dir = root / str(data.get("overlays", "overlays"))
     if "overlays" in data and not overlays_dir.is_dir():  # a typo must not drop every overlay
         raise ConfigError(f"{file.where(['overlays'])}: overlays: {overlays_dir} is not a folder")
+    generate = _generate_settings(data.get("generate", {}), file)
+    tag_pattern = str(upstream.get("tagPattern", DEFAULT_TAG_PATTERN))
+    try:
+        re.compile(tag_pattern)
+    except re.error as exc:
+        raise ConfigError(
+            f"{file.where(['upstream', 'tagPattern'])}: upstream.tagPattern: {tag_pattern!r} "
+            f"is not a regular expression ({exc})"
+        ) from None
     return Config(
         path=path,
         root=root,
@@ -299,9 +307,9 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
         lock_path=root / lock,
         charts=tuple(charts),
         files=tuple(files),
-        generate=_generate_settings(data.get("generate", {}), file),
+        generate=generate,
         raw=data,
-        tag_pattern=_tag_pattern(upstream.get("tagPattern"), file.where(["upstream", "tagPattern"])),
+        tag_pattern=tag_pattern,
         source=file,
         stamps=stamps,
     )
@@ -334,26 +342,10 @@ def _generate_settings(generate: dict[str, Any], file: YamlFile) -> GenerateSett
     )
 
 
-def _tag_pattern(value: Any, where: object) -> str:
-    """``upstream.tagPattern`` checked to compile, or the default."""
-    if value is None:
-        return DEFAULT_TAG_PATTERN
-    try:
-        re.compile(str(value))
-    except re.error as exc:
-        raise ConfigError(f"{where}: upstream.tagPattern: {value!r} is not a regular expression ({exc})") from None
-    return str(value)
-
-
-_FOLDER = "/"  # marks a destination claimed as a whole folder in _claim's registry
-
-
-def _claim(seen: dict[str, str], dest: str, owner: str, where: object, *, folder: bool) -> None:
-    """Register ``dest``; folders may be shared by charts, anything else must not overlap."""
+def _claim(seen: dict[PurePosixPath, tuple[str, bool]], dest: str, owner: str, where: object, *, folder: bool) -> None:
+    """Register ``dest`` (a folder when ``folder``); folders may be shared by charts, nothing else may overlap."""
     path = PurePosixPath(dest)
-    for other_key, other in seen.items():
-        other_dest, other_folder = other_key.rstrip(_FOLDER), other_key.endswith(_FOLDER)
-        other_path = PurePosixPath(other_dest)
+    for other_path, (other, other_folder) in seen.items():
         if path == other_path and folder and other_folder:
             continue  # charts sharing one folder: their files must not collide (checked when built)
         if path == other_path or path in other_path.parents or other_path in path.parents:
@@ -362,5 +354,5 @@ def _claim(seen: dict[str, str], dest: str, owner: str, where: object, *, folder
                 # vendoring writes a chart's folder whole; generate documents the charts inside it
                 outer = other if other_path in path.parents else owner
                 hint = f" (a chart inside another chart's folder comes with it: list only {outer})"
-            raise ConfigError(f"{where}: destination {dest} overlaps {other_dest} of {other}{hint}")
-    seen[dest + (_FOLDER if folder else "")] = owner
+            raise ConfigError(f"{where}: destination {dest} overlaps {other_path} of {other}{hint}")
+    seen[path] = (owner, folder)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
 import re
 import stat
@@ -123,8 +124,6 @@ class Digests:
         """The hex sha256 of ``data``."""
         known = self._known.get(id(data))
         if known is None or known[0] is not data:
-            import hashlib
-
             known = self._known[id(data)] = (data, hashlib.sha256(data).hexdigest())
         return known[1]
 
@@ -193,11 +192,9 @@ def default_cache_dir(explicit: Path | None = None) -> Path:
     ``$XDG_CACHE_HOME/gsvendor``, else ``~/.cache/gsvendor``."""
     if explicit is not None:
         return explicit
-    env = os.environ
-    if env.get("GSVENDOR_CACHE_DIR"):
-        return Path(env["GSVENDOR_CACHE_DIR"])
-    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "gsvendor"
+    if os.environ.get("GSVENDOR_CACHE_DIR"):
+        return Path(os.environ["GSVENDOR_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gsvendor"
 
 
 @contextlib.contextmanager
@@ -211,7 +208,6 @@ def project_lock(folder: Path, timeout: float, on_wait: Callable[[str], None] | 
         raise GsvendorError(f"{folder}: cannot open the project folder: {exc.strerror or exc}") from None
     try:
         deadline = time.monotonic() + timeout
-        told = False
         unknown = 0
         while True:
             try:
@@ -227,9 +223,9 @@ def project_lock(folder: Path, timeout: float, on_wait: Callable[[str], None] | 
                         f"another gsvendor ({holder}) is working in {folder}; gave up after {timeout:g} s "
                         "(--lock-timeout)"
                     ) from None
-                if not told and on_wait is not None:
+                if on_wait is not None:  # once
                     on_wait(f"waiting for another gsvendor ({holder}) working in {folder} …")
-                    told = True
+                    on_wait = None
                 time.sleep(0.05)
         yield
     finally:

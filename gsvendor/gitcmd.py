@@ -24,7 +24,6 @@ class GitTimeout(ToolError):
 
     def __init__(self, args: Sequence[str], seconds: float) -> None:
         super().__init__(f"git {args[0] if args else ''} took longer than {seconds:g} s")
-        self.seconds = seconds
 
 
 # git rev-parse --local-env-vars (git 2.39)

@@ -51,8 +51,8 @@ class Place:
 
 @dataclass(frozen=True)
 class Scope:
-    """What a journal of this project may name: ``dests`` (the configured destinations) and ``lock``,
-    project-relative POSIX paths."""
+    """What a journal of this project may name: ``dests`` (the configured destinations, sorted) and
+    ``lock``, project-relative POSIX paths."""
 
     dests: tuple[str, ...]
     lock: str
@@ -251,8 +251,3 @@ def _walk(root: Path, path: str, trusted: str, last_may_link: bool) -> None:
             fd = next_fd
     finally:
         os.close(fd)
-
-
-def scope_of(dests: Iterable[str], lock: str) -> Scope:
-    """A :class:`Scope` of ``dests`` and ``lock`` (project-relative, as in the configuration)."""
-    return Scope(tuple(sorted(set(dests))), lock)

@@ -355,13 +355,15 @@ def libyaml_differs(text: str) -> bool:
     return text.startswith("%") or "\n%" in text  # "^%" of re.M: at the start or after a "\n"
 
 
+@dataclass
 class YamlFile:
     """A validated user YAML file: ``data`` (plain, :func:`to_plain`) and key lines for messages, from a
     round-trip parse made on the first :meth:`line_of` call (a stamped file that loads costs one libyaml parse)."""
 
-    def __init__(self, label: str, text: str, data: Any, document: Any = None) -> None:
-        self.label, self.text, self.data = label, text, data
-        self._document = document
+    label: str
+    text: str
+    data: Any
+    _document: Any = None
 
     def line_of(self, path: list[Any]) -> int | None:
         """1-based line of the key at ``path`` (``['charts', 2, 'name']``), ``None`` when not found."""
