@@ -159,7 +159,6 @@ class LazyMap(Mapping):  # type: ignore[type-arg]
                 self._entries[name] = (start, stop, "", True)
             else:
                 self._entries[name] = (j + 1, stop, rest, False)
-            self._values.pop(name, None)
             j = stop
         self._indent = indent
 

@@ -228,19 +228,16 @@ def _walk(root: Path, path: str, trusted: str, last_may_link: bool) -> None:
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
         for index, part in enumerate(parts):
-            last = index == len(parts) - 1
+            last, where = index == len(parts) - 1, "/".join(parts[: index + 1])
             try:
                 info = os.stat(part, dir_fd=fd, follow_symlinks=index < skip)
             except FileNotFoundError:
                 return
             except OSError as exc:
-                raise ValueError(f"{'/'.join(parts[: index + 1])}: {exc.strerror or exc}") from None
-            where = "/".join(parts[: index + 1])
+                raise ValueError(f"{where}: {exc.strerror or exc}") from None
             if stat.S_ISLNK(info.st_mode) and not (last and last_may_link):
                 raise ValueError(f"{path[:200]}: {where} is a link")
-            if last:
-                return
-            if not stat.S_ISDIR(info.st_mode):
+            if last or not stat.S_ISDIR(info.st_mode):
                 return  # a file where a folder goes: the step's own checks handle it
             flags = os.O_RDONLY | os.O_DIRECTORY | (0 if index < skip else os.O_NOFOLLOW)
             try:

@@ -48,8 +48,9 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
     if not errors:
         return
     chosen = [_chosen(error) for error in errors]
+    # jsonschema names the missing key only in its message, one error per key
     meant = {
-        (tuple(path), meant_key)
+        (tuple(path), f"{meant_key!r} is a required property")
         for error, path, _ in chosen
         if error.validator == "additionalProperties" and isinstance(error.instance, dict)
         for key in _unknown_keys(error.instance, error.schema)
@@ -57,10 +58,7 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
     }
     lines = []
     for error, path, message in chosen:
-        # jsonschema names the missing key only in its message, one error per key
-        if error.validator == "required" and any(
-            message == f"{key!r} is a required property" for where, key in meant if where == tuple(path)
-        ):
+        if error.validator == "required" and (tuple(path), message) in meant:
             continue
         if error.validator == "not":
             message = f"{shorten(repr(error.instance))} must be a relative path inside the project"

@@ -406,9 +406,7 @@ def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path 
             return YamlFile(label, text, held["data"])
         try:
             data = load_plain(text, label, USER_FILE)
-        except YamlLimitError:
-            raise
-        except Exception:  # a stamp for text libyaml cannot read: the full path words the error
+        except Exception:  # the full path words the error (and checks the limits again)
             data = None
         if data is not None:
             return YamlFile(label, text, to_plain(data))
