@@ -105,23 +105,18 @@ def run(
         track("+", process.pid)
     try:
         out, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill(process)
-        raise GitTimeout(args, timeout) from None
-    except BaseException:
-        _kill(process)
+    except BaseException as exc:  # out of time, or interrupted: the whole group goes
+        with contextlib.suppress(OSError):  # the group is gone already
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        if isinstance(exc, subprocess.TimeoutExpired):
+            raise GitTimeout(args, timeout) from None
         raise
     finally:
         if track is not None:
             track("-", process.pid)
     decode = {"encoding": "utf-8", "errors": "surrogateescape"}
     return subprocess.CompletedProcess(["git", *args], process.returncode, out.decode(**decode), err.decode(**decode))
-
-
-def _kill(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(OSError):  # the group is gone already
-        os.killpg(process.pid, signal.SIGKILL)
-    process.communicate()
 
 
 def readable(text: str) -> str:
