@@ -201,12 +201,10 @@ def find_config(start: Path | None = None) -> Path:
 
 
 def load_config(path: Path | None = None, label: str | None = None, stamps: Path | None = None) -> Config:
-    """Load and validate the configuration at ``path``, or the nearest (:func:`find_config`).
-
-    ``label`` names the file in messages (default: its name when in the current folder or found, else
-    ``path``); ``stamps``: the validation stamps folder (:func:`load_validated`). Raises
-    :class:`ConfigError` for a missing file, invalid YAML, a schema violation or overlapping destinations.
-    """
+    """Load and validate the configuration at ``path``, or the nearest (:func:`find_config`). ``label``
+    names the file in messages (default: its name when in the current folder or found, else ``path``);
+    ``stamps``: the validation stamps folder (:func:`load_validated`). Raises :class:`ConfigError` for a
+    missing file, invalid YAML, a schema violation or overlapping destinations."""
     if path is None:
         path = find_config()
         label = label or path.name

@@ -18,11 +18,9 @@ from gsvendor.stamps import read_stamp, stamp_path, write_stamp
 
 def read_tree(root: Path, dest: str) -> dict[str, bytes]:
     """Every regular file below ``root/dest`` (relative POSIX path → bytes); empty when the folder is absent.
-
-    Raises :class:`GsvendorError` naming a file that cannot be read, a link leading outside ``root``
-    (a diff would print a file of the machine), or past :data:`MAX_TREE_FILE_BYTES` a file or
-    :data:`MAX_TREE_BYTES` the tree (the limits of upstream archives).
-    """
+    Raises :class:`GsvendorError` naming a file that cannot be read, a link leading outside ``root`` (a
+    diff would print a file of the machine), or past :data:`MAX_TREE_FILE_BYTES` a file or
+    :data:`MAX_TREE_BYTES` the tree (the limits of upstream archives)."""
     folder = root / dest
     if not folder.is_dir():
         return {}

@@ -78,12 +78,10 @@ def run(
     track: Callable[[str, int], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run ``git *args`` in ``cwd`` for at most ``timeout`` seconds; stdout and stderr as text (UTF-8,
-    undecodable bytes kept as surrogates: :func:`readable`). A non-zero exit is the caller's to judge.
-
+    undecodable bytes kept as surrogates: :func:`readable`); a non-zero exit is the caller's to judge.
     ``track`` is told ``("+", pid)`` when git started and ``("-", pid)`` when it ended; such a git also
     gets SIGKILL when gsvendor dies. Raises :class:`ToolError` when git cannot be started,
-    :class:`GitTimeout` when it ran out of time.
-    """
+    :class:`GitTimeout` when it ran out of time."""
     if timeout <= 0:
         raise GitTimeout(args, 0)
     try:

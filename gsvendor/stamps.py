@@ -42,10 +42,8 @@ def read_stamp(stamp: Path | None) -> dict[str, Any] | None:
 
 
 def write_stamp(stamp: Path | None, data: Any) -> None:
-    """Write ``stamp`` holding ``data`` when JSON gives it back exactly (else an empty object), atomically.
-
-    A read-only or full cache only costs the next run its parse: errors are ignored.
-    """
+    """Write ``stamp`` holding ``data`` when JSON gives it back exactly (else an empty object), atomically;
+    errors are ignored (a read-only or full cache only costs the next run its parse)."""
     if stamp is None:
         return
     try:

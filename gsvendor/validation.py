@@ -35,12 +35,9 @@ def format_path(path: list[Any]) -> str:
 
 
 def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
-    """Validate ``document`` (a ruamel document) against ``schema`` (JSON Schema 2020-12).
-
-    Raises :class:`ConfigError` with one line per violation, each ``file:line: key: message``,
-    in document order. A required key that an unknown key there misspells (``{nam: x}``: "did you
-    mean name?") is not reported missing as well.
-    """
+    """Validate ``document`` (a ruamel document) against ``schema`` (JSON Schema 2020-12); raises
+    :class:`ConfigError` with one ``file:line: key: message`` line per violation, in document order. A
+    required key that an unknown key there misspells (``{nam: x}``) is not reported missing as well."""
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema)
@@ -86,10 +83,9 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
 
 
 def _chosen(error: Any) -> tuple[Any, list[Any], str]:
-    """The error to report, its path and message: of a ``oneOf``, the alternative that got furthest
-    into the document says best what is wrong; of those, one of the value's type (a mapping's
-    unknown key, not "is not of type 'string'"), and an unknown key before a missing one ({nam: x}:
-    "did you mean name?")."""
+    """The error to report, its path and message: of a ``oneOf``, the alternative that got furthest into
+    the document, then one of the value's type (an unknown key, not "is not of type 'string'"), then an
+    unknown key before a missing one."""
     if error.validator == "oneOf" and error.context:
         error = max(
             error.context,

@@ -391,12 +391,9 @@ class _Where:
 def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path | None = None) -> YamlFile:
     """Read ``path`` as one YAML document and validate it against ``schema``; raises :class:`ConfigError`
     as :func:`load_yaml_document` and :func:`validate` do, and ``label: the file is empty``.
-
-    ``stamps`` is a folder of validation stamps (:mod:`gsvendor.stamps`) keyed by the schema and the
-    text: with a stamp the text is known valid and its data read from the stamp (no YAML parse, no
-    jsonschema import: ~70 ms), or by libyaml when JSON cannot hold it exactly. Without one the text is
-    parsed round-trip and validated, and the stamp written when it passes.
-    """
+    ``stamps``: a folder of validation stamps (:mod:`gsvendor.stamps`) keyed by the schema and the text.
+    With a stamp the text is known valid and its data read from it (no YAML parse, no jsonschema import:
+    ~70 ms) or by libyaml; without, the text is parsed round-trip, validated and stamped when it passes."""
     text = read_text(path, label)
     stamp = stamp_path(stamps, json.dumps(schema, sort_keys=True), text)
     # an explicit tag (!!str 3) is a TaggedScalar round-trip and a plain value to libyaml
