@@ -31,7 +31,6 @@ DEFAULT_PATCHES = "patches/llmisvc"
 @dataclass(frozen=True)
 class GenerateSettings:
     """``generate:`` of gsvendor.yaml: how ``gsvendor generate`` (and ``sync``) write the generated files.
-
     ``sort_values_order``: the README values table order (``alphabetical`` = helm-docs v1.14.2's
     ``--sort-values-order alphanum``, or ``file``). ``normalize``: ``none`` writes values.schema.json as
     helm-values-schema-json v2.5.0 does, ``schemalint`` through schemalint v2.6.1's ``normalize``.

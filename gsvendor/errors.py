@@ -10,7 +10,6 @@ from pathlib import Path
 
 class GsvendorError(Exception):
     """Base class of every error gsvendor reports to a user, rendered once by the CLI's writer.
-
     ``problems``: what is wrong, one ``error:`` line each (a line break inside one is shown escaped).
     ``file``, ``key`` and ``value`` name what the error is about, when one thing is. ``code`` names the
     kind for scripts, ``exit_code`` is the process exit code. ``str(exc)`` is the problems, one a line.

@@ -22,9 +22,8 @@ def _live(*names: str) -> list[int]:
     return [number for number in numbers if signal.getsignal(number) is not signal.SIG_IGN]
 
 
-def interrupt(signum: int, frame: Any) -> None:
-    """A signal handler: end the run as Ctrl-C does. Raises ``KeyboardInterrupt``."""
-    raise KeyboardInterrupt
+# a signal handler that ends the run as Ctrl-C does: raises KeyboardInterrupt
+interrupt = signal.default_int_handler
 
 
 def interrupt_on_termination() -> None:

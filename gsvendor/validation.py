@@ -1,8 +1,5 @@
-"""Checking a YAML document against a JSON Schema: one ``file:line: key: message`` line per mistake.
-
-The messages name the key path (``charts[2].name``) and the line; an unknown key is named with the
-closest known key (a misspelt key is the usual cause).
-"""
+"""Checking a YAML document against a JSON Schema: one ``file:line: key: message`` line per mistake,
+naming the key path (``charts[2].name``), and for an unknown key the closest known one."""
 
 from __future__ import annotations
 
