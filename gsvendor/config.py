@@ -5,9 +5,11 @@ mistake reported as ``file:line: key: what is wrong``.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -221,9 +223,10 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
             entry = {"name": entry}
         name = str(entry["name"])
         dest = str(PurePosixPath(entry.get("dest", f"{output}/{name}")))
-        where = file.where(["charts", index], f": charts[{index}]")
+        # the line is looked up (a round-trip parse) only for a message
+        where = functools.partial(file.where, ["charts", index], f": charts[{index}]")
         if name in {c.name for c in charts}:
-            raise ConfigError(f"{where}: chart {name!r} is listed twice")
+            raise ConfigError(f"{where()}: chart {name!r} is listed twice")
         render = None
         if "render" in entry:
             r = entry["render"]
@@ -231,15 +234,15 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
                 probe = r.get("fileName", "{name}").format(kind="K", kind_lower="k", name="n", namespace="ns")
             except (KeyError, ValueError, IndexError) as exc:
                 raise ConfigError(
-                    f"{where}: render.fileName: {r.get('fileName')!r} is not a file name pattern "
+                    f"{where()}: render.fileName: {r.get('fileName')!r} is not a file name pattern "
                     f"({type(exc).__name__}: {exc}; placeholders: {{kind}}, {{kind_lower}}, {{name}}, {{namespace}})"
                 ) from None
             if "/" in probe or probe in (".", ".."):
-                raise ConfigError(f"{where}: render.fileName: {r.get('fileName')!r} must name a file, not a path")
+                raise ConfigError(f"{where()}: render.fileName: {r.get('fileName')!r} must name a file, not a path")
             try:  # written for helm as JSON (images/render.py): a date, !!binary or !!set cannot be
                 json.dumps(r.get("values", {}))
             except (TypeError, ValueError) as exc:
-                raise ConfigError(f"{where}: render.values: a value helm cannot take as JSON ({exc})") from None
+                raise ConfigError(f"{where()}: render.values: a value helm cannot take as JSON ({exc})") from None
             render = RenderSpec(
                 release=r.get("release", name),
                 namespace=r.get("namespace", "default"),
@@ -255,7 +258,7 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
             )
             if any((s.path is None) != (render is not None) for s in items):
                 wanted = "{kind, name} selectors (the chart is rendered)" if render else "path globs"
-                raise ConfigError(f"{where}: {key}: use {wanted}")
+                raise ConfigError(f"{where()}: {key}: use {wanted}")
             selectors[key] = items
         _claim(seen, dest, f"chart {name}", where, folder=True)
         charts.append(
@@ -269,7 +272,7 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
         )
     files = []
     for index, entry in enumerate(data.get("files", ())):
-        where = file.where(["files", index], f": files[{index}]")
+        where = functools.partial(file.where, ["files", index], f": files[{index}]")
         dest = str(PurePosixPath(entry["to"]))
         _claim(seen, dest, f"files[{index}]", where, folder=False)
         files.append(FileSpec(source=str(PurePosixPath(entry["from"])), dest=dest))
@@ -339,7 +342,9 @@ def _generate_settings(generate: dict[str, Any], file: YamlFile) -> GenerateSett
     )
 
 
-def _claim(seen: dict[PurePosixPath, tuple[str, bool]], dest: str, owner: str, where: object, *, folder: bool) -> None:
+def _claim(
+    seen: dict[PurePosixPath, tuple[str, bool]], dest: str, owner: str, where: Callable[[], str], *, folder: bool
+) -> None:
     """Register ``dest`` (a folder when ``folder``); folders may be shared by charts, nothing else may overlap."""
     path = PurePosixPath(dest)
     for other_path, (other, other_folder) in seen.items():
@@ -351,5 +356,5 @@ def _claim(seen: dict[PurePosixPath, tuple[str, bool]], dest: str, owner: str, w
                 # vendoring writes a chart's folder whole; generate documents the charts inside it
                 outer = other if other_path in path.parents else owner
                 hint = f" (a chart inside another chart's folder comes with it: list only {outer})"
-            raise ConfigError(f"{where}: destination {dest} overlaps {other_path} of {other}{hint}")
+            raise ConfigError(f"{where()}: destination {dest} overlaps {other_path} of {other}{hint}")
     seen[path] = (owner, folder)

@@ -371,21 +371,9 @@ class YamlFile:
             self._document = _parse_round_trip(self.text, self.label)
         return line_of(self._document, path)
 
-    def where(self, path: list[Any], suffix: str = "") -> _Where:
-        """``file:line<suffix>`` for messages, its line looked up only when formatted."""
-        return _Where(self, path, suffix)
-
-
-@dataclass(frozen=True)
-class _Where:
-    """A message prefix ``file:line<suffix>`` whose line is looked up when the message is formatted."""
-
-    file: YamlFile
-    path: list[Any]
-    suffix: str
-
-    def __str__(self) -> str:
-        return f"{self.file.label}:{self.file.line_of(self.path) or '?'}{self.suffix}"
+    def where(self, path: list[Any], suffix: str = "") -> str:
+        """``file:line<suffix>`` for a message about the key at ``path``."""
+        return f"{self.label}:{self.line_of(path) or '?'}{suffix}"
 
 
 def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path | None = None) -> YamlFile:
