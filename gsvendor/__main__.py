@@ -4,18 +4,15 @@ import sys
 
 
 def run() -> None:
-    """Start the CLI. Ctrl-C, SIGTERM or SIGHUP while it is still starting (importing) exits 130
-    with one line, no traceback. A signal ignored at the start stays ignored (``nohup`` ignores
-    SIGHUP: the run must survive the terminal's hang-up)."""
+    """Start the CLI. Ctrl-C, SIGTERM or SIGHUP while it is still importing exits 130 with one line, no
+    traceback; a signal ignored at the start stays ignored (``nohup``)."""
     from gsvendor.signals import interrupt_on_termination
 
     interrupt_on_termination()
     import gc
 
-    # A run is short and makes few reference cycles, but hundreds of thousands of small objects
-    # (YAML nodes, schema trees): at the default threshold (700) the collector runs ~70 times a
-    # verify for ~15 ms and finds next to nothing. Every 50,000 net allocations still bounds what
-    # cycles can hold (the 100-chart sync peaks at the same RSS).
+    # Hundreds of thousands of small objects (YAML nodes, schema trees) and few cycles: at the default
+    # threshold (700) the collector runs ~70 times a verify for ~15 ms and finds next to nothing.
     gc.set_threshold(50_000)
     try:
         from gsvendor.cli import main
@@ -30,14 +27,10 @@ def run() -> None:
 
 
 def _exit_now(code: object) -> None:
-    """End the process with ``code`` (an int or ``None``) at once, skipping the interpreter's teardown.
-
-    Freeing the ~250 modules and every object a command made costs 30-60 ms of a run that has
-    finished. What that teardown would still do is done here: the atexit handlers run
-    (weakref finalizers among them) and the standard streams are flushed. Returns, leaving the
-    exit to Python, when another non-daemon thread still runs (Python would wait for it), when
-    ``code`` is a message, or when a stream cannot be flushed (Python reports that as it does).
-    """
+    """End the process with ``code`` (an int or ``None``) at once, skipping the interpreter's teardown
+    (30-60 ms freeing ~250 modules): atexit handlers run and the standard streams are flushed first.
+    Returns, leaving the exit to Python, when another non-daemon thread runs, ``code`` is a message, or
+    a stream cannot be flushed (Python reports that)."""
     import atexit
     import os
     import threading

@@ -1,17 +1,15 @@
-"""The declared configuration: ``gsvendor.yaml`` at the project root.
-
-Every relative path in it is relative to the folder holding the file (the project root).
-The file is validated with a JSON Schema (draft 2020-12, :data:`CONFIG_SCHEMA`); each
-mistake is reported as ``file:line: key: what is wrong``. The file is read through
-:mod:`gsvendor.yamlio` (every YAML text's bounds) and validated once per text
-(:mod:`gsvendor.stamps`); this module is the configuration model.
+"""The declared configuration, ``gsvendor.yaml`` at the project root (relative paths in it are relative
+to its folder): read through :mod:`gsvendor.yamlio` and validated with :data:`CONFIG_SCHEMA`, each
+mistake reported as ``file:line: key: what is wrong``.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -35,16 +33,12 @@ DEFAULT_PATCHES = "patches/llmisvc"
 @dataclass(frozen=True)
 class GenerateSettings:
     """``generate:`` of gsvendor.yaml: how ``gsvendor generate`` (and ``sync``) write the generated files.
-
-    ``sort_values_order``: the README values table order, helm-docs v1.14.2's
-    ``--sort-values-order`` (``alphabetical`` = helm-docs ``alphanum``, or ``file``).
-    ``normalize``: ``none`` writes values.schema.json as helm-values-schema-json v2.5.0 does;
-    ``schemalint`` passes it through schemalint v2.6.1's ``normalize``. helm-docs' flags:
-    ``template_files`` (``--template-files``, file names in the chart folder), ``badge_style``
-    (``--badge-style``), ``skip_version_footer`` (``--skip-version-footer``),
-    ``ignore_non_descriptions`` (``--ignore-non-descriptions``). ``whitespace``: ``pre-commit``
-    writes README.md as helm-docs followed by pre-commit-hooks' ``end-of-file-fixer`` and
-    ``trailing-whitespace`` leave it (Giant Swarm's pipeline), ``helm-docs`` as helm-docs alone.
+    ``sort_values_order``: the README values table order (``alphabetical`` = helm-docs v1.14.2's
+    ``--sort-values-order alphanum``, or ``file``). ``normalize``: ``none`` writes values.schema.json as
+    helm-values-schema-json v2.5.0 does, ``schemalint`` through schemalint v2.6.1's ``normalize``.
+    ``template_files``, ``badge_style``, ``skip_version_footer``, ``ignore_non_descriptions``: helm-docs'
+    flags of those names. ``whitespace``: ``pre-commit`` writes README.md as helm-docs followed by
+    pre-commit-hooks' ``end-of-file-fixer`` and ``trailing-whitespace`` leave it, ``helm-docs`` as helm-docs.
     """
 
     sort_values_order: str = "alphabetical"
@@ -72,11 +66,8 @@ class Selector:
 
 @dataclass(frozen=True)
 class RenderSpec:
-    """Vendor a chart's rendered manifests (``helm template``) instead of its source, one document per file.
-
-    ``values`` are inline values, ``values_files`` project-relative values files; ``file_name`` names each
-    document's file from ``{kind}``, ``{kind_lower}``, ``{name}`` and ``{namespace}``.
-    """
+    """Vendor a chart's rendered manifests (``helm template``), one document per file named by ``file_name``
+    from ``{kind}``, ``{kind_lower}``, ``{name}`` and ``{namespace}``; ``values_files`` are project-relative."""
 
     release: str = "release"
     namespace: str = "default"
@@ -87,13 +78,8 @@ class RenderSpec:
 
 @dataclass(frozen=True)
 class ChartSpec:
-    """One vendored chart.
-
-    ``name``: chart name; ``upstream_path``: folder in the upstream tree (``charts/<name>``);
-    ``dest``: output folder relative to the project root (``<output>/<name>``); ``render``: vendor
-    rendered manifests instead of the source; ``include``/``exclude``: what to keep. Several charts
-    may share a destination folder as long as their files do not collide.
-    """
+    """One vendored chart: ``upstream_path`` (upstream-relative) copied to ``dest`` (project-relative, may
+    be shared by charts whose files do not collide), rendered when ``render``, filtered by ``include``/``exclude``."""
 
     name: str
     upstream_path: str
@@ -137,8 +123,8 @@ class Config:
         return self.source.line_of(path) if self.source is not None else None
 
     def check_tag(self, tag: str) -> None:
-        """Raise :class:`UsageError` (exit 2) unless ``tag`` matches ``upstream.tagPattern``,
-        suggesting the tag meant (``0.20.0`` → ``v0.20.0``) when one variant of it matches."""
+        """Raise :class:`UsageError` unless ``tag`` matches ``upstream.tagPattern``, suggesting the tag meant
+        (``0.20.0`` → ``v0.20.0``)."""
         if re.search(self.tag_pattern, tag):
             return
         candidates = [f"v{tag}", tag.lower(), tag[1:] if tag[:1] in "vV" else tag]
@@ -159,25 +145,17 @@ class Config:
         raise ConfigError(f"{self.path.name}: charts: no chart named {name!r} (known: {', '.join(known)}){hint}")
 
     def holds(self, folder: Path) -> bool:
-        """Whether ``folder`` (links followed) is in the project or in its output: the root, the
-        output folder or a chart's ``dest``, each of which may be a link to a folder elsewhere
-        (``helm -> /data/helm``, which sync writes through)."""
+        """Whether ``folder`` (links followed) is in the project root, the output folder or a chart's
+        ``dest``, each of which may be a link elsewhere (``helm -> /data/helm``: sync writes through it)."""
         places = {self.root, *(self.root / d for d in (self.output, *(c.dest for c in self.charts)))}
         resolved = folder.resolve()
         return any(resolved.is_relative_to(place.resolve()) for place in places)
 
-    def missing_outputs(self, names: list[str] | None = None) -> list[str]:
-        """The chart output folders (project-relative, ``/``-terminated) that do not exist, for ``names`` or all."""
-        specs = [self.chart(name) for name in dict.fromkeys(names)] if names else list(self.charts)
-        return list(dict.fromkeys(f"{s.dest}/" for s in specs if not (self.root / s.dest).is_dir()))
-
     def require_outputs(self, names: list[str] | None = None) -> None:
-        """Raise :class:`NotSyncedError` (exit 2, one line) when a chart output folder is missing.
-
-        Every command that reads the vendored charts calls this first, so a project that was never
-        synced gets ``helm/kserve-crd/ does not exist: run gsvendor sync`` instead of a flood of diffs.
-        """
-        missing = self.missing_outputs(names)
+        """Raise :class:`NotSyncedError` when a chart output folder is missing (a project never synced gets
+        ``helm/kserve-crd/ does not exist: run gsvendor sync``, not a flood of diffs)."""
+        specs = [self.chart(name) for name in dict.fromkeys(names)] if names else self.charts
+        missing = list(dict.fromkeys(f"{s.dest}/" for s in specs if not (self.root / s.dest).is_dir()))
         if not missing:
             return
         output = f"{self.output.rstrip('/')}/"
@@ -187,9 +165,8 @@ class Config:
         raise NotSyncedError(f"{missing[0]} does not exist{more}: run gsvendor sync{self._misspelt(missing[0])}")
 
     def _misspelt(self, missing: str) -> str:
-        """A hint when a folder beside the missing chart folder, of no configured chart, has a close
-        name (``helm/kserve-crd/`` for ``helm/kserve-crdd/``): the chart's name in gsvendor.yaml may
-        be misspelt, not the project unsynced. ``""`` otherwise."""
+        """A hint when a folder of no configured chart beside the missing one has a close name
+        (``helm/kserve-crd/`` for ``helm/kserve-crdd/``): the chart name may be misspelt. Else ``""``."""
         parent = (self.root / missing).parent
         configured = {os.path.normpath(self.root / chart.dest) for chart in self.charts}
         try:
@@ -212,10 +189,8 @@ class Config:
 
 
 def find_config(start: Path | None = None) -> Path:
-    """The nearest ``gsvendor.yaml`` in ``start`` (default: the current folder) or a parent, as git finds its root.
-
-    Raises :class:`ConfigError` when no folder up to the file system root holds one.
-    """
+    """The nearest ``gsvendor.yaml`` in ``start`` (default: the current folder) or a parent; raises
+    :class:`ConfigError` when there is none."""
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         candidate = folder / CONFIG_FILE
@@ -227,13 +202,10 @@ def find_config(start: Path | None = None) -> Path:
 
 
 def load_config(path: Path | None = None, label: str | None = None, stamps: Path | None = None) -> Config:
-    """Load and validate the configuration at ``path``; without one, the nearest (:func:`find_config`).
-
-    ``label`` names the file in messages: by default ``gsvendor.yaml`` for a discovered file (paths
-    in messages are relative to the project root), else ``path`` as given. Raises
-    :class:`ConfigError` for a missing file, invalid YAML or a schema violation, and for two charts
-    writing the same destination. ``stamps``: the validation stamps folder (:func:`load_validated`).
-    """
+    """Load and validate the configuration at ``path``, or the nearest (:func:`find_config`). ``label``
+    names the file in messages (default: its name when in the current folder or found, else ``path``);
+    ``stamps``: the validation stamps folder (:func:`load_validated`). Raises :class:`ConfigError` for a
+    missing file, invalid YAML, a schema violation or overlapping destinations."""
     if path is None:
         path = find_config()
         label = label or path.name
@@ -245,15 +217,16 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
     upstream = data["upstream"]
     output = str(data.get("output", "helm"))
     charts: list[ChartSpec] = []
-    seen: dict[str, str] = {}  # destination → what writes it
+    seen: dict[PurePosixPath, tuple[str, bool]] = {}  # destination → what writes it, whether a folder
     for index, entry in enumerate(data["charts"]):
         if isinstance(entry, str):
             entry = {"name": entry}
         name = str(entry["name"])
         dest = str(PurePosixPath(entry.get("dest", f"{output}/{name}")))
-        where = file.where(["charts", index], f": charts[{index}]")
+        # the line is looked up (a round-trip parse) only for a message
+        where = functools.partial(file.where, ["charts", index], f": charts[{index}]")
         if name in {c.name for c in charts}:
-            raise ConfigError(f"{where}: chart {name!r} is listed twice")
+            raise ConfigError(f"{where()}: chart {name!r} is listed twice")
         render = None
         if "render" in entry:
             r = entry["render"]
@@ -261,15 +234,15 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
                 probe = r.get("fileName", "{name}").format(kind="K", kind_lower="k", name="n", namespace="ns")
             except (KeyError, ValueError, IndexError) as exc:
                 raise ConfigError(
-                    f"{where}: render.fileName: {r.get('fileName')!r} is not a file name pattern "
+                    f"{where()}: render.fileName: {r.get('fileName')!r} is not a file name pattern "
                     f"({type(exc).__name__}: {exc}; placeholders: {{kind}}, {{kind_lower}}, {{name}}, {{namespace}})"
                 ) from None
             if "/" in probe or probe in (".", ".."):
-                raise ConfigError(f"{where}: render.fileName: {r.get('fileName')!r} must name a file, not a path")
+                raise ConfigError(f"{where()}: render.fileName: {r.get('fileName')!r} must name a file, not a path")
             try:  # written for helm as JSON (images/render.py): a date, !!binary or !!set cannot be
                 json.dumps(r.get("values", {}))
             except (TypeError, ValueError) as exc:
-                raise ConfigError(f"{where}: render.values: a value helm cannot take as JSON ({exc})") from None
+                raise ConfigError(f"{where()}: render.values: a value helm cannot take as JSON ({exc})") from None
             render = RenderSpec(
                 release=r.get("release", name),
                 namespace=r.get("namespace", "default"),
@@ -279,10 +252,13 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
             )
         selectors = {}
         for key in ("include", "exclude"):
-            items = tuple(_selector(item) for item in entry.get(key, ()))
+            items = tuple(
+                Selector(path=i) if isinstance(i, str) else Selector(kind=i.get("kind"), name=i.get("name"))
+                for i in entry.get(key, ())
+            )
             if any((s.path is None) != (render is not None) for s in items):
                 wanted = "{kind, name} selectors (the chart is rendered)" if render else "path globs"
-                raise ConfigError(f"{where}: {key}: use {wanted}")
+                raise ConfigError(f"{where()}: {key}: use {wanted}")
             selectors[key] = items
         _claim(seen, dest, f"chart {name}", where, folder=True)
         charts.append(
@@ -291,13 +267,12 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
                 upstream_path=str(entry.get("path", f"charts/{name}")),
                 dest=dest,
                 render=render,
-                include=selectors["include"],
-                exclude=selectors["exclude"],
+                **selectors,
             )
         )
     files = []
     for index, entry in enumerate(data.get("files", ())):
-        where = file.where(["files", index], f": files[{index}]")
+        where = functools.partial(file.where, ["files", index], f": files[{index}]")
         dest = str(PurePosixPath(entry["to"]))
         _claim(seen, dest, f"files[{index}]", where, folder=False)
         files.append(FileSpec(source=str(PurePosixPath(entry["from"])), dest=dest))
@@ -306,13 +281,21 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
     for written in (output, lock, *(c.dest for c in charts), *(f.dest for f in files)):
         if not written or re.search(OUTSIDE, written):
             raise ConfigError(f"{label}: {written!r} must be a relative path inside the project")
-    for other_key, owner in seen.items():
-        other = PurePosixPath(other_key.rstrip(_FOLDER))
+    for other, (owner, _) in seen.items():
         if PurePosixPath(lock) == other or other in PurePosixPath(lock).parents:
             raise ConfigError(f"{label}: lock: {lock} is inside {other}, which {owner} writes")
     overlays_dir = root / str(data.get("overlays", "overlays"))
     if "overlays" in data and not overlays_dir.is_dir():  # a typo must not drop every overlay
         raise ConfigError(f"{file.where(['overlays'])}: overlays: {overlays_dir} is not a folder")
+    generate = _generate_settings(data.get("generate", {}), file)
+    tag_pattern = str(upstream.get("tagPattern", DEFAULT_TAG_PATTERN))
+    try:
+        re.compile(tag_pattern)
+    except re.error as exc:
+        raise ConfigError(
+            f"{file.where(['upstream', 'tagPattern'])}: upstream.tagPattern: {tag_pattern!r} "
+            f"is not a regular expression ({exc})"
+        ) from None
     return Config(
         path=path,
         root=root,
@@ -324,17 +307,16 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
         lock_path=root / lock,
         charts=tuple(charts),
         files=tuple(files),
-        generate=_generate_settings(data.get("generate", {}), file),
+        generate=generate,
         raw=data,
-        tag_pattern=_tag_pattern(upstream.get("tagPattern"), file.where(["upstream", "tagPattern"])),
+        tag_pattern=tag_pattern,
         source=file,
         stamps=stamps,
     )
 
 
 def _generate_settings(generate: dict[str, Any], file: YamlFile) -> GenerateSettings:
-    """``generate:`` (validated) as :class:`GenerateSettings`; helm-docs options gsvendor does not
-    emulate are refused by name (exit 2)."""
+    """``generate:`` as :class:`GenerateSettings`; helm-docs options not emulated are refused by name."""
     readme = generate.get("readme", {})
     if readme.get("documentDependencyValues"):
         where = file.where(["generate", "readme", "documentDependencyValues"])
@@ -360,32 +342,12 @@ def _generate_settings(generate: dict[str, Any], file: YamlFile) -> GenerateSett
     )
 
 
-def _tag_pattern(value: Any, where: object) -> str:
-    """``upstream.tagPattern`` checked to compile, or the default."""
-    if value is None:
-        return DEFAULT_TAG_PATTERN
-    try:
-        re.compile(str(value))
-    except re.error as exc:
-        raise ConfigError(f"{where}: upstream.tagPattern: {value!r} is not a regular expression ({exc})") from None
-    return str(value)
-
-
-def _selector(item: Any) -> Selector:
-    if isinstance(item, str):
-        return Selector(path=item)
-    return Selector(kind=item.get("kind"), name=item.get("name"))
-
-
-_FOLDER = "/"  # marks a destination claimed as a whole folder in _claim's registry
-
-
-def _claim(seen: dict[str, str], dest: str, owner: str, where: object, *, folder: bool) -> None:
-    """Register ``dest``; folders may be shared by charts, anything else must not overlap."""
+def _claim(
+    seen: dict[PurePosixPath, tuple[str, bool]], dest: str, owner: str, where: Callable[[], str], *, folder: bool
+) -> None:
+    """Register ``dest`` (a folder when ``folder``); folders may be shared by charts, nothing else may overlap."""
     path = PurePosixPath(dest)
-    for other_key, other in seen.items():
-        other_dest, other_folder = other_key.rstrip(_FOLDER), other_key.endswith(_FOLDER)
-        other_path = PurePosixPath(other_dest)
+    for other_path, (other, other_folder) in seen.items():
         if path == other_path and folder and other_folder:
             continue  # charts sharing one folder: their files must not collide (checked when built)
         if path == other_path or path in other_path.parents or other_path in path.parents:
@@ -394,5 +356,5 @@ def _claim(seen: dict[str, str], dest: str, owner: str, where: object, *, folder
                 # vendoring writes a chart's folder whole; generate documents the charts inside it
                 outer = other if other_path in path.parents else owner
                 hint = f" (a chart inside another chart's folder comes with it: list only {outer})"
-            raise ConfigError(f"{where}: destination {dest} overlaps {other_dest} of {other}{hint}")
-    seen[dest + (_FOLDER if folder else "")] = owner
+            raise ConfigError(f"{where()}: destination {dest} overlaps {other_path} of {other}{hint}")
+    seen[path] = (owner, folder)

@@ -1,11 +1,9 @@
 """A fast loader for the block-style YAML that controller-gen writes (CustomResourceDefinitions).
 
-A rendered LLMInferenceServiceConfig CRD is over 2 MB: ruamel's safe loader on libyaml takes 0.75 s
-to build it, this loader 0.03 s lazily (``sync --dry-run --report``: 1.4 s instead of 9.5 s, see
-benchmarks/README.md). controller-gen writes a small subset of YAML: block mappings and sequences,
-plain and single-line quoted scalars, ``{}``/``[]``. :func:`load_lazy` parses exactly that subset
-line by line and raises :class:`NotSimple` on anything else (block or multi-line scalars, flow
-collections, anchors, tags, complex keys, tabs), so the caller falls back to the full parser: the
+A rendered LLMInferenceServiceConfig CRD is over 2 MB: ruamel's safe loader on libyaml builds it in
+0.75 s, this loader in 0.03 s, lazily (benchmarks/README.md). :func:`load_lazy` parses controller-gen's
+subset (block mappings and sequences, plain and single-line quoted scalars, ``{}``/``[]``) line by
+line and raises :class:`NotSimple` on anything else, so the caller falls back to the full parser: the
 result is always what ruamel's safe loader gives (tests compare both on every upstream CRD).
 """
 
@@ -30,10 +28,8 @@ _INDICATORS = frozenset("-?[]{}&*!|>%@`,#:")
 
 @functools.lru_cache(maxsize=4096)
 def scalar(text: str) -> Any:
-    """The value of one plain or quoted scalar ``text``, as ruamel's safe loader resolves it.
-
-    Raises :class:`NotSimple` when ``text`` is not a scalar on its own (``a: b``, ``- x``, ``[1]``, …).
-    """
+    """The value of one plain or quoted scalar ``text`` as ruamel's safe loader resolves it; raises
+    :class:`NotSimple` when ``text`` is not a scalar on its own (``a: b``, ``- x``, ``[1]``, …)."""
     if _PLAIN.match(text) and text not in _WORDS:
         return text
     if text == "{}":
@@ -77,9 +73,8 @@ def _is_item(content: str) -> bool:
 
 
 class _Lines:
-    """A document as lines (indentation, content) with, per line, the next line that is not deeper
-    (``after``): a subtree is skipped in one step, so a node's keys are found without reading its
-    values."""
+    """A document as lines (indentation, content) with, per line, the next line not deeper (``after``):
+    a node's keys are found without reading its values."""
 
     def __init__(self, text: str) -> None:
         if "\t" in text:
@@ -164,7 +159,6 @@ class LazyMap(Mapping):  # type: ignore[type-arg]
                 self._entries[name] = (start, stop, "", True)
             else:
                 self._entries[name] = (j + 1, stop, rest, False)
-            self._values.pop(name, None)
             j = stop
         self._indent = indent
 
@@ -189,9 +183,6 @@ class LazyMap(Mapping):  # type: ignore[type-arg]
     def __contains__(self, key: object) -> bool:
         return key in self._entries
 
-    def get(self, key: Any, default: Any = None) -> Any:
-        return self[key] if key in self._entries else default
-
     def __iter__(self) -> Iterator[Any]:
         return iter(self._entries)
 
@@ -203,9 +194,8 @@ class LazyMap(Mapping):  # type: ignore[type-arg]
 
 
 def load_lazy(text: str) -> Any:
-    """:func:`load`, with every mapping a :class:`LazyMap`: parsing costs one pass over the lines plus
-    what is read. :class:`NotSimple` may surface when a value is first read; the caller then parses
-    the text with a full YAML parser."""
+    """:func:`load` with every mapping a :class:`LazyMap` (one pass over the lines plus what is read):
+    :class:`NotSimple` may surface when a value is first read."""
     lines = _Lines(text)
     if not lines.count:
         return None

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
 import re
 import stat
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from gsvendor.errors import GsvendorError
@@ -16,11 +17,10 @@ from gsvendor.stamps import read_stamp, stamp_path, write_stamp
 
 
 def read_tree(root: Path, dest: str) -> dict[str, bytes]:
-    """Every file below ``root/dest`` (relative POSIX path → bytes); empty when the folder is absent.
-
-    Raises :class:`GsvendorError` naming a file that cannot be read, and past the limits of
-    upstream archives: :data:`MAX_TREE_FILE_BYTES` a file, :data:`MAX_TREE_BYTES` the tree.
-    """
+    """Every regular file below ``root/dest`` (relative POSIX path → bytes); empty when the folder is absent.
+    Raises :class:`GsvendorError` naming a file that cannot be read, a link leading outside ``root`` (a
+    diff would print a file of the machine), or past :data:`MAX_TREE_FILE_BYTES` a file or
+    :data:`MAX_TREE_BYTES` the tree (the limits of upstream archives)."""
     folder = root / dest
     if not folder.is_dir():
         return {}
@@ -47,13 +47,7 @@ MAX_TREE_BYTES = 256 * 1024 * 1024  # an output tree, as all upstream files toge
 
 
 def _read_tree_file(path: Path, root: Path) -> bytes | None:
-    """The bytes of one file found in a tree, ``None`` for what is no regular file (FIFO, socket,
-    device, a link to one: opened without blocking, never read).
-
-    Raises :class:`GsvendorError` for a link leading outside ``root`` (a diff would print a file
-    of the machine, such as a credentials file, into the log) and for a file larger than
-    :data:`MAX_TREE_FILE_BYTES`.
-    """
+    """The bytes of one file of a tree, ``None`` for no regular file (opened without blocking, never read)."""
     where = path.relative_to(root).as_posix()
     if path.is_symlink() and leads_outside(path, root):
         raise GsvendorError(f"{where}: a link to {os.readlink(path)}, outside the project; remove it")
@@ -76,11 +70,8 @@ def _read_tree_file(path: Path, root: Path) -> bytes | None:
 
 
 def _foreign(root: Path, dest: str, folder: bool) -> list[str]:
-    """What sits at a destination that sync would destroy without it being a file it can compare.
-
-    A folder destination that is a file (or a link), special files (FIFOs, sockets, devices) and
-    links inside it; a file destination that is a folder.
-    """
+    """What sits at a destination that sync would destroy without comparing it: a folder destination that
+    is a file or a link, special files and links inside it; a file destination that is a folder."""
     target = root / dest
     if not (target.exists() or target.is_symlink()):
         return []
@@ -94,8 +85,7 @@ def _foreign(root: Path, dest: str, folder: bool) -> list[str]:
 
 
 def leads_outside(path: Path, root: Path) -> bool:
-    """Whether ``path``, its links followed, is outside the folder ``root`` (a project-relative
-    path in the configuration passes its schema as text, and may still be a link to elsewhere)."""
+    """Whether ``path``, its links followed, is outside the folder ``root``."""
     return not path.resolve().is_relative_to(root.resolve())
 
 
@@ -106,12 +96,9 @@ def read_file(root: Path, dest: str) -> bytes | None:
 
 
 def normalize_whitespace(data: bytes) -> bytes:
-    """Fix whitespace the way pre-commit-hooks' ``trailing-whitespace`` and ``end-of-file-fixer`` do.
-
-    Trailing ASCII whitespace is stripped from every line (line endings kept); a non-empty file
-    ends with exactly one line ending; a file of only line endings becomes empty. Binary files
-    (holding a NUL byte) are returned unchanged, as those hooks skip them.
-    """
+    """Fix whitespace as pre-commit-hooks' ``trailing-whitespace`` and ``end-of-file-fixer`` do: trailing
+    ASCII whitespace stripped from every line, one line ending at the end of a non-empty file, a file of
+    only line endings made empty. Binary files (holding a NUL byte) are returned unchanged."""
     if b"\0" in data or not data:
         return data
     if b"\r" not in data:  # the common case: a clean file costs a few substring searches in C
@@ -125,12 +112,8 @@ def normalize_whitespace(data: bytes) -> bytes:
 
 
 class Digests:
-    """sha256 hex digests of bytes objects, each object hashed once (memo by identity).
-
-    One instance serves a whole run: the whitespace check of large files and the lock's digests
-    then hash each file once. The objects are kept alive with their digests, so an id is never
-    reused for other bytes while the memo lives.
-    """
+    """sha256 hex digests of bytes objects, each object hashed once in a run (memo by identity; the
+    objects are kept alive with their digests, so an id is never reused for other bytes)."""
 
     def __init__(self) -> None:
         self._known: dict[int, tuple[bytes, str]] = {}
@@ -139,20 +122,14 @@ class Digests:
         """The hex sha256 of ``data``."""
         known = self._known.get(id(data))
         if known is None or known[0] is not data:
-            import hashlib
-
             known = self._known[id(data)] = (data, hashlib.sha256(data).hexdigest())
         return known[1]
 
 
 class CleanFiles:
-    """What is known of file contents whose whitespace needs no fix, by sha256 digest.
-
-    ``known``: digests of bytes gsvendor wrote (the lock's results, which came out of
-    :func:`normalize_whitespace`; it is idempotent). ``stamps``: the cache's stamps folder, where
-    a digest once scanned clean is recorded (:meth:`save`), so a fresh sync of the same upstream
-    hashes its large files (which the lock needs anyway) instead of scanning them.
-    """
+    """Contents whose whitespace needs no fix, by sha256 digest: ``known`` (bytes gsvendor wrote, the lock's
+    results) and those recorded in the ``stamps`` folder (:meth:`save`), so a fresh sync of the same
+    upstream hashes its large files (which the lock needs anyway) instead of scanning them."""
 
     # below this size the blank scan (a few memchr) costs less than a sha256
     HASH_ABOVE = 256 * 1024
@@ -168,7 +145,7 @@ class CleanFiles:
         if len(data) < self.HASH_ABOVE:
             return normalize_whitespace(data)
         digest = self.digests(data)
-        if digest in self.known or self._stamped(digest):
+        if digest in self.known or read_stamp(self._stamp(digest)) is not None:
             return data
         fixed = normalize_whitespace(data)
         # either way the result is clean; its digest is the lock's, computed once (Digests)
@@ -177,9 +154,6 @@ class CleanFiles:
 
     def _stamp(self, digest: str) -> Path | None:
         return stamp_path(self.stamps, "whitespace-clean", digest)
-
-    def _stamped(self, digest: str) -> bool:
-        return read_stamp(self._stamp(digest)) is not None
 
     def save(self) -> None:
         """Record the digests scanned clean in this run as stamps (errors cost only the next run's scan)."""
@@ -199,16 +173,10 @@ _CLEAN_END = re.compile(rb"[^\r\n]\r?\n\Z")
 
 def _normalize_lines(data: bytes) -> bytes:
     """:func:`normalize_whitespace` line by line (the reference the fast path must agree with)."""
-    lines = data.splitlines(keepends=True)
     out = []
-    for line in lines:
-        if line.endswith(b"\r\n"):
-            body, eol = line[:-2], b"\r\n"
-        elif line.endswith(b"\n"):
-            body, eol = line[:-1], b"\n"
-        else:
-            body, eol = line, b""
-        out.append(body.rstrip() + eol)
+    for line in data.splitlines(keepends=True):
+        eol = b"\r\n" if line.endswith(b"\r\n") else b"\n" if line.endswith(b"\n") else b""
+        out.append(line[: len(line) - len(eol)].rstrip() + eol)
     text = b"".join(out)
     stripped = text.rstrip(b"\r\n")
     if not stripped:
@@ -217,35 +185,27 @@ def _normalize_lines(data: bytes) -> bytes:
     return stripped + eol
 
 
-def default_cache_dir(explicit: Path | None = None, environ: Mapping[str, str] | None = None) -> Path:
-    """The download and stamps cache: ``explicit`` (``--cache-dir``), else ``$GSVENDOR_CACHE_DIR``,
-    else ``$XDG_CACHE_HOME/gsvendor``, else ``~/.cache/gsvendor``. ``environ`` defaults to ``os.environ``."""
+def default_cache_dir(explicit: Path | None = None) -> Path:
+    """The download and stamps cache: ``explicit`` (``--cache-dir``), else ``$GSVENDOR_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/gsvendor``, else ``~/.cache/gsvendor``."""
     if explicit is not None:
         return explicit
-    env = os.environ if environ is None else environ
-    if env.get("GSVENDOR_CACHE_DIR"):
-        return Path(env["GSVENDOR_CACHE_DIR"])
-    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "gsvendor"
+    if os.environ.get("GSVENDOR_CACHE_DIR"):
+        return Path(os.environ["GSVENDOR_CACHE_DIR"])
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gsvendor"
 
 
 @contextlib.contextmanager
 def project_lock(folder: Path, timeout: float, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
-    """Hold an exclusive ``fcntl.flock`` on ``folder`` (the folder holding the lock file) itself.
-
-    One gsvendor command at a time may write or read the output as a whole. A second one waits,
-    calling ``on_wait`` once with a line naming the holder's pid, up to ``timeout`` seconds, then
-    raises :class:`GsvendorError` (exit 2) naming the holder. Locking the folder (not a file in
-    it) leaves nothing behind; the kernel drops the lock when the process ends, however it ends,
-    so a killed run never blocks the next.
-    """
+    """Hold an exclusive ``fcntl.flock`` on ``folder`` (the project folder) itself: nothing is left behind,
+    and the kernel drops it however the process ends. A second command waits up to ``timeout`` seconds,
+    calling ``on_wait`` once with a line naming the holder's pid, then raises :class:`GsvendorError`."""
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as exc:
         raise GsvendorError(f"{folder}: cannot open the project folder: {exc.strerror or exc}") from None
     try:
         deadline = time.monotonic() + timeout
-        told = False
         unknown = 0
         while True:
             try:
@@ -261,9 +221,9 @@ def project_lock(folder: Path, timeout: float, on_wait: Callable[[str], None] | 
                         f"another gsvendor ({holder}) is working in {folder}; gave up after {timeout:g} s "
                         "(--lock-timeout)"
                     ) from None
-                if not told and on_wait is not None:
+                if on_wait is not None:  # once
                     on_wait(f"waiting for another gsvendor ({holder}) working in {folder} …")
-                    told = True
+                    on_wait = None
                 time.sleep(0.05)
         yield
     finally:

@@ -1,13 +1,10 @@
-"""git as a child process, run one way by every caller (upstream reads, overlay patches, patch
-verification, adopt's large diffs, the journal's place).
+"""git as a child process, run one way by every caller.
 
 Each run has a time limit: git runs in its own process group, killed whole (with helpers such as
-``git-remote-http``) when it outlives ``timeout`` or when gsvendor is interrupted meanwhile. git
-never prompts (``GIT_TERMINAL_PROMPT=0``, askpass programs that answer nothing) and speaks the C
-locale, whose messages callers parse. Every caller names its repository by ``cwd``, so the
-variables a git hook sets to point git at its own repository (``GIT_DIR`` and the others of
-``git rev-parse --local-env-vars``) are dropped. ``isolated`` runs also drop every other ``GIT_*``
-variable and the user's and the system's git configuration: what a clean build sees.
+``git-remote-http``) when it outlives ``timeout`` or gsvendor is interrupted. git never prompts and
+speaks the C locale, whose messages callers parse. Callers name the repository by ``cwd``, so the
+variables a git hook sets to point git at its own repository are dropped; ``isolated`` runs also drop
+every other ``GIT_*`` variable and the user's and system's git configuration (what a clean build sees).
 """
 
 from __future__ import annotations
@@ -27,7 +24,6 @@ class GitTimeout(ToolError):
 
     def __init__(self, args: Sequence[str], seconds: float) -> None:
         super().__init__(f"git {args[0] if args else ''} took longer than {seconds:g} s")
-        self.seconds = seconds
 
 
 # git rev-parse --local-env-vars (git 2.39)
@@ -81,15 +77,11 @@ def run(
     isolated: bool = False,
     track: Callable[[str, int], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``git *args`` in ``cwd`` for at most ``timeout`` seconds; stdout and stderr as text
-    (UTF-8, undecodable bytes kept as surrogates: :func:`readable` shows them). A non-zero exit is
-    the caller's to judge.
-
-    ``track``: told ``("+", pid)`` when git started and ``("-", pid)`` when it ended (the git source's
-    reaper, which kills the group if gsvendor dies); such a git also gets SIGKILL when gsvendor dies.
-    Raises :class:`ToolError` when git cannot be started (not installed), its :class:`GitTimeout` when
-    git ran out of time.
-    """
+    """Run ``git *args`` in ``cwd`` for at most ``timeout`` seconds; stdout and stderr as text (UTF-8,
+    undecodable bytes kept as surrogates: :func:`readable`); a non-zero exit is the caller's to judge.
+    ``track`` is told ``("+", pid)`` when git started and ``("-", pid)`` when it ended; such a git also
+    gets SIGKILL when gsvendor dies. Raises :class:`ToolError` when git cannot be started,
+    :class:`GitTimeout` when it ran out of time."""
     if timeout <= 0:
         raise GitTimeout(args, 0)
     try:
@@ -111,23 +103,18 @@ def run(
         track("+", process.pid)
     try:
         out, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill(process)
-        raise GitTimeout(args, timeout) from None
-    except BaseException:
-        _kill(process)
+    except BaseException as exc:  # out of time, or interrupted: the whole group goes
+        with contextlib.suppress(OSError):  # the group is gone already
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        if isinstance(exc, subprocess.TimeoutExpired):
+            raise GitTimeout(args, timeout) from None
         raise
     finally:
         if track is not None:
             track("-", process.pid)
     decode = {"encoding": "utf-8", "errors": "surrogateescape"}
     return subprocess.CompletedProcess(["git", *args], process.returncode, out.decode(**decode), err.decode(**decode))
-
-
-def _kill(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(OSError):  # the group is gone already
-        os.killpg(process.pid, signal.SIGKILL)
-    process.communicate()
 
 
 def readable(text: str) -> str:
@@ -137,8 +124,8 @@ def readable(text: str) -> str:
 
 
 def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL when gsvendor dies (Linux ``prctl(PR_SET_PDEATHSIG)``),
-    so a SIGKILLed gsvendor leaves no git holding the credentials of its URL. Elsewhere a no-op."""
+    """In the child before exec: SIGKILL when gsvendor dies (Linux ``prctl(PR_SET_PDEATHSIG)``), so no
+    git outlives it holding the credentials of its URL. Elsewhere a no-op."""
     try:
         import ctypes
 

@@ -1,18 +1,15 @@
 """Where the swap journal is kept, and which journals are acted on.
 
-The journal is gsvendor's own state, never the repository's: a journal a checkout could supply
-would let a pull request write and delete files anywhere. It lives in the project's git folder
-(``<git-dir>/gsvendor/journal.json``, as ``git rev-parse --absolute-git-dir`` names it), or, for
-a project outside git, in the user cache (``<cache>/journals/<key>.json``, the key derived from
-the project's absolute path, device and inode). A file at the old place, ``.gsvendor-journal.json``
-in the project root, is only reported, never acted on.
+The journal is gsvendor's own state, never the repository's (a journal a checkout supplied would let a
+pull request write and delete files anywhere): it lives in the project's git folder
+(``<git-dir>/gsvendor/journal.json``) or, outside git, in the user cache (``<cache>/journals/<key>.json``,
+keyed by the project's path, device and inode). One at the old place, ``.gsvendor-journal.json`` in the
+project root, is only reported.
 
-Before a journal is acted on, every path in it is checked (:func:`check`): relative and clean (no
-``..``, ``.`` or empty part, not absolute), inside a configured destination or the lock file, the
-staging, backup and staged names of the shape :mod:`gsvendor.vendoring.journal` makes, and no link
-on the way below the configured folders (walked with ``O_NOFOLLOW`` opens relative to a folder
-descriptor). The folders the configuration itself names (``helm`` of ``helm/kserve-crd``) may be
-links, as sync writes through them.
+Before a journal is acted on, :func:`check` proves every path in it clean and relative, inside a
+configured destination or the lock file, of the staging, backup and staged shapes
+:mod:`gsvendor.vendoring.journal` makes, and with no link on the way below the configured folders
+(which may be links themselves, as sync writes through them).
 """
 
 from __future__ import annotations
@@ -44,9 +41,8 @@ STATE = re.compile(r"absent|other|(file|link|dir):[0-9a-f]{64}")
 
 @dataclass(frozen=True)
 class Place:
-    """Where the journal of a project is kept: ``path`` (absolute), ``label`` (how messages name
-    it: ``.git/gsvendor/journal.json`` when it is inside the project, else absolute) and ``top``,
-    the git work tree holding the project (``None`` outside git)."""
+    """Where a project's journal is kept: ``path`` (absolute), ``label`` (project-relative when inside it,
+    else absolute) and ``top``, the git work tree holding the project (``None`` outside git)."""
 
     path: Path
     label: str
@@ -55,8 +51,8 @@ class Place:
 
 @dataclass(frozen=True)
 class Scope:
-    """What a journal of this project may name: ``dests`` (the configured destinations, folders
-    and single files, project-relative POSIX) and ``lock`` (the lock file, project-relative)."""
+    """What a journal of this project may name: ``dests`` (the configured destinations, sorted) and
+    ``lock``, project-relative POSIX paths."""
 
     dests: tuple[str, ...]
     lock: str
@@ -72,16 +68,10 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def place(root: Path, cache: Path | None = None) -> Place:
-    """Where the journal of the project in ``root`` (absolute) is kept; see the module docstring.
-
-    ``cache``: the user cache folder (default: :func:`gsvendor.files.default_cache_dir` without
-    ``--cache-dir``, which one command may give and the next not).
-
-    A ``.git`` folder (not a link) holding ``HEAD`` in ``root`` is taken as is; otherwise git says
-    where the git folder is (a ``.git`` file of a worktree or submodule is followed only as git
-    follows it). A git folder inside the work tree other than ``<top>/.git`` itself could be
-    part of a checkout, so such a project keeps its journal in the user cache instead.
-    """
+    """Where the journal of the project in ``root`` (absolute) is kept. ``cache``: the user cache folder
+    (default: :func:`gsvendor.files.default_cache_dir` without ``--cache-dir``, which commands may differ in).
+    A ``.git`` folder (not a link) holding ``HEAD`` is taken as is, else git says where the git folder is;
+    one inside the work tree other than ``<top>/.git`` could be part of a checkout: then the user cache."""
     return _place(root, cache or default_cache_dir(None))
 
 
@@ -93,6 +83,7 @@ def _place(root: Path, cache: Path) -> Place:
             return Place(path, _label(path, root), root)
     answer = _git(root, "rev-parse", "--absolute-git-dir", "--show-toplevel")
     lines = answer.splitlines() if answer else []
+    top: Path | None = None
     if len(lines) == 2 and all(os.path.isabs(line) for line in lines):
         git_dir, top = Path(lines[0]), Path(lines[1])
         inside = git_dir == top / ".git" or not git_dir.is_relative_to(top)
@@ -102,13 +93,10 @@ def _place(root: Path, cache: Path) -> Place:
                 name = "journal.json" if rel == "." else f"journal-{hashlib.sha256(rel.encode()).hexdigest()[:16]}.json"
                 path = git_dir / "gsvendor" / name
                 return Place(path, _label(path, root), top)
-        top_or_none: Path | None = top
-    else:
-        top_or_none = None
     info = os.stat(root)
     key = hashlib.sha256(f"{root}\0{info.st_dev}\0{info.st_ino}".encode("utf-8", "surrogateescape")).hexdigest()
     path = cache / "journals" / f"{key[:32]}.json"
-    return Place(path, _label(path, root), top_or_none)
+    return Place(path, _label(path, root), top)
 
 
 def _label(path: Path, root: Path) -> str:
@@ -116,8 +104,7 @@ def _label(path: Path, root: Path) -> str:
 
 
 def legacy_note(root: Path) -> str | None:
-    """One line about a journal at the old place (the project root), which is never acted on:
-    a checkout can hold it. ``None`` when there is none."""
+    """One line about a journal at the old place (the project root, which a checkout can fill), else ``None``."""
     if not os.path.lexists(root / LEGACY_NAME):
         return None
     return (
@@ -127,24 +114,25 @@ def legacy_note(root: Path) -> str | None:
 
 
 def read(where: Place, root: Path) -> bytes | None:
-    """The journal's bytes, ``None`` when there is none. Raises :class:`GsvendorError` naming it when
-    it is not a regular file, too large, unreadable, or tracked by git."""
+    """The journal's bytes, ``None`` when there is none. Raises :class:`GsvendorError` when it is not a
+    regular file, too large, unreadable, or tracked by git."""
+
+    def refused(reason: str) -> GsvendorError:
+        return GsvendorError(f"{where.label}: swap journal not acted on: {reason}")
+
     try:
         fd = os.open(where.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
     except OSError as exc:
         reason = "a link" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
-        raise GsvendorError(f"{where.label}: swap journal not acted on: {reason}; remove it by hand") from None
+        raise refused(f"{reason}; remove it by hand") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise GsvendorError(f"{where.label}: swap journal not acted on: not a regular file; remove it by hand")
+            raise refused("not a regular file; remove it by hand")
         if info.st_size > MAX_BYTES:
-            raise GsvendorError(
-                f"{where.label}: swap journal not acted on: {info.st_size} bytes, more than gsvendor writes; "
-                "remove it by hand"
-            )
+            raise refused(f"{info.st_size} bytes, more than gsvendor writes; remove it by hand")
         with os.fdopen(os.dup(fd), "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
     except OSError as exc:
@@ -154,10 +142,7 @@ def read(where: Place, root: Path) -> bytes | None:
     if where.top is not None and where.path.is_relative_to(where.top):
         rel = where.path.relative_to(where.top).as_posix()
         if _git(where.top, "ls-files", "-z", "--", f":(literal){rel}"):
-            raise GsvendorError(
-                f"{where.label}: swap journal not acted on: git tracks it, so a checkout supplied it; "
-                "remove it from the repository"
-            )
+            raise refused("git tracks it, so a checkout supplied it; remove it from the repository")
     return data
 
 
@@ -189,17 +174,15 @@ def check(
     states: Iterable[str | None],
 ) -> None:
     """Raise :class:`ValueError` saying what is wrong unless every path of a journal is one gsvendor
-    could have written for ``scope`` (see the module docstring) and nothing on the way is a link.
-
-    ``steps`` are ``(kind, path, staged)``; ``states`` the recorded old/new states of the steps.
-    """
+    could have written for ``scope`` and nothing on the way is a link. ``steps`` are ``(kind, path,
+    staged)``, ``states`` the steps' recorded old and new states."""
     targets = [*scope.dests, scope.lock]
     tokens = {name.rsplit(STAGING_PREFIX, 1)[-1] for name in staging}
+    places = {_parent(t) for t in targets} | set(scope.dests)
     for name in staging:
         if not _clean(name):
             raise ValueError(f"staging folder {name!r} is not a clean relative path")
         folder, _, token = name.rpartition("/")
-        places = {_parent(t) for t in targets} | set(scope.dests)
         if not (token.startswith(STAGING_PREFIX) and _TOKEN.fullmatch(token[len(STAGING_PREFIX) :])):
             raise ValueError(f"{name!r} is not a staging folder gsvendor makes")
         if folder not in places or len(tokens) != 1:
@@ -212,8 +195,7 @@ def check(
     for state in states:
         if state is not None and not (isinstance(state, str) and STATE.fullmatch(state)):
             raise ValueError(f"recorded state {str(state)[:80]!r} is not one gsvendor records")
-    walks: list[tuple[str, str, bool]] = [(s, _trusted(s, targets), False) for s in staging]
-    walks += [(c, _trusted(c, targets), False) for c in created]
+    walks = [(name, _trusted(name, targets), False) for name in (*staging, *created)]
     for kind, path, staged in steps:
         if not _clean(path):
             raise ValueError(f"{kind} {path[:200]!r}: not a clean relative path")
@@ -236,27 +218,23 @@ def _trusted(path: str, targets: list[str]) -> str:
 
 
 def _walk(root: Path, path: str, trusted: str, last_may_link: bool) -> None:
-    """Raise :class:`ValueError` when a folder on the way to ``path`` below ``trusted`` is a link or
-    not a folder (or ``path`` itself is a link, unless ``last_may_link``: removing or replacing a
-    link acts on the link). A missing part ends the walk: nothing below it exists."""
+    """Raise :class:`ValueError` when a folder on the way to ``path`` below ``trusted`` is a link (or
+    ``path`` itself, unless ``last_may_link``: removing a link acts on the link). A missing part ends the walk."""
     parts = path.split("/")
     skip = len(trusted.split("/")) if trusted else 0
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
         for index, part in enumerate(parts):
-            last = index == len(parts) - 1
+            last, where = index == len(parts) - 1, "/".join(parts[: index + 1])
             try:
                 info = os.stat(part, dir_fd=fd, follow_symlinks=index < skip)
             except FileNotFoundError:
                 return
             except OSError as exc:
-                raise ValueError(f"{'/'.join(parts[: index + 1])}: {exc.strerror or exc}") from None
-            where = "/".join(parts[: index + 1])
+                raise ValueError(f"{where}: {exc.strerror or exc}") from None
             if stat.S_ISLNK(info.st_mode) and not (last and last_may_link):
                 raise ValueError(f"{path[:200]}: {where} is a link")
-            if last:
-                return
-            if not stat.S_ISDIR(info.st_mode):
+            if last or not stat.S_ISDIR(info.st_mode):
                 return  # a file where a folder goes: the step's own checks handle it
             flags = os.O_RDONLY | os.O_DIRECTORY | (0 if index < skip else os.O_NOFOLLOW)
             try:
@@ -267,8 +245,3 @@ def _walk(root: Path, path: str, trusted: str, last_may_link: bool) -> None:
             fd = next_fd
     finally:
         os.close(fd)
-
-
-def scope_of(dests: Iterable[str], lock: str) -> Scope:
-    """A :class:`Scope` of ``dests`` and ``lock`` (project-relative, as in the configuration)."""
-    return Scope(tuple(sorted(set(dests))), lock)

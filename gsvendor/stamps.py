@@ -1,9 +1,6 @@
 """Validation stamps: a cache of what reading a user file found, keyed by what the verdict depends on.
-
-A stamp is a small JSON file in the cache's stamps folder, named by the sha256 of the stamp
-version, a salt (a schema's JSON, or a name) and the text read (:func:`stamp_path`). It holds the
-text's data (``{"data": …}``) when JSON gives it back exactly, else ``{}``. Read by
-:func:`gsvendor.yamlio.load_validated`, the lock, the generate cache and the whitespace check.
+A stamp is a small JSON file named by the sha256 of the stamp version, a salt (a schema's JSON, or a
+name) and the text read, holding the text's data (``{"data": …}``) when JSON gives it back exactly, else ``{}``.
 """
 
 from __future__ import annotations
@@ -14,34 +11,24 @@ import os
 from pathlib import Path
 from typing import Any
 
-# a stamp larger than a user file may be is damage, not data
-MAX_STAMP_BYTES = 16 * 1024 * 1024
-
+MAX_STAMP_BYTES = 16 * 1024 * 1024  # a stamp larger than a user file may be is damage, not data
 STAMP_VERSION = "stamp-v2"  # the key prefix and format of stamps; older stamps are not read
 
 
 def stamp_path(stamps: Path | None, salt: str, text: str) -> Path | None:
-    """The stamp of ``text`` read as ``salt`` says (a schema's JSON, or a name), in the folder ``stamps``.
-
-    The name is the sha256 of the stamp version, ``salt`` and ``text``: what the stamp's verdict
-    and data depend on. ``None`` without a folder.
-    """
+    """The stamp of ``text`` read as ``salt`` says, in the folder ``stamps``; ``None`` without a folder."""
     if stamps is None:
         return None
-
     key = f"{STAMP_VERSION}\0{salt}\0{text}".encode("utf-8", "surrogatepass")
     return stamps / hashlib.sha256(key).hexdigest()
 
 
 def read_stamp(stamp: Path | None) -> dict[str, Any] | None:
-    """The JSON object a stamp holds (``{"data": {…}}``, or ``{}`` for data JSON cannot hold exactly).
-
-    ``None`` when there is no stamp or it cannot be read, is not such an object or is larger
-    than :data:`MAX_STAMP_BYTES` (then the caller takes the full path and writes it again).
-    """
-    if stamp is None or not _is_file(stamp):
-        return None
+    """The JSON object a stamp holds (``{"data": {…}}``, or ``{}``); ``None`` when there is no stamp or
+    it cannot be read, is not such an object or is larger than :data:`MAX_STAMP_BYTES`."""
     try:
+        if stamp is None or not stamp.is_file():
+            return None
         with stamp.open("rb") as handle:
             raw = handle.read(MAX_STAMP_BYTES + 1)
         held = json.loads(raw) if len(raw) <= MAX_STAMP_BYTES else None
@@ -53,17 +40,19 @@ def read_stamp(stamp: Path | None) -> dict[str, Any] | None:
 
 
 def write_stamp(stamp: Path | None, data: Any) -> None:
-    """Write ``stamp`` holding ``data`` when JSON gives it back exactly (else an empty object), atomically.
-
-    A read-only or full cache only costs the next run its parse: errors are ignored.
-    """
+    """Write ``stamp`` holding ``data`` when JSON gives it back exactly (else an empty object), atomically;
+    errors are ignored (a read-only or full cache only costs the next run its parse)."""
     if stamp is None:
         return
     try:
-        held = {"data": data} if _json_exact(data) else {}
+        try:  # exact: the same types, values and key order come back (no date, tuple, infinity, NaN or int key)
+            text = json.dumps(data, separators=(",", ":"), allow_nan=False)
+            held = f'{{"data":{text}}}' if json.loads(text) == data else "{}"
+        except (TypeError, ValueError, RecursionError):
+            held = "{}"
         stamp.parent.mkdir(parents=True, exist_ok=True)
         partial = stamp.with_name(f".{stamp.name}.{os.getpid()}.partial")
-        partial.write_text(json.dumps(held, separators=(",", ":")), encoding="ascii")
+        partial.write_text(held, encoding="ascii")
         try:
             os.replace(partial, stamp)
         except OSError:  # a folder (or what else a rename cannot replace) in the stamp's place
@@ -71,31 +60,3 @@ def write_stamp(stamp: Path | None, data: Any) -> None:
             raise
     except (OSError, ValueError, RecursionError):
         pass
-
-
-def _json_exact(data: Any) -> bool:
-    """Whether ``json.loads(json.dumps(data))`` gives ``data`` back with the same types and key order."""
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        kind = type(item)
-        if kind is dict:
-            if not all(type(k) is str for k in item):
-                return False
-            stack.extend(item.values())
-        elif kind is list:
-            stack.extend(item)
-        elif kind is float:
-            if item != item or item in (float("inf"), float("-inf")):
-                return False
-        elif kind not in (str, int, bool, type(None)):
-            return False
-    return True
-
-
-def _is_file(path: Path) -> bool:
-    """``path.is_file()``, ``False`` where it cannot be looked at (a stamps folder without search permission)."""
-    try:
-        return path.is_file()
-    except OSError:
-        return False

@@ -1,8 +1,5 @@
-"""Checking a YAML document against a JSON Schema: one ``file:line: key: message`` line per mistake.
-
-The messages name the key path (``charts[2].name``) and the line; an unknown key is named with the
-closest known key (a misspelt key is the usual cause).
-"""
+"""Checking a YAML document against a JSON Schema: one ``file:line: key: message`` line per mistake,
+naming the key path (``charts[2].name``), and for an unknown key the closest known one."""
 
 from __future__ import annotations
 
@@ -35,12 +32,9 @@ def format_path(path: list[Any]) -> str:
 
 
 def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
-    """Validate ``document`` (a ruamel document) against ``schema`` (JSON Schema 2020-12).
-
-    Raises :class:`ConfigError` with one line per violation, each ``file:line: key: message``,
-    in document order. A required key that an unknown key there misspells (``{nam: x}``: "did you
-    mean name?") is not reported missing as well.
-    """
+    """Validate ``document`` (a ruamel document) against ``schema`` (JSON Schema 2020-12); raises
+    :class:`ConfigError` with one ``file:line: key: message`` line per violation, in document order. A
+    required key that an unknown key there misspells (``{nam: x}``) is not reported missing as well."""
     import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema)
@@ -48,8 +42,9 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
     if not errors:
         return
     chosen = [_chosen(error) for error in errors]
+    # jsonschema names the missing key only in its message, one error per key
     meant = {
-        (tuple(path), meant_key)
+        (tuple(path), f"{meant_key!r} is a required property")
         for error, path, _ in chosen
         if error.validator == "additionalProperties" and isinstance(error.instance, dict)
         for key in _unknown_keys(error.instance, error.schema)
@@ -57,21 +52,24 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
     }
     lines = []
     for error, path, message in chosen:
-        # jsonschema names the missing key only in its message, one error per key
-        if error.validator == "required" and any(
-            message == f"{key!r} is a required property" for where, key in meant if where == tuple(path)
-        ):
+        if error.validator == "required" and (tuple(path), message) in meant:
             continue
         if error.validator == "not":
             message = f"{shorten(repr(error.instance))} must be a relative path inside the project"
         if error.validator == "enum" and isinstance(error.instance, str):
             message += did_you_mean(error.instance, error.validator_value)
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = sorted(error.schema.get("properties", {}))
             for key in _unknown_keys(error.instance, error.schema):
                 line = line_of(document, [*path, key])
-                where = f"{filename}:{line}" if line else filename
-                shown = format_path([*path, _key_shown(key)])
-                lines.append(f"{where}: {shown}: {_unknown_key_message(key, error.schema)}")
+                # a line break, a control character or 100,000 characters keep the message one short line
+                plain = isinstance(key, str) and key.isprintable() and len(key) <= MAX_SHOWN_CHARS
+                shown = format_path([*path, key if plain else shorten(repr(key))])
+                hint = did_you_mean(str(key), known)
+                lines.append(
+                    f"{filename}{f':{line}' if line else ''}: {shown}: unknown key {shorten(repr(key))}{hint} "
+                    f"(known here: {', '.join(known) or 'none'})"
+                )
             continue
         if len(message) > 2 * MAX_SHOWN_CHARS:  # a huge value quoted whole: keep its start and the verdict
             message = f"{message[:MAX_SHOWN_CHARS]}…{message[-MAX_SHOWN_CHARS // 2 :]}"
@@ -82,10 +80,9 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
 
 
 def _chosen(error: Any) -> tuple[Any, list[Any], str]:
-    """The error to report, its path and message: of a ``oneOf``, the alternative that got furthest
-    into the document says best what is wrong; of those, one of the value's type (a mapping's
-    unknown key, not "is not of type 'string'"), and an unknown key before a missing one ({nam: x}:
-    "did you mean name?")."""
+    """The error to report, its path and message: of a ``oneOf``, the alternative that got furthest into
+    the document, then one of the value's type (an unknown key, not "is not of type 'string'"), then an
+    unknown key before a missing one."""
     if error.validator == "oneOf" and error.context:
         error = max(
             error.context,
@@ -104,18 +101,3 @@ def _unknown_keys(mapping: dict[Any, Any], schema: dict[str, Any]) -> list[Any]:
     known = schema.get("properties", {})
     patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
     return [k for k in mapping if k not in known and not any(p.search(str(k)) for p in patterns)]
-
-
-def _key_shown(key: Any) -> str:
-    """An unknown key as the key path names it: as written when it is short printable text, else
-    quoted and cut (a line break, a control character or 100,000 characters keep the message one
-    short line; ``1`` or ``null`` is no list index)."""
-    if isinstance(key, str) and key.isprintable() and len(key) <= MAX_SHOWN_CHARS:
-        return key
-    return shorten(repr(key))
-
-
-def _unknown_key_message(key: Any, schema: dict[str, Any]) -> str:
-    """``unknown key; did you mean …?`` with the keys allowed there (a misspelt key is the usual cause)."""
-    known = sorted(schema.get("properties", {}))
-    return f"unknown key {shorten(repr(key))}{did_you_mean(str(key), known)} (known here: {', '.join(known) or 'none'})"

@@ -1,13 +1,11 @@
-"""The one boundary for YAML gsvendor reads: the configuration, overlays, the lock, upstream values,
-Chart.yaml files and rendered manifests all pass :func:`check_text` before a parser composes them.
+"""The one boundary for YAML gsvendor reads (the configuration, overlays, the lock, upstream values,
+Chart.yaml files, rendered manifests): each text passes :func:`check_text` before a parser composes it.
 
-libyaml composes recursively in C, and every reader walks what it composed: so a text's size, nesting
-depth, nodes and alias expansion are bounded first (:class:`YamlLimits`). Cheap upper bounds come
-first, from counts made in C (nodes begin at a line start or after one of ``:-,[{?``; block nesting
-needs indentation); only a text they cannot clear is streamed through the parser's events (which
-iterate, never recurse), stopping at the first limit passed. So a 100,000-level document, a 16 MiB
-configuration or a "billion laughs" ends as one :class:`YamlLimitError` (exit 2) naming the file, in
-time linear in what was read.
+libyaml composes recursively in C and every reader walks what it composed, so a text's size, nesting
+depth, nodes and alias expansion are bounded first (:class:`YamlLimits`): by cheap upper bounds from
+counts made in C, else by streaming the parser's events (which iterate, never recurse). A 100,000-level
+document, a 16 MiB configuration or a "billion laughs" ends as one :class:`YamlLimitError` (exit 2)
+naming the file, in time linear in what was read.
 """
 
 from __future__ import annotations
@@ -32,19 +30,16 @@ ALIAS_BUDGET = 100_000  # values aliases may add beyond those written (or as man
 
 @dataclass(frozen=True)
 class YamlLimits:
-    """What one kind of YAML text may hold: ``max_bytes`` (characters, checked before parsing),
-    ``max_nodes`` written (scalars and collections; aliases not counted) and ``max_depth`` levels.
-    Aliases may add at most :func:`alias_budget` values beyond those written."""
+    """What one kind of YAML text may hold: ``max_bytes`` characters, ``max_nodes`` written (scalars and
+    collections, not aliases) and ``max_depth`` levels."""
 
     max_bytes: int
     max_nodes: int
     max_depth: int = MAX_DEPTH
 
 
-MAX_USER_FILE_BYTES = 16 * 1024 * 1024
-MAX_YAML_NODES = 200_000
 # gsvendor.yaml, overlays, the lock, validation stamps' texts
-USER_FILE = YamlLimits(MAX_USER_FILE_BYTES, MAX_YAML_NODES)
+USER_FILE = YamlLimits(16 * 1024 * 1024, 200_000)
 # upstream values.yaml and Chart.yaml, helm's rendered manifests: CRDs reach megabytes
 UPSTREAM = YamlLimits(64 * 1024 * 1024, 1_000_000)
 
@@ -56,9 +51,8 @@ class YamlLimitError(ConfigError):
 
 
 def alias_budget(written: int) -> int:
-    """How many values a document's aliases may add beyond the ``written`` ones: :data:`ALIAS_BUDGET`
-    or ``written``, whichever is more (yaml.v3's rule of "excessive aliasing", used by the Go
-    emulations' :mod:`gsvendor.generate.golang.yaml_limits` too)."""
+    """How many values a document's aliases may add beyond the ``written`` ones (yaml.v3's rule of
+    "excessive aliasing", shared with :mod:`gsvendor.generate.golang.yaml_limits`)."""
     return max(ALIAS_BUDGET, written)
 
 
@@ -78,19 +72,13 @@ _TOKEN_START = frozenset(" \t\n\r[{,:")  # ":" for a JSON-like key's value: {"k"
 _NAMES_LOOKED_AT = 1000
 
 
-def check_text(text: str, label: str, limits: YamlLimits = UPSTREAM, error: type[Exception] = YamlLimitError) -> None:
-    """Refuse ``text`` before any parser composes it when it is longer than ``limits.max_bytes``
-    characters, holds more than ``limits.max_nodes`` nodes, nests deeper than ``limits.max_depth``
-    or its aliases add more values than :func:`alias_budget` allows.
-
-    Raises ``error`` (default :class:`YamlLimitError`) with ``label: …``. Invalid YAML is left to
-    the parser that reads the text next (it words the error; it stops where this scan stopped).
-    """
+def check_text(text: str, label: str, limits: YamlLimits = UPSTREAM) -> None:
+    """Raise :class:`YamlLimitError` (``label: …``) when ``text`` is over ``limits`` or its aliases add
+    more values than :func:`alias_budget` allows. Invalid YAML is left to the parser that reads it next."""
     if len(text) > limits.max_bytes:
-        raise error(f"{label}: larger than {limits.max_bytes // 1024 // 1024} MiB")
-    if not _may_exceed(text, limits):
-        return
-    _scan(text, label, limits, error)
+        raise YamlLimitError(f"{label}: larger than {limits.max_bytes // 1024 // 1024} MiB")
+    if _may_exceed(text, limits):
+        _scan(text, label, limits)
 
 
 def _may_exceed(text: str, limits: YamlLimits) -> bool:
@@ -100,7 +88,8 @@ def _may_exceed(text: str, limits: YamlLimits) -> bool:
         return True
     flows = _flow_opens(text, limits.max_depth)
     indent = limits.max_depth - flows - 2  # block nesting takes a column per level at least
-    if indent <= 0 or _odd_breaks(text):
+    # lines broken where indentation is not measured: a lone CR, NEL, LS or PS
+    if indent <= 0 or any(c in text for c in "\x85\u2028\u2029") or ("\r" in text and _LONE_CR.search(text)):
         return True
     run = rf"[ \t?:-]{{{indent}}}"  # "\n" first: the regular expression engine then skips to each line
     if re.match(run, text) or re.search(rf"\n{run}", text):
@@ -108,17 +97,9 @@ def _may_exceed(text: str, limits: YamlLimits) -> bool:
     return _aliased(text)
 
 
-def _odd_breaks(text: str) -> bool:
-    """Whether ``text`` breaks lines where indentation is not measured: a lone CR, NEL, LS or PS."""
-    if "\x85" in text or "\u2028" in text or "\u2029" in text:
-        return True
-    return "\r" in text and _LONE_CR.search(text) is not None
-
-
 def _flow_opens(text: str, most: int) -> int:
-    """How many flow collections of ``text`` may open where a node starts (at most ``most``):
-    an upper bound on its flow nesting (a ``[`` inside a quoted or plain scalar may count too).
-    ``most`` as well past :data:`_OPENERS_LOOKED_AT` candidates (the events then decide)."""
+    """An upper bound on the flow nesting of ``text`` (at most ``most``): the flow collections that may
+    open where a node starts (``most`` past :data:`_OPENERS_LOOKED_AT` candidates)."""
     count = 0
     for looked, match in enumerate(_OPENER.finditer(text)):
         if looked >= _OPENERS_LOOKED_AT:
@@ -134,9 +115,8 @@ def _flow_opens(text: str, most: int) -> int:
 
 
 def _after_property(text: str, end: int) -> bool:
-    """Whether the token ending at ``end`` (inclusive) may be a property (``&anchor``, ``!tag``):
-    it starts with ``&`` or ``!`` after a blank or a flow indicator, is longer than can be told,
-    or ends with the ``>`` of a verbatim tag (``!<a,b>``, which may hold flow indicators)."""
+    """Whether the token ending at ``end`` (inclusive) may be a property (``&anchor``, ``!tag``, or a
+    verbatim tag ``!<a,b>``, which may hold flow indicators)."""
     if text[end] == ">":
         return True
     start = max(0, end + 1 - _PROPERTY_LOOKBACK)
@@ -163,20 +143,12 @@ def _aliased(text: str) -> bool:
     return bool(names[0] & names[1])
 
 
-def _scan(text: str, label: str, limits: YamlLimits, error: type[Exception]) -> None:
-    """Stream ``text``'s parse events, counting nodes, depth and expanded sizes; raise ``error`` at the first limit."""
+def _scan(text: str, label: str, limits: YamlLimits) -> None:
+    """Stream ``text``'s parse events, counting nodes, depth and expanded sizes; raise at the first limit."""
+    from ruamel.yaml import events as ev
     from ruamel.yaml.error import YAMLError
-    from ruamel.yaml.events import (
-        AliasEvent,
-        DocumentStartEvent,
-        MappingEndEvent,
-        MappingStartEvent,
-        ScalarEvent,
-        SequenceEndEvent,
-        SequenceStartEvent,
-    )
 
-    starts, ends = (MappingStartEvent, SequenceStartEvent), (MappingEndEvent, SequenceEndEvent)
+    starts, ends = (ev.MappingStartEvent, ev.SequenceStartEvent), (ev.MappingEndEvent, ev.SequenceEndEvent)
     cap = 1 << 62  # expanded sizes stop growing here (an alias chain doubles them per level)
     nodes = written = 0
     stack: list[list[Any]] = []  # per open collection: [expanded size so far, anchor]
@@ -184,26 +156,26 @@ def _scan(text: str, label: str, limits: YamlLimits, error: type[Exception]) -> 
     try:
         for event in _events(text):
             kind = type(event)
-            if kind in starts or kind is ScalarEvent:
+            if kind in starts or kind is ev.ScalarEvent:
                 nodes += 1
                 written += 1
                 if nodes > limits.max_nodes:
-                    raise error(f"{label}: more than {limits.max_nodes} YAML nodes")
-                if kind is ScalarEvent:
+                    raise YamlLimitError(f"{label}: more than {limits.max_nodes} YAML nodes")
+                if kind is ev.ScalarEvent:
                     size, anchor = 1, event.anchor
                 else:
                     stack.append([1, event.anchor])
                     if len(stack) > limits.max_depth:
                         line = event.start_mark.line + 1 if event.start_mark else "?"
-                        raise error(f"{label}:{line}: nested more than {limits.max_depth} levels deep")
+                        raise YamlLimitError(f"{label}:{line}: nested more than {limits.max_depth} levels deep")
                     continue
-            elif kind is AliasEvent:
+            elif kind is ev.AliasEvent:
                 if any(entry[1] == event.anchor for entry in stack):  # yaml.v3: "value contains itself"
-                    raise error(f"{label}: the alias *{shorten(event.anchor)} is inside the node it names")
+                    raise YamlLimitError(f"{label}: the alias *{shorten(event.anchor)} is inside the node it names")
                 size, anchor = sizes.get(event.anchor, 1), None
             elif kind in ends:
                 size, anchor = stack.pop()
-            elif kind is DocumentStartEvent:
+            elif kind is ev.DocumentStartEvent:
                 sizes.clear()
                 written = 0
                 continue
@@ -215,8 +187,8 @@ def _scan(text: str, label: str, limits: YamlLimits, error: type[Exception]) -> 
                 stack[-1][0] = min(cap, stack[-1][0] + size)
             elif size - written > alias_budget(written):
                 most = alias_budget(written) + written
-                raise error(f"{label}: its aliases expand to more than {most} values (an alias bomb?)")
-    except error:
+                raise YamlLimitError(f"{label}: its aliases expand to more than {most} values (an alias bomb?)")
+    except YamlLimitError:
         raise
     except (YAMLError, ValueError, AssertionError, IndexError, KeyError, TypeError):
         return  # invalid: the parser reading it next says where and why
@@ -224,12 +196,12 @@ def _scan(text: str, label: str, limits: YamlLimits, error: type[Exception]) -> 
 
 def _events(text: str) -> Any:
     """``text``'s parse events, from libyaml where it reads ``text`` as ruamel does, else ruamel's own parser."""
-    loader = None if libyaml_differs(text) else _safe_loader(text)
-    if loader is None:
+    if libyaml_differs(text):
         from ruamel.yaml import YAML
 
         yield from YAML(typ="safe", pure=True).parse(text)
         return
+    loader = _loader_class()(text)
     try:
         while loader.check_event():
             yield loader.get_event()
@@ -242,8 +214,8 @@ def read_text(path: Path, label: str) -> str:
     try:
         if path.exists() and not path.is_file():  # a FIFO or a device would block or never end
             raise ConfigError(f"{label}: not a regular file", file=label)
-        if path.stat().st_size > MAX_USER_FILE_BYTES:
-            raise ConfigError(f"{label}: larger than {MAX_USER_FILE_BYTES // 1024 // 1024} MiB", file=label)
+        if path.stat().st_size > USER_FILE.max_bytes:
+            raise ConfigError(f"{label}: larger than {USER_FILE.max_bytes // 1024 // 1024} MiB", file=label)
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{label}: not found", file=label) from None
@@ -251,19 +223,13 @@ def read_text(path: Path, label: str) -> str:
         raise ConfigError(f"{label}: cannot read: {' '.join(str(exc).split())}", file=label) from None
 
 
-def load_yaml_document(path: Path, label: str | None = None) -> Any:
-    """Read ``path`` as one YAML document with ruamel (round-trip, so keys keep line numbers).
-
-    Raises :class:`ConfigError` ``file:line: invalid YAML: …`` or ``file: cannot read: …``.
-    """
-    label = label or str(path)
+def load_yaml_document(path: Path, label: str) -> Any:
+    """``path`` as one round-trip YAML document (keys keep line numbers); raises :class:`ConfigError`."""
     return _parse_round_trip(read_text(path, label), label)
 
 
 def invalid_yaml(exc: Exception, label: str) -> str:
-    """The one-line message of ruamel's ``YAMLError`` ``exc`` for the file ``label``:
-    ``label:line: invalid YAML: problem`` (the line when the parser marks one), never the parser's
-    multi-line text with its ``<unicode string>`` positions."""
+    """The one-line message of ruamel's ``YAMLError`` ``exc``: ``label[:line]: invalid YAML: problem``."""
     from ruamel.yaml.error import MarkedYAMLError
 
     if isinstance(exc, MarkedYAMLError):
@@ -293,41 +259,31 @@ def _parse_round_trip(text: str, label: str) -> Any:
 
 
 def load_plain(text: str, label: str = "YAML text", limits: YamlLimits = UPSTREAM) -> Any:
-    """``text`` as plain dicts, lists and scalars, as ``YAML(typ="safe").load`` gives them (YAML 1.2),
-    about 8× faster than ruamel's pure-Python parser: parsed by libyaml where it reads ``text`` as
-    ruamel does (:func:`libyaml_differs`) and accepts it, else by ruamel's pure-Python parser, which
-    then decides and words the errors (ruamel's ``YAMLError``). Raises :class:`YamlLimitError`
-    naming ``label`` for text over ``limits`` (:func:`check_text`).
+    """``text`` as ``YAML(typ="safe").load`` gives it (YAML 1.2), ~8× faster: by libyaml where it reads
+    ``text`` as ruamel does and accepts it, else by ruamel's pure-Python parser, which words the errors
+    (``YAMLError``). Raises :class:`YamlLimitError` naming ``label`` for text over ``limits``.
     """
-    from ruamel.yaml import YAML
-
     check_text(text, label, limits)
     if not libyaml_differs(text):
         try:
-            loader = _safe_loader(text)
-            if loader is not None:
-                try:
-                    return loader.get_single_data()
-                finally:
-                    loader.dispose()
+            loader = _loader_class()(text)
+            try:
+                return loader.get_single_data()
+            finally:
+                loader.dispose()
         except Exception:  # the pure-Python parser decides, and words the error
             pass
+    from ruamel.yaml import YAML
+
     return YAML(typ="safe", pure=True).load(text)
 
 
 def load_all_safe(text: str, label: str = "rendered manifests", limits: YamlLimits = UPSTREAM) -> list[Any]:
-    """Every document of ``text``, as ``list(YAML(typ="safe").load_all(text))`` gives them (libyaml's
-    parser, ruamel's safe constructor: YAML 1.2, a duplicate key is an error).
-
-    Raises :class:`YamlLimitError` naming ``label`` for text over ``limits`` (:func:`check_text`)
-    and ruamel's ``YAMLError`` for invalid YAML.
+    """Every document of ``text`` as ``YAML(typ="safe").load_all`` gives them (a duplicate key is an error).
+    Raises :class:`YamlLimitError` naming ``label`` for text over ``limits``, ``YAMLError`` for invalid YAML.
     """
     check_text(text, label, limits)
-    loader = _safe_loader(text)
-    if loader is None:
-        from ruamel.yaml import YAML
-
-        return list(YAML(typ="safe").load_all(text))
+    loader = _loader_class()(text)
     try:
         documents = []
         while loader.check_data():
@@ -340,19 +296,12 @@ def load_all_safe(text: str, label: str = "rendered manifests", limits: YamlLimi
 def load_single_safe(
     text: str, inspect: Callable[[Any], T], label: str = "YAML text", limits: YamlLimits = UPSTREAM
 ) -> tuple[Any, T]:
-    """``(YAML(typ="safe").load(text), inspect(root node))`` from one parse.
-
-    ``inspect`` reads the composed root node (``None`` for an empty document) before anything is
-    constructed (ruamel's constructor rewrites merge keys in the nodes). Raises what ``inspect``
-    raises, ruamel's ``YAMLError`` as ``load`` does and :class:`YamlLimitError` naming ``label``.
+    """``(YAML(typ="safe").load(text), inspect(root node))`` from one parse: ``inspect`` reads the root
+    node (``None`` for an empty document) before the constructor rewrites its merge keys. Raises what
+    ``inspect`` raises, ``YAMLError`` and :class:`YamlLimitError` as :func:`load_all_safe`.
     """
     check_text(text, label, limits)
-    loader = _safe_loader(text)
-    if loader is None:
-        from ruamel.yaml import YAML
-
-        yaml = YAML(typ="safe")
-        return yaml.load(text), inspect(yaml.compose(text))
+    loader = _loader_class()(text)
     try:
         node = loader.get_single_node()
         seen = inspect(node)
@@ -361,25 +310,23 @@ def load_single_safe(
         loader.dispose()
 
 
-def _safe_loader(text: str) -> Any:
-    """The libyaml loader of ``YAML(typ="safe")`` reading ``text``; ``None`` without libyaml (not CPython)."""
-    loader = _loader_class()
-    return None if loader is None else loader(text)
-
-
 @functools.cache
-def _loader_class() -> type | None:
-    """The loader class ``YAML(typ="safe").load`` uses on libyaml, made once: ruamel.yaml (0.18-0.19)
-    defines it anew in every ``get_constructor_parser`` call, ~0.18 ms of a loader's 0.2 ms per
-    document. An instance is libyaml's parser, ruamel's safe constructor and its YAML 1.2 resolver
-    in one object, used once. ``None`` where ruamel has no libyaml binding."""
+def _loader_class() -> type:
+    """The loader class of ``YAML(typ="safe")``, made once (ruamel.yaml makes it anew for every document,
+    ~0.18 ms of 0.2): libyaml's parser, ruamel's safe constructor and its YAML 1.2 resolver in one object,
+    used once. Where ruamel has no libyaml binding (not CPython), its pure-Python ``SafeLoader``."""
     from ruamel.yaml import YAML
     from ruamel.yaml.constructor import SafeConstructor
+    from ruamel.yaml.loader import SafeLoader
     from ruamel.yaml.main import CParser
     from ruamel.yaml.resolver import VersionedResolver
 
     if CParser is None:
-        return None
+
+        class PureLoader(SafeLoader):  # type: ignore[misc]
+            max_depth = None  # read by ruamel's composer, set only by YAML()
+
+        return PureLoader
     defaults = YAML(typ="safe")
 
     class Loader(CParser, SafeConstructor, VersionedResolver):  # type: ignore[misc]
@@ -402,28 +349,21 @@ LIBYAML_DIFFERS = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^%", re.M)
 
 
 def libyaml_differs(text: str) -> bool:
-    """``LIBYAML_DIFFERS.search(text)``, by ``in`` tests first (the regular expression tries its
-    alternation at every character: seconds on 16 MiB)."""
+    """``LIBYAML_DIFFERS.search(text)`` by ``in`` tests (the regular expression takes seconds on 16 MiB)."""
     if any(c in text for c in "\t\ufeff\x85\u2028\u2029"):
         return True
     return text.startswith("%") or "\n%" in text  # "^%" of re.M: at the start or after a "\n"
 
 
-def _tagged(text: str) -> bool:
-    """``_TAG.search(text)``, only run when the text holds a ``!`` at all."""
-    return "!" in text and _TAG.search(text) is not None
-
-
+@dataclass
 class YamlFile:
-    """A validated user YAML file: ``data`` (plain, as :func:`to_plain` gives it) and key lines for messages.
+    """A validated user YAML file: ``data`` (plain, :func:`to_plain`) and key lines for messages, from a
+    round-trip parse made on the first :meth:`line_of` call (a stamped file that loads costs one libyaml parse)."""
 
-    Lines come from a round-trip parse made on the first :meth:`line_of` call, so a file that
-    loads without error costs one libyaml parse when its validation stamp exists.
-    """
-
-    def __init__(self, label: str, text: str, data: Any, document: Any = None) -> None:
-        self.label, self.text, self.data = label, text, data
-        self._document = document
+    label: str
+    text: str
+    data: Any
+    _document: Any = None
 
     def line_of(self, path: list[Any]) -> int | None:
         """1-based line of the key at ``path`` (``['charts', 2, 'name']``), ``None`` when not found."""
@@ -431,47 +371,27 @@ class YamlFile:
             self._document = _parse_round_trip(self.text, self.label)
         return line_of(self._document, path)
 
-    def where(self, path: list[Any], suffix: str = "") -> _Where:
-        """``file:line<suffix>`` for messages, its line looked up only when formatted."""
-        return _Where(self, path, suffix)
-
-
-class _Where:
-    """A message prefix ``file:line<suffix>`` whose line is looked up when the message is formatted."""
-
-    def __init__(self, file: YamlFile, path: list[Any], suffix: str) -> None:
-        self.file, self.path, self.suffix = file, path, suffix
-
-    def __str__(self) -> str:
-        return f"{self.file.label}:{self.file.line_of(self.path) or '?'}{self.suffix}"
-
-    def __format__(self, spec: str) -> str:
-        return format(str(self), spec)
+    def where(self, path: list[Any], suffix: str = "") -> str:
+        """``file:line<suffix>`` for a message about the key at ``path``."""
+        return f"{self.label}:{self.line_of(path) or '?'}{suffix}"
 
 
 def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path | None = None) -> YamlFile:
-    """Read ``path`` as one YAML document and validate it against ``schema``.
-
-    ``stamps`` is a folder of validation stamps (:func:`stamp_path`), named by the schema and the
-    text and holding the text's data as JSON. With a stamp the text is known valid and its data is
-    read from the stamp: no YAML parse and no jsonschema import (which alone costs ~70 ms); data
-    JSON cannot hold exactly is parsed by libyaml (:func:`load_plain`). Without a stamp the text
-    is parsed round-trip and validated, and the stamp is written when it passes. Raises
-    :class:`ConfigError` as :func:`load_yaml_document` and :func:`validate` do, and
-    ``label: the file is empty`` for an empty document.
-    """
+    """Read ``path`` as one YAML document and validate it against ``schema``; raises :class:`ConfigError`
+    as :func:`load_yaml_document` and :func:`validate` do, and ``label: the file is empty``.
+    ``stamps``: a folder of validation stamps (:mod:`gsvendor.stamps`) keyed by the schema and the text.
+    With a stamp the text is known valid and its data read from it (no YAML parse, no jsonschema import:
+    ~70 ms) or by libyaml; without, the text is parsed round-trip, validated and stamped when it passes."""
     text = read_text(path, label)
     stamp = stamp_path(stamps, json.dumps(schema, sort_keys=True), text)
     # an explicit tag (!!str 3) is a TaggedScalar round-trip and a plain value to libyaml
-    held = read_stamp(stamp) if not _tagged(text) else None
+    held = None if "!" in text and _TAG.search(text) else read_stamp(stamp)
     if held is not None:
         if "data" in held:
             return YamlFile(label, text, held["data"])
         try:
             data = load_plain(text, label, USER_FILE)
-        except YamlLimitError:
-            raise
-        except Exception:  # a stamp for text libyaml cannot read: the full path words the error
+        except Exception:  # the full path words the error (and checks the limits again)
             data = None
         if data is not None:
             return YamlFile(label, text, to_plain(data))
@@ -490,13 +410,6 @@ def to_plain(node: Any) -> Any:
         return {str(k): to_plain(v) for k, v in node.items()}
     if isinstance(node, list):
         return [to_plain(v) for v in node]
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        # an anchored boolean (&on true) is ruamel's ScalarBoolean, an int underneath: true, not 1
-        return bool(node) if type(node).__name__ == "ScalarBoolean" else int(node)
-    if isinstance(node, float):
-        return float(node)
-    if isinstance(node, str):
-        return str(node)
-    return node
+    if type(node).__name__ == "ScalarBoolean":  # an anchored boolean (&on true), an int underneath
+        return bool(node)
+    return next((kind(node) for kind in (bool, int, float, str) if isinstance(node, kind)), node)

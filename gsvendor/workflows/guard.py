@@ -19,7 +19,7 @@ def exclusive(config: Config, timeout: float, say: Callable[[str], None]) -> Ite
     """
     with project_lock(config.lock_path.parent, timeout, say):
         dests = sorted({c.dest for c in config.charts} | {f.dest for f in config.files})
-        scope = journal_trust.scope_of(dests, config.lock_path.relative_to(config.root).as_posix())
+        scope = journal_trust.Scope(tuple(dests), config.lock_path.relative_to(config.root).as_posix())
         for line in journal.recover(config.root, scope):
             say(line)
         journal.remove_strays(config.root, dests)

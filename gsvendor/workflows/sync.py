@@ -124,7 +124,7 @@ def sync(
         raise HandEditError(
             f"refusing to overwrite changes the lock and the overlays do not explain: {listed} "
             "(declare them as an overlay, or re-run with --force to replace them and keep a backup)",
-            edits,
+            value=edits,
         )
     backup = None
     if not dry_run and (changes or old_lock != lock_bytes):
