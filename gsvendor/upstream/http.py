@@ -233,7 +233,8 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
             raise SourceError(f"{shown}: {type(exc).__name__}: {one_line(exc)}") from None
     hint = ""
     if unreachable:
-        hint = " (no network here? read a local copy of the archive with --source FILE, or from GSVENDOR_UPSTREAM_DIR)"
+        where = f"<repo>-{tag}.tar.gz in $GSVENDOR_UPSTREAM_DIR"
+        hint = f" (no network here? give a local copy with --source FILE, or put {where})"
     raise SourceError(f"{shown}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}{hint}")
 
 
