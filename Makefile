@@ -88,7 +88,7 @@ check-images: venv tools ## Fail on any chart image outside gsoci.azurecr.io/ (a
 check-manifests: venv tools ## Validate rendered custom resources against the charts' CRDs (after make sync); JUnit in build/.
 	$(GSVENDOR) check-manifests --junit build/test-results/check-manifests.xml
 
-check-image-registry: check-images ## Alias of check-images (the name the repository's README and CI use).
+check-image-registry: check-images ## Alias of check-images (the name .ci/run uses).
 
 cluster-test: venv tools ## Install the synced charts on a local kube-apiserver + etcd and check them there (after make sync).
 	$(VENV)/bin/pytest -q tests/cluster $(PYTEST_ARGS)

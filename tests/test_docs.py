@@ -61,3 +61,24 @@ def test_the_command_reference_names_every_global_option() -> None:
     group = typer.main.get_command(app)
     options = [o for p in group.params for o in p.opts if o.startswith("--") and o != "--help"]
     assert options and [o for o in options if o not in text] == []
+
+
+def test_the_synopses_bracket_the_arguments_a_command_may_omit() -> None:
+    """The README's command table and docs/commands.md's headings write an argument ``--help`` shows
+    as optional (``[TAG]``) in brackets: ``gsvendor sync TAG`` read as if the tag were required."""
+    group = typer.main.get_command(app)
+    arguments = {
+        name: " ".join(str(p.metavar) for p in command.params if p.param_type_name == "argument")
+        for name, command in group.commands.items()
+    }
+    optional = {name: re.findall(r"\[([A-Z_]+)\]", metavars) for name, metavars in arguments.items()}
+    readme = re.findall(r"^\| `gsvendor ([a-z-]+)([^`]*)` \|", (ROOT / "README.md").read_text(), re.MULTILINE)
+    headings = re.findall(r"^## `gsvendor ([a-z-]+)([^`]*)`", (ROOT / "docs/commands.md").read_text(), re.MULTILINE)
+    assert {name for name, _ in readme} == set(group.commands)
+    bare = [
+        f"gsvendor {name}{synopsis}: {argument}"
+        for name, synopsis in readme + headings
+        for argument in optional[name]
+        if re.search(rf"(?<![\[\w-]){argument}\b", synopsis)
+    ]
+    assert bare == []

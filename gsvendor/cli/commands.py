@@ -70,7 +70,7 @@ def sync(
 
       gsvendor sync v0.20.0 --source ../shared/upstream/kserve-v0.20.0.tar.gz
 
-      gsvendor sync v0.21.0 --dry-run   # the plan, nothing written
+      gsvendor sync v0.21.0 --dry-run   # plan and upgrade report, nothing written
 
       gsvendor sync v0.21.0 --dry-run --report upgrade.md --diff
 

@@ -86,10 +86,10 @@ def read_pin(config: Config, tag_hint: str | None = None) -> Pin:
     label = inputs.pin_dockerfile
     path = inputs.path(label)
     if not path.is_file():
-        instead = f"give the tag ({tag_hint}), or " if tag_hint else ""
+        instead = f"give the tag ({tag_hint}) or " if tag_hint else ""
         raise ConfigError(
-            f"{label}: not found; its ARG {PIN_ARG} pins the upstream version ({instead}set pinDockerfile "
-            "in gsvendor.yaml)"
+            f"{label}: not found; its ARG {PIN_ARG} pins the upstream version: {instead}set pinDockerfile "
+            "in gsvendor.yaml"
         )
     arg = dockerfile.read(path, label).pin(PIN_ARG)
     if arg is None or not (arg.default or "").strip():

@@ -209,7 +209,8 @@ def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str 
                 break  # the resolver answered the host does not exist: asking again gets the same answer
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, malformed URLs: no retry helps
             raise SourceError(f"{shown}: {type(exc).__name__}: {one_line(exc)}") from None
-    hint = " (no network here? read a local copy of the archive with --source FILE, or from GSVENDOR_UPSTREAM_DIR)"
+    hint = f" (no network here? give a local copy with --source FILE, or put <repo>-{tag}.tar.gz in "
+    hint += "$GSVENDOR_UPSTREAM_DIR)"
     raise SourceError(f"{shown}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}{hint * unreachable}")
 
 

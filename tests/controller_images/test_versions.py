@@ -115,6 +115,10 @@ def test_a_missing_pin_dockerfile_suggests_what_each_command_takes(synced: Path,
         assert result.returncode == 2 and "Dockerfile.llmisvc: not found" in result.stderr, result.stderr
         assert "give the tag explicitly" not in result.stderr
         assert (hint in result.stderr) if hint else ("give the tag" not in result.stderr), result.stderr
+        # the remedy ends the line, no parenthesis inside another: "(give the tag (--tag TAG), or …)"
+        assert result.stderr.endswith(
+            "pins the upstream version: " + (f"{hint} or " if hint else "") + "set pinDockerfile in gsvendor.yaml\n"
+        ), result.stderr
 
 
 def test_all_places_agree(synced: Path) -> None:
