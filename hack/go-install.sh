@@ -77,12 +77,12 @@ for r in json.load(sys.stdin).get("Replace") or []:
 go_install_skip() {
   local name=$1 message=$2 optional=" ${GO_INSTALL_OPTIONAL:-} "
   if [[ $optional == *" $name "* ]]; then
-    echo "install-go-tools: $name skipped: $message; ${GO_INSTALL_OPTIONAL_NOTE:-optional}" >&2
+    echo "${GO_INSTALL_LABEL:-install-go-tools}: $name skipped: $message; ${GO_INSTALL_OPTIONAL_NOTE:-optional}" >&2
   elif go_install_strict; then
-    echo "install-go-tools: $name: $message (CI requires it)" >&2
+    echo "${GO_INSTALL_LABEL:-install-go-tools}: $name: $message (CI requires it)" >&2
     go_install_failed+=("$name")
   else
-    echo "install-go-tools: $name skipped: $message; the tests that need it skip" >&2
+    echo "${GO_INSTALL_LABEL:-install-go-tools}: $name skipped: $message; the tests that need it skip" >&2
   fi
 }
 
@@ -104,7 +104,7 @@ go_install() {
   export GOTOOLCHAIN
   stamp="$ldflags${GO_INSTALL_TOOLCHAIN:+ GOTOOLCHAIN=$GO_INSTALL_TOOLCHAIN}"
   if go_install_installed "$name" "$module" "$version" "$stamp"; then
-    echo "install-go-tools: $name $version already installed"
+    echo "${GO_INSTALL_LABEL:-install-go-tools}: $name $version already installed"
     return
   fi
   start=$(date +%s)
@@ -117,7 +117,7 @@ go_install() {
     "$go" get "$package@$version") >"$log" 2>&1; then
     if grep -q 'requires go >= ' "$log"; then # GOTOOLCHAIN=local: never downloads a toolchain
       cat "$log" >&2
-      echo "install-go-tools: $name $version needs a newer go than $("$go" env GOVERSION) (log above)" >&2
+      echo "${GO_INSTALL_LABEL:-install-go-tools}: $name $version needs a newer go than $("$go" env GOVERSION) (log above)" >&2
       go_install_failed+=("$name")
     elif grep -qE '(403 Forbidden|404 Not Found|410 Gone)' "$log"; then
       go_install_skip "$name" "the Go module proxy does not serve $module@$version ($(grep -oE '(403 Forbidden|404 Not Found|410 Gone)' "$log" | head -1))"
@@ -129,17 +129,17 @@ go_install() {
   fi
   if ! (cd "$work" && "$go" build -trimpath -ldflags "$ldflags" -o "$go_install_bin/$name.new.$$" "$package") >>"$log" 2>&1; then
     cat "$log" >&2
-    echo "install-go-tools: building $name $version failed (log above)" >&2
+    echo "${GO_INSTALL_LABEL:-install-go-tools}: building $name $version failed (log above)" >&2
     rm -f "$go_install_bin/$name.new.$$"
     go_install_failed+=("$name")
   else
     mv "$go_install_bin/$name.new.$$" "$go_install_bin/$name"
     printf '%s\n' "$stamp" >"$go_install_bin/.$name.ldflags"
     if ! go_install_installed "$name" "$module" "$version" "$stamp"; then
-      echo "install-go-tools: $go_install_bin/$name is not $module $version after the build" >&2
+      echo "${GO_INSTALL_LABEL:-install-go-tools}: $go_install_bin/$name is not $module $version after the build" >&2
       go_install_failed+=("$name")
     else
-      echo "install-go-tools: $name $version installed in $(($(date +%s) - start)) s"
+      echo "${GO_INSTALL_LABEL:-install-go-tools}: $name $version installed in $(($(date +%s) - start)) s"
     fi
   fi
   rm -rf "$work" "$log"
@@ -148,7 +148,7 @@ go_install() {
 # go_install_finish: exit 1 naming every tool that failed (strict mode: also those not fetched).
 go_install_finish() {
   if [ ${#go_install_failed[@]} -gt 0 ]; then
-    echo "install-go-tools: failed: ${go_install_failed[*]}" >&2
+    echo "${GO_INSTALL_LABEL:-install-go-tools}: failed: ${go_install_failed[*]}" >&2
     exit 1
   fi
 }

@@ -21,6 +21,7 @@ HELM_VERSION=v3.17.3
 HELM_GO=go1.23.7
 
 # shellcheck source=hack/go-install.sh
+GO_INSTALL_LABEL=install-helm
 . "$(dirname "$0")/go-install.sh"
 dest=$go_install_bin
 
@@ -52,7 +53,6 @@ print(" ".join(flags))
 ' "$info")
   GO_INSTALL_TOOLCHAIN=$HELM_GO go_install helm helm.sh/helm/v3 helm.sh/helm/v3/cmd/helm "$HELM_VERSION" "$ldflags"
   go_install_finish
-  "$dest/helm" version --short
   exit 0
 fi
 if go_install_strict; then
@@ -74,4 +74,4 @@ expected=$(curl -fsSL "https://get.helm.sh/$archive.sha256sum" | cut -d' ' -f1)
 echo "$expected  $work/$archive" | sha256sum -c --quiet
 tar -xzf "$work/$archive" -C "$work"
 install -m 0755 "$work/$os-$goarch/helm" "$dest/helm"
-"$dest/helm" version --short
+echo "install-helm: helm $("$dest/helm" version --short) installed from the release archive"

@@ -50,7 +50,7 @@ step() {
   local name=$1
   shift
   echo
-  echo "==> $name: $*"
+  if [ "$(type -t "$1")" = function ]; then echo "==> $name"; else echo "==> $name: $*"; fi
   "$@"
   local rc=$?
   if [ "$rc" -eq 0 ]; then

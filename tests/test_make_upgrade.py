@@ -74,6 +74,11 @@ def test_make_upgrade_runs_offline_end_to_end(tmp_path: Path) -> None:
     assert result.returncode == 0, out[-6000:] + result.stderr[-3000:]
     # after make's own tool checks, the script's first line says where upstream comes from
     assert f"\nupgrade {OLD} → {NEW}, offline, from {UPSTREAM}/kserve-{NEW}.tar.gz\n" in out
+    # each step's heading names the command it runs; a step that is a script function shows its name alone
+    headings = [line for line in out.splitlines() if line.startswith("==> ")]
+    assert headings[0] == f"==> pins ({OLD} → {NEW} in Dockerfile Dockerfile.llmisvc)"
+    assert [h for h in headings if h.startswith("==> sync: ")] == [f"==> sync: {project}/.venv/bin/gsvendor sync {NEW}"]
+    assert headings[-1] == "==> patch-verify"
     summary = out[out.rindex(f"\nupgrade {OLD} → {NEW}: ") + 1 :].splitlines()
     report = f"build/upgrade-report-{NEW}.md"
     assert summary == [
