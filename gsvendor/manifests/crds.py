@@ -1,23 +1,16 @@
-"""Collecting the CustomResourceDefinitions of the project's charts.
-
-Three places hold them: the rendered templates (every chart × variant that rendered), a chart's
-``crds/`` folder (helm installs it verbatim) and a chart's ``files/`` (upstream loads some CRDs with
-``.Files.Get``, e.g. the Gateway API Inference Extension CRDs of kserve-llmisvc-resources). A CRD
-is known by its ``metadata.name``; the first place found wins (rendered before ``crds/`` before
-``files/``), since the rendered form is what helm installs.
-
-CRDs are megabytes; one is parsed only when an object of its group and kind needs it
-(:meth:`CRD.data`), with :mod:`gsvendor.fastyaml` first.
+"""The CustomResourceDefinitions of the project's charts: rendered, in ``crds/`` and in ``files/`` (loaded with
+``.Files.Get``). The first of a ``metadata.name`` wins, rendered first (what helm installs). CRDs are
+megabytes: one is parsed (with :mod:`gsvendor.fastyaml` first) only when an object needs it.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from gsvendor import fastyaml
 from gsvendor.fastyaml import NotSimple
@@ -28,6 +21,7 @@ _NAME = re.compile(r"^metadata:[ \t]*\n(?:(?:[ \t]+.*|[ \t]*)\n)*?  name:[ \t]*[
 _GROUP = re.compile(r"^  group:[ \t]*[\"']?([^\s\"'#]+)", re.M)
 _KIND = re.compile(r"^  names:[ \t]*\n(?:    .*\n)*?    kind:[ \t]*[\"']?([^\s\"'#]+)", re.M)
 _LOCK = threading.Lock()
+T = TypeVar("T")
 
 
 class CRDError(ValueError):
@@ -35,11 +29,9 @@ class CRDError(ValueError):
 
 
 def load_yaml(text: str, strict: bool = False) -> Any:
-    """One YAML document: the controller-gen subset lazily (:func:`fastyaml.load_lazy`: values parsed
-    when read, so :class:`~gsvendor.fastyaml.NotSimple` may surface then), anything else
-    (or ``strict``) with ruamel (libyaml). Raises ruamel's ``YAMLError`` for text that is not YAML,
-    :class:`gsvendor.yamlio.YamlLimitError` for text over :data:`gsvendor.yamlio.UPSTREAM`'s limits."""
-
+    """One YAML document: the controller-gen subset lazily (:func:`fastyaml.load_lazy`, which may raise
+    :class:`~gsvendor.fastyaml.NotSimple` when read), else (or ``strict``) with ruamel. Raises ruamel's
+    ``YAMLError``, or :class:`gsvendor.yamlio.YamlLimitError` over :data:`gsvendor.yamlio.UPSTREAM`'s limits."""
     label = "a CustomResourceDefinition"
     if len(text) > UPSTREAM.max_bytes:
         raise YamlLimitError(f"{label}: larger than {UPSTREAM.max_bytes // 1024 // 1024} MiB")
@@ -55,8 +47,7 @@ def load_yaml(text: str, strict: bool = False) -> Any:
 
 
 def _mapping(text: str, where: str, strict: bool = False) -> Mapping[str, Any]:
-    """``text`` read by :func:`load_yaml`. Raises :class:`CRDError` naming ``where`` when it is not
-    YAML or not a mapping."""
+    """``text`` read by :func:`load_yaml`. Raises :class:`CRDError` naming ``where`` unless a YAML mapping."""
     from ruamel.yaml.error import YAMLError
 
     try:
@@ -70,9 +61,8 @@ def _mapping(text: str, where: str, strict: bool = False) -> Mapping[str, Any]:
 
 @dataclass
 class CRD:
-    """One CustomResourceDefinition: ``name`` (``plural.group``), ``group``, ``kind``, ``source`` (the
-    file it came from, ``helm/kserve-llmisvc-crd/templates/….yaml``), its ``text``; the parsed
-    document on demand (:meth:`data`)."""
+    """One CustomResourceDefinition (``name``: ``plural.group``) from ``source`` (a chart's file); its ``text``
+    parsed on demand (:meth:`data`)."""
 
     name: str
     group: str
@@ -85,18 +75,14 @@ class CRD:
 
     @classmethod
     def from_text(cls, text: str, source: str) -> CRD:
-        """A CRD from its YAML ``text``: name, group and kind read from the text without parsing it (a
-        full parse when the layout is unusual). Raises :class:`CRDError`."""
+        """A CRD from its YAML ``text``, its name, group and kind found without a parse where the layout is the
+        usual one. Raises :class:`CRDError`."""
         name, group, kind = (m.group(1) if (m := rx.search(text)) else None for rx in (_NAME, _GROUP, _KIND))
         if name and group and kind:
             return cls(name=name, group=group, kind=kind, source=source, text=text)
 
         crd = cls(name="", group="", kind="", source=source, text=text)
-        try:
-            crd._identify()
-        except NotSimple:  # a flow mapping ({kind: …}) met while reading: parse it whole
-            crd = cls(name="", group="", kind="", source=source, text=text, strict=True)
-            crd._identify()
+        crd.strictly(crd._identify)
         if not (crd.group and crd.kind):
             raise CRDError(f"{source}: a CustomResourceDefinition without spec.group or spec.names.kind")
         crd.name = crd.name or f"{crd.kind.lower()}.{crd.group}"
@@ -116,15 +102,19 @@ class CRD:
                 self._data = _mapping(self.text, self.source, self.strict)
             return self._data
 
-    def use_strict(self) -> None:
-        """Parse again with ruamel only (after the fast loader met YAML it does not handle)."""
-        with _LOCK:
-            self.strict, self._data = True, None
-            self.cache.clear()
+    def strictly(self, read: Callable[[], T]) -> T:
+        """``read()``, again with the CRD parsed by ruamel when the fast loader met YAML it does not handle (a flow
+        mapping ``{kind: …}`` met while reading)."""
+        try:
+            return read()
+        except NotSimple:
+            with _LOCK:
+                self.strict, self._data = True, None
+                self.cache.clear()
+            return read()
 
     def versions(self) -> dict[str, Mapping[str, Any]]:
-        """The CRD's versions by name (``spec.versions``), each parsed only when asked for (a
-        version of a large CRD is half of it). Raises :class:`CRDError`."""
+        """``spec.versions`` by name, each parsed only when read (one is half a large CRD). Raises :class:`CRDError`."""
         with _LOCK:
             if "versions" in self.cache:
                 return self.cache["versions"]
@@ -138,8 +128,7 @@ class CRD:
         return found
 
     def _version_texts(self) -> dict[str, str] | None:
-        """``spec.versions`` items as text by name, when the layout is the usual one (``versions:``
-        under ``spec:``, a key per line); ``None`` otherwise or when already parsed."""
+        """``spec.versions`` items as text by name in the usual layout; ``None`` otherwise or once parsed."""
         if self._data is not None or self.strict:
             return None
         if "texts" in self.cache:
@@ -208,7 +197,7 @@ def chart_file_crds(chart_dir: Path, label: str) -> Iterator[tuple[str, str]]:
 
 @dataclass
 class CRDSet:
-    """The CRDs found, by name, and an index by ``(group, kind)``; ``notes``: documents skipped."""
+    """The CRDs found, by name; ``notes``: documents skipped."""
 
     by_name: dict[str, CRD] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)

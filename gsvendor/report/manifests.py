@@ -20,7 +20,7 @@ def _counts(counter: Counter[str]) -> str:
 
 
 def to_json(result: ManifestsResult) -> dict[str, Any]:
-    """The machine-readable result (``--json``): per chart its variants, counts and findings."""
+    """The ``--json`` result: per chart its variants, counts and findings."""
 
     def variant(item: VariantManifests) -> dict[str, Any]:
         return {
@@ -77,8 +77,7 @@ def _failures(item: VariantManifests, result: ManifestsResult) -> list[str]:
 
 
 def junit_cases(result: ManifestsResult) -> list[TestCase]:
-    """One JUnit test case per chart × variant, for CircleCI."""
-
+    """One JUnit test case per chart × variant."""
     return [
         TestCase(
             classname=f"check-manifests.{item.chart.name}",
@@ -92,16 +91,9 @@ def junit_cases(result: ManifestsResult) -> list[TestCase]:
 
 
 def print_report(console: Writer, result: ManifestsResult, verbose: bool = False) -> None:
-    """A table per chart of the findings (one row per finding, naming every variant that has it),
-    render problems, label coverage, then the objects checked per kind and the totals.
-
-    Variants that failed as declared, each variant's counts and the counts per kind are printed
-    with ``verbose`` only, as check-images does (the totals say how many objects had no CRD).
-
-    Label coverage is printed with ``verbose``; without it only for a chart whose missing labels
-    fail the check (``fail: true``).
-    """
-
+    """A table per chart of the findings (a row per finding naming its variants), render problems, label
+    coverage, then the totals. ``verbose`` adds variants failed as declared, counts per variant and kind,
+    and label coverage that does not fail the check."""
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
         rows: dict[tuple[str, str, str, str, str, str], list[str]] = {}
@@ -165,7 +157,7 @@ def failure_message(result: ManifestsResult) -> str:
 
 
 def print_run(console: Writer, run: ManifestsRun, verbose: bool = False) -> None:
-    """The check-images report (``--images``), then check-manifests'."""
+    """check-images' report (``--images``), then check-manifests'."""
     if run.images is not None:
         images.print_report(console, run.images, verbose=verbose)
     print_report(console, run.result, verbose=verbose)
@@ -182,13 +174,11 @@ def run_json(run: ManifestsRun) -> dict[str, Any]:
 
 def run_cases(run: ManifestsRun) -> list[TestCase]:
     """JUnit cases: check-images' (``--images``), then one per chart × variant."""
-
     return (images.junit_cases(run.images) if run.images is not None else []) + junit_cases(run.result)
 
 
 def run_failure(run: ManifestsRun) -> str:
     """The one-line failure summary of a run that is not ok."""
-
     failures = []
     if run.images is not None and not run.images.ok:
         failures.append(images.failure_message(run.images))
