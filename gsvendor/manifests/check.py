@@ -176,16 +176,9 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
         for document in documents:
             metadata = document.get("metadata") if isinstance(document.get("metadata"), Mapping) else {}
             labels = metadata.get("labels") if isinstance(metadata.get("labels"), Mapping) else {}
-            parsed.objects.append(
-                Obj(
-                    kind=str(document.get("kind") or ""),
-                    api_version=str(document.get("apiVersion") or ""),
-                    name=str(metadata.get("name") or "?"),
-                    source=where,
-                    labels=labels,
-                    parsed=document,
-                )
-            )
+            kind, api_version = (str(document.get(key) or "") for key in ("kind", "apiVersion"))
+            name = str(metadata.get("name") or "?")
+            parsed.objects.append(Obj(kind, api_version, name, where, labels, parsed=document))
 
     return parsed
 
@@ -269,15 +262,14 @@ def _schema(version: Mapping[str, Any]) -> Any:
     return ((version.get("schema") or {}).get("openAPIV3Schema")) or {}
 
 
-def check_manifests(rendering: Rendering, policy: LabelPolicy | None = None) -> ManifestsResult:
-    """Validate every object of every render against the CRDs of the renders, ``crds/`` and ``files/``: a kind
-    no CRD defines is not checked; an apiVersion the CRD does not serve is a finding. Raises nothing."""
+def check_manifests(rendering: Rendering, policy: LabelPolicy) -> ManifestsResult:
+    """Validate every object of every render (split by :func:`parse_rendered` under :data:`CONSUMER`) against the
+    CRDs of the renders, ``crds/`` and ``files/``: a kind no CRD defines is not checked; an apiVersion the CRD
+    does not serve is a finding. Raises nothing."""
     start = time.perf_counter()
-    policy = policy or LabelPolicy()
-    parsed = {id(r): r.outputs.get(CONSUMER) or parse_rendered(r) for r in rendering.variants}
     crds = CRDSet()
     for rendered in rendering.variants:  # rendered first: what helm installs wins
-        crds.add_all(parsed[id(rendered)].crds)
+        crds.add_all(rendered.outputs[CONSUMER].crds)
     for chart in rendering.charts:
         crds.add_all(chart_file_crds(chart.path, chart.label))
     memo: _Memo = {}
@@ -286,7 +278,7 @@ def check_manifests(rendering: Rendering, policy: LabelPolicy | None = None) -> 
     for rendered in rendering.variants:
         item = VariantManifests(variant=rendered.variant.name, **rendered.verdict())
         begin = time.perf_counter()
-        split = parsed[id(rendered)]
+        split = rendered.outputs[CONSUMER]
         notes.extend(split.unreadable)
         for obj in split.objects:
             item.objects += 1

@@ -202,22 +202,18 @@ class CRDSet:
     by_name: dict[str, CRD] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    def add(self, text: str, source: str) -> None:
-        """Add the CRD in ``text`` unless one of its name is known already (first wins)."""
-        match = _NAME.search(text)
-        if match and match.group(1) in self.by_name:
-            return
-        try:
-            crd = CRD.from_text(text, source)
-        except CRDError as exc:
-            self.notes.append(str(exc))
-            return
-        self.by_name.setdefault(crd.name, crd)
-
     def add_all(self, documents: Iterable[tuple[str, str]]) -> None:
-        """Add every ``(source, text)``."""
+        """Add the CRD of every ``(source, text)`` unless one of its name is known already (first wins)."""
         for source, text in documents:
-            self.add(text, source)
+            match = _NAME.search(text)
+            if match and match.group(1) in self.by_name:
+                continue
+            try:
+                crd = CRD.from_text(text, source)
+            except CRDError as exc:
+                self.notes.append(str(exc))
+                continue
+            self.by_name.setdefault(crd.name, crd)
 
     def find(self, group: str, kind: str) -> CRD | None:
         """The CRD defining ``kind`` in ``group``, if any."""

@@ -67,10 +67,6 @@ OBJECT_META: dict[str, Any] = {
 }
 
 
-def _types(value: Any, nullable: bool) -> list[str] | str:
-    return [value, "null"] if nullable and isinstance(value, str) else value
-
-
 def _property(node: Mapping[str, Any], key: Any) -> Any:
     """The schema of field ``key`` of an object ``node`` describes (``{}``: none)."""
     additional = node.get("additionalProperties")
@@ -93,34 +89,23 @@ def drop_nulls(node: Any, value: Any) -> Any:
     return value
 
 
-_ANY = object()
-
-
-def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root: bool = False) -> dict[str, Any]:
+def translate(node: Any, instance: Any, *, structural: bool = True, root: bool = False) -> dict[str, Any]:
     """The JSON Schema (draft 4) of one CRD schema ``node``; one that is not a mapping admits anything.
 
-    ``instance``: when given, only what validating it needs is translated (a pod template schema is tens
-    of thousands of nodes, an object uses a few hundred). ``structural``: pruning applies (not inside
+    Only what validating ``instance`` needs is translated (a pod template schema is tens of thousands of
+    nodes, an object uses a few hundred). ``structural``: pruning applies (not inside
     ``allOf``/``anyOf``/``oneOf``/``not``). ``root``: the version's root schema.
     """
     if not isinstance(node, Mapping):
         return {}
-    guided = instance is not _ANY
     out: dict[str, Any] = {key: node[key] for key in VALUE_KEYWORDS if key in node}
     if node.get("x-kubernetes-int-or-string"):
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}, *([{"type": "null"}] if node.get("nullable") else [])]
     elif "type" in node:
-        out["type"] = _types(node["type"], bool(node.get("nullable")))
+        out["type"] = [node["type"], "null"] if node.get("nullable") and isinstance(node["type"], str) else node["type"]
     specified = node.get("properties") or {}
-    if guided and not isinstance(instance, Mapping):
-        wanted: Any = ()
-    elif guided:
-        wanted = [key for key in instance if key in specified]
-    else:
-        wanted = list(specified)
-    properties = {
-        str(key): translate(specified[key], instance[key] if guided else _ANY, structural=structural) for key in wanted
-    }
+    wanted = [key for key in instance if key in specified] if isinstance(instance, Mapping) else []
+    properties = {str(key): translate(specified[key], instance[key], structural=structural) for key in wanted}
     embedded = root or node.get("x-kubernetes-embedded-resource")
     if embedded:
         properties.update({"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": OBJECT_META})
@@ -128,13 +113,11 @@ def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root:
             out["required"] = sorted({*out.get("required", ()), "apiVersion", "kind"})
     additional = node.get("additionalProperties")
     if isinstance(additional, Mapping):
-        if guided and isinstance(instance, Mapping):  # each further key, translated for its own value
+        if isinstance(instance, Mapping):  # each further key, translated for its own value
             for key, value in instance.items():
                 if key not in properties:
                     properties[str(key)] = translate(additional, value, structural=structural)
             out["additionalProperties"] = {}
-        elif not guided:
-            out["additionalProperties"] = translate(additional, structural=structural)
     elif (
         structural
         and not node.get("x-kubernetes-preserve-unknown-fields")
@@ -145,11 +128,8 @@ def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root:
     if properties:
         out["properties"] = properties
     items = node.get("items")
-    if isinstance(items, Mapping):
-        if not guided:
-            out["items"] = translate(items, structural=structural)
-        elif isinstance(instance, list):  # draft 4 tuple form: one schema per element
-            out["items"] = [translate(items, element, structural=structural) for element in instance]
+    if isinstance(items, Mapping) and isinstance(instance, list):  # draft 4 tuple form: one schema per element
+        out["items"] = [translate(items, element, structural=structural) for element in instance]
     for key in ("allOf", "anyOf", "oneOf"):
         if isinstance(node.get(key), list):
             branches = [translate(branch, instance, structural=False) for branch in node[key]]
@@ -162,17 +142,13 @@ def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root:
     return out
 
 
-def _rfc3339(text: str) -> bool:
-    return bool(re.fullmatch(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)", text))
-
-
 FORMATS: dict[str, Any] = {
     "ipv4": ipaddress.IPv4Address,
     "ipv6": ipaddress.IPv6Address,
     "cidr": lambda v: ipaddress.ip_network(v, strict=False),
     "uuid": uuid.UUID,
     "byte": lambda v: base64.b64decode(v, validate=True),
-    "date-time": _rfc3339,
+    "date-time": lambda v: bool(re.fullmatch(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)", v)),
     "date": lambda v: bool(re.fullmatch(r"\d{4}-\d\d-\d\d", v)),
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -97,17 +98,15 @@ def _print_sync_details(console: Writer, result: SyncResult) -> None:
     rows = []
     first_of_dest = {chart.spec.dest: chart.spec.name for chart in reversed(result.build.charts)}
     for chart in result.build.charts:
-        counts = {s: 0 for s in ("added", "changed", "removed")}
-        for change in result.changes:
-            # a folder several charts write: a change is the writing chart's, a removal the first chart's
-            ours = change.path in chart.files or (
-                change.status == "removed" and first_of_dest[chart.spec.dest] == chart.spec.name
-            )
-            if change.dest == chart.spec.dest and ours:
-                counts[change.status] += 1
-        cells = [chart.spec.name, *([chart.spec.dest] if show_dest else [])]
-        cells += [str(len(chart.files)), str(counts["added"]), str(counts["changed"]), str(counts["removed"])]
-        rows.append([*cells, str(len(chart.overlays))])
+        # a folder several charts write: a change is the writing chart's, a removal the folder's first chart's
+        first = first_of_dest[chart.spec.dest] == chart.spec.name
+        counts = Counter(
+            c.status
+            for c in result.changes
+            if c.dest == chart.spec.dest and (c.path in chart.files or (c.status == "removed" and first))
+        )
+        cells = [chart.spec.name, *([chart.spec.dest] if show_dest else []), str(len(chart.files))]
+        rows.append([*cells, *(str(counts[s]) for s in ("added", "changed", "removed")), str(len(chart.overlays))])
     for copy in result.build.copies:
         status = next((c.status for c in result.changes if c.dest == copy.spec.dest and not c.path), None)
         cells = [copy.spec.source, *([copy.spec.dest] if show_dest else [])]

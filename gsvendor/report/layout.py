@@ -7,7 +7,6 @@ import contextlib
 import errno
 import os
 import shutil
-import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -42,16 +41,12 @@ def drop_unreadable_size() -> None:
             del os.environ[name]
 
 
-def output_width(is_terminal: bool | None = None) -> int:
-    """The width output may use: ``$COLUMNS``, else the terminal's width, else :data:`CI_WIDTH` (no TTY)."""
+def output_width(is_terminal: bool) -> int:
+    """The width output may use: ``$COLUMNS``, else the terminal's width, else :data:`CI_WIDTH`."""
     columns = env_columns()
     if columns is not None:
         return max(columns, MIN_WIDTH)
-    if is_terminal is None:
-        is_terminal = sys.stdout.isatty()
-    if is_terminal:
-        return max(shutil.get_terminal_size((CI_WIDTH, 24)).columns, MIN_WIDTH)
-    return CI_WIDTH
+    return max(shutil.get_terminal_size((CI_WIDTH, 24)).columns, MIN_WIDTH) if is_terminal else CI_WIDTH
 
 
 class StrippedLines:

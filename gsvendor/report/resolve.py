@@ -45,18 +45,14 @@ def _lines(entry: ReferenceResolution) -> list[str]:
 
 
 def print_report(console: Writer, report: ResolveReport, ok: bool) -> None:
-    """Each failing reference with the registry's reason, the notes, then the totals (``ok:`` when ``ok``)."""
+    """Each failing reference with the registry's reason, the notes, then the totals line (``ok:`` when ``ok``):
+    references resolved, by outcome; mirrors compared; what was not asked."""
     for entry in report.failing:
         where = some(sorted({f"{p.chart} {p.variant}" for p in entry.places}), 4)
         for line in _lines(entry):
             console.say("[red]✗[/] {} [dim](in {})[/]", line, where)
     for note in report.notes:
         console.say("[dim]note: {}[/]", note)
-    console.say(ok_prefix(ok) + "{}", summary(report))
-
-
-def summary(report: ResolveReport) -> str:
-    """The totals line: references resolved, by outcome; mirrors compared; what was not asked."""
     counts = ", ".join(f"{report.count(o)} {o}" for o in OUTCOMES if report.count(o) or o == RESOLVED)
     text = (
         f"resolved {len(report.references)} distinct reference(s) ({report.occurrences} occurrence(s)) "
@@ -70,7 +66,7 @@ def summary(report: ResolveReport) -> str:
         text += f"; {unjudged} templated or empty not resolved"
     if report.not_allowed:
         text += f"; {report.not_allowed} offender(s) or invalid not resolved"
-    return text
+    console.say(ok_prefix(ok) + "{}", text)
 
 
 def _resolution_json(resolution: Resolution) -> dict[str, Any]:

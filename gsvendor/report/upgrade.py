@@ -257,7 +257,7 @@ def _patches(upgrade: Upgrade) -> list[str]:
             *lines,
             "Not judged: patch-verify could not check the series.",
             "",
-            *(f"- {code(p)}" for p in upgrade.patches_unjudged),
+            *_bullets(upgrade.patches_unjudged),
             "",
         ]
     if not upgrade.patches:
@@ -288,13 +288,8 @@ def markdown(upgrade: Upgrade) -> str:
     ]
     for chart in upgrade.charts:
         lines += [f"## {chart.name} ({code(chart.dest)})", ""]
-        lines += _files(chart)
-        lines += _values(chart)
-        lines += _images(chart)
-        lines += _crds(chart)
-        lines += _rbac(chart)
+        for section in (_files, _values, _images, _crds, _rbac):
+            lines += section(chart)
         lines += _overlays(chart, upgrade.old_tag, upgrade.new_tag)
     lines += _patches(upgrade)
-    while lines and lines[-1] == "":
-        lines.pop()
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines).rstrip("\n") + "\n"
