@@ -70,7 +70,7 @@ class CRD:
     source: str
     text: str = field(repr=False)
     _data: Mapping[str, Any] | None = field(default=None, repr=False)
-    cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    _versions: dict[str, Mapping[str, Any]] | None = field(default=None, repr=False)
     strict: bool = False  # parse with ruamel only (the fast loader met YAML it does not handle)
 
     @classmethod
@@ -109,50 +109,43 @@ class CRD:
             return read()
         except NotSimple:
             with _LOCK:
-                self.strict, self._data = True, None
-                self.cache.clear()
+                self.strict, self._data, self._versions = True, None, None
             return read()
 
     def versions(self) -> dict[str, Mapping[str, Any]]:
         """``spec.versions`` by name, each parsed only when read (one is half a large CRD). Raises :class:`CRDError`."""
         with _LOCK:
-            if "versions" in self.cache:
-                return self.cache["versions"]
-            items = self._version_texts()
+            if self._versions is not None:
+                return self._versions
+            items = None if self._data is not None or self.strict else _version_texts(self.text)
         if items is None:
             versions = (self.data().get("spec") or {}).get("versions") or []
             found = {str(v.get("name")): v for v in versions if isinstance(v, Mapping)}
         else:
             found = {name: _LazyVersion(self, name, text) for name, text in items.items()}
-        self.cache["versions"] = found
+        self._versions = found
         return found
 
-    def _version_texts(self) -> dict[str, str] | None:
-        """``spec.versions`` items as text by name in the usual layout; ``None`` otherwise or once parsed."""
-        if self._data is not None or self.strict:
+
+def _version_texts(text: str) -> dict[str, str] | None:
+    """The ``spec.versions`` items of a CRD's ``text`` by name, in the usual layout (``versions:`` under ``spec:``,
+    a key per line); else ``None``."""
+    start = re.search(r"^spec:[ \t]*\n(?:(?:  .*|[ \t]*)\n)*?  versions:[ \t]*\n", text, re.M)
+    if not start:
+        return None
+    end = re.compile(r"^ {0,2}\S", re.M).search(text, start.end())
+    block = text[start.end() : end.start() if end else len(text)]
+    first = re.match(r"( +)- ", block)
+    if not first:
+        return None
+    indent, found = first.group(1), {}
+    for piece in re.split(rf"(?m)^{indent}- ", block)[1:]:  # the first piece: the "" before the first item
+        item = f"{indent}  {piece}"
+        name = re.search(rf"(?m)^{indent}  name:[ \t]*[\"']?([^\s\"'#]+)", item)
+        if not name or name.group(1) in found:
             return None
-        if "texts" in self.cache:
-            return self.cache["texts"]
-        found = None
-        start = re.search(r"^spec:[ \t]*\n(?:(?:  .*|[ \t]*)\n)*?  versions:[ \t]*\n", self.text, re.M)
-        if start:
-            end = re.compile(r"^ {0,2}\S", re.M).search(self.text, start.end())
-            block = self.text[start.end() : end.start() if end else len(self.text)]
-            first = re.match(r"( +)- ", block)
-            if first:
-                indent = first.group(1)
-                pieces = re.split(rf"(?m)^{indent}- ", block)
-                if not pieces[0].strip():
-                    found = {}
-                    for piece in pieces[1:]:
-                        text = f"{indent}  {piece}"
-                        name = re.search(rf"(?m)^{indent}  name:[ \t]*[\"']?([^\s\"'#]+)", text)
-                        if not name or name.group(1) in found:
-                            found = None
-                            break
-                        found[name.group(1)] = text
-        self.cache["texts"] = found
-        return found
+        found[name.group(1)] = item
+    return found
 
 
 class _LazyVersion(Mapping):  # type: ignore[type-arg]

@@ -100,26 +100,23 @@ class StrippedLines:
         try:
             yield
         except BrokenPipeError:
-            self._reader_gone()
+            # the descriptor to /dev/null: what is still buffered and Python's flush at exit are lost quietly
+            self.gone = True
+            try:
+                fd = self.stream.fileno()
+            except (OSError, ValueError, AttributeError):  # no descriptor (a test's StringIO)
+                return
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, fd)
+            finally:
+                os.close(devnull)
         except OSError as exc:
             if self.name == "stderr":  # nowhere to say so: lost, as with 2>&-; the exit codes stay
                 return
             from gsvendor.errors import OutputError
 
             raise OutputError(f"{self.name}: cannot write the output: {exc.strerror or exc}") from None
-
-    def _reader_gone(self) -> None:
-        """Point the descriptor at /dev/null: what is still buffered and Python's flush at exit are lost quietly."""
-        self.gone = True
-        try:
-            fd = self.stream.fileno()
-        except (OSError, ValueError, AttributeError):  # no descriptor (a test's StringIO): nothing else writes to it
-            return
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, fd)
-        finally:
-            os.close(devnull)
 
     def isatty(self) -> bool:
         return self.stream.isatty()

@@ -88,15 +88,9 @@ def wrap_offsets(line: str, width: int) -> list[int]:
         length = len(word.rstrip())
         if width - offset >= length:
             offset += len(word)
-        elif length > width:  # fold the word across lines
-            pieces = [word[i : i + width] for i in range(0, len(word), width)]
-            for piece in pieces[:-1]:
-                if start:
-                    breaks.append(start)
-                start += len(piece)
-            if start:
-                breaks.append(start)
-            offset = len(pieces[-1])
+        elif length > width:  # fold the word across lines: a break before each piece of ``width``
+            breaks += [at for at in range(start, start + len(word), width) if at]
+            offset = (len(word) - 1) % width + 1
         elif offset and start:
             breaks.append(start)
             offset = len(word)
