@@ -172,20 +172,16 @@ class _LazyVersion(Mapping):  # type: ignore[type-arg]
 
 def chart_file_crds(chart_dir: Path, label: str) -> Iterator[tuple[str, str]]:
     """``(source label, document)`` of every CRD in a chart's ``crds/`` and ``files/`` YAML files."""
-    for folder in ("crds", "files"):
-        root = chart_dir / folder
-        if not root.is_dir():
+    for path in sorted(path for folder in ("crds", "files") for path in (chart_dir / folder).rglob("*")):
+        if path.suffix not in (".yaml", ".yml", ".json") or not path.is_file():
             continue
-        for path in sorted(root.rglob("*")):
-            if path.suffix not in (".yaml", ".yml", ".json") or not path.is_file():
-                continue
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
-            for chunk in split_documents(text) if CRD_KIND.search(text) else ():
-                if CRD_KIND.search(chunk):
-                    yield f"{label}/{path.relative_to(chart_dir).as_posix()}", chunk
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for chunk in split_documents(text) if CRD_KIND.search(text) else ():
+            if CRD_KIND.search(chunk):
+                yield f"{label}/{path.relative_to(chart_dir).as_posix()}", chunk
 
 
 @dataclass

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gsvendor import __version__
-from gsvendor.errors import redact
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -86,9 +85,7 @@ def print_sync(console: Writer, result: SyncResult, verbose: bool = False) -> No
 def _print_sync_details(console: Writer, result: SyncResult) -> None:
     snapshot = result.build.snapshot
     down = f" (downgrade from {result.previous_tag})" if result.downgrade else ""
-    title = redact(
-        f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag}{down} from {snapshot.kind} {snapshot.location}"
-    )
+    title = f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag}{down} from {snapshot.kind} {snapshot.location}"
     default_dests = all(c.spec.dest.rsplit("/", 1)[-1] == c.spec.name for c in result.build.charts)
     parents = {c.spec.dest.rsplit("/", 1)[0] if "/" in c.spec.dest else "." for c in result.build.charts}
     show_dest = not (default_dests and len(parents) == 1) or bool(result.build.copies)
