@@ -150,7 +150,6 @@ def print_report(
                 if (s.location, s.reason) not in seen:
                     seen.add((s.location, s.reason))
                     console.say("[dim]skipped {}: {}[/]", s.location, s.reason)
-    prefixes = ", ".join(result.allow)
     offenders, invalid = result.count(OFFENDER), result.count(INVALID)
     unjudged = result.count(TEMPLATED) + result.count(EMPTY)
     console.say(
@@ -159,7 +158,7 @@ def print_report(
         f"and the values.yaml of {len(result.charts)} chart(s) in {result.seconds:.1f} s: "
         f"{offenders} outside {{}}, {invalid} invalid, {len(result.problems)} variant problem(s)"
         + (f", {unjudged} templated or empty (not judged)" if unjudged else ""),
-        prefixes,
+        ", ".join(result.allow),
     )
 
 
