@@ -227,6 +227,9 @@ def duplicates(node: Any, value: Any, path: list[Any]) -> Iterator[Violation]:
             yield from duplicates(items, item, [*path, index])
 
 
+_PRUNED = "not in the schema and no x-kubernetes-preserve-unknown-fields: the API server drops it"
+
+
 def violations(checker: Any, instance: Any) -> list[Violation]:
     """Every problem ``checker`` finds in ``instance``: one per pruned or missing required field, one per other
     failed rule, ordered by path."""
@@ -236,13 +239,7 @@ def violations(checker: Any, instance: Any) -> list[Violation]:
         if error.validator == "additionalProperties" and error.validator_value is False:
             known = set((error.schema.get("properties") or {}).keys())
             for key in sorted(k for k in error.instance if k not in known):
-                found.append(
-                    Violation(
-                        format_path([*where, key]),
-                        "pruned",
-                        "not in the schema and no x-kubernetes-preserve-unknown-fields: the API server drops it",
-                    )
-                )
+                found.append(Violation(format_path([*where, key]), "pruned", _PRUNED))
         elif error.validator == "required":
             for key in error.validator_value:
                 if isinstance(error.instance, dict) and key not in error.instance:
