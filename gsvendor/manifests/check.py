@@ -1,11 +1,8 @@
-"""check-manifests: every rendered object whose group and kind a CRD of the project defines,
-validated against the served version's schema (:mod:`gsvendor.manifests.schema`), per chart ×
-variant; and the optional label policy (``manifests.labels`` in gsvendor.yaml).
+"""check-manifests: every rendered object whose group and kind a CRD of the project defines, validated
+against the served version's schema per chart × variant; and the label policy (``manifests.labels``).
 
-The renders are check-images' (:func:`gsvendor.images.render.render_charts`): :func:`parse_rendered`
-is the consumer that splits and parses each render in the worker that made it;
-:func:`check_manifests` then collects the CRDs of every render, ``crds/`` and ``files/`` and
-judges the objects. An object identical in several variants is validated once.
+The renders are check-images' (:func:`gsvendor.images.render.render_charts`), each split by
+:func:`parse_rendered` in the worker that made it; an object identical in several variants is validated once.
 """
 
 from __future__ import annotations
@@ -19,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.errors import ConfigError
-from gsvendor.fastyaml import NotSimple
 from gsvendor.images.documents import CONTENT, CRD_KIND, source_of
 from gsvendor.manifests.crds import CRD, CRDError, CRDSet, chart_file_crds, load_yaml
 from gsvendor.manifests.schema import Violation, check
@@ -37,18 +33,14 @@ NOT_SERVED, UNREADABLE = "version not served", "not YAML"
 
 @dataclass(frozen=True)
 class LabelPolicy:
-    """``manifests.labels``: label keys every rendered object must carry; ``fail``: whether an object
-    without one fails the check (otherwise it is reported only)."""
+    """``manifests.labels``: label keys every rendered object must carry; ``fail``: whether a missing one fails."""
 
     required: tuple[str, ...] = ()
     fail: bool = False
 
 
 def label_policy(config: Config | None) -> LabelPolicy:
-    """Read ``manifests.labels`` of ``config`` (schema-validated already); none gives no policy.
-
-    Raises :class:`ConfigError` for an empty label key.
-    """
+    """``manifests.labels`` of ``config`` (schema-validated already). Raises :class:`ConfigError` for a blank key."""
     if config is None:
         return LabelPolicy()
     section = (config.raw.get("manifests") or {}).get("labels") or {}
@@ -60,8 +52,7 @@ def label_policy(config: Config | None) -> LabelPolicy:
 
 @dataclass
 class Obj:
-    """A rendered object: ``kind``, ``api_version``, ``name``, ``source`` (helm's template path),
-    ``labels``; ``data`` parsed from ``text`` only when read (most objects are never validated)."""
+    """A rendered object, its ``data`` parsed from ``text`` only when read (most objects are never validated)."""
 
     kind: str
     api_version: str
@@ -73,7 +64,7 @@ class Obj:
 
     @property
     def data(self) -> Any:
-        """The object as parsed YAML (ruamel's safe loader on libyaml: :func:`gsvendor.yamlio.load_all_safe`)."""
+        """The object as parsed YAML (:func:`gsvendor.yamlio.load_all_safe`)."""
         if self.parsed is None:
             self.parsed = next((d for d in load_all_safe(self.text) if isinstance(d, dict)), {})
         return self.parsed
@@ -82,11 +73,6 @@ class Obj:
     def label(self) -> str:
         """``LLMInferenceServiceConfig/kserve-config-llm-template``."""
         return f"{self.kind}/{self.name}"
-
-    @property
-    def group(self) -> str:
-        """The API group of ``apiVersion`` (empty for the core group)."""
-        return self.api_version.rpartition("/")[0]
 
     @property
     def version(self) -> str:
@@ -101,9 +87,8 @@ _SIMPLE = re.compile(r"""[A-Za-z0-9_./-]*|"[^"\\]*"|'[^']*'""")
 
 
 def read_header(chunk: str) -> tuple[str, str, str, dict[str, str]] | None:
-    """``(kind, apiVersion, metadata.name, metadata.labels)`` of one rendered document read from its
-    text, or ``None`` when the layout is not the plain one helm's templates write (then the caller
-    parses it). Raises nothing."""
+    """``(kind, apiVersion, metadata.name, metadata.labels)`` read from a document's text, or ``None`` when its
+    layout is not the plain one helm's templates write (then the caller parses it)."""
     found = _TOP.findall(chunk)
     top = dict(found)
     meta = _META.search(chunk)
@@ -145,8 +130,8 @@ def _unquote(text: str) -> str:
 
 @dataclass
 class Parsed:
-    """One render split for check-manifests: its objects (CRDs included, for the label policy), its CRD
-    documents as ``(source, text)`` (not parsed), and documents that are not YAML."""
+    """One render split: its objects (CRDs too), its CRD documents as ``(source, text)``, and notes on documents
+    that are not YAML."""
 
     objects: list[Obj] = field(default_factory=list)
     crds: list[tuple[str, str]] = field(default_factory=list)
@@ -154,10 +139,8 @@ class Parsed:
 
 
 def parse_rendered(rendered: RenderedVariant) -> Parsed:
-    """The check-manifests consumer of :func:`gsvendor.images.render.render_charts`: parse every
-    document of a render: kind, apiVersion, name and labels read from the text (:func:`read_header`),
-    the document itself parsed only when validated (CRDs are megabytes; most kinds have no CRD).
-    Raises nothing."""
+    """The check-manifests consumer of :func:`gsvendor.images.render.render_charts`: every document's header
+    (:func:`read_header`), the document parsed only when validated (CRDs are megabytes)."""
     from ruamel.yaml.error import YAMLError
 
     parsed = Parsed()
@@ -193,24 +176,16 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
         for document in documents:
             metadata = document.get("metadata") if isinstance(document.get("metadata"), Mapping) else {}
             labels = metadata.get("labels") if isinstance(metadata.get("labels"), Mapping) else {}
-            parsed.objects.append(
-                Obj(
-                    kind=str(document.get("kind") or ""),
-                    api_version=str(document.get("apiVersion") or ""),
-                    name=str(metadata.get("name") or "?"),
-                    source=where,
-                    labels=labels,
-                    parsed=document,
-                )
-            )
+            kind, api_version = (str(document.get(key) or "") for key in ("kind", "apiVersion"))
+            name = str(metadata.get("name") or "?")
+            parsed.objects.append(Obj(kind, api_version, name, where, labels, parsed=document))
 
     return parsed
 
 
 @dataclass(frozen=True)
 class Finding:
-    """A problem of one object: ``obj`` (``Kind/name``), ``path``, ``problem``, ``message``, ``crd``
-    (the CRD's file) and ``version``."""
+    """A problem of one object (``Kind/name``) against a CRD (its file) at ``version``."""
 
     obj: str
     path: str
@@ -223,12 +198,8 @@ class Finding:
 
 @dataclass
 class VariantManifests:
-    """check-manifests' result for one chart × variant.
-
-    ``checked``/``not_checked``: objects per kind validated against a CRD, and objects no CRD of the
-    project defines (built-in kinds, cert-manager's, …); ``missing_labels``: ``(object, label)``
-    for the label policy; ``problem``: the render's own problem (as in check-images).
-    """
+    """check-manifests' result for one chart × variant: ``checked``/``not_checked``, objects per kind with and
+    without a CRD; ``missing_labels``: ``(object, label)``; ``problem``: the render's own."""
 
     chart: ChartTarget
     variant: str
@@ -280,48 +251,25 @@ class ManifestsResult:
 
     @property
     def problems(self) -> list[VariantManifests]:
-        """Variants that failed to render, or rendered against their declaration."""
+        """Variants with a render problem."""
         return [r for r in self.results if r.problem]
 
 
 _Memo = dict[tuple[str, str, str], list[Violation]]
 
 
-def _strictly(crd: CRD, read: Any) -> Any:
-    """``read()``; once more with ``crd`` parsed by ruamel when the fast loader met YAML it does not handle."""
-    try:
-        return read()
-    except NotSimple:
-        crd.use_strict()
-        return read()
-
-
-def _violations(crd: CRD, version: str, obj: Obj, memo: _Memo) -> list[Violation]:
-    """``obj`` checked against ``version`` of ``crd``, kept in ``memo`` by CRD version and object (an
-    object rendered the same way in several variants is validated once)."""
-    key = (crd.name, version, json.dumps(obj.data, sort_keys=True, default=str))
-    if key not in memo:
-        memo[key] = _strictly(crd, lambda: check(_schema(crd.versions()[version]), obj.data))
-    return memo[key]
-
-
 def _schema(version: Mapping[str, Any]) -> Any:
     return ((version.get("schema") or {}).get("openAPIV3Schema")) or {}
 
 
-def check_manifests(rendering: Rendering, policy: LabelPolicy | None = None) -> ManifestsResult:
-    """Validate every object of every render (parsed by :func:`parse_rendered` under
-    :data:`CONSUMER`, or here) against the CRDs found in the renders, ``crds/`` and ``files/``.
-
-    A kind whose group and kind no CRD defines is counted as not checked; an apiVersion whose
-    version the CRD does not list or does not serve is a finding. Raises nothing for chart content.
-    """
+def check_manifests(rendering: Rendering, policy: LabelPolicy) -> ManifestsResult:
+    """Validate every object of every render (split by :func:`parse_rendered` under :data:`CONSUMER`) against the
+    CRDs of the renders, ``crds/`` and ``files/``: a kind no CRD defines is not checked; an apiVersion the CRD
+    does not serve is a finding. Raises nothing."""
     start = time.perf_counter()
-    policy = policy or LabelPolicy()
-    parsed = {id(r): r.outputs.get(CONSUMER) or parse_rendered(r) for r in rendering.variants}
     crds = CRDSet()
     for rendered in rendering.variants:  # rendered first: what helm installs wins
-        crds.add_all(parsed[id(rendered)].crds)
+        crds.add_all(rendered.outputs[CONSUMER].crds)
     for chart in rendering.charts:
         crds.add_all(chart_file_crds(chart.path, chart.label))
     memo: _Memo = {}
@@ -330,12 +278,16 @@ def check_manifests(rendering: Rendering, policy: LabelPolicy | None = None) -> 
     for rendered in rendering.variants:
         item = VariantManifests(variant=rendered.variant.name, **rendered.verdict())
         begin = time.perf_counter()
-        split = parsed[id(rendered)]
+        split = rendered.outputs[CONSUMER]
         notes.extend(split.unreadable)
         for obj in split.objects:
             item.objects += 1
-            _labels(item, obj, policy)
-            crd = None if obj.kind == "CustomResourceDefinition" else crds.find(obj.group, obj.kind)
+            if policy.required:
+                missing = [key for key in policy.required if key not in obj.labels]
+                item.missing_labels.extend((obj.label, key) for key in missing)
+                item.labelled += not missing
+            group = obj.api_version.rpartition("/")[0]
+            crd = None if obj.kind == "CustomResourceDefinition" else crds.find(group, obj.kind)
             if crd is None:
                 item.not_checked[obj.kind] += 1
                 continue
@@ -353,17 +305,11 @@ def check_manifests(rendering: Rendering, policy: LabelPolicy | None = None) -> 
     )
 
 
-def _labels(item: VariantManifests, obj: Obj, policy: LabelPolicy) -> None:
-    if not policy.required:
-        return
-    missing = [key for key in policy.required if key not in obj.labels]
-    item.missing_labels.extend((obj.label, key) for key in missing)
-    item.labelled += not missing
-
-
 def _validate(obj: Obj, crd: CRD, memo: _Memo) -> list[Finding]:
-    def finding(path: str, problem: str, message: str, version: str) -> Finding:
-        return Finding(obj.label, path, problem, message, crd.source, version, obj.source)
+    """The findings of ``obj`` against ``crd``; validations memoized by CRD version and object in ``memo``."""
+
+    def finding(path: str, problem: str, message: str) -> Finding:
+        return Finding(obj.label, path, problem, message, crd.source, obj.version, obj.source)
 
     def lookup() -> tuple[Any, bool, list[str]]:
         versions = crd.versions()
@@ -373,17 +319,14 @@ def _validate(obj: Obj, crd: CRD, memo: _Memo) -> list[Finding]:
         return version, False, sorted(name for name, v in versions.items() if v.get("served"))
 
     try:
-        version, serving, served = _strictly(crd, lookup)
+        version, serving, served = crd.strictly(lookup)
     except CRDError as exc:
-        return [finding("(object)", UNREADABLE, str(exc), obj.version)]
+        return [finding("(object)", UNREADABLE, str(exc))]
     if not serving:
         why = "not defined" if version is None else "defined but served: false"
-        return [
-            finding(
-                "apiVersion",
-                NOT_SERVED,
-                f"{obj.api_version}: {why} by {crd.name} (served: {', '.join(served) or 'none'})",
-                obj.version,
-            )
-        ]
-    return [finding(v.path, v.problem, v.message, obj.version) for v in _violations(crd, obj.version, obj, memo)]
+        served_names = ", ".join(served) or "none"
+        return [finding("apiVersion", NOT_SERVED, f"{obj.api_version}: {why} by {crd.name} (served: {served_names})")]
+    key = (crd.name, obj.version, json.dumps(obj.data, sort_keys=True, default=str))
+    if key not in memo:
+        memo[key] = crd.strictly(lambda: check(_schema(crd.versions()[obj.version]), obj.data))
+    return [finding(v.path, v.problem, v.message) for v in memo[key]]

@@ -1,23 +1,16 @@
-"""Collecting the CustomResourceDefinitions of the project's charts.
-
-Three places hold them: the rendered templates (every chart × variant that rendered), a chart's
-``crds/`` folder (helm installs it verbatim) and a chart's ``files/`` (upstream loads some CRDs with
-``.Files.Get``, e.g. the Gateway API Inference Extension CRDs of kserve-llmisvc-resources). A CRD
-is known by its ``metadata.name``; the first place found wins (rendered before ``crds/`` before
-``files/``), since the rendered form is what helm installs.
-
-CRDs are megabytes; one is parsed only when an object of its group and kind needs it
-(:meth:`CRD.data`), with :mod:`gsvendor.fastyaml` first.
+"""The CustomResourceDefinitions of the project's charts: rendered, in ``crds/`` and in ``files/`` (loaded with
+``.Files.Get``). The first of a ``metadata.name`` wins, rendered first (what helm installs). CRDs are
+megabytes: one is parsed (with :mod:`gsvendor.fastyaml` first) only when an object needs it.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from gsvendor import fastyaml
 from gsvendor.fastyaml import NotSimple
@@ -28,6 +21,7 @@ _NAME = re.compile(r"^metadata:[ \t]*\n(?:(?:[ \t]+.*|[ \t]*)\n)*?  name:[ \t]*[
 _GROUP = re.compile(r"^  group:[ \t]*[\"']?([^\s\"'#]+)", re.M)
 _KIND = re.compile(r"^  names:[ \t]*\n(?:    .*\n)*?    kind:[ \t]*[\"']?([^\s\"'#]+)", re.M)
 _LOCK = threading.Lock()
+T = TypeVar("T")
 
 
 class CRDError(ValueError):
@@ -35,11 +29,9 @@ class CRDError(ValueError):
 
 
 def load_yaml(text: str, strict: bool = False) -> Any:
-    """One YAML document: the controller-gen subset lazily (:func:`fastyaml.load_lazy`: values parsed
-    when read, so :class:`~gsvendor.fastyaml.NotSimple` may surface then), anything else
-    (or ``strict``) with ruamel (libyaml). Raises ruamel's ``YAMLError`` for text that is not YAML,
-    :class:`gsvendor.yamlio.YamlLimitError` for text over :data:`gsvendor.yamlio.UPSTREAM`'s limits."""
-
+    """One YAML document: the controller-gen subset lazily (:func:`fastyaml.load_lazy`, which may raise
+    :class:`~gsvendor.fastyaml.NotSimple` when read), else (or ``strict``) with ruamel. Raises ruamel's
+    ``YAMLError``, or :class:`gsvendor.yamlio.YamlLimitError` over :data:`gsvendor.yamlio.UPSTREAM`'s limits."""
     label = "a CustomResourceDefinition"
     if len(text) > UPSTREAM.max_bytes:
         raise YamlLimitError(f"{label}: larger than {UPSTREAM.max_bytes // 1024 // 1024} MiB")
@@ -55,8 +47,7 @@ def load_yaml(text: str, strict: bool = False) -> Any:
 
 
 def _mapping(text: str, where: str, strict: bool = False) -> Mapping[str, Any]:
-    """``text`` read by :func:`load_yaml`. Raises :class:`CRDError` naming ``where`` when it is not
-    YAML or not a mapping."""
+    """``text`` read by :func:`load_yaml`. Raises :class:`CRDError` naming ``where`` unless a YAML mapping."""
     from ruamel.yaml.error import YAMLError
 
     try:
@@ -70,9 +61,8 @@ def _mapping(text: str, where: str, strict: bool = False) -> Mapping[str, Any]:
 
 @dataclass
 class CRD:
-    """One CustomResourceDefinition: ``name`` (``plural.group``), ``group``, ``kind``, ``source`` (the
-    file it came from, ``helm/kserve-llmisvc-crd/templates/….yaml``), its ``text``; the parsed
-    document on demand (:meth:`data`)."""
+    """One CustomResourceDefinition (``name``: ``plural.group``) from ``source`` (a chart's file); its ``text``
+    parsed on demand (:meth:`data`)."""
 
     name: str
     group: str
@@ -80,23 +70,19 @@ class CRD:
     source: str
     text: str = field(repr=False)
     _data: Mapping[str, Any] | None = field(default=None, repr=False)
-    cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    _versions: dict[str, Mapping[str, Any]] | None = field(default=None, repr=False)
     strict: bool = False  # parse with ruamel only (the fast loader met YAML it does not handle)
 
     @classmethod
     def from_text(cls, text: str, source: str) -> CRD:
-        """A CRD from its YAML ``text``: name, group and kind read from the text without parsing it (a
-        full parse when the layout is unusual). Raises :class:`CRDError`."""
+        """A CRD from its YAML ``text``, its name, group and kind found without a parse where the layout is the
+        usual one. Raises :class:`CRDError`."""
         name, group, kind = (m.group(1) if (m := rx.search(text)) else None for rx in (_NAME, _GROUP, _KIND))
         if name and group and kind:
             return cls(name=name, group=group, kind=kind, source=source, text=text)
 
         crd = cls(name="", group="", kind="", source=source, text=text)
-        try:
-            crd._identify()
-        except NotSimple:  # a flow mapping ({kind: …}) met while reading: parse it whole
-            crd = cls(name="", group="", kind="", source=source, text=text, strict=True)
-            crd._identify()
+        crd.strictly(crd._identify)
         if not (crd.group and crd.kind):
             raise CRDError(f"{source}: a CustomResourceDefinition without spec.group or spec.names.kind")
         crd.name = crd.name or f"{crd.kind.lower()}.{crd.group}"
@@ -116,54 +102,50 @@ class CRD:
                 self._data = _mapping(self.text, self.source, self.strict)
             return self._data
 
-    def use_strict(self) -> None:
-        """Parse again with ruamel only (after the fast loader met YAML it does not handle)."""
-        with _LOCK:
-            self.strict, self._data = True, None
-            self.cache.clear()
+    def strictly(self, read: Callable[[], T]) -> T:
+        """``read()``, again with the CRD parsed by ruamel when the fast loader met YAML it does not handle (a flow
+        mapping ``{kind: …}`` met while reading)."""
+        try:
+            return read()
+        except NotSimple:
+            with _LOCK:
+                self.strict, self._data, self._versions = True, None, None
+            return read()
 
     def versions(self) -> dict[str, Mapping[str, Any]]:
-        """The CRD's versions by name (``spec.versions``), each parsed only when asked for (a
-        version of a large CRD is half of it). Raises :class:`CRDError`."""
+        """``spec.versions`` by name, each parsed only when read (one is half a large CRD). Raises :class:`CRDError`."""
         with _LOCK:
-            if "versions" in self.cache:
-                return self.cache["versions"]
-            items = self._version_texts()
+            if self._versions is not None:
+                return self._versions
+            items = None if self._data is not None or self.strict else _version_texts(self.text)
         if items is None:
             versions = (self.data().get("spec") or {}).get("versions") or []
             found = {str(v.get("name")): v for v in versions if isinstance(v, Mapping)}
         else:
             found = {name: _LazyVersion(self, name, text) for name, text in items.items()}
-        self.cache["versions"] = found
+        self._versions = found
         return found
 
-    def _version_texts(self) -> dict[str, str] | None:
-        """``spec.versions`` items as text by name, when the layout is the usual one (``versions:``
-        under ``spec:``, a key per line); ``None`` otherwise or when already parsed."""
-        if self._data is not None or self.strict:
+
+def _version_texts(text: str) -> dict[str, str] | None:
+    """The ``spec.versions`` items of a CRD's ``text`` by name, in the usual layout (``versions:`` under ``spec:``,
+    a key per line); else ``None``."""
+    start = re.search(r"^spec:[ \t]*\n(?:(?:  .*|[ \t]*)\n)*?  versions:[ \t]*\n", text, re.M)
+    if not start:
+        return None
+    end = re.compile(r"^ {0,2}\S", re.M).search(text, start.end())
+    block = text[start.end() : end.start() if end else len(text)]
+    first = re.match(r"( +)- ", block)
+    if not first:
+        return None
+    indent, found = first.group(1), {}
+    for piece in re.split(rf"(?m)^{indent}- ", block)[1:]:  # the first piece: the "" before the first item
+        item = f"{indent}  {piece}"
+        name = re.search(rf"(?m)^{indent}  name:[ \t]*[\"']?([^\s\"'#]+)", item)
+        if not name or name.group(1) in found:
             return None
-        if "texts" in self.cache:
-            return self.cache["texts"]
-        found = None
-        start = re.search(r"^spec:[ \t]*\n(?:(?:  .*|[ \t]*)\n)*?  versions:[ \t]*\n", self.text, re.M)
-        if start:
-            end = re.compile(r"^ {0,2}\S", re.M).search(self.text, start.end())
-            block = self.text[start.end() : end.start() if end else len(self.text)]
-            first = re.match(r"( +)- ", block)
-            if first:
-                indent = first.group(1)
-                pieces = re.split(rf"(?m)^{indent}- ", block)
-                if not pieces[0].strip():
-                    found = {}
-                    for piece in pieces[1:]:
-                        text = f"{indent}  {piece}"
-                        name = re.search(rf"(?m)^{indent}  name:[ \t]*[\"']?([^\s\"'#]+)", text)
-                        if not name or name.group(1) in found:
-                            found = None
-                            break
-                        found[name.group(1)] = text
-        self.cache["texts"] = found
-        return found
+        found[name.group(1)] = item
+    return found
 
 
 class _LazyVersion(Mapping):  # type: ignore[type-arg]
@@ -190,45 +172,37 @@ class _LazyVersion(Mapping):  # type: ignore[type-arg]
 
 def chart_file_crds(chart_dir: Path, label: str) -> Iterator[tuple[str, str]]:
     """``(source label, document)`` of every CRD in a chart's ``crds/`` and ``files/`` YAML files."""
-    for folder in ("crds", "files"):
-        root = chart_dir / folder
-        if not root.is_dir():
+    for path in sorted(path for folder in ("crds", "files") for path in (chart_dir / folder).rglob("*")):
+        if path.suffix not in (".yaml", ".yml", ".json") or not path.is_file():
             continue
-        for path in sorted(root.rglob("*")):
-            if path.suffix not in (".yaml", ".yml", ".json") or not path.is_file():
-                continue
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
-            for chunk in split_documents(text) if CRD_KIND.search(text) else ():
-                if CRD_KIND.search(chunk):
-                    yield f"{label}/{path.relative_to(chart_dir).as_posix()}", chunk
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for chunk in split_documents(text) if CRD_KIND.search(text) else ():
+            if CRD_KIND.search(chunk):
+                yield f"{label}/{path.relative_to(chart_dir).as_posix()}", chunk
 
 
 @dataclass
 class CRDSet:
-    """The CRDs found, by name, and an index by ``(group, kind)``; ``notes``: documents skipped."""
+    """The CRDs found, by name; ``notes``: documents skipped."""
 
     by_name: dict[str, CRD] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    def add(self, text: str, source: str) -> None:
-        """Add the CRD in ``text`` unless one of its name is known already (first wins)."""
-        match = _NAME.search(text)
-        if match and match.group(1) in self.by_name:
-            return
-        try:
-            crd = CRD.from_text(text, source)
-        except CRDError as exc:
-            self.notes.append(str(exc))
-            return
-        self.by_name.setdefault(crd.name, crd)
-
     def add_all(self, documents: Iterable[tuple[str, str]]) -> None:
-        """Add every ``(source, text)``."""
+        """Add the CRD of every ``(source, text)`` unless one of its name is known already (first wins)."""
         for source, text in documents:
-            self.add(text, source)
+            match = _NAME.search(text)
+            if match and match.group(1) in self.by_name:
+                continue
+            try:
+                crd = CRD.from_text(text, source)
+            except CRDError as exc:
+                self.notes.append(str(exc))
+                continue
+            self.by_name.setdefault(crd.name, crd)
 
     def find(self, group: str, kind: str) -> CRD | None:
         """The CRD defining ``kind`` in ``group``, if any."""

@@ -1,33 +1,21 @@
-"""A CRD version's ``openAPIV3Schema`` as JSON Schema, checked by ``jsonschema`` with Kubernetes'
-structural-schema semantics.
+"""A CRD version's ``openAPIV3Schema`` as JSON Schema (draft 4, OpenAPI 3.0's dialect), checked by
+``jsonschema`` with Kubernetes' structural-schema semantics.
 
-The rules, from the Kubernetes documentation "Extend the Kubernetes API with
-CustomResourceDefinitions" (sections *Specifying a structural schema*, *Field pruning*,
-*Controlling pruning*, *IntOrString*, *RawExtension*, *Defaulting and Nullable*) and the
-apiextensions-apiserver's ``pkg/apiserver/schema/pruning`` and ``objectmeta`` packages:
+The rules are from the Kubernetes documentation "Extend the Kubernetes API with CustomResourceDefinitions"
+(*Specifying a structural schema*, *Field pruning*, *Controlling pruning*, *IntOrString*, *RawExtension*,
+*Defaulting and Nullable*) and the apiextensions-apiserver's ``pruning``, ``objectmeta`` and
+``structurallisttype`` packages:
 
-- **Pruning.** A field of an object that its schema's ``properties`` (or ``additionalProperties``)
-  does not specify is dropped by the API server, unless that object's schema says
-  ``x-kubernetes-preserve-unknown-fields: true``. The flag holds for the object it is on only:
-  a nested object with its own ``properties`` prunes again. Translated as
-  ``additionalProperties: false`` (reported as **pruned**, a problem apart from validation).
-- **Embedded resources** (``x-kubernetes-embedded-resource: true``): ``apiVersion`` and ``kind``
-  (strings, required) and ``metadata`` (ObjectMeta) are implied.
-- **int-or-string** (``x-kubernetes-int-or-string: true``): an integer or a string (``anyOf``).
-- **Root**: ``apiVersion``, ``kind`` and ``metadata`` are always kept; ``metadata`` is an
-  ObjectMeta, whose unknown fields are dropped.
-- **nullable**: a ``null`` value of a non-nullable field is pruned before validation, never an
-  error (:func:`drop_nulls`); ``nullable: true`` admits ``null``.
-- Value validations (``type``, ``enum``, ``required``, ``pattern``, ``minimum``/``maximum``
-  with OpenAPI 3.0's boolean ``exclusiveMinimum``/``exclusiveMaximum``, lengths, item and property
-  counts, ``multipleOf``, ``uniqueItems``, ``allOf``/``anyOf``/``oneOf``/``not``) are JSON Schema
-  draft 4 (OpenAPI 3.0's dialect); ``format`` is checked for the string formats the API server
-  validates that the standard library can check (:data:`FORMATS`). CEL rules
-  (``x-kubernetes-validations``) and defaults are not evaluated.
-- **List types** (``x-kubernetes-list-type``, the apiextensions-apiserver's ``structurallisttype``):
-  the items of a ``set`` list, and the items of a ``map`` list by their
-  ``x-kubernetes-list-map-keys`` (a missing key taken from its default), must be unique
-  (:func:`duplicates`; reported as **duplicate items**).
+- **Pruning**: a field no ``properties``/``additionalProperties`` specifies is dropped (reported as
+  **pruned**) unless its object says ``x-kubernetes-preserve-unknown-fields: true`` (that object only).
+- **Embedded resources** imply ``apiVersion`` and ``kind`` (required strings) and ``metadata``
+  (ObjectMeta, whose unknown fields are dropped); the root always keeps the three.
+- **int-or-string**: an integer or a string. **nullable**: a ``null`` of a non-nullable field is pruned,
+  never an error (:func:`drop_nulls`).
+- Value validations are JSON Schema's; ``format`` is checked for :data:`FORMATS`. CEL rules and defaults
+  are not evaluated.
+- **List types**: the items of a ``set`` list, and of a ``map`` list by their ``x-kubernetes-list-map-keys``
+  (a missing key taken from its default), must be unique (**duplicate items**, :func:`duplicates`).
 """
 
 from __future__ import annotations
@@ -45,24 +33,21 @@ from typing import Any
 
 from gsvendor.validation import format_path as key_path
 
-VALUE_KEYWORDS = (
-    "enum",
-    "pattern",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "minLength",
-    "maxLength",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "minProperties",
-    "maxProperties",
-    "multipleOf",
-    "required",
-    "format",
-)
+# the problem each failed keyword reports; the keywords after type and anyOf are copied as they are
+_PROBLEMS = {
+    "type": "wrong type",
+    "anyOf": "wrong type",
+    "enum": "not in enum",
+    "pattern": "pattern mismatch",
+    **{k: "out of range" for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")},
+    **{k: "wrong size" for k in ("minLength", "maxLength", "minItems", "maxItems")},
+    "uniqueItems": "duplicate items",
+    **{k: "wrong size" for k in ("minProperties", "maxProperties")},
+    "multipleOf": "out of range",
+    "required": "missing required",
+    "format": "bad format",
+}
+VALUE_KEYWORDS = tuple(_PROBLEMS)[2:]
 
 _STRING = {"type": ["string", "null"]}
 OBJECT_META: dict[str, Any] = {
@@ -82,20 +67,19 @@ OBJECT_META: dict[str, Any] = {
 }
 
 
-def _types(value: Any, nullable: bool) -> list[str] | str:
-    return [value, "null"] if nullable and isinstance(value, str) else value
+def _property(node: Mapping[str, Any], key: Any) -> Any:
+    """The schema of field ``key`` of an object ``node`` describes (``{}``: none)."""
+    additional = node.get("additionalProperties")
+    return (node.get("properties") or {}).get(key, additional if isinstance(additional, Mapping) else {})
 
 
 def drop_nulls(node: Any, value: Any) -> Any:
-    """``value`` without the ``null`` fields whose schema is not ``nullable`` (the API server prunes
-    them before validation, *Defaulting and Nullable*). Raises nothing."""
+    """``value`` without the ``null`` fields whose schema is not ``nullable`` (pruned before validation)."""
     node = node if isinstance(node, Mapping) else {}
     if isinstance(value, Mapping):
-        specified = node.get("properties") or {}
-        additional = node.get("additionalProperties")
         out = {}
         for key, item in value.items():
-            sub = specified.get(key, additional if isinstance(additional, Mapping) else {})
+            sub = _property(node, key)
             if item is None and not (isinstance(sub, Mapping) and sub.get("nullable")):
                 continue
             out[key] = drop_nulls(sub, item)
@@ -105,36 +89,23 @@ def drop_nulls(node: Any, value: Any) -> Any:
     return value
 
 
-_ANY = object()
+def translate(node: Any, instance: Any, *, structural: bool = True, root: bool = False) -> dict[str, Any]:
+    """The JSON Schema (draft 4) of one CRD schema ``node``; one that is not a mapping admits anything.
 
-
-def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root: bool = False) -> dict[str, Any]:
-    """The JSON Schema (draft 4) of one CRD schema ``node`` (see the module's rules).
-
-    ``instance``: when given, only what validating that value needs is translated (the properties
-    it has, one ``items`` schema per element it holds): a pod template schema is tens of thousands
-    of nodes, an object uses a few hundred. ``structural``: the node is part of the structural
-    skeleton (pruning applies); inside ``allOf``/``anyOf``/``oneOf``/``not`` it is not.
-    ``root``: the version's root schema. Raises nothing; a node that is not a mapping admits anything.
+    Only what validating ``instance`` needs is translated (a pod template schema is tens of thousands of
+    nodes, an object uses a few hundred). ``structural``: pruning applies (not inside
+    ``allOf``/``anyOf``/``oneOf``/``not``). ``root``: the version's root schema.
     """
     if not isinstance(node, Mapping):
         return {}
-    guided = instance is not _ANY
     out: dict[str, Any] = {key: node[key] for key in VALUE_KEYWORDS if key in node}
     if node.get("x-kubernetes-int-or-string"):
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}, *([{"type": "null"}] if node.get("nullable") else [])]
     elif "type" in node:
-        out["type"] = _types(node["type"], bool(node.get("nullable")))
+        out["type"] = [node["type"], "null"] if node.get("nullable") and isinstance(node["type"], str) else node["type"]
     specified = node.get("properties") or {}
-    if guided and not isinstance(instance, Mapping):
-        wanted: Any = ()
-    elif guided:
-        wanted = [key for key in instance if key in specified]
-    else:
-        wanted = list(specified)
-    properties = {
-        str(key): translate(specified[key], instance[key] if guided else _ANY, structural=structural) for key in wanted
-    }
+    wanted = [key for key in instance if key in specified] if isinstance(instance, Mapping) else []
+    properties = {str(key): translate(specified[key], instance[key], structural=structural) for key in wanted}
     embedded = root or node.get("x-kubernetes-embedded-resource")
     if embedded:
         properties.update({"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": OBJECT_META})
@@ -142,13 +113,11 @@ def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root:
             out["required"] = sorted({*out.get("required", ()), "apiVersion", "kind"})
     additional = node.get("additionalProperties")
     if isinstance(additional, Mapping):
-        if guided and isinstance(instance, Mapping):  # each further key, translated for its own value
+        if isinstance(instance, Mapping):  # each further key, translated for its own value
             for key, value in instance.items():
                 if key not in properties:
                     properties[str(key)] = translate(additional, value, structural=structural)
             out["additionalProperties"] = {}
-        elif not guided:
-            out["additionalProperties"] = translate(additional, structural=structural)
     elif (
         structural
         and not node.get("x-kubernetes-preserve-unknown-fields")
@@ -159,11 +128,8 @@ def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root:
     if properties:
         out["properties"] = properties
     items = node.get("items")
-    if isinstance(items, Mapping):
-        if not guided:
-            out["items"] = translate(items, structural=structural)
-        elif isinstance(instance, list):  # draft 4 tuple form: one schema per element
-            out["items"] = [translate(items, element, structural=structural) for element in instance]
+    if isinstance(items, Mapping) and isinstance(instance, list):  # draft 4 tuple form: one schema per element
+        out["items"] = [translate(items, element, structural=structural) for element in instance]
     for key in ("allOf", "anyOf", "oneOf"):
         if isinstance(node.get(key), list):
             branches = [translate(branch, instance, structural=False) for branch in node[key]]
@@ -176,26 +142,21 @@ def translate(node: Any, instance: Any = _ANY, *, structural: bool = True, root:
     return out
 
 
-def _rfc3339(text: str) -> bool:
-    return bool(re.fullmatch(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)", text))
-
-
 FORMATS: dict[str, Any] = {
     "ipv4": ipaddress.IPv4Address,
     "ipv6": ipaddress.IPv6Address,
     "cidr": lambda v: ipaddress.ip_network(v, strict=False),
     "uuid": uuid.UUID,
     "byte": lambda v: base64.b64decode(v, validate=True),
-    "date-time": _rfc3339,
+    "date-time": lambda v: bool(re.fullmatch(r"\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)", v)),
     "date": lambda v: bool(re.fullmatch(r"\d{4}-\d\d-\d\d", v)),
 }
 
 
 @functools.cache
 def format_checker() -> Any:
-    """A ``jsonschema.FormatChecker`` for :data:`FORMATS`: a string fails when its check returns
-    ``False`` or raises ``ValueError`` (other formats, and values that are not strings, pass, as in
-    the API server); built once."""
+    """A ``jsonschema.FormatChecker`` of :data:`FORMATS`: a string fails when its check returns ``False`` or
+    raises ``ValueError``; other formats and non-strings pass, as in the API server."""
     from jsonschema import FormatChecker
 
     checker = FormatChecker(formats=())
@@ -208,26 +169,12 @@ def format_checker() -> Any:
 
 @dataclass(frozen=True)
 class Violation:
-    """One problem of an object: ``path`` (``spec.rolloutStrategy``), ``problem`` (``pruned``,
-    ``wrong type``, ``missing required``, ``not in enum``, ``pattern``, ``out of range``, ``format``, …)
-    and ``message``."""
+    """One problem of an object: ``path`` (``spec.rolloutStrategy``), ``problem`` (``pruned``, a
+    :data:`_PROBLEMS` value, …) and ``message``."""
 
     path: str
     problem: str
     message: str
-
-
-_PROBLEMS = {
-    "type": "wrong type",
-    "anyOf": "wrong type",
-    "required": "missing required",
-    "enum": "not in enum",
-    "pattern": "pattern mismatch",
-    "format": "bad format",
-    **{k: "out of range" for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")},
-    **{k: "wrong size" for k in ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")},
-    "uniqueItems": "duplicate items",
-}
 
 
 def format_path(parts: Iterator[Any] | Any) -> str:
@@ -237,41 +184,30 @@ def format_path(parts: Iterator[Any] | Any) -> str:
 
 
 def warm_up() -> None:
-    """Import jsonschema and build the format checker in a background thread (a few hundred ms of
-    imports that then overlap the helm renders instead of following them). Raises nothing."""
+    """Import jsonschema and build the format checker in a background thread, overlapping the helm renders."""
 
     threading.Thread(target=format_checker, name="jsonschema-import", daemon=True).start()
 
 
-def validator(schema: dict[str, Any]) -> Any:
-    """A draft-4 validator of a translated schema (:func:`translate`)."""
+def check(schema: Any, instance: Any) -> list[Violation]:
+    """Every problem of ``instance`` against a version's ``openAPIV3Schema`` ``schema``, ordered by path."""
     from jsonschema import Draft4Validator
 
-    return Draft4Validator(schema, format_checker=format_checker())
-
-
-def check(schema: Any, instance: Any) -> list[Violation]:
-    """Every problem of ``instance`` against the CRD schema ``schema`` (a version's
-    ``openAPIV3Schema``), with the translation guided by the instance. Raises nothing."""
     instance = drop_nulls(schema, instance)
-    found = violations(validator(translate(schema, instance, root=True)), instance)
-    extra = list(duplicates(schema, instance, []))
-    return sorted([*found, *extra], key=lambda v: (v.path, v.problem)) if extra else found
+    checker = Draft4Validator(translate(schema, instance, root=True), format_checker=format_checker())
+    return sorted(
+        [*violations(checker, instance), *duplicates(schema, instance, [])], key=lambda v: (v.path, v.problem)
+    )
 
 
 def duplicates(node: Any, value: Any, path: list[Any]) -> Iterator[Violation]:
-    """A violation per item of a ``x-kubernetes-list-type: set`` list equal to an earlier one, and per
-    item of a ``map`` list whose ``x-kubernetes-list-map-keys`` values equal an earlier item's
-    (Kubernetes' ``Duplicate value``), at every depth of ``value`` the schema ``node`` describes.
-    Raises nothing."""
+    """A violation (Kubernetes' ``Duplicate value``) per item of a ``set`` list equal to an earlier one, and of a
+    ``map`` list whose map keys equal an earlier item's, at every depth of ``value`` ``node`` describes."""
     if not isinstance(node, Mapping):
         return
     if isinstance(value, Mapping):
-        specified = node.get("properties") or {}
-        additional = node.get("additionalProperties")
         for key, item in value.items():
-            sub = specified.get(key, additional if isinstance(additional, Mapping) else None)
-            yield from duplicates(sub, item, [*path, key])
+            yield from duplicates(_property(node, key), item, [*path, key])
     elif isinstance(value, list):
         kind = node.get("x-kubernetes-list-type")
         items = node.get("items") if isinstance(node.get("items"), Mapping) else {}
@@ -291,22 +227,19 @@ def duplicates(node: Any, value: Any, path: list[Any]) -> Iterator[Violation]:
             yield from duplicates(items, item, [*path, index])
 
 
+_PRUNED = "not in the schema and no x-kubernetes-preserve-unknown-fields: the API server drops it"
+
+
 def violations(checker: Any, instance: Any) -> list[Violation]:
-    """Every problem of ``instance``: one per pruned field, one per missing required field, one per
-    other failed rule, ordered by path. Raises nothing."""
+    """Every problem ``checker`` finds in ``instance``: one per pruned or missing required field, one per other
+    failed rule, ordered by path."""
     found: list[Violation] = []
     for error in checker.iter_errors(instance):
         where = list(error.absolute_path)
         if error.validator == "additionalProperties" and error.validator_value is False:
             known = set((error.schema.get("properties") or {}).keys())
             for key in sorted(k for k in error.instance if k not in known):
-                found.append(
-                    Violation(
-                        format_path([*where, key]),
-                        "pruned",
-                        "not in the schema and no x-kubernetes-preserve-unknown-fields: the API server drops it",
-                    )
-                )
+                found.append(Violation(format_path([*where, key]), "pruned", _PRUNED))
         elif error.validator == "required":
             for key in error.validator_value:
                 if isinstance(error.instance, dict) and key not in error.instance:

@@ -1,7 +1,6 @@
-"""Presentation: rich tables and text, JSON and JUnit XML for every command.
+"""Presentation: rich tables and text, JSON and JUnit XML of the results the workflows return.
 
-Reads results the workflows return; computes nothing that a check depends on. The phrasing the
-reports share (an ``ok:`` prefix, a shortened list, a failure line) is here.
+Computes nothing a check depends on; the phrasing the reports share is here.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ def ok_prefix(ok: bool) -> str:
 
 
 def some(items: Sequence[str], shown: int = 5) -> str:
-    """The first ``shown`` of ``items``, comma-separated, then `` and N more``: a failure line stays short."""
+    """The first ``shown`` of ``items``, comma-separated, then `` and N more``."""
     return ", ".join(items[:shown]) + (f" and {len(items) - shown} more" if len(items) > shown else "")
 
 
@@ -25,5 +24,5 @@ def listed(label: str, items: Sequence[str]) -> str:
 
 
 def failed(command: str, *parts: str) -> str:
-    """``<command> failed: part; part``, the empty parts left out: the one-line reason a check exits 1."""
+    """``<command> failed: part; part``, empty parts left out: the one-line reason a check exits 1."""
     return f"{command} failed: " + "; ".join(part for part in parts if part)

@@ -1,8 +1,4 @@
-"""Reporting for the build-input commands (``patch-verify``, ``versions``): rich tables and JUnit cases.
-
-Kept apart from :mod:`gsvendor.report` (the chart commands) so the two grow independently;
-the JSON and JUnit writers are shared from there.
-"""
+"""Reporting ``patch-verify`` and ``versions`` (the image build inputs): rich tables and JUnit cases."""
 
 from __future__ import annotations
 
@@ -21,19 +17,9 @@ if TYPE_CHECKING:
     from gsvendor.report.writer import Writer
 
 
-def series_title(report: SeriesReport) -> str:
-    """``Patch series <dir> on upstream <tag> (<kind> <location> @ <commit>)``."""
-    where = ""
-    if report.source:
-        commit = report.source.get("commit")
-        where = f" ({report.source['kind']} {report.source['location']}{' @ ' + commit[:12] if commit else ''})"
-    return f"Patch series {report.patches_dir} on upstream {report.tag}{where}"
-
-
 def print_series(console: Writer, report: SeriesReport) -> None:
-    """The per-patch table, then every failing hunk as a diff from what the patch expects to upstream
-    (a failure without lines to show, "upstream v0.20.0 has no pkg/x.go", is the table's alone)."""
-
+    """The per-patch table, then every failing hunk (or file with upstream lines) as a diff from what
+    the patch expects to upstream."""
     for note in report.notes:
         console.say("[yellow]note:[/] {}", note)
     if report.empty:
@@ -47,7 +33,12 @@ def print_series(console: Writer, report: SeriesReport) -> None:
         if result.after_failed and result.status != "applies":
             details += f" (judged without {', '.join(result.after_failed)}, which did not apply)"
         rows.append((index, result.name, result.status, details))
-    console.table(("#", "patch", "status", "details"), rows, title=series_title(report), right=("#",))
+    where = ""
+    if report.source:
+        commit = report.source.get("commit")
+        where = f" ({report.source['kind']} {report.source['location']}{' @ ' + commit[:12] if commit else ''})"
+    title = f"Patch series {report.patches_dir} on upstream {report.tag}{where}"
+    console.table(("#", "patch", "status", "details"), rows, title=title, right=("#",))
     for result in report.results:
         for failure in result.failures:
             if failure.hunk is not None or failure.upstream:  # a bare reason is in the table already
@@ -55,9 +46,7 @@ def print_series(console: Writer, report: SeriesReport) -> None:
 
 
 def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, tag: str) -> None:
-    """One failing hunk (or file): the patch's name, paths and lines, and upstream's lines, printed
-    as strings without markup, so the writer shows every control character escaped (a ``Text`` made
-    here would drop BEL and CR unseen)."""
+    """One failing hunk (or file), as strings without markup: the writer escapes their control characters."""
     plain = {"markup": False, "emoji": False}
     console.print(f"{result.name}: {failure.file}: {failure.reason}", style="bold", **plain)
     if failure.hunk is None:
@@ -78,7 +67,7 @@ def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, 
 
 
 def series_outcome(report: SeriesReport) -> str:
-    """The closing line: ok, empty, or what needs attention."""
+    """The closing line: ok, empty, or the counts needing attention."""
     if report.empty:
         return f"ok: empty series in {report.patches_dir}, nothing to apply to {report.tag}"
     if report.ok:
@@ -94,7 +83,7 @@ def series_problems(report: SeriesReport) -> list[str]:
 
 
 def series_cases(report: SeriesReport) -> list[TestCase]:
-    """One JUnit test case per patch: a failure when it does not apply or is upstream, an error when malformed."""
+    """One JUnit test case per patch: an error when malformed, a failure when it does not simply apply."""
     cases = []
     for result in report.results:
         case = TestCase(
@@ -113,9 +102,7 @@ def series_cases(report: SeriesReport) -> list[TestCase]:
 
 
 def versions_agree(report: VersionsReport) -> str:
-    """The ``versions --check`` line on success (after ``ok:``): how many places hold the pin, in how
-    many files, and what was not checked (the report's notes: "Go builders not checked: …")."""
-
+    """The ``versions --check`` line after ``ok:``: the pins agreeing, in how many files, and the notes."""
     pins = [place for place in report.places if place.status in (PIN, AGREES)]
     files = len({place.file for place in pins})
     agree = f"every version pin agrees ({len(pins)} pin{'s' * (len(pins) != 1)} in {files} file{'s' * (files != 1)})"

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gsvendor import __version__
-from gsvendor.errors import redact
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -18,11 +18,7 @@ if TYPE_CHECKING:
 
 
 def print_json(console: Console, data: Any) -> None:
-    """Print ``data`` as indented JSON on ``console`` (no colour, no wrapping).
-
-    A mapping gets ``gsvendorVersion`` first, so a stored report says which gsvendor wrote it.
-    """
-
+    """``data`` as indented JSON, unstyled; a mapping gets ``gsvendorVersion`` first (who wrote a stored report)."""
     if isinstance(data, dict):
         data = {"gsvendorVersion": __version__, **data}
     console.out(json.dumps(data, indent=2), highlight=False)
@@ -63,8 +59,7 @@ def sync_summary(result: SyncResult) -> dict[str, Any]:
 
 
 def print_sync(console: Writer, result: SyncResult, verbose: bool = False) -> None:
-    """The outcome line; with ``verbose`` or a dry run first a table per chart (files added, changed,
-    removed, overlays applied) and every file change."""
+    """The outcome line; with ``verbose`` or a dry run first the per-chart table and every file change."""
     snapshot = result.build.snapshot
     origin = f"{snapshot.tag} from {snapshot.kind} {snapshot.location}"  # user text: the writer quotes it
     if result.dry_run or verbose:
@@ -90,9 +85,7 @@ def print_sync(console: Writer, result: SyncResult, verbose: bool = False) -> No
 def _print_sync_details(console: Writer, result: SyncResult) -> None:
     snapshot = result.build.snapshot
     down = f" (downgrade from {result.previous_tag})" if result.downgrade else ""
-    title = redact(
-        f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag}{down} from {snapshot.kind} {snapshot.location}"
-    )
+    title = f"{'Plan' if result.dry_run else 'Synced'} {snapshot.tag}{down} from {snapshot.kind} {snapshot.location}"
     default_dests = all(c.spec.dest.rsplit("/", 1)[-1] == c.spec.name for c in result.build.charts)
     parents = {c.spec.dest.rsplit("/", 1)[0] if "/" in c.spec.dest else "." for c in result.build.charts}
     show_dest = not (default_dests and len(parents) == 1) or bool(result.build.copies)
@@ -100,22 +93,17 @@ def _print_sync_details(console: Writer, result: SyncResult) -> None:
         title += f" into {parents.pop()}/"
     numbers = ("files", "+", "~", "-", "overlays")
     rows = []
-    first_of_dest: dict[str, str] = {}
+    first_of_dest = {chart.spec.dest: chart.spec.name for chart in reversed(result.build.charts)}
     for chart in result.build.charts:
-        first_of_dest.setdefault(chart.spec.dest, chart.spec.name)
-    for chart in result.build.charts:
-        counts = {s: 0 for s in ("added", "changed", "removed")}
-        for change in result.changes:
-            # a folder several charts write: a change belongs to the chart that writes the file
-            # (a removed file to the folder's first chart)
-            ours = change.path in chart.files or (
-                change.status == "removed" and first_of_dest[chart.spec.dest] == chart.spec.name
-            )
-            if change.dest == chart.spec.dest and ours:
-                counts[change.status] += 1
-        cells = [chart.spec.name, *([chart.spec.dest] if show_dest else [])]
-        cells += [str(len(chart.files)), str(counts["added"]), str(counts["changed"]), str(counts["removed"])]
-        rows.append([*cells, str(len(chart.overlays))])
+        # a folder several charts write: a change is the writing chart's, a removal the folder's first chart's
+        first = first_of_dest[chart.spec.dest] == chart.spec.name
+        counts = Counter(
+            c.status
+            for c in result.changes
+            if c.dest == chart.spec.dest and (c.path in chart.files or (c.status == "removed" and first))
+        )
+        cells = [chart.spec.name, *([chart.spec.dest] if show_dest else []), str(len(chart.files))]
+        rows.append([*cells, *(str(counts[s]) for s in ("added", "changed", "removed")), str(len(chart.overlays))])
     for copy in result.build.copies:
         status = next((c.status for c in result.changes if c.dest == copy.spec.dest and not c.path), None)
         cells = [copy.spec.source, *([copy.spec.dest] if show_dest else [])]
@@ -143,45 +131,27 @@ def diff_line_style(line: str) -> str:
 
 
 def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
-    """Unified diffs, coloured on a terminal, plain when piped.
-
-    On a terminal, each line gets the style of :func:`diff_line_style` (wrapped at the width).
-    Piped, the diffs are written byte for byte (:meth:`~gsvendor.report.layout.StrippedLines.verbatim`):
-    a line's trailing spaces are part of what it shows, and the output stays a patch that applies.
-    They go out in one write: the texts are what they are, with nothing to render per line.
-    """
-
+    """Unified diffs: on a terminal each line styled by :func:`diff_line_style`; piped, byte for byte in one
+    write (:meth:`~gsvendor.report.layout.StrippedLines.verbatim`), so the output stays a patch that applies."""
     if not console.is_terminal:
-        text = "".join(item.text for item in diffs)
-        if hasattr(console.file, "verbatim"):  # a StrippedLines
-            console.file.verbatim(text)
-        else:
-            console.file.write(text)
-            console.file.flush()
+        console.file.verbatim("".join(item.text for item in diffs))
         return
     from rich.text import Text
 
-    # one Text of every line, each styled (rich renders it as it renders one Text per line, in
-    # half the time: its per-print set-up is paid once)
+    # one Text of every styled line: rich's per-print set-up is paid once
     lines = [line for item in diffs for line in item.text.splitlines()]
-    if not lines:
-        return
-    text = Text()
-    for number, line in enumerate(lines):
-        if number:
-            text.append("\n")
-        text.append(line, diff_line_style(line) or None)
-    console.print(text)
+    if lines:
+        console.print(Text("\n").join(Text(line, diff_line_style(line)) for line in lines))
 
 
 def diff_stat(diffs: Sequence[FileDiff]) -> list[dict[str, Any]]:
     """Per changed file: ``path``, ``status``, lines ``added`` and ``removed`` (``diff --stat``, also as JSON)."""
     stat = []
     for item in diffs:
-        lines = item.text.splitlines()
-        plus = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
-        minus = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
-        stat.append({"path": item.path, "status": item.status, "added": plus, "removed": minus})
+        styles = [diff_line_style(line) for line in item.text.splitlines()]
+        stat.append(
+            {"path": item.path, "status": item.status, "added": styles.count("green"), "removed": styles.count("red")}
+        )
     return stat
 
 

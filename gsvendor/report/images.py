@@ -21,10 +21,7 @@ def _reference_json(checked: Checked) -> dict[str, Any]:
         "status": checked.status,
         "written": found.written,
         "normalized": checked.normalized,
-        "registry": reference.registry if reference else None,
-        "repository": reference.repository if reference else None,
-        "tag": reference.tag if reference else None,
-        "digest": reference.digest if reference else None,
+        **{key: getattr(reference, key) if reference else None for key in ("registry", "repository", "tag", "digest")},
         "place": found.place,
         "object": found.obj,
         "path": found.path,
@@ -37,7 +34,7 @@ def _reference_json(checked: Checked) -> dict[str, Any]:
 
 
 def to_json(result: CheckResult) -> dict[str, Any]:
-    """The machine-readable result (``--json``): per chart its variants, references and skipped data."""
+    """The ``--json`` result: per chart its variants, references and skipped data."""
 
     def variant(item: Any) -> dict[str, Any]:
         return {
@@ -78,8 +75,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
 
 
 def junit_cases(result: CheckResult) -> list[TestCase]:
-    """One JUnit test case per chart × variant (and per chart's values.yaml), for CircleCI."""
-
+    """One JUnit test case per chart × variant (and per chart's values.yaml)."""
     cases = []
     for item in result.results:
         failures = [
@@ -111,16 +107,11 @@ def print_report(
     columns: tuple[Sequence[str], Callable[[Checked], Sequence[str]]] | None = None,
     ok: bool | None = None,
 ) -> None:
-    """A table per chart of the references that are not allowed (all with ``verbose``), then problems,
-    skipped data and the totals. A reference found in several variants is one row naming them all.
+    """A table per chart of the offending and invalid references (every one with ``verbose`` or
+    ``columns``), one row per reference naming its variants; then problems, skipped data and the totals.
 
-    ``columns``: extra column names and a function giving a row's cells (rich markup), e.g.
-    ``--resolve``'s digest and outcome (:func:`gsvendor.resolve.table_columns`); allowed references
-    are listed then too. Without ``verbose`` only offenders and invalid references are rows, so a
-    clean run prints its totals line alone. ``ok`` (default ``result.ok``) decides the ``ok:`` prefix
-    of that line: ``--resolve`` passes the whole run's outcome, so no ``ok:`` precedes its failure."""
-    from rich.text import Text
-
+    ``columns``: extra column names and a row's cells (:func:`gsvendor.report.resolve.table_columns`).
+    ``ok`` (default ``result.ok``) decides the totals line's ``ok:`` prefix (``--resolve``: the whole run's)."""
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
         rows: dict[tuple[str, str, str], list[str]] = {}
@@ -138,10 +129,10 @@ def print_report(
             for key, variants in rows.items():
                 c = checked[key]
                 normalized = "" if c.normalized == c.found.written else c.normalized or c.message or ""
-                extra = (Text.from_markup(cell).plain for cell in (columns[1](c) if columns else ()))
+                extra = columns[1](c) if columns else ()
                 cells.append((", ".join(variants), c.found.location, c.found.written, normalized, c.status, *extra))
             console.table(
-                ("variant", "found in", "as written", "normalized", "status", *(columns or ((),))[0]),
+                ("variant", "found in", "as written", "normalized", "status", *(columns[0] if columns else ())),
                 cells,
                 title=f"{chart.name} ({chart.label})",
                 below=("normalized",),
@@ -159,7 +150,6 @@ def print_report(
                 if (s.location, s.reason) not in seen:
                     seen.add((s.location, s.reason))
                     console.say("[dim]skipped {}: {}[/]", s.location, s.reason)
-    prefixes = ", ".join(result.allow)
     offenders, invalid = result.count(OFFENDER), result.count(INVALID)
     unjudged = result.count(TEMPLATED) + result.count(EMPTY)
     console.say(
@@ -168,23 +158,21 @@ def print_report(
         f"and the values.yaml of {len(result.charts)} chart(s) in {result.seconds:.1f} s: "
         f"{offenders} outside {{}}, {invalid} invalid, {len(result.problems)} variant problem(s)"
         + (f", {unjudged} templated or empty (not judged)" if unjudged else ""),
-        prefixes,
+        ", ".join(result.allow),
     )
 
 
-def _failure_parts(result: CheckResult) -> tuple[str, str]:
+def failure_message(result: CheckResult, *more: str) -> str:
+    """The one-line reason check-images exits 1 (``more``: further reasons, e.g. ``--resolve``'s)."""
     offenders = sorted(
         {c.reference.name if c.reference else c.found.written for r in result.results for c in r.failing}
     )
-    return (
+    return failed(
+        "check-images",
         listed(f"image(s) outside {', '.join(result.allow)} or invalid", offenders),
         listed("variant(s) with problems", [f"{r.chart.name} {r.name}" for r in result.problems]),
+        *more,
     )
-
-
-def failure_message(result: CheckResult) -> str:
-    """The one-line reason check-images exits 1."""
-    return failed("check-images", *_failure_parts(result))
 
 
 def print_run(console: Writer, run: ImagesRun, verbose: bool = False) -> None:
@@ -209,4 +197,4 @@ def run_cases(run: ImagesRun) -> list[TestCase]:
 def run_failure(run: ImagesRun) -> str:
     """The one-line failure summary of a run that is not ok."""
     resolve = resolving.failure_message(run.resolved) if run.resolved and not run.resolved.ok else ""
-    return failed("check-images", *_failure_parts(run.result), resolve)
+    return failure_message(run.result, resolve)

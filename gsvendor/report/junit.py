@@ -1,4 +1,4 @@
-"""JUnit XML for CI: one test case per checked unit, written atomically."""
+"""JUnit XML for CI: one test case per checked unit."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 @dataclass
 class TestCase:
-    """One JUnit test case: ``name`` within ``classname``; ``failures`` are messages (empty: passed)."""
+    """One JUnit test case: ``name`` within ``classname``; ``failures``/``errors``: messages (none: passed)."""
 
     classname: str
     name: str
@@ -25,23 +25,19 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _xml(text: str) -> str:
-    """``text`` without the characters XML 1.0 forbids (a values.yaml may hold any)."""
+    """``text`` with the characters XML 1.0 forbids replaced (a values.yaml may hold any)."""
     return _NOT_XML.sub("\ufffd", text)
 
 
 def _message(text: str) -> str:
-    """A ``message`` attribute (the line CircleCI shows for a failure): the first line of ``text``, cut at
-    200 characters with ``…`` (the whole text is the element's body)."""
+    """The ``message`` attribute CircleCI shows: the first line of ``text``, cut at 200 characters."""
     line = text.split("\n", 1)[0]
     return _xml(line if len(line) <= 200 else line[:199] + "…")
 
 
 def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
-    """Write JUnit XML (the schema CircleCI's ``store_test_results`` reads) for ``cases`` to ``path``.
-
-    Raises :class:`~gsvendor.errors.UsageError` when ``path`` cannot be written.
-    """
-
+    """Write JUnit XML (as CircleCI's ``store_test_results`` reads it) of ``cases`` to ``path``.
+    Raises :class:`~gsvendor.errors.UsageError` when ``path`` cannot be written."""
     cases = list(cases)
     counts = {
         "name": suite,

@@ -1,9 +1,5 @@
-"""Output width and the streams under the consoles: CI logs and 80-column terminals alike.
-
-One place decides how wide output may be (:func:`output_width`): ``$COLUMNS`` when set, the
-terminal's width on a terminal, else :data:`CI_WIDTH` (a CI log has no width; 100 columns stay
-readable in every log viewer). :class:`StrippedLines` drops the spaces rich pads lines with.
-"""
+"""Output width (:func:`output_width`) and the stream under the consoles (:class:`StrippedLines`, which
+drops the spaces rich pads lines with)."""
 
 from __future__ import annotations
 
@@ -11,11 +7,10 @@ import contextlib
 import errno
 import os
 import shutil
-import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-CI_WIDTH = 100
+CI_WIDTH = 100  # a CI log has no width; 100 columns stay readable in every log viewer
 MIN_WIDTH = 40
 # the units the reports print after a number: "3.1 s", "12 ms", "4.4 MB", "2 MiB"
 UNITS = ("ms", "s", "min", "h", "B", "kB", "KB", "MB", "GB", "KiB", "MiB", "GiB", "bytes")
@@ -27,42 +22,36 @@ COUNT_BEFORE = r"(?<![^\s(])\d+ (?=[A-Za-z(])"
 COUNT_AFTER = r" (?=\d+(?:,(?=\s|$)|$))"
 
 
+def _positive(name: str) -> int | None:
+    """``$name`` when it is a positive whole number in ASCII digits (``str.isdigit`` takes ``²``, ``int`` not)."""
+    value = os.environ.get(name, "").strip()
+    return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else None
+
+
 def env_columns() -> int | None:
-    """``$COLUMNS`` when it is a positive whole number in ASCII digits, else ``None`` (unset, ``0``, ``abc``,
-    ``²``: ``str.isdigit`` takes the superscript, which ``int`` refuses with a ValueError)."""
-    columns = os.environ.get("COLUMNS", "").strip()
-    return int(columns) if columns.isascii() and columns.isdigit() and int(columns) > 0 else None
+    """``$COLUMNS`` when it is a positive whole number in ASCII digits, else ``None``."""
+    return _positive("COLUMNS")
 
 
 def drop_unreadable_size() -> None:
-    """Remove ``$COLUMNS`` and ``$LINES`` from the environment unless each is a positive whole number in
-    ASCII digits: rich (every console: gsvendor's, typer's help, the progress bar) reads them with
-    ``str.isdigit`` then ``int``, and ``COLUMNS=²`` passes the one and fails the other (a ValueError
-    traceback). Without them the output is as wide as :func:`output_width` says with neither set."""
+    """Remove ``$COLUMNS`` and ``$LINES`` unless each is a positive whole number in ASCII digits: rich (every
+    console, typer's help too) reads them with ``str.isdigit`` then ``int``, and ``COLUMNS=²`` raised."""
     for name in ("COLUMNS", "LINES"):
-        value = os.environ.get(name)
-        if value is not None and not (value.strip().isascii() and value.strip().isdigit() and int(value) > 0):
+        if name in os.environ and _positive(name) is None:
             del os.environ[name]
 
 
-def output_width(is_terminal: bool | None = None) -> int:
-    """The width output may use: ``$COLUMNS``, else the terminal's width, else :data:`CI_WIDTH` (no TTY)."""
+def output_width(is_terminal: bool) -> int:
+    """The width output may use: ``$COLUMNS``, else the terminal's width, else :data:`CI_WIDTH`."""
     columns = env_columns()
     if columns is not None:
         return max(columns, MIN_WIDTH)
-    if is_terminal is None:
-        is_terminal = sys.stdout.isatty()
-    if is_terminal:
-        return max(shutil.get_terminal_size((CI_WIDTH, 24)).columns, MIN_WIDTH)
-    return CI_WIDTH
+    return max(shutil.get_terminal_size((CI_WIDTH, 24)).columns, MIN_WIDTH) if is_terminal else CI_WIDTH
 
 
 class StrippedLines:
-    """A text stream that drops spaces before each line end (rich pads and word-wraps with them).
-
-    Wraps ``sys.stdout``/``sys.stderr`` for the CLI's consoles; ``isatty`` and ``fileno`` are the
-    stream's, so rich still knows whether it writes to a terminal.
-    """
+    """A text stream that drops spaces before each line end (rich pads and wraps with them); ``isatty``,
+    ``fileno``, ``buffer`` and ``encoding`` are the wrapped stream's."""
 
     def __init__(self, stream: TextIO | None, name: str = "stdout") -> None:
         self.stream: Any = stream if stream is not None else _Closed()
@@ -71,12 +60,11 @@ class StrippedLines:
         self.gone = False  # the reader closed the pipe: nothing more is written
 
     def write(self, text: str) -> int:
-        """Write ``text``; spaces at its end wait until it is known whether a line end follows.
+        """Write ``text``, its trailing spaces held until it is known whether a line end follows.
 
-        Raises :class:`~gsvendor.errors.OutputError` (exit 2) when the stream cannot be written;
-        on stderr such text is dropped (``2> /dev/full``: no error could be shown, the exit code
-        stays). Once the reader went away (``gsvendor verify | head``: a broken pipe) this and every
-        later write is dropped, so the command ends with its own verdict.
+        Raises :class:`~gsvendor.errors.OutputError` (exit 2) when the stream cannot be written (on stderr
+        the text is dropped: no error could be shown). After a broken pipe (``gsvendor verify | head``)
+        every write is dropped, so the command ends with its own verdict.
         """
         if self.gone:
             return len(text)
@@ -91,8 +79,7 @@ class StrippedLines:
         return len(text)
 
     def verbatim(self, text: str) -> None:
-        """Write and flush ``text`` as it is, past the stripping of every :class:`StrippedLines` around the
-        stream (a diff's trailing spaces are part of it); errors reported as :meth:`write` reports them."""
+        """Write and flush ``text`` unstripped (a diff's trailing spaces are part of it); errors as :meth:`write`."""
         if isinstance(self.stream, StrippedLines):
             return self.stream.verbatim(text)
         if not self.gone:
@@ -102,7 +89,7 @@ class StrippedLines:
         return None
 
     def flush(self) -> None:
-        """Flush the stream (pending spaces stay: they end a line or are dropped); errors as :meth:`write`."""
+        """Flush the stream (pending spaces stay); errors as :meth:`write`."""
         if self.gone:
             return
         with self._reported():
@@ -113,44 +100,36 @@ class StrippedLines:
         try:
             yield
         except BrokenPipeError:
-            self._reader_gone()
+            # the descriptor to /dev/null: what is still buffered and Python's flush at exit are lost quietly
+            self.gone = True
+            try:
+                fd = self.stream.fileno()
+            except (OSError, ValueError, AttributeError):  # no descriptor (a test's StringIO)
+                return
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, fd)
+            finally:
+                os.close(devnull)
         except OSError as exc:
-            if self.name == "stderr":  # nowhere to say so: the messages are lost, as with 2>&-; the exit codes stay
+            if self.name == "stderr":  # nowhere to say so: lost, as with 2>&-; the exit codes stay
                 return
             from gsvendor.errors import OutputError
 
             raise OutputError(f"{self.name}: cannot write the output: {exc.strerror or exc}") from None
 
-    def _reader_gone(self) -> None:
-        """Drop what is left to write: the descriptor now points to /dev/null, so the text still
-        buffered below, Python's flush at exit and any other writer lose their output quietly too."""
-        self.gone = True
-        try:
-            fd = self.stream.fileno()
-        except (OSError, ValueError, AttributeError):  # no descriptor (a test's StringIO): nothing else writes to it
-            return
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, fd)
-        finally:
-            os.close(devnull)
-
     def isatty(self) -> bool:
-        """Whether the wrapped stream is a terminal."""
         return self.stream.isatty()
 
     def fileno(self) -> int:
-        """The wrapped stream's file descriptor."""
         return self.stream.fileno()
 
     @property
     def buffer(self) -> object:
-        """The wrapped stream's binary buffer (bytes bypass the stripping)."""
         return self.stream.buffer
 
     @property
     def encoding(self) -> str:
-        """The wrapped stream's encoding."""
         return getattr(self.stream, "encoding", "utf-8")
 
 
@@ -163,10 +142,9 @@ class _Closed:
         raise OSError(errno.EBADF, os.strerror(errno.EBADF))
 
     def flush(self) -> None:
-        """Nothing to flush."""
+        pass
 
     def isatty(self) -> bool:
-        """No terminal."""
         return False
 
     def fileno(self) -> int:

@@ -10,7 +10,7 @@ from gsvendor.report import failed, images, listed, ok_prefix
 from gsvendor.report.junit import TestCase
 
 if TYPE_CHECKING:
-    from gsvendor.manifests.check import ManifestsResult, VariantManifests
+    from gsvendor.manifests.check import VariantManifests
     from gsvendor.report.writer import Writer
     from gsvendor.workflows.check_manifests import ManifestsRun
 
@@ -19,8 +19,10 @@ def _counts(counter: Counter[str]) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"
 
 
-def to_json(result: ManifestsResult) -> dict[str, Any]:
-    """The machine-readable result (``--json``): per chart its variants, counts and findings."""
+def run_json(run: ManifestsRun) -> dict[str, Any]:
+    """``check-manifests --json``: per chart its variants, counts and findings; with ``--images`` check-images'
+    document under ``images``."""
+    result = run.result
 
     def variant(item: VariantManifests) -> dict[str, Any]:
         return {
@@ -49,7 +51,7 @@ def to_json(result: ManifestsResult) -> dict[str, Any]:
                 "objects": sum(r.objects for r in items),
             }
         charts.append(entry)
-    return {
+    data = {
         "ok": result.ok,
         "summary": {
             "charts": len(result.charts),
@@ -65,43 +67,35 @@ def to_json(result: ManifestsResult) -> dict[str, Any]:
         "notes": result.notes,
         "charts": charts,
     }
+    if run.images is not None:
+        data["images"] = images.to_json(run.images)
+        data["ok"] = run.ok
+    return data
 
 
-def _failures(item: VariantManifests, result: ManifestsResult) -> list[str]:
-    failures = [f"{f.obj} {f.path}: {f.problem}: {f.message} ({f.crd} {f.version})" for f in item.findings]
-    if item.problem:
-        failures.insert(0, item.problem)
-    if result.policy.fail:
-        failures += [f"{o}: no label {label}" for o, label in item.missing_labels]
-    return failures
-
-
-def junit_cases(result: ManifestsResult) -> list[TestCase]:
-    """One JUnit test case per chart × variant, for CircleCI."""
-
-    return [
-        TestCase(
-            classname=f"check-manifests.{item.chart.name}",
-            name=item.variant,
-            failures=_failures(item, result),
-            output=f"checked: {_counts(item.checked)}\nnot checked: {_counts(item.not_checked)}",
-            seconds=item.seconds,
+def run_cases(run: ManifestsRun) -> list[TestCase]:
+    """JUnit cases: check-images' (``--images``), then one per chart × variant."""
+    cases = images.junit_cases(run.images) if run.images is not None else []
+    for item in run.result.results:
+        failures = [f"{f.obj} {f.path}: {f.problem}: {f.message} ({f.crd} {f.version})" for f in item.findings]
+        if item.problem:
+            failures.insert(0, item.problem)
+        if run.result.policy.fail:
+            failures += [f"{o}: no label {label}" for o, label in item.missing_labels]
+        output = f"checked: {_counts(item.checked)}\nnot checked: {_counts(item.not_checked)}"
+        cases.append(
+            TestCase(f"check-manifests.{item.chart.name}", item.variant, failures, output=output, seconds=item.seconds)
         )
-        for item in result.results
-    ]
+    return cases
 
 
-def print_report(console: Writer, result: ManifestsResult, verbose: bool = False) -> None:
-    """A table per chart of the findings (one row per finding, naming every variant that has it),
-    render problems, label coverage, then the objects checked per kind and the totals.
-
-    Variants that failed as declared, each variant's counts and the counts per kind are printed
-    with ``verbose`` only, as check-images does (the totals say how many objects had no CRD).
-
-    Label coverage is printed with ``verbose``; without it only for a chart whose missing labels
-    fail the check (``fail: true``).
-    """
-
+def print_run(console: Writer, run: ManifestsRun, verbose: bool = False) -> None:
+    """check-images' report (``--images``); a table per chart of the findings (a row per finding naming its
+    variants), render problems, label coverage, then the totals. ``verbose`` adds variants failed as
+    declared, counts per variant and kind, and label coverage that does not fail the check."""
+    if run.images is not None:
+        images.print_report(console, run.images, verbose=verbose)
+    result = run.result
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
         rows: dict[tuple[str, str, str, str, str, str], list[str]] = {}
@@ -152,46 +146,16 @@ def print_report(console: Writer, result: ManifestsResult, verbose: bool = False
     )
 
 
-def failure_message(result: ManifestsResult) -> str:
-    """The one-line reason check-manifests exits 1."""
+def run_failure(run: ManifestsRun) -> str:
+    """The one-line reason check-manifests exits 1 (check-images' first with ``--images``)."""
+    result = run.result
     findings = sorted({f"{f.obj} {f.path} ({f.problem})" for f in result.findings})
     missing = {(o, label) for r in result.results for o, label in r.missing_labels} if result.policy.fail else set()
-    return failed(
+    mine = failed(
         "check-manifests",
         listed("finding(s)", findings),
         listed("variant(s) with problems", [f"{r.chart.name} {r.variant}" for r in result.problems]),
         f"{len(missing)} object(s) without a required label" if missing else "",
     )
-
-
-def print_run(console: Writer, run: ManifestsRun, verbose: bool = False) -> None:
-    """The check-images report (``--images``), then check-manifests'."""
-    if run.images is not None:
-        images.print_report(console, run.images, verbose=verbose)
-    print_report(console, run.result, verbose=verbose)
-
-
-def run_json(run: ManifestsRun) -> dict[str, Any]:
-    """``check-manifests --json``; with ``--images`` check-images' document under ``images``."""
-    data = to_json(run.result)
-    if run.images is not None:
-        data["images"] = images.to_json(run.images)
-        data["ok"] = run.ok
-    return data
-
-
-def run_cases(run: ManifestsRun) -> list[TestCase]:
-    """JUnit cases: check-images' (``--images``), then one per chart × variant."""
-
-    return (images.junit_cases(run.images) if run.images is not None else []) + junit_cases(run.result)
-
-
-def run_failure(run: ManifestsRun) -> str:
-    """The one-line failure summary of a run that is not ok."""
-
-    failures = []
-    if run.images is not None and not run.images.ok:
-        failures.append(images.failure_message(run.images))
-    if not run.result.ok:
-        failures.append(failure_message(run.result))
-    return "; ".join(failures)
+    theirs = images.failure_message(run.images) if run.images is not None and not run.images.ok else ""
+    return "; ".join(part for part in (theirs, "" if result.ok else mine) if part)

@@ -9,31 +9,27 @@ if TYPE_CHECKING:
     from gsvendor.images.check import Checked, CheckResult
     from gsvendor.report.writer import Writer
 
-from gsvendor.images.registry import COMPARISONS, EQUAL, NOT_COMPARED, OUTCOMES, RESOLVED, Resolution
+from gsvendor.images.registry import COMPARISONS, OUTCOMES, RESOLVED, Resolution
 from gsvendor.images.resolve import ReferenceResolution, ResolveReport, short_digest
 from gsvendor.report import listed, ok_prefix, some
 from gsvendor.report.junit import TestCase
 
-_STYLE = {RESOLVED: "green", EQUAL: "green", NOT_COMPARED: "dim"}
-
 
 def table_columns(report: ResolveReport) -> tuple[tuple[str, ...], Callable[[Checked], tuple[str, ...]]]:
-    """Extra columns of check-images' table: the resolved digest and the outcome (and the mirror
-    comparison). The cells are rich markup; references not asked show ``-``."""
-    from rich.markup import escape
+    """check-images' extra columns: the resolved digest and the outcome (and mirror comparison)."""
 
     def cells(checked: Checked) -> tuple[str, ...]:
         entry = report.get(checked.normalized) if checked.normalized else None
         if entry is None:
-            return ("-", "[dim]not resolved[/]")
-        outcome = entry.outcome
-        text = f"[{_STYLE.get(outcome, 'red')}]{outcome}[/]"
-        if entry.comparison is not None:
-            c = entry.comparison.outcome
-            text += f", mirror [{_STYLE.get(c, 'red')}]{escape(c)}[/]"
-        return (short_digest(entry.resolution.digest), text)
+            return ("-", "not resolved")
+        mirror = f", mirror {entry.comparison.outcome}" if entry.comparison is not None else ""
+        return (short_digest(entry.resolution.digest), entry.outcome + mirror)
 
     return ("digest", "resolve"), cells
+
+
+def _upstream(comparison: Any) -> str:
+    return comparison.upstream.normalized if comparison.upstream else comparison.mirror.upstream
 
 
 def _lines(entry: ReferenceResolution) -> list[str]:
@@ -44,26 +40,19 @@ def _lines(entry: ReferenceResolution) -> list[str]:
         lines.append(f"{name}: {entry.outcome}: {entry.resolution.detail}")
     comparison = entry.comparison
     if comparison is not None and not comparison.ok:
-        upstream = comparison.upstream.normalized if comparison.upstream else comparison.mirror.upstream
-        lines.append(f"{name}: mirror of {upstream}: {comparison.outcome}: {comparison.detail}")
+        lines.append(f"{name}: mirror of {_upstream(comparison)}: {comparison.outcome}: {comparison.detail}")
     return lines
 
 
-def print_report(console: Writer, report: ResolveReport, ok: bool | None = None) -> None:
-    """After check-images' table: each failing reference with the registry's reason, notes, then the totals.
-
-    ``ok`` (default: every lookup resolved) decides the ``ok:`` prefix of the totals line."""
+def print_report(console: Writer, report: ResolveReport, ok: bool) -> None:
+    """Each failing reference with the registry's reason, the notes, then the totals line (``ok:`` when ``ok``):
+    references resolved, by outcome; mirrors compared; what was not asked."""
     for entry in report.failing:
         where = some(sorted({f"{p.chart} {p.variant}" for p in entry.places}), 4)
         for line in _lines(entry):
             console.say("[red]✗[/] {} [dim](in {})[/]", line, where)
     for note in report.notes:
         console.say("[dim]note: {}[/]", note)
-    console.say(ok_prefix(report.ok if ok is None else ok) + "{}", summary(report))
-
-
-def summary(report: ResolveReport) -> str:
-    """The totals line: references resolved, by outcome; mirrors compared; what was not asked."""
     counts = ", ".join(f"{report.count(o)} {o}" for o in OUTCOMES if report.count(o) or o == RESOLVED)
     text = (
         f"resolved {len(report.references)} distinct reference(s) ({report.occurrences} occurrence(s)) "
@@ -77,7 +66,7 @@ def summary(report: ResolveReport) -> str:
         text += f"; {unjudged} templated or empty not resolved"
     if report.not_allowed:
         text += f"; {report.not_allowed} offender(s) or invalid not resolved"
-    return text
+    console.say(ok_prefix(ok) + "{}", text)
 
 
 def _resolution_json(resolution: Resolution) -> dict[str, Any]:
@@ -148,9 +137,8 @@ def to_json(report: ResolveReport) -> dict[str, Any]:
 
 
 def add_to_json(data: dict[str, Any], result: CheckResult, report: ResolveReport) -> dict[str, Any]:
-    """Extend check-images' ``--json`` output ``data`` (from :func:`gsvendor.checkimages.to_json`):
-    each reference gets ``resolve`` (outcome, digest, mirror; ``null`` when not asked), the top level
-    the ``resolve`` block of :func:`to_json`, and ``ok`` includes the resolve outcome."""
+    """check-images' ``--json`` ``data`` with ``resolve`` on each reference (``null``: not asked) and at the
+    top (:func:`to_json`), ``ok`` including the resolve outcome."""
     for chart, chart_data in zip(result.charts, data["charts"], strict=True):
         items = [r for r in result.results if r.chart is chart]
         for item, variant_data in zip(items, chart_data["variants"], strict=True):
@@ -163,18 +151,15 @@ def add_to_json(data: dict[str, Any], result: CheckResult, report: ResolveReport
 
 
 def junit_cases(report: ResolveReport) -> list[TestCase]:
-    """One JUnit test case per distinct reference (classname ``check-images.resolve``), failed when it
-    does not resolve or its mirror differs; its output names the digest and every place it was found.
-    A reference in many charts × variants is one failure, not one per variant."""
-
+    """One JUnit test case per distinct reference (not per variant), failed when it does not resolve or its
+    mirror differs; its output names the digest and every place it was found."""
     cases = []
     for entry in report.references:
         output = [f"{entry.outcome}: {entry.reference.normalized} {entry.resolution.digest or ''}".rstrip()]
         if entry.comparison is not None:
             c = entry.comparison
-            upstream = c.upstream.normalized if c.upstream else c.mirror.upstream
             digest = c.resolution.digest if c.resolution and c.resolution.digest else ""
-            output.append(f"mirror {c.outcome}: {upstream} {digest}".rstrip())
+            output.append(f"mirror {c.outcome}: {_upstream(c)} {digest}".rstrip())
         output += [f"found in {p.chart} {p.variant}: {p.location}" for p in entry.places]
         cases.append(
             TestCase(
@@ -190,14 +175,12 @@ def junit_cases(report: ResolveReport) -> list[TestCase]:
 
 def failure_message(report: ResolveReport) -> str:
     """The one-line reason ``--resolve`` fails the run (the part after ``check-images failed:``)."""
-    failing = report.failing
-
-    def why(entry: ReferenceResolution) -> str:
-        if not entry.resolution.ok or entry.comparison is None:
-            return entry.outcome
-        return f"mirror {entry.comparison.outcome}"
-
     return listed(
         "reference(s) did not resolve or differ from upstream",
-        [f"{r.reference.normalized} ({why(r)})" for r in failing],
+        [f"{r.reference.normalized} ({_why(r)})" for r in report.failing],
     )
+
+
+def _why(entry: ReferenceResolution) -> str:
+    c = entry.comparison
+    return f"mirror {c.outcome}" if c is not None and entry.resolution.ok else entry.outcome

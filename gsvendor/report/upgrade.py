@@ -1,9 +1,5 @@
-"""The upgrade report: an :class:`~gsvendor.vendoring.upgrade.Upgrade` as Markdown, for the reviewer of a
-version bump (CI stores it as an artifact of the Renovate pull request).
-
-Deterministic: the same upgrade gives the same bytes (sorted lists, no time stamps, no paths of
-the machine that wrote it).
-"""
+"""The upgrade report: an :class:`~gsvendor.vendoring.upgrade.Upgrade` as Markdown for the reviewer of a
+version bump; the same upgrade gives the same bytes (sorted lists, no time stamps, no local paths)."""
 
 from __future__ import annotations
 
@@ -21,22 +17,19 @@ ALLOWED = {"allowed": "yes", "offender": "**no**", "invalid": "**invalid**", "em
 # the verdict on a reference a template rewrites in a way not resolvable statically (vendoring.rewrites)
 REWRITTEN = "rewritten at render time (check-images judges the rendered reference)"
 ROW_WIDTH = 100  # a table row wider than this (in the Markdown text) lists cells below its table, see table()
-
-
 # what CommonMark reads in running text: emphasis, code, links, HTML, entities, a table's cell bound
 _MARKDOWN = re.compile(r"([\\`*_<>|~&[])")
 
 
 def _one_line(text: str) -> str:
-    """``text`` on one line of the report: a line feed as a blank, every other line break and control
-    character escaped (``\\x0d``, ``\\u2028``, ``\\u202e``): CommonMark ends a table's row at a CR too."""
+    """``text`` on one line: a line feed as a blank, other line breaks and controls escaped (CommonMark ends a
+    table's row at a CR too)."""
     return escape_line_breaks(escape_controls(text.replace("\n", " ")))
 
 
 def code(text: str | None) -> str:
-    """``text`` as a Markdown code span safe inside a table cell (``-`` for none): on one line, ``|``
-    escaped (GFM splits cells first), fenced by one backtick more than its longest run of them
-    (CommonMark "Code spans")."""
+    """``text`` as a Markdown code span safe in a table cell (``-`` for none): one line, ``|`` escaped (GFM
+    splits cells first), fenced by one backtick more than its longest run (CommonMark "Code spans")."""
     if text is None:
         return "-"
     if text == "":
@@ -49,9 +42,7 @@ def code(text: str | None) -> str:
 
 
 def plain(text: str) -> str:
-    """``text`` (an overlay's name or description, a line naming a CRD's fields or enum values) as
-    Markdown that shows it as written, on one line: its punctuation CommonMark would read (``*``,
-    ``<b>``, ``[x](y)``, ``|``, ``&amp;``) backslash-escaped."""
+    """``text`` as Markdown showing it as written on one line: punctuation CommonMark reads backslash-escaped."""
     return _MARKDOWN.sub(r"\\\1", _one_line(text))
 
 
@@ -60,14 +51,10 @@ def _row(cells: Sequence[str]) -> str:
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    """A Markdown table whose rows stay within :data:`ROW_WIDTH` characters where they can.
-
-    In a row that would be wider, cells are moved out one at a time until it fits: the widest
-    column's first, the first column's last. A moved value becomes a marker ``(n)`` in every row
-    of its column that holds it, and is listed below the table as ``- (n) column: value``; markers are
-    numbered in reading order (row by row, left to right), and listed so.
-    Returns the table's lines, then a blank line and that list when a value moved.
-    """
+    """A Markdown table's lines, rows kept within :data:`ROW_WIDTH` characters where they can: in a wider row
+    cells move out (the widest column's first, the first column's last), each value becoming a marker
+    ``(n)`` in every row of its column holding it, listed below as ``- (n) column: value`` (numbered in
+    reading order)."""
     body = [list(row) for row in rows]
     widest = {i: max((len(row[i]) for row in body), default=0) for i in range(1, len(header))}
     order = [*sorted(widest, key=lambda i: -widest[i]), 0]
@@ -133,7 +120,7 @@ def _values(chart: ChartUpgrade) -> list[str]:
 
 
 def shown(written: str | None, rendered: str | None) -> str:
-    """A reference's cell: as written, then ``→`` as rendered when a template makes it another."""
+    """A reference's cell: as written, then ``→`` as rendered when it differs."""
     if rendered is None or rendered == written:
         return code(written)
     return f"{code(written)} → {code(rendered)}"
@@ -143,10 +130,9 @@ def _images(chart: ChartUpgrade) -> list[str]:
     lines = ["### Image references", ""]
     if not chart.images:
         return [*lines, "No image reference added, removed or changed.", ""]
-    counts = {c: sum(1 for i in chart.images if i.change == c) for c in ("added", "removed", "changed")}
+    added, removed, changed = _image_counts(chart)
     lines += [
-        f"{counts['added']} added, {counts['removed']} removed, {counts['changed']} changed "
-        "(after the overlays; allowed: the check-images policy):",
+        f"{added} added, {removed} removed, {changed} changed (after the overlays; allowed: the check-images policy):",
         "",
     ]
     rows = []
@@ -237,17 +223,20 @@ def _overlays(chart: ChartUpgrade, old_tag: str, new_tag: str) -> list[str]:
     return [*lines, *table(("overlay", "operation", old_tag, new_tag), rows), ""]
 
 
+def _image_counts(chart: ChartUpgrade) -> list[int]:
+    return [sum(1 for i in chart.images if i.change == c) for c in ("added", "removed", "changed")]
+
+
 def _summary(upgrade: Upgrade) -> list[str]:
     rows = []
     for chart in upgrade.charts:
-        images = [sum(1 for i in chart.images if i.change == c) for c in ("added", "removed", "changed")]
         rows.append(
             (
                 chart.name,
                 f"{len(chart.added)}/{len(chart.removed)}/{len(chart.changed)}",
                 f"{len(chart.keys_added)}/{len(chart.keys_removed)}",
                 str(len(chart.defaults_changed)),
-                "/".join(map(str, images)),
+                "/".join(map(str, _image_counts(chart))),
                 str(len(chart.crds)),
             )
         )
@@ -268,7 +257,7 @@ def _patches(upgrade: Upgrade) -> list[str]:
             *lines,
             "Not judged: patch-verify could not check the series.",
             "",
-            *(f"- {code(p)}" for p in upgrade.patches_unjudged),
+            *_bullets(upgrade.patches_unjudged),
             "",
         ]
     if not upgrade.patches:
@@ -299,13 +288,8 @@ def markdown(upgrade: Upgrade) -> str:
     ]
     for chart in upgrade.charts:
         lines += [f"## {chart.name} ({code(chart.dest)})", ""]
-        lines += _files(chart)
-        lines += _values(chart)
-        lines += _images(chart)
-        lines += _crds(chart)
-        lines += _rbac(chart)
+        for section in (_files, _values, _images, _crds, _rbac):
+            lines += section(chart)
         lines += _overlays(chart, upgrade.old_tag, upgrade.new_tag)
     lines += _patches(upgrade)
-    while lines and lines[-1] == "":
-        lines.pop()
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines).rstrip("\n") + "\n"

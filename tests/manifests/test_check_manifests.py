@@ -359,11 +359,8 @@ def test_fast_loader_equals_ruamel_on_every_rendered_and_file_crd(synced: Path, 
             expected["spec"]["names"]["kind"],
         )
         versions = {v["name"]: v for v in expected["spec"]["versions"]}
-        try:  # the lazy loader meets what it does not handle only when reading; then ruamel parses it
-            assert {n: dict(v) for n, v in crd.versions().items()} == versions
-        except fastyaml.NotSimple:
-            crd.use_strict()
-            assert {n: dict(v) for n, v in crd.versions().items()} == versions
+        # the lazy loader meets what it does not handle only when reading; then ruamel parses it
+        assert crd.strictly(lambda crd=crd, want=versions: {n: dict(v) for n, v in crd.versions().items()} == want)
     assert fast >= 10  # the controller-gen CRDs take the fast path
 
 
