@@ -9,7 +9,7 @@ import binascii
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,12 +22,8 @@ _DOCKER_HUB_ALIASES = {"index.docker.io", "registry-1.docker.io", "docker.io"}
 
 @dataclass(frozen=True)
 class Credentials:
-    """Registry credentials from a Docker configuration file.
-
-    ``auths``: registry host (``gsoci.azurecr.io``, ``docker.io``, ``127.0.0.1:5000``) → the base64
-    ``user:password`` of HTTP Basic; ``source``: the file read (``None`` when there was none);
-    ``notes``: what was read but not used (credential helpers, identity tokens).
-    """
+    """Registry credentials from a Docker configuration file: ``auths``: registry host → the base64
+    ``user:password`` of HTTP Basic; ``source``: the file read, if any; ``notes``: what was read but not used."""
 
     auths: Mapping[str, str] = field(default_factory=dict)
     source: Path | None = None
@@ -52,14 +48,11 @@ def default_docker_config() -> Path:
 
 
 def load_credentials(path: Path | None = None) -> Credentials:
-    """Read registry credentials from a Docker ``config.json``.
-
-    ``path``: ``--registry-config FILE`` (must exist); ``None`` reads :func:`default_docker_config`
-    if it exists (no file: no credentials). Each ``auths`` entry gives credentials by its base64
-    ``auth`` (``user:password``) or by ``username`` and ``password``. ``credsStore`` and
-    ``credHelpers`` are not run (a helper is a program, and may prompt) and ``identitytoken`` is
-    not used; each is named in ``notes``. Raises :class:`UsageError` for a missing ``--registry-config``
-    file and :class:`ConfigError` for a file that is not JSON or breaks that shape (both exit 2).
+    """Read registry credentials from a Docker ``config.json``: ``path`` (``--registry-config``, must exist)
+    or :func:`default_docker_config` if it exists. An ``auths`` entry gives its base64 ``auth`` or
+    ``username`` and ``password``; ``credsStore``, ``credHelpers`` (programs, which may prompt) and
+    ``identitytoken`` are not used but named in ``notes``. Raises :class:`UsageError` for a missing
+    ``--registry-config`` file and :class:`ConfigError` for a file not JSON or not of that shape.
     """
     explicit = path is not None
     file = path if path is not None else default_docker_config()
@@ -112,15 +105,10 @@ def load_credentials(path: Path | None = None) -> Credentials:
     return Credentials(auths=auths, source=file, notes=tuple(notes))
 
 
-def insecure_hosts(values: Iterable[str]) -> frozenset[str]:
-    """Validate ``--insecure-registry HOST[:PORT]`` values (plain HTTP for exactly these hosts).
-
-    Raises :class:`UsageError` for a value with a scheme, a path or a malformed host.
-    """
-    hosts = set()
+def insecure_hosts(values: Sequence[str]) -> frozenset[str]:
+    """Validate ``--insecure-registry HOST[:PORT]`` values (plain HTTP for exactly these hosts). Raises
+    :class:`UsageError` for a value with a scheme, a path or a malformed host."""
     for value in values:
-        text = value.strip()
-        if not DOMAIN_RE.match(text):
+        if not DOMAIN_RE.match(value.strip()):
             raise UsageError(f"--insecure-registry {value!r}: expected HOST or HOST:PORT (no scheme, no path)")
-        hosts.add(text.lower())
-    return frozenset(hosts)
+    return frozenset(value.strip().lower() for value in values)

@@ -1,20 +1,19 @@
 """check-images ``--resolve``: ask the registries whether every allowed image reference exists (a
-mirror not created yet for a new tag fails on a cluster with ImagePullBackOff), and
-(``--compare-upstream``) whether each mirror is digest-identical to its upstream.
+missing mirror fails on a cluster with ImagePullBackOff), and (``--compare-upstream``) whether each
+mirror is digest-identical to its upstream.
 
 The calls (OCI distribution specification v1.1, "Pulling manifests", "Listing tags", "Error codes"):
-``HEAD /v2/<name>/manifests/<reference>`` accepting the manifest and index media types, then
-``GET`` of it when ``Docker-Content-Digest`` is missing (the digest is the body's sha256) or after
-a 404 (the error code is in the body); ``GET /v2/<name>/tags/list?n=1`` after ``MANIFEST_UNKNOWN``,
-which the CNCF registry answers for a missing repository too (``NAME_UNKNOWN`` there tells).
+``HEAD /v2/<name>/manifests/<reference>`` accepting the manifest and index media types, then ``GET``
+when ``Docker-Content-Digest`` is missing (the digest is the body's sha256) or after a 404 (the body
+has the error code); ``GET /v2/<name>/tags/list?n=1`` after ``MANIFEST_UNKNOWN``, which the CNCF
+registry answers for a missing repository too (``NAME_UNKNOWN`` there tells).
 
-Each answer is read by :func:`gsvendor.upstream.http.read_bounded` (size cap, one deadline, headers
-included), with bounded retries; ``Www-Authenticate`` challenges are answered once: ``Basic`` with
-the host's credentials, ``Bearer`` with a token per repository from the challenge's realm (the
-Docker token specification: ACR, ghcr.io). Outcomes: :data:`OUTCOMES` per lookup (``auth-failed``:
-401/403 after the credentials were tried; ``unreachable``: refused, DNS, timeouts after the
-retries; ``registry-error``: 5xx after the retries, TLS, answers outside the spec) and
-:data:`COMPARISONS` per mirror (``not-compared`` when the mirror itself did not resolve).
+Answers are read by :func:`gsvendor.upstream.http.read_bounded`, with bounded retries;
+``Www-Authenticate`` challenges are answered once: ``Basic`` with the host's credentials, ``Bearer``
+with a token per repository from the challenge's realm (the Docker token specification: ACR,
+ghcr.io). Outcomes: :data:`OUTCOMES` per lookup (``auth-failed``: 401/403 after the credentials
+were tried; ``unreachable``: refused, DNS, timeouts; ``registry-error``: 5xx after the retries, TLS,
+answers outside the spec) and :data:`COMPARISONS` per mirror.
 """
 
 from __future__ import annotations
@@ -53,35 +52,23 @@ REGISTRY_ERROR = "registry-error"
 OUTCOMES = (RESOLVED, TAG_MISSING, DIGEST_MISSING, REPOSITORY_MISSING, AUTH_FAILED, UNREACHABLE, REGISTRY_ERROR)
 MISSING = frozenset({TAG_MISSING, DIGEST_MISSING, REPOSITORY_MISSING})
 
-
-# Outcomes of a mirror comparison.
+# Outcomes of a mirror comparison (``not-compared``: the mirror itself did not resolve).
 EQUAL = "equal"
 DIFFERENT = "different"
 UPSTREAM_MISSING = "upstream-missing"
 NOT_COMPARED = "not-compared"
-COMPARISONS = (
-    EQUAL,
-    DIFFERENT,
-    UPSTREAM_MISSING,
-    f"upstream-{AUTH_FAILED}",
-    f"upstream-{UNREACHABLE}",
-    f"upstream-{REGISTRY_ERROR}",
-    NOT_COMPARED,
-)
-
+UPSTREAM_FAILED = tuple(f"upstream-{outcome}" for outcome in (AUTH_FAILED, UNREACHABLE, REGISTRY_ERROR))
+COMPARISONS = (EQUAL, DIFFERENT, UPSTREAM_MISSING, *UPSTREAM_FAILED, NOT_COMPARED)
 
 DEFAULT_JOBS = 8
 DEFAULT_TIMEOUT = 10.0  # seconds, connect and read, per request
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
-
-
-# what a registry may answer a manifest request with (image-spec and Docker's schema 2 media types)
-_MANIFEST_TYPE = re.compile(r"^application/(vnd\.[\w.+-]+\+json|vnd\.docker\.[\w.+-]+|json)$")
 DEFAULT_RETRIES = 3  # after the first attempt, on 5xx, 429 and timeouts
 DEFAULT_BACKOFF = 0.25  # seconds; doubles per retry (0.25, 0.5, 1.0)
 MAX_BACKOFF = 4.0  # a Retry-After above this is not waited for in full
 
-
+# what a registry may answer a manifest request with (image-spec and Docker's schema 2 media types)
+_MANIFEST_TYPE = re.compile(r"^application/(vnd\.[\w.+-]+\+json|vnd\.docker\.[\w.+-]+|json)$")
 # OCI image manifest and index, Docker schema 2 manifest and manifest list: what the kubelet accepts.
 # Asking for the index types makes a multi-arch tag resolve to its index digest, as a pull does.
 MANIFEST_MEDIA_TYPES = (
@@ -90,25 +77,16 @@ MANIFEST_MEDIA_TYPES = (
     "application/vnd.docker.distribution.manifest.v2+json",
     "application/vnd.docker.distribution.manifest.list.v2+json",
 )
-
-
 _ACCEPT = {"Accept": ", ".join(MANIFEST_MEDIA_TYPES)}
 _DIGEST_RE = re.compile(r"^(sha256:[0-9a-f]{64}|sha384:[0-9a-f]{96}|sha512:[0-9a-f]{128})$")
-
-
-# Docker Hub's API host (credentials.py knows the names its credentials are stored under).
-_DOCKER_HUB_API = "registry-1.docker.io"
+_DOCKER_HUB_API = "registry-1.docker.io"  # Docker Hub's API host
 
 
 @dataclass(frozen=True)
 class ResolveOptions:
-    """How to ask the registries.
-
-    ``jobs``: parallel lookups; ``insecure``: hosts (``host[:port]``) asked over plain HTTP, every
-    other one over HTTPS; ``compare_upstream`` and ``mirrors``: compare mirrors with their upstream;
-    ``timeout``: seconds per request (connect and read); ``retries``: further attempts on 5xx, 429
-    and timeouts, after ``backoff`` seconds doubling each time.
-    """
+    """How to ask the registries: ``jobs`` parallel lookups; ``insecure`` hosts (``host[:port]``) over
+    plain HTTP; ``timeout`` seconds per request; ``retries`` on 5xx, 429 and timeouts after ``backoff``
+    seconds doubling each time."""
 
     jobs: int = DEFAULT_JOBS
     insecure: frozenset[str] = frozenset()
@@ -122,7 +100,7 @@ class ResolveOptions:
 
 @dataclass(frozen=True, order=True)
 class Target:
-    """One manifest to ask for: ``reference`` is a tag or a digest (``sha256:…``) in ``registry/repository``."""
+    """One manifest to ask for: ``reference`` is a tag or a digest (``sha256:…``)."""
 
     registry: str
     repository: str
@@ -138,9 +116,8 @@ class Target:
 
 
 def target_of(reference: ImageReference, by_tag: bool = False) -> Target:
-    """The manifest the kubelet pulls for ``reference``: its digest when pinned, else its tag
-    (``latest`` when none is written). ``by_tag``: the tag even when a digest is pinned (upstream side
-    of a comparison, where the question is what the tag points at)."""
+    """The manifest the kubelet pulls for ``reference``: its digest when pinned, else its tag (``latest``
+    when none). ``by_tag``: the tag even when a digest is pinned (what upstream's tag points at)."""
     if reference.digest and not (by_tag and reference.tag):
         return Target(reference.registry, reference.repository, reference.digest)
     return Target(reference.registry, reference.repository, reference.tag or "latest")
@@ -148,13 +125,9 @@ def target_of(reference: ImageReference, by_tag: bool = False) -> Target:
 
 @dataclass(frozen=True)
 class Resolution:
-    """The registry's answer for one :class:`Target`.
-
-    ``outcome``: one of :data:`OUTCOMES`; ``digest``: the manifest digest when resolved;
-    ``media_type``: its media type; ``detail``: why, for people (the registry's error code and
-    message, the connection error); ``status``: the last HTTP status; ``attempts``: requests sent
-    for the main lookup, retries included; ``seconds``: wall time.
-    """
+    """The registry's answer for one :class:`Target`: ``outcome`` one of :data:`OUTCOMES`; ``digest`` and
+    ``media_type`` when resolved; ``detail``: why, for people; ``status``: the last HTTP status;
+    ``attempts``: requests of the main lookup, retries included; ``seconds``: wall time."""
 
     target: Target
     outcome: str
@@ -172,18 +145,16 @@ class Resolution:
 
 
 class _Unreachable(Exception):
-    """No HTTP answer: connection refused, DNS, timeouts after the retries (``outcome`` says which class)."""
+    """No usable HTTP answer: ``outcome`` ``unreachable`` or ``registry-error``."""
 
     def __init__(self, outcome: str, detail: str, attempts: int) -> None:
         super().__init__(detail)
-        self.outcome = outcome
-        self.detail = detail
-        self.attempts = attempts
+        self.outcome, self.detail, self.attempts = outcome, detail, attempts
 
 
 @dataclass(frozen=True)
 class _Answer:
-    """A registry's answer with its body read within bounds (:meth:`_Host._send`)."""
+    """A registry's answer with its body read within bounds."""
 
     status_code: int
     headers: Headers[str, str]
@@ -191,7 +162,7 @@ class _Answer:
     content: bytes
 
     def json(self) -> Any:
-        """The body as JSON; raises ``ValueError`` when it is not."""
+        """The body as JSON; raises ``ValueError``."""
         return json.loads(self.content)
 
 
@@ -215,6 +186,10 @@ def _describe(response: _Answer) -> str:
     return f"HTTP {response.status_code}" + (f" ({text})" if text else f" {response.reason}" if response.reason else "")
 
 
+def _media_type(response: _Answer) -> str | None:
+    return response.headers.get("Content-Type", "").split(";")[0].strip() or None
+
+
 def _connection_detail(exc: BaseException) -> str:
     """A short cause of a connection error: refused, DNS, reset, or its message."""
     for item in causes(exc):
@@ -232,26 +207,17 @@ _CHALLENGE_PARAM = re.compile(r'([A-Za-z]+)="([^"]*)"')
 
 
 class _Host:
-    """One registry host: the scheme (``insecure``), the host's Basic credentials, and a bearer token
-    per repository (a token is scoped to one repository); ``client`` gives the calling thread's
-    httpx client and the set of its sockets (:meth:`Resolver._client`)."""
+    """One registry host of ``resolver``: its scheme, Basic credentials, and a bearer token per repository
+    (a token is scoped to one)."""
 
-    def __init__(
-        self,
-        host: str,
-        options: ResolveOptions,
-        client: Callable[[], tuple[httpx.Client, set[Any]]],
-        counter: Callable[[], None],
-    ) -> None:
+    def __init__(self, host: str, resolver: Resolver) -> None:
         self.host = host
         self.api_host = _DOCKER_HUB_API if host == DEFAULT_REGISTRY else host
+        self.options = options = resolver.options
         self.insecure = host.lower() in options.insecure
         self.scheme = "http" if self.insecure else "https"
-        self._client = client
         self.basic = options.credentials.for_host(host)
-        self.credential_source = options.credentials.source
-        self.options = options
-        self._count = counter
+        self._client, self._count = resolver._client, resolver._count
         self._basic_needed = False  # the host answered a Basic challenge once: send credentials up front
         self._tokens: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -261,10 +227,8 @@ class _Host:
         return f"{self.scheme}://{self.api_host}/v2/{path}"
 
     def _send(self, method: str, url: str, headers: dict[str, str], params: dict[str, str] | None = None) -> _Answer:
-        """One request, its body read whole by :func:`~gsvendor.upstream.http.read_bounded`: at most
-        :data:`MAX_ANSWER_BYTES` (a manifest is kilobytes), headers within ``timeout`` and the whole
-        answer within ``3 × timeout`` seconds. Raises httpx's exceptions, :class:`TooSlow`, and
-        :class:`_Unreachable` for a body too large."""
+        """One request read whole: at most :data:`MAX_ANSWER_BYTES`, headers within ``timeout`` and all
+        within ``3 × timeout`` seconds. Raises httpx's exceptions, :class:`TooSlow`, :class:`_Unreachable`."""
         client, sockets = self._client()
         try:
             response, body = read_bounded(
@@ -284,9 +248,8 @@ class _Host:
         return _Answer(response.status_code, response.headers, response.reason_phrase or "", body)
 
     def _token(self, challenge: str) -> str | None:
-        """A bearer token for a ``Www-Authenticate: Bearer realm=…,service=…,scope=…`` challenge (the
-        Docker token specification, what ACR and ghcr.io use): asked of the realm with the host's
-        Basic credentials, anonymously without. ``None`` when refused or not given."""
+        """A token for a ``Bearer realm=…,service=…,scope=…`` challenge, asked of the realm with the host's
+        Basic credentials if any; ``None`` when refused or not given."""
         params = dict(_CHALLENGE_PARAM.findall(challenge))
         realm = params.pop("realm", "")
         if not realm:
@@ -308,11 +271,8 @@ class _Host:
         return token if isinstance(token, str) and token else None
 
     def request(self, method: str, url: str, repository: str) -> tuple[_Answer, bool]:
-        """Send one request, answering an authentication challenge (``Www-Authenticate``) once.
-        Returns the response and whether credentials were sent.
-
-        Raises httpx's exceptions (connection errors, timeouts) to :meth:`call`.
-        """
+        """Send one request, answering a ``Www-Authenticate`` challenge once; returns the response and
+        whether credentials were sent. Raises httpx's exceptions."""
         headers = dict(_ACCEPT)
         token = self._tokens.get(repository)  # from an earlier challenge
         if token:
@@ -341,13 +301,8 @@ class _Host:
         return self._send(method, url, headers), sent
 
     def call(self, method: str, url: str, repository: str) -> tuple[_Answer, bool, int]:
-        """:meth:`request` with retries: on a 5xx, 429 or timeout, up to ``retries`` more attempts
-        after an exponential backoff. Returns (last response, credentials sent, attempts).
-
-        Raises :class:`_Unreachable` when no answer came (refused, DNS, timeouts throughout), with
-        outcome ``unreachable``, or ``registry-error`` for a TLS failure or a broken answer.
-        """
-
+        """:meth:`request` retried on a 5xx, 429 or timeout; returns (last response, credentials sent,
+        attempts). Raises :class:`_Unreachable` when no usable answer came."""
         import httpx
 
         attempts = 0
@@ -403,7 +358,7 @@ class _Host:
 
         try:
             response, sent, attempts = self.call("HEAD", manifest_url, target.repository)
-            media_type = response.headers.get("Content-Type", "").split(";")[0].strip() or None
+            media_type = _media_type(response)
             digest = target.reference if target.is_digest else response.headers.get("Docker-Content-Digest", "").strip()
             if response.status_code == 200 and _MANIFEST_TYPE.match(media_type or "") and _DIGEST_RE.match(digest):
                 return done(RESOLVED, response=response, digest=digest, media_type=media_type)
@@ -413,7 +368,7 @@ class _Host:
                 response, sent, more = self.call("GET", manifest_url, target.repository)
                 attempts += more
             if response.status_code == 200:
-                media_type = response.headers.get("Content-Type", "").split(";")[0].strip() or None
+                media_type = _media_type(response)
                 if not _MANIFEST_TYPE.match(media_type or ""):  # a web page or a portal answering 200
                     return done(
                         REGISTRY_ERROR, f"answered 200 with {media_type or 'no content type'}, not a manifest", response
@@ -449,7 +404,7 @@ class _Host:
         return done(DIGEST_MISSING if target.is_digest else TAG_MISSING, detail, response)
 
     def _auth_detail(self, response: _Answer, sent: bool) -> str:
-        source = self.credential_source or default_docker_config()
+        source = self.options.credentials.source or default_docker_config()
         if not self.basic:
             return f"{_describe(response)}; no credentials for {self.host} in {source} (or --registry-config)"
         if sent:
@@ -458,12 +413,8 @@ class _Host:
 
 
 class Resolver:
-    """Resolves :class:`Target` s in parallel (``options.jobs`` threads), each at most once per
-    instance (the per-run cache: one reference appears in many variants and charts).
-
-    ``lookups``: targets asked; ``requests``: requests sent to the registries' ``/v2/`` API, retries
-    and re-sends after an authentication challenge included (token-service requests are not).
-    """
+    """Resolves :class:`Target` s in parallel (``options.jobs`` threads), each at most once.
+    ``requests``: requests sent to the ``/v2/`` APIs, retries and authentication re-sends included."""
 
     def __init__(self, options: ResolveOptions) -> None:
         self.options = options
@@ -483,9 +434,8 @@ class Resolver:
             self.requests += 1
 
     def _client(self) -> tuple[httpx.Client, set[Any]]:
-        """The calling thread's httpx client (certificates always checked; plain HTTP is
-        ``--insecure-registry``'s) and its sockets: one per thread, so that a watchdog cutting an
-        answer cuts only connections of the thread it bounds, kept-alive ones included."""
+        """The calling thread's httpx client and its sockets: one per thread, so a watchdog cutting an
+        answer cuts only the connections of the thread it bounds."""
         import httpx
 
         with self._lock:
@@ -497,13 +447,10 @@ class Resolver:
 
     def _host(self, registry: str) -> _Host:
         with self._lock:
-            host = self._hosts.get(registry)
-            if host is None:
-                host = self._hosts[registry] = _Host(registry, self.options, self._client, self._count)
-            return host
+            return self._hosts.setdefault(registry, _Host(registry, self))
 
     def resolve(self, targets: Iterable[Target]) -> dict[Target, Resolution]:
-        """Resolve every distinct target not asked before, in parallel; return all of ``targets``' answers."""
+        """Resolve every target not asked before; return the answers for all of ``targets``."""
         wanted = list(dict.fromkeys(targets))
         new = [t for t in wanted if t not in self._cache]
         if new:
@@ -522,16 +469,12 @@ class Resolver:
 
 @dataclass(frozen=True)
 class Mirror:
-    """One ``images.mirrors`` entry: references whose name starts with ``mirror`` are copies of
-    ``upstream`` + the rest of the name (``gsoci.azurecr.io/giantswarm/llm-d-`` ← ``ghcr.io/llm-d/llm-d-``)."""
+    """One ``images.mirrors`` entry: names starting with ``mirror`` copy ``upstream`` + the rest of the name."""
 
     mirror: str
     upstream: str
 
     def upstream_of(self, reference: ImageReference) -> ImageReference:
         """The upstream reference of ``reference`` (same tag and digest). Raises :class:`InvalidReference`."""
-        name = self.upstream + reference.name[len(self.mirror) :]
-        text = (
-            name + (f":{reference.tag}" if reference.tag else "") + (f"@{reference.digest}" if reference.digest else "")
-        )
-        return parse(text)
+        name = self.upstream + reference.normalized[len(self.mirror) :]
+        return parse(name)

@@ -6,7 +6,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gsvendor.errors import UsageError
 from gsvendor.images.reference import ImageReference, InvalidReference, parse
@@ -38,24 +38,17 @@ from gsvendor.images.variants import config_error
 def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
     """The ``images.mirrors`` list of ``config`` (schema-validated already); ``()`` without one.
 
-    Each prefix must be in normalized form (registry host first: ``docker.io/kserve/``, not
-    ``kserve/``) since it is compared with normalized names, and prefix a valid name. Raises
-    :class:`ConfigError` ``gsvendor.yaml:line: images.mirrors[0].mirror: …`` otherwise, and for a
-    mirror prefix listed twice.
+    Each prefix must prefix a valid name in normalized form (``docker.io/kserve/``, not ``kserve/``:
+    it is compared with normalized names). Raises :class:`ConfigError` ``gsvendor.yaml:line:
+    images.mirrors[0].mirror: …`` otherwise, and for a mirror prefix listed twice.
     """
-    if config is None:
-        return ()
-
-    raw = (config.raw.get("images") or {}).get("mirrors") or []
+    raw = ((config.raw.get("images") or {}).get("mirrors") or []) if config is not None else []
     mirrors: list[Mirror] = []
     for index, entry in enumerate(raw):
-        for key in ("mirror", "upstream"):
-            prefix = str(entry[key])
-            path: list[Any] = ["images", "mirrors", index, key]
-            problem = _prefix_problem(prefix)
-            if problem:
-                raise config_error(config, path, problem)
         mirror = Mirror(mirror=str(entry["mirror"]), upstream=str(entry["upstream"]))
+        for key, prefix in (("mirror", mirror.mirror), ("upstream", mirror.upstream)):
+            if problem := _prefix_problem(prefix):
+                raise config_error(config, ["images", "mirrors", index, key], problem)
         if any(m.mirror == mirror.mirror for m in mirrors):
             raise config_error(config, ["images", "mirrors", index, "mirror"], f"{mirror.mirror!r} is listed twice")
         mirrors.append(mirror)
@@ -92,23 +85,19 @@ def cli_options(
 ) -> ResolveOptions | None:
     """Check the command line's resolve options and build :class:`ResolveOptions` (``None`` without ``--resolve``).
 
-    Raises :class:`UsageError` for ``--compare-upstream`` or another resolve option without
-    ``--resolve``, ``--compare-upstream`` without ``images.mirrors``, and a bad ``--registry-config``
-    or ``--insecure-registry``; :class:`ConfigError` for a malformed credentials file or mirror.
+    Raises :class:`UsageError` for a resolve option without ``--resolve``, ``--compare-upstream``
+    without ``images.mirrors``, and a bad ``--registry-config`` or ``--insecure-registry``;
+    :class:`ConfigError` for a malformed credentials file or mirror.
     """
     if not resolve:
-        given = [
-            name
-            for name, value in (
-                ("--compare-upstream", compare_upstream),
-                ("--resolve-jobs", jobs is not None),
-                ("--registry-config", registry_config is not None),
-                ("--insecure-registry", bool(insecure)),
-            )
-            if value
-        ]
-        if given:
-            raise UsageError(f"{', '.join(given)} needs --resolve")
+        given = {
+            "--compare-upstream": compare_upstream,
+            "--resolve-jobs": jobs is not None,
+            "--registry-config": registry_config is not None,
+            "--insecure-registry": bool(insecure),
+        }
+        if any(given.values()):
+            raise UsageError(f"{', '.join(name for name, value in given.items() if value)} needs --resolve")
         return None
     mirrors = mirrors_config(config)
     if compare_upstream and not mirrors:
@@ -134,12 +123,9 @@ class Place:
 
 @dataclass(frozen=True)
 class Comparison:
-    """A mirror reference compared with its upstream.
-
-    ``outcome``: one of :data:`COMPARISONS`; ``upstream``: the upstream reference (``None`` when the
-    mirror prefix maps the name to an invalid one, ``detail`` then says so); ``resolution``: the
-    upstream's lookup.
-    """
+    """A mirror reference compared with its upstream: ``outcome`` one of :data:`COMPARISONS`;
+    ``upstream`` ``None`` when the mirror prefix maps the name to an invalid one (``detail`` says so);
+    ``resolution``: the upstream's lookup."""
 
     mirror: Mirror
     outcome: str
@@ -181,8 +167,7 @@ class ReferenceResolution:
 @dataclass
 class ResolveReport:
     """What ``--resolve`` found: ``references`` sorted by normalized name; ``occurrences`` of them in
-    charts × variants; references not asked: ``templated``/``empty`` (cannot be resolved) and
-    ``not_allowed`` (offenders and invalid ones, failed by the prefix check already)."""
+    charts × variants; references not asked: ``templated``, ``empty`` and ``not_allowed``."""
 
     references: list[ReferenceResolution]
     occurrences: int = 0
@@ -223,14 +208,10 @@ class ResolveReport:
 
 
 def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport:
-    """Resolve every allowed reference of a check-images ``result`` (each distinct one once).
-
-    Templated and empty references are counted, not asked; offenders and invalid ones are
-    counted as not allowed. With ``options.compare_upstream`` each reference under an
-    ``images.mirrors`` prefix is compared with its upstream at the same tag: upstream lookups run
-    in the same pool. Raises nothing for registry trouble: every problem is an outcome.
+    """Resolve every distinct allowed reference of a check-images ``result`` once; the others are
+    counted. With ``options.compare_upstream`` each reference under an ``images.mirrors`` prefix is
+    compared with its upstream at the same tag. Raises nothing: every registry problem is an outcome.
     """
-
     start = time.perf_counter()
     entries: dict[str, tuple[ImageReference, list[Place]]] = {}
     counts = {TEMPLATED: 0, EMPTY: 0, "other": 0, "unpinned": 0}
@@ -316,7 +297,4 @@ def _compare(
 
 def short_digest(digest: str | None) -> str:
     """``sha256:`` and the first 12 hex digits (what ``docker images`` shows), or ``-``."""
-    if not digest:
-        return "-"
-    algorithm, _, hexpart = digest.partition(":")
-    return f"{algorithm}:{hexpart[:12]}"
+    return digest[: digest.index(":") + 13] if digest else "-"
