@@ -211,18 +211,9 @@ def values_references(
 ) -> list[Found]:
     """Image references in a parsed values.yaml: ``image`` and ``…Image`` strings joined with a sibling
     ``tag`` (``…Tag``), ``repository`` strings with sibling ``registry``, ``tag`` and ``digest``.
-    ``line`` from ``lines`` (:func:`key_lines`), else ruamel's round-trip ``.lc``. Raises nothing.
+    ``line`` from ``lines`` (:func:`key_lines`). Raises nothing.
     """
     found: list[Found] = []
-
-    def line_of(node: Any, key: Any, keys: tuple[str | int, ...]) -> int | None:
-        if lines is not None:
-            return lines.get(keys)
-        lc = getattr(node, "lc", None)
-        try:
-            return (lc.key(key) if isinstance(key, str) else lc.item(key))[0] + 1 if lc is not None else None
-        except (KeyError, IndexError, TypeError, AttributeError):
-            return None
 
     def visit(node: Mapping[str, Any], key: Any, value: Any, here: str, keys: tuple[str | int, ...]) -> bool:
         if is_image_key(key) and (isinstance(value, str) or value is None):
@@ -232,7 +223,7 @@ def values_references(
             written, joined = _joined_repository(node, value)
         else:
             return False
-        found.append(Found("values", filename, here, written, line=line_of(node, key, keys), joined=joined))
+        found.append(Found("values", filename, here, written, line=(lines or {}).get(keys), joined=joined))
         return True
 
     _walk(values, visit)

@@ -206,25 +206,42 @@ def _connection_detail(exc: BaseException) -> str:
 _CHALLENGE_PARAM = re.compile(r'([A-Za-z]+)="([^"]*)"')
 
 
-class _Host:
-    """One registry host of ``resolver``: its scheme, Basic credentials, and a bearer token per repository
-    (a token is scoped to one)."""
+class Resolver:
+    """Resolves :class:`Target` s in parallel (``options.jobs`` threads), each at most once.
+    ``requests``: requests sent to the ``/v2/`` APIs, retries and authentication re-sends included."""
 
-    def __init__(self, host: str, resolver: Resolver) -> None:
-        self.host = host
-        self.api_host = _DOCKER_HUB_API if host == DEFAULT_REGISTRY else host
-        self.options = options = resolver.options
-        self.insecure = host.lower() in options.insecure
-        self.scheme = "http" if self.insecure else "https"
-        self.basic = options.credentials.for_host(host)
-        self._client, self._count = resolver._client, resolver._count
-        self._basic_needed = False  # the host answered a Basic challenge once: send credentials up front
-        self._tokens: dict[str, str] = {}
+    def __init__(self, options: ResolveOptions) -> None:
+        self.options = options
+        self.requests = 0
+        self._cache: dict[Target, Resolution] = {}
+        self._clients: dict[int, tuple[httpx.Client, set[Any]]] = {}
+        self._tokens: dict[tuple[str, str], str] = {}  # (host, repository) → bearer token: scoped to one repository
+        self._basic_needed: set[str] = set()  # hosts that answered a Basic challenge: credentials sent up front
         self._lock = threading.Lock()
 
-    def url(self, path: str) -> str:
-        """``http(s)://host/v2/<path>``."""
-        return f"{self.scheme}://{self.api_host}/v2/{path}"
+    @property
+    def lookups(self) -> int:
+        """How many distinct targets were asked."""
+        return len(self._cache)
+
+    def _scheme(self, host: str) -> str:
+        return "http" if host.lower() in self.options.insecure else "https"
+
+    def _url(self, target: Target, path: str) -> str:
+        api_host = _DOCKER_HUB_API if target.registry == DEFAULT_REGISTRY else target.registry
+        return f"{self._scheme(target.registry)}://{api_host}/v2/{target.repository}/{path}"
+
+    def _client(self) -> tuple[httpx.Client, set[Any]]:
+        """The calling thread's httpx client and its sockets: one per thread, so a watchdog cutting an
+        answer cuts only the connections of the thread it bounds."""
+        import httpx
+
+        with self._lock:
+            made = self._clients.get(threading.get_ident())
+            if made is None:
+                client = httpx.Client(timeout=self.options.timeout, follow_redirects=True)
+                made = self._clients[threading.get_ident()] = (client, set())
+            return made
 
     def _send(self, method: str, url: str, headers: dict[str, str], params: dict[str, str] | None = None) -> _Answer:
         """One request read whole: at most :data:`MAX_ANSWER_BYTES`, headers within ``timeout`` and all
@@ -247,7 +264,7 @@ class _Host:
             raise _Unreachable(REGISTRY_ERROR, str(exc), 1) from None
         return _Answer(response.status_code, response.headers, response.reason_phrase or "", body)
 
-    def _token(self, challenge: str) -> str | None:
+    def _token(self, host: str, challenge: str) -> str | None:
         """A token for a ``Bearer realm=…,service=…,scope=…`` challenge, asked of the realm with the host's
         Basic credentials if any; ``None`` when refused or not given."""
         params = dict(_CHALLENGE_PARAM.findall(challenge))
@@ -255,10 +272,10 @@ class _Host:
         if not realm:
             return None
         if not realm.startswith(("http://", "https://")):
-            realm = f"{self.scheme}://{realm}"
+            realm = f"{self._scheme(host)}://{realm}"
         headers = {"Accept": "application/json"}
-        if self.basic:
-            headers["Authorization"] = f"Basic {self.basic}"
+        if basic := self.options.credentials.for_host(host):
+            headers["Authorization"] = f"Basic {basic}"
         wanted = {key: params[key] for key in ("service", "scope") if key in params}
         answer = self._send("GET", realm, headers, wanted)  # a token-service request: not counted
         if answer.status_code != 200:
@@ -270,38 +287,39 @@ class _Host:
         token = (body.get("token") or body.get("access_token")) if isinstance(body, dict) else None
         return token if isinstance(token, str) and token else None
 
-    def request(self, method: str, url: str, repository: str) -> tuple[_Answer, bool]:
+    def _request(self, method: str, url: str, target: Target) -> tuple[_Answer, bool]:
         """Send one request, answering a ``Www-Authenticate`` challenge once; returns the response and
         whether credentials were sent. Raises httpx's exceptions."""
+        host, basic = target.registry, self.options.credentials.for_host(target.registry)
         headers = dict(_ACCEPT)
-        token = self._tokens.get(repository)  # from an earlier challenge
+        token = self._tokens.get((host, target.repository))  # from an earlier challenge
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        elif self._basic_needed and self.basic:
-            headers["Authorization"] = f"Basic {self.basic}"
+        elif host in self._basic_needed and basic:
+            headers["Authorization"] = f"Basic {basic}"
         self._count()
         response = self._send(method, url, headers)
         if response.status_code not in (401, 403):
-            return response, "Authorization" in headers and self.basic is not None
+            return response, "Authorization" in headers and basic is not None
         scheme, _, challenge = response.headers.get("Www-Authenticate", "").partition(" ")
         if scheme.lower() == "basic":
-            if not self.basic or headers.get("Authorization") == f"Basic {self.basic}":
-                return response, self.basic is not None
-            self._basic_needed = True
-            headers["Authorization"] = f"Basic {self.basic}"
+            if not basic or headers.get("Authorization") == f"Basic {basic}":
+                return response, basic is not None
+            self._basic_needed.add(host)
+            headers["Authorization"] = f"Basic {basic}"
             sent = True
-        elif scheme.lower() == "bearer" and (token := self._token(challenge)):  # a new token after an expired one
+        elif scheme.lower() == "bearer" and (token := self._token(host, challenge)):  # a new one after an expired one
             with self._lock:
-                self._tokens[repository] = token
+                self._tokens[(host, target.repository)] = token
             headers["Authorization"] = f"Bearer {token}"
-            sent = self.basic is not None
+            sent = basic is not None
         else:
-            return response, self.basic is not None
+            return response, basic is not None
         self._count()
         return self._send(method, url, headers), sent
 
-    def call(self, method: str, url: str, repository: str) -> tuple[_Answer, bool, int]:
-        """:meth:`request` retried on a 5xx, 429 or timeout; returns (last response, credentials sent,
+    def _call(self, method: str, url: str, target: Target) -> tuple[_Answer, bool, int]:
+        """:meth:`_request` retried on a 5xx, 429 or timeout; returns (last response, credentials sent,
         attempts). Raises :class:`_Unreachable` when no usable answer came."""
         import httpx
 
@@ -310,7 +328,7 @@ class _Host:
             attempts += 1
             last = attempts > self.options.retries
             try:
-                response, sent = self.request(method, url, repository)
+                response, sent = self._request(method, url, target)
             except (httpx.TimeoutException, TooSlow):
                 if last:
                     raise _Unreachable(
@@ -322,7 +340,8 @@ class _Host:
                 raise _Unreachable(REGISTRY_ERROR, f"broken HTTP answer: {one_line(exc)}", attempts) from None
             except httpx.TransportError as exc:
                 if any(isinstance(cause, ssl.SSLError) for cause in causes(exc)):
-                    hint = "" if self.insecure else f"; plain HTTP only with --insecure-registry {self.host}"
+                    insecure = self._scheme(target.registry) == "http"
+                    hint = "" if insecure else f"; plain HTTP only with --insecure-registry {target.registry}"
                     raise _Unreachable(REGISTRY_ERROR, f"TLS: {one_line(exc)}{hint}", attempts) from None
                 raise _Unreachable(UNREACHABLE, _connection_detail(exc), attempts) from None
             except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, undecodable bodies
@@ -339,10 +358,10 @@ class _Host:
             delay = max(delay, float(seconds))
         time.sleep(min(delay, MAX_BACKOFF))
 
-    def resolve(self, target: Target) -> Resolution:
+    def _resolve(self, target: Target) -> Resolution:
         """Ask for ``target``'s manifest; see the module docstring for the calls and outcomes."""
         start = time.perf_counter()
-        manifest_url = self.url(f"{target.repository}/manifests/{target.reference}")
+        manifest_url = self._url(target, f"manifests/{target.reference}")
         attempts = 0
 
         def done(outcome: str, detail: str = "", response: _Answer | None = None, **kw: Any) -> Resolution:
@@ -357,7 +376,7 @@ class _Host:
             )
 
         try:
-            response, sent, attempts = self.call("HEAD", manifest_url, target.repository)
+            response, sent, attempts = self._call("HEAD", manifest_url, target)
             media_type = _media_type(response)
             digest = target.reference if target.is_digest else response.headers.get("Docker-Content-Digest", "").strip()
             if response.status_code == 200 and _MANIFEST_TYPE.match(media_type or "") and _DIGEST_RE.match(digest):
@@ -365,7 +384,7 @@ class _Host:
             # The digest of a manifest is the sha256 of its bytes (image-spec "Content Descriptors"):
             # without the header, GET and hash. After a 404 or another refusal the GET body says why.
             if response.status_code != 429 and response.status_code < 500:
-                response, sent, more = self.call("GET", manifest_url, target.repository)
+                response, sent, more = self._call("GET", manifest_url, target)
                 attempts += more
             if response.status_code == 200:
                 media_type = _media_type(response)
@@ -377,7 +396,7 @@ class _Host:
                     digest = "sha256:" + hashlib.sha256(response.content).hexdigest()
                 return done(RESOLVED, response=response, digest=digest, media_type=media_type)
             if response.status_code in (401, 403):
-                return done(AUTH_FAILED, self._auth_detail(response, sent), response)
+                return done(AUTH_FAILED, self._auth_detail(target.registry, response, sent), response)
             if response.status_code == 404:
                 return self._missing(target, response, done)
             return done(
@@ -396,58 +415,24 @@ class _Host:
             return done(REPOSITORY_MISSING, detail, response)
         # distribution answers MANIFEST_UNKNOWN for a missing repository too: the tags list tells.
         try:
-            tags, _, _ = self.call("GET", self.url(f"{target.repository}/tags/list?n=1"), target.repository)
+            tags, _, _ = self._call("GET", self._url(target, "tags/list?n=1"), target)
         except _Unreachable:
             tags = None
         if tags is not None and tags.status_code == 404 and "NAME_UNKNOWN" in [c for c, _ in _error_codes(tags)]:
             return done(REPOSITORY_MISSING, f"{detail}; tags/list: {_describe(tags)}", response)
         return done(DIGEST_MISSING if target.is_digest else TAG_MISSING, detail, response)
 
-    def _auth_detail(self, response: _Answer, sent: bool) -> str:
+    def _auth_detail(self, host: str, response: _Answer, sent: bool) -> str:
         source = self.options.credentials.source or default_docker_config()
-        if not self.basic:
-            return f"{_describe(response)}; no credentials for {self.host} in {source} (or --registry-config)"
+        if not self.options.credentials.for_host(host):
+            return f"{_describe(response)}; no credentials for {host} in {source} (or --registry-config)"
         if sent:
-            return f"{_describe(response)}; the credentials for {self.host} from {source} were refused"
+            return f"{_describe(response)}; the credentials for {host} from {source} were refused"
         return f"{_describe(response)}; the registry asked for no credentials it accepts (no usable challenge)"
-
-
-class Resolver:
-    """Resolves :class:`Target` s in parallel (``options.jobs`` threads), each at most once.
-    ``requests``: requests sent to the ``/v2/`` APIs, retries and authentication re-sends included."""
-
-    def __init__(self, options: ResolveOptions) -> None:
-        self.options = options
-        self.requests = 0
-        self._cache: dict[Target, Resolution] = {}
-        self._hosts: dict[str, _Host] = {}
-        self._clients: dict[int, tuple[httpx.Client, set[Any]]] = {}
-        self._lock = threading.Lock()
-
-    @property
-    def lookups(self) -> int:
-        """How many distinct targets were asked."""
-        return len(self._cache)
 
     def _count(self) -> None:
         with self._lock:
             self.requests += 1
-
-    def _client(self) -> tuple[httpx.Client, set[Any]]:
-        """The calling thread's httpx client and its sockets: one per thread, so a watchdog cutting an
-        answer cuts only the connections of the thread it bounds."""
-        import httpx
-
-        with self._lock:
-            made = self._clients.get(threading.get_ident())
-            if made is None:
-                client = httpx.Client(timeout=self.options.timeout, follow_redirects=True)
-                made = self._clients[threading.get_ident()] = (client, set())
-            return made
-
-    def _host(self, registry: str) -> _Host:
-        with self._lock:
-            return self._hosts.setdefault(registry, _Host(registry, self))
 
     def resolve(self, targets: Iterable[Target]) -> dict[Target, Resolution]:
         """Resolve every target not asked before; return the answers for all of ``targets``."""
@@ -457,7 +442,7 @@ class Resolver:
             with ThreadPoolExecutor(
                 max_workers=max(1, min(self.options.jobs, len(new))), thread_name_prefix="resolve"
             ) as pool:
-                answers = pool.map(lambda target: self._host(target.registry).resolve(target), new)
+                answers = pool.map(self._resolve, new)
                 self._cache.update(zip(new, answers, strict=True))
         return {t: self._cache[t] for t in wanted}
 

@@ -295,13 +295,7 @@ class RenderedVariant:
 
     def verdict(self) -> dict[str, Any]:
         """The fields every check's per-variant result repeats from the render."""
-        return {
-            "chart": self.chart,
-            "rendered": self.rendered,
-            "error": self.error,
-            "expected_failure": self.expected_failure,
-            "problem": self.problem,
-        }
+        return {name: getattr(self, name) for name in ("chart", "rendered", "error", "expected_failure", "problem")}
 
     def chunks(self) -> list[str]:
         """``manifests`` split into YAML documents, once for every consumer."""

@@ -157,10 +157,6 @@ def test_values_references_with_libyaml_line_numbers():
     ]
 
 
-def test_values_references_with_round_trip_line_numbers():
-    assert pairs(values_references(YAML(typ="rt").load(VALUES))) == VALUES_EXPECTED
-
-
 def test_switches_are_false_booleans_named_enabled_or_create():
     assert discover_switches(YAML(typ="safe").load(VALUES)) == [
         "kserve.localmodel.enabled",
