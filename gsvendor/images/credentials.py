@@ -1,6 +1,4 @@
-"""Registry credentials from a Docker configuration file (the ``auths`` HTTP Basic entries; what
-is read but not used is noted) and the hosts ``--insecure-registry`` names, for check-images
-``--resolve``."""
+"""check-images ``--resolve``'s registry credentials (a Docker configuration file) and ``--insecure-registry`` hosts."""
 
 from __future__ import annotations
 
@@ -54,11 +52,10 @@ def load_credentials(path: Path | None = None) -> Credentials:
     ``identitytoken`` are not used but named in ``notes``. Raises :class:`UsageError` for a missing
     ``--registry-config`` file and :class:`ConfigError` for a file not JSON or not of that shape.
     """
-    explicit = path is not None
-    file = path if path is not None else default_docker_config()
-    label = f"--registry-config {file}" if explicit else str(file)
+    file = path or default_docker_config()
+    label = f"--registry-config {file}" if path else str(file)
     if not file.is_file():
-        if explicit:
+        if path:
             raise UsageError(f"{label}: no such file")
         return Credentials()
     try:

@@ -105,12 +105,8 @@ def manifest_references(document: Mapping[str, Any], source: str | None = None) 
             found.append(Found("manifest", obj, f"{here}.reference", value["reference"], source=source))
         if key == "env" and isinstance(value, list):
             for index, variable in enumerate(value):
-                if (
-                    isinstance(variable, Mapping)
-                    and isinstance(variable.get("name"), str)
-                    and variable["name"].endswith(ENV_SUFFIX)
-                    and isinstance(variable.get("value"), str)
-                ):
+                name = variable.get("name") if isinstance(variable, Mapping) else None
+                if isinstance(name, str) and name.endswith(ENV_SUFFIX) and isinstance(variable.get("value"), str):
                     where = f"{here}[{_item_label(variable, index)}].value"
                     found.append(Found("manifest", obj, where, variable["value"], source=source))
         return False
@@ -192,17 +188,16 @@ def key_lines(node: Any) -> dict[tuple[str | int, ...], int]:
             return
         kind = type(current).__name__
         if kind == "MappingNode":
-            for key_node, value_node in current.value:
-                here = (*path, str(key_node.value))
-                lines.setdefault(here, key_node.start_mark.line + 1)
-                walk(value_node, here, depth + 1)
+            children = [((*path, str(key.value)), key, value) for key, value in current.value]
         elif kind == "SequenceNode":
-            for index, item in enumerate(current.value):
-                lines.setdefault((*path, index), item.start_mark.line + 1)
-                walk(item, (*path, index), depth + 1)
+            children = [((*path, index), item, item) for index, item in enumerate(current.value)]
+        else:
+            return
+        for here, marked, child in children:
+            lines.setdefault(here, marked.start_mark.line + 1)
+            walk(child, here, depth + 1)
 
-    if node is not None:
-        walk(node, (), 0)
+    walk(node, (), 0)
     return lines
 
 
@@ -237,16 +232,10 @@ def _scalar(value: Any) -> str:
 def _joined_repository(mapping: Mapping[str, Any], repository: str) -> tuple[str, tuple[str, ...]]:
     if not repository.strip():  # no image shipped: report it empty, not as "registry/" or ":tag"
         return repository, ()
-    parts: list[str] = []
-    written = repository
     registry = _scalar(mapping.get("registry")).rstrip("/")
-    if registry:
-        written, parts = f"{registry}/{repository}", ["registry"]
-    tag = _scalar(mapping.get("tag"))
-    with_tag = join_tag(written, tag)
-    if with_tag != written:
+    written, parts = (f"{registry}/{repository}", ["registry"]) if registry else (repository, [])
+    if (with_tag := join_tag(written, _scalar(mapping.get("tag")))) != written:
         written, parts = with_tag, [*parts, "tag"]
-    digest = _scalar(mapping.get("digest"))
-    if digest and "@" not in written:
+    if (digest := _scalar(mapping.get("digest"))) and "@" not in written:
         written, parts = f"{written}@{digest}", [*parts, "digest"]
     return written, tuple(parts)

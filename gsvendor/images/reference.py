@@ -1,20 +1,5 @@
-"""Container image references, parsed by the grammar of ``github.com/distribution/reference``.
-
-The grammar (``reference.go``/``regexp.go`` of distribution/reference, the parser Docker,
-containerd and the kubelet use)::
-
-    reference      := name [ ":" tag ] [ "@" digest ]
-    name           := [ domain "/" ] remote-name
-    domain         := host [ ":" port-number ]
-    host           := domain-name | "[" IPv6 "]"
-    domain-name    := domain-component ( "." domain-component )*
-    domain-component := /([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])/
-    remote-name    := path-component ( "/" path-component )*
-    path-component := alpha-numeric ( separator alpha-numeric )*
-    alpha-numeric  := /[a-z0-9]+/
-    separator      := /[_.]|__|[-]+/
-    tag            := /[\\w][\\w.-]{0,127}/
-    digest         := algorithm ":" hex          (sha256: 64 hex digits, sha384: 96, sha512: 128)
+"""Container image references, parsed by the grammar of ``github.com/distribution/reference`` (the
+parser Docker, containerd and the kubelet use; the patterns below carry the names of its ``regexp.go``).
 
 Normalization follows ``ParseNormalizedNamed``: the first path component is a registry host only
 if it contains ``.`` or ``:``, is ``localhost``, or has an upper-case letter; otherwise the
@@ -90,21 +75,6 @@ class ImageReference:
         return self.normalized
 
 
-def split_registry(text: str) -> tuple[str, str]:
-    """Split ``text`` into (registry, remainder) the way ``splitDockerDomain`` does (see the module docstring)."""
-    index = text.find("/")
-    first = text[:index]
-    if index == -1 or (not any(c in first for c in ".:") and first != "localhost" and first.lower() == first):
-        registry, remainder = DEFAULT_REGISTRY, text
-    else:
-        registry, remainder = first, text[index + 1 :]
-    if registry == LEGACY_DEFAULT_REGISTRY:
-        registry = DEFAULT_REGISTRY
-    if registry == DEFAULT_REGISTRY and "/" not in remainder:
-        remainder = OFFICIAL_PREFIX + remainder
-    return registry, remainder
-
-
 def parse(text: str) -> ImageReference:
     """Parse ``text`` (``busybox``, ``gsoci.azurecr.io/giantswarm/x:v1@sha256:…``) into an :class:`ImageReference`.
 
@@ -123,7 +93,15 @@ def parse(text: str) -> ImageReference:
         raise invalid("invalid reference format (surrounding whitespace)")
     if _IDENTIFIER_RE.match(text):
         raise invalid("invalid repository name, cannot specify 64-byte hexadecimal strings")
-    registry, remainder = split_registry(text)
+    index = text.find("/")  # splitDockerDomain (the module docstring)
+    first = text[:index]
+    if index == -1 or (not any(c in first for c in ".:") and first != "localhost" and first.lower() == first):
+        registry, remainder = DEFAULT_REGISTRY, text
+    else:
+        registry, remainder = first, text[index + 1 :]
+    registry = DEFAULT_REGISTRY if registry == LEGACY_DEFAULT_REGISTRY else registry
+    if registry == DEFAULT_REGISTRY and "/" not in remainder:
+        remainder = OFFICIAL_PREFIX + remainder
     remote = remainder.split("@", 1)[0].split(":", 1)[0]
     if remote.lower() != remote:
         raise invalid(f"repository name ({remote}) must be lowercase")

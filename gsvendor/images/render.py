@@ -203,12 +203,17 @@ def helm_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
 
 
 class Renders:
-    """The running helm processes of one :func:`render_charts`, so an interrupt ends them at once."""
+    """The renders of one :func:`render_charts`: the running helm processes, so an interrupt ends them at
+    once, and each chart's renderable copy (``stacks[i]``), which goes when its renders are all done
+    (``planned`` and as many ``finished``, in any order, from any thread)."""
 
-    def __init__(self) -> None:
+    def __init__(self, charts: int = 0) -> None:
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen[str]] = set()
         self._ended = False
+        self.stacks = [ExitStack() for _ in range(charts)]
+        self._left = [0] * charts
+        self._planned = [False] * charts
 
     def add(self, process: subprocess.Popen[str]) -> bool:
         """Track ``process``; ``False`` (not tracked) once :meth:`end` was called."""
@@ -230,6 +235,23 @@ class Renders:
         for process in running:
             with suppress(OSError):
                 process.kill()
+
+    def _count(self, chart: int, change: int, planned: bool = False) -> None:
+        with self._lock:
+            self._left[chart] += change
+            self._planned[chart] |= planned
+            last = self._planned[chart] and self._left[chart] == 0
+        if last:
+            with suppress(OSError):
+                self.stacks[chart].close()
+
+    def planned(self, chart: int, renders: int) -> None:
+        """All ``renders`` of ``chart`` are submitted."""
+        self._count(chart, renders, planned=True)
+
+    def finished(self, chart: int) -> None:
+        """A render of ``chart`` ended (rendered, failed or raised)."""
+        self._count(chart, -1)
 
 
 def documents(manifests: str) -> list[dict]:
@@ -410,7 +432,7 @@ def render_charts(
     futures: dict[tuple[int, str], Future[RenderedVariant]] = {}
     values: dict[int, ChartValues] = {}
     plans: dict[int, list[Variant]] = {}
-    renders = Renders()
+    renders = Renders(len(charts))
     with (
         ExitStack() as held,
         ExitStack() as copies,
@@ -420,24 +442,23 @@ def render_charts(
             # One renderable copy per chart, shared by its variants, removed after the chart's last render
             # (off the end of the run). defaults needs no values.yaml: those renders start first.
             prepared: dict[int, Path] = {}
-            done = _CopyRelease(len(charts))
 
             def submit(i: int, variant: Variant) -> None:
                 futures[(i, variant.name)] = pool.submit(
                     render_one, helm, charts[i], prepared[i], variant, hooks, renders
                 )
-                futures[(i, variant.name)].add_done_callback(lambda _f: done.finished(i))
+                futures[(i, variant.name)].add_done_callback(lambda _f: renders.finished(i))
 
             for i in order:
-                copies.callback(done.stacks[i].close)
-                prepared[i] = done.stacks[i].enter_context(renderable_copy(charts[i].path))
+                copies.callback(renders.stacks[i].close)
+                prepared[i] = renders.stacks[i].enter_context(renderable_copy(charts[i].path))
                 submit(i, Variant(DEFAULTS))
             for i in order:
                 values[i] = load_values(charts[i])
                 plans[i] = plan_variants(values[i].data, settings.chart(charts[i].name))
                 for variant in plans[i][1:]:
                     submit(i, variant)
-                done.planned(i, len(plans[i]))
+                renders.planned(i, len(plans[i]))
             rendered = [futures[(i, variant.name)].result() for i in range(len(charts)) for variant in plans[i]]
         except BaseException as exc:  # Ctrl-C or an error: renders not started are not run, and a
             # second signal cuts neither helm's end, the pool's wait nor a copy's removal
@@ -451,31 +472,3 @@ def render_charts(
         values=[values[i] for i in range(len(charts))],
         seconds=time.perf_counter() - start,
     )
-
-
-class _CopyRelease:
-    """When a chart's renders are all done (``planned`` and as many ``finished``, in any order, from
-    any thread), its renderable copy goes: ``stacks[i]`` holds it."""
-
-    def __init__(self, charts: int) -> None:
-        self.stacks = [ExitStack() for _ in range(charts)]
-        self._lock = threading.Lock()
-        self._left = [0] * charts
-        self._planned = [False] * charts
-
-    def _count(self, chart: int, change: int, planned: bool = False) -> None:
-        with self._lock:
-            self._left[chart] += change
-            self._planned[chart] |= planned
-            last = self._planned[chart] and self._left[chart] == 0
-        if last:
-            with suppress(OSError):
-                self.stacks[chart].close()
-
-    def planned(self, chart: int, renders: int) -> None:
-        """All ``renders`` of ``chart`` are submitted."""
-        self._count(chart, renders, planned=True)
-
-    def finished(self, chart: int) -> None:
-        """A render of ``chart`` ended (rendered, failed or raised)."""
-        self._count(chart, -1)

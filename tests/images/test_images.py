@@ -229,10 +229,10 @@ def test_an_empty_image_with_a_tag_stays_empty():
 
 
 def test_a_charts_copy_goes_when_its_last_render_ends_whichever_comes_first():
-    from gsvendor.images.render import _CopyRelease
+    from gsvendor.images.render import Renders
 
     closed: list[int] = []
-    release = _CopyRelease(3)
+    release = Renders(3)
     for chart in range(3):
         release.stacks[chart].callback(closed.append, chart)
     release.finished(0)  # chart 0's defaults ended before its variants were planned
