@@ -141,7 +141,7 @@ def images_result(rendering: Rendering, settings: ImagesConfig, allow: Sequence[
     prefixes = tuple(allow) if allow else settings.allow
     results: list[VariantResult] = []
     for chart, values in zip(rendering.charts, rendering.values, strict=True):
-        results += [r.outputs["images"] for r in rendering.of(chart)]
+        results += [r.outputs["images"] for r in rendering.variants if r.chart is chart]
         group = VariantResult(chart=chart, variant=Variant(VALUES), problem=values.error)
         if values.data is not None:
             found = values_references(values.data, VALUES, values.lines)

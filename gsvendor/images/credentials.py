@@ -33,8 +33,7 @@ class Credentials:
 
 
 def _credential_host(key: str) -> str:
-    # Docker writes "https://index.docker.io/v1/" for Docker Hub and plain hosts elsewhere;
-    # some tools write "https://host" or "host/v2/".
+    # Docker writes "https://index.docker.io/v1/" for Docker Hub; other tools "https://host" or "host/v2/"
     host = re.sub(r"^[a-z]+://", "", key.strip(), flags=re.I).split("/", 1)[0].lower()
     return DEFAULT_REGISTRY if host in _DOCKER_HUB_ALIASES else host
 
@@ -76,8 +75,7 @@ def load_credentials(path: Path | None = None) -> Credentials:
     for key, entry in auths_data.items():
         if not isinstance(entry, dict):
             raise ConfigError(f"{label}: auths.{key}: must be an object")
-        encoded = entry.get("auth")
-        if encoded:
+        if encoded := entry.get("auth"):
             try:
                 decoded = base64.b64decode(str(encoded), validate=True).decode("utf-8")
             except (binascii.Error, UnicodeDecodeError):
@@ -90,13 +88,11 @@ def load_credentials(path: Path | None = None) -> Credentials:
             auths[_credential_host(key)] = base64.b64encode(user_password).decode("ascii")
         elif entry.get("identitytoken"):
             notes.append(f"{label}: auths.{key}: identitytoken is not used; {key} is asked anonymously")
-    store = data.get("credsStore")
-    if store:
+    if store := data.get("credsStore"):
         notes.append(
             f"{label}: credsStore {store!r} is not run; registries whose credentials it holds are asked anonymously"
         )
-    helpers = data.get("credHelpers")
-    if isinstance(helpers, dict) and helpers:
+    if isinstance(helpers := data.get("credHelpers"), dict) and helpers:
         hosts = ", ".join(sorted(str(h) for h in helpers))
         notes.append(f"{label}: credHelpers are not run; {hosts} asked anonymously unless auths has them")
     return Credentials(auths=auths, source=file, notes=tuple(notes))

@@ -115,8 +115,7 @@ def manifest_references(document: Mapping[str, Any], source: str | None = None) 
     return found
 
 
-# The keys that carry the version of an image key when the chart splits the reference. Upstream's
-# inferenceservice-config writes ``"image": "kserve/art-explainer", "defaultImageVersion": "v0.20.0"``.
+# The keys that carry an image key's version: ``"image": "kserve/art-explainer", "defaultImageVersion": "v0.20.0"``.
 def _version_keys(key: str) -> tuple[str, ...]:
     if key == "image":
         return ("tag", "defaultImageVersion", "imageVersion", "imageTag")

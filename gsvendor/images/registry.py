@@ -1,19 +1,13 @@
 """check-images ``--resolve``: ask the registries whether every allowed image reference exists (a
-missing mirror fails on a cluster with ImagePullBackOff), and (``--compare-upstream``) whether each
-mirror is digest-identical to its upstream.
+missing mirror fails on a cluster with ImagePullBackOff), and whether each mirror is digest-identical
+to its upstream (``--compare-upstream``).
 
-The calls (OCI distribution specification v1.1, "Pulling manifests", "Listing tags", "Error codes"):
-``HEAD /v2/<name>/manifests/<reference>`` accepting the manifest and index media types, then ``GET``
-when ``Docker-Content-Digest`` is missing (the digest is the body's sha256) or after a 404 (the body
-has the error code); ``GET /v2/<name>/tags/list?n=1`` after ``MANIFEST_UNKNOWN``, which the CNCF
-registry answers for a missing repository too (``NAME_UNKNOWN`` there tells).
-
-Answers are read by :func:`gsvendor.upstream.http.read_bounded`, with bounded retries;
-``Www-Authenticate`` challenges are answered once: ``Basic`` with the host's credentials, ``Bearer``
-with a token per repository from the challenge's realm (the Docker token specification: ACR,
-ghcr.io). Outcomes: :data:`OUTCOMES` per lookup (``auth-failed``: 401/403 after the credentials
-were tried; ``unreachable``: refused, DNS, timeouts; ``registry-error``: 5xx after the retries, TLS,
-answers outside the spec) and :data:`COMPARISONS` per mirror.
+The calls (OCI distribution specification v1.1): ``HEAD /v2/<name>/manifests/<reference>``, then
+``GET`` when ``Docker-Content-Digest`` is missing (the digest is the body's sha256) or after a 404
+(the body has the error code); ``GET /v2/<name>/tags/list?n=1`` after ``MANIFEST_UNKNOWN``, which
+the CNCF registry answers for a missing repository too. ``Www-Authenticate`` challenges are answered
+once: ``Basic`` with the host's credentials, ``Bearer`` with a token from the challenge's realm (the
+Docker token specification: ACR, ghcr.io).
 """
 
 from __future__ import annotations
@@ -41,7 +35,8 @@ if TYPE_CHECKING:
 
     import httpx
 
-# Outcomes of one lookup.
+# Outcomes of one lookup (auth-failed: 401/403 after the credentials were tried; unreachable: refused,
+# DNS, timeouts; registry-error: 5xx after the retries, TLS, answers outside the spec).
 RESOLVED = "resolved"
 TAG_MISSING = "tag-missing"
 DIGEST_MISSING = "digest-missing"
@@ -69,8 +64,7 @@ MAX_BACKOFF = 4.0  # a Retry-After above this is not waited for in full
 
 # what a registry may answer a manifest request with (image-spec and Docker's schema 2 media types)
 _MANIFEST_TYPE = re.compile(r"^application/(vnd\.[\w.+-]+\+json|vnd\.docker\.[\w.+-]+|json)$")
-# OCI image manifest and index, Docker schema 2 manifest and manifest list: what the kubelet accepts.
-# Asking for the index types makes a multi-arch tag resolve to its index digest, as a pull does.
+# What the kubelet accepts; with the index types a multi-arch tag resolves to its index digest, as a pull does.
 MANIFEST_MEDIA_TYPES = (
     "application/vnd.oci.image.manifest.v1+json",
     "application/vnd.oci.image.index.v1+json",
@@ -161,15 +155,11 @@ class _Answer:
     reason: str
     content: bytes
 
-    def json(self) -> Any:
-        """The body as JSON; raises ``ValueError``."""
-        return json.loads(self.content)
-
 
 def _error_codes(response: _Answer) -> list[tuple[str, str]]:
     """``(code, message)`` of the spec's error body ``{"errors": [{"code", "message", "detail"}]}``."""
     try:
-        body = response.json()
+        body = json.loads(response.content)
     except ValueError:
         return []
     errors = body.get("errors") if isinstance(body, dict) else None
@@ -281,7 +271,7 @@ class Resolver:
         if answer.status_code != 200:
             return None
         try:
-            body = answer.json()
+            body = json.loads(answer.content)
         except ValueError:
             return None
         token = (body.get("token") or body.get("access_token")) if isinstance(body, dict) else None
@@ -381,8 +371,7 @@ class Resolver:
             digest = target.reference if target.is_digest else response.headers.get("Docker-Content-Digest", "").strip()
             if response.status_code == 200 and _MANIFEST_TYPE.match(media_type or "") and _DIGEST_RE.match(digest):
                 return done(RESOLVED, response=response, digest=digest, media_type=media_type)
-            # The digest of a manifest is the sha256 of its bytes (image-spec "Content Descriptors"):
-            # without the header, GET and hash. After a 404 or another refusal the GET body says why.
+            # without the header GET and hash (image-spec "Content Descriptors"); after a refusal the body says why
             if response.status_code != 429 and response.status_code < 500:
                 response, sent, more = self._call("GET", manifest_url, target)
                 attempts += more

@@ -30,7 +30,7 @@ from gsvendor.images.find import key_lines
 from gsvendor.images.variants import DEFAULTS, ChartTarget, ImagesConfig, Variant, discover_switches, plan_variants
 from gsvendor.overlays import yamledit
 from gsvendor.signals import Deferred
-from gsvendor.yamlio import load_all_safe
+from gsvendor.yamlio import invalid_yaml, load_all_safe
 from gsvendor.yamlio import load_single_safe as load_single
 
 RENDER_VERSION = "0.0.0-gsvendor"
@@ -151,9 +151,8 @@ def template(
         args = [helm, "template", release, str(copy), "--namespace", namespace]
         for flag, values in (("--values", values_files), ("--set", set_values), ("--set-json", set_json)):
             args += [part for value in values for part in (flag, str(value))]
-        # the manifests go into an unnamed file, read once at the end: no pipe to poll 32 KiB at a
-        # time while helm writes megabytes of CRDs. stderr stays a pipe: its end at helm's exit
-        # wakes communicate() at once (waiting with a timeout alone polls, sleeping up to 50 ms).
+        # the manifests go into an unnamed file (no pipe polled 32 KiB at a time); stderr stays a pipe,
+        # whose end at helm's exit wakes communicate() at once (a timeout alone polls every 50 ms)
         with tempfile.TemporaryFile() as out:
             try:
                 process = subprocess.Popen(
@@ -188,9 +187,8 @@ def template(
     return Rendered(stdout)
 
 
-# helm template is a short-lived Go process that allocates ~2-4x its output: with the collector
-# off it renders ~15% faster (paired xargs -P2 runs of check-images' ten renders: 0.80 -> 0.67 s
-# wall), and the soft limit still bounds it (kserve-crd peaks at 174 MB instead of 96 MB).
+# helm allocates ~2-4x its output: with the collector off it renders ~15% faster (xargs -P2 runs of the
+# ten renders: 0.80 -> 0.67 s), and the soft limit still bounds it (kserve-crd peaks at 174 MB, not 96).
 HELM_GC = {"GOGC": "off", "GOMEMLIMIT": "256MiB"}
 
 
@@ -357,8 +355,7 @@ def render_one(
         if expect is not None:
             result.problem = f"rendered, but is declared to fail (expectFailure /{expect.pattern}/)"
     result.seconds = time.perf_counter() - start
-    for name, consume in consumers.items():
-        result.outputs[name] = consume(result)
+    result.outputs = {name: consume(result) for name, consume in consumers.items()}
     return result
 
 
@@ -388,9 +385,7 @@ def load_values(chart: ChartTarget) -> ChartValues:
     except RecursionError:
         return ChartValues(error=f"{label}: nested too deeply, a recursive alias, or an alias bomb")
     except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{label}:{mark.line + 1}" if mark else label
-        return ChartValues(error=f"{where}: invalid YAML: {exc.problem or exc.context or 'syntax error'}")
+        return ChartValues(error=invalid_yaml(exc, label))
     except (OSError, UnicodeDecodeError, YAMLError) as exc:
         return ChartValues(error=f"{label}: cannot read: {' '.join(str(exc).split())}")
 
@@ -406,10 +401,6 @@ class Rendering:
     variants: list[RenderedVariant]
     values: list[ChartValues]
     seconds: float = 0.0
-
-    def of(self, chart: ChartTarget) -> list[RenderedVariant]:
-        """The renders of ``chart``."""
-        return [r for r in self.variants if r.chart is chart]
 
 
 def render_charts(

@@ -70,8 +70,7 @@ def _prefix_problem(prefix: str) -> str | None:
 
 def find_mirror(mirrors: Sequence[Mirror], name: str) -> Mirror | None:
     """The mirror whose prefix starts ``name`` (``registry/repository``); the longest prefix wins."""
-    matching = [m for m in mirrors if name.startswith(m.mirror)]
-    return max(matching, key=lambda m: len(m.mirror)) if matching else None
+    return max((m for m in mirrors if name.startswith(m.mirror)), key=lambda m: len(m.mirror), default=None)
 
 
 def cli_options(
@@ -230,11 +229,8 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
             else:
                 counts[checked.status if checked.status in (TEMPLATED, EMPTY) else "other"] += 1
     upstreams: dict[str, tuple[Mirror, ImageReference | None, str]] = {}
-    if options.compare_upstream:
-        for name, (ref, _) in entries.items():
-            mirror = find_mirror(options.mirrors, ref.name)
-            if mirror is None:
-                continue
+    for name, (ref, _) in entries.items() if options.compare_upstream else ():
+        if mirror := find_mirror(options.mirrors, ref.name):
             try:
                 upstreams[name] = (mirror, mirror.upstream_of(ref), "")
             except InvalidReference as exc:
@@ -247,10 +243,9 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
     finally:
         resolver.close()
     notes = list(options.credentials.notes)
-    if counts["unpinned"]:
+    if unpinned := counts["unpinned"]:
         notes.append(
-            f"{counts['unpinned']} values.yaml image default(s) without a tag not asked: "
-            "the chart sets the tag at render time"
+            f"{unpinned} values.yaml image default(s) without a tag not asked: the chart sets the tag at render time"
         )
     references = []
     for name in sorted(entries):

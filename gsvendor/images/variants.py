@@ -1,10 +1,7 @@
 """check-images' inputs: the ``images`` section of gsvendor.yaml, the charts to check and the
-variants each is rendered in (each one ``helm template`` run):
-
-* ``defaults`` — the chart's own values;
-* ``switches-on`` — every boolean ``enabled``/``create…`` key of values.yaml that is false set
-  to true (``--set path=true``), plus the chart's ``switchValues`` files from the configuration;
-* each variant declared in the configuration (values files, ``set``, optional ``expectFailure``).
+variants each is rendered in: ``defaults`` (the chart's own values), ``switches-on`` (every boolean
+``enabled``/``create…`` key that is false set to true, plus the chart's ``switchValues`` files), and
+each variant the configuration declares.
 """
 
 from __future__ import annotations
@@ -13,6 +10,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,9 +76,7 @@ def images_config(config: Config | None) -> ImagesConfig:
         return ImagesConfig()
     raw = config.raw.get("images") or {}
     label = config.path.name
-
-    def fail(path: list[Any], message: str) -> ConfigError:
-        return config_error(config, path, message)
+    fail = partial(config_error, config)
 
     def files(entries: Iterable[Any], path: list[Any]) -> tuple[Path, ...]:
         result = []
@@ -118,14 +114,8 @@ def images_config(config: Config | None) -> ImagesConfig:
                 set_json = tuple(f"{key}={json.dumps(value)}" for key, value in (item.get("set") or {}).items())
             except (TypeError, ValueError) as exc:
                 raise fail([*path, "set"], f"a value helm cannot take as JSON ({exc})") from None
-            variants.append(
-                Variant(
-                    name=variant_name,
-                    values_files=files(item.get("values") or [], [*path, "values"]),
-                    set_json=set_json,
-                    expect_failure=pattern,
-                )
-            )
+            values_files = files(item.get("values") or [], [*path, "values"])
+            variants.append(Variant(variant_name, values_files, set_json=set_json, expect_failure=pattern))
         charts[str(name)] = ChartImages(
             switch_values=files(entry.get("switchValues") or [], [*base, "switchValues"]), variants=tuple(variants)
         )
