@@ -34,11 +34,9 @@ def split_documents(stream: str) -> list[str]:
 
 
 def scan_manifests(manifests: str, chunks: list[str] | None = None) -> tuple[list[Found], list[Skipped], int, int]:
-    """Split helm output into documents and find their references; ``chunks``: ``manifests`` already split.
-
-    Returns ``(found, skipped, documents, crds)``. CustomResourceDefinitions (recognised on their
-    top-level ``kind:`` line) are counted, not parsed: schemas that run nothing, and megabytes.
-    Other documents not mentioning ``image`` (case-insensitively: ``*_IMAGE``, ``…Image``) are not
+    """``(found, skipped, documents, crds)`` of helm output (``chunks``: ``manifests`` already split).
+    CustomResourceDefinitions (by their top-level ``kind:`` line) are counted, not parsed: schemas that
+    run nothing, and megabytes. Other documents not mentioning ``image`` (case-insensitively) are not
     parsed either, except ConfigMaps, whose keys that are not JSON are listed as skipped. Raises nothing.
     """
     from ruamel.yaml.error import YAMLError

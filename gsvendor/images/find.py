@@ -16,12 +16,9 @@ ENV_SUFFIX = "_IMAGE"
 
 @dataclass(frozen=True)
 class Found:
-    """One image reference as written (joined with the sibling keys ``joined`` when the chart splits it).
-
-    ``place``: ``"manifest"``, ``"configmap"`` or ``"values"``; ``obj``: ``Kind/name`` or the values
-    file; ``path``: where inside it (``spec.template.spec.containers[manager].image``); ``line``:
-    1-based, in a values file; ``source``: helm's ``# Source:`` template of a manifest.
-    """
+    """One image reference as written (joined with the sibling keys ``joined`` when the chart splits it)
+    in ``obj`` (``Kind/name`` or the values file) at ``path``; ``place``: ``"manifest"``, ``"configmap"``
+    or ``"values"``; ``line``: 1-based, in a values file; ``source``: helm's ``# Source:`` template."""
 
     place: str
     obj: str

@@ -76,11 +76,8 @@ class ImageReference:
 
 
 def parse(text: str) -> ImageReference:
-    """Parse ``text`` (``busybox``, ``gsoci.azurecr.io/giantswarm/x:v1@sha256:…``) into an :class:`ImageReference`.
-
-    Raises :class:`InvalidReference` with ``reason`` ``empty``, ``templated`` or ``invalid``;
-    the message of an invalid one names the rule it breaks (distribution/reference's wording).
-    """
+    """Parse ``text`` (``gsoci.azurecr.io/giantswarm/x:v1@sha256:…``) into an :class:`ImageReference`. Raises
+    :class:`InvalidReference`; an invalid one's message names the rule it breaks (distribution's wording)."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidReference(str(text), "empty", "empty image reference")
     if "{{" in text:

@@ -141,12 +141,9 @@ def template(
     set_values: Sequence[str] = (),
     set_json: Sequence[str] = (),
 ) -> Rendered:
-    """Run ``helm template`` on a renderable copy of ``chart_dir``; returns the manifests or helm's error.
-
-    ``prepared``: ``chart_dir`` already is a :func:`renderable_copy`; ``timeout`` in seconds;
-    ``group``: the :class:`Renders` an interrupt ends. A timeout, an interrupt and a command line too
-    long are errors of the :class:`Rendered`; raises :class:`ToolError` when there is no helm to run.
-    """
+    """Run ``helm template`` on a renderable copy of ``chart_dir`` (``prepared``: it is one already) within
+    ``timeout`` seconds; ``group``: the :class:`Renders` an interrupt ends. A timeout, an interrupt and a
+    command line too long are errors of the :class:`Rendered`; raises :class:`ToolError` without helm."""
     with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
         args = [helm, "template", release, str(copy), "--namespace", namespace]
         for flag, values in (("--values", values_files), ("--set", set_values), ("--set-json", set_json)):
@@ -291,12 +288,9 @@ def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, by
 
 @dataclass
 class RenderedVariant:
-    """One ``helm template`` run of a chart variant, shared by every check that reads manifests.
-
-    ``manifests``: helm's output (empty when it failed); ``error``: helm's message; ``expected_failure``:
-    it failed as declared; ``problem``: it failed undeclared or otherwise, or rendered although declared
-    to fail; ``outputs``: what each consumer of :func:`render_charts` made of it, by name.
-    """
+    """One ``helm template`` run of a chart variant: ``manifests`` (empty when it failed) or helm's ``error``;
+    ``expected_failure``: it failed as declared; ``problem``: it failed otherwise, or rendered although
+    declared to fail; ``outputs``: what each consumer of :func:`render_charts` made of it, by name."""
 
     chart: ChartTarget
     variant: Variant

@@ -36,12 +36,9 @@ from gsvendor.images.variants import config_error
 
 
 def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
-    """The ``images.mirrors`` list of ``config`` (schema-validated already); ``()`` without one.
-
-    Each prefix must prefix a valid name in normalized form (``docker.io/kserve/``, not ``kserve/``:
-    it is compared with normalized names). Raises :class:`ConfigError` ``gsvendor.yaml:line:
-    images.mirrors[0].mirror: …`` otherwise, and for a mirror prefix listed twice.
-    """
+    """The ``images.mirrors`` of ``config`` (schema-validated); ``()`` without one. Each prefix must prefix a
+    valid name in normalized form (``docker.io/kserve/``, not ``kserve/``); raises :class:`ConfigError`
+    ``gsvendor.yaml:line: images.mirrors[0].mirror: …`` otherwise, and for a mirror listed twice."""
     raw = ((config.raw.get("images") or {}).get("mirrors") or []) if config is not None else []
     mirrors: list[Mirror] = []
     for index, entry in enumerate(raw):
@@ -82,12 +79,9 @@ def cli_options(
     registry_config: Path | None,
     insecure: Sequence[str] | None,
 ) -> ResolveOptions | None:
-    """Check the command line's resolve options and build :class:`ResolveOptions` (``None`` without ``--resolve``).
-
-    Raises :class:`UsageError` for a resolve option without ``--resolve``, ``--compare-upstream``
-    without ``images.mirrors``, and a bad ``--registry-config`` or ``--insecure-registry``;
-    :class:`ConfigError` for a malformed credentials file or mirror.
-    """
+    """The command line's :class:`ResolveOptions` (``None`` without ``--resolve``). Raises :class:`UsageError`
+    for a resolve option without ``--resolve``, ``--compare-upstream`` without ``images.mirrors``, a bad
+    ``--registry-config`` or ``--insecure-registry``; :class:`ConfigError` for a malformed file or mirror."""
     if not resolve:
         given = {
             "--compare-upstream": compare_upstream,

@@ -66,11 +66,9 @@ class ImagesConfig:
 
 
 def images_config(config: Config | None) -> ImagesConfig:
-    """Read the ``images`` section of ``config`` (already schema-validated); ``None`` gives the defaults.
-
-    Checks what the schema cannot: chart names configured, variant names unique and not reserved,
-    ``expectFailure`` a valid regex, values files present in the project. Raises :class:`ConfigError`
-    ``gsvendor.yaml:line: images.charts.x.variants[0].name: …``.
+    """Read the ``images`` section of ``config`` (schema-validated); ``None`` gives the defaults. Checks
+    what the schema cannot (chart names configured, variant names unique and not reserved, regexes,
+    values files) and raises :class:`ConfigError` ``gsvendor.yaml:line: images.charts.x.variants[0].name: …``.
     """
     if config is None:
         return ImagesConfig()
