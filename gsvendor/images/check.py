@@ -142,27 +142,20 @@ def images_result(rendering: Rendering, settings: ImagesConfig, allow: Sequence[
     results: list[VariantResult] = []
     for chart, values in zip(rendering.charts, rendering.values, strict=True):
         results += [r.outputs["images"] for r in rendering.variants if r.chart is chart]
-        group = VariantResult(chart=chart, variant=Variant(VALUES), problem=values.error)
-        if values.data is not None:
-            found = values_references(values.data, VALUES, values.lines)
-            group.references = [judge(item, prefixes) for item in found]
-        results.append(group)
+        found = values_references(values.data, VALUES, values.lines)  # none when there is no values.yaml
+        references = [judge(item, prefixes) for item in found]
+        results.append(VariantResult(chart, Variant(VALUES), references, problem=values.error))
     return CheckResult(allow=prefixes, charts=list(rendering.charts), results=results, seconds=rendering.seconds)
 
 
 def check_images(
-    charts: Sequence[ChartTarget],
-    settings: ImagesConfig,
-    helm: str,
-    allow: Sequence[str] | None = None,
-    jobs: int | None = None,
+    charts: Sequence[ChartTarget], settings: ImagesConfig, helm: str, allow: Sequence[str] | None = None
 ) -> CheckResult:
-    """Render every variant of every chart (``jobs`` in parallel, default one per CPU) and judge every
-    image reference; ``allow`` (``--allow``) replaces ``settings.allow``. Raises
-    :class:`~gsvendor.errors.ToolError` when helm cannot run."""
+    """Render every variant of every chart (one per CPU in parallel) and judge every image reference;
+    ``allow`` (``--allow``) replaces ``settings.allow``. Raises :class:`~gsvendor.errors.ToolError`
+    when helm cannot run."""
     start = time.perf_counter()
-    consumers = {"images": images_consumer(settings, allow)}
-    rendering = render_charts(charts, settings, helm, consumers, jobs=jobs)
+    rendering = render_charts(charts, settings, helm, {"images": images_consumer(settings, allow)})
     result = images_result(rendering, settings, allow)
     result.seconds = time.perf_counter() - start
     return result

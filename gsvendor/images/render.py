@@ -398,30 +398,23 @@ class Rendering:
 
 
 def render_charts(
-    charts: Sequence[ChartTarget],
-    settings: ImagesConfig,
-    helm: str,
-    consumers: Mapping[str, Consumer] | None = None,
-    jobs: int | None = None,
+    charts: Sequence[ChartTarget], settings: ImagesConfig, helm: str, consumers: Mapping[str, Consumer] | None = None
 ) -> Rendering:
-    """Render every variant (:func:`plan_variants`) of every chart once, ``jobs`` in parallel (default one
-    per CPU). Each of ``consumers`` runs on every render in its worker (overlapping the other helms),
-    its result in ``RenderedVariant.outputs[name]``. Raises :class:`~gsvendor.errors.ToolError` when
-    helm cannot run.
+    """Render every variant (:func:`plan_variants`) of every chart once, one per CPU in parallel. Each of
+    ``consumers`` runs on every render in its worker (overlapping the other helms), its result in
+    ``RenderedVariant.outputs[name]``. Raises :class:`~gsvendor.errors.ToolError` when helm cannot run.
     """
     start = time.perf_counter()
     hooks = dict(consumers or {})
-    workers = jobs or os.cpu_count() or 2
     # Longest first (the CRD charts render megabytes): the pool then finishes close to the longest render.
     order = sorted(range(len(charts)), key=lambda i: -chart_size(charts[i].path))
-    futures: dict[tuple[int, str], Future[RenderedVariant]] = {}
-    values: dict[int, ChartValues] = {}
-    plans: dict[int, list[Variant]] = {}
+    futures: list[list[Future[RenderedVariant]]] = [[] for _ in charts]
+    values = [ChartValues()] * len(charts)
     renders = Renders(len(charts))
     with (
         ExitStack() as held,
         ExitStack() as copies,
-        ThreadPoolExecutor(max_workers=workers, thread_name_prefix="helm") as pool,
+        ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="helm") as pool,
     ):
         try:
             # One renderable copy per chart, shared by its variants, removed after the chart's last render
@@ -429,10 +422,8 @@ def render_charts(
             prepared: dict[int, Path] = {}
 
             def submit(i: int, variant: Variant) -> None:
-                futures[(i, variant.name)] = pool.submit(
-                    render_one, helm, charts[i], prepared[i], variant, hooks, renders
-                )
-                futures[(i, variant.name)].add_done_callback(lambda _f: renders.finished(i))
+                futures[i].append(pool.submit(render_one, helm, charts[i], prepared[i], variant, hooks, renders))
+                futures[i][-1].add_done_callback(lambda _f: renders.finished(i))
 
             for i in order:
                 copies.callback(renders.stacks[i].close)
@@ -440,20 +431,14 @@ def render_charts(
                 submit(i, Variant(DEFAULTS))
             for i in order:
                 values[i] = load_values(charts[i])
-                plans[i] = plan_variants(values[i].data, settings.chart(charts[i].name))
-                for variant in plans[i][1:]:
+                for variant in plan_variants(values[i].data, settings.chart(charts[i].name))[1:]:
                     submit(i, variant)
-                renders.planned(i, len(plans[i]))
-            rendered = [futures[(i, variant.name)].result() for i in range(len(charts)) for variant in plans[i]]
+                renders.planned(i, len(futures[i]))
+            rendered = [future.result() for chart in futures for future in chart]
         except BaseException as exc:  # Ctrl-C or an error: renders not started are not run, and a
             # second signal cuts neither helm's end, the pool's wait nor a copy's removal
             held.enter_context(Deferred(redeliver=not isinstance(exc, KeyboardInterrupt)))
             pool.shutdown(wait=False, cancel_futures=True)
             renders.end()  # the running ones end now (the pool's exit waits for their workers)
             raise
-    return Rendering(
-        charts=list(charts),
-        variants=rendered,
-        values=[values[i] for i in range(len(charts))],
-        seconds=time.perf_counter() - start,
-    )
+    return Rendering(list(charts), rendered, values, seconds=time.perf_counter() - start)
