@@ -208,7 +208,6 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
     start = time.perf_counter()
     entries: dict[str, tuple[ImageReference, list[Place]]] = {}
     counts = {TEMPLATED: 0, EMPTY: 0, "other": 0, "unpinned": 0}
-    occurrences = 0
     for item in result.results:
         for checked in item.references:
             ref = checked.reference
@@ -217,7 +216,6 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
                 # the rendered variants carry the full reference, which is what gets resolved
                 counts["unpinned"] += 1
             elif checked.status == ALLOWED and ref is not None:
-                occurrences += 1
                 place = Place(item.chart.name, item.name, checked.found.location)
                 entries.setdefault(ref.normalized, (ref, []))[1].append(place)
             else:
@@ -251,7 +249,7 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
         references.append(entry)
     return ResolveReport(
         references=references,
-        occurrences=occurrences,
+        occurrences=sum(len(places) for _, places in entries.values()),
         templated=counts[TEMPLATED],
         empty=counts[EMPTY],
         not_allowed=counts["other"],

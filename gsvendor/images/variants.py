@@ -178,10 +178,6 @@ def _chart_name(chart_yaml: Path) -> str | None:
 _SET_SPECIAL = re.compile(r"([\\.\[=,])")
 
 
-def _escape_key(key: str) -> str:
-    return _SET_SPECIAL.sub(r"\\\1", key)
-
-
 def discover_switches(values: Any) -> list[str]:
     """``--set`` paths (escaped for helm) of every switch that is ``false`` in ``values`` (a parsed
     values.yaml): a boolean key ``enabled`` or ``create…`` at any depth, list items included
@@ -199,7 +195,8 @@ def discover_switches(values: Any) -> list[str]:
             for key, value in node.items():
                 if not isinstance(key, str):
                     continue
-                here = f"{path}.{_escape_key(key)}" if path else _escape_key(key)
+                escaped = _SET_SPECIAL.sub(r"\\\1", key)
+                here = f"{path}.{escaped}" if path else escaped
                 if isinstance(value, bool) and (key == "enabled" or key.startswith("create")):
                     if not value:
                         switches.append(here)
@@ -219,13 +216,7 @@ def plan_variants(values: Any, settings: ChartImages) -> list[Variant]:
     variants = [Variant(DEFAULTS)]
     switches = discover_switches(values)
     if switches or settings.switch_values:
-        variants.append(
-            Variant(
-                SWITCHES_ON,
-                values_files=settings.switch_values,
-                set_values=tuple(f"{path}=true" for path in switches),
-                switches=tuple(switches),
-            )
-        )
+        on = tuple(f"{path}=true" for path in switches)
+        variants.append(Variant(SWITCHES_ON, settings.switch_values, on, switches=tuple(switches)))
     variants.extend(settings.variants)
     return variants
