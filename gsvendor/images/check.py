@@ -1,10 +1,6 @@
-"""check-images: every image reference of the rendered charts (:mod:`gsvendor.images.render`) and
-of their values.yaml (once per chart, its own group) judged by the registry policy.
-
-The rule is the project's "Images" section: every image the charts reference by default or with a
-feature switch on is a ``gsoci.azurecr.io/`` reference — in the manifests, in the JSON blocks of
-the ``inferenceservice-config`` ConfigMap and in values.yaml.
-"""
+"""check-images: every image reference of the rendered charts and of their values.yaml judged by
+the project's "Images" rule: every image the charts reference by default or with a feature switch
+on is a ``gsoci.azurecr.io/`` reference (manifests, ConfigMap JSON blocks, values.yaml)."""
 
 from __future__ import annotations
 
@@ -24,24 +20,16 @@ FAILING_STATUSES = frozenset({OFFENDER, INVALID})
 
 
 def matches_prefix(text: str, prefix: str) -> bool:
-    """Whether ``text`` starts with ``prefix`` at a name boundary.
-
-    A prefix ending in ``/``, ``:`` or ``@`` matches plainly; any other must be followed by one of
-    them (or the end), so ``gsoci.azurecr.io`` does not admit ``gsoci.azurecr.io.evil.com/x``.
-    """
-    if not text.startswith(prefix):
-        return False
-    return prefix.endswith(("/", ":", "@")) or len(text) == len(prefix) or text[len(prefix)] in "/:@"
+    """Whether ``text`` starts with ``prefix`` at a name boundary (``/``, ``:``, ``@`` or the end), so
+    ``gsoci.azurecr.io`` does not admit ``gsoci.azurecr.io.evil.com/x``."""
+    rest = text[len(prefix) :]
+    return text.startswith(prefix) and (prefix.endswith(("/", ":", "@")) or rest[:1] in ("", "/", ":", "@"))
 
 
 @dataclass(frozen=True)
 class Checked:
-    """A found reference judged by the policy.
-
-    ``status``: ``allowed``, ``offender`` (outside every allowed prefix), ``invalid`` (breaks the
-    grammar), ``templated`` or ``empty`` (cannot be judged; listed, not failed); ``reference``
-    and ``normalized`` when it parsed; ``message``: the parser's message otherwise.
-    """
+    """A found reference judged: ``status`` one of the statuses above; ``reference`` when it parsed,
+    else the parser's ``message``."""
 
     found: Found
     status: str
@@ -50,16 +38,13 @@ class Checked:
 
     @property
     def normalized(self) -> str | None:
-        """The normalized form (``docker.io/kserve/agent:v0.20.0``), ``None`` when it did not parse."""
+        """``docker.io/kserve/agent:v0.20.0``; ``None`` when it did not parse."""
         return self.reference.normalized if self.reference else None
 
 
 def judge(found: Found, allow: Sequence[str]) -> Checked:
-    """Parse ``found.written`` and compare both the normalized and the written form with ``allow``.
-
-    Either form starting with an allowed prefix admits the reference: the normalized one is what
-    the kubelet pulls, the written one lets ``--allow kserve/`` mean what it says. Raises nothing.
-    """
+    """Parse ``found.written``; it is allowed when its normalized form (what the kubelet pulls) or its
+    written form (so ``--allow kserve/`` means what it says) starts with a prefix of ``allow``."""
     try:
         reference = parse(found.written)
     except InvalidReference as exc:
@@ -70,13 +55,8 @@ def judge(found: Found, allow: Sequence[str]) -> Checked:
 
 @dataclass
 class VariantResult:
-    """The outcome of one variant of one chart (or of its values.yaml, ``variant == "values.yaml"``).
-
-    ``error``: helm's message when it failed; ``expected_failure``: it failed as declared;
-    ``problem``: why this variant fails the check apart from its references (render failure,
-    unexpected success, wrong message); ``documents``: manifests rendered; ``crds``: of those,
-    CustomResourceDefinitions (schemas, not searched).
-    """
+    """One variant of one chart (or its values.yaml); the render's fields as :class:`RenderedVariant`'s,
+    ``documents`` rendered and ``crds`` of those (not searched)."""
 
     chart: ChartTarget
     variant: Variant
@@ -122,12 +102,12 @@ class CheckResult:
 
     @property
     def references(self) -> int:
-        """How many references were checked, values.yaml included."""
+        """References checked, values.yaml included."""
         return sum(len(r.references) for r in self.results)
 
     @property
     def variants_rendered(self) -> int:
-        """How many helm renders ran (successful or not)."""
+        """helm renders run (successful or not)."""
         return sum(1 for r in self.results if r.name != VALUES)
 
     def count(self, status: str) -> int:
@@ -140,54 +120,42 @@ class CheckResult:
         return [r for r in self.results if r.problem]
 
 
-def judge_rendered(rendered: RenderedVariant, allow: Sequence[str]) -> VariantResult:
-    """check-images' view of one render: every image reference in it judged by ``allow``. Raises nothing."""
+def _judge_rendered(rendered: RenderedVariant, allow: Sequence[str]) -> VariantResult:
     start = time.perf_counter()
     result = VariantResult(variant=rendered.variant, **rendered.verdict())
     if rendered.rendered:
-        # the documents as another consumer split them already, else found in the stream without a copy
-        found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered._chunks)
+        found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered.chunks())
         result.references = [judge(item, allow) for item in found]
     result.seconds = rendered.seconds + time.perf_counter() - start
     return result
 
 
 def images_consumer(settings: ImagesConfig, allow: Sequence[str] | None = None) -> Consumer:
-    """The check-images consumer of :func:`render_charts`: a render → its :class:`VariantResult`."""
+    """check-images' consumer of :func:`render_charts` (under ``"images"``): a render → its :class:`VariantResult`."""
     prefixes = tuple(allow) if allow else settings.allow
-    return lambda rendered: judge_rendered(rendered, prefixes)
+    return lambda rendered: _judge_rendered(rendered, prefixes)
 
 
 def images_result(rendering: Rendering, settings: ImagesConfig, allow: Sequence[str] | None = None) -> CheckResult:
-    """check-images' result from a rendering made with :func:`images_consumer` under ``"images"``
-    (a render without that output is judged here). Each chart's values.yaml is judged too."""
+    """check-images' result from a rendering made with :func:`images_consumer`, each chart's values.yaml judged too."""
     prefixes = tuple(allow) if allow else settings.allow
     results: list[VariantResult] = []
     for chart, values in zip(rendering.charts, rendering.values, strict=True):
-        results += [r.outputs.get("images") or judge_rendered(r, prefixes) for r in rendering.of(chart)]
-        group = VariantResult(chart=chart, variant=Variant(VALUES), problem=values.error)
-        if values.data is not None:
-            found = values_references(values.data, VALUES, values.lines)
-            group.references = [judge(item, prefixes) for item in found]
-        results.append(group)
+        results += [r.outputs["images"] for r in rendering.variants if r.chart is chart]
+        found = values_references(values.data, VALUES, values.lines)  # none when there is no values.yaml
+        references = [judge(item, prefixes) for item in found]
+        results.append(VariantResult(chart, Variant(VALUES), references, problem=values.error))
     return CheckResult(allow=prefixes, charts=list(rendering.charts), results=results, seconds=rendering.seconds)
 
 
 def check_images(
-    charts: Sequence[ChartTarget],
-    settings: ImagesConfig,
-    helm: str,
-    allow: Sequence[str] | None = None,
-    jobs: int | None = None,
+    charts: Sequence[ChartTarget], settings: ImagesConfig, helm: str, allow: Sequence[str] | None = None
 ) -> CheckResult:
-    """Render every variant of every chart (in parallel) and judge every image reference.
-
-    ``allow`` replaces ``settings.allow`` when given (``--allow``). ``jobs``: parallel renders
-    (default: one per CPU). Raises :class:`~gsvendor.errors.ToolError` when helm cannot run.
-    """
+    """Render every variant of every chart (one per CPU in parallel) and judge every image reference;
+    ``allow`` (``--allow``) replaces ``settings.allow``. Raises :class:`~gsvendor.errors.ToolError`
+    when helm cannot run."""
     start = time.perf_counter()
-    consumers = {"images": images_consumer(settings, allow)}
-    rendering = render_charts(charts, settings, helm, consumers, jobs=jobs)
+    rendering = render_charts(charts, settings, helm, {"images": images_consumer(settings, allow)})
     result = images_result(rendering, settings, allow)
     result.seconds = time.perf_counter() - start
     return result

@@ -1,6 +1,4 @@
-"""Registry credentials from a Docker configuration file (the ``auths`` HTTP Basic entries; what
-is read but not used is noted) and the hosts ``--insecure-registry`` names, for check-images
-``--resolve``."""
+"""check-images ``--resolve``'s registry credentials (a Docker configuration file) and ``--insecure-registry`` hosts."""
 
 from __future__ import annotations
 
@@ -9,7 +7,7 @@ import binascii
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,12 +20,8 @@ _DOCKER_HUB_ALIASES = {"index.docker.io", "registry-1.docker.io", "docker.io"}
 
 @dataclass(frozen=True)
 class Credentials:
-    """Registry credentials from a Docker configuration file.
-
-    ``auths``: registry host (``gsoci.azurecr.io``, ``docker.io``, ``127.0.0.1:5000``) → the base64
-    ``user:password`` of HTTP Basic; ``source``: the file read (``None`` when there was none);
-    ``notes``: what was read but not used (credential helpers, identity tokens).
-    """
+    """Registry credentials from a Docker configuration file: ``auths``: registry host → the base64
+    ``user:password`` of HTTP Basic; ``source``: the file read, if any; ``notes``: what was read but not used."""
 
     auths: Mapping[str, str] = field(default_factory=dict)
     source: Path | None = None
@@ -39,8 +33,7 @@ class Credentials:
 
 
 def _credential_host(key: str) -> str:
-    # Docker writes "https://index.docker.io/v1/" for Docker Hub and plain hosts elsewhere;
-    # some tools write "https://host" or "host/v2/".
+    # Docker writes "https://index.docker.io/v1/" for Docker Hub; other tools "https://host" or "host/v2/"
     host = re.sub(r"^[a-z]+://", "", key.strip(), flags=re.I).split("/", 1)[0].lower()
     return DEFAULT_REGISTRY if host in _DOCKER_HUB_ALIASES else host
 
@@ -52,20 +45,16 @@ def default_docker_config() -> Path:
 
 
 def load_credentials(path: Path | None = None) -> Credentials:
-    """Read registry credentials from a Docker ``config.json``.
-
-    ``path``: ``--registry-config FILE`` (must exist); ``None`` reads :func:`default_docker_config`
-    if it exists (no file: no credentials). Each ``auths`` entry gives credentials by its base64
-    ``auth`` (``user:password``) or by ``username`` and ``password``. ``credsStore`` and
-    ``credHelpers`` are not run (a helper is a program, and may prompt) and ``identitytoken`` is
-    not used; each is named in ``notes``. Raises :class:`UsageError` for a missing ``--registry-config``
-    file and :class:`ConfigError` for a file that is not JSON or breaks that shape (both exit 2).
+    """Read registry credentials from a Docker ``config.json``: ``path`` (``--registry-config``, must exist)
+    or :func:`default_docker_config` if it exists. An ``auths`` entry gives its base64 ``auth`` or
+    ``username`` and ``password``; ``credsStore``, ``credHelpers`` (programs, which may prompt) and
+    ``identitytoken`` are not used but named in ``notes``. Raises :class:`UsageError` for a missing
+    ``--registry-config`` file and :class:`ConfigError` for a file not JSON or not of that shape.
     """
-    explicit = path is not None
-    file = path if path is not None else default_docker_config()
-    label = f"--registry-config {file}" if explicit else str(file)
+    file = path or default_docker_config()
+    label = f"--registry-config {file}" if path else str(file)
     if not file.is_file():
-        if explicit:
+        if path:
             raise UsageError(f"{label}: no such file")
         return Credentials()
     try:
@@ -86,8 +75,7 @@ def load_credentials(path: Path | None = None) -> Credentials:
     for key, entry in auths_data.items():
         if not isinstance(entry, dict):
             raise ConfigError(f"{label}: auths.{key}: must be an object")
-        encoded = entry.get("auth")
-        if encoded:
+        if encoded := entry.get("auth"):
             try:
                 decoded = base64.b64decode(str(encoded), validate=True).decode("utf-8")
             except (binascii.Error, UnicodeDecodeError):
@@ -100,27 +88,20 @@ def load_credentials(path: Path | None = None) -> Credentials:
             auths[_credential_host(key)] = base64.b64encode(user_password).decode("ascii")
         elif entry.get("identitytoken"):
             notes.append(f"{label}: auths.{key}: identitytoken is not used; {key} is asked anonymously")
-    store = data.get("credsStore")
-    if store:
+    if store := data.get("credsStore"):
         notes.append(
             f"{label}: credsStore {store!r} is not run; registries whose credentials it holds are asked anonymously"
         )
-    helpers = data.get("credHelpers")
-    if isinstance(helpers, dict) and helpers:
+    if isinstance(helpers := data.get("credHelpers"), dict) and helpers:
         hosts = ", ".join(sorted(str(h) for h in helpers))
         notes.append(f"{label}: credHelpers are not run; {hosts} asked anonymously unless auths has them")
     return Credentials(auths=auths, source=file, notes=tuple(notes))
 
 
-def insecure_hosts(values: Iterable[str]) -> frozenset[str]:
-    """Validate ``--insecure-registry HOST[:PORT]`` values (plain HTTP for exactly these hosts).
-
-    Raises :class:`UsageError` for a value with a scheme, a path or a malformed host.
-    """
-    hosts = set()
+def insecure_hosts(values: Sequence[str]) -> frozenset[str]:
+    """Validate ``--insecure-registry HOST[:PORT]`` values (plain HTTP for exactly these hosts). Raises
+    :class:`UsageError` for a value with a scheme, a path or a malformed host."""
     for value in values:
-        text = value.strip()
-        if not DOMAIN_RE.match(text):
+        if not DOMAIN_RE.match(value.strip()):
             raise UsageError(f"--insecure-registry {value!r}: expected HOST or HOST:PORT (no scheme, no path)")
-        hosts.add(text.lower())
-    return frozenset(hosts)
+    return frozenset(value.strip().lower() for value in values)

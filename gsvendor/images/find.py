@@ -1,10 +1,6 @@
-"""Finding image references in rendered manifests, in ConfigMap JSON and in values.yaml.
-
-Pure functions on parsed data, giving :class:`Found` (a reference as written, and where) and
-:class:`Skipped` (data that could hold references but was not read, and why); the grammar and
-the policy are :mod:`gsvendor.images.reference` and :mod:`gsvendor.images.check`. The walks
-name no kind, so a new kind that embeds a pod template is covered without a change here.
-"""
+"""Finding image references in rendered manifests, ConfigMap JSON and values.yaml: pure functions on
+parsed data giving :class:`Found` and :class:`Skipped`. The walks name no kind, so a new kind that
+embeds a pod template is covered without a change here."""
 
 from __future__ import annotations
 
@@ -20,15 +16,9 @@ ENV_SUFFIX = "_IMAGE"
 
 @dataclass(frozen=True)
 class Found:
-    """One image reference as written.
-
-    ``place``: ``"manifest"``, ``"configmap"`` or ``"values"``; ``obj``: ``Kind/name`` of the
-    manifest, or the values file; ``path``: where inside it (``spec.template.spec.containers[manager].image``,
-    ``data.agent $.image``, ``kserve.controller.image``); ``line``: 1-based line in a values file;
-    ``source``: the chart template that produced a manifest (helm's ``# Source:``);
-    ``written``: the reference (joined with its tag when the chart splits them); ``joined``: the
-    sibling keys joined into it (``("tag",)``, ``("defaultImageVersion",)``, ``("registry", "tag")``).
-    """
+    """One image reference as written (joined with the sibling keys ``joined`` when the chart splits it)
+    in ``obj`` (``Kind/name`` or the values file) at ``path``; ``place``: ``"manifest"``, ``"configmap"``
+    or ``"values"``; ``line``: 1-based, in a values file; ``source``: helm's ``# Source:`` template."""
 
     place: str
     obj: str
@@ -48,7 +38,7 @@ class Found:
 
 @dataclass(frozen=True)
 class Skipped:
-    """Data that was not searched: ``obj`` (``ConfigMap/name``), ``path`` (``data._example``), ``reason``."""
+    """Data not searched: ``obj`` (``ConfigMap/name``), ``path`` (``data._example``) and why."""
 
     obj: str
     path: str
@@ -72,12 +62,6 @@ def object_name(document: Mapping[str, Any]) -> str:
     return f"{document.get('kind') or '?'}/{name or '?'}"
 
 
-def _step(path: str, key: Any) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else str(key)
-
-
 def _item_label(item: Any, index: int) -> str | int:
     # containers and env variables by name (as kubectl addresses them), the rest by index
     if isinstance(item, Mapping) and isinstance(item.get("name"), str) and item["name"]:
@@ -87,11 +71,12 @@ def _item_label(item: Any, index: int) -> str | int:
 
 def _walk(node: Any, visit: Any, path: str = "", keys: tuple[str | int, ...] = (), by_name: bool = False) -> None:
     """Call ``visit(mapping, key, value, path, keys)`` for every key of every mapping in ``node``,
-    depth first; descend into ``value`` unless ``visit`` returns true. ``path``: :func:`_step`'s,
-    list items by index (by name with ``by_name``, :func:`_item_label`); ``keys``: key path tuple."""
+    depth first; descend into ``value`` unless ``visit`` returns true. ``path``: ``a.b[0]`` (integer keys and
+    list items in brackets, items by name with ``by_name``); ``keys``: the key path tuple."""
     if isinstance(node, Mapping):
         for key, value in node.items():
-            here, here_keys = _step(path, key), (*keys, str(key))
+            here = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}" if path else str(key)
+            here_keys = (*keys, str(key))
             if not visit(node, key, value, here, here_keys):
                 _walk(value, visit, here, here_keys, by_name)
     elif isinstance(node, list):
@@ -101,13 +86,10 @@ def _walk(node: Any, visit: Any, path: str = "", keys: tuple[str | int, ...] = (
 
 
 def manifest_references(document: Mapping[str, Any], source: str | None = None) -> list[Found]:
-    """Every image reference in one rendered manifest (a parsed YAML mapping), whatever its kind: the
-    ``image`` string of every mapping (containers, init and ephemeral containers of pod specs and
-    templates, nested in custom resources too; a single ``container``), ``image.reference`` of an
-    image volume (Kubernetes ≥ 1.31), and the ``value`` of ``*_IMAGE`` variables of any ``env`` list.
-
-    Empty and templated strings are returned too (the caller reports them); ConfigMap ``data`` is
-    :func:`configmap_references`'. Raises nothing.
+    """Every image reference in one parsed manifest, whatever its kind: the ``image`` string of every
+    mapping (containers of pod specs and templates, nested in custom resources too),
+    ``image.reference`` of an image volume, and the ``value`` of ``*_IMAGE`` variables of any ``env``
+    list; empty and templated strings too. Raises nothing.
     """
     obj = object_name(document)
     found: list[Found] = []
@@ -120,12 +102,8 @@ def manifest_references(document: Mapping[str, Any], source: str | None = None) 
             found.append(Found("manifest", obj, f"{here}.reference", value["reference"], source=source))
         if key == "env" and isinstance(value, list):
             for index, variable in enumerate(value):
-                if (
-                    isinstance(variable, Mapping)
-                    and isinstance(variable.get("name"), str)
-                    and variable["name"].endswith(ENV_SUFFIX)
-                    and isinstance(variable.get("value"), str)
-                ):
+                name = variable.get("name") if isinstance(variable, Mapping) else None
+                if isinstance(name, str) and name.endswith(ENV_SUFFIX) and isinstance(variable.get("value"), str):
                     where = f"{here}[{_item_label(variable, index)}].value"
                     found.append(Found("manifest", obj, where, variable["value"], source=source))
         return False
@@ -134,8 +112,7 @@ def manifest_references(document: Mapping[str, Any], source: str | None = None) 
     return found
 
 
-# The keys that carry the version of an image key when the chart splits the reference. Upstream's
-# inferenceservice-config writes ``"image": "kserve/art-explainer", "defaultImageVersion": "v0.20.0"``.
+# The keys that carry an image key's version: ``"image": "kserve/art-explainer", "defaultImageVersion": "v0.20.0"``.
 def _version_keys(key: str) -> tuple[str, ...]:
     if key == "image":
         return ("tag", "defaultImageVersion", "imageVersion", "imageTag")
@@ -153,12 +130,8 @@ def _joined(mapping: Mapping[str, Any], image: str, version_keys: tuple[str, ...
 
 
 def json_references(data: Any, obj: str, prefix: str) -> list[Found]:
-    """Image references in parsed JSON ``data``: every ``image`` or ``…Image`` string, at any depth.
-
-    Split references are joined: ``image`` with a sibling ``tag``/``defaultImageVersion``
-    (``imageVersion``, ``imageTag``), ``xImage`` with ``xImageVersion``/``xImageTag``/``xTag``/``xVersion``.
-    ``path`` is ``<prefix> $.a.b``, JSONPath from the document root. Raises nothing.
-    """
+    """Every ``image`` or ``…Image`` string in parsed JSON ``data``, joined with a sibling version key
+    (:func:`_version_keys`); ``path`` is ``<prefix> $.a.b`` (JSONPath). Raises nothing."""
     found: list[Found] = []
 
     def visit(node: Mapping[str, Any], key: Any, value: Any, here: str, _keys: Any) -> bool:
@@ -173,24 +146,19 @@ def json_references(data: Any, obj: str, prefix: str) -> list[Found]:
 
 
 def configmap_references(document: Mapping[str, Any]) -> tuple[list[Found], list[Skipped]]:
-    """Image references in the JSON values of a ConfigMap's ``data`` (``inferenceservice-config``).
-
-    Each data value is parsed as JSON and searched with :func:`json_references`. A value that is
-    not JSON is returned as :class:`Skipped` with the parser's reason (upstream's ``_example``
-    block is commented prose) — unless its key itself names an image (``image``, ``…Image``,
-    ``…_IMAGE``), then the value is the reference. Raises nothing.
+    """Image references in the JSON values of a ConfigMap's ``data`` (``inferenceservice-config``). A
+    value under a key naming an image (``image``, ``…Image``, ``…_IMAGE``) is the reference; another
+    value that is not JSON is :class:`Skipped` (upstream's ``_example`` is prose). Raises nothing.
     """
     obj = object_name(document)
     data = document.get("data")
     found: list[Found] = []
     skipped: list[Skipped] = []
-    if not isinstance(data, Mapping):
-        return found, skipped
-    for key, value in data.items():
-        path = f"data.{key}"
-        image_named = is_image_key(key) or (isinstance(key, str) and key.endswith(ENV_SUFFIX))
+    for key, value in data.items() if isinstance(data, Mapping) else ():
         if not isinstance(value, str):
             continue
+        path = f"data.{key}"
+        image_named = is_image_key(key) or (isinstance(key, str) and key.endswith(ENV_SUFFIX))
         try:
             parsed = json.loads(value)
         except ValueError as exc:
@@ -207,12 +175,8 @@ def configmap_references(document: Mapping[str, Any]) -> tuple[list[Found], list
 
 
 def key_lines(node: Any) -> dict[tuple[str | int, ...], int]:
-    """The 1-based line of every key (and list item) of a composed YAML node tree, by key path.
-
-    ``node`` is what ruamel's ``YAML(typ="safe").compose()`` returns (libyaml: several times
-    faster than a round-trip load, which is what a values file needs line numbers for). Paths are
-    tuples of keys and indices: ``("kserve", "agent", "image")``. Raises nothing.
-    """
+    """The 1-based line of every key and list item of a composed YAML node tree (``YAML(typ="safe").compose()``),
+    by key path (``("kserve", "agent", "image")``). Raises nothing."""
     lines: dict[tuple[str | int, ...], int] = {}
 
     def walk(current: Any, path: tuple[str | int, ...], depth: int) -> None:
@@ -220,40 +184,27 @@ def key_lines(node: Any) -> dict[tuple[str | int, ...], int]:
             return
         kind = type(current).__name__
         if kind == "MappingNode":
-            for key_node, value_node in current.value:
-                here = (*path, str(key_node.value))
-                lines.setdefault(here, key_node.start_mark.line + 1)
-                walk(value_node, here, depth + 1)
+            children = [((*path, str(key.value)), key, value) for key, value in current.value]
         elif kind == "SequenceNode":
-            for index, item in enumerate(current.value):
-                lines.setdefault((*path, index), item.start_mark.line + 1)
-                walk(item, (*path, index), depth + 1)
+            children = [((*path, index), item, item) for index, item in enumerate(current.value)]
+        else:
+            return
+        for here, marked, child in children:
+            lines.setdefault(here, marked.start_mark.line + 1)
+            walk(child, here, depth + 1)
 
-    if node is not None:
-        walk(node, (), 0)
+    walk(node, (), 0)
     return lines
 
 
 def values_references(
     values: Any, filename: str = "values.yaml", lines: Mapping[tuple[str | int, ...], int] | None = None
 ) -> list[Found]:
-    """Image references in a chart's values (a parsed values.yaml): ``image`` and ``…Image`` strings
-    joined with a sibling ``tag`` (``…Tag``), and ``repository`` strings joined with sibling
-    ``registry``, ``tag`` and ``digest`` (the ``image: {registry, repository, tag}`` convention).
-
-    ``line``: the key's, from ``lines`` (:func:`key_lines`), else ruamel's round-trip ``.lc``, else
-    ``None``; ``path``: as helm's ``--set`` names it (``kserve.agent.image``). Raises nothing.
+    """Image references in a parsed values.yaml: ``image`` and ``…Image`` strings joined with a sibling
+    ``tag`` (``…Tag``), ``repository`` strings with sibling ``registry``, ``tag`` and ``digest``.
+    ``line`` from ``lines`` (:func:`key_lines`). Raises nothing.
     """
     found: list[Found] = []
-
-    def line_of(node: Any, key: Any, keys: tuple[str | int, ...]) -> int | None:
-        if lines is not None:
-            return lines.get(keys)
-        lc = getattr(node, "lc", None)
-        try:
-            return (lc.key(key) if isinstance(key, str) else lc.item(key))[0] + 1 if lc is not None else None
-        except (KeyError, IndexError, TypeError, AttributeError):
-            return None
 
     def visit(node: Mapping[str, Any], key: Any, value: Any, here: str, keys: tuple[str | int, ...]) -> bool:
         if is_image_key(key) and (isinstance(value, str) or value is None):
@@ -263,7 +214,7 @@ def values_references(
             written, joined = _joined_repository(node, value)
         else:
             return False
-        found.append(Found("values", filename, here, written, line=line_of(node, key, keys), joined=joined))
+        found.append(Found("values", filename, here, written, line=(lines or {}).get(keys), joined=joined))
         return True
 
     _walk(values, visit)
@@ -277,16 +228,10 @@ def _scalar(value: Any) -> str:
 def _joined_repository(mapping: Mapping[str, Any], repository: str) -> tuple[str, tuple[str, ...]]:
     if not repository.strip():  # no image shipped: report it empty, not as "registry/" or ":tag"
         return repository, ()
-    parts: list[str] = []
-    written = repository
     registry = _scalar(mapping.get("registry")).rstrip("/")
-    if registry:
-        written, parts = f"{registry}/{repository}", ["registry"]
-    tag = _scalar(mapping.get("tag"))
-    with_tag = join_tag(written, tag)
-    if with_tag != written:
+    written, parts = (f"{registry}/{repository}", ["registry"]) if registry else (repository, [])
+    if (with_tag := join_tag(written, _scalar(mapping.get("tag")))) != written:
         written, parts = with_tag, [*parts, "tag"]
-    digest = _scalar(mapping.get("digest"))
-    if digest and "@" not in written:
+    if (digest := _scalar(mapping.get("digest"))) and "@" not in written:
         written, parts = f"{written}@{digest}", [*parts, "digest"]
     return written, tuple(parts)

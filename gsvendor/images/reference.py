@@ -1,20 +1,5 @@
-"""Container image references, parsed by the grammar of ``github.com/distribution/reference``.
-
-The grammar (``reference.go``/``regexp.go`` of distribution/reference, the parser Docker,
-containerd and the kubelet use)::
-
-    reference      := name [ ":" tag ] [ "@" digest ]
-    name           := [ domain "/" ] remote-name
-    domain         := host [ ":" port-number ]
-    host           := domain-name | "[" IPv6 "]"
-    domain-name    := domain-component ( "." domain-component )*
-    domain-component := /([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])/
-    remote-name    := path-component ( "/" path-component )*
-    path-component := alpha-numeric ( separator alpha-numeric )*
-    alpha-numeric  := /[a-z0-9]+/
-    separator      := /[_.]|__|[-]+/
-    tag            := /[\\w][\\w.-]{0,127}/
-    digest         := algorithm ":" hex          (sha256: 64 hex digits, sha384: 96, sha512: 128)
+"""Container image references, parsed by the grammar of ``github.com/distribution/reference`` (the
+parser Docker, containerd and the kubelet use; the patterns below carry the names of its ``regexp.go``).
 
 Normalization follows ``ParseNormalizedNamed``: the first path component is a registry host only
 if it contains ``.`` or ``:``, is ``localhost``, or has an upper-case letter; otherwise the
@@ -54,11 +39,8 @@ _DIGEST_HEX_LENGTH = {"sha256": 64, "sha384": 96, "sha512": 128}
 
 
 class InvalidReference(GsvendorError):
-    """``text`` is not an image reference.
-
-    ``reason`` is ``"empty"`` (empty or blank), ``"templated"`` (holds ``{{``: a template the
-    check cannot evaluate) or ``"invalid"`` (breaks the grammar; the message says how).
-    """
+    """``text`` is not an image reference: ``reason`` is ``"empty"`` (or blank), ``"templated"`` (holds
+    ``{{``) or ``"invalid"`` (breaks the grammar; the message says how)."""
 
     exit_code = 1
 
@@ -70,12 +52,8 @@ class InvalidReference(GsvendorError):
 
 @dataclass(frozen=True)
 class ImageReference:
-    """A parsed, normalized image reference.
-
-    ``registry``: host with optional port (``docker.io`` when none was written);
-    ``repository``: path below the registry (``library/busybox`` for ``busybox``);
-    ``tag`` and ``digest`` (``sha256:…``) as written, or ``None``.
-    """
+    """A parsed, normalized image reference: ``registry`` host[:port] (``docker.io`` when none was
+    written), ``repository`` (``library/busybox`` for ``busybox``), ``tag`` and ``digest`` as written."""
 
     registry: str
     repository: str
@@ -90,56 +68,20 @@ class ImageReference:
     @property
     def normalized(self) -> str:
         """The fully qualified form: ``docker.io/library/busybox:1.36@sha256:…`` (no implicit ``latest``)."""
-        text = self.name
-        if self.tag is not None:
-            text += f":{self.tag}"
-        if self.digest is not None:
-            text += f"@{self.digest}"
-        return text
+        tag = f":{self.tag}" if self.tag is not None else ""
+        return self.name + tag + (f"@{self.digest}" if self.digest is not None else "")
 
     def __str__(self) -> str:
         return self.normalized
 
 
-def split_registry(text: str) -> tuple[str, str]:
-    """Split ``text`` into (registry, remainder) the way ``splitDockerDomain`` does.
-
-    The first ``/``-separated component is a registry if it contains ``.`` or ``:``, is
-    ``localhost``, or is not all lower case; otherwise the registry is ``docker.io``.
-    """
-    index = text.find("/")
-    first = text[:index]
-    if index == -1 or (not any(c in first for c in ".:") and first != "localhost" and first.lower() == first):
-        registry, remainder = DEFAULT_REGISTRY, text
-    else:
-        registry, remainder = first, text[index + 1 :]
-    if registry == LEGACY_DEFAULT_REGISTRY:
-        registry = DEFAULT_REGISTRY
-    if registry == DEFAULT_REGISTRY and "/" not in remainder:
-        remainder = OFFICIAL_PREFIX + remainder
-    return registry, remainder
-
-
-def classify(text: object) -> str | None:
-    """``"empty"`` for an empty or blank string, ``"templated"`` for one holding ``{{``, else ``None``."""
-    if not isinstance(text, str) or not text.strip():
-        return "empty"
-    if "{{" in text:
-        return "templated"
-    return None
-
-
 def parse(text: str) -> ImageReference:
-    """Parse ``text`` (``busybox``, ``gsoci.azurecr.io/giantswarm/x:v1@sha256:…``) into an :class:`ImageReference`.
-
-    Raises :class:`InvalidReference` with ``reason`` ``empty``, ``templated`` or ``invalid``;
-    the message of an invalid one names the rule it breaks (distribution/reference's wording).
-    """
-    reason = classify(text)
-    if reason == "empty":
-        raise InvalidReference(str(text), reason, "empty image reference")
-    if reason == "templated":
-        raise InvalidReference(text, reason, f"{text!r} is a template, not a reference")
+    """Parse ``text`` (``gsoci.azurecr.io/giantswarm/x:v1@sha256:…``) into an :class:`ImageReference`. Raises
+    :class:`InvalidReference`; an invalid one's message names the rule it breaks (distribution's wording)."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidReference(str(text), "empty", "empty image reference")
+    if "{{" in text:
+        raise InvalidReference(text, "templated", f"{text!r} is a template, not a reference")
 
     def invalid(why: str) -> InvalidReference:
         return InvalidReference(text, "invalid", f"{text!r}: {why}")
@@ -148,7 +90,15 @@ def parse(text: str) -> ImageReference:
         raise invalid("invalid reference format (surrounding whitespace)")
     if _IDENTIFIER_RE.match(text):
         raise invalid("invalid repository name, cannot specify 64-byte hexadecimal strings")
-    registry, remainder = split_registry(text)
+    index = text.find("/")  # splitDockerDomain (the module docstring)
+    first = text[:index]
+    if index == -1 or (not any(c in first for c in ".:") and first != "localhost" and first.lower() == first):
+        registry, remainder = DEFAULT_REGISTRY, text
+    else:
+        registry, remainder = first, text[index + 1 :]
+    registry = DEFAULT_REGISTRY if registry == LEGACY_DEFAULT_REGISTRY else registry
+    if registry == DEFAULT_REGISTRY and "/" not in remainder:
+        remainder = OFFICIAL_PREFIX + remainder
     remote = remainder.split("@", 1)[0].split(":", 1)[0]
     if remote.lower() != remote:
         raise invalid(f"repository name ({remote}) must be lowercase")
@@ -171,12 +121,8 @@ def parse(text: str) -> ImageReference:
 
 
 def join_tag(image: str, tag: str) -> str:
-    """``image`` with ``:tag`` appended when it has neither tag nor digest and ``tag`` is not empty.
-
-    Charts split references (``image: kserve/agent`` + ``tag: v0.20.0``, or ``defaultImageVersion``);
-    the container runtime sees the joined string. A registry port (``host:5000/x``) is not a tag.
-    An empty image stays empty (a chart that ships no image but keeps the tag).
-    """
+    """``image`` with ``:tag`` appended when it has neither tag nor digest (a registry port is not a
+    tag) and neither it nor ``tag`` is empty: charts split references (``image`` + ``tag``)."""
     if not tag or not image.strip() or "@" in image or ":" in image.rsplit("/", 1)[-1]:
         return image
     return f"{image}:{tag}"

@@ -1,20 +1,13 @@
 """check-images ``--resolve``: ask the registries whether every allowed image reference exists (a
-mirror not created yet for a new tag fails on a cluster with ImagePullBackOff), and
-(``--compare-upstream``) whether each mirror is digest-identical to its upstream.
+missing mirror fails on a cluster with ImagePullBackOff), and whether each mirror is digest-identical
+to its upstream (``--compare-upstream``).
 
-The calls (OCI distribution specification v1.1, "Pulling manifests", "Listing tags", "Error codes"):
-``HEAD /v2/<name>/manifests/<reference>`` accepting the manifest and index media types, then
-``GET`` of it when ``Docker-Content-Digest`` is missing (the digest is the body's sha256) or after
-a 404 (the error code is in the body); ``GET /v2/<name>/tags/list?n=1`` after ``MANIFEST_UNKNOWN``,
-which the CNCF registry answers for a missing repository too (``NAME_UNKNOWN`` there tells).
-
-Each answer is read by :func:`gsvendor.upstream.http.read_bounded` (size cap, one deadline, headers
-included), with bounded retries; ``Www-Authenticate`` challenges are answered once: ``Basic`` with
-the host's credentials, ``Bearer`` with a token per repository from the challenge's realm (the
-Docker token specification: ACR, ghcr.io). Outcomes: :data:`OUTCOMES` per lookup (``auth-failed``:
-401/403 after the credentials were tried; ``unreachable``: refused, DNS, timeouts after the
-retries; ``registry-error``: 5xx after the retries, TLS, answers outside the spec) and
-:data:`COMPARISONS` per mirror (``not-compared`` when the mirror itself did not resolve).
+The calls (OCI distribution specification v1.1): ``HEAD /v2/<name>/manifests/<reference>``, then
+``GET`` when ``Docker-Content-Digest`` is missing (the digest is the body's sha256) or after a 404
+(the body has the error code); ``GET /v2/<name>/tags/list?n=1`` after ``MANIFEST_UNKNOWN``, which
+the CNCF registry answers for a missing repository too. ``Www-Authenticate`` challenges are answered
+once: ``Basic`` with the host's credentials, ``Bearer`` with a token from the challenge's realm (the
+Docker token specification: ACR, ghcr.io).
 """
 
 from __future__ import annotations
@@ -42,7 +35,8 @@ if TYPE_CHECKING:
 
     import httpx
 
-# Outcomes of one lookup.
+# Outcomes of one lookup (auth-failed: 401/403 after the credentials were tried; unreachable: refused,
+# DNS, timeouts; registry-error: 5xx after the retries, TLS, answers outside the spec).
 RESOLVED = "resolved"
 TAG_MISSING = "tag-missing"
 DIGEST_MISSING = "digest-missing"
@@ -53,62 +47,40 @@ REGISTRY_ERROR = "registry-error"
 OUTCOMES = (RESOLVED, TAG_MISSING, DIGEST_MISSING, REPOSITORY_MISSING, AUTH_FAILED, UNREACHABLE, REGISTRY_ERROR)
 MISSING = frozenset({TAG_MISSING, DIGEST_MISSING, REPOSITORY_MISSING})
 
-
-# Outcomes of a mirror comparison.
+# Outcomes of a mirror comparison (``not-compared``: the mirror itself did not resolve).
 EQUAL = "equal"
 DIFFERENT = "different"
 UPSTREAM_MISSING = "upstream-missing"
 NOT_COMPARED = "not-compared"
-COMPARISONS = (
-    EQUAL,
-    DIFFERENT,
-    UPSTREAM_MISSING,
-    f"upstream-{AUTH_FAILED}",
-    f"upstream-{UNREACHABLE}",
-    f"upstream-{REGISTRY_ERROR}",
-    NOT_COMPARED,
-)
-
+UPSTREAM_FAILED = tuple(f"upstream-{outcome}" for outcome in (AUTH_FAILED, UNREACHABLE, REGISTRY_ERROR))
+COMPARISONS = (EQUAL, DIFFERENT, UPSTREAM_MISSING, *UPSTREAM_FAILED, NOT_COMPARED)
 
 DEFAULT_JOBS = 8
 DEFAULT_TIMEOUT = 10.0  # seconds, connect and read, per request
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
-
-
-# what a registry may answer a manifest request with (image-spec and Docker's schema 2 media types)
-_MANIFEST_TYPE = re.compile(r"^application/(vnd\.[\w.+-]+\+json|vnd\.docker\.[\w.+-]+|json)$")
 DEFAULT_RETRIES = 3  # after the first attempt, on 5xx, 429 and timeouts
 DEFAULT_BACKOFF = 0.25  # seconds; doubles per retry (0.25, 0.5, 1.0)
 MAX_BACKOFF = 4.0  # a Retry-After above this is not waited for in full
 
-
-# OCI image manifest and index, Docker schema 2 manifest and manifest list: what the kubelet accepts.
-# Asking for the index types makes a multi-arch tag resolve to its index digest, as a pull does.
+# what a registry may answer a manifest request with (image-spec and Docker's schema 2 media types)
+_MANIFEST_TYPE = re.compile(r"^application/(vnd\.[\w.+-]+\+json|vnd\.docker\.[\w.+-]+|json)$")
+# What the kubelet accepts; with the index types a multi-arch tag resolves to its index digest, as a pull does.
 MANIFEST_MEDIA_TYPES = (
     "application/vnd.oci.image.manifest.v1+json",
     "application/vnd.oci.image.index.v1+json",
     "application/vnd.docker.distribution.manifest.v2+json",
     "application/vnd.docker.distribution.manifest.list.v2+json",
 )
-
-
 _ACCEPT = {"Accept": ", ".join(MANIFEST_MEDIA_TYPES)}
 _DIGEST_RE = re.compile(r"^(sha256:[0-9a-f]{64}|sha384:[0-9a-f]{96}|sha512:[0-9a-f]{128})$")
-
-
-# Docker Hub's API host (credentials.py knows the names its credentials are stored under).
-_DOCKER_HUB_API = "registry-1.docker.io"
+_DOCKER_HUB_API = "registry-1.docker.io"  # Docker Hub's API host
 
 
 @dataclass(frozen=True)
 class ResolveOptions:
-    """How to ask the registries.
-
-    ``jobs``: parallel lookups; ``insecure``: hosts (``host[:port]``) asked over plain HTTP, every
-    other one over HTTPS; ``compare_upstream`` and ``mirrors``: compare mirrors with their upstream;
-    ``timeout``: seconds per request (connect and read); ``retries``: further attempts on 5xx, 429
-    and timeouts, after ``backoff`` seconds doubling each time.
-    """
+    """How to ask the registries: ``jobs`` parallel lookups; ``insecure`` hosts (``host[:port]``) over
+    plain HTTP; ``timeout`` seconds per request; ``retries`` on 5xx, 429 and timeouts after ``backoff``
+    seconds doubling each time."""
 
     jobs: int = DEFAULT_JOBS
     insecure: frozenset[str] = frozenset()
@@ -122,7 +94,7 @@ class ResolveOptions:
 
 @dataclass(frozen=True, order=True)
 class Target:
-    """One manifest to ask for: ``reference`` is a tag or a digest (``sha256:…``) in ``registry/repository``."""
+    """One manifest to ask for: ``reference`` is a tag or a digest (``sha256:…``)."""
 
     registry: str
     repository: str
@@ -138,9 +110,8 @@ class Target:
 
 
 def target_of(reference: ImageReference, by_tag: bool = False) -> Target:
-    """The manifest the kubelet pulls for ``reference``: its digest when pinned, else its tag
-    (``latest`` when none is written). ``by_tag``: the tag even when a digest is pinned (upstream side
-    of a comparison, where the question is what the tag points at)."""
+    """The manifest the kubelet pulls for ``reference``: its digest when pinned, else its tag (``latest``
+    when none). ``by_tag``: the tag even when a digest is pinned (what upstream's tag points at)."""
     if reference.digest and not (by_tag and reference.tag):
         return Target(reference.registry, reference.repository, reference.digest)
     return Target(reference.registry, reference.repository, reference.tag or "latest")
@@ -148,13 +119,9 @@ def target_of(reference: ImageReference, by_tag: bool = False) -> Target:
 
 @dataclass(frozen=True)
 class Resolution:
-    """The registry's answer for one :class:`Target`.
-
-    ``outcome``: one of :data:`OUTCOMES`; ``digest``: the manifest digest when resolved;
-    ``media_type``: its media type; ``detail``: why, for people (the registry's error code and
-    message, the connection error); ``status``: the last HTTP status; ``attempts``: requests sent
-    for the main lookup, retries included; ``seconds``: wall time.
-    """
+    """The registry's answer for one :class:`Target`: ``outcome`` one of :data:`OUTCOMES`; ``digest`` and
+    ``media_type`` when resolved; ``detail``: why, for people; ``status``: the last HTTP status;
+    ``attempts``: requests of the main lookup, retries included; ``seconds``: wall time."""
 
     target: Target
     outcome: str
@@ -172,33 +139,27 @@ class Resolution:
 
 
 class _Unreachable(Exception):
-    """No HTTP answer: connection refused, DNS, timeouts after the retries (``outcome`` says which class)."""
+    """No usable HTTP answer: ``outcome`` ``unreachable`` or ``registry-error``."""
 
     def __init__(self, outcome: str, detail: str, attempts: int) -> None:
         super().__init__(detail)
-        self.outcome = outcome
-        self.detail = detail
-        self.attempts = attempts
+        self.outcome, self.detail, self.attempts = outcome, detail, attempts
 
 
 @dataclass(frozen=True)
 class _Answer:
-    """A registry's answer with its body read within bounds (:meth:`_Host._send`)."""
+    """A registry's answer with its body read within bounds."""
 
     status_code: int
     headers: Headers[str, str]
     reason: str
     content: bytes
 
-    def json(self) -> Any:
-        """The body as JSON; raises ``ValueError`` when it is not."""
-        return json.loads(self.content)
-
 
 def _error_codes(response: _Answer) -> list[tuple[str, str]]:
     """``(code, message)`` of the spec's error body ``{"errors": [{"code", "message", "detail"}]}``."""
     try:
-        body = response.json()
+        body = json.loads(response.content)
     except ValueError:
         return []
     errors = body.get("errors") if isinstance(body, dict) else None
@@ -213,6 +174,10 @@ def _describe(response: _Answer) -> str:
     codes = _error_codes(response)
     text = "; ".join(f"{code}: {message}" if message else code for code, message in codes)
     return f"HTTP {response.status_code}" + (f" ({text})" if text else f" {response.reason}" if response.reason else "")
+
+
+def _media_type(response: _Answer) -> str | None:
+    return response.headers.get("Content-Type", "").split(";")[0].strip() or None
 
 
 def _connection_detail(exc: BaseException) -> str:
@@ -231,40 +196,46 @@ def _connection_detail(exc: BaseException) -> str:
 _CHALLENGE_PARAM = re.compile(r'([A-Za-z]+)="([^"]*)"')
 
 
-class _Host:
-    """One registry host: the scheme (``insecure``), the host's Basic credentials, and a bearer token
-    per repository (a token is scoped to one repository); ``client`` gives the calling thread's
-    httpx client and the set of its sockets (:meth:`Resolver._client`)."""
+class Resolver:
+    """Resolves :class:`Target` s in parallel (``options.jobs`` threads), each at most once.
+    ``requests``: requests sent to the ``/v2/`` APIs, retries and authentication re-sends included."""
 
-    def __init__(
-        self,
-        host: str,
-        options: ResolveOptions,
-        client: Callable[[], tuple[httpx.Client, set[Any]]],
-        counter: Callable[[], None],
-    ) -> None:
-        self.host = host
-        self.api_host = _DOCKER_HUB_API if host == DEFAULT_REGISTRY else host
-        self.insecure = host.lower() in options.insecure
-        self.scheme = "http" if self.insecure else "https"
-        self._client = client
-        self.basic = options.credentials.for_host(host)
-        self.credential_source = options.credentials.source
+    def __init__(self, options: ResolveOptions) -> None:
         self.options = options
-        self._count = counter
-        self._basic_needed = False  # the host answered a Basic challenge once: send credentials up front
-        self._tokens: dict[str, str] = {}
+        self.requests = 0
+        self._cache: dict[Target, Resolution] = {}
+        self._clients: dict[int, tuple[httpx.Client, set[Any]]] = {}
+        self._tokens: dict[tuple[str, str], str] = {}  # (host, repository) → bearer token: scoped to one repository
+        self._basic_needed: set[str] = set()  # hosts that answered a Basic challenge: credentials sent up front
         self._lock = threading.Lock()
 
-    def url(self, path: str) -> str:
-        """``http(s)://host/v2/<path>``."""
-        return f"{self.scheme}://{self.api_host}/v2/{path}"
+    @property
+    def lookups(self) -> int:
+        """How many distinct targets were asked."""
+        return len(self._cache)
+
+    def _scheme(self, host: str) -> str:
+        return "http" if host.lower() in self.options.insecure else "https"
+
+    def _url(self, target: Target, path: str) -> str:
+        api_host = _DOCKER_HUB_API if target.registry == DEFAULT_REGISTRY else target.registry
+        return f"{self._scheme(target.registry)}://{api_host}/v2/{target.repository}/{path}"
+
+    def _client(self) -> tuple[httpx.Client, set[Any]]:
+        """The calling thread's httpx client and its sockets: one per thread, so a watchdog cutting an
+        answer cuts only the connections of the thread it bounds."""
+        import httpx
+
+        with self._lock:
+            made = self._clients.get(threading.get_ident())
+            if made is None:
+                client = httpx.Client(timeout=self.options.timeout, follow_redirects=True)
+                made = self._clients[threading.get_ident()] = (client, set())
+            return made
 
     def _send(self, method: str, url: str, headers: dict[str, str], params: dict[str, str] | None = None) -> _Answer:
-        """One request, its body read whole by :func:`~gsvendor.upstream.http.read_bounded`: at most
-        :data:`MAX_ANSWER_BYTES` (a manifest is kilobytes), headers within ``timeout`` and the whole
-        answer within ``3 × timeout`` seconds. Raises httpx's exceptions, :class:`TooSlow`, and
-        :class:`_Unreachable` for a body too large."""
+        """One request read whole: at most :data:`MAX_ANSWER_BYTES`, headers within ``timeout`` and all
+        within ``3 × timeout`` seconds. Raises httpx's exceptions, :class:`TooSlow`, :class:`_Unreachable`."""
         client, sockets = self._client()
         try:
             response, body = read_bounded(
@@ -283,71 +254,63 @@ class _Host:
             raise _Unreachable(REGISTRY_ERROR, str(exc), 1) from None
         return _Answer(response.status_code, response.headers, response.reason_phrase or "", body)
 
-    def _token(self, challenge: str) -> str | None:
-        """A bearer token for a ``Www-Authenticate: Bearer realm=…,service=…,scope=…`` challenge (the
-        Docker token specification, what ACR and ghcr.io use): asked of the realm with the host's
-        Basic credentials, anonymously without. ``None`` when refused or not given."""
+    def _token(self, host: str, challenge: str) -> str | None:
+        """A token for a ``Bearer realm=…,service=…,scope=…`` challenge, asked of the realm with the host's
+        Basic credentials if any; ``None`` when refused or not given."""
         params = dict(_CHALLENGE_PARAM.findall(challenge))
         realm = params.pop("realm", "")
         if not realm:
             return None
         if not realm.startswith(("http://", "https://")):
-            realm = f"{self.scheme}://{realm}"
+            realm = f"{self._scheme(host)}://{realm}"
         headers = {"Accept": "application/json"}
-        if self.basic:
-            headers["Authorization"] = f"Basic {self.basic}"
+        if basic := self.options.credentials.for_host(host):
+            headers["Authorization"] = f"Basic {basic}"
         wanted = {key: params[key] for key in ("service", "scope") if key in params}
         answer = self._send("GET", realm, headers, wanted)  # a token-service request: not counted
         if answer.status_code != 200:
             return None
         try:
-            body = answer.json()
+            body = json.loads(answer.content)
         except ValueError:
             return None
         token = (body.get("token") or body.get("access_token")) if isinstance(body, dict) else None
         return token if isinstance(token, str) and token else None
 
-    def request(self, method: str, url: str, repository: str) -> tuple[_Answer, bool]:
-        """Send one request, answering an authentication challenge (``Www-Authenticate``) once.
-        Returns the response and whether credentials were sent.
-
-        Raises httpx's exceptions (connection errors, timeouts) to :meth:`call`.
-        """
+    def _request(self, method: str, url: str, target: Target) -> tuple[_Answer, bool]:
+        """Send one request, answering a ``Www-Authenticate`` challenge once; returns the response and
+        whether credentials were sent. Raises httpx's exceptions."""
+        host, basic = target.registry, self.options.credentials.for_host(target.registry)
         headers = dict(_ACCEPT)
-        token = self._tokens.get(repository)  # from an earlier challenge
+        token = self._tokens.get((host, target.repository))  # from an earlier challenge
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        elif self._basic_needed and self.basic:
-            headers["Authorization"] = f"Basic {self.basic}"
+        elif host in self._basic_needed and basic:
+            headers["Authorization"] = f"Basic {basic}"
         self._count()
         response = self._send(method, url, headers)
         if response.status_code not in (401, 403):
-            return response, "Authorization" in headers and self.basic is not None
+            return response, "Authorization" in headers and basic is not None
         scheme, _, challenge = response.headers.get("Www-Authenticate", "").partition(" ")
         if scheme.lower() == "basic":
-            if not self.basic or headers.get("Authorization") == f"Basic {self.basic}":
-                return response, self.basic is not None
-            self._basic_needed = True
-            headers["Authorization"] = f"Basic {self.basic}"
+            if not basic or headers.get("Authorization") == f"Basic {basic}":
+                return response, basic is not None
+            self._basic_needed.add(host)
+            headers["Authorization"] = f"Basic {basic}"
             sent = True
-        elif scheme.lower() == "bearer" and (token := self._token(challenge)):  # a new token after an expired one
+        elif scheme.lower() == "bearer" and (token := self._token(host, challenge)):  # a new one after an expired one
             with self._lock:
-                self._tokens[repository] = token
+                self._tokens[(host, target.repository)] = token
             headers["Authorization"] = f"Bearer {token}"
-            sent = self.basic is not None
+            sent = basic is not None
         else:
-            return response, self.basic is not None
+            return response, basic is not None
         self._count()
         return self._send(method, url, headers), sent
 
-    def call(self, method: str, url: str, repository: str) -> tuple[_Answer, bool, int]:
-        """:meth:`request` with retries: on a 5xx, 429 or timeout, up to ``retries`` more attempts
-        after an exponential backoff. Returns (last response, credentials sent, attempts).
-
-        Raises :class:`_Unreachable` when no answer came (refused, DNS, timeouts throughout), with
-        outcome ``unreachable``, or ``registry-error`` for a TLS failure or a broken answer.
-        """
-
+    def _call(self, method: str, url: str, target: Target) -> tuple[_Answer, bool, int]:
+        """:meth:`_request` retried on a 5xx, 429 or timeout; returns (last response, credentials sent,
+        attempts). Raises :class:`_Unreachable` when no usable answer came."""
         import httpx
 
         attempts = 0
@@ -355,7 +318,7 @@ class _Host:
             attempts += 1
             last = attempts > self.options.retries
             try:
-                response, sent = self.request(method, url, repository)
+                response, sent = self._request(method, url, target)
             except (httpx.TimeoutException, TooSlow):
                 if last:
                     raise _Unreachable(
@@ -367,7 +330,8 @@ class _Host:
                 raise _Unreachable(REGISTRY_ERROR, f"broken HTTP answer: {one_line(exc)}", attempts) from None
             except httpx.TransportError as exc:
                 if any(isinstance(cause, ssl.SSLError) for cause in causes(exc)):
-                    hint = "" if self.insecure else f"; plain HTTP only with --insecure-registry {self.host}"
+                    insecure = self._scheme(target.registry) == "http"
+                    hint = "" if insecure else f"; plain HTTP only with --insecure-registry {target.registry}"
                     raise _Unreachable(REGISTRY_ERROR, f"TLS: {one_line(exc)}{hint}", attempts) from None
                 raise _Unreachable(UNREACHABLE, _connection_detail(exc), attempts) from None
             except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, undecodable bodies
@@ -384,10 +348,10 @@ class _Host:
             delay = max(delay, float(seconds))
         time.sleep(min(delay, MAX_BACKOFF))
 
-    def resolve(self, target: Target) -> Resolution:
+    def _resolve(self, target: Target) -> Resolution:
         """Ask for ``target``'s manifest; see the module docstring for the calls and outcomes."""
         start = time.perf_counter()
-        manifest_url = self.url(f"{target.repository}/manifests/{target.reference}")
+        manifest_url = self._url(target, f"manifests/{target.reference}")
         attempts = 0
 
         def done(outcome: str, detail: str = "", response: _Answer | None = None, **kw: Any) -> Resolution:
@@ -402,18 +366,17 @@ class _Host:
             )
 
         try:
-            response, sent, attempts = self.call("HEAD", manifest_url, target.repository)
-            media_type = response.headers.get("Content-Type", "").split(";")[0].strip() or None
+            response, sent, attempts = self._call("HEAD", manifest_url, target)
+            media_type = _media_type(response)
             digest = target.reference if target.is_digest else response.headers.get("Docker-Content-Digest", "").strip()
             if response.status_code == 200 and _MANIFEST_TYPE.match(media_type or "") and _DIGEST_RE.match(digest):
                 return done(RESOLVED, response=response, digest=digest, media_type=media_type)
-            # The digest of a manifest is the sha256 of its bytes (image-spec "Content Descriptors"):
-            # without the header, GET and hash. After a 404 or another refusal the GET body says why.
+            # without the header GET and hash (image-spec "Content Descriptors"); after a refusal the body says why
             if response.status_code != 429 and response.status_code < 500:
-                response, sent, more = self.call("GET", manifest_url, target.repository)
+                response, sent, more = self._call("GET", manifest_url, target)
                 attempts += more
             if response.status_code == 200:
-                media_type = response.headers.get("Content-Type", "").split(";")[0].strip() or None
+                media_type = _media_type(response)
                 if not _MANIFEST_TYPE.match(media_type or ""):  # a web page or a portal answering 200
                     return done(
                         REGISTRY_ERROR, f"answered 200 with {media_type or 'no content type'}, not a manifest", response
@@ -422,7 +385,7 @@ class _Host:
                     digest = "sha256:" + hashlib.sha256(response.content).hexdigest()
                 return done(RESOLVED, response=response, digest=digest, media_type=media_type)
             if response.status_code in (401, 403):
-                return done(AUTH_FAILED, self._auth_detail(response, sent), response)
+                return done(AUTH_FAILED, self._auth_detail(target.registry, response, sent), response)
             if response.status_code == 404:
                 return self._missing(target, response, done)
             return done(
@@ -441,76 +404,34 @@ class _Host:
             return done(REPOSITORY_MISSING, detail, response)
         # distribution answers MANIFEST_UNKNOWN for a missing repository too: the tags list tells.
         try:
-            tags, _, _ = self.call("GET", self.url(f"{target.repository}/tags/list?n=1"), target.repository)
+            tags, _, _ = self._call("GET", self._url(target, "tags/list?n=1"), target)
         except _Unreachable:
             tags = None
         if tags is not None and tags.status_code == 404 and "NAME_UNKNOWN" in [c for c, _ in _error_codes(tags)]:
             return done(REPOSITORY_MISSING, f"{detail}; tags/list: {_describe(tags)}", response)
         return done(DIGEST_MISSING if target.is_digest else TAG_MISSING, detail, response)
 
-    def _auth_detail(self, response: _Answer, sent: bool) -> str:
-        source = self.credential_source or default_docker_config()
-        if not self.basic:
-            return f"{_describe(response)}; no credentials for {self.host} in {source} (or --registry-config)"
+    def _auth_detail(self, host: str, response: _Answer, sent: bool) -> str:
+        source = self.options.credentials.source or default_docker_config()
+        if not self.options.credentials.for_host(host):
+            return f"{_describe(response)}; no credentials for {host} in {source} (or --registry-config)"
         if sent:
-            return f"{_describe(response)}; the credentials for {self.host} from {source} were refused"
+            return f"{_describe(response)}; the credentials for {host} from {source} were refused"
         return f"{_describe(response)}; the registry asked for no credentials it accepts (no usable challenge)"
-
-
-class Resolver:
-    """Resolves :class:`Target` s in parallel (``options.jobs`` threads), each at most once per
-    instance (the per-run cache: one reference appears in many variants and charts).
-
-    ``lookups``: targets asked; ``requests``: requests sent to the registries' ``/v2/`` API, retries
-    and re-sends after an authentication challenge included (token-service requests are not).
-    """
-
-    def __init__(self, options: ResolveOptions) -> None:
-        self.options = options
-        self.requests = 0
-        self._cache: dict[Target, Resolution] = {}
-        self._hosts: dict[str, _Host] = {}
-        self._clients: dict[int, tuple[httpx.Client, set[Any]]] = {}
-        self._lock = threading.Lock()
-
-    @property
-    def lookups(self) -> int:
-        """How many distinct targets were asked."""
-        return len(self._cache)
 
     def _count(self) -> None:
         with self._lock:
             self.requests += 1
 
-    def _client(self) -> tuple[httpx.Client, set[Any]]:
-        """The calling thread's httpx client (certificates always checked; plain HTTP is
-        ``--insecure-registry``'s) and its sockets: one per thread, so that a watchdog cutting an
-        answer cuts only connections of the thread it bounds, kept-alive ones included."""
-        import httpx
-
-        with self._lock:
-            made = self._clients.get(threading.get_ident())
-            if made is None:
-                client = httpx.Client(timeout=self.options.timeout, follow_redirects=True)
-                made = self._clients[threading.get_ident()] = (client, set())
-            return made
-
-    def _host(self, registry: str) -> _Host:
-        with self._lock:
-            host = self._hosts.get(registry)
-            if host is None:
-                host = self._hosts[registry] = _Host(registry, self.options, self._client, self._count)
-            return host
-
     def resolve(self, targets: Iterable[Target]) -> dict[Target, Resolution]:
-        """Resolve every distinct target not asked before, in parallel; return all of ``targets``' answers."""
+        """Resolve every target not asked before; return the answers for all of ``targets``."""
         wanted = list(dict.fromkeys(targets))
         new = [t for t in wanted if t not in self._cache]
         if new:
             with ThreadPoolExecutor(
                 max_workers=max(1, min(self.options.jobs, len(new))), thread_name_prefix="resolve"
             ) as pool:
-                answers = pool.map(lambda target: self._host(target.registry).resolve(target), new)
+                answers = pool.map(self._resolve, new)
                 self._cache.update(zip(new, answers, strict=True))
         return {t: self._cache[t] for t in wanted}
 
@@ -522,16 +443,12 @@ class Resolver:
 
 @dataclass(frozen=True)
 class Mirror:
-    """One ``images.mirrors`` entry: references whose name starts with ``mirror`` are copies of
-    ``upstream`` + the rest of the name (``gsoci.azurecr.io/giantswarm/llm-d-`` ← ``ghcr.io/llm-d/llm-d-``)."""
+    """One ``images.mirrors`` entry: names starting with ``mirror`` copy ``upstream`` + the rest of the name."""
 
     mirror: str
     upstream: str
 
     def upstream_of(self, reference: ImageReference) -> ImageReference:
         """The upstream reference of ``reference`` (same tag and digest). Raises :class:`InvalidReference`."""
-        name = self.upstream + reference.name[len(self.mirror) :]
-        text = (
-            name + (f":{reference.tag}" if reference.tag else "") + (f"@{reference.digest}" if reference.digest else "")
-        )
-        return parse(text)
+        name = self.upstream + reference.normalized[len(self.mirror) :]
+        return parse(name)

@@ -1,11 +1,8 @@
-"""Rendering charts with the real helm binary, and every chart × variant rendered once in parallel
-(:func:`render_charts` → a :class:`Rendering` of one :class:`RenderedVariant` each), shared by
-check-images and check-manifests: each check is a consumer run on every render in the worker that
-made it, so ``gsvendor check-manifests --images`` runs helm once per variant for both.
+"""Rendering charts with the real helm binary: every chart × variant once, in parallel
+(:func:`render_charts`), each check a consumer run on every render in the worker that made it.
 
 Giant Swarm's Chart.yaml says ``version: "[[ .Version ]]"`` (the release pipeline fills it in),
-which helm rejects; every render therefore runs on a temporary copy with a valid version
-substituted, never on the output folder itself.
+which helm rejects: every render runs on a temporary copy with a valid version substituted.
 """
 
 from __future__ import annotations
@@ -33,7 +30,7 @@ from gsvendor.images.find import key_lines
 from gsvendor.images.variants import DEFAULTS, ChartTarget, ImagesConfig, Variant, discover_switches, plan_variants
 from gsvendor.overlays import yamledit
 from gsvendor.signals import Deferred
-from gsvendor.yamlio import load_all_safe
+from gsvendor.yamlio import invalid_yaml, load_all_safe
 from gsvendor.yamlio import load_single_safe as load_single
 
 RENDER_VERSION = "0.0.0-gsvendor"
@@ -41,11 +38,8 @@ RENDER_VERSION = "0.0.0-gsvendor"
 
 def find_helm(explicit: str | None = None, project_root: Path | None = None) -> str:
     """Locate helm: ``explicit`` (``--helm``), ``$GSVENDOR_HELM``, ``.tools/bin/helm`` in the project or a
-    folder above it, then PATH.
-
-    Raises :class:`ToolError` naming ``hack/install-helm.sh`` when none is found, and naming
-    ``--helm`` or ``$GSVENDOR_HELM`` when the one they give is not an executable file (another
-    helm found further on is not what was asked for).
+    folder above it, then PATH. Raises :class:`ToolError` when none is found, or when ``--helm`` or
+    ``$GSVENDOR_HELM`` is not an executable file (another helm further on is not what was asked for).
     """
     given = [(explicit, "--helm "), (os.environ.get("GSVENDOR_HELM"), "GSVENDOR_HELM=")]
     candidates = [(candidate, label) for candidate, label in given if candidate]
@@ -57,8 +51,7 @@ def find_helm(explicit: str | None = None, project_root: Path | None = None) -> 
             return candidate
         if label is not None:
             raise ToolError(f"{label}{candidate}: not an executable file")
-    found = shutil.which("helm")
-    if found:
+    if found := shutil.which("helm"):
         return found
     raise ToolError("helm not found: pass --helm, set GSVENDOR_HELM, or run hack/install-helm.sh")
 
@@ -67,10 +60,9 @@ def find_helm(explicit: str | None = None, project_root: Path | None = None) -> 
 def renderable_copy(chart_dir: Path) -> Iterator[Path]:
     """A temporary copy of ``chart_dir`` whose Chart.yaml version is valid SemVer (:data:`RENDER_VERSION`)."""
     with tempfile.TemporaryDirectory(prefix="gsvendor-render-") as tmp:
-        # the folder's own name, also for `.` and `..` (whose `name` is "" and "..": tmp itself, tmp's parent)
+        # the folder's own name, also for `.` and `..` (whose `name` is "" and "..")
         copy = Path(tmp) / (os.path.basename(os.path.abspath(chart_dir)) or "chart")
-        # hard links cost nothing next to copying megabytes of CRDs; a copy where links cannot be made
-        try:
+        try:  # hard links cost nothing next to copying megabytes of CRDs
             shutil.copytree(chart_dir, copy, symlinks=False, copy_function=_link_or_copy)
         except (shutil.Error, OSError) as exc:
             detail = exc.args[0][0][2] if isinstance(exc, shutil.Error) and exc.args and exc.args[0] else exc
@@ -90,10 +82,8 @@ _QUOTED_PLACEHOLDER = re.compile(r"^(version:[ \t]*)([\"'])\[\[ \.Version \]\]\2
 
 
 def _renderable_version(text: str) -> str:
-    """Chart.yaml ``text`` with a ``[[ … ]]`` placeholder version replaced by :data:`RENDER_VERSION`
-    (``text`` itself when its version is none). The quoted placeholder alone in the file is replaced
-    in the text, as the YAML editor replaces it (same bytes) without loading ruamel before the first
-    render; any other form goes through the editor."""
+    """Chart.yaml ``text`` with a ``[[ … ]]`` placeholder version replaced by :data:`RENDER_VERSION`. The
+    quoted placeholder alone is replaced by a regex (the YAML editor's bytes, without loading ruamel)."""
     if "[[" not in text:
         return text
     if text.count("[[") == 1:
@@ -116,7 +106,7 @@ def _link_or_copy(source: str, target: str) -> None:
 
 
 def chart_size(path: Path) -> int:
-    """Bytes in the files below ``path`` (unreadable ones count 0): renders are started largest first."""
+    """Bytes in the files below ``path`` (unreadable ones count 0)."""
     total = 0
     for folder, _, files in os.walk(path):
         for name in files:
@@ -151,21 +141,15 @@ def template(
     set_values: Sequence[str] = (),
     set_json: Sequence[str] = (),
 ) -> Rendered:
-    """Run ``helm template`` on a renderable copy of ``chart_dir``; returns the manifests or helm's error.
-
-    ``prepared``: ``chart_dir`` already is a :func:`renderable_copy` (several renders of one chart
-    share it); ``timeout`` in seconds; ``group``: a :class:`Renders` that may end it; then helm's
-    release, ``--namespace``, ``--values`` files, ``--set`` and ``--set-json`` expressions. A timeout,
-    an interrupted ``group`` and a command line too long for the system are errors of the
-    :class:`Rendered`; raises :class:`ToolError` when there is no helm to run.
-    """
+    """Run ``helm template`` on a renderable copy of ``chart_dir`` (``prepared``: it is one already) within
+    ``timeout`` seconds; ``group``: the :class:`Renders` an interrupt ends. A timeout, an interrupt and a
+    command line too long are errors of the :class:`Rendered`; raises :class:`ToolError` without helm."""
     with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
         args = [helm, "template", release, str(copy), "--namespace", namespace]
         for flag, values in (("--values", values_files), ("--set", set_values), ("--set-json", set_json)):
             args += [part for value in values for part in (flag, str(value))]
-        # the manifests go into an unnamed file, read once at the end: no pipe to poll 32 KiB at a
-        # time while helm writes megabytes of CRDs. stderr stays a pipe: its end at helm's exit
-        # wakes communicate() at once (waiting with a timeout alone polls, sleeping up to 50 ms).
+        # the manifests go into an unnamed file (no pipe polled 32 KiB at a time); stderr stays a pipe,
+        # whose end at helm's exit wakes communicate() at once (a timeout alone polls every 50 ms)
         with tempfile.TemporaryFile() as out:
             try:
                 process = subprocess.Popen(
@@ -191,9 +175,7 @@ def template(
                     if group is not None:
                         group.discard(process)
             out.seek(0)
-            stdout = io.TextIOWrapper(
-                out
-            ).read()  # as text=True reads a pipe: the locale's encoding, universal newlines
+            stdout = io.TextIOWrapper(out).read()  # as text=True reads a pipe: locale encoding, universal newlines
     if process.returncode != 0:
         # a Go runtime failure (a malformed GOMEMLIMIT): its message, not the goroutine stacks after it
         error = stderr.split("\nruntime stack:", 1)[0].split("\ngoroutine ", 1)[0]
@@ -202,34 +184,34 @@ def template(
     return Rendered(stdout)
 
 
-# helm template is a short-lived Go process that allocates ~2-4x its output: with the collector
-# off it renders ~15% faster (paired xargs -P2 runs of check-images' ten renders: 0.80 -> 0.67 s
-# wall), and the soft limit still bounds it (kserve-crd peaks at 174 MB instead of 96 MB).
+# helm allocates ~2-4x its output: with the collector off it renders ~15% faster (xargs -P2 runs of the
+# ten renders: 0.80 -> 0.67 s), and the soft limit still bounds it (kserve-crd peaks at 174 MB, not 96).
 HELM_GC = {"GOGC": "off", "GOMEMLIMIT": "256MiB"}
 
 
 def helm_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
-    """The environment for a ``helm template`` process: ``environ`` with Go's collector settings of
-    :data:`HELM_GC`, or ``None`` (inherit ``environ`` unchanged) when the user set ``GOGC`` or
-    ``GOMEMLIMIT`` themselves: theirs win (Go runtime variables, https://pkg.go.dev/runtime), and
-    Go judges them (a malformed one fails every render with Go's message). An empty one is unset,
-    as Go reads it."""
+    """``environ`` with :data:`HELM_GC` for a ``helm template`` process, or ``None`` (inherit ``environ``)
+    when the user set ``GOGC`` or ``GOMEMLIMIT`` (not empty): theirs win (https://pkg.go.dev/runtime)."""
     if any(environ.get(name) for name in HELM_GC):
         return None
     return {**environ, **HELM_GC}
 
 
 class Renders:
-    """The running helm processes of one check (:func:`render_charts`), so
-    that an interrupt ends them at once instead of waiting for each to finish (up to its timeout)."""
+    """The renders of one :func:`render_charts`: the running helm processes, so an interrupt ends them at
+    once, and each chart's renderable copy (``stacks[i]``), which goes when its renders are all done
+    (``planned`` and as many ``finished``, in any order, from any thread)."""
 
-    def __init__(self) -> None:
+    def __init__(self, charts: int = 0) -> None:
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen[str]] = set()
         self._ended = False
+        self.stacks = [ExitStack() for _ in range(charts)]
+        self._left = [0] * charts
+        self._planned = [False] * charts
 
     def add(self, process: subprocess.Popen[str]) -> bool:
-        """Track ``process`` until it is discarded; ``False`` (not tracked) once :meth:`end` was called."""
+        """Track ``process``; ``False`` (not tracked) once :meth:`end` was called."""
         with self._lock:
             if not self._ended:
                 self._running.add(process)
@@ -241,8 +223,7 @@ class Renders:
             self._running.discard(process)
 
     def end(self) -> None:
-        """Kill every running helm; a render started after this is not run. Raises nothing (each
-        worker still reaps its own process)."""
+        """Kill every running helm; a render started after this is not run (each worker reaps its own)."""
         with self._lock:
             self._ended = True
             running = list(self._running)
@@ -250,22 +231,33 @@ class Renders:
             with suppress(OSError):
                 process.kill()
 
+    def _count(self, chart: int, change: int, planned: bool = False) -> None:
+        with self._lock:
+            self._left[chart] += change
+            self._planned[chart] |= planned
+            last = self._planned[chart] and self._left[chart] == 0
+        if last:
+            with suppress(OSError):
+                self.stacks[chart].close()
+
+    def planned(self, chart: int, renders: int) -> None:
+        """All ``renders`` of ``chart`` are submitted."""
+        self._count(chart, renders, planned=True)
+
+    def finished(self, chart: int) -> None:
+        """A render of ``chart`` ended (rendered, failed or raised)."""
+        self._count(chart, -1)
+
 
 def documents(manifests: str) -> list[dict]:
-    """Parse rendered manifests into their non-empty YAML documents (mappings only).
-
-    Raises :class:`gsvendor.yamlio.YamlLimitError` for text over :data:`gsvendor.yamlio.UPSTREAM`'s limits
-    and ruamel's ``YAMLError`` for invalid YAML."""
+    """The mapping documents of rendered manifests. Raises :class:`gsvendor.yamlio.YamlLimitError` and
+    ruamel's ``YAMLError``."""
     return [d for d in load_all_safe(manifests) if isinstance(d, dict)]  # libyaml: CRDs are megabytes
 
 
 def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, bytes]], str]:
-    """A :data:`gsvendor.vendoring.Renderer` that runs ``helm template`` on in-memory chart files.
-
-    The files are written to a temporary chart folder; the chart spec's ``render`` gives release,
-    namespace, inline values and project-relative values files. Raises :class:`ToolError` with
-    helm's message when rendering fails.
-    """
+    """A :data:`gsvendor.vendoring.Renderer`: ``helm template`` on in-memory chart files, with the chart
+    spec's ``render`` settings. Raises :class:`ToolError` with helm's message when rendering fails."""
 
     def render(spec: Any, files: dict[str, bytes]) -> str:
         with tempfile.TemporaryDirectory(prefix="gsvendor-chart-") as tmp:
@@ -296,14 +288,9 @@ def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, by
 
 @dataclass
 class RenderedVariant:
-    """One ``helm template`` run of a chart variant, shared by every check that reads manifests.
-
-    ``manifests``: helm's output (empty when it failed); ``error``: helm's message, without its
-    ``--debug`` advice; ``outcome``: the variant's verdict on the render itself —
-    ``expected_failure`` when it failed as declared, ``problem`` when it failed undeclared, failed
-    with another message, or rendered although declared to fail; ``outputs``: what each consumer
-    of :func:`render_charts` made of it, by consumer name.
-    """
+    """One ``helm template`` run of a chart variant: ``manifests`` (empty when it failed) or helm's ``error``;
+    ``expected_failure``: it failed as declared; ``problem``: it failed otherwise, or rendered although
+    declared to fail; ``outputs``: what each consumer of :func:`render_charts` made of it, by name."""
 
     chart: ChartTarget
     variant: Variant
@@ -321,18 +308,11 @@ class RenderedVariant:
         return self.error is None
 
     def verdict(self) -> dict[str, Any]:
-        """``chart``, ``rendered``, ``error``, ``expected_failure`` and ``problem``: the fields every
-        check's per-variant result repeats from the render."""
-        return {
-            "chart": self.chart,
-            "rendered": self.rendered,
-            "error": self.error,
-            "expected_failure": self.expected_failure,
-            "problem": self.problem,
-        }
+        """The fields every check's per-variant result repeats from the render."""
+        return {name: getattr(self, name) for name in ("chart", "rendered", "error", "expected_failure", "problem")}
 
     def chunks(self) -> list[str]:
-        """``manifests`` split into YAML documents (:func:`split_documents`), once for every consumer."""
+        """``manifests`` split into YAML documents, once for every consumer."""
         if self._chunks is None:
             self._chunks = split_documents(self.manifests)
         return self._chunks
@@ -341,10 +321,8 @@ class RenderedVariant:
 def render_one(
     helm: str, chart: ChartTarget, copy: Path, variant: Variant, consumers: Mapping[str, Consumer], group: Renders
 ) -> RenderedVariant:
-    """Run helm for ``variant`` of ``chart`` on its renderable ``copy``, judge the render against
-    ``expect_failure``, and run every consumer on it. ``group``: the renders an interrupt ends.
-    Raises :class:`~gsvendor.errors.ToolError` only when helm cannot run at all.
-    """
+    """Render ``variant`` of ``chart`` on its renderable ``copy``, judge it against ``expect_failure``,
+    and run every consumer on it. Raises :class:`~gsvendor.errors.ToolError` when helm cannot run."""
     start = time.perf_counter()
     output = template(
         helm,
@@ -371,15 +349,13 @@ def render_one(
         if expect is not None:
             result.problem = f"rendered, but is declared to fail (expectFailure /{expect.pattern}/)"
     result.seconds = time.perf_counter() - start
-    for name, consume in consumers.items():
-        result.outputs[name] = consume(result)
+    result.outputs = {name: consume(result) for name, consume in consumers.items()}
     return result
 
 
 @dataclass(frozen=True)
 class ChartValues:
-    """A chart's values.yaml: ``data`` (plain Python, ``None`` when absent), ``lines`` (key path → line),
-    ``error`` (``file:line: invalid YAML: …``) when it cannot be read."""
+    """A chart's values.yaml: ``data`` (``None`` when absent), ``lines`` (key path → line), ``error``."""
 
     data: Any = None
     lines: Mapping[tuple[str | int, ...], int] = field(default_factory=dict)
@@ -387,11 +363,8 @@ class ChartValues:
 
 
 def load_values(chart: ChartTarget) -> ChartValues:
-    """Read ``values.yaml`` of ``chart`` with libyaml, once: the data, and the line of every key.
-
-    Never raises for a broken file: a values.yaml that is not YAML is the chart's problem (exit 1),
-    reported in its ``values.yaml`` group; helm fails on it in every variant too.
-    """
+    """Read ``values.yaml`` of ``chart`` once: the data and the line of every key. A broken file is the
+    chart's problem (exit 1, reported in its ``values.yaml`` group), never raised."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     path = chart.path / "values.yaml"
@@ -406,9 +379,7 @@ def load_values(chart: ChartTarget) -> ChartValues:
     except RecursionError:
         return ChartValues(error=f"{label}: nested too deeply, a recursive alias, or an alias bomb")
     except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{label}:{mark.line + 1}" if mark else label
-        return ChartValues(error=f"{where}: invalid YAML: {exc.problem or exc.context or 'syntax error'}")
+        return ChartValues(error=invalid_yaml(exc, label))
     except (OSError, UnicodeDecodeError, YAMLError) as exc:
         return ChartValues(error=f"{label}: cannot read: {' '.join(str(exc).split())}")
 
@@ -418,117 +389,56 @@ Consumer = Callable[[RenderedVariant], Any]
 
 @dataclass
 class Rendering:
-    """Every chart × variant rendered once: what check-images and check-manifests both read.
-
-    ``variants`` in chart order, each chart's in plan order; ``values``: each chart's values.yaml
-    (by chart index).
-    """
+    """Every chart × variant rendered once: ``variants`` in chart then plan order, ``values`` by chart index."""
 
     charts: list[ChartTarget]
     variants: list[RenderedVariant]
     values: list[ChartValues]
     seconds: float = 0.0
 
-    def of(self, chart: ChartTarget) -> list[RenderedVariant]:
-        """The renders of ``chart``."""
-        return [r for r in self.variants if r.chart is chart]
-
 
 def render_charts(
-    charts: Sequence[ChartTarget],
-    settings: ImagesConfig,
-    helm: str,
-    consumers: Mapping[str, Consumer] | None = None,
-    jobs: int | None = None,
+    charts: Sequence[ChartTarget], settings: ImagesConfig, helm: str, consumers: Mapping[str, Consumer] | None = None
 ) -> Rendering:
-    """Render every variant (:func:`plan_variants`) of every chart, in parallel, once.
-
-    Each of ``consumers`` (name → function) runs on every render in the worker that rendered it,
-    so its parsing overlaps the other helm processes; its return value lands in
-    ``RenderedVariant.outputs[name]``. ``jobs``: parallel renders (default: one per CPU). Raises
-    :class:`~gsvendor.errors.ToolError` when helm cannot run.
+    """Render every variant (:func:`plan_variants`) of every chart once, one per CPU in parallel. Each of
+    ``consumers`` runs on every render in its worker (overlapping the other helms), its result in
+    ``RenderedVariant.outputs[name]``. Raises :class:`~gsvendor.errors.ToolError` when helm cannot run.
     """
     start = time.perf_counter()
     hooks = dict(consumers or {})
-    workers = jobs or os.cpu_count() or 2
     # Longest first (the CRD charts render megabytes): the pool then finishes close to the longest render.
     order = sorted(range(len(charts)), key=lambda i: -chart_size(charts[i].path))
-    futures: dict[tuple[int, str], Future[RenderedVariant]] = {}
-    values: dict[int, ChartValues] = {}
-    plans: dict[int, list[Variant]] = {}
-    renders = Renders()
+    futures: list[list[Future[RenderedVariant]]] = [[] for _ in charts]
+    values = [ChartValues()] * len(charts)
+    renders = Renders(len(charts))
     with (
         ExitStack() as held,
         ExitStack() as copies,
-        ThreadPoolExecutor(max_workers=workers, thread_name_prefix="helm") as pool,
+        ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="helm") as pool,
     ):
         try:
-            # One renderable copy per chart, shared by its variants (helm only reads it), removed by the
-            # worker that finishes the chart's last render (off the end of the run); whatever is left
-            # (an error) is removed on the way out. defaults needs no values.yaml, so those renders start
-            # before the values files are read.
+            # One renderable copy per chart, shared by its variants, removed after the chart's last render
+            # (off the end of the run). defaults needs no values.yaml: those renders start first.
             prepared: dict[int, Path] = {}
-            done = _CopyRelease(len(charts))
 
             def submit(i: int, variant: Variant) -> None:
-                futures[(i, variant.name)] = pool.submit(
-                    render_one, helm, charts[i], prepared[i], variant, hooks, renders
-                )
-                futures[(i, variant.name)].add_done_callback(lambda _f: done.finished(i))
+                futures[i].append(pool.submit(render_one, helm, charts[i], prepared[i], variant, hooks, renders))
+                futures[i][-1].add_done_callback(lambda _f: renders.finished(i))
 
             for i in order:
-                copies.callback(done.stacks[i].close)
-                prepared[i] = done.stacks[i].enter_context(renderable_copy(charts[i].path))
+                copies.callback(renders.stacks[i].close)
+                prepared[i] = renders.stacks[i].enter_context(renderable_copy(charts[i].path))
                 submit(i, Variant(DEFAULTS))
             for i in order:
                 values[i] = load_values(charts[i])
-                plans[i] = plan_variants(values[i].data, settings.chart(charts[i].name))
-                for variant in plans[i][1:]:
+                for variant in plan_variants(values[i].data, settings.chart(charts[i].name))[1:]:
                     submit(i, variant)
-                done.planned(i, len(plans[i]))
-            rendered = [futures[(i, variant.name)].result() for i in range(len(charts)) for variant in plans[i]]
-        except BaseException as exc:  # Ctrl-C or an error: the renders not started yet are not run,
-            # and a second signal cuts neither helm's end, the pool's wait nor a copy's removal (it
-            # left a copy in TMPDIR, or the run waited for the helms); after an error it comes then
+                renders.planned(i, len(futures[i]))
+            rendered = [future.result() for chart in futures for future in chart]
+        except BaseException as exc:  # Ctrl-C or an error: renders not started are not run, and a
+            # second signal cuts neither helm's end, the pool's wait nor a copy's removal
             held.enter_context(Deferred(redeliver=not isinstance(exc, KeyboardInterrupt)))
             pool.shutdown(wait=False, cancel_futures=True)
             renders.end()  # the running ones end now (the pool's exit waits for their workers)
             raise
-    return Rendering(
-        charts=list(charts),
-        variants=rendered,
-        values=[values[i] for i in range(len(charts))],
-        seconds=time.perf_counter() - start,
-    )
-
-
-class _CopyRelease:
-    """When a chart's renders are all done, its renderable copy goes (``stacks[i]`` holds it).
-
-    ``planned(i, n)``: chart ``i`` has ``n`` renders; ``finished(i)``: one of them ended (from a
-    worker thread, possibly before the plan). The call that settles the count closes the stack; the
-    rendering's ExitStack closes every stack again on the way out (a no-op for a closed one).
-    """
-
-    def __init__(self, charts: int) -> None:
-        self.stacks = [ExitStack() for _ in range(charts)]
-        self._lock = threading.Lock()
-        self._left = [0] * charts
-        self._planned = [False] * charts
-
-    def _count(self, chart: int, change: int, planned: bool = False) -> None:
-        with self._lock:
-            self._left[chart] += change
-            self._planned[chart] |= planned
-            last = self._planned[chart] and self._left[chart] == 0
-        if last:
-            with suppress(OSError):
-                self.stacks[chart].close()
-
-    def planned(self, chart: int, renders: int) -> None:
-        """All ``renders`` of ``chart`` are submitted."""
-        self._count(chart, renders, planned=True)
-
-    def finished(self, chart: int) -> None:
-        """A render of ``chart`` ended (rendered, failed or raised)."""
-        self._count(chart, -1)
+    return Rendering(list(charts), rendered, values, seconds=time.perf_counter() - start)

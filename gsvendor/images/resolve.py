@@ -6,7 +6,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gsvendor.errors import UsageError
 from gsvendor.images.reference import ImageReference, InvalidReference, parse
@@ -36,26 +36,16 @@ from gsvendor.images.variants import config_error
 
 
 def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
-    """The ``images.mirrors`` list of ``config`` (schema-validated already); ``()`` without one.
-
-    Each prefix must be in normalized form (registry host first: ``docker.io/kserve/``, not
-    ``kserve/``) since it is compared with normalized names, and prefix a valid name. Raises
-    :class:`ConfigError` ``gsvendor.yaml:line: images.mirrors[0].mirror: …`` otherwise, and for a
-    mirror prefix listed twice.
-    """
-    if config is None:
-        return ()
-
-    raw = (config.raw.get("images") or {}).get("mirrors") or []
+    """The ``images.mirrors`` of ``config`` (schema-validated); ``()`` without one. Each prefix must prefix a
+    valid name in normalized form (``docker.io/kserve/``, not ``kserve/``); raises :class:`ConfigError`
+    ``gsvendor.yaml:line: images.mirrors[0].mirror: …`` otherwise, and for a mirror listed twice."""
+    raw = ((config.raw.get("images") or {}).get("mirrors") or []) if config is not None else []
     mirrors: list[Mirror] = []
     for index, entry in enumerate(raw):
-        for key in ("mirror", "upstream"):
-            prefix = str(entry[key])
-            path: list[Any] = ["images", "mirrors", index, key]
-            problem = _prefix_problem(prefix)
-            if problem:
-                raise config_error(config, path, problem)
         mirror = Mirror(mirror=str(entry["mirror"]), upstream=str(entry["upstream"]))
+        for key, prefix in (("mirror", mirror.mirror), ("upstream", mirror.upstream)):
+            if problem := _prefix_problem(prefix):
+                raise config_error(config, ["images", "mirrors", index, key], problem)
         if any(m.mirror == mirror.mirror for m in mirrors):
             raise config_error(config, ["images", "mirrors", index, "mirror"], f"{mirror.mirror!r} is listed twice")
         mirrors.append(mirror)
@@ -77,8 +67,7 @@ def _prefix_problem(prefix: str) -> str | None:
 
 def find_mirror(mirrors: Sequence[Mirror], name: str) -> Mirror | None:
     """The mirror whose prefix starts ``name`` (``registry/repository``); the longest prefix wins."""
-    matching = [m for m in mirrors if name.startswith(m.mirror)]
-    return max(matching, key=lambda m: len(m.mirror)) if matching else None
+    return max((m for m in mirrors if name.startswith(m.mirror)), key=lambda m: len(m.mirror), default=None)
 
 
 def cli_options(
@@ -90,25 +79,18 @@ def cli_options(
     registry_config: Path | None,
     insecure: Sequence[str] | None,
 ) -> ResolveOptions | None:
-    """Check the command line's resolve options and build :class:`ResolveOptions` (``None`` without ``--resolve``).
-
-    Raises :class:`UsageError` for ``--compare-upstream`` or another resolve option without
-    ``--resolve``, ``--compare-upstream`` without ``images.mirrors``, and a bad ``--registry-config``
-    or ``--insecure-registry``; :class:`ConfigError` for a malformed credentials file or mirror.
-    """
+    """The command line's :class:`ResolveOptions` (``None`` without ``--resolve``). Raises :class:`UsageError`
+    for a resolve option without ``--resolve``, ``--compare-upstream`` without ``images.mirrors``, a bad
+    ``--registry-config`` or ``--insecure-registry``; :class:`ConfigError` for a malformed file or mirror."""
     if not resolve:
-        given = [
-            name
-            for name, value in (
-                ("--compare-upstream", compare_upstream),
-                ("--resolve-jobs", jobs is not None),
-                ("--registry-config", registry_config is not None),
-                ("--insecure-registry", bool(insecure)),
-            )
-            if value
-        ]
-        if given:
-            raise UsageError(f"{', '.join(given)} needs --resolve")
+        given = {
+            "--compare-upstream": compare_upstream,
+            "--resolve-jobs": jobs is not None,
+            "--registry-config": registry_config is not None,
+            "--insecure-registry": bool(insecure),
+        }
+        if any(given.values()):
+            raise UsageError(f"{', '.join(name for name, value in given.items() if value)} needs --resolve")
         return None
     mirrors = mirrors_config(config)
     if compare_upstream and not mirrors:
@@ -134,12 +116,9 @@ class Place:
 
 @dataclass(frozen=True)
 class Comparison:
-    """A mirror reference compared with its upstream.
-
-    ``outcome``: one of :data:`COMPARISONS`; ``upstream``: the upstream reference (``None`` when the
-    mirror prefix maps the name to an invalid one, ``detail`` then says so); ``resolution``: the
-    upstream's lookup.
-    """
+    """A mirror reference compared with its upstream: ``outcome`` one of :data:`COMPARISONS`;
+    ``upstream`` ``None`` when the mirror prefix maps the name to an invalid one (``detail`` says so);
+    ``resolution``: the upstream's lookup."""
 
     mirror: Mirror
     outcome: str
@@ -181,8 +160,7 @@ class ReferenceResolution:
 @dataclass
 class ResolveReport:
     """What ``--resolve`` found: ``references`` sorted by normalized name; ``occurrences`` of them in
-    charts × variants; references not asked: ``templated``/``empty`` (cannot be resolved) and
-    ``not_allowed`` (offenders and invalid ones, failed by the prefix check already)."""
+    charts × variants; references not asked: ``templated``, ``empty`` and ``not_allowed``."""
 
     references: list[ReferenceResolution]
     occurrences: int = 0
@@ -223,18 +201,13 @@ class ResolveReport:
 
 
 def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport:
-    """Resolve every allowed reference of a check-images ``result`` (each distinct one once).
-
-    Templated and empty references are counted, not asked; offenders and invalid ones are
-    counted as not allowed. With ``options.compare_upstream`` each reference under an
-    ``images.mirrors`` prefix is compared with its upstream at the same tag: upstream lookups run
-    in the same pool. Raises nothing for registry trouble: every problem is an outcome.
+    """Resolve every distinct allowed reference of a check-images ``result`` once; the others are
+    counted. With ``options.compare_upstream`` each reference under an ``images.mirrors`` prefix is
+    compared with its upstream at the same tag. Raises nothing: every registry problem is an outcome.
     """
-
     start = time.perf_counter()
     entries: dict[str, tuple[ImageReference, list[Place]]] = {}
     counts = {TEMPLATED: 0, EMPTY: 0, "other": 0, "unpinned": 0}
-    occurrences = 0
     for item in result.results:
         for checked in item.references:
             ref = checked.reference
@@ -243,17 +216,13 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
                 # the rendered variants carry the full reference, which is what gets resolved
                 counts["unpinned"] += 1
             elif checked.status == ALLOWED and ref is not None:
-                occurrences += 1
                 place = Place(item.chart.name, item.name, checked.found.location)
                 entries.setdefault(ref.normalized, (ref, []))[1].append(place)
             else:
                 counts[checked.status if checked.status in (TEMPLATED, EMPTY) else "other"] += 1
     upstreams: dict[str, tuple[Mirror, ImageReference | None, str]] = {}
-    if options.compare_upstream:
-        for name, (ref, _) in entries.items():
-            mirror = find_mirror(options.mirrors, ref.name)
-            if mirror is None:
-                continue
+    for name, (ref, _) in entries.items() if options.compare_upstream else ():
+        if mirror := find_mirror(options.mirrors, ref.name):
             try:
                 upstreams[name] = (mirror, mirror.upstream_of(ref), "")
             except InvalidReference as exc:
@@ -266,10 +235,9 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
     finally:
         resolver.close()
     notes = list(options.credentials.notes)
-    if counts["unpinned"]:
+    if unpinned := counts["unpinned"]:
         notes.append(
-            f"{counts['unpinned']} values.yaml image default(s) without a tag not asked: "
-            "the chart sets the tag at render time"
+            f"{unpinned} values.yaml image default(s) without a tag not asked: the chart sets the tag at render time"
         )
     references = []
     for name in sorted(entries):
@@ -281,7 +249,7 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
         references.append(entry)
     return ResolveReport(
         references=references,
-        occurrences=occurrences,
+        occurrences=sum(len(places) for _, places in entries.values()),
         templated=counts[TEMPLATED],
         empty=counts[EMPTY],
         not_allowed=counts["other"],
@@ -316,7 +284,4 @@ def _compare(
 
 def short_digest(digest: str | None) -> str:
     """``sha256:`` and the first 12 hex digits (what ``docker images`` shows), or ``-``."""
-    if not digest:
-        return "-"
-    algorithm, _, hexpart = digest.partition(":")
-    return f"{algorithm}:{hexpart[:12]}"
+    return digest[: digest.index(":") + 13] if digest else "-"

@@ -1,10 +1,7 @@
 """check-images' inputs: the ``images`` section of gsvendor.yaml, the charts to check and the
-variants each is rendered in (each one ``helm template`` run):
-
-* ``defaults`` — the chart's own values;
-* ``switches-on`` — every boolean ``enabled``/``create…`` key of values.yaml that is false set
-  to true (``--set path=true``), plus the chart's ``switchValues`` files from the configuration;
-* each variant declared in the configuration (values files, ``set``, optional ``expectFailure``).
+variants each is rendered in: ``defaults`` (the chart's own values), ``switches-on`` (every boolean
+``enabled``/``create…`` key that is false set to true, plus the chart's ``switchValues`` files), and
+each variant the configuration declares.
 """
 
 from __future__ import annotations
@@ -13,6 +10,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,13 +33,9 @@ RESERVED_VARIANTS = frozenset({DEFAULTS, SWITCHES_ON, VALUES})
 
 @dataclass(frozen=True)
 class Variant:
-    """One ``helm template`` run of a chart.
-
-    ``values_files`` (``--values``), ``set_values`` (``--set``, the discovered switches),
-    ``set_json`` (``--set-json``, a declared ``set`` keeps its YAML types), ``expect_failure``:
-    a regex helm's error must match for the variant to fail as declared; ``switches``: the
-    discovered switch paths (for the report).
-    """
+    """One ``helm template`` run of a chart: ``values_files`` (``--values``), ``set_values`` (``--set``, the
+    discovered ``switches``), ``set_json`` (``--set-json``: a declared ``set`` keeps its YAML types),
+    ``expect_failure``: a regex helm's error must match for the variant to fail as declared."""
 
     name: str
     values_files: tuple[Path, ...] = ()
@@ -72,21 +66,15 @@ class ImagesConfig:
 
 
 def images_config(config: Config | None) -> ImagesConfig:
-    """Read the ``images`` section of ``config`` (already schema-validated); ``None`` gives the defaults.
-
-    Checks what the schema cannot: every chart named is a configured chart, variant names unique
-    and not ``defaults``/``switches-on``/``values.yaml``, ``expectFailure`` a valid regex, every
-    values file present. Raises
-    :class:`ConfigError` ``gsvendor.yaml:line: images.charts.x.variants[0].name: …``.
+    """Read the ``images`` section of ``config`` (schema-validated); ``None`` gives the defaults. Checks
+    what the schema cannot (chart names configured, variant names unique and not reserved, regexes,
+    values files) and raises :class:`ConfigError` ``gsvendor.yaml:line: images.charts.x.variants[0].name: …``.
     """
     if config is None:
         return ImagesConfig()
-
     raw = config.raw.get("images") or {}
     label = config.path.name
-
-    def fail(path: list[Any], message: str) -> ConfigError:
-        return config_error(config, path, message)
+    fail = partial(config_error, config)
 
     def files(entries: Iterable[Any], path: list[Any]) -> tuple[Path, ...]:
         result = []
@@ -121,19 +109,11 @@ def images_config(config: Config | None) -> ImagesConfig:
                 except re.error as exc:
                     raise fail([*path, "expectFailure"], f"not a valid regular expression: {exc}") from None
             try:
-                set_json = tuple(
-                    f"{key}={json.dumps(_json_value(value))}" for key, value in (item.get("set") or {}).items()
-                )
+                set_json = tuple(f"{key}={json.dumps(value)}" for key, value in (item.get("set") or {}).items())
             except (TypeError, ValueError) as exc:
                 raise fail([*path, "set"], f"a value helm cannot take as JSON ({exc})") from None
-            variants.append(
-                Variant(
-                    name=variant_name,
-                    values_files=files(item.get("values") or [], [*path, "values"]),
-                    set_json=set_json,
-                    expect_failure=pattern,
-                )
-            )
+            values_files = files(item.get("values") or [], [*path, "values"])
+            variants.append(Variant(variant_name, values_files, set_json=set_json, expect_failure=pattern))
         charts[str(name)] = ChartImages(
             switch_values=files(entry.get("switchValues") or [], [*base, "switchValues"]), variants=tuple(variants)
         )
@@ -157,10 +137,8 @@ class ChartTarget:
 
 
 def chart_targets(chart_dirs: Sequence[Path], config: Config | None) -> list[ChartTarget]:
-    """The charts to check: ``chart_dirs`` if given, else every configured chart's ``dest``.
-
-    Raises :class:`UsageError` for a chart folder that does not exist or has no Chart.yaml (exit
-    2), and when neither chart folders nor a configuration are given.
+    """The charts to check: ``chart_dirs`` if given, else every configured chart's ``dest``. Raises
+    :class:`UsageError` for a folder without Chart.yaml, and when there are neither folders nor a configuration.
     """
     if chart_dirs:
         entries = [(path, str(path)) for path in chart_dirs]
@@ -200,17 +178,11 @@ def _chart_name(chart_yaml: Path) -> str | None:
 _SET_SPECIAL = re.compile(r"([\\.\[=,])")
 
 
-def _escape_key(key: str) -> str:
-    return _SET_SPECIAL.sub(r"\\\1", key)
-
-
 def discover_switches(values: Any) -> list[str]:
-    """``--set`` paths of every feature switch that is off in ``values`` (a parsed values.yaml).
-
-    A switch is a boolean key named ``enabled`` or ``create…`` (``create``, ``createGateway``,
-    ``createSharedResources``) at any depth, list items included (``a[0].enabled``). Only
-    switches that are ``false`` are returned; keys with dots are escaped for helm. Raises
-    ``RecursionError`` for a recursive alias, absurd nesting, or an expansion past 200,000 nodes.
+    """``--set`` paths (escaped for helm) of every switch that is ``false`` in ``values`` (a parsed
+    values.yaml): a boolean key ``enabled`` or ``create…`` at any depth, list items included
+    (``a[0].enabled``). Raises ``RecursionError`` for a recursive alias, absurd nesting, or an
+    expansion past 200,000 nodes.
     """
     switches: list[str] = []
     budget = [200_000]  # nodes; an alias bomb expands past this long before it matters
@@ -223,10 +195,9 @@ def discover_switches(values: Any) -> list[str]:
             for key, value in node.items():
                 if not isinstance(key, str):
                     continue
-                here = f"{path}.{_escape_key(key)}" if path else _escape_key(key)
-                # ruamel round-trip loads an anchored boolean as ScalarBoolean (an int), hence the name check
-                is_bool = isinstance(value, bool) or type(value).__name__ == "ScalarBoolean"
-                if is_bool and (key == "enabled" or key.startswith("create")):
+                escaped = _SET_SPECIAL.sub(r"\\\1", key)
+                here = f"{path}.{escaped}" if path else escaped
+                if isinstance(value, bool) and (key == "enabled" or key.startswith("create")):
                     if not value:
                         switches.append(here)
                 else:
@@ -240,30 +211,12 @@ def discover_switches(values: Any) -> list[str]:
 
 
 def plan_variants(values: Any, settings: ChartImages) -> list[Variant]:
-    """The variants of one chart: ``defaults``, ``switches-on`` (when there is a switch or a
-    switch values file; otherwise it would render the defaults again), then the declared ones."""
+    """The variants of one chart: ``defaults``, ``switches-on`` (unless it would render the defaults
+    again), then the declared ones."""
     variants = [Variant(DEFAULTS)]
     switches = discover_switches(values)
     if switches or settings.switch_values:
-        variants.append(
-            Variant(
-                SWITCHES_ON,
-                values_files=settings.switch_values,
-                set_values=tuple(f"{path}=true" for path in switches),
-                switches=tuple(switches),
-            )
-        )
+        on = tuple(f"{path}=true" for path in switches)
+        variants.append(Variant(SWITCHES_ON, settings.switch_values, on, switches=tuple(switches)))
     variants.extend(settings.variants)
     return variants
-
-
-def _json_value(value: Any) -> Any:
-    """A ``set`` value as JSON sees it; ruamel's anchored booleans are ints underneath, so they are
-    turned back into booleans (``&on true`` must stay ``true``)."""
-    if type(value).__name__ == "ScalarBoolean":
-        return bool(value)
-    if isinstance(value, dict):
-        return {str(k): _json_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json_value(v) for v in value]
-    return value
