@@ -27,6 +27,7 @@ from gsvendor.report.layout import COUNT_AFTER, COUNT_BEFORE, UNIT_AFTER, Stripp
 _NEAR_END = r"(?=\S{0,200}(?:\s|$))"
 _GLUED = rf"{_NEAR_END}\S*\d{UNIT_AFTER}\S*|{COUNT_BEFORE}\S+|{_NEAR_END}[A-Za-z]\S*{COUNT_AFTER}\S+"
 _WORD = re.compile(rf"\s*(?:{_GLUED}|[^\s/]*/+|\S+)\s*")
+_WHOLE_WORD = re.compile(rf"\s*(?:{_GLUED}|\S+)\s*")  # a path whole: it breaks only when longer than a line
 # a table's only box characters: a rule of "-" under the header, a blank between columns
 _RULE = Box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
 _UNIT_GAP = re.compile(rf"\d{UNIT_AFTER}|{COUNT_BEFORE}|[A-Za-z]{COUNT_AFTER}")
@@ -80,20 +81,30 @@ def _narrowed(widths: dict[int, int], least: Sequence[int], groups: Sequence[lis
 
 def wrap_offsets(line: str, width: int) -> list[int]:
     """Where rich 13-15 (``rich._wrap.divide_line``, folding) breaks ``line`` at ``width`` cells, but
-    never inside a number and its unit or a count and its noun, and a path may break after a ``/``."""
+    never inside a number and its unit or a count and its noun; a path longer than a line breaks after
+    a ``/`` (one that fits goes whole to the next line, to be copied in one piece)."""
     breaks: list[int] = []
     offset = 0
-    for match in _WORD.finditer(line):
-        start, word = match.start(), match.group(0)
+
+    def place(start: int, word: str) -> None:
+        nonlocal offset
         length = len(word.rstrip())
         if width - offset >= length:
             offset += len(word)
         elif length > width:  # fold the word across lines: a break before each piece of ``width``
-            breaks += [at for at in range(start, start + len(word), width) if at]
+            breaks.extend(at for at in range(start, start + len(word), width) if at)
             offset = (len(word) - 1) % width + 1
         elif offset and start:
             breaks.append(start)
             offset = len(word)
+
+    for match in _WHOLE_WORD.finditer(line):
+        start, word = match.start(), match.group(0)
+        if len(word.rstrip()) <= width or "/" not in word:
+            place(start, word)
+        else:
+            for piece in _WORD.finditer(line, start, match.end()):
+                place(piece.start(), piece.group(0))
     return breaks
 
 

@@ -415,6 +415,11 @@ def test_tables_and_hanging_lines_wrap_at_boundaries_without_trailing_spaces() -
         "helm/kserve-llmisvc-resources/",
         "values.yaml:2 agrees",
     ]
+    # a path that fits on a line goes there whole (copied in one piece), not broken after a "/"
+    assert printed(40, "hanging", "", "wrote 3 files from tarball ../shared/upstream/kserve-x.tar.gz") == [
+        "wrote 3 files from tarball",
+        "../shared/upstream/kserve-x.tar.gz",
+    ]
     for width in (29, 30, 31, 32):
         line = "resolved 5 reference(s) in 3.1 s: 2 ok"
         assert printed(width, "hanging", "", line) == ["resolved 5 reference(s) in", "3.1 s: 2 ok"]
