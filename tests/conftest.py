@@ -10,12 +10,13 @@ import subprocess
 import sys
 import tarfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import settings
+from pytest_httpserver import HTTPServer
 
 ROOT = Path(__file__).resolve().parent.parent
 # ../shared/upstream beside the repository; GSVENDOR_UPSTREAM_DIR points elsewhere (CircleCI
@@ -182,12 +183,30 @@ class Cli:
         )
 
 
-@pytest.fixture(scope="session")
-def httpserver_listen_address() -> tuple[str, int]:
-    """pytest-httpserver on 127.0.0.1, named so in its URLs: with "localhost" a client (curl, git,
-    httpx) may try ::1 first, where a server of another worker listening on every interface can
-    hold the same port number."""
-    return ("127.0.0.1", 0)
+class _OwnServer(HTTPServer):
+    """pytest-httpserver whose ``stop`` waits at most 50 ms for its serving loop (werkzeug polls every 0.5 s)."""
+
+    def thread_target(self) -> None:
+        assert self.server is not None
+        self.server.serve_forever(poll_interval=0.05)
+
+
+@pytest.fixture
+def httpserver() -> Iterator[HTTPServer]:
+    """A pytest-httpserver of this test alone, threaded, on 127.0.0.1 (named so in its URLs).
+
+    pytest-httpserver's own fixture shares one single-threaded server between a worker's tests and
+    clears its handlers only when the next test starts: a request a test abandoned was still answered
+    while the next test ran (and now and then a fresh connection was closed unanswered under load).
+    With "localhost" a client (curl, git, httpx) may try ::1 first, where another worker's server
+    can hold the same port number."""
+    server = _OwnServer(host="127.0.0.1", port=0, threaded=True)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.clear()
+        server.stop()
 
 
 @pytest.fixture
