@@ -28,6 +28,8 @@ _NEAR_END = r"(?=\S{0,200}(?:\s|$))"
 _GLUED = rf"{_NEAR_END}\S*\d{UNIT_AFTER}\S*|{COUNT_BEFORE}\S+|{_NEAR_END}[A-Za-z]\S*{COUNT_AFTER}\S+"
 _WORD = re.compile(rf"\s*(?:{_GLUED}|[^\s/]*/+|\S+)\s*")
 _WHOLE_WORD = re.compile(rf"\s*(?:{_GLUED}|\S+)\s*")  # a path whole: it breaks only when longer than a line
+# a dotted field path's parts ("spec.", "containers[manager].", "image"): each ends after its "."
+_DOTTED = re.compile(r"[^.]*\.+(?=[^.\s])|.+", re.S)
 # a table's only box characters: a rule of "-" under the header, a blank between columns
 _RULE = Box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
 _UNIT_GAP = re.compile(rf"\d{UNIT_AFTER}|{COUNT_BEFORE}|[A-Za-z]{COUNT_AFTER}")
@@ -82,7 +84,9 @@ def _narrowed(widths: dict[int, int], least: Sequence[int], groups: Sequence[lis
 def wrap_offsets(line: str, width: int) -> list[int]:
     """Where rich 13-15 (``rich._wrap.divide_line``, folding) breaks ``line`` at ``width`` cells, but
     never inside a number and its unit or a count and its noun; a path longer than a line breaks after
-    a ``/`` (one that fits goes whole to the next line, to be copied in one piece)."""
+    a ``/`` (one that fits goes whole to the next line, to be copied in one piece), and a part of it still
+    longer (a dotted field path: ``spec.template.spec.containers[manager].image``) starts a line and breaks
+    after a ``.``."""
     breaks: list[int] = []
     offset = 0
 
@@ -98,13 +102,26 @@ def wrap_offsets(line: str, width: int) -> list[int]:
             breaks.append(start)
             offset = len(word)
 
+    def place_dotted(start: int, word: str) -> None:
+        # a piece longer than a line with a "." in it breaks after a "." before it is folded; it starts a
+        # line, so its first part is not left at the end of the text before it ("values.yaml:61 kserve.")
+        nonlocal offset
+        if len(word.rstrip()) <= width or "." not in word.rstrip():
+            place(start, word)
+            return
+        if offset and start:
+            breaks.append(start)
+            offset = 0
+        for part in _DOTTED.finditer(word):
+            place(start + part.start(), part.group(0))
+
     for match in _WHOLE_WORD.finditer(line):
         start, word = match.start(), match.group(0)
         if len(word.rstrip()) <= width or "/" not in word:
-            place(start, word)
+            place_dotted(start, word)
         else:
             for piece in _WORD.finditer(line, start, match.end()):
-                place(piece.start(), piece.group(0))
+                place_dotted(piece.start(), piece.group(0))
     return breaks
 
 

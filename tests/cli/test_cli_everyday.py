@@ -699,3 +699,40 @@ def test_a_tab_in_a_table_cell_is_shown_escaped(findings: bool, monkeypatch: pyt
     else:
         expected = ["chart  image", "------ -------------------", "c      registry/agent\\tx:1"]
     assert lines == expected
+
+
+def test_a_dotted_field_path_breaks_after_a_dot_never_mid_word() -> None:
+    # "spec.template.spec.container" / "s[manager].image" was cut mid-word; a path that must break starts a
+    # line ("values.yaml:61 kserve." left a piece of the key beside the file)
+    assert printed(30, "hanging", "", "values.yaml:61 kserve.servingruntime.art.image") == [
+        "values.yaml:61",
+        "kserve.servingruntime.art.",
+        "image",
+    ]
+    found = "Deployment/\nkserve-controller-manager\nspec.template.spec.containers[kube-rbac-proxy].image"
+    rows = [("defaults", found, "gsoci.azurecr.io/giantswarm/kube-rbac-proxy:v0.18.0", "allowed")]
+    assert printed(80, "table", ("variant", "found in", "as written", "status"), rows) == [
+        "variant   found in                              as written               status",
+        "--------- ------------------------------------- ------------------------ -------",
+        "defaults  Deployment/                           gsoci.azurecr.io/        allowed",
+        "          kserve-controller-manager             giantswarm/",
+        "          spec.template.spec.                   kube-rbac-proxy:v0.18.0",
+        "          containers[kube-rbac-proxy].image",
+    ]
+
+
+def test_check_images_breaks_a_field_path_after_a_dot(cli: Cli, synced_tree: Path) -> None:
+    lines = run(cli, synced_tree, "check-images", "-v", "helm/kserve-resources", columns="80").stdout.splitlines()
+    at = lines.index("switches-on  kserve-controller-manager     kserve-controller:v0.20.0")
+    assert lines[at - 1 : at + 3] == [
+        "defaults,    Deployment/                   gsoci.azurecr.io/giantswarm/  allowed",
+        "switches-on  kserve-controller-manager     kserve-controller:v0.20.0",
+        "             spec.template.spec.",
+        "             containers[manager].image",
+    ]
+    at = lines.index("values.yaml  values.yaml:61                gsoci.azurecr.io/giantswarm/  allowed")
+    assert lines[at : at + 3] == [
+        "values.yaml  values.yaml:61                gsoci.azurecr.io/giantswarm/  allowed",
+        "             kserve.servingruntime.art.    art-explainer",
+        "             image",
+    ]
