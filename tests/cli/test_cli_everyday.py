@@ -136,8 +136,8 @@ def test_tables_wrap_at_path_segments(cli: Cli, synced_tree: Path) -> None:
     table = run(cli, synced_tree, "diff", "--stat", columns="80").stdout.splitlines()
     assert table[0].split() == ["file", "status", "+", "-"]
     assert max(map(len, table)) <= 80
-    # a long path continues on the next line after a "/" or "-", never inside a word
-    at = table.index("serving.kserve.io_clusterservingruntimes.yaml")
+    # a long path continues on the next line after a "/", never inside a word, indented under its start
+    at = table.index("  serving.kserve.io_clusterservingruntimes.yaml")
     assert table[at - 1].split() == ["helm/kserve-crd/templates/", "changed", "3", "0"]
     stat = json.loads(cli(synced_tree, "diff", "--stat", "--json").stdout)["stat"]
     added, removed = sum(s["added"] for s in stat), sum(s["removed"] for s in stat)
@@ -735,4 +735,34 @@ def test_check_images_breaks_a_field_path_after_a_dot(cli: Cli, synced_tree: Pat
         "values.yaml  values.yaml:61                gsoci.azurecr.io/giantswarm/  allowed",
         "             kserve.servingruntime.art.    art-explainer",
         "             image",
+    ]
+
+
+def test_diff_stat_continues_a_long_file_name_under_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the rest of a name that wraps started at column 0 and read as another file
+    import io
+
+    from gsvendor.report.console import print_diff_stat
+    from gsvendor.report.layout import StrippedLines
+    from gsvendor.report.writer import Writer
+    from gsvendor.vendoring.compare import FileDiff
+
+    diff = "--- a\n+++ b\n@@ -1 +1,2 @@\n-x\n+y\n+z\n"
+    diffs = [
+        FileDiff("helm/kserve-crd/Chart.yaml", "changed", diff),
+        FileDiff("helm/kserve-crd/templates/serving.kserve.io_clusterservingruntimes.yaml", "changed", diff),
+        FileDiff("helm/kserve-llmisvc-crd/templates/serving.kserve.io_llminferenceserviceconfigs.yaml", "added", diff),
+    ]
+    monkeypatch.setenv("COLUMNS", "80")  # a terminal's width: a table (without it a CI log's line per file)
+    buffer = io.StringIO()
+    print_diff_stat(Writer(file=StrippedLines(buffer), width=80, highlight=False), diffs)
+    assert buffer.getvalue().splitlines() == [
+        "file                                                               status   +  -",
+        "------------------------------------------------------------------ -------- -- -",
+        "helm/kserve-crd/Chart.yaml                                         changed  2  1",
+        "helm/kserve-crd/templates/                                         changed  2  1",
+        "  serving.kserve.io_clusterservingruntimes.yaml",
+        "helm/kserve-llmisvc-crd/templates/                                 added    2  1",
+        "  serving.kserve.io_llminferenceserviceconfigs.yaml",
+        "3 file(s) differ from upstream, +6 -3 line(s)",
     ]
