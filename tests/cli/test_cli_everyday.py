@@ -766,3 +766,19 @@ def test_diff_stat_continues_a_long_file_name_under_it(monkeypatch: pytest.Monke
         "  serving.kserve.io_llminferenceserviceconfigs.yaml",
         "3 file(s) differ from upstream, +6 -3 line(s)",
     ]
+
+
+@pytest.mark.parametrize("command", ["check-manifests", "check-images"])
+def test_a_missing_chart_folder_says_what_to_give(cli: Cli, synced_tree: Path, command: str) -> None:
+    # "nope: no such chart folder" said nothing of what the command takes
+    charts = [c for c in sorted((synced_tree / "helm").iterdir()) if (c / "Chart.yaml").is_file()]
+    result = run(cli, synced_tree, command, "nope", columns="80")
+    assert (result.returncode, result.stdout) == (2, "")
+    from ruamel.yaml import YAML
+
+    entry = YAML(typ="safe").load((synced_tree / "gsvendor.yaml").read_text())["charts"][0]
+    first = entry if isinstance(entry, str) else entry["name"]
+    assert first in [c.name for c in charts]
+    assert result.stderr.splitlines() == [f"error: nope: no such chart folder; give one under helm/, e.g. helm/{first}"]
+    result = run(cli, synced_tree / "helm", command, "nope", columns="80")
+    assert result.stderr.splitlines() == [f"error: nope: no such chart folder; give one here, e.g. {first}"]

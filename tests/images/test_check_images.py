@@ -733,7 +733,10 @@ def test_usage_errors_exit_2(helm, tmp_path):
     result = invoke("--config", config, "check-images", tmp_path / "not-a-chart", "--helm", helm)
     assert (result.exit_code, result.stderr) == (2, f"error: {tmp_path / 'not-a-chart'}: not a chart (no Chart.yaml)\n")
     result = invoke("--config", config, "check-images", tmp_path / "no-such", "--helm", helm)
-    assert (result.exit_code, result.stderr) == (2, f"error: {tmp_path / 'no-such'}: no such chart folder\n")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"error: {tmp_path / 'no-such'}: no such chart folder; give a folder holding a Chart.yaml\n",
+    )
     write_chart(tmp_path)  # an empty --allow prefix: tests/test_cli_options.py (refused while parsing)
     result = invoke("--config", config, "check-images", "--helm", helm)  # the configured chart was never synced
     assert (result.exit_code, result.stderr) == (
