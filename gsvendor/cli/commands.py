@@ -474,6 +474,8 @@ def versions(
             warn(warning)
     else:
         report_build.print_versions(out, result)
+        if result.problems:  # the table names each place: the error lines count them
+            raise CheckFailed(*report_build.versions_failures(result))
     if result.problems:
         raise CheckFailed(*result.problems)
     if check and not json_output:

@@ -584,7 +584,9 @@ def test_versions_keeps_each_place_on_one_line_after_a_bump(cli: Cli, tmp_path: 
     assert max(map(len, lines)) <= int(columns)
     for place, key in VERSION_ROWS:
         assert any(line.startswith(f"{place}  ") and key in line and line.endswith("differs") for line in lines), place
-    assert any(re.fullmatch(r"  \S+: note: Dockerfile.llmisvc:8 pins v0\.20\.0", line) for line in lines), lines
+    # each place once: its row; no note repeats the pin the title names, the error lines count the rows
+    assert not any(" pins " in line for line in lines), lines
+    assert result.stderr.splitlines()[0].endswith("not follow the pin v0.20.0: see status differs above")
 
 
 def test_a_note_column_gives_way_first_then_moves_below_the_table() -> None:
@@ -782,3 +784,34 @@ def test_a_missing_chart_folder_says_what_to_give(cli: Cli, synced_tree: Path, c
     assert result.stderr.splitlines() == [f"error: nope: no such chart folder; give one under helm/, e.g. helm/{first}"]
     result = run(cli, synced_tree / "helm", command, "nope", columns="80")
     assert result.stderr.splitlines() == [f"error: nope: no such chart folder; give one here, e.g. {first}"]
+
+
+def test_versions_names_a_wrong_pin_once_and_fits_the_go_reason_at_80(
+    cli: Cli, synced_tree: Path, tmp_path: Path
+) -> None:
+    # a wrong pin was said three times (its row, "note: Dockerfile.llmisvc:8 pins …", an error line naming
+    # it); the Go table's reason column wrapped over three lines at 80
+    project = tmp_path / "copy"
+    shutil.copytree(synced_tree, project, symlinks=True)
+    dockerfile = (project / "Dockerfile").read_text()
+    pin = re.search(r"^ARG KSERVE_VERSION=(\S+)$", (project / "Dockerfile.llmisvc").read_text(), re.M)
+    assert pin is not None
+    (project / "Dockerfile").write_text(dockerfile.replace(f"ARG KSERVE_VERSION={pin[1]}", "ARG KSERVE_VERSION=v0.0.1"))
+    result = run(cli, project, "versions", columns="80")
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [f"error: 1 place does not follow the pin {pin[1]}: see status differs above"]
+    lines = result.stdout.splitlines()
+    assert [line for line in lines if line.startswith("Dockerfile:7 ")] == [
+        "Dockerfile:7                                 ARG                v0.0.1   differs"
+    ]
+    assert [line for line in lines if "note:" in line] == [
+        "  Dockerfile.llmisvc:8: note: the source of truth (Renovate bumps it)"
+    ]
+    go = {m[1] for m in re.finditer(r"^FROM .*golang:(\S+) AS builder$", dockerfile, re.M)}.pop()
+    at = lines.index("place                  stage    image          verdict")
+    assert lines[at : at + 4] == [
+        "place                  stage    image          verdict",
+        "---------------------- -------- -------------- -----------------------------",
+        f"Dockerfile:12          builder  golang:{go}  ok: matches upstream's {go}",
+        f"Dockerfile.llmisvc:13  builder  golang:{go}  ok: matches upstream's {go}",
+    ]
