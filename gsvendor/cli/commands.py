@@ -315,16 +315,31 @@ def check_rendered(
 
 
 def chart_folder_meant(path: Path, config: Any) -> str:
-    """``"; did you mean helm/kserve-resources?"`` for a missing CHART_DIR named (nearly) as a synced
-    configured chart (``check-images kserve-resources``, as ``diff`` takes it); else ``""``."""
+    """What to give for a missing CHART_DIR: ``"; did you mean helm/kserve-resources?"`` when it is named
+    (nearly) as a synced configured chart (``check-images kserve-resources``, as ``diff`` takes it), else
+    ``"; give one under helm/, e.g. helm/kserve-crd"`` (the synced chart folders' parent, ``here`` when it is
+    the working folder, and the first of them; folders under several parents are listed), else ``"; give a
+    folder holding a Chart.yaml"``."""
     if config is None:
-        return ""
+        return "; give a folder holding a Chart.yaml"
     folders = {c.name: config.root / c.dest for c in config.charts if c.render is None}
-    name = closest(path.name, [name for name, folder in folders.items() if (folder / "Chart.yaml").is_file()])
-    if name is None:
-        return ""
-    shown = os.path.relpath(folders[name])
-    return f"; did you mean {folders[name] if shown.startswith('..') else shown}?"
+    synced = [name for name, folder in folders.items() if (folder / "Chart.yaml").is_file()]
+    if not synced:
+        return "; give a folder holding a Chart.yaml"
+
+    def shown(folder: Path) -> str:
+        relative = os.path.relpath(folder)
+        return str(folder) if relative.startswith("..") else relative
+
+    name = closest(path.name, synced)
+    if name is not None:
+        return f"; did you mean {shown(folders[name])}?"
+    first = shown(folders[synced[0]])
+    parents = {os.path.dirname(shown(folders[name])) for name in synced}
+    if len(parents) == 1:
+        parent = parents.pop()
+        return f"; give one {f'under {parent}{os.sep}' if parent else 'here'}, e.g. {first}"
+    return f"; give one of {', '.join(shown(folders[name]) for name in synced)}"
 
 
 @command(short_help="Show the delta from upstream to the vendored charts.")
@@ -459,6 +474,8 @@ def versions(
             warn(warning)
     else:
         report_build.print_versions(out, result)
+        if result.problems:  # the table names each place: the error lines count them
+            raise CheckFailed(*report_build.versions_failures(result))
     if result.problems:
         raise CheckFailed(*result.problems)
     if check and not json_output:

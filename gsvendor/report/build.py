@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING
 
-from gsvendor.controller_images.versions import AGREES, PIN
+from gsvendor.controller_images.versions import AGREES, DIFFERS, GO_FAIL, MISSING, PIN
 from gsvendor.report.console import diff_line_style
 from gsvendor.report.junit import TestCase
 
@@ -110,20 +110,23 @@ def versions_agree(report: VersionsReport) -> str:
 
 
 def print_versions(console: Writer, report: VersionsReport) -> None:
-    """The table of places holding the upstream version, then the Go builder table."""
+    """The table of places holding the upstream version, then the Go builder table. A place that differs
+    has no note: the title names the pin, and :func:`versions_failures` counts the rows."""
     pin = report.pin
     console.table(
         ("place", "key", "value", "status", "note"),
-        [(p.where, p.key, p.value or "-", p.status, p.note) for p in report.places],
+        [(p.where, p.key, p.value or "-", p.status, "" if p.status == DIFFERS else p.note) for p in report.places],
         below=("note",),
         keep=("place",),
         title=f"Upstream version: {pin.value} (pinned by {pin.file}:{pin.line} ARG KSERVE_VERSION)",
     )
     if report.go_mod is not None:
         mod = report.go_mod
+        # no "go" column (the image's tag says it) and the reason after the verdict: a column of its own
+        # had 16 cells at 80 columns ("matches" / "upstream's" / "1.25.8")
         console.table(
-            ("place", "stage", "image", "go", "verdict", "reason"),
-            [(b.where, b.stage, b.image, b.version or "?", b.status, b.reason) for b in report.builders],
+            ("place", "stage", "image", "verdict"),
+            [(b.where, b.stage, b.image, f"{b.status}: {b.reason}") for b in report.builders],
             title=f"Go builders vs upstream go.mod (go {mod.go or '-'}, toolchain {mod.toolchain or '-'})",
             caption=(
                 f"go.mod lines recorded in the lock when sync read {report.go_source}"
@@ -133,3 +136,22 @@ def print_versions(console: Writer, report: VersionsReport) -> None:
         )
     for note in report.notes:
         console.say("[yellow]note:[/] {}", note)
+
+
+def versions_failures(report: VersionsReport) -> list[str]:
+    """The exit-1 lines after :func:`print_versions` (``report.problems`` less what its rows say): how many
+    places do not follow the pin and how many Go builders fail, by the status their rows show; then what
+    fixes a stale lock. Each place is named once, in its row."""
+    lines = []
+    marked = sorted({p.status for p in report.places if p.status in (DIFFERS, MISSING)})
+    places = sum(p.status in (DIFFERS, MISSING) for p in report.places)
+    if places:
+        counted = "1 place does" if places == 1 else f"{places} places do"
+        lines.append(f"{counted} not follow the pin {report.pin.value}: see status {'/'.join(marked)} above")
+    builders = sum(b.status == GO_FAIL for b in report.builders)
+    if builders:
+        counted = "1 Go builder is" if builders == 1 else f"{builders} Go builders are"
+        lines.append(f"{counted} older than upstream's Go: see verdict fail above")
+    if report.stale_lock is not None:
+        lines.append(report.problems[-1])
+    return lines

@@ -159,6 +159,6 @@ def print_diff_stat(console: Writer, diffs: Sequence[FileDiff]) -> None:
     """A table of changed files with lines added and removed, then the totals."""
     stat = diff_stat(diffs)
     rows = [(row["path"], row["status"], row["added"], row["removed"]) for row in stat]
-    console.table(("file", "status", "+", "-"), rows, right=("+", "-"), findings=True)
+    console.table(("file", "status", "+", "-"), rows, right=("+", "-"), hang=("file",), findings=True)
     added, removed = sum(r["added"] for r in stat), sum(r["removed"] for r in stat)
     console.print(f"{len(stat)} file(s) differ from upstream, +{added} -{removed} line(s)", highlight=False)

@@ -28,8 +28,11 @@ _NEAR_END = r"(?=\S{0,200}(?:\s|$))"
 _GLUED = rf"{_NEAR_END}\S*\d{UNIT_AFTER}\S*|{COUNT_BEFORE}\S+|{_NEAR_END}[A-Za-z]\S*{COUNT_AFTER}\S+"
 _WORD = re.compile(rf"\s*(?:{_GLUED}|[^\s/]*/+|\S+)\s*")
 _WHOLE_WORD = re.compile(rf"\s*(?:{_GLUED}|\S+)\s*")  # a path whole: it breaks only when longer than a line
+# a dotted field path's parts ("spec.", "containers[manager].", "image"): each ends after its "."
+_DOTTED = re.compile(r"[^.]*\.+(?=[^.\s])|.+", re.S)
 # a table's only box characters: a rule of "-" under the header, a blank between columns
 _RULE = Box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
+_HANG = 2  # the indent of a hanging cell's continuation lines
 _UNIT_GAP = re.compile(rf"\d{UNIT_AFTER}|{COUNT_BEFORE}|[A-Za-z]{COUNT_AFTER}")
 
 
@@ -82,7 +85,9 @@ def _narrowed(widths: dict[int, int], least: Sequence[int], groups: Sequence[lis
 def wrap_offsets(line: str, width: int) -> list[int]:
     """Where rich 13-15 (``rich._wrap.divide_line``, folding) breaks ``line`` at ``width`` cells, but
     never inside a number and its unit or a count and its noun; a path longer than a line breaks after
-    a ``/`` (one that fits goes whole to the next line, to be copied in one piece)."""
+    a ``/`` (one that fits goes whole to the next line, to be copied in one piece), and a part of it still
+    longer (a dotted field path: ``spec.template.spec.containers[manager].image``) starts a line and breaks
+    after a ``.``."""
     breaks: list[int] = []
     offset = 0
 
@@ -98,13 +103,26 @@ def wrap_offsets(line: str, width: int) -> list[int]:
             breaks.append(start)
             offset = len(word)
 
+    def place_dotted(start: int, word: str) -> None:
+        # a piece longer than a line with a "." in it breaks after a "." before it is folded; it starts a
+        # line, so its first part is not left at the end of the text before it ("values.yaml:61 kserve.")
+        nonlocal offset
+        if len(word.rstrip()) <= width or "." not in word.rstrip():
+            place(start, word)
+            return
+        if offset and start:
+            breaks.append(start)
+            offset = 0
+        for part in _DOTTED.finditer(word):
+            place(start + part.start(), part.group(0))
+
     for match in _WHOLE_WORD.finditer(line):
         start, word = match.start(), match.group(0)
         if len(word.rstrip()) <= width or "/" not in word:
-            place(start, word)
+            place_dotted(start, word)
         else:
             for piece in _WORD.finditer(line, start, match.end()):
-                place(piece.start(), piece.group(0))
+                place_dotted(piece.start(), piece.group(0))
     return breaks
 
 
@@ -121,6 +139,24 @@ class _Cell(Text):
     def wrap(self, console: Console, width: int, **options: Any) -> Any:
         """rich's ``Text.wrap`` of :func:`_broken`."""
         return _broken(self, width).wrap(console, width, **options)
+
+
+class _HangingCell(_Cell):
+    """A cell whose wrapped lines hang two cells in under its first: a long file name's continuation, not
+    another file (a line of its own text, ``\\n``, starts at the left again)."""
+
+    def wrap(self, console: Console, width: int, **options: Any) -> Any:
+        """rich's ``Text.wrap`` of each line broken at ``width``, continued at ``width - 2`` after two spaces."""
+        if width <= _HANG:
+            return super().wrap(console, width, **options)
+        lines: list[Text] = []
+        for line in self.split("\n", allow_blank=True):
+            first, *_ = wrap_offsets(line.plain, width) or [len(line)]
+            head, rest = line[:first], line[first:]
+            lines.append(head)
+            if rest.plain:
+                lines += [Text(" " * _HANG) + part for part in rest.divide(wrap_offsets(rest.plain, width - _HANG))]
+        return Text("\n").join(lines).wrap(console, width, **options)
 
 
 class Writer(Console):
@@ -179,6 +215,7 @@ class Writer(Console):
         right: Sequence[str] = (),
         below: Sequence[str] = (),
         keep: Sequence[str] = (),
+        hang: Sequence[str] = (),
         findings: bool = False,
     ) -> None:
         """``rows`` (cells ``str()``-ed, no markup read) under ``columns``, within the width: a header, a rule
@@ -187,7 +224,8 @@ class Writer(Console):
         ``right``: right-aligned columns. ``keep``: columns kept on one line while others can wrap.
         ``below``: columns shown only when they fit beside the others at natural width, else each cell
         follows the table as ``  <keep cell>: <column>: <text>``. ``findings``: without a terminal and
-        ``$COLUMNS`` (a CI log) each row is one line ``title: column value, …`` for grep.
+        ``$COLUMNS`` (a CI log) each row is one line ``title: column value, …`` for grep. ``hang``: columns
+        whose wrapped cells continue two cells in (a long file name reads as one, not as the next row's).
         """
         from rich.table import Table
 
@@ -205,6 +243,7 @@ class Writer(Console):
 
         every = range(len(columns))
         natural, word = [longest(i, lambda c: c.split("\n")) for i in every], [longest(i, _pieces) for i in every]
+        word = [n + _HANG * (columns[i] in hang) for i, n in enumerate(word)]  # a continuation's indent
 
         inline = [i for i in every if columns[i] not in below]
         notes = [i for i in every if i not in inline]
@@ -220,7 +259,7 @@ class Writer(Console):
             justify = "right" if columns[i] in right else "left"
             table.add_column(columns[i], justify=justify, overflow="fold", width=widths.get(i))
         for row in cells:
-            table.add_row(*(_Cell(row[i]) for i in shown))
+            table.add_row(*((_HangingCell if columns[i] in hang else _Cell)(row[i]) for i in shown))
         if title:
             self.say("[bold]{}[/]", title)
         self.print(table)

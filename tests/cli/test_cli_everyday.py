@@ -136,8 +136,8 @@ def test_tables_wrap_at_path_segments(cli: Cli, synced_tree: Path) -> None:
     table = run(cli, synced_tree, "diff", "--stat", columns="80").stdout.splitlines()
     assert table[0].split() == ["file", "status", "+", "-"]
     assert max(map(len, table)) <= 80
-    # a long path continues on the next line after a "/" or "-", never inside a word
-    at = table.index("serving.kserve.io_clusterservingruntimes.yaml")
+    # a long path continues on the next line after a "/", never inside a word, indented under its start
+    at = table.index("  serving.kserve.io_clusterservingruntimes.yaml")
     assert table[at - 1].split() == ["helm/kserve-crd/templates/", "changed", "3", "0"]
     stat = json.loads(cli(synced_tree, "diff", "--stat", "--json").stdout)["stat"]
     added, removed = sum(s["added"] for s in stat), sum(s["removed"] for s in stat)
@@ -584,7 +584,9 @@ def test_versions_keeps_each_place_on_one_line_after_a_bump(cli: Cli, tmp_path: 
     assert max(map(len, lines)) <= int(columns)
     for place, key in VERSION_ROWS:
         assert any(line.startswith(f"{place}  ") and key in line and line.endswith("differs") for line in lines), place
-    assert any(re.fullmatch(r"  \S+: note: Dockerfile.llmisvc:8 pins v0\.20\.0", line) for line in lines), lines
+    # each place once: its row; no note repeats the pin the title names, the error lines count the rows
+    assert not any(" pins " in line for line in lines), lines
+    assert result.stderr.splitlines()[0].endswith("not follow the pin v0.20.0: see status differs above")
 
 
 def test_a_note_column_gives_way_first_then_moves_below_the_table() -> None:
@@ -699,3 +701,117 @@ def test_a_tab_in_a_table_cell_is_shown_escaped(findings: bool, monkeypatch: pyt
     else:
         expected = ["chart  image", "------ -------------------", "c      registry/agent\\tx:1"]
     assert lines == expected
+
+
+def test_a_dotted_field_path_breaks_after_a_dot_never_mid_word() -> None:
+    # "spec.template.spec.container" / "s[manager].image" was cut mid-word; a path that must break starts a
+    # line ("values.yaml:61 kserve." left a piece of the key beside the file)
+    assert printed(30, "hanging", "", "values.yaml:61 kserve.servingruntime.art.image") == [
+        "values.yaml:61",
+        "kserve.servingruntime.art.",
+        "image",
+    ]
+    found = "Deployment/\nkserve-controller-manager\nspec.template.spec.containers[kube-rbac-proxy].image"
+    rows = [("defaults", found, "gsoci.azurecr.io/giantswarm/kube-rbac-proxy:v0.18.0", "allowed")]
+    assert printed(80, "table", ("variant", "found in", "as written", "status"), rows) == [
+        "variant   found in                              as written               status",
+        "--------- ------------------------------------- ------------------------ -------",
+        "defaults  Deployment/                           gsoci.azurecr.io/        allowed",
+        "          kserve-controller-manager             giantswarm/",
+        "          spec.template.spec.                   kube-rbac-proxy:v0.18.0",
+        "          containers[kube-rbac-proxy].image",
+    ]
+
+
+def test_check_images_breaks_a_field_path_after_a_dot(cli: Cli, synced_tree: Path) -> None:
+    lines = run(cli, synced_tree, "check-images", "-v", "helm/kserve-resources", columns="80").stdout.splitlines()
+    at = lines.index("switches-on  kserve-controller-manager     kserve-controller:v0.20.0")
+    assert lines[at - 1 : at + 3] == [
+        "defaults,    Deployment/                   gsoci.azurecr.io/giantswarm/  allowed",
+        "switches-on  kserve-controller-manager     kserve-controller:v0.20.0",
+        "             spec.template.spec.",
+        "             containers[manager].image",
+    ]
+    at = lines.index("values.yaml  values.yaml:61                gsoci.azurecr.io/giantswarm/  allowed")
+    assert lines[at : at + 3] == [
+        "values.yaml  values.yaml:61                gsoci.azurecr.io/giantswarm/  allowed",
+        "             kserve.servingruntime.art.    art-explainer",
+        "             image",
+    ]
+
+
+def test_diff_stat_continues_a_long_file_name_under_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the rest of a name that wraps started at column 0 and read as another file
+    import io
+
+    from gsvendor.report.console import print_diff_stat
+    from gsvendor.report.layout import StrippedLines
+    from gsvendor.report.writer import Writer
+    from gsvendor.vendoring.compare import FileDiff
+
+    diff = "--- a\n+++ b\n@@ -1 +1,2 @@\n-x\n+y\n+z\n"
+    diffs = [
+        FileDiff("helm/kserve-crd/Chart.yaml", "changed", diff),
+        FileDiff("helm/kserve-crd/templates/serving.kserve.io_clusterservingruntimes.yaml", "changed", diff),
+        FileDiff("helm/kserve-llmisvc-crd/templates/serving.kserve.io_llminferenceserviceconfigs.yaml", "added", diff),
+    ]
+    monkeypatch.setenv("COLUMNS", "80")  # a terminal's width: a table (without it a CI log's line per file)
+    buffer = io.StringIO()
+    print_diff_stat(Writer(file=StrippedLines(buffer), width=80, highlight=False), diffs)
+    assert buffer.getvalue().splitlines() == [
+        "file                                                               status   +  -",
+        "------------------------------------------------------------------ -------- -- -",
+        "helm/kserve-crd/Chart.yaml                                         changed  2  1",
+        "helm/kserve-crd/templates/                                         changed  2  1",
+        "  serving.kserve.io_clusterservingruntimes.yaml",
+        "helm/kserve-llmisvc-crd/templates/                                 added    2  1",
+        "  serving.kserve.io_llminferenceserviceconfigs.yaml",
+        "3 file(s) differ from upstream, +6 -3 line(s)",
+    ]
+
+
+@pytest.mark.parametrize("command", ["check-manifests", "check-images"])
+def test_a_missing_chart_folder_says_what_to_give(cli: Cli, synced_tree: Path, command: str) -> None:
+    # "nope: no such chart folder" said nothing of what the command takes
+    charts = [c for c in sorted((synced_tree / "helm").iterdir()) if (c / "Chart.yaml").is_file()]
+    result = run(cli, synced_tree, command, "nope", columns="80")
+    assert (result.returncode, result.stdout) == (2, "")
+    from ruamel.yaml import YAML
+
+    entry = YAML(typ="safe").load((synced_tree / "gsvendor.yaml").read_text())["charts"][0]
+    first = entry if isinstance(entry, str) else entry["name"]
+    assert first in [c.name for c in charts]
+    assert result.stderr.splitlines() == [f"error: nope: no such chart folder; give one under helm/, e.g. helm/{first}"]
+    result = run(cli, synced_tree / "helm", command, "nope", columns="80")
+    assert result.stderr.splitlines() == [f"error: nope: no such chart folder; give one here, e.g. {first}"]
+
+
+def test_versions_names_a_wrong_pin_once_and_fits_the_go_reason_at_80(
+    cli: Cli, synced_tree: Path, tmp_path: Path
+) -> None:
+    # a wrong pin was said three times (its row, "note: Dockerfile.llmisvc:8 pins …", an error line naming
+    # it); the Go table's reason column wrapped over three lines at 80
+    project = tmp_path / "copy"
+    shutil.copytree(synced_tree, project, symlinks=True)
+    dockerfile = (project / "Dockerfile").read_text()
+    pin = re.search(r"^ARG KSERVE_VERSION=(\S+)$", (project / "Dockerfile.llmisvc").read_text(), re.M)
+    assert pin is not None
+    (project / "Dockerfile").write_text(dockerfile.replace(f"ARG KSERVE_VERSION={pin[1]}", "ARG KSERVE_VERSION=v0.0.1"))
+    result = run(cli, project, "versions", columns="80")
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [f"error: 1 place does not follow the pin {pin[1]}: see status differs above"]
+    lines = result.stdout.splitlines()
+    assert [line for line in lines if line.startswith("Dockerfile:7 ")] == [
+        "Dockerfile:7                                 ARG                v0.0.1   differs"
+    ]
+    assert [line for line in lines if "note:" in line] == [
+        "  Dockerfile.llmisvc:8: note: the source of truth (Renovate bumps it)"
+    ]
+    go = {m[1] for m in re.finditer(r"^FROM .*golang:(\S+) AS builder$", dockerfile, re.M)}.pop()
+    at = lines.index("place                  stage    image          verdict")
+    assert lines[at : at + 4] == [
+        "place                  stage    image          verdict",
+        "---------------------- -------- -------------- -----------------------------",
+        f"Dockerfile:12          builder  golang:{go}  ok: matches upstream's {go}",
+        f"Dockerfile.llmisvc:13  builder  golang:{go}  ok: matches upstream's {go}",
+    ]

@@ -221,7 +221,12 @@ def test_each_place_that_disagrees_is_named(
     )
     result = run_gsvendor(synced, "versions", "--source", str(tarball))
     assert result.returncode == 1
-    assert result.stderr.splitlines() == [f"error: {line}" for line in [problem, *remedy]]
+    # the tables name the place once, in its row; the error line counts the rows
+    counted = "1 place does not follow the pin v1.0.0: see status differs above"
+    assert result.stderr.splitlines() == [f"error: {line}" for line in [counted, *remedy]]
+    place = problem.split(": ", 1)[0]
+    assert [line.split()[-1] for line in result.stdout.splitlines() if line.startswith(f"{place} ")] == ["differs"]
+    assert not any(" pins " in line for line in result.stdout.splitlines())
     code, data, _ = run_json(synced, "versions", "--source", str(tarball))
     assert code == 1
     assert data["problems"] == [problem, *remedy]

@@ -462,6 +462,7 @@ def test_the_table_names_place_reference_and_normalized_form(helm, tmp_path):
 
 
 def test_at_80_columns_a_normalized_form_that_differs_is_a_note_and_references_break_at_slashes(helm, tmp_path):
+    # and a field path breaks after a "." ("spec.ephemeralContainers[debugger].ima" / "ge" was cut mid-word)
     templates, values, _ = PLACES["ephemeral-container"]
     chart = write_chart(tmp_path, templates=templates, values=values)
     args = ["--config", str(write_config(tmp_path)), "check-images", str(chart), "--helm", helm, "-v"]
@@ -478,11 +479,11 @@ def test_at_80_columns_a_normalized_form_that_differs_is_a_note_and_references_b
         "defaults     Pod/debug spec.containers[app].image    gsoci.azurecr.io/  allowed",
         "                                                     giantswarm/app:1",
         "defaults     Pod/debug                               busybox:1.36       offender",
-        "             spec.ephemeralContainers[debugger].ima",
-        "             ge",
+        "             spec.ephemeralContainers[debugger].",
+        "             image",
         "defaults     Deployment/base                         gsoci.azurecr.io/  allowed",
-        "             spec.template.spec.containers[base].im  giantswarm/",
-        "             age                                     base:1.0.0",
+        "             spec.template.spec.containers[base].    giantswarm/",
+        "             image                                   base:1.0.0",
         "values.yaml  values.yaml:3 base.image (+ tag)        gsoci.azurecr.io/  allowed",
         "                                                     giantswarm/",
         "                                                     base:1.0.0",
@@ -732,7 +733,10 @@ def test_usage_errors_exit_2(helm, tmp_path):
     result = invoke("--config", config, "check-images", tmp_path / "not-a-chart", "--helm", helm)
     assert (result.exit_code, result.stderr) == (2, f"error: {tmp_path / 'not-a-chart'}: not a chart (no Chart.yaml)\n")
     result = invoke("--config", config, "check-images", tmp_path / "no-such", "--helm", helm)
-    assert (result.exit_code, result.stderr) == (2, f"error: {tmp_path / 'no-such'}: no such chart folder\n")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"error: {tmp_path / 'no-such'}: no such chart folder; give a folder holding a Chart.yaml\n",
+    )
     write_chart(tmp_path)  # an empty --allow prefix: tests/test_cli_options.py (refused while parsing)
     result = invoke("--config", config, "check-images", "--helm", helm)  # the configured chart was never synced
     assert (result.exit_code, result.stderr) == (
