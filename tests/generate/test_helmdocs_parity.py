@@ -426,3 +426,17 @@ def test_a_helmdocsignore_file_is_refused_by_name(tmp_path: Path) -> None:
         "of the configured charts; remove it\n",
     )
     assert readmes(project) == {}
+
+
+def test_a_float_beyond_float64_is_a_string_as_yaml_v3_resolves_it(tmp_path: Path) -> None:
+    # strconv.ParseFloat fails with ErrRange on 1e400, so yaml.v3 leaves the scalar a string
+    values = "# -- big\na: 1e400\n# -- small\nb: -1e400\n# -- dot\nc: .5e400\n# -- tiny\nd: 1e-400\n"
+    files = {**CHART_C, "helm/c/values.yaml": values, "helm/c/.schema.yaml": SCHEMA_YAML}
+    real, ours = both(tmp_path, files)
+
+    assert ours == fixed(real)
+    assert b'| a | string | `"1e400"` | big |\n' in ours["helm/c/README.md"]
+    code, schema = helm_schema(tmp_path / "real")
+    assert code == 0 and schema is not None
+    assert [p["type"] for p in json.loads(schema)["properties"].values()] == ["string", "string", "string", "number"]
+    assert (tmp_path / "ours/helm/c/values.schema.json").read_bytes() == schema

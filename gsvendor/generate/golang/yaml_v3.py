@@ -201,12 +201,8 @@ def resolve(value: str) -> tuple[str, Any]:
         return _RESOLVE_MAP[value]
     hint = value[:1]
     if hint == ".":
-        try:
-            if _GO_FLOAT.match(value):
-                return FLOAT_TAG, float(value.replace("_", ""))
-        except ValueError:
-            pass
-        return STR_TAG, value
+        number = _go_float(value.replace("_", "")) if _GO_FLOAT.match(value) else None
+        return (STR_TAG, value) if number is None else (FLOAT_TAG, number)
     if hint and ((hint.isdigit() and hint.isascii()) or hint in "+-"):
         if parse_timestamp(value):
             return TIMESTAMP_TAG, value
@@ -214,12 +210,20 @@ def resolve(value: str) -> tuple[str, Any]:
         number = _int_in_range(_go_parse_int(plain), plain)
         if number is not None:
             return INT_TAG, number
-        if _YAML_FLOAT.match(plain):
-            try:
-                return FLOAT_TAG, float(plain)
-            except ValueError:
-                pass
+        number = _go_float(plain) if _YAML_FLOAT.match(plain) else None
+        if number is not None:
+            return FLOAT_TAG, number
     return STR_TAG, value
+
+
+def _go_float(text: str) -> float | None:
+    """strconv.ParseFloat(text, 64) of a decimal float: ``None`` where Go errs, also on overflow
+    (``1e400``: ErrRange, so yaml.v3 reads the scalar as a string; Python would give ``inf``)."""
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return None if math.isinf(number) else number
 
 
 def short_tag(tag: str) -> str:
