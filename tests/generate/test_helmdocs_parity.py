@@ -440,3 +440,18 @@ def test_a_float_beyond_float64_is_a_string_as_yaml_v3_resolves_it(tmp_path: Pat
     assert code == 0 and schema is not None
     assert [p["type"] for p in json.loads(schema)["properties"].values()] == ["string", "string", "string", "number"]
     assert (tmp_path / "ours/helm/c/values.schema.json").read_bytes() == schema
+
+
+def test_tabs_between_tokens_are_read_as_yaml_v3_reads_them(tmp_path: Path) -> None:
+    # after a colon, before a line comment, at a line's end and in a flow collection yaml.v3 (and
+    # libyaml) skip a tab as a space; inside a comment or a quoted scalar it is kept
+    values = '# -- doc\ta\na:\t1\t# -- line\tc\n# -- b doc\nb:\n  # -- c\tdoc\n  c:\t[1,\t2]\t\n  d: "q\tq"\t# x\n'
+    files = {**CHART_C, "helm/c/values.yaml": values, "helm/c/.schema.yaml": SCHEMA_YAML}
+    real, ours = both(tmp_path, files)
+
+    assert ours == fixed(real)
+    assert b"| b.c | list | `[1,2]` | c\tdoc |\n" in ours["helm/c/README.md"]
+    code, schema = helm_schema(tmp_path / "real")
+    assert code == 0 and schema is not None
+    assert json.loads(schema)["properties"]["b"]["properties"]["d"] == {"type": "string"}
+    assert (tmp_path / "ours/helm/c/values.schema.json").read_bytes() == schema

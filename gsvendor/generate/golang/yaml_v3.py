@@ -620,7 +620,8 @@ def parse(text: str | bytes, *, recursive_aliases: bool = False) -> Node | None:
     try:
         builder, document = _built(text, recursive_aliases)
     except YAMLError as exc:
-        spaced = yaml_scan.comment_tabs(text)  # yaml.v3 skips tabs between comment lines
+        # yaml.v3 skips tabs between comment lines and between tokens, ruamel refuses them
+        spaced = yaml_scan.separator_tabs(yaml_scan.comment_tabs(text))
         if spaced == text:
             raise
         try:
