@@ -455,3 +455,37 @@ def test_tabs_between_tokens_are_read_as_yaml_v3_reads_them(tmp_path: Path) -> N
     assert code == 0 and schema is not None
     assert json.loads(schema)["properties"]["b"]["properties"]["d"] == {"type": "string"}
     assert (tmp_path / "ours/helm/c/values.schema.json").read_bytes() == schema
+
+
+@pytest.mark.parametrize(
+    ("template", "error"),
+    [
+        # Go's strings and slices have no methods: Python's str.upper and list.clear are not reachable
+        ('{{ $s := "abc" }}{{ $s.upper }}', "can't evaluate field upper in type string"),
+        ("{{ $l := list 1 }}{{ $l.clear }}{{ $l }}", "can't evaluate field clear in type []interface {}"),
+        ("{{ range .Values }}{{ .Key.split }}{{ end }}", "can't evaluate field split in type string"),
+        # strings.Repeat panics on a negative count; text/template makes the panic the call's error
+        ('{{ indent -5 "x" }}', "error calling indent: strings: negative Repeat count"),
+        ('{{ nindent -1 "x" }}', "error calling nindent: strings: negative Repeat count"),
+        ('{{ repeat -1 "x" }}', "error calling repeat: strings: negative Repeat count"),
+    ],
+)
+def test_a_template_helm_docs_cannot_execute_fails_in_one_line(tmp_path: Path, template: str, error: str) -> None:
+    files = {**CHART_C, "helm/c/README.md.gotmpl": template}
+    project = make_project(tmp_path, files)
+
+    assert helm_docs(project) == {"helm/c/README.md": b""}  # truncated, then the template failed
+    (project / "helm/c/README.md").unlink()
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"error: helm/c: README.md.gotmpl: template: README.md.gotmpl:1: {error}\n",
+    )
+
+
+def test_a_range_over_a_large_int_is_counted_as_it_goes(tmp_path: Path) -> None:
+    template = "{{ range $i := 1000000000000 }}{{ if eq $i 2 }}{{ break }}{{ end }}{{ $i }}{{ end }}\n"
+    files = {**CHART_C, "helm/c/README.md.gotmpl": template}
+    real, ours = both(tmp_path, files)
+
+    assert ours == real == {"helm/c/README.md": b"01\n"}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from gsvendor.generate.golang.text_template.funcs import BUILTINS
@@ -25,7 +25,8 @@ from gsvendor.generate.golang.text_template.parse import (
     _Var,
     parse_tree,
 )
-from gsvendor.generate.golang.text_template.values import _MISSING, go_print, is_true
+from gsvendor.generate.golang.text_template.values import _MISSING, go_print, go_type, is_true
+from gsvendor.generate.golang.text_template.values import PLAIN as _PLAIN
 
 
 class _Break(Exception):
@@ -105,18 +106,22 @@ class Template:
         scopes = [*scopes, {}]
         if node.kind == "range":
             value = self._pipe(node.pipe, dot, scopes, name, declare=False)
-            entries: list[tuple[Any, Any]]
+            entries: Iterable[tuple[Any, Any]]
             if isinstance(value, dict):
                 entries = [(k, value[k]) for k in sorted(value)]
             elif isinstance(value, list | tuple):
                 entries = list(enumerate(value))
             elif isinstance(value, int) and not isinstance(value, bool):
-                entries = [(i, i) for i in range(value)]
+                # counted as it goes (Go 1.22's range over an int): {{ range 1000000000000 }} with a
+                # {{ break }} ends at once, without a list of every number first
+                entries = zip(range(value), range(value), strict=True) if value > 0 else []
             elif value is None or value is NO_VALUE:
                 entries = []
             else:
-                raise TemplateError(f"template: {name}:{node.pipe.line}: range can't iterate over {go_print(value)}")
-            if not entries:
+                shown = go_print(value)  # the .Files object prints every file's bytes: one short line
+                shown = shown if len(shown) <= 200 else f"{shown[:200]}… ({go_type(value)})"
+                raise TemplateError(f"template: {name}:{node.pipe.line}: range can't iterate over {shown}")
+            if entries == []:
                 if node.else_body is not None:
                     self._run(node.else_body, dot, scopes, out, name)
                 return
@@ -169,7 +174,8 @@ class Template:
             except TemplateError:
                 raise
             except Exception as exc:  # a function's own failure, as Go reports it
-                raise TemplateError(f"template: {name}:{line}: error calling {first.name}: {exc}") from None
+                reason = "out of memory" if isinstance(exc, MemoryError) else exc
+                raise TemplateError(f"template: {name}:{line}: error calling {first.name}: {reason}") from None
         if isinstance(first, _Field):
             return self._fields(dot, first.names, rest, name, line)
         if isinstance(first, _Var):
@@ -233,9 +239,10 @@ class Template:
                 if last and args:
                     raise TemplateError(f"template: {name}:{line}: {field_name} is not a method but has arguments")
                 continue
-            if field_name.startswith("_") or not hasattr(value, field_name):
+            # Go's strings, numbers and slices have no fields or methods (Python's str.upper, list.clear …)
+            if field_name.startswith("_") or isinstance(value, _PLAIN) or not hasattr(value, field_name):
                 raise TemplateError(
-                    f"template: {name}:{line}: can't evaluate field {field_name} in type {type(value).__name__}"
+                    f"template: {name}:{line}: can't evaluate field {field_name} in type {go_type(value)}"
                 )
             attr = getattr(value, field_name)
             if callable(attr):

@@ -82,8 +82,14 @@ def _default(default: Any, *given: Any) -> Any:
     return given[0]
 
 
+def _repeat(count: int, text: str) -> str:
+    if count < 0:  # Go's strings.Repeat panics, text/template reports the panic as the call's error
+        raise ValueError("strings: negative Repeat count")
+    return _require_str(text) * count
+
+
 def _indent(spaces: int, text: str) -> str:
-    pad = " " * spaces
+    pad = _repeat(spaces, " ")
     return pad + str(text).replace("\n", "\n" + pad)
 
 
@@ -183,7 +189,7 @@ BUILTINS: dict[str, Callable[..., Any]] = {
     "upper": lambda text: _require_str(text).upper(),
     "lower": lambda text: _require_str(text).lower(),
     "title": lambda text: _title(_require_str(text)),
-    "repeat": lambda count, text: _require_str(text) * count,
+    "repeat": _repeat,
     "trunc": _trunc,
     "substr": lambda start, end, text: _require_str(text)[start : end if end >= 0 else None],
     "indent": _indent,
