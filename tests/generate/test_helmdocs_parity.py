@@ -489,3 +489,17 @@ def test_a_range_over_a_large_int_is_counted_as_it_goes(tmp_path: Path) -> None:
     real, ours = both(tmp_path, files)
 
     assert ours == real == {"helm/c/README.md": b"01\n"}
+
+
+def test_a_control_character_in_values_is_refused_naming_its_line(tmp_path: Path) -> None:
+    files = {**CHART_C, "helm/c/values.yaml": "a: 1\nb: x\x01y\n", "helm/c/.schema.yaml": SCHEMA_YAML}
+    project = make_project(tmp_path, files)
+
+    assert helm_schema(project) == (1, None)
+    assert helm_docs(project) == {}  # "yaml: control characters are not allowed": the chart is skipped
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line 2: control characters are not allowed"
+        " (#x0001)\n",
+    )

@@ -284,6 +284,7 @@ class _Builder:
         from ruamel.yaml import YAML
         from ruamel.yaml.error import MarkedYAMLError
         from ruamel.yaml.error import YAMLError as RuamelError
+        from ruamel.yaml.reader import ReaderError
 
         try:
             for event in YAML(typ="safe", pure=True).parse(self.text):
@@ -293,8 +294,11 @@ class _Builder:
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             raise YAMLError(exc.problem or exc.context or "syntax error", mark.line + 1 if mark else 0) from None
+        except ReaderError as exc:  # a character YAML does not allow (NUL, other C0 controls): yaml.v3's words
+            line = self.text.count("\n", 0, exc.position) + 1
+            raise YAMLError(f"control characters are not allowed (#x{exc.character:04x})", line) from None
         except RuamelError as exc:
-            raise YAMLError(str(exc)) from None
+            raise YAMLError(str(exc).replace("\n", " ")) from None
 
     def peek(self) -> Any:
         return self.events[self.pos] if self.pos < len(self.events) else None
