@@ -503,3 +503,26 @@ def test_a_control_character_in_values_is_refused_naming_its_line(tmp_path: Path
         "error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line 2: control characters are not allowed"
         " (#x0001)\n",
     )
+
+
+def test_printf_reports_what_fmt_reports_for_bad_formats(tmp_path: Path) -> None:
+    # a precision past what fmt reads (1e6 and a digit) loses the verb rather than writing 100 MB of
+    # zeros; unused arguments, missing ones, %c of a surrogate and a format ending early as fmt writes them
+    template = (
+        '{{ printf "%.100000000f" 1.0 }}|{{ printf "%10000010d" 1 }}|{{ printf "x" 1 "a" (list 1 2) nil }}|'
+        '{{ printf "%d %s" 1 }}|{{ printf "%c%c%c" 65 55296 1114112 }}|{{ printf "%5" 1 }}\n'
+    )
+    files = {**CHART_C, "helm/c/README.md.gotmpl": template}
+    real, ours = both(tmp_path, files)
+
+    assert (
+        ours
+        == real
+        == {
+            "helm/c/README.md": (
+                "%!(NOVERB)%!(EXTRA float64=1)|%!(NOVERB)%!(EXTRA int=1)|"
+                "x%!(EXTRA int=1, string=a, []interface {}=[1 2], <nil>)|"
+                "1 %!s(MISSING)|A\ufffd\ufffd|%!(NOVERB)%!(EXTRA int=1)\n"
+            ).encode()
+        }
+    )

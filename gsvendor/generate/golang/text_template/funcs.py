@@ -10,7 +10,7 @@ from typing import Any
 from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.golang.text_template.parse import NO_VALUE, TRIM_SPACE, TemplateError
-from gsvendor.generate.golang.text_template.values import go_print, is_true
+from gsvendor.generate.golang.text_template.values import go_print, go_type, is_true
 
 
 def _eq(first: Any, *others: Any) -> bool:
@@ -34,7 +34,8 @@ def _index(item: Any, *keys: Any) -> Any:
 
 def _printf(fmt: str, *args: Any) -> str:
     out = []
-    args_iter = iter(args)
+    used = 0  # arguments the verbs took
+    exact = True  # every verb emulated: fmt's %!(EXTRA …) for unused arguments is then known
     i = 0
     while i < len(fmt):
         char = fmt[i]
@@ -42,21 +43,31 @@ def _printf(fmt: str, *args: Any) -> str:
             out.append(char)
             i += 1
             continue
-        match = re.match(r"%([-+# 0]*)(\d*)(?:\.(\d+))?([vsdqfgtxX%])", fmt[i:])
-        if not match:
+        match = re.match(r"%([-+# 0]*)(\d*)(?:\.(\d+))?([vsdqfgtxXc%])?", fmt[i:])
+        flags, width, precision, verb = match.groups() if match else ("", "", None, None)
+        if _too_large(width) or _too_large(precision or "") or (verb is None and i + match.end() == len(fmt)):
+            out.append("%!(NOVERB)")  # the format ends before the verb, or parsenum skipped to its end
+            break
+        if match is None or verb is None:
             out.append(char)
+            exact = False
             i += 1
             continue
-        flags, width, precision, verb = match.groups()
         i += match.end()
         if verb == "%":
             out.append("%")
             continue
-        value = next(args_iter, NO_VALUE)
+        if used >= len(args):
+            out.append(f"%!{verb}(MISSING)")
+            continue
+        value = args[used]
+        used += 1
         if verb in "vs":
             text = go_print(value)
         elif verb == "d":
             text = str(int(value))
+        elif verb == "c":  # a code point outside Unicode, or a surrogate, prints as U+FFFD
+            text = chr(value) if 0 <= value <= 0x10FFFF and not 0xD800 <= value <= 0xDFFF else "\ufffd"
         elif verb == "q":
             text = gojson.quote(str(value), escape_html=False)
         elif verb == "t":
@@ -69,7 +80,17 @@ def _printf(fmt: str, *args: Any) -> str:
         if width:
             text = text.ljust(int(width)) if "-" in flags else text.rjust(int(width), "0" if "0" in flags else " ")
         out.append(text)
+    if exact and used < len(args):
+        extra = ("<nil>" if a is None else f"{go_type(a)}={go_print(a)}" for a in args[used:])
+        out.append(f"%!(EXTRA {', '.join(extra)})")
     return "".join(out)
+
+
+def _too_large(digits: str) -> bool:
+    """Whether fmt's parsenum gives up on a width or precision of ``digits``: it stops when the
+    number read so far is past 1e6 and another digit follows (so up to 10,000,009 is read)."""
+    head = digits[:-1].lstrip("0")
+    return len(head) > 7 or (head != "" and int(head) > 1_000_000)
 
 
 def _empty(value: Any) -> bool:
