@@ -526,3 +526,34 @@ def test_printf_reports_what_fmt_reports_for_bad_formats(tmp_path: Path) -> None
             ).encode()
         }
     )
+
+
+@pytest.mark.parametrize(
+    ("settings", "error"),
+    [
+        ("draft: 7\ndraft: 2020\n", 'line 4: mapping key "draft" already defined at line 3'),
+        ("schemaRoot:\n  title: a\n  title: b\n", 'schemaRoot: line 5: mapping key "title" already defined at line 4'),
+        ("schemaRoot: [1]\n", "schemaRoot: line 3: cannot unmarshal !!seq into pkg.SchemaRoot"),
+        ("schemaRoot: x\n", "schemaRoot: line 3: cannot unmarshal !!str `x` into pkg.SchemaRoot"),
+        ("draft: abcdefghijklmnop\n", "draft: line 3: cannot unmarshal !!str `abcdefg...` into int"),
+    ],
+)
+def test_a_schema_config_the_plugin_cannot_decode_is_refused_in_its_words(
+    tmp_path: Path, settings: str, error: str
+) -> None:
+    files = {**CHART_C, "helm/c/.schema.yaml": SCHEMA_YAML + settings}
+    project = make_project(tmp_path, files)
+
+    done = subprocess.run(
+        [real_tool("helm-values-schema-json"), "--config", "helm/c/.schema.yaml"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.endswith(f"yaml: unmarshal errors:\n  line {error.split('line ', 1)[1]}\n")
+    ours = gsvendor(project, "generate")
+    assert (ours.returncode, ours.stderr) == (2, f"error: helm/c: .schema.yaml: {error}\n")
+    assert not (project / "helm/c/values.schema.json").exists()
