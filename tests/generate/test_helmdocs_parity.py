@@ -557,3 +557,20 @@ def test_a_schema_config_the_plugin_cannot_decode_is_refused_in_its_words(
     ours = gsvendor(project, "generate")
     assert (ours.returncode, ours.stderr) == (2, f"error: helm/c: .schema.yaml: {error}\n")
     assert not (project / "helm/c/values.schema.json").exists()
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\x85"])
+def test_a_unicode_line_break_in_a_plain_scalar_is_refused_as_yaml_v3_refuses_it(
+    tmp_path: Path, separator: str
+) -> None:
+    # NEL and U+2028 break lines in YAML 1.1 (yaml.v3, libyaml): "y" starts a key without a ':'
+    files = {**CHART_C, "helm/c/values.yaml": f"a: x{separator}y\nb: 2\n", "helm/c/.schema.yaml": SCHEMA_YAML}
+    project = make_project(tmp_path, files)
+
+    assert helm_schema(project) == (1, None)
+    assert helm_docs(project) == {}
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line 3: could not find expected ':'\n",
+    )

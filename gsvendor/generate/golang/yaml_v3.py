@@ -28,9 +28,10 @@ from typing import Any
 from gsvendor.generate.golang import yaml_limits as limits
 from gsvendor.generate.golang import yaml_scan
 from gsvendor.generate.golang.encoding_json import format_float_g
-from gsvendor.generate.golang.yaml_scan import C_UNSAFE as _C_UNSAFE
 from gsvendor.generate.golang.yaml_scan import c_events as _c_events
 
+# text whose libyaml verdict is not yaml.v3's: tabs yaml.v3 skips in comment runs, BOMs, directives
+_VERDICT_UNSAFE = re.compile(r"[\t\ufeff]|^%", re.M)
 DOCUMENT = "document"
 MAPPING = "mapping"
 SEQUENCE = "sequence"
@@ -274,8 +275,10 @@ class _Builder:
             self.events = events
             return
         self.load_events_pure()
-        if not _C_UNSAFE.search(self.text) and self.text.endswith("\n"):
-            refused = yaml_scan.libyaml_error(self.text)  # ruamel reads some text yaml.v3 (libyaml) refuses
+        if not _VERDICT_UNSAFE.search(self.text) and self.text.endswith("\n"):
+            # ruamel reads some text yaml.v3 (libyaml) refuses: a missing key (": x"), and a plain
+            # scalar cut by NEL or U+2028/U+2029, line breaks to them (YAML 1.1), not to ruamel (1.2)
+            refused = yaml_scan.libyaml_error(self.text)
             if refused is not None:
                 raise YAMLError(*refused)
 
