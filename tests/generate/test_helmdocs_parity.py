@@ -574,3 +574,24 @@ def test_a_unicode_line_break_in_a_plain_scalar_is_refused_as_yaml_v3_refuses_it
         2,
         "error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line 3: could not find expected ':'\n",
     )
+
+
+def test_a_values_file_that_is_a_sequence_is_read_in_pairs_as_the_plugin_reads_it(tmp_path: Path) -> None:
+    # the plugin walks the root's items two by two, as a mapping's keys and values: [a, [1]] is {a: [1]};
+    # an odd count makes it panic (index out of range)
+    settings = "values: [helm/c/values.yaml, helm/c/extra.yaml]\noutput: helm/c/values.schema.json\n"
+    files = {**CHART_C, "helm/c/extra.yaml": "- b\n- [1]\n", "helm/c/.schema.yaml": settings}
+    project = make_project(tmp_path, files)
+
+    code, real = helm_schema(project)
+    assert code == 0 and real is not None
+    assert json.loads(real)["properties"]["b"] == {"type": "array", "items": {"type": "integer"}}
+    assert gsvendor(project, "generate").returncode == 0
+    assert (project / "helm/c/values.schema.json").read_bytes() == real
+    (project / "helm/c/extra.yaml").write_text("- b\n- [1]\n- c\n")
+    assert helm_schema(project)[0] == 2
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: helm/c: helm/c/extra.yaml: a sequence of 3 items: the plugin panics (index out of range)\n",
+    )
