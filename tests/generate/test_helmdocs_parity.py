@@ -595,3 +595,21 @@ def test_a_values_file_that_is_a_sequence_is_read_in_pairs_as_the_plugin_reads_i
         2,
         "error: helm/c: helm/c/extra.yaml: a sequence of 3 items: the plugin panics (index out of range)\n",
     )
+
+
+@pytest.mark.parametrize(
+    "template", ["{{ " + "(" * 5000 + "1" + ")" * 5000 + " }}", "{{ if 1 }}" * 3000 + "1" + "{{ end }}" * 3000]
+)
+def test_a_template_nested_deeper_than_python_reads_is_one_line(tmp_path: Path, template: str) -> None:
+    # Go parses thousands of levels (helm-docs writes "1"); gsvendor's parser recurses: one line, exit 2
+    files = {**CHART_C, "helm/c/README.md.gotmpl": template}
+    project = make_project(tmp_path, files)
+
+    assert helm_docs(project) == {"helm/c/README.md": b"1"}
+    (project / "helm/c/README.md").unlink()
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: helm/c: README.md.gotmpl: template: README.md.gotmpl: nested too deeply for gsvendor"
+        " (parentheses, pipelines or blocks inside each other)\n",
+    )

@@ -28,6 +28,8 @@ from gsvendor.generate.golang.text_template.parse import (
 from gsvendor.generate.golang.text_template.values import _MISSING, go_print, go_type, is_true
 from gsvendor.generate.golang.text_template.values import PLAIN as _PLAIN
 
+_TOO_DEEP = "nested too deeply for gsvendor (parentheses, pipelines or blocks inside each other)"
+
 
 class _Break(Exception):
     pass
@@ -53,8 +55,12 @@ class Template:
         self._depth = 0
 
     def parse(self, text: str) -> Template:
-        """Parse ``text``; raises :class:`TemplateError` on syntax errors."""
-        body, defines = parse_tree(self.name, text, self.funcs)
+        """Parse ``text``; raises :class:`TemplateError` on syntax errors and on nesting deeper than
+        Python's stack reads (Go parses thousands of ``(`` or ``{{ if }}`` levels; gsvendor about 300)."""
+        try:
+            body, defines = parse_tree(self.name, text, self.funcs)
+        except RecursionError:
+            raise TemplateError(f"template: {self.name}: {_TOO_DEEP}") from None
         self.templates.update(defines)
         blank = all(isinstance(n, _Text) and not n.text.strip() for n in body)
         if not blank or self.name not in self.templates:
@@ -75,6 +81,8 @@ class Template:
             if callable(target):
                 return str(target(data, self.execute_named))
             self._run(target, data, [{"$": data}], out, name)
+        except RecursionError:
+            raise TemplateError(f"template: {name}: {_TOO_DEEP}") from None
         finally:
             self._depth -= 1
         return "".join(out)
