@@ -468,6 +468,11 @@ def test_tabs_between_tokens_are_read_as_yaml_v3_reads_them(tmp_path: Path) -> N
         ('{{ indent -5 "x" }}', "error calling indent: strings: negative Repeat count"),
         ('{{ nindent -1 "x" }}', "error calling nindent: strings: negative Repeat count"),
         ('{{ repeat -1 "x" }}', "error calling repeat: strings: negative Repeat count"),
+        # eq and lt compare values of one basic kind: 1 and "1", 1 and 2.5, lists, bools are errors
+        ('{{ eq 1 "1" }}', "error calling eq: incompatible types for comparison"),
+        ("{{ lt 1 2.5 }}", "error calling lt: incompatible types for comparison"),
+        ("{{ lt true false }}", "error calling lt: invalid type for comparison"),
+        ("{{ eq (list 1) (list 1) }}", "error calling eq: non-comparable type [1]: []interface {}"),
     ],
 )
 def test_a_template_helm_docs_cannot_execute_fails_in_one_line(tmp_path: Path, template: str, error: str) -> None:

@@ -13,10 +13,46 @@ from gsvendor.generate.golang.text_template.parse import NO_VALUE, TRIM_SPACE, T
 from gsvendor.generate.golang.text_template.values import go_print, go_type, is_true
 
 
+def _basic_kind(value: Any) -> str | None:
+    """text/template's basicKind: bool, int, float or string; ``None`` for anything else (nil too)."""
+    for kind, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "string")):
+        if isinstance(value, kind):
+            return name
+    return None
+
+
+def _valid(value: Any) -> bool:
+    return value is not None and value is not NO_VALUE
+
+
 def _eq(first: Any, *others: Any) -> bool:
+    """Go's ``eq``: values of different basic kinds (1 and "1", 1 and 1.0) are an error, not unequal;
+    lists and maps cannot be compared."""
     if not others:
         raise TemplateError("missing argument for comparison")
-    return any(first == other for other in others)
+    kind = _basic_kind(first)
+    for other in others:
+        if kind != _basic_kind(other):
+            if _valid(first) and _valid(other):
+                raise ValueError("incompatible types for comparison")
+            continue
+        if kind is None and _valid(first) and _valid(other) and isinstance(other, list | tuple | dict):
+            raise ValueError(f"non-comparable type {go_print(other)}: {go_type(other)}")
+        if first == other or (kind is None and not _valid(first) and not _valid(other)):
+            return True
+    return False
+
+
+def _lt(first: Any, second: Any) -> bool:
+    """Go's ``lt``: both of one basic kind other than bool."""
+    kinds = (_basic_kind(first), _basic_kind(second))
+    if None in kinds:
+        raise ValueError("invalid type for comparison")
+    if kinds[0] != kinds[1]:
+        raise ValueError("incompatible types for comparison")
+    if kinds[0] == "bool":
+        raise ValueError("invalid type for comparison")
+    return first < second
 
 
 def _index(item: Any, *keys: Any) -> Any:
@@ -180,11 +216,11 @@ BUILTINS: dict[str, Callable[..., Any]] = {
     "println": lambda *a: " ".join(go_print(v) for v in a) + "\n",
     "printf": _printf,
     "eq": _eq,
-    "ne": lambda a, b: a != b,
-    "lt": lambda a, b: a < b,
-    "le": lambda a, b: a <= b,
-    "gt": lambda a, b: a > b,
-    "ge": lambda a, b: a >= b,
+    "ne": lambda a, b: not _eq(a, b),
+    "lt": _lt,
+    "le": lambda a, b: _lt(a, b) or _eq(a, b),
+    "gt": lambda a, b: not (_lt(a, b) or _eq(a, b)),
+    "ge": lambda a, b: not _lt(a, b),
     "html": lambda *a: (
         "".join(go_print(v) for v in a)
         .replace("&", "&amp;")
