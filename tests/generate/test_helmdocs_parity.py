@@ -618,3 +618,26 @@ def test_a_template_nested_deeper_than_python_reads_is_one_line(tmp_path: Path, 
         "error: helm/c: README.md.gotmpl: template: README.md.gotmpl: nested too deeply for gsvendor"
         " (parentheses, pipelines or blocks inside each other)\n",
     )
+
+
+@pytest.mark.parametrize(("deprecated", "shown"), [("yes", b"true"), ("Off", b"false"), ('"on"', b"true")])
+def test_chart_deprecated_reads_yaml_1_1_booleans_as_yaml_v3_decodes_a_bool(
+    tmp_path: Path, deprecated: str, shown: bytes
+) -> None:
+    chart = f"apiVersion: v2\nname: c\nversion: 0.1.0\ndeprecated: {deprecated}\n"
+    files = {**CHART_C, "helm/c/Chart.yaml": chart, "helm/c/README.md.gotmpl": "{{ .Deprecated }}\n"}
+    real, ours = both(tmp_path, files)
+
+    assert ours == real == {"helm/c/README.md": shown + b"\n"}
+
+
+def test_chart_deprecated_that_is_a_list_is_refused(tmp_path: Path) -> None:
+    chart = "apiVersion: v2\nname: c\nversion: 0.1.0\ndeprecated: [1]\n"
+    project = make_project(tmp_path, {**CHART_C, "helm/c/Chart.yaml": chart})
+
+    assert helm_docs(project) == {}
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: helm/c: Chart.yaml: deprecated: cannot unmarshal !!seq into bool\n",
+    )

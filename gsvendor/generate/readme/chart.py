@@ -296,6 +296,12 @@ def _root(data: bytes, label: str) -> goyaml.Node | None:
     return document.content[0] if document is not None and document.content else None
 
 
+# yaml.v3 decodes these strings into a Go bool field (YAML 1.1's booleans), and only into one
+_YAML11_BOOLS = dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "on", "On", "ON"), True) | dict.fromkeys(
+    ("n", "N", "no", "No", "NO", "off", "Off", "OFF"), False
+)
+
+
 def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) -> ChartData:
     """Chart.yaml (and requirements.yaml for ``apiVersion: v1``) as helm-docs reads them.
 
@@ -306,7 +312,10 @@ def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) ->
     data = _struct(ChartData, root, "Chart.yaml", _CHART_KEYS)
     deprecated = meta.get("deprecated")
     if deprecated is not None:
-        value = goyaml.scalar_value(deprecated) if deprecated.kind in (goyaml.SCALAR, goyaml.ALIAS) else None
+        if deprecated.kind not in (goyaml.SCALAR, goyaml.ALIAS):
+            raise ReadmeError(f"Chart.yaml: deprecated: cannot unmarshal !!{deprecated.kind[:3]} into bool")
+        value = goyaml.scalar_value(deprecated)
+        value = _YAML11_BOOLS.get(value, value) if isinstance(value, str) else value
         if value is not None and not isinstance(value, bool):
             raise ReadmeError(f"Chart.yaml: deprecated: cannot unmarshal {deprecated.value!r} into bool")
         data.Deprecated = bool(value)
