@@ -473,6 +473,11 @@ def test_tabs_between_tokens_are_read_as_yaml_v3_reads_them(tmp_path: Path) -> N
         ("{{ lt 1 2.5 }}", "error calling lt: incompatible types for comparison"),
         ("{{ lt true false }}", "error calling lt: invalid type for comparison"),
         ("{{ eq (list 1) (list 1) }}", "error calling eq: non-comparable type [1]: []interface {}"),
+        # a function or method given too few or too many arguments, in Go's words (not Python's TypeError)
+        ("{{ not }}", "wrong number of args for not: want 1 got 0"),
+        ("{{ ternary 1 2 }}", "wrong number of args for ternary: want 3 got 2"),
+        ("{{ index }}", "wrong number of args for index: want at least 1 got 0"),
+        ('{{ .Files.Get "a" "b" }}', "wrong number of args for Get: want 1 got 2"),
     ],
 )
 def test_a_template_helm_docs_cannot_execute_fails_in_one_line(tmp_path: Path, template: str, error: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -29,6 +30,26 @@ from gsvendor.generate.golang.text_template.values import _MISSING, go_print, go
 from gsvendor.generate.golang.text_template.values import PLAIN as _PLAIN
 
 _TOO_DEEP = "nested too deeply for gsvendor (parentheses, pipelines or blocks inside each other)"
+
+
+_MANY = 1 << 30
+_ARITIES: dict[Callable[..., Any], tuple[int, int] | None] = {}
+
+
+def _arity(func: Callable[..., Any]) -> tuple[int, int] | None:
+    """(fewest, most) arguments ``func`` takes (``most`` :data:`_MANY` when variadic), as Go checks a
+    function's arguments before calling it; ``None`` where Python cannot tell."""
+    if func not in _ARITIES:
+        try:
+            params = inspect.signature(func).parameters.values()
+        except (TypeError, ValueError):
+            _ARITIES[func] = None
+            return None
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        fewest = sum(1 for p in positional if p.default is p.empty)
+        variadic = any(p.kind == p.VAR_POSITIONAL for p in params)
+        _ARITIES[func] = (fewest, _MANY if variadic else len(positional))
+    return _ARITIES[func]
 
 
 class _Break(Exception):
@@ -177,6 +198,12 @@ class Template:
             rest.append(final)
         if isinstance(first, _Ident):
             func = self.funcs[first.name]
+            arity = _arity(func)
+            if arity is not None and not arity[0] <= len(rest) <= arity[1]:
+                want = f"at least {arity[0]}" if arity[1] == _MANY else str(arity[0])
+                raise TemplateError(
+                    f"template: {name}:{line}: wrong number of args for {first.name}: want {want} got {len(rest)}"
+                )
             try:
                 return func(*rest)
             except TemplateError:
@@ -202,7 +229,8 @@ class Template:
         if final is not _MISSING:
             args.append(_Literal(final))
         if not args:
-            raise TemplateError(f"template: {name}:{command.line}: wrong number of args for {op}: want at least 1")
+            message = f"wrong number of args for {op}: want at least 1 got 0"
+            raise TemplateError(f"template: {name}:{command.line}: {message}")
         value = None
         for arg in args:
             value = self._arg(arg, dot, scopes, name)
@@ -254,8 +282,15 @@ class Template:
                 )
             attr = getattr(value, field_name)
             if callable(attr):
+                given = args if last else []
+                arity = _arity(attr)
+                if arity is not None and not arity[0] <= len(given) <= arity[1]:
+                    want = f"at least {arity[0]}" if arity[1] == _MANY else str(arity[0])
+                    raise TemplateError(
+                        f"template: {name}:{line}: wrong number of args for {field_name}: want {want} got {len(given)}"
+                    )
                 try:
-                    value = attr(*(args if last else []))
+                    value = attr(*given)
                 except TypeError as exc:
                     raise TemplateError(
                         f"template: {name}:{line}: wrong arguments for method {field_name}: {exc}"
