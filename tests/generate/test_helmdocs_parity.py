@@ -473,6 +473,12 @@ def test_tabs_between_tokens_are_read_as_yaml_v3_reads_them(tmp_path: Path) -> N
         ("{{ lt 1 2.5 }}", "error calling lt: incompatible types for comparison"),
         ("{{ lt true false }}", "error calling lt: invalid type for comparison"),
         ("{{ eq (list 1) (list 1) }}", "error calling eq: non-comparable type [1]: []interface {}"),
+        # sprig's substr slices as Go does: bounds Go cannot slice are its runtime error
+        (
+            '{{ substr -1 5 "abc" }}',
+            "error calling substr: runtime error: slice bounds out of range [:5] with length 3",
+        ),
+        ('{{ substr 2 1 "abc" }}', "error calling substr: runtime error: slice bounds out of range [2:1]"),
         # a function or method given too few or too many arguments, in Go's words (not Python's TypeError)
         ("{{ not }}", "wrong number of args for not: want 1 got 0"),
         ("{{ ternary 1 2 }}", "wrong number of args for ternary: want 3 got 2"),
@@ -646,3 +652,11 @@ def test_chart_deprecated_that_is_a_list_is_refused(tmp_path: Path) -> None:
         2,
         "error: helm/c: Chart.yaml: deprecated: cannot unmarshal !!seq into bool\n",
     )
+
+
+def test_substr_with_a_negative_start_cuts_from_the_start_as_sprig_does(tmp_path: Path) -> None:
+    template = '{{ substr -1 2 "abcdef" }}|{{ substr 2 -1 "abcdef" }}|{{ substr 2 100 "abcdef" }}|'
+    template += '{{ substr 3 3 "abc" }}\n'
+    real, ours = both(tmp_path, {**CHART_C, "helm/c/README.md.gotmpl": template})
+
+    assert ours == real == {"helm/c/README.md": b"ab|cdef|cdef|\n"}

@@ -198,6 +198,19 @@ def _trunc(length: int, text: str) -> str:
     return text[:length]
 
 
+def _substr(start: int, end: int, text: Any) -> str:
+    """Sprig's substring on the UTF-8 bytes: a negative start cuts from 0, a negative or too large end
+    runs to the end; bounds Go cannot slice are its runtime error (text/template reports the panic)."""
+    data = _require_str(text).encode()
+    low, high = (0, end) if start < 0 else (start, len(data) if end < 0 or end > len(data) else end)
+    if not 0 <= high <= len(data):
+        length = f" with length {len(data)}" if high > 0 else ""
+        raise ValueError(f"runtime error: slice bounds out of range [:{high}]{length}")
+    if low > high:
+        raise ValueError(f"runtime error: slice bounds out of range [{low}:{high}]")
+    return data[low:high].decode("utf-8", "replace")
+
+
 def _require_str(value: Any) -> str:
     return value if isinstance(value, str) else go_print(value)
 
@@ -248,7 +261,7 @@ BUILTINS: dict[str, Callable[..., Any]] = {
     "title": lambda text: _title(_require_str(text)),
     "repeat": _repeat,
     "trunc": _trunc,
-    "substr": lambda start, end, text: _require_str(text)[start : end if end >= 0 else None],
+    "substr": _substr,
     "indent": _indent,
     "nindent": lambda spaces, text: "\n" + _indent(spaces, text),
     "quote": lambda *a: " ".join(gojson.quote(go_print(v), escape_html=False) for v in a if v is not None),
