@@ -660,3 +660,20 @@ def test_substr_with_a_negative_start_cuts_from_the_start_as_sprig_does(tmp_path
     real, ours = both(tmp_path, {**CHART_C, "helm/c/README.md.gotmpl": template})
 
     assert ours == real == {"helm/c/README.md": b"ab|cdef|cdef|\n"}
+
+
+def test_to_yaml_and_to_json_of_helm_docs_structs_name_their_fields_as_go_does(tmp_path: Path) -> None:
+    # .Values rows and .Maintainers are Go structs: yaml.v3 writes their fields lower-cased, encoding/json
+    # as declared, both in declaration order (a Python repr was written)
+    chart = "apiVersion: v2\nname: c\nversion: 0.1.0\nmaintainers: [{name: n, email: e}]\n"
+    template = (
+        "{{ toYaml .Values }}\n---\n{{ toJson (index .Values 0) }}\n---\n{{ toPrettyJson .Maintainers }}\n"
+        '{{ toYaml (dict "b" 1 "a" (list (index .Values 1))) }}\n'
+    )
+    values = '# -- doc\na: 1\n# -- c <d>\nc: {z: 1, y: "q: r"}\n'
+    files = {**CHART_C, "helm/c/Chart.yaml": chart, "helm/c/values.yaml": values, "helm/c/README.md.gotmpl": template}
+    real, ours = both(tmp_path, files)
+
+    assert ours == real
+    assert b'- key: a\n  type: int\n  notationtype: ""\n' in ours["helm/c/README.md"]
+    assert b'{"Key":"a","Type":"int","NotationType":"",' in ours["helm/c/README.md"]

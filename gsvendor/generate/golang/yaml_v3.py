@@ -27,7 +27,7 @@ from typing import Any
 
 from gsvendor.generate.golang import yaml_limits as limits
 from gsvendor.generate.golang import yaml_scan
-from gsvendor.generate.golang.encoding_json import format_float_g
+from gsvendor.generate.golang.encoding_json import GoStruct, format_float_g
 from gsvendor.generate.golang.yaml_scan import c_events as _c_events
 
 # text whose libyaml verdict is not yaml.v3's: tabs yaml.v3 skips in comment runs, BOMs, directives
@@ -805,7 +805,7 @@ def dump(value: Any, indent: int = 0) -> str:
         if not value:
             return pad + "{}\n"
         out = ""
-        for key in sorted(value, key=lambda k: str(k)):
+        for key in value if isinstance(value, GoStruct) else sorted(value, key=lambda k: str(k)):
             item = value[key]
             key_text = _scalar_text(key, indent)
             if isinstance(item, dict | list) and item:

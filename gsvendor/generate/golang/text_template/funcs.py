@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable
@@ -152,14 +153,14 @@ def _indent(spaces: int, text: str) -> str:
 
 def _to_json(value: Any) -> str:
     try:
-        return gojson.dumps(value)
+        return gojson.dumps(_go_value(value, lower=False))
     except gojson.GoJSONError:
         return ""
 
 
 def _to_pretty_json(value: Any) -> str:
     try:
-        return gojson.dumps_indent(value, "  ")
+        return gojson.dumps_indent(_go_value(value, lower=False), "  ")
     except gojson.GoJSONError:
         return ""
 
@@ -171,10 +172,26 @@ def _from_json(text: str) -> Any:
         return None  # Sprig's fromJson swallows the error and returns nil
 
 
+def _go_value(value: Any, lower: bool) -> Any:
+    """``value`` with helm-docs' structs (the rows of ``.Values``, maintainers …: dataclasses) as
+    :class:`~gsvendor.generate.golang.encoding_json.GoStruct`, named as the encoders name Go's fields:
+    yaml.v3 lower-cases them (``key``, ``notationtype``), encoding/json keeps them (``Key``)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return gojson.GoStruct(
+            (f.name.lower() if lower else f.name, _go_value(getattr(value, f.name), lower))
+            for f in dataclasses.fields(value)
+        )
+    if isinstance(value, list | tuple):
+        return [_go_value(item, lower) for item in value]
+    if isinstance(value, dict) and type(value) is dict:
+        return {key: _go_value(item, lower) for key, item in value.items()}
+    return value
+
+
 def _to_yaml(value: Any) -> str:
 
     try:
-        return goyaml.dump(value).removesuffix("\n")
+        return goyaml.dump(_go_value(value, lower=True)).removesuffix("\n")
     except (TypeError, ValueError):
         return ""  # helm-docs' toYaml swallows marshalling errors
 
@@ -269,7 +286,7 @@ BUILTINS: dict[str, Callable[..., Any]] = {
     "toString": go_print,
     "toJson": _to_json,
     "toPrettyJson": _to_pretty_json,
-    "toRawJson": lambda value: gojson.dumps(value, escape_html=False),
+    "toRawJson": lambda value: gojson.dumps(_go_value(value, lower=False), escape_html=False),
     "fromJson": _from_json,
     "toYaml": _to_yaml,
     "fromYaml": _from_yaml,
