@@ -677,3 +677,27 @@ def test_to_yaml_and_to_json_of_helm_docs_structs_name_their_fields_as_go_does(t
     assert ours == real
     assert b'- key: a\n  type: int\n  notationtype: ""\n' in ours["helm/c/README.md"]
     assert b'{"Key":"a","Type":"int","NotationType":"",' in ours["helm/c/README.md"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_a_utf16_values_file_with_its_byte_order_mark_is_read_as_yaml_v3_reads_it(
+    tmp_path: Path, encoding: str
+) -> None:
+    values = "\ufeff# -- doc\na: 1\n# b -- old style\nb:\n  c: [x, y] # @schema minItems: 1\n"
+    files = {**CHART_C, "helm/c/.schema.yaml": SCHEMA_YAML}
+    for side in ("real", "ours"):
+        make_project(tmp_path / side, files)
+        (tmp_path / side / "helm/c/values.yaml").write_bytes(values.encode(encoding))
+    real = helm_docs(tmp_path / "real")
+    code, schema = helm_schema(tmp_path / "real")
+    done = gsvendor(tmp_path / "ours", "generate")
+
+    assert done.returncode == 0, done.stderr
+    assert readmes(tmp_path / "ours") == fixed(real)
+    assert b"| a | int | `1` | doc |\n" in real["helm/c/README.md"]
+    assert code == 0 and (tmp_path / "ours/helm/c/values.schema.json").read_bytes() == schema
+    # with CR line ends yaml.v3 reads UTF-16 comments differently: refused in one line
+    (tmp_path / "ours/helm/c/values.yaml").write_bytes(values.replace("\n", "\r\n").encode(encoding))
+    done = gsvendor(tmp_path / "ours", "generate")
+    assert (done.returncode, done.stderr.count("\n")) == (2, 1)
+    assert "UTF-16 text with CR line ends is not emulated" in done.stderr

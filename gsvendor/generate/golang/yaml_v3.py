@@ -619,10 +619,14 @@ def parse(text: str | bytes, *, recursive_aliases: bool = False) -> Node | None:
     never follows aliases sees) it is an alias node whose ``alias`` is ``None``.
     """
     if isinstance(text, bytes):
+        # yaml.v3's reader takes the encoding from a byte-order mark: UTF-16 LE or BE, else UTF-8
+        encoding = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}.get(text[:2], "utf-8")
         try:
-            text = text.decode("utf-8-sig")
+            text = text.decode(encoding).removeprefix("\ufeff")
         except UnicodeDecodeError as exc:
-            raise YAMLError(f"invalid UTF-8: {exc}") from None
+            raise YAMLError(f"invalid {encoding.upper()[:6]}: {exc}") from None
+        if encoding != "utf-8" and "\r" in text:  # yaml.v3 then reads comments unlike its UTF-8 reading
+            raise YAMLError("UTF-16 text with CR line ends is not emulated: convert it to UTF-8 or LF")
     text = text.replace("\r\n", "\n")
     try:
         builder, document = _built(text, recursive_aliases)
