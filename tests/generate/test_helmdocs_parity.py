@@ -701,3 +701,22 @@ def test_a_utf16_values_file_with_its_byte_order_mark_is_read_as_yaml_v3_reads_i
     done = gsvendor(tmp_path / "ours", "generate")
     assert (done.returncode, done.stderr.count("\n")) == (2, 1)
     assert "UTF-16 text with CR line ends is not emulated" in done.stderr
+
+
+@pytest.mark.parametrize("number", ["1e400", "-1e400", "0x1p99999"])
+def test_an_annotation_number_beyond_float64_is_the_plugins_range_error(tmp_path: Path, number: str) -> None:
+    values = f"a: 1 # @schema minimum: {number}\n"
+    project = make_project(tmp_path, {**CHART_C, "helm/c/values.yaml": values, "helm/c/.schema.yaml": SCHEMA_YAML})
+    message = f'parse schema: /a: parse @schema comments: minimum: invalid number "{number}": value out of range'
+
+    done = subprocess.run(
+        [real_tool("helm-values-schema-json"), "--config", "helm/c/.schema.yaml"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (1, f"Error: {message}\n")
+    ours = gsvendor(project, "generate")
+    assert (ours.returncode, ours.stderr) == (2, f"error: helm/c: helm/c/values.yaml: {message}\n")

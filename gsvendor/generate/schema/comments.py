@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 from typing import Any
 
@@ -165,6 +166,10 @@ def _float(value: str, name: str) -> float | None:
         number = float.fromhex(value.replace("_", "")) if "x" in value.lower() else float(value)
     except ValueError:
         raise SchemaError(f'{name}: invalid number "{value}": invalid syntax') from None
+    except OverflowError:  # a hex float past float64
+        number = math.inf
+    if math.isinf(number) and "inf" not in value.lower():  # ParseFloat's ErrRange: 1e400, 0x1p9999
+        raise SchemaError(f'{name}: invalid number "{value}": value out of range')
     return number
 
 
