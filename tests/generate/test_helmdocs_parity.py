@@ -720,3 +720,17 @@ def test_an_annotation_number_beyond_float64_is_the_plugins_range_error(tmp_path
     assert (done.returncode, done.stderr) == (1, f"Error: {message}\n")
     ours = gsvendor(project, "generate")
     assert (ours.returncode, ours.stderr) == (2, f"error: helm/c: helm/c/values.yaml: {message}\n")
+
+
+def test_an_annotation_integer_of_thousands_of_digits_is_the_plugins_range_error(tmp_path: Path) -> None:
+    digits = "9" * 5000  # Python's int() refuses past 4300 digits: this was a traceback
+    values = f"a: x # @schema minLength: {digits}\n"
+    project = make_project(tmp_path, {**CHART_C, "helm/c/values.yaml": values, "helm/c/.schema.yaml": SCHEMA_YAML})
+
+    assert helm_schema(project) == (1, None)
+    ours = gsvendor(project, "generate")
+    # one line, the value cut short by the command line's error printing
+    assert (ours.returncode, ours.stderr.count("\n")) == (2, 1)
+    assert ours.stderr.startswith(
+        'error: helm/c: helm/c/values.yaml: parse schema: /a: parse @schema comments: minLength: invalid integer "999'
+    )

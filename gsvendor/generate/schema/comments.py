@@ -143,7 +143,8 @@ def _uint(value: str, name: str) -> int | None:
         raise SchemaError(f'{name}: invalid integer "{value}": negative values not allowed')
     if not value.isdigit() or not value.isascii():
         raise SchemaError(f'{name}: invalid integer "{value}": invalid syntax')
-    number = int(value)
+    # past 20 digits it is out of uint64's range (and int() refuses past 4300 digits)
+    number = int(value) if len(value.lstrip("0")) <= 20 else 2**64
     if number > 2**64 - 1:
         raise SchemaError(f'{name}: invalid integer "{value}": value out of range')
     return number
