@@ -734,3 +734,28 @@ def test_an_annotation_integer_of_thousands_of_digits_is_the_plugins_range_error
     assert ours.stderr.startswith(
         'error: helm/c: helm/c/values.yaml: parse schema: /a: parse @schema comments: minLength: invalid integer "999'
     )
+
+
+@pytest.mark.parametrize(
+    ("template", "error"),
+    [
+        ('{{ "\\UFFFFFFFF" }}', 'bad string syntax: "\\UFFFFFFFF"'),  # was an OverflowError traceback
+        ('{{ "\\uD800" }}', 'bad string syntax: "\\uD800"'),  # a surrogate: was a UnicodeEncodeError traceback
+        ('{{ define "\\x" }}x{{ end }}', 'bad string syntax: "\\x"'),  # was an IndexError traceback
+        ('{{ "\\777" }}', 'bad string syntax: "\\777"'),
+        ("{{ 0x" + "f" * 5000 + " }}", "illegal number syntax: 0x" + "f" * 5000),  # was a ValueError traceback
+        ("{{ 99999999999999999999 }}", "99999999999999999999 overflows int"),
+        ("{{ 1e400 }}", "illegal number syntax: 1e400"),
+        ("{{ 1i }}", "illegal number syntax: 1i (complex constants are not emulated)"),  # was a traceback
+    ],
+)
+def test_a_template_constant_go_refuses_is_one_line(tmp_path: Path, template: str, error: str) -> None:
+    project = make_project(tmp_path, {**CHART_C, "helm/c/README.md.gotmpl": template})
+
+    if "complex" not in error:  # helm-docs writes (0+1i); the others it refuses
+        assert helm_docs(project) in ({}, {"helm/c/README.md": b""})
+    (project / "helm/c/README.md").unlink(missing_ok=True)
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr.count("\n")) == (2, 1)
+    prefix = "error: helm/c: README.md.gotmpl: template: README.md.gotmpl:1: "
+    assert done.stderr.startswith(prefix + error[:80])
