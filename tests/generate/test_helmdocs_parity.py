@@ -759,3 +759,16 @@ def test_a_template_constant_go_refuses_is_one_line(tmp_path: Path, template: st
     assert (done.returncode, done.stderr.count("\n")) == (2, 1)
     prefix = "error: helm/c: README.md.gotmpl: template: README.md.gotmpl:1: "
     assert done.stderr.startswith(prefix + error[:80])
+
+
+def test_a_glob_with_many_stars_matches_as_gobwas_does_without_backtracking(tmp_path: Path) -> None:
+    # as a backtracking regular expression *a*a…*ab took minutes on a long file name (polynomial in
+    # its length, to the power of the stars); gobwas and gsvendor's automaton read the name once
+    name = "a" * 60 + ".yaml"
+    template = (
+        '{{ (.Files.Glob "' + "*a" * 12 + 'b").AsConfig }}|{{ (.Files.Glob "' + "*" * 3000 + 'a.yaml").AsConfig }}\n'
+    )
+    files = {**CHART_C, f"helm/c/{name}": "x: 1\n", "helm/c/README.md.gotmpl": template}
+    real, ours = both(tmp_path, files)
+
+    assert ours == real == {"helm/c/README.md": f"|{name}: |\n    x: 1\n".encode()}
