@@ -91,6 +91,8 @@ def _parse_diffs(lines: list[str], start: int) -> tuple[list[FileDiff], str | No
         parsed = unidiff.PatchSet(counted())
     except unidiff.UnidiffParseError as exc:
         return [], f"line {read}: {str(exc).strip()} (corrupt patch)"
+    except ValueError:  # a hunk header number of thousands of digits: int() refuses it
+        return [], f"line {read}: a hunk header number too large to read (corrupt patch)"
     files = []
     for diff in parsed:
         hunks = []

@@ -17,7 +17,7 @@ from typing import Any
 
 from gsvendor.config import DEFAULT_DOCKERFILES, DEFAULT_PATCHES, DEFAULT_PIN_DOCKERFILE, Config
 from gsvendor.controller_images import dockerfile
-from gsvendor.errors import ConfigError, UsageError
+from gsvendor.errors import ConfigError, UsageError, shorten
 from gsvendor.validation import line_of
 from gsvendor.vendoring import lock as lockfile
 from gsvendor.yamlio import load_yaml_document
@@ -195,7 +195,8 @@ class GoVersion:
         return self.text
 
 
-_GO_VERSION = re.compile(r"^(?:go)?(\d+)\.(\d+)(?:\.(\d+)|(beta|rc)(\d+))?$")
+# at most 18 digits a number: no Go version comes near, and int() refuses past 4300 digits
+_GO_VERSION = re.compile(r"^(?:go)?(\d{1,18})\.(\d{1,18})(?:\.(\d{1,18})|(beta|rc)(\d{1,18}))?$")
 
 
 def parse_go_version(text: str | None) -> GoVersion | None:
@@ -233,7 +234,7 @@ def judge_go(builder: GoVersion | None, mod: GoMod) -> tuple[str, str]:
     minimum, toolchain = parse_go_version(mod.go), parse_go_version(mod.toolchain)
     preferred = max(minimum, toolchain) if minimum and toolchain else minimum
     if minimum is None or preferred is None:
-        return GO_WARN, f"upstream go.mod has no readable go line ({mod.go!r})"
+        return GO_WARN, f"upstream go.mod has no readable go line ({shorten(mod.go, 40)!r})"
     if builder is None:
         return GO_WARN, "cannot tell the Go version from the image tag"
     # a floating golang:1.25 (stage 0) pulls the newest 1.25.x: above every 1.25 version (stage 4)

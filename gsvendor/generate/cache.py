@@ -3,7 +3,9 @@
 Generation is a pure function of the chart's files, the files outside it that it reads (``$ref``
 bundling), the ``generate:`` settings and the generating code. Outputs are kept as a stamp
 (:func:`gsvendor.stamps.stamp_path`) named by the sha256 of those inputs; a hit needs the outside
-files and every output to still have their recorded sha256. Errors are never remembered.
+files and every output to still have their recorded sha256, and every output path to be one
+generation writes (inside the chart; of the chart's files only a README.md or a JSON schema).
+Errors are never remembered.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import posixpath
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,7 +65,7 @@ class GenerateCache:
         stamp = None
         if self.folder is not None:
             stamp = stamp_path(self.folder, SALT, self._key(files, chart_dir, project_root, settings))
-            outputs = self._read(stamp, outside)
+            outputs = self._read(stamp, outside, files)
             if outputs is not None:
                 self.hits += 1
                 with contextlib.suppress(OSError):
@@ -114,12 +117,14 @@ class GenerateCache:
         where = {"chartDir": chart_dir, "projectRoot": project_root}
         return json.dumps({"code": self.code(), **where, "settings": dataclasses.asdict(settings), "files": inputs})
 
-    def _read(self, stamp: Path | None, outside: Reader | None) -> dict[str, bytes] | None:
+    def _read(self, stamp: Path | None, outside: Reader | None, files: dict[str, bytes]) -> dict[str, bytes] | None:
         held: Any = read_stamp(stamp)
         try:  # an entry of another shape (damaged, or edited by hand) is a miss
             outputs, sums, reads = (held["data"][name] for name in ("outputs", "sha256", "reads"))
             found = {path: text.encode("utf-8") for path, text in outputs.items()}
             if outputs.keys() != sums.keys() or any(sums[path] != self.digests(found[path]) for path in found):
+                return None
+            if not all(_generated_path(path, files) for path in found):
                 return None
             recorded = dict(reads.items())
         except (TypeError, KeyError, AttributeError, UnicodeEncodeError):
@@ -142,6 +147,15 @@ class GenerateCache:
         for _, path in sorted(entries)[: max(0, len(entries) - KEEP)]:
             with contextlib.suppress(OSError):
                 os.unlink(path)
+
+
+def _generated_path(path: str, files: dict[str, bytes]) -> bool:
+    """Whether ``path`` can be an output of :func:`generate_chart` for ``files``: a chart-relative path
+    that stays in the chart, and, where it names one of ``files``, a README.md or a JSON schema (an
+    entry naming ``../x`` or ``values.yaml`` would write outside the chart or over its input)."""
+    inside = bool(path) and posixpath.normpath(path) == path and not path.startswith(("/", "../")) and path != ".."
+    name = path.rpartition("/")[2]
+    return inside and (path not in files or name == "README.md" or name.endswith(".json"))
 
 
 def _ruamel_versions() -> str:

@@ -504,3 +504,16 @@ def test_an_escape_sequence_in_a_failing_patch_reaches_no_terminal(
     shown = result.stdout + result.stderr
     assert "\x1b" not in shown and "\x07" not in shown, shown
     assert "0001-\\x1b]52;c;cHduZWQ=\\x07x.patch: pkg/a.go: hunk 1" in result.stdout
+
+
+def test_a_hunk_header_number_of_thousands_of_digits_is_malformed(upstream: Upstream, project: Path) -> None:
+    # unidiff's int() refuses past 4300 digits: this was a ValueError traceback
+    head = "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+    head += "From: a <a@b.c>\nSubject: x\n\n---\n"
+    diff = f"diff --git a/pkg/a.go b/pkg/a.go\n--- a/pkg/a.go\n+++ b/pkg/a.go\n@@ -{'9' * 5000},1 +1,1 @@\n-a\n+b\n"
+    series(project).joinpath("0001-huge.patch").write_text(head + diff, encoding="utf-8")
+    code, data, _ = verify(project, upstream)
+    assert code == 1
+    [result] = data["results"]
+    assert result["status"] == "malformed"
+    assert result["message"] == "line 9: a hunk header number too large to read (corrupt patch)"

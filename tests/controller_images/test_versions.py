@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from gitkit import Upstream, git, git_env, make_project, run_gsvendor, run_json
 
-from gsvendor.controller_images.versions import GoMod, image_go_version, judge_go, parse_go_version
+from gsvendor.controller_images.versions import GO_WARN, GoMod, image_go_version, judge_go, parse_go_version
 from gsvendor.upstream.source import go_directives
 
 
@@ -463,3 +463,11 @@ def test_a_dockerfile_nested_past_the_parsers_stack_is_one_line(synced: Path) ->
     result = run_gsvendor(synced, "versions", "--no-go")
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == "error: Dockerfile: nested too deeply to parse (a JSON array of thousands of '[')\n"
+
+
+def test_a_go_line_of_thousands_of_digits_is_unreadable_not_a_traceback() -> None:
+    # int() refuses past 4300 digits: upstream's go.mod "go 1.999…" was a ValueError traceback
+    long = "1." + "9" * 5000
+    assert parse_go_version(long) is None
+    status, reason = judge_go(image_go_version("1.25.8"), GoMod(go=long, toolchain=None))
+    assert (status, reason) == (GO_WARN, f"upstream go.mod has no readable go line ({long[:40] + '…'!r})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -120,6 +121,21 @@ def test_a_damaged_entry_is_a_miss(tmp_path: Path) -> None:
         entry.write_text(damage)
         cache = GenerateCache(tmp_path)
         assert run(cache, files) == fresh and cache.misses == 1, damage
+
+
+@pytest.mark.parametrize("path", ["../../outside.txt", "/tmp/outside.txt", "values.yaml", "a/../README.md", ""])
+def test_an_entry_naming_a_file_generation_never_writes_is_a_miss(tmp_path: Path, path: str) -> None:
+    # with its sha256 right, such an entry wrote outside the chart or over the chart's own values
+    files = chart()
+    fresh = run(GenerateCache(tmp_path), files)
+    [entry] = entries(tmp_path)
+    held = json.loads(entry.read_text())
+    held["data"]["outputs"][path] = "a: 2\n"
+    held["data"]["sha256"][path] = hashlib.sha256(b"a: 2\n").hexdigest()
+    entry.write_text(json.dumps(held))
+    cache = GenerateCache(tmp_path)
+
+    assert run(cache, files) == fresh and (cache.hits, cache.misses) == (0, 1)
 
 
 def test_errors_are_not_remembered(tmp_path: Path) -> None:

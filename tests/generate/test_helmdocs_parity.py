@@ -426,3 +426,349 @@ def test_a_helmdocsignore_file_is_refused_by_name(tmp_path: Path) -> None:
         "of the configured charts; remove it\n",
     )
     assert readmes(project) == {}
+
+
+def test_a_float_beyond_float64_is_a_string_as_yaml_v3_resolves_it(tmp_path: Path) -> None:
+    # strconv.ParseFloat fails with ErrRange on 1e400, so yaml.v3 leaves the scalar a string
+    values = "# -- big\na: 1e400\n# -- small\nb: -1e400\n# -- dot\nc: .5e400\n# -- tiny\nd: 1e-400\n"
+    files = {**CHART_C, "helm/c/values.yaml": values, "helm/c/.schema.yaml": SCHEMA_YAML}
+    real, ours = both(tmp_path, files)
+
+    assert ours == fixed(real)
+    assert b'| a | string | `"1e400"` | big |\n' in ours["helm/c/README.md"]
+    code, schema = helm_schema(tmp_path / "real")
+    assert code == 0 and schema is not None
+    assert [p["type"] for p in json.loads(schema)["properties"].values()] == ["string", "string", "string", "number"]
+    assert (tmp_path / "ours/helm/c/values.schema.json").read_bytes() == schema
+
+
+def test_tabs_between_tokens_are_read_as_yaml_v3_reads_them(tmp_path: Path) -> None:
+    # after a colon, before a line comment, at a line's end and in a flow collection yaml.v3 (and
+    # libyaml) skip a tab as a space; inside a comment or a quoted scalar it is kept
+    values = '# -- doc\ta\na:\t1\t# -- line\tc\n# -- b doc\nb:\n  # -- c\tdoc\n  c:\t[1,\t2]\t\n  d: "q\tq"\t# x\n'
+    files = {**CHART_C, "helm/c/values.yaml": values, "helm/c/.schema.yaml": SCHEMA_YAML}
+    real, ours = both(tmp_path, files)
+
+    assert ours == fixed(real)
+    assert b"| b.c | list | `[1,2]` | c\tdoc |\n" in ours["helm/c/README.md"]
+    code, schema = helm_schema(tmp_path / "real")
+    assert code == 0 and schema is not None
+    assert json.loads(schema)["properties"]["b"]["properties"]["d"] == {"type": "string"}
+    assert (tmp_path / "ours/helm/c/values.schema.json").read_bytes() == schema
+
+
+@pytest.mark.parametrize(
+    ("template", "error"),
+    [
+        # Go's strings and slices have no methods: Python's str.upper and list.clear are not reachable
+        ('{{ $s := "abc" }}{{ $s.upper }}', "can't evaluate field upper in type string"),
+        ("{{ $l := list 1 }}{{ $l.clear }}{{ $l }}", "can't evaluate field clear in type []interface {}"),
+        ("{{ range .Values }}{{ .Key.split }}{{ end }}", "can't evaluate field split in type string"),
+        # strings.Repeat panics on a negative count; text/template makes the panic the call's error
+        ('{{ indent -5 "x" }}', "error calling indent: strings: negative Repeat count"),
+        ('{{ nindent -1 "x" }}', "error calling nindent: strings: negative Repeat count"),
+        ('{{ repeat -1 "x" }}', "error calling repeat: strings: negative Repeat count"),
+        # eq and lt compare values of one basic kind: 1 and "1", 1 and 2.5, lists, bools are errors
+        ('{{ eq 1 "1" }}', "error calling eq: incompatible types for comparison"),
+        ("{{ lt 1 2.5 }}", "error calling lt: incompatible types for comparison"),
+        ("{{ lt true false }}", "error calling lt: invalid type for comparison"),
+        ("{{ eq (list 1) (list 1) }}", "error calling eq: non-comparable type [1]: []interface {}"),
+        # sprig's substr slices as Go does: bounds Go cannot slice are its runtime error
+        (
+            '{{ substr -1 5 "abc" }}',
+            "error calling substr: runtime error: slice bounds out of range [:5] with length 3",
+        ),
+        ('{{ substr 2 1 "abc" }}', "error calling substr: runtime error: slice bounds out of range [2:1]"),
+        # a function or method given too few or too many arguments, in Go's words (not Python's TypeError)
+        ("{{ not }}", "wrong number of args for not: want 1 got 0"),
+        ("{{ ternary 1 2 }}", "wrong number of args for ternary: want 3 got 2"),
+        ("{{ index }}", "wrong number of args for index: want at least 1 got 0"),
+        ('{{ .Files.Get "a" "b" }}', "wrong number of args for Get: want 1 got 2"),
+    ],
+)
+def test_a_template_helm_docs_cannot_execute_fails_in_one_line(tmp_path: Path, template: str, error: str) -> None:
+    files = {**CHART_C, "helm/c/README.md.gotmpl": template}
+    project = make_project(tmp_path, files)
+
+    assert helm_docs(project) == {"helm/c/README.md": b""}  # truncated, then the template failed
+    (project / "helm/c/README.md").unlink()
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"error: helm/c: README.md.gotmpl: template: README.md.gotmpl:1: {error}\n",
+    )
+
+
+def test_a_range_over_a_large_int_is_counted_as_it_goes(tmp_path: Path) -> None:
+    template = "{{ range $i := 1000000000000 }}{{ if eq $i 2 }}{{ break }}{{ end }}{{ $i }}{{ end }}\n"
+    files = {**CHART_C, "helm/c/README.md.gotmpl": template}
+    real, ours = both(tmp_path, files)
+
+    assert ours == real == {"helm/c/README.md": b"01\n"}
+
+
+def test_a_control_character_in_values_is_refused_naming_its_line(tmp_path: Path) -> None:
+    files = {**CHART_C, "helm/c/values.yaml": "a: 1\nb: x\x01y\n", "helm/c/.schema.yaml": SCHEMA_YAML}
+    project = make_project(tmp_path, files)
+
+    assert helm_schema(project) == (1, None)
+    assert helm_docs(project) == {}  # "yaml: control characters are not allowed": the chart is skipped
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line 2: control characters are not allowed"
+        " (#x0001)\n",
+    )
+
+
+def test_printf_reports_what_fmt_reports_for_bad_formats(tmp_path: Path) -> None:
+    # a precision past what fmt reads (1e6 and a digit) loses the verb rather than writing 100 MB of
+    # zeros; unused arguments, missing ones, %c of a surrogate and a format ending early as fmt writes them
+    template = (
+        '{{ printf "%.100000000f" 1.0 }}|{{ printf "%10000010d" 1 }}|{{ printf "x" 1 "a" (list 1 2) nil }}|'
+        '{{ printf "%d %s" 1 }}|{{ printf "%c%c%c" 65 55296 1114112 }}|{{ printf "%5" 1 }}\n'
+    )
+    files = {**CHART_C, "helm/c/README.md.gotmpl": template}
+    real, ours = both(tmp_path, files)
+
+    assert (
+        ours
+        == real
+        == {
+            "helm/c/README.md": (
+                "%!(NOVERB)%!(EXTRA float64=1)|%!(NOVERB)%!(EXTRA int=1)|"
+                "x%!(EXTRA int=1, string=a, []interface {}=[1 2], <nil>)|"
+                "1 %!s(MISSING)|A\ufffd\ufffd|%!(NOVERB)%!(EXTRA int=1)\n"
+            ).encode()
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("settings", "error"),
+    [
+        ("draft: 7\ndraft: 2020\n", 'line 4: mapping key "draft" already defined at line 3'),
+        ("schemaRoot:\n  title: a\n  title: b\n", 'schemaRoot: line 5: mapping key "title" already defined at line 4'),
+        ("schemaRoot: [1]\n", "schemaRoot: line 3: cannot unmarshal !!seq into pkg.SchemaRoot"),
+        ("schemaRoot: x\n", "schemaRoot: line 3: cannot unmarshal !!str `x` into pkg.SchemaRoot"),
+        ("draft: abcdefghijklmnop\n", "draft: line 3: cannot unmarshal !!str `abcdefg...` into int"),
+    ],
+)
+def test_a_schema_config_the_plugin_cannot_decode_is_refused_in_its_words(
+    tmp_path: Path, settings: str, error: str
+) -> None:
+    files = {**CHART_C, "helm/c/.schema.yaml": SCHEMA_YAML + settings}
+    project = make_project(tmp_path, files)
+
+    done = subprocess.run(
+        [real_tool("helm-values-schema-json"), "--config", "helm/c/.schema.yaml"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.endswith(f"yaml: unmarshal errors:\n  line {error.split('line ', 1)[1]}\n")
+    ours = gsvendor(project, "generate")
+    assert (ours.returncode, ours.stderr) == (2, f"error: helm/c: .schema.yaml: {error}\n")
+    assert not (project / "helm/c/values.schema.json").exists()
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\x85"])
+def test_a_unicode_line_break_in_a_plain_scalar_is_refused_as_yaml_v3_refuses_it(
+    tmp_path: Path, separator: str
+) -> None:
+    # NEL and U+2028 break lines in YAML 1.1 (yaml.v3, libyaml): "y" starts a key without a ':'
+    files = {**CHART_C, "helm/c/values.yaml": f"a: x{separator}y\nb: 2\n", "helm/c/.schema.yaml": SCHEMA_YAML}
+    project = make_project(tmp_path, files)
+
+    assert helm_schema(project) == (1, None)
+    assert helm_docs(project) == {}
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line 3: could not find expected ':'\n",
+    )
+
+
+def test_a_values_file_that_is_a_sequence_is_read_in_pairs_as_the_plugin_reads_it(tmp_path: Path) -> None:
+    # the plugin walks the root's items two by two, as a mapping's keys and values: [a, [1]] is {a: [1]};
+    # an odd count makes it panic (index out of range)
+    settings = "values: [helm/c/values.yaml, helm/c/extra.yaml]\noutput: helm/c/values.schema.json\n"
+    files = {**CHART_C, "helm/c/extra.yaml": "- b\n- [1]\n", "helm/c/.schema.yaml": settings}
+    project = make_project(tmp_path, files)
+
+    code, real = helm_schema(project)
+    assert code == 0 and real is not None
+    assert json.loads(real)["properties"]["b"] == {"type": "array", "items": {"type": "integer"}}
+    assert gsvendor(project, "generate").returncode == 0
+    assert (project / "helm/c/values.schema.json").read_bytes() == real
+    (project / "helm/c/extra.yaml").write_text("- b\n- [1]\n- c\n")
+    assert helm_schema(project)[0] == 2
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: helm/c: helm/c/extra.yaml: a sequence of 3 items: the plugin panics (index out of range)\n",
+    )
+
+
+@pytest.mark.parametrize(
+    "template", ["{{ " + "(" * 5000 + "1" + ")" * 5000 + " }}", "{{ if 1 }}" * 3000 + "1" + "{{ end }}" * 3000]
+)
+def test_a_template_nested_deeper_than_python_reads_is_one_line(tmp_path: Path, template: str) -> None:
+    # Go parses thousands of levels (helm-docs writes "1"); gsvendor's parser recurses: one line, exit 2
+    files = {**CHART_C, "helm/c/README.md.gotmpl": template}
+    project = make_project(tmp_path, files)
+
+    assert helm_docs(project) == {"helm/c/README.md": b"1"}
+    (project / "helm/c/README.md").unlink()
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: helm/c: README.md.gotmpl: template: README.md.gotmpl: nested too deeply for gsvendor"
+        " (parentheses, pipelines or blocks inside each other)\n",
+    )
+
+
+@pytest.mark.parametrize(("deprecated", "shown"), [("yes", b"true"), ("Off", b"false"), ('"on"', b"true")])
+def test_chart_deprecated_reads_yaml_1_1_booleans_as_yaml_v3_decodes_a_bool(
+    tmp_path: Path, deprecated: str, shown: bytes
+) -> None:
+    chart = f"apiVersion: v2\nname: c\nversion: 0.1.0\ndeprecated: {deprecated}\n"
+    files = {**CHART_C, "helm/c/Chart.yaml": chart, "helm/c/README.md.gotmpl": "{{ .Deprecated }}\n"}
+    real, ours = both(tmp_path, files)
+
+    assert ours == real == {"helm/c/README.md": shown + b"\n"}
+
+
+def test_chart_deprecated_that_is_a_list_is_refused(tmp_path: Path) -> None:
+    chart = "apiVersion: v2\nname: c\nversion: 0.1.0\ndeprecated: [1]\n"
+    project = make_project(tmp_path, {**CHART_C, "helm/c/Chart.yaml": chart})
+
+    assert helm_docs(project) == {}
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: helm/c: Chart.yaml: deprecated: cannot unmarshal !!seq into bool\n",
+    )
+
+
+def test_substr_with_a_negative_start_cuts_from_the_start_as_sprig_does(tmp_path: Path) -> None:
+    template = '{{ substr -1 2 "abcdef" }}|{{ substr 2 -1 "abcdef" }}|{{ substr 2 100 "abcdef" }}|'
+    template += '{{ substr 3 3 "abc" }}\n'
+    real, ours = both(tmp_path, {**CHART_C, "helm/c/README.md.gotmpl": template})
+
+    assert ours == real == {"helm/c/README.md": b"ab|cdef|cdef|\n"}
+
+
+def test_to_yaml_and_to_json_of_helm_docs_structs_name_their_fields_as_go_does(tmp_path: Path) -> None:
+    # .Values rows and .Maintainers are Go structs: yaml.v3 writes their fields lower-cased, encoding/json
+    # as declared, both in declaration order (a Python repr was written)
+    chart = "apiVersion: v2\nname: c\nversion: 0.1.0\nmaintainers: [{name: n, email: e}]\n"
+    template = (
+        "{{ toYaml .Values }}\n---\n{{ toJson (index .Values 0) }}\n---\n{{ toPrettyJson .Maintainers }}\n"
+        '{{ toYaml (dict "b" 1 "a" (list (index .Values 1))) }}\n'
+    )
+    values = '# -- doc\na: 1\n# -- c <d>\nc: {z: 1, y: "q: r"}\n'
+    files = {**CHART_C, "helm/c/Chart.yaml": chart, "helm/c/values.yaml": values, "helm/c/README.md.gotmpl": template}
+    real, ours = both(tmp_path, files)
+
+    assert ours == real
+    assert b'- key: a\n  type: int\n  notationtype: ""\n' in ours["helm/c/README.md"]
+    assert b'{"Key":"a","Type":"int","NotationType":"",' in ours["helm/c/README.md"]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_a_utf16_values_file_with_its_byte_order_mark_is_read_as_yaml_v3_reads_it(
+    tmp_path: Path, encoding: str
+) -> None:
+    values = "\ufeff# -- doc\na: 1\n# b -- old style\nb:\n  c: [x, y] # @schema minItems: 1\n"
+    files = {**CHART_C, "helm/c/.schema.yaml": SCHEMA_YAML}
+    for side in ("real", "ours"):
+        make_project(tmp_path / side, files)
+        (tmp_path / side / "helm/c/values.yaml").write_bytes(values.encode(encoding))
+    real = helm_docs(tmp_path / "real")
+    code, schema = helm_schema(tmp_path / "real")
+    done = gsvendor(tmp_path / "ours", "generate")
+
+    assert done.returncode == 0, done.stderr
+    assert readmes(tmp_path / "ours") == fixed(real)
+    assert b"| a | int | `1` | doc |\n" in real["helm/c/README.md"]
+    assert code == 0 and (tmp_path / "ours/helm/c/values.schema.json").read_bytes() == schema
+    # with CR line ends yaml.v3 reads UTF-16 comments differently: refused in one line
+    (tmp_path / "ours/helm/c/values.yaml").write_bytes(values.replace("\n", "\r\n").encode(encoding))
+    done = gsvendor(tmp_path / "ours", "generate")
+    assert (done.returncode, done.stderr.count("\n")) == (2, 1)
+    assert "UTF-16 text with CR line ends is not emulated" in done.stderr
+
+
+@pytest.mark.parametrize("number", ["1e400", "-1e400", "0x1p99999"])
+def test_an_annotation_number_beyond_float64_is_the_plugins_range_error(tmp_path: Path, number: str) -> None:
+    values = f"a: 1 # @schema minimum: {number}\n"
+    project = make_project(tmp_path, {**CHART_C, "helm/c/values.yaml": values, "helm/c/.schema.yaml": SCHEMA_YAML})
+    message = f'parse schema: /a: parse @schema comments: minimum: invalid number "{number}": value out of range'
+
+    done = subprocess.run(
+        [real_tool("helm-values-schema-json"), "--config", "helm/c/.schema.yaml"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (1, f"Error: {message}\n")
+    ours = gsvendor(project, "generate")
+    assert (ours.returncode, ours.stderr) == (2, f"error: helm/c: helm/c/values.yaml: {message}\n")
+
+
+def test_an_annotation_integer_of_thousands_of_digits_is_the_plugins_range_error(tmp_path: Path) -> None:
+    digits = "9" * 5000  # Python's int() refuses past 4300 digits: this was a traceback
+    values = f"a: x # @schema minLength: {digits}\n"
+    project = make_project(tmp_path, {**CHART_C, "helm/c/values.yaml": values, "helm/c/.schema.yaml": SCHEMA_YAML})
+
+    assert helm_schema(project) == (1, None)
+    ours = gsvendor(project, "generate")
+    # one line, the value cut short by the command line's error printing
+    assert (ours.returncode, ours.stderr.count("\n")) == (2, 1)
+    assert ours.stderr.startswith(
+        'error: helm/c: helm/c/values.yaml: parse schema: /a: parse @schema comments: minLength: invalid integer "999'
+    )
+
+
+@pytest.mark.parametrize(
+    ("template", "error"),
+    [
+        ('{{ "\\UFFFFFFFF" }}', 'bad string syntax: "\\UFFFFFFFF"'),  # was an OverflowError traceback
+        ('{{ "\\uD800" }}', 'bad string syntax: "\\uD800"'),  # a surrogate: was a UnicodeEncodeError traceback
+        ('{{ define "\\x" }}x{{ end }}', 'bad string syntax: "\\x"'),  # was an IndexError traceback
+        ('{{ "\\777" }}', 'bad string syntax: "\\777"'),
+        ("{{ 0x" + "f" * 5000 + " }}", "illegal number syntax: 0x" + "f" * 5000),  # was a ValueError traceback
+        ("{{ 99999999999999999999 }}", "99999999999999999999 overflows int"),
+        ("{{ 1e400 }}", "illegal number syntax: 1e400"),
+        ("{{ 1i }}", "illegal number syntax: 1i (complex constants are not emulated)"),  # was a traceback
+    ],
+)
+def test_a_template_constant_go_refuses_is_one_line(tmp_path: Path, template: str, error: str) -> None:
+    project = make_project(tmp_path, {**CHART_C, "helm/c/README.md.gotmpl": template})
+
+    if "complex" not in error:  # helm-docs writes (0+1i); the others it refuses
+        assert helm_docs(project) in ({}, {"helm/c/README.md": b""})
+    (project / "helm/c/README.md").unlink(missing_ok=True)
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr.count("\n")) == (2, 1)
+    prefix = "error: helm/c: README.md.gotmpl: template: README.md.gotmpl:1: "
+    assert done.stderr.startswith(prefix + error[:80])
+
+
+def test_a_glob_with_many_stars_matches_as_gobwas_does_without_backtracking(tmp_path: Path) -> None:
+    # as a backtracking regular expression *a*a…*ab took minutes on a long file name (polynomial in
+    # its length, to the power of the stars); gobwas and gsvendor's automaton read the name once
+    name = "a" * 60 + ".yaml"
+    template = (
+        '{{ (.Files.Glob "' + "*a" * 12 + 'b").AsConfig }}|{{ (.Files.Glob "' + "*" * 3000 + 'a.yaml").AsConfig }}\n'
+    )
+    files = {**CHART_C, f"helm/c/{name}": "x: 1\n", "helm/c/README.md.gotmpl": template}
+    real, ours = both(tmp_path, files)
+
+    assert ours == real == {"helm/c/README.md": f"|{name}: |\n    x: 1\n".encode()}

@@ -25,6 +25,10 @@ _HEX = "0123456789abcdef"
 _SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 
 
+class GoStruct(dict):
+    """A Go struct's fields by name, in declaration order: encoded in that order, never sorted."""
+
+
 class GoJSONError(ValueError):
     """A value Go's encoder refuses (NaN, infinities, non-string map keys)."""
 
@@ -127,7 +131,7 @@ def _items(value: dict[str, Any], sort_keys: bool) -> list[tuple[str, Any]]:
         if not isinstance(key, str):
             raise GoJSONError(f"json: unsupported type: map with {type(key).__name__} keys")
     items = list(value.items())
-    return sorted(items, key=lambda kv: kv[0].encode("utf-8")) if sort_keys else items
+    return sorted(items, key=lambda kv: kv[0].encode("utf-8")) if sort_keys and type(value) is not GoStruct else items
 
 
 def _scalar(value: Any, escape_html: bool) -> str | None:

@@ -6,6 +6,9 @@
   (spaces and tabs) and empty lines between them, so ``# x`` followed by ``<TAB># y`` is one
   comment; ruamel (and libyaml) refuse a tab at the start of a block line. :func:`comment_tabs`
   turns those tabs into spaces (one character each: every mark stays where it was).
+* Tabs between tokens (``a:<TAB>1``, ``x<TAB># c``, a tab at a line's end): libyaml, like
+  yaml.v3, skips them where a space could be; ruamel refuses every tab outside a scalar in block
+  context. :func:`separator_tabs` turns those tabs into spaces.
 * An implicit key that is missing (``: x``): ruamel reads an empty key, libyaml and yaml.v3
   refuse it ("did not find expected key"). :func:`libyaml_error` gives libyaml's verdict.
 """
@@ -106,6 +109,36 @@ def comment_tabs(text: str) -> str:
             probe += 1
         index = last + 1
     return "\n".join(out)
+
+
+def separator_tabs(text: str) -> str:
+    """``text`` with the tabs libyaml skips between tokens written as spaces (one character each, so
+    every mark stays where it was); tabs inside scalars and comments stay. ``text`` unchanged when
+    it has no tab or libyaml refuses it (its tabs are then errors in yaml.v3 too).
+    """
+    if "\t" not in text:
+        return text
+    try:
+        from ruamel.yaml.cyaml import CSafeLoader
+    except ImportError:  # pragma: no cover - ruamel.yaml.clib is a dependency on CPython
+        return text
+    loader: Any = CSafeLoader(text)
+    spans = []  # (start, end) character offsets of every token
+    try:
+        while (token := loader.get_token()) is not None:
+            spans.append((token.start_mark.index, token.end_mark.index))
+    except Exception:  # libyaml refuses the text: ruamel's error stands
+        return text
+    finally:
+        loader.dispose()
+    out = list(text)
+    gaps = [0, *(i for span in spans for i in span), len(text)]
+    for start, end in zip(gaps[::2], gaps[1::2], strict=True):  # the text between two tokens
+        for line in re.finditer(r"[^\n]*", text[start:end]):  # blanks, then maybe a comment, per line
+            blanks = line.group().split("#", 1)[0]
+            for offset in (i for i, char in enumerate(blanks) if char == "\t"):
+                out[start + line.start() + offset] = " "
+    return "".join(out)
 
 
 def libyaml_error(text: str) -> tuple[str, int] | None:

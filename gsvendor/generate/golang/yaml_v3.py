@@ -27,10 +27,11 @@ from typing import Any
 
 from gsvendor.generate.golang import yaml_limits as limits
 from gsvendor.generate.golang import yaml_scan
-from gsvendor.generate.golang.encoding_json import format_float_g
-from gsvendor.generate.golang.yaml_scan import C_UNSAFE as _C_UNSAFE
+from gsvendor.generate.golang.encoding_json import GoStruct, format_float_g
 from gsvendor.generate.golang.yaml_scan import c_events as _c_events
 
+# text whose libyaml verdict is not yaml.v3's: tabs yaml.v3 skips in comment runs, BOMs, directives
+_VERDICT_UNSAFE = re.compile(r"[\t\ufeff]|^%", re.M)
 DOCUMENT = "document"
 MAPPING = "mapping"
 SEQUENCE = "sequence"
@@ -201,12 +202,8 @@ def resolve(value: str) -> tuple[str, Any]:
         return _RESOLVE_MAP[value]
     hint = value[:1]
     if hint == ".":
-        try:
-            if _GO_FLOAT.match(value):
-                return FLOAT_TAG, float(value.replace("_", ""))
-        except ValueError:
-            pass
-        return STR_TAG, value
+        number = _go_float(value.replace("_", "")) if _GO_FLOAT.match(value) else None
+        return (STR_TAG, value) if number is None else (FLOAT_TAG, number)
     if hint and ((hint.isdigit() and hint.isascii()) or hint in "+-"):
         if parse_timestamp(value):
             return TIMESTAMP_TAG, value
@@ -214,12 +211,20 @@ def resolve(value: str) -> tuple[str, Any]:
         number = _int_in_range(_go_parse_int(plain), plain)
         if number is not None:
             return INT_TAG, number
-        if _YAML_FLOAT.match(plain):
-            try:
-                return FLOAT_TAG, float(plain)
-            except ValueError:
-                pass
+        number = _go_float(plain) if _YAML_FLOAT.match(plain) else None
+        if number is not None:
+            return FLOAT_TAG, number
     return STR_TAG, value
+
+
+def _go_float(text: str) -> float | None:
+    """strconv.ParseFloat(text, 64) of a decimal float: ``None`` where Go errs, also on overflow
+    (``1e400``: ErrRange, so yaml.v3 reads the scalar as a string; Python would give ``inf``)."""
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return None if math.isinf(number) else number
 
 
 def short_tag(tag: str) -> str:
@@ -270,8 +275,10 @@ class _Builder:
             self.events = events
             return
         self.load_events_pure()
-        if not _C_UNSAFE.search(self.text) and self.text.endswith("\n"):
-            refused = yaml_scan.libyaml_error(self.text)  # ruamel reads some text yaml.v3 (libyaml) refuses
+        if not _VERDICT_UNSAFE.search(self.text) and self.text.endswith("\n"):
+            # ruamel reads some text yaml.v3 (libyaml) refuses: a missing key (": x"), and a plain
+            # scalar cut by NEL or U+2028/U+2029, line breaks to them (YAML 1.1), not to ruamel (1.2)
+            refused = yaml_scan.libyaml_error(self.text)
             if refused is not None:
                 raise YAMLError(*refused)
 
@@ -280,6 +287,7 @@ class _Builder:
         from ruamel.yaml import YAML
         from ruamel.yaml.error import MarkedYAMLError
         from ruamel.yaml.error import YAMLError as RuamelError
+        from ruamel.yaml.reader import ReaderError
 
         try:
             for event in YAML(typ="safe", pure=True).parse(self.text):
@@ -289,8 +297,11 @@ class _Builder:
         except MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             raise YAMLError(exc.problem or exc.context or "syntax error", mark.line + 1 if mark else 0) from None
+        except ReaderError as exc:  # a character YAML does not allow (NUL, other C0 controls): yaml.v3's words
+            line = self.text.count("\n", 0, exc.position) + 1
+            raise YAMLError(f"control characters are not allowed (#x{exc.character:04x})", line) from None
         except RuamelError as exc:
-            raise YAMLError(str(exc)) from None
+            raise YAMLError(str(exc).replace("\n", " ")) from None
 
     def peek(self) -> Any:
         return self.events[self.pos] if self.pos < len(self.events) else None
@@ -608,15 +619,20 @@ def parse(text: str | bytes, *, recursive_aliases: bool = False) -> Node | None:
     never follows aliases sees) it is an alias node whose ``alias`` is ``None``.
     """
     if isinstance(text, bytes):
+        # yaml.v3's reader takes the encoding from a byte-order mark: UTF-16 LE or BE, else UTF-8
+        encoding = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}.get(text[:2], "utf-8")
         try:
-            text = text.decode("utf-8-sig")
+            text = text.decode(encoding).removeprefix("\ufeff")
         except UnicodeDecodeError as exc:
-            raise YAMLError(f"invalid UTF-8: {exc}") from None
+            raise YAMLError(f"invalid {encoding.upper()[:6]}: {exc}") from None
+        if encoding != "utf-8" and "\r" in text:  # yaml.v3 then reads comments unlike its UTF-8 reading
+            raise YAMLError("UTF-16 text with CR line ends is not emulated: convert it to UTF-8 or LF")
     text = text.replace("\r\n", "\n")
     try:
         builder, document = _built(text, recursive_aliases)
     except YAMLError as exc:
-        spaced = yaml_scan.comment_tabs(text)  # yaml.v3 skips tabs between comment lines
+        # yaml.v3 skips tabs between comment lines and between tokens, ruamel refuses them
+        spaced = yaml_scan.separator_tabs(yaml_scan.comment_tabs(text))
         if spaced == text:
             raise
         try:
@@ -793,7 +809,7 @@ def dump(value: Any, indent: int = 0) -> str:
         if not value:
             return pad + "{}\n"
         out = ""
-        for key in sorted(value, key=lambda k: str(k)):
+        for key in value if isinstance(value, GoStruct) else sorted(value, key=lambda k: str(k)):
             item = value[key]
             key_text = _scalar_text(key, indent)
             if isinstance(item, dict | list) and item:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gsvendor.errors import GsvendorError
+from gsvendor.errors import GsvendorError, shorten
 from gsvendor.generate.golang import yaml_v3 as goyaml
 
 HELM_DOCS_VERSION = "1.14.2"
@@ -105,30 +105,97 @@ _GLOB_TOKEN = re.compile(r"\\.|\*\*|[*?{},]|\[!?+(?:.-.|(?:\\.|[^]\\])*)\]?|.", 
 _GLOB_LIST = re.compile(r"((?:\\.|[^]\\])*)(\]?)", re.DOTALL)
 
 
-def glob_regex(pattern: str) -> re.Pattern[str]:
+_MAX_BRACES = 200  # nested {…} levels gsvendor reads
+
+
+def glob_matcher(pattern: str) -> Callable[[str], bool]:
     """A gobwas/glob pattern with ``/`` as separator (what helm-docs' ``.Files.Glob`` compiles) as a
-    regular expression. Raises :class:`ReadmeError` for a class gobwas refuses (helm-docs then
-    matches nothing); braces left open are closed at the end, as gobwas does."""
-    out: list[str] = []
-    depth = 0
+    predicate on a path. Raises :class:`ReadmeError` for a class gobwas refuses (helm-docs then
+    matches nothing) and for braces nested past :data:`_MAX_BRACES`; braces left open are closed
+    at the end, as gobwas does. Matching runs the pattern as an automaton, state set by state set
+    (time linear in the path): a backtracking regular expression took minutes on ``*a*a*a*ab``."""
+    # states: ("char", test, next) takes one character; ("star", test, next) any run of them;
+    # ("split", [starts]) one of the brace's alternatives; ("match",). Built back to front.
+    states: list[tuple[Any, ...]] = [("match",)]
+    # the open braces: each [alternatives so far, tokens of the current alternative]
+    stack: list[tuple[list[list[str]], list[str]]] = [([], [])]
     for token in _GLOB_TOKEN.findall(pattern):
-        if token.startswith("\\"):  # a last lone backslash escapes nothing and is dropped
-            out.append(re.escape(token[1:]))
-        elif token in ("**", "*", "?"):
-            out.append({"**": ".*", "*": "[^/]*", "?": "[^/]"}[token])
-        elif token.startswith("["):
-            out.append(_glob_class(pattern, token))
-        elif token == "{":
-            depth += 1
-            out.append("(?:")
-        elif token == "}" and depth:
-            depth -= 1
-            out.append(")")
-        elif token == "," and depth:
-            out.append("|")
+        alternatives, current = stack[-1]
+        if token == "{":
+            if len(stack) > _MAX_BRACES:
+                raise ReadmeError(f"glob {shorten(pattern)!r}: braces nested deeper than {_MAX_BRACES}")
+            stack.append(([], []))
+        elif token == "," and len(stack) > 1:
+            alternatives.append(current)
+            stack[-1] = (alternatives, [])
+        elif token == "}" and len(stack) > 1:
+            stack.pop()
+            stack[-1][1].append(("alt", [*alternatives, current]))  # type: ignore[arg-type]
         else:
-            out.append(re.escape(token))
-    return re.compile("".join(out) + ")" * depth, re.DOTALL)  # gobwas closes open braces at the end
+            current.append(token)
+    while len(stack) > 1:  # gobwas closes open braces at the end
+        alternatives, current = stack.pop()
+        stack[-1][1].append(("alt", [*alternatives, current]))  # type: ignore[arg-type]
+
+    def build(tokens: list[Any], following: int) -> int:
+        for token in reversed(tokens):
+            if isinstance(token, tuple):  # a brace: each alternative leads to what follows it
+                states.append(("split", [build(alternative, following) for alternative in token[1]]))
+            elif token == "\\":  # a last lone backslash escapes nothing and is dropped
+                continue
+            elif token in ("**", "*"):
+                wide = token == "**" or (states[following][0] == "star" and states[following][3])
+                if states[following][0] == "star":  # stars in a row: one star, "**" if any is
+                    following = states[following][2]
+                states.append(("star", (lambda c: True) if wide else (lambda c: c != "/"), following, wide))
+            else:
+                states.append(("char", _glob_char(pattern, token), following))
+            following = len(states) - 1
+        return following
+
+    start = build(stack[0][1], 0)
+    closures: dict[int, frozenset[int]] = {}
+
+    def closure(state: int) -> frozenset[int]:
+        """The states ``state`` stands for before a character is read (a split is its alternatives, a
+        star itself and what follows it)."""
+        if state not in closures:
+            found: set[int] = set()
+            todo = [state]
+            while todo:
+                at = todo.pop()
+                if at in found:
+                    continue
+                found.add(at)
+                kind = states[at]
+                todo.extend(kind[1] if kind[0] == "split" else [kind[2]] if kind[0] == "star" else [])
+            closures[state] = frozenset(s for s in found if states[s][0] != "split")
+        return closures[state]
+
+    def matches(path: str) -> bool:
+        current = closure(start)
+        for char in path:
+            following: set[int] = set()
+            for state in current:
+                kind = states[state]
+                if kind[0] in ("char", "star") and kind[1](char):
+                    following |= closure(state if kind[0] == "star" else kind[2])
+            if not following:
+                return False
+            current = frozenset(following)
+        return 0 in current
+
+    return matches
+
+
+def _glob_char(pattern: str, token: str) -> Callable[[str], bool]:
+    """The test of one character of a gobwas/glob token: ``?``, a ``[…]`` class, an escape or a literal."""
+    if token == "?":
+        return lambda c: c != "/"
+    if token.startswith("["):
+        return re.compile(_glob_class(pattern, token), re.DOTALL).fullmatch  # type: ignore[return-value]
+    literal = token[1:] if token.startswith("\\") else token
+    return lambda c: c == literal
 
 
 def _glob_class(pattern: str, token: str) -> str:
@@ -178,10 +245,10 @@ class Files:
         """The files whose walked path matches ``pattern`` joined to the chart folder (none if it
         does not compile)."""
         try:
-            regex = glob_regex(go_join(self._base, pattern))
+            matches = glob_matcher(go_join(self._base, pattern))
         except ReadmeError:
             return Files({}, self._base)
-        return Files({p: d for p, d in self._files.items() if regex.fullmatch(p)}, self._base)
+        return Files({p: d for p, d in self._files.items() if matches(p)}, self._base)
 
     def Lines(self, path: str) -> list[str]:
         """The lines of the file walked as ``path`` (e.g. ``helm/c/values.yaml``)."""
@@ -296,6 +363,12 @@ def _root(data: bytes, label: str) -> goyaml.Node | None:
     return document.content[0] if document is not None and document.content else None
 
 
+# yaml.v3 decodes these strings into a Go bool field (YAML 1.1's booleans), and only into one
+_YAML11_BOOLS = dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "on", "On", "ON"), True) | dict.fromkeys(
+    ("n", "N", "no", "No", "NO", "off", "Off", "OFF"), False
+)
+
+
 def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) -> ChartData:
     """Chart.yaml (and requirements.yaml for ``apiVersion: v1``) as helm-docs reads them.
 
@@ -306,7 +379,10 @@ def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) ->
     data = _struct(ChartData, root, "Chart.yaml", _CHART_KEYS)
     deprecated = meta.get("deprecated")
     if deprecated is not None:
-        value = goyaml.scalar_value(deprecated) if deprecated.kind in (goyaml.SCALAR, goyaml.ALIAS) else None
+        if deprecated.kind not in (goyaml.SCALAR, goyaml.ALIAS):
+            raise ReadmeError(f"Chart.yaml: deprecated: cannot unmarshal !!{deprecated.kind[:3]} into bool")
+        value = goyaml.scalar_value(deprecated)
+        value = _YAML11_BOOLS.get(value, value) if isinstance(value, str) else value
         if value is not None and not isinstance(value, bool):
             raise ReadmeError(f"Chart.yaml: deprecated: cannot unmarshal {deprecated.value!r} into bool")
         data.Deprecated = bool(value)

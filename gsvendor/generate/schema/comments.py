@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 from typing import Any
 
@@ -142,7 +143,8 @@ def _uint(value: str, name: str) -> int | None:
         raise SchemaError(f'{name}: invalid integer "{value}": negative values not allowed')
     if not value.isdigit() or not value.isascii():
         raise SchemaError(f'{name}: invalid integer "{value}": invalid syntax')
-    number = int(value)
+    # past 20 digits it is out of uint64's range (and int() refuses past 4300 digits)
+    number = int(value) if len(value.lstrip("0")) <= 20 else 2**64
     if number > 2**64 - 1:
         raise SchemaError(f'{name}: invalid integer "{value}": value out of range')
     return number
@@ -165,6 +167,10 @@ def _float(value: str, name: str) -> float | None:
         number = float.fromhex(value.replace("_", "")) if "x" in value.lower() else float(value)
     except ValueError:
         raise SchemaError(f'{name}: invalid number "{value}": invalid syntax') from None
+    except OverflowError:  # a hex float past float64
+        number = math.inf
+    if math.isinf(number) and "inf" not in value.lower():  # ParseFloat's ErrRange: 1e400, 0x1p9999
+        raise SchemaError(f'{name}: invalid number "{value}": value out of range')
     return number
 
 

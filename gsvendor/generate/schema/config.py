@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
@@ -73,6 +74,10 @@ def load_config(data: bytes) -> SchemaConfig:
         return config
     if root.kind != goyaml.MAPPING:
         raise SchemaError(f"{CONFIG_FILE}: expected a mapping of settings")
+    try:
+        _unique_keys(root)
+    except SchemaError as exc:
+        raise SchemaError(f"{CONFIG_FILE}: {exc}") from None
     for key, value in root.pairs():
         try:
             if key.value in _CONFIG_KEYS:
@@ -86,16 +91,34 @@ def load_config(data: bytes) -> SchemaConfig:
                     decoded = _node_field(value, kind, key.value)
                     setattr(config, attr, decoded if decoded is not None else ([] if kind == "strs" else decoded))
             elif key.value == "schemaRoot":
-                for root_key, root_value in _deref(value).pairs() if _deref(value).kind == goyaml.MAPPING else []:
+                node = _deref(value)
+                if node.kind != goyaml.MAPPING and not (node.kind == goyaml.SCALAR and _null(node)):
+                    raise _decode_error(node, "pkg.SchemaRoot")
+                _unique_keys(node)
+                for root_key, root_value in node.pairs():
                     if root_key.value in _ROOT_KEYS:
                         attr, kind = _ROOT_KEYS[root_key.value]
                         node = _deref(root_value)
-                        null = node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style
-                        unset = null and attr == "root_additional_properties"  # a *bool: null is unset, not false
+                        unset = _null(node) and attr == "root_additional_properties"  # a *bool: null is unset
                         setattr(config, attr, None if unset else _node_field(root_value, kind, root_key.value))
         except SchemaError as exc:
             raise SchemaError(f"{CONFIG_FILE}: {key.value}: {exc}") from None
     return config
+
+
+def _null(node: goyaml.Node) -> bool:
+    return node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style
+
+
+def _unique_keys(mapping: goyaml.Node) -> None:
+    """Raise yaml.v3's error for a key written twice in ``mapping`` (decoding into a struct checks it)."""
+    lines: dict[tuple[str, str], int] = {}
+    for key, _ in mapping.pairs():
+        where = (key.kind, key.value)
+        if where in lines:
+            quoted = json.dumps(key.value, ensure_ascii=False)
+            raise SchemaError(f"line {key.line}: mapping key {quoted} already defined at line {lines[where]}")
+        lines[where] = key.line
 
 
 Reader = Callable[[str], bytes | None]

@@ -270,7 +270,10 @@ def ptr_string(ptr: list[str]) -> str:
 
 
 def _decode_error(node: goyaml.Node, target: str) -> SchemaError:
-    return SchemaError(f"line {node.line}: cannot unmarshal {node.short_tag()} `{node.value}` into {target}")
+    """yaml.v3's ``terror``: a scalar's value shown (cut to 7 characters past 10), a collection's not."""
+    tag = node.short_tag()
+    shown = "" if tag in ("!!seq", "!!map") else f" `{node.value if len(node.value) <= 10 else node.value[:7] + '...'}`"
+    return SchemaError(f"line {node.line}: cannot unmarshal {tag}{shown} into {target}")
 
 
 def _node_text(node: goyaml.Node) -> str:
@@ -326,7 +329,7 @@ def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
         return float(value) if kind == "float" else int(value)
     if kind in ("list", "schemas", "strs"):
         if node.kind != goyaml.SEQUENCE:
-            raise _decode_error(node, "[]")
+            raise _decode_error(node, "[]string" if kind == "strs" else "[]")
         item = {"list": goyaml.decode, "schemas": schema_from_node}.get(kind, _node_text)
         return [item(child) for child in node.content]
     if node.kind != goyaml.MAPPING:

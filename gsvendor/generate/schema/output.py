@@ -141,12 +141,15 @@ def build_schema(
         if document is None or not document.content:
             continue  # empty file
         root = _deref(document.content[0])
-        if root.kind not in (goyaml.MAPPING, goyaml.SCALAR):
+        if root.kind not in (goyaml.MAPPING, goyaml.SCALAR, goyaml.SEQUENCE):
             raise SchemaError(f"{path}: the values must be a mapping, not a {root.kind}")
+        if root.kind == goyaml.SEQUENCE and len(root.content) % 2:  # the plugin reads items in pairs
+            count = len(root.content)
+            raise SchemaError(f"{path}: a sequence of {count} items: the plugin panics (index out of range)")
         properties: dict[str, Schema] = {}
         required: list[str] = []
         try:
-            if root.kind == goyaml.MAPPING:
+            if root.kind != goyaml.SCALAR:  # a sequence's items read as key, value, key, value … as the plugin does
                 _, properties, required = parse_properties([], root, config.use_helm_docs)
         except SchemaError as exc:
             raise SchemaError(f"{path}: parse schema: {exc}") from None

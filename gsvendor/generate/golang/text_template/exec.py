@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from gsvendor.generate.golang.text_template.funcs import BUILTINS
@@ -25,7 +26,30 @@ from gsvendor.generate.golang.text_template.parse import (
     _Var,
     parse_tree,
 )
-from gsvendor.generate.golang.text_template.values import _MISSING, go_print, is_true
+from gsvendor.generate.golang.text_template.values import _MISSING, go_print, go_type, is_true
+from gsvendor.generate.golang.text_template.values import PLAIN as _PLAIN
+
+_TOO_DEEP = "nested too deeply for gsvendor (parentheses, pipelines or blocks inside each other)"
+
+
+_MANY = 1 << 30
+_ARITIES: dict[Callable[..., Any], tuple[int, int] | None] = {}
+
+
+def _arity(func: Callable[..., Any]) -> tuple[int, int] | None:
+    """(fewest, most) arguments ``func`` takes (``most`` :data:`_MANY` when variadic), as Go checks a
+    function's arguments before calling it; ``None`` where Python cannot tell."""
+    if func not in _ARITIES:
+        try:
+            params = inspect.signature(func).parameters.values()
+        except (TypeError, ValueError):
+            _ARITIES[func] = None
+            return None
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        fewest = sum(1 for p in positional if p.default is p.empty)
+        variadic = any(p.kind == p.VAR_POSITIONAL for p in params)
+        _ARITIES[func] = (fewest, _MANY if variadic else len(positional))
+    return _ARITIES[func]
 
 
 class _Break(Exception):
@@ -52,8 +76,12 @@ class Template:
         self._depth = 0
 
     def parse(self, text: str) -> Template:
-        """Parse ``text``; raises :class:`TemplateError` on syntax errors."""
-        body, defines = parse_tree(self.name, text, self.funcs)
+        """Parse ``text``; raises :class:`TemplateError` on syntax errors and on nesting deeper than
+        Python's stack reads (Go parses thousands of ``(`` or ``{{ if }}`` levels; gsvendor about 300)."""
+        try:
+            body, defines = parse_tree(self.name, text, self.funcs)
+        except RecursionError:
+            raise TemplateError(f"template: {self.name}: {_TOO_DEEP}") from None
         self.templates.update(defines)
         blank = all(isinstance(n, _Text) and not n.text.strip() for n in body)
         if not blank or self.name not in self.templates:
@@ -74,6 +102,8 @@ class Template:
             if callable(target):
                 return str(target(data, self.execute_named))
             self._run(target, data, [{"$": data}], out, name)
+        except RecursionError:
+            raise TemplateError(f"template: {name}: {_TOO_DEEP}") from None
         finally:
             self._depth -= 1
         return "".join(out)
@@ -105,18 +135,22 @@ class Template:
         scopes = [*scopes, {}]
         if node.kind == "range":
             value = self._pipe(node.pipe, dot, scopes, name, declare=False)
-            entries: list[tuple[Any, Any]]
+            entries: Iterable[tuple[Any, Any]]
             if isinstance(value, dict):
                 entries = [(k, value[k]) for k in sorted(value)]
             elif isinstance(value, list | tuple):
                 entries = list(enumerate(value))
             elif isinstance(value, int) and not isinstance(value, bool):
-                entries = [(i, i) for i in range(value)]
+                # counted as it goes (Go 1.22's range over an int): {{ range 1000000000000 }} with a
+                # {{ break }} ends at once, without a list of every number first
+                entries = zip(range(value), range(value), strict=True) if value > 0 else []
             elif value is None or value is NO_VALUE:
                 entries = []
             else:
-                raise TemplateError(f"template: {name}:{node.pipe.line}: range can't iterate over {go_print(value)}")
-            if not entries:
+                shown = go_print(value)  # the .Files object prints every file's bytes: one short line
+                shown = shown if len(shown) <= 200 else f"{shown[:200]}… ({go_type(value)})"
+                raise TemplateError(f"template: {name}:{node.pipe.line}: range can't iterate over {shown}")
+            if entries == []:
                 if node.else_body is not None:
                     self._run(node.else_body, dot, scopes, out, name)
                 return
@@ -164,12 +198,19 @@ class Template:
             rest.append(final)
         if isinstance(first, _Ident):
             func = self.funcs[first.name]
+            arity = _arity(func)
+            if arity is not None and not arity[0] <= len(rest) <= arity[1]:
+                want = f"at least {arity[0]}" if arity[1] == _MANY else str(arity[0])
+                raise TemplateError(
+                    f"template: {name}:{line}: wrong number of args for {first.name}: want {want} got {len(rest)}"
+                )
             try:
                 return func(*rest)
             except TemplateError:
                 raise
             except Exception as exc:  # a function's own failure, as Go reports it
-                raise TemplateError(f"template: {name}:{line}: error calling {first.name}: {exc}") from None
+                reason = "out of memory" if isinstance(exc, MemoryError) else exc
+                raise TemplateError(f"template: {name}:{line}: error calling {first.name}: {reason}") from None
         if isinstance(first, _Field):
             return self._fields(dot, first.names, rest, name, line)
         if isinstance(first, _Var):
@@ -188,7 +229,8 @@ class Template:
         if final is not _MISSING:
             args.append(_Literal(final))
         if not args:
-            raise TemplateError(f"template: {name}:{command.line}: wrong number of args for {op}: want at least 1")
+            message = f"wrong number of args for {op}: want at least 1 got 0"
+            raise TemplateError(f"template: {name}:{command.line}: {message}")
         value = None
         for arg in args:
             value = self._arg(arg, dot, scopes, name)
@@ -233,14 +275,22 @@ class Template:
                 if last and args:
                     raise TemplateError(f"template: {name}:{line}: {field_name} is not a method but has arguments")
                 continue
-            if field_name.startswith("_") or not hasattr(value, field_name):
+            # Go's strings, numbers and slices have no fields or methods (Python's str.upper, list.clear …)
+            if field_name.startswith("_") or isinstance(value, _PLAIN) or not hasattr(value, field_name):
                 raise TemplateError(
-                    f"template: {name}:{line}: can't evaluate field {field_name} in type {type(value).__name__}"
+                    f"template: {name}:{line}: can't evaluate field {field_name} in type {go_type(value)}"
                 )
             attr = getattr(value, field_name)
             if callable(attr):
+                given = args if last else []
+                arity = _arity(attr)
+                if arity is not None and not arity[0] <= len(given) <= arity[1]:
+                    want = f"at least {arity[0]}" if arity[1] == _MANY else str(arity[0])
+                    raise TemplateError(
+                        f"template: {name}:{line}: wrong number of args for {field_name}: want {want} got {len(given)}"
+                    )
                 try:
-                    value = attr(*(args if last else []))
+                    value = attr(*given)
                 except TypeError as exc:
                     raise TemplateError(
                         f"template: {name}:{line}: wrong arguments for method {field_name}: {exc}"

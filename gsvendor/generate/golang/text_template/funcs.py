@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Callable
@@ -10,13 +11,49 @@ from typing import Any
 from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.golang.text_template.parse import NO_VALUE, TRIM_SPACE, TemplateError
-from gsvendor.generate.golang.text_template.values import go_print, is_true
+from gsvendor.generate.golang.text_template.values import go_print, go_type, is_true
+
+
+def _basic_kind(value: Any) -> str | None:
+    """text/template's basicKind: bool, int, float or string; ``None`` for anything else (nil too)."""
+    for kind, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "string")):
+        if isinstance(value, kind):
+            return name
+    return None
+
+
+def _valid(value: Any) -> bool:
+    return value is not None and value is not NO_VALUE
 
 
 def _eq(first: Any, *others: Any) -> bool:
+    """Go's ``eq``: values of different basic kinds (1 and "1", 1 and 1.0) are an error, not unequal;
+    lists and maps cannot be compared."""
     if not others:
         raise TemplateError("missing argument for comparison")
-    return any(first == other for other in others)
+    kind = _basic_kind(first)
+    for other in others:
+        if kind != _basic_kind(other):
+            if _valid(first) and _valid(other):
+                raise ValueError("incompatible types for comparison")
+            continue
+        if kind is None and _valid(first) and _valid(other) and isinstance(other, list | tuple | dict):
+            raise ValueError(f"non-comparable type {go_print(other)}: {go_type(other)}")
+        if first == other or (kind is None and not _valid(first) and not _valid(other)):
+            return True
+    return False
+
+
+def _lt(first: Any, second: Any) -> bool:
+    """Go's ``lt``: both of one basic kind other than bool."""
+    kinds = (_basic_kind(first), _basic_kind(second))
+    if None in kinds:
+        raise ValueError("invalid type for comparison")
+    if kinds[0] != kinds[1]:
+        raise ValueError("incompatible types for comparison")
+    if kinds[0] == "bool":
+        raise ValueError("invalid type for comparison")
+    return first < second
 
 
 def _index(item: Any, *keys: Any) -> Any:
@@ -34,7 +71,8 @@ def _index(item: Any, *keys: Any) -> Any:
 
 def _printf(fmt: str, *args: Any) -> str:
     out = []
-    args_iter = iter(args)
+    used = 0  # arguments the verbs took
+    exact = True  # every verb emulated: fmt's %!(EXTRA …) for unused arguments is then known
     i = 0
     while i < len(fmt):
         char = fmt[i]
@@ -42,21 +80,31 @@ def _printf(fmt: str, *args: Any) -> str:
             out.append(char)
             i += 1
             continue
-        match = re.match(r"%([-+# 0]*)(\d*)(?:\.(\d+))?([vsdqfgtxX%])", fmt[i:])
-        if not match:
+        match = re.match(r"%([-+# 0]*)(\d*)(?:\.(\d+))?([vsdqfgtxXc%])?", fmt[i:])
+        flags, width, precision, verb = match.groups() if match else ("", "", None, None)
+        if _too_large(width) or _too_large(precision or "") or (verb is None and i + match.end() == len(fmt)):
+            out.append("%!(NOVERB)")  # the format ends before the verb, or parsenum skipped to its end
+            break
+        if match is None or verb is None:
             out.append(char)
+            exact = False
             i += 1
             continue
-        flags, width, precision, verb = match.groups()
         i += match.end()
         if verb == "%":
             out.append("%")
             continue
-        value = next(args_iter, NO_VALUE)
+        if used >= len(args):
+            out.append(f"%!{verb}(MISSING)")
+            continue
+        value = args[used]
+        used += 1
         if verb in "vs":
             text = go_print(value)
         elif verb == "d":
             text = str(int(value))
+        elif verb == "c":  # a code point outside Unicode, or a surrogate, prints as U+FFFD
+            text = chr(value) if 0 <= value <= 0x10FFFF and not 0xD800 <= value <= 0xDFFF else "\ufffd"
         elif verb == "q":
             text = gojson.quote(str(value), escape_html=False)
         elif verb == "t":
@@ -69,7 +117,17 @@ def _printf(fmt: str, *args: Any) -> str:
         if width:
             text = text.ljust(int(width)) if "-" in flags else text.rjust(int(width), "0" if "0" in flags else " ")
         out.append(text)
+    if exact and used < len(args):
+        extra = ("<nil>" if a is None else f"{go_type(a)}={go_print(a)}" for a in args[used:])
+        out.append(f"%!(EXTRA {', '.join(extra)})")
     return "".join(out)
+
+
+def _too_large(digits: str) -> bool:
+    """Whether fmt's parsenum gives up on a width or precision of ``digits``: it stops when the
+    number read so far is past 1e6 and another digit follows (so up to 10,000,009 is read)."""
+    head = digits[:-1].lstrip("0")
+    return len(head) > 7 or (head != "" and int(head) > 1_000_000)
 
 
 def _empty(value: Any) -> bool:
@@ -82,21 +140,27 @@ def _default(default: Any, *given: Any) -> Any:
     return given[0]
 
 
+def _repeat(count: int, text: str) -> str:
+    if count < 0:  # Go's strings.Repeat panics, text/template reports the panic as the call's error
+        raise ValueError("strings: negative Repeat count")
+    return _require_str(text) * count
+
+
 def _indent(spaces: int, text: str) -> str:
-    pad = " " * spaces
+    pad = _repeat(spaces, " ")
     return pad + str(text).replace("\n", "\n" + pad)
 
 
 def _to_json(value: Any) -> str:
     try:
-        return gojson.dumps(value)
+        return gojson.dumps(_go_value(value, lower=False))
     except gojson.GoJSONError:
         return ""
 
 
 def _to_pretty_json(value: Any) -> str:
     try:
-        return gojson.dumps_indent(value, "  ")
+        return gojson.dumps_indent(_go_value(value, lower=False), "  ")
     except gojson.GoJSONError:
         return ""
 
@@ -108,10 +172,26 @@ def _from_json(text: str) -> Any:
         return None  # Sprig's fromJson swallows the error and returns nil
 
 
+def _go_value(value: Any, lower: bool) -> Any:
+    """``value`` with helm-docs' structs (the rows of ``.Values``, maintainers …: dataclasses) as
+    :class:`~gsvendor.generate.golang.encoding_json.GoStruct`, named as the encoders name Go's fields:
+    yaml.v3 lower-cases them (``key``, ``notationtype``), encoding/json keeps them (``Key``)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return gojson.GoStruct(
+            (f.name.lower() if lower else f.name, _go_value(getattr(value, f.name), lower))
+            for f in dataclasses.fields(value)
+        )
+    if isinstance(value, list | tuple):
+        return [_go_value(item, lower) for item in value]
+    if isinstance(value, dict) and type(value) is dict:
+        return {key: _go_value(item, lower) for key, item in value.items()}
+    return value
+
+
 def _to_yaml(value: Any) -> str:
 
     try:
-        return goyaml.dump(value).removesuffix("\n")
+        return goyaml.dump(_go_value(value, lower=True)).removesuffix("\n")
     except (TypeError, ValueError):
         return ""  # helm-docs' toYaml swallows marshalling errors
 
@@ -135,6 +215,19 @@ def _trunc(length: int, text: str) -> str:
     return text[:length]
 
 
+def _substr(start: int, end: int, text: Any) -> str:
+    """Sprig's substring on the UTF-8 bytes: a negative start cuts from 0, a negative or too large end
+    runs to the end; bounds Go cannot slice are its runtime error (text/template reports the panic)."""
+    data = _require_str(text).encode()
+    low, high = (0, end) if start < 0 else (start, len(data) if end < 0 or end > len(data) else end)
+    if not 0 <= high <= len(data):
+        length = f" with length {len(data)}" if high > 0 else ""
+        raise ValueError(f"runtime error: slice bounds out of range [:{high}]{length}")
+    if low > high:
+        raise ValueError(f"runtime error: slice bounds out of range [{low}:{high}]")
+    return data[low:high].decode("utf-8", "replace")
+
+
 def _require_str(value: Any) -> str:
     return value if isinstance(value, str) else go_print(value)
 
@@ -153,11 +246,11 @@ BUILTINS: dict[str, Callable[..., Any]] = {
     "println": lambda *a: " ".join(go_print(v) for v in a) + "\n",
     "printf": _printf,
     "eq": _eq,
-    "ne": lambda a, b: a != b,
-    "lt": lambda a, b: a < b,
-    "le": lambda a, b: a <= b,
-    "gt": lambda a, b: a > b,
-    "ge": lambda a, b: a >= b,
+    "ne": lambda a, b: not _eq(a, b),
+    "lt": _lt,
+    "le": lambda a, b: _lt(a, b) or _eq(a, b),
+    "gt": lambda a, b: not (_lt(a, b) or _eq(a, b)),
+    "ge": lambda a, b: not _lt(a, b),
     "html": lambda *a: (
         "".join(go_print(v) for v in a)
         .replace("&", "&amp;")
@@ -183,9 +276,9 @@ BUILTINS: dict[str, Callable[..., Any]] = {
     "upper": lambda text: _require_str(text).upper(),
     "lower": lambda text: _require_str(text).lower(),
     "title": lambda text: _title(_require_str(text)),
-    "repeat": lambda count, text: _require_str(text) * count,
+    "repeat": _repeat,
     "trunc": _trunc,
-    "substr": lambda start, end, text: _require_str(text)[start : end if end >= 0 else None],
+    "substr": _substr,
     "indent": _indent,
     "nindent": lambda spaces, text: "\n" + _indent(spaces, text),
     "quote": lambda *a: " ".join(gojson.quote(go_print(v), escape_html=False) for v in a if v is not None),
@@ -193,7 +286,7 @@ BUILTINS: dict[str, Callable[..., Any]] = {
     "toString": go_print,
     "toJson": _to_json,
     "toPrettyJson": _to_pretty_json,
-    "toRawJson": lambda value: gojson.dumps(value, escape_html=False),
+    "toRawJson": lambda value: gojson.dumps(_go_value(value, lower=False), escape_html=False),
     "fromJson": _from_json,
     "toYaml": _to_yaml,
     "fromYaml": _from_yaml,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -242,29 +243,55 @@ def go_unquote(text: str) -> str:
         elif nxt in "\"'":
             out.append(nxt)
             i += 2
-        elif nxt == "x":
-            out.append(chr(int(body[i + 2 : i + 4], 16)))
-            i += 4
-        elif nxt == "u":
-            out.append(chr(int(body[i + 2 : i + 6], 16)))
-            i += 6
-        elif nxt == "U":
-            out.append(chr(int(body[i + 2 : i + 10], 16)))
-            i += 10
-        elif nxt in "01234567":
-            out.append(chr(int(body[i + 1 : i + 4], 8)))
+        elif nxt in _HEX_DIGITS:  # \xHH, \uHHHH, \UHHHHHHHH: exactly that many hex digits
+            digits = body[i + 2 : i + 2 + _HEX_DIGITS[nxt]]
+            if len(digits) != _HEX_DIGITS[nxt] or not all(c in "0123456789abcdefABCDEF" for c in digits):
+                raise ValueError(f"invalid escape \\{nxt}{digits}")
+            code = int(digits, 16)
+            if nxt != "x" and (code > 0x10FFFF or 0xD800 <= code <= 0xDFFF):  # not a Unicode code point
+                raise ValueError(f"invalid code point \\{nxt}{digits}")
+            out.append(chr(code))
+            i += 2 + len(digits)
+        elif nxt in "01234567":  # \OOO: three octal digits, at most 255
+            digits = body[i + 1 : i + 4]
+            if len(digits) != 3 or not all(c in "01234567" for c in digits) or int(digits, 8) > 255:
+                raise ValueError(f"invalid escape \\{digits}")
+            out.append(chr(int(digits, 8)))
             i += 4
         else:
             raise ValueError(f"invalid escape \\{nxt}")
     return "".join(out)
 
 
+_HEX_DIGITS = {"x": 2, "u": 4, "U": 8}
+
+
 def _number(text: str) -> int | float:
+    """A number constant as text/template reads it: an int (int64 or uint64), else a float written
+    with ``.``, ``e`` or ``p``; ``ValueError`` for what Go refuses (``1e400``, complex ``1i``, or an
+    integer past uint64, which Go's exec reports as overflowing int)."""
     clean = text.replace("_", "")
+    if clean.lower().endswith("i") and not clean.lower().startswith("0x"):
+        raise ValueError(f"illegal number syntax: {text} (complex constants are not emulated)")
+    octal = re.fullmatch(r"[+-]?0[0-7]+", clean)  # Go's leading-zero octal (07), which int(…, 0) refuses
     try:
-        return int(clean, 0)
+        number = int(clean, 8 if octal else 0) if len(clean) <= 40 else None
     except ValueError:
-        return float(clean)
+        number = None
+    if number is not None:
+        if not -(2**63) <= number < 2**64:
+            raise ValueError(f"{text} overflows int")
+        return number
+    lower = clean.lower().lstrip("+-")
+    if not any(c in lower for c in ".ep") or (lower.startswith("0x") and "p" not in lower):
+        raise ValueError(f"{text} overflows int" if clean.lstrip("+-").isdigit() else f"illegal number syntax: {text}")
+    try:
+        value = float.fromhex(clean) if clean.lower().lstrip("+-").startswith("0x") else float(clean)
+    except (ValueError, OverflowError):
+        raise ValueError(f"illegal number syntax: {text}") from None
+    if math.isinf(value):
+        raise ValueError(f"illegal number syntax: {text}")
+    return value
 
 
 def parse_tree(name: str, text: str, funcs: dict[str, Callable[..., Any]]) -> tuple[list[Any], dict[str, list[Any]]]:
@@ -285,6 +312,13 @@ class _Parser:
         self.defines: dict[str, list[Any]] = {}
         self.vars: list[list[str]] = [["$"]]
         self.range_depth = 0
+
+    def unquote(self, tok: _Tok) -> str:
+        """The value of string token ``tok``; a malformed one is Go's parse error."""
+        try:
+            return go_unquote(tok.value)
+        except (ValueError, IndexError):
+            raise self.error(f"bad string syntax: {tok.value}", tok.line) from None
 
     def error(self, message: str, line: int | None = None) -> TemplateError:
         tok = self.tokens[min(self.pos, len(self.tokens) - 1)]
@@ -347,7 +381,7 @@ class _Parser:
                 self.next()
                 if not top:
                     raise self.error("unexpected define in action")
-                name = go_unquote(self.expect("string", "define clause").value)
+                name = self.unquote(self.expect("string", "define clause"))
                 self.expect("close", "define clause")
                 saved, self.vars = self.vars, [["$"]]
                 body, end = self.list_until()
@@ -364,7 +398,7 @@ class _Parser:
                 name_tok = self.next()
                 if name_tok.kind != "string":
                     raise self.error(f"unexpected {name_tok.value!r} in {word} clause", name_tok.line)
-                name = go_unquote(name_tok.value)
+                name = self.unquote(name_tok)
                 pipe = None
                 if self.peek().kind != "close":
                     pipe = self.pipeline(word)
@@ -485,7 +519,10 @@ class _Parser:
                 raise self.error(f"malformed character constant: {tok.value}", tok.line)
             node = _Literal(ord(char))
         elif tok.kind == "number":
-            node = _Literal(_number(tok.value))
+            try:
+                node = _Literal(_number(tok.value))
+            except ValueError as exc:
+                raise self.error(str(exc), tok.line) from None
         elif tok.kind == "ident":
             if tok.value in ("true", "false"):
                 node = _Literal(tok.value == "true")

@@ -51,6 +51,29 @@ def go_print(value: Any) -> str:
     return "{" + " ".join(go_print(v) for v in vars(value).values()) + "}"
 
 
+def go_type(value: Any) -> str:
+    """The Go type helm-docs' templates see for ``value`` (``reflect.TypeOf(v).String()``, as fmt's
+    ``%!(EXTRA …)`` and template errors name it); a Python object is named by its class."""
+    if value is None or value is NO_VALUE:
+        return "<nil>"
+    for kind, name in _GO_TYPES:
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+_GO_TYPES: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (bool, "bool"),
+    (int, "int"),
+    (float, "float64"),
+    (str, "string"),
+    (bytes, "[]uint8"),
+    ((list, tuple), "[]interface {}"),
+    (dict, "map[string]interface {}"),
+)
+PLAIN = (bool, int, float, str, bytes, list, tuple)  # values without fields or methods in Go
+
+
 class _Missing:
     pass
 
