@@ -484,6 +484,7 @@ def test_tabs_between_tokens_are_read_as_yaml_v3_reads_them(tmp_path: Path) -> N
         ("{{ ternary 1 2 }}", "wrong number of args for ternary: want 3 got 2"),
         ("{{ index }}", "wrong number of args for index: want at least 1 got 0"),
         ('{{ .Files.Get "a" "b" }}', "wrong number of args for Get: want 1 got 2"),
+        ("{{ len 5 }}", "error calling len: len of type int"),
     ],
 )
 def test_a_template_helm_docs_cannot_execute_fails_in_one_line(tmp_path: Path, template: str, error: str) -> None:
@@ -660,6 +661,13 @@ def test_substr_with_a_negative_start_cuts_from_the_start_as_sprig_does(tmp_path
     real, ours = both(tmp_path, {**CHART_C, "helm/c/README.md.gotmpl": template})
 
     assert ours == real == {"helm/c/README.md": b"ab|cdef|cdef|\n"}
+
+
+def test_len_of_a_string_counts_its_utf8_bytes_as_go_does(tmp_path: Path) -> None:
+    template = '{{ len "héllo" }}|{{ len (list 1 2) }}|{{ len (dict "a" 1) }}\n'
+    real, ours = both(tmp_path, {**CHART_C, "helm/c/README.md.gotmpl": template})
+
+    assert ours == real == {"helm/c/README.md": b"6|2|1\n"}
 
 
 def test_to_yaml_and_to_json_of_helm_docs_structs_name_their_fields_as_go_does(tmp_path: Path) -> None:

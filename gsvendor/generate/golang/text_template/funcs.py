@@ -69,6 +69,15 @@ def _index(item: Any, *keys: Any) -> Any:
     return item
 
 
+def _len(value: Any) -> int:
+    """Go's ``len``: a string's length in UTF-8 bytes (``len "héllo"`` is 6), a list's or map's items."""
+    if isinstance(value, str):
+        return len(value.encode("utf-8", "surrogatepass"))
+    if isinstance(value, list | tuple | dict):
+        return len(value)
+    raise ValueError(f"len of type {go_type(value)}")
+
+
 def _printf(fmt: str, *args: Any) -> str:
     out = []
     used = 0  # arguments the verbs took
@@ -237,7 +246,7 @@ BUILTINS: dict[str, Callable[..., Any]] = {
     "and": lambda *a: a[-1],
     "or": lambda *a: a[-1],
     "not": lambda value: not is_true(value),
-    "len": lambda value: len(value),
+    "len": _len,
     "index": _index,
     "print": lambda *a: "".join(
         (" " if i and not isinstance(a[i - 1], str) and not isinstance(v, str) else "") + go_print(v)
