@@ -227,20 +227,20 @@ def _stage_overlays(stage: Path, layout: list[OverlayFile]) -> None:
 
 def _differences(built: Any, trees: dict[str, dict[str, bytes]]) -> list[str]:
     """One line per file whose build differs from the tree."""
+    from gsvendor.vendoring.compare import statuses
+
     left = []
     for chart in built.charts:
-        tree = trees[chart.spec.name]
-        for path in sorted(set(tree) | set(chart.files)):
-            if tree.get(path) != chart.files.get(path):
-                if path not in tree:
-                    what = "sync would add it"
-                elif path in chart.generated:
-                    what = "differs from what generate writes (edit its template or .schema.yaml instead)"
-                elif path not in chart.files:
-                    what = "sync would remove it"
-                else:
-                    what = "the overlays inferred do not reproduce it"
-                left.append(f"{chart.spec.dest}/{path}: {what}")
+        for path, status in statuses(trees[chart.spec.name], chart.files):
+            if status == "added":
+                what = "sync would add it"
+            elif path in chart.generated:
+                what = "differs from what generate writes (edit its template or .schema.yaml instead)"
+            elif status == "removed":
+                what = "sync would remove it"
+            else:
+                what = "the overlays inferred do not reproduce it"
+            left.append(f"{chart.spec.dest}/{path}: {what}")
     return left
 
 
