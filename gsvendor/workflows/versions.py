@@ -8,7 +8,6 @@ from gsvendor.config import Config
 from gsvendor.controller_images.versions import (
     PIN_ARG,
     GoMod,
-    Pin,
     VersionsReport,
     build_inputs,
     go_builders,
@@ -20,24 +19,6 @@ from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import Wanted, go_directives
 from gsvendor.vendoring import lock as lockfile
 from gsvendor.workflows import Progress, no_progress
-
-
-def read_go_mod(
-    config: Config, pin: Pin, source: str | None, options: Any, lock: lockfile.Lock | None = None
-) -> tuple[GoMod, str]:
-    """``go.mod`` of the pinned tag, parsed, and where it was read: ``source``, else ``lock``'s source
-    when the lock is at the pin (its sha256 checked), else the tag's archive URL. Raises
-    :class:`~gsvendor.errors.SourceError` when the source cannot be read or has no go.mod.
-    """
-    location, sha = source, None
-    if not source and lock is not None and lock.tag == pin.value:
-        location, sha = lock.source_for(config.root), lock.sha256
-    location = location or config.archive_url_for(pin.value)
-    snapshot = fetch_upstream(pin.value, location, Wanted(files=("go.mod",)), options, expected_sha256=sha)
-    data = snapshot.files.get("go.mod")
-    if data is None:
-        raise SourceError(f"{location}: upstream {pin.value} has no go.mod")
-    return GoMod(*go_directives(data.decode("utf-8", "replace"))), location
 
 
 def check(
@@ -66,9 +47,17 @@ def check(
     elif source is None and lock is None:
         report.notes.append("Go builders not checked: not synced yet (run gsvendor sync, or give --source)")
         return report
-    else:
+    else:  # from --source, else the lock's source at the pin (its sha256 checked)
+        location, sha = source, None
+        if not source and lock is not None and lock.tag == pin.value:
+            location, sha = lock.source_for(config.root), lock.sha256
+        location = location or config.archive_url_for(pin.value)
         with progress("reading upstream go.mod"):
-            report.go_mod, report.go_source = read_go_mod(config, pin, source, options, lock)
+            snapshot = fetch_upstream(pin.value, location, Wanted(files=("go.mod",)), options, expected_sha256=sha)
+        data = snapshot.files.get("go.mod")
+        if data is None:
+            raise SourceError(f"{location}: upstream {pin.value} has no go.mod")
+        report.go_mod, report.go_source = GoMod(*go_directives(data.decode("utf-8", "replace"))), location
     report.builders = go_builders(config, report.go_mod)
     if not report.builders:
         report.notes.append("no golang builder stage in the Dockerfiles")
