@@ -157,8 +157,6 @@ class Schema:
 
     def subschemas(self) -> Iterator[tuple[list[str], Schema]]:
         """hvsj's ``Subschemas``: (pointer segments, schema) of every object-kind subschema, in order."""
-        if not any(_SUBSCHEMA_FIELDS(self.__dict__)):
-            return
         for attr, name, kind in _SUBSCHEMA_KINDS:
             value = self.__dict__[attr]
             if not value:
@@ -233,8 +231,6 @@ _EMPTY: dict[str, Any] = {"str": "", "bool": False}
 _INITIAL: dict[str, Any] = {attr: _EMPTY.get(kind) for attr, _, kind in FIELDS}
 _INITIAL.update({**dict.fromkeys(_FLAGS[:2]), **dict.fromkeys(_FLAGS[2:], False)})
 _SUBSCHEMA_KINDS = [field for field in FIELDS if field[2] in ("schema", "schemas", "schema_map")]
-# every field holding subschemas, read at once: most schemas are leaves and subschemas() stops there
-_SUBSCHEMA_FIELDS = operator.itemgetter(*(attr for attr, _, _ in _SUBSCHEMA_KINDS))
 _ALL_FIELDS = operator.itemgetter(*(attr for attr, _, _ in FIELDS))
 
 
