@@ -12,6 +12,7 @@ from typing import Any
 
 from gsvendor.errors import GsvendorError, shorten
 from gsvendor.generate.golang import yaml_v3 as goyaml
+from gsvendor.generate.schema.model import YAML11_BOOLS, deref, is_null
 
 HELM_DOCS_VERSION = "1.14.2"
 BADGE_STYLE = "flat-square"
@@ -304,21 +305,17 @@ def _text(node: goyaml.Node | None, where: str) -> str:
     """A scalar decoded into a Go ``string`` field: its source text; null is empty."""
     if node is None:
         return ""
-    if node.kind == goyaml.ALIAS and node.alias is not None:
-        node = node.alias
+    node = deref(node)
     if node.kind != goyaml.SCALAR:
         raise ReadmeError(f"{where}: expected a string, found a {node.kind}")
-    if node.short_tag() == goyaml.NULL_TAG and not node.style:
-        return ""
-    return node.value
+    return "" if is_null(node) else node.value
 
 
 def _collection(node: goyaml.Node | None, where: str, kind: str) -> goyaml.Node | None:
     """The mapping or sequence ``node`` (aliases followed); ``None`` for no node or null."""
     if node is None or (node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG):
         return None
-    if node.kind == goyaml.ALIAS and node.alias is not None:
-        node = node.alias
+    node = deref(node)
     if node.kind != kind:
         raise ReadmeError(f"{where}: expected a {'list' if kind == goyaml.SEQUENCE else kind}, found a {node.kind}")
     return node
@@ -363,12 +360,6 @@ def _root(data: bytes, label: str) -> goyaml.Node | None:
     return document.content[0] if document is not None and document.content else None
 
 
-# yaml.v3 decodes these strings into a Go bool field (YAML 1.1's booleans), and only into one
-_YAML11_BOOLS = dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "on", "On", "ON"), True) | dict.fromkeys(
-    ("n", "N", "no", "No", "NO", "off", "Off", "OFF"), False
-)
-
-
 def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) -> ChartData:
     """Chart.yaml (and requirements.yaml for ``apiVersion: v1``) as helm-docs reads them.
 
@@ -382,7 +373,7 @@ def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) ->
         if deprecated.kind not in (goyaml.SCALAR, goyaml.ALIAS):
             raise ReadmeError(f"Chart.yaml: deprecated: cannot unmarshal !!{deprecated.kind[:3]} into bool")
         value = goyaml.scalar_value(deprecated)
-        value = _YAML11_BOOLS.get(value, value) if isinstance(value, str) else value
+        value = YAML11_BOOLS.get(value, value) if isinstance(value, str) else value
         if value is not None and not isinstance(value, bool):
             raise ReadmeError(f"Chart.yaml: deprecated: cannot unmarshal {deprecated.value!r} into bool")
         data.Deprecated = bool(value)

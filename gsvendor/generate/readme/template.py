@@ -12,7 +12,10 @@ from gsvendor.generate.golang.text_template.funcs import BUILTINS
 from gsvendor.generate.golang.text_template.parse import TemplateError
 from gsvendor.generate.golang.text_template.values import go_print, is_true
 from gsvendor.generate.readme.chart import TEMPLATE_FILE, VALUES_FILE, ReadmeError
-from gsvendor.generate.readme.values import Render, chart_data
+from gsvendor.generate.readme.values import chart_data
+
+# a named template's renderer: (name, data) → text
+Render = Callable[[str, Any], str]
 
 
 def _badge(label: str, value: str, style: str, escape: bool = True) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 from gsvendor.config import GenerateSettings
@@ -318,6 +317,3 @@ def chart_data(
     walked = {go_join(chart_dir, path): b"" if path == "README.md" else data for path, data in files.items()}
     data.Files = Files(walked, chart_dir)
     return data
-
-
-Render = Callable[[str, Any], str]

@@ -12,9 +12,10 @@ from gsvendor.generate.schema.model import (
     DEFAULT_K8S_SCHEMA_URL,
     SchemaError,
     _decode_error,
-    _deref,
     _node_field,
     _node_scalar,
+    deref,
+    is_null,
 )
 
 
@@ -69,7 +70,7 @@ def load_config(data: bytes) -> SchemaConfig:
         raise SchemaError(f"{CONFIG_FILE}: invalid YAML: {exc}") from None
     if document is None or not document.content:
         return config
-    root = _deref(document.content[0])
+    root = deref(document.content[0])
     if root.kind == goyaml.SCALAR and root.short_tag() == goyaml.NULL_TAG:
         return config
     if root.kind != goyaml.MAPPING:
@@ -83,31 +84,27 @@ def load_config(data: bytes) -> SchemaConfig:
             if key.value in _CONFIG_KEYS:
                 attr, kind = _CONFIG_KEYS[key.value]
                 if kind == "int":
-                    number = _node_scalar(value) if _deref(value).kind == goyaml.SCALAR else None
+                    number = _node_scalar(value) if deref(value).kind == goyaml.SCALAR else None
                     if isinstance(number, bool) or not isinstance(number, int):
-                        raise _decode_error(_deref(value), "int")
+                        raise _decode_error(deref(value), "int")
                     setattr(config, attr, number)
                 else:
                     decoded = _node_field(value, kind, key.value)
                     setattr(config, attr, decoded if decoded is not None else ([] if kind == "strs" else decoded))
             elif key.value == "schemaRoot":
-                node = _deref(value)
-                if node.kind != goyaml.MAPPING and not (node.kind == goyaml.SCALAR and _null(node)):
+                node = deref(value)
+                if node.kind != goyaml.MAPPING and not is_null(node):
                     raise _decode_error(node, "pkg.SchemaRoot")
                 _unique_keys(node)
                 for root_key, root_value in node.pairs():
                     if root_key.value in _ROOT_KEYS:
                         attr, kind = _ROOT_KEYS[root_key.value]
-                        node = _deref(root_value)
-                        unset = _null(node) and attr == "root_additional_properties"  # a *bool: null is unset
+                        node = deref(root_value)
+                        unset = is_null(node) and attr == "root_additional_properties"  # a *bool: null is unset
                         setattr(config, attr, None if unset else _node_field(root_value, kind, root_key.value))
         except SchemaError as exc:
             raise SchemaError(f"{CONFIG_FILE}: {key.value}: {exc}") from None
     return config
-
-
-def _null(node: goyaml.Node) -> bool:
-    return node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style
 
 
 def _unique_keys(mapping: goyaml.Node) -> None:

@@ -157,8 +157,6 @@ class Schema:
 
     def subschemas(self) -> Iterator[tuple[list[str], Schema]]:
         """hvsj's ``Subschemas``: (pointer segments, schema) of every object-kind subschema, in order."""
-        if not any(_SUBSCHEMA_FIELDS(self.__dict__)):
-            return
         for attr, name, kind in _SUBSCHEMA_KINDS:
             value = self.__dict__[attr]
             if not value:
@@ -233,8 +231,6 @@ _EMPTY: dict[str, Any] = {"str": "", "bool": False}
 _INITIAL: dict[str, Any] = {attr: _EMPTY.get(kind) for attr, _, kind in FIELDS}
 _INITIAL.update({**dict.fromkeys(_FLAGS[:2]), **dict.fromkeys(_FLAGS[2:], False)})
 _SUBSCHEMA_KINDS = [field for field in FIELDS if field[2] in ("schema", "schemas", "schema_map")]
-# every field holding subschemas, read at once: most schemas are leaves and subschemas() stops there
-_SUBSCHEMA_FIELDS = operator.itemgetter(*(attr for attr, _, _ in _SUBSCHEMA_KINDS))
 _ALL_FIELDS = operator.itemgetter(*(attr for attr, _, _ in FIELDS))
 
 
@@ -277,30 +273,43 @@ def _decode_error(node: goyaml.Node, target: str) -> SchemaError:
 
 
 def _node_text(node: goyaml.Node) -> str:
-    node = _deref(node)
+    node = deref(node)
     if node.kind != goyaml.SCALAR:
         raise _decode_error(node, "string")
-    if node.short_tag() == goyaml.NULL_TAG and not node.style:
+    if is_null(node):
         return ""
     return node.value
 
 
-def _deref(node: goyaml.Node) -> goyaml.Node:
+def deref(node: goyaml.Node) -> goyaml.Node:
+    """The node an alias stands for (``node`` itself when it is not an alias)."""
     while node.kind == goyaml.ALIAS and node.alias is not None:
         node = node.alias
     return node
 
 
+def is_null(node: goyaml.Node) -> bool:
+    """Whether ``node`` is a plain null scalar (``null``, ``~``, empty), which yaml.v3 decodes into a Go
+    field as its zero value (a quoted one is text)."""
+    return node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style
+
+
+# yaml.v3 decodes these strings into a Go bool field (YAML 1.1's booleans), and only into one
+YAML11_BOOLS = dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "on", "On", "ON"), True) | dict.fromkeys(
+    ("n", "N", "no", "No", "NO", "off", "Off", "OFF"), False
+)
+
+
 def _node_scalar(node: goyaml.Node) -> Any:
     try:
-        return goyaml.scalar_value(_deref(node))
+        return goyaml.scalar_value(deref(node))
     except goyaml.YAMLError as exc:
         raise SchemaError(str(exc)) from None
 
 
 def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
     """Decode ``node`` into a field of ``kind`` the way yaml.v3 decodes into the Go field type."""
-    node = _deref(node)
+    node = deref(node)
     if kind == "str":
         return _node_text(node)
     if kind == "any":
@@ -308,7 +317,7 @@ def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
             return goyaml.decode(node)
         except goyaml.YAMLError as exc:
             raise SchemaError(f"{name}: {exc}") from None
-    if node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style:
+    if is_null(node):
         return _EMPTY.get(kind)  # null: false, else nil
     if kind == "schema":
         return schema_from_node(node)
@@ -317,10 +326,8 @@ def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
     if kind == "bool":
         if isinstance(value, bool):
             return value
-        if isinstance(value, str) and value in ("y", "Y", "yes", "Yes", "YES", "on", "On", "ON"):
-            return True
-        if isinstance(value, str) and value in ("n", "N", "no", "No", "NO", "off", "Off", "OFF"):
-            return False
+        if isinstance(value, str) and value in YAML11_BOOLS:
+            return YAML11_BOOLS[value]
         raise _decode_error(node, "bool")
     if kind in ("float", "uint"):
         go_type = "float64" if kind == "float" else "uint64"
@@ -343,12 +350,11 @@ def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
 def schema_from_node(node: goyaml.Node) -> Schema | None:
     """Decode a YAML node into a :class:`Schema` as hvsj's ``UnmarshalYAML`` does (``true``/``false``:
     boolean schemas, null: ``None``). Raises :class:`SchemaError` for a wrong type or a duplicate key."""
-    node = _deref(node)
+    node = deref(node)
+    if is_null(node):
+        return None
     if node.kind == goyaml.SCALAR:
-        tag = node.short_tag()
-        if tag == goyaml.NULL_TAG and not node.style:
-            return None
-        if tag == goyaml.BOOL_TAG:
+        if node.short_tag() == goyaml.BOOL_TAG:
             return Schema("true" if _node_scalar(node) else "false")
         raise _decode_error(node, "Schema")
     if node.kind != goyaml.MAPPING:

@@ -22,8 +22,8 @@ from gsvendor.generate.schema.model import (
     Referrer,
     Schema,
     SchemaError,
-    _deref,
     _go_key,
+    deref,
 )
 from gsvendor.generate.schema.parse import (
     _add_missing_global,
@@ -140,7 +140,7 @@ def build_schema(
             raise SchemaError(f"{path}: error unmarshalling YAML: {exc}") from None
         if document is None or not document.content:
             continue  # empty file
-        root = _deref(document.content[0])
+        root = deref(document.content[0])
         if root.kind not in (goyaml.MAPPING, goyaml.SCALAR, goyaml.SEQUENCE):
             raise SchemaError(f"{path}: the values must be a mapping, not a {root.kind}")
         if root.kind == goyaml.SEQUENCE and len(root.content) % 2:  # the plugin reads items in pairs
