@@ -53,12 +53,6 @@ def scalar(text: str) -> Any:
     return value
 
 
-def load(text: str) -> Any:
-    """Parse one YAML document of the controller-gen subset into plain dicts and lists (:func:`load_lazy`,
-    every value read); raises :class:`NotSimple` otherwise."""
-    return plain(load_lazy(text))
-
-
 def plain(value: Any) -> Any:
     """``value`` with every :class:`LazyMap` in it read into a dict (raises :class:`NotSimple` as reading does)."""
     if isinstance(value, Mapping):
@@ -194,8 +188,9 @@ class LazyMap(Mapping):  # type: ignore[type-arg]
 
 
 def load_lazy(text: str) -> Any:
-    """:func:`load` with every mapping a :class:`LazyMap` (one pass over the lines plus what is read):
-    :class:`NotSimple` may surface when a value is first read."""
+    """Parse one YAML document of the controller-gen subset, every mapping a :class:`LazyMap` (one pass over
+    the lines plus what is read; :func:`plain` reads it all): :class:`NotSimple` on anything else, which may
+    surface when a value is first read."""
     lines = _Lines(text)
     if not lines.count:
         return None

@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gsvendor.validation import format_path as key_path
+from gsvendor.validation import format_path
 
 # the problem each failed keyword reports; the keywords after type and anyOf are copied as they are
 _PROBLEMS = {
@@ -177,12 +177,6 @@ class Violation:
     message: str
 
 
-def format_path(parts: Iterator[Any] | Any) -> str:
-    """``spec.template.containers[0].image`` from a jsonschema path (``(root)`` for an empty one)."""
-    path = list(parts)
-    return key_path(path) if path else "(root)"
-
-
 def warm_up() -> None:
     """Import jsonschema and build the format checker in a background thread, overlapping the helm renders."""
 
@@ -249,6 +243,6 @@ def violations(checker: Any, instance: Any) -> list[Violation]:
             if error.validator == "anyOf":
                 message = f"{error.instance!r} is neither an integer nor a string"
             problem = _PROBLEMS.get(str(error.validator), str(error.validator))
-            found.append(Violation(format_path(where), problem, message))
+            found.append(Violation(format_path(where) if where else "(root)", problem, message))
     unique = {(v.path, v.problem, v.message): v for v in found}
     return sorted(unique.values(), key=lambda v: (v.path, v.problem))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from gsvendor.images.resolve import ResolveReport
     from gsvendor.report.writer import Writer
     from gsvendor.workflows.check_images import ImagesRun
 
@@ -104,21 +104,22 @@ def print_report(
     console: Writer,
     result: CheckResult,
     verbose: bool = False,
-    columns: tuple[Sequence[str], Callable[[Checked], Sequence[str]]] | None = None,
+    resolved: ResolveReport | None = None,
     ok: bool | None = None,
 ) -> None:
     """A table per chart of the offending and invalid references (every one with ``verbose`` or
-    ``columns``), one row per reference naming its variants; then problems, skipped data and the totals.
+    ``resolved``), one row per reference naming its variants; then problems, skipped data and the totals.
 
-    ``columns``: extra column names and a row's cells (:func:`gsvendor.report.resolve.table_columns`).
-    ``ok`` (default ``result.ok``) decides the totals line's ``ok:`` prefix (``--resolve``: the whole run's)."""
+    ``resolved``: ``--resolve``'s lookups, as ``digest`` and ``resolve`` columns
+    (:func:`gsvendor.report.resolve.table_cells`). ``ok`` (default ``result.ok``) decides the totals line's
+    ``ok:`` prefix (``--resolve``: the whole run's)."""
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
         rows: dict[tuple[str, str, str], list[str]] = {}
         checked: dict[tuple[str, str, str], Checked] = {}
         for item in items:
             for c in item.references:
-                if c.status not in (OFFENDER, INVALID) and not verbose and columns is None:
+                if c.status not in (OFFENDER, INVALID) and not verbose and resolved is None:
                     continue
                 key = (c.found.location, c.found.written, c.status)
                 rows.setdefault(key, []).append(item.name)
@@ -129,10 +130,11 @@ def print_report(
             for key, variants in rows.items():
                 c = checked[key]
                 normalized = "" if c.normalized == c.found.written else c.normalized or c.message or ""
-                extra = columns[1](c) if columns else ()
+                extra = resolving.table_cells(resolved, c) if resolved else ()
                 cells.append((", ".join(variants), c.found.location, c.found.written, normalized, c.status, *extra))
+            resolve_columns = ("digest", "resolve") if resolved else ()
             console.table(
-                ("variant", "found in", "as written", "normalized", "status", *(columns[0] if columns else ())),
+                ("variant", "found in", "as written", "normalized", "status", *resolve_columns),
                 cells,
                 title=f"{chart.name} ({chart.label})",
                 below=("normalized",),
@@ -177,8 +179,7 @@ def failure_message(result: CheckResult, *more: str) -> str:
 
 def print_run(console: Writer, run: ImagesRun, verbose: bool = False) -> None:
     """The check-images tables, and the --resolve table when the registries were asked."""
-    columns = resolving.table_columns(run.resolved) if run.resolved else None
-    print_report(console, run.result, verbose=verbose, columns=columns, ok=run.ok)
+    print_report(console, run.result, verbose=verbose, resolved=run.resolved, ok=run.ok)
     if run.resolved:
         resolving.print_report(console, run.resolved, ok=run.ok)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -15,17 +14,14 @@ from gsvendor.report import listed, ok_prefix, some
 from gsvendor.report.junit import TestCase
 
 
-def table_columns(report: ResolveReport) -> tuple[tuple[str, ...], Callable[[Checked], tuple[str, ...]]]:
-    """check-images' extra columns: the resolved digest and the outcome (and mirror comparison)."""
-
-    def cells(checked: Checked) -> tuple[str, ...]:
-        entry = report.get(checked.normalized) if checked.normalized else None
-        if entry is None:
-            return ("-", "not resolved")
-        mirror = f", mirror {entry.comparison.outcome}" if entry.comparison is not None else ""
-        return (short_digest(entry.resolution.digest), entry.outcome + mirror)
-
-    return ("digest", "resolve"), cells
+def table_cells(report: ResolveReport, checked: Checked) -> tuple[str, str]:
+    """The cells of check-images' ``digest`` and ``resolve`` columns for ``checked``: the resolved digest and
+    the outcome (and mirror comparison), or ``-`` and ``not resolved``."""
+    entry = report.get(checked.normalized) if checked.normalized else None
+    if entry is None:
+        return ("-", "not resolved")
+    mirror = f", mirror {entry.comparison.outcome}" if entry.comparison is not None else ""
+    return (short_digest(entry.resolution.digest), entry.outcome + mirror)
 
 
 def _upstream(comparison: Any) -> str:
