@@ -153,12 +153,14 @@ def _compact(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[ValueChange]]:
-    """Keys added, keys removed (the topmost, dotted) and defaults changed between two values trees:
-    mappings are walked, anything else is a default compared whole."""
+def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[ValueChange], dict[str, list[str]]]:
+    """Keys added, keys removed (the topmost, dotted), defaults changed between two values trees (mappings
+    are walked, anything else is a default compared whole) and, per added key holding keys, every key path
+    below it (:func:`key_paths`)."""
     added: list[str] = []
     removed: list[str] = []
     changed: list[ValueChange] = []
+    below: dict[str, list[str]] = {}
 
     def walk(old: Any, new: Any, path: str) -> None:
         if isinstance(old, Mapping) and isinstance(new, Mapping):
@@ -166,13 +168,17 @@ def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[Value
                 here = f"{path}.{_key(key)}" if path else _key(key)
                 if key in old and key in new:
                     walk(old[key], new[key], here)
+                elif key in old:
+                    removed.append(here)
                 else:
-                    (removed if key in old else added).append(here)
+                    added.append(here)
+                    if paths := key_paths(new[key], here):
+                        below[here] = paths
         elif old != new or type(old) is not type(new):
             changed.append(ValueChange(path or "(root)", _compact(old), _compact(new)))
 
     walk(old, new, "")
-    return added, removed, changed
+    return added, removed, changed, below
 
 
 def key_paths(node: Any, path: str) -> list[str]:
@@ -184,15 +190,6 @@ def key_paths(node: Any, path: str) -> list[str]:
             out.append(here)
             out += key_paths(value, here)
     return out
-
-
-def _at(values: Any, dotted: str) -> Any:
-    """The node at a dotted path of :func:`compare_values` (keys quoted when they hold dots)."""
-    node = values
-    for part in re.findall(r'"(?:[^"\\]|\\.)*"|[^.]+', dotted):
-        key = json.loads(part) if part.startswith('"') else part
-        node = next((v for k, v in node.items() if str(k) == key), None) if isinstance(node, Mapping) else None
-    return node
 
 
 def references(files: Mapping[str, bytes]) -> dict[str, Found]:
@@ -373,8 +370,8 @@ def compare_chart(
     old_values, new_values = (
         (_load_yaml(f["values.yaml"]) or [{}])[0] if "values.yaml" in f else {} for f in (before, after)
     )
-    chart.keys_added, chart.keys_removed, chart.defaults_changed = compare_values(old_values, new_values)
-    chart.keys_below = {key: below for key in chart.keys_added if (below := key_paths(_at(new_values, key), key))}
+    values = compare_values(old_values, new_values)
+    chart.keys_added, chart.keys_removed, chart.defaults_changed, chart.keys_below = values
     rewrites = render_rewrites(before), render_rewrites(after)
     # a file the same at both tags holds the same images, CRDs and roles: only the others are parsed
     differ = {p for p, _ in diff}
