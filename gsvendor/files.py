@@ -69,21 +69,6 @@ def _read_tree_file(path: Path, root: Path) -> bytes | None:
             raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}") from None
 
 
-def _foreign(root: Path, dest: str, folder: bool) -> list[str]:
-    """What sits at a destination that sync would destroy without comparing it: a folder destination that
-    is a file or a link, special files and links inside it; a file destination that is a folder."""
-    target = root / dest
-    if not (target.exists() or target.is_symlink()):
-        return []
-    if folder != target.is_dir() or target.is_symlink():
-        return [dest]
-    if not folder:
-        return []
-    return sorted(
-        p.relative_to(root).as_posix() for p in target.rglob("*") if p.is_symlink() or not (p.is_file() or p.is_dir())
-    )
-
-
 def leads_outside(path: Path, root: Path) -> bool:
     """Whether ``path``, its links followed, is outside the folder ``root``."""
     return not path.resolve().is_relative_to(root.resolve())

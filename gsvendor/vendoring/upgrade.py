@@ -1,7 +1,9 @@
 """What an upgrade changes in the vendored charts: two builds (the lock's tag and the new one) compared.
 
 Pure: per chart of two :class:`~gsvendor.vendoring.plan.Build` results, the files, values keys and
-defaults, image references (judged by the check-images policy), CRDs, RBAC rules and overlay operations
+defaults, image references (judged by the check-images policy), CRDs, the rules of every ClusterRole and
+Role (added and removed per role, one line per API group × resource or URL with its verbs sorted:
+``get,list,watch × admissionregistration.k8s.io/validatingwebhookconfigurations``) and overlay operations
 with their match counts; :mod:`gsvendor.report.upgrade` renders it. Image references come from the
 chart's plain YAML (``values.yaml``, ``files/``, ``crds/``, no helm), judged as they render when a
 template rewrites them by a prefix :mod:`gsvendor.vendoring.rewrites` resolves.
@@ -24,7 +26,6 @@ from gsvendor.overlays.engine import AppliedOperation, Overlay
 from gsvendor.vendoring.compare import statuses
 from gsvendor.vendoring.crdchanges import Traits, classify, needs_webhook, traits
 from gsvendor.vendoring.plan import Build, ChartBuild
-from gsvendor.vendoring.rbac import RbacChange, compare_rbac
 from gsvendor.vendoring.rewrites import Replacement, render, render_rewrites
 from gsvendor.yamlio import YamlLimitError, load_all_safe, load_single_safe
 
@@ -39,6 +40,7 @@ _ACTION = re.compile(r"\{\{.*?\}\}")
 _ACTION_LINES = re.compile(r"(?m)^[ \t]*\{\{.*\}\}[ \t]*$")
 _CRD_DOCUMENT = re.compile(r"(?m)^kind:[ \t]*[\"']?CustomResourceDefinition\b")
 _PLAIN_YAML_DIRS = ("files/", "crds/")
+RBAC_KINDS = ("ClusterRole", "Role")
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,20 @@ class CrdChange:
     removed: bool = False
     classified: tuple[str, ...] = ()
     webhook: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RbacChange:
+    """One role (``kind``, ``name``, in the new ``file``) whose flattened rules were ``added`` or ``removed``;
+    ``new`` or ``gone`` for a whole role."""
+
+    kind: str
+    name: str
+    file: str
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    new: bool = False
+    gone: bool = False
 
 
 @dataclass(frozen=True)
@@ -153,12 +169,14 @@ def _compact(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[ValueChange]]:
-    """Keys added, keys removed (the topmost, dotted) and defaults changed between two values trees:
-    mappings are walked, anything else is a default compared whole."""
+def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[ValueChange], dict[str, list[str]]]:
+    """Keys added, keys removed (the topmost, dotted), defaults changed between two values trees (mappings
+    are walked, anything else is a default compared whole) and, per added key holding keys, every key path
+    below it (:func:`key_paths`)."""
     added: list[str] = []
     removed: list[str] = []
     changed: list[ValueChange] = []
+    below: dict[str, list[str]] = {}
 
     def walk(old: Any, new: Any, path: str) -> None:
         if isinstance(old, Mapping) and isinstance(new, Mapping):
@@ -166,13 +184,17 @@ def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[Value
                 here = f"{path}.{_key(key)}" if path else _key(key)
                 if key in old and key in new:
                     walk(old[key], new[key], here)
+                elif key in old:
+                    removed.append(here)
                 else:
-                    (removed if key in old else added).append(here)
+                    added.append(here)
+                    if paths := key_paths(new[key], here):
+                        below[here] = paths
         elif old != new or type(old) is not type(new):
             changed.append(ValueChange(path or "(root)", _compact(old), _compact(new)))
 
     walk(old, new, "")
-    return added, removed, changed
+    return added, removed, changed, below
 
 
 def key_paths(node: Any, path: str) -> list[str]:
@@ -184,15 +206,6 @@ def key_paths(node: Any, path: str) -> list[str]:
             out.append(here)
             out += key_paths(value, here)
     return out
-
-
-def _at(values: Any, dotted: str) -> Any:
-    """The node at a dotted path of :func:`compare_values` (keys quoted when they hold dots)."""
-    node = values
-    for part in re.findall(r'"(?:[^"\\]|\\.)*"|[^.]+', dotted):
-        key = json.loads(part) if part.startswith('"') else part
-        node = next((v for k, v in node.items() if str(k) == key), None) if isinstance(node, Mapping) else None
-    return node
 
 
 def references(files: Mapping[str, bytes]) -> dict[str, Found]:
@@ -330,6 +343,57 @@ def compare_crds(
     return out
 
 
+def flatten(rule: Mapping[str, Any]) -> set[str]:
+    """The lines of one policy rule: ``verbs × group/resource`` (the core group has no ``group/``), and
+    ``verbs × URL`` for nonResourceURLs; ``resourceNames`` narrow a line as ``resource[name,…]``."""
+    verbs = ",".join(sorted(str(v) for v in rule.get("verbs") or [])) or "-"
+    names = sorted(str(n) for n in rule.get("resourceNames") or [])
+    only = f"[{','.join(names)}]" if names else ""
+    lines = {
+        f"{verbs} × {f'{group}/' if group else ''}{resource}{only}"
+        for group in (rule.get("apiGroups") or [""])
+        for resource in rule.get("resources") or []
+    }
+    lines |= {f"{verbs} × {url}" for url in rule.get("nonResourceURLs") or []}
+    return lines
+
+
+def role_rules(files: Mapping[str, bytes]) -> dict[tuple[str, str], tuple[str, set[str]]]:
+    """``(kind, name)`` → (file, flattened rules) of every ClusterRole and Role in ``files`` (read as
+    :func:`_load_yaml` with ``inline_actions``)."""
+    roles: dict[tuple[str, str], tuple[str, set[str]]] = {}
+    for path in sorted(files):
+        data = files[path]
+        if not path.endswith((".yaml", ".yml")) or not any(f"kind: {k}\n".encode() in data for k in RBAC_KINDS):
+            continue
+        for document in _load_yaml(data, inline_actions=True):
+            if not isinstance(document, Mapping) or document.get("kind") not in RBAC_KINDS:
+                continue
+            name = str((document.get("metadata") or {}).get("name") or "")
+            rules: set[str] = set()
+            for rule in document.get("rules") or []:
+                if isinstance(rule, Mapping):
+                    rules |= flatten(rule)
+            roles.setdefault((str(document["kind"]), name), (path, rules))
+    return roles
+
+
+def compare_rbac(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> list[RbacChange]:
+    """The roles added, gone, or whose rules changed from ``old`` to ``new``, by kind and name."""
+    before, after = role_rules(old), role_rules(new)
+    out = []
+    for key in sorted(set(before) | set(after)):
+        kind, name = key
+        if key not in before:
+            out.append(RbacChange(kind, name, after[key][0], tuple(sorted(after[key][1])), new=True))
+        elif key not in after:
+            out.append(RbacChange(kind, name, before[key][0], (), tuple(sorted(before[key][1])), gone=True))
+        elif before[key][1] != after[key][1]:
+            was, now = before[key][1], after[key][1]
+            out.append(RbacChange(kind, name, after[key][0], tuple(sorted(now - was)), tuple(sorted(was - now))))
+    return out
+
+
 def matches(operation: AppliedOperation, overlays: Sequence[Overlay]) -> tuple[int, int]:
     """``(files, matches)`` of an applied operation: the files it touched and the edits it made, as declared
     (``count`` of a replace or insert per file, the keys of a yaml-set/merge/delete, one patch or copy)."""
@@ -373,8 +437,8 @@ def compare_chart(
     old_values, new_values = (
         (_load_yaml(f["values.yaml"]) or [{}])[0] if "values.yaml" in f else {} for f in (before, after)
     )
-    chart.keys_added, chart.keys_removed, chart.defaults_changed = compare_values(old_values, new_values)
-    chart.keys_below = {key: below for key in chart.keys_added if (below := key_paths(_at(new_values, key), key))}
+    values = compare_values(old_values, new_values)
+    chart.keys_added, chart.keys_removed, chart.defaults_changed, chart.keys_below = values
     rewrites = render_rewrites(before), render_rewrites(after)
     # a file the same at both tags holds the same images, CRDs and roles: only the others are parsed
     differ = {p for p, _ in diff}
@@ -387,7 +451,7 @@ def compare_chart(
     before, after = ({p: data for p, data in f.items() if p in differ} for f in (before, after))
     shapes = crd_shapes(before), crd_shapes(after)
     chart.crds = compare_crds(before, after, shapes)
-    chart.rbac = compare_rbac(before, after, lambda data: _load_yaml(data, inline_actions=True))
+    chart.rbac = compare_rbac(before, after)
     chart.crd_files = sorted({shape[0] for side in shapes for shape in side.values()})
     chart.overlays = compare_overlays(old, new, overlays)
     return chart

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gsvendor.errors import GsvendorError
-from gsvendor.files import _foreign, read_file, read_tree
+from gsvendor.files import read_file, read_tree
 from gsvendor.vendoring.compare import statuses
 from gsvendor.vendoring.journal import Step, swap
 from gsvendor.vendoring.lock import Lock, sha256
@@ -32,46 +32,56 @@ class FileChange:
         return f"{self.dest}/{self.path}" if self.path else self.dest
 
 
-@dataclass(frozen=True)
-class OnDisk:
-    """What the destinations hold now: ``folders`` (destination → relative path → bytes, as
-    :func:`gsvendor.files.read_tree` reads them) and ``files`` (destination → bytes, ``None``: not a file)."""
-
-    folders: dict[str, dict[str, bytes]]
-    files: dict[str, bytes | None]
+def _trees(output: Output) -> dict[str, dict[str, bytes]]:
+    """Every destination of ``output`` as a tree: a folder's files, a single file as ``{"": bytes}`` (files
+    sorted, after the folders)."""
+    return {**output.folders, **{dest: {"": output.files[dest]} for dest in sorted(output.files)}}
 
 
-def read_destinations(root: Path, output: Output) -> OnDisk:
-    """Read every destination of ``output`` once. Raises :class:`GsvendorError` naming an unreadable file."""
-    return OnDisk(
-        folders={dest: read_tree(root, dest) for dest in output.folders},
-        files={dest: read_file(root, dest) for dest in output.files},
-    )
+def read_destinations(root: Path, output: Output) -> dict[str, dict[str, bytes]]:
+    """What every destination of ``output`` holds now, read once, in :func:`_trees`' shape (a folder as
+    :func:`gsvendor.files.read_tree` reads it; a single file absent or not a file: ``{}``). Raises
+    :class:`GsvendorError` naming an unreadable file."""
+    disk = {dest: read_tree(root, dest) for dest in output.folders}
+    for dest in output.files:
+        data = read_file(root, dest)
+        disk[dest] = {} if data is None else {"": data}
+    return disk
 
 
-def plan_changes(output: Output, disk: OnDisk) -> list[FileChange]:
+def plan_changes(output: Output, disk: dict[str, dict[str, bytes]]) -> list[FileChange]:
     """What writing ``output`` would change on ``disk`` (:func:`read_destinations`), by destination and path."""
-    changes = [
-        FileChange(d, p, st) for d, files in output.folders.items() for p, st in statuses(disk.folders[d], files)
-    ]
-    for dest, data in sorted(output.files.items()):
-        current = {} if disk.files[dest] is None else {"": disk.files[dest]}
-        changes += [FileChange(dest, "", status) for _, status in statuses(current, {"": data})]
-    return changes
+    return [FileChange(d, p, st) for d, files in _trees(output).items() for p, st in statuses(disk[d], files)]
 
 
-def hand_edits(root: Path, output: Output, lock: Lock | None, disk: OnDisk) -> list[str]:
+def foreign(root: Path, output: Output) -> list[str]:
+    """What sits at ``output``'s destinations that sync would destroy without comparing it (project-relative,
+    folders first): a folder destination that is a file or a link, the links and special files inside it; a
+    file destination that is a folder."""
+    found: list[str] = []
+    for dest in [*output.folders, *output.files]:
+        target, folder = root / dest, dest in output.folders
+        if not (target.exists() or target.is_symlink()):
+            continue
+        if folder != target.is_dir() or target.is_symlink():
+            found.append(dest)
+        elif folder:
+            inside = (p for p in target.rglob("*") if p.is_symlink() or not (p.is_file() or p.is_dir()))
+            found += sorted(p.relative_to(root).as_posix() for p in inside)
+    return found
+
+
+def hand_edits(root: Path, output: Output, lock: Lock | None, disk: dict[str, dict[str, bytes]]) -> list[str]:
     """Files on ``disk`` (project-relative) whose bytes are neither the lock's recorded result nor what the
-    new build writes, and what sync would destroy without comparing (:func:`gsvendor.files._foreign`)."""
+    new build writes, and what sync would destroy without comparing (:func:`foreign`)."""
     recorded = lock.results() if lock is not None else {}
-    foreign = [p for dest in output.folders for p in _foreign(root, dest, True)]
-    foreign += [p for dest in output.files for p in _foreign(root, dest, False)]
-    on_disk = [
-        (f"{d}/{p}", data, files.get(p)) for d, files in output.folders.items() for p, data in disk.folders[d].items()
-    ]
-    on_disk += [(d, current, data) for d, data in output.files.items() if (current := disk.files[d]) is not None]
-    edited = [path for path, data, new in on_disk if data != new and recorded.get(path) != sha256(data)]
-    return sorted(set(foreign + edited))
+    edited = []
+    for dest, files in _trees(output).items():
+        for rel, data in disk[dest].items():
+            path = f"{dest}/{rel}" if rel else dest
+            if data != files.get(rel) and recorded.get(path) != sha256(data):
+                edited.append(path)
+    return sorted(set(foreign(root, output) + edited))
 
 
 @dataclass(frozen=True)

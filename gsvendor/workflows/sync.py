@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config
 from gsvendor.errors import GsvendorError, HandEditError, Interrupted, UsageError
-from gsvendor.files import CleanFiles, Digests, _foreign, read_file, read_tree
+from gsvendor.files import CleanFiles, Digests, read_file, read_tree
 from gsvendor.overlays.engine import load_overlays
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, direction, local_archive
@@ -20,7 +20,7 @@ from gsvendor.vendoring import lock as lockfile
 from gsvendor.vendoring.compare import FileDiff, compare, unified
 from gsvendor.vendoring.journal import interrupted_after
 from gsvendor.vendoring.plan import Build, build, wanted_for
-from gsvendor.vendoring.writer import FileChange, hand_edits, plan_changes, read_destinations, write_atomically
+from gsvendor.vendoring.writer import FileChange, foreign, hand_edits, plan_changes, read_destinations, write_atomically
 from gsvendor.workflows import Progress
 
 if TYPE_CHECKING:  # the upgrade report's modules load only when a report is made
@@ -203,10 +203,8 @@ def verify(
         diffs += compare(files, read_tree(config.root, dest), dest, labels)
     for dest, data in output.files.items():
         diffs += _file_diff(dest, data, read_file(config.root, dest), labels)
-    foreign = [p for dest in output.folders for p in _foreign(config.root, dest, True)]
-    foreign += [p for dest in output.files for p in _foreign(config.root, dest, False)]
     listed = {d.path for d in diffs}
-    for path in foreign:
+    for path in foreign(config.root, output):
         if path not in listed:
             diffs.append(FileDiff(path, "changed", f"Only in actual: {path} (a link or special file, not a file)\n"))
     return lock, diffs

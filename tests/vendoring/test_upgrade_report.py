@@ -322,8 +322,9 @@ def test_a_table_moves_the_cells_that_make_a_row_too_wide_to_a_list_below() -> N
 def test_values_comparison_names_the_topmost_new_key_and_every_path_below() -> None:
     old = {"a": {"b": 1, "gone": {"x": 1}}, "list": [1]}
     new = {"a": {"b": 2, "new": {"c": {"d": True}}, "dot.ted": 1}, "list": [1, 2]}
-    added, removed, changed = compare_values(old, new)
+    added, removed, changed, below = compare_values(old, new)
     assert added == ['a."dot.ted"', "a.new"]
+    assert below == {"a.new": ["a.new.c", "a.new.c.d"]}
     assert removed == ["a.gone"]
     assert [(c.path, c.old, c.new) for c in changed] == [("a.b", "1", "2"), ("list", "[1]", "[1, 2]")]
     assert key_paths(new["a"]["new"], "a.new") == ["a.new.c", "a.new.c.d"]

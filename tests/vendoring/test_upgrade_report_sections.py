@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from gsvendor.report.upgrade import _crds, _images, _rbac
-from gsvendor.vendoring.rbac import compare_rbac
 from gsvendor.vendoring.rewrites import Replacement
-from gsvendor.vendoring.upgrade import ChartUpgrade, _load_yaml, compare_crds, compare_images, render_rewrites
+from gsvendor.vendoring.upgrade import ChartUpgrade, compare_crds, compare_images, compare_rbac, render_rewrites
 
 ROLE = """\
 apiVersion: rbac.authorization.k8s.io/v1
@@ -55,12 +54,8 @@ rules: []
 """
 
 
-def load(data: bytes) -> list:
-    return _load_yaml(data, inline_actions=True)
-
-
 def test_rbac_rules_added_and_removed_per_role() -> None:
-    changes = compare_rbac({"files/rbac.yaml": ROLE.encode()}, {"files/rbac.yaml": ROLE_AFTER.encode()}, load)
+    changes = compare_rbac({"files/rbac.yaml": ROLE.encode()}, {"files/rbac.yaml": ROLE_AFTER.encode()})
     chart = ChartUpgrade(name="c", dest="helm/c", rbac=changes)
     assert _rbac(chart) == [
         "### RBAC",
