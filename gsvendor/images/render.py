@@ -198,17 +198,12 @@ def helm_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
 
 
 class Renders:
-    """The renders of one :func:`render_charts`: the running helm processes, so an interrupt ends them at
-    once, and each chart's renderable copy (``stacks[i]``), which goes when its renders are all done
-    (``planned`` and as many ``finished``, in any order, from any thread)."""
+    """The running helm processes of one :func:`render_charts`, so an interrupt ends them at once."""
 
-    def __init__(self, charts: int = 0) -> None:
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen[str]] = set()
         self._ended = False
-        self.stacks = [ExitStack() for _ in range(charts)]
-        self._left = [0] * charts
-        self._planned = [False] * charts
 
     def add(self, process: subprocess.Popen[str]) -> bool:
         """Track ``process``; ``False`` (not tracked) once :meth:`end` was called."""
@@ -230,23 +225,6 @@ class Renders:
         for process in running:
             with suppress(OSError):
                 process.kill()
-
-    def _count(self, chart: int, change: int, planned: bool = False) -> None:
-        with self._lock:
-            self._left[chart] += change
-            self._planned[chart] |= planned
-            last = self._planned[chart] and self._left[chart] == 0
-        if last:
-            with suppress(OSError):
-                self.stacks[chart].close()
-
-    def planned(self, chart: int, renders: int) -> None:
-        """All ``renders`` of ``chart`` are submitted."""
-        self._count(chart, renders, planned=True)
-
-    def finished(self, chart: int) -> None:
-        """A render of ``chart`` ended (rendered, failed or raised)."""
-        self._count(chart, -1)
 
 
 def documents(manifests: str) -> list[dict]:
@@ -410,30 +388,34 @@ def render_charts(
     order = sorted(range(len(charts)), key=lambda i: -chart_size(charts[i].path))
     futures: list[list[Future[RenderedVariant]]] = [[] for _ in charts]
     values = [ChartValues()] * len(charts)
-    renders = Renders(len(charts))
+    renders = Renders()
     with (
         ExitStack() as held,
         ExitStack() as copies,
         ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="helm") as pool,
     ):
         try:
-            # One renderable copy per chart, shared by its variants, removed after the chart's last render
-            # (off the end of the run). defaults needs no values.yaml: those renders start first.
+            # One renderable copy per chart, shared by its variants. defaults needs no values.yaml: those
+            # renders start first.
+            stacks: dict[int, ExitStack] = {}
             prepared: dict[int, Path] = {}
 
             def submit(i: int, variant: Variant) -> None:
                 futures[i].append(pool.submit(render_one, helm, charts[i], prepared[i], variant, hooks, renders))
-                futures[i][-1].add_done_callback(lambda _f: renders.finished(i))
 
             for i in order:
-                copies.callback(renders.stacks[i].close)
-                prepared[i] = renders.stacks[i].enter_context(renderable_copy(charts[i].path))
+                stacks[i] = copies.enter_context(ExitStack())
+                prepared[i] = stacks[i].enter_context(renderable_copy(charts[i].path))
                 submit(i, Variant(DEFAULTS))
             for i in order:
                 values[i] = load_values(charts[i])
                 for variant in plan_variants(values[i].data, settings.chart(charts[i].name))[1:]:
                     submit(i, variant)
-                renders.planned(i, len(futures[i]))
+            for i in order:  # a chart's copy goes once its renders are done, while the others still render
+                for future in futures[i]:
+                    future.result()
+                with suppress(OSError):
+                    stacks[i].close()
             rendered = [future.result() for chart in futures for future in chart]
         except BaseException as exc:  # Ctrl-C or an error: renders not started are not run, and a
             # second signal cuts neither helm's end, the pool's wait nor a copy's removal
