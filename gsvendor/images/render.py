@@ -77,20 +77,10 @@ def renderable_copy(chart_dir: Path) -> Iterator[Path]:
         yield copy
 
 
-# Giant Swarm's `version: "[[ .Version ]]"` line: the only "[[" of a Chart.yaml, at the top level
-_QUOTED_PLACEHOLDER = re.compile(r"^(version:[ \t]*)([\"'])\[\[ \.Version \]\]\2", re.M)
-
-
 def _renderable_version(text: str) -> str:
-    """Chart.yaml ``text`` with a ``[[ … ]]`` placeholder version replaced by :data:`RENDER_VERSION`. The
-    quoted placeholder alone is replaced by a regex (the YAML editor's bytes, without loading ruamel)."""
+    """Chart.yaml ``text`` with a ``[[ … ]]`` placeholder version replaced by :data:`RENDER_VERSION`."""
     if "[[" not in text:
         return text
-    if text.count("[[") == 1:
-        replaced, count = _QUOTED_PLACEHOLDER.subn(rf"\g<1>\g<2>{RENDER_VERSION}\g<2>", text)
-        if count == 1:
-            return replaced
-
     try:
         version = yamledit.get_value(text, "/version")
     except Exception:  # no version, or not YAML: helm words that error
