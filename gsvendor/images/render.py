@@ -30,7 +30,7 @@ from gsvendor.images.find import key_lines
 from gsvendor.images.variants import DEFAULTS, ChartTarget, ImagesConfig, Variant, discover_switches, plan_variants
 from gsvendor.overlays import yamledit
 from gsvendor.signals import Deferred
-from gsvendor.yamlio import invalid_yaml, load_all_safe
+from gsvendor.yamlio import invalid_yaml
 from gsvendor.yamlio import load_single_safe as load_single
 
 RENDER_VERSION = "0.0.0-gsvendor"
@@ -215,12 +215,6 @@ class Renders:
         for process in running:
             with suppress(OSError):
                 process.kill()
-
-
-def documents(manifests: str) -> list[dict]:
-    """The mapping documents of rendered manifests. Raises :class:`gsvendor.yamlio.YamlLimitError` and
-    ruamel's ``YAMLError``."""
-    return [d for d in load_all_safe(manifests) if isinstance(d, dict)]  # libyaml: CRDs are megabytes
 
 
 def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, bytes]], str]:
