@@ -113,6 +113,13 @@ def tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def documents(manifests: str) -> list[dict]:
+    """The mapping documents of rendered manifests."""
+    from gsvendor.yamlio import load_all_safe
+
+    return [d for d in load_all_safe(manifests) if isinstance(d, dict)]
+
+
 def upstream_files(tag: str, prefix: str = "") -> dict[str, bytes]:
     """The files of the upstream archive of ``tag`` below ``prefix`` (path relative to the top folder)."""
     out = {}

@@ -30,7 +30,7 @@ from gsvendor.images.find import key_lines
 from gsvendor.images.variants import DEFAULTS, ChartTarget, ImagesConfig, Variant, discover_switches, plan_variants
 from gsvendor.overlays import yamledit
 from gsvendor.signals import Deferred
-from gsvendor.yamlio import invalid_yaml, load_all_safe
+from gsvendor.yamlio import invalid_yaml
 from gsvendor.yamlio import load_single_safe as load_single
 
 RENDER_VERSION = "0.0.0-gsvendor"
@@ -77,20 +77,10 @@ def renderable_copy(chart_dir: Path) -> Iterator[Path]:
         yield copy
 
 
-# Giant Swarm's `version: "[[ .Version ]]"` line: the only "[[" of a Chart.yaml, at the top level
-_QUOTED_PLACEHOLDER = re.compile(r"^(version:[ \t]*)([\"'])\[\[ \.Version \]\]\2", re.M)
-
-
 def _renderable_version(text: str) -> str:
-    """Chart.yaml ``text`` with a ``[[ … ]]`` placeholder version replaced by :data:`RENDER_VERSION`. The
-    quoted placeholder alone is replaced by a regex (the YAML editor's bytes, without loading ruamel)."""
+    """Chart.yaml ``text`` with a ``[[ … ]]`` placeholder version replaced by :data:`RENDER_VERSION`."""
     if "[[" not in text:
         return text
-    if text.count("[[") == 1:
-        replaced, count = _QUOTED_PLACEHOLDER.subn(rf"\g<1>\g<2>{RENDER_VERSION}\g<2>", text)
-        if count == 1:
-            return replaced
-
     try:
         version = yamledit.get_value(text, "/version")
     except Exception:  # no version, or not YAML: helm words that error
@@ -198,17 +188,12 @@ def helm_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
 
 
 class Renders:
-    """The renders of one :func:`render_charts`: the running helm processes, so an interrupt ends them at
-    once, and each chart's renderable copy (``stacks[i]``), which goes when its renders are all done
-    (``planned`` and as many ``finished``, in any order, from any thread)."""
+    """The running helm processes of one :func:`render_charts`, so an interrupt ends them at once."""
 
-    def __init__(self, charts: int = 0) -> None:
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen[str]] = set()
         self._ended = False
-        self.stacks = [ExitStack() for _ in range(charts)]
-        self._left = [0] * charts
-        self._planned = [False] * charts
 
     def add(self, process: subprocess.Popen[str]) -> bool:
         """Track ``process``; ``False`` (not tracked) once :meth:`end` was called."""
@@ -230,29 +215,6 @@ class Renders:
         for process in running:
             with suppress(OSError):
                 process.kill()
-
-    def _count(self, chart: int, change: int, planned: bool = False) -> None:
-        with self._lock:
-            self._left[chart] += change
-            self._planned[chart] |= planned
-            last = self._planned[chart] and self._left[chart] == 0
-        if last:
-            with suppress(OSError):
-                self.stacks[chart].close()
-
-    def planned(self, chart: int, renders: int) -> None:
-        """All ``renders`` of ``chart`` are submitted."""
-        self._count(chart, renders, planned=True)
-
-    def finished(self, chart: int) -> None:
-        """A render of ``chart`` ended (rendered, failed or raised)."""
-        self._count(chart, -1)
-
-
-def documents(manifests: str) -> list[dict]:
-    """The mapping documents of rendered manifests. Raises :class:`gsvendor.yamlio.YamlLimitError` and
-    ruamel's ``YAMLError``."""
-    return [d for d in load_all_safe(manifests) if isinstance(d, dict)]  # libyaml: CRDs are megabytes
 
 
 def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, bytes]], str]:
@@ -410,30 +372,34 @@ def render_charts(
     order = sorted(range(len(charts)), key=lambda i: -chart_size(charts[i].path))
     futures: list[list[Future[RenderedVariant]]] = [[] for _ in charts]
     values = [ChartValues()] * len(charts)
-    renders = Renders(len(charts))
+    renders = Renders()
     with (
         ExitStack() as held,
         ExitStack() as copies,
         ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="helm") as pool,
     ):
         try:
-            # One renderable copy per chart, shared by its variants, removed after the chart's last render
-            # (off the end of the run). defaults needs no values.yaml: those renders start first.
+            # One renderable copy per chart, shared by its variants. defaults needs no values.yaml: those
+            # renders start first.
+            stacks: dict[int, ExitStack] = {}
             prepared: dict[int, Path] = {}
 
             def submit(i: int, variant: Variant) -> None:
                 futures[i].append(pool.submit(render_one, helm, charts[i], prepared[i], variant, hooks, renders))
-                futures[i][-1].add_done_callback(lambda _f: renders.finished(i))
 
             for i in order:
-                copies.callback(renders.stacks[i].close)
-                prepared[i] = renders.stacks[i].enter_context(renderable_copy(charts[i].path))
+                stacks[i] = copies.enter_context(ExitStack())
+                prepared[i] = stacks[i].enter_context(renderable_copy(charts[i].path))
                 submit(i, Variant(DEFAULTS))
             for i in order:
                 values[i] = load_values(charts[i])
                 for variant in plan_variants(values[i].data, settings.chart(charts[i].name))[1:]:
                     submit(i, variant)
-                renders.planned(i, len(futures[i]))
+            for i in order:  # a chart's copy goes once its renders are done, while the others still render
+                for future in futures[i]:
+                    future.result()
+                with suppress(OSError):
+                    stacks[i].close()
             rendered = [future.result() for chart in futures for future in chart]
         except BaseException as exc:  # Ctrl-C or an error: renders not started are not run, and a
             # second signal cuts neither helm's end, the pool's wait nor a copy's removal

@@ -227,26 +227,42 @@ def test_an_empty_image_with_a_tag_stays_empty():
     assert pairs(configmap_references(config_map)[0]) == [("ConfigMap/c data.art $.image", "")]
 
 
-def test_a_charts_copy_goes_when_its_last_render_ends_whichever_comes_first():
-    from gsvendor.images.render import Renders
+def test_a_charts_copy_goes_once_its_renders_end_while_other_charts_still_render(helm, tmp_path, monkeypatch):
+    """The larger chart renders first; the smaller chart's consumer waits in its worker until the larger
+    chart's renderable copy is removed, which happens while that worker still runs."""
+    import tempfile
+    import time
 
-    closed: list[int] = []
-    release = Renders(3)
-    for chart in range(3):
-        release.stacks[chart].callback(closed.append, chart)
-    release.finished(0)  # chart 0's defaults ended before its variants were planned
-    release.planned(0, 1)  # ... and it has no other render: its copy goes now
-    release.planned(1, 2)
-    release.finished(1)
-    assert closed == [0]
-    release.finished(1)
-    release.finished(2)
-    release.planned(2, 2)
-    assert closed == [0, 1]
-    release.finished(2)
-    for stack in release.stacks:
-        stack.close()  # the rendering's ExitStack closes every stack again: nothing twice
-    assert closed == [0, 1, 2]
+    from gsvendor.images.render import render_charts
+    from gsvendor.images.variants import ChartTarget, ImagesConfig
+
+    charts = []
+    for name, padding in (("big", 200_000), ("small", 0)):
+        chart = tmp_path / name
+        (chart / "templates").mkdir(parents=True)
+        (chart / "Chart.yaml").write_text(f"apiVersion: v2\nname: {name}\nversion: 1.0.0\n")
+        (chart / "templates" / "cm.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+        (chart / "padding.txt").write_text("x" * padding)
+        charts.append(ChartTarget(name, chart, name))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+
+    def big_copy_gone(rendered) -> bool | None:
+        if rendered.chart.name != "small":
+            return None
+        for _ in range(600):
+            if not list(scratch.glob("gsvendor-render-*/big")):
+                return True
+            time.sleep(0.05)
+        return False
+
+    rendering = render_charts(charts, ImagesConfig(), helm, {"gone": big_copy_gone})
+    assert [(r.chart.name, r.rendered, r.outputs["gone"]) for r in rendering.variants] == [
+        ("big", True, None),
+        ("small", True, True),
+    ]
+    assert list(scratch.iterdir()) == []
 
 
 def test_switch_paths_escape_what_helms_set_parser_splits_keys_at():

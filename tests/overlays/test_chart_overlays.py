@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import CHART_PROJECT, CHARTS, ROOT, TAGS, Cli, synced_tag, tarball
+from conftest import CHART_PROJECT, CHARTS, ROOT, TAGS, Cli, documents, synced_tag, tarball
 from packaging.version import Version
 
-from gsvendor.images.render import documents, find_helm, template
+from gsvendor.images.render import find_helm, template
 from gsvendor.overlays import yamledit
 
 

@@ -9,10 +9,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import CHARTS, Cli, archive_sha256, assert_one_line_error, tarball, tree, upstream_files
+from conftest import CHARTS, Cli, archive_sha256, assert_one_line_error, documents, tarball, tree, upstream_files
 from pytest_httpserver import HTTPServer
 
-from gsvendor.images.render import documents, template
+from gsvendor.images.render import template
 from gsvendor.overlays import yamledit
 
 # chart → files the declared overlays change or add (everything else must be upstream's bytes)

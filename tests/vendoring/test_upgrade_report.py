@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import Cli, assert_one_line_error, tarball, tree
+from conftest import Cli, assert_one_line_error, documents, tarball, tree
 from gitkit import PatchMaker, Upstream
 
 from gsvendor.config import load_config
@@ -167,7 +167,7 @@ def rendered_presets(helm: str, chart: Path) -> dict[str, str]:
     assert rendered.ok, rendered.error
     return {
         f"files/llmisvcconfigs/resources.yaml {found.obj} {found.path}": found.written
-        for document in render.documents(rendered.manifests)
+        for document in documents(rendered.manifests)
         if document.get("kind") == "LLMInferenceServiceConfig"
         for found in manifest_references(document)
     }
