@@ -11,6 +11,7 @@ from typing import Any
 
 from gsvendor.adopt.textdiff import hunks
 from gsvendor.overlays import yamledit
+from gsvendor.overlays.crdfield import map_strings
 from gsvendor.yamlio import load_plain
 
 # the files whose key edits become value operations
@@ -18,20 +19,16 @@ VALUE_FILES = ("Chart.yaml", "values.yaml")
 _DELETE = object()  # the candidate value of a removed key
 
 
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
-
-
 def _changes(old: Any, new: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
     """``(JSON Pointer, new value or _DELETE)`` for each value that differs between two parsed documents."""
     if isinstance(old, dict) and isinstance(new, dict):
         for key, value in new.items():
-            child = f"{pointer}/{_escape(str(key))}"
+            child = f"{pointer}/{yamledit.escape_key(str(key))}"
             if key not in old:
                 yield child, value
             elif old[key] != value or type(old[key]) is not type(value):
                 yield from _changes(old[key], value, child)
-        yield from ((f"{pointer}/{_escape(str(key))}", _DELETE) for key in old if key not in new)
+        yield from ((f"{pointer}/{yamledit.escape_key(str(key))}", _DELETE) for key in old if key not in new)
     elif pointer:
         yield pointer, new
 
@@ -74,10 +71,4 @@ def value_operations(old: str, new: str, tag: str) -> tuple[list[dict[str, Any]]
 def declared(value: Any, tag: str | None = None) -> Any:
     """``value`` as an overlay declares it: a string equal to ``tag`` as ``${tag}``, every other string
     literal (``${`` written ``$${``, so that no variable expands in it)."""
-    if isinstance(value, dict):
-        return {declared(k, tag): declared(v, tag) for k, v in value.items()}
-    if isinstance(value, list):
-        return [declared(v, tag) for v in value]
-    if isinstance(value, str):
-        return "${tag}" if value == tag else value.replace("${", "$${")
-    return value
+    return map_strings(value, lambda text: "${tag}" if text == tag else text.replace("${", "$${"))

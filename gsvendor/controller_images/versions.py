@@ -43,16 +43,11 @@ GO_FAIL = "fail"
 @dataclass(frozen=True)
 class BuildInputs:
     """The build files of the project, from ``gsvendor.yaml`` or the defaults: ``dockerfiles`` (the pin
-    Dockerfile included), ``pin_dockerfile`` and ``patches`` as project-relative POSIX paths."""
+    Dockerfile included), ``pin_dockerfile`` and ``patches`` as POSIX paths relative to ``Config.root``."""
 
-    root: Path
     dockerfiles: tuple[str, ...]
     pin_dockerfile: str
     patches: str
-
-    def path(self, relative: str) -> Path:
-        """``relative`` (project-relative) as an absolute path."""
-        return self.root / relative
 
 
 def build_inputs(config: Config) -> BuildInputs:
@@ -61,7 +56,6 @@ def build_inputs(config: Config) -> BuildInputs:
     pin = str(PurePosixPath(str(raw.get("pinDockerfile", DEFAULT_PIN_DOCKERFILE))))
     files = [str(PurePosixPath(str(f))) for f in raw.get("dockerfiles", DEFAULT_DOCKERFILES)]
     return BuildInputs(
-        root=config.root,
         dockerfiles=tuple(dict.fromkeys([*files, pin])),  # the pin Dockerfile last unless listed
         pin_dockerfile=pin,
         patches=str(PurePosixPath(str(raw.get("patches", DEFAULT_PATCHES)))),
@@ -84,7 +78,7 @@ def read_pin(config: Config, tag_hint: str | None = None) -> Pin:
     unreadable, or carries no ``ARG KSERVE_VERSION`` with a non-empty default."""
     inputs = build_inputs(config)
     label = inputs.pin_dockerfile
-    path = inputs.path(label)
+    path = config.root / label
     if not path.is_file():
         instead = f"give the tag ({tag_hint}) or " if tag_hint else ""
         raise ConfigError(
@@ -150,7 +144,7 @@ def version_places(config: Config, pin: Pin) -> list[Place]:
     places: list[Place] = []
     key = f"ARG {PIN_ARG}"
     for label in inputs.dockerfiles:
-        path = inputs.path(label)
+        path = config.root / label
         arg = dockerfile.read(path, label).pin(PIN_ARG) if label != pin.file and path.is_file() else None
         if label == pin.file:
             places.append(Place(label, pin.line, key, pin.value, PIN, "the source of truth (Renovate bumps it)"))
@@ -275,7 +269,7 @@ def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
     inputs = build_inputs(config)
     found: list[GoBuilder] = []
     for label in inputs.dockerfiles:
-        path = inputs.path(label)
+        path = config.root / label
         if not path.is_file():
             continue
         for stage in dockerfile.read(path, label).stages:

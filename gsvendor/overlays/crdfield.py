@@ -101,6 +101,16 @@ def strings(value: Any) -> Iterator[str]:
         yield value
 
 
+def map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """A copy of ``value`` (dicts, lists, scalars as loaded from YAML) with ``change`` applied to every
+    string, dict keys included; other scalars as they are."""
+    if isinstance(value, dict):
+        return {map_strings(k, change): map_strings(v, change) for k, v in value.items()}
+    if isinstance(value, list):
+        return [map_strings(v, change) for v in value]
+    return change(value) if isinstance(value, str) else value
+
+
 def crd_variable_names(value: Any) -> set[str]:
     """The ``crd:…`` variables named in the strings of ``value`` (escaped ``$${`` ones excepted)."""
     return {

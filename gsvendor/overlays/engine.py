@@ -7,6 +7,7 @@ import fnmatch
 import re
 import tempfile
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, AnyStr
 
@@ -21,6 +22,7 @@ from gsvendor.overlays.crdfield import (
     crd_field_lookup,
     crd_variable,
     crd_variable_names,
+    map_strings,
     strings,
 )
 from gsvendor.overlays.schema import OVERLAY_SCHEMA
@@ -192,13 +194,7 @@ def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
 
 def expand(value: Any, variables: dict[str, str]) -> Any:
     """Expand ``${name}`` in every string of ``value``; ``$${`` stays a literal ``${``."""
-    if isinstance(value, dict):
-        return {expand(k, variables): expand(v, variables) for k, v in value.items()}
-    if isinstance(value, list):
-        return [expand(v, variables) for v in value]
-    if isinstance(value, str):
-        return VARIABLE.sub(lambda m: "${" + m.group(2) + "}" if m.group(1) else variables[m.group(2)], value)
-    return value
+    return map_strings(value, partial(VARIABLE.sub, lambda m: "${" + m[2] + "}" if m[1] else variables[m[2]]))
 
 
 def _specifier(spec: str, where: str) -> Any:

@@ -38,6 +38,12 @@ def parse_pointer(pointer: str) -> list[str]:
     return [part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/")]
 
 
+def escape_key(key: str) -> str:
+    """``key`` as one JSON Pointer segment (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``); :func:`parse_pointer`
+    undoes it."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
 def _compose(text: str) -> Any:
     """The node tree of ``text`` with character marks: libyaml's where they equal ruamel's (not for empty
     plain scalars, a missing final newline, :func:`~gsvendor.yamlio.libyaml_differs`), else ruamel's.
@@ -262,8 +268,7 @@ def merge(text: str, pointer: str, value: Any) -> str:
     """Set every leaf of mapping ``value`` below ``pointer`` (a deep merge); lists replace."""
     if isinstance(value, dict) and value:
         for key, item in value.items():
-            escaped = str(key).replace("~", "~0").replace("/", "~1")
-            text = merge(text, f"{pointer}/{escaped}", item)
+            text = merge(text, f"{pointer}/{escape_key(str(key))}", item)
         return text
     return set_value(text, pointer, value)
 

@@ -47,7 +47,7 @@ def dockerfile_copies(config: Any, patches_dir: str) -> bool | None:
     """Whether the pin Dockerfile ``COPY``/``ADD``s ``patches_dir`` (``None`` without that Dockerfile):
     a series the image build does not copy is never applied."""
     inputs = build_inputs(config)
-    path = inputs.path(inputs.pin_dockerfile)
+    path = config.root / inputs.pin_dockerfile
     if not path.is_file():
         return None
     wanted = PurePosixPath(patches_dir)
@@ -75,7 +75,7 @@ def verify_series(
     """
     inputs = build_inputs(config)
     if patches_dir is None:
-        folder, label = inputs.path(inputs.patches), inputs.patches
+        folder, label = config.root / inputs.patches, inputs.patches
     else:
         folder, label = patches_dir, str(patches_dir)
     given = tag is not None

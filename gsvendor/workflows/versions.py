@@ -71,6 +71,6 @@ def no_dockerfiles(config: Config) -> str | None:
     if "dockerfiles" in raw or "pinDockerfile" in raw:
         return None
     inputs = build_inputs(config)
-    if any(inputs.path(name).exists() for name in inputs.dockerfiles):
+    if any((config.root / name).exists() for name in inputs.dockerfiles):
         return None
     return f"no {' or '.join(inputs.dockerfiles)} in the project: nothing pins the upstream version, nothing to check"
