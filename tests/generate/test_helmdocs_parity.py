@@ -81,6 +81,12 @@ def gsvendor(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def assert_refused(project: Path, error: str) -> None:
+    """``gsvendor generate`` in ``project`` exits 2 with ``error`` as its whole stderr."""
+    done = gsvendor(project, "generate")
+    assert (done.returncode, done.stderr) == (2, error)
+
+
 def both(tmp_path: Path, files: dict[str, str], *flags: str, generate: str = "") -> tuple[dict, dict]:
     """(the real helm-docs' READMEs, gsvendor generate's) for the same project, each in its own copy."""
     real = helm_docs(make_project(tmp_path / "real", files, generate), *flags)
@@ -302,11 +308,7 @@ def test_a_recursive_anchor_gets_the_plugins_schema_and_no_readme(tmp_path: Path
         render_readme(chart)
     with pytest.raises(ReadmeError, match="line 2: anchor 'x' value contains itself"):
         generate_chart(chart, chart_dir=str(project / "helm/c"), project_root=str(project))
-    done = gsvendor(project, "generate")
-    assert (done.returncode, done.stderr) == (
-        2,
-        "error: helm/c: values.yaml: invalid YAML: line 2: anchor 'x' value contains itself\n",
-    )
+    assert_refused(project, "error: helm/c: values.yaml: invalid YAML: line 2: anchor 'x' value contains itself\n")
 
 
 def test_invalid_yaml_fails_in_both_tools_and_in_gsvendor(tmp_path: Path) -> None:
@@ -315,10 +317,8 @@ def test_invalid_yaml_fails_in_both_tools_and_in_gsvendor(tmp_path: Path) -> Non
 
     assert helm_schema(project) == (1, None)
     assert helm_docs(project) == {}
-    done = gsvendor(project, "generate")
-    assert (done.returncode, done.stderr) == (
-        2,
-        "error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line 1: did not find expected key\n",
+    assert_refused(
+        project, "error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line 1: did not find expected key\n"
     )
     assert not (project / "helm/c/values.schema.json").exists()
 
@@ -493,11 +493,7 @@ def test_a_template_helm_docs_cannot_execute_fails_in_one_line(tmp_path: Path, t
 
     assert helm_docs(project) == {"helm/c/README.md": b""}  # truncated, then the template failed
     (project / "helm/c/README.md").unlink()
-    done = gsvendor(project, "generate")
-    assert (done.returncode, done.stderr) == (
-        2,
-        f"error: helm/c: README.md.gotmpl: template: README.md.gotmpl:1: {error}\n",
-    )
+    assert_refused(project, f"error: helm/c: README.md.gotmpl: template: README.md.gotmpl:1: {error}\n")
 
 
 def test_a_range_over_a_large_int_is_counted_as_it_goes(tmp_path: Path) -> None:
@@ -514,9 +510,8 @@ def test_a_control_character_in_values_is_refused_naming_its_line(tmp_path: Path
 
     assert helm_schema(project) == (1, None)
     assert helm_docs(project) == {}  # "yaml: control characters are not allowed": the chart is skipped
-    done = gsvendor(project, "generate")
-    assert (done.returncode, done.stderr) == (
-        2,
+    assert_refused(
+        project,
         "error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line 2: control characters are not allowed"
         " (#x0001)\n",
     )
@@ -586,10 +581,8 @@ def test_a_unicode_line_break_in_a_plain_scalar_is_refused_as_yaml_v3_refuses_it
 
     assert helm_schema(project) == (1, None)
     assert helm_docs(project) == {}
-    done = gsvendor(project, "generate")
-    assert (done.returncode, done.stderr) == (
-        2,
-        "error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line 3: could not find expected ':'\n",
+    assert_refused(
+        project, "error: helm/c: helm/c/values.yaml: error unmarshalling YAML: line 3: could not find expected ':'\n"
     )
 
 
@@ -607,10 +600,8 @@ def test_a_values_file_that_is_a_sequence_is_read_in_pairs_as_the_plugin_reads_i
     assert (project / "helm/c/values.schema.json").read_bytes() == real
     (project / "helm/c/extra.yaml").write_text("- b\n- [1]\n- c\n")
     assert helm_schema(project)[0] == 2
-    done = gsvendor(project, "generate")
-    assert (done.returncode, done.stderr) == (
-        2,
-        "error: helm/c: helm/c/extra.yaml: a sequence of 3 items: the plugin panics (index out of range)\n",
+    assert_refused(
+        project, "error: helm/c: helm/c/extra.yaml: a sequence of 3 items: the plugin panics (index out of range)\n"
     )
 
 
@@ -624,9 +615,8 @@ def test_a_template_nested_deeper_than_python_reads_is_one_line(tmp_path: Path, 
 
     assert helm_docs(project) == {"helm/c/README.md": b"1"}
     (project / "helm/c/README.md").unlink()
-    done = gsvendor(project, "generate")
-    assert (done.returncode, done.stderr) == (
-        2,
+    assert_refused(
+        project,
         "error: helm/c: README.md.gotmpl: template: README.md.gotmpl: nested too deeply for gsvendor"
         " (parentheses, pipelines or blocks inside each other)\n",
     )
@@ -648,11 +638,7 @@ def test_chart_deprecated_that_is_a_list_is_refused(tmp_path: Path) -> None:
     project = make_project(tmp_path, {**CHART_C, "helm/c/Chart.yaml": chart})
 
     assert helm_docs(project) == {}
-    done = gsvendor(project, "generate")
-    assert (done.returncode, done.stderr) == (
-        2,
-        "error: helm/c: Chart.yaml: deprecated: cannot unmarshal !!seq into bool\n",
-    )
+    assert_refused(project, "error: helm/c: Chart.yaml: deprecated: cannot unmarshal !!seq into bool\n")
 
 
 def test_substr_with_a_negative_start_cuts_from_the_start_as_sprig_does(tmp_path: Path) -> None:
