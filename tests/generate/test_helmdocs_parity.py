@@ -81,6 +81,15 @@ def gsvendor(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def same_schema(tmp_path: Path) -> dict:
+    """The plugin's values.schema.json of chart c in ``tmp_path/real``, parsed, once gsvendor's in
+    ``tmp_path/ours`` is asserted to hold the same bytes."""
+    code, schema = helm_schema(tmp_path / "real")
+    assert code == 0 and schema is not None
+    assert (tmp_path / "ours/helm/c/values.schema.json").read_bytes() == schema
+    return json.loads(schema)
+
+
 def assert_refused(project: Path, error: str) -> None:
     """``gsvendor generate`` in ``project`` exits 2 with ``error`` as its whole stderr."""
     done = gsvendor(project, "generate")
@@ -253,9 +262,7 @@ def test_a_tab_before_a_comment_line_inside_a_comment_block_is_read_as_yaml_v3_r
 
     assert ours == fixed(real)
     assert b"| a | object | `{}` |  |\n| b | int | `2` |  |\n" in ours["helm/c/README.md"]
-    code, schema = helm_schema(tmp_path / "real")
-    assert code == 0
-    assert (tmp_path / "ours/helm/c/values.schema.json").read_bytes() == schema
+    same_schema(tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -436,10 +443,8 @@ def test_a_float_beyond_float64_is_a_string_as_yaml_v3_resolves_it(tmp_path: Pat
 
     assert ours == fixed(real)
     assert b'| a | string | `"1e400"` | big |\n' in ours["helm/c/README.md"]
-    code, schema = helm_schema(tmp_path / "real")
-    assert code == 0 and schema is not None
-    assert [p["type"] for p in json.loads(schema)["properties"].values()] == ["string", "string", "string", "number"]
-    assert (tmp_path / "ours/helm/c/values.schema.json").read_bytes() == schema
+    schema = same_schema(tmp_path)
+    assert [p["type"] for p in schema["properties"].values()] == ["string", "string", "string", "number"]
 
 
 def test_tabs_between_tokens_are_read_as_yaml_v3_reads_them(tmp_path: Path) -> None:
@@ -451,10 +456,7 @@ def test_tabs_between_tokens_are_read_as_yaml_v3_reads_them(tmp_path: Path) -> N
 
     assert ours == fixed(real)
     assert b"| b.c | list | `[1,2]` | c\tdoc |\n" in ours["helm/c/README.md"]
-    code, schema = helm_schema(tmp_path / "real")
-    assert code == 0 and schema is not None
-    assert json.loads(schema)["properties"]["b"]["properties"]["d"] == {"type": "string"}
-    assert (tmp_path / "ours/helm/c/values.schema.json").read_bytes() == schema
+    assert same_schema(tmp_path)["properties"]["b"]["properties"]["d"] == {"type": "string"}
 
 
 @pytest.mark.parametrize(
