@@ -225,12 +225,16 @@ class Writer(Console):
         ``below``: columns shown only when they fit beside the others at natural width, else each cell
         follows the table as ``  <keep cell>: <column>: <text>``. ``findings``: without a terminal and
         ``$COLUMNS`` (a CI log) each row is one line ``title: column value, …`` for grep. ``hang``: columns
-        whose wrapped cells continue two cells in (a long file name reads as one, not as the next row's).
+        whose wrapped cells continue two cells in (a long file name reads as one, not as the next row's), their
+        line breaks escaped (``\\x0a``).
         """
         from rich.table import Table
 
         # a tab too: rich expands it to spaces, and "agent\tx" showed as "agent    x", another value
         cells = [[escape_controls(str(cell)).replace("\t", "\\t") for cell in row] for row in rows]
+        # a hanging column's cell is one name: a line feed in it started a line that read as another row
+        hung = [i for i, name in enumerate(columns) if name in hang]
+        cells = [[escape_line_breaks(cell) if i in hung else cell for i, cell in enumerate(row)] for row in cells]
         if findings and not self.is_terminal and env_columns() is None:
             head = f"{escape_controls(title)}: " if title else ""
             for row in cells:

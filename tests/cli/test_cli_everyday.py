@@ -815,3 +815,31 @@ def test_versions_names_a_wrong_pin_once_and_fits_the_go_reason_at_80(
         f"Dockerfile:12          builder  golang:{go}  ok: matches upstream's {go}",
         f"Dockerfile.llmisvc:13  builder  golang:{go}  ok: matches upstream's {go}",
     ]
+
+
+def test_diff_stat_escapes_a_line_feed_in_a_file_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a file named "nl\nname" printed "name" at column 0 on a line of its own, read as another file
+    import io
+
+    from gsvendor.report.console import print_diff_stat
+    from gsvendor.report.layout import StrippedLines
+    from gsvendor.report.writer import Writer
+    from gsvendor.vendoring.compare import FileDiff
+
+    diffs = [FileDiff("helm/kserve-crd/nl\nname", "added", "--- a\n+++ b\n@@ -0,0 +1 @@\n+z\n")]
+    expected = {
+        "80": [  # a terminal's table
+            "file                        status  +  -",
+            "--------------------------- ------- -- -",
+            "helm/kserve-crd/nl\\x0aname  added   1  0",
+        ],
+        None: ["file helm/kserve-crd/nl\\x0aname, status added, + 1, - 0"],  # a CI log's line per file
+    }
+    for columns, rows in expected.items():
+        if columns:
+            monkeypatch.setenv("COLUMNS", columns)
+        else:
+            monkeypatch.delenv("COLUMNS", raising=False)
+        buffer = io.StringIO()
+        print_diff_stat(Writer(file=StrippedLines(buffer), width=80, highlight=False), diffs)
+        assert buffer.getvalue().splitlines() == [*rows, "1 file(s) differ from upstream, +1 -0 line(s)"]
