@@ -279,11 +279,19 @@ def check_rendered(
 ) -> None:
     """check-``report``: run ``run(config, chart_dirs, progress=…)`` holding the project guard when a chart
     is the project's, and print its result with ``gsvendor.report.<report>``. Raises
-    :class:`~gsvendor.errors.UsageError` (exit 2) for a missing CHART_DIR (:func:`chart_folder_meant`),
+    :class:`~gsvendor.errors.UsageError` (exit 2) for a missing CHART_DIR (:func:`chart_folder_meant`) or one
+    that cannot be read (a name too long, no permission),
     :class:`~gsvendor.errors.CheckFailed` (exit 1) when the run is not ok.
     """
     from gsvendor.workflows import check_images as workflow
 
+    for path in chart_dirs or []:
+        try:  # pathlib's is_file and exists raise any error but a missing one (a name past 255 bytes)
+            os.stat(path / "Chart.yaml")
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except OSError as error:
+            raise UsageError(f"{path}: not a chart folder ({error.strerror})") from None
     config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [], stamps_dir(ctx))
     for path in chart_dirs or []:
         if (path / "Chart.yaml").is_file():

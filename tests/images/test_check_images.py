@@ -771,3 +771,12 @@ def test_a_malformed_gomemlimit_fails_each_render_with_gos_message(helm, tmp_pat
     assert problem == (
         "failed to render: GOMEMLIMIT=lots fatal error: malformed GOMEMLIMIT; see `go doc runtime/debug.SetMemoryLimit`"
     )
+
+
+def test_a_chart_folder_name_past_255_bytes_is_a_usage_error(helm, tmp_path):
+    # pathlib's is_file raised OSError "File name too long": a traceback, exit 1
+    config = write_config(tmp_path)
+    given = tmp_path / ("a" * 300)
+    for command in ("check-images", "check-manifests"):
+        result = invoke("--config", config, command, given, "--helm", helm)
+        assert (result.exit_code, result.stderr) == (2, f"error: {given}: not a chart folder (File name too long)\n")
