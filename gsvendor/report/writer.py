@@ -96,8 +96,9 @@ def wrap_offsets(line: str, width: int) -> list[int]:
         length = len(word.rstrip())
         if width - offset >= length:
             offset += len(word)
-        elif length > width:  # fold the word across lines: a break before each piece of ``width``
-            breaks.extend(at for at in range(start, start + len(word), width) if at)
+        elif length > width:  # fold the word across lines: a break before each piece of ``width``, not
+            # before a word that starts a line already (a second break there was an empty line in the cell)
+            breaks.extend(at for at in range(start, start + len(word), width) if at != start or offset)
             offset = (len(word) - 1) % width + 1
         elif offset and start:
             breaks.append(start)

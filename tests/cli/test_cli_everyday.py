@@ -843,3 +843,11 @@ def test_diff_stat_escapes_a_line_feed_in_a_file_name(monkeypatch: pytest.Monkey
         buffer = io.StringIO()
         print_diff_stat(Writer(file=StrippedLines(buffer), width=80, highlight=False), diffs)
         assert buffer.getvalue().splitlines() == [*rows, "1 file(s) differ from upstream, +1 -0 line(s)"]
+
+
+def test_a_dotted_path_after_a_folded_folder_leaves_no_empty_line() -> None:
+    # "abcde/" folded at 5 then "fghij.klmno.pq" started a line: a second break at 6 was an empty line
+    from gsvendor.report.writer import wrap_offsets
+
+    assert wrap_offsets("abcde/fghij.klmno.pq", 5) == [5, 6, 11, 12, 17]
+    assert printed(5, "hanging", "", "abcde/fghij.klmno.pq") == ["abcde", "/", "fghij", ".", "klmno", ".pq"]
