@@ -6,7 +6,6 @@ megabytes: one is parsed (with :mod:`gsvendor.fastyaml` first) only when an obje
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,6 @@ from gsvendor.yamlio import UPSTREAM, YamlLimitError, check_text
 _NAME = re.compile(r"^metadata:[ \t]*\n(?:(?:[ \t]+.*|[ \t]*)\n)*?  name:[ \t]*[\"']?([^\s\"'#]+)", re.M)
 _GROUP = re.compile(r"^  group:[ \t]*[\"']?([^\s\"'#]+)", re.M)
 _KIND = re.compile(r"^  names:[ \t]*\n(?:    .*\n)*?    kind:[ \t]*[\"']?([^\s\"'#]+)", re.M)
-_LOCK = threading.Lock()
 T = TypeVar("T")
 
 
@@ -46,19 +44,6 @@ def load_yaml(text: str, strict: bool = False) -> Any:
     return YAML(typ="safe").load(text)
 
 
-def _mapping(text: str, where: str, strict: bool = False) -> Mapping[str, Any]:
-    """``text`` read by :func:`load_yaml`. Raises :class:`CRDError` naming ``where`` unless a YAML mapping."""
-    from ruamel.yaml.error import YAMLError
-
-    try:
-        data = load_yaml(text, strict)
-    except YAMLError as exc:
-        raise CRDError(f"{where}: not YAML: {' '.join(str(exc).split())}") from None
-    if not isinstance(data, Mapping):
-        raise CRDError(f"{where}: not a YAML mapping")
-    return data
-
-
 @dataclass
 class CRD:
     """One CustomResourceDefinition (``name``: ``plural.group``) from ``source`` (a chart's file); its ``text``
@@ -70,7 +55,6 @@ class CRD:
     source: str
     text: str = field(repr=False)
     _data: Mapping[str, Any] | None = field(default=None, repr=False)
-    _versions: dict[str, Mapping[str, Any]] | None = field(default=None, repr=False)
     strict: bool = False  # parse with ruamel only (the fast loader met YAML it does not handle)
 
     @classmethod
@@ -80,27 +64,33 @@ class CRD:
         name, group, kind = (m.group(1) if (m := rx.search(text)) else None for rx in (_NAME, _GROUP, _KIND))
         if name and group and kind:
             return cls(name=name, group=group, kind=kind, source=source, text=text)
-
         crd = cls(name="", group="", kind="", source=source, text=text)
-        crd.strictly(crd._identify)
+
+        def identify() -> list[str]:
+            data = crd.data()
+            spec = data.get("spec") or {}
+            found = ((data.get("metadata") or {}).get("name"), spec.get("group"), (spec.get("names") or {}).get("kind"))
+            return [str(value or "") for value in found]
+
+        crd.name, crd.group, crd.kind = crd.strictly(identify)
         if not (crd.group and crd.kind):
             raise CRDError(f"{source}: a CustomResourceDefinition without spec.group or spec.names.kind")
         crd.name = crd.name or f"{crd.kind.lower()}.{crd.group}"
         return crd
 
-    def _identify(self) -> None:
-        data = self.data()
-        spec = data.get("spec") or {}
-        self.name = str((data.get("metadata") or {}).get("name") or "")
-        self.group = str(spec.get("group") or "")
-        self.kind = str((spec.get("names") or {}).get("kind") or "")
-
     def data(self) -> Mapping[str, Any]:
-        """The parsed CRD (once; thread-safe). Raises :class:`CRDError` when it is not a YAML mapping."""
-        with _LOCK:
-            if self._data is None:
-                self._data = _mapping(self.text, self.source, self.strict)
-            return self._data
+        """The parsed CRD (once). Raises :class:`CRDError` when it is not a YAML mapping."""
+        from ruamel.yaml.error import YAMLError
+
+        if self._data is None:
+            try:
+                data = load_yaml(self.text, self.strict)
+            except YAMLError as exc:
+                raise CRDError(f"{self.source}: not YAML: {' '.join(str(exc).split())}") from None
+            if not isinstance(data, Mapping):
+                raise CRDError(f"{self.source}: not a YAML mapping")
+            self._data = data
+        return self._data
 
     def strictly(self, read: Callable[[], T]) -> T:
         """``read()``, again with the CRD parsed by ruamel when the fast loader met YAML it does not handle (a flow
@@ -108,66 +98,13 @@ class CRD:
         try:
             return read()
         except NotSimple:
-            with _LOCK:
-                self.strict, self._data, self._versions = True, None, None
+            self.strict, self._data = True, None
             return read()
 
     def versions(self) -> dict[str, Mapping[str, Any]]:
-        """``spec.versions`` by name, each parsed only when read (one is half a large CRD). Raises :class:`CRDError`."""
-        with _LOCK:
-            if self._versions is not None:
-                return self._versions
-            items = None if self._data is not None or self.strict else _version_texts(self.text)
-        if items is None:
-            versions = (self.data().get("spec") or {}).get("versions") or []
-            found = {str(v.get("name")): v for v in versions if isinstance(v, Mapping)}
-        else:
-            found = {name: _LazyVersion(self, name, text) for name, text in items.items()}
-        self._versions = found
-        return found
-
-
-def _version_texts(text: str) -> dict[str, str] | None:
-    """The ``spec.versions`` items of a CRD's ``text`` by name, in the usual layout (``versions:`` under ``spec:``,
-    a key per line); else ``None``."""
-    start = re.search(r"^spec:[ \t]*\n(?:(?:  .*|[ \t]*)\n)*?  versions:[ \t]*\n", text, re.M)
-    if not start:
-        return None
-    end = re.compile(r"^ {0,2}\S", re.M).search(text, start.end())
-    block = text[start.end() : end.start() if end else len(text)]
-    first = re.match(r"( +)- ", block)
-    if not first:
-        return None
-    indent, found = first.group(1), {}
-    for piece in re.split(rf"(?m)^{indent}- ", block)[1:]:  # the first piece: the "" before the first item
-        item = f"{indent}  {piece}"
-        name = re.search(rf"(?m)^{indent}  name:[ \t]*[\"']?([^\s\"'#]+)", item)
-        if not name or name.group(1) in found:
-            return None
-        found[name.group(1)] = item
-    return found
-
-
-class _LazyVersion(Mapping):  # type: ignore[type-arg]
-    """One ``spec.versions`` item of a CRD, parsed on first access."""
-
-    def __init__(self, crd: CRD, name: str, text: str) -> None:
-        self.crd, self.name, self.text = crd, name, text
-        self.data: Mapping[str, Any] | None = None
-
-    def _load(self) -> Mapping[str, Any]:
-        if self.data is None:
-            self.data = _mapping(self.text, f"{self.crd.source}: version {self.name}")
-        return self.data
-
-    def __getitem__(self, key: Any) -> Any:
-        return self._load()[key]
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._load())
-
-    def __len__(self) -> int:
-        return len(self._load())
+        """``spec.versions`` by name. Raises :class:`CRDError`."""
+        versions = (self.data().get("spec") or {}).get("versions") or []
+        return {str(v.get("name")): v for v in versions if isinstance(v, Mapping)}
 
 
 def chart_file_crds(chart_dir: Path, label: str) -> Iterator[tuple[str, str]]:
