@@ -1,11 +1,8 @@
-"""Where the upstream version is written, and whether every place agrees.
-
-The source of truth is ``ARG KSERVE_VERSION=<tag>`` in the pin Dockerfile (``pinDockerfile``, default
-``Dockerfile.llmisvc``), which Renovate bumps (``# renovate: …`` above it). The other places follow it:
-``ARG KSERVE_VERSION`` of the other ``dockerfiles``; each vendored chart's ``Chart.yaml`` ``appVersion``
-and, where present, ``values.yaml`` ``kserve.version`` (sync's chart-metadata overlay writes them); the
-lock's ``tag`` (no lock: not synced, not a failure). The Go check holds each ``golang`` builder image to
-the ``go`` and ``toolchain`` lines of upstream's go.mod at the pinned tag (:func:`judge_go`).
+"""Where the upstream version is written, and whether every place agrees with the source of truth: ``ARG
+KSERVE_VERSION=<tag>`` in the pin Dockerfile (``pinDockerfile``), which Renovate bumps. The other places: ``ARG
+KSERVE_VERSION`` of the other ``dockerfiles``; each vendored chart's ``Chart.yaml`` ``appVersion`` and
+``values.yaml`` ``kserve.version`` (sync's chart-metadata overlay writes them); the lock's ``tag``. The Go check
+holds each ``golang`` builder image to upstream's go.mod at the pinned tag (:func:`judge_go`).
 """
 
 from __future__ import annotations
@@ -25,19 +22,10 @@ from gsvendor.yamlio import load_yaml_document
 PIN_ARG = "KSERVE_VERSION"
 
 
-# Place statuses. Only DIFFERS and MISSING are problems.
-PIN = "pin"
-AGREES = "agrees"
-DIFFERS = "differs"
-MISSING = "missing"
-NOT_SYNCED = "not synced"
+# Place statuses (only DIFFERS and MISSING are problems), then the Go check's.
+PIN, AGREES, DIFFERS, MISSING, NOT_SYNCED = "pin", "agrees", "differs", "missing", "not synced"
+GO_OK, GO_WARN, GO_FAIL = "ok", "warn", "fail"
 _ABSENT = object()  # a key the YAML does not have
-
-
-# Go check statuses.
-GO_OK = "ok"
-GO_WARN = "warn"
-GO_FAIL = "fail"
 
 
 @dataclass(frozen=True)
@@ -55,11 +43,8 @@ def build_inputs(config: Config) -> BuildInputs:
     raw = config.raw or {}
     pin = str(PurePosixPath(str(raw.get("pinDockerfile", DEFAULT_PIN_DOCKERFILE))))
     files = [str(PurePosixPath(str(f))) for f in raw.get("dockerfiles", DEFAULT_DOCKERFILES)]
-    return BuildInputs(
-        dockerfiles=tuple(dict.fromkeys([*files, pin])),  # the pin Dockerfile last unless listed
-        pin_dockerfile=pin,
-        patches=str(PurePosixPath(str(raw.get("patches", DEFAULT_PATCHES)))),
-    )
+    patches = str(PurePosixPath(str(raw.get("patches", DEFAULT_PATCHES))))
+    return BuildInputs(tuple(dict.fromkeys([*files, pin])), pin, patches)  # the pin Dockerfile last unless listed
 
 
 @dataclass(frozen=True)
@@ -76,8 +61,7 @@ def read_pin(config: Config, tag_hint: str | None = None) -> Pin:
     """The upstream tag the pin Dockerfile pins (``ARG KSERVE_VERSION=<tag>``); ``tag_hint`` (``--tag TAG``)
     is named when the file is missing. Raises :class:`ConfigError` (exit 2) when the file is missing or
     unreadable, or carries no ``ARG KSERVE_VERSION`` with a non-empty default."""
-    inputs = build_inputs(config)
-    label = inputs.pin_dockerfile
+    label = build_inputs(config).pin_dockerfile
     path = config.root / label
     if not path.is_file():
         instead = f"give the tag ({tag_hint}) or " if tag_hint else ""
@@ -140,17 +124,16 @@ def _yaml_place(pin: Pin, folder: Path, dest: str, name: str, keys: list[str]) -
 def version_places(config: Config, pin: Pin) -> list[Place]:
     """Every place the upstream version is written, compared with ``pin`` (see the module doc). Raises
     :class:`ConfigError` for a Dockerfile or chart YAML it cannot parse, :class:`LockError` for a bad lock."""
-    inputs = build_inputs(config)
     places: list[Place] = []
     key = f"ARG {PIN_ARG}"
-    for label in inputs.dockerfiles:
+    for label in build_inputs(config).dockerfiles:
         path = config.root / label
-        arg = dockerfile.read(path, label).pin(PIN_ARG) if label != pin.file and path.is_file() else None
         if label == pin.file:
             places.append(Place(label, pin.line, key, pin.value, PIN, "the source of truth (Renovate bumps it)"))
-        elif arg is None:
-            missing = f"no ARG {PIN_ARG}=<tag>" if path.is_file() else "file not found"
-            places.append(Place(label, None, key, None, MISSING, missing))
+        elif not path.is_file():
+            places.append(Place(label, None, key, None, MISSING, "file not found"))
+        elif (arg := dockerfile.read(path, label).pin(PIN_ARG)) is None:
+            places.append(Place(label, None, key, None, MISSING, f"no ARG {PIN_ARG}=<tag>"))
         else:
             places.append(_compare(pin, label, arg.line, key, arg.default))
     for chart in config.charts:
@@ -163,9 +146,8 @@ def version_places(config: Config, pin: Pin) -> list[Place]:
         app = _yaml_place(pin, folder, chart.dest, "Chart.yaml", ["appVersion"])
         if app is None or app.value is None:
             app = Place(f"{chart.dest}/Chart.yaml", None, "appVersion", None, MISSING, "no appVersion")
-        places.append(app)
         values = _yaml_place(pin, folder, chart.dest, "values.yaml", ["kserve", "version"])
-        places += [values] if values else []
+        places += [app, values] if values else [app]
     lock_label = config.lock_path.relative_to(config.root).as_posix()
     if not config.lock_path.exists():
         places.append(Place(lock_label, None, "tag", None, NOT_SYNCED, "no lock file: charts not synced yet"))
@@ -217,14 +199,10 @@ class GoMod:
 
 
 def judge_go(builder: GoVersion | None, mod: GoMod) -> tuple[str, str]:
-    """Judge a builder's Go version against upstream's go.mod: ``(ok|warn|fail, reason)``.
-
-    * older than the ``go`` line fails: the golang images set ``GOTOOLCHAIN=local``, so Go refuses
-      to build the module (``go 1.25.8`` means at least 1.25.8);
-    * older than the ``toolchain`` line fails: upstream's binaries carry that toolchain's fixes;
-    * the same major.minor at or above both passes (a floating ``golang:1.25`` too);
-    * a newer minor warns: it builds, but not with the Go upstream tests and releases with.
-    """
+    """Judge a builder's Go version against upstream's go.mod: ``(ok|warn|fail, reason)``. Older than the ``go``
+    line fails (the golang images set ``GOTOOLCHAIN=local``: Go refuses the module), older than ``toolchain`` too
+    (upstream's binaries carry its fixes); the same major.minor at or above both passes (a floating
+    ``golang:1.25`` too); a newer minor warns (it builds, but not with the Go upstream releases with)."""
     minimum, toolchain = parse_go_version(mod.go), parse_go_version(mod.toolchain)
     preferred = max(minimum, toolchain) if minimum and toolchain else minimum
     if minimum is None or preferred is None:
@@ -266,9 +244,8 @@ class GoBuilder:
 def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
     """Every stage of every configured Dockerfile whose base image is ``golang`` (any registry), judged; a
     missing Dockerfile (the version table reports it) and a base that is no image reference are skipped."""
-    inputs = build_inputs(config)
     found: list[GoBuilder] = []
-    for label in inputs.dockerfiles:
+    for label in build_inputs(config).dockerfiles:
         path = config.root / label
         if not path.is_file():
             continue

@@ -258,10 +258,6 @@ class ManifestsResult:
 _Memo = dict[tuple[str, str, str], list[Violation]]
 
 
-def _schema(version: Mapping[str, Any]) -> Any:
-    return ((version.get("schema") or {}).get("openAPIV3Schema")) or {}
-
-
 def check_manifests(rendering: Rendering, policy: LabelPolicy) -> ManifestsResult:
     """Validate every object of every render (split by :func:`parse_rendered` under :data:`CONSUMER`) against the
     CRDs of the renders, ``crds/`` and ``files/``: a kind no CRD defines is not checked; an apiVersion the CRD
@@ -311,22 +307,16 @@ def _validate(obj: Obj, crd: CRD, memo: _Memo) -> list[Finding]:
     def finding(path: str, problem: str, message: str) -> Finding:
         return Finding(obj.label, path, problem, message, crd.source, obj.version, obj.source)
 
-    def lookup() -> tuple[Any, bool, list[str]]:
-        versions = crd.versions()
-        version = versions.get(obj.version)
-        if version is not None and version.get("served", False):
-            return version, True, []
-        return version, False, sorted(name for name, v in versions.items() if v.get("served"))
-
     try:
-        version, serving, served = crd.strictly(lookup)
+        served = crd.strictly(lambda: sorted(name for name, v in crd.versions().items() if v.get("served")))
     except CRDError as exc:
         return [finding("(object)", UNREADABLE, str(exc))]
-    if not serving:
-        why = "not defined" if version is None else "defined but served: false"
-        served_names = ", ".join(served) or "none"
-        return [finding("apiVersion", NOT_SERVED, f"{obj.api_version}: {why} by {crd.name} (served: {served_names})")]
+    if obj.version not in served:
+        why = "not defined" if obj.version not in crd.versions() else "defined but served: false"
+        message = f"{obj.api_version}: {why} by {crd.name} (served: {', '.join(served) or 'none'})"
+        return [finding("apiVersion", NOT_SERVED, message)]
     key = (crd.name, obj.version, json.dumps(obj.data, sort_keys=True, default=str))
-    if key not in memo:
-        memo[key] = crd.strictly(lambda: check(_schema(crd.versions()[obj.version]), obj.data))
+    if key not in memo:  # the version read inside strictly: a strict parse replaces the document
+        schema = lambda: (crd.versions()[obj.version].get("schema") or {}).get("openAPIV3Schema") or {}  # noqa: E731
+        memo[key] = crd.strictly(lambda: check(schema(), obj.data))
     return [finding(v.path, v.problem, v.message) for v in memo[key]]

@@ -1,21 +1,12 @@
-"""A CRD version's ``openAPIV3Schema`` as JSON Schema (draft 4, OpenAPI 3.0's dialect), checked by
-``jsonschema`` with Kubernetes' structural-schema semantics.
-
-The rules are from the Kubernetes documentation "Extend the Kubernetes API with CustomResourceDefinitions"
-(*Specifying a structural schema*, *Field pruning*, *Controlling pruning*, *IntOrString*, *RawExtension*,
-*Defaulting and Nullable*) and the apiextensions-apiserver's ``pruning``, ``objectmeta`` and
-``structurallisttype`` packages:
-
-- **Pruning**: a field no ``properties``/``additionalProperties`` specifies is dropped (reported as
-  **pruned**) unless its object says ``x-kubernetes-preserve-unknown-fields: true`` (that object only).
-- **Embedded resources** imply ``apiVersion`` and ``kind`` (required strings) and ``metadata``
-  (ObjectMeta, whose unknown fields are dropped); the root always keeps the three.
-- **int-or-string**: an integer or a string. **nullable**: a ``null`` of a non-nullable field is pruned,
-  never an error (:func:`drop_nulls`).
-- Value validations are JSON Schema's; ``format`` is checked for :data:`FORMATS`. CEL rules and defaults
-  are not evaluated.
-- **List types**: the items of a ``set`` list, and of a ``map`` list by their ``x-kubernetes-list-map-keys``
-  (a missing key taken from its default), must be unique (**duplicate items**, :func:`duplicates`).
+"""A CRD version's ``openAPIV3Schema`` as JSON Schema (draft 4, OpenAPI 3.0's dialect), checked by ``jsonschema``
+with Kubernetes' structural-schema semantics: the rules of "Extend the Kubernetes API with
+CustomResourceDefinitions" and of the apiextensions-apiserver's ``pruning``, ``objectmeta`` and
+``structurallisttype`` packages. A field nothing specifies is **pruned** unless its object says
+``x-kubernetes-preserve-unknown-fields``; an embedded resource implies ``apiVersion``, ``kind`` and an ObjectMeta
+``metadata`` (the root always keeps the three); int-or-string; a ``null`` of a non-nullable field is pruned, never
+an error (:func:`drop_nulls`); ``format`` is checked for :data:`FORMATS`, CEL rules and defaults are not evaluated;
+``set`` lists and ``map`` lists (by their map keys, a missing one taken from its default) hold unique items
+(:func:`duplicates`).
 """
 
 from __future__ import annotations
@@ -77,13 +68,9 @@ def drop_nulls(node: Any, value: Any) -> Any:
     """``value`` without the ``null`` fields whose schema is not ``nullable`` (pruned before validation)."""
     node = node if isinstance(node, Mapping) else {}
     if isinstance(value, Mapping):
-        out = {}
-        for key, item in value.items():
-            sub = _property(node, key)
-            if item is None and not (isinstance(sub, Mapping) and sub.get("nullable")):
-                continue
-            out[key] = drop_nulls(sub, item)
-        return out
+        subs = {key: _property(node, key) for key in value}
+        nullable = {key for key, sub in subs.items() if isinstance(sub, Mapping) and sub.get("nullable")}
+        return {key: drop_nulls(subs[key], item) for key, item in value.items() if item is not None or key in nullable}
     if isinstance(value, list):
         return [drop_nulls(node.get("items"), item) for item in value]
     return value
@@ -179,7 +166,6 @@ class Violation:
 
 def warm_up() -> None:
     """Import jsonschema and build the format checker in a background thread, overlapping the helm renders."""
-
     threading.Thread(target=format_checker, name="jsonschema-import", daemon=True).start()
 
 
@@ -231,18 +217,16 @@ def violations(checker: Any, instance: Any) -> list[Violation]:
     for error in checker.iter_errors(instance):
         where = list(error.absolute_path)
         if error.validator == "additionalProperties" and error.validator_value is False:
-            known = set((error.schema.get("properties") or {}).keys())
-            for key in sorted(k for k in error.instance if k not in known):
-                found.append(Violation(format_path([*where, key]), "pruned", _PRUNED))
+            known = error.schema.get("properties") or {}
+            found += [Violation(format_path([*where, k]), "pruned", _PRUNED) for k in error.instance if k not in known]
         elif error.validator == "required":
-            for key in error.validator_value:
-                if isinstance(error.instance, dict) and key not in error.instance:
-                    found.append(Violation(format_path([*where, key]), "missing required", "required field not set"))
+            missing = [k for k in error.validator_value if isinstance(error.instance, dict) and k not in error.instance]
+            found += [
+                Violation(format_path([*where, k]), "missing required", "required field not set") for k in missing
+            ]
         else:
-            message = error.message
-            if error.validator == "anyOf":
-                message = f"{error.instance!r} is neither an integer nor a string"
+            message = f"{error.instance!r} is neither an integer nor a string" if error.validator == "anyOf" else None
             problem = _PROBLEMS.get(str(error.validator), str(error.validator))
-            found.append(Violation(format_path(where) if where else "(root)", problem, message))
+            found.append(Violation(format_path(where) if where else "(root)", problem, message or error.message))
     unique = {(v.path, v.problem, v.message): v for v in found}
     return sorted(unique.values(), key=lambda v: (v.path, v.problem))
