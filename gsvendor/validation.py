@@ -44,14 +44,15 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
     chosen = [_chosen(error) for error in errors]
     # jsonschema names the missing key only in its message, one error per key
     meant = {
-        (tuple(path), f"{meant_key!r} is a required property")
-        for error, path, _ in chosen
+        (tuple(error.absolute_path), f"{meant_key!r} is a required property")
+        for error in chosen
         if error.validator == "additionalProperties" and isinstance(error.instance, dict)
         for key in _unknown_keys(error.instance, error.schema)
         if (meant_key := closest(str(key), error.schema.get("properties", {}))) is not None
     }
     lines = []
-    for error, path, message in chosen:
+    for error in chosen:
+        path, message = list(error.absolute_path), error.message
         if error.validator == "required" and (tuple(path), message) in meant:
             continue
         if error.validator == "not":
@@ -79,21 +80,13 @@ def validate(document: Any, schema: dict[str, Any], filename: str) -> None:
     raise ConfigError(*lines, file=filename)
 
 
-def _chosen(error: Any) -> tuple[Any, list[Any], str]:
-    """The error to report, its path and message: of a ``oneOf``, the alternative that got furthest into
-    the document, then one of the value's type (an unknown key, not "is not of type 'string'"), then an
-    unknown key before a missing one."""
-    if error.validator == "oneOf" and error.context:
-        error = max(
-            error.context,
-            key=lambda e: (
-                len(e.absolute_path),
-                e.validator != "type",
-                e.validator == "additionalProperties",
-                -len(e.message),
-            ),
-        )
-    return error, list(error.absolute_path), error.message
+def _chosen(error: Any) -> Any:
+    """The error to report: of a ``oneOf``, the alternative that got furthest into the document, then one of the
+    value's type (an unknown key, not "is not of type 'string'"), then an unknown key before a missing one."""
+    if error.validator != "oneOf" or not error.context:
+        return error
+    rank = {"type": 0, "additionalProperties": 2}
+    return max(error.context, key=lambda e: (len(e.absolute_path), rank.get(e.validator, 1), -len(e.message)))
 
 
 def _unknown_keys(mapping: dict[Any, Any], schema: dict[str, Any]) -> list[Any]:

@@ -1,10 +1,7 @@
-"""Judge the carried patch series on upstream's files as ``Dockerfile.llmisvc`` applies it: ``git apply``
-of every ``patches/llmisvc/*.patch`` in name order, each on the tree the earlier ones left.
-
-Statuses: ``applies`` (the tree moves on with it applied); ``does not apply`` (nor reversed: each
-failing hunk is named with its expected lines and upstream's lines there); ``already upstream`` (it
-reverse-applies: drop it); ``malformed`` (no ``git format-patch`` output, no diff, or one ``git apply``
-cannot parse).
+"""Judge the carried patch series on upstream's files as ``Dockerfile.llmisvc`` applies it (``git apply`` of every
+``patches/llmisvc/*.patch`` in name order, each on the tree the earlier ones left): ``applies``; ``does not apply``
+(nor reversed: each failing hunk named with its expected lines and upstream's there); ``already upstream`` (it
+reverse-applies: drop it); ``malformed`` (no ``git format-patch`` output, no diff, or one git cannot parse).
 """
 
 from __future__ import annotations
@@ -21,10 +18,7 @@ from typing import Any
 from gsvendor import gitcmd
 from gsvendor.controller_images.patch_files import FileDiff, Hunk, PatchFile
 
-APPLIES = "applies"
-DOES_NOT_APPLY = "does not apply"
-ALREADY_UPSTREAM = "already upstream"
-MALFORMED = "malformed"
+APPLIES, DOES_NOT_APPLY, ALREADY_UPSTREAM, MALFORMED = "applies", "does not apply", "already upstream", "malformed"
 STATUSES = (APPLIES, DOES_NOT_APPLY, ALREADY_UPSTREAM, MALFORMED)
 
 

@@ -296,17 +296,13 @@ class VersionsReport:
 
     def as_json(self) -> dict[str, Any]:
         """The machine-readable form (``--json``)."""
+        mod = self.go_mod
+        go = mod and {"source": self.go_source, "goMod": asdict(mod), "builders": [asdict(b) for b in self.builders]}
         return {
             "pin": {"file": self.pin.file, "line": self.pin.line, "value": self.pin.value},
             "ok": not self.problems,
             "places": [asdict(p) for p in self.places],
-            "go": None
-            if self.go_mod is None
-            else {
-                "source": self.go_source,
-                "goMod": {"go": self.go_mod.go, "toolchain": self.go_mod.toolchain},
-                "builders": [asdict(b) for b in self.builders],
-            },
+            "go": go,
             "problems": self.problems,
             "warnings": self.warnings,
             "notes": self.notes,
