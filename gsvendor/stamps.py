@@ -5,6 +5,7 @@ name) and the text read, holding the text's data (``{"data": …}``) when JSON g
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -44,19 +45,16 @@ def write_stamp(stamp: Path | None, data: Any) -> None:
     errors are ignored (a read-only or full cache only costs the next run its parse)."""
     if stamp is None:
         return
+    try:  # exact: the same types, values and key order come back (no date, tuple, infinity, NaN or int key)
+        text = json.dumps(data, separators=(",", ":"), allow_nan=False)
+        held = f'{{"data":{text}}}' if json.loads(text) == data else "{}"
+    except (TypeError, ValueError, RecursionError):
+        held = "{}"
+    partial = stamp.with_name(f".{stamp.name}.{os.getpid()}.partial")
     try:
-        try:  # exact: the same types, values and key order come back (no date, tuple, infinity, NaN or int key)
-            text = json.dumps(data, separators=(",", ":"), allow_nan=False)
-            held = f'{{"data":{text}}}' if json.loads(text) == data else "{}"
-        except (TypeError, ValueError, RecursionError):
-            held = "{}"
         stamp.parent.mkdir(parents=True, exist_ok=True)
-        partial = stamp.with_name(f".{stamp.name}.{os.getpid()}.partial")
         partial.write_text(held, encoding="ascii")
-        try:
-            os.replace(partial, stamp)
-        except OSError:  # a folder (or what else a rename cannot replace) in the stamp's place
+        os.replace(partial, stamp)
+    except OSError:  # a folder (or what else a rename cannot replace) in the stamp's place
+        with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)
-            raise
-    except (OSError, ValueError, RecursionError):
-        pass

@@ -7,7 +7,7 @@ BuildKit's parser and shell lexer (heredocs, ``${VAR:-word}``), which dockerfile
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,13 +81,16 @@ def expand(text: str, values: Mapping[str, str | None], escape: str = "\\") -> s
     return ShellLex(escape, env=values, skip_unset_env=False).process_word(text)
 
 
-def _word_error(label: str, where: str, word: str, exc: ValueError) -> ConfigError:
-    """The error for the ARG or FROM ``word`` the shell lexer refused: its reason first, the word cut, so a
-    100 KiB word does not push the reason past the end of the printed line."""
-    reason = str(exc).removeprefix(f"failed to process {word!r}: ")
-    if "recursion" in reason:  # the lexer recurses per ${…:-…} level
-        reason = "${…} substitutions nested too deeply"
-    return ConfigError(f"{where}: {reason}: {shorten(word, 80)!r}", file=label, value=shorten(word))
+def _word(process: Callable[[str], str], word: str, label: str, where: str) -> str:
+    """``process(word)`` of an ARG or FROM word; the shell lexer's refusal as a :class:`ConfigError`, its reason
+    first and the word cut, so a 100 KiB word does not push the reason past the end of the printed line."""
+    try:
+        return process(word)
+    except ValueError as exc:
+        reason = str(exc).removeprefix(f"failed to process {word!r}: ")
+        if "recursion" in reason:  # the lexer recurses per ${…:-…} level
+            reason = "${…} substitutions nested too deeply"
+        raise ConfigError(f"{where}: {reason}: {shorten(word, 80)!r}", file=label, value=shorten(word)) from None
 
 
 def parse(text: str, label: str = "Dockerfile") -> Dockerfile:
@@ -98,9 +101,7 @@ def parse(text: str, label: str = "Dockerfile") -> Dockerfile:
         ast = parse_dockerfile_ast(text)
     except DockerfileSyntaxError as exc:
         raise ConfigError(f"{label}:{exc.line or 1}: {str(exc).split(': ', 1)[-1]}", file=label) from None
-    except RecursionError:
-        # json.loads of a JSON-form instruction recurses per "[": ``RUN [[[…`` (BuildKit's Go decoder
-        # stops at 10,000 levels and takes the line as shell form)
+    except RecursionError:  # json.loads recurses per "[" of a JSON-form RUN [[[… (BuildKit reads it as shell form)
         message = f"{label}: nested too deeply to parse (a JSON array of thousands of '[')"
         raise ConfigError(message, file=label) from None
     lines = text.removeprefix("\ufeff").split("\n")  # the parser's lines: comments are looked up in them
@@ -121,10 +122,7 @@ def parse(text: str, label: str = "Dockerfile") -> Dockerfile:
             renovate = next((c[len("renovate:") :].strip() for c in comments if c.startswith("renovate:")), None)
             args = []
             for word in node.args:
-                try:
-                    name, equals, default = lexer.process_word(word).partition("=")
-                except ValueError as exc:
-                    raise _word_error(label, where, word, exc) from None
+                name, equals, default = _word(lexer.process_word, word, label, where).partition("=")
                 if not _NAME.fullmatch(name):
                     raise ConfigError(f"{where}: {name!r} is not a valid name")
                 args.append(Arg(name, default if equals else None, node.start_line, renovate))
@@ -137,10 +135,7 @@ def parse(text: str, label: str = "Dockerfile") -> Dockerfile:
             if len(node.args) not in (1, 3) or (len(node.args) == 3 and node.args[1].upper() != "AS"):
                 raise ConfigError(f"{where}: expected 'FROM [--platform=…] image [AS name]'")
             name = node.args[2] if len(node.args) == 3 else None
-            try:
-                base = expand(node.args[0], scope, ast.escape_token)
-            except ValueError as exc:
-                raise _word_error(label, where, node.args[0], exc) from None
+            base = _word(lambda word: expand(word, scope, ast.escape_token), node.args[0], label, where)
             stages.append(Stage(len(stages), name, base, node.start_line, earlier.get(base.lower())))
             if name:
                 earlier[name.lower()] = name

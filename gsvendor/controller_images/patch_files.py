@@ -60,8 +60,7 @@ class PatchFile:
     @property
     def touched(self) -> tuple[str, ...]:
         """Every upstream path the patch reads or writes (old and new names), sorted."""
-        paths = {p for f in self.files for p in (f.old_path, f.new_path) if p}
-        return tuple(sorted(paths))
+        return tuple(sorted({p for f in self.files for p in (f.old_path, f.new_path) if p}))
 
 
 def _strip_prefix(path: str) -> str | None:

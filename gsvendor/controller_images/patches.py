@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,13 +149,10 @@ def locate(current: list[str], expected: list[str], hint: int) -> tuple[int, boo
     for index, text in enumerate(current):
         positions.setdefault(text, []).append(index)
     voters = [(offset, text) for offset, text in enumerate(expected) if any(c.isalnum() for c in text)]
-    votes: dict[int, float] = {}
+    votes: Counter[int] = Counter()
     for offset, text in voters or list(enumerate(expected)):
         found = positions.get(text, [])
-        for index in found:
-            start = index - offset
-            if start >= 0:
-                votes[start] = votes.get(start, 0.0) + 1.0 / len(found)
+        votes.update({index - offset: 1.0 / len(found) for index in found if index >= offset})
     if not votes:
         return max(0, min(hint, len(current) - len(expected))), False
     return max(votes, key=lambda start: (round(votes[start], 6), -abs(start - hint))), True
@@ -190,10 +188,9 @@ def _explain(patch: PatchFile, tree: Path, tag: str) -> tuple[list[HunkFailure],
         if error := file_errors.get(diff.path) or file_errors.get(diff.new_path or ""):
             failures.append(_file_failure(diff, error, tree, tag))
             continue
-        lines = _read_lines(tree / diff.path)
-        for number in rejected.get(diff.path) or rejected.get(diff.new_path or "", []):
-            if 0 < number <= len(diff.hunks):
-                failures.append(_hunk_failure(diff.path, diff.hunks[number - 1], lines))
+        numbers = rejected.get(diff.path) or rejected.get(diff.new_path or "", [])
+        lines = _read_lines(tree / diff.path) if numbers else []
+        failures += [_hunk_failure(diff.path, diff.hunks[n - 1], lines) for n in numbers if 0 < n <= len(diff.hunks)]
     return failures, output
 
 

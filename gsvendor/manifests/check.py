@@ -57,8 +57,8 @@ class Obj:
     kind: str
     api_version: str
     name: str
-    source: str | None
     labels: Mapping[str, Any]
+    source: str | None
     text: str = field(default="", repr=False)
     parsed: Any = field(default=None, repr=False)
 
@@ -157,29 +157,24 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
             parsed.crds.append((where, chunk))
             spec = chunk.find("\nspec:")  # a CRD's header precedes its megabytes of schema
             head = chunk[:spec] if spec > 0 else chunk
-        header = read_header(head)
-        if header is not None:
-            kind, api_version, name, labels = header
-            parsed.objects.append(Obj(kind, api_version, name, where, labels, chunk))
+        if (header := read_header(head)) is not None:
+            parsed.objects.append(Obj(*header, where, chunk))
             continue
         try:
             if head is not chunk:  # an unusual CRD header: the fast loader, not megabytes through libyaml
                 documents = [dict(d) for d in [load_yaml(chunk)] if isinstance(d, Mapping)]
             else:
                 documents = [d for d in load_all_safe(chunk, where) if isinstance(d, dict)]
-        except YamlLimitError as exc:
-            parsed.unreadable.append(str(exc))
-            continue
-        except (YAMLError, ValueError) as exc:
-            parsed.unreadable.append(f"{where}: not YAML: {' '.join(str(exc).split())}")
+        except (YamlLimitError, YAMLError, ValueError) as exc:  # a limit's message names the document already
+            why = str(exc) if isinstance(exc, YamlLimitError) else f"{where}: not YAML: {' '.join(str(exc).split())}"
+            parsed.unreadable.append(why)
             continue
         for document in documents:
             metadata = document.get("metadata") if isinstance(document.get("metadata"), Mapping) else {}
             labels = metadata.get("labels") if isinstance(metadata.get("labels"), Mapping) else {}
             kind, api_version = (str(document.get(key) or "") for key in ("kind", "apiVersion"))
             name = str(metadata.get("name") or "?")
-            parsed.objects.append(Obj(kind, api_version, name, where, labels, parsed=document))
-
+            parsed.objects.append(Obj(kind, api_version, name, labels, where, parsed=document))
     return parsed
 
 

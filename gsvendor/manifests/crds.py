@@ -143,7 +143,4 @@ class CRDSet:
 
     def find(self, group: str, kind: str) -> CRD | None:
         """The CRD defining ``kind`` in ``group``, if any."""
-        for crd in self.by_name.values():
-            if crd.group == group and crd.kind == kind:
-                return crd
-        return None
+        return next((crd for crd in self.by_name.values() if crd.group == group and crd.kind == kind), None)

@@ -195,14 +195,11 @@ def duplicates(node: Any, value: Any, path: list[Any]) -> Iterator[Violation]:
         defaults = {k: (items.get("properties") or {}).get(k, {}).get("default") for k in keys}
         seen: set[str] = set()
         for index, item in enumerate(value):
-            marker = None
-            if kind == "set":
-                marker = json.dumps(item, sort_keys=True, default=str)
-            elif kind == "map" and keys and isinstance(item, Mapping):
-                marker = json.dumps({k: item.get(k, defaults[k]) for k in keys}, sort_keys=True, default=str)
-            if marker is not None and marker in seen:
-                yield Violation(format_path([*path, index]), "duplicate items", f"Duplicate value: {marker}")
-            elif marker is not None:
+            if kind == "set" or (kind == "map" and keys and isinstance(item, Mapping)):
+                listed = item if kind == "set" else {k: item.get(k, defaults[k]) for k in keys}
+                marker = json.dumps(listed, sort_keys=True, default=str)
+                if marker in seen:
+                    yield Violation(format_path([*path, index]), "duplicate items", f"Duplicate value: {marker}")
                 seen.add(marker)
             yield from duplicates(items, item, [*path, index])
 
