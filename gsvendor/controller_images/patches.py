@@ -272,10 +272,8 @@ def _judge(patch: PatchFile, tree: Path, tag: str) -> PatchResult:
     if forward.returncode == 128 or "corrupt patch" in output or "No valid patches" in output:
         reason = next((line for line in output.splitlines() if line.startswith(("error:", "fatal:"))), output)
         return PatchResult(patch, MALFORMED, f"git apply cannot read it: {reason}", git_output=output)
-    reverse = run_git(["apply", "--check", "--reverse", target], tree)
-    if reverse.returncode == 0:
-        return PatchResult(
-            patch, ALREADY_UPSTREAM, f"upstream {tag} already carries this change: drop the patch", git_output=output
-        )
+    if run_git(["apply", "--check", "--reverse", target], tree).returncode == 0:
+        message = f"upstream {tag} already carries this change: drop the patch"
+        return PatchResult(patch, ALREADY_UPSTREAM, message, git_output=output)
     failures, detail = _explain(patch, tree, tag)
     return PatchResult(patch, DOES_NOT_APPLY, _summary(failures), failures, git_output=output or detail)

@@ -271,19 +271,16 @@ def check_manifests(rendering: Rendering, policy: LabelPolicy) -> ManifestsResul
         begin = time.perf_counter()
         split = rendered.outputs[CONSUMER]
         notes.extend(split.unreadable)
+        item.objects = len(split.objects)
         for obj in split.objects:
-            item.objects += 1
-            if policy.required:
-                missing = [key for key in policy.required if key not in obj.labels]
-                item.missing_labels.extend((obj.label, key) for key in missing)
-                item.labelled += not missing
+            missing = [key for key in policy.required if key not in obj.labels]
+            item.missing_labels.extend((obj.label, key) for key in missing)
+            item.labelled += not missing
             group = obj.api_version.rpartition("/")[0]
             crd = None if obj.kind == "CustomResourceDefinition" else crds.find(group, obj.kind)
-            if crd is None:
-                item.not_checked[obj.kind] += 1
-                continue
-            item.findings.extend(_validate(obj, crd, memo))
-            item.checked[obj.kind] += 1
+            if crd is not None:
+                item.findings.extend(_validate(obj, crd, memo))
+            (item.checked if crd else item.not_checked)[obj.kind] += 1
         item.seconds = rendered.seconds + time.perf_counter() - begin
         results.append(item)
     return ManifestsResult(

@@ -5,6 +5,7 @@ megabytes: one is parsed (with :mod:`gsvendor.fastyaml` first) only when an obje
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -33,11 +34,9 @@ def load_yaml(text: str, strict: bool = False) -> Any:
     label = "a CustomResourceDefinition"
     if len(text) > UPSTREAM.max_bytes:
         raise YamlLimitError(f"{label}: larger than {UPSTREAM.max_bytes // 1024 // 1024} MiB")
-    if not strict:
-        try:  # block YAML only, a node per line at most, nesting bounded by Python's recursion
+    if not strict:  # block YAML only, a node per line at most, nesting bounded by Python's recursion
+        with contextlib.suppress(NotSimple, RecursionError):
             return fastyaml.load_lazy(text)
-        except (fastyaml.NotSimple, RecursionError):
-            pass
     from ruamel.yaml import YAML
 
     check_text(text, label)  # before libyaml, which recurses in C
