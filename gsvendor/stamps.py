@@ -1,7 +1,6 @@
 """Validation stamps: a cache of what reading a user file found, keyed by what the verdict depends on.
 A stamp is a small JSON file named by the sha256 of the stamp version, a salt (a schema's JSON, or a
-name) and the text read, holding the text's data (``{"data": …}``) when JSON gives it back exactly, else ``{}``.
-"""
+name) and the text read, holding the text's data (``{"data": …}``) when JSON gives it back exactly, else ``{}``."""
 
 from __future__ import annotations
 

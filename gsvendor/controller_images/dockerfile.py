@@ -1,8 +1,7 @@
 """The Dockerfile questions gsvendor asks: which upstream version is pinned (``ARG KSERVE_VERSION=…``, on
 which line, under which ``# renovate:`` comment) and which base image every stage builds ``FROM`` once
 the global ARGs are substituted (``golang:${GO_VERSION}``). Parsing is e2b-dockerfile-utils' port of
-BuildKit's parser and shell lexer (heredocs, ``${VAR:-word}``), which dockerfile-parse gets wrong.
-"""
+BuildKit's parser and shell lexer (heredocs, ``${VAR:-word}``), which dockerfile-parse gets wrong."""
 
 from __future__ import annotations
 
@@ -82,8 +81,7 @@ def expand(text: str, values: Mapping[str, str | None], escape: str = "\\") -> s
 
 
 def _word(process: Callable[[str], str], word: str, label: str, where: str) -> str:
-    """``process(word)`` of an ARG or FROM word; the shell lexer's refusal as a :class:`ConfigError`, its reason
-    first and the word cut, so a 100 KiB word does not push the reason past the end of the printed line."""
+    """``process(word)``; a refusal as ConfigError, the reason before the word cut (a 100 KiB word stays short)."""
     try:
         return process(word)
     except ValueError as exc:
@@ -143,7 +141,6 @@ def parse(text: str, label: str = "Dockerfile") -> Dockerfile:
 
 
 def read(path: Path, label: str | None = None) -> Dockerfile:
-    """Read and :func:`parse` the Dockerfile at ``path``; raises :class:`ConfigError` ``label: not found``
-    / ``cannot read`` and parse errors."""
+    """:func:`parse` the Dockerfile at ``path``; raises :class:`ConfigError` (not found, cannot read, parse)."""
     label = label or path.name
     return parse(read_text(path, label), label)

@@ -1,8 +1,7 @@
 """Judge the carried patch series on upstream's files as ``Dockerfile.llmisvc`` applies it (``git apply`` of every
 ``patches/llmisvc/*.patch`` in name order, each on the tree the earlier ones left): ``applies``; ``does not apply``
 (nor reversed: each failing hunk named with its expected lines and upstream's there); ``already upstream`` (it
-reverse-applies: drop it); ``malformed`` (no ``git format-patch`` output, no diff, or one git cannot parse).
-"""
+reverse-applies: drop it); ``malformed`` (no ``git format-patch`` output, no diff, or one git cannot parse)."""
 
 from __future__ import annotations
 
@@ -165,8 +164,7 @@ _FILE_ERROR = re.compile(r"^error: (.+?): (No such file or directory|already exi
 
 
 def _explain(patch: PatchFile, tree: Path, tag: str) -> tuple[list[HunkFailure], str]:
-    """Which hunks of ``patch`` fail on ``tree``: ``git apply --reject`` (unlike ``--check`` it names every
-    failing hunk) on a throw-away copy; the failures and git's output."""
+    """The failing hunks by ``git apply --reject`` (it names each, ``--check`` does not) on a copy; git's output."""
     with tempfile.TemporaryDirectory(prefix="gsvendor-reject-") as scratch:
         copy = Path(scratch) / "tree"
         shutil.copytree(tree, copy, symlinks=True)

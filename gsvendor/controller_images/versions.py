@@ -2,8 +2,7 @@
 KSERVE_VERSION=<tag>`` in the pin Dockerfile (``pinDockerfile``), which Renovate bumps. The other places: ``ARG
 KSERVE_VERSION`` of the other ``dockerfiles``; each vendored chart's ``Chart.yaml`` ``appVersion`` and
 ``values.yaml`` ``kserve.version`` (sync's chart-metadata overlay writes them); the lock's ``tag``. The Go check
-holds each ``golang`` builder image to upstream's go.mod at the pinned tag (:func:`judge_go`).
-"""
+holds each ``golang`` builder image to upstream's go.mod at the pinned tag (:func:`judge_go`)."""
 
 from __future__ import annotations
 
@@ -88,9 +87,8 @@ def pinned_tag(config: Config, tag_hint: str) -> str:
 
 @dataclass(frozen=True)
 class Place:
-    """One place the upstream version is written: ``file`` project-relative, ``line`` 1-based (``None``
-    when unknown), ``key`` what holds the version, ``value`` the version (``None`` when absent),
-    ``status`` one of ``pin``, ``agrees``, ``differs``, ``missing``, ``not synced``."""
+    """One place the upstream version is written: ``file`` project-relative, ``line`` 1-based or ``None``, ``key``
+    what holds the version, ``value`` (``None`` when absent), ``status`` one of the place statuses above."""
 
     file: str
     line: int | None
@@ -275,8 +273,7 @@ class VersionsReport:
 
     @property
     def problems(self) -> list[str]:
-        """One line per place that disagrees with the pin and per failing Go builder, then what fixes a
-        stale lock (``run gsvendor sync``)."""
+        """One line per place that disagrees with the pin, per failing Go builder, then the stale lock's fix."""
         # a place that differs notes the pin ("file:line pins tag")
         lines = [
             f"{p.where}: {p.key} is {p.value}, but {p.note}" if p.status == DIFFERS else f"{p.where}: {p.key}: {p.note}"

@@ -1,9 +1,6 @@
-"""check-manifests: every rendered object whose group and kind a CRD of the project defines, validated
-against the served version's schema per chart × variant; and the label policy (``manifests.labels``).
-
-The renders are check-images' (:func:`gsvendor.images.render.render_charts`), each split by
-:func:`parse_rendered` in the worker that made it; an object identical in several variants is validated once.
-"""
+"""check-manifests: every rendered object whose group and kind a CRD of the project defines, validated against
+the served version's schema per chart × variant (an object identical in several variants once), and the label
+policy (``manifests.labels``). The renders are check-images', each split by :func:`parse_rendered` in its worker."""
 
 from __future__ import annotations
 
@@ -130,8 +127,7 @@ def _unquote(text: str) -> str:
 
 @dataclass
 class Parsed:
-    """One render split: its objects (CRDs too), its CRD documents as ``(source, text)``, and notes on documents
-    that are not YAML."""
+    """One render split: its objects (CRDs too), its CRD documents as ``(source, text)``, notes on non-YAML."""
 
     objects: list[Obj] = field(default_factory=list)
     crds: list[tuple[str, str]] = field(default_factory=list)
@@ -254,9 +250,8 @@ _Memo = dict[tuple[str, str, str], list[Violation]]
 
 
 def check_manifests(rendering: Rendering, policy: LabelPolicy) -> ManifestsResult:
-    """Validate every object of every render (split by :func:`parse_rendered` under :data:`CONSUMER`) against the
-    CRDs of the renders, ``crds/`` and ``files/``: a kind no CRD defines is not checked; an apiVersion the CRD
-    does not serve is a finding. Raises nothing."""
+    """Validate every object of every render (:func:`parse_rendered`) against the CRDs of the renders, ``crds/``
+    and ``files/``: a kind no CRD defines is not checked, an apiVersion it does not serve is a finding."""
     start = time.perf_counter()
     crds = CRDSet()
     for rendered in rendering.variants:  # rendered first: what helm installs wins

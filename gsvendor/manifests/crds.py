@@ -1,7 +1,6 @@
-"""The CustomResourceDefinitions of the project's charts: rendered, in ``crds/`` and in ``files/`` (loaded with
-``.Files.Get``). The first of a ``metadata.name`` wins, rendered first (what helm installs). CRDs are
-megabytes: one is parsed (with :mod:`gsvendor.fastyaml` first) only when an object needs it.
-"""
+"""The CustomResourceDefinitions of the project's charts: rendered, in ``crds/`` and in ``files/`` (``.Files.Get``).
+The first of a ``metadata.name`` wins, rendered first (what helm installs). CRDs are megabytes: one is parsed
+(with :mod:`gsvendor.fastyaml` first) only when an object needs it."""
 
 from __future__ import annotations
 
@@ -45,8 +44,7 @@ def load_yaml(text: str, strict: bool = False) -> Any:
 
 @dataclass
 class CRD:
-    """One CustomResourceDefinition (``name``: ``plural.group``) from ``source`` (a chart's file); its ``text``
-    parsed on demand (:meth:`data`)."""
+    """One CustomResourceDefinition (``name``: ``plural.group``) from ``source``, ``text`` parsed on demand."""
 
     name: str
     group: str
@@ -58,8 +56,7 @@ class CRD:
 
     @classmethod
     def from_text(cls, text: str, source: str) -> CRD:
-        """A CRD from its YAML ``text``, its name, group and kind found without a parse where the layout is the
-        usual one. Raises :class:`CRDError`."""
+        """A CRD from ``text``, name, group and kind read without a parse in the usual layout; raises CRDError."""
         name, group, kind = (m.group(1) if (m := rx.search(text)) else None for rx in (_NAME, _GROUP, _KIND))
         if name and group and kind:
             return cls(name=name, group=group, kind=kind, source=source, text=text)
@@ -130,15 +127,13 @@ class CRDSet:
     def add_all(self, documents: Iterable[tuple[str, str]]) -> None:
         """Add the CRD of every ``(source, text)`` unless one of its name is known already (first wins)."""
         for source, text in documents:
-            match = _NAME.search(text)
-            if match and match.group(1) in self.by_name:
+            if (match := _NAME.search(text)) and match.group(1) in self.by_name:
                 continue
             try:
                 crd = CRD.from_text(text, source)
+                self.by_name.setdefault(crd.name, crd)
             except CRDError as exc:
                 self.notes.append(str(exc))
-                continue
-            self.by_name.setdefault(crd.name, crd)
 
     def find(self, group: str, kind: str) -> CRD | None:
         """The CRD defining ``kind`` in ``group``, if any."""

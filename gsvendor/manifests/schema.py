@@ -6,8 +6,7 @@ CustomResourceDefinitions" and of the apiextensions-apiserver's ``pruning``, ``o
 ``metadata`` (the root always keeps the three); int-or-string; a ``null`` of a non-nullable field is pruned, never
 an error (:func:`drop_nulls`); ``format`` is checked for :data:`FORMATS`, CEL rules and defaults are not evaluated;
 ``set`` lists and ``map`` lists (by their map keys, a missing one taken from its default) hold unique items
-(:func:`duplicates`).
-"""
+(:func:`duplicates`)."""
 
 from __future__ import annotations
 
@@ -77,12 +76,9 @@ def drop_nulls(node: Any, value: Any) -> Any:
 
 
 def translate(node: Any, instance: Any, *, structural: bool = True, root: bool = False) -> dict[str, Any]:
-    """The JSON Schema (draft 4) of one CRD schema ``node``; one that is not a mapping admits anything.
-
-    Only what validating ``instance`` needs is translated (a pod template schema is tens of thousands of
-    nodes, an object uses a few hundred). ``structural``: pruning applies (not inside
-    ``allOf``/``anyOf``/``oneOf``/``not``). ``root``: the version's root schema.
-    """
+    """The JSON Schema (draft 4) of CRD schema ``node`` (not a mapping: anything), only what validating ``instance``
+    needs (a pod template schema has tens of thousands of nodes, an object uses a few hundred). ``structural``:
+    pruning applies (not inside ``allOf``/``anyOf``/``oneOf``/``not``); ``root``: the version's root schema."""
     if not isinstance(node, Mapping):
         return {}
     out: dict[str, Any] = {key: node[key] for key in VALUE_KEYWORDS if key in node}
@@ -93,8 +89,7 @@ def translate(node: Any, instance: Any, *, structural: bool = True, root: bool =
     specified = node.get("properties") or {}
     wanted = [key for key in instance if key in specified] if isinstance(instance, Mapping) else []
     properties = {str(key): translate(specified[key], instance[key], structural=structural) for key in wanted}
-    embedded = root or node.get("x-kubernetes-embedded-resource")
-    if embedded:
+    if root or node.get("x-kubernetes-embedded-resource"):
         properties.update({"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": OBJECT_META})
         if not root:
             out["required"] = sorted({*out.get("required", ()), "apiVersion", "kind"})
@@ -208,8 +203,7 @@ _PRUNED = "not in the schema and no x-kubernetes-preserve-unknown-fields: the AP
 
 
 def violations(checker: Any, instance: Any) -> list[Violation]:
-    """Every problem ``checker`` finds in ``instance``: one per pruned or missing required field, one per other
-    failed rule, ordered by path."""
+    """Every problem ``checker`` finds in ``instance`` (one per pruned or missing field, per other rule), by path."""
     found: list[Violation] = []
     for error in checker.iter_errors(instance):
         where = list(error.absolute_path)
