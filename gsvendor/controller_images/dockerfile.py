@@ -5,6 +5,7 @@ BuildKit's parser and shell lexer (heredocs, ``${VAR:-word}``), which dockerfile
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -14,7 +15,6 @@ from e2b_dockerfile_utils import DockerfileInstruction, DockerfileSyntaxError, S
 
 from gsvendor.errors import ConfigError, shorten
 from gsvendor.images import reference
-from gsvendor.images.reference import ImageReference
 from gsvendor.yamlio import read_text
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -44,15 +44,12 @@ class Stage:
     args: list[Arg] = field(default_factory=list)
 
     @property
-    def image(self) -> ImageReference | None:
+    def image(self) -> reference.ImageReference | None:
         """The base image by the distribution grammar (:func:`gsvendor.images.reference.parse`); ``None``
         for an earlier stage, ``scratch`` or no reference (``golang:`` of an unset ARG)."""
-        if self.base_stage is not None or self.base == "scratch":
-            return None
-        try:
-            return reference.parse(self.base)
-        except reference.InvalidReference:
-            return None
+        with contextlib.suppress(reference.InvalidReference):
+            return None if self.base_stage is not None or self.base == "scratch" else reference.parse(self.base)
+        return None
 
 
 @dataclass(frozen=True)
@@ -124,10 +121,8 @@ def parse(text: str, label: str = "Dockerfile") -> Dockerfile:
                 if not _NAME.fullmatch(name):
                     raise ConfigError(f"{where}: {name!r} is not a valid name")
                 args.append(Arg(name, default if equals else None, node.start_line, renovate))
-            if stages:
-                stages[-1].args.extend(args)
-            else:
-                global_args.extend(args)
+            (stages[-1].args if stages else global_args).extend(args)
+            if not stages:
                 scope.update((arg.name, arg.default) for arg in args)
         elif node.name == "FROM":
             if len(node.args) not in (1, 3) or (len(node.args) == 3 and node.args[1].upper() != "AS"):

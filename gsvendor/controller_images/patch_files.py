@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import email
 import email.policy
+import itertools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -78,20 +78,13 @@ def _strip_prefix(path: str) -> str | None:
 def _parse_diffs(lines: list[str], start: int) -> tuple[list[FileDiff], str | None]:
     """Every ``diff --git`` section from ``lines[start:]`` (unidiff reads them); the diffs and a problem, if any."""
     first = next((i for i in range(start, len(lines)) if lines[i].startswith("diff --git ")), len(lines))
-    read = first  # the lines unidiff has consumed, for the line of a corrupt hunk
-
-    def counted() -> Iterator[str]:
-        nonlocal read
-        for text in lines[first:]:
-            read += 1
-            yield text + "\n"
-
+    read = itertools.count(first + 1)  # numbers the lines unidiff has read: next(read) - 1 is a corrupt hunk's
     try:
-        parsed = unidiff.PatchSet(counted())
+        parsed = unidiff.PatchSet(text + "\n" for text, _ in zip(lines[first:], read, strict=False))
     except unidiff.UnidiffParseError as exc:
-        return [], f"line {read}: {str(exc).strip()} (corrupt patch)"
+        return [], f"line {next(read) - 1}: {str(exc).strip()} (corrupt patch)"
     except ValueError:  # a hunk header number of thousands of digits: int() refuses it
-        return [], f"line {read}: a hunk header number too large to read (corrupt patch)"
+        return [], f"line {next(read) - 1}: a hunk header number too large to read (corrupt patch)"
     files = []
     for diff in parsed:
         hunks = []

@@ -24,10 +24,9 @@ STATUSES = (APPLIES, DOES_NOT_APPLY, ALREADY_UPSTREAM, MALFORMED)
 
 @dataclass(frozen=True)
 class HunkFailure:
-    """Why (part of) a patch does not apply: ``hunk`` the 1-based hunk number within ``file`` (``None``
-    when the whole file fails); ``expected`` the lines the hunk looks for, near ``expected_line``;
-    ``upstream`` upstream's lines at the closest place, from ``upstream_line``; ``already_upstream``
-    says the hunk's result is already in the file."""
+    """Why (part of) a patch does not apply: ``hunk`` its 1-based number in ``file`` (``None``: the whole file
+    fails), ``expected`` the lines it looks for near ``expected_line``, ``upstream`` upstream's lines at the
+    closest place from ``upstream_line``; ``already_upstream``: the hunk's result is in the file already."""
 
     file: str
     hunk: int | None
@@ -47,9 +46,8 @@ class HunkFailure:
 
 @dataclass
 class PatchResult:
-    """The verdict on one patch: ``status`` (one of :data:`STATUSES`), a one-line ``message``, the hunk
-    ``failures`` of a patch that does not apply, what ``git apply`` printed, and ``after_failed``: the
-    earlier patches that did not apply (this one was judged without them)."""
+    """The verdict on one patch: ``status`` (:data:`STATUSES`), a one-line ``message``, the hunk ``failures``, what
+    ``git apply`` printed, and ``after_failed``: the earlier patches that did not apply (judged without them)."""
 
     patch: PatchFile
     status: str
@@ -166,10 +164,8 @@ _FILE_ERROR = re.compile(r"^error: (.+?): (No such file or directory|already exi
 def _explain(patch: PatchFile, tree: Path, tag: str) -> tuple[list[HunkFailure], str]:
     """The failing hunks by ``git apply --reject`` (it names each, ``--check`` does not) on a copy; git's output."""
     with tempfile.TemporaryDirectory(prefix="gsvendor-reject-") as scratch:
-        copy = Path(scratch) / "tree"
-        shutil.copytree(tree, copy, symlinks=True)
-        result = run_git(["apply", "--verbose", "--reject", str(patch.path.resolve())], copy)
-    output = git_output(result)
+        copy = shutil.copytree(tree, Path(scratch) / "tree", symlinks=True)
+        output = git_output(run_git(["apply", "--verbose", "--reject", str(patch.path.resolve())], copy))
     rejected: dict[str, list[int]] = {}
     file_errors: dict[str, str] = {}
     current = None
@@ -246,14 +242,12 @@ def apply_series(patches: list[PatchFile], tree: Path, tag: str) -> list[PatchRe
     """Apply ``patches`` in order to the git work tree ``tree`` and judge each (see the module doc); one that
     does not apply leaves the tree as it was (``git apply`` is all-or-nothing)."""
     results: list[PatchResult] = []
-    failed: list[str] = []
     for patch in patches:
         started = time.monotonic()
         result = _judge(patch, tree, tag)
         result.seconds = time.monotonic() - started
         if result.status != APPLIES:
-            result.after_failed = tuple(failed)
-            failed.append(patch.path.name)
+            result.after_failed = tuple(r.name for r in results if r.status != APPLIES)
         results.append(result)
     return results
 

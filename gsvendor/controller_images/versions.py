@@ -57,17 +57,14 @@ class Pin:
 
 
 def read_pin(config: Config, tag_hint: str | None = None) -> Pin:
-    """The upstream tag the pin Dockerfile pins (``ARG KSERVE_VERSION=<tag>``); ``tag_hint`` (``--tag TAG``)
-    is named when the file is missing. Raises :class:`ConfigError` (exit 2) when the file is missing or
-    unreadable, or carries no ``ARG KSERVE_VERSION`` with a non-empty default."""
+    """The tag the pin Dockerfile pins (``ARG KSERVE_VERSION=<tag>``), naming ``tag_hint`` (``--tag TAG``) when it
+    is missing. Raises :class:`ConfigError` (exit 2): missing, unreadable, or no ARG KSERVE_VERSION with a value."""
     label = build_inputs(config).pin_dockerfile
     path = config.root / label
     if not path.is_file():
         instead = f"give the tag ({tag_hint}) or " if tag_hint else ""
-        raise ConfigError(
-            f"{label}: not found; its ARG {PIN_ARG} pins the upstream version: {instead}set pinDockerfile "
-            "in gsvendor.yaml"
-        )
+        pins = f"its ARG {PIN_ARG} pins the upstream version"
+        raise ConfigError(f"{label}: not found; {pins}: {instead}set pinDockerfile in gsvendor.yaml")
     arg = dockerfile.read(path, label).pin(PIN_ARG)
     if arg is None or not (arg.default or "").strip():
         raise ConfigError(f"{label}: no ARG {PIN_ARG}=<tag> (the pinned upstream version)")
@@ -245,11 +242,8 @@ def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
     found: list[GoBuilder] = []
     for label in build_inputs(config).dockerfiles:
         path = config.root / label
-        if not path.is_file():
-            continue
-        for stage in dockerfile.read(path, label).stages:
-            image = stage.image
-            if image is None or image.repository.rsplit("/", 1)[-1] != "golang":
+        for stage in dockerfile.read(path, label).stages if path.is_file() else ():
+            if (image := stage.image) is None or image.repository.rsplit("/", 1)[-1] != "golang":
                 continue
             version = image_go_version(image.tag)
             name, shown = stage.name or f"#{stage.index}", str(version) if version else None

@@ -71,11 +71,6 @@ class Obj:
         """``LLMInferenceServiceConfig/kserve-config-llm-template``."""
         return f"{self.kind}/{self.name}"
 
-    @property
-    def version(self) -> str:
-        """The version of ``apiVersion``."""
-        return self.api_version.rpartition("/")[2]
-
 
 _TOP = re.compile(r"^(kind|apiVersion):[ \t]*(.*?)[ \t]*$", re.M)
 _META = re.compile(r"^metadata:[ \t]*\n((?:[ \t]+\S.*\n?|[ \t]*\n)*)", re.M)
@@ -139,11 +134,8 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
     (:func:`read_header`), the document parsed only when validated (CRDs are megabytes)."""
     from ruamel.yaml.error import YAMLError
 
-    parsed = Parsed()
-    if not rendered.rendered:
-        return parsed
-    prefix = f"{rendered.chart.name}/"
-    for chunk in rendered.chunks():
+    parsed, prefix = Parsed(), f"{rendered.chart.name}/"
+    for chunk in rendered.chunks() if rendered.rendered else ():
         if not CONTENT.search(chunk):
             continue
         source = source_of(chunk)
@@ -156,11 +148,9 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
         if (header := read_header(head)) is not None:
             parsed.objects.append(Obj(*header, where, chunk))
             continue
-        try:
-            if head is not chunk:  # an unusual CRD header: the fast loader, not megabytes through libyaml
-                documents = [dict(d) for d in [load_yaml(chunk)] if isinstance(d, Mapping)]
-            else:
-                documents = [d for d in load_all_safe(chunk, where) if isinstance(d, dict)]
+        try:  # an unusual CRD header: the fast loader, not megabytes through libyaml
+            loaded = [load_yaml(chunk)] if head is not chunk else load_all_safe(chunk, where)
+            documents = [dict(d) for d in loaded if isinstance(d, Mapping)]
         except (YamlLimitError, YAMLError, ValueError) as exc:  # a limit's message names the document already
             why = str(exc) if isinstance(exc, YamlLimitError) else f"{where}: not YAML: {' '.join(str(exc).split())}"
             parsed.unreadable.append(why)
@@ -246,19 +236,14 @@ class ManifestsResult:
         return [r for r in self.results if r.problem]
 
 
-_Memo = dict[tuple[str, str, str], list[Violation]]
-
-
 def check_manifests(rendering: Rendering, policy: LabelPolicy) -> ManifestsResult:
     """Validate every object of every render (:func:`parse_rendered`) against the CRDs of the renders, ``crds/``
     and ``files/``: a kind no CRD defines is not checked, an apiVersion it does not serve is a finding."""
     start = time.perf_counter()
-    crds = CRDSet()
-    for rendered in rendering.variants:  # rendered first: what helm installs wins
-        crds.add_all(rendered.outputs[CONSUMER].crds)
-    for chart in rendering.charts:
-        crds.add_all(chart_file_crds(chart.path, chart.label))
-    memo: _Memo = {}
+    crds = CRDSet()  # the rendered ones first: what helm installs wins
+    crds.add_all(d for rendered in rendering.variants for d in rendered.outputs[CONSUMER].crds)
+    crds.add_all(d for chart in rendering.charts for d in chart_file_crds(chart.path, chart.label))
+    memo: dict[tuple[str, str, str], list[Violation]] = {}
     results = []
     notes = list(crds.notes)
     for rendered in rendering.variants:
@@ -278,32 +263,27 @@ def check_manifests(rendering: Rendering, policy: LabelPolicy) -> ManifestsResul
             (item.checked if crd else item.not_checked)[obj.kind] += 1
         item.seconds = rendered.seconds + time.perf_counter() - begin
         results.append(item)
-    return ManifestsResult(
-        charts=list(rendering.charts),
-        results=results,
-        crds=sorted(crds.by_name.values(), key=lambda c: c.name),
-        policy=policy,
-        notes=notes,
-        seconds=time.perf_counter() - start,
-    )
+    found = sorted(crds.by_name.values(), key=lambda c: c.name)
+    return ManifestsResult(list(rendering.charts), results, found, policy, notes, time.perf_counter() - start)
 
 
-def _validate(obj: Obj, crd: CRD, memo: _Memo) -> list[Finding]:
+def _validate(obj: Obj, crd: CRD, memo: dict[tuple[str, str, str], list[Violation]]) -> list[Finding]:
     """The findings of ``obj`` against ``crd``; validations memoized by CRD version and object in ``memo``."""
+    version = obj.api_version.rpartition("/")[2]
 
     def finding(path: str, problem: str, message: str) -> Finding:
-        return Finding(obj.label, path, problem, message, crd.source, obj.version, obj.source)
+        return Finding(obj.label, path, problem, message, crd.source, version, obj.source)
 
     try:
         served = crd.strictly(lambda: sorted(name for name, v in crd.versions().items() if v.get("served")))
     except CRDError as exc:
         return [finding("(object)", UNREADABLE, str(exc))]
-    if obj.version not in served:
-        why = "not defined" if obj.version not in crd.versions() else "defined but served: false"
+    if version not in served:
+        why = "not defined" if version not in crd.versions() else "defined but served: false"
         message = f"{obj.api_version}: {why} by {crd.name} (served: {', '.join(served) or 'none'})"
         return [finding("apiVersion", NOT_SERVED, message)]
-    key = (crd.name, obj.version, json.dumps(obj.data, sort_keys=True, default=str))
+    key = (crd.name, version, json.dumps(obj.data, sort_keys=True, default=str))
     if key not in memo:  # the version read inside strictly: a strict parse replaces the document
-        schema = lambda: (crd.versions()[obj.version].get("schema") or {}).get("openAPIV3Schema") or {}  # noqa: E731
+        schema = lambda: (crd.versions()[version].get("schema") or {}).get("openAPIV3Schema") or {}  # noqa: E731
         memo[key] = crd.strictly(lambda: check(schema(), obj.data))
     return [finding(v.path, v.problem, v.message) for v in memo[key]]

@@ -29,11 +29,9 @@ _PROBLEMS = {
     "anyOf": "wrong type",
     "enum": "not in enum",
     "pattern": "pattern mismatch",
-    **{k: "out of range" for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")},
-    **{k: "wrong size" for k in ("minLength", "maxLength", "minItems", "maxItems")},
+    **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), "out of range"),
+    **dict.fromkeys(("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"), "wrong size"),
     "uniqueItems": "duplicate items",
-    **{k: "wrong size" for k in ("minProperties", "maxProperties")},
-    "multipleOf": "out of range",
     "required": "missing required",
     "format": "bad format",
 }
@@ -45,8 +43,7 @@ OBJECT_META: dict[str, Any] = {
     "properties": {
         **{key: _STRING for key in ("name", "generateName", "namespace", "uid", "resourceVersion", "selfLink")},
         **{key: _STRING for key in ("creationTimestamp", "deletionTimestamp")},
-        "generation": {"type": ["integer", "null"]},
-        "deletionGracePeriodSeconds": {"type": ["integer", "null"]},
+        **{key: {"type": ["integer", "null"]} for key in ("generation", "deletionGracePeriodSeconds")},
         "labels": {"type": ["object", "null"], "additionalProperties": _STRING},
         "annotations": {"type": ["object", "null"], "additionalProperties": _STRING},
         "finalizers": {"type": ["array", "null"], "items": _STRING},
@@ -203,7 +200,7 @@ _PRUNED = "not in the schema and no x-kubernetes-preserve-unknown-fields: the AP
 
 
 def violations(checker: Any, instance: Any) -> list[Violation]:
-    """Every problem ``checker`` finds in ``instance`` (one per pruned or missing field, per other rule), by path."""
+    """Every problem ``checker`` finds in ``instance``: one per pruned or missing field, one per other rule."""
     found: list[Violation] = []
     for error in checker.iter_errors(instance):
         where = list(error.absolute_path)
@@ -219,5 +216,4 @@ def violations(checker: Any, instance: Any) -> list[Violation]:
             message = f"{error.instance!r} is neither an integer nor a string" if error.validator == "anyOf" else None
             problem = _PROBLEMS.get(str(error.validator), str(error.validator))
             found.append(Violation(format_path(where) if where else "(root)", problem, message or error.message))
-    unique = {(v.path, v.problem, v.message): v for v in found}
-    return sorted(unique.values(), key=lambda v: (v.path, v.problem))
+    return list({(v.path, v.problem, v.message): v for v in found}.values())
