@@ -1,11 +1,7 @@
-"""Generated files remembered by their inputs: a chart generated from the same bytes before is not generated again.
-
-Generation is a pure function of the chart's files, the files outside it that it reads (``$ref``
-bundling), the ``generate:`` settings and the generating code. Outputs are kept as a stamp
-(:func:`gsvendor.stamps.stamp_path`) named by the sha256 of those inputs; a hit needs the outside
-files and every output to still have their recorded sha256, and every output path to be one
-generation writes (inside the chart; of the chart's files only a README.md or a JSON schema).
-Errors are never remembered.
+"""Generated files remembered by their inputs: the chart's files, the outside files it reads (``$ref``
+bundling), the ``generate:`` settings and the generating code, hashed into a stamp's name
+(:func:`gsvendor.stamps.stamp_path`). A hit needs the outside files and outputs to keep their recorded
+sha256 and every output path to be one generation writes. Errors are never remembered.
 """
 
 from __future__ import annotations
@@ -34,13 +30,9 @@ KEEP = 512
 
 
 class GenerateCache:
-    """:func:`~gsvendor.generate.chart.generate_chart` behind ``generated/`` in the stamps folder ``stamps``.
-
-    ``stamps`` ``None``: no cache. ``digests``: the run's sha256 memo, so each input is hashed once
-    for the key and the lock. ``hits`` and ``misses`` count the calls. The folder keeps the
-    :data:`KEEP` entries used last (a hit touches its entry; an instance's first write removes the
-    oldest beyond that).
-    """
+    """:func:`~gsvendor.generate.chart.generate_chart` behind ``generated/`` in the stamps folder ``stamps``
+    (``None``: no cache); ``digests`` is the run's sha256 memo; ``hits``/``misses`` count the calls.
+    The folder keeps the :data:`KEEP` entries used last (a hit touches its entry)."""
 
     def __init__(self, stamps: Path | None, digests: Digests | None = None) -> None:
         self.folder = stamps / "generated" if stamps is not None else None
@@ -117,12 +109,12 @@ class GenerateCache:
         where = {"chartDir": chart_dir, "projectRoot": project_root}
         return json.dumps({"code": self.code(), **where, "settings": dataclasses.asdict(settings), "files": inputs})
 
-    def _read(self, stamp: Path | None, outside: Reader | None, files: dict[str, bytes]) -> dict[str, bytes] | None:
+    def _read(self, stamp: Path, outside: Reader | None, files: dict[str, bytes]) -> dict[str, bytes] | None:
         held: Any = read_stamp(stamp)
         try:  # an entry of another shape (damaged, or edited by hand) is a miss
             outputs, sums, reads = (held["data"][name] for name in ("outputs", "sha256", "reads"))
             found = {path: text.encode("utf-8") for path, text in outputs.items()}
-            if outputs.keys() != sums.keys() or any(sums[path] != self.digests(found[path]) for path in found):
+            if outputs.keys() != sums.keys() or any(sums[p] != self.digests(found[p]) for p in found):
                 return None
             if not all(_generated_path(path, files) for path in found):
                 return None
@@ -136,7 +128,7 @@ class GenerateCache:
         return found
 
     def _evict(self) -> None:
-        """Remove the entries used longest ago beyond :data:`KEEP` (a cache that cannot be read is left alone)."""
+        """Remove the entries used longest ago beyond :data:`KEEP`, once per instance."""
         if self._evicted or self.folder is None:
             return
         self._evicted = True
@@ -150,9 +142,8 @@ class GenerateCache:
 
 
 def _generated_path(path: str, files: dict[str, bytes]) -> bool:
-    """Whether ``path`` can be an output of :func:`generate_chart` for ``files``: a chart-relative path
-    that stays in the chart, and, where it names one of ``files``, a README.md or a JSON schema (an
-    entry naming ``../x`` or ``values.yaml`` would write outside the chart or over its input)."""
+    """Whether ``path`` stays in the chart and, where it names one of ``files``, is a README.md or a JSON
+    schema (never ``../x`` or over an input such as ``values.yaml``)."""
     inside = bool(path) and posixpath.normpath(path) == path and not path.startswith(("/", "../")) and path != ".."
     name = path.rpartition("/")[2]
     return inside and (path not in files or name == "README.md" or name.endswith(".json"))
@@ -163,7 +154,7 @@ def _ruamel_versions() -> str:
     import ruamel.yaml
 
     try:
-        import _ruamel_yaml
+        from _ruamel_yaml import get_version_string
     except ImportError:  # ruamel's pure-Python parser
         return f"ruamel.yaml {ruamel.yaml.__version__}, no libyaml"
-    return f"ruamel.yaml {ruamel.yaml.__version__}, _ruamel_yaml {_ruamel_yaml.get_version_string()}"
+    return f"ruamel.yaml {ruamel.yaml.__version__}, _ruamel_yaml {get_version_string()}"
