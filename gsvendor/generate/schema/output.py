@@ -30,7 +30,6 @@ from gsvendor.generate.schema.parse import (
     _ensure_compliant,
     _k8s_aliases,
     _set_referrer,
-    _unique_append,
     merge_schemas,
     parse_properties,
 )
@@ -99,17 +98,10 @@ def _k8s_url(config: SchemaConfig) -> str:
         raise SchemaError(f"template k8sSchemaURL: {exc}") from None
 
 
-def build_schema(
-    config: SchemaConfig,
-    files: dict[str, bytes],
-    chart_dir: str = "/chart",
-    outside: Reader | None = None,
-    cwd: str | None = None,
-    parsed: dict[bytes, Any] | None = None,
+def _build_schema(
+    config: SchemaConfig, files: dict[str, bytes], chart_dir: str, outside: Reader | None, cwd: str, parsed: Any
 ) -> Schema:
-    """hvsj's ``buildJSONSchema``: the merged, compliant schema. ``outside`` reads absolute paths
-    outside the chart (``None``: such paths are absent); ``values`` and ``bundleRoot`` are relative to
-    ``cwd`` (default: the chart folder). Raises :class:`SchemaError`."""
+    """hvsj's ``buildJSONSchema``: the merged, compliant schema (``values`` and ``bundleRoot`` relative to ``cwd``)."""
     if not config.values:
         raise SchemaError("values flag is required")
     if config.draft not in SCHEMA_URLS:
@@ -120,8 +112,7 @@ def build_schema(
         raise SchemaError("indentation must be an even number")
     if config.indent > 64:  # the tool takes any even number; a huge one only fills memory with spaces
         raise SchemaError("indentation must be at most 64")
-    fs = _Files(chart_dir, files, outside, cwd or chart_dir)
-    parsed = {} if parsed is None else parsed
+    fs = _Files(chart_dir, files, outside, cwd)
     merged: Any = Schema()
     url = functools.partial(_k8s_url, config)  # only a $k8s/ reference needs it
     for path in config.values:
@@ -146,11 +137,8 @@ def build_schema(
         if root.kind == goyaml.SEQUENCE and len(root.content) % 2:  # the plugin reads items in pairs
             count = len(root.content)
             raise SchemaError(f"{path}: a sequence of {count} items: the plugin panics (index out of range)")
-        properties: dict[str, Schema] = {}
-        required: list[str] = []
-        try:
-            if root.kind != goyaml.SCALAR:  # a sequence's items read as key, value, key, value … as the plugin does
-                _, properties, required = parse_properties([], root, config.use_helm_docs)
+        try:  # a sequence's items read as key, value, key, value … as the plugin does; a scalar has none
+            _, properties, required = parse_properties([], root, config.use_helm_docs)
         except SchemaError as exc:
             raise SchemaError(f"{path}: parse schema: {exc}") from None
         temp: Any = Schema(
@@ -170,7 +158,6 @@ def build_schema(
         except SchemaError as exc:
             raise SchemaError(f"{path}: {exc}") from None
         merged = merge_schemas(merged, temp)
-        merged.required = _unique_append(merged.required, required)
     if config.bundle:
         bundle_root = fs.absolute(config.bundle_root or ".")
         loader = _Loader(fs, bundle_root, config.local_refs, url)
@@ -220,8 +207,8 @@ def generate_schema(
     config = load_config(files[CONFIG_FILE])
     if config.output == "-":
         raise SchemaError(f'{CONFIG_FILE}: output: "-" (stdout) is not supported by gsvendor generate')
-    schema = build_schema(config, files, chart_dir, outside, cwd, parsed)
     base = cwd or chart_dir
+    schema = _build_schema(config, files, chart_dir, outside, base, {} if parsed is None else parsed)
     output = posixpath.relpath(posixpath.normpath(posixpath.join(base, config.output)), chart_dir)
     if output == ".." or output.startswith("../") or posixpath.isabs(config.output):
         where = "the chart" if base == chart_dir else f"the chart ({posixpath.relpath(chart_dir, base)}/)"
