@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import posixpath
 import re
 from collections.abc import Callable
@@ -15,7 +16,6 @@ from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.schema.model import YAML11_BOOLS, deref, is_null
 
 HELM_DOCS_VERSION = "1.14.2"
-BADGE_STYLE = "flat-square"
 TEMPLATE_FILE = "README.md.gotmpl"
 VALUES_FILE = "values.yaml"
 
@@ -112,9 +112,8 @@ _MAX_BRACES = 200  # nested {…} levels gsvendor reads
 def glob_matcher(pattern: str) -> Callable[[str], bool]:
     """A gobwas/glob pattern with ``/`` as separator (what helm-docs' ``.Files.Glob`` compiles) as a
     predicate on a path. Raises :class:`ReadmeError` for a class gobwas refuses (helm-docs then
-    matches nothing) and for braces nested past :data:`_MAX_BRACES`; braces left open are closed
-    at the end, as gobwas does. Matching runs the pattern as an automaton, state set by state set
-    (time linear in the path): a backtracking regular expression took minutes on ``*a*a*a*ab``."""
+    matches nothing) and for braces nested past :data:`_MAX_BRACES`; open braces close at the end.
+    An automaton run state set by state set (linear time): backtracking took minutes on ``*a*a*a*ab``."""
     # states: ("char", test, next) takes one character; ("star", test, next) any run of them;
     # ("split", [starts]) one of the brace's alternatives; ("match",). Built back to front.
     states: list[tuple[Any, ...]] = [("match",)]
@@ -155,23 +154,15 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
         return following
 
     start = build(stack[0][1], 0)
-    closures: dict[int, frozenset[int]] = {}
 
+    @functools.cache
     def closure(state: int) -> frozenset[int]:
-        """The states ``state`` stands for before a character is read (a split is its alternatives, a
-        star itself and what follows it)."""
-        if state not in closures:
-            found: set[int] = set()
-            todo = [state]
-            while todo:
-                at = todo.pop()
-                if at in found:
-                    continue
-                found.add(at)
-                kind = states[at]
-                todo.extend(kind[1] if kind[0] == "split" else [kind[2]] if kind[0] == "star" else [])
-            closures[state] = frozenset(s for s in found if states[s][0] != "split")
-        return closures[state]
+        """The states ``state`` stands for before a character is read: a split its alternatives', a
+        star itself and what follows it (states only point back: no cycle)."""
+        kind = states[state]
+        if kind[0] == "split":
+            return frozenset().union(*map(closure, kind[1]))
+        return closure(kind[2]) | {state} if kind[0] == "star" else frozenset((state,))
 
     def matches(path: str) -> bool:
         current = closure(start)
@@ -179,11 +170,11 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
             following: set[int] = set()
             for state in current:
                 kind = states[state]
-                if kind[0] in ("char", "star") and kind[1](char):
+                if kind[0] != "match" and kind[1](char):
                     following |= closure(state if kind[0] == "star" else kind[2])
             if not following:
                 return False
-            current = frozenset(following)
+            current = following  # type: ignore[assignment]
         return 0 in current
 
     return matches
@@ -223,11 +214,9 @@ def _glob_class(pattern: str, token: str) -> str:
 
 
 class Files:
-    """The chart's files as helm-docs v1.14.2's templates see them (``.Files.Get "path"`` …).
-
-    ``walked``: the files by the path helm-docs walks them as, below the chart folder as it names it
-    (``base``, relative to where it runs: ``helm/c/Chart.yaml``). ``Get``, ``GetBytes`` and ``Glob``
-    take names relative to the chart and join them to ``base``; ``Lines`` and ``AsMap`` use walked paths.
+    """The chart's files as helm-docs v1.14.2's templates see them (``.Files.Get "path"`` …): ``walked``
+    by the path helm-docs walks them as (``helm/c/Chart.yaml`` for the chart folder ``base`` ``helm/c``).
+    ``Get``, ``GetBytes`` and ``Glob`` join chart-relative names to ``base``; ``Lines`` takes walked paths.
     """
 
     def __init__(self, walked: dict[str, bytes], base: str = ".") -> None:
