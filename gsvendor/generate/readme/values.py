@@ -121,7 +121,7 @@ def _jsonable(node: goyaml.Node) -> Any:
         try:
             return _scalar(node, "")
         except ReadmeError:  # an int, float or bool that does not decode: helm-docs logs it and uses 0
-            return 0 if node.tag in (goyaml.INT_TAG, goyaml.FLOAT_TAG, goyaml.BOOL_TAG) else None
+            return 0 if node.tag in _DECODED else None
     return None
 
 
@@ -133,25 +133,26 @@ def _scalar(node: goyaml.Node, key: str) -> Any:
         return None
     if tag in (goyaml.STR_TAG, goyaml.TIMESTAMP_TAG):
         return node.value
-    if tag not in (goyaml.INT_TAG, goyaml.FLOAT_TAG, goyaml.BOOL_TAG):
+    if tag not in _DECODED:
         raise ReadmeError(f"values.yaml: line {node.line}: invalid node type (tag {tag}) for {key}")
     try:
         value = goyaml.scalar_value(node)
     except goyaml.YAMLError as exc:
         raise ReadmeError(f"values.yaml: {exc}") from None
-    if tag == goyaml.INT_TAG:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if not isinstance(value, int) or isinstance(value, bool) or not -(2**63) <= value < 2**63:
-            raise ReadmeError(f"values.yaml: line {node.line}: cannot decode {node.value!r} as an int")
-        return value
-    if tag == goyaml.FLOAT_TAG:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ReadmeError(f"values.yaml: line {node.line}: cannot decode {node.value!r} as a float")
-        return float(value)
-    if not isinstance(value, bool):
-        raise ReadmeError(f"values.yaml: line {node.line}: cannot decode {node.value!r} as a bool")
-    return value
+    if tag == goyaml.INT_TAG and isinstance(value, float) and value.is_integer():
+        value = int(value)
+    go_type, fits = _DECODED[tag]
+    if not fits(value):
+        raise ReadmeError(f"values.yaml: line {node.line}: cannot decode {node.value!r} as {go_type}")
+    return float(value) if tag == goyaml.FLOAT_TAG else value
+
+
+# the tags helm-docs decodes into a Go int64, float64 or bool: the type as errors name it, and what fits it
+_DECODED: dict[str, tuple[str, Any]] = {
+    goyaml.INT_TAG: ("an int", lambda v: isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63),
+    goyaml.FLOAT_TAG: ("a float", lambda v: isinstance(v, int | float) and not isinstance(v, bool)),
+    goyaml.BOOL_TAG: ("a bool", lambda v: isinstance(v, bool)),
+}
 
 
 _TYPE_NAMES = {bool: "bool", float: "float", int: "int", str: "string", list: "list", dict: "object"}
@@ -174,17 +175,9 @@ def _row(key: str, value: Any, desc: Description, auto: Description, column: int
                 raise ReadmeError(f"failed to marshal default value for {key} to json: {exc}") from None
         elif not default and not auto.Default:
             default = go_sprint_s(value)
+    section = desc.Section or auto.Section
     return ValueRow(
-        Key=key,
-        Type=value_type,
-        NotationType=notation,
-        AutoDefault=auto.Default,
-        Default=default,
-        AutoDescription=auto.Description,
-        Description=description,
-        Section=desc.Section or auto.Section,
-        Column=column,
-        LineNumber=line,
+        key, value_type, notation, auto.Default, default, auto.Description, description, section, column, line
     )
 
 
@@ -249,13 +242,9 @@ def _rows_from_collection(
 def value_rows(
     values: bytes | None, parsed: dict[bytes, Any] | None = None
 ) -> tuple[list[ValueRow], dict[str, Description], goyaml.Node | None]:
-    """The values table rows of values.yaml (unsorted), the old-style descriptions and the tree.
-
-    A document that is only null counts as an empty values file, as helm reads it (helm-docs
-    v1.14.2 writes no README there: a known difference, see README.md). Raises :class:`ReadmeError`
-    when values.yaml is not YAML or another non-mapping. ``parsed``: trees by their bytes;
-    values.yaml's is taken out of it (this function edits the tree).
-    """
+    """The values table rows of values.yaml (unsorted), the old-style descriptions and the tree (taken
+    out of ``parsed``, trees by their bytes: this edits it). A null document is an empty values file, as
+    helm reads it (a known difference, see README.md). Raises :class:`ReadmeError` for a non-mapping."""
     if values is None:
         return [], {}, None
     text = values.decode("utf-8", "replace")
@@ -275,12 +264,9 @@ def value_rows(
 
 
 def _sorted_rows(rows: list[ValueRow], order: str) -> list[ValueRow]:
-    """helm-docs v1.14.2 ``sortValueRowsByOrder``: by key in byte order (``alphanum``) or by position in
-    values.yaml (``file``: line, then column). Its globals-and-dependencies-first rule never applies:
-    dependency values are not documented (gsvendor.yaml refuses documentDependencyValues).
-
-    With Go's unstable ``sort.Slice``, whose order of equal rows gsvendor keeps: the rows under a
-    YAML alias share the anchored node's line and column, so ``file`` order ties them."""
+    """helm-docs v1.14.2 ``sortValueRowsByOrder`` with Go's unstable ``sort.Slice`` (rows under an alias
+    tie in ``file`` order): by key bytes (``alphanum``) or line, then column (``file``). Its
+    dependencies-first rule never applies (gsvendor.yaml refuses documentDependencyValues)."""
     out = list(rows)
     sort_slice_by_key(out, lambda row: (row.LineNumber, row.Column) if order == "file" else row.Key.encode("utf-8"))
     return out
@@ -298,12 +284,9 @@ def sections_of(rows: list[ValueRow], order: str) -> Sections:
 def chart_data(
     files: dict[str, bytes], chart_dir: str, parsed: dict[bytes, Any] | None, settings: GenerateSettings
 ) -> ChartData:
-    """Everything the templates see for the chart with these ``files`` (chart-relative paths), read
-    with helm-docs' ``--sort-values-order`` and ``--ignore-non-descriptions`` of ``settings``.
-
-    ``parsed``: yaml.v3 trees by their bytes (:func:`value_rows`). Raises :class:`ReadmeError`
-    without Chart.yaml or for invalid metadata or values.
-    """
+    """Everything the templates see for the chart with these ``files`` (chart-relative paths), with
+    helm-docs' flags of ``settings``; ``parsed``: as :func:`value_rows`. Raises :class:`ReadmeError`
+    without Chart.yaml or for invalid metadata or values."""
     if "Chart.yaml" not in files:
         raise ReadmeError("Chart.yaml is missing")
     data = chart_metadata(files["Chart.yaml"], files.get("requirements.yaml"))
