@@ -43,11 +43,8 @@ def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_
     s: Any = Schema()
     ordered: list[Schema] = []
     if value.kind == goyaml.MAPPING:
-        ordered, properties, required = parse_properties(ptr, value, use_helm_docs)
-        s.type = "object"
-        s.properties = properties
-        if required:
-            s.required = required
+        ordered, s.properties, required = parse_properties(ptr, value, use_helm_docs)
+        s.type, s.required = "object", required or None
     elif value.kind == goyaml.SEQUENCE:
         s.type = "array"
         parsed = (parse_node([*ptr, str(index)], None, item, use_helm_docs) for index, item in enumerate(value.content))
@@ -87,15 +84,6 @@ def go_equal(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def _unique_append(dest: list[str] | None, src: list[str] | None) -> list[str] | None:
-    for item in src or []:
-        if dest is None:
-            dest = []
-        if item not in dest:
-            dest.append(item)
-    return dest
-
-
 # fields merged recursively; every other schema field is replaced by a set one (cmp.Or)
 _MERGED = ("items", "additional_items", "unevaluated_items", "additional_properties", "unevaluated_properties")
 
@@ -118,8 +106,10 @@ def merge_schemas(dest: Schema | None, src: Schema | None) -> Schema | None:
             for item in value or []:
                 if not any(go_equal(item, existing) for existing in d["enum"] or []):
                     d["enum"] = [*(d["enum"] or []), item]
-        elif attr == "required":
-            d["required"] = _unique_append(d["required"], value)
+        elif attr == "required":  # appended without duplicates
+            if value:
+                merged = d[attr] = d[attr] if d[attr] is not None else []
+                merged += [item for item in dict.fromkeys(value) if item not in merged]
         elif kind == "bool":
             d[attr] = d[attr] or value
         elif kind in ("map_bool", "map_strs", "schema_map") and value is not None:
