@@ -104,8 +104,6 @@ def go_join(base: str, name: str) -> str:
 # list up to `]` with `\` escapes; its closing `]` is optional here so a missing one is reported
 _GLOB_TOKEN = re.compile(r"\\.|\*\*|[*?{},]|\[!?+(?:.-.|(?:\\.|[^]\\])*)\]?|.", re.DOTALL)
 _GLOB_LIST = re.compile(r"((?:\\.|[^]\\])*)(\]?)", re.DOTALL)
-
-
 _MAX_BRACES = 200  # nested {…} levels gsvendor reads
 
 
@@ -350,10 +348,8 @@ def _root(data: bytes, label: str) -> goyaml.Node | None:
 
 
 def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) -> ChartData:
-    """Chart.yaml (and requirements.yaml for ``apiVersion: v1``) as helm-docs reads them.
-
-    Raises :class:`ReadmeError` for invalid YAML or a field of the wrong shape.
-    """
+    """Chart.yaml (and requirements.yaml for ``apiVersion: v1``) as helm-docs reads them. Raises
+    :class:`ReadmeError` for invalid YAML or a field of the wrong shape."""
     root = _root(chart_yaml, "Chart.yaml")
     meta = _fields(root, "Chart.yaml")
     data = _struct(ChartData, root, "Chart.yaml", _CHART_KEYS)
@@ -367,14 +363,13 @@ def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) ->
             raise ReadmeError(f"Chart.yaml: deprecated: cannot unmarshal {deprecated.value!r} into bool")
         data.Deprecated = bool(value)
     data.Sources = [_text(n, "Chart.yaml: sources") for n in _list(meta.get("sources"), "Chart.yaml: sources")]
-    for item in _list(meta.get("maintainers"), "Chart.yaml: maintainers"):
-        data.Maintainers.append(_struct(Maintainer, item, "Chart.yaml: maintainers"))
+    maintainers = _list(meta.get("maintainers"), "Chart.yaml: maintainers")
+    data.Maintainers = [_struct(Maintainer, item, "Chart.yaml: maintainers") for item in maintainers]
+    deps_node = meta.get("dependencies")
     if data.ApiVersion == "v1":
         if requirements_yaml is None:
             return data
         deps_node = _fields(_root(requirements_yaml, "requirements.yaml"), "requirements.yaml").get("dependencies")
-    else:
-        deps_node = meta.get("dependencies")
     data.Dependencies = [_struct(Dependency, item, "dependencies") for item in _list(deps_node, "dependencies")]
     data.Dependencies.sort(key=lambda d: f"{d.Repository}/{d.Name}".encode())
     return data

@@ -16,17 +16,14 @@ _HELM_DOCS_COMMENT = re.compile(
     r'^#\s+(?P<path>(?:"[^"]*"|[^@\-\s]*)(?:\.(?:"[^"]*"|[^\s\.]*))*)?\s*--\s*(?:\((?P<type>[\w/\.-]+)\)\s*)?(?P<desc>.*)',
     re.ASCII,
 )
-
-
 _HELM_DOCS_PATH = re.compile(r'^(?:"[^"]*"|(?:[^\s\."]*(?:"[^"]*"|[^\s\."]*)*))', re.ASCII)
 
 
 def cut_schema_comment(line: str) -> str | None:
     """``# @schema foo`` → ``foo``; ``None`` when the line is not a ``# @schema`` comment."""
     body = line.removeprefix("#").strip()
-    if not body.startswith("@schema") or not body[len("@schema") :][:1].isspace():
-        return None  # not "# @schema", or "# @schemafoo"
-    return body[len("@schema") :].strip()
+    rest = body[len("@schema") :]
+    return rest.strip() if body.startswith("@schema") and rest[:1].isspace() else None  # not "# @schemafoo"
 
 
 def split_helm_docs_comment(head: str) -> tuple[list[str], list[str]]:
@@ -129,11 +126,9 @@ def _as_string(value: Any) -> Any:
 
 
 def _bool(value: str, name: str) -> bool:
-    if value in ("true", ""):
-        return True
-    if value == "false":
-        return False
-    raise SchemaError(f'{name}: invalid boolean "{value}", must be "true" or "false"')
+    if value not in ("true", "", "false"):
+        raise SchemaError(f'{name}: invalid boolean "{value}", must be "true" or "false"')
+    return value != "false"
 
 
 def _uint(value: str, name: str) -> int | None:

@@ -59,10 +59,8 @@ _ROOT_KEYS = {
 
 
 def load_config(data: bytes) -> SchemaConfig:
-    """Parse ``.schema.yaml`` over hvsj's defaults; unknown keys are ignored as the plugin does.
-
-    Raises :class:`SchemaError` ``.schema.yaml: key: problem`` for invalid YAML or a value of the wrong type.
-    """
+    """Parse ``.schema.yaml`` over hvsj's defaults, ignoring unknown keys as the plugin does. Raises
+    :class:`SchemaError` ``.schema.yaml: key: problem`` for invalid YAML or a value of the wrong type."""
     config = SchemaConfig()
     try:
         document = goyaml.parse(data)
@@ -90,7 +88,7 @@ def load_config(data: bytes) -> SchemaConfig:
                     setattr(config, attr, number)
                 else:
                     decoded = _node_field(value, kind, key.value)
-                    setattr(config, attr, decoded if decoded is not None else ([] if kind == "strs" else decoded))
+                    setattr(config, attr, [] if decoded is None and kind == "strs" else decoded)
             elif key.value == "schemaRoot":
                 node = deref(value)
                 if node.kind != goyaml.MAPPING and not is_null(node):
