@@ -92,11 +92,8 @@ class Sections:
 
 def go_join(base: str, name: str) -> str:
     """Go's ``filepath.Join(base, name)`` on a POSIX system: joined with ``/`` and cleaned."""
-    joined = f"{base}/{name}" if base and name else base or name
-    if not joined:
-        return ""
-    cleaned = posixpath.normpath(joined)
-    return "/" + cleaned.lstrip("/") if cleaned.startswith("/") else cleaned
+    joined = "/".join(part for part in (base, name) if part)
+    return re.sub("^//", "/", posixpath.normpath(joined)) if joined else ""  # normpath keeps a leading "//"
 
 
 # a gobwas/glob token: an escape, ``**``, a wildcard or brace character, a ``[…]`` class (maybe unterminated), a literal

@@ -204,10 +204,8 @@ def _rows_from_field(
     desc = described.get(prefix)
     if not (leaves or desc is not None or auto.Description):
         return []
-    if value.tag == goyaml.STR_TAG and auto.NotationType:
-        decoded = _notation_value(value, auto.NotationType)
-    else:
-        decoded = _scalar(value, prefix)
+    notation = value.tag == goyaml.STR_TAG and auto.NotationType
+    decoded = _notation_value(value, auto.NotationType) if notation else _scalar(value, prefix)
     return [_row(prefix, decoded, desc or Description(), auto, key.column, key.line)]
 
 

@@ -16,17 +16,12 @@ CONFIG_FILE = ".schema.yaml"
 DEFAULT_K8S_SCHEMA_URL = (
     "https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/{{ .K8sSchemaVersion }}/"
 )
-
-
-SCHEMA_URLS = {
-    4: "http://json-schema.org/draft-04/schema#",
-    6: "http://json-schema.org/draft-06/schema#",
-    7: "http://json-schema.org/draft-07/schema#",
+# draft → $schema
+SCHEMA_URLS = {draft: f"http://json-schema.org/draft-0{draft}/schema#" for draft in (4, 6, 7)}
+SCHEMA_URLS |= {
     2019: "https://json-schema.org/draft/2019-09/schema",
     2020: "https://json-schema.org/draft/2020-12/schema",
 }
-
-
 VALID_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
 
 
