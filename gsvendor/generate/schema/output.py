@@ -42,9 +42,8 @@ KEY_IMPORTANCE |= {"if": -2, "then": -3, "else": -4}
 
 
 def _importance(key: str, value: Any) -> int:
-    # schemalint: a non-primitive (object, array or null) default/additionalProperties ranks 0
-    primitive = isinstance(value, str | int | float | bool)
-    if key in ("default", "additionalProperties") and not primitive:
+    """schemalint's rank of ``key``: 0 for a default or additionalProperties that is an object, array or null."""
+    if key in ("default", "additionalProperties") and not isinstance(value, str | int | float | bool):
         return 0
     return KEY_IMPORTANCE.get(key, -1)
 
@@ -56,7 +55,6 @@ def normalize(value: Any) -> Any:
         return {k: normalize(v) for k, v in items}
     if isinstance(value, list):
         return [normalize(v) for v in value]
-    # numbers are float64 to schemalint
     return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
@@ -74,10 +72,8 @@ def dumps(value: Any, indent: int = 4, *, normalized: bool = True) -> bytes:
 
 
 def normalize_json(data: bytes) -> bytes:
-    """``schemalint normalize`` v2.6.1 of the JSON text ``data`` (read as Go's ``encoding/json``
-    reads it, any JSON value at the top): the bytes it writes, 4-space indented (the tool has no
-    indent setting). Raises :class:`SchemaError` where the tool exits 1 (input that is not JSON).
-    """
+    """``schemalint normalize`` v2.6.1 of the JSON text ``data`` (any JSON value, as Go reads it): the
+    bytes it writes, 4-space indented. Raises :class:`SchemaError` where the tool exits 1 (not JSON)."""
     try:
         value = gojson.loads(data)
     except gojson.GoJSONError as exc:
@@ -91,9 +87,9 @@ def _k8s_url(config: SchemaConfig) -> str:
         raise SchemaError(
             'must set k8sSchemaVersion config when using "$ref: $k8s/...". For example k8sSchemaVersion: v1.33.1'
         )
-    data = SimpleNamespace(K8sSchemaVersion=config.k8s_schema_version)
     try:
-        return Template("k8sSchemaURL").parse(config.k8s_schema_url).execute(data)
+        template = Template("k8sSchemaURL").parse(config.k8s_schema_url)
+        return template.execute(SimpleNamespace(K8sSchemaVersion=config.k8s_schema_version))
     except TemplateError as exc:
         raise SchemaError(f"template k8sSchemaURL: {exc}") from None
 
@@ -135,20 +131,15 @@ def _build_schema(
         if root.kind not in (goyaml.MAPPING, goyaml.SCALAR, goyaml.SEQUENCE):
             raise SchemaError(f"{path}: the values must be a mapping, not a {root.kind}")
         if root.kind == goyaml.SEQUENCE and len(root.content) % 2:  # the plugin reads items in pairs
-            count = len(root.content)
-            raise SchemaError(f"{path}: a sequence of {count} items: the plugin panics (index out of range)")
+            raise SchemaError(
+                f"{path}: a sequence of {len(root.content)} items: the plugin panics (index out of range)"
+            )
         try:  # a sequence's items read as key, value, key, value … as the plugin does; a scalar has none
             _, properties, required = parse_properties([], root, config.use_helm_docs)
         except SchemaError as exc:
             raise SchemaError(f"{path}: parse schema: {exc}") from None
-        temp: Any = Schema(
-            type="object",
-            properties=properties,
-            required=required,
-            title=config.root_title,
-            description=config.root_description,
-            id=config.root_id,
-        )
+        temp: Any = Schema(type="object", properties=properties, required=required, id=config.root_id)
+        temp.title, temp.description = config.root_title, config.root_description
         _set_referrer(temp, Referrer(dir=posixpath.dirname(absolute)))
         if config.root_ref:
             temp.ref = config.root_ref
@@ -159,14 +150,11 @@ def _build_schema(
             raise SchemaError(f"{path}: {exc}") from None
         merged = merge_schemas(merged, temp)
     if config.bundle:
-        bundle_root = fs.absolute(config.bundle_root or ".")
-        loader = _Loader(fs, bundle_root, config.local_refs, url)
-        output_dir = posixpath.dirname(fs.absolute(config.output))
-        bundle(merged, loader, output_dir, config.bundle_without_id)
-    if config.root_additional_properties is not None:
-        merged.additional_properties = Schema("true" if config.root_additional_properties else "false")
-    elif config.no_additional_properties:
-        merged.additional_properties = Schema("false")
+        loader = _Loader(fs, fs.absolute(config.bundle_root or "."), config.local_refs, url)
+        bundle(merged, loader, posixpath.dirname(fs.absolute(config.output)), config.bundle_without_id)
+    extra = config.root_additional_properties  # set, it wins over noAdditionalProperties
+    if extra is not None or config.no_additional_properties:
+        merged.additional_properties = Schema("true" if extra else "false")
     _ensure_compliant([], merged, set(), config.no_additional_properties, config.draft)
     if not config.no_default_global:
         _add_missing_global(merged)
