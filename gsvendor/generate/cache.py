@@ -50,10 +50,8 @@ class GenerateCache:
         project_root: str | None,
         settings: GenerateSettings,
     ) -> dict[str, bytes]:
-        """``generate_chart(files, …)``'s result: from the stamp of these inputs, else generated (and stamped).
-
-        Raises what :func:`~gsvendor.generate.chart.generate_chart` raises.
-        """
+        """``generate_chart(files, …)``: from the stamp of these inputs, else generated and stamped. Raises
+        what :func:`~gsvendor.generate.chart.generate_chart` raises."""
         stamp = None
         if self.folder is not None:
             stamp = stamp_path(self.folder, SALT, self._key(files, chart_dir, project_root, settings))
@@ -142,8 +140,7 @@ class GenerateCache:
 
 
 def _generated_path(path: str, files: dict[str, bytes]) -> bool:
-    """Whether ``path`` stays in the chart and, where it names one of ``files``, is a README.md or a JSON
-    schema (never ``../x`` or over an input such as ``values.yaml``)."""
+    """Whether ``path`` stays in the chart and, where it names one of ``files``, is a README.md or JSON."""
     inside = bool(path) and posixpath.normpath(path) == path and not path.startswith(("/", "../")) and path != ".."
     name = path.rpartition("/")[2]
     return inside and (path not in files or name == "README.md" or name.endswith(".json"))

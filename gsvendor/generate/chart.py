@@ -21,13 +21,12 @@ def generate_chart(
     project_root: str | None = None,
     settings: GenerateSettings | None = None,
 ) -> dict[str, bytes]:
-    """A copy of ``files`` (chart-relative path → bytes) with the schema named in ``.schema.yaml`` (if
-    any), then README.md in every folder with a Chart.yaml and a values.yaml, regenerated.
-
-    ``chart_dir``: the chart's absolute folder; ``project_root``: where Giant Swarm's pre-commit runs
-    the tools (default: the chart folder); ``outside`` reads absolute paths outside the chart.
-    Raises :class:`~gsvendor.generate.schema.model.SchemaError` or
-    :class:`~gsvendor.generate.readme.chart.ReadmeError` (exit 2) naming the file and key at fault.
+    """A copy of ``files`` (chart-relative path → bytes) with the schema named in ``.schema.yaml`` (if any),
+    then README.md in every folder with a Chart.yaml and a values.yaml, regenerated. ``chart_dir``: the
+    chart's absolute folder; ``project_root``: where Giant Swarm's pre-commit runs the tools (default: the
+    chart folder); ``outside`` reads absolute paths outside the chart. Raises
+    :class:`~gsvendor.generate.schema.model.SchemaError` or :class:`~gsvendor.generate.readme.chart.ReadmeError`
+    (exit 2) naming the file and key at fault.
     """
     # the generators load here: a run whose charts come from the cache (generate/cache.py) needs none
     from gsvendor.generate.readme.template import render_readme

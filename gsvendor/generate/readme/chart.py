@@ -152,8 +152,7 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
 
     @functools.cache
     def closure(state: int) -> frozenset[int]:
-        """The states ``state`` stands for before a character is read: a split its alternatives', a
-        star itself and what follows it (states only point back: no cycle)."""
+        """The states ``state`` stands for before a character is read (states only point back: no cycle)."""
         kind = states[state]
         if kind[0] == "split":
             return frozenset().union(*map(closure, kind[1]))
@@ -186,9 +185,8 @@ def _glob_char(pattern: str, token: str) -> Callable[[str], bool]:
 
 
 def _glob_class(pattern: str, token: str) -> str:
-    """One ``[…]`` of a gobwas/glob pattern as a regular-expression class. Raises :class:`ReadmeError`
-    where gobwas' parser refuses it: no closing ``]``, an empty list (``[]``, ``[!]``), a range whose
-    ``lo`` is above ``hi`` (``[z-a]``) or not closed right after ``hi`` (``[a-c-d]``)."""
+    """One ``[…]`` of a gobwas/glob pattern as a regular-expression class; :class:`ReadmeError` where gobwas
+    refuses it (``[a``, ``[]``, ``[!]``, ``[z-a]``, ``[a-c-d]``)."""
     negate = token.startswith("[!")
     body = token[1 + negate :]
     if len(body) >= 3 and body[1] == "-":  # a range: both ends taken as they are, with no escapes
@@ -328,8 +326,7 @@ def _parse_yaml(data: bytes, label: str) -> goyaml.Node | None:
 
 
 def _struct(cls: type[Any], node: goyaml.Node | None, where: str, names: tuple[str, ...] = ()) -> Any:
-    """A ``cls`` whose string fields (or ``names``) are read from the mapping ``node``: field ``ApiVersion``
-    from key ``apiVersion``."""
+    """A ``cls`` with its string fields (or ``names``) read from ``node``: ``ApiVersion`` from ``apiVersion``."""
     entry = _fields(node, where)
     sep = ": " if where == "Chart.yaml" else "."
     keys = {n: n[0].lower() + n[1:] for n in names or [f.name for f in dataclasses.fields(cls)]}

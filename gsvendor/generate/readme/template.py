@@ -215,13 +215,10 @@ def render_readme(
     settings: GenerateSettings | None = None,
 ) -> bytes | None:
     """README.md for a chart (``files``: chart-relative path → bytes) as helm-docs v1.14.2 generates it
-    with the flags of ``settings``; ``None`` without values.yaml (helm-docs skips the chart).
-
-    The template: ``template_text``, else the ``--template-files`` found (the default template after
-    them where one is missing). ``chart_dir``: the chart folder as helm-docs names it; ``parsed``: as
-    :func:`~gsvendor.generate.readme.values.value_rows`. Raises :class:`ReadmeError` for invalid
-    Chart.yaml or values.yaml and for template errors (with the template line).
-    """
+    with the flags of ``settings`` and ``template_text`` (else the ``--template-files``, the default
+    where one is missing); ``None`` without values.yaml. ``chart_dir``: the chart folder as helm-docs
+    names it; ``parsed``: as :func:`~gsvendor.generate.readme.values.value_rows`. Raises
+    :class:`ReadmeError` for invalid Chart.yaml or values.yaml and template errors (with the line)."""
     if VALUES_FILE not in files:
         return None
     settings = settings or GenerateSettings()

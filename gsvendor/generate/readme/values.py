@@ -39,9 +39,8 @@ _TAGS = ((_DEFAULT_VALUE, "Default"), (_NOTATION_TYPE, "NotationType"), (_SECTIO
 
 
 def parse_comment(lines: list[str]) -> tuple[str, Description]:
-    """helm-docs' ``ParseComment``: the key (old-style ``# key -- …``) and the description of the
-    last group starting with ``# --``, with its ``(type)`` and the ``@default``, ``@notationType``,
-    ``@section`` and ``@raw`` lines after it."""
+    """helm-docs' ``ParseComment``: the key (old-style ``# key -- …``) and the description of the last
+    group starting with ``# --``, with its ``(type)`` and the ``@…`` lines after it."""
     last = max((index for index, line in enumerate(lines) if line.startswith(_PREFIX_COMMENT)), default=0)
     if last > 0:
         return parse_comment(lines[last:])
@@ -126,8 +125,7 @@ def _jsonable(node: goyaml.Node) -> Any:
 
 
 def _scalar(node: goyaml.Node, key: str) -> Any:
-    """A scalar as helm-docs decodes it: null None, a string or timestamp its text, an int (int64),
-    float or bool its value. Raises :class:`ReadmeError` for another tag or a value that does not decode."""
+    """A scalar as helm-docs decodes it; :class:`ReadmeError` for another tag or a value that does not decode."""
     tag = node.tag
     if tag == goyaml.NULL_TAG:
         return None
@@ -212,8 +210,7 @@ def _rows_from_field(
 def _rows_from_collection(
     prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool
 ) -> list[ValueRow]:
-    """``createValueRowsFromObject`` and ``createValueRowsFromList``: the collection's own row (when
-    described, or empty and ``leaves``), then its children's (unless the collection was described)."""
+    """``createValueRowsFromObject`` and ``createValueRowsFromList``."""
     is_map = node.kind == goyaml.MAPPING
     desc = described.get(prefix)
     auto = _node_description(key)

@@ -30,8 +30,7 @@ from gsvendor.generate.schema.parse import _k8s_aliases, _set_referrer
 
 @dataclass
 class _Files:
-    """Chart files (``chart_dir``-relative) plus an optional reader for absolute paths outside the chart;
-    relative paths resolve against ``cwd`` (where hvsj runs, ``pkg/generator.go``)."""
+    """Chart files and a reader for absolute paths outside; relative paths resolve against ``cwd``."""
 
     chart_dir: str
     files: dict[str, bytes]

@@ -116,8 +116,7 @@ def _process_list(text: str, strings_only: bool) -> list[Any]:
 
 
 def _as_string(value: Any) -> Any:
-    """A flow list's item as hvsj reads it into a string: a scalar as Go prints it, null as ``null``,
-    a nested list item by item, a mapping as it is."""
+    """A flow list's item as hvsj reads it into a string (a scalar as Go prints it, a mapping as it is)."""
     if value is None:
         return "null"
     if isinstance(value, list):
@@ -220,9 +219,7 @@ def _annotation_value(name: str, kind: str, value: str, key: str) -> Any:
 
 def process_comment(schema: Schema, lines: list[str]) -> None:
     """Apply the ``# @schema key: value; …`` annotations of ``lines`` to ``schema`` (hvsj ``processComment``).
-
-    Raises :class:`SchemaError` for an unknown annotation or a value of the wrong form.
-    """
+    Raises :class:`SchemaError` for an unknown annotation or a value of the wrong form."""
     parts = [part for line in lines if (body := cut_schema_comment(line)) is not None for part in body.split(";")]
     for key, _, value in (part.partition(":") for part in parts):
         key, value = key.strip(), value.strip()

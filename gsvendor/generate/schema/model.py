@@ -49,11 +49,8 @@ class Referrer:
 
 
 class Schema:
-    """One JSON schema (hvsj's ``Schema``): ``kind`` is ``object``, ``true`` or ``false``.
-
-    Attributes: hvsj's fields of :data:`FIELDS` (``None``/empty when unset), then hvsj's internal flags
-    (``ref_referrer``/``dynamic_ref_referrer``: :class:`Referrer` or ``None``; the others ``bool``).
-    """
+    """One JSON schema (hvsj's ``Schema``): ``kind`` is ``object``, ``true`` or ``false``; the attributes are
+    the fields of :data:`FIELDS` (``None``/empty when unset) and the flags of :data:`_FLAGS`."""
 
     def __init__(self, kind: str = "object", **values: Any) -> None:
         self.__dict__.update(_INITIAL)
@@ -146,8 +143,7 @@ _ALL_FIELDS = operator.itemgetter(*(attr for attr, _, _ in FIELDS))
 
 
 def _go_sorted(value: Any) -> Any:
-    """``value`` with every mapping's keys sorted, the order Go's encoding/json writes a map in, and
-    every :class:`Schema` as its data."""
+    """``value`` with mappings in Go's encoding/json order (keys sorted) and schemas as their data."""
     if isinstance(value, dict):
         return {k: _go_sorted(value[k]) for k in sorted(value)}
     if isinstance(value, list):

@@ -164,8 +164,7 @@ def _build_schema(
 
 
 def _parse_values(content: bytes, parsed: dict[bytes, Any]) -> Any:
-    """A values file's yaml.v3 node tree (read-only here), kept in ``parsed`` for the README unless an
-    alias is inside the collection its anchor names (``a: &x {b: *x}``: hvsj reads ``b: {}``)."""
+    """A values file's tree, kept in ``parsed`` unless an alias is inside its anchor (``a: &x {b: *x}``)."""
     try:
         parsed[content] = goyaml.parse(content)
         return parsed[content]
@@ -187,11 +186,9 @@ def generate_schema(
     """The chart's values schema, ``(output path relative to the chart, bytes)``, as ``helm schema
     --config <chart>/.schema.yaml`` v2.5.0 writes it run in ``cwd`` (default: the chart folder).
 
-    ``files``: chart-relative path → bytes, with a ``.schema.yaml``; the output must land inside the
-    chart. ``normalize``: ``none`` (the plugin's bytes) or ``schemalint`` (gsvendor.yaml's schema
-    validates it). ``parsed``: values files' yaml.v3 trees by their bytes, filled here for the
-    README. Raises :class:`SchemaError` naming the file and key.
-    """
+    ``files``: chart-relative path → bytes, with a ``.schema.yaml``. ``normalize``: ``none`` or
+    ``schemalint``. ``parsed``: values files' yaml.v3 trees by their bytes, filled for the README.
+    Raises :class:`SchemaError` naming the file and key."""
     config = load_config(files[CONFIG_FILE])
     if config.output == "-":
         raise SchemaError(f'{CONFIG_FILE}: output: "-" (stdout) is not supported by gsvendor generate')

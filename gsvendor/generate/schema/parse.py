@@ -89,11 +89,8 @@ _MERGED = ("items", "additional_items", "unevaluated_items", "additional_propert
 
 
 def merge_schemas(dest: Schema | None, src: Schema | None) -> Schema | None:
-    """hvsj's ``mergeSchemas``: ``src`` merged into ``dest`` in place (``src`` wins for set fields).
-
-    By kind: strings and pointers take a set ``src`` value, booleans are or-ed, maps merged, ``enum``
-    and ``required`` appended without duplicates, the :data:`_MERGED` schemas merged recursively.
-    """
+    """hvsj's ``mergeSchemas``: ``src`` merged into ``dest`` in place: a set ``src`` value wins, booleans
+    are or-ed, maps merged, ``enum`` and ``required`` appended, :data:`_MERGED` schemas merged recursively."""
     if dest is None:
         return src
     if src is None:
