@@ -293,29 +293,24 @@ def _text(node: goyaml.Node | None, where: str) -> str:
     return "" if is_null(node) else node.value
 
 
-def _collection(node: goyaml.Node | None, where: str, kind: str) -> goyaml.Node | None:
-    """The mapping or sequence ``node`` (aliases followed); ``None`` for no node or null."""
+def _items(node: goyaml.Node | None, where: str, kind: str = goyaml.SEQUENCE) -> list[goyaml.Node]:
+    """The content of the mapping or sequence ``node`` (aliases followed); none for no node or null."""
     if node is None or (node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG):
-        return None
+        return []
     node = deref(node)
     if node.kind != kind:
         raise ReadmeError(f"{where}: expected a {'list' if kind == goyaml.SEQUENCE else kind}, found a {node.kind}")
-    return node
+    return list(node.content)
 
 
 def _fields(node: goyaml.Node | None, where: str) -> dict[str, goyaml.Node]:
     out: dict[str, goyaml.Node] = {}
-    mapping = _collection(node, where, goyaml.MAPPING)
-    for key, value in mapping.pairs() if mapping is not None else []:
+    content = _items(node, where, goyaml.MAPPING)
+    for key, value in zip(content[::2], content[1::2], strict=False):
         if key.value in out:
             raise ReadmeError(f"{where}: line {key.line}: mapping key {key.value!r} already defined")
         out[key.value] = value
     return out
-
-
-def _list(node: goyaml.Node | None, where: str) -> list[goyaml.Node]:
-    sequence = _collection(node, where, goyaml.SEQUENCE)
-    return [] if sequence is None else list(sequence.content)
 
 
 def _parse_yaml(data: bytes, label: str) -> goyaml.Node | None:
@@ -356,14 +351,14 @@ def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) ->
         if value is not None and not isinstance(value, bool):
             raise ReadmeError(f"Chart.yaml: deprecated: cannot unmarshal {deprecated.value!r} into bool")
         data.Deprecated = bool(value)
-    data.Sources = [_text(n, "Chart.yaml: sources") for n in _list(meta.get("sources"), "Chart.yaml: sources")]
-    maintainers = _list(meta.get("maintainers"), "Chart.yaml: maintainers")
+    data.Sources = [_text(n, "Chart.yaml: sources") for n in _items(meta.get("sources"), "Chart.yaml: sources")]
+    maintainers = _items(meta.get("maintainers"), "Chart.yaml: maintainers")
     data.Maintainers = [_struct(Maintainer, item, "Chart.yaml: maintainers") for item in maintainers]
     deps_node = meta.get("dependencies")
     if data.ApiVersion == "v1":
         if requirements_yaml is None:
             return data
         deps_node = _fields(_root(requirements_yaml, "requirements.yaml"), "requirements.yaml").get("dependencies")
-    data.Dependencies = [_struct(Dependency, item, "dependencies") for item in _list(deps_node, "dependencies")]
+    data.Dependencies = [_struct(Dependency, item, "dependencies") for item in _items(deps_node, "dependencies")]
     data.Dependencies.sort(key=lambda d: f"{d.Repository}/{d.Name}".encode())
     return data

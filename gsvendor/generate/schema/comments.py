@@ -29,10 +29,8 @@ def cut_schema_comment(line: str) -> str | None:
 def split_helm_docs_comment(head: str) -> tuple[list[str], list[str]]:
     """The lines of the last comment group of a key's head comment, split into (before, helm-docs lines)."""
     lines = head.rpartition("\n\n")[2].split("\n")
-    for number, line in enumerate(lines):
-        if _HELM_DOCS_COMMENT.match(line):
-            return lines[:number], lines[number:]
-    return lines, []
+    number = next((number for number, line in enumerate(lines) if _HELM_DOCS_COMMENT.match(line)), len(lines))
+    return lines[:number], lines[number:]
 
 
 def _helm_docs_path(path: str) -> list[str]:

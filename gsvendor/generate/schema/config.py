@@ -50,12 +50,9 @@ def _config_key(attr: str) -> str:
 
 _KIND = {"list[str]": "strs", "str": "str", "int": "int", "bool": "bool", "bool | None": "bool"}
 # .schema.yaml key → (attribute, kind): the top-level settings, and schemaRoot's (the root_… attributes)
-_CONFIG_KEYS = {
-    _config_key(f.name): (f.name, _KIND[str(f.type)]) for f in fields(SchemaConfig) if f.name[:5] != "root_"
-}
-_ROOT_KEYS = {
-    _config_key(f.name[5:]): (f.name, _KIND[str(f.type)]) for f in fields(SchemaConfig) if f.name[:5] == "root_"
-}
+_SETTINGS = [(f.name, _KIND[str(f.type)]) for f in fields(SchemaConfig)]
+_CONFIG_KEYS = {_config_key(attr): (attr, kind) for attr, kind in _SETTINGS if not attr.startswith("root_")}
+_ROOT_KEYS = {_config_key(attr[5:]): (attr, kind) for attr, kind in _SETTINGS if attr.startswith("root_")}
 
 
 def load_config(data: bytes) -> SchemaConfig:
@@ -97,8 +94,7 @@ def load_config(data: bytes) -> SchemaConfig:
                 for root_key, root_value in node.pairs():
                     if root_key.value in _ROOT_KEYS:
                         attr, kind = _ROOT_KEYS[root_key.value]
-                        node = deref(root_value)
-                        unset = is_null(node) and attr == "root_additional_properties"  # a *bool: null is unset
+                        unset = is_null(deref(root_value)) and attr == "root_additional_properties"  # *bool: null unset
                         setattr(config, attr, None if unset else _node_field(root_value, kind, root_key.value))
         except SchemaError as exc:
             raise SchemaError(f"{CONFIG_FILE}: {key.value}: {exc}") from None
