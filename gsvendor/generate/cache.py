@@ -114,7 +114,7 @@ class GenerateCache:
             found = {path: text.encode("utf-8") for path, text in outputs.items()}
             if outputs.keys() != sums.keys() or any(sums[p] != self.digests(found[p]) for p in found):
                 return None
-            if not all(_generated_path(path, files) for path in found):
+            if not all(_generated_path(path, files) for path in found):  # an entry edited to write elsewhere
                 return None
             recorded = dict(reads.items())
         except (TypeError, KeyError, AttributeError, UnicodeEncodeError):

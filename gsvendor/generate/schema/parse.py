@@ -53,7 +53,6 @@ def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_
             s.items = functools.reduce(merge_schemas, items, Schema())
     elif value.kind == goyaml.SCALAR:
         s.type = _SCALAR_TYPES.get(value.short_tag(), "string")
-    where = ptr_string(ptr)
     comments, helm_docs = _comments(key, value, use_helm_docs)
     try:
         if use_helm_docs:
@@ -62,7 +61,7 @@ def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_
                 s.description = description
         process_comment(s, comments)
     except SchemaError as exc:
-        raise SchemaError(f"{where}: parse @schema comments: {exc}") from None
+        raise SchemaError(f"{ptr_string(ptr)}: parse @schema comments: {exc}") from None
     if s.skip_properties and s.is_type("object"):
         s.properties = None
     elif s.merge_properties and ordered:
@@ -166,14 +165,9 @@ def _ensure_compliant(ptr: list[str], schema: Schema, active: set[int], no_addit
         clone: Any = copy.copy(s)  # Go's struct copy: nested schemas shared
         clone.ref = ""
         if not clone.is_zero():
-            defs, definitions = s.defs, s.definitions
-            clone.defs = None
-            clone.definitions = None
+            clone.defs = clone.definitions = None
             _draft7_refs(clone, ["allOf", "0"])
-            ref = s.ref
-            schema.__init__()  # type: ignore[misc]
-            s.all_of = [clone, Schema(ref=ref)]
-            s.defs, s.definitions = defs, definitions
+            schema.__init__(all_of=[clone, Schema(ref=s.ref)], defs=s.defs, definitions=s.definitions)
 
 
 def _add_missing_global(schema: Schema) -> None:
