@@ -96,9 +96,8 @@ def go_join(base: str, name: str) -> str:
     return re.sub("^//", "/", posixpath.normpath(joined)) if joined else ""  # normpath keeps a leading "//"
 
 
-# a gobwas/glob token: an escape, ``**``, a wildcard or brace character, a ``[…]`` class (maybe unterminated), a literal
-# a class is `[` `!`? then a range `lo-hi` (gobwas' lexer takes one when the second character is `-`) or a
-# list up to `]` with `\` escapes; its closing `]` is optional here so a missing one is reported
+# a gobwas/glob token: an escape, ``**``, a wildcard or brace character, a literal or a class: `[` `!`? then a
+# range `lo-hi` (when the second character is `-`) or a list with `\` escapes, then `]` (reported when missing)
 _GLOB_TOKEN = re.compile(r"\\.|\*\*|[*?{},]|\[!?+(?:.-.|(?:\\.|[^]\\])*)\]?|.", re.DOTALL)
 _GLOB_LIST = re.compile(r"((?:\\.|[^]\\])*)(\]?)", re.DOTALL)
 _MAX_BRACES = 200  # nested {…} levels gsvendor reads

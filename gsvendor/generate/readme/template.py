@@ -194,8 +194,7 @@ def _named_templates(style: str) -> dict[str, Callable[[Any, Render], str]]:
     }
 
 
-# helm-docs' layout when a chart has no README.md.gotmpl: these sections, a blank line apart,
-# then the version footer.
+# helm-docs' layout when a chart has no README.md.gotmpl: these sections a blank line apart, then the footer
 _DEFAULT_SECTIONS = "badgesSection description homepageLine maintainersSection sourcesSection requirementsSection"
 _DEFAULT_SECTIONS += " valuesSection"
 
@@ -230,9 +229,8 @@ def render_readme(
     template = Template(TEMPLATE_FILE)
     template.templates.update(_named_templates(settings.badge_style))  # type: ignore[arg-type]
     try:
-        # helm-docs parses its own texts before the chart's into one template; the last of them
-        # with a top-level body is the homepage one, whose body is a literal backslash-n. A chart
-        # template without a body of its own (only blanks, comments, defines) keeps that body.
+        # helm-docs parses its own texts before the chart's into one template: a chart template without a
+        # body of its own (only blanks, comments, defines) keeps the last one's, a literal backslash-n
         template.parse("\\n")
         template.parse(template_text)
         text = template.execute(data)

@@ -16,7 +16,6 @@ CONFIG_FILE = ".schema.yaml"
 DEFAULT_K8S_SCHEMA_URL = (
     "https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/{{ .K8sSchemaVersion }}/"
 )
-# draft → $schema
 SCHEMA_URLS = {draft: f"http://json-schema.org/draft-0{draft}/schema#" for draft in (4, 6, 7)}
 SCHEMA_URLS |= {
     2019: "https://json-schema.org/draft/2019-09/schema",
@@ -72,10 +71,8 @@ class Schema:
 
     def is_zero(self) -> bool:
         """No field set and an object kind."""
-        if self.kind != "object":
-            return False
-        values = _ALL_FIELDS(self.__dict__)
-        return all(_is_empty(value, kind) for (_, _, kind), value in zip(FIELDS, values, strict=True))
+        values = zip(FIELDS, _ALL_FIELDS(self.__dict__), strict=True)
+        return self.kind == "object" and all(_is_empty(value, kind) for (_, _, kind), value in values)
 
     def subschemas(self) -> Iterator[tuple[list[str], Schema]]:
         """hvsj's ``Subschemas``: (pointer segments, schema) of every object-kind subschema, in order."""
@@ -84,17 +81,12 @@ class Schema:
             if not value:
                 continue
             if kind == "schema":
-                if value.kind == "object":
-                    yield [name], value
-            elif kind == "schemas":
-                for index, sub in enumerate(value):
-                    if sub is not None and sub.kind == "object":
-                        # hvsj names oneOf children "anyOf" in pointers (cosmetic, error messages only)
-                        yield ["anyOf" if name == "oneOf" else name, str(index)], sub
+                found = [([name], value)]
+            elif kind == "schemas":  # hvsj names oneOf children "anyOf" in pointers (error messages only)
+                found = [(["anyOf" if name == "oneOf" else name, str(index)], sub) for index, sub in enumerate(value)]
             else:
-                for key in sorted(value, key=_go_key):
-                    if value[key] is not None and value[key].kind == "object":
-                        yield [name, _escape(key)], value[key]
+                found = [([name, _escape(key)], value[key]) for key in sorted(value, key=_go_key)]
+            yield from ((path, sub) for path, sub in found if sub is not None and sub.kind == "object")
 
     def to_data(self) -> Any:
         """The schema as ``json.Marshal`` writes it (omitempty applied, struct fields in hvsj v2.5.0's
