@@ -235,20 +235,16 @@ def _rows_from_collection(
 
 
 def value_rows(
-    values: bytes | None, parsed: dict[bytes, Any] | None = None
+    values: bytes, parsed: dict[bytes, Any] | None = None
 ) -> tuple[list[ValueRow], dict[str, Description], goyaml.Node | None]:
     """The values table rows of values.yaml (unsorted), the old-style descriptions and the tree (taken
     out of ``parsed``, trees by their bytes: this edits it). A null document is an empty values file, as
     helm reads it (a known difference, see README.md). Raises :class:`ReadmeError` for a non-mapping."""
-    if values is None:
-        return [], {}, None
-    text = values.decode("utf-8", "replace")
     document = parsed.pop(values) if parsed and values in parsed else _parse_yaml(values, "values.yaml")
-    described = key_descriptions(text)
+    described = key_descriptions(values.decode("utf-8", "replace"))
+    if document is not None:
+        _remove_ignored(document)
     if document is None or not document.content:
-        return [], described, document
-    _remove_ignored(document)
-    if not document.content:
         return [], described, document
     root = document.content[0]
     if root.kind == goyaml.SCALAR and root.tag == goyaml.NULL_TAG:
@@ -285,7 +281,7 @@ def chart_data(
     if "Chart.yaml" not in files:
         raise ReadmeError("Chart.yaml is missing")
     data = chart_metadata(files["Chart.yaml"], files.get("requirements.yaml"))
-    rows, data.ChartValuesDescriptions, data.ChartValues = value_rows(files.get(VALUES_FILE), parsed)
+    rows, data.ChartValuesDescriptions, data.ChartValues = value_rows(files[VALUES_FILE], parsed)
     data.ChartDirectory = chart_dir
     if settings.ignore_non_descriptions:
         rows = [row for row in rows if row.AutoDescription or row.Description]
