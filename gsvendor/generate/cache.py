@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -38,7 +39,6 @@ class GenerateCache:
         self.folder = stamps / "generated" if stamps is not None else None
         self.digests = digests or Digests()
         self.hits = self.misses = 0
-        self._code: str | None = None
         self._evicted = False
 
     def generate(
@@ -85,27 +85,35 @@ class GenerateCache:
             self._evict()
         return out
 
+    @functools.cached_property
     def code(self) -> str:
-        """The sha256 of what generates: every gsvendor module's source, Python's and ruamel.yaml's versions."""
-        if self._code is None:
-            from gsvendor import __version__
+        """The sha256 of what generates: every gsvendor module's source, Python's and ruamel.yaml's versions
+        (the YAML emulations read libyaml's events)."""
+        import ruamel.yaml
 
-            package = Path(__file__).resolve().parent.parent
-            # the version too: an install of byte code alone (no .py) still keys on the release
-            digest = hashlib.sha256(f"{sys.version}\0gsvendor {__version__}".encode())
-            for path in sorted(package.rglob("*.py")):
-                digest.update(f"\0{path.relative_to(package).as_posix()}\0".encode())
-                digest.update(path.read_bytes())
-            digest.update(f"\0{_ruamel_versions()}".encode())
-            self._code = digest.hexdigest()
-        return self._code
+        from gsvendor import __version__
+
+        package = Path(__file__).resolve().parent.parent
+        # the version too: an install of byte code alone (no .py) still keys on the release
+        digest = hashlib.sha256(f"{sys.version}\0gsvendor {__version__}".encode())
+        for path in sorted(package.rglob("*.py")):
+            digest.update(f"\0{path.relative_to(package).as_posix()}\0".encode())
+            digest.update(path.read_bytes())
+        try:
+            from _ruamel_yaml import get_version_string
+
+            libyaml = f"_ruamel_yaml {get_version_string()}"
+        except ImportError:  # ruamel's pure-Python parser
+            libyaml = "no libyaml"
+        digest.update(f"\0ruamel.yaml {ruamel.yaml.__version__}, {libyaml}".encode())
+        return digest.hexdigest()
 
     def _key(
         self, files: dict[str, bytes], chart_dir: str, project_root: str | None, settings: GenerateSettings
     ) -> str:
         inputs = [[path, self.digests(files[path])] for path in sorted(files)]
         where = {"chartDir": chart_dir, "projectRoot": project_root}
-        return json.dumps({"code": self.code(), **where, "settings": dataclasses.asdict(settings), "files": inputs})
+        return json.dumps({"code": self.code, **where, "settings": dataclasses.asdict(settings), "files": inputs})
 
     def _read(self, stamp: Path, outside: Reader | None, files: dict[str, bytes]) -> dict[str, bytes] | None:
         held: Any = read_stamp(stamp)
@@ -144,14 +152,3 @@ def _generated_path(path: str, files: dict[str, bytes]) -> bool:
     inside = bool(path) and posixpath.normpath(path) == path and not path.startswith(("/", "../")) and path != ".."
     name = path.rpartition("/")[2]
     return inside and (path not in files or name == "README.md" or name.endswith(".json"))
-
-
-def _ruamel_versions() -> str:
-    """ruamel.yaml's and its libyaml binding's versions (the YAML emulations read libyaml's events)."""
-    import ruamel.yaml
-
-    try:
-        from _ruamel_yaml import get_version_string
-    except ImportError:  # ruamel's pure-Python parser
-        return f"ruamel.yaml {ruamel.yaml.__version__}, no libyaml"
-    return f"ruamel.yaml {ruamel.yaml.__version__}, _ruamel_yaml {get_version_string()}"
