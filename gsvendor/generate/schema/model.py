@@ -222,11 +222,10 @@ def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
     scalar = node.kind == goyaml.SCALAR and kind in ("bool", "float", "uint")
     value = _node_scalar(node) if scalar else None
     if kind == "bool":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value in YAML11_BOOLS:
-            return YAML11_BOOLS[value]
-        raise _decode_error(node, "bool")
+        value = YAML11_BOOLS.get(value, value) if isinstance(value, str) else value
+        if not isinstance(value, bool):
+            raise _decode_error(node, "bool")
+        return value
     if kind in ("float", "uint"):
         go_type = "float64" if kind == "float" else "uint64"
         if isinstance(value, bool) or not isinstance(value, int | float) or (kind == "uint" and not 0 <= value < 2**64):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -71,15 +70,13 @@ def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_
 
 
 def go_equal(a: Any, b: Any) -> bool:
-    """``reflect.DeepEqual`` on decoded values: types must match (``1`` ≠ ``1.0`` ≠ ``true``)."""
+    """``reflect.DeepEqual`` on decoded values: types must match (``1`` ≠ ``1.0`` ≠ ``true``), NaN ≠ NaN."""
     if type(a) is not type(b):
         return False
     if isinstance(a, list):
         return len(a) == len(b) and all(go_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(go_equal(a[k], b[k]) for k in a)
-    if isinstance(a, float) and math.isnan(a):
-        return False
     return bool(a == b)
 
 
