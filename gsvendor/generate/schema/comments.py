@@ -73,20 +73,13 @@ def parse_helm_docs_comment(lines: list[str]) -> tuple[list[str], str]:
 
 
 def _comments(key: goyaml.Node | None, value: goyaml.Node, use_helm_docs: bool) -> tuple[list[str], list[str]]:
-    comments: list[str] = []
-    helm_docs: list[str] = []
-    if key is not None:
-        if key.head_comment:
-            comments, helm_docs = split_helm_docs_comment(key.head_comment)
-            if not use_helm_docs:
-                comments, helm_docs = comments + helm_docs, []
-        if key.line_comment:
-            comments.append(key.line_comment)
-    if value.line_comment:
-        comments.append(value.line_comment)
-    if key is not None and key.foot_comment:
-        comments += key.foot_comment.split("\n")
-    return comments, helm_docs
+    """A node's annotation lines (head, line comments, foot) and, with ``use_helm_docs``, its helm-docs lines."""
+    head, line, foot = (key.head_comment, key.line_comment, key.foot_comment) if key is not None else ("", "", "")
+    before, helm_docs = split_helm_docs_comment(head) if head else ([], [])
+    if not use_helm_docs:
+        before, helm_docs = before + helm_docs, []
+    line_comments = [comment for comment in (line, value.line_comment) if comment]
+    return before + line_comments + (foot.split("\n") if foot else []), helm_docs
 
 
 def _process_list(text: str, strings_only: bool) -> list[Any]:
