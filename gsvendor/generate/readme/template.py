@@ -36,6 +36,7 @@ def _row_line(row: Any) -> str:
 
 
 _TABLE_HEAD = "| Key | Type | Default | Description |\n|-----|------|---------|-------------|"
+_DEPRECATED = "> **:exclamation: This Helm Chart is deprecated!**"
 
 
 def _values_table(d: Any, render: Render) -> str:
@@ -135,15 +136,11 @@ def _named_templates(style: str) -> dict[str, Callable[[Any, Render], str]]:
     return {
         "chart.name": lambda d, r: go_print(d.Name),
         "chart.header": lambda d, r: f"# {go_print(d.Name)}\n",
-        "chart.deprecationWarning": _if(
-            "Deprecated", lambda d, r: "> **:exclamation: This Helm Chart is deprecated!**"
-        ),
+        "chart.deprecationWarning": _if("Deprecated", lambda d, r: _DEPRECATED),
         "chart.version": lambda d, r: go_print(d.Version),
         "chart.type": lambda d, r: go_print(d.Type),
         "chart.appVersion": lambda d, r: go_print(d.AppVersion),
-        "chart.badgesSection": lambda d, r: (
-            r("chart.versionBadge", d) + r("chart.typeBadge", d) + r("chart.appVersionBadge", d)
-        ),
+        "chart.badgesSection": lambda d, r: "".join(r(f"chart.{b}Badge", d) for b in ("version", "type", "appVersion")),
         "chart.description": _if("Description", lambda d, r: go_print(d.Description)),
         "chart.homepage": lambda d, r: go_print(d.Home),
         "chart.homepageLine": _if("Home", lambda d, r: f"**Homepage:** <{go_print(d.Home)}>"),
@@ -197,7 +194,6 @@ def _named_templates(style: str) -> dict[str, Callable[[Any, Render], str]]:
 # helm-docs' layout when a chart has no README.md.gotmpl: these sections a blank line apart, then the footer
 _DEFAULT_SECTIONS = "badgesSection description homepageLine maintainersSection sourcesSection requirementsSection"
 _DEFAULT_SECTIONS += " valuesSection"
-
 
 DEFAULT_TEMPLATE = (
     '{{ template "chart.header" . }}\n{{ template "chart.deprecationWarning" . }}\n\n'

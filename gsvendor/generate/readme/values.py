@@ -152,7 +152,6 @@ _DECODED: dict[str, tuple[str, Any]] = {
     goyaml.BOOL_TAG: ("a bool", lambda v: isinstance(v, bool)),
 }
 
-
 _TYPE_NAMES = {bool: "bool", float: "float", int: "int", str: "string", list: "list", dict: "object"}
 
 
