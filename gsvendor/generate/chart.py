@@ -56,8 +56,7 @@ def generate_chart(
 
 
 def chart_folders(files: dict[str, bytes]) -> list[str]:
-    """The folders of ``files`` (chart-relative paths) that hold a Chart.yaml, as path prefixes:
-    ``""`` for the chart itself, ``charts/b/`` for a chart inside it; sorted."""
+    """The folders of ``files`` holding a Chart.yaml as sorted path prefixes (``""``, ``charts/b/``)."""
     return sorted(p[: -len("Chart.yaml")] for p in files if p == "Chart.yaml" or p.endswith("/Chart.yaml"))
 
 
@@ -73,8 +72,7 @@ def refuse_unemulated(config: Config) -> None:
 
 
 def exact_readme(config: Config, path: str) -> bool:
-    """Whether the generated file ``path`` (chart-relative) is written as helm-docs wrote it,
-    without pre-commit-hooks' whitespace fixes: a README.md under ``whitespace: helm-docs``."""
+    """Whether the generated ``path`` is written as helm-docs wrote it: a README.md under ``whitespace: helm-docs``."""
     return config.generate.whitespace == "helm-docs" and (path == "README.md" or path.endswith("/README.md"))
 
 

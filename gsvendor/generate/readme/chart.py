@@ -104,10 +104,9 @@ _MAX_BRACES = 200  # nested {…} levels gsvendor reads
 
 
 def glob_matcher(pattern: str) -> Callable[[str], bool]:
-    """A gobwas/glob pattern with ``/`` as separator (what helm-docs' ``.Files.Glob`` compiles) as a
-    predicate on a path. Raises :class:`ReadmeError` for a class gobwas refuses (helm-docs then
-    matches nothing) and for braces nested past :data:`_MAX_BRACES`; open braces close at the end.
-    An automaton run state set by state set (linear time): backtracking took minutes on ``*a*a*a*ab``."""
+    """A gobwas/glob pattern with ``/`` as separator (helm-docs' ``.Files.Glob``) as a predicate on a path;
+    :class:`ReadmeError` for a class gobwas refuses or braces nested past :data:`_MAX_BRACES`. An
+    automaton run state set by state set (linear time): backtracking took minutes on ``*a*a*a*ab``."""
     # states: ("char", test, next) takes one character; ("star", test, next) any run of them;
     # ("split", [starts]) one of the brace's alternatives; ("match",). Built back to front.
     states: list[tuple[Any, ...]] = [("match",)]
@@ -224,8 +223,7 @@ class Files:
         return self.GetBytes(name).decode("utf-8", "replace")
 
     def Glob(self, pattern: str) -> Files:
-        """The files whose walked path matches ``pattern`` joined to the chart folder (none if it
-        does not compile)."""
+        """The files whose walked path matches ``pattern`` joined to the chart folder (none if invalid)."""
         try:
             matches = glob_matcher(go_join(self._base, pattern))
         except ReadmeError:

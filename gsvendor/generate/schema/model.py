@@ -89,8 +89,7 @@ class Schema:
             yield from ((path, sub) for path, sub in found if sub is not None and sub.kind == "object")
 
     def to_data(self) -> Any:
-        """The schema as ``json.Marshal`` writes it (omitempty applied, struct fields in hvsj v2.5.0's
-        ``Schema`` order, map keys sorted), as Python data."""
+        """The schema as data, as ``json.Marshal`` writes it (omitempty, struct order, map keys sorted)."""
         if self.kind == "true":
             return True
         if self.kind == "false":
@@ -126,6 +125,7 @@ def _field(entry: str) -> tuple[str, str, str]:
 # (attribute, JSON name, kind) of every field, in hvsj's Schema struct order
 FIELDS: tuple[tuple[str, str, str], ...] = tuple(map(_field, _STRUCT.split()))
 _BY_JSON = {name: (attr, kind) for attr, name, kind in FIELDS}
+_FOLDED = {name.lower(): name for name in _BY_JSON}  # json.Unmarshal matches names case-insensitively
 _EMPTY: dict[str, Any] = {"str": "", "bool": False}
 # a new Schema's attributes in one dict update (hundreds of schemas per chart)
 _INITIAL: dict[str, Any] = {attr: _EMPTY.get(kind) for attr, _, kind in FIELDS}
@@ -187,8 +187,7 @@ def deref(node: goyaml.Node) -> goyaml.Node:
 
 
 def is_null(node: goyaml.Node) -> bool:
-    """Whether ``node`` is a plain null scalar (``null``, ``~``, empty), which yaml.v3 decodes into a Go
-    field as its zero value (a quoted one is text)."""
+    """A plain null scalar (``null``, ``~``, empty): yaml.v3 decodes it into a Go field as its zero value."""
     return node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style
 
 
@@ -308,11 +307,8 @@ def schema_from_json(value: Any) -> Schema | None:
     if not isinstance(value, dict):
         raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into Go value of type Schema")
     schema = Schema()
-    folded = {name.lower(): name for name in _BY_JSON}
     for key, item in value.items():
-        name = key if key in _BY_JSON else folded.get(key.lower())
-        if name is None:
-            continue
-        attr, kind = _BY_JSON[name]
-        setattr(schema, attr, _json_field(item, kind, name))
+        if (name := key if key in _BY_JSON else _FOLDED.get(key.lower())) is not None:
+            attr, kind = _BY_JSON[name]
+            setattr(schema, attr, _json_field(item, kind, name))
     return schema

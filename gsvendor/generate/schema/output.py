@@ -202,9 +202,8 @@ def generate_schema(
         raise SchemaError(f"{CONFIG_FILE}: output: {config.output!r} is a folder of the chart, not a file")
     if output in _NOT_OUTPUTS:
         raise SchemaError(f"{CONFIG_FILE}: output: {output} would overwrite a chart file with the schema")
-    if normalize == "schemalint":  # the tool always writes 4 spaces, whatever indent says
-        return output, dumps(schema.to_data(), 4)
-    return output, dumps(schema.to_data(), config.indent, normalized=False)
+    schemalint = normalize == "schemalint"  # the tool always writes 4 spaces, whatever indent says
+    return output, dumps(schema.to_data(), 4 if schemalint else config.indent, normalized=schemalint)
 
 
 # files a schema must never be written over (they are inputs, or the chart itself)
