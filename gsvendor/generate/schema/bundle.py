@@ -71,9 +71,9 @@ class _Loader:
         return self.cache[key]
 
     def _load(self, target: str) -> Schema | None:
-        scheme = urlsplit(target).scheme if "://" in target else ""
+        parts = urlsplit(target)
+        scheme = parts.scheme if "://" in target else ""
         if scheme in ("http", "https"):
-            parts = urlsplit(target)
             if not self.local_refs:
                 raise SchemaError(
                     f'$ref "{target}" needs the network; gsvendor generate works offline: set localRefs in '
@@ -88,7 +88,7 @@ class _Loader:
                 )
             path, referrer = parts.path, Referrer(url=urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")))
         elif scheme in ("", "file"):
-            path = urlsplit(target).path if scheme == "file" else target
+            path = parts.path if scheme == "file" else target
             if not (path + "/").startswith(self.bundle_root.rstrip("/") + "/"):
                 raise SchemaError(f"{path}: path escapes from parent (outside bundleRoot {self.bundle_root})")
             data = self.files.read(path)
@@ -193,12 +193,9 @@ def _bundled_name(schema_id: str, defs: dict[str, Schema]) -> str:
 
 def _move_defs(root: Any, owner: Any, attr: str) -> None:
     mapping = getattr(owner, attr) or {}
-    for key in sorted(mapping, key=_go_key):
-        sub = mapping[key]
-        if not sub.id:
-            continue
+    for key in [key for key in sorted(mapping, key=_go_key) if mapping[key].id]:
+        sub = mapping.pop(key)
         root.defs[_bundled_name(sub.id, root.defs)] = sub
-        del mapping[key]
     if not mapping:
         setattr(owner, attr, None)
 
@@ -207,10 +204,8 @@ def _bundle(ptr: list[str], loader: _Loader, root: Any, schema: Any, base_dir: s
     for path, sub in list(schema.subschemas()):
         _bundle([*ptr, *path], loader, root, sub, base_dir)
     ref = schema.ref
-    if not ref or ref.startswith("#"):
-        return
-    if _def_with_id(root.defs, ref.partition("#")[0]) is not None:
-        return  # already bundled
+    if not ref or ref.startswith("#") or _def_with_id(root.defs, ref.partition("#")[0]) is not None:
+        return  # local, or already bundled
     try:
         target = _ref_target(schema)
     except SchemaError as exc:
@@ -223,8 +218,7 @@ def _bundle(ptr: list[str], loader: _Loader, root: Any, schema: Any, base_dir: s
     if loaded is None:
         return
     loaded.id = _relative_to(target, base_dir).partition("#")[0]
-    if root.defs is None:
-        root.defs = {}
+    root.defs = {} if root.defs is None else root.defs
     fragment_ptr = _parse_ptr(target.partition("#")[2])
     with_id = [(match_ptr, match) for match_ptr, match in _resolve_ptr(fragment_ptr, loaded) if match.id]
     if with_id:  # the reference goes through the deepest schema with an $id on its way
