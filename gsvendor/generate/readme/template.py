@@ -80,9 +80,8 @@ def _maintainers_table(d: Any, render: Render) -> str:
 
 def _html_default(row: Any, render: Render) -> str:
     # Sprig's default: AutoDefault when set, else Default (the reverse of the Markdown table)
-    default = row.AutoDefault if is_true(row.AutoDefault) else row.Default
+    text = go_print(row.AutoDefault if is_true(row.AutoDefault) else row.Default)
     notation = row.NotationType
-    text = go_print(default)
     if text.startswith("`") and text.endswith("`"):
         text = BUILTINS["toPrettyJson"](BUILTINS["fromJson"](text.strip("`")))
         notation = "json"

@@ -52,10 +52,7 @@ class Schema:
     the fields of :data:`FIELDS` (``None``/empty when unset) and the flags of :data:`_FLAGS`."""
 
     def __init__(self, kind: str = "object", **values: Any) -> None:
-        self.__dict__.update(_INITIAL)
-        self.kind = kind
-        for key, value in values.items():
-            setattr(self, key, value)
+        self.__dict__.update(_INITIAL, kind=kind, **values)
 
     def set_kind(self, kind: str) -> None:
         """Set the kind; a boolean kind clears every field (as hvsj's ``SetKind``)."""
