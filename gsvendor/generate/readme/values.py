@@ -44,9 +44,7 @@ def parse_comment(lines: list[str]) -> tuple[str, Description]:
     last = max((index for index, line in enumerate(lines) if line.startswith(_PREFIX_COMMENT)), default=0)
     if last > 0:
         return parse_comment(lines[last:])
-    key = ""
-    description = Description()
-    start = 0
+    key, description, start = "", Description(), 0
     for index, line in enumerate(lines):
         if match := _VALUES_DESCRIPTION.match(line):
             key, description.Description, start = match.group(1), match.group(2), index

@@ -92,18 +92,16 @@ def _process_list(text: str, strings_only: bool) -> list[Any]:
         if isinstance(value, list):
             return [_as_string(item) for item in value] if strings_only else value
         text = text[1:].removesuffix("]")
-    items: list[Any] = []
-    for item in text.split(","):
-        trimmed = item.strip()
-        if not strings_only and trimmed == "null":
-            items.append(None)
-            continue
-        if len(trimmed) > 1 and trimmed.startswith('"') and trimmed.endswith('"'):
-            with contextlib.suppress(ValueError, IndexError):  # strconv.Unquote, else the text as it is
-                items.append(go_unquote(trimmed))
-                continue
-        items.append(trimmed.strip('"'))
-    return items
+    return [_list_item(item.strip(), strings_only) for item in text.split(",")]
+
+
+def _list_item(text: str, strings_only: bool) -> Any:
+    if not strings_only and text == "null":
+        return None
+    if len(text) > 1 and text.startswith('"') and text.endswith('"'):
+        with contextlib.suppress(ValueError, IndexError):  # strconv.Unquote, else the text as it is
+            return go_unquote(text)
+    return text.strip('"')
 
 
 def _as_string(value: Any) -> Any:

@@ -187,8 +187,7 @@ def _k8s_aliases(ptr: list[str], schema: Schema, url: Callable[[], str]) -> None
     for path, sub in list(schema.subschemas()):
         _k8s_aliases([*ptr, *path], sub, url)
     ref: str = schema.ref
-    without_fragment = ref.split("#", 1)[0]
-    if without_fragment in ("$k8s", "$k8s/"):
+    if ref.partition("#")[0] in ("$k8s", "$k8s/"):
         raise SchemaError(f'{ptr_string(ptr)}: invalid $k8s schema alias: must have a path but only got "{ref}"')
     if ref.startswith("$k8s/"):
         schema.ref = url().removesuffix("/") + "/" + ref[len("$k8s/") :]
