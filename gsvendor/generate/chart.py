@@ -30,7 +30,7 @@ def generate_chart(
     """
     # the generators load here: a run whose charts come from the cache (generate/cache.py) needs none
     from gsvendor.generate.readme.template import render_readme
-    from gsvendor.generate.schema.model import CONFIG_FILE as SCHEMA_CONFIG
+    from gsvendor.generate.schema.config import CONFIG_FILE as SCHEMA_CONFIG
     from gsvendor.generate.schema.output import generate_schema
 
     settings = settings or GenerateSettings()

@@ -11,10 +11,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
-from gsvendor.generate.schema.config import Reader
+from gsvendor.generate.schema.config import CONFIG_FILE, Reader
 from gsvendor.generate.schema.model import (
     _BY_JSON,
-    CONFIG_FILE,
     Referrer,
     Schema,
     SchemaError,

@@ -7,15 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
 from gsvendor.generate.golang import yaml_v3 as goyaml
-from gsvendor.generate.schema.model import (
-    CONFIG_FILE,
-    DEFAULT_K8S_SCHEMA_URL,
-    SchemaError,
-    _decode_error,
-    _node_field,
-    _node_scalar,
-    deref,
-    is_null,
+from gsvendor.generate.schema.model import SchemaError, _decode_error, _node_field, _node_scalar, deref, is_null
+
+CONFIG_FILE = ".schema.yaml"
+DEFAULT_K8S_SCHEMA_URL = (
+    "https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/{{ .K8sSchemaVersion }}/"
 )
 
 

@@ -12,10 +12,6 @@ from urllib.parse import urlsplit, urlunsplit
 from gsvendor.errors import GsvendorError
 from gsvendor.generate.golang import yaml_v3 as goyaml
 
-CONFIG_FILE = ".schema.yaml"
-DEFAULT_K8S_SCHEMA_URL = (
-    "https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/{{ .K8sSchemaVersion }}/"
-)
 SCHEMA_URLS = {draft: f"http://json-schema.org/draft-0{draft}/schema#" for draft in (4, 6, 7)}
 SCHEMA_URLS |= {
     2019: "https://json-schema.org/draft/2019-09/schema",

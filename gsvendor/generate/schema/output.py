@@ -15,8 +15,8 @@ from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.golang.text_template.exec import Template
 from gsvendor.generate.golang.text_template.parse import TemplateError
 from gsvendor.generate.schema.bundle import _Files, _Loader, bundle
-from gsvendor.generate.schema.config import Reader, SchemaConfig, load_config
-from gsvendor.generate.schema.model import CONFIG_FILE, SCHEMA_URLS, Referrer, Schema, SchemaError, _go_key, deref
+from gsvendor.generate.schema.config import CONFIG_FILE, Reader, SchemaConfig, load_config
+from gsvendor.generate.schema.model import SCHEMA_URLS, Referrer, Schema, SchemaError, _go_key, deref
 from gsvendor.generate.schema.parse import (
     _add_missing_global,
     _ensure_compliant,
