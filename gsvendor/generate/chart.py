@@ -61,9 +61,8 @@ def chart_folders(files: dict[str, bytes]) -> list[str]:
 
 
 def refuse_unemulated(config: Config) -> None:
-    """Raise :class:`~gsvendor.errors.ConfigError` (exit 2) for what of helm-docs' setup gsvendor
-    does not emulate: a ``.helmdocsignore`` in the project root (helm-docs reads it from the
-    repository root and skips the chart folders it names)."""
+    """Raise :class:`~gsvendor.errors.ConfigError` (exit 2) for a ``.helmdocsignore`` in the project root:
+    helm-docs skips the chart folders it names, which gsvendor does not emulate."""
     if (config.root / ".helmdocsignore").exists():
         raise ConfigError(
             ".helmdocsignore: helm-docs' ignore file is not emulated: gsvendor documents every chart "

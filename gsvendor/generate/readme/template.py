@@ -56,9 +56,7 @@ def _requirements_section(d: Any, render: Render) -> str:
     out = render("chart.requirementsHeader", d) + "\n\n"
     if is_true(d.KubeVersion):
         out += render("chart.kubeVersionLine", d) + "\n\n"
-    if is_true(d.Dependencies):
-        out += render("chart.requirementsTable", d)
-    return out
+    return out + (render("chart.requirementsTable", d) if is_true(d.Dependencies) else "")
 
 
 def _requirements_table(d: Any, render: Render) -> str:

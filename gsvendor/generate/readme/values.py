@@ -183,10 +183,6 @@ def go_sprint_s(value: Any) -> str:
     return f"%!s({go_type}={go_print(value)})" if go_type else go_print(value)
 
 
-def _notation_value(node: goyaml.Node, notation: str) -> Any:
-    return dump_node(node) if notation == "yaml" else node.value
-
-
 def _rows_from_field(
     prefix: str, key: goyaml.Node, value: goyaml.Node, described: dict[str, Description], leaves: bool
 ) -> list[ValueRow]:
@@ -199,8 +195,10 @@ def _rows_from_field(
     desc = described.get(prefix)
     if not (leaves or desc is not None or auto.Description):
         return []
-    notation = value.tag == goyaml.STR_TAG and auto.NotationType
-    decoded = _notation_value(value, auto.NotationType) if notation else _scalar(value, prefix)
+    if value.tag == goyaml.STR_TAG and auto.NotationType:  # the text as written, or as YAML
+        decoded = dump_node(value) if auto.NotationType == "yaml" else value.value
+    else:
+        decoded = _scalar(value, prefix)
     return [_row(prefix, decoded, desc or Description(), auto, key.column, key.line)]
 
 
@@ -217,8 +215,10 @@ def _rows_from_collection(
             rows.append(_row(prefix, {} if is_map else [], desc or Description(), auto, key.column, key.line))
         return rows
     if desc is not None or auto.Description:  # the collection's own row, its children's rows only if undescribed
-        notation = auto.NotationType and desc is None
-        value = _notation_value(node, auto.NotationType) if notation else _jsonable(node)
+        if auto.NotationType and desc is None:
+            value = dump_node(node) if auto.NotationType == "yaml" else node.value
+        else:
+            value = _jsonable(node)
         rows.append(_row(prefix, value, desc or Description(), auto, key.column, key.line))
         leaves = False
     if is_map:
@@ -252,9 +252,8 @@ def value_rows(
 
 
 def _sorted_rows(rows: list[ValueRow], order: str) -> list[ValueRow]:
-    """helm-docs v1.14.2 ``sortValueRowsByOrder`` with Go's unstable ``sort.Slice`` (rows under an alias
-    tie in ``file`` order): by key bytes (``alphanum``) or line, then column (``file``). Its
-    dependencies-first rule never applies (gsvendor.yaml refuses documentDependencyValues)."""
+    """helm-docs v1.14.2 ``sortValueRowsByOrder`` with Go's unstable ``sort.Slice``: by key bytes (``alphanum``)
+    or line, then column (``file``); gsvendor.yaml refuses documentDependencyValues, its other rule."""
     out = list(rows)
     sort_slice_by_key(out, lambda row: (row.LineNumber, row.Column) if order == "file" else row.Key.encode("utf-8"))
     return out

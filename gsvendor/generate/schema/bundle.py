@@ -132,8 +132,7 @@ def _relative_to(target: str, base_dir: str) -> str:
     scheme, base, fragment = _split_ref(target)
     if scheme or not base.startswith("/"):
         return target
-    relative = posixpath.relpath(base, base_dir)
-    return relative + (f"#{fragment}" if fragment else "")
+    return posixpath.relpath(base, base_dir) + (f"#{fragment}" if fragment else "")
 
 
 def _def_with_id(defs: dict[str, Schema] | None, schema_id: str) -> str | None:
