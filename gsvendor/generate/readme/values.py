@@ -177,8 +177,7 @@ def _row(key: str, value: Any, desc: Description, auto: Description, column: int
 
 
 def go_sprint_s(value: Any) -> str:
-    """Go's ``fmt.Sprintf("%s", value)`` for a non-null decoded value (helm-docs v1.14.2 ``createValueRow``):
-    a string as itself, a scalar in Go's bad-verb form (``%!s(int=7)``, ``%!s(bool=true)``)."""
+    """Go's ``fmt.Sprintf("%s", value)`` of a non-null decoded value: a string as is, a scalar as ``%!s(int=7)``."""
     go_type = {bool: "bool", int: "int", float: "float64"}.get(type(value))  # ints are int64 (_scalar)
     return f"%!s({go_type}={go_print(value)})" if go_type else go_print(value)
 
