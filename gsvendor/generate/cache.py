@@ -1,17 +1,14 @@
-"""Generated files remembered by their inputs: a chart generated from the same bytes before is not generated again.
-
-Generation is a pure function of the chart's files, the files outside it that it reads (``$ref``
-bundling), the ``generate:`` settings and the generating code. Outputs are kept as a stamp
-(:func:`gsvendor.stamps.stamp_path`) named by the sha256 of those inputs; a hit needs the outside
-files and every output to still have their recorded sha256, and every output path to be one
-generation writes (inside the chart; of the chart's files only a README.md or a JSON schema).
-Errors are never remembered.
+"""Generated files remembered by their inputs: the chart's files, the outside files it reads (``$ref``
+bundling), the ``generate:`` settings and the generating code, hashed into a stamp's name
+(:func:`gsvendor.stamps.stamp_path`). A hit needs the outside files and outputs to keep their recorded
+sha256 and every output path to be one generation writes. Errors are never remembered.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -34,19 +31,14 @@ KEEP = 512
 
 
 class GenerateCache:
-    """:func:`~gsvendor.generate.chart.generate_chart` behind ``generated/`` in the stamps folder ``stamps``.
-
-    ``stamps`` ``None``: no cache. ``digests``: the run's sha256 memo, so each input is hashed once
-    for the key and the lock. ``hits`` and ``misses`` count the calls. The folder keeps the
-    :data:`KEEP` entries used last (a hit touches its entry; an instance's first write removes the
-    oldest beyond that).
-    """
+    """:func:`~gsvendor.generate.chart.generate_chart` behind ``generated/`` in the stamps folder ``stamps``
+    (``None``: no cache); ``digests`` is the run's sha256 memo; ``hits``/``misses`` count the calls.
+    The folder keeps the :data:`KEEP` entries used last (a hit touches its entry)."""
 
     def __init__(self, stamps: Path | None, digests: Digests | None = None) -> None:
         self.folder = stamps / "generated" if stamps is not None else None
         self.digests = digests or Digests()
         self.hits = self.misses = 0
-        self._code: str | None = None
         self._evicted = False
 
     def generate(
@@ -58,10 +50,8 @@ class GenerateCache:
         project_root: str | None,
         settings: GenerateSettings,
     ) -> dict[str, bytes]:
-        """``generate_chart(files, …)``'s result: from the stamp of these inputs, else generated (and stamped).
-
-        Raises what :func:`~gsvendor.generate.chart.generate_chart` raises.
-        """
+        """``generate_chart(files, …)``: from the stamp of these inputs, else generated and stamped. Raises
+        what :func:`~gsvendor.generate.chart.generate_chart` raises."""
         stamp = None
         if self.folder is not None:
             stamp = stamp_path(self.folder, SALT, self._key(files, chart_dir, project_root, settings))
@@ -95,36 +85,44 @@ class GenerateCache:
             self._evict()
         return out
 
+    @functools.cached_property
     def code(self) -> str:
-        """The sha256 of what generates: every gsvendor module's source, Python's and ruamel.yaml's versions."""
-        if self._code is None:
-            from gsvendor import __version__
+        """The sha256 of what generates: every gsvendor module's source, Python's and ruamel.yaml's versions
+        (the YAML emulations read libyaml's events)."""
+        import ruamel.yaml
 
-            package = Path(__file__).resolve().parent.parent
-            # the version too: an install of byte code alone (no .py) still keys on the release
-            digest = hashlib.sha256(f"{sys.version}\0gsvendor {__version__}".encode())
-            for path in sorted(package.rglob("*.py")):
-                digest.update(f"\0{path.relative_to(package).as_posix()}\0".encode())
-                digest.update(path.read_bytes())
-            digest.update(f"\0{_ruamel_versions()}".encode())
-            self._code = digest.hexdigest()
-        return self._code
+        from gsvendor import __version__
+
+        package = Path(__file__).resolve().parent.parent
+        # the version too: an install of byte code alone (no .py) still keys on the release
+        digest = hashlib.sha256(f"{sys.version}\0gsvendor {__version__}".encode())
+        for path in sorted(package.rglob("*.py")):
+            digest.update(f"\0{path.relative_to(package).as_posix()}\0".encode())
+            digest.update(path.read_bytes())
+        try:
+            from _ruamel_yaml import get_version_string
+
+            libyaml = f"_ruamel_yaml {get_version_string()}"
+        except ImportError:  # ruamel's pure-Python parser
+            libyaml = "no libyaml"
+        digest.update(f"\0ruamel.yaml {ruamel.yaml.__version__}, {libyaml}".encode())
+        return digest.hexdigest()
 
     def _key(
         self, files: dict[str, bytes], chart_dir: str, project_root: str | None, settings: GenerateSettings
     ) -> str:
         inputs = [[path, self.digests(files[path])] for path in sorted(files)]
         where = {"chartDir": chart_dir, "projectRoot": project_root}
-        return json.dumps({"code": self.code(), **where, "settings": dataclasses.asdict(settings), "files": inputs})
+        return json.dumps({"code": self.code, **where, "settings": dataclasses.asdict(settings), "files": inputs})
 
-    def _read(self, stamp: Path | None, outside: Reader | None, files: dict[str, bytes]) -> dict[str, bytes] | None:
+    def _read(self, stamp: Path, outside: Reader | None, files: dict[str, bytes]) -> dict[str, bytes] | None:
         held: Any = read_stamp(stamp)
         try:  # an entry of another shape (damaged, or edited by hand) is a miss
             outputs, sums, reads = (held["data"][name] for name in ("outputs", "sha256", "reads"))
             found = {path: text.encode("utf-8") for path, text in outputs.items()}
-            if outputs.keys() != sums.keys() or any(sums[path] != self.digests(found[path]) for path in found):
+            if outputs.keys() != sums.keys() or any(sums[p] != self.digests(found[p]) for p in found):
                 return None
-            if not all(_generated_path(path, files) for path in found):
+            if not all(_generated_path(path, files) for path in found):  # an entry edited to write elsewhere
                 return None
             recorded = dict(reads.items())
         except (TypeError, KeyError, AttributeError, UnicodeEncodeError):
@@ -136,7 +134,7 @@ class GenerateCache:
         return found
 
     def _evict(self) -> None:
-        """Remove the entries used longest ago beyond :data:`KEEP` (a cache that cannot be read is left alone)."""
+        """Remove the entries used longest ago beyond :data:`KEEP`, once per instance."""
         if self._evicted or self.folder is None:
             return
         self._evicted = True
@@ -150,20 +148,7 @@ class GenerateCache:
 
 
 def _generated_path(path: str, files: dict[str, bytes]) -> bool:
-    """Whether ``path`` can be an output of :func:`generate_chart` for ``files``: a chart-relative path
-    that stays in the chart, and, where it names one of ``files``, a README.md or a JSON schema (an
-    entry naming ``../x`` or ``values.yaml`` would write outside the chart or over its input)."""
+    """Whether ``path`` stays in the chart and, where it names one of ``files``, is a README.md or JSON."""
     inside = bool(path) and posixpath.normpath(path) == path and not path.startswith(("/", "../")) and path != ".."
     name = path.rpartition("/")[2]
     return inside and (path not in files or name == "README.md" or name.endswith(".json"))
-
-
-def _ruamel_versions() -> str:
-    """ruamel.yaml's and its libyaml binding's versions (the YAML emulations read libyaml's events)."""
-    import ruamel.yaml
-
-    try:
-        import _ruamel_yaml
-    except ImportError:  # ruamel's pure-Python parser
-        return f"ruamel.yaml {ruamel.yaml.__version__}, no libyaml"
-    return f"ruamel.yaml {ruamel.yaml.__version__}, _ruamel_yaml {_ruamel_yaml.get_version_string()}"

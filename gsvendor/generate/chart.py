@@ -21,17 +21,16 @@ def generate_chart(
     project_root: str | None = None,
     settings: GenerateSettings | None = None,
 ) -> dict[str, bytes]:
-    """A copy of ``files`` (chart-relative path → bytes) with the schema named in ``.schema.yaml`` (if
-    any) and then README.md in every folder with a Chart.yaml and a values.yaml regenerated.
-
-    ``chart_dir``: the chart's absolute folder; ``project_root``: where Giant Swarm's pre-commit runs
-    the tools (default: the chart folder); ``outside`` reads absolute paths outside the chart.
-    Raises :class:`~gsvendor.generate.schema.model.SchemaError` or
-    :class:`~gsvendor.generate.readme.chart.ReadmeError` (exit 2) naming the file and key at fault.
+    """A copy of ``files`` (chart-relative path → bytes) with the schema named in ``.schema.yaml`` (if any),
+    then README.md in every folder with a Chart.yaml and a values.yaml, regenerated. ``chart_dir``: the
+    chart's absolute folder; ``project_root``: where Giant Swarm's pre-commit runs the tools (default: the
+    chart folder); ``outside`` reads absolute paths outside the chart. Raises
+    :class:`~gsvendor.generate.schema.model.SchemaError` or :class:`~gsvendor.generate.readme.chart.ReadmeError`
+    (exit 2) naming the file and key at fault.
     """
     # the generators load here: a run whose charts come from the cache (generate/cache.py) needs none
     from gsvendor.generate.readme.template import render_readme
-    from gsvendor.generate.schema.model import CONFIG_FILE as SCHEMA_CONFIG
+    from gsvendor.generate.schema.config import CONFIG_FILE as SCHEMA_CONFIG
     from gsvendor.generate.schema.output import generate_schema
 
     settings = settings or GenerateSettings()
@@ -45,7 +44,9 @@ def generate_chart(
     # helm-docs documents every folder below its search root that holds a Chart.yaml: the chart and
     # any chart inside it (charts/<sub>/), each from the files as they were before any README is written
     before = dict(out)
-    folder = helm_docs_folder(chart_dir, project_root)
+    # .ChartDirectory: relative to where helm-docs runs (the chart folder by default), as given when outside it
+    chart, root = PurePosixPath(chart_dir), PurePosixPath(chart_dir if project_root is None else project_root)
+    folder = chart.relative_to(root).as_posix() if chart.is_relative_to(root) else chart_dir
     for prefix in chart_folders(before):
         inner = {p[len(prefix) :]: d for p, d in before.items() if p.startswith(prefix)} if prefix else before
         text = render_readme(inner, None, posixpath.normpath(posixpath.join(folder, prefix)), parsed, settings)
@@ -55,40 +56,22 @@ def generate_chart(
 
 
 def chart_folders(files: dict[str, bytes]) -> list[str]:
-    """The folders of ``files`` (chart-relative paths) that hold a Chart.yaml, as path prefixes:
-    ``""`` for the chart itself, ``charts/b/`` for a chart inside it; sorted."""
+    """The folders of ``files`` holding a Chart.yaml as sorted path prefixes (``""``, ``charts/b/``)."""
     return sorted(p[: -len("Chart.yaml")] for p in files if p == "Chart.yaml" or p.endswith("/Chart.yaml"))
 
 
-def helm_docs_folder(chart_dir: str, project_root: str | None) -> str:
-    """The chart folder as helm-docs run in ``project_root`` names it (``.ChartDirectory``): relative to
-    it (``helm/c``), ``.`` without ``project_root``, ``chart_dir`` as given when outside it."""
-    if project_root is None:
-        return "."
-    try:
-        return PurePosixPath(chart_dir).relative_to(project_root).as_posix()
-    except ValueError:
-        return chart_dir
-
-
-HELMDOCSIGNORE = ".helmdocsignore"
-
-
 def refuse_unemulated(config: Config) -> None:
-    """Raise :class:`~gsvendor.errors.ConfigError` (exit 2) for what of helm-docs' setup gsvendor
-    does not emulate: a ``.helmdocsignore`` in the project root (helm-docs reads it from the
-    repository root and skips the chart folders it names)."""
-
-    if (config.root / HELMDOCSIGNORE).exists():
+    """Raise :class:`~gsvendor.errors.ConfigError` (exit 2) for a ``.helmdocsignore`` in the project root:
+    helm-docs skips the chart folders it names, which gsvendor does not emulate."""
+    if (config.root / ".helmdocsignore").exists():
         raise ConfigError(
-            f"{HELMDOCSIGNORE}: helm-docs' ignore file is not emulated: gsvendor documents every chart "
+            ".helmdocsignore: helm-docs' ignore file is not emulated: gsvendor documents every chart "
             "folder of the configured charts; remove it"
         )
 
 
 def exact_readme(config: Config, path: str) -> bool:
-    """Whether the generated file ``path`` (chart-relative) is written as helm-docs wrote it,
-    without pre-commit-hooks' whitespace fixes: a README.md under ``whitespace: helm-docs``."""
+    """Whether the generated ``path`` is written as helm-docs wrote it: a README.md under ``whitespace: helm-docs``."""
     return config.generate.whitespace == "helm-docs" and (path == "README.md" or path.endswith("/README.md"))
 
 

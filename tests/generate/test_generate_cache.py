@@ -79,7 +79,7 @@ def test_settings_the_folder_and_the_code_are_part_of_the_key(tmp_path: Path) ->
         run(cache, files, **where)
         assert cache.misses == 1, where
     edited = GenerateCache(tmp_path)
-    edited._code = "0" * 64  # gsvendor's code (or Python, or ruamel.yaml) changed
+    edited.code = "0" * 64  # gsvendor's code (or Python, or ruamel.yaml) changed
     run(edited, files)
     assert edited.misses == 1
     assert len(entries(tmp_path)) == 4

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import posixpath
 import re
 from collections.abc import Callable
@@ -15,7 +16,6 @@ from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.schema.model import YAML11_BOOLS, deref, is_null
 
 HELM_DOCS_VERSION = "1.14.2"
-BADGE_STYLE = "flat-square"
 TEMPLATE_FILE = "README.md.gotmpl"
 VALUES_FILE = "values.yaml"
 
@@ -92,29 +92,21 @@ class Sections:
 
 def go_join(base: str, name: str) -> str:
     """Go's ``filepath.Join(base, name)`` on a POSIX system: joined with ``/`` and cleaned."""
-    joined = f"{base}/{name}" if base and name else base or name
-    if not joined:
-        return ""
-    cleaned = posixpath.normpath(joined)
-    return "/" + cleaned.lstrip("/") if cleaned.startswith("/") else cleaned
+    joined = "/".join(part for part in (base, name) if part)
+    return re.sub("^//", "/", posixpath.normpath(joined)) if joined else ""  # normpath keeps a leading "//"
 
 
-# a gobwas/glob token: an escape, ``**``, a wildcard or brace character, a ``[…]`` class (maybe unterminated), a literal
-# a class is `[` `!`? then a range `lo-hi` (gobwas' lexer takes one when the second character is `-`) or a
-# list up to `]` with `\` escapes; its closing `]` is optional here so a missing one is reported
+# a gobwas/glob token: an escape, ``**``, a wildcard or brace character, a literal or a class: `[` `!`? then a
+# range `lo-hi` (when the second character is `-`) or a list with `\` escapes, then `]` (reported when missing)
 _GLOB_TOKEN = re.compile(r"\\.|\*\*|[*?{},]|\[!?+(?:.-.|(?:\\.|[^]\\])*)\]?|.", re.DOTALL)
 _GLOB_LIST = re.compile(r"((?:\\.|[^]\\])*)(\]?)", re.DOTALL)
-
-
 _MAX_BRACES = 200  # nested {…} levels gsvendor reads
 
 
 def glob_matcher(pattern: str) -> Callable[[str], bool]:
-    """A gobwas/glob pattern with ``/`` as separator (what helm-docs' ``.Files.Glob`` compiles) as a
-    predicate on a path. Raises :class:`ReadmeError` for a class gobwas refuses (helm-docs then
-    matches nothing) and for braces nested past :data:`_MAX_BRACES`; braces left open are closed
-    at the end, as gobwas does. Matching runs the pattern as an automaton, state set by state set
-    (time linear in the path): a backtracking regular expression took minutes on ``*a*a*a*ab``."""
+    """A gobwas/glob pattern with ``/`` as separator (helm-docs' ``.Files.Glob``) as a predicate on a path;
+    :class:`ReadmeError` for a class gobwas refuses or braces nested past :data:`_MAX_BRACES`. An
+    automaton run state set by state set (linear time): backtracking took minutes on ``*a*a*a*ab``."""
     # states: ("char", test, next) takes one character; ("star", test, next) any run of them;
     # ("split", [starts]) one of the brace's alternatives; ("match",). Built back to front.
     states: list[tuple[Any, ...]] = [("match",)]
@@ -155,23 +147,14 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
         return following
 
     start = build(stack[0][1], 0)
-    closures: dict[int, frozenset[int]] = {}
 
+    @functools.cache
     def closure(state: int) -> frozenset[int]:
-        """The states ``state`` stands for before a character is read (a split is its alternatives, a
-        star itself and what follows it)."""
-        if state not in closures:
-            found: set[int] = set()
-            todo = [state]
-            while todo:
-                at = todo.pop()
-                if at in found:
-                    continue
-                found.add(at)
-                kind = states[at]
-                todo.extend(kind[1] if kind[0] == "split" else [kind[2]] if kind[0] == "star" else [])
-            closures[state] = frozenset(s for s in found if states[s][0] != "split")
-        return closures[state]
+        """The states ``state`` stands for before a character is read (states only point back: no cycle)."""
+        kind = states[state]
+        if kind[0] == "split":
+            return frozenset().union(*map(closure, kind[1]))
+        return closure(kind[2]) | {state} if kind[0] == "star" else frozenset((state,))
 
     def matches(path: str) -> bool:
         current = closure(start)
@@ -179,11 +162,11 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
             following: set[int] = set()
             for state in current:
                 kind = states[state]
-                if kind[0] in ("char", "star") and kind[1](char):
+                if kind[0] != "match" and kind[1](char):
                     following |= closure(state if kind[0] == "star" else kind[2])
             if not following:
                 return False
-            current = frozenset(following)
+            current = following  # type: ignore[assignment]
         return 0 in current
 
     return matches
@@ -200,9 +183,8 @@ def _glob_char(pattern: str, token: str) -> Callable[[str], bool]:
 
 
 def _glob_class(pattern: str, token: str) -> str:
-    """One ``[…]`` of a gobwas/glob pattern as a regular-expression class. Raises :class:`ReadmeError`
-    where gobwas' parser refuses it: no closing ``]``, an empty list (``[]``, ``[!]``), a range whose
-    ``lo`` is above ``hi`` (``[z-a]``) or not closed right after ``hi`` (``[a-c-d]``)."""
+    """One ``[…]`` of a gobwas/glob pattern as a regular-expression class; :class:`ReadmeError` where gobwas
+    refuses it (``[a``, ``[]``, ``[!]``, ``[z-a]``, ``[a-c-d]``)."""
     negate = token.startswith("[!")
     body = token[1 + negate :]
     if len(body) >= 3 and body[1] == "-":  # a range: both ends taken as they are, with no escapes
@@ -223,11 +205,9 @@ def _glob_class(pattern: str, token: str) -> str:
 
 
 class Files:
-    """The chart's files as helm-docs v1.14.2's templates see them (``.Files.Get "path"`` …).
-
-    ``walked``: the files by the path helm-docs walks them as, below the chart folder as it names it
-    (``base``, relative to where it runs: ``helm/c/Chart.yaml``). ``Get``, ``GetBytes`` and ``Glob``
-    take names relative to the chart and join them to ``base``; ``Lines`` and ``AsMap`` use walked paths.
+    """The chart's files as helm-docs v1.14.2's templates see them (``.Files.Get "path"`` …): ``walked``
+    by the path helm-docs walks them as (``helm/c/Chart.yaml`` for the chart folder ``base`` ``helm/c``).
+    ``Get``, ``GetBytes`` and ``Glob`` join chart-relative names to ``base``; ``Lines`` takes walked paths.
     """
 
     def __init__(self, walked: dict[str, bytes], base: str = ".") -> None:
@@ -243,8 +223,7 @@ class Files:
         return self.GetBytes(name).decode("utf-8", "replace")
 
     def Glob(self, pattern: str) -> Files:
-        """The files whose walked path matches ``pattern`` joined to the chart folder (none if it
-        does not compile)."""
+        """The files whose walked path matches ``pattern`` joined to the chart folder (none if invalid)."""
         try:
             matches = glob_matcher(go_join(self._base, pattern))
         except ReadmeError:
@@ -311,29 +290,24 @@ def _text(node: goyaml.Node | None, where: str) -> str:
     return "" if is_null(node) else node.value
 
 
-def _collection(node: goyaml.Node | None, where: str, kind: str) -> goyaml.Node | None:
-    """The mapping or sequence ``node`` (aliases followed); ``None`` for no node or null."""
+def _items(node: goyaml.Node | None, where: str, kind: str = goyaml.SEQUENCE) -> list[goyaml.Node]:
+    """The content of the mapping or sequence ``node`` (aliases followed); none for no node or null."""
     if node is None or (node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG):
-        return None
+        return []
     node = deref(node)
     if node.kind != kind:
         raise ReadmeError(f"{where}: expected a {'list' if kind == goyaml.SEQUENCE else kind}, found a {node.kind}")
-    return node
+    return list(node.content)
 
 
 def _fields(node: goyaml.Node | None, where: str) -> dict[str, goyaml.Node]:
     out: dict[str, goyaml.Node] = {}
-    mapping = _collection(node, where, goyaml.MAPPING)
-    for key, value in mapping.pairs() if mapping is not None else []:
+    content = _items(node, where, goyaml.MAPPING)
+    for key, value in zip(content[::2], content[1::2], strict=False):
         if key.value in out:
             raise ReadmeError(f"{where}: line {key.line}: mapping key {key.value!r} already defined")
         out[key.value] = value
     return out
-
-
-def _list(node: goyaml.Node | None, where: str) -> list[goyaml.Node]:
-    sequence = _collection(node, where, goyaml.SEQUENCE)
-    return [] if sequence is None else list(sequence.content)
 
 
 def _parse_yaml(data: bytes, label: str) -> goyaml.Node | None:
@@ -344,8 +318,7 @@ def _parse_yaml(data: bytes, label: str) -> goyaml.Node | None:
 
 
 def _struct(cls: type[Any], node: goyaml.Node | None, where: str, names: tuple[str, ...] = ()) -> Any:
-    """A ``cls`` whose string fields (or ``names``) are read from the mapping ``node``: field ``ApiVersion``
-    from key ``apiVersion``."""
+    """A ``cls`` with its string fields (or ``names``) read from ``node``: ``ApiVersion`` from ``apiVersion``."""
     entry = _fields(node, where)
     sep = ": " if where == "Chart.yaml" else "."
     keys = {n: n[0].lower() + n[1:] for n in names or [f.name for f in dataclasses.fields(cls)]}
@@ -361,10 +334,8 @@ def _root(data: bytes, label: str) -> goyaml.Node | None:
 
 
 def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) -> ChartData:
-    """Chart.yaml (and requirements.yaml for ``apiVersion: v1``) as helm-docs reads them.
-
-    Raises :class:`ReadmeError` for invalid YAML or a field of the wrong shape.
-    """
+    """Chart.yaml (and requirements.yaml for ``apiVersion: v1``) as helm-docs reads them. Raises
+    :class:`ReadmeError` for invalid YAML or a field of the wrong shape."""
     root = _root(chart_yaml, "Chart.yaml")
     meta = _fields(root, "Chart.yaml")
     data = _struct(ChartData, root, "Chart.yaml", _CHART_KEYS)
@@ -377,15 +348,14 @@ def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) ->
         if value is not None and not isinstance(value, bool):
             raise ReadmeError(f"Chart.yaml: deprecated: cannot unmarshal {deprecated.value!r} into bool")
         data.Deprecated = bool(value)
-    data.Sources = [_text(n, "Chart.yaml: sources") for n in _list(meta.get("sources"), "Chart.yaml: sources")]
-    for item in _list(meta.get("maintainers"), "Chart.yaml: maintainers"):
-        data.Maintainers.append(_struct(Maintainer, item, "Chart.yaml: maintainers"))
+    data.Sources = [_text(n, "Chart.yaml: sources") for n in _items(meta.get("sources"), "Chart.yaml: sources")]
+    maintainers = _items(meta.get("maintainers"), "Chart.yaml: maintainers")
+    data.Maintainers = [_struct(Maintainer, item, "Chart.yaml: maintainers") for item in maintainers]
+    deps_node = meta.get("dependencies")
     if data.ApiVersion == "v1":
         if requirements_yaml is None:
             return data
         deps_node = _fields(_root(requirements_yaml, "requirements.yaml"), "requirements.yaml").get("dependencies")
-    else:
-        deps_node = meta.get("dependencies")
-    data.Dependencies = [_struct(Dependency, item, "dependencies") for item in _list(deps_node, "dependencies")]
+    data.Dependencies = [_struct(Dependency, item, "dependencies") for item in _items(deps_node, "dependencies")]
     data.Dependencies.sort(key=lambda d: f"{d.Repository}/{d.Name}".encode())
     return data

@@ -36,6 +36,7 @@ def _row_line(row: Any) -> str:
 
 
 _TABLE_HEAD = "| Key | Type | Default | Description |\n|-----|------|---------|-------------|"
+_DEPRECATED = "> **:exclamation: This Helm Chart is deprecated!**"
 
 
 def _values_table(d: Any, render: Render) -> str:
@@ -55,9 +56,7 @@ def _requirements_section(d: Any, render: Render) -> str:
     out = render("chart.requirementsHeader", d) + "\n\n"
     if is_true(d.KubeVersion):
         out += render("chart.kubeVersionLine", d) + "\n\n"
-    if is_true(d.Dependencies):
-        out += render("chart.requirementsTable", d)
-    return out
+    return out + (render("chart.requirementsTable", d) if is_true(d.Dependencies) else "")
 
 
 def _requirements_table(d: Any, render: Render) -> str:
@@ -79,9 +78,8 @@ def _maintainers_table(d: Any, render: Render) -> str:
 
 def _html_default(row: Any, render: Render) -> str:
     # Sprig's default: AutoDefault when set, else Default (the reverse of the Markdown table)
-    default = row.AutoDefault if is_true(row.AutoDefault) else row.Default
+    text = go_print(row.AutoDefault if is_true(row.AutoDefault) else row.Default)
     notation = row.NotationType
-    text = go_print(default)
     if text.startswith("`") and text.endswith("`"):
         text = BUILTINS["toPrettyJson"](BUILTINS["fromJson"](text.strip("`")))
         notation = "json"
@@ -120,8 +118,14 @@ def _values_table_html(d: Any, render: Render) -> str:
     return "\n" + body + "\n\n\n"
 
 
-def _if(condition: Callable[[Any], Any], body: Callable[[Any, Render], str]) -> Callable[[Any, Render], str]:
-    return lambda d, render: body(d, render) if is_true(condition(d)) else ""
+def _if(attr: str, body: Callable[[Any, Render], str]) -> Callable[[Any, Render], str]:
+    """``body`` where the field ``attr`` of the data is true (Go's truth), else nothing."""
+    return lambda d, render: body(d, render) if is_true(getattr(d, attr)) else ""
+
+
+def _section(attr: str, header: str, sep: str, body: str) -> Callable[[Any, Render], str]:
+    """Where ``attr`` is true: the templates ``chart.<header>`` and ``chart.<body>`` joined by ``sep``."""
+    return _if(attr, lambda d, r: r(f"chart.{header}", d) + sep + r(f"chart.{body}", d))
 
 
 def _named_templates(style: str) -> dict[str, Callable[[Any, Render], str]]:
@@ -129,40 +133,29 @@ def _named_templates(style: str) -> dict[str, Callable[[Any, Render], str]]:
     return {
         "chart.name": lambda d, r: go_print(d.Name),
         "chart.header": lambda d, r: f"# {go_print(d.Name)}\n",
-        "chart.deprecationWarning": _if(
-            lambda d: d.Deprecated, lambda d, r: "> **:exclamation: This Helm Chart is deprecated!**"
-        ),
+        "chart.deprecationWarning": _if("Deprecated", lambda d, r: _DEPRECATED),
         "chart.version": lambda d, r: go_print(d.Version),
         "chart.type": lambda d, r: go_print(d.Type),
         "chart.appVersion": lambda d, r: go_print(d.AppVersion),
-        "chart.badgesSection": lambda d, r: (
-            r("chart.versionBadge", d) + r("chart.typeBadge", d) + r("chart.appVersionBadge", d)
-        ),
-        "chart.description": _if(lambda d: d.Description, lambda d, r: go_print(d.Description)),
+        "chart.badgesSection": lambda d, r: "".join(r(f"chart.{b}Badge", d) for b in ("version", "type", "appVersion")),
+        "chart.description": _if("Description", lambda d, r: go_print(d.Description)),
         "chart.homepage": lambda d, r: go_print(d.Home),
-        "chart.homepageLine": _if(lambda d: d.Home, lambda d, r: f"**Homepage:** <{go_print(d.Home)}>"),
+        "chart.homepageLine": _if("Home", lambda d, r: f"**Homepage:** <{go_print(d.Home)}>"),
         "chart.maintainersHeader": lambda d, r: "## Maintainers",
         "chart.maintainersTable": _maintainers_table,
-        "chart.maintainersSection": _if(
-            lambda d: d.Maintainers,
-            lambda d, r: r("chart.maintainersHeader", d) + "\n\n" + r("chart.maintainersTable", d),
-        ),
+        "chart.maintainersSection": _section("Maintainers", "maintainersHeader", "\n\n", "maintainersTable"),
         "chart.sourcesHeader": lambda d, r: "## Source Code",
         "chart.sourcesList": lambda d, r: "".join(f"\n* <{go_print(s)}>" for s in d.Sources),
-        "chart.sourcesSection": _if(
-            lambda d: d.Sources, lambda d, r: r("chart.sourcesHeader", d) + "\n" + r("chart.sourcesList", d)
-        ),
+        "chart.sourcesSection": _section("Sources", "sourcesHeader", "\n", "sourcesList"),
         "chart.requirementsHeader": lambda d, r: "## Requirements",
         "chart.kubeVersion": lambda d, r: go_print(d.KubeVersion),
-        "chart.kubeVersionLine": _if(lambda d: d.KubeVersion, lambda d, r: f"Kubernetes: `{go_print(d.KubeVersion)}`"),
+        "chart.kubeVersionLine": _if("KubeVersion", lambda d, r: f"Kubernetes: `{go_print(d.KubeVersion)}`"),
         "chart.requirementsTable": _requirements_table,
         "chart.requirementsSection": _requirements_section,
         "chart.valuesHeader": lambda d, r: "## Values",
         "chart.valuesTable": _values_table,
         "chart.valuesTableMd": lambda d, r: r("chart.valuesTable", d),
-        "chart.valuesSection": _if(
-            lambda d: d.Values, lambda d, r: r("chart.valuesHeader", d) + "\n\n" + r("chart.valuesTableMd", d)
-        ),
+        "chart.valuesSection": _section("Values", "valuesHeader", "\n\n", "valuesTableMd"),
         "chart.valuesSectionMd": lambda d, r: r("chart.valuesSection", d),
         "chart.valueDefaultColumnRender": _html_default,
         "chart.valueDefaultColumnRenderHtml": lambda d, r: r("chart.valueDefaultColumnRender", d),
@@ -180,9 +173,9 @@ def _named_templates(style: str) -> dict[str, Callable[[Any, Render], str]]:
         "chart.valueKeyColumnRenderHtml": lambda d, r: r("chart.valueKeyColumnRenderMd", d),
         "chart.valueTypeColumnRenderHtml": lambda d, r: r("chart.valueTypeColumnRenderMd", d),
         "chart.valueDescriptionColumnRenderHtml": lambda d, r: r("chart.valueDescriptionColumnRenderMd", d),
-        "helm-docs.version": _if(lambda d: d.HelmDocsVersion, lambda d, r: go_print(d.HelmDocsVersion)),
+        "helm-docs.version": _if("HelmDocsVersion", lambda d, r: go_print(d.HelmDocsVersion)),
         "helm-docs.versionFooter": _if(
-            lambda d: d.HelmDocsVersion,
+            "HelmDocsVersion",
             lambda d, r: (
                 "\n" + "-" * 46 + "\nAutogenerated from chart metadata using "
                 f"[helm-docs v{go_print(d.HelmDocsVersion)}](https://github.com/norwoodj/helm-docs/releases/"
@@ -190,29 +183,18 @@ def _named_templates(style: str) -> dict[str, Callable[[Any, Render], str]]:
             ),
         ),
         "chart.versionBadge": lambda d, r: _badge("Version", go_print(d.Version), style),
-        "chart.typeBadge": _if(lambda d: d.Type, lambda d, r: _badge("Type", go_print(d.Type), style, False)),
-        "chart.appVersionBadge": _if(
-            lambda d: d.AppVersion, lambda d, r: _badge("AppVersion", go_print(d.AppVersion), style)
-        ),
+        "chart.typeBadge": _if("Type", lambda d, r: _badge("Type", go_print(d.Type), style, False)),
+        "chart.appVersionBadge": _if("AppVersion", lambda d, r: _badge("AppVersion", go_print(d.AppVersion), style)),
     }
 
 
-# helm-docs' layout when a chart has no README.md.gotmpl: these sections, a blank line apart,
-# then the version footer.
-_DEFAULT_SECTIONS = (
-    "chart.badgesSection",
-    "chart.description",
-    "chart.homepageLine",
-    "chart.maintainersSection",
-    "chart.sourcesSection",
-    "chart.requirementsSection",
-    "chart.valuesSection",
-)
-
+# helm-docs' layout when a chart has no README.md.gotmpl: these sections a blank line apart, then the footer
+_DEFAULT_SECTIONS = "badgesSection description homepageLine maintainersSection sourcesSection requirementsSection"
+_DEFAULT_SECTIONS += " valuesSection"
 
 DEFAULT_TEMPLATE = (
     '{{ template "chart.header" . }}\n{{ template "chart.deprecationWarning" . }}\n\n'
-    + "\n\n".join(f'{{{{ template "{name}" . }}}}' for name in _DEFAULT_SECTIONS)
+    + "\n\n".join(f'{{{{ template "chart.{name}" . }}}}' for name in _DEFAULT_SECTIONS.split())
     + '\n\n{{- if not .SkipVersionFooter }}\n{{ template "helm-docs.versionFooter" . }}\n{{- end }}\n'
 )
 
@@ -225,14 +207,10 @@ def render_readme(
     settings: GenerateSettings | None = None,
 ) -> bytes | None:
     """README.md for a chart (``files``: chart-relative path → bytes) as helm-docs v1.14.2 generates it
-    with the flags of ``settings``; ``None`` without values.yaml (helm-docs skips the chart).
-
-    The template is ``template_text``, else the ``--template-files`` found, in order (the default
-    template after them where one is missing). ``chart_dir``: the chart folder as helm-docs names it
-    (``.ChartDirectory``, the ``.Files`` paths). ``parsed``: yaml.v3 trees by their bytes (the
-    schema's), values.yaml's taken from it. Raises :class:`ReadmeError` for invalid Chart.yaml or
-    values.yaml and for template errors (with the template line).
-    """
+    with the flags of ``settings`` and ``template_text`` (else the ``--template-files``, the default
+    where one is missing); ``None`` without values.yaml. ``chart_dir``: the chart folder as helm-docs
+    names it; ``parsed``: as :func:`~gsvendor.generate.readme.values.value_rows`. Raises
+    :class:`ReadmeError` for invalid Chart.yaml or values.yaml and template errors (with the line)."""
     if VALUES_FILE not in files:
         return None
     settings = settings or GenerateSettings()
@@ -244,9 +222,8 @@ def render_readme(
     template = Template(TEMPLATE_FILE)
     template.templates.update(_named_templates(settings.badge_style))  # type: ignore[arg-type]
     try:
-        # helm-docs parses its own texts before the chart's into one template; the last of them
-        # with a top-level body is the homepage one, whose body is a literal backslash-n. A chart
-        # template without a body of its own (only blanks, comments, defines) keeps that body.
+        # helm-docs parses its own texts before the chart's into one template: a chart template without a
+        # body of its own (only blanks, comments, defines) keeps the last one's, a literal backslash-n
         template.parse("\\n")
         template.parse(template_text)
         text = template.execute(data)

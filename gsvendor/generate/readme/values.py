@@ -39,15 +39,12 @@ _TAGS = ((_DEFAULT_VALUE, "Default"), (_NOTATION_TYPE, "NotationType"), (_SECTIO
 
 
 def parse_comment(lines: list[str]) -> tuple[str, Description]:
-    """helm-docs' ``ParseComment``: the key (old-style ``# key -- …``) and the description of the
-    last group starting with ``# --``, with its ``(type)`` and the ``@default``, ``@notationType``,
-    ``@section`` and ``@raw`` lines after it."""
+    """helm-docs' ``ParseComment``: the key (old-style ``# key -- …``) and the description of the last
+    group starting with ``# --``, with its ``(type)`` and the ``@…`` lines after it."""
     last = max((index for index, line in enumerate(lines) if line.startswith(_PREFIX_COMMENT)), default=0)
     if last > 0:
         return parse_comment(lines[last:])
-    key = ""
-    description = Description()
-    start = 0
+    key, description, start = "", Description(), 0
     for index, line in enumerate(lines):
         if match := _VALUES_DESCRIPTION.match(line):
             key, description.Description, start = match.group(1), match.group(2), index
@@ -121,38 +118,37 @@ def _jsonable(node: goyaml.Node) -> Any:
         try:
             return _scalar(node, "")
         except ReadmeError:  # an int, float or bool that does not decode: helm-docs logs it and uses 0
-            return 0 if node.tag in (goyaml.INT_TAG, goyaml.FLOAT_TAG, goyaml.BOOL_TAG) else None
+            return 0 if node.tag in _DECODED else None
     return None
 
 
 def _scalar(node: goyaml.Node, key: str) -> Any:
-    """A scalar as helm-docs decodes it: null None, a string or timestamp its text, an int (int64),
-    float or bool its value. Raises :class:`ReadmeError` for another tag or a value that does not decode."""
+    """A scalar as helm-docs decodes it; :class:`ReadmeError` for another tag or a value that does not decode."""
     tag = node.tag
     if tag == goyaml.NULL_TAG:
         return None
     if tag in (goyaml.STR_TAG, goyaml.TIMESTAMP_TAG):
         return node.value
-    if tag not in (goyaml.INT_TAG, goyaml.FLOAT_TAG, goyaml.BOOL_TAG):
+    if tag not in _DECODED:
         raise ReadmeError(f"values.yaml: line {node.line}: invalid node type (tag {tag}) for {key}")
     try:
         value = goyaml.scalar_value(node)
     except goyaml.YAMLError as exc:
         raise ReadmeError(f"values.yaml: {exc}") from None
-    if tag == goyaml.INT_TAG:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if not isinstance(value, int) or isinstance(value, bool) or not -(2**63) <= value < 2**63:
-            raise ReadmeError(f"values.yaml: line {node.line}: cannot decode {node.value!r} as an int")
-        return value
-    if tag == goyaml.FLOAT_TAG:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ReadmeError(f"values.yaml: line {node.line}: cannot decode {node.value!r} as a float")
-        return float(value)
-    if not isinstance(value, bool):
-        raise ReadmeError(f"values.yaml: line {node.line}: cannot decode {node.value!r} as a bool")
-    return value
+    if tag == goyaml.INT_TAG and isinstance(value, float) and value.is_integer():
+        value = int(value)
+    go_type, fits = _DECODED[tag]
+    if not fits(value):
+        raise ReadmeError(f"values.yaml: line {node.line}: cannot decode {node.value!r} as {go_type}")
+    return float(value) if tag == goyaml.FLOAT_TAG else value
 
+
+# the tags helm-docs decodes into a Go int64, float64 or bool: the type as errors name it, and what fits it
+_DECODED: dict[str, tuple[str, Any]] = {
+    goyaml.INT_TAG: ("an int", lambda v: isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63),
+    goyaml.FLOAT_TAG: ("a float", lambda v: isinstance(v, int | float) and not isinstance(v, bool)),
+    goyaml.BOOL_TAG: ("a bool", lambda v: isinstance(v, bool)),
+}
 
 _TYPE_NAMES = {bool: "bool", float: "float", int: "int", str: "string", list: "list", dict: "object"}
 
@@ -174,29 +170,16 @@ def _row(key: str, value: Any, desc: Description, auto: Description, column: int
                 raise ReadmeError(f"failed to marshal default value for {key} to json: {exc}") from None
         elif not default and not auto.Default:
             default = go_sprint_s(value)
+    section = desc.Section or auto.Section
     return ValueRow(
-        Key=key,
-        Type=value_type,
-        NotationType=notation,
-        AutoDefault=auto.Default,
-        Default=default,
-        AutoDescription=auto.Description,
-        Description=description,
-        Section=desc.Section or auto.Section,
-        Column=column,
-        LineNumber=line,
+        key, value_type, notation, auto.Default, default, auto.Description, description, section, column, line
     )
 
 
 def go_sprint_s(value: Any) -> str:
-    """Go's ``fmt.Sprintf("%s", value)`` for a non-null decoded value (helm-docs v1.14.2 ``createValueRow``):
-    a string as itself, a scalar in Go's bad-verb form (``%!s(int=7)``, ``%!s(bool=true)``)."""
+    """Go's ``fmt.Sprintf("%s", value)`` of a non-null decoded value: a string as is, a scalar as ``%!s(int=7)``."""
     go_type = {bool: "bool", int: "int", float: "float64"}.get(type(value))  # ints are int64 (_scalar)
     return f"%!s({go_type}={go_print(value)})" if go_type else go_print(value)
-
-
-def _notation_value(node: goyaml.Node, notation: str) -> Any:
-    return dump_node(node) if notation == "yaml" else node.value
 
 
 def _rows_from_field(
@@ -211,8 +194,8 @@ def _rows_from_field(
     desc = described.get(prefix)
     if not (leaves or desc is not None or auto.Description):
         return []
-    if value.tag == goyaml.STR_TAG and auto.NotationType:
-        decoded = _notation_value(value, auto.NotationType)
+    if value.tag == goyaml.STR_TAG and auto.NotationType:  # the text as written, or as YAML
+        decoded = dump_node(value) if auto.NotationType == "yaml" else value.value
     else:
         decoded = _scalar(value, prefix)
     return [_row(prefix, decoded, desc or Description(), auto, key.column, key.line)]
@@ -221,8 +204,7 @@ def _rows_from_field(
 def _rows_from_collection(
     prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool
 ) -> list[ValueRow]:
-    """``createValueRowsFromObject`` and ``createValueRowsFromList``: the collection's own row (when
-    described, or empty and ``leaves``), then its children's (unless the collection was described)."""
+    """``createValueRowsFromObject`` and ``createValueRowsFromList``."""
     is_map = node.kind == goyaml.MAPPING
     desc = described.get(prefix)
     auto = _node_description(key)
@@ -232,8 +214,10 @@ def _rows_from_collection(
             rows.append(_row(prefix, {} if is_map else [], desc or Description(), auto, key.column, key.line))
         return rows
     if desc is not None or auto.Description:  # the collection's own row, its children's rows only if undescribed
-        notation = auto.NotationType and desc is None
-        value = _notation_value(node, auto.NotationType) if notation else _jsonable(node)
+        if auto.NotationType and desc is None:
+            value = dump_node(node) if auto.NotationType == "yaml" else node.value
+        else:
+            value = _jsonable(node)
         rows.append(_row(prefix, value, desc or Description(), auto, key.column, key.line))
         leaves = False
     if is_map:
@@ -247,24 +231,16 @@ def _rows_from_collection(
 
 
 def value_rows(
-    values: bytes | None, parsed: dict[bytes, Any] | None = None
+    values: bytes, parsed: dict[bytes, Any] | None = None
 ) -> tuple[list[ValueRow], dict[str, Description], goyaml.Node | None]:
-    """The values table rows of values.yaml (unsorted), the old-style descriptions and the tree.
-
-    A document that is only null counts as an empty values file, as helm reads it (helm-docs
-    v1.14.2 writes no README there: a known difference, see README.md). Raises :class:`ReadmeError`
-    when values.yaml is not YAML or another non-mapping. ``parsed``: trees by their bytes;
-    values.yaml's is taken out of it (this function edits the tree).
-    """
-    if values is None:
-        return [], {}, None
-    text = values.decode("utf-8", "replace")
+    """The values table rows of values.yaml (unsorted), the old-style descriptions and the tree (taken
+    out of ``parsed``, trees by their bytes: this edits it). A null document is an empty values file, as
+    helm reads it (a known difference, see README.md). Raises :class:`ReadmeError` for a non-mapping."""
     document = parsed.pop(values) if parsed and values in parsed else _parse_yaml(values, "values.yaml")
-    described = key_descriptions(text)
+    described = key_descriptions(values.decode("utf-8", "replace"))
+    if document is not None:
+        _remove_ignored(document)
     if document is None or not document.content:
-        return [], described, document
-    _remove_ignored(document)
-    if not document.content:
         return [], described, document
     root = document.content[0]
     if root.kind == goyaml.SCALAR and root.tag == goyaml.NULL_TAG:
@@ -275,12 +251,8 @@ def value_rows(
 
 
 def _sorted_rows(rows: list[ValueRow], order: str) -> list[ValueRow]:
-    """helm-docs v1.14.2 ``sortValueRowsByOrder``: by key in byte order (``alphanum``) or by position in
-    values.yaml (``file``: line, then column). Its globals-and-dependencies-first rule never applies:
-    dependency values are not documented (gsvendor.yaml refuses documentDependencyValues).
-
-    With Go's unstable ``sort.Slice``, whose order of equal rows gsvendor keeps: the rows under a
-    YAML alias share the anchored node's line and column, so ``file`` order ties them."""
+    """helm-docs v1.14.2 ``sortValueRowsByOrder`` with Go's unstable ``sort.Slice``: by key bytes (``alphanum``)
+    or line, then column (``file``); gsvendor.yaml refuses documentDependencyValues, its other rule."""
     out = list(rows)
     sort_slice_by_key(out, lambda row: (row.LineNumber, row.Column) if order == "file" else row.Key.encode("utf-8"))
     return out
@@ -298,16 +270,13 @@ def sections_of(rows: list[ValueRow], order: str) -> Sections:
 def chart_data(
     files: dict[str, bytes], chart_dir: str, parsed: dict[bytes, Any] | None, settings: GenerateSettings
 ) -> ChartData:
-    """Everything the templates see for the chart with these ``files`` (chart-relative paths), read
-    with helm-docs' ``--sort-values-order`` and ``--ignore-non-descriptions`` of ``settings``.
-
-    ``parsed``: yaml.v3 trees by their bytes (:func:`value_rows`). Raises :class:`ReadmeError`
-    without Chart.yaml or for invalid metadata or values.
-    """
+    """Everything the templates see for the chart with these ``files`` (chart-relative paths), with
+    helm-docs' flags of ``settings``; ``parsed``: as :func:`value_rows`. Raises :class:`ReadmeError`
+    without Chart.yaml or for invalid metadata or values."""
     if "Chart.yaml" not in files:
         raise ReadmeError("Chart.yaml is missing")
     data = chart_metadata(files["Chart.yaml"], files.get("requirements.yaml"))
-    rows, data.ChartValuesDescriptions, data.ChartValues = value_rows(files.get(VALUES_FILE), parsed)
+    rows, data.ChartValuesDescriptions, data.ChartValues = value_rows(files[VALUES_FILE], parsed)
     data.ChartDirectory = chart_dir
     if settings.ignore_non_descriptions:
         rows = [row for row in rows if row.AutoDescription or row.Description]

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import posixpath
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
-from gsvendor.generate.schema.config import Reader
+from gsvendor.generate.schema.config import CONFIG_FILE, Reader
 from gsvendor.generate.schema.model import (
     _BY_JSON,
-    CONFIG_FILE,
     Referrer,
     Schema,
     SchemaError,
@@ -29,8 +29,7 @@ from gsvendor.generate.schema.parse import _k8s_aliases, _set_referrer
 
 @dataclass
 class _Files:
-    """Chart files (``chart_dir``-relative) plus an optional reader for absolute paths outside the chart;
-    relative paths resolve against ``cwd`` (where hvsj runs, ``pkg/generator.go``)."""
+    """Chart files and a reader for absolute paths outside; relative paths resolve against ``cwd``."""
 
     chart_dir: str
     files: dict[str, bytes]
@@ -54,15 +53,15 @@ def _split_ref(ref: str) -> tuple[str, str, str]:
     return scheme, base, fragment
 
 
+@dataclass
 class _Loader:
-    """hvsj's default loader, offline: chart files under ``bundleRoot``; http(s) from ``localRefs``."""
+    """hvsj's default loader, offline: chart files under ``bundle_root``; http(s) from ``local_refs``."""
 
-    def __init__(self, files: _Files, bundle_root: str, local_refs: str, k8s_url: Callable[[], str]) -> None:
-        self.files = files
-        self.bundle_root = bundle_root
-        self.local_refs = local_refs
-        self.k8s_url = k8s_url
-        self.cache: dict[str, Schema | None] = {}
+    files: _Files
+    bundle_root: str
+    local_refs: str
+    k8s_url: Callable[[], str]
+    cache: dict[str, Schema | None] = field(default_factory=dict)
 
     def load(self, target: str) -> Schema | None:
         key = target.partition("#")[0]
@@ -71,9 +70,9 @@ class _Loader:
         return self.cache[key]
 
     def _load(self, target: str) -> Schema | None:
-        scheme = urlsplit(target).scheme if "://" in target else ""
+        parts = urlsplit(target)
+        scheme = parts.scheme if "://" in target else ""
         if scheme in ("http", "https"):
-            parts = urlsplit(target)
             if not self.local_refs:
                 raise SchemaError(
                     f'$ref "{target}" needs the network; gsvendor generate works offline: set localRefs in '
@@ -88,7 +87,7 @@ class _Loader:
                 )
             path, referrer = parts.path, Referrer(url=urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")))
         elif scheme in ("", "file"):
-            path = urlsplit(target).path if scheme == "file" else target
+            path = parts.path if scheme == "file" else target
             if not (path + "/").startswith(self.bundle_root.rstrip("/") + "/"):
                 raise SchemaError(f"{path}: path escapes from parent (outside bundleRoot {self.bundle_root})")
             data = self.files.read(path)
@@ -133,8 +132,7 @@ def _relative_to(target: str, base_dir: str) -> str:
     scheme, base, fragment = _split_ref(target)
     if scheme or not base.startswith("/"):
         return target
-    relative = posixpath.relpath(base, base_dir)
-    return relative + (f"#{fragment}" if fragment else "")
+    return posixpath.relpath(base, base_dir) + (f"#{fragment}" if fragment else "")
 
 
 def _def_with_id(defs: dict[str, Schema] | None, schema_id: str) -> str | None:
@@ -193,12 +191,9 @@ def _bundled_name(schema_id: str, defs: dict[str, Schema]) -> str:
 
 def _move_defs(root: Any, owner: Any, attr: str) -> None:
     mapping = getattr(owner, attr) or {}
-    for key in sorted(mapping, key=_go_key):
-        sub = mapping[key]
-        if not sub.id:
-            continue
+    for key in [key for key in sorted(mapping, key=_go_key) if mapping[key].id]:
+        sub = mapping.pop(key)
         root.defs[_bundled_name(sub.id, root.defs)] = sub
-        del mapping[key]
     if not mapping:
         setattr(owner, attr, None)
 
@@ -207,10 +202,8 @@ def _bundle(ptr: list[str], loader: _Loader, root: Any, schema: Any, base_dir: s
     for path, sub in list(schema.subschemas()):
         _bundle([*ptr, *path], loader, root, sub, base_dir)
     ref = schema.ref
-    if not ref or ref.startswith("#"):
-        return
-    if _def_with_id(root.defs, ref.partition("#")[0]) is not None:
-        return  # already bundled
+    if not ref or ref.startswith("#") or _def_with_id(root.defs, ref.partition("#")[0]) is not None:
+        return  # local, or already bundled
     try:
         target = _ref_target(schema)
     except SchemaError as exc:
@@ -223,17 +216,13 @@ def _bundle(ptr: list[str], loader: _Loader, root: Any, schema: Any, base_dir: s
     if loaded is None:
         return
     loaded.id = _relative_to(target, base_dir).partition("#")[0]
-    if root.defs is None:
-        root.defs = {}
-    fragment = target.partition("#")[2]
-    nearest = None
-    suffix: list[str] = []
-    fragment_ptr = _parse_ptr(fragment)
-    for match_ptr, match in _resolve_ptr(fragment_ptr, loaded):
-        if match.id:
-            nearest, suffix = match, fragment_ptr[len(match_ptr) :]
-    if nearest is not None:
-        schema.ref = nearest.id if not suffix else f"{nearest.id}#{ptr_string(suffix)}"
+    root.defs = {} if root.defs is None else root.defs
+    fragment_ptr = _parse_ptr(target.partition("#")[2])
+    with_id = [(match_ptr, match) for match_ptr, match in _resolve_ptr(fragment_ptr, loaded) if match.id]
+    if with_id:  # the reference goes through the deepest schema with an $id on its way
+        match_ptr, nearest = with_id[-1]
+        suffix = fragment_ptr[len(match_ptr) :]
+        schema.ref = f"{nearest.id}#{ptr_string(suffix)}" if suffix else nearest.id
     _move_defs(root, loaded, "defs")
     _move_defs(root, loaded, "definitions")
     root.defs[_bundled_name(loaded.id, root.defs)] = loaded
@@ -258,34 +247,28 @@ def _remove_ids(parent: list[str] | None, ptr: list[str], root: Any, schema: Any
     schema.ref = f"#{base}/{fragment.removeprefix('/')}" if fragment else f"#{base}"
 
 
-def _count_refs(ptr: list[str], root: Any, schema: Any, counts: dict[int, int]) -> None:
+def _count_refs(ptr: list[str], root: Any, schema: Any, counts: Counter[int]) -> Counter[int]:
+    """``counts`` with the schemas each reference under ``schema`` goes through counted (by ``id``)."""
     for path, sub in list(schema.subschemas()):
         _count_refs([*ptr, *path], root, sub, counts)
     ref = schema.ref
-    if not ref:
-        return
     if ref.startswith("#/"):
         target = _parse_ptr(ref)
-        if target and ptr[: len(target)] == target:
-            return  # self-referential
-        for _, match in _resolve_ptr(target, root):
-            counts[id(match)] = counts.get(id(match), 0) + 1
-        return
-    name = _def_with_id(root.defs, ref.partition("#")[0])
-    if name is not None:
-        counts[id(root.defs[name])] = counts.get(id(root.defs[name]), 0) + 1
+        if not (target and ptr[: len(target)] == target):  # not self-referential
+            counts.update(id(match) for _, match in _resolve_ptr(target, root))
+    elif ref and (name := _def_with_id(root.defs, ref.partition("#")[0])) is not None:
+        counts[id(root.defs[name])] += 1
+    return counts
 
 
-def _drop_unused(schema: Any, counts: dict[int, int]) -> int:
-    deleted = 0
-    for _, sub in list(schema.subschemas()):
-        deleted += _drop_unused(sub, counts)
+def _drop_unused(schema: Any, counts: Counter[int]) -> int:
+    """Remove the ``$defs``/``definitions`` no reference counted; how many were removed."""
+    deleted = sum(_drop_unused(sub, counts) for _, sub in list(schema.subschemas()))
     for attr in ("defs", "definitions"):
         mapping = getattr(schema, attr) or {}
-        for name in list(mapping):
-            if counts.get(id(mapping[name]), 0) == 0:
-                del mapping[name]
-                deleted += 1
+        for name in [name for name in mapping if not counts[id(mapping[name])]]:
+            del mapping[name]
+            deleted += 1
         if not mapping:
             setattr(schema, attr, None)
     return deleted
@@ -298,8 +281,5 @@ def bundle(schema: Schema, loader: _Loader, base_dir: str, without_ids: bool) ->
         _remove_ids(None, [], schema, schema)
         for sub in (schema.defs or {}).values():
             sub.id = ""
-    while True:
-        counts: dict[int, int] = {}
-        _count_refs([], schema, schema, counts)
-        if _drop_unused(schema, counts) == 0:
-            break
+    while _drop_unused(schema, _count_refs([], schema, schema, Counter())):
+        pass  # a removed definition may have held the only reference to another

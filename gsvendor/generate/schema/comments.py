@@ -16,26 +16,21 @@ _HELM_DOCS_COMMENT = re.compile(
     r'^#\s+(?P<path>(?:"[^"]*"|[^@\-\s]*)(?:\.(?:"[^"]*"|[^\s\.]*))*)?\s*--\s*(?:\((?P<type>[\w/\.-]+)\)\s*)?(?P<desc>.*)',
     re.ASCII,
 )
-
-
 _HELM_DOCS_PATH = re.compile(r'^(?:"[^"]*"|(?:[^\s\."]*(?:"[^"]*"|[^\s\."]*)*))', re.ASCII)
 
 
 def cut_schema_comment(line: str) -> str | None:
     """``# @schema foo`` → ``foo``; ``None`` when the line is not a ``# @schema`` comment."""
     body = line.removeprefix("#").strip()
-    if not body.startswith("@schema") or not body[len("@schema") :][:1].isspace():
-        return None  # not "# @schema", or "# @schemafoo"
-    return body[len("@schema") :].strip()
+    rest = body[len("@schema") :]
+    return rest.strip() if body.startswith("@schema") and rest[:1].isspace() else None  # not "# @schemafoo"
 
 
 def split_helm_docs_comment(head: str) -> tuple[list[str], list[str]]:
     """The lines of the last comment group of a key's head comment, split into (before, helm-docs lines)."""
     lines = head.rpartition("\n\n")[2].split("\n")
-    for number, line in enumerate(lines):
-        if _HELM_DOCS_COMMENT.match(line):
-            return lines[:number], lines[number:]
-    return lines, []
+    number = next((number for number, line in enumerate(lines) if _HELM_DOCS_COMMENT.match(line)), len(lines))
+    return lines[:number], lines[number:]
 
 
 def _helm_docs_path(path: str) -> list[str]:
@@ -78,20 +73,13 @@ def parse_helm_docs_comment(lines: list[str]) -> tuple[list[str], str]:
 
 
 def _comments(key: goyaml.Node | None, value: goyaml.Node, use_helm_docs: bool) -> tuple[list[str], list[str]]:
-    comments: list[str] = []
-    helm_docs: list[str] = []
-    if key is not None:
-        if key.head_comment:
-            comments, helm_docs = split_helm_docs_comment(key.head_comment)
-            if not use_helm_docs:
-                comments, helm_docs = comments + helm_docs, []
-        if key.line_comment:
-            comments.append(key.line_comment)
-    if value.line_comment:
-        comments.append(value.line_comment)
-    if key is not None and key.foot_comment:
-        comments += key.foot_comment.split("\n")
-    return comments, helm_docs
+    """A node's annotation lines (head, line comments, foot) and, with ``use_helm_docs``, its helm-docs lines."""
+    head, line, foot = (key.head_comment, key.line_comment, key.foot_comment) if key is not None else ("", "", "")
+    before, helm_docs = split_helm_docs_comment(head) if head else ([], [])
+    if not use_helm_docs:
+        before, helm_docs = before + helm_docs, []
+    line_comments = [comment for comment in (line, value.line_comment) if comment]
+    return before + line_comments + (foot.split("\n") if foot else []), helm_docs
 
 
 def _process_list(text: str, strings_only: bool) -> list[Any]:
@@ -104,23 +92,20 @@ def _process_list(text: str, strings_only: bool) -> list[Any]:
         if isinstance(value, list):
             return [_as_string(item) for item in value] if strings_only else value
         text = text[1:].removesuffix("]")
-    items: list[Any] = []
-    for item in text.split(","):
-        trimmed = item.strip()
-        if not strings_only and trimmed == "null":
-            items.append(None)
-            continue
-        if len(trimmed) > 1 and trimmed.startswith('"') and trimmed.endswith('"'):
-            with contextlib.suppress(ValueError, IndexError):  # strconv.Unquote, else the text as it is
-                items.append(go_unquote(trimmed))
-                continue
-        items.append(trimmed.strip('"'))
-    return items
+    return [_list_item(item.strip(), strings_only) for item in text.split(",")]
+
+
+def _list_item(text: str, strings_only: bool) -> Any:
+    if not strings_only and text == "null":
+        return None
+    if len(text) > 1 and text.startswith('"') and text.endswith('"'):
+        with contextlib.suppress(ValueError, IndexError):  # strconv.Unquote, else the text as it is
+            return go_unquote(text)
+    return text.strip('"')
 
 
 def _as_string(value: Any) -> Any:
-    """A flow list's item as hvsj reads it into a string: a scalar as Go prints it, null as ``null``,
-    a nested list item by item, a mapping as it is."""
+    """A flow list's item as hvsj reads it into a string (a scalar as Go prints it, a mapping as it is)."""
     if value is None:
         return "null"
     if isinstance(value, list):
@@ -129,11 +114,9 @@ def _as_string(value: Any) -> Any:
 
 
 def _bool(value: str, name: str) -> bool:
-    if value in ("true", ""):
-        return True
-    if value == "false":
-        return False
-    raise SchemaError(f'{name}: invalid boolean "{value}", must be "true" or "false"')
+    if value not in ("true", "", "false"):
+        raise SchemaError(f'{name}: invalid boolean "{value}", must be "true" or "false"')
+    return value != "false"
 
 
 def _uint(value: str, name: str) -> int | None:
@@ -225,9 +208,7 @@ def _annotation_value(name: str, kind: str, value: str, key: str) -> Any:
 
 def process_comment(schema: Schema, lines: list[str]) -> None:
     """Apply the ``# @schema key: value; …`` annotations of ``lines`` to ``schema`` (hvsj ``processComment``).
-
-    Raises :class:`SchemaError` for an unknown annotation or a value of the wrong form.
-    """
+    Raises :class:`SchemaError` for an unknown annotation or a value of the wrong form."""
     parts = [part for line in lines if (body := cut_schema_comment(line)) is not None for part in body.split(";")]
     for key, _, value in (part.partition(":") for part in parts):
         key, value = key.strip(), value.strip()

@@ -7,15 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
 from gsvendor.generate.golang import yaml_v3 as goyaml
-from gsvendor.generate.schema.model import (
-    CONFIG_FILE,
-    DEFAULT_K8S_SCHEMA_URL,
-    SchemaError,
-    _decode_error,
-    _node_field,
-    _node_scalar,
-    deref,
-    is_null,
+from gsvendor.generate.schema.model import SchemaError, _decode_error, _node_field, _node_scalar, deref, is_null
+
+CONFIG_FILE = ".schema.yaml"
+DEFAULT_K8S_SCHEMA_URL = (
+    "https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/{{ .K8sSchemaVersion }}/"
 )
 
 
@@ -50,19 +46,14 @@ def _config_key(attr: str) -> str:
 
 _KIND = {"list[str]": "strs", "str": "str", "int": "int", "bool": "bool", "bool | None": "bool"}
 # .schema.yaml key → (attribute, kind): the top-level settings, and schemaRoot's (the root_… attributes)
-_CONFIG_KEYS = {
-    _config_key(f.name): (f.name, _KIND[str(f.type)]) for f in fields(SchemaConfig) if f.name[:5] != "root_"
-}
-_ROOT_KEYS = {
-    _config_key(f.name[5:]): (f.name, _KIND[str(f.type)]) for f in fields(SchemaConfig) if f.name[:5] == "root_"
-}
+_SETTINGS = [(f.name, _KIND[str(f.type)]) for f in fields(SchemaConfig)]
+_CONFIG_KEYS = {_config_key(attr): (attr, kind) for attr, kind in _SETTINGS if not attr.startswith("root_")}
+_ROOT_KEYS = {_config_key(attr[5:]): (attr, kind) for attr, kind in _SETTINGS if attr.startswith("root_")}
 
 
 def load_config(data: bytes) -> SchemaConfig:
-    """Parse ``.schema.yaml`` over hvsj's defaults; unknown keys are ignored as the plugin does.
-
-    Raises :class:`SchemaError` ``.schema.yaml: key: problem`` for invalid YAML or a value of the wrong type.
-    """
+    """Parse ``.schema.yaml`` over hvsj's defaults, ignoring unknown keys as the plugin does. Raises
+    :class:`SchemaError` ``.schema.yaml: key: problem`` for invalid YAML or a value of the wrong type."""
     config = SchemaConfig()
     try:
         document = goyaml.parse(data)
@@ -90,7 +81,7 @@ def load_config(data: bytes) -> SchemaConfig:
                     setattr(config, attr, number)
                 else:
                     decoded = _node_field(value, kind, key.value)
-                    setattr(config, attr, decoded if decoded is not None else ([] if kind == "strs" else decoded))
+                    setattr(config, attr, [] if decoded is None and kind == "strs" else decoded)
             elif key.value == "schemaRoot":
                 node = deref(value)
                 if node.kind != goyaml.MAPPING and not is_null(node):
@@ -99,8 +90,7 @@ def load_config(data: bytes) -> SchemaConfig:
                 for root_key, root_value in node.pairs():
                     if root_key.value in _ROOT_KEYS:
                         attr, kind = _ROOT_KEYS[root_key.value]
-                        node = deref(root_value)
-                        unset = is_null(node) and attr == "root_additional_properties"  # a *bool: null is unset
+                        unset = is_null(deref(root_value)) and attr == "root_additional_properties"  # *bool: null unset
                         setattr(config, attr, None if unset else _node_field(root_value, kind, root_key.value))
         except SchemaError as exc:
             raise SchemaError(f"{CONFIG_FILE}: {key.value}: {exc}") from None

@@ -12,21 +12,11 @@ from urllib.parse import urlsplit, urlunsplit
 from gsvendor.errors import GsvendorError
 from gsvendor.generate.golang import yaml_v3 as goyaml
 
-CONFIG_FILE = ".schema.yaml"
-DEFAULT_K8S_SCHEMA_URL = (
-    "https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/{{ .K8sSchemaVersion }}/"
-)
-
-
-SCHEMA_URLS = {
-    4: "http://json-schema.org/draft-04/schema#",
-    6: "http://json-schema.org/draft-06/schema#",
-    7: "http://json-schema.org/draft-07/schema#",
+SCHEMA_URLS = {draft: f"http://json-schema.org/draft-0{draft}/schema#" for draft in (4, 6, 7)}
+SCHEMA_URLS |= {
     2019: "https://json-schema.org/draft/2019-09/schema",
     2020: "https://json-schema.org/draft/2020-12/schema",
 }
-
-
 VALID_TYPES = ("array", "boolean", "integer", "null", "number", "object", "string")
 
 
@@ -54,87 +44,11 @@ class Referrer:
 
 
 class Schema:
-    """One JSON schema (hvsj's ``Schema``): ``kind`` is ``object``, ``true`` or ``false``.
-
-    Attributes: hvsj's fields in its struct order (``None``/empty when unset; :data:`FIELDS` is derived
-    from these annotations), then hvsj's internal flags.
-    """
-
-    schema: str
-    id: str
-    vocabulary: dict[str, bool] | None
-    anchor: str
-    dynamic_anchor: str
-    recursive_anchor: str
-    title: str
-    description: str
-    comment: str
-    examples: list[Any] | None
-    deprecated: bool
-    read_only: bool
-    write_only: bool
-    default: Any
-    ref: str
-    dynamic_ref: str
-    recursive_ref: str
-    type: Any
-    const: Any
-    enum: list[Any] | None
-    all_of: list[Schema] | None
-    any_of: list[Schema] | None
-    one_of: list[Schema] | None
-    not_: Schema | None
-    if_: Schema | None
-    then: Schema | None
-    else_: Schema | None
-    exclusive_maximum: float | None
-    maximum: float | None
-    exclusive_minimum: float | None
-    minimum: float | None
-    multiple_of: float | None
-    pattern: str
-    format: str
-    max_length: int | None
-    min_length: int | None
-    content_encoding: str
-    content_media_type: str
-    content_schema: Schema | None
-    max_items: int | None
-    min_items: int | None
-    unique_items: bool
-    max_contains: int | None
-    min_contains: int | None
-    contains: Schema | None
-    prefix_items: list[Schema] | None
-    items: Schema | None
-    additional_items: Schema | None
-    unevaluated_items: Schema | None
-    required: list[str] | None
-    max_properties: int | None
-    min_properties: int | None
-    property_names: Schema | None
-    properties: dict[str, Schema] | None
-    pattern_properties: dict[str, Schema] | None
-    additional_properties: Schema | None
-    unevaluated_properties: Schema | None
-    dependent_required: dict[str, list[str]] | None
-    dependencies: Any
-    dependent_schemas: dict[str, Schema] | None
-    defs: dict[str, Schema] | None
-    definitions: dict[str, Schema] | None
-
-    ref_referrer: Referrer | None
-    dynamic_ref_referrer: Referrer | None
-    skip_properties: bool
-    merge_properties: bool
-    hidden: bool
-    required_by_parent: bool
+    """One JSON schema (hvsj's ``Schema``): ``kind`` is ``object``, ``true`` or ``false``; the attributes are
+    the fields of :data:`FIELDS` (``None``/empty when unset) and the flags of :data:`_FLAGS`."""
 
     def __init__(self, kind: str = "object", **values: Any) -> None:
-        self.__dict__.update(_INITIAL)
-        self.kind = kind
-        for key, value in values.items():
-            setattr(self, key, value)
+        self.__dict__.update(_INITIAL, kind=kind, **values)
 
     def set_kind(self, kind: str) -> None:
         """Set the kind; a boolean kind clears every field (as hvsj's ``SetKind``)."""
@@ -150,10 +64,8 @@ class Schema:
 
     def is_zero(self) -> bool:
         """No field set and an object kind."""
-        if self.kind != "object":
-            return False
-        values = _ALL_FIELDS(self.__dict__)
-        return all(_is_empty(value, kind) for (_, _, kind), value in zip(FIELDS, values, strict=True))
+        values = zip(FIELDS, _ALL_FIELDS(self.__dict__), strict=True)
+        return self.kind == "object" and all(_is_empty(value, kind) for (_, _, kind), value in values)
 
     def subschemas(self) -> Iterator[tuple[list[str], Schema]]:
         """hvsj's ``Subschemas``: (pointer segments, schema) of every object-kind subschema, in order."""
@@ -162,70 +74,51 @@ class Schema:
             if not value:
                 continue
             if kind == "schema":
-                if value.kind == "object":
-                    yield [name], value
-            elif kind == "schemas":
-                for index, sub in enumerate(value):
-                    if sub is not None and sub.kind == "object":
-                        # hvsj names oneOf children "anyOf" in pointers (cosmetic, error messages only)
-                        yield ["anyOf" if name == "oneOf" else name, str(index)], sub
+                found = [([name], value)]
+            elif kind == "schemas":  # hvsj names oneOf children "anyOf" in pointers (error messages only)
+                found = [(["anyOf" if name == "oneOf" else name, str(index)], sub) for index, sub in enumerate(value)]
             else:
-                for key in sorted(value, key=_go_key):
-                    if value[key] is not None and value[key].kind == "object":
-                        yield [name, _escape(key)], value[key]
+                found = [([name, _escape(key)], value[key]) for key in sorted(value, key=_go_key)]
+            yield from ((path, sub) for path, sub in found if sub is not None and sub.kind == "object")
 
     def to_data(self) -> Any:
-        """The schema as ``json.Marshal`` writes it (omitempty applied, struct fields in hvsj v2.5.0's
-        ``Schema`` order, map keys sorted), as Python data."""
+        """The schema as data, as ``json.Marshal`` writes it (omitempty, struct order, map keys sorted)."""
         if self.kind == "true":
             return True
         if self.kind == "false":
             return False
-        out: dict[str, Any] = {}
-        for (_, name, kind), value in zip(FIELDS, _ALL_FIELDS(self.__dict__), strict=True):
-            if _is_empty(value, kind):
-                continue
-            if kind == "schema":
-                out[name] = value.to_data()
-            elif kind == "schemas":
-                out[name] = [None if s is None else s.to_data() for s in value]
-            elif kind == "schema_map":
-                out[name] = {k: None if value[k] is None else value[k].to_data() for k in sorted(value)}
-            else:
-                out[name] = _go_sorted(value)
-        return out
+        values = zip(FIELDS, _ALL_FIELDS(self.__dict__), strict=True)
+        return {name: _go_sorted(value) for (_, name, kind), value in values if not _is_empty(value, kind)}
 
 
-# a field's kind, from its annotation: how it is decoded, merged, tested for emptiness and written
-_KINDS = {
-    "str": "str",
-    "bool": "bool",
-    "Any": "any",
-    "float | None": "float",
-    "int | None": "uint",
-    "Schema | None": "schema",
-    "list[Schema] | None": "schemas",
-    "dict[str, Schema] | None": "schema_map",
-    "list[Any] | None": "list",
-    "list[str] | None": "strs",
-    "dict[str, bool] | None": "map_bool",
-    "dict[str, list[str]] | None": "map_strs",
-}
-_DOLLAR = {"schema", "id", "vocabulary", "anchor", "dynamic_anchor", "recursive_anchor", "comment", "ref"}
-_DOLLAR |= {"dynamic_ref", "recursive_ref", "defs"}
+# hvsj v2.5.0's Schema struct, in its order (the order it writes them): [$]attribute:kind, where a kind says
+# how the field is decoded, merged, tested for emptiness and written (float and uint: Go pointers)
+_STRUCT = """
+$schema:str $id:str $vocabulary:map_bool $anchor:str $dynamic_anchor:str $recursive_anchor:str title:str
+description:str $comment:str examples:list deprecated:bool read_only:bool write_only:bool default:any $ref:str
+$dynamic_ref:str $recursive_ref:str type:any const:any enum:list all_of:schemas any_of:schemas one_of:schemas
+not_:schema if_:schema then:schema else_:schema exclusive_maximum:float maximum:float exclusive_minimum:float
+minimum:float multiple_of:float pattern:str format:str max_length:uint min_length:uint content_encoding:str
+content_media_type:str content_schema:schema max_items:uint min_items:uint unique_items:bool max_contains:uint
+min_contains:uint contains:schema prefix_items:schemas items:schema additional_items:schema unevaluated_items:schema
+required:strs max_properties:uint min_properties:uint property_names:schema properties:schema_map
+pattern_properties:schema_map additional_properties:schema unevaluated_properties:schema dependent_required:map_strs
+dependencies:any dependent_schemas:schema_map $defs:schema_map definitions:schema_map
+"""
 _FLAGS = ("ref_referrer", "dynamic_ref_referrer", "skip_properties", "merge_properties", "hidden", "required_by_parent")
 
 
-def _json_name(attr: str) -> str:
-    first, *rest = attr.rstrip("_").split("_")
-    return ("$" if attr in _DOLLAR else "") + first + "".join(part.title() for part in rest)
+def _field(entry: str) -> tuple[str, str, str]:
+    """``$dynamic_ref:str`` → ``("dynamic_ref", "$dynamicRef", "str")``."""
+    name, _, kind = entry.partition(":")
+    first, *rest = name.rstrip("_").split("_")
+    return name.lstrip("$"), first + "".join(part.title() for part in rest), kind
 
 
-# (attribute, JSON name, kind) of every field, in hvsj's Schema struct order (the order it writes them)
-FIELDS: tuple[tuple[str, str, str], ...] = tuple(
-    (attr, _json_name(attr), _KINDS[hint]) for attr, hint in Schema.__annotations__.items() if attr not in _FLAGS
-)
+# (attribute, JSON name, kind) of every field, in hvsj's Schema struct order
+FIELDS: tuple[tuple[str, str, str], ...] = tuple(map(_field, _STRUCT.split()))
 _BY_JSON = {name: (attr, kind) for attr, name, kind in FIELDS}
+_FOLDED = {name.lower(): name for name in _BY_JSON}  # json.Unmarshal matches names case-insensitively
 _EMPTY: dict[str, Any] = {"str": "", "bool": False}
 # a new Schema's attributes in one dict update (hundreds of schemas per chart)
 _INITIAL: dict[str, Any] = {attr: _EMPTY.get(kind) for attr, _, kind in FIELDS}
@@ -235,12 +128,12 @@ _ALL_FIELDS = operator.itemgetter(*(attr for attr, _, _ in FIELDS))
 
 
 def _go_sorted(value: Any) -> Any:
-    """``value`` with every mapping's keys sorted, the order Go's encoding/json writes a map in."""
+    """``value`` with mappings in Go's encoding/json order (keys sorted) and schemas as their data."""
     if isinstance(value, dict):
         return {k: _go_sorted(value[k]) for k in sorted(value)}
     if isinstance(value, list):
         return [_go_sorted(v) for v in value]
-    return value
+    return value.to_data() if isinstance(value, Schema) else value
 
 
 def _go_key(key: str) -> bytes:
@@ -276,9 +169,7 @@ def _node_text(node: goyaml.Node) -> str:
     node = deref(node)
     if node.kind != goyaml.SCALAR:
         raise _decode_error(node, "string")
-    if is_null(node):
-        return ""
-    return node.value
+    return "" if is_null(node) else node.value
 
 
 def deref(node: goyaml.Node) -> goyaml.Node:
@@ -289,8 +180,7 @@ def deref(node: goyaml.Node) -> goyaml.Node:
 
 
 def is_null(node: goyaml.Node) -> bool:
-    """Whether ``node`` is a plain null scalar (``null``, ``~``, empty), which yaml.v3 decodes into a Go
-    field as its zero value (a quoted one is text)."""
+    """A plain null scalar (``null``, ``~``, empty): yaml.v3 decodes it into a Go field as its zero value."""
     return node.kind == goyaml.SCALAR and node.short_tag() == goyaml.NULL_TAG and not node.style
 
 
@@ -324,11 +214,10 @@ def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
     scalar = node.kind == goyaml.SCALAR and kind in ("bool", "float", "uint")
     value = _node_scalar(node) if scalar else None
     if kind == "bool":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value in YAML11_BOOLS:
-            return YAML11_BOOLS[value]
-        raise _decode_error(node, "bool")
+        value = YAML11_BOOLS.get(value, value) if isinstance(value, str) else value
+        if not isinstance(value, bool):
+            raise _decode_error(node, "bool")
+        return value
     if kind in ("float", "uint"):
         go_type = "float64" if kind == "float" else "uint64"
         if isinstance(value, bool) or not isinstance(value, int | float) or (kind == "uint" and not 0 <= value < 2**64):
@@ -411,11 +300,8 @@ def schema_from_json(value: Any) -> Schema | None:
     if not isinstance(value, dict):
         raise SchemaError(f"json: cannot unmarshal {type(value).__name__} into Go value of type Schema")
     schema = Schema()
-    folded = {name.lower(): name for name in _BY_JSON}
     for key, item in value.items():
-        name = key if key in _BY_JSON else folded.get(key.lower())
-        if name is None:
-            continue
-        attr, kind = _BY_JSON[name]
-        setattr(schema, attr, _json_field(item, kind, name))
+        if (name := key if key in _BY_JSON else _FOLDED.get(key.lower())) is not None:
+            attr, kind = _BY_JSON[name]
+            setattr(schema, attr, _json_field(item, kind, name))
     return schema

@@ -15,22 +15,13 @@ from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.golang.text_template.exec import Template
 from gsvendor.generate.golang.text_template.parse import TemplateError
 from gsvendor.generate.schema.bundle import _Files, _Loader, bundle
-from gsvendor.generate.schema.config import Reader, SchemaConfig, load_config
-from gsvendor.generate.schema.model import (
-    CONFIG_FILE,
-    SCHEMA_URLS,
-    Referrer,
-    Schema,
-    SchemaError,
-    _go_key,
-    deref,
-)
+from gsvendor.generate.schema.config import CONFIG_FILE, Reader, SchemaConfig, load_config
+from gsvendor.generate.schema.model import SCHEMA_URLS, Referrer, Schema, SchemaError, _go_key, deref
 from gsvendor.generate.schema.parse import (
     _add_missing_global,
     _ensure_compliant,
     _k8s_aliases,
     _set_referrer,
-    _unique_append,
     merge_schemas,
     parse_properties,
 )
@@ -43,9 +34,8 @@ KEY_IMPORTANCE |= {"if": -2, "then": -3, "else": -4}
 
 
 def _importance(key: str, value: Any) -> int:
-    # schemalint: a non-primitive (object, array or null) default/additionalProperties ranks 0
-    primitive = isinstance(value, str | int | float | bool)
-    if key in ("default", "additionalProperties") and not primitive:
+    """schemalint's rank of ``key``: 0 for a default or additionalProperties that is an object, array or null."""
+    if key in ("default", "additionalProperties") and not isinstance(value, str | int | float | bool):
         return 0
     return KEY_IMPORTANCE.get(key, -1)
 
@@ -57,7 +47,6 @@ def normalize(value: Any) -> Any:
         return {k: normalize(v) for k, v in items}
     if isinstance(value, list):
         return [normalize(v) for v in value]
-    # numbers are float64 to schemalint
     return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
@@ -75,10 +64,8 @@ def dumps(value: Any, indent: int = 4, *, normalized: bool = True) -> bytes:
 
 
 def normalize_json(data: bytes) -> bytes:
-    """``schemalint normalize`` v2.6.1 of the JSON text ``data`` (read as Go's ``encoding/json``
-    reads it, any JSON value at the top): the bytes it writes, 4-space indented (the tool has no
-    indent setting). Raises :class:`SchemaError` where the tool exits 1 (input that is not JSON).
-    """
+    """``schemalint normalize`` v2.6.1 of the JSON text ``data`` (any JSON value, as Go reads it): the
+    bytes it writes, 4-space indented. Raises :class:`SchemaError` where the tool exits 1 (not JSON)."""
     try:
         value = gojson.loads(data)
     except gojson.GoJSONError as exc:
@@ -92,24 +79,17 @@ def _k8s_url(config: SchemaConfig) -> str:
         raise SchemaError(
             'must set k8sSchemaVersion config when using "$ref: $k8s/...". For example k8sSchemaVersion: v1.33.1'
         )
-    data = SimpleNamespace(K8sSchemaVersion=config.k8s_schema_version)
     try:
-        return Template("k8sSchemaURL").parse(config.k8s_schema_url).execute(data)
+        template = Template("k8sSchemaURL").parse(config.k8s_schema_url)
+        return template.execute(SimpleNamespace(K8sSchemaVersion=config.k8s_schema_version))
     except TemplateError as exc:
         raise SchemaError(f"template k8sSchemaURL: {exc}") from None
 
 
-def build_schema(
-    config: SchemaConfig,
-    files: dict[str, bytes],
-    chart_dir: str = "/chart",
-    outside: Reader | None = None,
-    cwd: str | None = None,
-    parsed: dict[bytes, Any] | None = None,
+def _build_schema(
+    config: SchemaConfig, files: dict[str, bytes], chart_dir: str, outside: Reader | None, cwd: str, parsed: Any
 ) -> Schema:
-    """hvsj's ``buildJSONSchema``: the merged, compliant schema. ``outside`` reads absolute paths
-    outside the chart (``None``: such paths are absent); ``values`` and ``bundleRoot`` are relative to
-    ``cwd`` (default: the chart folder). Raises :class:`SchemaError`."""
+    """hvsj's ``buildJSONSchema``: the merged, compliant schema (``values`` and ``bundleRoot`` relative to ``cwd``)."""
     if not config.values:
         raise SchemaError("values flag is required")
     if config.draft not in SCHEMA_URLS:
@@ -120,8 +100,7 @@ def build_schema(
         raise SchemaError("indentation must be an even number")
     if config.indent > 64:  # the tool takes any even number; a huge one only fills memory with spaces
         raise SchemaError("indentation must be at most 64")
-    fs = _Files(chart_dir, files, outside, cwd or chart_dir)
-    parsed = {} if parsed is None else parsed
+    fs = _Files(chart_dir, files, outside, cwd)
     merged: Any = Schema()
     url = functools.partial(_k8s_url, config)  # only a $k8s/ reference needs it
     for path in config.values:
@@ -144,23 +123,15 @@ def build_schema(
         if root.kind not in (goyaml.MAPPING, goyaml.SCALAR, goyaml.SEQUENCE):
             raise SchemaError(f"{path}: the values must be a mapping, not a {root.kind}")
         if root.kind == goyaml.SEQUENCE and len(root.content) % 2:  # the plugin reads items in pairs
-            count = len(root.content)
-            raise SchemaError(f"{path}: a sequence of {count} items: the plugin panics (index out of range)")
-        properties: dict[str, Schema] = {}
-        required: list[str] = []
-        try:
-            if root.kind != goyaml.SCALAR:  # a sequence's items read as key, value, key, value … as the plugin does
-                _, properties, required = parse_properties([], root, config.use_helm_docs)
+            raise SchemaError(
+                f"{path}: a sequence of {len(root.content)} items: the plugin panics (index out of range)"
+            )
+        try:  # a sequence's items read as key, value, key, value … as the plugin does; a scalar has none
+            _, properties, required = parse_properties([], root, config.use_helm_docs)
         except SchemaError as exc:
             raise SchemaError(f"{path}: parse schema: {exc}") from None
-        temp: Any = Schema(
-            type="object",
-            properties=properties,
-            required=required,
-            title=config.root_title,
-            description=config.root_description,
-            id=config.root_id,
-        )
+        temp: Any = Schema(type="object", properties=properties, required=required, id=config.root_id)
+        temp.title, temp.description = config.root_title, config.root_description
         _set_referrer(temp, Referrer(dir=posixpath.dirname(absolute)))
         if config.root_ref:
             temp.ref = config.root_ref
@@ -170,16 +141,12 @@ def build_schema(
         except SchemaError as exc:
             raise SchemaError(f"{path}: {exc}") from None
         merged = merge_schemas(merged, temp)
-        merged.required = _unique_append(merged.required, required)
     if config.bundle:
-        bundle_root = fs.absolute(config.bundle_root or ".")
-        loader = _Loader(fs, bundle_root, config.local_refs, url)
-        output_dir = posixpath.dirname(fs.absolute(config.output))
-        bundle(merged, loader, output_dir, config.bundle_without_id)
-    if config.root_additional_properties is not None:
-        merged.additional_properties = Schema("true" if config.root_additional_properties else "false")
-    elif config.no_additional_properties:
-        merged.additional_properties = Schema("false")
+        loader = _Loader(fs, fs.absolute(config.bundle_root or "."), config.local_refs, url)
+        bundle(merged, loader, posixpath.dirname(fs.absolute(config.output)), config.bundle_without_id)
+    extra = config.root_additional_properties  # set, it wins over noAdditionalProperties
+    if extra is not None or config.no_additional_properties:
+        merged.additional_properties = Schema("true" if extra else "false")
     _ensure_compliant([], merged, set(), config.no_additional_properties, config.draft)
     if not config.no_default_global:
         _add_missing_global(merged)
@@ -189,8 +156,7 @@ def build_schema(
 
 
 def _parse_values(content: bytes, parsed: dict[bytes, Any]) -> Any:
-    """A values file's yaml.v3 node tree (read-only here), kept in ``parsed`` for the README unless an
-    alias is inside the collection its anchor names (``a: &x {b: *x}``: hvsj reads ``b: {}``)."""
+    """A values file's tree, kept in ``parsed`` unless an alias is inside its anchor (``a: &x {b: *x}``)."""
     try:
         parsed[content] = goyaml.parse(content)
         return parsed[content]
@@ -212,16 +178,14 @@ def generate_schema(
     """The chart's values schema, ``(output path relative to the chart, bytes)``, as ``helm schema
     --config <chart>/.schema.yaml`` v2.5.0 writes it run in ``cwd`` (default: the chart folder).
 
-    ``files``: chart-relative path → bytes, with a ``.schema.yaml``; the output must land inside the
-    chart. ``normalize``: ``none`` (the plugin's bytes) or ``schemalint`` (gsvendor.yaml's schema
-    validates it). ``parsed``: values files' yaml.v3 trees by their bytes, filled here for the
-    README. Raises :class:`SchemaError` naming the file and key.
-    """
+    ``files``: chart-relative path → bytes, with a ``.schema.yaml``. ``normalize``: ``none`` or
+    ``schemalint``. ``parsed``: values files' yaml.v3 trees by their bytes, filled for the README.
+    Raises :class:`SchemaError` naming the file and key."""
     config = load_config(files[CONFIG_FILE])
     if config.output == "-":
         raise SchemaError(f'{CONFIG_FILE}: output: "-" (stdout) is not supported by gsvendor generate')
-    schema = build_schema(config, files, chart_dir, outside, cwd, parsed)
     base = cwd or chart_dir
+    schema = _build_schema(config, files, chart_dir, outside, base, {} if parsed is None else parsed)
     output = posixpath.relpath(posixpath.normpath(posixpath.join(base, config.output)), chart_dir)
     if output == ".." or output.startswith("../") or posixpath.isabs(config.output):
         where = "the chart" if base == chart_dir else f"the chart ({posixpath.relpath(chart_dir, base)}/)"
@@ -230,9 +194,8 @@ def generate_schema(
         raise SchemaError(f"{CONFIG_FILE}: output: {config.output!r} is a folder of the chart, not a file")
     if output in _NOT_OUTPUTS:
         raise SchemaError(f"{CONFIG_FILE}: output: {output} would overwrite a chart file with the schema")
-    if normalize == "schemalint":  # the tool always writes 4 spaces, whatever indent says
-        return output, dumps(schema.to_data(), 4)
-    return output, dumps(schema.to_data(), config.indent, normalized=False)
+    schemalint = normalize == "schemalint"  # the tool always writes 4 spaces, whatever indent says
+    return output, dumps(schema.to_data(), 4 if schemalint else config.indent, normalized=schemalint)
 
 
 # files a schema must never be written over (they are inputs, or the chart itself)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -43,11 +42,8 @@ def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_
     s: Any = Schema()
     ordered: list[Schema] = []
     if value.kind == goyaml.MAPPING:
-        ordered, properties, required = parse_properties(ptr, value, use_helm_docs)
-        s.type = "object"
-        s.properties = properties
-        if required:
-            s.required = required
+        ordered, s.properties, required = parse_properties(ptr, value, use_helm_docs)
+        s.type, s.required = "object", required or None
     elif value.kind == goyaml.SEQUENCE:
         s.type = "array"
         parsed = (parse_node([*ptr, str(index)], None, item, use_helm_docs) for index, item in enumerate(value.content))
@@ -56,7 +52,6 @@ def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_
             s.items = functools.reduce(merge_schemas, items, Schema())
     elif value.kind == goyaml.SCALAR:
         s.type = _SCALAR_TYPES.get(value.short_tag(), "string")
-    where = ptr_string(ptr)
     comments, helm_docs = _comments(key, value, use_helm_docs)
     try:
         if use_helm_docs:
@@ -65,7 +60,7 @@ def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_
                 s.description = description
         process_comment(s, comments)
     except SchemaError as exc:
-        raise SchemaError(f"{where}: parse @schema comments: {exc}") from None
+        raise SchemaError(f"{ptr_string(ptr)}: parse @schema comments: {exc}") from None
     if s.skip_properties and s.is_type("object"):
         s.properties = None
     elif s.merge_properties and ordered:
@@ -75,25 +70,14 @@ def parse_node(ptr: list[str], key: goyaml.Node | None, value: goyaml.Node, use_
 
 
 def go_equal(a: Any, b: Any) -> bool:
-    """``reflect.DeepEqual`` on decoded values: types must match (``1`` ≠ ``1.0`` ≠ ``true``)."""
+    """``reflect.DeepEqual`` on decoded values: types must match (``1`` ≠ ``1.0`` ≠ ``true``), NaN ≠ NaN."""
     if type(a) is not type(b):
         return False
     if isinstance(a, list):
         return len(a) == len(b) and all(go_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(go_equal(a[k], b[k]) for k in a)
-    if isinstance(a, float) and math.isnan(a):
-        return False
     return bool(a == b)
-
-
-def _unique_append(dest: list[str] | None, src: list[str] | None) -> list[str] | None:
-    for item in src or []:
-        if dest is None:
-            dest = []
-        if item not in dest:
-            dest.append(item)
-    return dest
 
 
 # fields merged recursively; every other schema field is replaced by a set one (cmp.Or)
@@ -101,11 +85,8 @@ _MERGED = ("items", "additional_items", "unevaluated_items", "additional_propert
 
 
 def merge_schemas(dest: Schema | None, src: Schema | None) -> Schema | None:
-    """hvsj's ``mergeSchemas``: ``src`` merged into ``dest`` in place (``src`` wins for set fields).
-
-    By kind: strings and pointers take a set ``src`` value, booleans are or-ed, maps merged, ``enum``
-    and ``required`` appended without duplicates, the :data:`_MERGED` schemas merged recursively.
-    """
+    """hvsj's ``mergeSchemas``: ``src`` merged into ``dest`` in place: a set ``src`` value wins, booleans
+    are or-ed, maps merged, ``enum`` and ``required`` appended, :data:`_MERGED` schemas merged recursively."""
     if dest is None:
         return src
     if src is None:
@@ -118,8 +99,10 @@ def merge_schemas(dest: Schema | None, src: Schema | None) -> Schema | None:
             for item in value or []:
                 if not any(go_equal(item, existing) for existing in d["enum"] or []):
                     d["enum"] = [*(d["enum"] or []), item]
-        elif attr == "required":
-            d["required"] = _unique_append(d["required"], value)
+        elif attr == "required":  # appended without duplicates
+            if value:
+                merged = d[attr] = d[attr] if d[attr] is not None else []
+                merged += [item for item in dict.fromkeys(value) if item not in merged]
         elif kind == "bool":
             d[attr] = d[attr] or value
         elif kind in ("map_bool", "map_strs", "schema_map") and value is not None:
@@ -179,14 +162,9 @@ def _ensure_compliant(ptr: list[str], schema: Schema, active: set[int], no_addit
         clone: Any = copy.copy(s)  # Go's struct copy: nested schemas shared
         clone.ref = ""
         if not clone.is_zero():
-            defs, definitions = s.defs, s.definitions
-            clone.defs = None
-            clone.definitions = None
+            clone.defs = clone.definitions = None
             _draft7_refs(clone, ["allOf", "0"])
-            ref = s.ref
-            schema.__init__()  # type: ignore[misc]
-            s.all_of = [clone, Schema(ref=ref)]
-            s.defs, s.definitions = defs, definitions
+            schema.__init__(all_of=[clone, Schema(ref=s.ref)], defs=s.defs, definitions=s.definitions)
 
 
 def _add_missing_global(schema: Schema) -> None:
@@ -209,8 +187,7 @@ def _k8s_aliases(ptr: list[str], schema: Schema, url: Callable[[], str]) -> None
     for path, sub in list(schema.subschemas()):
         _k8s_aliases([*ptr, *path], sub, url)
     ref: str = schema.ref
-    without_fragment = ref.split("#", 1)[0]
-    if without_fragment in ("$k8s", "$k8s/"):
+    if ref.partition("#")[0] in ("$k8s", "$k8s/"):
         raise SchemaError(f'{ptr_string(ptr)}: invalid $k8s schema alias: must have a path but only got "{ref}"')
     if ref.startswith("$k8s/"):
         schema.ref = url().removesuffix("/") + "/" + ref[len("$k8s/") :]
