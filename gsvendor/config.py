@@ -32,14 +32,11 @@ DEFAULT_PATCHES = "patches/llmisvc"
 
 @dataclass(frozen=True)
 class GenerateSettings:
-    """``generate:`` of gsvendor.yaml: how ``gsvendor generate`` (and ``sync``) write the generated files.
-    ``sort_values_order``: the README values table order (``alphabetical`` = helm-docs v1.14.2's
-    ``--sort-values-order alphanum``, or ``file``). ``normalize``: ``none`` writes values.schema.json as
-    helm-values-schema-json v2.5.0 does, ``schemalint`` through schemalint v2.6.1's ``normalize``.
-    ``template_files``, ``badge_style``, ``skip_version_footer``, ``ignore_non_descriptions``: helm-docs'
-    flags of those names. ``whitespace``: ``pre-commit`` writes README.md as helm-docs followed by
-    pre-commit-hooks' ``end-of-file-fixer`` and ``trailing-whitespace`` leave it, ``helm-docs`` as helm-docs.
-    """
+    """``generate:`` of gsvendor.yaml: how ``generate`` (and ``sync``) write the generated files.
+    ``sort_values_order``: ``alphabetical`` (helm-docs v1.14.2's ``--sort-values-order alphanum``) or
+    ``file``. ``normalize``: ``none`` (helm-values-schema-json v2.5.0's bytes) or ``schemalint`` (schemalint
+    v2.6.1's ``normalize``). ``template_files`` … ``ignore_non_descriptions``: helm-docs' flags of those
+    names. ``whitespace``: ``pre-commit`` (README.md after pre-commit-hooks' whitespace fixers) or ``helm-docs``."""
 
     sort_values_order: str = "alphabetical"
     normalize: str = "none"
@@ -261,15 +258,7 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
                 raise ConfigError(f"{where()}: {key}: use {wanted}")
             selectors[key] = items
         _claim(seen, dest, f"chart {name}", where, folder=True)
-        charts.append(
-            ChartSpec(
-                name=name,
-                upstream_path=str(entry.get("path", f"charts/{name}")),
-                dest=dest,
-                render=render,
-                **selectors,
-            )
-        )
+        charts.append(ChartSpec(name, str(entry.get("path", f"charts/{name}")), dest, render, **selectors))
     files = []
     for index, entry in enumerate(data.get("files", ())):
         where = functools.partial(file.where, ["files", index], f": files[{index}]")

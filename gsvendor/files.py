@@ -52,21 +52,17 @@ def _read_tree_file(path: Path, root: Path) -> bytes | None:
     if path.is_symlink() and leads_outside(path, root):
         raise GsvendorError(f"{where}: a link to {os.readlink(path)}, outside the project; remove it")
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        if not path.exists():  # a dangling link: no file
-            return None
-        raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            info = os.fstat(fd)
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+            info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode):
                 return None
             if info.st_size > MAX_TREE_FILE_BYTES:
                 raise GsvendorError(f"{where}: larger than {MAX_TREE_FILE_BYTES // 1024 // 1024} MiB")
             return handle.read()
-        except OSError as exc:
-            raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}") from None
+    except OSError as exc:
+        if not path.exists():  # a dangling link: no file
+            return None
+        raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}") from None
 
 
 def leads_outside(path: Path, root: Path) -> bool:
@@ -173,11 +169,9 @@ def _normalize_lines(data: bytes) -> bytes:
 def default_cache_dir(explicit: Path | None = None) -> Path:
     """The download and stamps cache: ``explicit`` (``--cache-dir``), else ``$GSVENDOR_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/gsvendor``, else ``~/.cache/gsvendor``."""
-    if explicit is not None:
-        return explicit
-    if os.environ.get("GSVENDOR_CACHE_DIR"):
-        return Path(os.environ["GSVENDOR_CACHE_DIR"])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gsvendor"
+    if explicit is None and os.environ.get("GSVENDOR_CACHE_DIR"):
+        explicit = Path(os.environ["GSVENDOR_CACHE_DIR"])
+    return explicit or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gsvendor"
 
 
 @contextlib.contextmanager

@@ -1,11 +1,8 @@
-"""The one boundary for YAML gsvendor reads (the configuration, overlays, the lock, upstream values,
-Chart.yaml files, rendered manifests): each text passes :func:`check_text` before a parser composes it.
-
-libyaml composes recursively in C and every reader walks what it composed, so a text's size, nesting
-depth, nodes and alias expansion are bounded first (:class:`YamlLimits`): by cheap upper bounds from
-counts made in C, else by streaming the parser's events (which iterate, never recurse). A 100,000-level
-document, a 16 MiB configuration or a "billion laughs" ends as one :class:`YamlLimitError` (exit 2)
-naming the file, in time linear in what was read.
+"""The one boundary for YAML gsvendor reads (configuration, overlays, lock, upstream values, Chart.yaml,
+rendered manifests). libyaml composes recursively in C, so :func:`check_text` bounds each text's size,
+depth, nodes and alias expansion first (:class:`YamlLimits`): by cheap upper bounds counted in C, else by
+streaming parse events. Deep nesting, oversized files and alias bombs end as one :class:`YamlLimitError`
+(exit 2) naming the file, in linear time.
 """
 
 from __future__ import annotations
@@ -189,8 +186,6 @@ def _scan(text: str, label: str, limits: YamlLimits) -> None:
             elif size - written > alias_budget(written):
                 most = alias_budget(written) + written
                 raise YamlLimitError(f"{label}: its aliases expand to more than {most} values (an alias bomb?)")
-    except YamlLimitError:
-        raise
     except (YAMLError, ValueError, AssertionError, IndexError, KeyError, TypeError):
         return  # invalid: the parser reading it next says where and why
 
@@ -203,8 +198,7 @@ def _events(text: str) -> Any:
         yield from YAML(typ="safe", pure=True).parse(text)
         return
     with contextlib.closing(_loader_class()(text)) as loader:
-        while loader.check_event():
-            yield loader.get_event()
+        yield from (loader.get_event() for _ in iter(loader.check_event, False))
 
 
 def read_text(path: Path, label: str) -> str:
@@ -259,8 +253,7 @@ def _parse_round_trip(text: str, label: str) -> Any:
 def load_plain(text: str, label: str = "YAML text", limits: YamlLimits = UPSTREAM) -> Any:
     """``text`` as ``YAML(typ="safe").load`` gives it (YAML 1.2), ~8× faster: by libyaml where it reads
     ``text`` as ruamel does and accepts it, else by ruamel's pure-Python parser, which words the errors
-    (``YAMLError``). Raises :class:`YamlLimitError` naming ``label`` for text over ``limits``.
-    """
+    (``YAMLError``). Raises :class:`YamlLimitError` naming ``label`` for text over ``limits``."""
     check_text(text, label, limits)
     if not libyaml_differs(text):
         try:
@@ -273,26 +266,19 @@ def load_plain(text: str, label: str = "YAML text", limits: YamlLimits = UPSTREA
     return YAML(typ="safe", pure=True).load(text)
 
 
-def load_all_safe(text: str, label: str = "rendered manifests", limits: YamlLimits = UPSTREAM) -> list[Any]:
+def load_all_safe(text: str, label: str = "rendered manifests") -> list[Any]:
     """Every document of ``text`` as ``YAML(typ="safe").load_all`` gives them (a duplicate key is an error).
-    Raises :class:`YamlLimitError` naming ``label`` for text over ``limits``, ``YAMLError`` for invalid YAML.
-    """
-    check_text(text, label, limits)
+    Raises :class:`YamlLimitError` naming ``label`` over :data:`UPSTREAM`, ``YAMLError`` for invalid YAML."""
+    check_text(text, label)
     with contextlib.closing(_loader_class()(text)) as loader:
-        documents = []
-        while loader.check_data():
-            documents.append(loader.get_data())
-        return documents
+        return [loader.get_data() for _ in iter(loader.check_data, False)]
 
 
-def load_single_safe(
-    text: str, inspect: Callable[[Any], T], label: str = "YAML text", limits: YamlLimits = UPSTREAM
-) -> tuple[Any, T]:
+def load_single_safe(text: str, inspect: Callable[[Any], T], label: str) -> tuple[Any, T]:
     """``(YAML(typ="safe").load(text), inspect(root node))`` from one parse: ``inspect`` reads the root
     node (``None`` for an empty document) before the constructor rewrites its merge keys. Raises what
-    ``inspect`` raises, ``YAMLError`` and :class:`YamlLimitError` as :func:`load_all_safe`.
-    """
-    check_text(text, label, limits)
+    ``inspect`` raises, ``YAMLError`` and :class:`YamlLimitError` as :func:`load_all_safe`."""
+    check_text(text, label)
     with contextlib.closing(_loader_class()(text)) as loader:
         node = loader.get_single_node()
         seen = inspect(node)
@@ -301,10 +287,9 @@ def load_single_safe(
 
 @functools.cache
 def _loader_class() -> type:
-    """The loader class of ``YAML(typ="safe")``, made once (ruamel.yaml makes it anew for every document,
-    ~0.18 ms of 0.2): libyaml's parser, ruamel's safe constructor and its YAML 1.2 resolver in one object,
-    used once and closed (``close``: ruamel's ``dispose``). Where ruamel has no libyaml binding (not CPython), its
-    pure-Python ``SafeLoader``."""
+    """The loader class of ``YAML(typ="safe")`` made once (ruamel makes it per document: ~0.18 ms of 0.2):
+    libyaml's parser, ruamel's safe constructor and YAML 1.2 resolver, closed after one use; ruamel's
+    pure-Python ``SafeLoader`` where it has no libyaml binding (not CPython)."""
     from ruamel.yaml import YAML
     from ruamel.yaml.constructor import SafeConstructor
     from ruamel.yaml.loader import SafeLoader
@@ -370,11 +355,10 @@ class YamlFile:
 
 
 def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path | None = None) -> YamlFile:
-    """Read ``path`` as one YAML document and validate it against ``schema``; raises :class:`ConfigError`
-    as :func:`load_yaml_document` and :func:`validate` do, and ``label: the file is empty``.
-    ``stamps``: a folder of validation stamps (:mod:`gsvendor.stamps`) keyed by the schema and the text.
-    With a stamp the text is known valid and its data read from it (no YAML parse, no jsonschema import:
-    ~70 ms) or by libyaml; without, the text is parsed round-trip, validated and stamped when it passes."""
+    """Read ``path`` as one YAML document valid against ``schema``; raises :class:`ConfigError` as
+    :func:`load_yaml_document` and :func:`validate` do, and ``label: the file is empty``. ``stamps``: a
+    folder of validation stamps (:mod:`gsvendor.stamps`) keyed by schema and text: a stamped text's data is
+    read from the stamp or by libyaml (no round-trip parse, no jsonschema import: ~70 ms)."""
     text = read_text(path, label)
     stamp = stamp_path(stamps, json.dumps(schema, sort_keys=True), text)
     # an explicit tag (!!str 3) is a TaggedScalar round-trip and a plain value to libyaml

@@ -144,16 +144,13 @@ def _merge_files(chart: str, ops: list[dict[str, Any]], universe: set[str]) -> l
         groups.setdefault(key, []).append(op)
     out: list[tuple[str, dict[str, Any]]] = []
     for key, op in keyed:
-        members = groups.get(key)
-        if members is None:  # merged into a glob already
+        if key not in groups:  # merged into a glob already
             continue
-        files = sorted({m["file"] for m in members})
-        found = _glob_for(files, universe) if len(files) > 1 and len(files) == len(members) else None
-        if not found:
-            out.append((key[0], dict(op)))
-        else:
+        files = sorted({m["file"] for m in groups[key]})
+        found = _glob_for(files, universe) if len(files) > 1 and len(files) == len(groups[key]) else None
+        if found:
             del groups[key]
-            out.append((key[0], {"op": op["op"], **found, **_params_without(op, "op", "file")}))
+        out.append((key[0], {"op": op["op"], **found, **_params_without(op, "op", "file")} if found else dict(op)))
     return out
 
 
