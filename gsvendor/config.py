@@ -149,8 +149,8 @@ class Config:
         return any(resolved.is_relative_to(place.resolve()) for place in places)
 
     def require_outputs(self, names: list[str] | None = None) -> None:
-        """Raise :class:`NotSyncedError` when a chart output folder is missing (a project never synced gets
-        ``helm/kserve-crd/ does not exist: run gsvendor sync``, not a flood of diffs)."""
+        """Raise :class:`NotSyncedError` when a chart output folder is missing (``helm/kserve-crd/ does not
+        exist: run gsvendor sync``, not a flood of diffs)."""
         specs = [self.chart(name) for name in dict.fromkeys(names)] if names else self.charts
         missing = list(dict.fromkeys(f"{s.dest}/" for s in specs if not (self.root / s.dest).is_dir()))
         if not missing:
@@ -164,21 +164,20 @@ class Config:
     def _misspelt(self, missing: str) -> str:
         """A hint when a folder of no configured chart beside the missing one has a close name
         (``helm/kserve-crd/`` for ``helm/kserve-crdd/``): the chart name may be misspelt. Else ``""``."""
-        parent = (self.root / missing).parent
+        folder = PurePosixPath(missing)
         configured = {os.path.normpath(self.root / chart.dest) for chart in self.charts}
         try:
             beside = [
                 entry.name
-                for entry in os.scandir(parent)
+                for entry in os.scandir(self.root / folder.parent)
                 if entry.is_dir() and not entry.name.startswith(".") and os.path.normpath(entry.path) not in configured
             ]
         except OSError:
             return ""
-        close = closest(missing.rstrip("/").rsplit("/", 1)[-1], beside)
+        close = closest(folder.name, beside)
         if close is None:
             return ""
-        shown = f"{os.path.dirname(missing.rstrip('/'))}/{close}/".lstrip("/")
-        return f" (or is the chart name in {self.path.name} misspelt: {shown} exists)"
+        return f" (or is the chart name in {self.path.name} misspelt: {folder.parent / close}/ exists)"
 
     def archive_url_for(self, tag: str) -> str:
         """The tarball URL of ``tag`` (``archiveUrl`` with ``${repository}`` and ``${tag}`` expanded)."""

@@ -67,7 +67,7 @@ _LONE_CR = re.compile("\r(?!\n)")
 _ANCHOR = re.compile(r"&([^\s\[\]{},]+)")
 _ALIAS = re.compile(r"\*([^\s\[\]{},]+)")
 _TOKEN_START = frozenset(" \t\n\r[{,:")  # ":" for a JSON-like key's value: {"k":*a}
-_NAMES_LOOKED_AT = 1000
+_NAMES_LOOKED_AT = 1000  # past as many names of either kind, the text is scanned
 
 
 def check_text(text: str, label: str, limits: YamlLimits = UPSTREAM) -> None:
@@ -128,17 +128,11 @@ def _aliased(text: str) -> bool:
     """Whether an alias of ``text`` may name one of its anchors (or too many names to tell cheaply)."""
     if "*" not in text or "&" not in text:
         return False
-    names = []
-    for regex in (_ALIAS, _ANCHOR):
-        found = set()
-        for match in regex.finditer(text):
-            start = match.start()
-            if start == 0 or text[start - 1] in _TOKEN_START:
-                found.add(match.group(1))
-                if len(found) > _NAMES_LOOKED_AT:
-                    return True
-        names.append(found)
-    return bool(names[0] & names[1])
+    aliases, anchors = (
+        {m[1] for m in regex.finditer(text) if m.start() == 0 or text[m.start() - 1] in _TOKEN_START}
+        for regex in (_ALIAS, _ANCHOR)
+    )
+    return len(aliases) > _NAMES_LOOKED_AT or len(anchors) > _NAMES_LOOKED_AT or bool(aliases & anchors)
 
 
 def _scan(text: str, label: str, limits: YamlLimits) -> None:
@@ -328,9 +322,8 @@ LIBYAML_DIFFERS = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^%", re.M)
 
 def libyaml_differs(text: str) -> bool:
     """``LIBYAML_DIFFERS.search(text)`` by ``in`` tests (the regular expression takes seconds on 16 MiB)."""
-    if any(c in text for c in "\t\ufeff\x85\u2028\u2029"):
-        return True
-    return text.startswith("%") or "\n%" in text  # "^%" of re.M: at the start or after a "\n"
+    # "^%" of re.M: at the start or after a "\n"
+    return any(c in text for c in "\t\ufeff\x85\u2028\u2029") or text.startswith("%") or "\n%" in text
 
 
 @dataclass
@@ -363,15 +356,12 @@ def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path 
     stamp = stamp_path(stamps, json.dumps(schema, sort_keys=True), text)
     # an explicit tag (!!str 3) is a TaggedScalar round-trip and a plain value to libyaml
     held = None if "!" in text and _TAG.search(text) else read_stamp(stamp)
+    if held is not None and "data" in held:
+        return YamlFile(label, text, held["data"])
     if held is not None:
-        if "data" in held:
-            return YamlFile(label, text, held["data"])
-        try:
-            data = load_plain(text, label, USER_FILE)
-        except Exception:  # the full path words the error (and checks the limits again)
-            data = None
-        if data is not None:
-            return YamlFile(label, text, to_plain(data))
+        with contextlib.suppress(Exception):  # else the full path words the error (and checks the limits again)
+            if (data := load_plain(text, label, USER_FILE)) is not None:
+                return YamlFile(label, text, to_plain(data))
     document = _parse_round_trip(text, label)
     if document is None:
         raise ConfigError(f"{label}: the file is empty", file=label)
