@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from gsvendor.errors import GsvendorError
-from gsvendor.stamps import read_stamp, stamp_path, write_stamp
 
 
 def read_tree(root: Path, dest: str) -> dict[str, bytes]:
@@ -105,43 +104,6 @@ class Digests:
         if known is None or known[0] is not data:
             known = self._known[id(data)] = (data, hashlib.sha256(data).hexdigest())
         return known[1]
-
-
-class CleanFiles:
-    """Contents whose whitespace needs no fix, by sha256 digest: ``known`` (bytes gsvendor wrote, the lock's
-    results) and those recorded in the ``stamps`` folder (:meth:`save`), so a fresh sync of the same
-    upstream hashes its large files (which the lock needs anyway) instead of scanning them."""
-
-    # below this size the blank scan (a few memchr) costs less than a sha256
-    HASH_ABOVE = 256 * 1024
-
-    def __init__(self, digests: Digests, known: set[str] | None = None, stamps: Path | None = None) -> None:
-        self.digests = digests
-        self.known = set(known or ())
-        self.stamps = stamps
-        self.found: set[str] = set()
-
-    def normalize(self, data: bytes) -> bytes:
-        """:func:`normalize_whitespace` of ``data``, skipping the scan of large bytes known clean."""
-        if len(data) < self.HASH_ABOVE:
-            return normalize_whitespace(data)
-        digest = self.digests(data)
-        if digest in self.known or read_stamp(self._stamp(digest)) is not None:
-            return data
-        fixed = normalize_whitespace(data)
-        # either way the result is clean; its digest is the lock's, computed once (Digests)
-        self.found.add(digest if fixed == data else self.digests(fixed))
-        return fixed
-
-    def _stamp(self, digest: str) -> Path | None:
-        return stamp_path(self.stamps, "whitespace-clean", digest)
-
-    def save(self) -> None:
-        """Record the digests scanned clean in this run as stamps (errors cost only the next run's scan)."""
-        for digest in sorted(self.found - self.known):
-            write_stamp(self._stamp(digest), {})  # its existence is the verdict
-        self.known |= self.found
-        self.found = set()
 
 
 # besides the space, what bytes.rstrip() would remove before a line ending
