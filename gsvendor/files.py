@@ -14,6 +14,9 @@ from pathlib import Path
 
 from gsvendor.errors import GsvendorError
 
+MAX_TREE_FILE_BYTES = 32 * 1024 * 1024  # one file of an output tree, as one upstream file (MAX_MEMBER_BYTES)
+MAX_TREE_BYTES = 256 * 1024 * 1024  # an output tree, as all upstream files together (MAX_TOTAL_BYTES)
+
 
 def read_tree(root: Path, dest: str) -> dict[str, bytes]:
     """Every regular file below ``root/dest`` (relative POSIX path → bytes); empty when the folder is absent.
@@ -24,44 +27,32 @@ def read_tree(root: Path, dest: str) -> dict[str, bytes]:
     if not folder.is_dir():
         return {}
 
-    def unreadable(exc: OSError) -> None:  # rglob skipped a folder it could not list: its files looked removed
+    def unreadable(exc: OSError) -> None:  # else os.walk skips a folder it cannot list: its files look removed
         where = os.path.relpath(exc.filename, root) if exc.filename else dest
         raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}")
 
     found = [Path(top, name) for top, _, names in os.walk(folder, onerror=unreadable) for name in names]
-    files = {}
-    total = 0
+    files, total = {}, 0
     for path in sorted(found):
-        data = _read_tree_file(path, root)
-        if data is not None:
-            files[path.relative_to(folder).as_posix()] = data
-            total += len(data)
-            if total > MAX_TREE_BYTES:
-                raise GsvendorError(f"{dest}: its files hold more than {MAX_TREE_BYTES // 1024 // 1024} MiB")
+        where = path.relative_to(root).as_posix()
+        if path.is_symlink() and leads_outside(path, root):
+            raise GsvendorError(f"{where}: a link to {os.readlink(path)}, outside the project; remove it")
+        try:  # opened without blocking: a FIFO or a device is no file, never read
+            with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+                info = os.fstat(handle.fileno())
+                if not stat.S_ISREG(info.st_mode):
+                    continue
+                if info.st_size > MAX_TREE_FILE_BYTES:
+                    raise GsvendorError(f"{where}: larger than {MAX_TREE_FILE_BYTES // 1024 // 1024} MiB")
+                files[path.relative_to(folder).as_posix()] = data = handle.read()
+        except OSError as exc:
+            if not path.exists():  # a dangling link: no file
+                continue
+            raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}") from None
+        total += len(data)
+        if total > MAX_TREE_BYTES:
+            raise GsvendorError(f"{dest}: its files hold more than {MAX_TREE_BYTES // 1024 // 1024} MiB")
     return files
-
-
-MAX_TREE_FILE_BYTES = 32 * 1024 * 1024  # one file of an output tree, as one upstream file (MAX_MEMBER_BYTES)
-MAX_TREE_BYTES = 256 * 1024 * 1024  # an output tree, as all upstream files together (MAX_TOTAL_BYTES)
-
-
-def _read_tree_file(path: Path, root: Path) -> bytes | None:
-    """The bytes of one file of a tree, ``None`` for no regular file (opened without blocking, never read)."""
-    where = path.relative_to(root).as_posix()
-    if path.is_symlink() and leads_outside(path, root):
-        raise GsvendorError(f"{where}: a link to {os.readlink(path)}, outside the project; remove it")
-    try:
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                return None
-            if info.st_size > MAX_TREE_FILE_BYTES:
-                raise GsvendorError(f"{where}: larger than {MAX_TREE_FILE_BYTES // 1024 // 1024} MiB")
-            return handle.read()
-    except OSError as exc:
-        if not path.exists():  # a dangling link: no file
-            return None
-        raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}") from None
 
 
 def leads_outside(path: Path, root: Path) -> bool:
