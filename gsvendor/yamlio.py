@@ -8,7 +8,6 @@ streaming parse events. Deep nesting, oversized files and alias bombs end as one
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import re
 from collections.abc import Callable
@@ -137,6 +136,7 @@ def _aliased(text: str) -> bool:
 
 def _scan(text: str, label: str, limits: YamlLimits) -> None:
     """Stream ``text``'s parse events, counting nodes, depth and expanded sizes; raise at the first limit."""
+    from ruamel.yaml import YAML
     from ruamel.yaml import events as ev
     from ruamel.yaml.error import YAMLError
 
@@ -146,7 +146,8 @@ def _scan(text: str, label: str, limits: YamlLimits) -> None:
     stack: list[list[Any]] = []  # per open collection: [expanded size so far, anchor]
     sizes: dict[Any, int] = {}  # anchor → expanded size of its node
     try:
-        for event in _events(text):
+        # libyaml's events where it reads the text as ruamel's own parser does
+        for event in YAML(typ="safe", pure=libyaml_differs(text)).parse(text):
             kind = type(event)
             if kind in starts or kind is ev.ScalarEvent:
                 nodes += 1
@@ -182,17 +183,6 @@ def _scan(text: str, label: str, limits: YamlLimits) -> None:
                 raise YamlLimitError(f"{label}: its aliases expand to more than {most} values (an alias bomb?)")
     except (YAMLError, ValueError, AssertionError, IndexError, KeyError, TypeError):
         return  # invalid: the parser reading it next says where and why
-
-
-def _events(text: str) -> Any:
-    """``text``'s parse events, from libyaml where it reads ``text`` as ruamel does, else ruamel's own parser."""
-    if libyaml_differs(text):
-        from ruamel.yaml import YAML
-
-        yield from YAML(typ="safe", pure=True).parse(text)
-        return
-    with contextlib.closing(_loader_class()(text)) as loader:
-        yield from (loader.get_event() for _ in iter(loader.check_event, False))
 
 
 def read_text(path: Path, label: str) -> str:
@@ -245,71 +235,38 @@ def _parse_round_trip(text: str, label: str) -> Any:
 
 
 def load_plain(text: str, label: str = "YAML text", limits: YamlLimits = UPSTREAM) -> Any:
-    """``text`` as ``YAML(typ="safe").load`` gives it (YAML 1.2), ~8× faster: by libyaml where it reads
+    """``text`` as ``YAML(typ="safe").load`` gives it (YAML 1.2): by libyaml (~8× faster) where it reads
     ``text`` as ruamel does and accepts it, else by ruamel's pure-Python parser, which words the errors
     (``YAMLError``). Raises :class:`YamlLimitError` naming ``label`` for text over ``limits``."""
-    check_text(text, label, limits)
-    if not libyaml_differs(text):
-        try:
-            with contextlib.closing(_loader_class()(text)) as loader:
-                return loader.get_single_data()
-        except Exception:  # the pure-Python parser decides, and words the error
-            pass
     from ruamel.yaml import YAML
 
+    check_text(text, label, limits)
+    if not libyaml_differs(text):
+        with contextlib.suppress(Exception):  # else the pure-Python parser decides, and words the error
+            return YAML(typ="safe").load(text)
     return YAML(typ="safe", pure=True).load(text)
 
 
 def load_all_safe(text: str, label: str = "rendered manifests") -> list[Any]:
     """Every document of ``text`` as ``YAML(typ="safe").load_all`` gives them (a duplicate key is an error).
     Raises :class:`YamlLimitError` naming ``label`` over :data:`UPSTREAM`, ``YAMLError`` for invalid YAML."""
+    from ruamel.yaml import YAML
+
     check_text(text, label)
-    with contextlib.closing(_loader_class()(text)) as loader:
-        return [loader.get_data() for _ in iter(loader.check_data, False)]
+    return list(YAML(typ="safe").load_all(text))
 
 
 def load_single_safe(text: str, inspect: Callable[[Any], T], label: str) -> tuple[Any, T]:
     """``(YAML(typ="safe").load(text), inspect(root node))`` from one parse: ``inspect`` reads the root
     node (``None`` for an empty document) before the constructor rewrites its merge keys. Raises what
     ``inspect`` raises, ``YAMLError`` and :class:`YamlLimitError` as :func:`load_all_safe`."""
-    check_text(text, label)
-    with contextlib.closing(_loader_class()(text)) as loader:
-        node = loader.get_single_node()
-        seen = inspect(node)
-        return (None if node is None else loader.construct_document(node)), seen
-
-
-@functools.cache
-def _loader_class() -> type:
-    """The loader class of ``YAML(typ="safe")`` made once (ruamel makes it per document: ~0.18 ms of 0.2):
-    libyaml's parser, ruamel's safe constructor and YAML 1.2 resolver, closed after one use; ruamel's
-    pure-Python ``SafeLoader`` where it has no libyaml binding (not CPython)."""
     from ruamel.yaml import YAML
-    from ruamel.yaml.constructor import SafeConstructor
-    from ruamel.yaml.loader import SafeLoader
-    from ruamel.yaml.main import CParser
-    from ruamel.yaml.resolver import VersionedResolver
 
-    if CParser is None:
-
-        class PureLoader(SafeLoader):  # type: ignore[misc]
-            max_depth = None  # read by ruamel's composer, set only by YAML()
-            close = SafeLoader.dispose
-
-        return PureLoader
-    defaults = YAML(typ="safe")
-
-    class Loader(CParser, SafeConstructor, VersionedResolver):  # type: ignore[misc]
-        def __init__(self, stream: str) -> None:
-            CParser.__init__(self, stream)
-            self._parser = self._composer = self
-            SafeConstructor.__init__(self, loader=self)
-            self.allow_duplicate_keys = defaults.allow_duplicate_keys
-            VersionedResolver.__init__(self, version=defaults.version, loadumper=self)
-
-        close = CParser.dispose
-
-    return Loader
+    check_text(text, label)
+    yaml = YAML(typ="safe")
+    node = yaml.compose(text)
+    seen = inspect(node)
+    return (None if node is None else yaml.constructor.construct_document(node)), seen
 
 
 # after a blank, a flow indicator or the colon of a JSON-like key ({"a":!!str 3})
