@@ -184,10 +184,9 @@ class Config:
         return self.archive_url.replace("${repository}", self.repository).replace("${tag}", tag)
 
 
-def find_config(start: Path | None = None) -> Path:
-    """The nearest ``gsvendor.yaml`` in ``start`` (default: the current folder) or a parent; raises
-    :class:`ConfigError` when there is none."""
-    here = (start or Path.cwd()).resolve()
+def find_config() -> Path:
+    """The nearest ``gsvendor.yaml`` in the current folder or a parent; raises :class:`ConfigError` if none."""
+    here = Path.cwd().resolve()
     for folder in (here, *here.parents):
         candidate = folder / CONFIG_FILE
         if candidate.exists() or candidate.is_symlink():  # not a regular file: load_config says so
@@ -197,15 +196,14 @@ def find_config(start: Path | None = None) -> Path:
     )
 
 
-def load_config(path: Path | None = None, label: str | None = None, stamps: Path | None = None) -> Config:
-    """Load and validate the configuration at ``path``, or the nearest (:func:`find_config`). ``label``
-    names the file in messages (default: its name when in the current folder or found, else ``path``);
-    ``stamps``: the validation stamps folder (:func:`load_validated`). Raises :class:`ConfigError` for a
-    missing file, invalid YAML, a schema violation or overlapping destinations."""
-    if path is None:
-        path = find_config()
-        label = label or path.name
-    label = label or (path.name if path.resolve().parent == Path.cwd().resolve() else str(path))
+def load_config(path: Path | None = None, stamps: Path | None = None) -> Config:
+    """Load and validate the configuration at ``path``, or the nearest (:func:`find_config`), named in
+    messages by its name when found or in the current folder, else by ``path``; ``stamps``: the validation
+    stamps folder (:func:`load_validated`). Raises :class:`ConfigError` for a missing file, invalid YAML, a
+    schema violation or overlapping destinations."""
+    found = path is None
+    path = find_config() if path is None else path
+    label = path.name if found or path.resolve().parent == Path.cwd().resolve() else str(path)
     path = path.resolve()
     file = load_validated(path, CONFIG_SCHEMA, label, stamps)
     data = file.data

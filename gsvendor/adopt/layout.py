@@ -180,9 +180,7 @@ def arrange(inferences: list[ChartInference], universes: dict[str, set[str]], pl
         operations = [_declared(params, charts, all_charts, name in THEMES) for params, charts in entries[name]]
         files.append(OverlayFile(name, description, operations, [] if name in THEMES else [name[3:]]))
     copies = _copies(inferences, all_charts)
-    if copies.operations:
-        files.append(copies)
-    return files
+    return [*files, copies] if copies.operations else files
 
 
 def _declared(params: dict[str, Any], charts: list[str], all_charts: list[str], scoped: bool) -> dict[str, Any]:

@@ -240,7 +240,7 @@ def test_a_stamped_file_is_loaded_without_jsonschema_and_as_the_round_trip_gives
     assert out == "False\n"
 
 
-def test_an_edited_file_is_validated_again_and_an_invalid_one_gets_no_stamp(tmp_path) -> None:
+def test_an_edited_file_is_validated_again_and_an_invalid_one_gets_no_stamp(tmp_path, monkeypatch) -> None:
 
     from gsvendor.config import load_config
     from gsvendor.errors import ConfigError
@@ -251,8 +251,9 @@ def test_an_edited_file_is_validated_again_and_an_invalid_one_gets_no_stamp(tmp_
     stamps = tmp_path / "stamps"
     load_config(config, stamps=stamps)
     config.write_text("upstream:\n  repository: kserve/kserve\ncharts: [kserve-crd]\nsurprise: 1\n")
+    monkeypatch.chdir(tmp_path)  # the file is named by its name
     with pytest.raises(ConfigError, match=r"^gsvendor.yaml:4: surprise: unknown key 'surprise'"):
-        load_config(config, label="gsvendor.yaml", stamps=stamps)
+        load_config(config, stamps=stamps)
     assert len(list(stamps.iterdir())) == 1  # the first text's stamp only
 
 
