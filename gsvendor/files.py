@@ -166,12 +166,9 @@ def _holder(fd: int) -> str:
     """``pid N`` of the process holding a flock on the file behind ``fd`` (Linux /proc/locks)."""
     info = os.fstat(fd)
     wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
-    try:
-        with open("/proc/locks", encoding="ascii", errors="replace") as handle:
-            for line in handle:
-                fields = line.split()
-                if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted:  # "->" marks waiters
-                    return f"pid {fields[4]}"
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), open("/proc/locks", encoding="ascii", errors="replace") as handle:
+        for line in handle:
+            fields = line.split()
+            if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted:  # "->" marks waiters
+                return f"pid {fields[4]}"
     return "pid unknown"

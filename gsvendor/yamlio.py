@@ -271,15 +271,13 @@ def load_single_safe(text: str, inspect: Callable[[Any], T], label: str) -> tupl
 
 # after a blank, a flow indicator or the colon of a JSON-like key ({"a":!!str 3})
 _TAG = re.compile(r"(?:^|[\s\[{,:])!")
-# Text libyaml reads differently from ruamel's pure-Python parser: tabs (libyaml accepts some),
-# NEL and the Unicode line and paragraph separators (line breaks in YAML 1.1, not in 1.2),
-# byte-order marks (not counted in marks) and directives
+# Text libyaml reads differently from ruamel's pure-Python parser: tabs (libyaml accepts some), NEL, LS
+# and PS (line breaks in YAML 1.1, not in 1.2), byte-order marks (not counted in marks) and directives
 LIBYAML_DIFFERS = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^%", re.M)
 
 
 def libyaml_differs(text: str) -> bool:
     """``LIBYAML_DIFFERS.search(text)`` by ``in`` tests (the regular expression takes seconds on 16 MiB)."""
-    # "^%" of re.M: at the start or after a "\n"
     return any(c in text for c in "\t\ufeff\x85\u2028\u2029") or text.startswith("%") or "\n%" in text
 
 
@@ -306,9 +304,8 @@ class YamlFile:
 
 def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path | None = None) -> YamlFile:
     """Read ``path`` as one YAML document valid against ``schema``; raises :class:`ConfigError` as
-    :func:`load_yaml_document` and :func:`validate` do, and ``label: the file is empty``. ``stamps``: a
-    folder of validation stamps (:mod:`gsvendor.stamps`) keyed by schema and text: a stamped text's data is
-    read from the stamp or by libyaml (no round-trip parse, no jsonschema import: ~70 ms)."""
+    :func:`load_yaml_document` and :func:`validate` do, and ``label: the file is empty``. A text stamped
+    in ``stamps`` (:mod:`gsvendor.stamps`) is read from it or by libyaml (no jsonschema import: ~70 ms)."""
     text = read_text(path, label)
     stamp = stamp_path(stamps, json.dumps(schema, sort_keys=True), text)
     # an explicit tag (!!str 3) is a TaggedScalar round-trip and a plain value to libyaml
