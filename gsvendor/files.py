@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import re
 import stat
@@ -80,21 +79,6 @@ def normalize_whitespace(data: bytes) -> bytes:
     elif _CLEAN_END.search(data) and not _TRAILING_BLANK.search(data):
         return data
     return _normalize_lines(data)
-
-
-class Digests:
-    """sha256 hex digests of bytes objects, each object hashed once in a run (memo by identity; the
-    objects are kept alive with their digests, so an id is never reused for other bytes)."""
-
-    def __init__(self) -> None:
-        self._known: dict[int, tuple[bytes, str]] = {}
-
-    def __call__(self, data: bytes) -> str:
-        """The hex sha256 of ``data``."""
-        known = self._known.get(id(data))
-        if known is None or known[0] is not data:
-            known = self._known[id(data)] = (data, hashlib.sha256(data).hexdigest())
-        return known[1]
 
 
 # besides the space, what bytes.rstrip() would remove before a line ending

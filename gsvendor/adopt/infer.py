@@ -26,11 +26,6 @@ class ChartInference:
     problems: list[str] = field(default_factory=list)
 
 
-def _text_operations(old: str, new: str) -> list[dict[str, Any]]:
-    """:func:`text_operations` with their text written literally (``${`` as ``$${``)."""
-    return [{k: v if k == "op" else declared(v) for k, v in op.items()} for op in text_operations(old, new)]
-
-
 def _reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[dict[str, Any]], tag: str) -> bool:
     """Whether ``ops`` turn ``upstream`` into ``tree`` through the overlay engine and sync's whitespace fixes."""
     operations = tuple(
@@ -57,12 +52,12 @@ def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: st
     if normalize_whitespace(tree) != tree:
         raise ValueError("trailing whitespace or blank lines at the end, which sync removes")
     ops, rest = value_operations(old, new, tag) if path in VALUE_FILES else ([], old)
-    ops += _text_operations(rest, new)
+    ops += declared(text_operations(rest, new))  # their text written literally (``${`` as ``$${``)
     if unclosed(ops):
         raise ValueError("its text holds '${' without a closing '}', which an overlay cannot write")
     if not _reproduces(chart, path, upstream, tree, ops, tag):
         if path in VALUE_FILES:  # the value edits may interact: text operations alone
-            ops = _text_operations(old, new)
+            ops = declared(text_operations(old, new))
             if _reproduces(chart, path, upstream, tree, ops, tag):
                 return ops
         raise ValueError("the operations inferred do not reproduce it (a change that needs a regex)")

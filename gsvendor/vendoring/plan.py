@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from gsvendor.config import ChartSpec, Config, FileSpec, Selector
 from gsvendor.errors import ConfigError, GsvendorError, SourceError, ToolError
-from gsvendor.files import Digests, normalize_whitespace
+from gsvendor.files import normalize_whitespace
 from gsvendor.generate.cache import GenerateCache
 from gsvendor.generate.chart import exact_readme, generated_paths, project_reader, refuse_unemulated
 from gsvendor.overlays.crdfield import crd_field_lookup
@@ -193,10 +193,9 @@ def build(
     snapshot: UpstreamSnapshot,
     overlays: list[Overlay],
     renderer: Renderer | None = None,
-    digests: Digests | None = None,
 ) -> Build:
     """Vendor every configured chart and file of ``snapshot`` with ``overlays`` applied, then the generated
-    files, then the whitespace fixes (``digests``: the run's sha256 memo). Raises :class:`SourceError`
+    files, then the whitespace fixes. Raises :class:`SourceError`
     when a chart or file is missing upstream, :class:`~gsvendor.errors.OverlayApplyError` when an overlay no
     longer applies, :class:`ToolError` for a rendered chart without ``renderer``, and the generators' errors
     (naming the chart folder).
@@ -206,7 +205,7 @@ def build(
     check_scope(overlays, [c.name for c in config.charts])
     charts = []
     outside = project_reader(config)
-    generator = GenerateCache(config.stamps, digests)
+    generator = GenerateCache(config.stamps)
     memo: dict[int, tuple[bytes, bytes]] = {}
     crd_fields = crd_field_lookup(snapshot.files)  # every chart's CRDs, parsed when a condition asks
     for spec in config.charts:
