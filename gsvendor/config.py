@@ -28,15 +28,15 @@ DEFAULT_TAG_PATTERN = r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-
 DEFAULT_DOCKERFILES = ("Dockerfile", "Dockerfile.llmisvc")
 DEFAULT_PIN_DOCKERFILE = "Dockerfile.llmisvc"
 DEFAULT_PATCHES = "patches/llmisvc"
+_Claims = dict[PurePosixPath, tuple[str, bool]]  # destination → what writes it, whether a folder
 
 
 @dataclass(frozen=True)
 class GenerateSettings:
-    """``generate:`` of gsvendor.yaml: how ``generate`` (and ``sync``) write the generated files.
-    ``sort_values_order``: ``alphabetical`` (helm-docs v1.14.2's ``--sort-values-order alphanum``) or
-    ``file``. ``normalize``: ``none`` (helm-values-schema-json v2.5.0's bytes) or ``schemalint`` (schemalint
-    v2.6.1's ``normalize``). ``template_files`` … ``ignore_non_descriptions``: helm-docs' flags of those
-    names. ``whitespace``: ``pre-commit`` (README.md after pre-commit-hooks' whitespace fixers) or ``helm-docs``."""
+    """``generate:`` of gsvendor.yaml. ``sort_values_order``: ``alphabetical`` (helm-docs v1.14.2's
+    ``--sort-values-order alphanum``) or ``file``; ``normalize``: ``none`` (helm-values-schema-json v2.5.0)
+    or ``schemalint`` (schemalint v2.6.1's ``normalize``); ``whitespace``: ``pre-commit`` (README.md after
+    pre-commit-hooks' whitespace fixers) or ``helm-docs``; the other fields: helm-docs' flags of those names."""
 
     sort_values_order: str = "alphabetical"
     normalize: str = "none"
@@ -197,10 +197,9 @@ def find_config() -> Path:
 
 
 def load_config(path: Path | None = None, stamps: Path | None = None) -> Config:
-    """Load and validate the configuration at ``path``, or the nearest (:func:`find_config`), named in
-    messages by its name when found or in the current folder, else by ``path``; ``stamps``: the validation
-    stamps folder (:func:`load_validated`). Raises :class:`ConfigError` for a missing file, invalid YAML, a
-    schema violation or overlapping destinations."""
+    """The configuration at ``path``, or the nearest (:func:`find_config`), validated (``stamps``: see
+    :func:`load_validated`). Raises :class:`ConfigError` for a missing file, invalid YAML, a schema
+    violation or overlapping destinations, naming the file by ``path`` unless found or in this folder."""
     found = path is None
     path = find_config() if path is None else path
     label = path.name if found or path.resolve().parent == Path.cwd().resolve() else str(path)
@@ -211,7 +210,7 @@ def load_config(path: Path | None = None, stamps: Path | None = None) -> Config:
     upstream = data["upstream"]
     output = str(data.get("output", "helm"))
     charts: list[ChartSpec] = []
-    seen: dict[PurePosixPath, tuple[str, bool]] = {}  # destination → what writes it, whether a folder
+    seen: _Claims = {}
     for index, entry in enumerate(data["charts"]):
         if isinstance(entry, str):
             entry = {"name": entry}
@@ -328,9 +327,7 @@ def _generate_settings(generate: dict[str, Any], file: YamlFile) -> GenerateSett
     )
 
 
-def _claim(
-    seen: dict[PurePosixPath, tuple[str, bool]], dest: str, owner: str, where: Callable[[], str], *, folder: bool
-) -> None:
+def _claim(seen: _Claims, dest: str, owner: str, where: Callable[[], str], *, folder: bool) -> None:
     """Register ``dest`` (a folder when ``folder``); folders may be shared by charts, nothing else may overlap."""
     path = PurePosixPath(dest)
     for other_path, (other, other_folder) in seen.items():

@@ -18,10 +18,9 @@ MAX_TREE_BYTES = 256 * 1024 * 1024  # an output tree, as all upstream files toge
 
 
 def read_tree(root: Path, dest: str) -> dict[str, bytes]:
-    """Every regular file below ``root/dest`` (relative POSIX path → bytes); empty when the folder is absent.
-    Raises :class:`GsvendorError` naming a file that cannot be read, a link leading outside ``root`` (a
-    diff would print a file of the machine), or past :data:`MAX_TREE_FILE_BYTES` a file or
-    :data:`MAX_TREE_BYTES` the tree (the limits of upstream archives)."""
+    """Every regular file below ``root/dest`` (relative POSIX path → bytes; none when the folder is absent).
+    Raises :class:`GsvendorError` naming an unreadable file, a link leading outside ``root`` (a diff would
+    print a file of the machine), a file past :data:`MAX_TREE_FILE_BYTES` or a tree past :data:`MAX_TREE_BYTES`."""
     folder = root / dest
     if not folder.is_dir():
         return {}

@@ -154,25 +154,24 @@ def _scan(text: str, label: str, limits: YamlLimits) -> None:
                 written += 1
                 if nodes > limits.max_nodes:
                     raise YamlLimitError(f"{label}: more than {limits.max_nodes} YAML nodes")
-                if kind is ev.ScalarEvent:
-                    size, anchor = 1, event.anchor
-                else:
-                    stack.append([1, event.anchor])
-                    if len(stack) > limits.max_depth:
-                        line = event.start_mark.line + 1 if event.start_mark else "?"
-                        raise YamlLimitError(f"{label}:{line}: nested more than {limits.max_depth} levels deep")
-                    continue
+            if kind in starts:
+                stack.append([1, event.anchor])
+                if len(stack) > limits.max_depth:
+                    line = event.start_mark.line + 1 if event.start_mark else "?"
+                    raise YamlLimitError(f"{label}:{line}: nested more than {limits.max_depth} levels deep")
+                continue
+            if kind is ev.ScalarEvent:
+                size, anchor = 1, event.anchor
             elif kind is ev.AliasEvent:
                 if any(entry[1] == event.anchor for entry in stack):  # yaml.v3: "value contains itself"
                     raise YamlLimitError(f"{label}: the alias *{shorten(event.anchor)} is inside the node it names")
                 size, anchor = sizes.get(event.anchor, 1), None
             elif kind in ends:
                 size, anchor = stack.pop()
-            elif kind is ev.DocumentStartEvent:
-                sizes.clear()
-                written = 0
-                continue
             else:
+                if kind is ev.DocumentStartEvent:
+                    sizes.clear()
+                    written = 0
                 continue
             if anchor is not None:
                 sizes[anchor] = size

@@ -70,9 +70,7 @@ def infer_chart(
     """Compare every file of ``tree`` (chart-relative path → bytes) with ``upstream``'s. ``generated``:
     the tree's files ``generate`` writes (README.md, the schema): neither copied nor edited."""
     result = ChartInference(chart=chart)
-    for path in sorted(set(upstream) | set(tree)):
-        if path in generated:
-            continue
+    for path in sorted((set(upstream) | set(tree)) - generated):
         up, mine = upstream.get(path), tree.get(path)
         if mine is None:
             result.deleted.append(path)

@@ -105,9 +105,8 @@ def _around(old: list[str], new: list[str], blocks: list[_Hunk], hunk: _Hunk) ->
 
 def text_operations(old: str, new: str) -> list[dict[str, Any]]:
     """Operations turning ``old`` into ``new`` (up to trailing whitespace), in application order, as an
-    overlay writes them without ``file``: ``{"op": "replace", "find": …, "with": …, "count": 3}`` (count
-    only above one). Raises :class:`NoAnchor` when a change has no unique anchor within
-    :data:`MAX_CONTEXT` lines."""
+    overlay writes them without ``file`` (``{"op": "replace", "find": …, "with": …, "count": 3}``, count only
+    above one). Raises :class:`NoAnchor` when a change has no unique anchor within :data:`MAX_CONTEXT` lines."""
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     blocks = [_Hunk(*h) for h in hunks(old_lines, new_lines)]
     changes = [(old_lines[h.i1 : h.i2], new_lines[h.j1 : h.j2]) for h in blocks]
