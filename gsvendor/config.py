@@ -1,7 +1,5 @@
-"""The declared configuration, ``gsvendor.yaml`` at the project root (relative paths in it are relative
-to its folder): read through :mod:`gsvendor.yamlio` and validated with :data:`CONFIG_SCHEMA`, each
-mistake reported as ``file:line: key: what is wrong``.
-"""
+"""The declared configuration, ``gsvendor.yaml`` at the project root (its relative paths are relative to
+its folder), validated with :data:`CONFIG_SCHEMA`; each mistake reported as ``file:line: key: what is wrong``."""
 
 from __future__ import annotations
 
@@ -162,8 +160,7 @@ class Config:
         raise NotSyncedError(f"{missing[0]} does not exist{more}: run gsvendor sync{self._misspelt(missing[0])}")
 
     def _misspelt(self, missing: str) -> str:
-        """A hint when a folder of no configured chart beside the missing one has a close name
-        (``helm/kserve-crd/`` for ``helm/kserve-crdd/``): the chart name may be misspelt. Else ``""``."""
+        """A hint naming a folder of no configured chart, with a close name, beside the ``missing`` one, or ``""``."""
         folder = PurePosixPath(missing)
         configured = {os.path.normpath(self.root / chart.dest) for chart in self.charts}
         try:

@@ -95,8 +95,7 @@ def _may_exceed(text: str, limits: YamlLimits) -> bool:
 
 
 def _flow_opens(text: str, most: int) -> int:
-    """An upper bound on the flow nesting of ``text`` (at most ``most``): the flow collections that may
-    open where a node starts (``most`` past :data:`_OPENERS_LOOKED_AT` candidates)."""
+    """An upper bound (capped at ``most``) on ``text``'s flow nesting: the flow collections opening where a node may."""
     count = 0
     for looked, match in enumerate(_OPENER.finditer(text)):
         if looked >= _OPENERS_LOOKED_AT:
@@ -112,8 +111,7 @@ def _flow_opens(text: str, most: int) -> int:
 
 
 def _after_property(text: str, end: int) -> bool:
-    """Whether the token ending at ``end`` (inclusive) may be a property (``&anchor``, ``!tag``, or a
-    verbatim tag ``!<a,b>``, which may hold flow indicators)."""
+    """Whether the token ending at ``end`` may be a property (``&anchor``, ``!tag``, verbatim ``!<a,b>``)."""
     if text[end] == ">":
         return True
     start = max(0, end + 1 - _PROPERTY_LOOKBACK)

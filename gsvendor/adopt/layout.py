@@ -1,8 +1,6 @@
-"""Inferred operations grouped into overlay files by theme (:data:`THEMES`, else one file per chart),
-described, and written as YAML. The same change in several files of a chart becomes one operation with
-a ``prefix*suffix`` ``glob`` (minus fewer ``exclude``d files), the same operation in several charts one
-with ``charts``.
-"""
+"""Inferred operations grouped into overlay files by theme (:data:`THEMES`, else one per chart), described
+and written as YAML. The same change in several files of a chart becomes one operation with a
+``prefix*suffix`` ``glob`` (minus fewer ``exclude``d files), the same one in several charts one with ``charts``."""
 
 from __future__ import annotations
 
@@ -119,8 +117,7 @@ def describe(params: dict[str, Any]) -> str:
 
 
 def _glob_for(files: list[str], universe: set[str]) -> dict[str, Any] | None:
-    """A ``prefix*suffix`` ``glob`` and the files it must ``exclude`` (fewer than it selects) to select
-    exactly ``files`` among ``universe``, if there is one."""
+    """A ``prefix*suffix`` ``glob`` selecting exactly ``files`` of ``universe`` but fewer ``exclude``d, if any."""
     prefix = os.path.commonprefix(files)  # noqa: RUF071 (a prefix of characters is wanted)
     suffix = os.path.commonprefix([f[::-1] for f in files])[::-1]  # noqa: RUF071
     if any(c in prefix + suffix for c in "*?["):

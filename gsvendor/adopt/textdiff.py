@@ -1,9 +1,7 @@
-"""Anchored text operations (``replace``, ``insert-after``, ``insert-before``) from a line diff that
-ignores trailing whitespace (sync drops it). Each changed block becomes one operation whose
-``find``/``anchor`` is the shortest run of whole lines (the first unindented where that still matches)
-occurring once in the text it sees: upstream with the earlier operations applied. The same change at
-every occurrence of a block becomes one operation with a ``count``.
-"""
+"""Anchored text operations (``replace``, ``insert-after``, ``insert-before``) from a line diff ignoring
+trailing whitespace (sync drops it). Each changed block becomes one operation whose ``find``/``anchor`` is
+the shortest run of whole lines (unindented where that still matches) occurring once in upstream with the
+earlier operations applied; the same change at every occurrence of a block, one operation with a ``count``."""
 
 from __future__ import annotations
 
@@ -60,8 +58,7 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
 def _git_hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
-    """The changed blocks of ``a`` → ``b`` by ``git diff --no-index --histogram -U0``; raises
-    :class:`NoAnchor` when git is missing or fails (the change is then reported, not guessed)."""
+    """``a`` → ``b``'s changed blocks by ``git diff --histogram``; :class:`NoAnchor` when git is missing or fails."""
     with tempfile.TemporaryDirectory(prefix="gsvendor-adopt-diff-") as tmp:
         paths = [Path(tmp, "a"), Path(tmp, "b")]
         for path, lines in zip(paths, (a, b), strict=True):

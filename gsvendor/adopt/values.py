@@ -1,7 +1,6 @@
-"""Value operations (``yaml-set``, ``yaml-delete``) for the key edits of Chart.yaml and values.yaml: each
-changed, added or removed key is tried on the text with :mod:`gsvendor.overlays.yamledit` and kept when it
-brings the text strictly closer to the tree's; the rest (a renamed key, a comment) is left to text edits.
-"""
+"""Value operations (``yaml-set``, ``yaml-delete``) for key edits of Chart.yaml and values.yaml: each changed,
+added or removed key is tried with :mod:`gsvendor.overlays.yamledit` and kept when it brings the text strictly
+closer to the tree's; the rest (a renamed key, a comment) is left to text edits."""
 
 from __future__ import annotations
 
