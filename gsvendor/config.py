@@ -132,10 +132,9 @@ class Config:
 
     def chart(self, name: str) -> ChartSpec:
         """Return the chart called ``name``; raises :class:`ConfigError` naming the known charts."""
-        for chart in self.charts:
-            if chart.name == name:
-                return chart
         known = [c.name for c in self.charts]
+        if name in known:
+            return self.charts[known.index(name)]
         hint = did_you_mean(name, known)
         raise ConfigError(f"{self.path.name}: charts: no chart named {name!r} (known: {', '.join(known)}){hint}")
 

@@ -1,6 +1,5 @@
 """The JSON Schema of ``gsvendor.yaml`` (:data:`CONFIG_SCHEMA`) and the pieces other schemas share
-(:data:`CRD_CONDITION_SCHEMA`, the ``crd:`` condition of overlay operations and check variants);
-:mod:`gsvendor.config` validates the file against it and reads the result."""
+(:data:`CRD_CONDITION_SCHEMA`: the ``crd:`` condition of overlay operations and check variants)."""
 
 from __future__ import annotations
 

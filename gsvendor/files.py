@@ -65,9 +65,8 @@ def read_file(root: Path, dest: str) -> bytes | None:
 
 
 def normalize_whitespace(data: bytes) -> bytes:
-    """Fix whitespace as pre-commit-hooks' ``trailing-whitespace`` and ``end-of-file-fixer`` do: trailing
-    ASCII whitespace stripped from every line, one line ending at the end of a non-empty file, a file of
-    only line endings made empty. Binary files (holding a NUL byte) are returned unchanged."""
+    """``data`` fixed as pre-commit-hooks' ``trailing-whitespace`` and ``end-of-file-fixer`` do (trailing ASCII
+    whitespace stripped, one final line ending, blank files emptied); binary (NUL-holding) data unchanged."""
     if b"\0" in data or not data:
         return data
     if b"\r" not in data:  # the common case: a clean file costs a few substring searches in C
@@ -112,9 +111,8 @@ def default_cache_dir(explicit: Path | None = None) -> Path:
 
 @contextlib.contextmanager
 def project_lock(folder: Path, timeout: float, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
-    """Hold an exclusive ``fcntl.flock`` on ``folder`` (the project folder) itself: nothing is left behind,
-    and the kernel drops it however the process ends. A second command waits up to ``timeout`` seconds,
-    calling ``on_wait`` once with a line naming the holder's pid, then raises :class:`GsvendorError`."""
+    """Hold an exclusive ``fcntl.flock`` on the project ``folder`` (dropped however the process ends); wait up
+    to ``timeout`` s, calling ``on_wait`` once naming the holder's pid, then raise :class:`GsvendorError`."""
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as exc:

@@ -1,9 +1,7 @@
 """The one boundary for YAML gsvendor reads (configuration, overlays, lock, upstream values, Chart.yaml,
-rendered manifests). libyaml composes recursively in C, so :func:`check_text` bounds each text's size,
-depth, nodes and alias expansion first (:class:`YamlLimits`): by cheap upper bounds counted in C, else by
-streaming parse events. Deep nesting, oversized files and alias bombs end as one :class:`YamlLimitError`
-(exit 2) naming the file, in linear time.
-"""
+rendered manifests). libyaml composes recursively in C, so :func:`check_text` first bounds each text's size,
+depth, nodes and alias expansion (:class:`YamlLimits`), by cheap upper bounds else by streaming parse events:
+too much ends as one :class:`YamlLimitError` (exit 2) naming the file, in linear time."""
 
 from __future__ import annotations
 
@@ -232,9 +230,8 @@ def _parse_round_trip(text: str, label: str) -> Any:
 
 
 def load_plain(text: str, label: str = "YAML text", limits: YamlLimits = UPSTREAM) -> Any:
-    """``text`` as ``YAML(typ="safe").load`` gives it (YAML 1.2): by libyaml (~8× faster) where it reads
-    ``text`` as ruamel does and accepts it, else by ruamel's pure-Python parser, which words the errors
-    (``YAMLError``). Raises :class:`YamlLimitError` naming ``label`` for text over ``limits``."""
+    """``text`` as ``YAML(typ="safe").load`` gives it: by libyaml (~8× faster) where it reads it as ruamel does,
+    else by the pure-Python parser, which words ``YAMLError``; :class:`YamlLimitError` over ``limits``."""
     from ruamel.yaml import YAML
 
     check_text(text, label, limits)
@@ -254,9 +251,8 @@ def load_all_safe(text: str, label: str = "rendered manifests") -> list[Any]:
 
 
 def load_single_safe(text: str, inspect: Callable[[Any], T], label: str) -> tuple[Any, T]:
-    """``(YAML(typ="safe").load(text), inspect(root node))`` from one parse: ``inspect`` reads the root
-    node (``None`` for an empty document) before the constructor rewrites its merge keys. Raises what
-    ``inspect`` raises, ``YAMLError`` and :class:`YamlLimitError` as :func:`load_all_safe`."""
+    """``(YAML(typ="safe").load(text), inspect(root node or None))`` from one parse, the node read before its
+    merge keys are rewritten. Raises what ``inspect`` raises, and as :func:`load_all_safe` does."""
     from ruamel.yaml import YAML
 
     check_text(text, label)

@@ -15,9 +15,8 @@ from gsvendor.overlays.engine import Operation, Overlay, apply_overlays, unclose
 
 @dataclass
 class ChartInference:
-    """What one chart needs: ``operations`` in application order (overlay dicts: ``op``, ``file``, then
-    the operation's keys), Giant Swarm-only ``copies`` (chart-relative path → bytes), upstream files
-    ``deleted``, and ``problems`` (one line each: a file and why no operation reproduces it)."""
+    """What one chart needs: ``operations`` in application order (overlay dicts), Giant Swarm-only ``copies``
+    (chart-relative path → bytes), upstream files ``deleted``, ``problems`` (a file and why, one line each)."""
 
     chart: str
     operations: list[dict[str, Any]] = field(default_factory=list)
@@ -40,9 +39,8 @@ def _reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[d
 
 
 def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: str) -> list[dict[str, Any]]:
-    """The operations (dicts with ``op``) that turn upstream's ``path`` into the tree's, checked through
-    the engine. Raises :class:`ValueError` with the reason when none do (binary, whitespace sync would
-    fix, no unique anchor: :class:`~gsvendor.adopt.textdiff.NoAnchor`)."""
+    """The operations (dicts with ``op``) that turn upstream's ``path`` into the tree's, checked through the
+    engine. Raises :class:`ValueError` (or its :class:`~gsvendor.adopt.textdiff.NoAnchor`) when none do."""
     if b"\0" in upstream or b"\0" in tree:
         raise ValueError("a binary file changed (overlays edit text; copy it as a Giant Swarm-only file by hand)")
     try:

@@ -156,9 +156,8 @@ def _params_without(params: dict[str, Any], *keys: str) -> dict[str, Any]:
 
 
 def arrange(inferences: list[ChartInference], universes: dict[str, set[str]], plain: set[str]) -> list[OverlayFile]:
-    """The overlay files for every chart's inference, in the order sync applies them. ``universes``: per
-    chart, upstream's file paths (what a glob may select). The charts in ``plain`` keep every operation in
-    their own file, in inference order (when themes reorder operations that depend on each other)."""
+    """The overlay files for the charts' inferences, in sync's order. ``universes``: per chart, upstream's
+    paths (what a glob may select); charts in ``plain`` keep their operations in one file, in inference order."""
     all_charts = sorted(i.chart for i in inferences)
     entries: dict[str, list[tuple[dict[str, Any], list[str]]]] = {}
     for inference in inferences:

@@ -39,9 +39,8 @@ def distance(text: str, target: str) -> int:
 
 
 def value_operations(old: str, new: str, tag: str) -> tuple[list[dict[str, Any]], str]:
-    """The value operations that reproduce key edits from ``old`` to ``new``, and the text after them:
-    ``([{"op": "yaml-set", "values": {...}}, {"op": "yaml-delete", "keys": [...]}], text)``, either absent
-    when empty; values equal to ``tag`` are written ``${tag}`` (the overlay then holds for the next tag)."""
+    """``([yaml-set, yaml-delete operations, each absent when empty], text after them)`` reproducing key edits
+    from ``old`` to ``new``; values equal to ``tag`` are written ``${tag}`` (so they hold for the next tag)."""
     try:
         before, after = load_plain(old), load_plain(new)
     except Exception:  # not YAML: the text operations handle it
