@@ -1,7 +1,5 @@
-"""The declared configuration, ``gsvendor.yaml`` at the project root (relative paths in it are relative
-to its folder): read through :mod:`gsvendor.yamlio` and validated with :data:`CONFIG_SCHEMA`, each
-mistake reported as ``file:line: key: what is wrong``.
-"""
+"""The declared configuration, ``gsvendor.yaml`` at the project root (its relative paths are relative to
+its folder), validated with :data:`CONFIG_SCHEMA`; each mistake reported as ``file:line: key: what is wrong``."""
 
 from __future__ import annotations
 
@@ -28,18 +26,15 @@ DEFAULT_TAG_PATTERN = r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-
 DEFAULT_DOCKERFILES = ("Dockerfile", "Dockerfile.llmisvc")
 DEFAULT_PIN_DOCKERFILE = "Dockerfile.llmisvc"
 DEFAULT_PATCHES = "patches/llmisvc"
+_Claims = dict[PurePosixPath, tuple[str, bool]]  # destination → what writes it, whether a folder
 
 
 @dataclass(frozen=True)
 class GenerateSettings:
-    """``generate:`` of gsvendor.yaml: how ``gsvendor generate`` (and ``sync``) write the generated files.
-    ``sort_values_order``: the README values table order (``alphabetical`` = helm-docs v1.14.2's
-    ``--sort-values-order alphanum``, or ``file``). ``normalize``: ``none`` writes values.schema.json as
-    helm-values-schema-json v2.5.0 does, ``schemalint`` through schemalint v2.6.1's ``normalize``.
-    ``template_files``, ``badge_style``, ``skip_version_footer``, ``ignore_non_descriptions``: helm-docs'
-    flags of those names. ``whitespace``: ``pre-commit`` writes README.md as helm-docs followed by
-    pre-commit-hooks' ``end-of-file-fixer`` and ``trailing-whitespace`` leave it, ``helm-docs`` as helm-docs.
-    """
+    """``generate:`` of gsvendor.yaml. ``sort_values_order``: ``alphabetical`` (helm-docs v1.14.2's
+    ``--sort-values-order alphanum``) or ``file``; ``normalize``: ``none`` (helm-values-schema-json v2.5.0)
+    or ``schemalint`` (schemalint v2.6.1's ``normalize``); ``whitespace``: ``pre-commit`` (README.md after
+    pre-commit-hooks' whitespace fixers) or ``helm-docs``; the other fields: helm-docs' flags of those names."""
 
     sort_values_order: str = "alphabetical"
     normalize: str = "none"
@@ -137,10 +132,9 @@ class Config:
 
     def chart(self, name: str) -> ChartSpec:
         """Return the chart called ``name``; raises :class:`ConfigError` naming the known charts."""
-        for chart in self.charts:
-            if chart.name == name:
-                return chart
         known = [c.name for c in self.charts]
+        if name in known:
+            return self.charts[known.index(name)]
         hint = did_you_mean(name, known)
         raise ConfigError(f"{self.path.name}: charts: no chart named {name!r} (known: {', '.join(known)}){hint}")
 
@@ -152,8 +146,8 @@ class Config:
         return any(resolved.is_relative_to(place.resolve()) for place in places)
 
     def require_outputs(self, names: list[str] | None = None) -> None:
-        """Raise :class:`NotSyncedError` when a chart output folder is missing (a project never synced gets
-        ``helm/kserve-crd/ does not exist: run gsvendor sync``, not a flood of diffs)."""
+        """Raise :class:`NotSyncedError` when a chart output folder is missing (``helm/kserve-crd/ does not
+        exist: run gsvendor sync``, not a flood of diffs)."""
         specs = [self.chart(name) for name in dict.fromkeys(names)] if names else self.charts
         missing = list(dict.fromkeys(f"{s.dest}/" for s in specs if not (self.root / s.dest).is_dir()))
         if not missing:
@@ -165,33 +159,30 @@ class Config:
         raise NotSyncedError(f"{missing[0]} does not exist{more}: run gsvendor sync{self._misspelt(missing[0])}")
 
     def _misspelt(self, missing: str) -> str:
-        """A hint when a folder of no configured chart beside the missing one has a close name
-        (``helm/kserve-crd/`` for ``helm/kserve-crdd/``): the chart name may be misspelt. Else ``""``."""
-        parent = (self.root / missing).parent
+        """A hint naming a folder of no configured chart, with a close name, beside the ``missing`` one, or ``""``."""
+        folder = PurePosixPath(missing)
         configured = {os.path.normpath(self.root / chart.dest) for chart in self.charts}
         try:
             beside = [
                 entry.name
-                for entry in os.scandir(parent)
+                for entry in os.scandir(self.root / folder.parent)
                 if entry.is_dir() and not entry.name.startswith(".") and os.path.normpath(entry.path) not in configured
             ]
         except OSError:
             return ""
-        close = closest(missing.rstrip("/").rsplit("/", 1)[-1], beside)
+        close = closest(folder.name, beside)
         if close is None:
             return ""
-        shown = f"{os.path.dirname(missing.rstrip('/'))}/{close}/".lstrip("/")
-        return f" (or is the chart name in {self.path.name} misspelt: {shown} exists)"
+        return f" (or is the chart name in {self.path.name} misspelt: {folder.parent / close}/ exists)"
 
     def archive_url_for(self, tag: str) -> str:
         """The tarball URL of ``tag`` (``archiveUrl`` with ``${repository}`` and ``${tag}`` expanded)."""
         return self.archive_url.replace("${repository}", self.repository).replace("${tag}", tag)
 
 
-def find_config(start: Path | None = None) -> Path:
-    """The nearest ``gsvendor.yaml`` in ``start`` (default: the current folder) or a parent; raises
-    :class:`ConfigError` when there is none."""
-    here = (start or Path.cwd()).resolve()
+def find_config() -> Path:
+    """The nearest ``gsvendor.yaml`` in the current folder or a parent; raises :class:`ConfigError` if none."""
+    here = Path.cwd().resolve()
     for folder in (here, *here.parents):
         candidate = folder / CONFIG_FILE
         if candidate.exists() or candidate.is_symlink():  # not a regular file: load_config says so
@@ -201,15 +192,13 @@ def find_config(start: Path | None = None) -> Path:
     )
 
 
-def load_config(path: Path | None = None, label: str | None = None, stamps: Path | None = None) -> Config:
-    """Load and validate the configuration at ``path``, or the nearest (:func:`find_config`). ``label``
-    names the file in messages (default: its name when in the current folder or found, else ``path``);
-    ``stamps``: the validation stamps folder (:func:`load_validated`). Raises :class:`ConfigError` for a
-    missing file, invalid YAML, a schema violation or overlapping destinations."""
-    if path is None:
-        path = find_config()
-        label = label or path.name
-    label = label or (path.name if path.resolve().parent == Path.cwd().resolve() else str(path))
+def load_config(path: Path | None = None, stamps: Path | None = None) -> Config:
+    """The configuration at ``path``, or the nearest (:func:`find_config`), validated (``stamps``: see
+    :func:`load_validated`). Raises :class:`ConfigError` for a missing file, invalid YAML, a schema
+    violation or overlapping destinations, naming the file by ``path`` unless found or in this folder."""
+    found = path is None
+    path = find_config() if path is None else path
+    label = path.name if found or path.resolve().parent == Path.cwd().resolve() else str(path)
     path = path.resolve()
     file = load_validated(path, CONFIG_SCHEMA, label, stamps)
     data = file.data
@@ -217,7 +206,7 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
     upstream = data["upstream"]
     output = str(data.get("output", "helm"))
     charts: list[ChartSpec] = []
-    seen: dict[PurePosixPath, tuple[str, bool]] = {}  # destination → what writes it, whether a folder
+    seen: _Claims = {}
     for index, entry in enumerate(data["charts"]):
         if isinstance(entry, str):
             entry = {"name": entry}
@@ -261,15 +250,7 @@ def load_config(path: Path | None = None, label: str | None = None, stamps: Path
                 raise ConfigError(f"{where()}: {key}: use {wanted}")
             selectors[key] = items
         _claim(seen, dest, f"chart {name}", where, folder=True)
-        charts.append(
-            ChartSpec(
-                name=name,
-                upstream_path=str(entry.get("path", f"charts/{name}")),
-                dest=dest,
-                render=render,
-                **selectors,
-            )
-        )
+        charts.append(ChartSpec(name, str(entry.get("path", f"charts/{name}")), dest, render, **selectors))
     files = []
     for index, entry in enumerate(data.get("files", ())):
         where = functools.partial(file.where, ["files", index], f": files[{index}]")
@@ -342,9 +323,7 @@ def _generate_settings(generate: dict[str, Any], file: YamlFile) -> GenerateSett
     )
 
 
-def _claim(
-    seen: dict[PurePosixPath, tuple[str, bool]], dest: str, owner: str, where: Callable[[], str], *, folder: bool
-) -> None:
+def _claim(seen: _Claims, dest: str, owner: str, where: Callable[[], str], *, folder: bool) -> None:
     """Register ``dest`` (a folder when ``folder``); folders may be shared by charts, nothing else may overlap."""
     path = PurePosixPath(dest)
     for other_path, (other, other_folder) in seen.items():

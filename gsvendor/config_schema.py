@@ -1,6 +1,5 @@
 """The JSON Schema of ``gsvendor.yaml`` (:data:`CONFIG_SCHEMA`) and the pieces other schemas share
-(:data:`CRD_CONDITION_SCHEMA`, the ``crd:`` condition of overlay operations and check variants);
-:mod:`gsvendor.config` validates the file against it and reads the result."""
+(:data:`CRD_CONDITION_SCHEMA`: the ``crd:`` condition of overlay operations and check variants)."""
 
 from __future__ import annotations
 
@@ -9,13 +8,8 @@ from typing import Any
 
 def _object(properties: dict[str, Any], *required: str, **more: Any) -> dict[str, Any]:
     """A schema of a mapping holding only keys of ``properties``, each of ``required`` among them."""
-    return {
-        "type": "object",
-        "additionalProperties": False,
-        **({"required": list(required)} if required else {}),
-        **more,
-        "properties": properties,
-    }
+    listed = {"required": list(required)} if required else {}
+    return {"type": "object", "additionalProperties": False, **listed, **more, "properties": properties}
 
 
 def _array(items: dict[str, Any], **more: Any) -> dict[str, Any]:
@@ -88,8 +82,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 },
                 "repository",
             ),
-            # check-images (gsvendor.checkimages): allowed registry prefixes, and per chart (by chart name)
-            # the values files the switches-on variant needs and extra variants, optionally expected to fail.
+            # check-images: allowed registry prefixes; per chart, the switches-on values files and extra variants
             "images": _object(
                 {
                     "allow": _array(_TEXT, minItems=1),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import os
 import re
 import stat
@@ -13,60 +12,45 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from gsvendor.errors import GsvendorError
-from gsvendor.stamps import read_stamp, stamp_path, write_stamp
-
-
-def read_tree(root: Path, dest: str) -> dict[str, bytes]:
-    """Every regular file below ``root/dest`` (relative POSIX path → bytes); empty when the folder is absent.
-    Raises :class:`GsvendorError` naming a file that cannot be read, a link leading outside ``root`` (a
-    diff would print a file of the machine), or past :data:`MAX_TREE_FILE_BYTES` a file or
-    :data:`MAX_TREE_BYTES` the tree (the limits of upstream archives)."""
-    folder = root / dest
-    if not folder.is_dir():
-        return {}
-
-    def unreadable(exc: OSError) -> None:  # rglob skipped a folder it could not list: its files looked removed
-        where = os.path.relpath(exc.filename, root) if exc.filename else dest
-        raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}")
-
-    found = [Path(top, name) for top, _, names in os.walk(folder, onerror=unreadable) for name in names]
-    files = {}
-    total = 0
-    for path in sorted(found):
-        data = _read_tree_file(path, root)
-        if data is not None:
-            files[path.relative_to(folder).as_posix()] = data
-            total += len(data)
-            if total > MAX_TREE_BYTES:
-                raise GsvendorError(f"{dest}: its files hold more than {MAX_TREE_BYTES // 1024 // 1024} MiB")
-    return files
-
 
 MAX_TREE_FILE_BYTES = 32 * 1024 * 1024  # one file of an output tree, as one upstream file (MAX_MEMBER_BYTES)
 MAX_TREE_BYTES = 256 * 1024 * 1024  # an output tree, as all upstream files together (MAX_TOTAL_BYTES)
 
 
-def _read_tree_file(path: Path, root: Path) -> bytes | None:
-    """The bytes of one file of a tree, ``None`` for no regular file (opened without blocking, never read)."""
-    where = path.relative_to(root).as_posix()
-    if path.is_symlink() and leads_outside(path, root):
-        raise GsvendorError(f"{where}: a link to {os.readlink(path)}, outside the project; remove it")
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        if not path.exists():  # a dangling link: no file
-            return None
-        raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                return None
-            if info.st_size > MAX_TREE_FILE_BYTES:
-                raise GsvendorError(f"{where}: larger than {MAX_TREE_FILE_BYTES // 1024 // 1024} MiB")
-            return handle.read()
+def read_tree(root: Path, dest: str) -> dict[str, bytes]:
+    """Every regular file below ``root/dest`` (relative POSIX path → bytes; none when the folder is absent).
+    Raises :class:`GsvendorError` naming an unreadable file, a link leading outside ``root`` (a diff would
+    print a file of the machine), a file past :data:`MAX_TREE_FILE_BYTES` or a tree past :data:`MAX_TREE_BYTES`."""
+    folder = root / dest
+    if not folder.is_dir():
+        return {}
+
+    def unreadable(exc: OSError) -> None:  # else os.walk skips a folder it cannot list: its files look removed
+        where = os.path.relpath(exc.filename, root) if exc.filename else dest
+        raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}")
+
+    found = [Path(top, name) for top, _, names in os.walk(folder, onerror=unreadable) for name in names]
+    files, total = {}, 0
+    for path in sorted(found):
+        where = path.relative_to(root).as_posix()
+        if path.is_symlink() and leads_outside(path, root):
+            raise GsvendorError(f"{where}: a link to {os.readlink(path)}, outside the project; remove it")
+        try:  # opened without blocking: a FIFO or a device is no file, never read
+            with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
+                info = os.fstat(handle.fileno())
+                if not stat.S_ISREG(info.st_mode):
+                    continue
+                if info.st_size > MAX_TREE_FILE_BYTES:
+                    raise GsvendorError(f"{where}: larger than {MAX_TREE_FILE_BYTES // 1024 // 1024} MiB")
+                files[path.relative_to(folder).as_posix()] = data = handle.read()
         except OSError as exc:
+            if not path.exists():  # a dangling link: no file
+                continue
             raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}") from None
+        total += len(data)
+        if total > MAX_TREE_BYTES:
+            raise GsvendorError(f"{dest}: its files hold more than {MAX_TREE_BYTES // 1024 // 1024} MiB")
+    return files
 
 
 def leads_outside(path: Path, root: Path) -> bool:
@@ -81,9 +65,8 @@ def read_file(root: Path, dest: str) -> bytes | None:
 
 
 def normalize_whitespace(data: bytes) -> bytes:
-    """Fix whitespace as pre-commit-hooks' ``trailing-whitespace`` and ``end-of-file-fixer`` do: trailing
-    ASCII whitespace stripped from every line, one line ending at the end of a non-empty file, a file of
-    only line endings made empty. Binary files (holding a NUL byte) are returned unchanged."""
+    """``data`` fixed as pre-commit-hooks' ``trailing-whitespace`` and ``end-of-file-fixer`` do (trailing ASCII
+    whitespace stripped, one final line ending, blank files emptied); binary (NUL-holding) data unchanged."""
     if b"\0" in data or not data:
         return data
     if b"\r" not in data:  # the common case: a clean file costs a few substring searches in C
@@ -94,58 +77,6 @@ def normalize_whitespace(data: bytes) -> bytes:
     elif _CLEAN_END.search(data) and not _TRAILING_BLANK.search(data):
         return data
     return _normalize_lines(data)
-
-
-class Digests:
-    """sha256 hex digests of bytes objects, each object hashed once in a run (memo by identity; the
-    objects are kept alive with their digests, so an id is never reused for other bytes)."""
-
-    def __init__(self) -> None:
-        self._known: dict[int, tuple[bytes, str]] = {}
-
-    def __call__(self, data: bytes) -> str:
-        """The hex sha256 of ``data``."""
-        known = self._known.get(id(data))
-        if known is None or known[0] is not data:
-            known = self._known[id(data)] = (data, hashlib.sha256(data).hexdigest())
-        return known[1]
-
-
-class CleanFiles:
-    """Contents whose whitespace needs no fix, by sha256 digest: ``known`` (bytes gsvendor wrote, the lock's
-    results) and those recorded in the ``stamps`` folder (:meth:`save`), so a fresh sync of the same
-    upstream hashes its large files (which the lock needs anyway) instead of scanning them."""
-
-    # below this size the blank scan (a few memchr) costs less than a sha256
-    HASH_ABOVE = 256 * 1024
-
-    def __init__(self, digests: Digests, known: set[str] | None = None, stamps: Path | None = None) -> None:
-        self.digests = digests
-        self.known = set(known or ())
-        self.stamps = stamps
-        self.found: set[str] = set()
-
-    def normalize(self, data: bytes) -> bytes:
-        """:func:`normalize_whitespace` of ``data``, skipping the scan of large bytes known clean."""
-        if len(data) < self.HASH_ABOVE:
-            return normalize_whitespace(data)
-        digest = self.digests(data)
-        if digest in self.known or read_stamp(self._stamp(digest)) is not None:
-            return data
-        fixed = normalize_whitespace(data)
-        # either way the result is clean; its digest is the lock's, computed once (Digests)
-        self.found.add(digest if fixed == data else self.digests(fixed))
-        return fixed
-
-    def _stamp(self, digest: str) -> Path | None:
-        return stamp_path(self.stamps, "whitespace-clean", digest)
-
-    def save(self) -> None:
-        """Record the digests scanned clean in this run as stamps (errors cost only the next run's scan)."""
-        for digest in sorted(self.found - self.known):
-            write_stamp(self._stamp(digest), {})  # its existence is the verdict
-        self.known |= self.found
-        self.found = set()
 
 
 # besides the space, what bytes.rstrip() would remove before a line ending
@@ -173,18 +104,15 @@ def _normalize_lines(data: bytes) -> bytes:
 def default_cache_dir(explicit: Path | None = None) -> Path:
     """The download and stamps cache: ``explicit`` (``--cache-dir``), else ``$GSVENDOR_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/gsvendor``, else ``~/.cache/gsvendor``."""
-    if explicit is not None:
-        return explicit
-    if os.environ.get("GSVENDOR_CACHE_DIR"):
-        return Path(os.environ["GSVENDOR_CACHE_DIR"])
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gsvendor"
+    if explicit is None and os.environ.get("GSVENDOR_CACHE_DIR"):
+        explicit = Path(os.environ["GSVENDOR_CACHE_DIR"])
+    return explicit or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gsvendor"
 
 
 @contextlib.contextmanager
 def project_lock(folder: Path, timeout: float, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
-    """Hold an exclusive ``fcntl.flock`` on ``folder`` (the project folder) itself: nothing is left behind,
-    and the kernel drops it however the process ends. A second command waits up to ``timeout`` seconds,
-    calling ``on_wait`` once with a line naming the holder's pid, then raises :class:`GsvendorError`."""
+    """Hold an exclusive ``fcntl.flock`` on the project ``folder`` (dropped however the process ends); wait up
+    to ``timeout`` s, calling ``on_wait`` once naming the holder's pid, then raise :class:`GsvendorError`."""
     try:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as exc:
@@ -219,12 +147,9 @@ def _holder(fd: int) -> str:
     """``pid N`` of the process holding a flock on the file behind ``fd`` (Linux /proc/locks)."""
     info = os.fstat(fd)
     wanted = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
-    try:
-        with open("/proc/locks", encoding="ascii", errors="replace") as handle:
-            for line in handle:
-                fields = line.split()
-                if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted:  # "->" marks waiters
-                    return f"pid {fields[4]}"
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), open("/proc/locks", encoding="ascii", errors="replace") as handle:
+        for line in handle:
+            fields = line.split()
+            if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == wanted:  # "->" marks waiters
+                return f"pid {fields[4]}"
     return "pid unknown"

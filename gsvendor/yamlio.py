@@ -1,17 +1,11 @@
-"""The one boundary for YAML gsvendor reads (the configuration, overlays, the lock, upstream values,
-Chart.yaml files, rendered manifests): each text passes :func:`check_text` before a parser composes it.
-
-libyaml composes recursively in C and every reader walks what it composed, so a text's size, nesting
-depth, nodes and alias expansion are bounded first (:class:`YamlLimits`): by cheap upper bounds from
-counts made in C, else by streaming the parser's events (which iterate, never recurse). A 100,000-level
-document, a 16 MiB configuration or a "billion laughs" ends as one :class:`YamlLimitError` (exit 2)
-naming the file, in time linear in what was read.
-"""
+"""The one boundary for YAML gsvendor reads (configuration, overlays, lock, upstream values, Chart.yaml,
+rendered manifests). libyaml composes recursively in C, so :func:`check_text` first bounds each text's size,
+depth, nodes and alias expansion (:class:`YamlLimits`), by cheap upper bounds else by streaming parse events:
+too much ends as one :class:`YamlLimitError` (exit 2) naming the file, in linear time."""
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import re
 from collections.abc import Callable
@@ -70,7 +64,7 @@ _LONE_CR = re.compile("\r(?!\n)")
 _ANCHOR = re.compile(r"&([^\s\[\]{},]+)")
 _ALIAS = re.compile(r"\*([^\s\[\]{},]+)")
 _TOKEN_START = frozenset(" \t\n\r[{,:")  # ":" for a JSON-like key's value: {"k":*a}
-_NAMES_LOOKED_AT = 1000
+_NAMES_LOOKED_AT = 1000  # past as many names of either kind, the text is scanned
 
 
 def check_text(text: str, label: str, limits: YamlLimits = UPSTREAM) -> None:
@@ -99,8 +93,7 @@ def _may_exceed(text: str, limits: YamlLimits) -> bool:
 
 
 def _flow_opens(text: str, most: int) -> int:
-    """An upper bound on the flow nesting of ``text`` (at most ``most``): the flow collections that may
-    open where a node starts (``most`` past :data:`_OPENERS_LOOKED_AT` candidates)."""
+    """An upper bound (capped at ``most``) on ``text``'s flow nesting: the flow collections opening where a node may."""
     count = 0
     for looked, match in enumerate(_OPENER.finditer(text)):
         if looked >= _OPENERS_LOOKED_AT:
@@ -116,8 +109,7 @@ def _flow_opens(text: str, most: int) -> int:
 
 
 def _after_property(text: str, end: int) -> bool:
-    """Whether the token ending at ``end`` (inclusive) may be a property (``&anchor``, ``!tag``, or a
-    verbatim tag ``!<a,b>``, which may hold flow indicators)."""
+    """Whether the token ending at ``end`` may be a property (``&anchor``, ``!tag``, verbatim ``!<a,b>``)."""
     if text[end] == ">":
         return True
     start = max(0, end + 1 - _PROPERTY_LOOKBACK)
@@ -131,21 +123,16 @@ def _aliased(text: str) -> bool:
     """Whether an alias of ``text`` may name one of its anchors (or too many names to tell cheaply)."""
     if "*" not in text or "&" not in text:
         return False
-    names = []
-    for regex in (_ALIAS, _ANCHOR):
-        found = set()
-        for match in regex.finditer(text):
-            start = match.start()
-            if start == 0 or text[start - 1] in _TOKEN_START:
-                found.add(match.group(1))
-                if len(found) > _NAMES_LOOKED_AT:
-                    return True
-        names.append(found)
-    return bool(names[0] & names[1])
+    aliases, anchors = (
+        {m[1] for m in regex.finditer(text) if m.start() == 0 or text[m.start() - 1] in _TOKEN_START}
+        for regex in (_ALIAS, _ANCHOR)
+    )
+    return len(aliases) > _NAMES_LOOKED_AT or len(anchors) > _NAMES_LOOKED_AT or bool(aliases & anchors)
 
 
 def _scan(text: str, label: str, limits: YamlLimits) -> None:
     """Stream ``text``'s parse events, counting nodes, depth and expanded sizes; raise at the first limit."""
+    from ruamel.yaml import YAML
     from ruamel.yaml import events as ev
     from ruamel.yaml.error import YAMLError
 
@@ -155,32 +142,32 @@ def _scan(text: str, label: str, limits: YamlLimits) -> None:
     stack: list[list[Any]] = []  # per open collection: [expanded size so far, anchor]
     sizes: dict[Any, int] = {}  # anchor → expanded size of its node
     try:
-        for event in _events(text):
+        # libyaml's events where it reads the text as ruamel's own parser does
+        for event in YAML(typ="safe", pure=libyaml_differs(text)).parse(text):
             kind = type(event)
             if kind in starts or kind is ev.ScalarEvent:
                 nodes += 1
                 written += 1
                 if nodes > limits.max_nodes:
                     raise YamlLimitError(f"{label}: more than {limits.max_nodes} YAML nodes")
-                if kind is ev.ScalarEvent:
-                    size, anchor = 1, event.anchor
-                else:
-                    stack.append([1, event.anchor])
-                    if len(stack) > limits.max_depth:
-                        line = event.start_mark.line + 1 if event.start_mark else "?"
-                        raise YamlLimitError(f"{label}:{line}: nested more than {limits.max_depth} levels deep")
-                    continue
+            if kind in starts:
+                stack.append([1, event.anchor])
+                if len(stack) > limits.max_depth:
+                    line = event.start_mark.line + 1 if event.start_mark else "?"
+                    raise YamlLimitError(f"{label}:{line}: nested more than {limits.max_depth} levels deep")
+                continue
+            if kind is ev.ScalarEvent:
+                size, anchor = 1, event.anchor
             elif kind is ev.AliasEvent:
                 if any(entry[1] == event.anchor for entry in stack):  # yaml.v3: "value contains itself"
                     raise YamlLimitError(f"{label}: the alias *{shorten(event.anchor)} is inside the node it names")
                 size, anchor = sizes.get(event.anchor, 1), None
             elif kind in ends:
                 size, anchor = stack.pop()
-            elif kind is ev.DocumentStartEvent:
-                sizes.clear()
-                written = 0
-                continue
             else:
+                if kind is ev.DocumentStartEvent:
+                    sizes.clear()
+                    written = 0
                 continue
             if anchor is not None:
                 sizes[anchor] = size
@@ -189,22 +176,8 @@ def _scan(text: str, label: str, limits: YamlLimits) -> None:
             elif size - written > alias_budget(written):
                 most = alias_budget(written) + written
                 raise YamlLimitError(f"{label}: its aliases expand to more than {most} values (an alias bomb?)")
-    except YamlLimitError:
-        raise
     except (YAMLError, ValueError, AssertionError, IndexError, KeyError, TypeError):
         return  # invalid: the parser reading it next says where and why
-
-
-def _events(text: str) -> Any:
-    """``text``'s parse events, from libyaml where it reads ``text`` as ruamel does, else ruamel's own parser."""
-    if libyaml_differs(text):
-        from ruamel.yaml import YAML
-
-        yield from YAML(typ="safe", pure=True).parse(text)
-        return
-    with contextlib.closing(_loader_class()(text)) as loader:
-        while loader.check_event():
-            yield loader.get_event()
 
 
 def read_text(path: Path, label: str) -> str:
@@ -257,95 +230,48 @@ def _parse_round_trip(text: str, label: str) -> Any:
 
 
 def load_plain(text: str, label: str = "YAML text", limits: YamlLimits = UPSTREAM) -> Any:
-    """``text`` as ``YAML(typ="safe").load`` gives it (YAML 1.2), ~8× faster: by libyaml where it reads
-    ``text`` as ruamel does and accepts it, else by ruamel's pure-Python parser, which words the errors
-    (``YAMLError``). Raises :class:`YamlLimitError` naming ``label`` for text over ``limits``.
-    """
-    check_text(text, label, limits)
-    if not libyaml_differs(text):
-        try:
-            with contextlib.closing(_loader_class()(text)) as loader:
-                return loader.get_single_data()
-        except Exception:  # the pure-Python parser decides, and words the error
-            pass
+    """``text`` as ``YAML(typ="safe").load`` gives it: by libyaml (~8× faster) where it reads it as ruamel does,
+    else by the pure-Python parser, which words ``YAMLError``; :class:`YamlLimitError` over ``limits``."""
     from ruamel.yaml import YAML
 
+    check_text(text, label, limits)
+    if not libyaml_differs(text):
+        with contextlib.suppress(Exception):  # else the pure-Python parser decides, and words the error
+            return YAML(typ="safe").load(text)
     return YAML(typ="safe", pure=True).load(text)
 
 
-def load_all_safe(text: str, label: str = "rendered manifests", limits: YamlLimits = UPSTREAM) -> list[Any]:
+def load_all_safe(text: str, label: str = "rendered manifests") -> list[Any]:
     """Every document of ``text`` as ``YAML(typ="safe").load_all`` gives them (a duplicate key is an error).
-    Raises :class:`YamlLimitError` naming ``label`` for text over ``limits``, ``YAMLError`` for invalid YAML.
-    """
-    check_text(text, label, limits)
-    with contextlib.closing(_loader_class()(text)) as loader:
-        documents = []
-        while loader.check_data():
-            documents.append(loader.get_data())
-        return documents
-
-
-def load_single_safe(
-    text: str, inspect: Callable[[Any], T], label: str = "YAML text", limits: YamlLimits = UPSTREAM
-) -> tuple[Any, T]:
-    """``(YAML(typ="safe").load(text), inspect(root node))`` from one parse: ``inspect`` reads the root
-    node (``None`` for an empty document) before the constructor rewrites its merge keys. Raises what
-    ``inspect`` raises, ``YAMLError`` and :class:`YamlLimitError` as :func:`load_all_safe`.
-    """
-    check_text(text, label, limits)
-    with contextlib.closing(_loader_class()(text)) as loader:
-        node = loader.get_single_node()
-        seen = inspect(node)
-        return (None if node is None else loader.construct_document(node)), seen
-
-
-@functools.cache
-def _loader_class() -> type:
-    """The loader class of ``YAML(typ="safe")``, made once (ruamel.yaml makes it anew for every document,
-    ~0.18 ms of 0.2): libyaml's parser, ruamel's safe constructor and its YAML 1.2 resolver in one object,
-    used once and closed (``close``: ruamel's ``dispose``). Where ruamel has no libyaml binding (not CPython), its
-    pure-Python ``SafeLoader``."""
+    Raises :class:`YamlLimitError` naming ``label`` over :data:`UPSTREAM`, ``YAMLError`` for invalid YAML."""
     from ruamel.yaml import YAML
-    from ruamel.yaml.constructor import SafeConstructor
-    from ruamel.yaml.loader import SafeLoader
-    from ruamel.yaml.main import CParser
-    from ruamel.yaml.resolver import VersionedResolver
 
-    if CParser is None:
+    check_text(text, label)
+    return list(YAML(typ="safe").load_all(text))
 
-        class PureLoader(SafeLoader):  # type: ignore[misc]
-            max_depth = None  # read by ruamel's composer, set only by YAML()
-            close = SafeLoader.dispose
 
-        return PureLoader
-    defaults = YAML(typ="safe")
+def load_single_safe(text: str, inspect: Callable[[Any], T], label: str) -> tuple[Any, T]:
+    """``(YAML(typ="safe").load(text), inspect(root node or None))`` from one parse, the node read before its
+    merge keys are rewritten. Raises what ``inspect`` raises, and as :func:`load_all_safe` does."""
+    from ruamel.yaml import YAML
 
-    class Loader(CParser, SafeConstructor, VersionedResolver):  # type: ignore[misc]
-        def __init__(self, stream: str) -> None:
-            CParser.__init__(self, stream)
-            self._parser = self._composer = self
-            SafeConstructor.__init__(self, loader=self)
-            self.allow_duplicate_keys = defaults.allow_duplicate_keys
-            VersionedResolver.__init__(self, version=defaults.version, loadumper=self)
-
-        close = CParser.dispose
-
-    return Loader
+    check_text(text, label)
+    yaml = YAML(typ="safe")
+    node = yaml.compose(text)
+    seen = inspect(node)
+    return (None if node is None else yaml.constructor.construct_document(node)), seen
 
 
 # after a blank, a flow indicator or the colon of a JSON-like key ({"a":!!str 3})
 _TAG = re.compile(r"(?:^|[\s\[{,:])!")
-# Text libyaml reads differently from ruamel's pure-Python parser: tabs (libyaml accepts some),
-# NEL and the Unicode line and paragraph separators (line breaks in YAML 1.1, not in 1.2),
-# byte-order marks (not counted in marks) and directives
+# Text libyaml reads differently from ruamel's pure-Python parser: tabs (libyaml accepts some), NEL, LS
+# and PS (line breaks in YAML 1.1, not in 1.2), byte-order marks (not counted in marks) and directives
 LIBYAML_DIFFERS = re.compile(r"[\t\ufeff\x85\u2028\u2029]|^%", re.M)
 
 
 def libyaml_differs(text: str) -> bool:
     """``LIBYAML_DIFFERS.search(text)`` by ``in`` tests (the regular expression takes seconds on 16 MiB)."""
-    if any(c in text for c in "\t\ufeff\x85\u2028\u2029"):
-        return True
-    return text.startswith("%") or "\n%" in text  # "^%" of re.M: at the start or after a "\n"
+    return any(c in text for c in "\t\ufeff\x85\u2028\u2029") or text.startswith("%") or "\n%" in text
 
 
 @dataclass
@@ -370,24 +296,19 @@ class YamlFile:
 
 
 def load_validated(path: Path, schema: dict[str, Any], label: str, stamps: Path | None = None) -> YamlFile:
-    """Read ``path`` as one YAML document and validate it against ``schema``; raises :class:`ConfigError`
-    as :func:`load_yaml_document` and :func:`validate` do, and ``label: the file is empty``.
-    ``stamps``: a folder of validation stamps (:mod:`gsvendor.stamps`) keyed by the schema and the text.
-    With a stamp the text is known valid and its data read from it (no YAML parse, no jsonschema import:
-    ~70 ms) or by libyaml; without, the text is parsed round-trip, validated and stamped when it passes."""
+    """Read ``path`` as one YAML document valid against ``schema``; raises :class:`ConfigError` as
+    :func:`load_yaml_document` and :func:`validate` do, and ``label: the file is empty``. A text stamped
+    in ``stamps`` (:mod:`gsvendor.stamps`) is read from it or by libyaml (no jsonschema import: ~70 ms)."""
     text = read_text(path, label)
     stamp = stamp_path(stamps, json.dumps(schema, sort_keys=True), text)
     # an explicit tag (!!str 3) is a TaggedScalar round-trip and a plain value to libyaml
     held = None if "!" in text and _TAG.search(text) else read_stamp(stamp)
+    if held is not None and "data" in held:
+        return YamlFile(label, text, held["data"])
     if held is not None:
-        if "data" in held:
-            return YamlFile(label, text, held["data"])
-        try:
-            data = load_plain(text, label, USER_FILE)
-        except Exception:  # the full path words the error (and checks the limits again)
-            data = None
-        if data is not None:
-            return YamlFile(label, text, to_plain(data))
+        with contextlib.suppress(Exception):  # else the full path words the error (and checks the limits again)
+            if (data := load_plain(text, label, USER_FILE)) is not None:
+                return YamlFile(label, text, to_plain(data))
     document = _parse_round_trip(text, label)
     if document is None:
         raise ConfigError(f"{label}: the file is empty", file=label)

@@ -15,20 +15,14 @@ from gsvendor.overlays.engine import Operation, Overlay, apply_overlays, unclose
 
 @dataclass
 class ChartInference:
-    """What one chart needs: ``operations`` in application order (overlay dicts: ``op``, ``file``, then
-    the operation's keys), Giant Swarm-only ``copies`` (chart-relative path → bytes), upstream files
-    ``deleted``, and ``problems`` (one line each: a file and why no operation reproduces it)."""
+    """What one chart needs: ``operations`` in application order (overlay dicts), Giant Swarm-only ``copies``
+    (chart-relative path → bytes), upstream files ``deleted``, ``problems`` (a file and why, one line each)."""
 
     chart: str
     operations: list[dict[str, Any]] = field(default_factory=list)
     copies: dict[str, bytes] = field(default_factory=dict)
     deleted: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-
-
-def _text_operations(old: str, new: str) -> list[dict[str, Any]]:
-    """:func:`text_operations` with their text written literally (``${`` as ``$${``)."""
-    return [{k: v if k == "op" else declared(v) for k, v in op.items()} for op in text_operations(old, new)]
 
 
 def _reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[dict[str, Any]], tag: str) -> bool:
@@ -45,9 +39,8 @@ def _reproduces(chart: str, path: str, upstream: bytes, tree: bytes, ops: list[d
 
 
 def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: str) -> list[dict[str, Any]]:
-    """The operations (dicts with ``op``) that turn upstream's ``path`` into the tree's, checked through
-    the engine. Raises :class:`ValueError` with the reason when none do (binary, whitespace sync would
-    fix, no unique anchor: :class:`~gsvendor.adopt.textdiff.NoAnchor`)."""
+    """The operations (dicts with ``op``) that turn upstream's ``path`` into the tree's, checked through the
+    engine. Raises :class:`ValueError` (or its :class:`~gsvendor.adopt.textdiff.NoAnchor`) when none do."""
     if b"\0" in upstream or b"\0" in tree:
         raise ValueError("a binary file changed (overlays edit text; copy it as a Giant Swarm-only file by hand)")
     try:
@@ -57,12 +50,12 @@ def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: st
     if normalize_whitespace(tree) != tree:
         raise ValueError("trailing whitespace or blank lines at the end, which sync removes")
     ops, rest = value_operations(old, new, tag) if path in VALUE_FILES else ([], old)
-    ops += _text_operations(rest, new)
+    ops += declared(text_operations(rest, new))  # their text written literally (``${`` as ``$${``)
     if unclosed(ops):
         raise ValueError("its text holds '${' without a closing '}', which an overlay cannot write")
     if not _reproduces(chart, path, upstream, tree, ops, tag):
         if path in VALUE_FILES:  # the value edits may interact: text operations alone
-            ops = _text_operations(old, new)
+            ops = declared(text_operations(old, new))
             if _reproduces(chart, path, upstream, tree, ops, tag):
                 return ops
         raise ValueError("the operations inferred do not reproduce it (a change that needs a regex)")
@@ -75,9 +68,7 @@ def infer_chart(
     """Compare every file of ``tree`` (chart-relative path → bytes) with ``upstream``'s. ``generated``:
     the tree's files ``generate`` writes (README.md, the schema): neither copied nor edited."""
     result = ChartInference(chart=chart)
-    for path in sorted(set(upstream) | set(tree)):
-        if path in generated:
-            continue
+    for path in sorted((set(upstream) | set(tree)) - generated):
         up, mine = upstream.get(path), tree.get(path)
         if mine is None:
             result.deleted.append(path)

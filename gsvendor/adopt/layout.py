@@ -1,8 +1,6 @@
-"""Inferred operations grouped into overlay files by theme (:data:`THEMES`, else one file per chart),
-described, and written as YAML. The same change in several files of a chart becomes one operation with
-a ``prefix*suffix`` ``glob`` (minus fewer ``exclude``d files), the same operation in several charts one
-with ``charts``.
-"""
+"""Inferred operations grouped into overlay files by theme (:data:`THEMES`, else one per chart), described
+and written as YAML. The same change in several files of a chart becomes one operation with a
+``prefix*suffix`` ``glob`` (minus fewer ``exclude``d files), the same one in several charts one with ``charts``."""
 
 from __future__ import annotations
 
@@ -119,8 +117,7 @@ def describe(params: dict[str, Any]) -> str:
 
 
 def _glob_for(files: list[str], universe: set[str]) -> dict[str, Any] | None:
-    """A ``prefix*suffix`` ``glob`` and the files it must ``exclude`` (fewer than it selects) to select
-    exactly ``files`` among ``universe``, if there is one."""
+    """A ``prefix*suffix`` ``glob`` selecting exactly ``files`` of ``universe`` but fewer ``exclude``d, if any."""
     prefix = os.path.commonprefix(files)  # noqa: RUF071 (a prefix of characters is wanted)
     suffix = os.path.commonprefix([f[::-1] for f in files])[::-1]  # noqa: RUF071
     if any(c in prefix + suffix for c in "*?["):
@@ -144,16 +141,13 @@ def _merge_files(chart: str, ops: list[dict[str, Any]], universe: set[str]) -> l
         groups.setdefault(key, []).append(op)
     out: list[tuple[str, dict[str, Any]]] = []
     for key, op in keyed:
-        members = groups.get(key)
-        if members is None:  # merged into a glob already
+        if key not in groups:  # merged into a glob already
             continue
-        files = sorted({m["file"] for m in members})
-        found = _glob_for(files, universe) if len(files) > 1 and len(files) == len(members) else None
-        if not found:
-            out.append((key[0], dict(op)))
-        else:
+        files = sorted({m["file"] for m in groups[key]})
+        found = _glob_for(files, universe) if len(files) > 1 and len(files) == len(groups[key]) else None
+        if found:
             del groups[key]
-            out.append((key[0], {"op": op["op"], **found, **_params_without(op, "op", "file")}))
+        out.append((key[0], {"op": op["op"], **found, **_params_without(op, "op", "file")} if found else dict(op)))
     return out
 
 
@@ -162,9 +156,8 @@ def _params_without(params: dict[str, Any], *keys: str) -> dict[str, Any]:
 
 
 def arrange(inferences: list[ChartInference], universes: dict[str, set[str]], plain: set[str]) -> list[OverlayFile]:
-    """The overlay files for every chart's inference, in the order sync applies them. ``universes``: per
-    chart, upstream's file paths (what a glob may select). The charts in ``plain`` keep every operation in
-    their own file, in inference order (when themes reorder operations that depend on each other)."""
+    """The overlay files for the charts' inferences, in sync's order. ``universes``: per chart, upstream's
+    paths (what a glob may select); charts in ``plain`` keep their operations in one file, in inference order."""
     all_charts = sorted(i.chart for i in inferences)
     entries: dict[str, list[tuple[dict[str, Any], list[str]]]] = {}
     for inference in inferences:
@@ -183,9 +176,7 @@ def arrange(inferences: list[ChartInference], universes: dict[str, set[str]], pl
         operations = [_declared(params, charts, all_charts, name in THEMES) for params, charts in entries[name]]
         files.append(OverlayFile(name, description, operations, [] if name in THEMES else [name[3:]]))
     copies = _copies(inferences, all_charts)
-    if copies.operations:
-        files.append(copies)
-    return files
+    return [*files, copies] if copies.operations else files
 
 
 def _declared(params: dict[str, Any], charts: list[str], all_charts: list[str], scoped: bool) -> dict[str, Any]:

@@ -1,9 +1,7 @@
-"""Anchored text operations (``replace``, ``insert-after``, ``insert-before``) from a line diff that
-ignores trailing whitespace (sync drops it). Each changed block becomes one operation whose
-``find``/``anchor`` is the shortest run of whole lines (the first unindented where that still matches)
-occurring once in the text it sees: upstream with the earlier operations applied. The same change at
-every occurrence of a block becomes one operation with a ``count``.
-"""
+"""Anchored text operations (``replace``, ``insert-after``, ``insert-before``) from a line diff ignoring
+trailing whitespace (sync drops it). Each changed block becomes one operation whose ``find``/``anchor`` is
+the shortest run of whole lines (unindented where that still matches) occurring once in upstream with the
+earlier operations applied; the same change at every occurrence of a block, one operation with a ``count``."""
 
 from __future__ import annotations
 
@@ -60,8 +58,7 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
 
 def _git_hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
-    """The changed blocks of ``a`` → ``b`` by ``git diff --no-index --histogram -U0``; raises
-    :class:`NoAnchor` when git is missing or fails (the change is then reported, not guessed)."""
+    """``a`` → ``b``'s changed blocks by ``git diff --histogram``; :class:`NoAnchor` when git is missing or fails."""
     with tempfile.TemporaryDirectory(prefix="gsvendor-adopt-diff-") as tmp:
         paths = [Path(tmp, "a"), Path(tmp, "b")]
         for path, lines in zip(paths, (a, b), strict=True):
@@ -73,14 +70,14 @@ def _git_hunks(a: list[str], b: list[str]) -> list[tuple[int, int, int, int]]:
             raise NoAnchor(f"git diff could not compare it ({exc})") from None
     if done.returncode not in (0, 1):
         raise NoAnchor(f"git diff could not compare it (exit {done.returncode})")
-    blocks = []
-    for match in _HUNK.finditer(done.stdout):
-        start_a, count_a = int(match[1]), int(match[2] or 1)  # no count: one line
-        start_b, count_b = int(match[3]), int(match[4] or 1)
-        i1 = start_a if count_a == 0 else start_a - 1  # a count of 0 names the line before the block
-        j1 = start_b if count_b == 0 else start_b - 1
-        blocks.append((i1, i1 + count_a, j1, j1 + count_b))
-    return blocks
+    return [(*_span(m[1], m[2]), *_span(m[3], m[4])) for m in _HUNK.finditer(done.stdout)]
+
+
+def _span(start: str, count: str | None) -> tuple[int, int]:
+    """A hunk header's ``start,count`` as 0-based ``(first, end)`` (a count of 0 names the line before)."""
+    lines = int(count or 1)
+    first = int(start) - (lines > 0)
+    return first, first + lines
 
 
 def _indent(line: str) -> int:
@@ -105,27 +102,20 @@ def _around(old: list[str], new: list[str], blocks: list[_Hunk], hunk: _Hunk) ->
 
 def text_operations(old: str, new: str) -> list[dict[str, Any]]:
     """Operations turning ``old`` into ``new`` (up to trailing whitespace), in application order, as an
-    overlay writes them without ``file``: ``{"op": "replace", "find": …, "with": …, "count": 3}`` (count
-    only above one). Raises :class:`NoAnchor` when a change has no unique anchor within
-    :data:`MAX_CONTEXT` lines."""
+    overlay writes them without ``file`` (``{"op": "replace", "find": …, "with": …, "count": 3}``, count only
+    above one). Raises :class:`NoAnchor` when a change has no unique anchor within :data:`MAX_CONTEXT` lines."""
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     blocks = [_Hunk(*h) for h in hunks(old_lines, new_lines)]
+    changes = [(old_lines[h.i1 : h.i2], new_lines[h.j1 : h.j2]) for h in blocks]
     ops: list[dict[str, Any]] = []
-    for hunk in blocks:
+    for hunk, change in zip(blocks, changes, strict=True):
         if hunk.applied:
             continue
         before, after = _around(old_lines, new_lines, blocks, hunk)
-        block = "".join(old_lines[hunk.i1 : hunk.i2])
-        added = "".join(new_lines[hunk.j1 : hunk.j2])
+        block, added = "".join(change[0]), "".join(change[1])
         current = "".join(before) + block + "".join(after)
         # the same change elsewhere, not yet written: one operation with a count where it can be
-        group = [
-            other
-            for other in blocks
-            if not other.applied
-            and old_lines[other.i1 : other.i2] == old_lines[hunk.i1 : hunk.i2]
-            and new_lines[other.j1 : other.j2] == new_lines[hunk.j1 : hunk.j2]
-        ]
+        group = [other for other, same in zip(blocks, changes, strict=True) if not other.applied and same == change]
         if not current:
             ops.append({"op": "replace", "find": "", "with": added})
         elif block:

@@ -1,7 +1,6 @@
-"""Value operations (``yaml-set``, ``yaml-delete``) for the key edits of Chart.yaml and values.yaml: each
-changed, added or removed key is tried on the text with :mod:`gsvendor.overlays.yamledit` and kept when it
-brings the text strictly closer to the tree's; the rest (a renamed key, a comment) is left to text edits.
-"""
+"""Value operations (``yaml-set``, ``yaml-delete``) for key edits of Chart.yaml and values.yaml: each changed,
+added or removed key is tried with :mod:`gsvendor.overlays.yamledit` and kept when it brings the text strictly
+closer to the tree's; the rest (a renamed key, a comment) is left to text edits."""
 
 from __future__ import annotations
 
@@ -40,9 +39,8 @@ def distance(text: str, target: str) -> int:
 
 
 def value_operations(old: str, new: str, tag: str) -> tuple[list[dict[str, Any]], str]:
-    """The value operations that reproduce key edits from ``old`` to ``new``, and the text after them:
-    ``([{"op": "yaml-set", "values": {...}}, {"op": "yaml-delete", "keys": [...]}], text)``, either absent
-    when empty; values equal to ``tag`` are written ``${tag}`` (the overlay then holds for the next tag)."""
+    """``([yaml-set, yaml-delete operations, each absent when empty], text after them)`` reproducing key edits
+    from ``old`` to ``new``; values equal to ``tag`` are written ``${tag}`` (so they hold for the next tag)."""
     try:
         before, after = load_plain(old), load_plain(new)
     except Exception:  # not YAML: the text operations handle it

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import GenerateSettings
-from gsvendor.files import Digests
 from gsvendor.generate.chart import generate_chart
 from gsvendor.stamps import read_stamp, stamp_path, write_stamp
 
@@ -32,12 +31,11 @@ KEEP = 512
 
 class GenerateCache:
     """:func:`~gsvendor.generate.chart.generate_chart` behind ``generated/`` in the stamps folder ``stamps``
-    (``None``: no cache); ``digests`` is the run's sha256 memo; ``hits``/``misses`` count the calls.
-    The folder keeps the :data:`KEEP` entries used last (a hit touches its entry)."""
+    (``None``: no cache); ``hits``/``misses`` count the calls. The folder keeps the :data:`KEEP` entries
+    used last (a hit touches its entry)."""
 
-    def __init__(self, stamps: Path | None, digests: Digests | None = None) -> None:
+    def __init__(self, stamps: Path | None) -> None:
         self.folder = stamps / "generated" if stamps is not None else None
-        self.digests = digests or Digests()
         self.hits = self.misses = 0
         self._evicted = False
 
@@ -67,7 +65,7 @@ class GenerateCache:
 
         def recording(path: str) -> bytes | None:
             data = outside(path) if outside is not None else None
-            reads[path] = None if data is None else self.digests(data)
+            reads[path] = None if data is None else _sha256(data)
             return data
 
         out = generate_chart(
@@ -80,7 +78,7 @@ class GenerateCache:
         if stamp is not None:
             made = {path: data for path, data in out.items() if data is not files.get(path)}
             texts = {path: data.decode("utf-8") for path, data in made.items()}  # generated text: always UTF-8
-            sums = {path: self.digests(data) for path, data in made.items()}
+            sums = {path: _sha256(data) for path, data in made.items()}
             write_stamp(stamp, {"outputs": texts, "sha256": sums, "reads": reads})
             self._evict()
         return out
@@ -111,7 +109,7 @@ class GenerateCache:
     def _key(
         self, files: dict[str, bytes], chart_dir: str, project_root: str | None, settings: GenerateSettings
     ) -> str:
-        inputs = [[path, self.digests(files[path])] for path in sorted(files)]
+        inputs = [[path, _sha256(files[path])] for path in sorted(files)]
         where = {"chartDir": chart_dir, "projectRoot": project_root}
         return json.dumps({"code": self.code, **where, "settings": dataclasses.asdict(settings), "files": inputs})
 
@@ -120,7 +118,7 @@ class GenerateCache:
         try:  # an entry of another shape (damaged, or edited by hand) is a miss
             outputs, sums, reads = (held["data"][name] for name in ("outputs", "sha256", "reads"))
             found = {path: text.encode("utf-8") for path, text in outputs.items()}
-            if outputs.keys() != sums.keys() or any(sums[p] != self.digests(found[p]) for p in found):
+            if outputs.keys() != sums.keys() or any(sums[p] != _sha256(found[p]) for p in found):
                 return None
             if not all(_generated_path(path, files) for path in found):  # an entry edited to write elsewhere
                 return None
@@ -129,7 +127,7 @@ class GenerateCache:
             return None
         for path, digest in recorded.items():  # a file outside the chart changed: generate again
             data = outside(path) if outside is not None else None
-            if (None if data is None else self.digests(data)) != digest:
+            if (None if data is None else _sha256(data)) != digest:
                 return None
         return found
 
@@ -145,6 +143,10 @@ class GenerateCache:
         for _, path in sorted(entries)[: max(0, len(entries) - KEEP)]:
             with contextlib.suppress(OSError):
                 os.unlink(path)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def _generated_path(path: str, files: dict[str, bytes]) -> bool:

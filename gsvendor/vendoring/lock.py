@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from gsvendor.errors import ConfigError, LockError, shorten
-from gsvendor.files import Digests
 from gsvendor.stamps import read_stamp, stamp_path, write_stamp
 from gsvendor.vendoring.plan import Build
 from gsvendor.yamlio import USER_FILE, invalid_yaml, load_plain, read_text
@@ -103,16 +102,14 @@ def source_location(kind: str, location: str, root: Path) -> str:
     return Path(os.path.relpath(os.path.abspath(location), os.path.abspath(root))).as_posix()
 
 
-def render(build: Build, location: str, digests: Digests | None = None) -> bytes:
-    """The lock file bytes for ``build`` whose source is recorded as ``location``; ``digests``: the run's
-    sha256 memo (:class:`gsvendor.files.Digests`)."""
-    digest = digests or Digests()
+def render(build: Build, location: str) -> bytes:
+    """The lock file bytes for ``build`` whose source is recorded as ``location``."""
     snapshot = build.snapshot
     charts: dict[str, Any] = {}
     for chart in build.charts:
         files = {
-            path: ({"upstream": digest(chart.upstream[path])} if path in chart.upstream else {})
-            | {"result": digest(chart.files[path])}
+            path: ({"upstream": sha256(chart.upstream[path])} if path in chart.upstream else {})
+            | {"result": sha256(chart.files[path])}
             for path in sorted(chart.files)
         }
         charts[chart.spec.name] = {"dest": chart.spec.dest, "overlays": chart.overlays, "files": files}
@@ -131,7 +128,7 @@ def render(build: Build, location: str, digests: Digests | None = None) -> bytes
         document["goMod"] = {"go": go, "toolchain": toolchain}
     if build.copies:
         document["files"] = {
-            copy.spec.dest: {"source": copy.spec.source, "upstream": digest(copy.data), "result": digest(copy.data)}
+            copy.spec.dest: {"source": copy.spec.source, "upstream": sha256(copy.data), "result": sha256(copy.data)}
             for copy in sorted(build.copies, key=lambda c: c.spec.dest)
         }
     text = _dump(document, libyaml=_plain_everywhere(document))

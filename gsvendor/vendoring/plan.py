@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from gsvendor.config import ChartSpec, Config, FileSpec, Selector
 from gsvendor.errors import ConfigError, GsvendorError, SourceError, ToolError
-from gsvendor.files import CleanFiles, normalize_whitespace
+from gsvendor.files import normalize_whitespace
 from gsvendor.generate.cache import GenerateCache
 from gsvendor.generate.chart import exact_readme, generated_paths, project_reader, refuse_unemulated
 from gsvendor.overlays.crdfield import crd_field_lookup
@@ -174,17 +174,14 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
     return files
 
 
-def _normalized(
-    files: dict[str, bytes], memo: dict[int, tuple[bytes, bytes]], clean: CleanFiles | None
-) -> tuple[dict[str, bytes], list[str]]:
+def _normalized(files: dict[str, bytes], memo: dict[int, tuple[bytes, bytes]]) -> tuple[dict[str, bytes], list[str]]:
     """``files`` with whitespace fixed and the paths changed; ``memo`` shares results by object identity."""
     out, changed = {}, []
-    fix = normalize_whitespace if clean is None else clean.normalize
     for path in sorted(files):
         original = files[path]
         known = memo.get(id(original))
         if known is None or known[0] is not original:
-            known = memo[id(original)] = (original, fix(original))
+            known = memo[id(original)] = (original, normalize_whitespace(original))
         out[path] = known[1]
         if known[1] != original:
             changed.append(path)
@@ -196,10 +193,9 @@ def build(
     snapshot: UpstreamSnapshot,
     overlays: list[Overlay],
     renderer: Renderer | None = None,
-    clean: CleanFiles | None = None,
 ) -> Build:
     """Vendor every configured chart and file of ``snapshot`` with ``overlays`` applied, then the generated
-    files, then the whitespace fixes (``clean``: :class:`gsvendor.files.CleanFiles`). Raises :class:`SourceError`
+    files, then the whitespace fixes. Raises :class:`SourceError`
     when a chart or file is missing upstream, :class:`~gsvendor.errors.OverlayApplyError` when an overlay no
     longer applies, :class:`ToolError` for a rendered chart without ``renderer``, and the generators' errors
     (naming the chart folder).
@@ -209,7 +205,7 @@ def build(
     check_scope(overlays, [c.name for c in config.charts])
     charts = []
     outside = project_reader(config)
-    generator = GenerateCache(config.stamps, clean.digests if clean is not None else None)
+    generator = GenerateCache(config.stamps)
     memo: dict[int, tuple[bytes, bytes]] = {}
     crd_fields = crd_field_lookup(snapshot.files)  # every chart's CRDs, parsed when a condition asks
     for spec in config.charts:
@@ -227,7 +223,7 @@ def build(
             raise type(exc)(f"{spec.dest}: {exc}") from None
         generated = generated_paths(result.files, overlaid)
         if spec.render is None:
-            files, normalized = _normalized(select_files(spec, overlaid), memo, clean)
+            files, normalized = _normalized(select_files(spec, overlaid), memo)
             for path in [p for p in generated if p in files and exact_readme(config, p)]:
                 files[path] = overlaid[path]  # generate.readme.whitespace: helm-docs, its bytes as they are
                 normalized = [p for p in normalized if p != path]
@@ -236,7 +232,7 @@ def build(
             if renderer is None:
                 raise ToolError(f"chart {spec.name} is vendored rendered, which needs helm")
             rendered = split_documents(spec, renderer(spec, overlaid))
-            files, normalized = _normalized(rendered, memo, clean)
+            files, normalized = _normalized(rendered, memo)
             # "upstream" of a rendered chart: upstream's chart rendered without overlays
             upstream = split_documents(spec, renderer(spec, upstream)) if result.applied else rendered
         charts.append(ChartBuild(spec, upstream, files, result.applied, result.skipped, normalized, generated))

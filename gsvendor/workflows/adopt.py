@@ -19,7 +19,7 @@ from gsvendor.adopt.infer import infer_chart
 from gsvendor.adopt.layout import OverlayFile, arrange, dump, yaml_text
 from gsvendor.config import CONFIG_FILE, DEFAULT_ARCHIVE_URL, ChartSpec, Config, GenerateSettings, Selector
 from gsvendor.errors import GsvendorError, OverlayApplyError, OverlayDefinitionError, SourceError, UsageError
-from gsvendor.files import Digests, leads_outside, normalize_whitespace, read_tree
+from gsvendor.files import leads_outside, normalize_whitespace, read_tree
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted
 
@@ -208,7 +208,7 @@ def adopt(
         lock_bytes = None
         if not result.problems:
             location = lockfile.source_location(snapshot.kind, source, root)
-            lock_bytes = lockfile.render(built, location, Digests())
+            lock_bytes = lockfile.render(built, location)
         text = config_text(root, repository, charts, deleted, settings)
         _write(root, Path(tmp), stage, text, lock_bytes)
     result.written = True

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config
 from gsvendor.errors import GsvendorError, HandEditError, Interrupted, UsageError
-from gsvendor.files import CleanFiles, Digests, read_file, read_tree
+from gsvendor.files import read_file, read_tree
 from gsvendor.overlays.engine import load_overlays
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, direction, local_archive
@@ -110,10 +110,9 @@ def sync(
     # else the tag's archive in $GSVENDOR_UPSTREAM_DIR when there, else the configured archive URL (GitHub's)
     source = source or local_archive(config.repository, tag) or config.archive_url_for(tag)
     snapshot = fetch(config, tag, source, options)
-    digests = Digests()
-    result = _build(config, snapshot, overlays, helm, digests, previous)
+    result = _build(config, snapshot, overlays, helm)
     output = result.output()
-    lock_bytes = lockfile.render(result, lockfile.source_location(snapshot.kind, source, config.root), digests)
+    lock_bytes = lockfile.render(result, lockfile.source_location(snapshot.kind, source, config.root))
     disk = read_destinations(config.root, output)
     changes = plan_changes(output, disk)
     old_lock = config.lock_path.read_bytes() if config.lock_path.is_file() else None
@@ -159,7 +158,7 @@ def _rebuild_from_lock(
             f"--source {source}: a {snapshot.kind} has no archive sha256 to compare with the lock's "
             f"{lock.sha256[:12]}…; give the archive itself (a .tar.gz or its URL)"
         )
-    return lock, _build(config, snapshot, load_overlays(config.overlays_dir, config.stamps), helm, Digests(), lock)
+    return lock, _build(config, snapshot, load_overlays(config.overlays_dir, config.stamps), helm)
 
 
 def _build(
@@ -167,21 +166,14 @@ def _build(
     snapshot: UpstreamSnapshot,
     overlays: Any,
     helm: str | None,
-    digests: Digests,
-    lock: lockfile.Lock | None,
 ) -> Build:
-    """Build ``snapshot`` with ``overlays``, knowing what ``lock`` records of whitespace-clean
-    contents (its chart results, not top-level ``files:``, copied verbatim) and the cache's stamps."""
-    known = {f.result for chart in lock.charts.values() for f in chart.files.values()} if lock is not None else None
-    clean = CleanFiles(digests, known, config.stamps)
+    """Build ``snapshot`` with ``overlays``, rendering charts vendored rendered with ``helm``."""
     renderer = None
     if any(c.render for c in config.charts):  # helm only for charts vendored rendered
         from gsvendor.images.render import chart_renderer, find_helm
 
         renderer = chart_renderer(find_helm(helm, config.root), config.root)
-    result = build(config, snapshot, overlays, renderer, clean)
-    clean.save()  # the cache only: written by a dry run too
-    return result
+    return build(config, snapshot, overlays, renderer)
 
 
 def verify(

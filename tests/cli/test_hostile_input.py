@@ -81,7 +81,7 @@ def test_a_stamps_folder_that_cannot_be_searched_costs_only_the_stamp(tmp_path: 
 
 
 @pytest.mark.parametrize("value", ["2001-01-01", "!!binary aGk=", "!!set {a}"])
-def test_render_values_helm_cannot_take_are_a_config_error(tmp_path: Path, value: str) -> None:
+def test_render_values_helm_cannot_take_are_a_config_error(tmp_path: Path, value: str, monkeypatch) -> None:
     """Inline render values go to helm as JSON: a date was a TypeError traceback at render time."""
     from gsvendor.config import load_config
     from gsvendor.errors import ConfigError
@@ -91,8 +91,9 @@ def test_render_values_helm_cannot_take_are_a_config_error(tmp_path: Path, value
         "upstream: {repository: kserve/kserve}\n"
         f"charts:\n  - name: r\n    render:\n      values:\n        a: {value}\n"
     )
+    monkeypatch.chdir(tmp_path)  # the file is named by its name
     with pytest.raises(ConfigError, match=r"gsvendor\.yaml:3: charts\[0\]: render\.values: a value helm cannot take"):
-        load_config(config, label="gsvendor.yaml")
+        load_config(config)
 
 
 def test_a_lock_with_nel_in_a_path_reads_back_as_written() -> None:
@@ -182,7 +183,7 @@ def test_the_sync_summary_escapes_control_characters_of_the_source() -> None:
     assert text == "wrote 1 file change(s) and the lock file: v0.20.0 from tarball /tmp/e\\x1b[31mRED/\\x85k.tar.gz\n"
 
 
-def test_a_planted_stamp_cannot_send_writes_outside_the_project(tmp_path) -> None:
+def test_a_planted_stamp_cannot_send_writes_outside_the_project(tmp_path, monkeypatch) -> None:
     """Stamps name a text as valid and hold its data; what gsvendor writes is still checked to stay in the project."""
     import json
 
@@ -201,8 +202,9 @@ def test_a_planted_stamp_cannot_send_writes_outside_the_project(tmp_path) -> Non
     stamp = stamp_path(stamps, json.dumps(CONFIG_SCHEMA, sort_keys=True), text)
     planted = {"upstream": {"repository": "kserve/kserve"}, "output": "../../tmp/x", "charts": ["kserve-crd"]}
     stamp.write_text(json.dumps({"data": planted}))  # as if a run had validated it
+    monkeypatch.chdir(tmp_path)  # the file is named by its name
     with pytest.raises(ConfigError, match=r"^gsvendor.yaml: '\.\./\.\./tmp/x' must be a relative path inside"):
-        load_config(config, label="gsvendor.yaml", stamps=stamps)
+        load_config(config, stamps=stamps)
 
 
 @pytest.mark.parametrize(
