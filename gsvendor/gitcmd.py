@@ -54,18 +54,10 @@ def environment(isolated: bool) -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items() if not (k.startswith("GIT_") if isolated else k in _REPOSITORY_VARIABLES)
     }
-    env.update(
-        {
-            "LC_ALL": "C",
-            "LANGUAGE": "C",
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_ASKPASS": "true",
-            "SSH_ASKPASS": "true",
-            "GIT_OPTIONAL_LOCKS": "0",  # reads leave the index alone
-        }
-    )
+    env.update(LC_ALL="C", LANGUAGE="C", GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true", SSH_ASKPASS="true")
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # reads leave the index alone
     if isolated:
-        env.update({"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull})
+        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
     return env
 
 

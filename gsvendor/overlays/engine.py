@@ -9,7 +9,7 @@ import tempfile
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, AnyStr
+from typing import Any
 
 from gsvendor import gitcmd
 from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest
@@ -81,23 +81,7 @@ class ChartOverlayResult:
     skipped: list[str] = field(default_factory=list)
 
 
-_LOADED: dict[tuple[Any, ...], tuple[Overlay, ...]] = {}
-
-
 def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
-    """:func:`read_overlays`, parsed once while no file under ``folder`` changes (a sync with a report builds twice)."""
-    try:
-        files = sorted(folder.rglob("*")) if folder.is_dir() else []
-        key = (str(folder.resolve()), str(stamps), *((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files))
-    except OSError:
-        return read_overlays(folder, stamps)  # read_overlays says what cannot be read
-    if key not in _LOADED:
-        _LOADED.clear()  # one folder at a time: a long-lived process holds no stale sets
-        _LOADED[key] = tuple(read_overlays(folder, stamps))
-    return list(_LOADED[key])
-
-
-def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
     """Every ``*.yaml`` overlay in ``folder`` (none when missing; by name) with the files it references;
     ``stamps``: the validation stamps folder. Raises :class:`OverlayDefinitionError` naming the file
     (and line) for invalid YAML or schema, version ranges, ``${…}`` variables and missing files."""
@@ -338,11 +322,8 @@ def _apply_operation(
     edit = _yaml_edit if op.kind.startswith("yaml-") else _regex_replace if params.get("regex") else _literal_edit
     for path in _targets(chart, files, overlay, op, params):
         try:
-            data = files[path]
-            if edit is not _literal_edit or not files[path].isascii():  # an ASCII file is edited as bytes
-                data = _text(chart, path, files[path], overlay, op)
-            new, matches = edit(op.kind, data, params)
-            files[path] = new if isinstance(new, bytes) else new.encode()
+            new, matches = edit(op.kind, _text(chart, path, files[path], overlay, op), params)
+            files[path] = new.encode()
             found += matches
         except (_Mismatch, yamledit.YamlEditError) as exc:
             raise _fail(chart, path, overlay, op, str(exc)) from None
@@ -364,17 +345,16 @@ def _count(found: int, expected: int | str, what: str) -> None:
         raise _Mismatch(f"expected {wanted} of {what}, found {found}")
 
 
-def _literal_edit(kind: str, data: AnyStr, params: dict[str, Any]) -> tuple[AnyStr, int]:
-    """A literal ``replace`` or an insert on text or ASCII text's bytes (the same matches): data, matches."""
+def _literal_edit(kind: str, text: str, params: dict[str, Any]) -> tuple[str, int]:
+    """A literal ``replace`` or an insert: the new text, and the matches."""
     if kind == "replace":
         needle, new = params["find"], params["with"]
     else:
         needle = params["anchor"]
         new = needle + params["text"] if kind == "insert-after" else params["text"] + needle
-    find, put = (needle.encode(), new.encode()) if isinstance(data, bytes) else (needle, new)
-    found = data.count(find)  # type: ignore[arg-type]
+    found = text.count(needle)
     _count(found, params.get("count", 1), repr(needle))
-    return data.replace(find, put), found  # type: ignore[arg-type]
+    return text.replace(needle, new), found
 
 
 def _regex_replace(kind: str, text: str, params: dict[str, Any]) -> tuple[str, int]:

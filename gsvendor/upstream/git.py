@@ -40,23 +40,16 @@ def public_git_url(url: str) -> str:
 # Reads JSON lines (["+"/"-", pgid] a git run began/ended, ["rm", path] a clone); when its input
 # ends without ["done"] (gsvendor died, even SIGKILLed), kills the groups left and removes the clones.
 _REAPER = """
-import json, os, shutil, signal, sys
+import contextlib, json, os, shutil, signal, sys
 groups, folders = set(), []
 for line in sys.stdin:
     word, value = json.loads(line)
-    if word == "+":
-        groups.add(value)
-    elif word == "-":
-        groups.discard(value)
-    elif word == "rm":
-        folders.append(value)
-    elif word == "done":
+    if word == "done":
         sys.exit(0)
+    {"+": groups.add, "-": groups.discard, "rm": folders.append}[word](value)
 for group in groups:
-    try:
+    with contextlib.suppress(OSError):
         os.killpg(group, signal.SIGKILL)
-    except OSError:
-        pass
 for folder in folders:
     shutil.rmtree(folder, ignore_errors=True)
 """

@@ -523,34 +523,6 @@ def test_known_clean_contents_spare_large_files_the_blank_scan_and_change_nothin
     assert len(scanned) == scans - 3
 
 
-@pytest.mark.parametrize(
-    ("kind", "params"),
-    [
-        ("replace", {"find": "b\n", "with": "ü\n", "count": 2}),
-        ("replace", {"find": "", "with": "-", "count": 7}),
-        ("insert-after", {"anchor": "a", "text": "€", "count": 2}),
-        ("insert-before", {"anchor": "c\n", "text": "x ", "count": 1}),
-        ("replace", {"find": "ü", "with": "u"}),  # a non-ASCII needle in ASCII text: no match either way
-        ("insert-after", {"anchor": "b\n", "text": "x"}),  # found twice, one expected
-    ],
-)
-def test_literal_edits_on_ascii_bytes_are_the_text_edits(kind: str, params: dict) -> None:
-    """The bytes path gives the text path's bytes, and its error message."""
-    from gsvendor.overlays import engine
-
-    data = b"a\nb\na\nb\nc\n"
-    try:
-        text, found = engine._literal_edit(kind, data.decode(), params)
-        text_result: tuple[bytes, int] | str = (text.encode(), found)
-    except engine._Mismatch as exc:
-        text_result = str(exc)
-    try:
-        bytes_result: tuple[bytes, int] | str = engine._literal_edit(kind, data, params)
-    except engine._Mismatch as exc:
-        bytes_result = str(exc)
-    assert bytes_result == text_result
-
-
 @pytest.mark.parametrize("tag", ["v0.19.0", "v0.20.0-rc1", "v0.20.0"])
 def test_the_members_read_are_tarfiles_bytes(tag: str) -> None:
     """Every wanted member's bytes as tarfile extracts them."""
