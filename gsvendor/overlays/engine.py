@@ -11,9 +11,11 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import regex
+
 from gsvendor import gitcmd
-from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest
-from gsvendor.overlays import regexes, yamledit
+from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest, shorten
+from gsvendor.overlays import yamledit
 from gsvendor.overlays.crdfield import (
     CRD_VARIABLE,
     VARIABLE,
@@ -28,6 +30,16 @@ from gsvendor.overlays.crdfield import (
 from gsvendor.overlays.schema import OVERLAY_SCHEMA
 from gsvendor.upstream.source import tag_version
 from gsvendor.yamlio import YamlLimitError, load_validated
+
+# replace's patterns run on the regex module (re's syntax and templates) with a time limit per search: re has
+# none, and a pattern backtracking exponentially held sync and CI until killed
+_REGEX_FLAGS = regex.MULTILINE | regex.VERSION0
+MATCH_SECONDS = 5.0  # one search over one file; an overlay's pattern over a chart's largest CRD takes milliseconds
+
+
+class PatternTimeout(OverlayDefinitionError):
+    """A ``replace`` pattern that did not finish one search in :data:`MATCH_SECONDS` (exit 2: the overlay's
+    pattern is the input at fault, not upstream's text)."""
 
 
 @dataclass(frozen=True)
@@ -126,16 +138,8 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
             operations.append(op)
         if data.get("versions"):
             _specifier(data["versions"], f"{label}: versions")
-        overlays.append(
-            Overlay(
-                name=path.stem,
-                path=path,
-                charts=tuple(data.get("charts", ("*",))),
-                versions=data.get("versions"),
-                operations=tuple(operations),
-                assets=assets,
-            )
-        )
+        charts = tuple(data.get("charts", ("*",)))
+        overlays.append(Overlay(path.stem, path, charts, data.get("versions"), tuple(operations), assets))
     return overlays
 
 
@@ -160,11 +164,11 @@ def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
             )
     if op.kind == "replace" and params.get("regex") and "${" not in params["find"]:
         try:
-            pattern = regexes.compile_pattern(params["find"])
+            pattern = regex.compile(params["find"], _REGEX_FLAGS)
             groups = [int(n) for n in re.findall(r"\\(\d+)", params["with"])]
             if groups and max(groups) > pattern.groups:
-                raise regexes.error(f"invalid group reference {max(groups)}")
-        except regexes.error as exc:
+                raise regex.error(f"invalid group reference {max(groups)}")
+        except regex.error as exc:
             raise OverlayDefinitionError(f"{where}: invalid regex or replacement: {exc}") from None
     pointers = [*params.get("values", {}), *params.get("keys", ())]
     if "" in pointers:
@@ -327,8 +331,8 @@ def _apply_operation(
             found += matches
         except (_Mismatch, yamledit.YamlEditError) as exc:
             raise _fail(chart, path, overlay, op, str(exc)) from None
-        except regexes.PatternTimeout as exc:  # the overlay's pattern: an input error (exit 2)
-            raise regexes.PatternTimeout(f"{chart}/{path}: overlay {overlay.name} {op.label}: {exc}") from None
+        except PatternTimeout as exc:  # the overlay's pattern: an input error (exit 2)
+            raise PatternTimeout(f"{chart}/{path}: overlay {overlay.name} {op.label}: {exc}") from None
         except YamlLimitError as exc:  # hostile upstream text: an input error (exit 2), not a stale overlay
             raise YamlLimitError(str(exc).replace(yamledit.DOCUMENT, f"{chart}/{path}", 1)) from None
         touched.append(path)
@@ -359,13 +363,18 @@ def _literal_edit(kind: str, text: str, params: dict[str, Any]) -> tuple[str, in
 
 def _regex_replace(kind: str, text: str, params: dict[str, Any]) -> tuple[str, int]:
     try:
-        pattern = regexes.compile_pattern(params["find"])
-    except regexes.error as exc:
+        pattern = regex.compile(params["find"], _REGEX_FLAGS)
+    except regex.error as exc:
         raise _Mismatch(f"invalid regex {params['find']!r}: {exc}") from None
     try:
-        new, found = regexes.subn(pattern, params["with"], text)
-    except (regexes.error, IndexError) as exc:
+        new, found = pattern.subn(params["with"], text, timeout=MATCH_SECONDS)
+    except (regex.error, IndexError) as exc:  # IndexError: a group the pattern lacks
         raise _Mismatch(f"invalid replacement {params['with']!r}: {exc}") from None
+    except TimeoutError:
+        raise PatternTimeout(
+            f"/{shorten(pattern.pattern)}/ did not finish in {MATCH_SECONDS:g} s (it backtracks exponentially, "
+            "like (a+)+$); write a pattern without nested repetition"
+        ) from None
     _count(found, params.get("count", 1), f"/{params['find']}/")
     return new, found
 
