@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.errors import SourceError, causes
-from gsvendor.upstream.cache import _cached
 from gsvendor.upstream.source import MAX_ARCHIVE_BYTES, FetchOptions, limit, one_line, public_url
 
 if TYPE_CHECKING:
@@ -164,13 +163,10 @@ def _decoded(response: httpx.Response) -> Iterator[bytes]:
         raise httpx.DecodingError(f"{codings[0]}: {exc}", request=response.request) from None
 
 
-def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str | None = None) -> bytes:
-    """Download ``url`` (the tarball of ``tag``), from the cache when it holds it; retries 5xx answers,
-    timeouts, too-slow transfers and transport errors with exponential backoff (``options``), not 4xx
-    answers nor a host name that does not resolve. Raises :class:`SourceError`."""
-    cached = _cached(options.cache_dir, tag, url, expected_sha256)
-    if cached is not None:
-        return cached
+def download(url: str, tag: str, options: FetchOptions) -> bytes:
+    """Download ``url`` (the tarball of ``tag``); retries 5xx answers, timeouts, too-slow transfers and
+    transport errors with exponential backoff (``options``), not 4xx answers nor a host name that does not
+    resolve. Raises :class:`SourceError`."""
     import httpx
 
     shown = public_url(url)
