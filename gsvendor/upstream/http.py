@@ -133,8 +133,8 @@ def _decoded(response: httpx.Response) -> Iterator[bytes]:
     :class:`httpx.DecodingError` for other or stacked encodings and a corrupt stream."""
     import httpx
 
-    codings = [c.strip().lower() for c in response.headers.get_list("content-encoding", split_commas=True)]
-    codings = [c for c in codings if c not in ("", "identity")]
+    listed = response.headers.get_list("content-encoding", split_commas=True)
+    codings = [c for raw in listed if (c := raw.strip().lower()) not in ("", "identity")]
     if not codings:
         yield from response.iter_raw()
         return
@@ -169,11 +169,8 @@ def download(url: str, tag: str, options: FetchOptions) -> bytes:
     resolve. Raises :class:`SourceError`."""
     import httpx
 
-    shown = public_url(url)
-    last = ""
-    deadline = time.monotonic() + options.max_time
-    tries = 0
-    unreachable = False  # the last attempt could not connect at all (no network, no DNS)
+    shown, deadline = public_url(url), time.monotonic() + options.max_time
+    last, tries, unreachable = "", 0, False  # unreachable: the last attempt could not connect (no network, no DNS)
     for attempt in range(options.retries + 1):
         if attempt:
             pause = options.backoff * 2 ** (attempt - 1)
