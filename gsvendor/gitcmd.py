@@ -27,7 +27,7 @@ class GitTimeout(ToolError):
 
 
 # git rev-parse --local-env-vars (git 2.39)
-_REPOSITORY_VARIABLES = frozenset(
+_REPO_VARIABLES = frozenset(
     {
         "GIT_ALTERNATE_OBJECT_DIRECTORIES",
         "GIT_CONFIG",
@@ -51,9 +51,7 @@ _REPOSITORY_VARIABLES = frozenset(
 
 def environment(isolated: bool) -> dict[str, str]:
     """The environment git runs with; see the module docstring."""
-    env = {
-        k: v for k, v in os.environ.items() if not (k.startswith("GIT_") if isolated else k in _REPOSITORY_VARIABLES)
-    }
+    env = {k: v for k, v in os.environ.items() if not (k.startswith("GIT_") if isolated else k in _REPO_VARIABLES)}
     env.update(LC_ALL="C", LANGUAGE="C", GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true", SSH_ASKPASS="true")
     env["GIT_OPTIONAL_LOCKS"] = "0"  # reads leave the index alone
     if isolated:

@@ -113,12 +113,7 @@ def map_strings(value: Any, change: Callable[[str], str]) -> Any:
 
 def crd_variable_names(value: Any) -> set[str]:
     """The ``crd:…`` variables named in the strings of ``value`` (escaped ``$${`` ones excepted)."""
-    return {
-        name
-        for text in strings(value)
-        for escape, name in VARIABLE.findall(text)
-        if not escape and name.startswith("crd:")
-    }
+    return {name for text in strings(value) for esc, name in VARIABLE.findall(text) if not esc and name[:4] == "crd:"}
 
 
 _CRD_KIND = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)

@@ -76,11 +76,8 @@ def _has_empty_scalar(root: Any) -> bool:
         if _is_scalar(node):
             if not node.value and not node.style:
                 return True
-        elif _is_mapping(node):
-            for key, value in node.value:
-                stack += (key, value)
         else:
-            stack += node.value
+            stack += [item for pair in node.value for item in pair] if _is_mapping(node) else node.value
     return False
 
 
@@ -124,12 +121,10 @@ def _content_end(text: str, node: Any) -> int:
 
 def is_plain_safe(value: str) -> bool:
     """Whether ``value`` can be written as a plain (unquoted) YAML scalar and read back unchanged."""
-    if not value or value != value.strip() or "\n" in value or value[0] in _INDICATORS:
-        return False
-    if ": " in value or " #" in value or value.endswith(":"):
+    if not value or value != value.strip() or "\n" in value or value[0] in _INDICATORS or value.endswith(":"):
         return False
     # YAML 1.1 (helm's parser) still reads these as booleans or null; 1.2 parsers read strings
-    if value.lower() in _YAML11_SPECIAL or _YAML11_NUMBER.fullmatch(value):
+    if ": " in value or " #" in value or value.lower() in _YAML11_SPECIAL or _YAML11_NUMBER.fullmatch(value):
         return False
     try:
         return load_plain(f"k: {value}\n") == {"k": value}
