@@ -303,6 +303,7 @@ def apply_overlays(
     Raises :class:`OverlayApplyError` naming chart, file, overlay, operation and what it expected."""
     result = ChartOverlayResult(files=dict(files))
     variables = {"tag": tag, "version": tag_version(tag), "chart": chart}
+    crd_fields = crd_fields or crd_field_lookup(files)  # parses a CRD only when a condition or variable asks
     for overlay in overlays:
         if not matches_chart(chart, overlay.charts):
             continue
@@ -316,13 +317,10 @@ def apply_overlays(
             if not in_range(tag, op.versions, f"{where}: {op.label}"):
                 result.skipped.append(f"{overlay.name} {op.label} (versions {op.versions})")
                 continue
-            names = crd_variable_names(op.params)
-            if op.crd is not None or names:
-                crd_fields = crd_fields or crd_field_lookup(files)
             if op.crd is not None and not op.crd.holds(crd_fields):
                 result.skipped.append(f"{overlay.name} {op.label} ({op.crd})")
                 continue
-            for name in sorted(names):
+            for name in sorted(crd_variable_names(op.params)):
                 value = crd_variable(name, crd_fields)
                 if value is None:
                     kind, field_name = name.split(":")[1:]
@@ -342,12 +340,8 @@ def _targets(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operatio
         if params["file"] not in files:
             raise _fail(chart, params["file"], overlay, op, "the file does not exist upstream")
         return [params["file"]]
-    excluded = params.get("exclude", ())
-    matched = sorted(
-        p
-        for p in files
-        if fnmatch.fnmatchcase(p, params["glob"]) and not any(fnmatch.fnmatchcase(p, e) for e in excluded)
-    )
+    excluded = {p for e in params.get("exclude", ()) for p in files if fnmatch.fnmatchcase(p, e)}
+    matched = sorted(p for p in files if fnmatch.fnmatchcase(p, params["glob"]) and p not in excluded)
     if not matched:
         raise _fail(chart, params["glob"], overlay, op, "the glob matches no file")
     return matched
