@@ -1,11 +1,8 @@
-"""git as a child process, run one way by every caller.
-
-Each run has a time limit: git runs in its own process group, killed whole (with helpers such as
-``git-remote-http``) when it outlives ``timeout`` or gsvendor is interrupted. git never prompts and
-speaks the C locale, whose messages callers parse. Callers name the repository by ``cwd``, so the
-variables a git hook sets to point git at its own repository are dropped; ``isolated`` runs also drop
-every other ``GIT_*`` variable and the user's and system's git configuration (what a clean build sees).
-"""
+"""git as a child process, run one way by every caller: in its own process group, killed whole (with
+helpers such as ``git-remote-http``) past ``timeout`` or on an interrupt; no prompts; the C locale, whose
+messages callers parse; without the variables a git hook sets to point git at its repository (callers name
+it by ``cwd``). ``isolated`` runs also drop every other ``GIT_*`` variable and the user's and system's git
+configuration (what a clean build sees)."""
 
 from __future__ import annotations
 
@@ -116,12 +113,9 @@ def readable(text: str) -> str:
 def _die_with_parent() -> None:
     """In the child before exec: SIGKILL when gsvendor dies (Linux ``prctl(PR_SET_PDEATHSIG)``), so no
     git outlives it holding the credentials of its URL. Elsewhere a no-op."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
         if os.getppid() == 1:  # the parent already died before the death signal was set
             os._exit(1)
-    except (OSError, AttributeError):
-        pass

@@ -97,11 +97,8 @@ class _Reaper:
     def git(self, *args: str, cwd: str | None = None) -> str:
         """git's stdout for ``args``, run in the time left, its process group told to the reaper. Raises
         :class:`SourceError` on failure or timeout, :class:`ToolError` without git."""
-        config = [
-            *("-c", f"http.lowSpeedLimit={max(1, int(self.options.min_rate))}"),
-            *("-c", f"http.lowSpeedTime={max(1, int(self.options.timeout))}"),
-            *("-c", "protocol.version=2"),
-        ]
+        rate, window = max(1, int(self.options.min_rate)), max(1, int(self.options.timeout))
+        config = ["-c", f"http.lowSpeedLimit={rate}", "-c", f"http.lowSpeedTime={window}", "-c", "protocol.version=2"]
         try:
             done = gitcmd.run([*config, *args], cwd, timeout=self.deadline - time.monotonic(), track=self.tell)
         except gitcmd.GitTimeout:

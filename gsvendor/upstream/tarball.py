@@ -58,21 +58,10 @@ class _BoundedTarInfo(tarfile.TarInfo):
         return super()._proc_member(archive)
 
 
-def _safe_member_path(name: str, archive: str) -> str:
-    """Normalise a tar member name; refuse absolute paths and ``..`` components."""
-    if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
-        raise SourceError(f"{archive}: refusing member with an absolute path: {name}")
-    parts = [p for p in name.split("/") if p not in ("", ".")]
-    if ".." in parts:
-        raise SourceError(f"{archive}: refusing member with '..' in its path: {name}")
-    return "/".join(parts)
-
-
 def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: str) -> UpstreamSnapshot:
     """Read the ``wanted`` files of a GitHub-archive-shaped ``.tar.gz`` held in ``data``. Raises
     :class:`SourceError` for any member with an absolute path, ``..``, a device or FIFO or a link
     leaving the archive, and unless the one top folder is ``<repo>-<tag without v>``."""
-    sha256 = hashlib.sha256(data).hexdigest()
     budget = FileBudget(location)
     members: list[tarfile.TarInfo] = []
     try:
@@ -97,8 +86,12 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         raise SourceError(f"{location}: not a readable tar.gz archive ({one_line(exc)})") from None
     by_path: dict[str, tarfile.TarInfo] = {}
     for member in members:
-        path = _safe_member_path(member.name, location)
-        if not path:
+        if member.name.startswith("/") or re.match(r"^[A-Za-z]:", member.name):
+            raise SourceError(f"{location}: refusing member with an absolute path: {member.name}")
+        parts = [p for p in member.name.split("/") if p not in ("", ".")]
+        if ".." in parts:
+            raise SourceError(f"{location}: refusing member with '..' in its path: {member.name}")
+        if not (path := "/".join(parts)):
             continue
         check_path(path, location)
         if member.isdev():  # character, block device or FIFO
@@ -142,7 +135,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         kind=kind,
         location=location,
         files=files,
-        sha256=sha256,
+        sha256=hashlib.sha256(data).hexdigest(),
         commit=commit if re.fullmatch(r"[0-9a-f]{40}", commit) else None,
         folders=frozenset(
             rel.split("/", 1)[0] for rel, member in inside.items() if rel and ("/" in rel or member.isdir())
