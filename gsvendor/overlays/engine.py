@@ -178,15 +178,9 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
         assets: dict[str, bytes] = {}
         for index, raw in enumerate(data["operations"]):
             params = {k: v for k, v in raw.items() if k not in ("op", "charts", "versions", "crd", "description")}
-            op = Operation(
-                kind=raw["op"],
-                params=params,
-                index=index,
-                charts=tuple(raw.get("charts", ())),
-                versions=raw.get("versions"),
-                crd=CRDCondition.parse(raw.get("crd")),
-                description=" ".join(str(raw.get("description", "")).split()),
-            )
+            charts, crd = tuple(raw.get("charts", ())), CRDCondition.parse(raw.get("crd"))
+            description = " ".join(str(raw.get("description", "")).split())
+            op = Operation(raw["op"], params, index, charts, raw.get("versions"), crd, description)
             where = f"{label}: {op.label}"
             if op.versions:
                 _specifier(op.versions, f"{where}: versions")

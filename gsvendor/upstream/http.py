@@ -213,15 +213,8 @@ def _stream(url: str, options: FetchOptions, deadline: float) -> bytes:
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
-    progress = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=not options.progress,
-    )
+    columns = ("[progress.description]{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn())
+    progress = Progress(*columns, console=Console(stderr=True), transient=True, disable=not options.progress)
     window = [time.monotonic(), 0]  # start and bytes of the window the rate is measured over
     task = progress.add_task(f"download {public_url(url).rsplit('/', 1)[-1]}")
 

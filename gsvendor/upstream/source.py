@@ -194,10 +194,8 @@ def local_archive(repository: str, tag: str) -> str | None:
     """``$GSVENDOR_UPSTREAM_DIR/<repo>-<tag>.tar.gz`` (``repository``: ``owner/repo``) when that archive
     is there, else ``None``: where an offline machine keeps GitHub's archives, read before any download."""
     folder = os.environ.get("GSVENDOR_UPSTREAM_DIR", "").strip()
-    if not folder:
-        return None
     path = Path(folder) / f"{repository.rsplit('/', 1)[-1]}-{tag}.tar.gz"
-    return str(path) if path.is_file() else None
+    return str(path) if folder and path.is_file() else None
 
 
 def direction(old: str, new: str) -> str:
