@@ -105,8 +105,7 @@ def run(
 
 
 def readable(text: str) -> str:
-    """``text`` from :func:`run` with undecodable bytes (kept as surrogates) shown as U+FFFD, safe
-    for JSON, XML and terminals."""
+    """``text`` from :func:`run` with undecodable bytes shown as U+FFFD: safe for JSON, XML and terminals."""
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 

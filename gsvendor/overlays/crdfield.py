@@ -1,8 +1,7 @@
-"""Overlay conditions on a field of a vendored CRD (``crd: {kind: K, field: spec.x, present: false}``
-on an operation, ``expectFailureWhile`` on a check variant), decided from the CRD, not a version
-range: ``field`` (dotted, below ``openAPIV3Schema``) is present when any version of the CRD of
-``kind`` declares it. ``${crd:<Kind>:<field>}`` expands to the field's values schema (:func:`values_schema`).
-"""
+"""Conditions on a field of a vendored CRD (an operation's ``crd: {kind: K, field: spec.x, present: false}``,
+a check variant's ``expectFailureWhile``), decided from the CRD, not a version range: ``field`` (dotted, below
+``openAPIV3Schema``) is present when any version of the CRD of ``kind`` declares it; and the values schema
+``${crd:<Kind>:<field>}`` expands to (:func:`values_schema`)."""
 
 from __future__ import annotations
 
@@ -145,8 +144,7 @@ def expect_failure_holds(raw: Mapping[str, Any] | None, config: Any) -> bool:
 
 
 def project_crd_lookup(config: Any) -> FieldLookup:
-    """:func:`crd_field_lookup` over every YAML file of the vendored charts of ``config`` (a
-    :class:`~gsvendor.config.Config`)."""
+    """:func:`crd_field_lookup` over the YAML files of the vendored charts of ``config`` (a ``Config``)."""
     files: dict[str, bytes] = {}
     for spec in config.charts:
         root = config.root / spec.dest

@@ -7,7 +7,7 @@ import fnmatch
 import re
 import tempfile
 from dataclasses import dataclass, field
-from functools import partial
+from functools import partial, reduce
 from pathlib import Path
 from typing import Any
 
@@ -433,13 +433,9 @@ def _regex_replace(kind: str, text: str, params: dict[str, Any]) -> tuple[str, i
 
 def _yaml_edit(kind: str, text: str, params: dict[str, Any]) -> tuple[str, int]:
     if kind == "yaml-delete":
-        for pointer in params["keys"]:
-            text = yamledit.delete(text, pointer)
-    else:
-        edit = yamledit.set_value if kind == "yaml-set" else yamledit.merge
-        for pointer, value in params["values"].items():
-            text = edit(text, pointer, value)
-    return text, 0
+        return reduce(yamledit.delete, params["keys"], text), 0
+    edit = yamledit.set_value if kind == "yaml-set" else yamledit.merge
+    return reduce(lambda text, item: edit(text, *item), params["values"].items(), text), 0
 
 
 def _stderr(done: Any) -> str:

@@ -39,8 +39,7 @@ def parse_pointer(pointer: str) -> list[str]:
 
 
 def escape_key(key: str) -> str:
-    """``key`` as one JSON Pointer segment (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``); :func:`parse_pointer`
-    undoes it."""
+    """``key`` as one JSON Pointer segment (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``)."""
     return key.replace("~", "~0").replace("/", "~1")
 
 

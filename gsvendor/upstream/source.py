@@ -104,8 +104,7 @@ def check_path(path: str, location: str) -> None:
 
 @dataclass(frozen=True)
 class Wanted:
-    """The upstream paths to read, POSIX and relative to the upstream root: folders
-    (``charts/kserve-crd``) and single files (``go.mod``)."""
+    """The upstream paths to read, POSIX and upstream-relative: folders (``charts/kserve-crd``) and files."""
 
     folders: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
