@@ -134,13 +134,9 @@ def is_plain_safe(value: str) -> bool:
 def render_scalar(value: Any, style: str | None = None) -> str:
     """YAML text of a scalar: a string plain when safe, else double-quoted, or in the quoting ``style``
     (``'"'`` or ``"'"``) an upstream value already had."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
     if isinstance(value, float) and not math.isfinite(value):
         return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
-    if isinstance(value, (int, float)):
+    if value is None or isinstance(value, (bool, int, float)):  # null, true, false, numbers as JSON writes them
         return json.dumps(value)
     text = str(value)
     if style == "'" and "\n" not in text:
