@@ -54,12 +54,8 @@ def _op(name: str, required: list[str], props: dict[str, Any], one_of: tuple[str
 _VALUES = {"values": {"type": "object", "minProperties": 1}}
 _INSERT = {"anchor": _TEXT, "text": _STRING, "count": {"type": "integer", "minimum": 1}}
 # "all": every match, at least one (a list upstream grows, such as its runtimes)
-_REPLACE = {
-    "find": _STRING,
-    "with": _STRING,
-    "regex": {"type": "boolean"},
-    "count": {"anyOf": [_INSERT["count"], {"const": "all"}]},
-}
+_COUNT_OR_ALL = {"anyOf": [_INSERT["count"], {"const": "all"}]}
+_REPLACE = {"find": _STRING, "with": _STRING, "regex": {"type": "boolean"}, "count": _COUNT_OR_ALL}
 _COPY = {"from": _TEXT, "content": _STRING, "to": RELPATH, "substitute": {"type": "boolean"}}
 OPERATIONS: dict[str, dict[str, Any]] = {
     "yaml-set": _op("yaml-set", ["values"], _VALUES),
@@ -72,26 +68,19 @@ OPERATIONS: dict[str, dict[str, Any]] = {
     "copy": _op("copy", ["to"], _COPY, ("from", "content")),
 }
 
+_OPERATION = {
+    "type": "object",
+    "required": ["op"],
+    "properties": {"op": {"enum": sorted(OPERATIONS)}},
+    "allOf": [{"if": {"properties": {"op": {"const": n}}}, "then": s} for n, s in OPERATIONS.items()],
+}
+_OPERATIONS = {"type": "array", "minItems": 1, "items": _OPERATION}
 OVERLAY_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "additionalProperties": False,
     "required": ["operations"],
-    "properties": {
-        "description": _STRING,
-        "charts": _STRINGS,
-        "versions": _STRING,
-        "operations": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "type": "object",
-                "required": ["op"],
-                "properties": {"op": {"enum": sorted(OPERATIONS)}},
-                "allOf": [{"if": {"properties": {"op": {"const": n}}}, "then": s} for n, s in OPERATIONS.items()],
-            },
-        },
-    },
+    "properties": {"description": _STRING, "charts": _STRINGS, "versions": _STRING, "operations": _OPERATIONS},
 }
 
 
