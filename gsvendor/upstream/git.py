@@ -82,10 +82,7 @@ class _Reaper:
         except OSError:  # it died: nothing more to tell it
             self.process = None
 
-    def __enter__(self) -> _Reaper:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
+    def close(self) -> None:
         """Tell it gsvendor cleaned up itself, and wait for it to end."""
         process = self.process
         self.tell("done", None)
@@ -161,7 +158,7 @@ def _remove_orphaned_clones() -> None:
 def remote_tags(url: str, options: FetchOptions) -> list[str]:
     """The tag names of the git repository at ``url`` (``git ls-remote --tags --refs``), in git's order.
     Raises :class:`SourceError` naming the URL without credentials."""
-    with _Reaper(url, options) as reaper:
+    with contextlib.closing(_Reaper(url, options)) as reaper:
         listed = reaper.git("ls-remote", "--tags", "--refs", "--", url)
     return [line.rsplit("refs/tags/", 1)[-1] for line in listed.splitlines() if "\trefs/tags/" in line]
 
@@ -172,7 +169,7 @@ def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions) -> Upstr
     Raises :class:`SourceError` when the URL or tag cannot be reached, or on a timeout."""
     _remove_orphaned_clones()
     with (
-        _Reaper(url, options) as reaper,
+        contextlib.closing(_Reaper(url, options)) as reaper,
         tempfile.TemporaryDirectory(prefix=f"{_TEMP_PREFIX}{os.getpid()}-") as tmp,
     ):
         reaper.tell("rm", tmp)

@@ -262,8 +262,7 @@ def split_userinfo(url: str) -> tuple[str, str, str] | None:
 def public_url(url: str) -> str:
     """``url`` safe to print or record: no user info (:func:`split_userinfo`), every query value
     ``REDACTED`` by rule, not by name (``?pat=``, ``?sas=`` and ``?x=`` alike)."""
-    parts_of = split_userinfo(url)
-    if parts_of is not None:
+    if (parts_of := split_userinfo(url)) is not None:
         url = parts_of[0] + parts_of[2]
     try:
         parts = urlsplit(url)
