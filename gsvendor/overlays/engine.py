@@ -261,16 +261,15 @@ def check_scope(overlays: list[Overlay], charts: list[str]) -> None:
     """Raise :class:`OverlayDefinitionError` for a ``charts:`` pattern naming no configured chart (a
     misspelt name would drop the overlay silently), suggesting a close chart (either may hold the typo)."""
     for overlay in overlays:
-        scopes = [(overlay.charts, "charts")] + [(op.charts, f"{op.label}: charts") for op in overlay.operations]
-        for patterns, where in scopes:
-            for pattern in patterns:
-                if not any(fnmatch.fnmatchcase(c, pattern) for c in charts):
-                    close = closest(pattern, charts)
-                    hint = f"; did you mean {close!r} (or is that chart misspelt in the configuration)?" * bool(close)
-                    raise OverlayDefinitionError(
-                        f"overlays/{overlay.path.name}: {where}: {pattern!r} names no configured chart "
-                        f"({', '.join(charts)}){hint}"
-                    )
+        scopes = [("charts", p) for p in overlay.charts]
+        for where, pattern in scopes + [(f"{op.label}: charts", p) for op in overlay.operations for p in op.charts]:
+            if not any(fnmatch.fnmatchcase(c, pattern) for c in charts):
+                close = closest(pattern, charts)
+                hint = f"; did you mean {close!r} (or is that chart misspelt in the configuration)?" * bool(close)
+                raise OverlayDefinitionError(
+                    f"overlays/{overlay.path.name}: {where}: {pattern!r} names no configured chart "
+                    f"({', '.join(charts)}){hint}"
+                )
 
 
 def matches_chart(chart: str, patterns: tuple[str, ...]) -> bool:
