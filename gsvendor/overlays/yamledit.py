@@ -220,12 +220,11 @@ def _insert(text: str, mapping: Any, key: str, value: Any) -> _Splice:
         if mapping.value:
             raise YamlEditError("cannot add a key to a non-empty flow mapping ({...}); rewrite it in block style")
         start, end = mapping.start_mark.index, mapping.end_mark.index
-        indent = mapping.start_mark.column
         line_start = text.rfind("\n", 0, start) + 1
         if text[line_start:start].strip():  # `key: {}` — the block goes on the next lines
             indent = len(text[line_start:]) - len(text[line_start:].lstrip(" ")) + 2
             return start - 1 if text[start - 1] == " " else start, end, "\n" + _entry(key, value, indent)
-        return start, end, _entry(key, value, indent)
+        return start, end, _entry(key, value, mapping.start_mark.column)
     indent = mapping.value[0][0].start_mark.column
     end = _content_end(text, mapping)
     if end >= len(text):

@@ -55,6 +55,9 @@ for folder in folders:
 """
 
 
+_OFFLINE = re.compile(r"Could not resolve host|Failed to connect|Connection refused|Network is unreachable")
+
+
 class _Reaper:
     """The :data:`_REAPER` process of one git source read (none where it cannot start), and its deadline."""
 
@@ -108,13 +111,9 @@ class _Reaper:
             text = " ".join(" ".join(said).split())
             if re.search(r"Remote branch .* not found|not found in upstream", text):
                 raise _UnknownTag(f"{self.shown}: unknown tag")
-            offline = re.search(
-                r"Could not resolve host|Failed to connect|Connection refused|Network is unreachable", text
-            )
-            hint = " (no network here? read a local copy with --source)" if offline else ""
-            raise SourceError(
-                f"{self.shown}: git {args[0]} failed: {shorten(redact(text), 400) or done.returncode}{hint}"
-            )
+            hint = " (no network here? read a local copy with --source)" if _OFFLINE.search(text) else ""
+            failed = shorten(redact(text), 400) or done.returncode
+            raise SourceError(f"{self.shown}: git {args[0]} failed: {failed}{hint}")
         return gitcmd.readable(done.stdout)
 
     def unknown_tag(self, tag: str) -> SourceError:
