@@ -124,8 +124,7 @@ class _Reaper:
             return SourceError(f"{self.shown}: unknown tag {tag}")
         tags = [line.split("refs/tags/", 1)[1].removesuffix("^{}") for line in listed if "\trefs/tags/" in line]
         head = next((line.split()[0] for line in listed if line.endswith("\tHEAD")), None)
-        error = missing_tag(self.shown, tag, tags, head)
-        return SourceError(str(error).replace(f"no tag {tag}", f"unknown tag {tag}", 1))
+        return missing_tag(self.shown, tag, tags, head, "unknown tag")
 
 
 class _UnknownTag(SourceError):

@@ -204,12 +204,12 @@ def direction(old: str, new: str) -> str:
     return "same" if before == after else "upgrade" if after > before else "downgrade"
 
 
-def missing_tag(location: str, tag: str, tags: list[str], head: str | None) -> SourceError:
-    """The error for a source without ``tag``: names the tag, the tags near it and HEAD when known."""
+def missing_tag(location: str, tag: str, tags: list[str], head: str | None, missing: str = "no tag") -> SourceError:
+    """The error for a source without ``tag`` (worded ``missing``): the tag, the tags near it, HEAD when known."""
     near = nearby_tags(tag, tags)
     holds = f"tags near it: {', '.join(near)}" if near else "no tags"
     at = f"; its HEAD is {head[:12]}" if head else ""
-    return SourceError(f"{location}: no tag {tag} ({holds}{at}); fetch the tag or give another source")
+    return SourceError(f"{location}: {missing} {tag} ({holds}{at}); fetch the tag or give another source")
 
 
 def tag_version(tag: str) -> str:
