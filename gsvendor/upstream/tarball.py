@@ -129,15 +129,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         if len(content) > budget.most_member:  # a link to a bigger member
             budget.charge(member.name, len(content))
         files[rel] = content
-    commit = archive.pax_headers.get("comment", "")  # GitHub's archives name their commit there
-    return UpstreamSnapshot(
-        tag=tag,
-        kind=kind,
-        location=location,
-        files=files,
-        sha256=hashlib.sha256(data).hexdigest(),
-        commit=commit if re.fullmatch(r"[0-9a-f]{40}", commit) else None,
-        folders=frozenset(
-            rel.split("/", 1)[0] for rel, member in inside.items() if rel and ("/" in rel or member.isdir())
-        ),
-    )
+    comment = archive.pax_headers.get("comment", "")  # GitHub's archives name their commit there
+    commit = comment if re.fullmatch(r"[0-9a-f]{40}", comment) else None
+    folders = frozenset(rel.split("/", 1)[0] for rel, m in inside.items() if rel and ("/" in rel or m.isdir()))
+    return UpstreamSnapshot(tag, kind, location, files, hashlib.sha256(data).hexdigest(), commit, folders)
