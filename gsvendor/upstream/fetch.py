@@ -3,6 +3,7 @@ download cache (archives per tag and sha256, written atomically, only once prove
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -80,15 +81,11 @@ def _store(cache_dir: Path | None, tag: str, url: str, data: bytes, sha: str) ->
     if cache_dir is None:
         return
     folder, index = _cache_paths(cache_dir, tag)
-    try:
+    with contextlib.suppress(OSError):  # a cache that cannot be written only costs a later download
         folder.mkdir(parents=True, exist_ok=True)
-        urls = _index(index)
-        urls[public_url(url)] = sha
-        record = json.dumps(urls, indent=2, sort_keys=True).encode()
+        record = json.dumps({**_index(index), public_url(url): sha}, indent=2, sort_keys=True).encode()
         for path, content in ((folder / f"{sha}.tar.gz", data), (index, record)):
             fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
             with os.fdopen(fd, "wb") as handle:
                 handle.write(content)
             os.replace(tmp, path)
-    except OSError:
-        pass  # a cache that cannot be written only costs a later download
