@@ -145,13 +145,8 @@ def expect_failure_holds(raw: Mapping[str, Any] | None, config: Any) -> bool:
 
 def project_crd_lookup(config: Any) -> FieldLookup:
     """:func:`crd_field_lookup` over the YAML files of the vendored charts of ``config`` (a ``Config``)."""
-    files: dict[str, bytes] = {}
-    for spec in config.charts:
-        root = config.root / spec.dest
-        if root.is_dir():
-            for path in sorted(root.rglob("*.y*ml")):
-                if path.is_file() and not path.is_symlink():
-                    files[path.relative_to(config.root).as_posix()] = path.read_bytes()
+    paths = [path for spec in config.charts for path in sorted((config.root / spec.dest).rglob("*.y*ml"))]
+    files = {p.relative_to(config.root).as_posix(): p.read_bytes() for p in paths if p.is_file() and not p.is_symlink()}
     return crd_field_lookup(files)
 
 
