@@ -91,8 +91,8 @@ def read_bounded(
     headers_within: float,
     most: int,
     sockets: set[Any] | None = None,
-    started: Callable[[httpx.Response], None] | None = None,
-    received: Callable[[int], None] | None = None,
+    started: Callable[[httpx.Response], None] = lambda _response: None,
+    received: Callable[[int], None] = lambda _size: None,
     **request: Any,
 ) -> tuple[httpx.Response, bytes]:
     """Send one request (httpx's ``stream`` arguments); return the response and its body, read whole within
@@ -106,16 +106,14 @@ def read_bounded(
     try:
         with client.stream(method, url, extensions={"trace": watch.trace}, **request) as response:
             watch.add(response.extensions.get("network_stream"))
-            if started is not None:
-                started(response)
+            started(response)
             if int(response.headers.get("content-length") or 0) > most:
                 raise TooLarge(most)
             for chunk in _decoded(response):
                 body += chunk
                 if len(body) > most:
                     raise TooLarge(most)
-                if received is not None:
-                    received(len(chunk))
+                received(len(chunk))
     except (httpx.TransportError, httpx.StreamError):
         if watch.reason is not None:
             raise TooSlow(watch.reason) from None
