@@ -1,11 +1,8 @@
-"""git as a child process, run one way by every caller.
-
-Each run has a time limit: git runs in its own process group, killed whole (with helpers such as
-``git-remote-http``) when it outlives ``timeout`` or gsvendor is interrupted. git never prompts and
-speaks the C locale, whose messages callers parse. Callers name the repository by ``cwd``, so the
-variables a git hook sets to point git at its own repository are dropped; ``isolated`` runs also drop
-every other ``GIT_*`` variable and the user's and system's git configuration (what a clean build sees).
-"""
+"""git as a child process, run one way by every caller: in its own process group, killed whole (with
+helpers such as ``git-remote-http``) past ``timeout`` or on an interrupt; no prompts; the C locale, whose
+messages callers parse; without the variables a git hook sets to point git at its repository (callers name
+it by ``cwd``). ``isolated`` runs also drop every other ``GIT_*`` variable and the user's and system's git
+configuration (what a clean build sees)."""
 
 from __future__ import annotations
 
@@ -27,7 +24,7 @@ class GitTimeout(ToolError):
 
 
 # git rev-parse --local-env-vars (git 2.39)
-_REPOSITORY_VARIABLES = frozenset(
+_REPO_VARIABLES = frozenset(
     {
         "GIT_ALTERNATE_OBJECT_DIRECTORIES",
         "GIT_CONFIG",
@@ -51,21 +48,11 @@ _REPOSITORY_VARIABLES = frozenset(
 
 def environment(isolated: bool) -> dict[str, str]:
     """The environment git runs with; see the module docstring."""
-    env = {
-        k: v for k, v in os.environ.items() if not (k.startswith("GIT_") if isolated else k in _REPOSITORY_VARIABLES)
-    }
-    env.update(
-        {
-            "LC_ALL": "C",
-            "LANGUAGE": "C",
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_ASKPASS": "true",
-            "SSH_ASKPASS": "true",
-            "GIT_OPTIONAL_LOCKS": "0",  # reads leave the index alone
-        }
-    )
+    env = {k: v for k, v in os.environ.items() if not (k.startswith("GIT_") if isolated else k in _REPO_VARIABLES)}
+    env.update(LC_ALL="C", LANGUAGE="C", GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="true", SSH_ASKPASS="true")
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # reads leave the index alone
     if isolated:
-        env.update({"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull})
+        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
     return env
 
 
@@ -118,20 +105,16 @@ def run(
 
 
 def readable(text: str) -> str:
-    """``text`` from :func:`run` with undecodable bytes (kept as surrogates) shown as U+FFFD, safe
-    for JSON, XML and terminals."""
+    """``text`` from :func:`run` with undecodable bytes shown as U+FFFD: safe for JSON, XML and terminals."""
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _die_with_parent() -> None:
     """In the child before exec: SIGKILL when gsvendor dies (Linux ``prctl(PR_SET_PDEATHSIG)``), so no
     git outlives it holding the credentials of its URL. Elsewhere a no-op."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
         if os.getppid() == 1:  # the parent already died before the death signal was set
             os._exit(1)
-    except (OSError, AttributeError):
-        pass

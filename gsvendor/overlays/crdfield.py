@@ -1,8 +1,7 @@
-"""Overlay conditions on a field of a vendored CRD (``crd: {kind: K, field: spec.x, present: false}``
-on an operation, ``expectFailureWhile`` on a check variant), decided from the CRD, not a version
-range: ``field`` (dotted, below ``openAPIV3Schema``) is present when any version of the CRD of
-``kind`` declares it. ``${crd:<Kind>:<field>}`` expands to the field's values schema (:func:`values_schema`).
-"""
+"""Conditions on a field of a vendored CRD (an operation's ``crd: {kind: K, field: spec.x, present: false}``,
+a check variant's ``expectFailureWhile``), decided from the CRD, not a version range: ``field`` (dotted, below
+``openAPIV3Schema``) is present when any version of the CRD of ``kind`` declares it; and the values schema
+``${crd:<Kind>:<field>}`` expands to (:func:`values_schema`)."""
 
 from __future__ import annotations
 
@@ -113,12 +112,7 @@ def map_strings(value: Any, change: Callable[[str], str]) -> Any:
 
 def crd_variable_names(value: Any) -> set[str]:
     """The ``crd:…`` variables named in the strings of ``value`` (escaped ``$${`` ones excepted)."""
-    return {
-        name
-        for text in strings(value)
-        for escape, name in VARIABLE.findall(text)
-        if not escape and name.startswith("crd:")
-    }
+    return {name for text in strings(value) for esc, name in VARIABLE.findall(text) if not esc and name[:4] == "crd:"}
 
 
 _CRD_KIND = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)
@@ -150,15 +144,9 @@ def expect_failure_holds(raw: Mapping[str, Any] | None, config: Any) -> bool:
 
 
 def project_crd_lookup(config: Any) -> FieldLookup:
-    """:func:`crd_field_lookup` over every YAML file of the vendored charts of ``config`` (a
-    :class:`~gsvendor.config.Config`)."""
-    files: dict[str, bytes] = {}
-    for spec in config.charts:
-        root = config.root / spec.dest
-        if root.is_dir():
-            for path in sorted(root.rglob("*.y*ml")):
-                if path.is_file() and not path.is_symlink():
-                    files[path.relative_to(config.root).as_posix()] = path.read_bytes()
+    """:func:`crd_field_lookup` over the YAML files of the vendored charts of ``config`` (a ``Config``)."""
+    paths = [path for spec in config.charts for path in sorted((config.root / spec.dest).rglob("*.y*ml"))]
+    files = {p.relative_to(config.root).as_posix(): p.read_bytes() for p in paths if p.is_file() and not p.is_symlink()}
     return crd_field_lookup(files)
 
 

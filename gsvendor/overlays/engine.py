@@ -1,5 +1,5 @@
-"""Declared overlays (``overlays/*.yaml``, docs/configuration-and-overlays.md): the Giant Swarm
-changes re-applied to upstream charts on every sync, in file-name order, operations in order."""
+"""Declared overlays (``overlays/*.yaml``, docs/configuration-and-overlays.md): their JSON Schema, and the
+Giant Swarm changes re-applied to upstream charts on every sync, in file-name order, operations in order."""
 
 from __future__ import annotations
 
@@ -7,13 +7,16 @@ import fnmatch
 import re
 import tempfile
 from dataclasses import dataclass, field
-from functools import partial
+from functools import partial, reduce
 from pathlib import Path
-from typing import Any, AnyStr
+from typing import Any
+
+import regex
 
 from gsvendor import gitcmd
-from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest
-from gsvendor.overlays import regexes, yamledit
+from gsvendor.config_schema import CRD_CONDITION_SCHEMA, RELPATH
+from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest, shorten
+from gsvendor.overlays import yamledit
 from gsvendor.overlays.crdfield import (
     CRD_VARIABLE,
     VARIABLE,
@@ -25,9 +28,71 @@ from gsvendor.overlays.crdfield import (
     map_strings,
     strings,
 )
-from gsvendor.overlays.schema import OVERLAY_SCHEMA
 from gsvendor.upstream.source import tag_version
 from gsvendor.yamlio import YamlLimitError, load_validated
+
+# The JSON Schema of an overlay file: OPERATIONS holds each operation's keys, OVERLAY_SCHEMA the whole file
+_STRING = {"type": "string"}
+_TEXT = {"type": "string", "minLength": 1}
+_STRINGS = {"type": "array", "items": _STRING, "minItems": 1}
+_TARGET = {"file": _TEXT, "glob": _TEXT, "exclude": _STRINGS}
+_COMMON = {"description": _STRING, "charts": _STRINGS, "versions": _STRING, "crd": CRD_CONDITION_SCHEMA}
+
+
+def _op(name: str, required: list[str], props: dict[str, Any], one_of: tuple[str, ...] = ("file", "glob")) -> Any:
+    """The schema of operation ``name``: its ``props``, and the target keys unless ``one_of`` names others."""
+    target = _TARGET if one_of == ("file", "glob") else {}
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["op", *required],
+        "properties": {"op": {"const": name}, **_COMMON, **target, **props},
+        **({"oneOf": [{"required": [key]} for key in one_of]} if one_of else {}),
+    }
+
+
+_VALUES = {"values": {"type": "object", "minProperties": 1}}
+_INSERT = {"anchor": _TEXT, "text": _STRING, "count": {"type": "integer", "minimum": 1}}
+# "all": every match, at least one (a list upstream grows, such as its runtimes)
+_COUNT_OR_ALL = {"anyOf": [_INSERT["count"], {"const": "all"}]}
+_REPLACE = {"find": _STRING, "with": _STRING, "regex": {"type": "boolean"}, "count": _COUNT_OR_ALL}
+_COPY = {"from": _TEXT, "content": _STRING, "to": RELPATH, "substitute": {"type": "boolean"}}
+OPERATIONS: dict[str, dict[str, Any]] = {
+    "yaml-set": _op("yaml-set", ["values"], _VALUES),
+    "yaml-merge": _op("yaml-merge", ["values"], _VALUES),
+    "yaml-delete": _op("yaml-delete", ["keys"], {"keys": _STRINGS}),
+    "replace": _op("replace", ["find", "with"], _REPLACE),
+    "insert-after": _op("insert-after", ["anchor", "text"], _INSERT),
+    "insert-before": _op("insert-before", ["anchor", "text"], _INSERT),
+    "patch": _op("patch", ["patch"], {"patch": _TEXT}, ()),
+    "copy": _op("copy", ["to"], _COPY, ("from", "content")),
+}
+
+_OPERATION = {
+    "type": "object",
+    "required": ["op"],
+    "properties": {"op": {"enum": sorted(OPERATIONS)}},
+    "allOf": [{"if": {"properties": {"op": {"const": n}}}, "then": s} for n, s in OPERATIONS.items()],
+}
+_OPERATIONS = {"type": "array", "minItems": 1, "items": _OPERATION}
+OVERLAY_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["operations"],
+    "properties": {"description": _STRING, "charts": _STRINGS, "versions": _STRING, "operations": _OPERATIONS},
+}
+
+
+# replace's patterns run on the regex module (re's syntax and templates) with a time limit per search: re has
+# none, and a pattern backtracking exponentially held sync and CI until killed
+_REGEX_FLAGS = regex.MULTILINE | regex.VERSION0
+MATCH_SECONDS = 5.0  # one search over one file; an overlay's pattern over a chart's largest CRD takes milliseconds
+
+
+class PatternTimeout(OverlayDefinitionError):
+    """A ``replace`` pattern that did not finish one search in :data:`MATCH_SECONDS` (exit 2: the overlay's
+    pattern is the input at fault, not upstream's text)."""
 
 
 @dataclass(frozen=True)
@@ -81,23 +146,7 @@ class ChartOverlayResult:
     skipped: list[str] = field(default_factory=list)
 
 
-_LOADED: dict[tuple[Any, ...], tuple[Overlay, ...]] = {}
-
-
 def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
-    """:func:`read_overlays`, parsed once while no file under ``folder`` changes (a sync with a report builds twice)."""
-    try:
-        files = sorted(folder.rglob("*")) if folder.is_dir() else []
-        key = (str(folder.resolve()), str(stamps), *((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files))
-    except OSError:
-        return read_overlays(folder, stamps)  # read_overlays says what cannot be read
-    if key not in _LOADED:
-        _LOADED.clear()  # one folder at a time: a long-lived process holds no stale sets
-        _LOADED[key] = tuple(read_overlays(folder, stamps))
-    return list(_LOADED[key])
-
-
-def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
     """Every ``*.yaml`` overlay in ``folder`` (none when missing; by name) with the files it references;
     ``stamps``: the validation stamps folder. Raises :class:`OverlayDefinitionError` naming the file
     (and line) for invalid YAML or schema, version ranges, ``${…}`` variables and missing files."""
@@ -118,15 +167,9 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
         assets: dict[str, bytes] = {}
         for index, raw in enumerate(data["operations"]):
             params = {k: v for k, v in raw.items() if k not in ("op", "charts", "versions", "crd", "description")}
-            op = Operation(
-                kind=raw["op"],
-                params=params,
-                index=index,
-                charts=tuple(raw.get("charts", ())),
-                versions=raw.get("versions"),
-                crd=CRDCondition.parse(raw.get("crd")),
-                description=" ".join(str(raw.get("description", "")).split()),
-            )
+            charts, crd = tuple(raw.get("charts", ())), CRDCondition.parse(raw.get("crd"))
+            description = " ".join(str(raw.get("description", "")).split())
+            op = Operation(raw["op"], params, index, charts, raw.get("versions"), crd, description)
             where = f"{label}: {op.label}"
             if op.versions:
                 _specifier(op.versions, f"{where}: versions")
@@ -142,16 +185,8 @@ def read_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
             operations.append(op)
         if data.get("versions"):
             _specifier(data["versions"], f"{label}: versions")
-        overlays.append(
-            Overlay(
-                name=path.stem,
-                path=path,
-                charts=tuple(data.get("charts", ("*",))),
-                versions=data.get("versions"),
-                operations=tuple(operations),
-                assets=assets,
-            )
-        )
+        charts = tuple(data.get("charts", ("*",)))
+        overlays.append(Overlay(path.stem, path, charts, data.get("versions"), tuple(operations), assets))
     return overlays
 
 
@@ -176,11 +211,11 @@ def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
             )
     if op.kind == "replace" and params.get("regex") and "${" not in params["find"]:
         try:
-            pattern = regexes.compile_pattern(params["find"])
+            pattern = regex.compile(params["find"], _REGEX_FLAGS)
             groups = [int(n) for n in re.findall(r"\\(\d+)", params["with"])]
             if groups and max(groups) > pattern.groups:
-                raise regexes.error(f"invalid group reference {max(groups)}")
-        except regexes.error as exc:
+                raise regex.error(f"invalid group reference {max(groups)}")
+        except regex.error as exc:
             raise OverlayDefinitionError(f"{where}: invalid regex or replacement: {exc}") from None
     pointers = [*params.get("values", {}), *params.get("keys", ())]
     if "" in pointers:
@@ -226,16 +261,15 @@ def check_scope(overlays: list[Overlay], charts: list[str]) -> None:
     """Raise :class:`OverlayDefinitionError` for a ``charts:`` pattern naming no configured chart (a
     misspelt name would drop the overlay silently), suggesting a close chart (either may hold the typo)."""
     for overlay in overlays:
-        scopes = [(overlay.charts, "charts")] + [(op.charts, f"{op.label}: charts") for op in overlay.operations]
-        for patterns, where in scopes:
-            for pattern in patterns:
-                if not any(fnmatch.fnmatchcase(c, pattern) for c in charts):
-                    close = closest(pattern, charts)
-                    hint = f"; did you mean {close!r} (or is that chart misspelt in the configuration)?" * bool(close)
-                    raise OverlayDefinitionError(
-                        f"overlays/{overlay.path.name}: {where}: {pattern!r} names no configured chart "
-                        f"({', '.join(charts)}){hint}"
-                    )
+        scopes = [("charts", p) for p in overlay.charts]
+        for where, pattern in scopes + [(f"{op.label}: charts", p) for op in overlay.operations for p in op.charts]:
+            if not any(fnmatch.fnmatchcase(c, pattern) for c in charts):
+                close = closest(pattern, charts)
+                hint = f"; did you mean {close!r} (or is that chart misspelt in the configuration)?" * bool(close)
+                raise OverlayDefinitionError(
+                    f"overlays/{overlay.path.name}: {where}: {pattern!r} names no configured chart "
+                    f"({', '.join(charts)}){hint}"
+                )
 
 
 def matches_chart(chart: str, patterns: tuple[str, ...]) -> bool:
@@ -251,6 +285,7 @@ def apply_overlays(
     Raises :class:`OverlayApplyError` naming chart, file, overlay, operation and what it expected."""
     result = ChartOverlayResult(files=dict(files))
     variables = {"tag": tag, "version": tag_version(tag), "chart": chart}
+    crd_fields = crd_fields or crd_field_lookup(files)  # parses a CRD only when a condition or variable asks
     for overlay in overlays:
         if not matches_chart(chart, overlay.charts):
             continue
@@ -264,13 +299,10 @@ def apply_overlays(
             if not in_range(tag, op.versions, f"{where}: {op.label}"):
                 result.skipped.append(f"{overlay.name} {op.label} (versions {op.versions})")
                 continue
-            names = crd_variable_names(op.params)
-            if op.crd is not None or names:
-                crd_fields = crd_fields or crd_field_lookup(files)
             if op.crd is not None and not op.crd.holds(crd_fields):
                 result.skipped.append(f"{overlay.name} {op.label} ({op.crd})")
                 continue
-            for name in sorted(names):
+            for name in sorted(crd_variable_names(op.params)):
                 value = crd_variable(name, crd_fields)
                 if value is None:
                     kind, field_name = name.split(":")[1:]
@@ -290,12 +322,8 @@ def _targets(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operatio
         if params["file"] not in files:
             raise _fail(chart, params["file"], overlay, op, "the file does not exist upstream")
         return [params["file"]]
-    excluded = params.get("exclude", ())
-    matched = sorted(
-        p
-        for p in files
-        if fnmatch.fnmatchcase(p, params["glob"]) and not any(fnmatch.fnmatchcase(p, e) for e in excluded)
-    )
+    excluded = {p for e in params.get("exclude", ()) for p in files if fnmatch.fnmatchcase(p, e)}
+    matched = sorted(p for p in files if fnmatch.fnmatchcase(p, params["glob"]) and p not in excluded)
     if not matched:
         raise _fail(chart, params["glob"], overlay, op, "the glob matches no file")
     return matched
@@ -338,16 +366,13 @@ def _apply_operation(
     edit = _yaml_edit if op.kind.startswith("yaml-") else _regex_replace if params.get("regex") else _literal_edit
     for path in _targets(chart, files, overlay, op, params):
         try:
-            data = files[path]
-            if edit is not _literal_edit or not files[path].isascii():  # an ASCII file is edited as bytes
-                data = _text(chart, path, files[path], overlay, op)
-            new, matches = edit(op.kind, data, params)
-            files[path] = new if isinstance(new, bytes) else new.encode()
+            new, matches = edit(op.kind, _text(chart, path, files[path], overlay, op), params)
+            files[path] = new.encode()
             found += matches
         except (_Mismatch, yamledit.YamlEditError) as exc:
             raise _fail(chart, path, overlay, op, str(exc)) from None
-        except regexes.PatternTimeout as exc:  # the overlay's pattern: an input error (exit 2)
-            raise regexes.PatternTimeout(f"{chart}/{path}: overlay {overlay.name} {op.label}: {exc}") from None
+        except PatternTimeout as exc:  # the overlay's pattern: an input error (exit 2)
+            raise PatternTimeout(f"{chart}/{path}: overlay {overlay.name} {op.label}: {exc}") from None
         except YamlLimitError as exc:  # hostile upstream text: an input error (exit 2), not a stale overlay
             raise YamlLimitError(str(exc).replace(yamledit.DOCUMENT, f"{chart}/{path}", 1)) from None
         touched.append(path)
@@ -364,41 +389,41 @@ def _count(found: int, expected: int | str, what: str) -> None:
         raise _Mismatch(f"expected {wanted} of {what}, found {found}")
 
 
-def _literal_edit(kind: str, data: AnyStr, params: dict[str, Any]) -> tuple[AnyStr, int]:
-    """A literal ``replace`` or an insert on text or ASCII text's bytes (the same matches): data, matches."""
+def _literal_edit(kind: str, text: str, params: dict[str, Any]) -> tuple[str, int]:
+    """A literal ``replace`` or an insert: the new text, and the matches."""
     if kind == "replace":
         needle, new = params["find"], params["with"]
     else:
         needle = params["anchor"]
         new = needle + params["text"] if kind == "insert-after" else params["text"] + needle
-    find, put = (needle.encode(), new.encode()) if isinstance(data, bytes) else (needle, new)
-    found = data.count(find)  # type: ignore[arg-type]
+    found = text.count(needle)
     _count(found, params.get("count", 1), repr(needle))
-    return data.replace(find, put), found  # type: ignore[arg-type]
+    return text.replace(needle, new), found
 
 
 def _regex_replace(kind: str, text: str, params: dict[str, Any]) -> tuple[str, int]:
     try:
-        pattern = regexes.compile_pattern(params["find"])
-    except regexes.error as exc:
+        pattern = regex.compile(params["find"], _REGEX_FLAGS)
+    except regex.error as exc:
         raise _Mismatch(f"invalid regex {params['find']!r}: {exc}") from None
     try:
-        new, found = regexes.subn(pattern, params["with"], text)
-    except (regexes.error, IndexError) as exc:
+        new, found = pattern.subn(params["with"], text, timeout=MATCH_SECONDS)
+    except (regex.error, IndexError) as exc:  # IndexError: a group the pattern lacks
         raise _Mismatch(f"invalid replacement {params['with']!r}: {exc}") from None
+    except TimeoutError:
+        raise PatternTimeout(
+            f"/{shorten(pattern.pattern)}/ did not finish in {MATCH_SECONDS:g} s (it backtracks exponentially, "
+            "like (a+)+$); write a pattern without nested repetition"
+        ) from None
     _count(found, params.get("count", 1), f"/{params['find']}/")
     return new, found
 
 
 def _yaml_edit(kind: str, text: str, params: dict[str, Any]) -> tuple[str, int]:
     if kind == "yaml-delete":
-        for pointer in params["keys"]:
-            text = yamledit.delete(text, pointer)
-    else:
-        edit = yamledit.set_value if kind == "yaml-set" else yamledit.merge
-        for pointer, value in params["values"].items():
-            text = edit(text, pointer, value)
-    return text, 0
+        return reduce(yamledit.delete, params["keys"], text), 0
+    edit = yamledit.set_value if kind == "yaml-set" else yamledit.merge
+    return reduce(lambda text, item: edit(text, *item), params["values"].items(), text), 0
 
 
 def _stderr(done: Any) -> str:

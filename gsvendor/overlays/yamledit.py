@@ -39,8 +39,7 @@ def parse_pointer(pointer: str) -> list[str]:
 
 
 def escape_key(key: str) -> str:
-    """``key`` as one JSON Pointer segment (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``); :func:`parse_pointer`
-    undoes it."""
+    """``key`` as one JSON Pointer segment (RFC 6901: ``~`` as ``~0``, ``/`` as ``~1``)."""
     return key.replace("~", "~0").replace("/", "~1")
 
 
@@ -76,11 +75,8 @@ def _has_empty_scalar(root: Any) -> bool:
         if _is_scalar(node):
             if not node.value and not node.style:
                 return True
-        elif _is_mapping(node):
-            for key, value in node.value:
-                stack += (key, value)
         else:
-            stack += node.value
+            stack += [item for pair in node.value for item in pair] if _is_mapping(node) else node.value
     return False
 
 
@@ -124,12 +120,10 @@ def _content_end(text: str, node: Any) -> int:
 
 def is_plain_safe(value: str) -> bool:
     """Whether ``value`` can be written as a plain (unquoted) YAML scalar and read back unchanged."""
-    if not value or value != value.strip() or "\n" in value or value[0] in _INDICATORS:
-        return False
-    if ": " in value or " #" in value or value.endswith(":"):
+    if not value or value != value.strip() or "\n" in value or value[0] in _INDICATORS or value.endswith(":"):
         return False
     # YAML 1.1 (helm's parser) still reads these as booleans or null; 1.2 parsers read strings
-    if value.lower() in _YAML11_SPECIAL or _YAML11_NUMBER.fullmatch(value):
+    if ": " in value or " #" in value or value.lower() in _YAML11_SPECIAL or _YAML11_NUMBER.fullmatch(value):
         return False
     try:
         return load_plain(f"k: {value}\n") == {"k": value}
@@ -140,13 +134,9 @@ def is_plain_safe(value: str) -> bool:
 def render_scalar(value: Any, style: str | None = None) -> str:
     """YAML text of a scalar: a string plain when safe, else double-quoted, or in the quoting ``style``
     (``'"'`` or ``"'"``) an upstream value already had."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
     if isinstance(value, float) and not math.isfinite(value):
         return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
-    if isinstance(value, (int, float)):
+    if value is None or isinstance(value, (bool, int, float)):  # null, true, false, numbers as JSON writes them
         return json.dumps(value)
     text = str(value)
     if style == "'" and "\n" not in text:
@@ -230,12 +220,11 @@ def _insert(text: str, mapping: Any, key: str, value: Any) -> _Splice:
         if mapping.value:
             raise YamlEditError("cannot add a key to a non-empty flow mapping ({...}); rewrite it in block style")
         start, end = mapping.start_mark.index, mapping.end_mark.index
-        indent = mapping.start_mark.column
         line_start = text.rfind("\n", 0, start) + 1
         if text[line_start:start].strip():  # `key: {}` — the block goes on the next lines
             indent = len(text[line_start:]) - len(text[line_start:].lstrip(" ")) + 2
             return start - 1 if text[start - 1] == " " else start, end, "\n" + _entry(key, value, indent)
-        return start, end, _entry(key, value, indent)
+        return start, end, _entry(key, value, mapping.start_mark.column)
     indent = mapping.value[0][0].start_mark.column
     end = _content_end(text, mapping)
     if end >= len(text):

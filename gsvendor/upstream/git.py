@@ -40,26 +40,22 @@ def public_git_url(url: str) -> str:
 # Reads JSON lines (["+"/"-", pgid] a git run began/ended, ["rm", path] a clone); when its input
 # ends without ["done"] (gsvendor died, even SIGKILLed), kills the groups left and removes the clones.
 _REAPER = """
-import json, os, shutil, signal, sys
+import contextlib, json, os, shutil, signal, sys
 groups, folders = set(), []
 for line in sys.stdin:
     word, value = json.loads(line)
-    if word == "+":
-        groups.add(value)
-    elif word == "-":
-        groups.discard(value)
-    elif word == "rm":
-        folders.append(value)
-    elif word == "done":
+    if word == "done":
         sys.exit(0)
+    {"+": groups.add, "-": groups.discard, "rm": folders.append}[word](value)
 for group in groups:
-    try:
+    with contextlib.suppress(OSError):
         os.killpg(group, signal.SIGKILL)
-    except OSError:
-        pass
 for folder in folders:
     shutil.rmtree(folder, ignore_errors=True)
 """
+
+
+_OFFLINE = re.compile(r"Could not resolve host|Failed to connect|Connection refused|Network is unreachable")
 
 
 class _Reaper:
@@ -89,10 +85,7 @@ class _Reaper:
         except OSError:  # it died: nothing more to tell it
             self.process = None
 
-    def __enter__(self) -> _Reaper:
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
+    def close(self) -> None:
         """Tell it gsvendor cleaned up itself, and wait for it to end."""
         process = self.process
         self.tell("done", None)
@@ -104,11 +97,8 @@ class _Reaper:
     def git(self, *args: str, cwd: str | None = None) -> str:
         """git's stdout for ``args``, run in the time left, its process group told to the reaper. Raises
         :class:`SourceError` on failure or timeout, :class:`ToolError` without git."""
-        config = [
-            *("-c", f"http.lowSpeedLimit={max(1, int(self.options.min_rate))}"),
-            *("-c", f"http.lowSpeedTime={max(1, int(self.options.timeout))}"),
-            *("-c", "protocol.version=2"),
-        ]
+        rate, window = max(1, int(self.options.min_rate)), max(1, int(self.options.timeout))
+        config = ["-c", f"http.lowSpeedLimit={rate}", "-c", f"http.lowSpeedTime={window}", "-c", "protocol.version=2"]
         try:
             done = gitcmd.run([*config, *args], cwd, timeout=self.deadline - time.monotonic(), track=self.tell)
         except gitcmd.GitTimeout:
@@ -121,13 +111,9 @@ class _Reaper:
             text = " ".join(" ".join(said).split())
             if re.search(r"Remote branch .* not found|not found in upstream", text):
                 raise _UnknownTag(f"{self.shown}: unknown tag")
-            offline = re.search(
-                r"Could not resolve host|Failed to connect|Connection refused|Network is unreachable", text
-            )
-            hint = " (no network here? read a local copy with --source)" if offline else ""
-            raise SourceError(
-                f"{self.shown}: git {args[0]} failed: {shorten(redact(text), 400) or done.returncode}{hint}"
-            )
+            hint = " (no network here? read a local copy with --source)" if _OFFLINE.search(text) else ""
+            failed = shorten(redact(text), 400) or done.returncode
+            raise SourceError(f"{self.shown}: git {args[0]} failed: {failed}{hint}")
         return gitcmd.readable(done.stdout)
 
     def unknown_tag(self, tag: str) -> SourceError:
@@ -138,8 +124,7 @@ class _Reaper:
             return SourceError(f"{self.shown}: unknown tag {tag}")
         tags = [line.split("refs/tags/", 1)[1].removesuffix("^{}") for line in listed if "\trefs/tags/" in line]
         head = next((line.split()[0] for line in listed if line.endswith("\tHEAD")), None)
-        error = missing_tag(self.shown, tag, tags, head)
-        return SourceError(str(error).replace(f"no tag {tag}", f"unknown tag {tag}", 1))
+        return missing_tag(self.shown, tag, tags, head, "unknown tag")
 
 
 class _UnknownTag(SourceError):
@@ -171,7 +156,7 @@ def _remove_orphaned_clones() -> None:
 def remote_tags(url: str, options: FetchOptions) -> list[str]:
     """The tag names of the git repository at ``url`` (``git ls-remote --tags --refs``), in git's order.
     Raises :class:`SourceError` naming the URL without credentials."""
-    with _Reaper(url, options) as reaper:
+    with contextlib.closing(_Reaper(url, options)) as reaper:
         listed = reaper.git("ls-remote", "--tags", "--refs", "--", url)
     return [line.rsplit("refs/tags/", 1)[-1] for line in listed.splitlines() if "\trefs/tags/" in line]
 
@@ -182,7 +167,7 @@ def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions) -> Upstr
     Raises :class:`SourceError` when the URL or tag cannot be reached, or on a timeout."""
     _remove_orphaned_clones()
     with (
-        _Reaper(url, options) as reaper,
+        contextlib.closing(_Reaper(url, options)) as reaper,
         tempfile.TemporaryDirectory(prefix=f"{_TEMP_PREFIX}{os.getpid()}-") as tmp,
     ):
         reaper.tell("rm", tmp)

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.errors import SourceError, causes
-from gsvendor.upstream.cache import _cached
 from gsvendor.upstream.source import MAX_ARCHIVE_BYTES, FetchOptions, limit, one_line, public_url
 
 if TYPE_CHECKING:
@@ -92,8 +91,8 @@ def read_bounded(
     headers_within: float,
     most: int,
     sockets: set[Any] | None = None,
-    started: Callable[[httpx.Response], None] | None = None,
-    received: Callable[[int], None] | None = None,
+    started: Callable[[httpx.Response], None] = lambda _response: None,
+    received: Callable[[int], None] = lambda _size: None,
     **request: Any,
 ) -> tuple[httpx.Response, bytes]:
     """Send one request (httpx's ``stream`` arguments); return the response and its body, read whole within
@@ -107,16 +106,14 @@ def read_bounded(
     try:
         with client.stream(method, url, extensions={"trace": watch.trace}, **request) as response:
             watch.add(response.extensions.get("network_stream"))
-            if started is not None:
-                started(response)
+            started(response)
             if int(response.headers.get("content-length") or 0) > most:
                 raise TooLarge(most)
             for chunk in _decoded(response):
                 body += chunk
                 if len(body) > most:
                     raise TooLarge(most)
-                if received is not None:
-                    received(len(chunk))
+                received(len(chunk))
     except (httpx.TransportError, httpx.StreamError):
         if watch.reason is not None:
             raise TooSlow(watch.reason) from None
@@ -134,8 +131,8 @@ def _decoded(response: httpx.Response) -> Iterator[bytes]:
     :class:`httpx.DecodingError` for other or stacked encodings and a corrupt stream."""
     import httpx
 
-    codings = [c.strip().lower() for c in response.headers.get_list("content-encoding", split_commas=True)]
-    codings = [c for c in codings if c not in ("", "identity")]
+    listed = response.headers.get_list("content-encoding", split_commas=True)
+    codings = [c for raw in listed if (c := raw.strip().lower()) not in ("", "identity")]
     if not codings:
         yield from response.iter_raw()
         return
@@ -164,20 +161,14 @@ def _decoded(response: httpx.Response) -> Iterator[bytes]:
         raise httpx.DecodingError(f"{codings[0]}: {exc}", request=response.request) from None
 
 
-def download(url: str, tag: str, options: FetchOptions, *, expected_sha256: str | None = None) -> bytes:
-    """Download ``url`` (the tarball of ``tag``), from the cache when it holds it; retries 5xx answers,
-    timeouts, too-slow transfers and transport errors with exponential backoff (``options``), not 4xx
-    answers nor a host name that does not resolve. Raises :class:`SourceError`."""
-    cached = _cached(options.cache_dir, tag, url, expected_sha256)
-    if cached is not None:
-        return cached
+def download(url: str, tag: str, options: FetchOptions) -> bytes:
+    """Download ``url`` (the tarball of ``tag``); retries 5xx answers, timeouts, too-slow transfers and
+    transport errors with exponential backoff (``options``), not 4xx answers nor a host name that does not
+    resolve. Raises :class:`SourceError`."""
     import httpx
 
-    shown = public_url(url)
-    last = ""
-    deadline = time.monotonic() + options.max_time
-    tries = 0
-    unreachable = False  # the last attempt could not connect at all (no network, no DNS)
+    shown, deadline = public_url(url), time.monotonic() + options.max_time
+    last, tries, unreachable = "", 0, False  # unreachable: the last attempt could not connect (no network, no DNS)
     for attempt in range(options.retries + 1):
         if attempt:
             pause = options.backoff * 2 ** (attempt - 1)
@@ -220,15 +211,8 @@ def _stream(url: str, options: FetchOptions, deadline: float) -> bytes:
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
-    progress = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        console=Console(stderr=True),
-        transient=True,
-        disable=not options.progress,
-    )
+    columns = ("[progress.description]{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn())
+    progress = Progress(*columns, console=Console(stderr=True), transient=True, disable=not options.progress)
     window = [time.monotonic(), 0]  # start and bytes of the window the rate is measured over
     task = progress.add_task(f"download {public_url(url).rsplit('/', 1)[-1]}")
 

@@ -104,8 +104,7 @@ def check_path(path: str, location: str) -> None:
 
 @dataclass(frozen=True)
 class Wanted:
-    """The upstream paths to read, POSIX and relative to the upstream root: folders
-    (``charts/kserve-crd``) and single files (``go.mod``)."""
+    """The upstream paths to read, POSIX and upstream-relative: folders (``charts/kserve-crd``) and files."""
 
     folders: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
@@ -194,10 +193,8 @@ def local_archive(repository: str, tag: str) -> str | None:
     """``$GSVENDOR_UPSTREAM_DIR/<repo>-<tag>.tar.gz`` (``repository``: ``owner/repo``) when that archive
     is there, else ``None``: where an offline machine keeps GitHub's archives, read before any download."""
     folder = os.environ.get("GSVENDOR_UPSTREAM_DIR", "").strip()
-    if not folder:
-        return None
     path = Path(folder) / f"{repository.rsplit('/', 1)[-1]}-{tag}.tar.gz"
-    return str(path) if path.is_file() else None
+    return str(path) if folder and path.is_file() else None
 
 
 def direction(old: str, new: str) -> str:
@@ -207,12 +204,12 @@ def direction(old: str, new: str) -> str:
     return "same" if before == after else "upgrade" if after > before else "downgrade"
 
 
-def missing_tag(location: str, tag: str, tags: list[str], head: str | None) -> SourceError:
-    """The error for a source without ``tag``: names the tag, the tags near it and HEAD when known."""
+def missing_tag(location: str, tag: str, tags: list[str], head: str | None, missing: str = "no tag") -> SourceError:
+    """The error for a source without ``tag`` (worded ``missing``): the tag, the tags near it, HEAD when known."""
     near = nearby_tags(tag, tags)
     holds = f"tags near it: {', '.join(near)}" if near else "no tags"
     at = f"; its HEAD is {head[:12]}" if head else ""
-    return SourceError(f"{location}: no tag {tag} ({holds}{at}); fetch the tag or give another source")
+    return SourceError(f"{location}: {missing} {tag} ({holds}{at}); fetch the tag or give another source")
 
 
 def tag_version(tag: str) -> str:
@@ -265,8 +262,7 @@ def split_userinfo(url: str) -> tuple[str, str, str] | None:
 def public_url(url: str) -> str:
     """``url`` safe to print or record: no user info (:func:`split_userinfo`), every query value
     ``REDACTED`` by rule, not by name (``?pat=``, ``?sas=`` and ``?x=`` alike)."""
-    parts_of = split_userinfo(url)
-    if parts_of is not None:
+    if (parts_of := split_userinfo(url)) is not None:
         url = parts_of[0] + parts_of[2]
     try:
         parts = urlsplit(url)

@@ -24,35 +24,8 @@ from gsvendor.upstream.source import (
     tag_version,
 )
 
-# archives inflating to more than this are read as a stream (memory stays bounded)
-_INFLATE_IN_MEMORY = 256 * 1024 * 1024
-# nor, past 16 MiB, archives whose gzip trailer announces more than 64 times their size: source
-# archives inflate 5-20×, a gzip bomb ~1000× (inflated whole it would cost twice the limit in memory)
-_INFLATE_RATIO = 64
-_INFLATE_ANY_RATIO = 16 * 1024 * 1024
 # what tarfile may raise on a broken archive or member
 _BROKEN = (tarfile.TarError, EOFError, zlib.error, OSError, KeyError, RecursionError, MemoryError)
-
-
-def _gunzip_whole(data: bytes) -> bytes | None:
-    """``data`` (one gzip member) inflated in one call (tarfile inflates a stream twice), or ``None`` to
-    read it as a stream: when its trailer announces a size past the limits above (read first: a bomb
-    is never inflated here), another size is inflated, several members or any error."""
-    if len(data) < 18:  # a gzip header and trailer
-        return None
-    size = int.from_bytes(data[-4:], "little")  # the inflated size (mod 2**32) of the last member
-    if size > _INFLATE_IN_MEMORY or (size > _INFLATE_ANY_RATIO and size > _INFLATE_RATIO * len(data)):
-        return None
-    try:  # zlib-ng inflates ~2× faster than zlib, the same bytes
-        from zlib_ng import zlib_ng as inflating
-    except ImportError:  # a platform without its wheel
-        inflating = zlib  # type: ignore[assignment]
-    inflater = inflating.decompressobj(wbits=31)
-    try:
-        out = inflater.decompress(data, size + 1)  # a trailer that lies cannot make it inflate more
-    except inflating.error:
-        return None
-    return out if len(out) == size and inflater.eof and not inflater.unused_data else None
 
 
 # CPython's tarfile before 3.11.10 / 3.12.6 searches each pax header with a regular expression
@@ -85,21 +58,10 @@ class _BoundedTarInfo(tarfile.TarInfo):
         return super()._proc_member(archive)
 
 
-def _safe_member_path(name: str, archive: str) -> str:
-    """Normalise a tar member name; refuse absolute paths and ``..`` components."""
-    if name.startswith("/") or re.match(r"^[A-Za-z]:", name):
-        raise SourceError(f"{archive}: refusing member with an absolute path: {name}")
-    parts = [p for p in name.split("/") if p not in ("", ".")]
-    if ".." in parts:
-        raise SourceError(f"{archive}: refusing member with '..' in its path: {name}")
-    return "/".join(parts)
-
-
 def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: str) -> UpstreamSnapshot:
     """Read the ``wanted`` files of a GitHub-archive-shaped ``.tar.gz`` held in ``data``. Raises
     :class:`SourceError` for any member with an absolute path, ``..``, a device or FIFO or a link
     leaving the archive, and unless the one top folder is ``<repo>-<tag without v>``."""
-    sha256 = hashlib.sha256(data).hexdigest()
     budget = FileBudget(location)
     members: list[tarfile.TarInfo] = []
     try:
@@ -108,9 +70,6 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         mode = next(m for head, m in magic if data.startswith(head))
         if mode == "r:" and data[257:262] != b"ustar":
             raise SourceError(f"{location}: not a readable tar.gz archive (no gzip, bzip2, xz or tar header)")
-        inflated = _gunzip_whole(data) if mode == "r:gz" else None
-        if inflated is not None:  # members then read by seeking in memory, not by inflating the stream again
-            data, mode = inflated, "r:"
         archive = tarfile.open(fileobj=io.BytesIO(data), mode=mode, tarinfo=_BoundedTarInfo)
         expanded = 0
         for member in archive:  # one header at a time: limits apply before the next member is inflated
@@ -127,8 +86,12 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         raise SourceError(f"{location}: not a readable tar.gz archive ({one_line(exc)})") from None
     by_path: dict[str, tarfile.TarInfo] = {}
     for member in members:
-        path = _safe_member_path(member.name, location)
-        if not path:
+        if member.name.startswith("/") or re.match(r"^[A-Za-z]:", member.name):
+            raise SourceError(f"{location}: refusing member with an absolute path: {member.name}")
+        parts = [p for p in member.name.split("/") if p not in ("", ".")]
+        if ".." in parts:
+            raise SourceError(f"{location}: refusing member with '..' in its path: {member.name}")
+        if not (path := "/".join(parts)):
             continue
         check_path(path, location)
         if member.isdev():  # character, block device or FIFO
@@ -156,31 +119,17 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         budget.charge(member.name, member.size)
     files: dict[str, bytes] = {}
     for rel, member in chosen:
-        if inflated is not None and member.isreg() and not member.issparse():
-            # in memory, a regular member's bytes are one slice of the inflated tar (no file object)
-            content = data[member.offset_data : member.offset_data + member.size]
-            if len(content) != member.size:
-                raise SourceError(f"{location}: corrupt member {one_line(member.name)} (truncated)")
-        else:
-            try:
-                handle = archive.extractfile(member)
-                if handle is None:
-                    continue
-                content = handle.read(budget.most_member + 1)
-            except _BROKEN as exc:
-                raise SourceError(f"{location}: corrupt member {one_line(member.name)} ({one_line(exc)})") from None
-            if len(content) > budget.most_member:  # a link to a bigger member
-                budget.charge(member.name, len(content))
+        try:
+            handle = archive.extractfile(member)
+            if handle is None:
+                continue
+            content = handle.read(budget.most_member + 1)
+        except _BROKEN as exc:
+            raise SourceError(f"{location}: corrupt member {one_line(member.name)} ({one_line(exc)})") from None
+        if len(content) > budget.most_member:  # a link to a bigger member
+            budget.charge(member.name, len(content))
         files[rel] = content
-    commit = archive.pax_headers.get("comment", "")  # GitHub's archives name their commit there
-    return UpstreamSnapshot(
-        tag=tag,
-        kind=kind,
-        location=location,
-        files=files,
-        sha256=sha256,
-        commit=commit if re.fullmatch(r"[0-9a-f]{40}", commit) else None,
-        folders=frozenset(
-            rel.split("/", 1)[0] for rel, member in inside.items() if rel and ("/" in rel or member.isdir())
-        ),
-    )
+    comment = archive.pax_headers.get("comment", "")  # GitHub's archives name their commit there
+    commit = comment if re.fullmatch(r"[0-9a-f]{40}", comment) else None
+    folders = frozenset(rel.split("/", 1)[0] for rel, m in inside.items() if rel and ("/" in rel or m.isdir()))
+    return UpstreamSnapshot(tag, kind, location, files, hashlib.sha256(data).hexdigest(), commit, folders)

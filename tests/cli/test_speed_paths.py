@@ -403,35 +403,6 @@ def test_go_json_quote_fast_path_is_the_character_loop(text: str, escape_html: b
     assert quote(text + "<\u2028\ud800", escape_html) == _quote_chars(text + "<\u2028\ud800", escape_html)
 
 
-def test_a_gzip_archive_is_inflated_once_unless_it_has_several_members_or_is_huge(monkeypatch) -> None:
-    """Whole-archive inflation gives the stream reader's snapshot; odd archives go to the stream reader."""
-    import gzip
-    import io
-    import tarfile
-
-    from gsvendor.upstream import tarball
-    from gsvendor.upstream.source import Wanted
-
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w") as archive:
-        for name, body in (("kserve-0.1.0/charts/a/Chart.yaml", b"name: a\n"), ("kserve-0.1.0/go.mod", b"go 1.22\n")):
-            info = tarfile.TarInfo(name)
-            info.size = len(body)
-            archive.addfile(info, io.BytesIO(body))
-    plain = raw.getvalue()
-    one = gzip.compress(plain)
-    two = gzip.compress(plain[:1024]) + gzip.compress(plain[1024:])  # concatenated gzip members
-    assert tarball._gunzip_whole(one) == plain
-    assert tarball._gunzip_whole(two) is None and tarball._gunzip_whole(one[:-9]) is None
-    wanted = Wanted(folders=("charts/a",), files=("go.mod",))
-    expected = {"charts/a/Chart.yaml": b"name: a\n", "go.mod": b"go 1.22\n"}
-    for data in (one, two):
-        assert tarball.read_tarball(data, "v0.1.0", wanted, kind="tarball", location="x").files == expected
-    monkeypatch.setattr(tarball, "_INFLATE_IN_MEMORY", 100)
-    assert tarball._gunzip_whole(one) is None
-    assert tarball.read_tarball(one, "v0.1.0", wanted, kind="tarball", location="x").files == expected
-
-
 def test_generate_parses_values_yaml_once_and_writes_what_two_parses_write(monkeypatch) -> None:
     """The schema and the README share values.yaml's tree; the bytes are those of separate parses."""
     from gsvendor.generate import chart
@@ -505,37 +476,9 @@ def test_whitespace_normalisation_is_idempotent(parts: list[bytes]) -> None:
     assert normalize_whitespace(once) == once
 
 
-@pytest.mark.parametrize(
-    ("kind", "params"),
-    [
-        ("replace", {"find": "b\n", "with": "ü\n", "count": 2}),
-        ("replace", {"find": "", "with": "-", "count": 7}),
-        ("insert-after", {"anchor": "a", "text": "€", "count": 2}),
-        ("insert-before", {"anchor": "c\n", "text": "x ", "count": 1}),
-        ("replace", {"find": "ü", "with": "u"}),  # a non-ASCII needle in ASCII text: no match either way
-        ("insert-after", {"anchor": "b\n", "text": "x"}),  # found twice, one expected
-    ],
-)
-def test_literal_edits_on_ascii_bytes_are_the_text_edits(kind: str, params: dict) -> None:
-    """The bytes path gives the text path's bytes, and its error message."""
-    from gsvendor.overlays import engine
-
-    data = b"a\nb\na\nb\nc\n"
-    try:
-        text, found = engine._literal_edit(kind, data.decode(), params)
-        text_result: tuple[bytes, int] | str = (text.encode(), found)
-    except engine._Mismatch as exc:
-        text_result = str(exc)
-    try:
-        bytes_result: tuple[bytes, int] | str = engine._literal_edit(kind, data, params)
-    except engine._Mismatch as exc:
-        bytes_result = str(exc)
-    assert bytes_result == text_result
-
-
 @pytest.mark.parametrize("tag", ["v0.19.0", "v0.20.0-rc1", "v0.20.0"])
-def test_members_sliced_from_the_inflated_archive_are_tarfiles_bytes(tag: str) -> None:
-    """Regular members are slices of the tar inflated by zlib-ng: every byte as tarfile extracts it."""
+def test_the_members_read_are_tarfiles_bytes(tag: str) -> None:
+    """Every wanted member's bytes as tarfile extracts them."""
     from conftest import tarball, upstream_files
 
     from gsvendor.upstream import tarball as tarball_kind

@@ -9,7 +9,7 @@ from conftest import Cli
 
 from gsvendor.config import CONFIG_SCHEMA
 from gsvendor.errors import ConfigError
-from gsvendor.overlays.schema import OVERLAY_SCHEMA
+from gsvendor.overlays.engine import OVERLAY_SCHEMA
 from gsvendor.yamlio import load_validated
 
 TOP = (

@@ -308,7 +308,7 @@ def test_a_huge_value_in_an_error_is_shortened(cli: Cli, synced: Path) -> None:
 
 
 def test_a_fifo_in_the_cache_is_ignored(cli: Cli, synced: Path, tmp_path: Path) -> None:
-    from gsvendor.upstream.cache import _cache_paths
+    from gsvendor.upstream.fetch import _cache_paths
 
     folder, index = _cache_paths(tmp_path / "cache", "v0.20.0")
     folder.mkdir(parents=True)
