@@ -88,10 +88,7 @@ def _bullets(items: Iterable[str], indent: str = "") -> list[str]:
 
 
 def _files(chart: ChartUpgrade) -> list[str]:
-    lines = [
-        f"**Files:** {len(chart.added)} added, {len(chart.removed)} removed, {len(chart.changed)} changed",
-        "",
-    ]
+    lines = [f"**Files:** {len(chart.added)} added, {len(chart.removed)} removed, {len(chart.changed)} changed", ""]
     for label, names in (("Added", chart.added), ("Removed", chart.removed), ("Changed", chart.changed)):
         if names:
             lines += [f"{label}:", "", *_bullets(names), ""]
@@ -190,12 +187,7 @@ def _crds(chart: ChartUpgrade) -> list[str]:
 def _rbac(chart: ChartUpgrade) -> list[str]:
     if not chart.rbac:
         return []
-    lines = [
-        "### RBAC",
-        "",
-        "Rules of each ClusterRole and Role, as `verbs × group/resource`, added and removed:",
-        "",
-    ]
+    lines = ["### RBAC", "", "Rules of each ClusterRole and Role, as `verbs × group/resource`, added and removed:", ""]
     rows = []
     for role in chart.rbac:
         name = f"{role.kind} {code(role.name)}" + (" (new)" if role.new else " (gone)" if role.gone else "")
@@ -207,12 +199,7 @@ def _rbac(chart: ChartUpgrade) -> list[str]:
 def _overlays(chart: ChartUpgrade, old_tag: str, new_tag: str) -> list[str]:
     if not chart.overlays:
         return []
-    lines = [
-        "### Overlays",
-        "",
-        "Applied operations, as files × matches (`-`: not applied at that tag):",
-        "",
-    ]
+    lines = ["### Overlays", "", "Applied operations, as files × matches (`-`: not applied at that tag):", ""]
     rows = []
     for use in chart.overlays:
         old = f"{use.old[0]} × {use.old[1]}" if use.old else "-"
@@ -228,18 +215,17 @@ def _image_counts(chart: ChartUpgrade) -> list[int]:
 
 
 def _summary(upgrade: Upgrade) -> list[str]:
-    rows = []
-    for chart in upgrade.charts:
-        rows.append(
-            (
-                chart.name,
-                f"{len(chart.added)}/{len(chart.removed)}/{len(chart.changed)}",
-                f"{len(chart.keys_added)}/{len(chart.keys_removed)}",
-                str(len(chart.defaults_changed)),
-                "/".join(map(str, _image_counts(chart))),
-                str(len(chart.crds)),
-            )
+    rows = [
+        (
+            chart.name,
+            f"{len(chart.added)}/{len(chart.removed)}/{len(chart.changed)}",
+            f"{len(chart.keys_added)}/{len(chart.keys_removed)}",
+            str(len(chart.defaults_changed)),
+            "/".join(map(str, _image_counts(chart))),
+            str(len(chart.crds)),
         )
+        for chart in upgrade.charts
+    ]
     header = ("chart", "files +/−/~", "values keys +/−", "defaults changed", "images +/−/~", "CRDs changed")
     return [*table(header, rows), ""]
 
@@ -271,21 +257,18 @@ def _patches(upgrade: Upgrade) -> list[str]:
 
 def markdown(upgrade: Upgrade) -> str:
     """The upgrade report as Markdown text (ends with one newline)."""
-
     down = direction(upgrade.old_tag, upgrade.new_tag) == "downgrade"
+    kind = "downgrade" if down else "upgrade"
     lines = [
-        f"# {'Downgrade' if down else 'Upgrade'} report: {upgrade.old_tag} → {upgrade.new_tag}",
+        f"# {kind.capitalize()} report: {upgrade.old_tag} → {upgrade.new_tag}",
         "",
-        f"What the {'downgrade' if down else 'upgrade'} changes in the vendored charts (upstream plus the "
+        f"What the {kind} changes in the vendored charts (upstream plus the "
         "Giant Swarm overlays), written by `gsvendor sync`.",
         "",
-        *(
-            [f"**This is a downgrade**: {upgrade.new_tag} is older than the synced {upgrade.old_tag}.", ""]
-            if down
-            else []
-        ),
-        *_summary(upgrade),
     ]
+    if down:
+        lines += [f"**This is a downgrade**: {upgrade.new_tag} is older than the synced {upgrade.old_tag}.", ""]
+    lines += _summary(upgrade)
     for chart in upgrade.charts:
         lines += [f"## {chart.name} ({code(chart.dest)})", ""]
         for section in (_files, _values, _images, _crds, _rbac):

@@ -30,6 +30,7 @@ _WORD = re.compile(rf"\s*(?:{_GLUED}|[^\s/]*/+|\S+)\s*")
 _WHOLE_WORD = re.compile(rf"\s*(?:{_GLUED}|\S+)\s*")  # a path whole: it breaks only when longer than a line
 # a dotted field path's parts ("spec.", "containers[manager].", "image"): each ends after its "."
 _DOTTED = re.compile(r"[^.]*\.+(?=[^.\s])|.+", re.S)
+_LEVELS = (_WHOLE_WORD, _WORD, _DOTTED)  # the words of a line, a path's pieces, a dotted piece's parts
 # a table's only box characters: a rule of "-" under the header, a blank between columns
 _RULE = Box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
 _HANG = 2  # the indent of a hanging cell's continuation lines
@@ -56,11 +57,6 @@ def _safe_text(text: Text, console: Console) -> Text:
     safe = Text.assemble(*pieces, end=text.end, no_wrap=text.no_wrap, overflow=text.overflow)
     safe.justify = text.justify
     return safe
-
-
-def _pieces(text: str) -> list[str]:
-    """The parts of ``text`` no wrap breaks (:func:`wrap_offsets`' words)."""
-    return [match.group(0).strip() for match in _WORD.finditer(text)]
 
 
 def _narrowed(widths: dict[int, int], least: Sequence[int], groups: Sequence[list[int]], room: int) -> dict[int, int]:
@@ -104,26 +100,21 @@ def wrap_offsets(line: str, width: int) -> list[int]:
             breaks.append(start)
             offset = len(word)
 
-    def place_dotted(start: int, word: str) -> None:
-        # a piece longer than a line with a "." in it breaks after a "." before it is folded; it starts a
-        # line, so its first part is not left at the end of the text before it ("values.yaml:61 kserve.")
+    def split(level: int, start: int, end: int) -> None:
         nonlocal offset
-        if len(word.rstrip()) <= width or "." not in word.rstrip():
-            place(start, word)
-            return
-        if offset and start:
-            breaks.append(start)
-            offset = 0
-        for part in _DOTTED.finditer(word):
-            place(start + part.start(), part.group(0))
+        for match in _LEVELS[level].finditer(line, start, end):
+            at, word = match.start(), match.group(0)
+            # a word longer than a line splits after its "/"s (a line's word) or else its "."s, then folds
+            deeper = 1 if level == 0 and "/" in word else 2 if level < 2 and "." in word.rstrip() else 0
+            if not deeper or len(word.rstrip()) <= width:
+                place(at, word)
+                continue
+            if deeper == 2 and offset and at:  # a dotted part starts a line: not "values.yaml:61 kserve." then the rest
+                breaks.append(at)
+                offset = 0
+            split(deeper, at, match.end())
 
-    for match in _WHOLE_WORD.finditer(line):
-        start, word = match.start(), match.group(0)
-        if len(word.rstrip()) <= width or "/" not in word:
-            place_dotted(start, word)
-        else:
-            for piece in _WORD.finditer(line, start, match.end()):
-                place_dotted(piece.start(), piece.group(0))
+    split(0, 0, len(line))
     return breaks
 
 
@@ -231,11 +222,10 @@ class Writer(Console):
         """
         from rich.table import Table
 
-        # a tab too: rich expands it to spaces, and "agent\tx" showed as "agent    x", another value
-        cells = [[escape_controls(str(cell)).replace("\t", "\\t") for cell in row] for row in rows]
-        # a hanging column's cell is one name: a line feed in it started a line that read as another row
-        hung = [i for i, name in enumerate(columns) if name in hang]
-        cells = [[escape_line_breaks(cell) if i in hung else cell for i, cell in enumerate(row)] for row in cells]
+        # a tab too: rich expands it to spaces, and "agent\tx" showed as "agent    x", another value; a hanging
+        # column's cell is one name: a line feed in it started a line that read as another row
+        lines = [escape_line_breaks if name in hang else str for name in columns]
+        cells = [[lines[i](escape_controls(str(c)).replace("\t", "\\t")) for i, c in enumerate(row)] for row in rows]
         if findings and not self.is_terminal and env_columns() is None:
             head = f"{escape_controls(title)}: " if title else ""
             for row in cells:
@@ -247,8 +237,10 @@ class Writer(Console):
             return max(len(part) for cell in (columns[i], *(row[i] for row in cells)) for part in split(cell) or [""])
 
         every = range(len(columns))
-        natural, word = [longest(i, lambda c: c.split("\n")) for i in every], [longest(i, _pieces) for i in every]
-        word = [n + _HANG * (columns[i] in hang) for i, n in enumerate(word)]  # a continuation's indent
+        natural = [longest(i, lambda c: c.split("\n")) for i in every]
+        # the longest piece no wrap breaks (wrap_offsets' words), and a continuation's indent
+        pieces = [longest(i, lambda c: [m.group(0).strip() for m in _WORD.finditer(c)]) for i in every]
+        word = [n + _HANG * (columns[i] in hang) for i, n in enumerate(pieces)]
 
         inline = [i for i in every if columns[i] not in below]
         notes = [i for i in every if i not in inline]
