@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gsvendor.images.check import Checked, CheckResult
+    from gsvendor.images.check import Checked
     from gsvendor.report.writer import Writer
 
 from gsvendor.images.registry import COMPARISONS, OUTCOMES, RESOLVED, Resolution
@@ -17,11 +17,19 @@ from gsvendor.report.junit import TestCase
 def table_cells(report: ResolveReport, checked: Checked) -> tuple[str, str]:
     """The cells of check-images' ``digest`` and ``resolve`` columns for ``checked``: the resolved digest and
     the outcome (and mirror comparison), or ``-`` and ``not resolved``."""
-    entry = report.get(checked.normalized) if checked.normalized else None
-    if entry is None:
+    if (entry := _entry(report, checked)) is None:
         return ("-", "not resolved")
     mirror = f", mirror {entry.comparison.outcome}" if entry.comparison is not None else ""
     return (short_digest(entry.resolution.digest), entry.outcome + mirror)
+
+
+def _entry(report: ResolveReport, checked: Checked) -> ReferenceResolution | None:
+    return report.get(checked.normalized) if checked.normalized else None
+
+
+def reference_json(report: ResolveReport, checked: Checked) -> dict[str, Any] | None:
+    """The ``resolve`` of ``checked`` in check-images' ``--json`` (its lookup, no places), ``None``: not asked."""
+    return _entry_json(entry, places=False) if (entry := _entry(report, checked)) else None
 
 
 def _upstream(comparison: Any) -> str:
@@ -130,20 +138,6 @@ def to_json(report: ResolveReport) -> dict[str, Any]:
         "notes": list(report.notes),
         "references": [_entry_json(entry) for entry in report.references],
     }
-
-
-def add_to_json(data: dict[str, Any], result: CheckResult, report: ResolveReport) -> dict[str, Any]:
-    """check-images' ``--json`` ``data`` with ``resolve`` on each reference (``null``: not asked) and at the
-    top (:func:`to_json`), ``ok`` including the resolve outcome."""
-    for chart, chart_data in zip(result.charts, data["charts"], strict=True):
-        items = [r for r in result.results if r.chart is chart]
-        for item, variant_data in zip(items, chart_data["variants"], strict=True):
-            for checked, ref_data in zip(item.references, variant_data["references"], strict=True):
-                entry = report.get(checked.normalized) if checked.normalized else None
-                ref_data["resolve"] = _entry_json(entry, places=False) if entry else None
-    data["ok"] = bool(data["ok"]) and report.ok
-    data["resolve"] = to_json(report)
-    return data
 
 
 def junit_cases(report: ResolveReport) -> list[TestCase]:
