@@ -1,5 +1,4 @@
-"""Output width (:func:`output_width`) and the stream under the consoles (:class:`StrippedLines`, which
-drops the spaces rich pads lines with)."""
+"""Output width (:func:`output_width`) and the stream under the consoles (:class:`StrippedLines`)."""
 
 from __future__ import annotations
 
@@ -60,17 +59,12 @@ class StrippedLines:
         self.gone = False  # the reader closed the pipe: nothing more is written
 
     def write(self, text: str) -> int:
-        """Write ``text``, its trailing spaces held until it is known whether a line end follows.
-
-        Raises :class:`~gsvendor.errors.OutputError` (exit 2) when the stream cannot be written (on stderr
-        the text is dropped: no error could be shown). After a broken pipe (``gsvendor verify | head``)
-        every write is dropped, so the command ends with its own verdict.
-        """
+        """Write ``text``, its trailing spaces held until it is known whether a line end follows. Raises
+        :class:`~gsvendor.errors.OutputError` (exit 2) when the stream cannot be written (on stderr the text is
+        dropped: no error could be shown); after a broken pipe (``gsvendor verify | head``) writes are dropped."""
         if self.gone:
             return len(text)
-        data = self.pending + text
-        lines = data.split("\n")
-        tail = lines.pop()
+        *lines, tail = (self.pending + text).split("\n")
         stripped = tail.rstrip(" ")
         self.pending = tail[len(stripped) :]
         out = "".join(f"{line.rstrip(' ')}\n" for line in lines) + stripped
@@ -90,10 +84,9 @@ class StrippedLines:
 
     def flush(self) -> None:
         """Flush the stream (pending spaces stay); errors as :meth:`write`."""
-        if self.gone:
-            return
-        with self._reported():
-            self.stream.flush()
+        if not self.gone:
+            with self._reported():
+                self.stream.flush()
 
     @contextlib.contextmanager
     def _reported(self) -> Iterator[None]:
@@ -138,14 +131,13 @@ class _Closed:
 
     encoding = "utf-8"
 
-    def write(self, text: str) -> int:
+    def write(self, *_: object) -> int:
         raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    fileno = write
 
     def flush(self) -> None:
         pass
 
     def isatty(self) -> bool:
         return False
-
-    def fileno(self) -> int:
-        raise OSError(errno.EBADF, os.strerror(errno.EBADF))

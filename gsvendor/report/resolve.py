@@ -38,19 +38,15 @@ def _upstream(comparison: Any) -> str:
 
 def _lines(entry: ReferenceResolution) -> list[str]:
     """Why ``entry`` fails, one line each (the lookup, then the comparison)."""
-    lines = []
     name = entry.reference.normalized + (" (no tag: latest)" if entry.implicit_latest else "")
-    if not entry.resolution.ok:
-        lines.append(f"{name}: {entry.outcome}: {entry.resolution.detail}")
-    comparison = entry.comparison
-    if comparison is not None and not comparison.ok:
-        lines.append(f"{name}: mirror of {_upstream(comparison)}: {comparison.outcome}: {comparison.detail}")
+    lines = [] if entry.resolution.ok else [f"{name}: {entry.outcome}: {entry.resolution.detail}"]
+    if (c := entry.comparison) is not None and not c.ok:
+        lines.append(f"{name}: mirror of {_upstream(c)}: {c.outcome}: {c.detail}")
     return lines
 
 
 def print_report(console: Writer, report: ResolveReport, ok: bool) -> None:
-    """Each failing reference with the registry's reason, the notes, then the totals line (``ok:`` when ``ok``):
-    references resolved, by outcome; mirrors compared; what was not asked."""
+    """Each failing reference with the registry's reason, the notes, then the totals (``ok:`` when ``ok``)."""
     for entry in report.failing:
         where = some(sorted({f"{p.chart} {p.variant}" for p in entry.places}), 4)
         for line in _lines(entry):
@@ -97,11 +93,9 @@ def _entry_json(entry: ReferenceResolution, places: bool = True) -> dict[str, An
     if places:
         data["lookup"] = _resolution_json(entry.resolution)
         data["places"] = [{"chart": p.chart, "variant": p.variant, "location": p.location} for p in entry.places]
-    c = entry.comparison
-    data["mirror"] = (
-        None
-        if c is None
-        else {
+    data["mirror"] = None
+    if (c := entry.comparison) is not None:
+        data["mirror"] = {
             "outcome": c.outcome,
             "mirrorPrefix": c.mirror.mirror,
             "upstreamPrefix": c.mirror.upstream,
@@ -110,7 +104,6 @@ def _entry_json(entry: ReferenceResolution, places: bool = True) -> dict[str, An
             "upstreamLookup": _resolution_json(c.resolution) if c.resolution and places else None,
             "detail": c.detail,
         }
-    )
     return data
 
 
@@ -141,8 +134,7 @@ def to_json(report: ResolveReport) -> dict[str, Any]:
 
 
 def junit_cases(report: ResolveReport) -> list[TestCase]:
-    """One JUnit test case per distinct reference (not per variant), failed when it does not resolve or its
-    mirror differs; its output names the digest and every place it was found."""
+    """One JUnit test case per distinct reference, failed when it does not resolve or its mirror differs."""
     cases = []
     for entry in report.references:
         output = [f"{entry.outcome}: {entry.reference.normalized} {entry.resolution.digest or ''}".rstrip()]
@@ -151,15 +143,8 @@ def junit_cases(report: ResolveReport) -> list[TestCase]:
             digest = c.resolution.digest if c.resolution and c.resolution.digest else ""
             output.append(f"mirror {c.outcome}: {_upstream(c)} {digest}".rstrip())
         output += [f"found in {p.chart} {p.variant}: {p.location}" for p in entry.places]
-        cases.append(
-            TestCase(
-                classname="check-images.resolve",
-                name=entry.reference.normalized,
-                failures=_lines(entry),
-                output="\n".join(output),
-                seconds=entry.resolution.seconds,
-            )
-        )
+        name, seconds = entry.reference.normalized, entry.resolution.seconds
+        cases.append(TestCase("check-images.resolve", name, _lines(entry), [], "\n".join(output), seconds))
     return cases
 
 

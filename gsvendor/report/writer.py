@@ -1,9 +1,6 @@
-"""The one console every command writes through: rich's ``Console`` with user text made safe in one place.
-
-:class:`Writer` escapes every control character it prints (``\\xNN``, bidirectional ones ``\\uNNNN``; tab
-and line feed kept), never reads emoji codes, quotes :meth:`Writer.say`'s ``{}`` values (markup escaped,
-URL credentials redacted, line breaks escaped) and never wraps a number apart from its unit or a count
-from its noun. Give user text as a string: a ``rich.text.Text`` drops BEL, BS, VT, FF and CR unseen.
+"""The one console every command writes through: :class:`Writer`, rich's ``Console`` escaping every control
+character it prints, never wrapping a number apart from its unit. Give user text as a string: a
+``rich.text.Text`` drops BEL, BS, VT, FF and CR unseen.
 """
 
 from __future__ import annotations
@@ -134,11 +131,10 @@ class _Cell(Text):
 
 
 class _HangingCell(_Cell):
-    """A cell whose wrapped lines hang two cells in under its first: a long file name's continuation, not
-    another file (a line of its own text, ``\\n``, starts at the left again)."""
+    """A cell whose wrapped lines hang two cells in: a long file name's continuation, not another file."""
 
     def wrap(self, console: Console, width: int, **options: Any) -> Any:
-        """rich's ``Text.wrap`` of each line broken at ``width``, continued at ``width - 2`` after two spaces."""
+        """rich's ``Text.wrap`` of each line broken at ``width``, continued two cells in."""
         if width <= _HANG:
             return super().wrap(console, width, **options)
         lines: list[Text] = []
@@ -185,9 +181,8 @@ class Writer(Console):
             self.labelled("error:", "red", problem)
 
     def hanging(self, head: str, text: str, style: str = "", head_style: str | None = None) -> None:
-        """``head`` then ``text`` (both :func:`one_line`), ``text`` broken by :func:`wrap_offsets` and continued
-        under its start. A head over four characters leaving less room than ``text``'s longest word stands
-        alone, the text following indented by four. ``head_style`` defaults to ``style``."""
+        """``head`` then ``text`` (both :func:`one_line`), ``text`` continued under its start; a head over four
+        characters leaving less room than its longest word stands alone, the text following indented by four."""
         head, text = one_line(head), one_line(text)
         head_style = style if head_style is None else head_style
         if len(head) > 4 and self.width - len(head) < max(map(len, text.split()), default=0):
@@ -210,16 +205,12 @@ class Writer(Console):
         hang: Sequence[str] = (),
         findings: bool = False,
     ) -> None:
-        """``rows`` (cells ``str()``-ed, no markup read) under ``columns``, within the width: a header, a rule
-        of ``-``, no other box characters; ``title`` and ``caption`` lines above and below.
-
-        ``right``: right-aligned columns. ``keep``: columns kept on one line while others can wrap.
-        ``below``: columns shown only when they fit beside the others at natural width, else each cell
-        follows the table as ``  <keep cell>: <column>: <text>``. ``findings``: without a terminal and
-        ``$COLUMNS`` (a CI log) each row is one line ``title: column value, …`` for grep. ``hang``: columns
-        whose wrapped cells continue two cells in (a long file name reads as one, not as the next row's), their
-        line breaks escaped (``\\x0a``).
-        """
+        """``rows`` (cells ``str()``-ed, no markup read) under ``columns`` within the width: a header, a rule of
+        ``-``; ``title`` and ``caption`` lines above and below. ``right``: right-aligned columns; ``keep``: kept on
+        one line while others wrap; ``below``: shown only when they fit beside the others at natural width, else
+        each cell follows the table as ``  <keep cell>: <column>: <text>``; ``hang``: wrapped cells continue two
+        cells in, line breaks escaped; ``findings``: in a CI log (no terminal, no ``$COLUMNS``) each row is one
+        line ``title: column value, …`` for grep."""
         from rich.table import Table
 
         # a tab too: rich expands it to spaces, and "agent\tx" showed as "agent    x", another value; a hanging
@@ -296,7 +287,6 @@ class Writer(Console):
 
 
 def open_console(stream: TextIO | None, name: str) -> Writer:
-    """The :class:`Writer` on ``stream`` (named ``name`` in write errors), :func:`output_width` wide,
-    lines stripped of trailing spaces (:class:`StrippedLines`)."""
+    """The :class:`Writer` on ``stream`` (``name`` in write errors), :func:`output_width` wide, lines stripped."""
     lines = StrippedLines(stream, name=name)
     return Writer(file=lines, highlight=False, width=output_width(is_terminal=lines.isatty()))
