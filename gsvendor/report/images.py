@@ -100,12 +100,11 @@ def print_report(
     result: CheckResult,
     verbose: bool = False,
     resolved: ResolveReport | None = None,
-    ok: bool | None = None,
 ) -> None:
     """A table per chart of the offending and invalid references (every one with ``verbose`` or ``resolved``),
-    a row per reference naming its variants; then problems, skipped data and the totals, ``ok:`` when ``ok``
-    (default ``result.ok``). ``resolved`` (``--resolve``): ``digest`` and ``resolve`` columns, then its totals."""
-    ok = result.ok if ok is None else ok
+    a row per reference naming its variants; then problems, skipped data and the totals. ``resolved``
+    (``--resolve``): ``digest`` and ``resolve`` columns, then its totals; ``ok:`` only when both pass."""
+    ok = result.ok and (resolved is None or resolved.ok)
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
         rows: dict[tuple[str, str, str], list[str]] = {}
@@ -179,7 +178,7 @@ def failure_message(result: CheckResult, *more: str) -> str:
 
 def print_run(console: Writer, run: ImagesRun, verbose: bool = False) -> None:
     """The check-images tables, and the --resolve table when the registries were asked."""
-    print_report(console, run.result, verbose=verbose, resolved=run.resolved, ok=run.ok)
+    print_report(console, run.result, verbose=verbose, resolved=run.resolved)
 
 
 def run_json(run: ImagesRun) -> dict[str, Any]:

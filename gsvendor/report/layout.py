@@ -21,29 +21,23 @@ COUNT_BEFORE = r"(?<![^\s(])\d+ (?=[A-Za-z(])"
 COUNT_AFTER = r" (?=\d+(?:,(?=\s|$)|$))"
 
 
-def _positive(name: str) -> int | None:
+def env_positive(name: str) -> int | None:
     """``$name`` when it is a positive whole number in ASCII digits (``str.isdigit`` takes ``²``, ``int`` not)."""
     value = os.environ.get(name, "").strip()
     return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else None
-
-
-def env_columns() -> int | None:
-    """``$COLUMNS`` when it is a positive whole number in ASCII digits, else ``None``."""
-    return _positive("COLUMNS")
 
 
 def drop_unreadable_size() -> None:
     """Remove ``$COLUMNS`` and ``$LINES`` unless each is a positive whole number in ASCII digits: rich (every
     console, typer's help too) reads them with ``str.isdigit`` then ``int``, and ``COLUMNS=²`` raised."""
     for name in ("COLUMNS", "LINES"):
-        if name in os.environ and _positive(name) is None:
+        if name in os.environ and env_positive(name) is None:
             del os.environ[name]
 
 
 def output_width(is_terminal: bool) -> int:
     """The width output may use: ``$COLUMNS``, else the terminal's width, else :data:`CI_WIDTH`."""
-    columns = env_columns()
-    if columns is not None:
+    if (columns := env_positive("COLUMNS")) is not None:
         return max(columns, MIN_WIDTH)
     return max(shutil.get_terminal_size((CI_WIDTH, 24)).columns, MIN_WIDTH) if is_terminal else CI_WIDTH
 

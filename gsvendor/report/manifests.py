@@ -46,10 +46,8 @@ def run_json(run: ManifestsRun) -> dict[str, Any]:
         items = [r for r in result.results if r.chart is chart]
         entry: dict[str, Any] = {"name": chart.name, "path": chart.label, "variants": [variant(r) for r in items]}
         if result.policy.required:
-            entry["labelCoverage"] = {
-                "labelled": sum(r.labelled for r in items),
-                "objects": sum(r.objects for r in items),
-            }
+            coverage = {"labelled": sum(r.labelled for r in items), "objects": sum(r.objects for r in items)}
+            entry["labelCoverage"] = coverage
         charts.append(entry)
     data = {
         "ok": result.ok,
@@ -90,9 +88,8 @@ def run_cases(run: ManifestsRun) -> list[TestCase]:
 
 
 def print_run(console: Writer, run: ManifestsRun, verbose: bool = False) -> None:
-    """check-images' report (``--images``); a table per chart of the findings (a row per finding naming its
-    variants), render problems, label coverage, then the totals. ``verbose`` adds variants failed as
-    declared, counts per variant and kind, and label coverage that does not fail the check."""
+    """check-images' report (``--images``); per chart a table of the findings (a row naming its variants), render
+    problems, label coverage (``verbose``: also when it does not fail), then the totals."""
     if run.images is not None:
         images.print_report(console, run.images, verbose=verbose)
     result = run.result

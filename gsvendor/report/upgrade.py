@@ -30,10 +30,8 @@ def _one_line(text: str) -> str:
 def code(text: str | None) -> str:
     """``text`` as a Markdown code span safe in a table cell (``-`` for none): one line, ``|`` escaped (GFM
     splits cells first), fenced by one backtick more than its longest run (CommonMark "Code spans")."""
-    if text is None:
-        return "-"
-    if text == "":
-        return '`""`'
+    if not text:
+        return "-" if text is None else '`""`'
     text = _one_line(text).replace("|", "\\|")
     longest = max((len(run) for run in re.findall("`+", text)), default=0)
     fence = "`" * (longest + 1)
@@ -108,19 +106,14 @@ def _values(chart: ChartUpgrade) -> list[str]:
     if chart.keys_removed:
         lines += [f"Keys removed ({len(chart.keys_removed)}):", "", *_bullets(chart.keys_removed), ""]
     if chart.defaults_changed:
-        lines += [f"Defaults changed ({len(chart.defaults_changed)}):", ""]
-        lines += table(
-            ("key", "old", "new"), [(code(c.path), code(c.old), code(c.new)) for c in chart.defaults_changed]
-        )
-        lines.append("")
+        rows = [(code(c.path), code(c.old), code(c.new)) for c in chart.defaults_changed]
+        lines += [f"Defaults changed ({len(chart.defaults_changed)}):", "", *table(("key", "old", "new"), rows), ""]
     return lines
 
 
 def shown(written: str | None, rendered: str | None) -> str:
     """A reference's cell: as written, then ``→`` as rendered when it differs."""
-    if rendered is None or rendered == written:
-        return code(written)
-    return f"{code(written)} → {code(rendered)}"
+    return code(written) if rendered in (None, written) else f"{code(written)} → {code(rendered)}"
 
 
 def _images(chart: ChartUpgrade) -> list[str]:
@@ -173,14 +166,9 @@ def _crds(chart: ChartUpgrade) -> list[str]:
     classified = [crd for crd in chart.crds if crd.classified]
     if classified:
         lines += ["Changes a reviewer should look at (served and stored versions, conversion, `spec` fields):", ""]
-        for crd in classified:
-            lines.append(f"- {code(crd.name)}: " + "; ".join(plain(line) for line in crd.classified))
-        lines.append("")
-    webhook = [crd for crd in chart.crds if crd.webhook]
-    if webhook:
-        lines += ["Reads that need the conversion webhook (`conversion.strategy: Webhook`):", ""]
-        lines += [f"- {code(crd.name)}: {plain(line)}" for crd in webhook for line in crd.webhook]
-        lines.append("")
+        lines += [f"- {code(crd.name)}: " + "; ".join(map(plain, crd.classified)) for crd in classified] + [""]
+    if webhook := [f"- {code(crd.name)}: {plain(line)}" for crd in chart.crds for line in crd.webhook]:
+        lines += ["Reads that need the conversion webhook (`conversion.strategy: Webhook`):", "", *webhook, ""]
     return lines
 
 
@@ -202,8 +190,7 @@ def _overlays(chart: ChartUpgrade, old_tag: str, new_tag: str) -> list[str]:
     lines = ["### Overlays", "", "Applied operations, as files × matches (`-`: not applied at that tag):", ""]
     rows = []
     for use in chart.overlays:
-        old = f"{use.old[0]} × {use.old[1]}" if use.old else "-"
-        new = f"{use.new[0]} × {use.new[1]}" if use.new else "-"
+        old, new = ("{} × {}".format(*count) if count else "-" for count in (use.old, use.new))
         mark = "" if use.old == use.new else " **changed**"
         operation = f"{use.operation}: {plain(use.description)}" if use.description else use.operation
         rows.append((plain(use.overlay), operation, old, new + mark))
@@ -238,14 +225,8 @@ def _patches(upgrade: Upgrade) -> list[str]:
     lines += [f"**Note:** {code(note)}" for note in upgrade.patches_notes]
     if upgrade.patches_notes:
         lines.append("")
-    if upgrade.patches_unjudged:
-        return [
-            *lines,
-            "Not judged: patch-verify could not check the series.",
-            "",
-            *_bullets(upgrade.patches_unjudged),
-            "",
-        ]
+    if unjudged := upgrade.patches_unjudged:
+        return [*lines, "Not judged: patch-verify could not check the series.", "", *_bullets(unjudged), ""]
     if not upgrade.patches:
         return [*lines, "The series is empty.", ""]
     rows = [

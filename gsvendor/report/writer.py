@@ -17,7 +17,7 @@ from rich.text import Text
 
 from gsvendor.errors import CONTROL as _CONTROL
 from gsvendor.errors import MAX_LINE_CHARS, escape_controls, escape_line_breaks, redact, shorten
-from gsvendor.report.layout import COUNT_AFTER, COUNT_BEFORE, UNIT_AFTER, StrippedLines, env_columns, output_width
+from gsvendor.report.layout import COUNT_AFTER, COUNT_BEFORE, UNIT_AFTER, StrippedLines, env_positive, output_width
 
 # rich._wrap's word, but "3.1 s:", "0 invalid," and "Secret 2," are one word and "templates/" is one;
 # the glued forms are tried only within 200 characters of a run's end (a 90 kB run of "ab/" took 90 s)
@@ -217,7 +217,7 @@ class Writer(Console):
         # column's cell is one name: a line feed in it started a line that read as another row
         lines = [escape_line_breaks if name in hang else str for name in columns]
         cells = [[lines[i](escape_controls(str(c)).replace("\t", "\\t")) for i, c in enumerate(row)] for row in rows]
-        if findings and not self.is_terminal and env_columns() is None:
+        if findings and not self.is_terminal and env_positive("COLUMNS") is None:
             head = f"{escape_controls(title)}: " if title else ""
             for row in cells:
                 line = ", ".join(f"{name} {cell}" for name, cell in zip(columns, row, strict=True) if cell)
