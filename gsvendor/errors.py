@@ -155,10 +155,9 @@ def shorten(value: object, limit: int = MAX_SHOWN_CHARS) -> str:
 
 
 def redact(text: str) -> str:
-    """``text`` with every URL's user info (``user:password@``) removed and every query value
-    (``?pat=…&x=…``) replaced by ``REDACTED``, whatever the names or characters."""
-    text = _USERINFO.sub(r"\1", text)
-    return _QUERY.sub(lambda m: m.group(1) + _QUERY_VALUE.sub("=REDACTED", m.group(2)), text)
+    """``text`` with every URL's user info (``user:password@``) removed and every query value replaced by
+    ``REDACTED``, whatever the names or characters."""
+    return _QUERY.sub(lambda m: m.group(1) + _QUERY_VALUE.sub("=REDACTED", m.group(2)), _USERINFO.sub(r"\1", text))
 
 
 def escape_controls(text: str) -> str:
@@ -185,8 +184,7 @@ def closest(value: str, choices: Iterable[str]) -> str | None:
     (always for a value longer than :data:`MAX_SHOWN_CHARS`)."""
     if len(value) > MAX_SHOWN_CHARS:
         return None
-    close = difflib.get_close_matches(value, [c for c in choices if isinstance(c, str)], n=1)
-    return close[0] if close else None
+    return next(iter(difflib.get_close_matches(value, [c for c in choices if isinstance(c, str)], n=1)), None)
 
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:

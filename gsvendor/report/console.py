@@ -65,9 +65,8 @@ def print_sync(console: Writer, result: SyncResult, verbose: bool = False) -> No
         console.say(f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {{}}[/]", backup)
     if result.dry_run:
         down = " (downgrade from {})" if result.downgrade else ""
-        console.say(
-            f"dry run: {len(result.changes)} file change(s) planned{down}, nothing written", result.previous_tag or ""
-        )
+        planned = f"dry run: {len(result.changes)} file change(s) planned{down}, nothing written"
+        console.say(planned, result.previous_tag or "")
     elif result.changes:
         lock = " and the lock file" if result.lock_changed else ""
         console.say(f"[green]wrote {len(result.changes)} file change(s)[/]{lock}: {{}}", origin)

@@ -54,8 +54,7 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     ``(n)`` in every row of its column holding it, listed below as ``- (n) column: value`` (numbered in
     reading order)."""
     body = [list(row) for row in rows]
-    widest = {i: max((len(row[i]) for row in body), default=0) for i in range(1, len(header))}
-    order = [*sorted(widest, key=lambda i: -widest[i]), 0]
+    order = [*sorted(range(1, len(header)), key=lambda i: -max((len(row[i]) for row in body), default=0)), 0]
     moved: dict[tuple[int, str], int] = {}
 
     def shown(row: list[str]) -> list[str]:
@@ -73,12 +72,9 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     reading = [(i, cell) for row in body for i, cell in enumerate(row) if (i, cell) in moved]
     moved = {key: number for number, key in enumerate(dict.fromkeys(reading), 1)}
     lines = [_row(header), "|" + "---|" * len(header), *(_row(shown(row)) for row in body)]
-    if moved:
-        lines.append("")
-        for (i, value), number in moved.items():
-            plain = value.replace("\\|", "|")  # a code span outside a table would show the backslash
-            lines.append(f"- ({number}) {header[i]}: {plain}")
-    return lines
+    # "\|": a code span outside a table would show the backslash
+    notes = [f"- ({number}) {header[i]}: " + value.replace("\\|", "|") for (i, value), number in moved.items()]
+    return [*lines, "", *notes] if notes else lines
 
 
 def _bullets(items: Iterable[str], indent: str = "") -> list[str]:

@@ -51,9 +51,7 @@ def _safe_text(text: Text, console: Console) -> Text:
     if not _CONTROL.search(text.plain):
         return text
     pieces = [(escape_controls(s.text), s.style) for s in text.render(console, end="") if not s.control]
-    safe = Text.assemble(*pieces, end=text.end, no_wrap=text.no_wrap, overflow=text.overflow)
-    safe.justify = text.justify
-    return safe
+    return Text.assemble(*pieces, justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap, end=text.end)
 
 
 def _narrowed(widths: dict[int, int], least: Sequence[int], groups: Sequence[list[int]], room: int) -> dict[int, int]:
