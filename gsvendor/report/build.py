@@ -82,9 +82,7 @@ def series_cases(report: SeriesReport) -> list[TestCase]:
     """One JUnit test case per patch: an error when malformed, a failure when it does not simply apply."""
     cases = []
     for result in report.results:
-        case = TestCase(
-            classname=f"patch-verify.{report.tag}", name=result.name, output=result.git_output, seconds=result.seconds
-        )
+        case = TestCase(f"patch-verify.{report.tag}", result.name, output=result.git_output, seconds=result.seconds)
         if result.status != "applies":
             lines = [f"{result.status}: {result.message}"]
             for failure in result.failures:

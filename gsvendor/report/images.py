@@ -80,15 +80,12 @@ def junit_cases(result: CheckResult) -> list[TestCase]:
     """One JUnit test case per chart × variant (and per chart's values.yaml)."""
     cases = []
     for item in result.results:
-        failures = [
-            f"{c.status}: {c.found.written}"
-            + ("" if c.normalized == c.found.written else f" ({c.normalized or c.message})")
-            + f" at {c.found.location}"
-            for c in item.failing
-        ]
+        failures = [item.problem] if item.problem else []
+        for c in item.failing:
+            normalized = "" if c.normalized == c.found.written else f" ({c.normalized or c.message})"
+            failures.append(f"{c.status}: {c.found.written}{normalized} at {c.found.location}")
         lines = [f"{c.status}: {c.found.written} at {c.found.location}" for c in item.references]
         lines += [f"skipped: {s.location}: {s.reason}" for s in item.skipped]
-        failures = [item.problem, *failures] if item.problem else failures
         cases.append(
             TestCase(f"check-images.{item.chart.name}", item.name, failures, [], "\n".join(lines), item.seconds)
         )

@@ -75,15 +75,12 @@ def run_cases(run: ManifestsRun) -> list[TestCase]:
     """JUnit cases: check-images' (``--images``), then one per chart × variant."""
     cases = images.junit_cases(run.images) if run.images is not None else []
     for item in run.result.results:
-        failures = [f"{f.obj} {f.path}: {f.problem}: {f.message} ({f.crd} {f.version})" for f in item.findings]
-        if item.problem:
-            failures.insert(0, item.problem)
+        failures = [item.problem] if item.problem else []
+        failures += [f"{f.obj} {f.path}: {f.problem}: {f.message} ({f.crd} {f.version})" for f in item.findings]
         if run.result.policy.fail:
             failures += [f"{o}: no label {label}" for o, label in item.missing_labels]
         output = f"checked: {_counts(item.checked)}\nnot checked: {_counts(item.not_checked)}"
-        cases.append(
-            TestCase(f"check-manifests.{item.chart.name}", item.variant, failures, output=output, seconds=item.seconds)
-        )
+        cases.append(TestCase(f"check-manifests.{item.chart.name}", item.variant, failures, [], output, item.seconds))
     return cases
 
 

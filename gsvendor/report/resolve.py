@@ -115,11 +115,7 @@ def to_json(report: ResolveReport) -> dict[str, Any]:
             "references": len(report.references),
             "occurrences": report.occurrences,
             **{outcome: report.count(outcome) for outcome in OUTCOMES},
-            "mirrors": (
-                {outcome: report.count_comparison(outcome) for outcome in COMPARISONS}
-                if report.compare_upstream
-                else None
-            ),
+            "mirrors": {o: report.count_comparison(o) for o in COMPARISONS} if report.compare_upstream else None,
             "templated": report.templated,
             "empty": report.empty,
             "notAllowed": report.not_allowed,

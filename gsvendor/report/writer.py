@@ -35,14 +35,12 @@ _UNIT_GAP = re.compile(rf"\d{UNIT_AFTER}|{COUNT_BEFORE}|[A-Za-z]{COUNT_AFTER}")
 
 
 def quote(value: object) -> str:
-    """User text as markup printing it on one line: credentials redacted, line breaks and ``[`` escaped,
-    cut at :data:`MAX_LINE_CHARS`."""
+    """User text as one line of markup: credentials redacted, line breaks and ``[`` escaped, cut at MAX_LINE_CHARS."""
     return markup_escape(shorten(escape_line_breaks(redact(str(value))), MAX_LINE_CHARS))
 
 
 def one_line(text: str) -> str:
-    """``text`` as one printable line: credentials redacted, controls and line breaks escaped, cut at
-    :data:`MAX_LINE_CHARS`."""
+    """``text`` as one printable line: credentials redacted, controls and line breaks escaped, cut at MAX_LINE_CHARS."""
     return shorten(escape_line_breaks(escape_controls(redact(text))), MAX_LINE_CHARS)
 
 
