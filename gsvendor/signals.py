@@ -12,9 +12,8 @@ from typing import Any
 
 def _live(*names: str) -> list[int]:
     """The numbers of ``names`` this platform has and the process does not ignore (main thread only)."""
-    if threading.current_thread() is not threading.main_thread():
-        return []
-    numbers = [getattr(signal, name) for name in names if hasattr(signal, name)]
+    main = threading.current_thread() is threading.main_thread()
+    numbers = [getattr(signal, name) for name in names if main and hasattr(signal, name)]
     return [number for number in numbers if signal.getsignal(number) is not signal.SIG_IGN]
 
 

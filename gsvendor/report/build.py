@@ -22,9 +22,8 @@ def print_series(console: Writer, report: SeriesReport) -> None:
     for note in report.notes:
         console.say("[yellow]note:[/] {}", note)
     if report.empty:
-        console.say(
-            "empty series: no *.patch in {}; the image builds plain upstream {}", report.patches_dir, report.tag
-        )
+        plain = "empty series: no *.patch in {}; the image builds plain upstream {}"
+        console.say(plain, report.patches_dir, report.tag)
         return
     rows = []
     for index, result in enumerate(report.results, 1):

@@ -69,12 +69,11 @@ class StrippedLines:
     def verbatim(self, text: str) -> None:
         """Write and flush ``text`` unstripped (a diff's trailing spaces are part of it); errors as :meth:`write`."""
         if isinstance(self.stream, StrippedLines):
-            return self.stream.verbatim(text)
-        if not self.gone:
+            self.stream.verbatim(text)
+        elif not self.gone:
             with self._reported():
                 self.stream.write(text)
                 self.stream.flush()
-        return None
 
     def flush(self) -> None:
         """Flush the stream (pending spaces stay); errors as :meth:`write`."""
