@@ -9,11 +9,8 @@ from pathlib import Path
 
 
 class GsvendorError(Exception):
-    """Base class of every error gsvendor reports to a user, rendered once by the CLI's writer.
-    ``problems``: what is wrong, one ``error:`` line each (a line break inside one is shown escaped).
-    ``file``, ``key`` and ``value`` name what the error is about, when one thing is. ``code`` names the
-    kind for scripts, ``exit_code`` is the process exit code. ``str(exc)`` is the problems, one a line.
-    """
+    """Base class of every error gsvendor reports to a user: ``problems``, one ``error:`` line each (its line
+    breaks escaped); ``file``, ``key``, ``value``: what it is about; ``code``: the kind, for scripts."""
 
     exit_code: int = 2
     code: str = "error"
@@ -27,9 +24,8 @@ class GsvendorError(Exception):
         return "\n".join(self.problems)
 
     def as_json(self) -> dict[str, object]:
-        """The error as ``--json`` prints it: ``code``, ``exitCode``, ``problems`` (each cut at
-        :data:`MAX_LINE_CHARS`) and, where set, ``file``, ``key`` and ``value`` (text cut at
-        :data:`MAX_SHOWN_CHARS`). URL credentials are redacted before the cut (which could split them)."""
+        """``--json``'s error: ``code``, ``exitCode``, ``problems`` (each cut at :data:`MAX_LINE_CHARS`), and ``file``,
+        ``key``, ``value`` where set (cut at :data:`MAX_SHOWN_CHARS`); credentials redacted before the cut."""
         data: dict[str, object] = {
             "code": self.code,
             "exitCode": self.exit_code,
@@ -66,8 +62,7 @@ class SourceError(GsvendorError):
 
 
 class IncompleteSourceError(SourceError):
-    """The upstream source lacks what a command reads, such as patch-verify's files in a charts-only
-    archive (exit 2: not a patch failure)."""
+    """The upstream source lacks what a command reads: patch-verify's files in a charts-only archive (exit 2)."""
 
     code = "source-incomplete"
 
@@ -140,10 +135,10 @@ _QUERY_VALUE = re.compile(r"=[^&;]*")
 
 
 def causes(exc: BaseException) -> list[BaseException]:
-    """``exc`` and what caused it, at most 20: ``__cause__``, ``__context__`` and exception arguments
-    followed (httpx → httpcore → the socket or TLS error)."""
+    """``exc`` and at most 19 of its causes: ``__cause__``, ``__context__`` and exception arguments followed
+    (httpx → httpcore → the socket or TLS error)."""
     seen: list[BaseException] = []
-    todo: list[BaseException] = [exc]
+    todo = [exc]
     while todo and len(seen) < 20:
         item = todo.pop()
         seen.append(item)
@@ -160,10 +155,9 @@ def shorten(value: object, limit: int = MAX_SHOWN_CHARS) -> str:
 
 
 def redact(text: str) -> str:
-    """``text`` with every URL's user info (``user:password@``) removed and every query value
-    (``?pat=…&x=…``) replaced by ``REDACTED``, whatever the names or characters."""
-    text = _USERINFO.sub(r"\1", text)
-    return _QUERY.sub(lambda m: m.group(1) + _QUERY_VALUE.sub("=REDACTED", m.group(2)), text)
+    """``text`` with every URL's user info (``user:password@``) removed and every query value replaced by
+    ``REDACTED``, whatever the names or characters."""
+    return _QUERY.sub(lambda m: m.group(1) + _QUERY_VALUE.sub("=REDACTED", m.group(2)), _USERINFO.sub(r"\1", text))
 
 
 def escape_controls(text: str) -> str:
@@ -176,8 +170,7 @@ _LINE_BREAK = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # where str
 
 
 def escape_line_breaks(text: str) -> str:
-    """``text`` (a file name quoted in a message) with every character ``str.splitlines`` breaks at
-    escaped (``\\x0a``, ``\\u2028``): a message's lines are its problems."""
+    """``text`` with each character ``str.splitlines`` breaks at escaped (``\\x0a``, ``\\u2028``)."""
     return _LINE_BREAK.sub(_escaped, text)
 
 
@@ -191,14 +184,12 @@ def closest(value: str, choices: Iterable[str]) -> str | None:
     (always for a value longer than :data:`MAX_SHOWN_CHARS`)."""
     if len(value) > MAX_SHOWN_CHARS:
         return None
-    close = difflib.get_close_matches(value, [c for c in choices if isinstance(c, str)], n=1)
-    return close[0] if close else None
+    return next(iter(difflib.get_close_matches(value, [c for c in choices if isinstance(c, str)], n=1)), None)
 
 
 def did_you_mean(value: str, choices: Iterable[str]) -> str:
     """``"; did you mean X?"`` with X :func:`closest` to ``value``, else ``""``."""
-    close = closest(value, choices)
-    return f"; did you mean {close}?" if close else ""
+    return f"; did you mean {close}?" if (close := closest(value, choices)) else ""
 
 
 def write_failure(path: object, exc: OSError) -> str:

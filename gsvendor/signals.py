@@ -1,11 +1,7 @@
-"""The signals that end a run: SIGINT, SIGTERM and SIGHUP.
-
-SIGTERM and SIGHUP end gsvendor as Ctrl-C does (a ``KeyboardInterrupt``); around a step that must not
-be cut (the swap's renames, a helm start) the three are held back and acted on after it. A signal
-ignored when gsvendor started stays ignored (``nohup``, a shell's background job: a handler in its
-place would be reset to the default in a child on exec, killing helm). Handlers belong to the main
-thread; elsewhere these are no-ops.
-"""
+"""SIGINT, SIGTERM and SIGHUP: the last two end gsvendor as Ctrl-C does (``KeyboardInterrupt``); around a step
+that must not be cut (the swap's renames, a helm start) all three are held back and acted on after it. A signal
+ignored at start stays ignored (``nohup``: a handler would be reset to the default on exec, killing helm).
+Handlers belong to the main thread; elsewhere these are no-ops."""
 
 from __future__ import annotations
 
@@ -16,9 +12,8 @@ from typing import Any
 
 def _live(*names: str) -> list[int]:
     """The numbers of ``names`` this platform has and the process does not ignore (main thread only)."""
-    if threading.current_thread() is not threading.main_thread():
-        return []
-    numbers = [getattr(signal, name) for name in names if hasattr(signal, name)]
+    main = threading.current_thread() is threading.main_thread()
+    numbers = [getattr(signal, name) for name in names if main and hasattr(signal, name)]
     return [number for number in numbers if signal.getsignal(number) is not signal.SIG_IGN]
 
 
@@ -33,10 +28,8 @@ def interrupt_on_termination() -> None:
 
 
 class Deferred:
-    """A context holding SIGINT, SIGTERM and SIGHUP back while open: each is recorded in ``pending``
-    (signal numbers, in arrival order), and the replaced handlers come back on close. With
-    ``redeliver`` the pending signals are then raised again, once each; without it the caller decides
-    (the swap checks ``pending`` between its steps)."""
+    """A context holding SIGINT, SIGTERM and SIGHUP back while open, their numbers recorded in ``pending`` (in
+    arrival order); on close the handlers come back and, with ``redeliver``, each pending signal is raised once."""
 
     def __init__(self, redeliver: bool = False) -> None:
         self.redeliver = redeliver

@@ -18,14 +18,12 @@ if TYPE_CHECKING:
 
 
 def print_series(console: Writer, report: SeriesReport) -> None:
-    """The per-patch table, then every failing hunk (or file with upstream lines) as a diff from what
-    the patch expects to upstream."""
+    """The per-patch table, then each failing hunk (or file with upstream lines) as a diff: expected → upstream."""
     for note in report.notes:
         console.say("[yellow]note:[/] {}", note)
     if report.empty:
-        console.say(
-            "empty series: no *.patch in {}; the image builds plain upstream {}", report.patches_dir, report.tag
-        )
+        plain = "empty series: no *.patch in {}; the image builds plain upstream {}"
+        console.say(plain, report.patches_dir, report.tag)
         return
     rows = []
     for index, result in enumerate(report.results, 1):
@@ -46,8 +44,7 @@ def print_series(console: Writer, report: SeriesReport) -> None:
 
 
 def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, tag: str) -> None:
-    """One failing hunk (or file), as strings without markup: the writer escapes their control characters."""
-    plain = {"markup": False, "emoji": False}
+    plain = {"markup": False, "emoji": False}  # no markup read: the writer escapes their control characters
     console.print(f"{result.name}: {failure.file}: {failure.reason}", style="bold", **plain)
     if failure.hunk is None:
         for line in failure.upstream:
@@ -62,8 +59,7 @@ def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, 
         lineterm="",
     )
     for line in diff:
-        style = diff_line_style(line)
-        console.print(f"    {line}", style=style or None, **plain)
+        console.print(f"    {line}", style=diff_line_style(line) or None, **plain)
 
 
 def series_outcome(report: SeriesReport) -> str:
@@ -72,8 +68,7 @@ def series_outcome(report: SeriesReport) -> str:
         return f"ok: empty series in {report.patches_dir}, nothing to apply to {report.tag}"
     if report.ok:
         return f"ok: all {len(report.results)} patch(es) apply to {report.tag}"
-    counts = report.counts()
-    parts = [f"{n} {status}" for status, n in counts.items() if n and status != "applies"]
+    parts = [f"{n} {status}" for status, n in report.counts().items() if n and status != "applies"]
     return f"{', '.join(parts)} of {len(report.results)} patch(es) on {report.tag}"
 
 
@@ -86,9 +81,7 @@ def series_cases(report: SeriesReport) -> list[TestCase]:
     """One JUnit test case per patch: an error when malformed, a failure when it does not simply apply."""
     cases = []
     for result in report.results:
-        case = TestCase(
-            classname=f"patch-verify.{report.tag}", name=result.name, output=result.git_output, seconds=result.seconds
-        )
+        case = TestCase(f"patch-verify.{report.tag}", result.name, output=result.git_output, seconds=result.seconds)
         if result.status != "applies":
             lines = [f"{result.status}: {result.message}"]
             for failure in result.failures:
@@ -122,34 +115,28 @@ def print_versions(console: Writer, report: VersionsReport) -> None:
     )
     if report.go_mod is not None:
         mod = report.go_mod
+        read = "go.mod lines recorded in the lock when sync read" if report.go_from_lock else "go.mod read from"
         # no "go" column (the image's tag says it) and the reason after the verdict: a column of its own
         # had 16 cells at 80 columns ("matches" / "upstream's" / "1.25.8")
         console.table(
             ("place", "stage", "image", "verdict"),
             [(b.where, b.stage, b.image, f"{b.status}: {b.reason}") for b in report.builders],
             title=f"Go builders vs upstream go.mod (go {mod.go or '-'}, toolchain {mod.toolchain or '-'})",
-            caption=(
-                f"go.mod lines recorded in the lock when sync read {report.go_source}"
-                if report.go_from_lock
-                else f"go.mod read from {report.go_source}"
-            ),
+            caption=f"{read} {report.go_source}",
         )
     for note in report.notes:
         console.say("[yellow]note:[/] {}", note)
 
 
 def versions_failures(report: VersionsReport) -> list[str]:
-    """The exit-1 lines after :func:`print_versions` (``report.problems`` less what its rows say): how many
-    places do not follow the pin and how many Go builders fail, by the status their rows show; then what
-    fixes a stale lock. Each place is named once, in its row."""
+    """The exit-1 lines after :func:`print_versions` (``report.problems`` less what its rows say, each place
+    named once, in its row): how many places do not follow the pin, how many Go builders fail, a stale lock's fix."""
     lines = []
-    marked = sorted({p.status for p in report.places if p.status in (DIFFERS, MISSING)})
-    places = sum(p.status in (DIFFERS, MISSING) for p in report.places)
-    if places:
-        counted = "1 place does" if places == 1 else f"{places} places do"
-        lines.append(f"{counted} not follow the pin {report.pin.value}: see status {'/'.join(marked)} above")
-    builders = sum(b.status == GO_FAIL for b in report.builders)
-    if builders:
+    marked = [p.status for p in report.places if p.status in (DIFFERS, MISSING)]
+    if places := len(marked):
+        counted, statuses = "1 place does" if places == 1 else f"{places} places do", "/".join(sorted(set(marked)))
+        lines.append(f"{counted} not follow the pin {report.pin.value}: see status {statuses} above")
+    if builders := sum(b.status == GO_FAIL for b in report.builders):
         counted = "1 Go builder is" if builders == 1 else f"{builders} Go builders are"
         lines.append(f"{counted} older than upstream's Go: see verdict fail above")
     if report.stale_lock is not None:

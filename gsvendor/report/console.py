@@ -29,12 +29,7 @@ def sync_summary(result: SyncResult) -> dict[str, Any]:
     snapshot = result.build.snapshot
     return {
         "tag": snapshot.tag,
-        "source": {
-            "kind": snapshot.kind,
-            "location": snapshot.location,
-            "sha256": snapshot.sha256,
-            "commit": snapshot.commit,
-        },
+        "source": {key: getattr(snapshot, key) for key in ("kind", "location", "sha256", "commit")},
         "dryRun": result.dry_run,
         "charts": [
             {
@@ -70,9 +65,8 @@ def print_sync(console: Writer, result: SyncResult, verbose: bool = False) -> No
         console.say(f"[yellow]replaced {len(result.forced)} hand-edited file(s); backup in {{}}[/]", backup)
     if result.dry_run:
         down = " (downgrade from {})" if result.downgrade else ""
-        console.say(
-            f"dry run: {len(result.changes)} file change(s) planned{down}, nothing written", result.previous_tag or ""
-        )
+        planned = f"dry run: {len(result.changes)} file change(s) planned{down}, nothing written"
+        console.say(planned, result.previous_tag or "")
     elif result.changes:
         lock = " and the lock file" if result.lock_changed else ""
         console.say(f"[green]wrote {len(result.changes)} file change(s)[/]{lock}: {{}}", origin)
@@ -146,13 +140,11 @@ def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
 
 def diff_stat(diffs: Sequence[FileDiff]) -> list[dict[str, Any]]:
     """Per changed file: ``path``, ``status``, lines ``added`` and ``removed`` (``diff --stat``, also as JSON)."""
-    stat = []
-    for item in diffs:
-        styles = [diff_line_style(line) for line in item.text.splitlines()]
-        stat.append(
-            {"path": item.path, "status": item.status, "added": styles.count("green"), "removed": styles.count("red")}
-        )
-    return stat
+    styles = [[diff_line_style(line) for line in item.text.splitlines()] for item in diffs]
+    return [
+        {"path": item.path, "status": item.status, "added": lines.count("green"), "removed": lines.count("red")}
+        for item, lines in zip(diffs, styles, strict=True)
+    ]
 
 
 def print_diff_stat(console: Writer, diffs: Sequence[FileDiff]) -> None:

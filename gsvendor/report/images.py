@@ -15,26 +15,27 @@ from gsvendor.report import resolve as resolving
 from gsvendor.report.junit import TestCase
 
 
-def _reference_json(checked: Checked) -> dict[str, Any]:
-    found, reference = checked.found, checked.reference
-    return {
-        "status": checked.status,
-        "written": found.written,
-        "normalized": checked.normalized,
-        **{key: getattr(reference, key) if reference else None for key in ("registry", "repository", "tag", "digest")},
-        "place": found.place,
-        "object": found.obj,
-        "path": found.path,
-        "line": found.line,
-        "source": found.source,
-        "joined": list(found.joined),
-        "location": found.location,
-        "message": checked.message,
-    }
+def to_json(result: CheckResult, resolved: ResolveReport | None = None) -> dict[str, Any]:
+    """The ``--json`` result: per chart its variants, references and skipped data; with ``resolved``
+    (``--resolve``) each reference's lookup (``null``: not asked) and the lookups' block, ``ok`` including them."""
 
-
-def to_json(result: CheckResult) -> dict[str, Any]:
-    """The ``--json`` result: per chart its variants, references and skipped data."""
+    def reference(checked: Checked) -> dict[str, Any]:
+        found, ref = checked.found, checked.reference
+        data = {
+            "status": checked.status,
+            "written": found.written,
+            "normalized": checked.normalized,
+            **{key: getattr(ref, key) if ref else None for key in ("registry", "repository", "tag", "digest")},
+            **{key: getattr(found, name) for key, name in (("place", "place"), ("object", "obj"), ("path", "path"))},
+            "line": found.line,
+            "source": found.source,
+            "joined": list(found.joined),
+            "location": found.location,
+            "message": checked.message,
+        }
+        if resolved:
+            data["resolve"] = resolving.reference_json(resolved, checked)
+        return data
 
     def variant(item: Any) -> dict[str, Any]:
         return {
@@ -51,7 +52,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
             "documents": item.documents,
             "crdsNotSearched": item.crds,
             "seconds": round(item.seconds, 3),
-            "references": [_reference_json(c) for c in item.references],
+            "references": [reference(c) for c in item.references],
             "skipped": [{"object": s.obj, "path": s.path, "reason": s.reason} for s in item.skipped],
         }
 
@@ -59,8 +60,8 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         {"name": c.name, "path": c.label, "variants": [variant(r) for r in result.results if r.chart is c]}
         for c in result.charts
     ]
-    return {
-        "ok": result.ok,
+    data = {
+        "ok": result.ok and (resolved is None or resolved.ok),
         "allow": list(result.allow),
         "summary": {
             "charts": len(result.charts),
@@ -72,30 +73,21 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         },
         "charts": charts,
     }
+    return {**data, "resolve": resolving.to_json(resolved)} if resolved else data
 
 
 def junit_cases(result: CheckResult) -> list[TestCase]:
     """One JUnit test case per chart × variant (and per chart's values.yaml)."""
     cases = []
     for item in result.results:
-        failures = [
-            f"{c.status}: {c.found.written}"
-            + ("" if c.normalized == c.found.written else f" ({c.normalized or c.message})")
-            + f" at {c.found.location}"
-            for c in item.failing
-        ]
-        if item.problem:
-            failures.insert(0, item.problem)
+        failures = [item.problem] if item.problem else []
+        for c in item.failing:
+            normalized = "" if c.normalized == c.found.written else f" ({c.normalized or c.message})"
+            failures.append(f"{c.status}: {c.found.written}{normalized} at {c.found.location}")
         lines = [f"{c.status}: {c.found.written} at {c.found.location}" for c in item.references]
         lines += [f"skipped: {s.location}: {s.reason}" for s in item.skipped]
         cases.append(
-            TestCase(
-                classname=f"check-images.{item.chart.name}",
-                name=item.name,
-                failures=failures,
-                output="\n".join(lines),
-                seconds=item.seconds,
-            )
+            TestCase(f"check-images.{item.chart.name}", item.name, failures, [], "\n".join(lines), item.seconds)
         )
     return cases
 
@@ -105,25 +97,21 @@ def print_report(
     result: CheckResult,
     verbose: bool = False,
     resolved: ResolveReport | None = None,
-    ok: bool | None = None,
 ) -> None:
-    """A table per chart of the offending and invalid references (every one with ``verbose`` or
-    ``resolved``), one row per reference naming its variants; then problems, skipped data and the totals.
-
-    ``resolved``: ``--resolve``'s lookups, as ``digest`` and ``resolve`` columns
-    (:func:`gsvendor.report.resolve.table_cells`). ``ok`` (default ``result.ok``) decides the totals line's
-    ``ok:`` prefix (``--resolve``: the whole run's)."""
+    """A table per chart of the offending and invalid references (every one with ``verbose`` or ``resolved``),
+    a row per reference naming its variants; then problems, skipped data and the totals. ``resolved``
+    (``--resolve``): ``digest`` and ``resolve`` columns, then its totals; ``ok:`` only when both pass."""
+    ok = result.ok and (resolved is None or resolved.ok)
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
         rows: dict[tuple[str, str, str], list[str]] = {}
         checked: dict[tuple[str, str, str], Checked] = {}
         for item in items:
             for c in item.references:
-                if c.status not in (OFFENDER, INVALID) and not verbose and resolved is None:
-                    continue
-                key = (c.found.location, c.found.written, c.status)
-                rows.setdefault(key, []).append(item.name)
-                checked[key] = c
+                if c.status in (OFFENDER, INVALID) or verbose or resolved is not None:
+                    key = (c.found.location, c.found.written, c.status)
+                    rows.setdefault(key, []).append(item.name)
+                    checked[key] = c
         if rows:
             # "normalized" only where it differs from "as written": a note line when the width is short
             cells = []
@@ -132,9 +120,15 @@ def print_report(
                 normalized = "" if c.normalized == c.found.written else c.normalized or c.message or ""
                 extra = resolving.table_cells(resolved, c) if resolved else ()
                 cells.append((", ".join(variants), c.found.location, c.found.written, normalized, c.status, *extra))
-            resolve_columns = ("digest", "resolve") if resolved else ()
             console.table(
-                ("variant", "found in", "as written", "normalized", "status", *resolve_columns),
+                (
+                    "variant",
+                    "found in",
+                    "as written",
+                    "normalized",
+                    "status",
+                    *(("digest", "resolve") * bool(resolved)),
+                ),
                 cells,
                 title=f"{chart.name} ({chart.label})",
                 below=("normalized",),
@@ -155,13 +149,15 @@ def print_report(
     offenders, invalid = result.count(OFFENDER), result.count(INVALID)
     unjudged = result.count(TEMPLATED) + result.count(EMPTY)
     console.say(
-        ok_prefix(result.ok if ok is None else ok)
+        ok_prefix(ok)
         + f"checked {result.references} image reference(s) in {result.variants_rendered} rendered variant(s) "
         f"and the values.yaml of {len(result.charts)} chart(s) in {result.seconds:.1f} s: "
         f"{offenders} outside {{}}, {invalid} invalid, {len(result.problems)} variant problem(s)"
         + (f", {unjudged} templated or empty (not judged)" if unjudged else ""),
         ", ".join(result.allow),
     )
+    if resolved:
+        resolving.print_report(console, resolved, ok=ok)
 
 
 def failure_message(result: CheckResult, *more: str) -> str:
@@ -179,15 +175,12 @@ def failure_message(result: CheckResult, *more: str) -> str:
 
 def print_run(console: Writer, run: ImagesRun, verbose: bool = False) -> None:
     """The check-images tables, and the --resolve table when the registries were asked."""
-    print_report(console, run.result, verbose=verbose, resolved=run.resolved, ok=run.ok)
-    if run.resolved:
-        resolving.print_report(console, run.resolved, ok=run.ok)
+    print_report(console, run.result, verbose=verbose, resolved=run.resolved)
 
 
 def run_json(run: ImagesRun) -> dict[str, Any]:
     """The JSON document of ``check-images --json`` (with the lookups under --resolve)."""
-    data = to_json(run.result)
-    return resolving.add_to_json(data, run.result, run.resolved) if run.resolved else data
+    return to_json(run.result, run.resolved)
 
 
 def run_cases(run: ImagesRun) -> list[TestCase]:

@@ -39,12 +39,8 @@ def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
     """Write JUnit XML (as CircleCI's ``store_test_results`` reads it) of ``cases`` to ``path``.
     Raises :class:`~gsvendor.errors.UsageError` when ``path`` cannot be written."""
     cases = list(cases)
-    counts = {
-        "name": suite,
-        "tests": str(len(cases)),
-        "failures": str(sum(bool(c.failures) for c in cases)),
-        "errors": str(sum(bool(c.errors) for c in cases)),
-    }
+    counts = {"name": suite, "tests": str(len(cases))}
+    counts |= {kind: str(sum(bool(getattr(c, kind)) for c in cases)) for kind in ("failures", "errors")}
     root = ET.Element("testsuites", counts)
     element = ET.SubElement(root, "testsuite", counts)
     for case in cases:

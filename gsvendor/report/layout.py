@@ -1,5 +1,4 @@
-"""Output width (:func:`output_width`) and the stream under the consoles (:class:`StrippedLines`, which
-drops the spaces rich pads lines with)."""
+"""Output width (:func:`output_width`) and the stream under the consoles (:class:`StrippedLines`)."""
 
 from __future__ import annotations
 
@@ -22,29 +21,23 @@ COUNT_BEFORE = r"(?<![^\s(])\d+ (?=[A-Za-z(])"
 COUNT_AFTER = r" (?=\d+(?:,(?=\s|$)|$))"
 
 
-def _positive(name: str) -> int | None:
+def env_positive(name: str) -> int | None:
     """``$name`` when it is a positive whole number in ASCII digits (``str.isdigit`` takes ``²``, ``int`` not)."""
     value = os.environ.get(name, "").strip()
     return int(value) if value.isascii() and value.isdigit() and int(value) > 0 else None
-
-
-def env_columns() -> int | None:
-    """``$COLUMNS`` when it is a positive whole number in ASCII digits, else ``None``."""
-    return _positive("COLUMNS")
 
 
 def drop_unreadable_size() -> None:
     """Remove ``$COLUMNS`` and ``$LINES`` unless each is a positive whole number in ASCII digits: rich (every
     console, typer's help too) reads them with ``str.isdigit`` then ``int``, and ``COLUMNS=²`` raised."""
     for name in ("COLUMNS", "LINES"):
-        if name in os.environ and _positive(name) is None:
+        if name in os.environ and env_positive(name) is None:
             del os.environ[name]
 
 
 def output_width(is_terminal: bool) -> int:
     """The width output may use: ``$COLUMNS``, else the terminal's width, else :data:`CI_WIDTH`."""
-    columns = env_columns()
-    if columns is not None:
+    if (columns := env_positive("COLUMNS")) is not None:
         return max(columns, MIN_WIDTH)
     return max(shutil.get_terminal_size((CI_WIDTH, 24)).columns, MIN_WIDTH) if is_terminal else CI_WIDTH
 
@@ -60,17 +53,12 @@ class StrippedLines:
         self.gone = False  # the reader closed the pipe: nothing more is written
 
     def write(self, text: str) -> int:
-        """Write ``text``, its trailing spaces held until it is known whether a line end follows.
-
-        Raises :class:`~gsvendor.errors.OutputError` (exit 2) when the stream cannot be written (on stderr
-        the text is dropped: no error could be shown). After a broken pipe (``gsvendor verify | head``)
-        every write is dropped, so the command ends with its own verdict.
-        """
+        """Write ``text``, its trailing spaces held until it is known whether a line end follows. Raises
+        :class:`~gsvendor.errors.OutputError` (exit 2) when the stream cannot be written (on stderr the text is
+        dropped: no error could be shown); after a broken pipe (``gsvendor verify | head``) writes are dropped."""
         if self.gone:
             return len(text)
-        data = self.pending + text
-        lines = data.split("\n")
-        tail = lines.pop()
+        *lines, tail = (self.pending + text).split("\n")
         stripped = tail.rstrip(" ")
         self.pending = tail[len(stripped) :]
         out = "".join(f"{line.rstrip(' ')}\n" for line in lines) + stripped
@@ -81,19 +69,17 @@ class StrippedLines:
     def verbatim(self, text: str) -> None:
         """Write and flush ``text`` unstripped (a diff's trailing spaces are part of it); errors as :meth:`write`."""
         if isinstance(self.stream, StrippedLines):
-            return self.stream.verbatim(text)
-        if not self.gone:
+            self.stream.verbatim(text)
+        elif not self.gone:
             with self._reported():
                 self.stream.write(text)
                 self.stream.flush()
-        return None
 
     def flush(self) -> None:
         """Flush the stream (pending spaces stay); errors as :meth:`write`."""
-        if self.gone:
-            return
-        with self._reported():
-            self.stream.flush()
+        if not self.gone:
+            with self._reported():
+                self.stream.flush()
 
     @contextlib.contextmanager
     def _reported(self) -> Iterator[None]:
@@ -138,14 +124,13 @@ class _Closed:
 
     encoding = "utf-8"
 
-    def write(self, text: str) -> int:
+    def write(self, *_: object) -> int:
         raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    fileno = write
 
     def flush(self) -> None:
         pass
 
     def isatty(self) -> bool:
         return False
-
-    def fileno(self) -> int:
-        raise OSError(errno.EBADF, os.strerror(errno.EBADF))

@@ -46,10 +46,8 @@ def run_json(run: ManifestsRun) -> dict[str, Any]:
         items = [r for r in result.results if r.chart is chart]
         entry: dict[str, Any] = {"name": chart.name, "path": chart.label, "variants": [variant(r) for r in items]}
         if result.policy.required:
-            entry["labelCoverage"] = {
-                "labelled": sum(r.labelled for r in items),
-                "objects": sum(r.objects for r in items),
-            }
+            coverage = {"labelled": sum(r.labelled for r in items), "objects": sum(r.objects for r in items)}
+            entry["labelCoverage"] = coverage
         charts.append(entry)
     data = {
         "ok": result.ok,
@@ -77,22 +75,18 @@ def run_cases(run: ManifestsRun) -> list[TestCase]:
     """JUnit cases: check-images' (``--images``), then one per chart × variant."""
     cases = images.junit_cases(run.images) if run.images is not None else []
     for item in run.result.results:
-        failures = [f"{f.obj} {f.path}: {f.problem}: {f.message} ({f.crd} {f.version})" for f in item.findings]
-        if item.problem:
-            failures.insert(0, item.problem)
+        failures = [item.problem] if item.problem else []
+        failures += [f"{f.obj} {f.path}: {f.problem}: {f.message} ({f.crd} {f.version})" for f in item.findings]
         if run.result.policy.fail:
             failures += [f"{o}: no label {label}" for o, label in item.missing_labels]
         output = f"checked: {_counts(item.checked)}\nnot checked: {_counts(item.not_checked)}"
-        cases.append(
-            TestCase(f"check-manifests.{item.chart.name}", item.variant, failures, output=output, seconds=item.seconds)
-        )
+        cases.append(TestCase(f"check-manifests.{item.chart.name}", item.variant, failures, [], output, item.seconds))
     return cases
 
 
 def print_run(console: Writer, run: ManifestsRun, verbose: bool = False) -> None:
-    """check-images' report (``--images``); a table per chart of the findings (a row per finding naming its
-    variants), render problems, label coverage, then the totals. ``verbose`` adds variants failed as
-    declared, counts per variant and kind, and label coverage that does not fail the check."""
+    """check-images' report (``--images``); per chart a table of the findings (a row naming its variants), render
+    problems, label coverage (``verbose``: also when it does not fail), then the totals."""
     if run.images is not None:
         images.print_report(console, run.images, verbose=verbose)
     result = run.result

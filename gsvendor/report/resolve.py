@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gsvendor.images.check import Checked, CheckResult
+    from gsvendor.images.check import Checked
     from gsvendor.report.writer import Writer
 
 from gsvendor.images.registry import COMPARISONS, OUTCOMES, RESOLVED, Resolution
@@ -17,11 +17,19 @@ from gsvendor.report.junit import TestCase
 def table_cells(report: ResolveReport, checked: Checked) -> tuple[str, str]:
     """The cells of check-images' ``digest`` and ``resolve`` columns for ``checked``: the resolved digest and
     the outcome (and mirror comparison), or ``-`` and ``not resolved``."""
-    entry = report.get(checked.normalized) if checked.normalized else None
-    if entry is None:
+    if (entry := _entry(report, checked)) is None:
         return ("-", "not resolved")
     mirror = f", mirror {entry.comparison.outcome}" if entry.comparison is not None else ""
     return (short_digest(entry.resolution.digest), entry.outcome + mirror)
+
+
+def _entry(report: ResolveReport, checked: Checked) -> ReferenceResolution | None:
+    return report.get(checked.normalized) if checked.normalized else None
+
+
+def reference_json(report: ResolveReport, checked: Checked) -> dict[str, Any] | None:
+    """The ``resolve`` of ``checked`` in check-images' ``--json`` (its lookup, no places), ``None``: not asked."""
+    return _entry_json(entry, places=False) if (entry := _entry(report, checked)) else None
 
 
 def _upstream(comparison: Any) -> str:
@@ -30,19 +38,15 @@ def _upstream(comparison: Any) -> str:
 
 def _lines(entry: ReferenceResolution) -> list[str]:
     """Why ``entry`` fails, one line each (the lookup, then the comparison)."""
-    lines = []
     name = entry.reference.normalized + (" (no tag: latest)" if entry.implicit_latest else "")
-    if not entry.resolution.ok:
-        lines.append(f"{name}: {entry.outcome}: {entry.resolution.detail}")
-    comparison = entry.comparison
-    if comparison is not None and not comparison.ok:
-        lines.append(f"{name}: mirror of {_upstream(comparison)}: {comparison.outcome}: {comparison.detail}")
+    lines = [] if entry.resolution.ok else [f"{name}: {entry.outcome}: {entry.resolution.detail}"]
+    if (c := entry.comparison) is not None and not c.ok:
+        lines.append(f"{name}: mirror of {_upstream(c)}: {c.outcome}: {c.detail}")
     return lines
 
 
 def print_report(console: Writer, report: ResolveReport, ok: bool) -> None:
-    """Each failing reference with the registry's reason, the notes, then the totals line (``ok:`` when ``ok``):
-    references resolved, by outcome; mirrors compared; what was not asked."""
+    """Each failing reference with the registry's reason, the notes, then the totals (``ok:`` when ``ok``)."""
     for entry in report.failing:
         where = some(sorted({f"{p.chart} {p.variant}" for p in entry.places}), 4)
         for line in _lines(entry):
@@ -89,11 +93,9 @@ def _entry_json(entry: ReferenceResolution, places: bool = True) -> dict[str, An
     if places:
         data["lookup"] = _resolution_json(entry.resolution)
         data["places"] = [{"chart": p.chart, "variant": p.variant, "location": p.location} for p in entry.places]
-    c = entry.comparison
-    data["mirror"] = (
-        None
-        if c is None
-        else {
+    data["mirror"] = None
+    if (c := entry.comparison) is not None:
+        data["mirror"] = {
             "outcome": c.outcome,
             "mirrorPrefix": c.mirror.mirror,
             "upstreamPrefix": c.mirror.upstream,
@@ -102,7 +104,6 @@ def _entry_json(entry: ReferenceResolution, places: bool = True) -> dict[str, An
             "upstreamLookup": _resolution_json(c.resolution) if c.resolution and places else None,
             "detail": c.detail,
         }
-    )
     return data
 
 
@@ -114,11 +115,7 @@ def to_json(report: ResolveReport) -> dict[str, Any]:
             "references": len(report.references),
             "occurrences": report.occurrences,
             **{outcome: report.count(outcome) for outcome in OUTCOMES},
-            "mirrors": (
-                {outcome: report.count_comparison(outcome) for outcome in COMPARISONS}
-                if report.compare_upstream
-                else None
-            ),
+            "mirrors": {o: report.count_comparison(o) for o in COMPARISONS} if report.compare_upstream else None,
             "templated": report.templated,
             "empty": report.empty,
             "notAllowed": report.not_allowed,
@@ -132,23 +129,8 @@ def to_json(report: ResolveReport) -> dict[str, Any]:
     }
 
 
-def add_to_json(data: dict[str, Any], result: CheckResult, report: ResolveReport) -> dict[str, Any]:
-    """check-images' ``--json`` ``data`` with ``resolve`` on each reference (``null``: not asked) and at the
-    top (:func:`to_json`), ``ok`` including the resolve outcome."""
-    for chart, chart_data in zip(result.charts, data["charts"], strict=True):
-        items = [r for r in result.results if r.chart is chart]
-        for item, variant_data in zip(items, chart_data["variants"], strict=True):
-            for checked, ref_data in zip(item.references, variant_data["references"], strict=True):
-                entry = report.get(checked.normalized) if checked.normalized else None
-                ref_data["resolve"] = _entry_json(entry, places=False) if entry else None
-    data["ok"] = bool(data["ok"]) and report.ok
-    data["resolve"] = to_json(report)
-    return data
-
-
 def junit_cases(report: ResolveReport) -> list[TestCase]:
-    """One JUnit test case per distinct reference (not per variant), failed when it does not resolve or its
-    mirror differs; its output names the digest and every place it was found."""
+    """One JUnit test case per distinct reference, failed when it does not resolve or its mirror differs."""
     cases = []
     for entry in report.references:
         output = [f"{entry.outcome}: {entry.reference.normalized} {entry.resolution.digest or ''}".rstrip()]
@@ -157,15 +139,8 @@ def junit_cases(report: ResolveReport) -> list[TestCase]:
             digest = c.resolution.digest if c.resolution and c.resolution.digest else ""
             output.append(f"mirror {c.outcome}: {_upstream(c)} {digest}".rstrip())
         output += [f"found in {p.chart} {p.variant}: {p.location}" for p in entry.places]
-        cases.append(
-            TestCase(
-                classname="check-images.resolve",
-                name=entry.reference.normalized,
-                failures=_lines(entry),
-                output="\n".join(output),
-                seconds=entry.resolution.seconds,
-            )
-        )
+        name, seconds = entry.reference.normalized, entry.resolution.seconds
+        cases.append(TestCase("check-images.resolve", name, _lines(entry), [], "\n".join(output), seconds))
     return cases
 
 

@@ -30,10 +30,8 @@ def _one_line(text: str) -> str:
 def code(text: str | None) -> str:
     """``text`` as a Markdown code span safe in a table cell (``-`` for none): one line, ``|`` escaped (GFM
     splits cells first), fenced by one backtick more than its longest run (CommonMark "Code spans")."""
-    if text is None:
-        return "-"
-    if text == "":
-        return '`""`'
+    if not text:
+        return "-" if text is None else '`""`'
     text = _one_line(text).replace("|", "\\|")
     longest = max((len(run) for run in re.findall("`+", text)), default=0)
     fence = "`" * (longest + 1)
@@ -56,8 +54,7 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     ``(n)`` in every row of its column holding it, listed below as ``- (n) column: value`` (numbered in
     reading order)."""
     body = [list(row) for row in rows]
-    widest = {i: max((len(row[i]) for row in body), default=0) for i in range(1, len(header))}
-    order = [*sorted(widest, key=lambda i: -widest[i]), 0]
+    order = [*sorted(range(1, len(header)), key=lambda i: -max((len(row[i]) for row in body), default=0)), 0]
     moved: dict[tuple[int, str], int] = {}
 
     def shown(row: list[str]) -> list[str]:
@@ -75,12 +72,9 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     reading = [(i, cell) for row in body for i, cell in enumerate(row) if (i, cell) in moved]
     moved = {key: number for number, key in enumerate(dict.fromkeys(reading), 1)}
     lines = [_row(header), "|" + "---|" * len(header), *(_row(shown(row)) for row in body)]
-    if moved:
-        lines.append("")
-        for (i, value), number in moved.items():
-            plain = value.replace("\\|", "|")  # a code span outside a table would show the backslash
-            lines.append(f"- ({number}) {header[i]}: {plain}")
-    return lines
+    # "\|": a code span outside a table would show the backslash
+    notes = [f"- ({number}) {header[i]}: " + value.replace("\\|", "|") for (i, value), number in moved.items()]
+    return [*lines, "", *notes] if notes else lines
 
 
 def _bullets(items: Iterable[str], indent: str = "") -> list[str]:
@@ -88,10 +82,7 @@ def _bullets(items: Iterable[str], indent: str = "") -> list[str]:
 
 
 def _files(chart: ChartUpgrade) -> list[str]:
-    lines = [
-        f"**Files:** {len(chart.added)} added, {len(chart.removed)} removed, {len(chart.changed)} changed",
-        "",
-    ]
+    lines = [f"**Files:** {len(chart.added)} added, {len(chart.removed)} removed, {len(chart.changed)} changed", ""]
     for label, names in (("Added", chart.added), ("Removed", chart.removed), ("Changed", chart.changed)):
         if names:
             lines += [f"{label}:", "", *_bullets(names), ""]
@@ -111,19 +102,14 @@ def _values(chart: ChartUpgrade) -> list[str]:
     if chart.keys_removed:
         lines += [f"Keys removed ({len(chart.keys_removed)}):", "", *_bullets(chart.keys_removed), ""]
     if chart.defaults_changed:
-        lines += [f"Defaults changed ({len(chart.defaults_changed)}):", ""]
-        lines += table(
-            ("key", "old", "new"), [(code(c.path), code(c.old), code(c.new)) for c in chart.defaults_changed]
-        )
-        lines.append("")
+        rows = [(code(c.path), code(c.old), code(c.new)) for c in chart.defaults_changed]
+        lines += [f"Defaults changed ({len(chart.defaults_changed)}):", "", *table(("key", "old", "new"), rows), ""]
     return lines
 
 
 def shown(written: str | None, rendered: str | None) -> str:
     """A reference's cell: as written, then ``→`` as rendered when it differs."""
-    if rendered is None or rendered == written:
-        return code(written)
-    return f"{code(written)} → {code(rendered)}"
+    return code(written) if rendered in (None, written) else f"{code(written)} → {code(rendered)}"
 
 
 def _images(chart: ChartUpgrade) -> list[str]:
@@ -176,26 +162,16 @@ def _crds(chart: ChartUpgrade) -> list[str]:
     classified = [crd for crd in chart.crds if crd.classified]
     if classified:
         lines += ["Changes a reviewer should look at (served and stored versions, conversion, `spec` fields):", ""]
-        for crd in classified:
-            lines.append(f"- {code(crd.name)}: " + "; ".join(plain(line) for line in crd.classified))
-        lines.append("")
-    webhook = [crd for crd in chart.crds if crd.webhook]
-    if webhook:
-        lines += ["Reads that need the conversion webhook (`conversion.strategy: Webhook`):", ""]
-        lines += [f"- {code(crd.name)}: {plain(line)}" for crd in webhook for line in crd.webhook]
-        lines.append("")
+        lines += [f"- {code(crd.name)}: " + "; ".join(map(plain, crd.classified)) for crd in classified] + [""]
+    if webhook := [f"- {code(crd.name)}: {plain(line)}" for crd in chart.crds for line in crd.webhook]:
+        lines += ["Reads that need the conversion webhook (`conversion.strategy: Webhook`):", "", *webhook, ""]
     return lines
 
 
 def _rbac(chart: ChartUpgrade) -> list[str]:
     if not chart.rbac:
         return []
-    lines = [
-        "### RBAC",
-        "",
-        "Rules of each ClusterRole and Role, as `verbs × group/resource`, added and removed:",
-        "",
-    ]
+    lines = ["### RBAC", "", "Rules of each ClusterRole and Role, as `verbs × group/resource`, added and removed:", ""]
     rows = []
     for role in chart.rbac:
         name = f"{role.kind} {code(role.name)}" + (" (new)" if role.new else " (gone)" if role.gone else "")
@@ -207,16 +183,10 @@ def _rbac(chart: ChartUpgrade) -> list[str]:
 def _overlays(chart: ChartUpgrade, old_tag: str, new_tag: str) -> list[str]:
     if not chart.overlays:
         return []
-    lines = [
-        "### Overlays",
-        "",
-        "Applied operations, as files × matches (`-`: not applied at that tag):",
-        "",
-    ]
+    lines = ["### Overlays", "", "Applied operations, as files × matches (`-`: not applied at that tag):", ""]
     rows = []
     for use in chart.overlays:
-        old = f"{use.old[0]} × {use.old[1]}" if use.old else "-"
-        new = f"{use.new[0]} × {use.new[1]}" if use.new else "-"
+        old, new = ("{} × {}".format(*count) if count else "-" for count in (use.old, use.new))
         mark = "" if use.old == use.new else " **changed**"
         operation = f"{use.operation}: {plain(use.description)}" if use.description else use.operation
         rows.append((plain(use.overlay), operation, old, new + mark))
@@ -228,18 +198,17 @@ def _image_counts(chart: ChartUpgrade) -> list[int]:
 
 
 def _summary(upgrade: Upgrade) -> list[str]:
-    rows = []
-    for chart in upgrade.charts:
-        rows.append(
-            (
-                chart.name,
-                f"{len(chart.added)}/{len(chart.removed)}/{len(chart.changed)}",
-                f"{len(chart.keys_added)}/{len(chart.keys_removed)}",
-                str(len(chart.defaults_changed)),
-                "/".join(map(str, _image_counts(chart))),
-                str(len(chart.crds)),
-            )
+    rows = [
+        (
+            chart.name,
+            f"{len(chart.added)}/{len(chart.removed)}/{len(chart.changed)}",
+            f"{len(chart.keys_added)}/{len(chart.keys_removed)}",
+            str(len(chart.defaults_changed)),
+            "/".join(map(str, _image_counts(chart))),
+            str(len(chart.crds)),
         )
+        for chart in upgrade.charts
+    ]
     header = ("chart", "files +/−/~", "values keys +/−", "defaults changed", "images +/−/~", "CRDs changed")
     return [*table(header, rows), ""]
 
@@ -252,14 +221,8 @@ def _patches(upgrade: Upgrade) -> list[str]:
     lines += [f"**Note:** {code(note)}" for note in upgrade.patches_notes]
     if upgrade.patches_notes:
         lines.append("")
-    if upgrade.patches_unjudged:
-        return [
-            *lines,
-            "Not judged: patch-verify could not check the series.",
-            "",
-            *_bullets(upgrade.patches_unjudged),
-            "",
-        ]
+    if unjudged := upgrade.patches_unjudged:
+        return [*lines, "Not judged: patch-verify could not check the series.", "", *_bullets(unjudged), ""]
     if not upgrade.patches:
         return [*lines, "The series is empty.", ""]
     rows = [
@@ -271,21 +234,18 @@ def _patches(upgrade: Upgrade) -> list[str]:
 
 def markdown(upgrade: Upgrade) -> str:
     """The upgrade report as Markdown text (ends with one newline)."""
-
     down = direction(upgrade.old_tag, upgrade.new_tag) == "downgrade"
+    kind = "downgrade" if down else "upgrade"
     lines = [
-        f"# {'Downgrade' if down else 'Upgrade'} report: {upgrade.old_tag} → {upgrade.new_tag}",
+        f"# {kind.capitalize()} report: {upgrade.old_tag} → {upgrade.new_tag}",
         "",
-        f"What the {'downgrade' if down else 'upgrade'} changes in the vendored charts (upstream plus the "
+        f"What the {kind} changes in the vendored charts (upstream plus the "
         "Giant Swarm overlays), written by `gsvendor sync`.",
         "",
-        *(
-            [f"**This is a downgrade**: {upgrade.new_tag} is older than the synced {upgrade.old_tag}.", ""]
-            if down
-            else []
-        ),
-        *_summary(upgrade),
     ]
+    if down:
+        lines += [f"**This is a downgrade**: {upgrade.new_tag} is older than the synced {upgrade.old_tag}.", ""]
+    lines += _summary(upgrade)
     for chart in upgrade.charts:
         lines += [f"## {chart.name} ({code(chart.dest)})", ""]
         for section in (_files, _values, _images, _crds, _rbac):

@@ -1,9 +1,6 @@
-"""The one console every command writes through: rich's ``Console`` with user text made safe in one place.
-
-:class:`Writer` escapes every control character it prints (``\\xNN``, bidirectional ones ``\\uNNNN``; tab
-and line feed kept), never reads emoji codes, quotes :meth:`Writer.say`'s ``{}`` values (markup escaped,
-URL credentials redacted, line breaks escaped) and never wraps a number apart from its unit or a count
-from its noun. Give user text as a string: a ``rich.text.Text`` drops BEL, BS, VT, FF and CR unseen.
+"""The one console every command writes through: :class:`Writer`, rich's ``Console`` escaping every control
+character it prints, never wrapping a number apart from its unit. Give user text as a string: a
+``rich.text.Text`` drops BEL, BS, VT, FF and CR unseen.
 """
 
 from __future__ import annotations
@@ -20,7 +17,7 @@ from rich.text import Text
 
 from gsvendor.errors import CONTROL as _CONTROL
 from gsvendor.errors import MAX_LINE_CHARS, escape_controls, escape_line_breaks, redact, shorten
-from gsvendor.report.layout import COUNT_AFTER, COUNT_BEFORE, UNIT_AFTER, StrippedLines, env_columns, output_width
+from gsvendor.report.layout import COUNT_AFTER, COUNT_BEFORE, UNIT_AFTER, StrippedLines, env_positive, output_width
 
 # rich._wrap's word, but "3.1 s:", "0 invalid," and "Secret 2," are one word and "templates/" is one;
 # the glued forms are tried only within 200 characters of a run's end (a 90 kB run of "ab/" took 90 s)
@@ -30,6 +27,7 @@ _WORD = re.compile(rf"\s*(?:{_GLUED}|[^\s/]*/+|\S+)\s*")
 _WHOLE_WORD = re.compile(rf"\s*(?:{_GLUED}|\S+)\s*")  # a path whole: it breaks only when longer than a line
 # a dotted field path's parts ("spec.", "containers[manager].", "image"): each ends after its "."
 _DOTTED = re.compile(r"[^.]*\.+(?=[^.\s])|.+", re.S)
+_LEVELS = (_WHOLE_WORD, _WORD, _DOTTED)  # the words of a line, a path's pieces, a dotted piece's parts
 # a table's only box characters: a rule of "-" under the header, a blank between columns
 _RULE = Box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
 _HANG = 2  # the indent of a hanging cell's continuation lines
@@ -37,14 +35,12 @@ _UNIT_GAP = re.compile(rf"\d{UNIT_AFTER}|{COUNT_BEFORE}|[A-Za-z]{COUNT_AFTER}")
 
 
 def quote(value: object) -> str:
-    """User text as markup printing it on one line: credentials redacted, line breaks and ``[`` escaped,
-    cut at :data:`MAX_LINE_CHARS`."""
+    """User text as one line of markup: credentials redacted, line breaks and ``[`` escaped, cut at MAX_LINE_CHARS."""
     return markup_escape(shorten(escape_line_breaks(redact(str(value))), MAX_LINE_CHARS))
 
 
 def one_line(text: str) -> str:
-    """``text`` as one printable line: credentials redacted, controls and line breaks escaped, cut at
-    :data:`MAX_LINE_CHARS`."""
+    """``text`` as one printable line: credentials redacted, controls and line breaks escaped, cut at MAX_LINE_CHARS."""
     return shorten(escape_line_breaks(escape_controls(redact(text))), MAX_LINE_CHARS)
 
 
@@ -53,14 +49,7 @@ def _safe_text(text: Text, console: Console) -> Text:
     if not _CONTROL.search(text.plain):
         return text
     pieces = [(escape_controls(s.text), s.style) for s in text.render(console, end="") if not s.control]
-    safe = Text.assemble(*pieces, end=text.end, no_wrap=text.no_wrap, overflow=text.overflow)
-    safe.justify = text.justify
-    return safe
-
-
-def _pieces(text: str) -> list[str]:
-    """The parts of ``text`` no wrap breaks (:func:`wrap_offsets`' words)."""
-    return [match.group(0).strip() for match in _WORD.finditer(text)]
+    return Text.assemble(*pieces, justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap, end=text.end)
 
 
 def _narrowed(widths: dict[int, int], least: Sequence[int], groups: Sequence[list[int]], room: int) -> dict[int, int]:
@@ -104,26 +93,21 @@ def wrap_offsets(line: str, width: int) -> list[int]:
             breaks.append(start)
             offset = len(word)
 
-    def place_dotted(start: int, word: str) -> None:
-        # a piece longer than a line with a "." in it breaks after a "." before it is folded; it starts a
-        # line, so its first part is not left at the end of the text before it ("values.yaml:61 kserve.")
+    def split(level: int, start: int, end: int) -> None:
         nonlocal offset
-        if len(word.rstrip()) <= width or "." not in word.rstrip():
-            place(start, word)
-            return
-        if offset and start:
-            breaks.append(start)
-            offset = 0
-        for part in _DOTTED.finditer(word):
-            place(start + part.start(), part.group(0))
+        for match in _LEVELS[level].finditer(line, start, end):
+            at, word = match.start(), match.group(0)
+            # a word longer than a line splits after its "/"s (a line's word) or else its "."s, then folds
+            deeper = 1 if level == 0 and "/" in word else 2 if level < 2 and "." in word.rstrip() else 0
+            if not deeper or len(word.rstrip()) <= width:
+                place(at, word)
+                continue
+            if deeper == 2 and offset and at:  # a dotted part starts a line: not "values.yaml:61 kserve." then the rest
+                breaks.append(at)
+                offset = 0
+            split(deeper, at, match.end())
 
-    for match in _WHOLE_WORD.finditer(line):
-        start, word = match.start(), match.group(0)
-        if len(word.rstrip()) <= width or "/" not in word:
-            place_dotted(start, word)
-        else:
-            for piece in _WORD.finditer(line, start, match.end()):
-                place_dotted(piece.start(), piece.group(0))
+    split(0, 0, len(line))
     return breaks
 
 
@@ -143,11 +127,10 @@ class _Cell(Text):
 
 
 class _HangingCell(_Cell):
-    """A cell whose wrapped lines hang two cells in under its first: a long file name's continuation, not
-    another file (a line of its own text, ``\\n``, starts at the left again)."""
+    """A cell whose wrapped lines hang two cells in: a long file name's continuation, not another file."""
 
     def wrap(self, console: Console, width: int, **options: Any) -> Any:
-        """rich's ``Text.wrap`` of each line broken at ``width``, continued at ``width - 2`` after two spaces."""
+        """rich's ``Text.wrap`` of each line broken at ``width``, continued two cells in."""
         if width <= _HANG:
             return super().wrap(console, width, **options)
         lines: list[Text] = []
@@ -194,9 +177,8 @@ class Writer(Console):
             self.labelled("error:", "red", problem)
 
     def hanging(self, head: str, text: str, style: str = "", head_style: str | None = None) -> None:
-        """``head`` then ``text`` (both :func:`one_line`), ``text`` broken by :func:`wrap_offsets` and continued
-        under its start. A head over four characters leaving less room than ``text``'s longest word stands
-        alone, the text following indented by four. ``head_style`` defaults to ``style``."""
+        """``head`` then ``text`` (both :func:`one_line`), ``text`` continued under its start; a head over four
+        characters leaving less room than its longest word stands alone, the text following indented by four."""
         head, text = one_line(head), one_line(text)
         head_style = style if head_style is None else head_style
         if len(head) > 4 and self.width - len(head) < max(map(len, text.split()), default=0):
@@ -219,24 +201,19 @@ class Writer(Console):
         hang: Sequence[str] = (),
         findings: bool = False,
     ) -> None:
-        """``rows`` (cells ``str()``-ed, no markup read) under ``columns``, within the width: a header, a rule
-        of ``-``, no other box characters; ``title`` and ``caption`` lines above and below.
-
-        ``right``: right-aligned columns. ``keep``: columns kept on one line while others can wrap.
-        ``below``: columns shown only when they fit beside the others at natural width, else each cell
-        follows the table as ``  <keep cell>: <column>: <text>``. ``findings``: without a terminal and
-        ``$COLUMNS`` (a CI log) each row is one line ``title: column value, …`` for grep. ``hang``: columns
-        whose wrapped cells continue two cells in (a long file name reads as one, not as the next row's), their
-        line breaks escaped (``\\x0a``).
-        """
+        """``rows`` (cells ``str()``-ed, no markup read) under ``columns`` within the width: a header, a rule of
+        ``-``; ``title`` and ``caption`` lines above and below. ``right``: right-aligned columns; ``keep``: kept on
+        one line while others wrap; ``below``: shown only when they fit beside the others at natural width, else
+        each cell follows the table as ``  <keep cell>: <column>: <text>``; ``hang``: wrapped cells continue two
+        cells in, line breaks escaped; ``findings``: in a CI log (no terminal, no ``$COLUMNS``) each row is one
+        line ``title: column value, …`` for grep."""
         from rich.table import Table
 
-        # a tab too: rich expands it to spaces, and "agent\tx" showed as "agent    x", another value
-        cells = [[escape_controls(str(cell)).replace("\t", "\\t") for cell in row] for row in rows]
-        # a hanging column's cell is one name: a line feed in it started a line that read as another row
-        hung = [i for i, name in enumerate(columns) if name in hang]
-        cells = [[escape_line_breaks(cell) if i in hung else cell for i, cell in enumerate(row)] for row in cells]
-        if findings and not self.is_terminal and env_columns() is None:
+        # a tab too: rich expands it to spaces, and "agent\tx" showed as "agent    x", another value; a hanging
+        # column's cell is one name: a line feed in it started a line that read as another row
+        lines = [escape_line_breaks if name in hang else str for name in columns]
+        cells = [[lines[i](escape_controls(str(c)).replace("\t", "\\t")) for i, c in enumerate(row)] for row in rows]
+        if findings and not self.is_terminal and env_positive("COLUMNS") is None:
             head = f"{escape_controls(title)}: " if title else ""
             for row in cells:
                 line = ", ".join(f"{name} {cell}" for name, cell in zip(columns, row, strict=True) if cell)
@@ -247,8 +224,10 @@ class Writer(Console):
             return max(len(part) for cell in (columns[i], *(row[i] for row in cells)) for part in split(cell) or [""])
 
         every = range(len(columns))
-        natural, word = [longest(i, lambda c: c.split("\n")) for i in every], [longest(i, _pieces) for i in every]
-        word = [n + _HANG * (columns[i] in hang) for i, n in enumerate(word)]  # a continuation's indent
+        natural = [longest(i, lambda c: c.split("\n")) for i in every]
+        # the longest piece no wrap breaks (wrap_offsets' words), and a continuation's indent
+        pieces = [longest(i, lambda c: [m.group(0).strip() for m in _WORD.finditer(c)]) for i in every]
+        word = [n + _HANG * (columns[i] in hang) for i, n in enumerate(pieces)]
 
         inline = [i for i in every if columns[i] not in below]
         notes = [i for i in every if i not in inline]
@@ -304,7 +283,6 @@ class Writer(Console):
 
 
 def open_console(stream: TextIO | None, name: str) -> Writer:
-    """The :class:`Writer` on ``stream`` (named ``name`` in write errors), :func:`output_width` wide,
-    lines stripped of trailing spaces (:class:`StrippedLines`)."""
+    """The :class:`Writer` on ``stream`` (``name`` in write errors), :func:`output_width` wide, lines stripped."""
     lines = StrippedLines(stream, name=name)
     return Writer(file=lines, highlight=False, width=output_width(is_terminal=lines.isatty()))
