@@ -44,8 +44,79 @@ class Referrer:
 
 
 class Schema:
-    """One JSON schema (hvsj's ``Schema``): ``kind`` is ``object``, ``true`` or ``false``; the attributes are
-    the fields of :data:`FIELDS` (``None``/empty when unset) and the flags of :data:`_FLAGS`."""
+    """One JSON schema (hvsj's ``Schema``): ``kind`` is ``object``, ``true`` or ``false``. The annotated
+    attributes are hvsj's fields in its struct order (``None``/empty when unset; :data:`FIELDS` is derived
+    from them), then hvsj's internal flags."""
+
+    schema: str
+    id: str
+    vocabulary: dict[str, bool] | None
+    anchor: str
+    dynamic_anchor: str
+    recursive_anchor: str
+    title: str
+    description: str
+    comment: str
+    examples: list[Any] | None
+    deprecated: bool
+    read_only: bool
+    write_only: bool
+    default: Any
+    ref: str
+    dynamic_ref: str
+    recursive_ref: str
+    type: Any
+    const: Any
+    enum: list[Any] | None
+    all_of: list[Schema] | None
+    any_of: list[Schema] | None
+    one_of: list[Schema] | None
+    not_: Schema | None
+    if_: Schema | None
+    then: Schema | None
+    else_: Schema | None
+    exclusive_maximum: float | None
+    maximum: float | None
+    exclusive_minimum: float | None
+    minimum: float | None
+    multiple_of: float | None
+    pattern: str
+    format: str
+    max_length: int | None
+    min_length: int | None
+    content_encoding: str
+    content_media_type: str
+    content_schema: Schema | None
+    max_items: int | None
+    min_items: int | None
+    unique_items: bool
+    max_contains: int | None
+    min_contains: int | None
+    contains: Schema | None
+    prefix_items: list[Schema] | None
+    items: Schema | None
+    additional_items: Schema | None
+    unevaluated_items: Schema | None
+    required: list[str] | None
+    max_properties: int | None
+    min_properties: int | None
+    property_names: Schema | None
+    properties: dict[str, Schema] | None
+    pattern_properties: dict[str, Schema] | None
+    additional_properties: Schema | None
+    unevaluated_properties: Schema | None
+    dependent_required: dict[str, list[str]] | None
+    dependencies: Any
+    dependent_schemas: dict[str, Schema] | None
+    defs: dict[str, Schema] | None
+    definitions: dict[str, Schema] | None
+
+    ref_referrer: Referrer | None
+    dynamic_ref_referrer: Referrer | None
+    skip_properties: bool
+    merge_properties: bool
+    hidden: bool
+    required_by_parent: bool
 
     def __init__(self, kind: str = "object", **values: Any) -> None:
         self.__dict__.update(_INITIAL, kind=kind, **values)
@@ -91,32 +162,35 @@ class Schema:
         return {name: _go_sorted(value) for (_, name, kind), value in values if not _is_empty(value, kind)}
 
 
-# hvsj v2.5.0's Schema struct, in its order (the order it writes them): [$]attribute:kind, where a kind says
-# how the field is decoded, merged, tested for emptiness and written (float and uint: Go pointers)
-_STRUCT = """
-$schema:str $id:str $vocabulary:map_bool $anchor:str $dynamic_anchor:str $recursive_anchor:str title:str
-description:str $comment:str examples:list deprecated:bool read_only:bool write_only:bool default:any $ref:str
-$dynamic_ref:str $recursive_ref:str type:any const:any enum:list all_of:schemas any_of:schemas one_of:schemas
-not_:schema if_:schema then:schema else_:schema exclusive_maximum:float maximum:float exclusive_minimum:float
-minimum:float multiple_of:float pattern:str format:str max_length:uint min_length:uint content_encoding:str
-content_media_type:str content_schema:schema max_items:uint min_items:uint unique_items:bool max_contains:uint
-min_contains:uint contains:schema prefix_items:schemas items:schema additional_items:schema unevaluated_items:schema
-required:strs max_properties:uint min_properties:uint property_names:schema properties:schema_map
-pattern_properties:schema_map additional_properties:schema unevaluated_properties:schema dependent_required:map_strs
-dependencies:any dependent_schemas:schema_map $defs:schema_map definitions:schema_map
-"""
+# a field's kind, from its annotation: how it is decoded, merged, tested for emptiness and written
+_KINDS = {
+    "str": "str",
+    "bool": "bool",
+    "Any": "any",
+    "float | None": "float",  # float and uint: Go pointers
+    "int | None": "uint",
+    "Schema | None": "schema",
+    "list[Schema] | None": "schemas",
+    "dict[str, Schema] | None": "schema_map",
+    "list[Any] | None": "list",
+    "list[str] | None": "strs",
+    "dict[str, bool] | None": "map_bool",
+    "dict[str, list[str]] | None": "map_strs",
+}
+_DOLLAR = {"schema", "id", "vocabulary", "anchor", "dynamic_anchor", "recursive_anchor", "comment", "ref"}
+_DOLLAR |= {"dynamic_ref", "recursive_ref", "defs"}
 _FLAGS = ("ref_referrer", "dynamic_ref_referrer", "skip_properties", "merge_properties", "hidden", "required_by_parent")
 
 
-def _field(entry: str) -> tuple[str, str, str]:
-    """``$dynamic_ref:str`` → ``("dynamic_ref", "$dynamicRef", "str")``."""
-    name, _, kind = entry.partition(":")
-    first, *rest = name.rstrip("_").split("_")
-    return name.lstrip("$"), first + "".join(part.title() for part in rest), kind
+def _json_name(attr: str) -> str:
+    first, *rest = attr.rstrip("_").split("_")
+    return ("$" if attr in _DOLLAR else "") + first + "".join(part.title() for part in rest)
 
 
-# (attribute, JSON name, kind) of every field, in hvsj's Schema struct order
-FIELDS: tuple[tuple[str, str, str], ...] = tuple(map(_field, _STRUCT.split()))
+# (attribute, JSON name, kind) of every field, in hvsj's Schema struct order (the order it writes them)
+FIELDS: tuple[tuple[str, str, str], ...] = tuple(
+    (attr, _json_name(attr), _KINDS[hint]) for attr, hint in Schema.__annotations__.items() if attr not in _FLAGS
+)
 _BY_JSON = {name: (attr, kind) for attr, name, kind in FIELDS}
 _FOLDED = {name.lower(): name for name in _BY_JSON}  # json.Unmarshal matches names case-insensitively
 _EMPTY: dict[str, Any] = {"str": "", "bool": False}
