@@ -596,34 +596,6 @@ def test_members_sliced_from_the_inflated_archive_are_tarfiles_bytes(tag: str) -
     assert len(snapshot.files) > 100
 
 
-def test_staged_files_are_fsynced_as_one_batch_with_a_bounded_number_open(tmp_path, monkeypatch) -> None:
-    """The swap's staged writes: every byte written, at most _OPEN_AT_MOST open, all closed after."""
-    import os
-
-    from gsvendor.vendoring import journal
-
-    monkeypatch.setattr(journal, "_OPEN_AT_MOST", 3)
-    synced: list[int] = []
-    real_fsync = os.fsync
-    monkeypatch.setattr(journal.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
-    writes = journal._SyncedWrites()
-    opened = []
-    for n in range(10):
-        writes.write(tmp_path / f"f{n}", b"x" * n)
-        assert len(writes.fds) <= 3
-        opened += [fd for fd in writes.fds if fd not in opened]
-    writes.sync()
-    assert writes.fds == [] and len(synced) == 10
-    assert [(tmp_path / f"f{n}").read_bytes() for n in range(10)] == [b"x" * n for n in range(10)]
-    with pytest.raises(FileExistsError):
-        writes.write(tmp_path / "f1", b"again")
-    writes.write(tmp_path / "undone", b"y")
-    (fd,) = writes.fds
-    writes.close()
-    with pytest.raises(OSError):
-        os.fstat(fd)
-
-
 # --------------------------------------------------------------------------------------------
 # check-images: documents scanned with libyaml.
 
