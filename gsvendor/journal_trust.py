@@ -1,15 +1,10 @@
 """Where the swap journal is kept, and which journals are acted on.
 
-The journal is gsvendor's own state, never the repository's (a journal a checkout supplied would let a
-pull request write and delete files anywhere): it lives in the project's git folder
-(``<git-dir>/gsvendor/journal.json``) or, outside git, in the user cache (``<cache>/journals/<key>.json``,
-keyed by the project's path, device and inode). One at the old place, ``.gsvendor-journal.json`` in the
-project root, is only reported.
-
-Before a journal is acted on, :func:`check` proves every path in it clean and relative, inside a
-configured destination or the lock file, of the staging, backup and staged shapes
-:mod:`gsvendor.vendoring.journal` makes, and with no link on the way below the configured folders
-(which may be links themselves, as sync writes through them).
+The journal is gsvendor's own state, never the repository's (one a checkout supplied could write and delete
+files anywhere): it lives in the git folder (``<git-dir>/gsvendor/journal.json``) or, outside git, in the user
+cache (``<cache>/journals/<key>.json``, keyed by the project's path, device and inode). :func:`check` proves
+every path of a journal one :mod:`gsvendor.vendoring.journal` could have written for the configured
+destinations and the lock file, with no link on the way below the configured folders (which may be links).
 """
 
 from __future__ import annotations
@@ -59,7 +54,7 @@ class Scope:
 
 
 def _git(root: Path, *args: str) -> str | None:
-    """stdout of ``git args`` run in ``root``; ``None`` when git is missing or fails (bounded: 30 s)."""
+    """stdout of ``git args`` in ``root`` (at most 30 s); ``None`` when git is missing or fails."""
     try:
         done = gitcmd.run(args, root, timeout=30)
     except GsvendorError:  # git not installed, or out of time

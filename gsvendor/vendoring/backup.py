@@ -1,8 +1,7 @@
 """File states for the swap journal and durable backups of what a swap or a recovery replaces.
 
-:func:`state` names what stands at a path (``absent``, ``file:<sha256>``, ``link:<sha256 of the
-target>``, ``dir:<sha256 of the listing and states below>``, ``other``), without following links,
-so a recovery can tell a path still holding the old or new content from one edited since.
+:func:`state` names what stands at a path without following links, so a recovery can tell a path still
+holding the old or new content from one edited since.
 """
 
 from __future__ import annotations
@@ -39,7 +38,8 @@ def is_real_dir(path: Path) -> bool:
 
 
 def state(path: Path) -> str:
-    """What stands at ``path`` (links not followed) in the module docstring's notation. Raises :class:`OSError`."""
+    """What stands at ``path``: ``absent``, ``file:<sha256>``, ``link:<sha256 of the target>``, ``dir:<sha256 of
+    the listing and states below>`` or ``other``. Raises :class:`OSError`."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -62,11 +62,6 @@ def state(path: Path) -> str:
                 digest.update(os.fsencode(f"{entry.relative_to(path)}\0{inner}\n"))
         return f"dir:{digest.hexdigest()}"
     return "other"
-
-
-def file_state(data: bytes) -> str:
-    """The state of a regular file holding ``data``."""
-    return f"file:{hashlib.sha256(data).hexdigest()}"
 
 
 def copy_backup(root: Path, paths: list[str]) -> Path:

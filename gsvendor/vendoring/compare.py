@@ -10,7 +10,7 @@ import difflib
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, count, islice
+from itertools import compress, count, islice, pairwise
 from operator import ne
 
 
@@ -48,13 +48,10 @@ def unified(
 def matching_blocks(
     old: Sequence[Hashable], new: Sequence[Hashable], trim_above: int = TRIM_ABOVE
 ) -> list[tuple[int, int, int]]:
-    """difflib's matching blocks of ``old`` and ``new`` (with the ``(len, len, 0)`` sentinel).
-
-    From ``trim_above`` lines on, the common head and tail are matched first and only the middle goes to
-    :class:`difflib.SequenceMatcher` (with the whole file's popularity) when that is provably difflib's
-    own answer: no middle line occurs in the head or tail, no match runs across an empty middle's seam
-    (:func:`_joins`), and the head and tail each hold a line autojunk does not call popular.
-    """
+    """difflib's matching blocks of ``old`` and ``new`` (with the ``(len, len, 0)`` sentinel). From ``trim_above``
+    lines on, only the middle between the common head and tail goes to :class:`difflib.SequenceMatcher` when that
+    is provably its own answer: no middle line in the head or tail, no match across an empty middle's seam, and
+    a line autojunk does not call popular in each of head and tail."""
 
     def whole() -> list[tuple[int, int, int]]:
         return difflib.SequenceMatcher(None, old, new).get_matching_blocks()
@@ -117,15 +114,7 @@ def _joins(lines: Sequence[Hashable], head: int, tail: int, other: Sequence[Hash
     """Whether ``lines`` has no middle and ``other`` holds the two lines meeting there (a match across it)."""
     if len(lines) != head + tail or not head or not tail:
         return False
-    first, second = lines[head - 1], lines[head]
-    at, stop = -1, len(other) - 1
-    while True:
-        try:
-            at = other.index(first, at + 1, stop)
-        except ValueError:
-            return False
-        if other[at + 1] == second:
-            return True
+    return (lines[head - 1], lines[head]) in pairwise(other)  # compared in C
 
 
 class _Matcher(difflib.SequenceMatcher):

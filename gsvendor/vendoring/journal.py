@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import json
 import os
 import shutil
@@ -29,7 +30,7 @@ from gsvendor import journal_trust
 from gsvendor.errors import GsvendorError, Interrupted
 from gsvendor.journal_trust import STAGING_PREFIX, Place, Scope
 from gsvendor.signals import Deferred
-from gsvendor.vendoring.backup import copy_backup, file_state, fsync_path, is_real_dir, state
+from gsvendor.vendoring.backup import copy_backup, fsync_path, is_real_dir, state
 
 _VERSION = 2
 
@@ -105,7 +106,7 @@ class StoppedHalfWay(GsvendorError):
 
 
 class _Steps:
-    """Counts the steps of one swap, for the test hook and trace."""
+    """Counts the steps of one swap for the test hooks; raises KeyboardInterrupt at one when a signal waits."""
 
     def __init__(self, signals: Deferred, interruptible: bool) -> None:
         self.count = 0
@@ -168,19 +169,6 @@ def _pending(root: Path, step: Step) -> bool:
     return is_real_dir(path) if step.kind == "rmtree" else os.path.lexists(path) and not is_real_dir(path)
 
 
-def _run_step(root: Path, step: Step) -> None:
-    path = root / step.path
-    if not _pending(root, step):
-        return
-    if step.kind == "unlink":
-        os.unlink(path)
-    elif step.kind == "rmtree":
-        shutil.rmtree(path)
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(root / (step.staged or ""), path)
-
-
 def _edited(root: Path, step: Step) -> bool:
     """Whether ``step`` would replace or remove neither the recorded old nor the new state (an edit since)."""
     if not _pending(root, step):
@@ -197,7 +185,16 @@ def _finish(root: Path, where: Place, journal: Journal, steps: _Steps, careful: 
         kept = copy_backup(root, list(dict.fromkeys(edited)))
     for step in journal.steps:
         steps(f"{step.kind} {step.path}")
-        _run_step(root, step)
+        path = root / step.path
+        if not _pending(root, step):
+            continue
+        if step.kind == "unlink":
+            os.unlink(path)
+        elif step.kind == "rmtree":
+            shutil.rmtree(path)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(root / (step.staged or ""), path)
     for folder in journal.staging:
         steps(f"cleanup {folder}")
         shutil.rmtree(root / folder, ignore_errors=True)
@@ -312,7 +309,11 @@ def swap(
                         os.fsync(handle.fileno())
                 except OSError as exc:  # name the file, not its staged copy (a full disk)
                     raise OSError(exc.errno, exc.strerror, str(root / rel)) from None
-                plan.append(Step("write", rel, f"{folder}/{index}", state(root / rel), file_state(data)))
+                plan.append(
+                    Step(
+                        "write", rel, f"{folder}/{index}", state(root / rel), f"file:{hashlib.sha256(data).hexdigest()}"
+                    )
+                )
             if backup:
                 steps("backup")
                 backup_dir = copy_backup(root, backup)

@@ -119,11 +119,6 @@ def _wanted(spec: ChartSpec, path: str | None = None, kind: str = "", name: str 
     return (not spec.include or selected(spec.include)) and not selected(spec.exclude)
 
 
-def select_files(spec: ChartSpec, files: dict[str, bytes]) -> dict[str, bytes]:
-    """Keep the files ``include`` selects (all when empty) that ``exclude`` does not."""
-    return {p: d for p, d in files.items() if _wanted(spec, path=p)}
-
-
 _SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w.-]*):")
 
@@ -227,11 +222,11 @@ def build(
             raise type(exc)(f"{spec.dest}: {exc}") from None
         generated = generated_paths(result.files, overlaid)
         if spec.render is None:
-            files, normalized = _normalized(select_files(spec, overlaid), memo, clean)
+            files, normalized = _normalized({p: d for p, d in overlaid.items() if _wanted(spec, p)}, memo, clean)
             for path in [p for p in generated if p in files and exact_readme(config, p)]:
                 files[path] = overlaid[path]  # generate.readme.whitespace: helm-docs, its bytes as they are
                 normalized = [p for p in normalized if p != path]
-            upstream = select_files(spec, upstream)
+            upstream = {p: d for p, d in upstream.items() if _wanted(spec, p)}
         else:
             if renderer is None:
                 raise ToolError(f"chart {spec.name} is vendored rendered, which needs helm")

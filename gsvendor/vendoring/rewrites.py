@@ -1,14 +1,12 @@
-"""What a chart's templates make of the image references in a chart file they read and rewrite by prefix.
+"""What a chart's templates make of the image references in a chart file they read and rewrite by prefix
+(the llmisvc presets pipe ``.Files.Get "files/llmisvcconfigs/resources.yaml"`` through ``replace "ghcr.io/llm-d/"
+$registry``), read statically from each template's Go text/template tree: the top level, then each ``define``
+(its ``.Values`` taken as the chart's).
 
-The llmisvc presets' helper pipes ``.Files.Get "files/llmisvcconfigs/resources.yaml"`` through ``replace
-"ghcr.io/llm-d/" $registry``. Static (no helm): each template's Go text/template tree
-(:mod:`gsvendor.generate.golang.text_template.parse`) is walked, the top level, then each ``define``. A
-replacement argument is resolved only when it is a literal, ``.Values.a.b``, ``$.Values.a.b``, ``$var`` or
-``$var.a.b``, ``$var`` last set (``:=``, or ``=`` at the same block level) to such an operand, optionally
-with ``default "literal"`` (sprig: an empty value takes it). Anything else is unresolved
-(:attr:`Replacement.new` ``None``): a function call, a parenthesized pipeline, a variable set in a deeper
-branch, ``.Values`` under ``range`` or ``with``, a ``replace`` under ``if`` or ``with`` (it may not run),
-a value that is not a string. ``.Values`` in a ``define`` is the chart's (``include "name" .``).
+A replacement argument is resolved only when it is a literal, ``.Values.a.b``, ``$.Values.a.b``, ``$var`` or
+``$var.a.b`` (``$var`` last set by ``:=``, or ``=`` at the same block level, to such an operand), optionally with
+``default "literal"``; anything else is unresolved: a function call, a parenthesized pipeline, a variable set in a
+deeper branch, ``.Values`` under ``range`` or ``with``, a ``replace`` under ``if`` or ``with``, a non-string.
 """
 
 from __future__ import annotations
@@ -180,31 +178,24 @@ def template_rewrites(text: str, values: Any) -> tuple[list[str], list[Replaceme
     return walker.reads, walker.replacements
 
 
-def _values(files: Mapping[str, bytes]) -> Any:
-    """The chart's values.yaml as plain data, read through the YAML boundary; :data:`UNKNOWN` when unreadable."""
-    from ruamel.yaml.error import YAMLError
-
-    if "values.yaml" not in files:
-        return {}
-    try:
-        values = load_plain(files["values.yaml"].decode("utf-8", "replace"), "values.yaml")
-    except (ConfigError, YAMLError, RecursionError, ValueError):
-        return UNKNOWN
-    return {} if values is None else values
-
-
 def render_rewrites(files: Mapping[str, bytes]) -> dict[str, tuple[Replacement, ...]]:
     """Chart file → the prefix replacements the ``templates/`` reading it apply when rendering, in order: a
     ``replace`` of a literal holding a ``/`` (a registry or repository prefix), resolved against
     ``files["values.yaml"]`` (read only when such a template exists) where the module's grammar allows."""
+    from ruamel.yaml.error import YAMLError
+
     out: dict[str, tuple[Replacement, ...]] = {}
     values: Any = None
     for path in sorted(files):
         data = files[path]
         if not path.startswith("templates/") or b".Files.Get" not in data or b"replace" not in data:
             continue
-        if values is None:
-            values = _values(files)
+        if values is None:  # values.yaml as plain data; UNKNOWN when unreadable
+            try:
+                loaded = load_plain(files.get("values.yaml", b"").decode("utf-8", "replace"), "values.yaml")
+            except (ConfigError, YAMLError, RecursionError, ValueError):
+                loaded = UNKNOWN
+            values = {} if loaded is None else loaded
         reads, replacements = template_rewrites(data.decode("utf-8", "replace"), values)
         for read in reads if replacements else ():
             out[read] = tuple(dict.fromkeys([*out.get(read, ()), *replacements]))

@@ -1,12 +1,10 @@
 """What an upgrade changes in the vendored charts: two builds (the lock's tag and the new one) compared.
 
-Pure: per chart of two :class:`~gsvendor.vendoring.plan.Build` results, the files, values keys and
-defaults, image references (judged by the check-images policy), CRDs, the rules of every ClusterRole and
-Role (added and removed per role, one line per API group × resource or URL with its verbs sorted:
-``get,list,watch × admissionregistration.k8s.io/validatingwebhookconfigurations``) and overlay operations
-with their match counts; :mod:`gsvendor.report.upgrade` renders it. Image references come from the
-chart's plain YAML (``values.yaml``, ``files/``, ``crds/``, no helm), judged as they render when a
-template rewrites them by a prefix :mod:`gsvendor.vendoring.rewrites` resolves.
+Pure: per chart, the files, values keys and defaults, image references (from the plain YAML: values.yaml,
+``files/``, ``crds/``; judged by the check-images policy as they render after a prefix rewrite
+:mod:`gsvendor.vendoring.rewrites` resolves), CRDs, ClusterRole and Role rules (one line per API group ×
+resource or URL, verbs sorted) and overlay operations with their match counts. :mod:`gsvendor.report.upgrade`
+renders it.
 """
 
 from __future__ import annotations
@@ -55,9 +53,8 @@ class ValueChange:
 @dataclass(frozen=True)
 class ImageChange:
     """An image reference ``change``d at ``where`` (file and key path): ``old``/``new`` as written and
-    ``old_rendered``/``new_rendered`` as rendered (:func:`~gsvendor.vendoring.rewrites.render`; ``None``:
-    absent or unresolvable), ``rewritten`` by a template's prefix, ``status`` the check-images verdict
-    on the new reference (the old one when removed) as rendered where known."""
+    ``*_rendered`` after a template's prefix rewrite (``rewritten``; ``None``: absent or unresolvable),
+    ``status`` the check-images verdict on the new reference (the old one when removed) as rendered."""
 
     change: str
     where: str
@@ -165,14 +162,9 @@ def _key(name: Any) -> str:
     return json.dumps(text) if re.search(r"[.\s\"\[\]]", text) or not text else text
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-
-
 def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[ValueChange], dict[str, list[str]]]:
-    """Keys added, keys removed (the topmost, dotted), defaults changed between two values trees (mappings
-    are walked, anything else is a default compared whole) and, per added key holding keys, every key path
-    below it (:func:`key_paths`)."""
+    """Keys added and removed (the topmost, dotted), defaults changed (anything but a mapping compared whole)
+    between two values trees, and the :func:`key_paths` below each added key."""
     added: list[str] = []
     removed: list[str] = []
     changed: list[ValueChange] = []
@@ -191,7 +183,8 @@ def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[Value
                     if paths := key_paths(new[key], here):
                         below[here] = paths
         elif old != new or type(old) is not type(new):
-            changed.append(ValueChange(path or "(root)", _compact(old), _compact(new)))
+            old_text, new_text = (json.dumps(v, sort_keys=True, ensure_ascii=False, default=str) for v in (old, new))
+            changed.append(ValueChange(path or "(root)", old_text, new_text))
 
     walk(old, new, "")
     return added, removed, changed, below
@@ -262,18 +255,9 @@ def compare_images(
         subject, rendered = (now, now_rendered) if now is not None else (was, was_rendered)
         assert subject is not None
         as_rendered = subject if rendered is None else replace(subject, written=rendered)
-        changes.append(
-            ImageChange(
-                change,
-                where,
-                was.written if was else None,
-                now.written if now else None,
-                judge(as_rendered, allow).status,
-                now_rewritten if now is not None else was_rewritten,
-                was_rendered,
-                now_rendered,
-            )
-        )
+        old_ref, new_ref = (found.written if found else None for found in (was, now))
+        rewritten, status = now_rewritten if now is not None else was_rewritten, judge(as_rendered, allow).status
+        changes.append(ImageChange(change, where, old_ref, new_ref, status, rewritten, was_rendered, now_rendered))
     return changes
 
 
@@ -370,10 +354,9 @@ def role_rules(files: Mapping[str, bytes]) -> dict[tuple[str, str], tuple[str, s
             if not isinstance(document, Mapping) or document.get("kind") not in RBAC_KINDS:
                 continue
             name = str((document.get("metadata") or {}).get("name") or "")
-            rules: set[str] = set()
-            for rule in document.get("rules") or []:
-                if isinstance(rule, Mapping):
-                    rules |= flatten(rule)
+            rules = {
+                line for rule in document.get("rules") or [] if isinstance(rule, Mapping) for line in flatten(rule)
+            }
             roles.setdefault((str(document["kind"]), name), (path, rules))
     return roles
 

@@ -119,25 +119,13 @@ def plan_folder(dest: str, desired: dict[str, bytes], disk: dict[str, Entry]) ->
     top = disk.get("")
     if top is not None and top.kind != "dir":
         return [Step("unlink", dest)], [f"{dest}/{p}" for p in sorted(desired)]
-    needed = {"/".join(p.split("/")[:i]) for p in desired for i in range(1, p.count("/") + 1)}
-    removals: list[Step] = []
-    gone: list[str] = []  # folders removed whole: what is inside them needs no step
-    writes = []
-    for rel in sorted(p for p in disk if p):
-        entry = disk[rel]
-        if any(rel.startswith(f"{g}/") for g in gone):
-            continue
-        if entry.kind == "dir":
-            if rel not in needed:
-                removals.append(Step("rmtree", f"{dest}/{rel}"))
-                gone.append(rel)
-        elif rel not in desired:
-            removals.append(Step("unlink", f"{dest}/{rel}"))
-    for rel in sorted(desired):
-        entry = disk.get(rel)
-        if entry is None or entry.kind != "file" or entry.data != desired[rel]:
-            writes.append(f"{dest}/{rel}")
-    return removals, writes
+    needed = {"", *("/".join(p.split("/")[:i]) for p in desired for i in range(1, p.count("/") + 1))}  # folders
+    removals = [  # what is inside a folder removed whole needs no step: only entries in needed folders
+        Step("rmtree" if disk[rel].kind == "dir" else "unlink", f"{dest}/{rel}")
+        for rel in sorted(disk)
+        if rel and rel.rpartition("/")[0] in needed and rel not in (needed if disk[rel].kind == "dir" else desired)
+    ]
+    return removals, [f"{dest}/{rel}" for rel in sorted(desired) if disk.get(rel) != Entry("file", desired[rel])]
 
 
 def write_atomically(
@@ -160,7 +148,7 @@ def write_atomically(
         staged.update({path: (dest, files[path[len(dest) + 1 :]]) for path in writes})
     for dest, data in output.files.items():  # a single file: written unless its bytes are there
         top = scan(root, dest).get("")
-        if top is None or top.kind != "file" or top.data != data:
+        if top != Entry("file", data):
             removals += [Step("rmtree", dest)] if top is not None and top.kind == "dir" else []
             staged[dest] = (dest, data)
     lock_rel = lock_path.relative_to(root).as_posix()

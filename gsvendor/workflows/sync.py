@@ -172,7 +172,7 @@ def _build(
 ) -> Build:
     """Build ``snapshot`` with ``overlays``, knowing what ``lock`` records of whitespace-clean
     contents (its chart results, not top-level ``files:``, copied verbatim) and the cache's stamps."""
-    known = {f.result for chart in lock.charts.values() for f in chart.files.values()} if lock is not None else None
+    known = set(lock.charts.values()) if lock is not None else None
     clean = CleanFiles(digests, known, config.stamps)
     renderer = None
     if any(c.render for c in config.charts):  # helm only for charts vendored rendered
