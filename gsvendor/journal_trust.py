@@ -63,10 +63,9 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def place(root: Path, cache: Path | None = None) -> Place:
-    """Where the journal of the project in ``root`` (absolute) is kept. ``cache``: the user cache folder
-    (default: :func:`gsvendor.files.default_cache_dir` without ``--cache-dir``, which commands may differ in).
-    A ``.git`` folder (not a link) holding ``HEAD`` is taken as is, else git says where the git folder is;
-    one inside the work tree other than ``<top>/.git`` could be part of a checkout: then the user cache."""
+    """Where the journal of the project in ``root`` (absolute) is kept; ``cache``: the user cache folder (default:
+    :func:`gsvendor.files.default_cache_dir` without ``--cache-dir``, which commands may differ in). A git folder
+    inside the work tree other than ``<top>/.git`` could be part of a checkout: then the user cache."""
     return _place(root, cache or default_cache_dir(None))
 
 

@@ -30,9 +30,8 @@ TRIM_ABOVE = 2000
 def unified(
     path: str, before: bytes | None, after: bytes | None, labels: tuple[str, str], trim_above: int = TRIM_ABOVE
 ) -> str:
-    """:func:`difflib.unified_diff`'s text (n=3) from ``before`` to ``after`` (``None``: absent) of the lines
-    ``str.splitlines`` cuts from the UTF-8 text (undecodable bytes replaced), with git's ``\\ No newline at
-    end of file`` marks."""
+    """:func:`difflib.unified_diff`'s text (n=3) from ``before`` to ``after`` (``None``: absent), lines as
+    ``str.splitlines`` cuts the UTF-8 text (bad bytes replaced), with git's ``\\ No newline at end of file``."""
     if before == after:
         return ""
     if (before and b"\0" in before) or (after and b"\0" in after):
@@ -80,18 +79,10 @@ def matching_blocks(
         for line in [line for line, where in middle.b2j.items() if len(where) > most]:
             del middle.b2j[line]
             middle.bpopular.add(line)
+    # head and tail are the longest common ones, so no middle block touches them: none is to be joined
     blocks = [(0, 0, head)] if head else []
     blocks += [(i + head, j + head, size) for i, j, size in middle.get_matching_blocks() if size]
-    if tail:
-        blocks.append((len(old) - tail, len(new) - tail, tail))
-    merged: list[tuple[int, int, int]] = []
-    for i, j, size in blocks:  # difflib joins adjacent blocks
-        if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
-            merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + size)
-        else:
-            merged.append((i, j, size))
-    merged.append((len(old), len(new), 0))
-    return merged
+    return blocks + ([(len(old) - tail, len(new) - tail, tail)] if tail else []) + [(len(old), len(new), 0)]
 
 
 def _holds_unpopular(part: Sequence[Hashable], lines: Sequence[Hashable], most: int) -> bool:

@@ -16,14 +16,8 @@ Traits = dict[str, Any]
 def traits(document: Mapping[str, Any]) -> Traits:
     """The classified traits of one CRD document (a mapping as the YAML loaders give it)."""
     spec = document.get("spec") or {}
-    out: Traits = {
-        "conversion": str((spec.get("conversion") or {}).get("strategy") or "None"),
-        "served": {},
-        "storage": None,
-        "required": {},
-        "types": {},
-        "enums": {},
-    }
+    out: Traits = {key: {} for key in ("served", "required", "types", "enums")}
+    out.update(conversion=str((spec.get("conversion") or {}).get("strategy") or "None"), storage=None)
     for version in spec.get("versions") or []:
         if not isinstance(version, Mapping):
             continue
@@ -92,9 +86,7 @@ def needs_webhook(was: Traits, now: Traits) -> tuple[str, ...]:
     served_was = {v for v, on in was["served"].items() if on}
     served_now = sorted(v for v, on in now["served"].items() if on)
     stored = was["storage"]
-    if now["conversion"] != "Webhook" or stored is None:
-        return ()
-    if was["storage"] == now["storage"] and served_was == set(served_now):
+    if now["conversion"] != "Webhook" or stored is None or (stored == now["storage"] and served_was == set(served_now)):
         return ()
     return tuple(
         f"objects stored at {stored} need the conversion webhook (the controller) to be read at {version}"

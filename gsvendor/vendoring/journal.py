@@ -260,7 +260,6 @@ def swap(
     on_commit: Callable[[str | None], None] | None = None,
 ) -> Path | None:
     """Run one journaled swap under ``root``; return the backup folder (``None`` without ``backup``).
-
     ``staged``: project-relative file → ``(its configured destination, bytes)``, the lock file last;
     ``removals``: ``unlink``/``rmtree`` steps, run before any write; ``backup``: project-relative paths
     copied first to ``.gsvendor-backup/<UTC time>-<random>/``. ``on_commit(backup or None)`` runs at the

@@ -32,9 +32,8 @@ def sha256(data: bytes) -> str:
 
 @dataclass(frozen=True)
 class Lock:
-    """A parsed lock file (a local source's ``location`` relative to the project root); ``charts`` and ``files``:
-    project-relative path → sha256 of what sync wrote, of each chart file and each copied file; ``go_mod``:
-    upstream go.mod's ``go`` and ``toolchain`` at the tag (``None``: no go.mod, or an older lock)."""
+    """A parsed lock file (a local ``location`` relative to the project root); ``charts``, ``files``: path → sha256
+    sync wrote; ``go_mod``: upstream go.mod's ``go`` and ``toolchain`` (``None``: no go.mod, or an older lock)."""
 
     tag: str
     kind: str
@@ -170,9 +169,8 @@ def _plain_everywhere(data: Any) -> bool:
 
 
 def read(path: Path, stamps: Path | None = None) -> Lock:
-    """Parse the lock file at ``path``, bounded as every user file (:data:`gsvendor.yamlio.USER_FILE`);
-    ``stamps``: the parse stamps' folder (:func:`gsvendor.stamps.stamp_path`: a text read before is not
-    parsed again). Raises :class:`LockError` when absent or malformed."""
+    """Parse the lock file at ``path`` (bounded as :data:`gsvendor.yamlio.USER_FILE`; a text stamped in ``stamps``
+    before is not parsed again). Raises :class:`LockError` when absent or malformed."""
     from ruamel.yaml.error import YAMLError
 
     if not path.is_file():

@@ -197,8 +197,7 @@ def build(
     files, then the whitespace fixes (``clean``: :class:`gsvendor.files.CleanFiles`). Raises :class:`SourceError`
     when a chart or file is missing upstream, :class:`~gsvendor.errors.OverlayApplyError` when an overlay no
     longer applies, :class:`ToolError` for a rendered chart without ``renderer``, and the generators' errors
-    (naming the chart folder).
-    """
+    (naming the chart folder)."""
 
     refuse_unemulated(config)
     check_scope(overlays, [c.name for c in config.charts])

@@ -39,9 +39,8 @@ def _trees(output: Output) -> dict[str, dict[str, bytes]]:
 
 
 def read_destinations(root: Path, output: Output) -> dict[str, dict[str, bytes]]:
-    """What every destination of ``output`` holds now, read once, in :func:`_trees`' shape (a folder as
-    :func:`gsvendor.files.read_tree` reads it; a single file absent or not a file: ``{}``). Raises
-    :class:`GsvendorError` naming an unreadable file."""
+    """What every destination of ``output`` holds now, in :func:`_trees`' shape (a folder by
+    :func:`gsvendor.files.read_tree`; a single file not there: ``{}``). Raises :class:`GsvendorError`."""
     disk = {dest: read_tree(root, dest) for dest in output.folders}
     for dest in output.files:
         data = read_file(root, dest)
@@ -137,9 +136,8 @@ def write_atomically(
     tag: str = "",
     on_commit: Callable[[str | None], None] | None = None,
 ) -> Path | None:
-    """Make every destination under ``root`` hold exactly ``output``, and write the lock file, in one
-    journaled :func:`~gsvendor.vendoring.journal.swap` (its arguments, result and errors). Only files
-    whose bytes change are written."""
+    """Make every destination under ``root`` hold exactly ``output`` (writing only changed files) and write the
+    lock file, in one journaled :func:`~gsvendor.vendoring.journal.swap` (its arguments, result and errors)."""
     removals: list[Step] = []
     staged: dict[str, tuple[str, bytes]] = {}
     for dest, files in output.folders.items():
