@@ -71,9 +71,9 @@ def matching_blocks(
         return whole()
     most = len(new) // 100 + 1  # difflib's autojunk: in 200 lines or more, more copies make a line "popular"
     if len(new) >= 200:  # difflib finds a head or tail only from a line in it that is not popular
-        for part in (new[:head], new[len(new) - tail :]):
-            if part and not _holds_unpopular(part, new, most):
-                return whole()
+        counts = Counter(new)
+        if any(part and all(counts[line] > most for line in part) for part in (new[:head], new[len(new) - tail :])):
+            return whole()
     middle = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)
     if len(new) >= 200:
         for line in [line for line, where in middle.b2j.items() if len(where) > most]:
@@ -83,17 +83,6 @@ def matching_blocks(
     blocks = [(0, 0, head)] if head else []
     blocks += [(i + head, j + head, size) for i, j, size in middle.get_matching_blocks() if size]
     return blocks + ([(len(old) - tail, len(new) - tail, tail)] if tail else []) + [(len(old), len(new), 0)]
-
-
-def _holds_unpopular(part: Sequence[Hashable], lines: Sequence[Hashable], most: int) -> bool:
-    """Whether a line of ``part`` occurs at most ``most`` times in ``lines`` (its first lines counted in C)."""
-    for line in part[:8]:
-        if lines.count(line) <= most:
-            return True
-    if len(part) <= 8:
-        return False
-    counts = Counter(lines)
-    return any(counts[line] <= most for line in part)
 
 
 def _common(old: Iterable[Hashable], new: Iterable[Hashable], limit: int) -> int:
