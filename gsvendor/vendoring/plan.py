@@ -169,21 +169,11 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
     return files
 
 
-def _normalized(
-    files: dict[str, bytes], memo: dict[int, tuple[bytes, bytes]], clean: CleanFiles | None
-) -> tuple[dict[str, bytes], list[str]]:
-    """``files`` with whitespace fixed and the paths changed; ``memo`` shares results by object identity."""
-    out, changed = {}, []
+def _normalized(files: dict[str, bytes], clean: CleanFiles | None) -> tuple[dict[str, bytes], list[str]]:
+    """``files`` with whitespace fixed, and the paths changed."""
     fix = normalize_whitespace if clean is None else clean.normalize
-    for path in sorted(files):
-        original = files[path]
-        known = memo.get(id(original))
-        if known is None or known[0] is not original:
-            known = memo[id(original)] = (original, fix(original))
-        out[path] = known[1]
-        if known[1] != original:
-            changed.append(path)
-    return out, changed
+    out = {path: fix(files[path]) for path in sorted(files)}
+    return out, [path for path, data in out.items() if data != files[path]]
 
 
 def build(
@@ -204,7 +194,6 @@ def build(
     charts = []
     outside = project_reader(config)
     generator = GenerateCache(config.stamps, clean.digests if clean is not None else None)
-    memo: dict[int, tuple[bytes, bytes]] = {}
     crd_fields = crd_field_lookup(snapshot.files)  # every chart's CRDs, parsed when a condition asks
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)
@@ -221,7 +210,7 @@ def build(
             raise type(exc)(f"{spec.dest}: {exc}") from None
         generated = generated_paths(result.files, overlaid)
         if spec.render is None:
-            files, normalized = _normalized({p: d for p, d in overlaid.items() if _wanted(spec, p)}, memo, clean)
+            files, normalized = _normalized({p: d for p, d in overlaid.items() if _wanted(spec, p)}, clean)
             for path in [p for p in generated if p in files and exact_readme(config, p)]:
                 files[path] = overlaid[path]  # generate.readme.whitespace: helm-docs, its bytes as they are
                 normalized = [p for p in normalized if p != path]
@@ -230,7 +219,7 @@ def build(
             if renderer is None:
                 raise ToolError(f"chart {spec.name} is vendored rendered, which needs helm")
             rendered = split_documents(spec, renderer(spec, overlaid))
-            files, normalized = _normalized(rendered, memo, clean)
+            files, normalized = _normalized(rendered, clean)
             # "upstream" of a rendered chart: upstream's chart rendered without overlays
             upstream = split_documents(spec, renderer(spec, upstream)) if result.applied else rendered
         charts.append(ChartBuild(spec, upstream, files, result.applied, result.skipped, normalized, generated))
