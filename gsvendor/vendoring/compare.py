@@ -97,16 +97,6 @@ def _joins(lines: Sequence[Hashable], head: int, tail: int, other: Sequence[Hash
     return (lines[head - 1], lines[head]) in pairwise(other)  # compared in C
 
 
-class _Matcher(difflib.SequenceMatcher):
-    """A SequenceMatcher whose matching blocks come from :func:`matching_blocks`."""
-
-    def __init__(self, old: Sequence[Hashable], new: Sequence[Hashable], trim_above: int) -> None:
-        super().__init__(None)
-        self.a, self.b = old, new
-        self.matching_blocks = [difflib.Match(*block) for block in matching_blocks(old, new, trim_above)]
-        self.opcodes = None
-
-
 def _range(start: int, stop: int) -> str:
     """A hunk range as difflib writes it (``start,length``; one-line ranges without the length)."""
     length = stop - start
@@ -117,16 +107,16 @@ def unified_lines(
     old: list[str], new: list[str], fromfile: str, tofile: str, trim_above: int = TRIM_ABOVE
 ) -> list[str]:
     """The lines of :func:`difflib.unified_diff` (n=3) of ``old`` and ``new``, with head and tail trimmed."""
+    matcher = difflib.SequenceMatcher()
+    matcher.a, matcher.b = old, new  # with its matching blocks given, it only groups them
+    matcher.matching_blocks = [difflib.Match(*block) for block in matching_blocks(old, new, trim_above)]
     hunks: list[str] = []
-    for group in _Matcher(old, new, trim_above).get_grouped_opcodes(3):
+    for group in matcher.get_grouped_opcodes(3):
         first, last = group[0], group[-1]
         hunks.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                hunks += [" " + line for line in old[i1:i2]]
-            if tag in ("replace", "delete"):
-                hunks += ["-" + line for line in old[i1:i2]]
-            if tag in ("replace", "insert"):
+        for tag, i1, i2, j1, j2 in group:  # an insert has no old lines, a delete no new ones
+            hunks += [(" " if tag == "equal" else "-") + line for line in old[i1:i2]]
+            if tag != "equal":
                 hunks += ["+" + line for line in new[j1:j2]]
     return [f"--- {fromfile}\n", f"+++ {tofile}\n", *hunks] if hunks else []
 

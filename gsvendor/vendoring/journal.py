@@ -112,8 +112,7 @@ class _Steps:
         self.count = 0
         self.signals = signals
         self.interruptible = interruptible
-        hook = os.environ.get("GSVENDOR_TEST_SWAP_STEP", "")
-        number, _, name = hook.partition(":")
+        number, _, name = os.environ.get("GSVENDOR_TEST_SWAP_STEP", "").partition(":")
         self.hook = (int(number), getattr(signal, f"SIG{name}")) if number.isdigit() and name else None
         self.trace = os.environ.get("GSVENDOR_TEST_SWAP_TRACE")
 

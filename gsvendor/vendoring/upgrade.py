@@ -9,6 +9,7 @@ renders it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -206,13 +207,10 @@ def references(files: Mapping[str, bytes]) -> dict[str, Found]:
     from ruamel.yaml.error import YAMLError
 
     found: list[Found] = []
-    if "values.yaml" in files:
-        text = files["values.yaml"].decode("utf-8", "replace")
-        try:
-            values, lines = load_single_safe(text, key_lines, "values.yaml")
+    with contextlib.suppress(YAMLError, RecursionError, ValueError, YamlLimitError):
+        if "values.yaml" in files:
+            values, lines = load_single_safe(files["values.yaml"].decode("utf-8", "replace"), key_lines, "values.yaml")
             found += values_references(values, "values.yaml", lines)
-        except (YAMLError, RecursionError, ValueError, YamlLimitError):
-            pass
     for path in sorted(files):
         if not path.startswith(_PLAIN_YAML_DIRS) or not path.endswith((".yaml", ".yml")):
             continue
