@@ -11,7 +11,6 @@ deeper branch, ``.Values`` under ``range`` or ``with``, a ``replace`` under ``if
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -35,26 +34,10 @@ class _AnyFunction(dict):  # type: ignore[type-arg]
 @dataclass(frozen=True)
 class Replacement:
     """One ``replace OLD NEW`` a template applies to a chart file: ``old`` the literal prefix, ``new`` what it
-    becomes (``None``: not resolvable), ``argument`` NEW as the template spells it (re-quoted)."""
+    becomes (``None``: not resolvable)."""
 
     old: str
     new: str | None
-    argument: str
-
-
-def _source(node: Any) -> str:
-    """A node of the parse tree as text/template syntax."""
-    if isinstance(node, go._Literal):
-        return json.dumps(node.value, ensure_ascii=False)
-    if isinstance(node, go._Pipe):
-        return "(" + " | ".join(" ".join(map(_source, c.args)) for c in node.commands) + ")"
-    if isinstance(node, go._Var):
-        return ".".join([node.name, *node.names])
-    if isinstance(node, go._Field):
-        return "." + ".".join(node.names)
-    if isinstance(node, go._Ident):
-        return node.name
-    return "." if isinstance(node, go._Dot) else f"({_source(node.node)}).{'.'.join(node.names)}"
 
 
 def _walk(node: Any, keys: list[str]) -> Any:
@@ -114,7 +97,7 @@ class _Walker:
                 # under if or with it may not run at all: what renders depends on what only a render knows
                 conditional = any(kind in ("if", "with") for kind, _ in self.stack)
                 new = UNKNOWN if conditional else self.operand(args[2])
-                self.replacements.append(Replacement(old, new if isinstance(new, str) else None, _source(args[2])))
+                self.replacements.append(Replacement(old, new if isinstance(new, str) else None))
         if not declare or not pipe.decl:
             return
         value = self.evaluate(pipe) if value is None else value
