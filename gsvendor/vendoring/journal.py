@@ -406,17 +406,13 @@ def _failed(exc: OSError, root: Path) -> str:
     return f"{os.path.relpath(path, root) if inside else path}: {reason}"
 
 
-def remove_strays(root: Path, folders: list[str]) -> int:
-    """Remove ``.gsvendor-staging-*`` folders in the project root and beside and in each destination; return
-    the count. Safe only under the project lock after :func:`recover` (no swap runs)."""
-    removed = 0
-    places = {root, *((root / f).parent for f in folders), *(root / f for f in folders)}
-    for place in places:
-        if not is_real_dir(place) and place != root:
+def remove_strays(root: Path, folders: list[str]) -> None:
+    """Remove ``.gsvendor-staging-*`` folders in the project root and beside and in each destination. Safe only
+    under the project lock after :func:`recover` (no swap runs)."""
+    for place in {root, *((root / f).parent for f in folders), *(root / f for f in folders)}:
+        if place != root and not is_real_dir(place):
             continue
         with contextlib.suppress(OSError):
             for stray in place.glob(f"{STAGING_PREFIX}*"):
                 if is_real_dir(stray):
                     shutil.rmtree(stray, ignore_errors=True)
-                    removed += 1
-    return removed

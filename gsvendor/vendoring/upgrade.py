@@ -18,7 +18,6 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from gsvendor import fastyaml
-from gsvendor.fastyaml import NotSimple
 from gsvendor.images.check import judge
 from gsvendor.images.find import Found, configmap_references, key_lines, manifest_references, values_references
 from gsvendor.overlays.engine import AppliedOperation, Overlay
@@ -250,11 +249,10 @@ def compare_images(
         if was is not None and now is not None and (was.written, was_rendered) == (now.written, now_rendered):
             continue
         change = "added" if was is None else "removed" if now is None else "changed"
-        subject, rendered = (now, now_rendered) if now is not None else (was, was_rendered)
+        subject, rendered, rewritten = (now, now_rendered, now_rewritten) if now else (was, was_rendered, was_rewritten)
         assert subject is not None
-        as_rendered = subject if rendered is None else replace(subject, written=rendered)
+        status = judge(subject if rendered is None else replace(subject, written=rendered), allow).status
         old_ref, new_ref = (found.written if found else None for found in (was, now))
-        rewritten, status = now_rewritten if now is not None else was_rewritten, judge(as_rendered, allow).status
         changes.append(ImageChange(change, where, old_ref, new_ref, status, rewritten, was_rendered, now_rendered))
     return changes
 
@@ -269,13 +267,10 @@ def _crd_documents(data: bytes) -> list[Any]:
         if not _CRD_DOCUMENT.search(chunk):
             continue  # a file of many kinds (files/llmisvc/resources.yaml): only its CRDs are read
         try:
-            document = fastyaml.load_lazy(chunk)
+            out.append(fastyaml.load_lazy(chunk))
         except fastyaml.NotSimple:
             out += _load_yaml(chunk.encode())
-            continue
-        if document is not None:
-            out.append(document)
-    return out
+    return [document for document in out if document is not None]
 
 
 def crd_shapes(files: Mapping[str, bytes]) -> dict[str, CrdShape]:
@@ -291,7 +286,7 @@ def crd_shapes(files: Mapping[str, bytes]) -> dict[str, CrdShape]:
             continue
         try:
             found = crds(_crd_documents(files[path]))
-        except NotSimple:  # met while reading a lazily parsed document: the file is parsed whole (libyaml)
+        except fastyaml.NotSimple:  # met while reading a lazily parsed document: the file is parsed whole (libyaml)
             found = crds(_load_yaml(files[path], inline_actions=True))
         for name, details in found:
             shapes.setdefault(name, (path, details))
