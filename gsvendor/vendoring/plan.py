@@ -65,11 +65,6 @@ class Build:
     charts: list[ChartBuild]
     copies: list[FileCopy] = field(default_factory=list)
 
-    @property
-    def tag(self) -> str:
-        """The upstream tag built."""
-        return self.snapshot.tag
-
     def output(self) -> Output:
         """The merged output (charts sharing a destination folder contribute their files to it).
         Raises :class:`ConfigError` when two charts would write the same file."""

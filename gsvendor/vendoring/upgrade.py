@@ -192,13 +192,10 @@ def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[Value
 
 def key_paths(node: Any, path: str) -> list[str]:
     """Every dotted key path below ``node`` (mappings walked, in order), prefixed with ``path``."""
-    out: list[str] = []
-    if isinstance(node, Mapping):
-        for key, value in node.items():
-            here = f"{path}.{_key(key)}"
-            out.append(here)
-            out += key_paths(value, here)
-    return out
+    if not isinstance(node, Mapping):
+        return []
+    keys = ((f"{path}.{_key(key)}", value) for key, value in node.items())
+    return [found for here, value in keys for found in (here, *key_paths(value, here))]
 
 
 def references(files: Mapping[str, bytes]) -> dict[str, Found]:
@@ -441,7 +438,9 @@ def compare_builds(
     olds = {c.spec.name: c for c in old.charts}
     news = {c.spec.name: c for c in new.charts}
     names = list(dict.fromkeys([*news, *olds]))
-    upgrade = Upgrade(old.tag, new.tag, [compare_chart(n, olds.get(n), news.get(n), allow, overlays) for n in names])
+    upgrade = Upgrade(
+        old.snapshot.tag, new.snapshot.tag, [compare_chart(n, olds.get(n), news.get(n), allow, overlays) for n in names]
+    )
     if patches is not None:
         upgrade.patches = [dict(p) for p in patches.get("results") or [] if isinstance(p, Mapping)]
         upgrade.patches_tag = str(patches.get("tag")) if patches.get("tag") is not None else None
