@@ -70,8 +70,7 @@ def classify(was: Traits, now: Traits, fields_removed: tuple[str, ...] = ()) -> 
             out.append(f"{version}: spec.{field} newly required")
         old_enums, new_enums = was["enums"][version], now["enums"][version]
         for field in sorted(set(old_enums) & set(new_enums)):
-            gone = [e for e in old_enums[field] if e not in new_enums[field]]
-            if gone:
+            if gone := [e for e in old_enums[field] if e not in new_enums[field]]:
                 out.append(f"{version}: spec.{field} enum narrowed (no longer: {', '.join(gone)})")
         for field in sorted(set(new_enums) - set(old_enums)):
             if field in before:

@@ -356,14 +356,11 @@ def compare_rbac(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> list[Rba
     before, after = role_rules(old), role_rules(new)
     out = []
     for key in sorted(set(before) | set(after)):
-        kind, name = key
-        if key not in before:
-            out.append(RbacChange(kind, name, after[key][0], tuple(sorted(after[key][1])), new=True))
-        elif key not in after:
-            out.append(RbacChange(kind, name, before[key][0], (), tuple(sorted(before[key][1])), gone=True))
-        elif before[key][1] != after[key][1]:
-            was, now = before[key][1], after[key][1]
-            out.append(RbacChange(kind, name, after[key][0], tuple(sorted(now - was)), tuple(sorted(was - now))))
+        file, now = after[key] if key in after else (before[key][0], set())
+        was = before[key][1] if key in before else set()
+        if was != now or key not in before or key not in after:
+            added, removed = tuple(sorted(now - was)), tuple(sorted(was - now))
+            out.append(RbacChange(*key, file, added, removed, new=key not in before, gone=key not in after))
     return out
 
 
@@ -399,25 +396,22 @@ def compare_chart(
     name: str, old: ChartBuild | None, new: ChartBuild | None, allow: Sequence[str], overlays: Sequence[Overlay]
 ) -> ChartUpgrade:
     """The upgrade of one chart from ``old`` to ``new`` (either may be ``None``: a chart added or dropped)."""
-    before = old.files if old else {}
-    after = new.files if new else {}
+    before, after = (build.files if build else {} for build in (old, new))
     spec = (new or old).spec  # type: ignore[union-attr]
     chart = ChartUpgrade(name=name, dest=spec.dest)
     diff = statuses(before, after)
     chart.added, chart.removed, chart.changed = (
         [p for p, s in diff if s == k] for k in ("added", "removed", "changed")
     )
-    old_values, new_values = (
-        (_load_yaml(f["values.yaml"]) or [{}])[0] if "values.yaml" in f else {} for f in (before, after)
+    values = compare_values(
+        *((_load_yaml(f["values.yaml"]) or [{}])[0] if "values.yaml" in f else {} for f in (before, after))
     )
-    values = compare_values(old_values, new_values)
     chart.keys_added, chart.keys_removed, chart.defaults_changed, chart.keys_below = values
     rewrites = render_rewrites(before), render_rewrites(after)
-    # a file the same at both tags holds the same images, CRDs and roles: only the others are parsed
+    # a file the same at both tags holds the same images, CRDs and roles: only the others are parsed,
+    # and for images those that render otherwise (a rewrite or its values default changed)
     differ = {p for p, _ in diff}
-    # a file the same at both tags that renders otherwise (a rewrite or its values default changed)
-    rendered_otherwise = {p for p in set(rewrites[0]) | set(rewrites[1]) if rewrites[0].get(p) != rewrites[1].get(p)}
-    images = differ | rendered_otherwise
+    images = differ | {p for p in set(rewrites[0]) | set(rewrites[1]) if rewrites[0].get(p) != rewrites[1].get(p)}
     chart.images = compare_images(
         *({p: d for p, d in f.items() if p in images} for f in (before, after)), allow, rewrites
     )
