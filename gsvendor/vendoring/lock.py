@@ -149,10 +149,6 @@ _SPECIAL = re.compile(r"(?i)\.?(y|yes|n|no|on|off|true|false|null|nan|inf)|0[oxb
 _DIGEST = re.compile(r"(?=.*[a-df])(?:[0-9a-f]{40}|[0-9a-f]{64})")  # a letter: never a number
 
 
-def _plain(text: str) -> bool:
-    return bool(_DIGEST.fullmatch(text) or (_PLAIN.fullmatch(text) and not _SPECIAL.fullmatch(text)))
-
-
 def _plain_everywhere(data: Any) -> bool:
     """Whether every key and scalar is a string written plain in any YAML version, or a ``None`` value."""
     stack = [data]
@@ -163,7 +159,9 @@ def _plain_everywhere(data: Any) -> bool:
             stack += (value for value in item.values() if value is not None)
         elif isinstance(item, list):
             stack += item
-        elif not (isinstance(item, str) and _plain(item)):
+        elif not isinstance(item, str) or not (
+            _DIGEST.fullmatch(item) or (_PLAIN.fullmatch(item) and not _SPECIAL.fullmatch(item))
+        ):
             return False
     return True
 

@@ -203,8 +203,8 @@ def test_a_lock_with_go_mod_and_no_commit_is_written_by_libyaml() -> None:
 def test_lock_digests_are_plain() -> None:
     from gsvendor.vendoring import lock
 
-    assert lock._plain("0b605e186c8bbfb17672c07d51e56abff05cad1982d3b67efd0e6691313549e1")
-    assert not lock._plain("0b101") and not lock._plain("yes") and not lock._plain("1e5")
+    assert lock._plain_everywhere({"sha256": "0b605e186c8bbfb17672c07d51e56abff05cad1982d3b67efd0e6691313549e1"})
+    assert not any(lock._plain_everywhere({"sha256": text}) for text in ("0b101", "yes", "1e5"))
 
 
 # --- validation stamps and the libyaml loader of user files -------------------------
