@@ -65,9 +65,8 @@ def state(path: Path) -> str:
 
 
 def copy_backup(root: Path, paths: list[str]) -> Path:
-    """Copy ``paths`` (project-relative files, links or folders; missing ones skipped) to a new
-    ``root/.gsvendor-backup/<UTC time>-<random>/`` and return it once all in it is fsync'd. Raises
-    :class:`OSError` (a partial backup is left)."""
+    """Copy ``paths`` (project-relative; missing ones skipped) to a new ``root/.gsvendor-backup/<UTC time>-<random>/``
+    and return it once all in it is fsync'd. Raises :class:`OSError` (a partial backup is left)."""
     top = root / BACKUP_FOLDER
     top.mkdir(exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())

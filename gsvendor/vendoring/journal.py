@@ -259,11 +259,10 @@ def swap(
     on_commit: Callable[[str | None], None] | None = None,
 ) -> Path | None:
     """Run one journaled swap under ``root``; return the backup folder (``None`` without ``backup``).
-    ``staged``: project-relative file → ``(its configured destination, bytes)``, the lock file last;
-    ``removals``: ``unlink``/``rmtree`` steps, run before any write; ``backup``: project-relative paths
-    copied first to ``.gsvendor-backup/<UTC time>-<random>/``. ``on_commit(backup or None)`` runs at the
-    point of no return while signals wait. Raises :class:`GsvendorError` (nothing changed) when preparing
-    fails (a full disk, a mount point in a destination), :class:`StoppedHalfWay` when a step after the
+    ``staged``: project-relative file → ``(its configured destination, bytes)``, the lock file last; ``removals``:
+    ``unlink``/``rmtree`` steps, run before any write; ``backup``: paths copied first (:func:`copy_backup`);
+    ``on_commit(backup)`` runs at the point of no return. Raises :class:`GsvendorError` (nothing changed) when
+    preparing fails (a full disk, a mount point in a destination), :class:`StoppedHalfWay` when a step after the
     commit fails, :class:`Interrupted` on a signal (nothing changed before the commit; else completed).
     """
     at = journal_trust.place(root)

@@ -83,10 +83,7 @@ class Build:
 
 def wanted_for(config: Config) -> Wanted:
     """The upstream paths ``sync`` reads: each chart's folder, each copied file, and ``go.mod``."""
-    return Wanted(
-        folders=tuple(c.upstream_path for c in config.charts),
-        files=("go.mod", *(f.source for f in config.files)),
-    )
+    return Wanted(tuple(c.upstream_path for c in config.charts), ("go.mod", *(f.source for f in config.files)))
 
 
 def chart_files(snapshot: UpstreamSnapshot, spec: ChartSpec) -> dict[str, bytes]:
@@ -178,11 +175,10 @@ def build(
     renderer: Renderer | None = None,
     clean: CleanFiles | None = None,
 ) -> Build:
-    """Vendor every configured chart and file of ``snapshot`` with ``overlays`` applied, then the generated
-    files, then the whitespace fixes (``clean``: :class:`gsvendor.files.CleanFiles`). Raises :class:`SourceError`
-    when a chart or file is missing upstream, :class:`~gsvendor.errors.OverlayApplyError` when an overlay no
-    longer applies, :class:`ToolError` for a rendered chart without ``renderer``, and the generators' errors
-    (naming the chart folder)."""
+    """Vendor every configured chart and file of ``snapshot``: ``overlays`` applied, then the generated files, then
+    the whitespace fixes (``clean``). Raises :class:`SourceError` (missing upstream), the overlays'
+    :class:`~gsvendor.errors.OverlayApplyError`, :class:`ToolError` (a rendered chart without ``renderer``) and the
+    generators' errors (naming the chart folder)."""
 
     refuse_unemulated(config)
     check_scope(overlays, [c.name for c in config.charts])

@@ -144,9 +144,8 @@ def _is_default(args: list[Any]) -> bool:
 
 
 def template_rewrites(text: str, values: Any) -> tuple[list[str], list[Replacement]]:
-    """The chart files one template reads literally (``.Files.Get "files/…"``) and the prefix replacements
-    it applies in template order, resolved against ``values`` (plain data, or :data:`UNKNOWN`). ``([], [])``
-    when it does not parse, is longer than :data:`MAX_TEMPLATE` or nests deeper than the stack allows."""
+    """The chart files one template reads literally and the prefix replacements it applies in order, resolved against
+    ``values`` (or :data:`UNKNOWN`); ``([], [])`` when it does not parse, is too long or nests too deep."""
     if len(text) > MAX_TEMPLATE:
         return [], []
     walker = _Walker(values)
@@ -186,9 +185,8 @@ def render_rewrites(files: Mapping[str, bytes]) -> dict[str, tuple[Replacement, 
 
 
 def render(written: str, replacements: Iterable[Replacement]) -> tuple[bool, str | None]:
-    """``(rewritten, rendered)`` of a reference ``written`` in a file ``replacements`` rewrite, each applied
-    in order to every occurrence (sprig's ``replace``): ``rewritten`` when one matched, ``rendered`` the
-    result (``None`` when a matching one is unresolved)."""
+    """``(rewritten, rendered)`` of ``written`` after ``replacements``, each on every occurrence (sprig's ``replace``):
+    ``rewritten`` when one matched, ``rendered`` the result (``None`` when a matching one is unresolved)."""
     text, rewritten = written, False
     for replacement in replacements:
         if replacement.old not in text:
