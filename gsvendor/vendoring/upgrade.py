@@ -385,10 +385,9 @@ def compare_overlays(old: ChartBuild | None, new: ChartBuild | None, overlays: S
     apply (overlays by file name, operations as declared): one applied only at the old tag keeps its place."""
     before = {(a.overlay, a.operation): matches(a, overlays) for a in (old.applied if old else [])}
     after = {(a.overlay, a.operation): matches(a, overlays) for a in (new.applied if new else [])}
-    declared = {(o.name, op.label): i for i, (o, op) in enumerate((o, op) for o in overlays for op in o.operations)}
-    found = list(dict.fromkeys([*after, *before]))
-    order = sorted(found, key=lambda key: (declared.get(key, len(declared)), found.index(key)))
     described = {(o.name, op.label): getattr(op, "description", "") for o in overlays for op in o.operations}
+    rank = {key: index for index, key in enumerate(described)}
+    order = sorted(dict.fromkeys([*after, *before]), key=lambda key: rank.get(key, len(rank)))  # stable: ties kept
     return [OverlayUse(o, op, before.get((o, op)), after.get((o, op)), described.get((o, op), "")) for o, op in order]
 
 
