@@ -75,8 +75,7 @@ def _place(root: Path, cache: Path) -> Place:
         if stat.S_ISDIR(os.lstat(root / ".git").st_mode) and os.path.isfile(root / ".git" / "HEAD"):
             path = root / ".git" / "gsvendor" / "journal.json"
             return Place(path, _label(path, root), root)
-    answer = _git(root, "rev-parse", "--absolute-git-dir", "--show-toplevel")
-    lines = answer.splitlines() if answer else []
+    lines = (_git(root, "rev-parse", "--absolute-git-dir", "--show-toplevel") or "").splitlines()
     top: Path | None = None
     if len(lines) == 2 and all(os.path.isabs(line) for line in lines):
         git_dir, top = Path(lines[0]), Path(lines[1])
@@ -141,10 +140,8 @@ def read(where: Place, root: Path) -> bytes | None:
 # --- the paths of a journal -----------------------------------------------------------------------
 
 
-def _clean(path: object) -> bool:
-    if not isinstance(path, str) or not path or "\x00" in path or path.startswith("/"):
-        return False
-    return all(part not in ("", ".", "..") for part in path.split("/"))
+def _clean(path: object) -> bool:  # relative, with no empty, "." or ".." part ("" and "/a" hold an empty one)
+    return isinstance(path, str) and "\x00" not in path and all(p not in ("", ".", "..") for p in path.split("/"))
 
 
 def _inside(path: str, folder: str) -> bool:

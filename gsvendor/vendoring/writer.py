@@ -33,8 +33,7 @@ class FileChange:
 
 
 def _trees(output: Output) -> dict[str, dict[str, bytes]]:
-    """Every destination of ``output`` as a tree: a folder's files, a single file as ``{"": bytes}`` (files
-    sorted, after the folders)."""
+    """Every destination of ``output`` as a tree: a folder's files, then each single file as ``{"": bytes}``."""
     return {**output.folders, **{dest: {"": output.files[dest]} for dest in sorted(output.files)}}
 
 
@@ -54,9 +53,8 @@ def plan_changes(output: Output, disk: dict[str, dict[str, bytes]]) -> list[File
 
 
 def foreign(root: Path, output: Output) -> list[str]:
-    """What sits at ``output``'s destinations that sync would destroy without comparing it (project-relative,
-    folders first): a folder destination that is a file or a link, the links and special files inside it; a
-    file destination that is a folder."""
+    """What sync would destroy at ``output``'s destinations without comparing it (project-relative): a folder
+    destination that is a file or a link, the links and special files inside it; a file destination that is a folder."""
     found: list[str] = []
     for dest in [*output.folders, *output.files]:
         target, folder = root / dest, dest in output.folders
