@@ -36,11 +36,10 @@ def unified(
         return ""
     if (before and b"\0" in before) or (after and b"\0" in after):
         return f"Binary files {labels[0]}/{path} and {labels[1]}/{path} differ\n"
-    fromfile = f"{labels[0]}/{path}" if before is not None else "/dev/null"
-    tofile = f"{labels[1]}/{path}" if after is not None else "/dev/null"
-    old = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    new = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    lines = unified_lines(old, new, fromfile=fromfile, tofile=tofile, trim_above=trim_above)
+    sides = tuple(zip(labels, (before, after), strict=True))
+    old, new = ((data or b"").decode("utf-8", "replace").splitlines(keepends=True) for _, data in sides)
+    names = (f"{label}/{path}" if data is not None else "/dev/null" for label, data in sides)
+    lines = unified_lines(old, new, *names, trim_above=trim_above)
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
@@ -63,8 +62,7 @@ def matching_blocks(
     head = _common(old, new, limit)
     tail = _common(reversed(old), reversed(new), limit - head)
     old_middle, new_middle = old[head : len(old) - tail], new[head : len(new) - tail]
-    inner = set(old_middle)  # the middle is small: the large head and tail are only looked up in it
-    inner.update(new_middle)
+    inner = {*old_middle, *new_middle}  # the middle is small: the large head and tail are only looked up in it
     if not inner.isdisjoint(islice(old, head)) or not inner.isdisjoint(islice(old, len(old) - tail, None)):
         return whole()
     if _joins(old, head, tail, new) or _joins(new, head, tail, old):

@@ -134,8 +134,7 @@ def _create(path: str, flags: int) -> int:
 
 def _write_journal(where: Place, journal: Journal) -> None:
     """Write the journal durably (a fsync'd temporary file renamed over it); OSError names ``where.path``."""
-    folder = where.path.parent
-    tmp = None
+    folder, tmp = where.path.parent, None
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f"{where.path.name}.tmp-", dir=folder)

@@ -134,8 +134,7 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
     yaml = YAML(typ="safe")
     files: dict[str, bytes] = {}
     for chunk in _SEPARATOR.split(manifests):
-        lines = [line for line in chunk.splitlines() if not line.startswith("# Source: ")]
-        text = "\n".join(lines).strip("\n")
+        text = "\n".join(line for line in chunk.splitlines() if not line.startswith("# Source: ")).strip("\n")
         if not text.strip():
             continue
         check_text(text, f"{spec.name}: rendered manifests")
