@@ -270,14 +270,12 @@ def swap(
         token = os.urandom(4).hex()
         journal = Journal(state="preparing", tag=tag)
         parents: dict[Path, str] = {}
-        for dest in dict.fromkeys(d for d, _ in staged.values()):
-            parent = _staging_parent(root, dest)
-            if parent not in parents:
-                parents[parent] = os.path.relpath(parent / f"{STAGING_PREFIX}{token}", root)
-                missing = parent
-                while not os.path.lexists(missing) and missing != root:
-                    journal.created.append(os.path.relpath(missing, root))
-                    missing = missing.parent
+        for parent in dict.fromkeys(_staging_parent(root, dest) for dest, _ in staged.values()):
+            parents[parent] = os.path.relpath(parent / f"{STAGING_PREFIX}{token}", root)
+            missing = parent
+            while not os.path.lexists(missing) and missing != root:
+                journal.created.append(os.path.relpath(missing, root))
+                missing = missing.parent
         journal.staging = list(parents.values())
         backup_dir = None
         unwritable = _unwritable(root, [*staged, *(s.path for s in removals)], [s.path for s in removals])

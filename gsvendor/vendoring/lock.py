@@ -79,10 +79,8 @@ def source_location(kind: str, location: str, root: Path) -> str:
     return Path(os.path.relpath(os.path.abspath(location), os.path.abspath(root))).as_posix()
 
 
-def render(build: Build, location: str, digests: Digests | None = None) -> bytes:
-    """The lock file bytes for ``build`` whose source is recorded as ``location``; ``digests``: the run's
-    sha256 memo (:class:`gsvendor.files.Digests`)."""
-    digest = digests or Digests()
+def render(build: Build, location: str, digest: Digests) -> bytes:
+    """The lock file bytes for ``build`` whose source is recorded as ``location``; ``digest``: the run's sha256 memo."""
     snapshot = build.snapshot
     charts: dict[str, Any] = {}
     for chart in build.charts:
