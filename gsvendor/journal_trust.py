@@ -162,9 +162,8 @@ def check(
     steps: Iterable[tuple[str, str, str | None]],
     states: Iterable[str | None],
 ) -> None:
-    """Raise :class:`ValueError` saying what is wrong unless every path of a journal is one gsvendor
-    could have written for ``scope`` and nothing on the way is a link. ``steps`` are ``(kind, path,
-    staged)``, ``states`` the steps' recorded old and new states."""
+    """Raise :class:`ValueError` saying what is wrong unless every path of a journal is one gsvendor could have
+    written for ``scope`` with no link on the way; ``steps``: ``(kind, path, staged)``, ``states``: their states."""
     targets = [*scope.dests, scope.lock]
     tokens = {name.rsplit(STAGING_PREFIX, 1)[-1] for name in staging}
     places = {_parent(t) for t in targets} | set(scope.dests)

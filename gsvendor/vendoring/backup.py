@@ -45,11 +45,8 @@ def state(path: Path) -> str:
     except FileNotFoundError:
         return "absent"
     if stat.S_ISREG(info.st_mode):
-        digest = hashlib.sha256()
         with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        return f"file:{digest.hexdigest()}"
+            return f"file:{hashlib.file_digest(handle, 'sha256').hexdigest()}"
     if stat.S_ISLNK(info.st_mode):
         return f"link:{hashlib.sha256(os.fsencode(os.readlink(path))).hexdigest()}"
     if stat.S_ISDIR(info.st_mode):

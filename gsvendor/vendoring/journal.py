@@ -355,9 +355,9 @@ def _unwritable(root: Path, paths: list[str], trees: list[str]) -> str | None:
 
 
 def recover(root: Path, scope: Scope) -> list[str]:
-    """Finish or undo a swap a previous run left unfinished; return the lines saying what was done (a
-    journal at the old place gives a warning line only). Raises :class:`GsvendorError` (exit 2) for a
-    journal failing :meth:`Journal.from_json`'s checks (nothing changed) or a swap that cannot be finished."""
+    """Finish or undo a swap a previous run left unfinished; return the lines saying what was done (a journal at the
+    old place: a warning). Raises :class:`GsvendorError` for a journal :meth:`Journal.from_json` refuses or a swap
+    that cannot be finished."""
     lines = [note] if (note := journal_trust.legacy_note(root)) else []
     where = journal_trust.place(root)
     data = journal_trust.read(where, root)

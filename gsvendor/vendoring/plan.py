@@ -23,9 +23,8 @@ Renderer = Callable[[ChartSpec, dict[str, bytes]], str]
 
 @dataclass
 class ChartBuild:
-    """One chart's result: ``upstream`` and ``files`` map destination-relative paths to bytes (a rendered
-    chart's ``upstream``: rendered without overlays); ``normalized``: the files whose whitespace was fixed,
-    ``generated``: those the generators wrote (values.schema.json, README.md)."""
+    """One chart's result: ``upstream`` (a rendered chart's: rendered without overlays) and ``files``, path → bytes;
+    ``normalized``: the files whose whitespace was fixed, ``generated``: those the generators wrote."""
 
     spec: ChartSpec
     upstream: dict[str, bytes]

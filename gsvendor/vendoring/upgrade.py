@@ -68,9 +68,8 @@ class ImageChange:
 
 @dataclass(frozen=True)
 class CrdChange:
-    """One CustomResourceDefinition (``name``, in ``file``) whose versions or ``spec`` fields changed;
-    ``fields_added``/``fields_removed`` hold ``version: field`` for versions in both builds; ``classified``
-    and ``webhook``: :func:`~gsvendor.vendoring.crdchanges.classify` and ``needs_webhook``."""
+    """One CRD (``name``, in ``file``) whose versions or ``spec`` fields changed (``version: field``, of versions in
+    both builds); ``classified`` and ``webhook``: :mod:`~gsvendor.vendoring.crdchanges`' lines."""
 
     file: str
     name: str
