@@ -395,8 +395,7 @@ def compare_chart(
 ) -> ChartUpgrade:
     """The upgrade of one chart from ``old`` to ``new`` (either may be ``None``: a chart added or dropped)."""
     before, after = (build.files if build else {} for build in (old, new))
-    spec = (new or old).spec  # type: ignore[union-attr]
-    chart = ChartUpgrade(name=name, dest=spec.dest)
+    chart = ChartUpgrade(name=name, dest=(new or old).spec.dest)  # type: ignore[union-attr]
     diff = statuses(before, after)
     chart.added, chart.removed, chart.changed = (
         [p for p, s in diff if s == k] for k in ("added", "removed", "changed")
@@ -427,12 +426,9 @@ def compare_builds(
 ) -> Upgrade:
     """The upgrade from ``old`` (the lock's build) to ``new``, chart by chart in the new build's order;
     ``patches``: ``gsvendor patch-verify --json`` output, its ``results`` listed as given."""
-    olds = {c.spec.name: c for c in old.charts}
-    news = {c.spec.name: c for c in new.charts}
-    names = list(dict.fromkeys([*news, *olds]))
-    upgrade = Upgrade(
-        old.snapshot.tag, new.snapshot.tag, [compare_chart(n, olds.get(n), news.get(n), allow, overlays) for n in names]
-    )
+    olds, news = ({c.spec.name: c for c in build.charts} for build in (old, new))
+    charts = [compare_chart(n, olds.get(n), news.get(n), allow, overlays) for n in dict.fromkeys([*news, *olds])]
+    upgrade = Upgrade(old.snapshot.tag, new.snapshot.tag, charts)
     if patches is not None:
         upgrade.patches = [dict(p) for p in patches.get("results") or [] if isinstance(p, Mapping)]
         upgrade.patches_tag = str(patches.get("tag")) if patches.get("tag") is not None else None
