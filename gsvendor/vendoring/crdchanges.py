@@ -79,9 +79,8 @@ def classify(was: Traits, now: Traits, fields_removed: tuple[str, ...] = ()) -> 
 
 
 def needs_webhook(was: Traits, now: Traits) -> tuple[str, ...]:
-    """Lines naming the reads that need the conversion webhook after the upgrade: when the storage or served
-    versions change under ``strategy: Webhook``, objects stored at the old storage version are read at
-    each other served version only through it (strategy ``None`` only rewrites ``apiVersion``)."""
+    """Lines naming the reads that need the conversion webhook: when the storage or served versions change under
+    ``strategy: Webhook``, objects stored at the old storage version are read at other versions only through it."""
     served_was = {v for v, on in was["served"].items() if on}
     served_now = sorted(v for v, on in now["served"].items() if on)
     stored = was["storage"]

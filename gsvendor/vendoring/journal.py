@@ -37,9 +37,8 @@ _VERSION = 2
 
 @dataclass(frozen=True)
 class Step:
-    """One idempotent step of a swap (POSIX, project-relative paths): ``unlink`` ``path`` unless a real
-    folder, ``rmtree`` it when one, or ``write`` (rename ``staged``, while it exists, over ``path``).
-    ``old``/``new``: :func:`state` of ``path`` before and after (``None``: not recorded)."""
+    """One idempotent step of a swap (project-relative POSIX paths): ``unlink`` ``path`` unless a real folder,
+    ``rmtree`` it when one, or ``write`` (rename ``staged`` over it); ``old``/``new``: its states before and after."""
 
     kind: str
     path: str

@@ -161,9 +161,8 @@ def template_rewrites(text: str, values: Any) -> tuple[list[str], list[Replaceme
 
 
 def render_rewrites(files: Mapping[str, bytes]) -> dict[str, tuple[Replacement, ...]]:
-    """Chart file → the prefix replacements the ``templates/`` reading it apply when rendering, in order: a
-    ``replace`` of a literal holding a ``/`` (a registry or repository prefix), resolved against
-    ``files["values.yaml"]`` (read only when such a template exists) where the module's grammar allows."""
+    """Chart file → the prefix replacements (``replace`` of a literal holding ``/``) the ``templates/`` reading it
+    apply, in order, resolved against values.yaml (read only when needed) where the module's grammar allows."""
     from ruamel.yaml.error import YAMLError
 
     out: dict[str, tuple[Replacement, ...]] = {}
@@ -189,10 +188,8 @@ def render(written: str, replacements: Iterable[Replacement]) -> tuple[bool, str
     ``rewritten`` when one matched, ``rendered`` the result (``None`` when a matching one is unresolved)."""
     text, rewritten = written, False
     for replacement in replacements:
-        if replacement.old not in text:
-            continue
-        rewritten = True
-        if replacement.new is None:
-            return True, None
-        text = text.replace(replacement.old, replacement.new)
+        if replacement.old in text:
+            if replacement.new is None:
+                return True, None
+            text, rewritten = text.replace(replacement.old, replacement.new), True
     return rewritten, text

@@ -52,9 +52,8 @@ class ValueChange:
 
 @dataclass(frozen=True)
 class ImageChange:
-    """An image reference ``change``d at ``where`` (file and key path): ``old``/``new`` as written and
-    ``*_rendered`` after a template's prefix rewrite (``rewritten``; ``None``: absent or unresolvable),
-    ``status`` the check-images verdict on the new reference (the old one when removed) as rendered."""
+    """An image reference ``change``d at ``where``: ``old``/``new`` as written, ``*_rendered`` after a template's prefix
+    rewrite (``None``: absent or unresolved), ``status``: check-images' verdict on the new one (else the old)."""
 
     change: str
     where: str
