@@ -1,7 +1,5 @@
-"""Comparing two file trees: unified diffs per file, as verify and diff print them.
-
-The text is always :func:`difflib.unified_diff`'s; long files have their common head and tail kept away
-from difflib when that is provably its own answer (:func:`matching_blocks`): the cost follows the change.
+"""Comparing two file trees: unified diffs per file, as verify and diff print them: always
+:func:`difflib.unified_diff`'s text, its cost following the change (:func:`matching_blocks`).
 """
 
 from __future__ import annotations

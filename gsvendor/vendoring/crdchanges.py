@@ -1,9 +1,5 @@
-"""What kind of change a CRD went through between two builds, for the upgrade report's reviewer.
-
-Read from the served and stored versions, the conversion strategy and each version's top-level ``spec``
-fields (types, enums, required): :func:`classify` names what changed, :func:`needs_webhook` the reads
-only the conversion webhook can serve.
-"""
+"""What kind of change a CRD went through between two builds, for the upgrade report's reviewer, read from its
+versions, conversion strategy and top-level ``spec`` fields (types, enums, required)."""
 
 from __future__ import annotations
 

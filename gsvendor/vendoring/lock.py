@@ -1,8 +1,6 @@
-"""The lock file (``gsvendor.lock.yaml``): what ``sync`` wrote, from which upstream bytes.
-
-As vendir's ``vendir.lock.yml``: the tag, the source (kind, location, archive sha256, upstream commit)
-and per chart and file the sha256 of the upstream bytes and of the result. ``verify`` rebuilds from it;
-``sync`` tells a hand edit from its own output by it. Written deterministically (byte-identical on re-sync).
+"""The lock file (``gsvendor.lock.yaml``), as vendir's ``vendir.lock.yml``: the tag, the source (kind, location,
+archive sha256, upstream commit) and per file the sha256 of the upstream bytes and of the result, written
+byte-identical on re-sync. ``verify`` rebuilds from it; ``sync`` tells a hand edit from its own output by it.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
-"""What an upgrade changes in the vendored charts: two builds (the lock's tag and the new one) compared.
-
-Pure: per chart, the files, values keys and defaults, image references (from the plain YAML: values.yaml,
-``files/``, ``crds/``; judged by the check-images policy as they render after a prefix rewrite
-:mod:`gsvendor.vendoring.rewrites` resolves), CRDs, ClusterRole and Role rules (one line per API group ×
-resource or URL, verbs sorted) and overlay operations with their match counts. :mod:`gsvendor.report.upgrade`
-renders it.
+"""What an upgrade changes in the vendored charts, two builds (the lock's tag and the new one) compared per chart
+(pure): the files, values keys and defaults, image references (of the plain YAML: values.yaml, ``files/``,
+``crds/``; judged by the check-images policy as they render after a prefix rewrite :mod:`gsvendor.vendoring.rewrites`
+resolves), CRDs, ClusterRole and Role rules (one line per API group × resource or URL, verbs sorted) and overlay
+operations with their match counts, which :mod:`gsvendor.report.upgrade` renders.
 """
 
 from __future__ import annotations
