@@ -1,8 +1,5 @@
-"""File states for the swap journal and durable backups of what a swap or a recovery replaces.
-
-:func:`state` names what stands at a path without following links, so a recovery can tell a path still
-holding the old or new content from one edited since.
-"""
+"""File states for the swap journal (links not followed, so a recovery can tell a path still holding the old or
+new content from one edited since) and durable backups of what a swap or a recovery replaces."""
 
 from __future__ import annotations
 

@@ -232,8 +232,7 @@ def _nearest(root: Path, rel: str) -> Path:
 
 
 def _same_device(root: Path, rel: str, device: int, tree: bool) -> None:
-    """Raise :class:`OSError` (EXDEV) naming a mount point (not on ``device``) on the way to ``rel``, or in it
-    when ``tree``: a rename across it fails (EXDEV, EBUSY) half-way."""
+    """Raise :class:`OSError` (EXDEV) naming a mount point off ``device`` on the way to ``rel`` (or in it: ``tree``)."""
     folder, mount = _nearest(root, rel), None
     while folder != root and os.stat(folder).st_dev != device:
         mount, folder = folder, folder.parent

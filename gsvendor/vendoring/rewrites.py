@@ -1,12 +1,11 @@
-"""What a chart's templates make of the image references in a chart file they read and rewrite by prefix
-(the llmisvc presets pipe ``.Files.Get "files/llmisvcconfigs/resources.yaml"`` through ``replace "ghcr.io/llm-d/"
-$registry``), read statically from each template's Go text/template tree: the top level, then each ``define``
-(its ``.Values`` taken as the chart's).
-
-A replacement argument is resolved only when it is a literal, ``.Values.a.b``, ``$.Values.a.b``, ``$var`` or
-``$var.a.b`` (``$var`` last set by ``:=``, or ``=`` at the same block level, to such an operand), optionally with
-``default "literal"``; anything else is unresolved: a function call, a parenthesized pipeline, a variable set in a
-deeper branch, ``.Values`` under ``range`` or ``with``, a ``replace`` under ``if`` or ``with``, a non-string.
+"""What a chart's templates make of the image references in a chart file they read and rewrite by prefix (the
+llmisvc presets pipe ``.Files.Get "files/llmisvcconfigs/resources.yaml"`` through ``replace "ghcr.io/llm-d/"
+$registry``), read statically from each template's Go text/template tree: the top level, then each ``define`` (its
+``.Values`` taken as the chart's). A replacement argument is resolved only when it is a literal, ``.Values.a.b``,
+``$.Values.a.b``, ``$var`` or ``$var.a.b`` (``$var`` last set by ``:=``, or ``=`` at the same block level, to such
+an operand), optionally with ``default "literal"``; anything else is unresolved: a function call, a parenthesized
+pipeline, a variable set in a deeper branch, ``.Values`` under ``range`` or ``with``, a ``replace`` under ``if`` or
+``with``, a non-string.
 """
 
 from __future__ import annotations
