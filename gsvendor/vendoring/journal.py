@@ -126,11 +126,6 @@ class _Steps:
             raise KeyboardInterrupt
 
 
-def _create(path: str, flags: int) -> int:
-    """Opens new files with mode 0o644 (less the umask), not 0o666."""
-    return os.open(path, flags, 0o644)
-
-
 def _write_journal(where: Place, journal: Journal) -> None:
     """Write the journal durably (a fsync'd temporary file renamed over it); OSError names ``where.path``."""
     folder, tmp = where.path.parent, None
@@ -295,7 +290,7 @@ def swap(
                 steps(f"stage {rel}")
                 _same_device(root, rel, os.stat(root / folder).st_dev, False)
                 try:
-                    with open(root / folder / str(index), "xb", opener=_create) as handle:
+                    with open(root / folder / str(index), "xb", opener=lambda p, f: os.open(p, f, 0o644)) as handle:
                         handle.write(data)
                         handle.flush()
                         os.fsync(handle.fileno())

@@ -212,9 +212,9 @@ def build(
             # "upstream" of a rendered chart: upstream's chart rendered without overlays
             upstream = split_documents(spec, renderer(spec, upstream)) if result.applied else rendered
         charts.append(ChartBuild(spec, upstream, files, result.applied, result.skipped, normalized, generated))
-    copies = []
     for file_spec in config.files:
         if file_spec.source not in snapshot.files:
             raise SourceError(f"{snapshot.location}: upstream {snapshot.tag} has no {file_spec.source}")
-        copies.append(FileCopy(spec=file_spec, data=snapshot.files[file_spec.source]))
-    return Build(snapshot=snapshot, charts=charts, copies=copies)
+    return Build(
+        snapshot, charts, [FileCopy(file_spec, snapshot.files[file_spec.source]) for file_spec in config.files]
+    )
