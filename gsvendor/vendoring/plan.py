@@ -215,6 +215,4 @@ def build(
     for file_spec in config.files:
         if file_spec.source not in snapshot.files:
             raise SourceError(f"{snapshot.location}: upstream {snapshot.tag} has no {file_spec.source}")
-    return Build(
-        snapshot, charts, [FileCopy(file_spec, snapshot.files[file_spec.source]) for file_spec in config.files]
-    )
+    return Build(snapshot, charts, [FileCopy(copied, snapshot.files[copied.source]) for copied in config.files])
