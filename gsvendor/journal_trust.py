@@ -1,15 +1,9 @@
-"""Where the swap journal is kept, and which journals are acted on.
-
-The journal is gsvendor's own state, never the repository's (a journal a checkout supplied would let a
-pull request write and delete files anywhere): it lives in the project's git folder
-(``<git-dir>/gsvendor/journal.json``) or, outside git, in the user cache (``<cache>/journals/<key>.json``,
-keyed by the project's path, device and inode). One at the old place, ``.gsvendor-journal.json`` in the
-project root, is only reported.
-
-Before a journal is acted on, :func:`check` proves every path in it clean and relative, inside a
-configured destination or the lock file, of the staging, backup and staged shapes
-:mod:`gsvendor.vendoring.journal` makes, and with no link on the way below the configured folders
-(which may be links themselves, as sync writes through them).
+"""Where the swap journal is kept, and which journals are acted on. The journal is gsvendor's own state, never
+the repository's (one a checkout supplied could write and delete files anywhere): it lives in the git folder
+(``<git-dir>/gsvendor/journal.json``) or, outside git, in the user cache (``<cache>/journals/<key>.json``, keyed
+by the project's path, device and inode). :func:`check` proves every path of a journal one
+:mod:`gsvendor.vendoring.journal` could have written for the configured destinations and the lock file, with no
+link on the way below the configured folders (which may be links).
 """
 
 from __future__ import annotations
@@ -59,7 +53,7 @@ class Scope:
 
 
 def _git(root: Path, *args: str) -> str | None:
-    """stdout of ``git args`` run in ``root``; ``None`` when git is missing or fails (bounded: 30 s)."""
+    """stdout of ``git args`` in ``root`` (at most 30 s); ``None`` when git is missing or fails."""
     try:
         done = gitcmd.run(args, root, timeout=30)
     except GsvendorError:  # git not installed, or out of time
@@ -68,10 +62,9 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def place(root: Path, cache: Path | None = None) -> Place:
-    """Where the journal of the project in ``root`` (absolute) is kept. ``cache``: the user cache folder
-    (default: :func:`gsvendor.files.default_cache_dir` without ``--cache-dir``, which commands may differ in).
-    A ``.git`` folder (not a link) holding ``HEAD`` is taken as is, else git says where the git folder is;
-    one inside the work tree other than ``<top>/.git`` could be part of a checkout: then the user cache."""
+    """Where the journal of the project in ``root`` (absolute) is kept; ``cache``: the user cache folder (default:
+    :func:`gsvendor.files.default_cache_dir` without ``--cache-dir``, which commands may differ in). A git folder
+    inside the work tree other than ``<top>/.git`` could be part of a checkout: then the user cache."""
     return _place(root, cache or default_cache_dir(None))
 
 
@@ -81,8 +74,7 @@ def _place(root: Path, cache: Path) -> Place:
         if stat.S_ISDIR(os.lstat(root / ".git").st_mode) and os.path.isfile(root / ".git" / "HEAD"):
             path = root / ".git" / "gsvendor" / "journal.json"
             return Place(path, _label(path, root), root)
-    answer = _git(root, "rev-parse", "--absolute-git-dir", "--show-toplevel")
-    lines = answer.splitlines() if answer else []
+    lines = (_git(root, "rev-parse", "--absolute-git-dir", "--show-toplevel") or "").splitlines()
     top: Path | None = None
     if len(lines) == 2 and all(os.path.isabs(line) for line in lines):
         git_dir, top = Path(lines[0]), Path(lines[1])
@@ -127,18 +119,16 @@ def read(where: Place, root: Path) -> bytes | None:
     except OSError as exc:
         reason = "a link" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
         raise refused(f"{reason}; remove it by hand") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise refused("not a regular file; remove it by hand")
-        if info.st_size > MAX_BYTES:
-            raise refused(f"{info.st_size} bytes, more than gsvendor writes; remove it by hand")
-        with os.fdopen(os.dup(fd), "rb") as handle:
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise refused("not a regular file; remove it by hand")
+            if info.st_size > MAX_BYTES:
+                raise refused(f"{info.st_size} bytes, more than gsvendor writes; remove it by hand")
             data = handle.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise GsvendorError(f"{where.label}: cannot read the swap journal: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
+        except OSError as exc:
+            raise GsvendorError(f"{where.label}: cannot read the swap journal: {exc.strerror or exc}") from None
     if where.top is not None and where.path.is_relative_to(where.top):
         rel = where.path.relative_to(where.top).as_posix()
         if _git(where.top, "ls-files", "-z", "--", f":(literal){rel}"):
@@ -149,10 +139,8 @@ def read(where: Place, root: Path) -> bytes | None:
 # --- the paths of a journal -----------------------------------------------------------------------
 
 
-def _clean(path: object) -> bool:
-    if not isinstance(path, str) or not path or "\x00" in path or path.startswith("/"):
-        return False
-    return all(part not in ("", ".", "..") for part in path.split("/"))
+def _clean(path: object) -> bool:  # relative, with no empty, "." or ".." part ("" and "/a" hold an empty one)
+    return isinstance(path, str) and "\x00" not in path and all(p not in ("", ".", "..") for p in path.split("/"))
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -173,9 +161,8 @@ def check(
     steps: Iterable[tuple[str, str, str | None]],
     states: Iterable[str | None],
 ) -> None:
-    """Raise :class:`ValueError` saying what is wrong unless every path of a journal is one gsvendor
-    could have written for ``scope`` and nothing on the way is a link. ``steps`` are ``(kind, path,
-    staged)``, ``states`` the steps' recorded old and new states."""
+    """Raise :class:`ValueError` saying what is wrong unless every path of a journal is one gsvendor could have
+    written for ``scope`` with no link on the way; ``steps``: ``(kind, path, staged)``, ``states``: their states."""
     targets = [*scope.dests, scope.lock]
     tokens = {name.rsplit(STAGING_PREFIX, 1)[-1] for name in staging}
     places = {_parent(t) for t in targets} | set(scope.dests)

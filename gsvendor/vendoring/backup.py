@@ -1,9 +1,5 @@
-"""File states for the swap journal and durable backups of what a swap or a recovery replaces.
-
-:func:`state` names what stands at a path (``absent``, ``file:<sha256>``, ``link:<sha256 of the
-target>``, ``dir:<sha256 of the listing and states below>``, ``other``), without following links,
-so a recovery can tell a path still holding the old or new content from one edited since.
-"""
+"""File states for the swap journal (links not followed, so a recovery can tell a path still holding the old or
+new content from one edited since) and durable backups of what a swap or a recovery replaces."""
 
 from __future__ import annotations
 
@@ -39,17 +35,15 @@ def is_real_dir(path: Path) -> bool:
 
 
 def state(path: Path) -> str:
-    """What stands at ``path`` (links not followed) in the module docstring's notation. Raises :class:`OSError`."""
+    """What stands at ``path``: ``absent``, ``file:<sha256>``, ``link:<sha256 of the target>``, ``dir:<sha256 of
+    the listing and states below>`` or ``other``. Raises :class:`OSError`."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
         return "absent"
     if stat.S_ISREG(info.st_mode):
-        digest = hashlib.sha256()
         with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        return f"file:{digest.hexdigest()}"
+            return f"file:{hashlib.file_digest(handle, 'sha256').hexdigest()}"
     if stat.S_ISLNK(info.st_mode):
         return f"link:{hashlib.sha256(os.fsencode(os.readlink(path))).hexdigest()}"
     if stat.S_ISDIR(info.st_mode):
@@ -64,15 +58,9 @@ def state(path: Path) -> str:
     return "other"
 
 
-def file_state(data: bytes) -> str:
-    """The state of a regular file holding ``data``."""
-    return f"file:{hashlib.sha256(data).hexdigest()}"
-
-
 def copy_backup(root: Path, paths: list[str]) -> Path:
-    """Copy ``paths`` (project-relative files, links or folders; missing ones skipped) to a new
-    ``root/.gsvendor-backup/<UTC time>-<random>/`` and return it once all in it is fsync'd. Raises
-    :class:`OSError` (a partial backup is left)."""
+    """Copy ``paths`` (project-relative; missing ones skipped) to a new ``root/.gsvendor-backup/<UTC time>-<random>/``
+    and return it once all in it is fsync'd. Raises :class:`OSError` (a partial backup is left)."""
     top = root / BACKUP_FOLDER
     top.mkdir(exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())

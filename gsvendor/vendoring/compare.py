@@ -1,7 +1,5 @@
-"""Comparing two file trees: unified diffs per file, as verify and diff print them.
-
-The text is always :func:`difflib.unified_diff`'s; long files have their common head and tail kept away
-from difflib when that is provably its own answer (:func:`matching_blocks`): the cost follows the change.
+"""Comparing two file trees: unified diffs per file, as verify and diff print them: always
+:func:`difflib.unified_diff`'s text, its cost following the change (:func:`matching_blocks`).
 """
 
 from __future__ import annotations
@@ -10,7 +8,7 @@ import difflib
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import compress, count, islice
+from itertools import compress, count, islice, pairwise
 from operator import ne
 
 
@@ -30,31 +28,26 @@ TRIM_ABOVE = 2000
 def unified(
     path: str, before: bytes | None, after: bytes | None, labels: tuple[str, str], trim_above: int = TRIM_ABOVE
 ) -> str:
-    """:func:`difflib.unified_diff`'s text (n=3) from ``before`` to ``after`` (``None``: absent) of the lines
-    ``str.splitlines`` cuts from the UTF-8 text (undecodable bytes replaced), with git's ``\\ No newline at
-    end of file`` marks."""
+    """:func:`difflib.unified_diff`'s text (n=3) from ``before`` to ``after`` (``None``: absent), lines as
+    ``str.splitlines`` cuts the UTF-8 text (bad bytes replaced), with git's ``\\ No newline at end of file``."""
     if before == after:
         return ""
     if (before and b"\0" in before) or (after and b"\0" in after):
         return f"Binary files {labels[0]}/{path} and {labels[1]}/{path} differ\n"
-    fromfile = f"{labels[0]}/{path}" if before is not None else "/dev/null"
-    tofile = f"{labels[1]}/{path}" if after is not None else "/dev/null"
-    old = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    new = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    lines = unified_lines(old, new, fromfile=fromfile, tofile=tofile, trim_above=trim_above)
+    sides = tuple(zip(labels, (before, after), strict=True))
+    old, new = ((data or b"").decode("utf-8", "replace").splitlines(keepends=True) for _, data in sides)
+    names = (f"{label}/{path}" if data is not None else "/dev/null" for label, data in sides)
+    lines = unified_lines(old, new, *names, trim_above=trim_above)
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 def matching_blocks(
     old: Sequence[Hashable], new: Sequence[Hashable], trim_above: int = TRIM_ABOVE
 ) -> list[tuple[int, int, int]]:
-    """difflib's matching blocks of ``old`` and ``new`` (with the ``(len, len, 0)`` sentinel).
-
-    From ``trim_above`` lines on, the common head and tail are matched first and only the middle goes to
-    :class:`difflib.SequenceMatcher` (with the whole file's popularity) when that is provably difflib's
-    own answer: no middle line occurs in the head or tail, no match runs across an empty middle's seam
-    (:func:`_joins`), and the head and tail each hold a line autojunk does not call popular.
-    """
+    """difflib's matching blocks of ``old`` and ``new`` (with the ``(len, len, 0)`` sentinel). From ``trim_above``
+    lines on, only the middle between the common head and tail goes to :class:`difflib.SequenceMatcher` when that
+    is provably its own answer: no middle line in the head or tail, no match across an empty middle's seam, and
+    a line autojunk does not call popular in each of head and tail."""
 
     def whole() -> list[tuple[int, int, int]]:
         return difflib.SequenceMatcher(None, old, new).get_matching_blocks()
@@ -67,45 +60,25 @@ def matching_blocks(
     head = _common(old, new, limit)
     tail = _common(reversed(old), reversed(new), limit - head)
     old_middle, new_middle = old[head : len(old) - tail], new[head : len(new) - tail]
-    inner = set(old_middle)  # the middle is small: the large head and tail are only looked up in it
-    inner.update(new_middle)
+    inner = {*old_middle, *new_middle}  # the middle is small: the large head and tail are only looked up in it
     if not inner.isdisjoint(islice(old, head)) or not inner.isdisjoint(islice(old, len(old) - tail, None)):
         return whole()
     if _joins(old, head, tail, new) or _joins(new, head, tail, old):
         return whole()
     most = len(new) // 100 + 1  # difflib's autojunk: in 200 lines or more, more copies make a line "popular"
     if len(new) >= 200:  # difflib finds a head or tail only from a line in it that is not popular
-        for part in (new[:head], new[len(new) - tail :]):
-            if part and not _holds_unpopular(part, new, most):
-                return whole()
+        counts = Counter(new)
+        if any(part and all(counts[line] > most for line in part) for part in (new[:head], new[len(new) - tail :])):
+            return whole()
     middle = difflib.SequenceMatcher(None, old_middle, new_middle, autojunk=False)
     if len(new) >= 200:
         for line in [line for line, where in middle.b2j.items() if len(where) > most]:
             del middle.b2j[line]
             middle.bpopular.add(line)
+    # head and tail are the longest common ones, so no middle block touches them: none is to be joined
     blocks = [(0, 0, head)] if head else []
     blocks += [(i + head, j + head, size) for i, j, size in middle.get_matching_blocks() if size]
-    if tail:
-        blocks.append((len(old) - tail, len(new) - tail, tail))
-    merged: list[tuple[int, int, int]] = []
-    for i, j, size in blocks:  # difflib joins adjacent blocks
-        if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
-            merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + size)
-        else:
-            merged.append((i, j, size))
-    merged.append((len(old), len(new), 0))
-    return merged
-
-
-def _holds_unpopular(part: Sequence[Hashable], lines: Sequence[Hashable], most: int) -> bool:
-    """Whether a line of ``part`` occurs at most ``most`` times in ``lines`` (its first lines counted in C)."""
-    for line in part[:8]:
-        if lines.count(line) <= most:
-            return True
-    if len(part) <= 8:
-        return False
-    counts = Counter(lines)
-    return any(counts[line] <= most for line in part)
+    return blocks + ([(len(old) - tail, len(new) - tail, tail)] if tail else []) + [(len(old), len(new), 0)]
 
 
 def _common(old: Iterable[Hashable], new: Iterable[Hashable], limit: int) -> int:
@@ -117,25 +90,7 @@ def _joins(lines: Sequence[Hashable], head: int, tail: int, other: Sequence[Hash
     """Whether ``lines`` has no middle and ``other`` holds the two lines meeting there (a match across it)."""
     if len(lines) != head + tail or not head or not tail:
         return False
-    first, second = lines[head - 1], lines[head]
-    at, stop = -1, len(other) - 1
-    while True:
-        try:
-            at = other.index(first, at + 1, stop)
-        except ValueError:
-            return False
-        if other[at + 1] == second:
-            return True
-
-
-class _Matcher(difflib.SequenceMatcher):
-    """A SequenceMatcher whose matching blocks come from :func:`matching_blocks`."""
-
-    def __init__(self, old: Sequence[Hashable], new: Sequence[Hashable], trim_above: int) -> None:
-        super().__init__(None)
-        self.a, self.b = old, new
-        self.matching_blocks = [difflib.Match(*block) for block in matching_blocks(old, new, trim_above)]
-        self.opcodes = None
+    return (lines[head - 1], lines[head]) in pairwise(other)  # compared in C
 
 
 def _range(start: int, stop: int) -> str:
@@ -148,16 +103,16 @@ def unified_lines(
     old: list[str], new: list[str], fromfile: str, tofile: str, trim_above: int = TRIM_ABOVE
 ) -> list[str]:
     """The lines of :func:`difflib.unified_diff` (n=3) of ``old`` and ``new``, with head and tail trimmed."""
+    matcher = difflib.SequenceMatcher()
+    matcher.a, matcher.b = old, new  # with its matching blocks given, it only groups them
+    matcher.matching_blocks = [difflib.Match(*block) for block in matching_blocks(old, new, trim_above)]
     hunks: list[str] = []
-    for group in _Matcher(old, new, trim_above).get_grouped_opcodes(3):
+    for group in matcher.get_grouped_opcodes(3):
         first, last = group[0], group[-1]
         hunks.append(f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@\n")
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                hunks += [" " + line for line in old[i1:i2]]
-            if tag in ("replace", "delete"):
-                hunks += ["-" + line for line in old[i1:i2]]
-            if tag in ("replace", "insert"):
+        for tag, i1, i2, j1, j2 in group:  # an insert has no old lines, a delete no new ones
+            hunks += [(" " if tag == "equal" else "-") + line for line in old[i1:i2]]
+            if tag != "equal":
                 hunks += ["+" + line for line in new[j1:j2]]
     return [f"--- {fromfile}\n", f"+++ {tofile}\n", *hunks] if hunks else []
 

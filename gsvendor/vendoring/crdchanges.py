@@ -1,9 +1,5 @@
-"""What kind of change a CRD went through between two builds, for the upgrade report's reviewer.
-
-Read from the served and stored versions, the conversion strategy and each version's top-level ``spec``
-fields (types, enums, required): :func:`classify` names what changed, :func:`needs_webhook` the reads
-only the conversion webhook can serve.
-"""
+"""What kind of change a CRD went through between two builds, for the upgrade report's reviewer, read from its
+versions, conversion strategy and top-level ``spec`` fields (types, enums, required)."""
 
 from __future__ import annotations
 
@@ -16,14 +12,8 @@ Traits = dict[str, Any]
 def traits(document: Mapping[str, Any]) -> Traits:
     """The classified traits of one CRD document (a mapping as the YAML loaders give it)."""
     spec = document.get("spec") or {}
-    out: Traits = {
-        "conversion": str((spec.get("conversion") or {}).get("strategy") or "None"),
-        "served": {},
-        "storage": None,
-        "required": {},
-        "types": {},
-        "enums": {},
-    }
+    out: Traits = {key: {} for key in ("served", "required", "types", "enums")}
+    out.update(conversion=str((spec.get("conversion") or {}).get("strategy") or "None"), storage=None)
     for version in spec.get("versions") or []:
         if not isinstance(version, Mapping):
             continue
@@ -76,8 +66,7 @@ def classify(was: Traits, now: Traits, fields_removed: tuple[str, ...] = ()) -> 
             out.append(f"{version}: spec.{field} newly required")
         old_enums, new_enums = was["enums"][version], now["enums"][version]
         for field in sorted(set(old_enums) & set(new_enums)):
-            gone = [e for e in old_enums[field] if e not in new_enums[field]]
-            if gone:
+            if gone := [e for e in old_enums[field] if e not in new_enums[field]]:
                 out.append(f"{version}: spec.{field} enum narrowed (no longer: {', '.join(gone)})")
         for field in sorted(set(new_enums) - set(old_enums)):
             if field in before:
@@ -86,15 +75,12 @@ def classify(was: Traits, now: Traits, fields_removed: tuple[str, ...] = ()) -> 
 
 
 def needs_webhook(was: Traits, now: Traits) -> tuple[str, ...]:
-    """Lines naming the reads that need the conversion webhook after the upgrade: when the storage or served
-    versions change under ``strategy: Webhook``, objects stored at the old storage version are read at
-    each other served version only through it (strategy ``None`` only rewrites ``apiVersion``)."""
+    """Lines naming the reads that need the conversion webhook: when the storage or served versions change under
+    ``strategy: Webhook``, objects stored at the old storage version are read at other versions only through it."""
     served_was = {v for v, on in was["served"].items() if on}
     served_now = sorted(v for v, on in now["served"].items() if on)
     stored = was["storage"]
-    if now["conversion"] != "Webhook" or stored is None:
-        return ()
-    if was["storage"] == now["storage"] and served_was == set(served_now):
+    if now["conversion"] != "Webhook" or stored is None or (stored == now["storage"] and served_was == set(served_now)):
         return ()
     return tuple(
         f"objects stored at {stored} need the conversion webhook (the controller) to be read at {version}"

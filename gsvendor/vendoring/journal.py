@@ -1,23 +1,21 @@
 """The swap journal: how ``sync`` replaces files so that any interruption is completed or undone.
 
-**Prepare**: a journal ``preparing`` (outside the checkout: :mod:`gsvendor.journal_trust`) names the
-staging folders; files are staged and fsync'd beside their destination (not across a mount point: EXDEV),
-hand edits backed up, and the journal rewritten ``committed`` with every step and the
-:func:`~gsvendor.vendoring.backup.state` of its path before and after. A failure until then undoes it.
-**Apply**: the idempotent steps (the lock file last) run in order, so running them again finishes the swap.
+**Prepare**: a journal ``preparing`` (kept outside the checkout: :mod:`gsvendor.journal_trust`) names the
+staging folders; files are staged and fsync'd beside their destination (a rename cannot cross a mount point),
+hand edits backed up, and the journal rewritten ``committed`` with every step and the :func:`state` of its path
+before and after. A failure or a signal (SIGINT, SIGTERM, SIGHUP wait while a swap runs) until then undoes it.
+**Apply**: the idempotent steps (the lock file last) run in order; :func:`recover` runs them again after a
+crash, backing up paths edited since, and undoes a ``preparing`` journal.
 
-:func:`recover` (under the project lock) applies a ``committed`` journal forward, first backing up paths
-edited since, and undoes a ``preparing`` one; one failing :func:`journal_trust.check` is left alone.
-SIGINT, SIGTERM and SIGHUP wait while a swap runs: during prepare they undo it at the next step.
-
-Test hook: ``GSVENDOR_TEST_SWAP_STEP=N:SIGNAL`` makes the process send itself ``SIGNAL`` (``KILL``,
-``TERM``, ``INT``) just before step ``N`` (1-based); ``GSVENDOR_TEST_SWAP_TRACE=FILE`` logs each step.
+Test hooks: ``GSVENDOR_TEST_SWAP_STEP=N:SIGNAL`` (``KILL``, ``TERM``, ``INT``) sends the signal just before step
+``N`` (1-based); ``GSVENDOR_TEST_SWAP_TRACE=FILE`` logs each step.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import json
 import os
 import shutil
@@ -32,16 +30,15 @@ from gsvendor import journal_trust
 from gsvendor.errors import GsvendorError, Interrupted
 from gsvendor.journal_trust import STAGING_PREFIX, Place, Scope
 from gsvendor.signals import Deferred
-from gsvendor.vendoring.backup import copy_backup, file_state, fsync_path, is_real_dir, state
+from gsvendor.vendoring.backup import copy_backup, fsync_path, is_real_dir, state
 
 _VERSION = 2
 
 
 @dataclass(frozen=True)
 class Step:
-    """One idempotent step of a swap (POSIX, project-relative paths): ``unlink`` ``path`` unless a real
-    folder, ``rmtree`` it when one, or ``write`` (rename ``staged``, while it exists, over ``path``).
-    ``old``/``new``: :func:`state` of ``path`` before and after (``None``: not recorded)."""
+    """One idempotent step of a swap (project-relative POSIX paths): ``unlink`` ``path`` unless a real folder,
+    ``rmtree`` it when one, or ``write`` (rename ``staged`` over it); ``old``/``new``: its states before and after."""
 
     kind: str
     path: str
@@ -108,14 +105,13 @@ class StoppedHalfWay(GsvendorError):
 
 
 class _Steps:
-    """Counts the steps of one swap, for the test hook and trace."""
+    """Counts the steps of one swap for the test hooks; raises KeyboardInterrupt at one when a signal waits."""
 
     def __init__(self, signals: Deferred, interruptible: bool) -> None:
         self.count = 0
         self.signals = signals
         self.interruptible = interruptible
-        hook = os.environ.get("GSVENDOR_TEST_SWAP_STEP", "")
-        number, _, name = hook.partition(":")
+        number, _, name = os.environ.get("GSVENDOR_TEST_SWAP_STEP", "").partition(":")
         self.hook = (int(number), getattr(signal, f"SIG{name}")) if number.isdigit() and name else None
         self.trace = os.environ.get("GSVENDOR_TEST_SWAP_TRACE")
 
@@ -130,46 +126,9 @@ class _Steps:
             raise KeyboardInterrupt
 
 
-class _SyncedWrites:
-    """New files fsync'd together by :meth:`sync` (or when :data:`_OPEN_AT_MOST` are open): a batch lets
-    the disk coalesce the flushes (~40 → ~25 ms for a chart set). A file is durable once :meth:`sync` returned."""
-
-    def __init__(self) -> None:
-        self.fds: list[int] = []
-
-    def write(self, path: Path, data: bytes) -> None:
-        """Create ``path`` (it must not exist) holding ``data``; durable after :meth:`sync`."""
-        if len(self.fds) >= _OPEN_AT_MOST:
-            self.sync()
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        self.fds.append(fd)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-
-    def sync(self) -> None:
-        """fsync and close every file written so far (all are closed even when one fsync fails)."""
-        try:
-            for fd in self.fds:
-                os.fsync(fd)
-        finally:
-            self.close()
-
-    def close(self) -> None:
-        """Close the files without syncing them (the swap is being undone)."""
-        fds, self.fds = self.fds, []
-        for fd in fds:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-
-
-_OPEN_AT_MOST = 128  # well below the usual limit of 1024 open files
-
-
 def _write_journal(where: Place, journal: Journal) -> None:
     """Write the journal durably (a fsync'd temporary file renamed over it); OSError names ``where.path``."""
-    folder = where.path.parent
-    tmp = None
+    folder, tmp = where.path.parent, None
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f"{where.path.name}.tmp-", dir=folder)
@@ -202,19 +161,6 @@ def _pending(root: Path, step: Step) -> bool:
     return is_real_dir(path) if step.kind == "rmtree" else os.path.lexists(path) and not is_real_dir(path)
 
 
-def _run_step(root: Path, step: Step) -> None:
-    path = root / step.path
-    if not _pending(root, step):
-        return
-    if step.kind == "unlink":
-        os.unlink(path)
-    elif step.kind == "rmtree":
-        shutil.rmtree(path)
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(root / (step.staged or ""), path)
-
-
 def _edited(root: Path, step: Step) -> bool:
     """Whether ``step`` would replace or remove neither the recorded old nor the new state (an edit since)."""
     if not _pending(root, step):
@@ -231,7 +177,16 @@ def _finish(root: Path, where: Place, journal: Journal, steps: _Steps, careful: 
         kept = copy_backup(root, list(dict.fromkeys(edited)))
     for step in journal.steps:
         steps(f"{step.kind} {step.path}")
-        _run_step(root, step)
+        path = root / step.path
+        if not _pending(root, step):
+            continue
+        if step.kind == "unlink":
+            os.unlink(path)
+        elif step.kind == "rmtree":
+            shutil.rmtree(path)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(root / (step.staged or ""), path)
     for folder in journal.staging:
         steps(f"cleanup {folder}")
         shutil.rmtree(root / folder, ignore_errors=True)
@@ -271,8 +226,8 @@ def _nearest(root: Path, rel: str) -> Path:
     return folder
 
 
-def _other_device(root: Path, rel: str, device: int, tree: bool) -> str | None:
-    """A mount point (not on ``device``) on the way to ``rel``, or in it when ``tree``: EXDEV, EBUSY half-way."""
+def _same_device(root: Path, rel: str, device: int, tree: bool) -> None:
+    """Raise :class:`OSError` (EXDEV) naming a mount point off ``device`` on the way to ``rel`` (or in it: ``tree``)."""
     folder, mount = _nearest(root, rel), None
     while folder != root and os.stat(folder).st_dev != device:
         mount, folder = folder, folder.parent
@@ -282,7 +237,9 @@ def _other_device(root: Path, rel: str, device: int, tree: bool) -> str | None:
                 mount = Path(inner)
                 break
             names[:] = [n for n in names if is_real_dir(Path(inner) / n)]
-    return None if mount is None else os.path.relpath(mount, root)
+    if mount is not None:
+        reason = "a mount point (another file system) inside the output; a swap cannot rename across it"
+        raise OSError(errno.EXDEV, f"{reason}, unmount it or mount the whole destination folder", str(mount))
 
 
 def swap(
@@ -294,12 +251,10 @@ def swap(
     on_commit: Callable[[str | None], None] | None = None,
 ) -> Path | None:
     """Run one journaled swap under ``root``; return the backup folder (``None`` without ``backup``).
-
-    ``staged``: project-relative file → ``(its configured destination, bytes)``, the lock file last;
-    ``removals``: ``unlink``/``rmtree`` steps, run before any write; ``backup``: project-relative paths
-    copied first to ``.gsvendor-backup/<UTC time>-<random>/``. ``on_commit(backup or None)`` runs at the
-    point of no return while signals wait. Raises :class:`GsvendorError` (nothing changed) when preparing
-    fails (a full disk, a mount point in a destination), :class:`StoppedHalfWay` when a step after the
+    ``staged``: project-relative file → ``(its configured destination, bytes)``, the lock file last; ``removals``:
+    ``unlink``/``rmtree`` steps, run before any write; ``backup``: paths copied first (:func:`copy_backup`);
+    ``on_commit(backup)`` runs at the point of no return. Raises :class:`GsvendorError` (nothing changed) when
+    preparing fails (a full disk, a mount point in a destination), :class:`StoppedHalfWay` when a step after the
     commit fails, :class:`Interrupted` on a signal (nothing changed before the commit; else completed).
     """
     at = journal_trust.place(root)
@@ -308,14 +263,12 @@ def swap(
         token = os.urandom(4).hex()
         journal = Journal(state="preparing", tag=tag)
         parents: dict[Path, str] = {}
-        for dest in dict.fromkeys(d for d, _ in staged.values()):
-            parent = _staging_parent(root, dest)
-            if parent not in parents:
-                parents[parent] = os.path.relpath(parent / f"{STAGING_PREFIX}{token}", root)
-                missing = parent
-                while not os.path.lexists(missing) and missing != root:
-                    journal.created.append(os.path.relpath(missing, root))
-                    missing = missing.parent
+        for parent in dict.fromkeys(_staging_parent(root, dest) for dest, _ in staged.values()):
+            parents[parent] = os.path.relpath(parent / f"{STAGING_PREFIX}{token}", root)
+            missing = parent
+            while not os.path.lexists(missing) and missing != root:
+                journal.created.append(os.path.relpath(missing, root))
+                missing = missing.parent
         journal.staging = list(parents.values())
         backup_dir = None
         unwritable = _unwritable(root, [*staged, *(s.path for s in removals)], [s.path for s in removals])
@@ -332,24 +285,22 @@ def swap(
             plan: list[Step] = [replace(s, old=state(root / s.path)) for s in removals]
             for step in plan:
                 _same_device(root, step.path, os.stat((root / step.path).parent).st_dev, step.kind == "rmtree")
-            writes = _SyncedWrites()
-            try:
-                for index, (rel, (dest, data)) in enumerate(staged.items()):
-                    folder = parents[_staging_parent(root, dest)]
-                    name = f"{folder}/{index}"
-                    steps(f"stage {rel}")
-                    _same_device(root, rel, os.stat(root / folder).st_dev, False)
-                    try:
-                        writes.write(root / name, data)
-                    except OSError as exc:  # name the file, not its staged copy (a full disk)
-                        raise OSError(exc.errno, exc.strerror, str(root / rel)) from None
-                    plan.append(Step("write", rel, name, state(root / rel), file_state(data)))
+            for index, (rel, (dest, data)) in enumerate(staged.items()):
+                folder = parents[_staging_parent(root, dest)]
+                steps(f"stage {rel}")
+                _same_device(root, rel, os.stat(root / folder).st_dev, False)
                 try:
-                    writes.sync()
-                except OSError as exc:  # a file system that allocates late says ENOSPC here
-                    raise OSError(exc.errno, exc.strerror, str(root / journal.staging[0])) from None
-            finally:
-                writes.close()
+                    with open(root / folder / str(index), "xb", opener=lambda p, f: os.open(p, f, 0o644)) as handle:
+                        handle.write(data)
+                        handle.flush()
+                        os.fsync(handle.fileno())
+                except OSError as exc:  # name the file, not its staged copy (a full disk)
+                    raise OSError(exc.errno, exc.strerror, str(root / rel)) from None
+                plan.append(
+                    Step(
+                        "write", rel, f"{folder}/{index}", state(root / rel), f"file:{hashlib.sha256(data).hexdigest()}"
+                    )
+                )
             if backup:
                 steps("backup")
                 backup_dir = copy_backup(root, backup)
@@ -383,13 +334,6 @@ def swap(
     return backup_dir
 
 
-def _same_device(root: Path, rel: str, device: int, tree: bool) -> None:
-    """Raise :class:`OSError` (EXDEV) naming the mount point :func:`_other_device` finds, if any."""
-    if (mount := _other_device(root, rel, device, tree)) is not None:
-        reason = "a mount point (another file system) inside the output; a swap cannot rename across it"
-        raise OSError(errno.EXDEV, f"{reason}, unmount it or mount the whole destination folder", str(root / mount))
-
-
 def interrupted_after(tag: str, backup: str | None = None) -> Interrupted:
     """The interrupt of a sync of ``tag`` after its point of no return, naming the hand edits' ``backup``."""
     kept = f"; the hand edits' backup is in {backup}" if backup else ""
@@ -404,9 +348,9 @@ def _unwritable(root: Path, paths: list[str], trees: list[str]) -> str | None:
 
 
 def recover(root: Path, scope: Scope) -> list[str]:
-    """Finish or undo a swap a previous run left unfinished; return the lines saying what was done (a
-    journal at the old place gives a warning line only). Raises :class:`GsvendorError` (exit 2) for a
-    journal failing :meth:`Journal.from_json`'s checks (nothing changed) or a swap that cannot be finished."""
+    """Finish or undo a swap a previous run left unfinished; return the lines saying what was done (a journal at the
+    old place: a warning). Raises :class:`GsvendorError` for a journal :meth:`Journal.from_json` refuses or a swap
+    that cannot be finished."""
     lines = [note] if (note := journal_trust.legacy_note(root)) else []
     where = journal_trust.place(root)
     data = journal_trust.read(where, root)
@@ -451,17 +395,13 @@ def _failed(exc: OSError, root: Path) -> str:
     return f"{os.path.relpath(path, root) if inside else path}: {reason}"
 
 
-def remove_strays(root: Path, folders: list[str]) -> int:
-    """Remove ``.gsvendor-staging-*`` folders in the project root and beside and in each destination; return
-    the count. Safe only under the project lock after :func:`recover` (no swap runs)."""
-    removed = 0
-    places = {root, *((root / f).parent for f in folders), *(root / f for f in folders)}
-    for place in places:
-        if not is_real_dir(place) and place != root:
+def remove_strays(root: Path, folders: list[str]) -> None:
+    """Remove ``.gsvendor-staging-*`` folders in the project root and beside and in each destination. Safe only
+    under the project lock after :func:`recover` (no swap runs)."""
+    for place in {root, *((root / f).parent for f in folders), *(root / f for f in folders)}:
+        if place != root and not is_real_dir(place):
             continue
         with contextlib.suppress(OSError):
             for stray in place.glob(f"{STAGING_PREFIX}*"):
                 if is_real_dir(stray):
                     shutil.rmtree(stray, ignore_errors=True)
-                    removed += 1
-    return removed

@@ -1,8 +1,6 @@
-"""The lock file (``gsvendor.lock.yaml``): what ``sync`` wrote, from which upstream bytes.
-
-As vendir's ``vendir.lock.yml``: the tag, the source (kind, location, archive sha256, upstream commit)
-and per chart and file the sha256 of the upstream bytes and of the result. ``verify`` rebuilds from it;
-``sync`` tells a hand edit from its own output by it. Written deterministically (byte-identical on re-sync).
+"""The lock file (``gsvendor.lock.yaml``), as vendir's ``vendir.lock.yml``: the tag, the source (kind, location,
+archive sha256, upstream commit) and per file the sha256 of the upstream bytes and of the result, written
+byte-identical on re-sync. ``verify`` rebuilds from it; ``sync`` tells a hand edit from its own output by it.
 """
 
 from __future__ import annotations
@@ -30,41 +28,22 @@ def sha256(data: bytes) -> str:
 
 
 @dataclass(frozen=True)
-class LockedFile:
-    """One vendored file: sha256 of upstream's bytes (``None``: Giant Swarm's own file) and of the result."""
-
-    upstream: str | None
-    result: str
-
-
-@dataclass(frozen=True)
-class LockedChart:
-    """One chart in the lock: its destination, the overlays applied, its files by chart-relative path."""
-
-    dest: str
-    overlays: tuple[str, ...]
-    files: dict[str, LockedFile]
-
-
-@dataclass(frozen=True)
 class Lock:
-    """A parsed lock file (a local source's ``location`` relative to the project root); ``go_mod``: upstream
-    go.mod's ``go`` and ``toolchain`` at the tag (``None``: no go.mod, or an older lock)."""
+    """A parsed lock file (a local ``location`` relative to the project root); ``charts``, ``files``: path → sha256
+    sync wrote; ``go_mod``: upstream go.mod's ``go`` and ``toolchain`` (``None``: no go.mod, or an older lock)."""
 
     tag: str
     kind: str
     location: str
     sha256: str | None
     commit: str | None
-    charts: dict[str, LockedChart] = field(default_factory=dict)
-    files: dict[str, LockedFile] = field(default_factory=dict)
+    charts: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
     go_mod: tuple[str | None, str | None] | None = None
 
     def results(self) -> dict[str, str]:
         """Project-relative path → sha256 of every file the lock says sync wrote."""
-        out = {f"{c.dest}/{p}": f.result for c in self.charts.values() for p, f in c.files.items()}
-        out.update({path: f.result for path, f in self.files.items()})
-        return out
+        return {**self.charts, **self.files}
 
     def source_for(self, root: Path) -> str:
         """The source as ``fetch_upstream`` takes it: a URL, or a local path resolved against ``root`` (a
@@ -76,14 +55,9 @@ class Lock:
 
     def local_source(self, root: Path) -> Path | None:
         """The local file or folder the source names (``None`` for a remote source)."""
-        if self.kind in ("folder", "tarball") or (self.kind == "git" and _is_local_path(self.location)):
-            return root / self.location
-        return None
-
-
-def _is_local_path(location: str) -> bool:
-    """Whether a recorded git location is a project-relative path rather than a URL (``scheme://``, ``user@host:``)."""
-    return "://" not in location and not re.match(r"^[^/]+@[^/:]+:", location)
+        # a git location is a URL when it has a scheme:// or is user@host:path
+        url = "://" in self.location or re.match(r"^[^/]+@[^/:]+:", self.location)
+        return root / self.location if self.kind in ("folder", "tarball") or (self.kind == "git" and not url) else None
 
 
 def source_location(kind: str, location: str, root: Path) -> str:
@@ -170,10 +144,6 @@ _SPECIAL = re.compile(r"(?i)\.?(y|yes|n|no|on|off|true|false|null|nan|inf)|0[oxb
 _DIGEST = re.compile(r"(?=.*[a-df])(?:[0-9a-f]{40}|[0-9a-f]{64})")  # a letter: never a number
 
 
-def _plain(text: str) -> bool:
-    return bool(_DIGEST.fullmatch(text) or (_PLAIN.fullmatch(text) and not _SPECIAL.fullmatch(text)))
-
-
 def _plain_everywhere(data: Any) -> bool:
     """Whether every key and scalar is a string written plain in any YAML version, or a ``None`` value."""
     stack = [data]
@@ -184,15 +154,16 @@ def _plain_everywhere(data: Any) -> bool:
             stack += (value for value in item.values() if value is not None)
         elif isinstance(item, list):
             stack += item
-        elif not (isinstance(item, str) and _plain(item)):
+        elif not isinstance(item, str) or not (
+            _DIGEST.fullmatch(item) or (_PLAIN.fullmatch(item) and not _SPECIAL.fullmatch(item))
+        ):
             return False
     return True
 
 
 def read(path: Path, stamps: Path | None = None) -> Lock:
-    """Parse the lock file at ``path``, bounded as every user file (:data:`gsvendor.yamlio.USER_FILE`);
-    ``stamps``: the parse stamps' folder (:func:`gsvendor.stamps.stamp_path`: a text read before is not
-    parsed again). Raises :class:`LockError` when absent or malformed."""
+    """Parse the lock file at ``path`` (bounded as :data:`gsvendor.yamlio.USER_FILE`; a text stamped in ``stamps``
+    before is not parsed again). Raises :class:`LockError` when absent or malformed."""
     from ruamel.yaml.error import YAMLError
 
     if not path.is_file():
@@ -213,13 +184,12 @@ def read(path: Path, stamps: Path | None = None) -> Lock:
         if not isinstance(source, dict) or not all(isinstance(source.get(k), str) for k in ("kind", "location")):
             raise LockError(f"{path.name}: source: kind and location must be strings")
 
-        def locked(files: Any) -> dict[str, LockedFile]:
-            return {str(p): LockedFile(f.get("upstream"), str(f["result"])) for p, f in (files or {}).items()}
+        def locked(files: Any, folder: str = "") -> dict[str, str]:
+            return {f"{folder}{p}": str(f["result"]) for p, f in (files or {}).items()}
 
-        charts = {
-            name: LockedChart(str(chart["dest"]), tuple(chart.get("overlays") or ()), locked(chart.get("files")))
-            for name, chart in (data.get("charts") or {}).items()
-        }
+        charts: dict[str, str] = {}
+        for chart in (data.get("charts") or {}).values():
+            charts.update(locked(chart.get("files"), f"{chart['dest']}/"))
         recorded = data.get("goMod")
         go_mod = (recorded.get("go"), recorded.get("toolchain")) if isinstance(recorded, dict) else recorded
         if go_mod is not None and (not isinstance(go_mod, tuple) or any(not isinstance(v, str | None) for v in go_mod)):

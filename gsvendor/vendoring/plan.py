@@ -23,9 +23,8 @@ Renderer = Callable[[ChartSpec, dict[str, bytes]], str]
 
 @dataclass
 class ChartBuild:
-    """One chart's result: ``upstream`` and ``files`` map destination-relative paths to bytes (a rendered
-    chart's ``upstream``: rendered without overlays); ``normalized``: the files whose whitespace was fixed,
-    ``generated``: those the generators wrote (values.schema.json, README.md)."""
+    """One chart's result: ``upstream`` (a rendered chart's: rendered without overlays) and ``files``, path → bytes;
+    ``normalized``: the files whose whitespace was fixed, ``generated``: those the generators wrote."""
 
     spec: ChartSpec
     upstream: dict[str, bytes]
@@ -65,11 +64,6 @@ class Build:
     charts: list[ChartBuild]
     copies: list[FileCopy] = field(default_factory=list)
 
-    @property
-    def tag(self) -> str:
-        """The upstream tag built."""
-        return self.snapshot.tag
-
     def output(self) -> Output:
         """The merged output (charts sharing a destination folder contribute their files to it).
         Raises :class:`ConfigError` when two charts would write the same file."""
@@ -88,10 +82,7 @@ class Build:
 
 def wanted_for(config: Config) -> Wanted:
     """The upstream paths ``sync`` reads: each chart's folder, each copied file, and ``go.mod``."""
-    return Wanted(
-        folders=tuple(c.upstream_path for c in config.charts),
-        files=("go.mod", *(f.source for f in config.files)),
-    )
+    return Wanted(tuple(c.upstream_path for c in config.charts), ("go.mod", *(f.source for f in config.files)))
 
 
 def chart_files(snapshot: UpstreamSnapshot, spec: ChartSpec) -> dict[str, bytes]:
@@ -119,11 +110,6 @@ def _wanted(spec: ChartSpec, path: str | None = None, kind: str = "", name: str 
     return (not spec.include or selected(spec.include)) and not selected(spec.exclude)
 
 
-def select_files(spec: ChartSpec, files: dict[str, bytes]) -> dict[str, bytes]:
-    """Keep the files ``include`` selects (all when empty) that ``exclude`` does not."""
-    return {p: d for p, d in files.items() if _wanted(spec, path=p)}
-
-
 _SEPARATOR = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w.-]*):")
 
@@ -147,8 +133,7 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
     yaml = YAML(typ="safe")
     files: dict[str, bytes] = {}
     for chunk in _SEPARATOR.split(manifests):
-        lines = [line for line in chunk.splitlines() if not line.startswith("# Source: ")]
-        text = "\n".join(lines).strip("\n")
+        text = "\n".join(line for line in chunk.splitlines() if not line.startswith("# Source: ")).strip("\n")
         if not text.strip():
             continue
         check_text(text, f"{spec.name}: rendered manifests")
@@ -174,18 +159,10 @@ def split_documents(spec: ChartSpec, manifests: str) -> dict[str, bytes]:
     return files
 
 
-def _normalized(files: dict[str, bytes], memo: dict[int, tuple[bytes, bytes]]) -> tuple[dict[str, bytes], list[str]]:
-    """``files`` with whitespace fixed and the paths changed; ``memo`` shares results by object identity."""
-    out, changed = {}, []
-    for path in sorted(files):
-        original = files[path]
-        known = memo.get(id(original))
-        if known is None or known[0] is not original:
-            known = memo[id(original)] = (original, normalize_whitespace(original))
-        out[path] = known[1]
-        if known[1] != original:
-            changed.append(path)
-    return out, changed
+def _normalized(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
+    """``files`` with whitespace fixed, and the paths changed."""
+    out = {path: normalize_whitespace(files[path]) for path in sorted(files)}
+    return out, [path for path, data in out.items() if data != files[path]]
 
 
 def build(
@@ -194,19 +171,16 @@ def build(
     overlays: list[Overlay],
     renderer: Renderer | None = None,
 ) -> Build:
-    """Vendor every configured chart and file of ``snapshot`` with ``overlays`` applied, then the generated
-    files, then the whitespace fixes. Raises :class:`SourceError`
-    when a chart or file is missing upstream, :class:`~gsvendor.errors.OverlayApplyError` when an overlay no
-    longer applies, :class:`ToolError` for a rendered chart without ``renderer``, and the generators' errors
-    (naming the chart folder).
-    """
+    """Vendor every configured chart and file of ``snapshot``: ``overlays`` applied, then the generated files, then
+    the whitespace fixes. Raises :class:`SourceError` (missing upstream), the overlays'
+    :class:`~gsvendor.errors.OverlayApplyError`, :class:`ToolError` (a rendered chart without ``renderer``) and the
+    generators' errors (naming the chart folder)."""
 
     refuse_unemulated(config)
     check_scope(overlays, [c.name for c in config.charts])
     charts = []
     outside = project_reader(config)
     generator = GenerateCache(config.stamps)
-    memo: dict[int, tuple[bytes, bytes]] = {}
     crd_fields = crd_field_lookup(snapshot.files)  # every chart's CRDs, parsed when a condition asks
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)
@@ -223,22 +197,20 @@ def build(
             raise type(exc)(f"{spec.dest}: {exc}") from None
         generated = generated_paths(result.files, overlaid)
         if spec.render is None:
-            files, normalized = _normalized(select_files(spec, overlaid), memo)
+            files, normalized = _normalized({p: d for p, d in overlaid.items() if _wanted(spec, p)})
             for path in [p for p in generated if p in files and exact_readme(config, p)]:
                 files[path] = overlaid[path]  # generate.readme.whitespace: helm-docs, its bytes as they are
                 normalized = [p for p in normalized if p != path]
-            upstream = select_files(spec, upstream)
+            upstream = {p: d for p, d in upstream.items() if _wanted(spec, p)}
         else:
             if renderer is None:
                 raise ToolError(f"chart {spec.name} is vendored rendered, which needs helm")
             rendered = split_documents(spec, renderer(spec, overlaid))
-            files, normalized = _normalized(rendered, memo)
+            files, normalized = _normalized(rendered)
             # "upstream" of a rendered chart: upstream's chart rendered without overlays
             upstream = split_documents(spec, renderer(spec, upstream)) if result.applied else rendered
         charts.append(ChartBuild(spec, upstream, files, result.applied, result.skipped, normalized, generated))
-    copies = []
     for file_spec in config.files:
         if file_spec.source not in snapshot.files:
             raise SourceError(f"{snapshot.location}: upstream {snapshot.tag} has no {file_spec.source}")
-        copies.append(FileCopy(spec=file_spec, data=snapshot.files[file_spec.source]))
-    return Build(snapshot=snapshot, charts=charts, copies=copies)
+    return Build(snapshot, charts, [FileCopy(copied, snapshot.files[copied.source]) for copied in config.files])

@@ -1,19 +1,15 @@
-"""What a chart's templates make of the image references in a chart file they read and rewrite by prefix.
-
-The llmisvc presets' helper pipes ``.Files.Get "files/llmisvcconfigs/resources.yaml"`` through ``replace
-"ghcr.io/llm-d/" $registry``. Static (no helm): each template's Go text/template tree
-(:mod:`gsvendor.generate.golang.text_template.parse`) is walked, the top level, then each ``define``. A
-replacement argument is resolved only when it is a literal, ``.Values.a.b``, ``$.Values.a.b``, ``$var`` or
-``$var.a.b``, ``$var`` last set (``:=``, or ``=`` at the same block level) to such an operand, optionally
-with ``default "literal"`` (sprig: an empty value takes it). Anything else is unresolved
-(:attr:`Replacement.new` ``None``): a function call, a parenthesized pipeline, a variable set in a deeper
-branch, ``.Values`` under ``range`` or ``with``, a ``replace`` under ``if`` or ``with`` (it may not run),
-a value that is not a string. ``.Values`` in a ``define`` is the chart's (``include "name" .``).
+"""What a chart's templates make of the image references in a chart file they read and rewrite by prefix (the
+llmisvc presets pipe ``.Files.Get "files/llmisvcconfigs/resources.yaml"`` through ``replace "ghcr.io/llm-d/"
+$registry``), read statically from each template's Go text/template tree: the top level, then each ``define`` (its
+``.Values`` taken as the chart's). A replacement argument is resolved only when it is a literal, ``.Values.a.b``,
+``$.Values.a.b``, ``$var`` or ``$var.a.b`` (``$var`` last set by ``:=``, or ``=`` at the same block level, to such
+an operand), optionally with ``default "literal"``; anything else is unresolved: a function call, a parenthesized
+pipeline, a variable set in a deeper branch, ``.Values`` under ``range`` or ``with``, a ``replace`` under ``if`` or
+``with``, a non-string.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,26 +33,10 @@ class _AnyFunction(dict):  # type: ignore[type-arg]
 @dataclass(frozen=True)
 class Replacement:
     """One ``replace OLD NEW`` a template applies to a chart file: ``old`` the literal prefix, ``new`` what it
-    becomes (``None``: not resolvable), ``argument`` NEW as the template spells it (re-quoted)."""
+    becomes (``None``: not resolvable)."""
 
     old: str
     new: str | None
-    argument: str
-
-
-def _source(node: Any) -> str:
-    """A node of the parse tree as text/template syntax."""
-    if isinstance(node, go._Literal):
-        return json.dumps(node.value, ensure_ascii=False)
-    if isinstance(node, go._Pipe):
-        return "(" + " | ".join(" ".join(map(_source, c.args)) for c in node.commands) + ")"
-    if isinstance(node, go._Var):
-        return ".".join([node.name, *node.names])
-    if isinstance(node, go._Field):
-        return "." + ".".join(node.names)
-    if isinstance(node, go._Ident):
-        return node.name
-    return "." if isinstance(node, go._Dot) else f"({_source(node.node)}).{'.'.join(node.names)}"
 
 
 def _walk(node: Any, keys: list[str]) -> Any:
@@ -116,7 +96,7 @@ class _Walker:
                 # under if or with it may not run at all: what renders depends on what only a render knows
                 conditional = any(kind in ("if", "with") for kind, _ in self.stack)
                 new = UNKNOWN if conditional else self.operand(args[2])
-                self.replacements.append(Replacement(old, new if isinstance(new, str) else None, _source(args[2])))
+                self.replacements.append(Replacement(old, new if isinstance(new, str) else None))
         if not declare or not pipe.decl:
             return
         value = self.evaluate(pipe) if value is None else value
@@ -163,9 +143,8 @@ def _is_default(args: list[Any]) -> bool:
 
 
 def template_rewrites(text: str, values: Any) -> tuple[list[str], list[Replacement]]:
-    """The chart files one template reads literally (``.Files.Get "files/…"``) and the prefix replacements
-    it applies in template order, resolved against ``values`` (plain data, or :data:`UNKNOWN`). ``([], [])``
-    when it does not parse, is longer than :data:`MAX_TEMPLATE` or nests deeper than the stack allows."""
+    """The chart files one template reads literally and the prefix replacements it applies in order, resolved against
+    ``values`` (or :data:`UNKNOWN`); ``([], [])`` when it does not parse, is too long or nests too deep."""
     if len(text) > MAX_TEMPLATE:
         return [], []
     walker = _Walker(values)
@@ -180,31 +159,23 @@ def template_rewrites(text: str, values: Any) -> tuple[list[str], list[Replaceme
     return walker.reads, walker.replacements
 
 
-def _values(files: Mapping[str, bytes]) -> Any:
-    """The chart's values.yaml as plain data, read through the YAML boundary; :data:`UNKNOWN` when unreadable."""
+def render_rewrites(files: Mapping[str, bytes]) -> dict[str, tuple[Replacement, ...]]:
+    """Chart file → the prefix replacements (``replace`` of a literal holding ``/``) the ``templates/`` reading it
+    apply, in order, resolved against values.yaml (read only when needed) where the module's grammar allows."""
     from ruamel.yaml.error import YAMLError
 
-    if "values.yaml" not in files:
-        return {}
-    try:
-        values = load_plain(files["values.yaml"].decode("utf-8", "replace"), "values.yaml")
-    except (ConfigError, YAMLError, RecursionError, ValueError):
-        return UNKNOWN
-    return {} if values is None else values
-
-
-def render_rewrites(files: Mapping[str, bytes]) -> dict[str, tuple[Replacement, ...]]:
-    """Chart file → the prefix replacements the ``templates/`` reading it apply when rendering, in order: a
-    ``replace`` of a literal holding a ``/`` (a registry or repository prefix), resolved against
-    ``files["values.yaml"]`` (read only when such a template exists) where the module's grammar allows."""
     out: dict[str, tuple[Replacement, ...]] = {}
     values: Any = None
     for path in sorted(files):
         data = files[path]
         if not path.startswith("templates/") or b".Files.Get" not in data or b"replace" not in data:
             continue
-        if values is None:
-            values = _values(files)
+        if values is None:  # values.yaml as plain data; UNKNOWN when unreadable
+            try:
+                loaded = load_plain(files.get("values.yaml", b"").decode("utf-8", "replace"), "values.yaml")
+            except (ConfigError, YAMLError, RecursionError, ValueError):
+                loaded = UNKNOWN
+            values = {} if loaded is None else loaded
         reads, replacements = template_rewrites(data.decode("utf-8", "replace"), values)
         for read in reads if replacements else ():
             out[read] = tuple(dict.fromkeys([*out.get(read, ()), *replacements]))
@@ -212,15 +183,12 @@ def render_rewrites(files: Mapping[str, bytes]) -> dict[str, tuple[Replacement, 
 
 
 def render(written: str, replacements: Iterable[Replacement]) -> tuple[bool, str | None]:
-    """``(rewritten, rendered)`` of a reference ``written`` in a file ``replacements`` rewrite, each applied
-    in order to every occurrence (sprig's ``replace``): ``rewritten`` when one matched, ``rendered`` the
-    result (``None`` when a matching one is unresolved)."""
+    """``(rewritten, rendered)`` of ``written`` after ``replacements``, each on every occurrence (sprig's ``replace``):
+    ``rewritten`` when one matched, ``rendered`` the result (``None`` when a matching one is unresolved)."""
     text, rewritten = written, False
     for replacement in replacements:
-        if replacement.old not in text:
-            continue
-        rewritten = True
-        if replacement.new is None:
-            return True, None
-        text = text.replace(replacement.old, replacement.new)
+        if replacement.old in text:
+            if replacement.new is None:
+                return True, None
+            text, rewritten = text.replace(replacement.old, replacement.new), True
     return rewritten, text

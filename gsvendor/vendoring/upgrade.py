@@ -1,16 +1,13 @@
-"""What an upgrade changes in the vendored charts: two builds (the lock's tag and the new one) compared.
-
-Pure: per chart of two :class:`~gsvendor.vendoring.plan.Build` results, the files, values keys and
-defaults, image references (judged by the check-images policy), CRDs, the rules of every ClusterRole and
-Role (added and removed per role, one line per API group × resource or URL with its verbs sorted:
-``get,list,watch × admissionregistration.k8s.io/validatingwebhookconfigurations``) and overlay operations
-with their match counts; :mod:`gsvendor.report.upgrade` renders it. Image references come from the
-chart's plain YAML (``values.yaml``, ``files/``, ``crds/``, no helm), judged as they render when a
-template rewrites them by a prefix :mod:`gsvendor.vendoring.rewrites` resolves.
+"""What an upgrade changes in the vendored charts, two builds (the lock's tag and the new one) compared per chart
+(pure): the files, values keys and defaults, image references (of the plain YAML: values.yaml, ``files/``,
+``crds/``; judged by the check-images policy as they render after a prefix rewrite :mod:`gsvendor.vendoring.rewrites`
+resolves), CRDs, ClusterRole and Role rules (one line per API group × resource or URL, verbs sorted) and overlay
+operations with their match counts, which :mod:`gsvendor.report.upgrade` renders.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -19,7 +16,6 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from gsvendor import fastyaml
-from gsvendor.fastyaml import NotSimple
 from gsvendor.images.check import judge
 from gsvendor.images.find import Found, configmap_references, key_lines, manifest_references, values_references
 from gsvendor.overlays.engine import AppliedOperation, Overlay
@@ -54,10 +50,8 @@ class ValueChange:
 
 @dataclass(frozen=True)
 class ImageChange:
-    """An image reference ``change``d at ``where`` (file and key path): ``old``/``new`` as written and
-    ``old_rendered``/``new_rendered`` as rendered (:func:`~gsvendor.vendoring.rewrites.render`; ``None``:
-    absent or unresolvable), ``rewritten`` by a template's prefix, ``status`` the check-images verdict
-    on the new reference (the old one when removed) as rendered where known."""
+    """An image reference ``change``d at ``where``: ``old``/``new`` as written, ``*_rendered`` after a template's prefix
+    rewrite (``None``: absent or unresolved), ``status``: check-images' verdict on the new one (else the old)."""
 
     change: str
     where: str
@@ -71,9 +65,8 @@ class ImageChange:
 
 @dataclass(frozen=True)
 class CrdChange:
-    """One CustomResourceDefinition (``name``, in ``file``) whose versions or ``spec`` fields changed;
-    ``fields_added``/``fields_removed`` hold ``version: field`` for versions in both builds; ``classified``
-    and ``webhook``: :func:`~gsvendor.vendoring.crdchanges.classify` and ``needs_webhook``."""
+    """One CRD (``name``, in ``file``) whose versions or ``spec`` fields changed (``version: field``, of versions in
+    both builds); ``classified`` and ``webhook``: :mod:`~gsvendor.vendoring.crdchanges`' lines."""
 
     file: str
     name: str
@@ -165,14 +158,9 @@ def _key(name: Any) -> str:
     return json.dumps(text) if re.search(r"[.\s\"\[\]]", text) or not text else text
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-
-
 def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[ValueChange], dict[str, list[str]]]:
-    """Keys added, keys removed (the topmost, dotted), defaults changed between two values trees (mappings
-    are walked, anything else is a default compared whole) and, per added key holding keys, every key path
-    below it (:func:`key_paths`)."""
+    """Keys added and removed (the topmost, dotted), defaults changed (anything but a mapping compared whole)
+    between two values trees, and the :func:`key_paths` below each added key."""
     added: list[str] = []
     removed: list[str] = []
     changed: list[ValueChange] = []
@@ -191,7 +179,8 @@ def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[Value
                     if paths := key_paths(new[key], here):
                         below[here] = paths
         elif old != new or type(old) is not type(new):
-            changed.append(ValueChange(path or "(root)", _compact(old), _compact(new)))
+            old_text, new_text = (json.dumps(v, sort_keys=True, ensure_ascii=False, default=str) for v in (old, new))
+            changed.append(ValueChange(path or "(root)", old_text, new_text))
 
     walk(old, new, "")
     return added, removed, changed, below
@@ -199,13 +188,10 @@ def compare_values(old: Any, new: Any) -> tuple[list[str], list[str], list[Value
 
 def key_paths(node: Any, path: str) -> list[str]:
     """Every dotted key path below ``node`` (mappings walked, in order), prefixed with ``path``."""
-    out: list[str] = []
-    if isinstance(node, Mapping):
-        for key, value in node.items():
-            here = f"{path}.{_key(key)}"
-            out.append(here)
-            out += key_paths(value, here)
-    return out
+    if not isinstance(node, Mapping):
+        return []
+    keys = ((f"{path}.{_key(key)}", value) for key, value in node.items())
+    return [found for here, value in keys for found in (here, *key_paths(value, here))]
 
 
 def references(files: Mapping[str, bytes]) -> dict[str, Found]:
@@ -213,13 +199,10 @@ def references(files: Mapping[str, bytes]) -> dict[str, Found]:
     from ruamel.yaml.error import YAMLError
 
     found: list[Found] = []
-    if "values.yaml" in files:
-        text = files["values.yaml"].decode("utf-8", "replace")
-        try:
-            values, lines = load_single_safe(text, key_lines, "values.yaml")
+    with contextlib.suppress(YAMLError, RecursionError, ValueError, YamlLimitError):
+        if "values.yaml" in files:
+            values, lines = load_single_safe(files["values.yaml"].decode("utf-8", "replace"), key_lines, "values.yaml")
             found += values_references(values, "values.yaml", lines)
-        except (YAMLError, RecursionError, ValueError, YamlLimitError):
-            pass
     for path in sorted(files):
         if not path.startswith(_PLAIN_YAML_DIRS) or not path.endswith((".yaml", ".yml")):
             continue
@@ -259,21 +242,11 @@ def compare_images(
         if was is not None and now is not None and (was.written, was_rendered) == (now.written, now_rendered):
             continue
         change = "added" if was is None else "removed" if now is None else "changed"
-        subject, rendered = (now, now_rendered) if now is not None else (was, was_rendered)
+        subject, rendered, rewritten = (now, now_rendered, now_rewritten) if now else (was, was_rendered, was_rewritten)
         assert subject is not None
-        as_rendered = subject if rendered is None else replace(subject, written=rendered)
-        changes.append(
-            ImageChange(
-                change,
-                where,
-                was.written if was else None,
-                now.written if now else None,
-                judge(as_rendered, allow).status,
-                now_rewritten if now is not None else was_rewritten,
-                was_rendered,
-                now_rendered,
-            )
-        )
+        status = judge(subject if rendered is None else replace(subject, written=rendered), allow).status
+        old_ref, new_ref = (found.written if found else None for found in (was, now))
+        changes.append(ImageChange(change, where, old_ref, new_ref, status, rewritten, was_rendered, now_rendered))
     return changes
 
 
@@ -287,13 +260,10 @@ def _crd_documents(data: bytes) -> list[Any]:
         if not _CRD_DOCUMENT.search(chunk):
             continue  # a file of many kinds (files/llmisvc/resources.yaml): only its CRDs are read
         try:
-            document = fastyaml.load_lazy(chunk)
+            out.append(fastyaml.load_lazy(chunk))
         except fastyaml.NotSimple:
             out += _load_yaml(chunk.encode())
-            continue
-        if document is not None:
-            out.append(document)
-    return out
+    return [document for document in out if document is not None]
 
 
 def crd_shapes(files: Mapping[str, bytes]) -> dict[str, CrdShape]:
@@ -309,7 +279,7 @@ def crd_shapes(files: Mapping[str, bytes]) -> dict[str, CrdShape]:
             continue
         try:
             found = crds(_crd_documents(files[path]))
-        except NotSimple:  # met while reading a lazily parsed document: the file is parsed whole (libyaml)
+        except fastyaml.NotSimple:  # met while reading a lazily parsed document: the file is parsed whole (libyaml)
             found = crds(_load_yaml(files[path], inline_actions=True))
         for name, details in found:
             shapes.setdefault(name, (path, details))
@@ -370,10 +340,9 @@ def role_rules(files: Mapping[str, bytes]) -> dict[tuple[str, str], tuple[str, s
             if not isinstance(document, Mapping) or document.get("kind") not in RBAC_KINDS:
                 continue
             name = str((document.get("metadata") or {}).get("name") or "")
-            rules: set[str] = set()
-            for rule in document.get("rules") or []:
-                if isinstance(rule, Mapping):
-                    rules |= flatten(rule)
+            rules = {
+                line for rule in document.get("rules") or [] if isinstance(rule, Mapping) for line in flatten(rule)
+            }
             roles.setdefault((str(document["kind"]), name), (path, rules))
     return roles
 
@@ -383,14 +352,11 @@ def compare_rbac(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> list[Rba
     before, after = role_rules(old), role_rules(new)
     out = []
     for key in sorted(set(before) | set(after)):
-        kind, name = key
-        if key not in before:
-            out.append(RbacChange(kind, name, after[key][0], tuple(sorted(after[key][1])), new=True))
-        elif key not in after:
-            out.append(RbacChange(kind, name, before[key][0], (), tuple(sorted(before[key][1])), gone=True))
-        elif before[key][1] != after[key][1]:
-            was, now = before[key][1], after[key][1]
-            out.append(RbacChange(kind, name, after[key][0], tuple(sorted(now - was)), tuple(sorted(was - now))))
+        file, now = after[key] if key in after else (before[key][0], set())
+        was = before[key][1] if key in before else set()
+        if was != now or key not in before or key not in after:
+            added, removed = tuple(sorted(now - was)), tuple(sorted(was - now))
+            out.append(RbacChange(*key, file, added, removed, new=key not in before, gone=key not in after))
     return out
 
 
@@ -415,10 +381,9 @@ def compare_overlays(old: ChartBuild | None, new: ChartBuild | None, overlays: S
     apply (overlays by file name, operations as declared): one applied only at the old tag keeps its place."""
     before = {(a.overlay, a.operation): matches(a, overlays) for a in (old.applied if old else [])}
     after = {(a.overlay, a.operation): matches(a, overlays) for a in (new.applied if new else [])}
-    declared = {(o.name, op.label): i for i, (o, op) in enumerate((o, op) for o in overlays for op in o.operations)}
-    found = list(dict.fromkeys([*after, *before]))
-    order = sorted(found, key=lambda key: (declared.get(key, len(declared)), found.index(key)))
     described = {(o.name, op.label): getattr(op, "description", "") for o in overlays for op in o.operations}
+    rank = {key: index for index, key in enumerate(described)}
+    order = sorted(dict.fromkeys([*after, *before]), key=lambda key: rank.get(key, len(rank)))  # stable: ties kept
     return [OverlayUse(o, op, before.get((o, op)), after.get((o, op)), described.get((o, op), "")) for o, op in order]
 
 
@@ -426,25 +391,21 @@ def compare_chart(
     name: str, old: ChartBuild | None, new: ChartBuild | None, allow: Sequence[str], overlays: Sequence[Overlay]
 ) -> ChartUpgrade:
     """The upgrade of one chart from ``old`` to ``new`` (either may be ``None``: a chart added or dropped)."""
-    before = old.files if old else {}
-    after = new.files if new else {}
-    spec = (new or old).spec  # type: ignore[union-attr]
-    chart = ChartUpgrade(name=name, dest=spec.dest)
+    before, after = (build.files if build else {} for build in (old, new))
+    chart = ChartUpgrade(name=name, dest=(new or old).spec.dest)  # type: ignore[union-attr]
     diff = statuses(before, after)
     chart.added, chart.removed, chart.changed = (
         [p for p, s in diff if s == k] for k in ("added", "removed", "changed")
     )
-    old_values, new_values = (
-        (_load_yaml(f["values.yaml"]) or [{}])[0] if "values.yaml" in f else {} for f in (before, after)
+    values = compare_values(
+        *((_load_yaml(f["values.yaml"]) or [{}])[0] if "values.yaml" in f else {} for f in (before, after))
     )
-    values = compare_values(old_values, new_values)
     chart.keys_added, chart.keys_removed, chart.defaults_changed, chart.keys_below = values
     rewrites = render_rewrites(before), render_rewrites(after)
-    # a file the same at both tags holds the same images, CRDs and roles: only the others are parsed
+    # a file the same at both tags holds the same images, CRDs and roles: only the others are parsed,
+    # and for images those that render otherwise (a rewrite or its values default changed)
     differ = {p for p, _ in diff}
-    # a file the same at both tags that renders otherwise (a rewrite or its values default changed)
-    rendered_otherwise = {p for p in set(rewrites[0]) | set(rewrites[1]) if rewrites[0].get(p) != rewrites[1].get(p)}
-    images = differ | rendered_otherwise
+    images = differ | {p for p in set(rewrites[0]) | set(rewrites[1]) if rewrites[0].get(p) != rewrites[1].get(p)}
     chart.images = compare_images(
         *({p: d for p, d in f.items() if p in images} for f in (before, after)), allow, rewrites
     )
@@ -462,10 +423,9 @@ def compare_builds(
 ) -> Upgrade:
     """The upgrade from ``old`` (the lock's build) to ``new``, chart by chart in the new build's order;
     ``patches``: ``gsvendor patch-verify --json`` output, its ``results`` listed as given."""
-    olds = {c.spec.name: c for c in old.charts}
-    news = {c.spec.name: c for c in new.charts}
-    names = list(dict.fromkeys([*news, *olds]))
-    upgrade = Upgrade(old.tag, new.tag, [compare_chart(n, olds.get(n), news.get(n), allow, overlays) for n in names])
+    olds, news = ({c.spec.name: c for c in build.charts} for build in (old, new))
+    charts = [compare_chart(n, olds.get(n), news.get(n), allow, overlays) for n in dict.fromkeys([*news, *olds])]
+    upgrade = Upgrade(old.snapshot.tag, new.snapshot.tag, charts)
     if patches is not None:
         upgrade.patches = [dict(p) for p in patches.get("results") or [] if isinstance(p, Mapping)]
         upgrade.patches_tag = str(patches.get("tag")) if patches.get("tag") is not None else None

@@ -33,15 +33,13 @@ class FileChange:
 
 
 def _trees(output: Output) -> dict[str, dict[str, bytes]]:
-    """Every destination of ``output`` as a tree: a folder's files, a single file as ``{"": bytes}`` (files
-    sorted, after the folders)."""
+    """Every destination of ``output`` as a tree: a folder's files, then each single file as ``{"": bytes}``."""
     return {**output.folders, **{dest: {"": output.files[dest]} for dest in sorted(output.files)}}
 
 
 def read_destinations(root: Path, output: Output) -> dict[str, dict[str, bytes]]:
-    """What every destination of ``output`` holds now, read once, in :func:`_trees`' shape (a folder as
-    :func:`gsvendor.files.read_tree` reads it; a single file absent or not a file: ``{}``). Raises
-    :class:`GsvendorError` naming an unreadable file."""
+    """What every destination of ``output`` holds now, in :func:`_trees`' shape (a folder by
+    :func:`gsvendor.files.read_tree`; a single file not there: ``{}``). Raises :class:`GsvendorError`."""
     disk = {dest: read_tree(root, dest) for dest in output.folders}
     for dest in output.files:
         data = read_file(root, dest)
@@ -55,9 +53,8 @@ def plan_changes(output: Output, disk: dict[str, dict[str, bytes]]) -> list[File
 
 
 def foreign(root: Path, output: Output) -> list[str]:
-    """What sits at ``output``'s destinations that sync would destroy without comparing it (project-relative,
-    folders first): a folder destination that is a file or a link, the links and special files inside it; a
-    file destination that is a folder."""
+    """What sync would destroy at ``output``'s destinations without comparing it (project-relative): a folder
+    destination that is a file or a link, the links and special files inside it; a file destination that is a folder."""
     found: list[str] = []
     for dest in [*output.folders, *output.files]:
         target, folder = root / dest, dest in output.folders
@@ -119,25 +116,13 @@ def plan_folder(dest: str, desired: dict[str, bytes], disk: dict[str, Entry]) ->
     top = disk.get("")
     if top is not None and top.kind != "dir":
         return [Step("unlink", dest)], [f"{dest}/{p}" for p in sorted(desired)]
-    needed = {"/".join(p.split("/")[:i]) for p in desired for i in range(1, p.count("/") + 1)}
-    removals: list[Step] = []
-    gone: list[str] = []  # folders removed whole: what is inside them needs no step
-    writes = []
-    for rel in sorted(p for p in disk if p):
-        entry = disk[rel]
-        if any(rel.startswith(f"{g}/") for g in gone):
-            continue
-        if entry.kind == "dir":
-            if rel not in needed:
-                removals.append(Step("rmtree", f"{dest}/{rel}"))
-                gone.append(rel)
-        elif rel not in desired:
-            removals.append(Step("unlink", f"{dest}/{rel}"))
-    for rel in sorted(desired):
-        entry = disk.get(rel)
-        if entry is None or entry.kind != "file" or entry.data != desired[rel]:
-            writes.append(f"{dest}/{rel}")
-    return removals, writes
+    needed = {"", *("/".join(p.split("/")[:i]) for p in desired for i in range(1, p.count("/") + 1))}  # folders
+    removals = [  # what is inside a folder removed whole needs no step: only entries in needed folders
+        Step("rmtree" if disk[rel].kind == "dir" else "unlink", f"{dest}/{rel}")
+        for rel in sorted(disk)
+        if rel and rel.rpartition("/")[0] in needed and rel not in (needed if disk[rel].kind == "dir" else desired)
+    ]
+    return removals, [f"{dest}/{rel}" for rel in sorted(desired) if disk.get(rel) != Entry("file", desired[rel])]
 
 
 def write_atomically(
@@ -149,9 +134,8 @@ def write_atomically(
     tag: str = "",
     on_commit: Callable[[str | None], None] | None = None,
 ) -> Path | None:
-    """Make every destination under ``root`` hold exactly ``output``, and write the lock file, in one
-    journaled :func:`~gsvendor.vendoring.journal.swap` (its arguments, result and errors). Only files
-    whose bytes change are written."""
+    """Make every destination under ``root`` hold exactly ``output`` (writing only changed files) and write the
+    lock file, in one journaled :func:`~gsvendor.vendoring.journal.swap` (its arguments, result and errors)."""
     removals: list[Step] = []
     staged: dict[str, tuple[str, bytes]] = {}
     for dest, files in output.folders.items():
@@ -160,7 +144,7 @@ def write_atomically(
         staged.update({path: (dest, files[path[len(dest) + 1 :]]) for path in writes})
     for dest, data in output.files.items():  # a single file: written unless its bytes are there
         top = scan(root, dest).get("")
-        if top is None or top.kind != "file" or top.data != data:
+        if top != Entry("file", data):
             removals += [Step("rmtree", dest)] if top is not None and top.kind == "dir" else []
             staged[dest] = (dest, data)
     lock_rel = lock_path.relative_to(root).as_posix()

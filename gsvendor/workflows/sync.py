@@ -259,7 +259,7 @@ def upgrade(config: Config, old: Build, new: Build, patches: dict[str, Any] | No
 def upgrade_diffs(old: Build, new: Build) -> list[FileDiff]:
     """Unified diffs of every output file from ``old`` (``a/`` labelled with its tag) to ``new``."""
     before, after = old.output(), new.output()
-    labels = (old.tag, new.tag)
+    labels = (old.snapshot.tag, new.snapshot.tag)
     diffs = []
     for dest in sorted(set(before.folders) | set(after.folders)):
         diffs += compare(before.folders.get(dest, {}), after.folders.get(dest, {}), dest, labels)

@@ -203,8 +203,8 @@ def test_a_lock_with_go_mod_and_no_commit_is_written_by_libyaml() -> None:
 def test_lock_digests_are_plain() -> None:
     from gsvendor.vendoring import lock
 
-    assert lock._plain("0b605e186c8bbfb17672c07d51e56abff05cad1982d3b67efd0e6691313549e1")
-    assert not lock._plain("0b101") and not lock._plain("yes") and not lock._plain("1e5")
+    assert lock._plain_everywhere({"sha256": "0b605e186c8bbfb17672c07d51e56abff05cad1982d3b67efd0e6691313549e1"})
+    assert not any(lock._plain_everywhere({"sha256": text}) for text in ("0b101", "yes", "1e5"))
 
 
 # --- validation stamps and the libyaml loader of user files -------------------------
@@ -490,34 +490,6 @@ def test_the_members_read_are_tarfiles_bytes(tag: str) -> None:
     )
     assert snapshot.files == {f"charts/{path}": data for path, data in expected.items()}
     assert len(snapshot.files) > 100
-
-
-def test_staged_files_are_fsynced_as_one_batch_with_a_bounded_number_open(tmp_path, monkeypatch) -> None:
-    """The swap's staged writes: every byte written, at most _OPEN_AT_MOST open, all closed after."""
-    import os
-
-    from gsvendor.vendoring import journal
-
-    monkeypatch.setattr(journal, "_OPEN_AT_MOST", 3)
-    synced: list[int] = []
-    real_fsync = os.fsync
-    monkeypatch.setattr(journal.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
-    writes = journal._SyncedWrites()
-    opened = []
-    for n in range(10):
-        writes.write(tmp_path / f"f{n}", b"x" * n)
-        assert len(writes.fds) <= 3
-        opened += [fd for fd in writes.fds if fd not in opened]
-    writes.sync()
-    assert writes.fds == [] and len(synced) == 10
-    assert [(tmp_path / f"f{n}").read_bytes() for n in range(10)] == [b"x" * n for n in range(10)]
-    with pytest.raises(FileExistsError):
-        writes.write(tmp_path / "f1", b"again")
-    writes.write(tmp_path / "undone", b"y")
-    (fd,) = writes.fds
-    writes.close()
-    with pytest.raises(OSError):
-        os.fstat(fd)
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ whose summary cannot be written after the swap says what changed and exits 1, no
 
 from __future__ import annotations
 
+import errno
 import os
 import shlex
 import shutil
@@ -308,11 +309,12 @@ def test_the_device_check_finds_a_folder_on_another_file_system(tmp_path: Path) 
         (Path(elsewhere) / "demo/templates").mkdir(parents=True)
         (tmp_path / "helm").symlink_to(elsewhere)
         device = os.stat(tmp_path).st_dev
-        assert journal._other_device(tmp_path, "helm/demo/templates/a.yaml", device, False) == "helm"
-        assert journal._other_device(tmp_path, "gsvendor.lock.yaml", device, False) is None
-        shm_device = os.stat(elsewhere).st_dev
-        assert journal._other_device(tmp_path, "helm/demo/templates/a.yaml", shm_device, False) is None
-        assert journal._other_device(tmp_path, "helm/demo", device, True) == "helm"
+        for rel, tree in (("helm/demo/templates/a.yaml", False), ("helm/demo", True)):
+            with pytest.raises(OSError) as raised:
+                journal._same_device(tmp_path, rel, device, tree)
+            assert (raised.value.errno, raised.value.filename) == (errno.EXDEV, str(tmp_path / "helm"))
+        journal._same_device(tmp_path, "gsvendor.lock.yaml", device, False)
+        journal._same_device(tmp_path, "helm/demo/templates/a.yaml", os.stat(elsewhere).st_dev, False)
 
 
 @needs_mounts

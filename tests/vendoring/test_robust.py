@@ -537,13 +537,13 @@ def test_an_error_after_the_commit_is_one_line_and_the_next_command_completes_th
     script = (
         "import sys\n"
         "from gsvendor.vendoring import journal\n"
-        "real, calls = journal._run_step, []\n"
+        "real, calls = journal._pending, []\n"  # the check before each step's action, made once per step
         "def failing(root, step):\n"
         "    calls.append(step)\n"
         "    if len(calls) == 2:\n"
         "        raise PermissionError(13, 'Permission denied', str(root / step.path))\n"
-        "    real(root, step)\n"
-        "journal._run_step = failing\n"
+        "    return real(root, step)\n"
+        "journal._pending = failing\n"
         "from gsvendor.__main__ import run\n"
         f"sys.argv = ['gsvendor', 'sync', 'v1.1.0', '--source', {up_new!r}]\n"
         "run()\n"

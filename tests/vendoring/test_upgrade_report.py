@@ -383,7 +383,9 @@ def test_the_report_carries_patch_verify_notes_without_the_machine_path() -> Non
         "notes": [f"{where} holds none of the files the patches touch: is it the full upstream source tree?"],
         "results": [{"name": "0001-a.patch", "status": "does not apply", "message": "upstream v0.20.0 has no a.go"}],
     }
-    upgrade = compare_builds(NS(tag="v0.19.0", charts=[]), NS(tag="v0.20.0", charts=[]), [], [], patches)  # type: ignore[arg-type]
+    upgrade = compare_builds(
+        NS(snapshot=NS(tag="v0.19.0"), charts=[]), NS(snapshot=NS(tag="v0.20.0"), charts=[]), [], [], patches
+    )  # type: ignore[arg-type]
     text = markdown(upgrade)
     assert (
         "## Carried patches (patch-verify at v0.20.0)\n\n**Note:** `kserve-v0.20.0.tar.gz holds none of the files "
@@ -409,7 +411,9 @@ def test_a_patch_verify_error_document_is_a_series_not_judged(tmp_path: Path) ->
     }
     (tmp_path / "patches.json").write_text(json.dumps(document))
     patches = read_patch_report(tmp_path / "patches.json", "v0.20.0")
-    upgrade = compare_builds(NS(tag="v0.19.0", charts=[]), NS(tag="v0.20.0", charts=[]), [], [], patches)  # type: ignore[arg-type]
+    upgrade = compare_builds(
+        NS(snapshot=NS(tag="v0.19.0"), charts=[]), NS(snapshot=NS(tag="v0.20.0"), charts=[]), [], [], patches
+    )  # type: ignore[arg-type]
     text = markdown(upgrade)
     assert (
         "## Carried patches (patch-verify at v0.20.0)\n\nNot judged: patch-verify could not check the series.\n\n"

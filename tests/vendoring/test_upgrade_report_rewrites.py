@@ -74,19 +74,15 @@ def helm_images(files: dict[str, bytes], helm: str, folder: Path) -> dict[str, s
 
 def test_rewrites_resolved_from_the_templates_and_values() -> None:
     replacements = (
-        Replacement("ghcr.io/llm-d/", "gsoci.azurecr.io/giantswarm/", "$registry"),
-        Replacement(
-            "gsoci.azurecr.io/giantswarm/llm-d-",
-            "gsoci.azurecr.io/giantswarm/llm-d/",
-            '"gsoci.azurecr.io/giantswarm/llm-d/"',
-        ),
-        Replacement("docker.io/vllm/", "gsoci.azurecr.io/giantswarm/", '"gsoci.azurecr.io/giantswarm/"'),
-        Replacement("quay.io/other/", None, '(include "c.mirror" $)'),
+        Replacement("ghcr.io/llm-d/", "gsoci.azurecr.io/giantswarm/"),
+        Replacement("gsoci.azurecr.io/giantswarm/llm-d-", "gsoci.azurecr.io/giantswarm/llm-d/"),
+        Replacement("docker.io/vllm/", "gsoci.azurecr.io/giantswarm/"),
+        Replacement("quay.io/other/", None),
     )
     assert render_rewrites(chart("v1")) == {"files/presets.yaml": replacements}
     # a value set in values.yaml wins over the default
     assert render_rewrites(chart("v1", "registry.example/mirror/"))["files/presets.yaml"][0] == Replacement(
-        "ghcr.io/llm-d/", "registry.example/mirror/", "$registry"
+        "ghcr.io/llm-d/", "registry.example/mirror/"
     )
     assert render("ghcr.io/llm-d/llm-d-cuda:v1", replacements) == (True, "gsoci.azurecr.io/giantswarm/llm-d/cuda:v1")
     assert render("quay.io/other/side:v1", replacements) == (True, None)
@@ -258,8 +254,8 @@ def test_a_template_longer_than_the_limit_is_not_parsed() -> None:
     from gsvendor.vendoring.rewrites import MAX_TEMPLATE
 
     action = '{{ .Files.Get "files/x.yaml" | replace "a/" "b/" }}'
-    assert template_rewrites(action, {}) == (["files/x.yaml"], [Replacement("a/", "b/", '"b/"')])
-    assert template_rewrites(action + " " * (MAX_TEMPLATE - len(action)), {})[1] == [Replacement("a/", "b/", '"b/"')]
+    assert template_rewrites(action, {}) == (["files/x.yaml"], [Replacement("a/", "b/")])
+    assert template_rewrites(action + " " * (MAX_TEMPLATE - len(action)), {})[1] == [Replacement("a/", "b/")]
     assert template_rewrites(action + " " * (MAX_TEMPLATE - len(action) + 1), {}) == ([], [])
 
 
@@ -275,7 +271,7 @@ def test_a_replacement_nested_past_the_stack_gives_nothing_and_raises_nothing(ne
     """The parse caught its RecursionError, the walk of the tree did not: about 300 nested parentheses
     (a depth the parse held and the walk did not, whatever the stack below) raised out of the report.
     Every depth gives the replacement whole, or nothing when too deep (as a template too long does)."""
-    whole = Replacement("a/", None, nest(3))  # a pipeline in parentheses is not resolved
+    whole = Replacement("a/", None)  # a pipeline in parentheses is not resolved
     shallow = template_rewrites('{{ .Files.Get "files/a.yaml" }}{{ replace "a/" ' + nest(3) + ' "t" }}', {"r": "x/"})
     assert shallow == (["files/a.yaml"], [whole])
     results = set()
@@ -283,7 +279,7 @@ def test_a_replacement_nested_past_the_stack_gives_nothing_and_raises_nothing(ne
         reads, replacements = template_rewrites(
             '{{ .Files.Get "files/a.yaml" }}{{ replace "a/" ' + nest(depth) + ' "t" }}', {"r": "x/"}
         )
-        assert (reads, replacements) in ((["files/a.yaml"], [Replacement("a/", None, nest(depth))]), ([], []))
+        assert (reads, replacements) in ((["files/a.yaml"], [Replacement("a/", None)]), ([], []))
         results.add(bool(replacements))
     assert results == {True, False}  # both sides of the stack's limit were tried
     assert template_rewrites("{{ " + "(" * 100_000 + "1" + ")" * 100_000 + " }}", {}) == ([], [])
