@@ -6,11 +6,11 @@ each variant the configuration declares.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,14 +35,20 @@ RESERVED_VARIANTS = frozenset({DEFAULTS, SWITCHES_ON, VALUES})
 class Variant:
     """One ``helm template`` run of a chart: ``values_files`` (``--values``), ``set_values`` (``--set``, the
     discovered ``switches``), ``set_json`` (``--set-json``: a declared ``set`` keeps its YAML types),
-    ``expect_failure``: a regex helm's error must match for the variant to fail as declared."""
+    ``expect``: gives :attr:`expect_failure`."""
 
     name: str
     values_files: tuple[Path, ...] = ()
     set_values: tuple[str, ...] = ()
     set_json: tuple[str, ...] = ()
-    expect_failure: re.Pattern[str] | None = None
+    expect: Callable[[], re.Pattern[str] | None] = field(default=lambda: None, compare=False, repr=False)
     switches: tuple[str, ...] = ()
+
+    @property
+    def expect_failure(self) -> re.Pattern[str] | None:
+        """The regex helm's error must match for the variant to fail as declared; ``None`` without
+        ``expectFailure`` or while its ``expectFailureWhile`` does not hold."""
+        return self.expect()
 
 
 @dataclass(frozen=True)
@@ -74,7 +80,7 @@ def images_config(config: Config | None) -> ImagesConfig:
         return ImagesConfig()
     raw = config.raw.get("images") or {}
     label = config.path.name
-    fail = partial(config_error, config)
+    fail = functools.partial(config_error, config)
 
     def files(entries: Iterable[Any], path: list[Any]) -> tuple[Path, ...]:
         result = []
@@ -102,23 +108,29 @@ def images_config(config: Config | None) -> ImagesConfig:
                 raise fail([*path, "name"], f"{variant_name!r} is reserved (built-in variant)")
             if variant_name in {v.name for v in variants}:
                 raise fail([*path, "name"], f"variant {variant_name!r} is declared twice")
-            pattern = None
-            if "expectFailure" in item and expect_failure_holds(item.get("expectFailureWhile"), config):
-                try:
-                    pattern = re.compile(str(item["expectFailure"]))
-                except re.error as exc:
+            pattern, when = None, item.get("expectFailureWhile")
+            try:
+                pattern = re.compile(str(item["expectFailure"])) if "expectFailure" in item else None
+            except re.error as exc:
+                if expect_failure_holds(when, config):  # one that cannot apply is not an error
                     raise fail([*path, "expectFailure"], f"not a valid regular expression: {exc}") from None
             try:
                 set_json = tuple(f"{key}={json.dumps(value)}" for key, value in (item.get("set") or {}).items())
             except (TypeError, ValueError) as exc:
                 raise fail([*path, "set"], f"a value helm cannot take as JSON ({exc})") from None
             values_files = files(item.get("values") or [], [*path, "values"])
-            variants.append(Variant(variant_name, values_files, set_json=set_json, expect_failure=pattern))
+            # the condition reads the vendored CRD (0.1 s): decided when a render needs it, not before helm starts
+            expect = functools.cache(functools.partial(_expected, pattern, when, config))
+            variants.append(Variant(variant_name, values_files, set_json=set_json, expect=expect))
         charts[str(name)] = ChartImages(
             switch_values=files(entry.get("switchValues") or [], [*base, "switchValues"]), variants=tuple(variants)
         )
     allow = tuple(str(prefix) for prefix in raw["allow"]) if "allow" in raw else DEFAULT_ALLOW
     return ImagesConfig(allow=allow, charts=charts)
+
+
+def _expected(pattern: re.Pattern[str] | None, when: Any, config: Config) -> re.Pattern[str] | None:
+    return pattern if pattern and expect_failure_holds(when, config) else None
 
 
 def config_error(config: Config, path: list[Any], message: str) -> ConfigError:
