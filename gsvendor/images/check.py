@@ -4,6 +4,7 @@ on is a ``gsoci.azurecr.io/`` reference (manifests, ConfigMap JSON blocks, value
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,8 +29,7 @@ def matches_prefix(text: str, prefix: str) -> bool:
 
 @dataclass(frozen=True)
 class Checked:
-    """A found reference judged: ``status`` one of the statuses above; ``reference`` when it parsed,
-    else the parser's ``message``."""
+    """A found reference judged: ``status`` (above); ``reference`` when it parsed, else the parser's ``message``."""
 
     found: Found
     status: str
@@ -55,8 +55,8 @@ def judge(found: Found, allow: Sequence[str]) -> Checked:
 
 @dataclass
 class VariantResult:
-    """One variant of one chart (or its values.yaml); the render's fields as :class:`RenderedVariant`'s,
-    ``documents`` rendered and ``crds`` of those (not searched)."""
+    """One variant of one chart (or its values.yaml): the render's fields as :class:`RenderedVariant`'s,
+    ``documents`` rendered, ``crds`` of those (not searched)."""
 
     chart: ChartTarget
     variant: Variant
@@ -156,6 +156,4 @@ def check_images(
     when helm cannot run."""
     start = time.perf_counter()
     rendering = render_charts(charts, settings, helm, {"images": images_consumer(settings, allow)})
-    result = images_result(rendering, settings, allow)
-    result.seconds = time.perf_counter() - start
-    return result
+    return dataclasses.replace(images_result(rendering, settings, allow), seconds=time.perf_counter() - start)

@@ -1,6 +1,4 @@
-"""check-images ``--resolve``: ask the registries whether every allowed image reference exists (a
-missing mirror fails on a cluster with ImagePullBackOff), and whether each mirror is digest-identical
-to its upstream (``--compare-upstream``).
+"""check-images ``--resolve``'s registry client: does each image reference exist, and at which digest.
 
 The calls (OCI distribution specification v1.1): ``HEAD /v2/<name>/manifests/<reference>``, then
 ``GET`` when ``Docker-Content-Digest`` is missing (the digest is the body's sha256) or after a 404
@@ -37,29 +35,19 @@ if TYPE_CHECKING:
 
 # Outcomes of one lookup (auth-failed: 401/403 after the credentials were tried; unreachable: refused,
 # DNS, timeouts; registry-error: 5xx after the retries, TLS, answers outside the spec).
-RESOLVED = "resolved"
-TAG_MISSING = "tag-missing"
-DIGEST_MISSING = "digest-missing"
-REPOSITORY_MISSING = "repository-missing"
-AUTH_FAILED = "auth-failed"
-UNREACHABLE = "unreachable"
-REGISTRY_ERROR = "registry-error"
+RESOLVED, TAG_MISSING, DIGEST_MISSING = "resolved", "tag-missing", "digest-missing"
+REPOSITORY_MISSING, AUTH_FAILED = "repository-missing", "auth-failed"
+UNREACHABLE, REGISTRY_ERROR = "unreachable", "registry-error"
 OUTCOMES = (RESOLVED, TAG_MISSING, DIGEST_MISSING, REPOSITORY_MISSING, AUTH_FAILED, UNREACHABLE, REGISTRY_ERROR)
 MISSING = frozenset({TAG_MISSING, DIGEST_MISSING, REPOSITORY_MISSING})
 
 # Outcomes of a mirror comparison (``not-compared``: the mirror itself did not resolve).
-EQUAL = "equal"
-DIFFERENT = "different"
-UPSTREAM_MISSING = "upstream-missing"
-NOT_COMPARED = "not-compared"
+EQUAL, DIFFERENT, UPSTREAM_MISSING, NOT_COMPARED = "equal", "different", "upstream-missing", "not-compared"
 UPSTREAM_FAILED = tuple(f"upstream-{outcome}" for outcome in (AUTH_FAILED, UNREACHABLE, REGISTRY_ERROR))
 COMPARISONS = (EQUAL, DIFFERENT, UPSTREAM_MISSING, *UPSTREAM_FAILED, NOT_COMPARED)
 
 DEFAULT_JOBS = 8
-DEFAULT_TIMEOUT = 10.0  # seconds, connect and read, per request
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
-DEFAULT_RETRIES = 3  # after the first attempt, on 5xx, 429 and timeouts
-DEFAULT_BACKOFF = 0.25  # seconds; doubles per retry (0.25, 0.5, 1.0)
 MAX_BACKOFF = 4.0  # a Retry-After above this is not waited for in full
 
 # what a registry may answer a manifest request with (image-spec and Docker's schema 2 media types)
@@ -79,17 +67,17 @@ _DOCKER_HUB_API = "registry-1.docker.io"  # Docker Hub's API host
 @dataclass(frozen=True)
 class ResolveOptions:
     """How to ask the registries: ``jobs`` parallel lookups; ``insecure`` hosts (``host[:port]``) over
-    plain HTTP; ``timeout`` seconds per request; ``retries`` on 5xx, 429 and timeouts after ``backoff``
-    seconds doubling each time."""
+    plain HTTP; ``timeout`` seconds per request (connect and read); ``retries`` after the first attempt on
+    5xx, 429 and timeouts, after ``backoff`` seconds doubling each time (0.25, 0.5, 1.0)."""
 
     jobs: int = DEFAULT_JOBS
     insecure: frozenset[str] = frozenset()
     credentials: Credentials = field(default_factory=Credentials)
     compare_upstream: bool = False
     mirrors: tuple[Mirror, ...] = ()
-    timeout: float = DEFAULT_TIMEOUT
-    retries: int = DEFAULT_RETRIES
-    backoff: float = DEFAULT_BACKOFF
+    timeout: float = 10.0
+    retries: int = 3
+    backoff: float = 0.25
 
 
 @dataclass(frozen=True, order=True)
@@ -112,9 +100,8 @@ class Target:
 def target_of(reference: ImageReference, by_tag: bool = False) -> Target:
     """The manifest the kubelet pulls for ``reference``: its digest when pinned, else its tag (``latest``
     when none). ``by_tag``: the tag even when a digest is pinned (what upstream's tag points at)."""
-    if reference.digest and not (by_tag and reference.tag):
-        return Target(reference.registry, reference.repository, reference.digest)
-    return Target(reference.registry, reference.repository, reference.tag or "latest")
+    pinned = reference.digest if not (by_tag and reference.tag) else None
+    return Target(reference.registry, reference.repository, pinned or reference.tag or "latest")
 
 
 @dataclass(frozen=True)
@@ -163,11 +150,8 @@ def _error_codes(response: _Answer) -> list[tuple[str, str]]:
     except ValueError:
         return []
     errors = body.get("errors") if isinstance(body, dict) else None
-    return [
-        (str(e.get("code", "")), str(e.get("message", "")))
-        for e in (errors if isinstance(errors, list) else [])
-        if isinstance(e, dict)
-    ]
+    errors = errors if isinstance(errors, list) else []
+    return [(str(e.get("code", "")), str(e.get("message", ""))) for e in errors if isinstance(e, dict)]
 
 
 def _describe(response: _Answer) -> str:
@@ -222,13 +206,11 @@ class Resolver:
         return f"{self._scheme(target.registry)}://{api_host}/v2/{target.repository}/{path}"
 
     def _client(self) -> tuple[httpx.Client, set[Any]]:
-        """The calling thread's httpx client and its sockets: one per thread, so a watchdog cutting an
-        answer cuts only the connections of the thread it bounds."""
+        """The calling thread's client and sockets: a watchdog cutting an answer cuts only that thread's."""
         import httpx
 
         with self._lock:
-            made = self._clients.get(threading.get_ident())
-            if made is None:
+            if (made := self._clients.get(threading.get_ident())) is None:
                 client = httpx.Client(timeout=self.options.timeout, follow_redirects=True)
                 made = self._clients[threading.get_ident()] = (client, set())
             return made
@@ -268,10 +250,8 @@ class Resolver:
             headers["Authorization"] = f"Basic {basic}"
         wanted = {key: params[key] for key in ("service", "scope") if key in params}
         answer = self._send("GET", realm, headers, wanted)  # a token-service request: not counted
-        if answer.status_code != 200:
-            return None
         try:
-            body = json.loads(answer.content)
+            body = json.loads(answer.content) if answer.status_code == 200 else None
         except ValueError:
             return None
         token = (body.get("token") or body.get("access_token")) if isinstance(body, dict) else None
@@ -320,10 +300,9 @@ class Resolver:
             try:
                 response, sent = self._request(method, url, target)
             except (httpx.TimeoutException, TooSlow):
+                detail = f"timed out ({attempts} attempts, {self.options.timeout:g} s each)"
                 if last:
-                    raise _Unreachable(
-                        UNREACHABLE, f"timed out ({attempts} attempts, {self.options.timeout:g} s each)", attempts
-                    ) from None
+                    raise _Unreachable(UNREACHABLE, detail, attempts) from None
                 self._sleep(attempts, None)
                 continue
             except httpx.RemoteProtocolError as exc:  # it answered, outside HTTP: headers past h11's 64 kB, garbage
@@ -355,15 +334,9 @@ class Resolver:
         attempts = 0
 
         def done(outcome: str, detail: str = "", response: _Answer | None = None, **kw: Any) -> Resolution:
-            return Resolution(
-                target=target,
-                outcome=outcome,
-                detail=detail,
-                status=response.status_code if response is not None else None,
-                attempts=attempts,
-                seconds=time.perf_counter() - start,
-                **kw,
-            )
+            status = response.status_code if response is not None else None
+            seconds = time.perf_counter() - start
+            return Resolution(target, outcome, detail=detail, status=status, attempts=attempts, seconds=seconds, **kw)
 
         try:
             response, sent, attempts = self._call("HEAD", manifest_url, target)
@@ -378,9 +351,8 @@ class Resolver:
             if response.status_code == 200:
                 media_type = _media_type(response)
                 if not _MANIFEST_TYPE.match(media_type or ""):  # a web page or a portal answering 200
-                    return done(
-                        REGISTRY_ERROR, f"answered 200 with {media_type or 'no content type'}, not a manifest", response
-                    )
+                    detail = f"answered 200 with {media_type or 'no content type'}, not a manifest"
+                    return done(REGISTRY_ERROR, detail, response)
                 if not target.is_digest:
                     digest = "sha256:" + hashlib.sha256(response.content).hexdigest()
                 return done(RESOLVED, response=response, digest=digest, media_type=media_type)
@@ -388,9 +360,8 @@ class Resolver:
                 return done(AUTH_FAILED, self._auth_detail(target.registry, response, sent), response)
             if response.status_code == 404:
                 return self._missing(target, response, done)
-            return done(
-                REGISTRY_ERROR, _describe(response) + (f" after {attempts} attempts" if attempts > 1 else ""), response
-            )
+            again = f" after {attempts} attempts" if attempts > 1 else ""
+            return done(REGISTRY_ERROR, _describe(response) + again, response)
         except _Unreachable as exc:
             attempts += exc.attempts
             return done(exc.outcome, exc.detail)
@@ -428,11 +399,8 @@ class Resolver:
         wanted = list(dict.fromkeys(targets))
         new = [t for t in wanted if t not in self._cache]
         if new:
-            with ThreadPoolExecutor(
-                max_workers=max(1, min(self.options.jobs, len(new))), thread_name_prefix="resolve"
-            ) as pool:
-                answers = pool.map(self._resolve, new)
-                self._cache.update(zip(new, answers, strict=True))
+            with ThreadPoolExecutor(max(1, min(self.options.jobs, len(new))), thread_name_prefix="resolve") as pool:
+                self._cache.update(zip(new, pool.map(self._resolve, new), strict=True))
         return {t: self._cache[t] for t in wanted}
 
     def close(self) -> None:

@@ -68,24 +68,15 @@ def renderable_copy(chart_dir: Path) -> Iterator[Path]:
             detail = exc.args[0][0][2] if isinstance(exc, shutil.Error) and exc.args and exc.args[0] else exc
             raise ToolError(f"{chart_dir}: cannot copy the chart to render it: {detail}") from None
         chart_yaml = copy / "Chart.yaml"
-        if chart_yaml.is_file():
-            text = chart_yaml.read_text(encoding="utf-8")
-            renderable = _renderable_version(text)
-            if renderable != text:
-                chart_yaml.unlink()  # a hard link: writing through it would change the original
-                chart_yaml.write_text(renderable, encoding="utf-8")
+        text = chart_yaml.read_text(encoding="utf-8") if chart_yaml.is_file() else ""
+        try:
+            placeholder = "[[" in text and "[[" in str(yamledit.get_value(text, "/version"))
+        except Exception:  # no version, or not YAML: helm words that error
+            placeholder = False
+        if placeholder:
+            chart_yaml.unlink()  # a hard link: writing through it would change the original
+            chart_yaml.write_text(yamledit.set_value(text, "/version", RENDER_VERSION), encoding="utf-8")
         yield copy
-
-
-def _renderable_version(text: str) -> str:
-    """Chart.yaml ``text`` with a ``[[ … ]]`` placeholder version replaced by :data:`RENDER_VERSION`."""
-    if "[[" not in text:
-        return text
-    try:
-        version = yamledit.get_value(text, "/version")
-    except Exception:  # no version, or not YAML: helm words that error
-        return text
-    return yamledit.set_value(text, "/version", RENDER_VERSION) if "[[" in str(version) else text
 
 
 def _link_or_copy(source: str, target: str) -> None:
@@ -297,19 +288,17 @@ def render_one(
     )
     result = RenderedVariant(chart=chart, variant=variant)
     expect = variant.expect_failure
-    if not output.ok:
+    declared = f"expectFailure /{expect.pattern}/" if expect else ""
+    if output.ok:
+        result.manifests = output.manifests
+        result.problem = f"rendered, but is declared to fail ({declared})" if expect else None
+    else:
         # helm's advice to pass --debug concerns its own command line, not the check's
         result.error = (output.error or "").removesuffix(" Use --debug flag to render out invalid YAML")
-        if expect is not None and expect.search(result.error):
-            result.expected_failure = True
-        elif expect is not None:
-            result.problem = f"failed, but not as declared (expectFailure /{expect.pattern}/): {result.error}"
-        else:
-            result.problem = f"failed to render: {result.error}"
-    else:
-        result.manifests = output.manifests
-        if expect is not None:
-            result.problem = f"rendered, but is declared to fail (expectFailure /{expect.pattern}/)"
+        result.expected_failure = bool(expect and expect.search(result.error))
+        if not result.expected_failure:
+            failed = f"failed, but not as declared ({declared})" if expect else "failed to render"
+            result.problem = f"{failed}: {result.error}"
     result.seconds = time.perf_counter() - start
     result.outputs = {name: consume(result) for name, consume in consumers.items()}
     return result
@@ -381,20 +370,17 @@ def render_charts(
         try:
             # One renderable copy per chart, shared by its variants. defaults needs no values.yaml: those
             # renders start first.
-            stacks: dict[int, ExitStack] = {}
+            stacks = {i: copies.enter_context(ExitStack()) for i in order}
             prepared: dict[int, Path] = {}
-
-            def submit(i: int, variant: Variant) -> None:
-                futures[i].append(pool.submit(render_one, helm, charts[i], prepared[i], variant, hooks, renders))
-
             for i in order:
-                stacks[i] = copies.enter_context(ExitStack())
                 prepared[i] = stacks[i].enter_context(renderable_copy(charts[i].path))
-                submit(i, Variant(DEFAULTS))
+                futures[i].append(
+                    pool.submit(render_one, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks, renders)
+                )
             for i in order:
                 values[i] = load_values(charts[i])
                 for variant in plan_variants(values[i].data, settings.chart(charts[i].name))[1:]:
-                    submit(i, variant)
+                    futures[i].append(pool.submit(render_one, helm, charts[i], prepared[i], variant, hooks, renders))
             for i in order:  # a chart's copy goes once its renders are done, while the others still render
                 for future in futures[i]:
                     future.result()

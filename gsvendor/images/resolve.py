@@ -9,14 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gsvendor.errors import UsageError
-from gsvendor.images.reference import ImageReference, InvalidReference, parse
-
-if TYPE_CHECKING:
-    from gsvendor.config import Config
-    from gsvendor.images.check import CheckResult
-
-from gsvendor.images.check import ALLOWED, EMPTY, TEMPLATED
+from gsvendor.images.check import ALLOWED, EMPTY, TEMPLATED, CheckResult
 from gsvendor.images.credentials import insecure_hosts, load_credentials
+from gsvendor.images.reference import ImageReference, InvalidReference, parse
 from gsvendor.images.registry import (
     DEFAULT_JOBS,
     DIFFERENT,
@@ -33,6 +28,9 @@ from gsvendor.images.registry import (
     target_of,
 )
 from gsvendor.images.variants import config_error
+
+if TYPE_CHECKING:
+    from gsvendor.config import Config
 
 
 def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
@@ -239,14 +237,12 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
         notes.append(
             f"{unpinned} values.yaml image default(s) without a tag not asked: the chart sets the tag at render time"
         )
-    references = []
-    for name in sorted(entries):
-        ref, places = entries[name]
-        entry = ReferenceResolution(reference=ref, resolution=answers[target_of(ref)], places=places)
-        if name in upstreams:
-            mirror, upstream, detail = upstreams[name]
-            entry.comparison = _compare(entry.resolution, mirror, upstream, answers, detail)
-        references.append(entry)
+    references = [
+        ReferenceResolution(ref, answers[target_of(ref)], places) for _, (ref, places) in sorted(entries.items())
+    ]
+    for entry in references:
+        if up := upstreams.get(entry.reference.normalized):
+            entry.comparison = _compare(entry.resolution, *up, answers)
     return ResolveReport(
         references=references,
         occurrences=sum(len(places) for _, places in entries.values()),
@@ -263,11 +259,7 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
 
 
 def _compare(
-    mine: Resolution,
-    mirror: Mirror,
-    upstream: ImageReference | None,
-    answers: Mapping[Target, Resolution],
-    detail: str,
+    mine: Resolution, mirror: Mirror, upstream: ImageReference | None, detail: str, answers: Mapping[Target, Resolution]
 ) -> Comparison:
     if upstream is None:
         return Comparison(mirror, f"upstream-{REGISTRY_ERROR}", detail=detail)

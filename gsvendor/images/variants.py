@@ -164,11 +164,12 @@ def chart_targets(chart_dirs: Sequence[Path], config: Config | None) -> list[Cha
     targets = []
     for path, label in entries:
         chart_yaml = path / "Chart.yaml"
+        if chart_dirs and not path.exists():
+            raise UsageError(f"{label}: no such chart folder")
         if not chart_yaml.is_file():
-            hint = "" if chart_dirs else "; run `gsvendor sync` first"
-            if chart_dirs and not path.exists():
-                raise UsageError(f"{label}: no such chart folder")
-            raise UsageError(f"{label}: not a chart (no Chart.yaml){hint}")
+            raise UsageError(
+                f"{label}: not a chart (no Chart.yaml){'' if chart_dirs else '; run `gsvendor sync` first'}"
+            )
         targets.append(ChartTarget(name=_chart_name(chart_yaml) or path.resolve().name, path=path, label=label))
     return targets
 
@@ -197,23 +198,19 @@ def discover_switches(values: Any) -> list[str]:
     expansion past 200,000 nodes.
     """
     switches: list[str] = []
-    budget = [200_000]  # nodes; an alias bomb expands past this long before it matters
+    budget = iter(range(200_000))  # nodes; an alias bomb expands past this long before it matters
 
     def walk(node: Any, path: str) -> None:
-        budget[0] -= 1
-        if budget[0] < 0:
+        if next(budget, None) is None:
             raise RecursionError("values.yaml expands to more than 200000 nodes")
         if isinstance(node, Mapping):
-            for key, value in node.items():
-                if not isinstance(key, str):
-                    continue
+            for key, value in ((k, v) for k, v in node.items() if isinstance(k, str)):
                 escaped = _SET_SPECIAL.sub(r"\\\1", key)
                 here = f"{path}.{escaped}" if path else escaped
-                if isinstance(value, bool) and (key == "enabled" or key.startswith("create")):
-                    if not value:
-                        switches.append(here)
-                else:
+                if not (isinstance(value, bool) and (key == "enabled" or key.startswith("create"))):
                     walk(value, here)
+                elif not value:
+                    switches.append(here)
         elif isinstance(node, list):
             for index, item in enumerate(node):
                 walk(item, f"{path}[{index}]")
