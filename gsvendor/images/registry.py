@@ -277,16 +277,14 @@ class Resolver:
                 return response, basic is not None
             self._basic_needed.add(host)
             headers["Authorization"] = f"Basic {basic}"
-            sent = True
         elif scheme.lower() == "bearer" and (token := self._token(host, challenge)):  # a new one after an expired one
             with self._lock:
                 self._tokens[(host, target.repository)] = token
             headers["Authorization"] = f"Bearer {token}"
-            sent = basic is not None
         else:
             return response, basic is not None
         self._count()
-        return self._send(method, url, headers), sent
+        return self._send(method, url, headers), basic is not None
 
     def _call(self, method: str, url: str, target: Target) -> tuple[_Answer, bool, int]:
         """:meth:`_request` retried on a 5xx, 429 or timeout; returns (last response, credentials sent,

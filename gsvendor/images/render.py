@@ -39,8 +39,7 @@ RENDER_VERSION = "0.0.0-gsvendor"
 def find_helm(explicit: str | None = None, project_root: Path | None = None) -> str:
     """Locate helm: ``explicit`` (``--helm``), ``$GSVENDOR_HELM``, ``.tools/bin/helm`` in the project or a
     folder above it, then PATH. Raises :class:`ToolError` when none is found, or when ``--helm`` or
-    ``$GSVENDOR_HELM`` is not an executable file (another helm further on is not what was asked for).
-    """
+    ``$GSVENDOR_HELM`` is not an executable file (another helm further on is not what was asked for)."""
     given = [(explicit, "--helm "), (os.environ.get("GSVENDOR_HELM"), "GSVENDOR_HELM=")]
     candidates = [(candidate, label) for candidate, label in given if candidate]
     if project_root is not None:  # the project's tools folder, or one of an enclosing repository
@@ -125,6 +124,7 @@ def template(
     """Run ``helm template`` on a renderable copy of ``chart_dir`` (``prepared``: it is one already) within
     ``timeout`` seconds; ``group``: the :class:`Renders` an interrupt ends. A timeout, an interrupt and a
     command line too long are errors of the :class:`Rendered`; raises :class:`ToolError` without helm."""
+    group = group or Renders()
     with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
         args = [helm, "template", release, str(copy), "--namespace", namespace]
         for flag, values in (("--values", values_files), ("--set", set_values), ("--set-json", set_json)):
@@ -142,19 +142,15 @@ def template(
                 return Rendered("", f"helm could not be started: {exc.strerror or exc}")
             with process:  # closes the pipe and reaps helm, as subprocess.run does
                 try:
-                    if group is not None and not group.add(process):
-                        process.kill()
+                    if not group.add(process):
                         return Rendered("", "helm template was not run: the check was interrupted")
                     _, stderr = process.communicate(timeout=timeout)
                 except subprocess.TimeoutExpired:
-                    process.kill()
                     return Rendered("", f"helm template timed out after {timeout:g} s")
-                except BaseException:
-                    process.kill()
-                    raise
                 finally:
-                    if group is not None:
-                        group.discard(process)
+                    if process.returncode is None:  # not run, timed out or interrupted
+                        process.kill()
+                    group.discard(process)
             out.seek(0)
             stdout = io.TextIOWrapper(out).read()  # as text=True reads a pipe: locale encoding, universal newlines
     if process.returncode != 0:
@@ -173,9 +169,7 @@ HELM_GC = {"GOGC": "off", "GOMEMLIMIT": "256MiB"}
 def helm_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
     """``environ`` with :data:`HELM_GC` for a ``helm template`` process, or ``None`` (inherit ``environ``)
     when the user set ``GOGC`` or ``GOMEMLIMIT`` (not empty): theirs win (https://pkg.go.dev/runtime)."""
-    if any(environ.get(name) for name in HELM_GC):
-        return None
-    return {**environ, **HELM_GC}
+    return None if any(environ.get(name) for name in HELM_GC) else {**environ, **HELM_GC}
 
 
 class Renders:
@@ -213,25 +207,24 @@ def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, by
     spec's ``render`` settings. Raises :class:`ToolError` with helm's message when rendering fails."""
 
     def render(spec: Any, files: dict[str, bytes]) -> str:
+        settings = spec.render
         with tempfile.TemporaryDirectory(prefix="gsvendor-chart-") as tmp:
             chart = Path(tmp) / spec.name
             for path, data in files.items():
                 target = chart / path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
-            values = [project_root / f for f in spec.render.values_files]
-            for file, given in zip(values, spec.render.values_files, strict=True):
+            values = [project_root / f for f in settings.values_files]
+            for file, given in zip(values, settings.values_files, strict=True):
                 if file.exists() and leads_outside(file, project_root):
                     raise ToolError(
                         f"chart {spec.name}: render.valuesFiles: {given}: a link leading outside the project"
                     )
-            if spec.render.values:
+            if settings.values:
                 inline = Path(tmp) / "inline-values.yaml"
-                inline.write_text(json.dumps(spec.render.values))  # JSON is YAML
+                inline.write_text(json.dumps(settings.values))  # JSON is YAML
                 values.append(inline)
-            result = template(
-                helm, chart, release=spec.render.release, namespace=spec.render.namespace, values_files=values
-            )
+            result = template(helm, chart, release=settings.release, namespace=settings.namespace, values_files=values)
         if not result.ok:
             raise ToolError(f"chart {spec.name}: helm template failed: {result.error}")
         return result.manifests
@@ -351,10 +344,9 @@ class Rendering:
 def render_charts(
     charts: Sequence[ChartTarget], settings: ImagesConfig, helm: str, consumers: Mapping[str, Consumer] | None = None
 ) -> Rendering:
-    """Render every variant (:func:`plan_variants`) of every chart once, one per CPU in parallel. Each of
-    ``consumers`` runs on every render in its worker (overlapping the other helms), its result in
-    ``RenderedVariant.outputs[name]``. Raises :class:`~gsvendor.errors.ToolError` when helm cannot run.
-    """
+    """Render every variant (:func:`plan_variants`) of every chart once, one per CPU in parallel; each of
+    ``consumers`` runs on every render in its worker, its result in ``RenderedVariant.outputs[name]``.
+    Raises :class:`~gsvendor.errors.ToolError` when helm cannot run."""
     start = time.perf_counter()
     hooks = dict(consumers or {})
     # Longest first (the CRD charts render megabytes): the pool then finishes close to the longest render.

@@ -199,10 +199,9 @@ class ResolveReport:
 
 
 def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport:
-    """Resolve every distinct allowed reference of a check-images ``result`` once; the others are
-    counted. With ``options.compare_upstream`` each reference under an ``images.mirrors`` prefix is
-    compared with its upstream at the same tag. Raises nothing: every registry problem is an outcome.
-    """
+    """Resolve every distinct allowed reference of a check-images ``result`` once, counting the others; with
+    ``options.compare_upstream`` compare each under an ``images.mirrors`` prefix with its upstream at the
+    same tag. Raises nothing: every registry problem is an outcome."""
     start = time.perf_counter()
     entries: dict[str, tuple[ImageReference, list[Place]]] = {}
     counts = {TEMPLATED: 0, EMPTY: 0, "other": 0, "unpinned": 0}

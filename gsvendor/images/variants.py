@@ -72,10 +72,9 @@ class ImagesConfig:
 
 
 def images_config(config: Config | None) -> ImagesConfig:
-    """Read the ``images`` section of ``config`` (schema-validated); ``None`` gives the defaults. Checks
-    what the schema cannot (chart names configured, variant names unique and not reserved, regexes,
-    values files) and raises :class:`ConfigError` ``gsvendor.yaml:line: images.charts.x.variants[0].name: …``.
-    """
+    """The ``images`` section of ``config`` (schema-validated; ``None``: the defaults). Raises :class:`ConfigError`
+    ``gsvendor.yaml:line: images.charts.x.variants[0].name: …`` for an unknown chart, a reserved or repeated
+    variant name, a bad regex or values file."""
     if config is None:
         return ImagesConfig()
     raw = config.raw.get("images") or {}
@@ -150,8 +149,7 @@ class ChartTarget:
 
 def chart_targets(chart_dirs: Sequence[Path], config: Config | None) -> list[ChartTarget]:
     """The charts to check: ``chart_dirs`` if given, else every configured chart's ``dest``. Raises
-    :class:`UsageError` for a folder without Chart.yaml, and when there are neither folders nor a configuration.
-    """
+    :class:`UsageError` for a folder without Chart.yaml, and when there are neither folders nor a configuration."""
     if chart_dirs:
         entries = [(path, str(path)) for path in chart_dirs]
     elif config is not None:
@@ -192,11 +190,9 @@ _SET_SPECIAL = re.compile(r"([\\.\[=,])")
 
 
 def discover_switches(values: Any) -> list[str]:
-    """``--set`` paths (escaped for helm) of every switch that is ``false`` in ``values`` (a parsed
-    values.yaml): a boolean key ``enabled`` or ``create…`` at any depth, list items included
-    (``a[0].enabled``). Raises ``RecursionError`` for a recursive alias, absurd nesting, or an
-    expansion past 200,000 nodes.
-    """
+    """``--set`` paths (escaped for helm) of every boolean ``enabled`` or ``create…`` key that is ``false``
+    at any depth of a parsed values.yaml, list items included (``a[0].enabled``). Raises ``RecursionError``
+    for a recursive alias, absurd nesting, or an expansion past 200,000 nodes."""
     switches: list[str] = []
     budget = iter(range(200_000))  # nodes; an alias bomb expands past this long before it matters
 
