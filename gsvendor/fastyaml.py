@@ -89,8 +89,7 @@ class _Lines:
 
     def node(self, i: int, end: int, indent: int, first: str | None = None) -> Any:
         """The node of lines ``[i, end)`` at ``indent``; ``first``: line ``i``'s content after ``- ``."""
-        content = self.contents[i] if first is None else first
-        if _is_item(content):
+        if _is_item(self.contents[i] if first is None else first):
             return self.sequence(i, end, indent, first)
         return LazyMap(self, i, end, indent, first)
 

@@ -104,16 +104,14 @@ def parse(text: str) -> ImageReference:
         raise invalid(f"repository name ({remote}) must be lowercase")
     if not DOMAIN_RE.match(registry):
         raise invalid(f"invalid reference format (registry {registry!r})")
-    match = _REMAINDER_RE.match(remainder)
-    if not match:
+    if not (match := _REMAINDER_RE.match(remainder)):
         raise invalid("invalid reference format")
     repository, tag, digest = match.groups()
     if len(registry) + 1 + len(repository) > NAME_TOTAL_LENGTH_MAX:
         raise invalid(f"repository name must not be more than {NAME_TOTAL_LENGTH_MAX} characters")
     if digest is not None:
         algorithm, _, hexpart = digest.partition(":")
-        expected = _DIGEST_HEX_LENGTH.get(algorithm)
-        if expected is None:
+        if (expected := _DIGEST_HEX_LENGTH.get(algorithm)) is None:
             raise invalid(f"unsupported digest algorithm {algorithm!r}")
         if len(hexpart) != expected:
             raise invalid(f"invalid {algorithm} digest (needs {expected} hex digits, has {len(hexpart)})")
@@ -123,6 +121,5 @@ def parse(text: str) -> ImageReference:
 def join_tag(image: str, tag: str) -> str:
     """``image`` with ``:tag`` appended when it has neither tag nor digest (a registry port is not a
     tag) and neither it nor ``tag`` is empty: charts split references (``image`` + ``tag``)."""
-    if not tag or not image.strip() or "@" in image or ":" in image.rsplit("/", 1)[-1]:
-        return image
-    return f"{image}:{tag}"
+    as_is = not tag or not image.strip() or "@" in image or ":" in image.rsplit("/", 1)[-1]
+    return image if as_is else f"{image}:{tag}"

@@ -367,9 +367,8 @@ class Resolver:
             return done(REGISTRY_ERROR, f"{type(exc).__name__}: {one_line(exc)}")
 
     def _missing(self, target: Target, response: _Answer, done: Callable[..., Resolution]) -> Resolution:
-        codes = [code for code, _ in _error_codes(response)]
         detail = _describe(response)
-        if "NAME_UNKNOWN" in codes:
+        if "NAME_UNKNOWN" in [code for code, _ in _error_codes(response)]:
             return done(REPOSITORY_MISSING, detail, response)
         # distribution answers MANIFEST_UNKNOWN for a missing repository too: the tags list tells.
         try:
@@ -416,5 +415,4 @@ class Mirror:
 
     def upstream_of(self, reference: ImageReference) -> ImageReference:
         """The upstream reference of ``reference`` (same tag and digest). Raises :class:`InvalidReference`."""
-        name = self.upstream + reference.normalized[len(self.mirror) :]
-        return parse(name)
+        return parse(self.upstream + reference.normalized[len(self.mirror) :])

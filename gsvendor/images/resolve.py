@@ -94,13 +94,8 @@ def cli_options(
     if compare_upstream and not mirrors:
         where = config.path.name if config else "no gsvendor.yaml"
         raise UsageError(f"--compare-upstream: no images.mirrors configured ({where}); nothing to compare")
-    return ResolveOptions(
-        jobs=jobs or DEFAULT_JOBS,
-        insecure=insecure_hosts(insecure or ()),
-        credentials=load_credentials(registry_config),
-        compare_upstream=compare_upstream,
-        mirrors=mirrors,
-    )
+    hosts, credentials = insecure_hosts(insecure or ()), load_credentials(registry_config)
+    return ResolveOptions(jobs or DEFAULT_JOBS, hosts, credentials, compare_upstream, mirrors)
 
 
 @dataclass(frozen=True)
@@ -172,12 +167,9 @@ class ResolveReport:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
-    def __post_init__(self) -> None:
-        self._by_name = {r.reference.normalized: r for r in self.references}
-
     def get(self, normalized: str) -> ReferenceResolution | None:
         """The entry of a normalized reference, if it was resolved."""
-        return self._by_name.get(normalized)
+        return next((r for r in self.references if r.reference.normalized == normalized), None)
 
     @property
     def ok(self) -> bool:

@@ -25,9 +25,7 @@ if TYPE_CHECKING:
 
 
 DEFAULT_ALLOW: tuple[str, ...] = ("gsoci.azurecr.io/",)
-DEFAULTS = "defaults"
-SWITCHES_ON = "switches-on"
-VALUES = "values.yaml"
+DEFAULTS, SWITCHES_ON, VALUES = "defaults", "switches-on", "values.yaml"
 RESERVED_VARIANTS = frozenset({DEFAULTS, SWITCHES_ON, VALUES})
 
 
@@ -78,7 +76,6 @@ def images_config(config: Config | None) -> ImagesConfig:
     if config is None:
         return ImagesConfig()
     raw = config.raw.get("images") or {}
-    label = config.path.name
     fail = functools.partial(config_error, config)
 
     def files(entries: Iterable[Any], path: list[Any]) -> tuple[Path, ...]:
@@ -86,7 +83,7 @@ def images_config(config: Config | None) -> ImagesConfig:
         for index, entry in enumerate(entries):
             file = config.root / str(entry)
             if not file.is_file():
-                raise fail([*path, index], f"{entry}: no such file (paths are relative to {label})")
+                raise fail([*path, index], f"{entry}: no such file (paths are relative to {config.path.name})")
             if leads_outside(file, config.root):
                 raise fail([*path, index], f"{entry}: a link leading outside the project")
             result.append(file)
