@@ -120,20 +120,20 @@ class CheckResult:
         return [r for r in self.results if r.problem]
 
 
-def _judge_rendered(rendered: RenderedVariant, allow: Sequence[str]) -> VariantResult:
-    start = time.perf_counter()
-    result = VariantResult(variant=rendered.variant, **rendered.verdict())
-    if rendered.rendered:
-        found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered.chunks())
-        result.references = [judge(item, allow) for item in found]
-    result.seconds = rendered.seconds + time.perf_counter() - start
-    return result
-
-
 def images_consumer(settings: ImagesConfig, allow: Sequence[str] | None = None) -> Consumer:
     """check-images' consumer of :func:`render_charts` (under ``"images"``): a render → its :class:`VariantResult`."""
     prefixes = tuple(allow) if allow else settings.allow
-    return lambda rendered: _judge_rendered(rendered, prefixes)
+
+    def judge_render(rendered: RenderedVariant) -> VariantResult:
+        start = time.perf_counter()
+        result = VariantResult(variant=rendered.variant, **rendered.verdict())
+        if rendered.rendered:
+            found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered.chunks())
+            result.references = [judge(item, prefixes) for item in found]
+        result.seconds = rendered.seconds + time.perf_counter() - start
+        return result
+
+    return judge_render
 
 
 def images_result(rendering: Rendering, settings: ImagesConfig, allow: Sequence[str] | None = None) -> CheckResult:

@@ -17,8 +17,9 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -357,7 +358,15 @@ class Resolver:
             if response.status_code in (401, 403):
                 return done(AUTH_FAILED, self._auth_detail(target.registry, response, sent), response)
             if response.status_code == 404:
-                return self._missing(target, response, done)
+                detail, tags = _describe(response), None
+                if "NAME_UNKNOWN" not in dict(_error_codes(response)):
+                    # distribution answers MANIFEST_UNKNOWN for a missing repository too: the tags list tells
+                    with suppress(_Unreachable):
+                        tags, _, _ = self._call("GET", self._url(target, "tags/list?n=1"), target)
+                    if tags is None or tags.status_code != 404 or "NAME_UNKNOWN" not in dict(_error_codes(tags)):
+                        return done(DIGEST_MISSING if target.is_digest else TAG_MISSING, detail, response)
+                    detail += f"; tags/list: {_describe(tags)}"
+                return done(REPOSITORY_MISSING, detail, response)
             again = f" after {attempts} attempts" if attempts > 1 else ""
             return done(REGISTRY_ERROR, _describe(response) + again, response)
         except _Unreachable as exc:
@@ -365,19 +374,6 @@ class Resolver:
             return done(exc.outcome, exc.detail)
         except Exception as exc:  # an answer outside the spec: one outcome, not a crash
             return done(REGISTRY_ERROR, f"{type(exc).__name__}: {one_line(exc)}")
-
-    def _missing(self, target: Target, response: _Answer, done: Callable[..., Resolution]) -> Resolution:
-        detail = _describe(response)
-        if "NAME_UNKNOWN" in [code for code, _ in _error_codes(response)]:
-            return done(REPOSITORY_MISSING, detail, response)
-        # distribution answers MANIFEST_UNKNOWN for a missing repository too: the tags list tells.
-        try:
-            tags, _, _ = self._call("GET", self._url(target, "tags/list?n=1"), target)
-        except _Unreachable:
-            tags = None
-        if tags is not None and tags.status_code == 404 and "NAME_UNKNOWN" in [c for c, _ in _error_codes(tags)]:
-            return done(REPOSITORY_MISSING, f"{detail}; tags/list: {_describe(tags)}", response)
-        return done(DIGEST_MISSING if target.is_digest else TAG_MISSING, detail, response)
 
     def _auth_detail(self, host: str, response: _Answer, sent: bool) -> str:
         source = self.options.credentials.source or default_docker_config()

@@ -360,8 +360,7 @@ def render_charts(
         ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="helm") as pool,
     ):
         try:
-            # One renderable copy per chart, shared by its variants. defaults needs no values.yaml: those
-            # renders start first.
+            # one renderable copy per chart, shared by its variants; defaults (no values.yaml read) start first
             stacks = {i: copies.enter_context(ExitStack()) for i in order}
             prepared: dict[int, Path] = {}
             for i in order:
