@@ -128,11 +128,9 @@ class LazyMap(Mapping):  # type: ignore[type-arg]
             if ((j != i or first is None) and indents[j] != indent) or content[0] in "'\"?-&*!{[|>%@`#":
                 raise NotSimple(content)
             key, separator, rest = content.partition(": ")
-            if not separator:
-                if not content.endswith(":"):
-                    raise NotSimple(content)
-                key, rest = content[:-1], ""
-            rest = rest.lstrip(" ")
+            if not separator and not content.endswith(":"):
+                raise NotSimple(content)
+            key, rest = (key, rest.lstrip(" ")) if separator else (content[:-1], "")
             name = scalar(key)
             if isinstance(name, Mapping | list):
                 raise NotSimple(content)
