@@ -270,15 +270,8 @@ def render_one(
     """Render ``variant`` of ``chart`` on its renderable ``copy``, judge it against ``expect_failure``,
     and run every consumer on it. Raises :class:`~gsvendor.errors.ToolError` when helm cannot run."""
     start = time.perf_counter()
-    output = template(
-        helm,
-        copy,
-        values_files=variant.values_files,
-        set_values=variant.set_values,
-        set_json=variant.set_json,
-        prepared=True,
-        group=group,
-    )
+    flags = {name: getattr(variant, name) for name in ("values_files", "set_values", "set_json")}
+    output = template(helm, copy, prepared=True, group=group, **flags)
     result = RenderedVariant(chart=chart, variant=variant)
     expect = variant.expect_failure
     declared = f"expectFailure /{expect.pattern}/" if expect else ""
@@ -316,8 +309,7 @@ def load_values(chart: ChartTarget) -> ChartValues:
     if not path.is_file():
         return ChartValues()
     try:
-        text = path.read_text(encoding="utf-8")
-        data, lines = load_single(text, key_lines, label)  # one parse: the data and the key lines
+        data, lines = load_single(path.read_text(encoding="utf-8"), key_lines, label)  # the data and key lines at once
         discover_switches(data)  # a recursive anchor or absurd nesting shows here, not mid-render
         return ChartValues(data=data, lines=lines)
     except RecursionError:

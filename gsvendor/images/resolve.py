@@ -33,24 +33,8 @@ if TYPE_CHECKING:
     from gsvendor.config import Config
 
 
-def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
-    """The ``images.mirrors`` of ``config`` (schema-validated); ``()`` without one. Each prefix must prefix a
-    valid name in normalized form (``docker.io/kserve/``, not ``kserve/``); raises :class:`ConfigError`
-    ``gsvendor.yaml:line: images.mirrors[0].mirror: …`` otherwise, and for a mirror listed twice."""
-    raw = ((config.raw.get("images") or {}).get("mirrors") or []) if config is not None else []
-    mirrors: list[Mirror] = []
-    for index, entry in enumerate(raw):
-        mirror = Mirror(mirror=str(entry["mirror"]), upstream=str(entry["upstream"]))
-        for key, prefix in (("mirror", mirror.mirror), ("upstream", mirror.upstream)):
-            if problem := _prefix_problem(prefix):
-                raise config_error(config, ["images", "mirrors", index, key], problem)
-        if any(m.mirror == mirror.mirror for m in mirrors):
-            raise config_error(config, ["images", "mirrors", index, "mirror"], f"{mirror.mirror!r} is listed twice")
-        mirrors.append(mirror)
-    return tuple(mirrors)
-
-
 def _prefix_problem(prefix: str) -> str | None:
+    """Why an ``images.mirrors`` prefix is not one of a valid name in normalized form (``docker.io/kserve/``)."""
     if "/" not in prefix or any(c in prefix for c in "@ \t"):
         return f"{prefix!r}: expected a registry host and a name prefix (gsoci.azurecr.io/giantswarm/)"
     probe = prefix + "x"  # the prefix of a name: some name must start with it
@@ -77,9 +61,11 @@ def cli_options(
     registry_config: Path | None,
     insecure: Sequence[str] | None,
 ) -> ResolveOptions | None:
-    """The command line's :class:`ResolveOptions` (``None`` without ``--resolve``). Raises :class:`UsageError`
-    for a resolve option without ``--resolve``, ``--compare-upstream`` without ``images.mirrors``, a bad
-    ``--registry-config`` or ``--insecure-registry``; :class:`ConfigError` for a malformed file or mirror."""
+    """The command line's :class:`ResolveOptions` (``None`` without ``--resolve``), with ``config``'s
+    ``images.mirrors``. Raises :class:`UsageError` for a resolve option without ``--resolve``, ``--compare-upstream``
+    without ``images.mirrors``, a bad ``--registry-config`` or ``--insecure-registry``; :class:`ConfigError`
+    ``gsvendor.yaml:line: images.mirrors[0].mirror: …`` for a malformed file, a mirror listed twice or a prefix
+    that is no valid name's in normalized form (``docker.io/kserve/``, not ``kserve/``)."""
     if not resolve:
         given = {
             "--compare-upstream": compare_upstream,
@@ -90,12 +76,20 @@ def cli_options(
         if any(given.values()):
             raise UsageError(f"{', '.join(name for name, value in given.items() if value)} needs --resolve")
         return None
-    mirrors = mirrors_config(config)
+    mirrors: dict[str, Mirror] = {}
+    for index, entry in enumerate(((config.raw.get("images") or {}).get("mirrors") or []) if config else []):
+        mirror = Mirror(str(entry["mirror"]), str(entry["upstream"]))
+        for key, prefix in (("mirror", mirror.mirror), ("upstream", mirror.upstream)):
+            if problem := _prefix_problem(prefix):
+                raise config_error(config, ["images", "mirrors", index, key], problem)
+        if mirror.mirror in mirrors:
+            raise config_error(config, ["images", "mirrors", index, "mirror"], f"{mirror.mirror!r} is listed twice")
+        mirrors[mirror.mirror] = mirror
     if compare_upstream and not mirrors:
         where = config.path.name if config else "no gsvendor.yaml"
         raise UsageError(f"--compare-upstream: no images.mirrors configured ({where}); nothing to compare")
     hosts, credentials = insecure_hosts(insecure or ()), load_credentials(registry_config)
-    return ResolveOptions(jobs or DEFAULT_JOBS, hosts, credentials, compare_upstream, mirrors)
+    return ResolveOptions(jobs or DEFAULT_JOBS, hosts, credentials, compare_upstream, tuple(mirrors.values()))
 
 
 @dataclass(frozen=True)
