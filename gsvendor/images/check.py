@@ -142,8 +142,7 @@ def images_result(rendering: Rendering, settings: ImagesConfig, allow: Sequence[
     results: list[VariantResult] = []
     for chart, values in zip(rendering.charts, rendering.values, strict=True):
         results += [r.outputs["images"] for r in rendering.variants if r.chart is chart]
-        found = values_references(values.data, VALUES, values.lines)  # none when there is no values.yaml
-        references = [judge(item, prefixes) for item in found]
+        references = [judge(item, prefixes) for item in values_references(values.data, VALUES, values.lines)]
         results.append(VariantResult(chart, Variant(VALUES), references, problem=values.error))
     return CheckResult(allow=prefixes, charts=list(rendering.charts), results=results, seconds=rendering.seconds)
 

@@ -64,9 +64,8 @@ def object_name(document: Mapping[str, Any]) -> str:
 
 def _item_label(item: Any, index: int) -> str | int:
     # containers and env variables by name (as kubectl addresses them), the rest by index
-    if isinstance(item, Mapping) and isinstance(item.get("name"), str) and item["name"]:
-        return item["name"]
-    return index
+    named = isinstance(item, Mapping) and isinstance(item.get("name"), str) and item["name"]
+    return item["name"] if named else index
 
 
 def _walk(node: Any, visit: Any, path: str = "", keys: tuple[str | int, ...] = (), by_name: bool = False) -> None:

@@ -356,7 +356,14 @@ class Resolver:
                     digest = "sha256:" + hashlib.sha256(response.content).hexdigest()
                 return done(RESOLVED, response=response, digest=digest, media_type=media_type)
             if response.status_code in (401, 403):
-                return done(AUTH_FAILED, self._auth_detail(target.registry, response, sent), response)
+                host, source = target.registry, self.options.credentials.source or default_docker_config()
+                if not self.options.credentials.for_host(host):
+                    why = f"no credentials for {host} in {source} (or --registry-config)"
+                elif sent:
+                    why = f"the credentials for {host} from {source} were refused"
+                else:
+                    why = "the registry asked for no credentials it accepts (no usable challenge)"
+                return done(AUTH_FAILED, f"{_describe(response)}; {why}", response)
             if response.status_code == 404:
                 detail, tags = _describe(response), None
                 if "NAME_UNKNOWN" not in dict(_error_codes(response)):
@@ -374,14 +381,6 @@ class Resolver:
             return done(exc.outcome, exc.detail)
         except Exception as exc:  # an answer outside the spec: one outcome, not a crash
             return done(REGISTRY_ERROR, f"{type(exc).__name__}: {one_line(exc)}")
-
-    def _auth_detail(self, host: str, response: _Answer, sent: bool) -> str:
-        source = self.options.credentials.source or default_docker_config()
-        if not self.options.credentials.for_host(host):
-            return f"{_describe(response)}; no credentials for {host} in {source} (or --registry-config)"
-        if sent:
-            return f"{_describe(response)}; the credentials for {host} from {source} were refused"
-        return f"{_describe(response)}; the registry asked for no credentials it accepts (no usable challenge)"
 
     def _count(self) -> None:
         with self._lock:
