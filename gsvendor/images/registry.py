@@ -263,8 +263,7 @@ class Resolver:
         whether credentials were sent. Raises httpx's exceptions."""
         host, basic = target.registry, self.options.credentials.for_host(target.registry)
         headers = dict(_ACCEPT)
-        token = self._tokens.get((host, target.repository))  # from an earlier challenge
-        if token:
+        if token := self._tokens.get((host, target.repository)):  # from an earlier challenge
             headers["Authorization"] = f"Bearer {token}"
         elif host in self._basic_needed and basic:
             headers["Authorization"] = f"Basic {basic}"
