@@ -39,14 +39,13 @@ _DIGEST_HEX_LENGTH = {"sha256": 64, "sha384": 96, "sha512": 128}
 
 
 class InvalidReference(GsvendorError):
-    """``text`` is not an image reference: ``reason`` is ``"empty"`` (or blank), ``"templated"`` (holds
+    """The text is not an image reference: ``reason`` is ``"empty"`` (or blank), ``"templated"`` (holds
     ``{{``) or ``"invalid"`` (breaks the grammar; the message says how)."""
 
     exit_code = 1
 
-    def __init__(self, text: str, reason: str, message: str) -> None:
+    def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
-        self.text = text
         self.reason = reason
 
 
@@ -79,12 +78,12 @@ def parse(text: str) -> ImageReference:
     """Parse ``text`` (``gsoci.azurecr.io/giantswarm/x:v1@sha256:…``) into an :class:`ImageReference`. Raises
     :class:`InvalidReference`; an invalid one's message names the rule it breaks (distribution's wording)."""
     if not isinstance(text, str) or not text.strip():
-        raise InvalidReference(str(text), "empty", "empty image reference")
+        raise InvalidReference("empty", "empty image reference")
     if "{{" in text:
-        raise InvalidReference(text, "templated", f"{text!r} is a template, not a reference")
+        raise InvalidReference("templated", f"{text!r} is a template, not a reference")
 
     def invalid(why: str) -> InvalidReference:
-        return InvalidReference(text, "invalid", f"{text!r}: {why}")
+        return InvalidReference("invalid", f"{text!r}: {why}")
 
     if text != text.strip():
         raise invalid("invalid reference format (surrounding whitespace)")
