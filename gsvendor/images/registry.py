@@ -60,7 +60,6 @@ MANIFEST_MEDIA_TYPES = (
     "application/vnd.docker.distribution.manifest.v2+json",
     "application/vnd.docker.distribution.manifest.list.v2+json",
 )
-_ACCEPT = {"Accept": ", ".join(MANIFEST_MEDIA_TYPES)}
 _DIGEST_RE = re.compile(r"^(sha256:[0-9a-f]{64}|sha384:[0-9a-f]{96}|sha512:[0-9a-f]{128})$")
 _DOCKER_HUB_API = "registry-1.docker.io"  # Docker Hub's API host
 
@@ -262,7 +261,7 @@ class Resolver:
         """Send one request, answering a ``Www-Authenticate`` challenge once; returns the response and
         whether credentials were sent. Raises httpx's exceptions."""
         host, basic = target.registry, self.options.credentials.for_host(target.registry)
-        headers = dict(_ACCEPT)
+        headers = {"Accept": ", ".join(MANIFEST_MEDIA_TYPES)}
         if token := self._tokens.get((host, target.repository)):  # from an earlier challenge
             headers["Authorization"] = f"Bearer {token}"
         elif host in self._basic_needed and basic:
