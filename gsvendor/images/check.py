@@ -4,6 +4,7 @@ on is a ``gsoci.azurecr.io/`` reference (manifests, ConfigMap JSON blocks, value
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,8 +29,7 @@ def matches_prefix(text: str, prefix: str) -> bool:
 
 @dataclass(frozen=True)
 class Checked:
-    """A found reference judged: ``status`` one of the statuses above; ``reference`` when it parsed,
-    else the parser's ``message``."""
+    """A found reference judged: ``status`` (above); ``reference`` when it parsed, else the parser's ``message``."""
 
     found: Found
     status: str
@@ -55,8 +55,8 @@ def judge(found: Found, allow: Sequence[str]) -> Checked:
 
 @dataclass
 class VariantResult:
-    """One variant of one chart (or its values.yaml); the render's fields as :class:`RenderedVariant`'s,
-    ``documents`` rendered and ``crds`` of those (not searched)."""
+    """One variant of one chart (or its values.yaml): the render's fields as :class:`RenderedVariant`'s,
+    ``documents`` rendered, ``crds`` of those (not searched)."""
 
     chart: ChartTarget
     variant: Variant
@@ -120,20 +120,20 @@ class CheckResult:
         return [r for r in self.results if r.problem]
 
 
-def _judge_rendered(rendered: RenderedVariant, allow: Sequence[str]) -> VariantResult:
-    start = time.perf_counter()
-    result = VariantResult(variant=rendered.variant, **rendered.verdict())
-    if rendered.rendered:
-        found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered.chunks())
-        result.references = [judge(item, allow) for item in found]
-    result.seconds = rendered.seconds + time.perf_counter() - start
-    return result
-
-
 def images_consumer(settings: ImagesConfig, allow: Sequence[str] | None = None) -> Consumer:
     """check-images' consumer of :func:`render_charts` (under ``"images"``): a render → its :class:`VariantResult`."""
     prefixes = tuple(allow) if allow else settings.allow
-    return lambda rendered: _judge_rendered(rendered, prefixes)
+
+    def judge_render(rendered: RenderedVariant) -> VariantResult:
+        start = time.perf_counter()
+        result = VariantResult(variant=rendered.variant, **rendered.verdict())
+        if rendered.rendered:
+            found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered.chunks())
+            result.references = [judge(item, prefixes) for item in found]
+        result.seconds = rendered.seconds + time.perf_counter() - start
+        return result
+
+    return judge_render
 
 
 def images_result(rendering: Rendering, settings: ImagesConfig, allow: Sequence[str] | None = None) -> CheckResult:
@@ -142,8 +142,7 @@ def images_result(rendering: Rendering, settings: ImagesConfig, allow: Sequence[
     results: list[VariantResult] = []
     for chart, values in zip(rendering.charts, rendering.values, strict=True):
         results += [r.outputs["images"] for r in rendering.variants if r.chart is chart]
-        found = values_references(values.data, VALUES, values.lines)  # none when there is no values.yaml
-        references = [judge(item, prefixes) for item in found]
+        references = [judge(item, prefixes) for item in values_references(values.data, VALUES, values.lines)]
         results.append(VariantResult(chart, Variant(VALUES), references, problem=values.error))
     return CheckResult(allow=prefixes, charts=list(rendering.charts), results=results, seconds=rendering.seconds)
 
@@ -156,6 +155,4 @@ def check_images(
     when helm cannot run."""
     start = time.perf_counter()
     rendering = render_charts(charts, settings, helm, {"images": images_consumer(settings, allow)})
-    result = images_result(rendering, settings, allow)
-    result.seconds = time.perf_counter() - start
-    return result
+    return dataclasses.replace(images_result(rendering, settings, allow), seconds=time.perf_counter() - start)

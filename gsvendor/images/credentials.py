@@ -45,12 +45,10 @@ def default_docker_config() -> Path:
 
 
 def load_credentials(path: Path | None = None) -> Credentials:
-    """Read registry credentials from a Docker ``config.json``: ``path`` (``--registry-config``, must exist)
-    or :func:`default_docker_config` if it exists. An ``auths`` entry gives its base64 ``auth`` or
-    ``username`` and ``password``; ``credsStore``, ``credHelpers`` (programs, which may prompt) and
-    ``identitytoken`` are not used but named in ``notes``. Raises :class:`UsageError` for a missing
-    ``--registry-config`` file and :class:`ConfigError` for a file not JSON or not of that shape.
-    """
+    """Registry credentials from a Docker ``config.json``: ``path`` (``--registry-config``, must exist) or
+    :func:`default_docker_config` if it exists; ``auths`` entries' base64 ``auth`` or ``username`` and
+    ``password``. ``credsStore``, ``credHelpers`` (programs, which may prompt) and ``identitytoken`` are only
+    named in ``notes``. Raises :class:`UsageError` (no such ``--registry-config``), :class:`ConfigError`."""
     file = path or default_docker_config()
     label = f"--registry-config {file}" if path else str(file)
     if not file.is_file():

@@ -34,11 +34,9 @@ def split_documents(stream: str) -> list[str]:
 
 
 def scan_manifests(manifests: str, chunks: list[str] | None = None) -> tuple[list[Found], list[Skipped], int, int]:
-    """``(found, skipped, documents, crds)`` of helm output (``chunks``: ``manifests`` already split).
-    CustomResourceDefinitions (by their top-level ``kind:`` line) are counted, not parsed: schemas that
-    run nothing, and megabytes. Other documents not mentioning ``image`` (case-insensitively) are not
-    parsed either, except ConfigMaps, whose keys that are not JSON are listed as skipped. Raises nothing.
-    """
+    """``(found, skipped, documents, crds)`` of helm output (``chunks``: ``manifests`` already split). CRDs
+    (by a top-level ``kind:`` line: megabytes of schemas that run nothing) are counted, not parsed, as are
+    documents not mentioning ``image`` other than ConfigMaps (non-JSON keys: skipped). Raises nothing."""
     from ruamel.yaml.error import YAMLError
 
     found: list[Found] = []

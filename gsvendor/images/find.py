@@ -64,15 +64,13 @@ def object_name(document: Mapping[str, Any]) -> str:
 
 def _item_label(item: Any, index: int) -> str | int:
     # containers and env variables by name (as kubectl addresses them), the rest by index
-    if isinstance(item, Mapping) and isinstance(item.get("name"), str) and item["name"]:
-        return item["name"]
-    return index
+    named = isinstance(item, Mapping) and isinstance(item.get("name"), str) and item["name"]
+    return item["name"] if named else index
 
 
 def _walk(node: Any, visit: Any, path: str = "", keys: tuple[str | int, ...] = (), by_name: bool = False) -> None:
-    """Call ``visit(mapping, key, value, path, keys)`` for every key of every mapping in ``node``,
-    depth first; descend into ``value`` unless ``visit`` returns true. ``path``: ``a.b[0]`` (integer keys and
-    list items in brackets, items by name with ``by_name``); ``keys``: the key path tuple."""
+    """``visit(mapping, key, value, path, keys)`` on every key in ``node``, depth first, descending unless it
+    returns true; ``path``: ``a.b[0]`` (list items by name with ``by_name``); ``keys``: the key path tuple."""
     if isinstance(node, Mapping):
         for key, value in node.items():
             here = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}" if path else str(key)
@@ -86,11 +84,9 @@ def _walk(node: Any, visit: Any, path: str = "", keys: tuple[str | int, ...] = (
 
 
 def manifest_references(document: Mapping[str, Any], source: str | None = None) -> list[Found]:
-    """Every image reference in one parsed manifest, whatever its kind: the ``image`` string of every
-    mapping (containers of pod specs and templates, nested in custom resources too),
-    ``image.reference`` of an image volume, and the ``value`` of ``*_IMAGE`` variables of any ``env``
-    list; empty and templated strings too. Raises nothing.
-    """
+    """Every image reference in one parsed manifest of any kind: each mapping's ``image`` string (pod
+    templates nested in custom resources too), an image volume's ``image.reference``, and ``*_IMAGE``
+    variables of any ``env`` list; empty and templated strings too. Raises nothing."""
     obj = object_name(document)
     found: list[Found] = []
 
@@ -122,11 +118,9 @@ def _version_keys(key: str) -> tuple[str, ...]:
 
 def _joined(mapping: Mapping[str, Any], image: str, version_keys: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     """``image`` joined with the first of ``version_keys`` set in ``mapping``, and that key (when it joined)."""
-    for version_key in version_keys:
-        if version := _scalar(mapping.get(version_key)):
-            joined = join_tag(image, version)
-            return joined, ((version_key,) if joined != image else ())
-    return image, ()
+    key = next((key for key in version_keys if _scalar(mapping.get(key))), None)
+    joined = join_tag(image, _scalar(mapping.get(key))) if key else image
+    return joined, ((key,) if key and joined != image else ())
 
 
 def json_references(data: Any, obj: str, prefix: str) -> list[Found]:
@@ -146,10 +140,9 @@ def json_references(data: Any, obj: str, prefix: str) -> list[Found]:
 
 
 def configmap_references(document: Mapping[str, Any]) -> tuple[list[Found], list[Skipped]]:
-    """Image references in the JSON values of a ConfigMap's ``data`` (``inferenceservice-config``). A
-    value under a key naming an image (``image``, ``…Image``, ``…_IMAGE``) is the reference; another
-    value that is not JSON is :class:`Skipped` (upstream's ``_example`` is prose). Raises nothing.
-    """
+    """Image references in the JSON values of a ConfigMap's ``data`` (``inferenceservice-config``); a value
+    under a key naming an image (``image``, ``…Image``, ``…_IMAGE``) is one itself; another value not JSON
+    is :class:`Skipped` (upstream's ``_example`` is prose). Raises nothing."""
     obj = object_name(document)
     data = document.get("data")
     found: list[Found] = []
@@ -162,11 +155,10 @@ def configmap_references(document: Mapping[str, Any]) -> tuple[list[Found], list
         try:
             parsed = json.loads(value)
         except ValueError as exc:
-            if image_named:
-                found.append(Found("configmap", obj, path, value.strip()))
-            else:
+            if not image_named:
                 skipped.append(Skipped(obj, path, f"not JSON ({exc})"))
-            continue
+                continue
+            parsed = value.strip()
         if image_named and isinstance(parsed, str):
             found.append(Found("configmap", obj, path, parsed))
         else:
@@ -180,16 +172,12 @@ def key_lines(node: Any) -> dict[tuple[str | int, ...], int]:
     lines: dict[tuple[str | int, ...], int] = {}
 
     def walk(current: Any, path: tuple[str | int, ...], depth: int) -> None:
-        if depth > 100:  # a recursive alias; values files do not nest this deep
-            return
         kind = type(current).__name__
-        if kind == "MappingNode":
-            children = [((*path, str(key.value)), key, value) for key, value in current.value]
-        elif kind == "SequenceNode":
-            children = [((*path, index), item, item) for index, item in enumerate(current.value)]
-        else:
+        if depth > 100 or kind not in ("MappingNode", "SequenceNode"):  # depth: a recursive alias
             return
-        for here, marked, child in children:
+        pairs = current.value if kind == "MappingNode" else [(item, item) for item in current.value]
+        for index, (marked, child) in enumerate(pairs):
+            here = (*path, str(marked.value) if kind == "MappingNode" else index)
             lines.setdefault(here, marked.start_mark.line + 1)
             walk(child, here, depth + 1)
 
@@ -201,9 +189,8 @@ def values_references(
     values: Any, filename: str = "values.yaml", lines: Mapping[tuple[str | int, ...], int] | None = None
 ) -> list[Found]:
     """Image references in a parsed values.yaml: ``image`` and ``…Image`` strings joined with a sibling
-    ``tag`` (``…Tag``), ``repository`` strings with sibling ``registry``, ``tag`` and ``digest``.
-    ``line`` from ``lines`` (:func:`key_lines`). Raises nothing.
-    """
+    ``tag`` (``…Tag``), ``repository`` strings with sibling ``registry``, ``tag`` and ``digest``; ``line``
+    from ``lines`` (:func:`key_lines`). Raises nothing."""
     found: list[Found] = []
 
     def visit(node: Mapping[str, Any], key: Any, value: Any, here: str, keys: tuple[str | int, ...]) -> bool:

@@ -39,14 +39,13 @@ _DIGEST_HEX_LENGTH = {"sha256": 64, "sha384": 96, "sha512": 128}
 
 
 class InvalidReference(GsvendorError):
-    """``text`` is not an image reference: ``reason`` is ``"empty"`` (or blank), ``"templated"`` (holds
+    """The text is not an image reference: ``reason`` is ``"empty"`` (or blank), ``"templated"`` (holds
     ``{{``) or ``"invalid"`` (breaks the grammar; the message says how)."""
 
     exit_code = 1
 
-    def __init__(self, text: str, reason: str, message: str) -> None:
+    def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
-        self.text = text
         self.reason = reason
 
 
@@ -79,12 +78,12 @@ def parse(text: str) -> ImageReference:
     """Parse ``text`` (``gsoci.azurecr.io/giantswarm/x:v1@sha256:…``) into an :class:`ImageReference`. Raises
     :class:`InvalidReference`; an invalid one's message names the rule it breaks (distribution's wording)."""
     if not isinstance(text, str) or not text.strip():
-        raise InvalidReference(str(text), "empty", "empty image reference")
+        raise InvalidReference("empty", "empty image reference")
     if "{{" in text:
-        raise InvalidReference(text, "templated", f"{text!r} is a template, not a reference")
+        raise InvalidReference("templated", f"{text!r} is a template, not a reference")
 
     def invalid(why: str) -> InvalidReference:
-        return InvalidReference(text, "invalid", f"{text!r}: {why}")
+        return InvalidReference("invalid", f"{text!r}: {why}")
 
     if text != text.strip():
         raise invalid("invalid reference format (surrounding whitespace)")
@@ -104,16 +103,14 @@ def parse(text: str) -> ImageReference:
         raise invalid(f"repository name ({remote}) must be lowercase")
     if not DOMAIN_RE.match(registry):
         raise invalid(f"invalid reference format (registry {registry!r})")
-    match = _REMAINDER_RE.match(remainder)
-    if not match:
+    if not (match := _REMAINDER_RE.match(remainder)):
         raise invalid("invalid reference format")
     repository, tag, digest = match.groups()
     if len(registry) + 1 + len(repository) > NAME_TOTAL_LENGTH_MAX:
         raise invalid(f"repository name must not be more than {NAME_TOTAL_LENGTH_MAX} characters")
     if digest is not None:
         algorithm, _, hexpart = digest.partition(":")
-        expected = _DIGEST_HEX_LENGTH.get(algorithm)
-        if expected is None:
+        if (expected := _DIGEST_HEX_LENGTH.get(algorithm)) is None:
             raise invalid(f"unsupported digest algorithm {algorithm!r}")
         if len(hexpart) != expected:
             raise invalid(f"invalid {algorithm} digest (needs {expected} hex digits, has {len(hexpart)})")
@@ -123,6 +120,5 @@ def parse(text: str) -> ImageReference:
 def join_tag(image: str, tag: str) -> str:
     """``image`` with ``:tag`` appended when it has neither tag nor digest (a registry port is not a
     tag) and neither it nor ``tag`` is empty: charts split references (``image`` + ``tag``)."""
-    if not tag or not image.strip() or "@" in image or ":" in image.rsplit("/", 1)[-1]:
-        return image
-    return f"{image}:{tag}"
+    as_is = not tag or not image.strip() or "@" in image or ":" in image.rsplit("/", 1)[-1]
+    return image if as_is else f"{image}:{tag}"

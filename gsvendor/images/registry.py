@@ -1,6 +1,4 @@
-"""check-images ``--resolve``: ask the registries whether every allowed image reference exists (a
-missing mirror fails on a cluster with ImagePullBackOff), and whether each mirror is digest-identical
-to its upstream (``--compare-upstream``).
+"""check-images ``--resolve``'s registry client: does each image reference exist, and at which digest.
 
 The calls (OCI distribution specification v1.1): ``HEAD /v2/<name>/manifests/<reference>``, then
 ``GET`` when ``Docker-Content-Digest`` is missing (the digest is the body's sha256) or after a 404
@@ -19,8 +17,9 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -37,29 +36,19 @@ if TYPE_CHECKING:
 
 # Outcomes of one lookup (auth-failed: 401/403 after the credentials were tried; unreachable: refused,
 # DNS, timeouts; registry-error: 5xx after the retries, TLS, answers outside the spec).
-RESOLVED = "resolved"
-TAG_MISSING = "tag-missing"
-DIGEST_MISSING = "digest-missing"
-REPOSITORY_MISSING = "repository-missing"
-AUTH_FAILED = "auth-failed"
-UNREACHABLE = "unreachable"
-REGISTRY_ERROR = "registry-error"
+RESOLVED, TAG_MISSING, DIGEST_MISSING = "resolved", "tag-missing", "digest-missing"
+REPOSITORY_MISSING, AUTH_FAILED = "repository-missing", "auth-failed"
+UNREACHABLE, REGISTRY_ERROR = "unreachable", "registry-error"
 OUTCOMES = (RESOLVED, TAG_MISSING, DIGEST_MISSING, REPOSITORY_MISSING, AUTH_FAILED, UNREACHABLE, REGISTRY_ERROR)
 MISSING = frozenset({TAG_MISSING, DIGEST_MISSING, REPOSITORY_MISSING})
 
 # Outcomes of a mirror comparison (``not-compared``: the mirror itself did not resolve).
-EQUAL = "equal"
-DIFFERENT = "different"
-UPSTREAM_MISSING = "upstream-missing"
-NOT_COMPARED = "not-compared"
+EQUAL, DIFFERENT, UPSTREAM_MISSING, NOT_COMPARED = "equal", "different", "upstream-missing", "not-compared"
 UPSTREAM_FAILED = tuple(f"upstream-{outcome}" for outcome in (AUTH_FAILED, UNREACHABLE, REGISTRY_ERROR))
 COMPARISONS = (EQUAL, DIFFERENT, UPSTREAM_MISSING, *UPSTREAM_FAILED, NOT_COMPARED)
 
 DEFAULT_JOBS = 8
-DEFAULT_TIMEOUT = 10.0  # seconds, connect and read, per request
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
-DEFAULT_RETRIES = 3  # after the first attempt, on 5xx, 429 and timeouts
-DEFAULT_BACKOFF = 0.25  # seconds; doubles per retry (0.25, 0.5, 1.0)
 MAX_BACKOFF = 4.0  # a Retry-After above this is not waited for in full
 
 # what a registry may answer a manifest request with (image-spec and Docker's schema 2 media types)
@@ -71,7 +60,6 @@ MANIFEST_MEDIA_TYPES = (
     "application/vnd.docker.distribution.manifest.v2+json",
     "application/vnd.docker.distribution.manifest.list.v2+json",
 )
-_ACCEPT = {"Accept": ", ".join(MANIFEST_MEDIA_TYPES)}
 _DIGEST_RE = re.compile(r"^(sha256:[0-9a-f]{64}|sha384:[0-9a-f]{96}|sha512:[0-9a-f]{128})$")
 _DOCKER_HUB_API = "registry-1.docker.io"  # Docker Hub's API host
 
@@ -79,17 +67,17 @@ _DOCKER_HUB_API = "registry-1.docker.io"  # Docker Hub's API host
 @dataclass(frozen=True)
 class ResolveOptions:
     """How to ask the registries: ``jobs`` parallel lookups; ``insecure`` hosts (``host[:port]``) over
-    plain HTTP; ``timeout`` seconds per request; ``retries`` on 5xx, 429 and timeouts after ``backoff``
-    seconds doubling each time."""
+    plain HTTP; ``timeout`` seconds per request (connect and read); ``retries`` after the first attempt on
+    5xx, 429 and timeouts, after ``backoff`` seconds doubling each time (0.25, 0.5, 1.0)."""
 
     jobs: int = DEFAULT_JOBS
     insecure: frozenset[str] = frozenset()
     credentials: Credentials = field(default_factory=Credentials)
     compare_upstream: bool = False
     mirrors: tuple[Mirror, ...] = ()
-    timeout: float = DEFAULT_TIMEOUT
-    retries: int = DEFAULT_RETRIES
-    backoff: float = DEFAULT_BACKOFF
+    timeout: float = 10.0
+    retries: int = 3
+    backoff: float = 0.25
 
 
 @dataclass(frozen=True, order=True)
@@ -112,9 +100,8 @@ class Target:
 def target_of(reference: ImageReference, by_tag: bool = False) -> Target:
     """The manifest the kubelet pulls for ``reference``: its digest when pinned, else its tag (``latest``
     when none). ``by_tag``: the tag even when a digest is pinned (what upstream's tag points at)."""
-    if reference.digest and not (by_tag and reference.tag):
-        return Target(reference.registry, reference.repository, reference.digest)
-    return Target(reference.registry, reference.repository, reference.tag or "latest")
+    pinned = reference.digest if not (by_tag and reference.tag) else None
+    return Target(reference.registry, reference.repository, pinned or reference.tag or "latest")
 
 
 @dataclass(frozen=True)
@@ -163,11 +150,8 @@ def _error_codes(response: _Answer) -> list[tuple[str, str]]:
     except ValueError:
         return []
     errors = body.get("errors") if isinstance(body, dict) else None
-    return [
-        (str(e.get("code", "")), str(e.get("message", "")))
-        for e in (errors if isinstance(errors, list) else [])
-        if isinstance(e, dict)
-    ]
+    errors = errors if isinstance(errors, list) else []
+    return [(str(e.get("code", "")), str(e.get("message", ""))) for e in errors if isinstance(e, dict)]
 
 
 def _describe(response: _Answer) -> str:
@@ -222,13 +206,11 @@ class Resolver:
         return f"{self._scheme(target.registry)}://{api_host}/v2/{target.repository}/{path}"
 
     def _client(self) -> tuple[httpx.Client, set[Any]]:
-        """The calling thread's httpx client and its sockets: one per thread, so a watchdog cutting an
-        answer cuts only the connections of the thread it bounds."""
+        """The calling thread's client and sockets: a watchdog cutting an answer cuts only that thread's."""
         import httpx
 
         with self._lock:
-            made = self._clients.get(threading.get_ident())
-            if made is None:
+            if (made := self._clients.get(threading.get_ident())) is None:
                 client = httpx.Client(timeout=self.options.timeout, follow_redirects=True)
                 made = self._clients[threading.get_ident()] = (client, set())
             return made
@@ -268,10 +250,8 @@ class Resolver:
             headers["Authorization"] = f"Basic {basic}"
         wanted = {key: params[key] for key in ("service", "scope") if key in params}
         answer = self._send("GET", realm, headers, wanted)  # a token-service request: not counted
-        if answer.status_code != 200:
-            return None
         try:
-            body = json.loads(answer.content)
+            body = json.loads(answer.content) if answer.status_code == 200 else None
         except ValueError:
             return None
         token = (body.get("token") or body.get("access_token")) if isinstance(body, dict) else None
@@ -281,9 +261,8 @@ class Resolver:
         """Send one request, answering a ``Www-Authenticate`` challenge once; returns the response and
         whether credentials were sent. Raises httpx's exceptions."""
         host, basic = target.registry, self.options.credentials.for_host(target.registry)
-        headers = dict(_ACCEPT)
-        token = self._tokens.get((host, target.repository))  # from an earlier challenge
-        if token:
+        headers = {"Accept": ", ".join(MANIFEST_MEDIA_TYPES)}
+        if token := self._tokens.get((host, target.repository)):  # from an earlier challenge
             headers["Authorization"] = f"Bearer {token}"
         elif host in self._basic_needed and basic:
             headers["Authorization"] = f"Basic {basic}"
@@ -297,16 +276,14 @@ class Resolver:
                 return response, basic is not None
             self._basic_needed.add(host)
             headers["Authorization"] = f"Basic {basic}"
-            sent = True
         elif scheme.lower() == "bearer" and (token := self._token(host, challenge)):  # a new one after an expired one
             with self._lock:
                 self._tokens[(host, target.repository)] = token
             headers["Authorization"] = f"Bearer {token}"
-            sent = basic is not None
         else:
             return response, basic is not None
         self._count()
-        return self._send(method, url, headers), sent
+        return self._send(method, url, headers), basic is not None
 
     def _call(self, method: str, url: str, target: Target) -> tuple[_Answer, bool, int]:
         """:meth:`_request` retried on a 5xx, 429 or timeout; returns (last response, credentials sent,
@@ -320,10 +297,9 @@ class Resolver:
             try:
                 response, sent = self._request(method, url, target)
             except (httpx.TimeoutException, TooSlow):
+                detail = f"timed out ({attempts} attempts, {self.options.timeout:g} s each)"
                 if last:
-                    raise _Unreachable(
-                        UNREACHABLE, f"timed out ({attempts} attempts, {self.options.timeout:g} s each)", attempts
-                    ) from None
+                    raise _Unreachable(UNREACHABLE, detail, attempts) from None
                 self._sleep(attempts, None)
                 continue
             except httpx.RemoteProtocolError as exc:  # it answered, outside HTTP: headers past h11's 64 kB, garbage
@@ -355,15 +331,9 @@ class Resolver:
         attempts = 0
 
         def done(outcome: str, detail: str = "", response: _Answer | None = None, **kw: Any) -> Resolution:
-            return Resolution(
-                target=target,
-                outcome=outcome,
-                detail=detail,
-                status=response.status_code if response is not None else None,
-                attempts=attempts,
-                seconds=time.perf_counter() - start,
-                **kw,
-            )
+            status = response.status_code if response is not None else None
+            seconds = time.perf_counter() - start
+            return Resolution(target, outcome, detail=detail, status=status, attempts=attempts, seconds=seconds, **kw)
 
         try:
             response, sent, attempts = self._call("HEAD", manifest_url, target)
@@ -378,46 +348,37 @@ class Resolver:
             if response.status_code == 200:
                 media_type = _media_type(response)
                 if not _MANIFEST_TYPE.match(media_type or ""):  # a web page or a portal answering 200
-                    return done(
-                        REGISTRY_ERROR, f"answered 200 with {media_type or 'no content type'}, not a manifest", response
-                    )
+                    detail = f"answered 200 with {media_type or 'no content type'}, not a manifest"
+                    return done(REGISTRY_ERROR, detail, response)
                 if not target.is_digest:
                     digest = "sha256:" + hashlib.sha256(response.content).hexdigest()
                 return done(RESOLVED, response=response, digest=digest, media_type=media_type)
             if response.status_code in (401, 403):
-                return done(AUTH_FAILED, self._auth_detail(target.registry, response, sent), response)
+                host, source = target.registry, self.options.credentials.source or default_docker_config()
+                if not self.options.credentials.for_host(host):
+                    why = f"no credentials for {host} in {source} (or --registry-config)"
+                elif sent:
+                    why = f"the credentials for {host} from {source} were refused"
+                else:
+                    why = "the registry asked for no credentials it accepts (no usable challenge)"
+                return done(AUTH_FAILED, f"{_describe(response)}; {why}", response)
             if response.status_code == 404:
-                return self._missing(target, response, done)
-            return done(
-                REGISTRY_ERROR, _describe(response) + (f" after {attempts} attempts" if attempts > 1 else ""), response
-            )
+                detail, tags = _describe(response), None
+                if "NAME_UNKNOWN" not in dict(_error_codes(response)):
+                    # distribution answers MANIFEST_UNKNOWN for a missing repository too: the tags list tells
+                    with suppress(_Unreachable):
+                        tags, _, _ = self._call("GET", self._url(target, "tags/list?n=1"), target)
+                    if tags is None or tags.status_code != 404 or "NAME_UNKNOWN" not in dict(_error_codes(tags)):
+                        return done(DIGEST_MISSING if target.is_digest else TAG_MISSING, detail, response)
+                    detail += f"; tags/list: {_describe(tags)}"
+                return done(REPOSITORY_MISSING, detail, response)
+            again = f" after {attempts} attempts" if attempts > 1 else ""
+            return done(REGISTRY_ERROR, _describe(response) + again, response)
         except _Unreachable as exc:
             attempts += exc.attempts
             return done(exc.outcome, exc.detail)
         except Exception as exc:  # an answer outside the spec: one outcome, not a crash
             return done(REGISTRY_ERROR, f"{type(exc).__name__}: {one_line(exc)}")
-
-    def _missing(self, target: Target, response: _Answer, done: Callable[..., Resolution]) -> Resolution:
-        codes = [code for code, _ in _error_codes(response)]
-        detail = _describe(response)
-        if "NAME_UNKNOWN" in codes:
-            return done(REPOSITORY_MISSING, detail, response)
-        # distribution answers MANIFEST_UNKNOWN for a missing repository too: the tags list tells.
-        try:
-            tags, _, _ = self._call("GET", self._url(target, "tags/list?n=1"), target)
-        except _Unreachable:
-            tags = None
-        if tags is not None and tags.status_code == 404 and "NAME_UNKNOWN" in [c for c, _ in _error_codes(tags)]:
-            return done(REPOSITORY_MISSING, f"{detail}; tags/list: {_describe(tags)}", response)
-        return done(DIGEST_MISSING if target.is_digest else TAG_MISSING, detail, response)
-
-    def _auth_detail(self, host: str, response: _Answer, sent: bool) -> str:
-        source = self.options.credentials.source or default_docker_config()
-        if not self.options.credentials.for_host(host):
-            return f"{_describe(response)}; no credentials for {host} in {source} (or --registry-config)"
-        if sent:
-            return f"{_describe(response)}; the credentials for {host} from {source} were refused"
-        return f"{_describe(response)}; the registry asked for no credentials it accepts (no usable challenge)"
 
     def _count(self) -> None:
         with self._lock:
@@ -428,11 +389,8 @@ class Resolver:
         wanted = list(dict.fromkeys(targets))
         new = [t for t in wanted if t not in self._cache]
         if new:
-            with ThreadPoolExecutor(
-                max_workers=max(1, min(self.options.jobs, len(new))), thread_name_prefix="resolve"
-            ) as pool:
-                answers = pool.map(self._resolve, new)
-                self._cache.update(zip(new, answers, strict=True))
+            with ThreadPoolExecutor(max(1, min(self.options.jobs, len(new))), thread_name_prefix="resolve") as pool:
+                self._cache.update(zip(new, pool.map(self._resolve, new), strict=True))
         return {t: self._cache[t] for t in wanted}
 
     def close(self) -> None:
@@ -450,5 +408,4 @@ class Mirror:
 
     def upstream_of(self, reference: ImageReference) -> ImageReference:
         """The upstream reference of ``reference`` (same tag and digest). Raises :class:`InvalidReference`."""
-        name = self.upstream + reference.normalized[len(self.mirror) :]
-        return parse(name)
+        return parse(self.upstream + reference.normalized[len(self.mirror) :])

@@ -39,8 +39,7 @@ RENDER_VERSION = "0.0.0-gsvendor"
 def find_helm(explicit: str | None = None, project_root: Path | None = None) -> str:
     """Locate helm: ``explicit`` (``--helm``), ``$GSVENDOR_HELM``, ``.tools/bin/helm`` in the project or a
     folder above it, then PATH. Raises :class:`ToolError` when none is found, or when ``--helm`` or
-    ``$GSVENDOR_HELM`` is not an executable file (another helm further on is not what was asked for).
-    """
+    ``$GSVENDOR_HELM`` is not an executable file (another helm further on is not what was asked for)."""
     given = [(explicit, "--helm "), (os.environ.get("GSVENDOR_HELM"), "GSVENDOR_HELM=")]
     candidates = [(candidate, label) for candidate, label in given if candidate]
     if project_root is not None:  # the project's tools folder, or one of an enclosing repository
@@ -68,24 +67,15 @@ def renderable_copy(chart_dir: Path) -> Iterator[Path]:
             detail = exc.args[0][0][2] if isinstance(exc, shutil.Error) and exc.args and exc.args[0] else exc
             raise ToolError(f"{chart_dir}: cannot copy the chart to render it: {detail}") from None
         chart_yaml = copy / "Chart.yaml"
-        if chart_yaml.is_file():
-            text = chart_yaml.read_text(encoding="utf-8")
-            renderable = _renderable_version(text)
-            if renderable != text:
-                chart_yaml.unlink()  # a hard link: writing through it would change the original
-                chart_yaml.write_text(renderable, encoding="utf-8")
+        text = chart_yaml.read_text(encoding="utf-8") if chart_yaml.is_file() else ""
+        try:
+            placeholder = "[[" in text and "[[" in str(yamledit.get_value(text, "/version"))
+        except Exception:  # no version, or not YAML: helm words that error
+            placeholder = False
+        if placeholder:
+            chart_yaml.unlink()  # a hard link: writing through it would change the original
+            chart_yaml.write_text(yamledit.set_value(text, "/version", RENDER_VERSION), encoding="utf-8")
         yield copy
-
-
-def _renderable_version(text: str) -> str:
-    """Chart.yaml ``text`` with a ``[[ … ]]`` placeholder version replaced by :data:`RENDER_VERSION`."""
-    if "[[" not in text:
-        return text
-    try:
-        version = yamledit.get_value(text, "/version")
-    except Exception:  # no version, or not YAML: helm words that error
-        return text
-    return yamledit.set_value(text, "/version", RENDER_VERSION) if "[[" in str(version) else text
 
 
 def _link_or_copy(source: str, target: str) -> None:
@@ -134,6 +124,7 @@ def template(
     """Run ``helm template`` on a renderable copy of ``chart_dir`` (``prepared``: it is one already) within
     ``timeout`` seconds; ``group``: the :class:`Renders` an interrupt ends. A timeout, an interrupt and a
     command line too long are errors of the :class:`Rendered`; raises :class:`ToolError` without helm."""
+    group = group or Renders()
     with nullcontext(chart_dir) if prepared else renderable_copy(chart_dir) as copy:
         args = [helm, "template", release, str(copy), "--namespace", namespace]
         for flag, values in (("--values", values_files), ("--set", set_values), ("--set-json", set_json)):
@@ -151,19 +142,15 @@ def template(
                 return Rendered("", f"helm could not be started: {exc.strerror or exc}")
             with process:  # closes the pipe and reaps helm, as subprocess.run does
                 try:
-                    if group is not None and not group.add(process):
-                        process.kill()
+                    if not group.add(process):
                         return Rendered("", "helm template was not run: the check was interrupted")
                     _, stderr = process.communicate(timeout=timeout)
                 except subprocess.TimeoutExpired:
-                    process.kill()
                     return Rendered("", f"helm template timed out after {timeout:g} s")
-                except BaseException:
-                    process.kill()
-                    raise
                 finally:
-                    if group is not None:
-                        group.discard(process)
+                    if process.returncode is None:  # not run, timed out or interrupted
+                        process.kill()
+                    group.discard(process)
             out.seek(0)
             stdout = io.TextIOWrapper(out).read()  # as text=True reads a pipe: locale encoding, universal newlines
     if process.returncode != 0:
@@ -182,9 +169,7 @@ HELM_GC = {"GOGC": "off", "GOMEMLIMIT": "256MiB"}
 def helm_environment(environ: Mapping[str, str]) -> dict[str, str] | None:
     """``environ`` with :data:`HELM_GC` for a ``helm template`` process, or ``None`` (inherit ``environ``)
     when the user set ``GOGC`` or ``GOMEMLIMIT`` (not empty): theirs win (https://pkg.go.dev/runtime)."""
-    if any(environ.get(name) for name in HELM_GC):
-        return None
-    return {**environ, **HELM_GC}
+    return None if any(environ.get(name) for name in HELM_GC) else {**environ, **HELM_GC}
 
 
 class Renders:
@@ -222,25 +207,24 @@ def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, by
     spec's ``render`` settings. Raises :class:`ToolError` with helm's message when rendering fails."""
 
     def render(spec: Any, files: dict[str, bytes]) -> str:
+        settings = spec.render
         with tempfile.TemporaryDirectory(prefix="gsvendor-chart-") as tmp:
             chart = Path(tmp) / spec.name
             for path, data in files.items():
                 target = chart / path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
-            values = [project_root / f for f in spec.render.values_files]
-            for file, given in zip(values, spec.render.values_files, strict=True):
+            values = [project_root / f for f in settings.values_files]
+            for file, given in zip(values, settings.values_files, strict=True):
                 if file.exists() and leads_outside(file, project_root):
                     raise ToolError(
                         f"chart {spec.name}: render.valuesFiles: {given}: a link leading outside the project"
                     )
-            if spec.render.values:
+            if settings.values:
                 inline = Path(tmp) / "inline-values.yaml"
-                inline.write_text(json.dumps(spec.render.values))  # JSON is YAML
+                inline.write_text(json.dumps(settings.values))  # JSON is YAML
                 values.append(inline)
-            result = template(
-                helm, chart, release=spec.render.release, namespace=spec.render.namespace, values_files=values
-            )
+            result = template(helm, chart, release=settings.release, namespace=settings.namespace, values_files=values)
         if not result.ok:
             raise ToolError(f"chart {spec.name}: helm template failed: {result.error}")
         return result.manifests
@@ -286,30 +270,21 @@ def render_one(
     """Render ``variant`` of ``chart`` on its renderable ``copy``, judge it against ``expect_failure``,
     and run every consumer on it. Raises :class:`~gsvendor.errors.ToolError` when helm cannot run."""
     start = time.perf_counter()
-    output = template(
-        helm,
-        copy,
-        values_files=variant.values_files,
-        set_values=variant.set_values,
-        set_json=variant.set_json,
-        prepared=True,
-        group=group,
-    )
+    flags = {name: getattr(variant, name) for name in ("values_files", "set_values", "set_json")}
+    output = template(helm, copy, prepared=True, group=group, **flags)
     result = RenderedVariant(chart=chart, variant=variant)
     expect = variant.expect_failure
-    if not output.ok:
+    declared = f"expectFailure /{expect.pattern}/" if expect else ""
+    if output.ok:
+        result.manifests = output.manifests
+        result.problem = f"rendered, but is declared to fail ({declared})" if expect else None
+    else:
         # helm's advice to pass --debug concerns its own command line, not the check's
         result.error = (output.error or "").removesuffix(" Use --debug flag to render out invalid YAML")
-        if expect is not None and expect.search(result.error):
-            result.expected_failure = True
-        elif expect is not None:
-            result.problem = f"failed, but not as declared (expectFailure /{expect.pattern}/): {result.error}"
-        else:
-            result.problem = f"failed to render: {result.error}"
-    else:
-        result.manifests = output.manifests
-        if expect is not None:
-            result.problem = f"rendered, but is declared to fail (expectFailure /{expect.pattern}/)"
+        result.expected_failure = bool(expect and expect.search(result.error))
+        if not result.expected_failure:
+            failed = f"failed, but not as declared ({declared})" if expect else "failed to render"
+            result.problem = f"{failed}: {result.error}"
     result.seconds = time.perf_counter() - start
     result.outputs = {name: consume(result) for name, consume in consumers.items()}
     return result
@@ -334,8 +309,7 @@ def load_values(chart: ChartTarget) -> ChartValues:
     if not path.is_file():
         return ChartValues()
     try:
-        text = path.read_text(encoding="utf-8")
-        data, lines = load_single(text, key_lines, label)  # one parse: the data and the key lines
+        data, lines = load_single(path.read_text(encoding="utf-8"), key_lines, label)  # the data and key lines at once
         discover_switches(data)  # a recursive anchor or absurd nesting shows here, not mid-render
         return ChartValues(data=data, lines=lines)
     except RecursionError:
@@ -362,10 +336,9 @@ class Rendering:
 def render_charts(
     charts: Sequence[ChartTarget], settings: ImagesConfig, helm: str, consumers: Mapping[str, Consumer] | None = None
 ) -> Rendering:
-    """Render every variant (:func:`plan_variants`) of every chart once, one per CPU in parallel. Each of
-    ``consumers`` runs on every render in its worker (overlapping the other helms), its result in
-    ``RenderedVariant.outputs[name]``. Raises :class:`~gsvendor.errors.ToolError` when helm cannot run.
-    """
+    """Render every variant (:func:`plan_variants`) of every chart once, one per CPU in parallel; each of
+    ``consumers`` runs on every render in its worker, its result in ``RenderedVariant.outputs[name]``.
+    Raises :class:`~gsvendor.errors.ToolError` when helm cannot run."""
     start = time.perf_counter()
     hooks = dict(consumers or {})
     # Longest first (the CRD charts render megabytes): the pool then finishes close to the longest render.
@@ -379,22 +352,18 @@ def render_charts(
         ThreadPoolExecutor(max_workers=os.cpu_count() or 2, thread_name_prefix="helm") as pool,
     ):
         try:
-            # One renderable copy per chart, shared by its variants. defaults needs no values.yaml: those
-            # renders start first.
-            stacks: dict[int, ExitStack] = {}
+            # one renderable copy per chart, shared by its variants; defaults (no values.yaml read) start first
+            stacks = {i: copies.enter_context(ExitStack()) for i in order}
             prepared: dict[int, Path] = {}
-
-            def submit(i: int, variant: Variant) -> None:
-                futures[i].append(pool.submit(render_one, helm, charts[i], prepared[i], variant, hooks, renders))
-
             for i in order:
-                stacks[i] = copies.enter_context(ExitStack())
                 prepared[i] = stacks[i].enter_context(renderable_copy(charts[i].path))
-                submit(i, Variant(DEFAULTS))
+                futures[i].append(
+                    pool.submit(render_one, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks, renders)
+                )
             for i in order:
                 values[i] = load_values(charts[i])
                 for variant in plan_variants(values[i].data, settings.chart(charts[i].name))[1:]:
-                    submit(i, variant)
+                    futures[i].append(pool.submit(render_one, helm, charts[i], prepared[i], variant, hooks, renders))
             for i in order:  # a chart's copy goes once its renders are done, while the others still render
                 for future in futures[i]:
                     future.result()

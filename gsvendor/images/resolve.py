@@ -9,14 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gsvendor.errors import UsageError
-from gsvendor.images.reference import ImageReference, InvalidReference, parse
-
-if TYPE_CHECKING:
-    from gsvendor.config import Config
-    from gsvendor.images.check import CheckResult
-
-from gsvendor.images.check import ALLOWED, EMPTY, TEMPLATED
+from gsvendor.images.check import ALLOWED, EMPTY, TEMPLATED, CheckResult
 from gsvendor.images.credentials import insecure_hosts, load_credentials
+from gsvendor.images.reference import ImageReference, InvalidReference, parse
 from gsvendor.images.registry import (
     DEFAULT_JOBS,
     DIFFERENT,
@@ -34,25 +29,12 @@ from gsvendor.images.registry import (
 )
 from gsvendor.images.variants import config_error
 
-
-def mirrors_config(config: Config | None) -> tuple[Mirror, ...]:
-    """The ``images.mirrors`` of ``config`` (schema-validated); ``()`` without one. Each prefix must prefix a
-    valid name in normalized form (``docker.io/kserve/``, not ``kserve/``); raises :class:`ConfigError`
-    ``gsvendor.yaml:line: images.mirrors[0].mirror: …`` otherwise, and for a mirror listed twice."""
-    raw = ((config.raw.get("images") or {}).get("mirrors") or []) if config is not None else []
-    mirrors: list[Mirror] = []
-    for index, entry in enumerate(raw):
-        mirror = Mirror(mirror=str(entry["mirror"]), upstream=str(entry["upstream"]))
-        for key, prefix in (("mirror", mirror.mirror), ("upstream", mirror.upstream)):
-            if problem := _prefix_problem(prefix):
-                raise config_error(config, ["images", "mirrors", index, key], problem)
-        if any(m.mirror == mirror.mirror for m in mirrors):
-            raise config_error(config, ["images", "mirrors", index, "mirror"], f"{mirror.mirror!r} is listed twice")
-        mirrors.append(mirror)
-    return tuple(mirrors)
+if TYPE_CHECKING:
+    from gsvendor.config import Config
 
 
 def _prefix_problem(prefix: str) -> str | None:
+    """Why an ``images.mirrors`` prefix is not one of a valid name in normalized form (``docker.io/kserve/``)."""
     if "/" not in prefix or any(c in prefix for c in "@ \t"):
         return f"{prefix!r}: expected a registry host and a name prefix (gsoci.azurecr.io/giantswarm/)"
     probe = prefix + "x"  # the prefix of a name: some name must start with it
@@ -79,9 +61,11 @@ def cli_options(
     registry_config: Path | None,
     insecure: Sequence[str] | None,
 ) -> ResolveOptions | None:
-    """The command line's :class:`ResolveOptions` (``None`` without ``--resolve``). Raises :class:`UsageError`
-    for a resolve option without ``--resolve``, ``--compare-upstream`` without ``images.mirrors``, a bad
-    ``--registry-config`` or ``--insecure-registry``; :class:`ConfigError` for a malformed file or mirror."""
+    """The command line's :class:`ResolveOptions` (``None`` without ``--resolve``), with ``config``'s
+    ``images.mirrors``. Raises :class:`UsageError` for a resolve option without ``--resolve``, ``--compare-upstream``
+    without ``images.mirrors``, a bad ``--registry-config`` or ``--insecure-registry``; :class:`ConfigError`
+    ``gsvendor.yaml:line: images.mirrors[0].mirror: …`` for a malformed file, a mirror listed twice or a prefix
+    that is no valid name's in normalized form (``docker.io/kserve/``, not ``kserve/``)."""
     if not resolve:
         given = {
             "--compare-upstream": compare_upstream,
@@ -92,17 +76,20 @@ def cli_options(
         if any(given.values()):
             raise UsageError(f"{', '.join(name for name, value in given.items() if value)} needs --resolve")
         return None
-    mirrors = mirrors_config(config)
+    mirrors: dict[str, Mirror] = {}
+    for index, entry in enumerate(((config.raw.get("images") or {}).get("mirrors") or []) if config else []):
+        mirror = Mirror(str(entry["mirror"]), str(entry["upstream"]))
+        for key, prefix in (("mirror", mirror.mirror), ("upstream", mirror.upstream)):
+            if problem := _prefix_problem(prefix):
+                raise config_error(config, ["images", "mirrors", index, key], problem)
+        if mirror.mirror in mirrors:
+            raise config_error(config, ["images", "mirrors", index, "mirror"], f"{mirror.mirror!r} is listed twice")
+        mirrors[mirror.mirror] = mirror
     if compare_upstream and not mirrors:
         where = config.path.name if config else "no gsvendor.yaml"
         raise UsageError(f"--compare-upstream: no images.mirrors configured ({where}); nothing to compare")
-    return ResolveOptions(
-        jobs=jobs or DEFAULT_JOBS,
-        insecure=insecure_hosts(insecure or ()),
-        credentials=load_credentials(registry_config),
-        compare_upstream=compare_upstream,
-        mirrors=mirrors,
-    )
+    hosts, credentials = insecure_hosts(insecure or ()), load_credentials(registry_config)
+    return ResolveOptions(jobs or DEFAULT_JOBS, hosts, credentials, compare_upstream, tuple(mirrors.values()))
 
 
 @dataclass(frozen=True)
@@ -174,12 +161,9 @@ class ResolveReport:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
-    def __post_init__(self) -> None:
-        self._by_name = {r.reference.normalized: r for r in self.references}
-
     def get(self, normalized: str) -> ReferenceResolution | None:
         """The entry of a normalized reference, if it was resolved."""
-        return self._by_name.get(normalized)
+        return next((r for r in self.references if r.reference.normalized == normalized), None)
 
     @property
     def ok(self) -> bool:
@@ -201,10 +185,9 @@ class ResolveReport:
 
 
 def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport:
-    """Resolve every distinct allowed reference of a check-images ``result`` once; the others are
-    counted. With ``options.compare_upstream`` each reference under an ``images.mirrors`` prefix is
-    compared with its upstream at the same tag. Raises nothing: every registry problem is an outcome.
-    """
+    """Resolve every distinct allowed reference of a check-images ``result`` once, counting the others; with
+    ``options.compare_upstream`` compare each under an ``images.mirrors`` prefix with its upstream at the
+    same tag. Raises nothing: every registry problem is an outcome."""
     start = time.perf_counter()
     entries: dict[str, tuple[ImageReference, list[Place]]] = {}
     counts = {TEMPLATED: 0, EMPTY: 0, "other": 0, "unpinned": 0}
@@ -239,14 +222,12 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
         notes.append(
             f"{unpinned} values.yaml image default(s) without a tag not asked: the chart sets the tag at render time"
         )
-    references = []
-    for name in sorted(entries):
-        ref, places = entries[name]
-        entry = ReferenceResolution(reference=ref, resolution=answers[target_of(ref)], places=places)
-        if name in upstreams:
-            mirror, upstream, detail = upstreams[name]
-            entry.comparison = _compare(entry.resolution, mirror, upstream, answers, detail)
-        references.append(entry)
+    references = [
+        ReferenceResolution(ref, answers[target_of(ref)], places) for _, (ref, places) in sorted(entries.items())
+    ]
+    for entry in references:
+        if up := upstreams.get(entry.reference.normalized):
+            entry.comparison = _compare(entry.resolution, *up, answers)
     return ResolveReport(
         references=references,
         occurrences=sum(len(places) for _, places in entries.values()),
@@ -263,11 +244,7 @@ def resolve_check(result: CheckResult, options: ResolveOptions) -> ResolveReport
 
 
 def _compare(
-    mine: Resolution,
-    mirror: Mirror,
-    upstream: ImageReference | None,
-    answers: Mapping[Target, Resolution],
-    detail: str,
+    mine: Resolution, mirror: Mirror, upstream: ImageReference | None, detail: str, answers: Mapping[Target, Resolution]
 ) -> Comparison:
     if upstream is None:
         return Comparison(mirror, f"upstream-{REGISTRY_ERROR}", detail=detail)

@@ -6,11 +6,11 @@ each variant the configuration declares.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,9 +25,7 @@ if TYPE_CHECKING:
 
 
 DEFAULT_ALLOW: tuple[str, ...] = ("gsoci.azurecr.io/",)
-DEFAULTS = "defaults"
-SWITCHES_ON = "switches-on"
-VALUES = "values.yaml"
+DEFAULTS, SWITCHES_ON, VALUES = "defaults", "switches-on", "values.yaml"
 RESERVED_VARIANTS = frozenset({DEFAULTS, SWITCHES_ON, VALUES})
 
 
@@ -35,14 +33,20 @@ RESERVED_VARIANTS = frozenset({DEFAULTS, SWITCHES_ON, VALUES})
 class Variant:
     """One ``helm template`` run of a chart: ``values_files`` (``--values``), ``set_values`` (``--set``, the
     discovered ``switches``), ``set_json`` (``--set-json``: a declared ``set`` keeps its YAML types),
-    ``expect_failure``: a regex helm's error must match for the variant to fail as declared."""
+    ``expect``: gives :attr:`expect_failure`."""
 
     name: str
     values_files: tuple[Path, ...] = ()
     set_values: tuple[str, ...] = ()
     set_json: tuple[str, ...] = ()
-    expect_failure: re.Pattern[str] | None = None
+    expect: Callable[[], re.Pattern[str] | None] = field(default=lambda: None, compare=False, repr=False)
     switches: tuple[str, ...] = ()
+
+    @property
+    def expect_failure(self) -> re.Pattern[str] | None:
+        """The regex helm's error must match for the variant to fail as declared; ``None`` without
+        ``expectFailure`` or while its ``expectFailureWhile`` does not hold."""
+        return self.expect()
 
 
 @dataclass(frozen=True)
@@ -66,22 +70,20 @@ class ImagesConfig:
 
 
 def images_config(config: Config | None) -> ImagesConfig:
-    """Read the ``images`` section of ``config`` (schema-validated); ``None`` gives the defaults. Checks
-    what the schema cannot (chart names configured, variant names unique and not reserved, regexes,
-    values files) and raises :class:`ConfigError` ``gsvendor.yaml:line: images.charts.x.variants[0].name: …``.
-    """
+    """The ``images`` section of ``config`` (schema-validated; ``None``: the defaults). Raises :class:`ConfigError`
+    ``gsvendor.yaml:line: images.charts.x.variants[0].name: …`` for an unknown chart, a reserved or repeated
+    variant name, a bad regex or values file."""
     if config is None:
         return ImagesConfig()
     raw = config.raw.get("images") or {}
-    label = config.path.name
-    fail = partial(config_error, config)
+    fail = functools.partial(config_error, config)
 
     def files(entries: Iterable[Any], path: list[Any]) -> tuple[Path, ...]:
         result = []
         for index, entry in enumerate(entries):
             file = config.root / str(entry)
             if not file.is_file():
-                raise fail([*path, index], f"{entry}: no such file (paths are relative to {label})")
+                raise fail([*path, index], f"{entry}: no such file (paths are relative to {config.path.name})")
             if leads_outside(file, config.root):
                 raise fail([*path, index], f"{entry}: a link leading outside the project")
             result.append(file)
@@ -102,23 +104,29 @@ def images_config(config: Config | None) -> ImagesConfig:
                 raise fail([*path, "name"], f"{variant_name!r} is reserved (built-in variant)")
             if variant_name in {v.name for v in variants}:
                 raise fail([*path, "name"], f"variant {variant_name!r} is declared twice")
-            pattern = None
-            if "expectFailure" in item and expect_failure_holds(item.get("expectFailureWhile"), config):
-                try:
-                    pattern = re.compile(str(item["expectFailure"]))
-                except re.error as exc:
+            pattern, when = None, item.get("expectFailureWhile")
+            try:
+                pattern = re.compile(str(item["expectFailure"])) if "expectFailure" in item else None
+            except re.error as exc:
+                if expect_failure_holds(when, config):  # one that cannot apply is not an error
                     raise fail([*path, "expectFailure"], f"not a valid regular expression: {exc}") from None
             try:
                 set_json = tuple(f"{key}={json.dumps(value)}" for key, value in (item.get("set") or {}).items())
             except (TypeError, ValueError) as exc:
                 raise fail([*path, "set"], f"a value helm cannot take as JSON ({exc})") from None
             values_files = files(item.get("values") or [], [*path, "values"])
-            variants.append(Variant(variant_name, values_files, set_json=set_json, expect_failure=pattern))
+            # the condition reads the vendored CRD (0.1 s): decided when a render needs it, not before helm starts
+            expect = functools.cache(functools.partial(_expected, pattern, when, config))
+            variants.append(Variant(variant_name, values_files, set_json=set_json, expect=expect))
         charts[str(name)] = ChartImages(
             switch_values=files(entry.get("switchValues") or [], [*base, "switchValues"]), variants=tuple(variants)
         )
     allow = tuple(str(prefix) for prefix in raw["allow"]) if "allow" in raw else DEFAULT_ALLOW
     return ImagesConfig(allow=allow, charts=charts)
+
+
+def _expected(pattern: re.Pattern[str] | None, when: Any, config: Config) -> re.Pattern[str] | None:
+    return pattern if pattern and expect_failure_holds(when, config) else None
 
 
 def config_error(config: Config, path: list[Any], message: str) -> ConfigError:
@@ -138,8 +146,7 @@ class ChartTarget:
 
 def chart_targets(chart_dirs: Sequence[Path], config: Config | None) -> list[ChartTarget]:
     """The charts to check: ``chart_dirs`` if given, else every configured chart's ``dest``. Raises
-    :class:`UsageError` for a folder without Chart.yaml, and when there are neither folders nor a configuration.
-    """
+    :class:`UsageError` for a folder without Chart.yaml, and when there are neither folders nor a configuration."""
     if chart_dirs:
         entries = [(path, str(path)) for path in chart_dirs]
     elif config is not None:
@@ -152,11 +159,12 @@ def chart_targets(chart_dirs: Sequence[Path], config: Config | None) -> list[Cha
     targets = []
     for path, label in entries:
         chart_yaml = path / "Chart.yaml"
+        if chart_dirs and not path.exists():
+            raise UsageError(f"{label}: no such chart folder")
         if not chart_yaml.is_file():
-            hint = "" if chart_dirs else "; run `gsvendor sync` first"
-            if chart_dirs and not path.exists():
-                raise UsageError(f"{label}: no such chart folder")
-            raise UsageError(f"{label}: not a chart (no Chart.yaml){hint}")
+            raise UsageError(
+                f"{label}: not a chart (no Chart.yaml){'' if chart_dirs else '; run `gsvendor sync` first'}"
+            )
         targets.append(ChartTarget(name=_chart_name(chart_yaml) or path.resolve().name, path=path, label=label))
     return targets
 
@@ -179,29 +187,23 @@ _SET_SPECIAL = re.compile(r"([\\.\[=,])")
 
 
 def discover_switches(values: Any) -> list[str]:
-    """``--set`` paths (escaped for helm) of every switch that is ``false`` in ``values`` (a parsed
-    values.yaml): a boolean key ``enabled`` or ``create…`` at any depth, list items included
-    (``a[0].enabled``). Raises ``RecursionError`` for a recursive alias, absurd nesting, or an
-    expansion past 200,000 nodes.
-    """
+    """``--set`` paths (escaped for helm) of every boolean ``enabled`` or ``create…`` key that is ``false``
+    at any depth of a parsed values.yaml, list items included (``a[0].enabled``). Raises ``RecursionError``
+    for a recursive alias, absurd nesting, or an expansion past 200,000 nodes."""
     switches: list[str] = []
-    budget = [200_000]  # nodes; an alias bomb expands past this long before it matters
+    budget = iter(range(200_000))  # nodes; an alias bomb expands past this long before it matters
 
     def walk(node: Any, path: str) -> None:
-        budget[0] -= 1
-        if budget[0] < 0:
+        if next(budget, None) is None:
             raise RecursionError("values.yaml expands to more than 200000 nodes")
         if isinstance(node, Mapping):
-            for key, value in node.items():
-                if not isinstance(key, str):
-                    continue
+            for key, value in ((k, v) for k, v in node.items() if isinstance(k, str)):
                 escaped = _SET_SPECIAL.sub(r"\\\1", key)
                 here = f"{path}.{escaped}" if path else escaped
-                if isinstance(value, bool) and (key == "enabled" or key.startswith("create")):
-                    if not value:
-                        switches.append(here)
-                else:
+                if not (isinstance(value, bool) and (key == "enabled" or key.startswith("create"))):
                     walk(value, here)
+                elif not value:
+                    switches.append(here)
         elif isinstance(node, list):
             for index, item in enumerate(node):
                 walk(item, f"{path}[{index}]")
