@@ -9,11 +9,6 @@ def run() -> None:
     from gsvendor.signals import interrupt_on_termination
 
     interrupt_on_termination()
-    import gc
-
-    # Hundreds of thousands of small objects (YAML nodes, schema trees) and few cycles: at the default
-    # threshold (700) the collector runs ~70 times a verify for ~15 ms and finds next to nothing.
-    gc.set_threshold(50_000)
     try:
         from gsvendor.cli import main
 

@@ -50,23 +50,6 @@ def _invoked(args: list[str]) -> str | None:
     return args[index] if index is not None and i == index else None
 
 
-def only_the_invoked_command(application: Any, args: list[str]) -> Any:
-    """``application`` with only the command ``args`` invoke registered, when they name one; else itself.
-
-    typer builds every registered command's click parameters on each run (~20 ms for nine commands);
-    a run reads only the one invoked. ``args`` as :func:`global_options_first` returns them.
-    """
-    import copy
-
-    name = _invoked(args)
-    chosen = [info for info in application.registered_commands if info.name == name]
-    if name is None or len(chosen) != 1:
-        return application
-    pruned = copy.copy(application)
-    pruned.registered_commands = chosen
-    return pruned
-
-
 def failed_command(exc: Any, args: list[str]) -> str:
     """The command path (``gsvendor check-images``) whose --help explains the usage error ``exc``: its
     context's, else (click raises some without one) the command ``args`` invoke, else the group."""
@@ -111,8 +94,7 @@ def main() -> None:
     sys.stdout = StrippedLines(sys.stdout)  # type: ignore[assignment]
     try:
         args = global_options_first(sys.argv[1:])
-        command = only_the_invoked_command(app, args)
-        code = command(args=args, prog_name="gsvendor", standalone_mode=False)
+        code = app(args=args, prog_name="gsvendor", standalone_mode=False)
     except KeyboardInterrupt:
         exit_interrupted()
     except Exception as exc:

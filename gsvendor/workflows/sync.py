@@ -74,13 +74,6 @@ def pin_warning(config: Config, tag: str) -> str | None:
     )
 
 
-def fetch(
-    config: Config, tag: str, source: str, options: FetchOptions, expected_sha256: str | None = None
-) -> UpstreamSnapshot:
-    """Read the files sync needs from ``source`` at ``tag``."""
-    return fetch_upstream(tag, source, wanted_for(config), options, expected_sha256=expected_sha256)
-
-
 def read_lock_if_any(config: Config) -> lockfile.Lock | None:
     """The lock file when present; a malformed one is an error, a missing one is ``None``."""
     return lockfile.read(config.lock_path, config.stamps) if config.lock_path.exists() else None
@@ -109,7 +102,7 @@ def sync(
     previous = read_lock_if_any(config)
     # else the tag's archive in $GSVENDOR_UPSTREAM_DIR when there, else the configured archive URL (GitHub's)
     source = source or local_archive(config.repository, tag) or config.archive_url_for(tag)
-    snapshot = fetch(config, tag, source, options)
+    snapshot = fetch_upstream(tag, source, wanted_for(config), options)
     digests = Digests()
     result = _build(config, snapshot, overlays, helm, digests, previous)
     output = result.output()
@@ -148,13 +141,10 @@ def _rebuild_from_lock(
         todo = remedy or "give the same upstream {tag} with --source (its sha256 must be the lock's)"
         missing = f"{config.lock_path.name}: the locked source {lock.location} does not exist here"
         raise UsageError(f"{missing}; {todo.format(tag=lock.tag)}")
-    snapshot = fetch(config, lock.tag, source or lock.source_for(config.root), options, expected_sha256=lock.sha256)
-    if (
-        source is not None
-        and lock.sha256
-        and not snapshot.sha256
-        and not (lock.commit and snapshot.commit == lock.commit)
-    ):
+    location = source or lock.source_for(config.root)
+    snapshot = fetch_upstream(lock.tag, location, wanted_for(config), options, expected_sha256=lock.sha256)
+    same_commit = lock.commit and snapshot.commit == lock.commit
+    if source is not None and lock.sha256 and not snapshot.sha256 and not same_commit:
         raise UsageError(
             f"--source {source}: a {snapshot.kind} has no archive sha256 to compare with the lock's "
             f"{lock.sha256[:12]}…; give the archive itself (a .tar.gz or its URL)"
@@ -187,13 +177,9 @@ def _build(
 def verify(
     config: Config, options: FetchOptions, helm: str | None = None, source: str | None = None
 ) -> tuple[lockfile.Lock, list[FileDiff]]:
-    """Rebuild the lock's tag (from ``source`` when given, checked against the lock's sha256) and
-    compare it with the disk: the lock and the diffs from expected (``a/``) to disk (``b/``), empty
-    when the output is exactly upstream plus the overlays.
-
-    A link or special file in the output is a difference even when its target holds the expected
-    bytes: content comparison misses it, helm packages what it points to, and sync refuses to overwrite it.
-    """
+    """The lock and the diffs from its tag rebuilt (from ``source`` when given, checked against the lock's
+    sha256) to the disk, none when the output is upstream plus the overlays. A link or special file in the
+    output differs even when its target holds the expected bytes: helm packages it, sync refuses it."""
     config.require_outputs()
     lock, result = _rebuild_from_lock(config, options, helm, source)
     output = result.output()
@@ -313,16 +299,12 @@ def sync_reviewed(
     warn: Callable[[str], None],
     present: Callable[[Reviewed], None],
 ) -> None:
-    """``gsvendor sync``: :func:`sync` of ``tag`` (default: the pin Dockerfile's) inside ``guard`` (the
-    project lock), then ``present`` of the outcome.
-
-    The upgrade review from the lock's tag: ``report`` (``--report`` or ``--patch-report``, listing
-    ``patch_report``), ``show_diff`` (``--diff``), or ``automatic`` (a dry run's plan: only when the
-    lock is at another tag; when its rebuild fails, ``note`` says why and the sync goes on). ``warn``
-    gets :func:`pin_warning`. A signal after the swap's point of no return, also while presenting,
-    raises :func:`~gsvendor.vendoring.journal.interrupted_after`. Raises :class:`UsageError` for a bad
-    ``patch_report``, and what :func:`sync` and :func:`locked_build` raise.
-    """
+    """``gsvendor sync``: :func:`sync` of ``tag`` (default: the pin Dockerfile's; else ``warn`` gets
+    :func:`pin_warning`) inside ``guard``, then ``present``. The review from the lock's tag is made for
+    ``report`` (listing ``patch_report``) or ``show_diff``, or ``automatic``ally when the lock is at another
+    tag (a failed rebuild is a ``note``). A signal after the swap's point of no return raises
+    :func:`~gsvendor.vendoring.journal.interrupted_after`; errors are :func:`read_patch_report`'s,
+    :func:`sync`'s and :func:`locked_build`'s."""
     if tag is None:
         from gsvendor.controller_images.versions import pinned_tag
 
@@ -332,8 +314,7 @@ def sync_reviewed(
     patches = read_patch_report(patch_report, tag) if patch_report is not None else None
     asked = report or show_diff
     automatic = automatic and config.lock_path.is_file()
-    # the swap passed its point of no return (its backup folder): a later signal says so
-    committed: list[str | None] = []
+    committed: list[str | None] = []  # the backup folder, once the swap passed its point of no return
     try:
         with guard:
             old = None
@@ -375,11 +356,8 @@ def sync_reviewed(
 
 def read_patch_report(path: Path, tag: str) -> dict[str, Any]:
     """``gsvendor patch-verify --json`` output for ``tag`` at ``path``: its report, or its error document
-    (``{"ok": false, "error": …}``), which the upgrade report shows as a series not judged.
-
-    Raises :class:`UsageError` (exit 2) naming ``--patch-report`` when it is unreadable, not that
-    JSON, or the series was checked against another tag.
-    """
+    (``{"ok": false, "error": …}``: a series not judged). Raises :class:`UsageError` (exit 2) naming
+    ``--patch-report`` when it is unreadable, not that JSON, or checked against another tag."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

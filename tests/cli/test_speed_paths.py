@@ -461,41 +461,6 @@ def test_generate_parses_values_yaml_once_and_writes_what_two_parses_write(monke
     assert b"| replicas | int | `1` | replicas of the controller |" in shared["README.md"]
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["sync", "--help"],
-        ["verify", "-h"],
-        ["check-images", "--help"],
-        ["sync", "--timeout", "x"],  # a usage error names the option as the full app does
-        ["-q", "generate", "--nope"],
-        ["diff", "a", "b", "c"],
-    ],
-)
-def test_the_app_pruned_to_the_invoked_command_reads_args_as_the_whole_app(args: list[str]) -> None:
-    """Only the invoked command's parameters are built; help, usage errors and exit codes stay the same."""
-    from typer.testing import CliRunner
-
-    from gsvendor.cli.app import app
-    from gsvendor.cli.main import only_the_invoked_command
-
-    pruned = only_the_invoked_command(app, args)
-    assert pruned is not app and len(pruned.registered_commands) == 1
-    assert len(app.registered_commands) > 1  # the app itself is left as it was
-    whole, part = CliRunner().invoke(app, args), CliRunner().invoke(pruned, args)
-    assert (part.exit_code, part.output) == (whole.exit_code, whole.output)
-    assert whole.exit_code in (0, 2) and whole.output
-
-
-@pytest.mark.parametrize("args", [[], ["--help"], ["nosuch"], ["--config", "sync"], ["-c", "x.yaml"]])
-def test_the_app_is_not_pruned_without_a_command_name(args: list[str]) -> None:
-    """``gsvendor --help`` lists every command; an unknown name or an option's value prunes nothing."""
-    from gsvendor.cli.app import app
-    from gsvendor.cli.main import only_the_invoked_command
-
-    assert only_the_invoked_command(app, args) is app
-
-
 @settings(max_examples=500, deadline=None)
 @given(WHITESPACE_BYTES)
 def test_whitespace_normalisation_is_idempotent(parts: list[bytes]) -> None:
@@ -513,12 +478,12 @@ def test_known_clean_contents_spare_large_files_the_blank_scan_and_change_nothin
     from gsvendor.config import load_config
     from gsvendor.files import CleanFiles, Digests
     from gsvendor.overlays.engine import load_overlays
+    from gsvendor.upstream.fetch import fetch_upstream
     from gsvendor.upstream.source import FetchOptions
     from gsvendor.vendoring import lock, plan
-    from gsvendor.workflows.sync import fetch
 
     config = load_config(project / "gsvendor.yaml")
-    snapshot = fetch(config, "v0.20.0", str(tarball("v0.20.0")), FetchOptions(cache_dir=None))
+    snapshot = fetch_upstream("v0.20.0", str(tarball("v0.20.0")), plan.wanted_for(config), FetchOptions(cache_dir=None))
     overlays = load_overlays(config.overlays_dir)
     scanned: list[int] = []
 
