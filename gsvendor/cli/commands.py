@@ -87,18 +87,18 @@ def sync(
         mixed = "--json" if json_output else "--diff"
         raise UsageError(f"--report - writes the report to stdout, which {mixed} would write into: use --report FILE")
 
-    def present(reviewed: workflow.Reviewed) -> None:
+    def present(result: workflow.SyncResult, upgrade: Any, diffs: list[Any] | None) -> None:
         out = stdout_console()
         if json_output:
-            report.print_json(out, report.sync_summary(reviewed.result))
+            report.print_json(out, report.sync_summary(result))
         else:  # with --report - stdout is the report alone: the summary goes where progress goes
-            report.print_sync(stderr_console() if report_to_stdout else out, reviewed.result, verbose=verbose)
-        if reviewed.diffs is not None:
-            report.print_diffs(out, reviewed.diffs)
-        if reviewed.upgrade is not None:
+            report.print_sync(stderr_console() if report_to_stdout else out, result, verbose=verbose)
+        if diffs is not None:
+            report.print_diffs(out, diffs)
+        if upgrade is not None:
             from gsvendor.report.upgrade import markdown
 
-            text = markdown(reviewed.upgrade)
+            text = markdown(upgrade)
             if report_file is None or report_to_stdout:
                 out.out(text, end="", highlight=False)
                 return
@@ -221,8 +221,9 @@ def check_images(
     """
     from gsvendor.workflows import check_images as workflow
 
-    registry = {"jobs": resolve_jobs, "registry_config": registry_config, "insecure": insecure_registry}
-    run = partial(workflow.run, allow=allow, helm=helm, resolve=resolve, compare_upstream=compare_upstream, **registry)
+    registry = {"resolve": resolve, "compare_upstream": compare_upstream, "jobs": resolve_jobs}
+    registry |= {"registry_config": registry_config, "insecure": insecure_registry}
+    run = partial(workflow.run, allow=allow, helm=helm, registry=registry)
     check_rendered(ctx, chart_dirs, run, "images", json_output, junit, verbose)
 
 

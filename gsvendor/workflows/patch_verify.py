@@ -60,11 +60,7 @@ def dockerfile_copies(config: Any, patches_dir: str) -> bool | None:
 
 
 def verify_series(
-    config: Any,
-    tag: str | None,
-    source: str | None,
-    options: Any,
-    patches_dir: Path | None = None,
+    config: Any, tag: str | None, source: str | None, options: Any, patches_dir: Path | None = None
 ) -> SeriesReport:
     """Check the patch series (``patches_dir``, default the configured one) against upstream ``tag``
     (default: the pin Dockerfile's KSERVE_VERSION) read from ``source`` (default the tag's archive in
@@ -74,10 +70,8 @@ def verify_series(
     unknown tag) and :class:`ToolError` (no git), all exit 2.
     """
     inputs = build_inputs(config)
-    if patches_dir is None:
-        folder, label = config.root / inputs.patches, inputs.patches
-    else:
-        folder, label = patches_dir, str(patches_dir)
+    label = inputs.patches if patches_dir is None else str(patches_dir)
+    folder = config.root / inputs.patches if patches_dir is None else patches_dir
     given = tag is not None
     if tag is None:
         tag = pinned_tag(config, "--tag TAG")

@@ -197,11 +197,7 @@ def verify(
 
 
 def diff(
-    config: Config,
-    options: FetchOptions,
-    chart: str | None = None,
-    helm: str | None = None,
-    source: str | None = None,
+    config: Config, options: FetchOptions, chart: str | None = None, helm: str | None = None, source: str | None = None
 ) -> tuple[lockfile.Lock, list[FileDiff]]:
     """The lock and the delta from upstream (``a/``, the lock's tag rebuilt as :func:`verify` does) to
     the disk (``b/``) per file, of ``chart`` or all; a rendered chart's upstream is its rendering without
@@ -270,16 +266,6 @@ def _file_diff(dest: str, was: bytes | None, now: bytes | None, labels: tuple[st
     return [FileDiff(dest, status, unified(dest, was, now, labels))]
 
 
-@dataclass
-class Reviewed:
-    """A sync's ``result`` with, when asked and the lock's tag could be rebuilt, the ``upgrade``
-    report's data and the unified ``diffs`` from the lock's tag."""
-
-    result: SyncResult
-    upgrade: Upgrade | None = None
-    diffs: list[FileDiff] | None = None
-
-
 def sync_reviewed(
     config: Config,
     tag: str | None,
@@ -297,10 +283,11 @@ def sync_reviewed(
     progress: Progress,
     note: Callable[[str], None],
     warn: Callable[[str], None],
-    present: Callable[[Reviewed], None],
+    present: Callable[[SyncResult, Upgrade | None, list[FileDiff] | None], None],
 ) -> None:
     """``gsvendor sync``: :func:`sync` of ``tag`` (default: the pin Dockerfile's; else ``warn`` gets
-    :func:`pin_warning`) inside ``guard``, then ``present``. The review from the lock's tag is made for
+    :func:`pin_warning`) inside ``guard``, then ``present`` of the result, the upgrade and the diffs from the
+    lock's tag (each ``None`` unless made and the lock's tag rebuilt). The review from the lock's tag is made for
     ``report`` (listing ``patch_report``) or ``show_diff``, or ``automatic``ally when the lock is at another
     tag (a failed rebuild is a ``note``). A signal after the swap's point of no return raises
     :func:`~gsvendor.vendoring.journal.interrupted_after`; errors are :func:`read_patch_report`'s,
@@ -333,13 +320,11 @@ def sync_reviewed(
                 result = sync(
                     config, tag, source, options, dry_run=dry_run, force=force, helm=helm, on_commit=committed.append
                 )
-        reviewed = Reviewed(result)
-        if old is not None:
-            reviewed.diffs = upgrade_diffs(old, result.build) if show_diff else None
-            if report or automatic:
-                with progress("comparing the builds for the upgrade report"):
-                    reviewed.upgrade = upgrade(config, old, result.build, patches)
-        present(reviewed)
+        review = None
+        if old is not None and (report or automatic):
+            with progress("comparing the builds for the upgrade report"):
+                review = upgrade(config, old, result.build, patches)
+        present(result, review, upgrade_diffs(old, result.build) if old is not None and show_diff else None)
     except KeyboardInterrupt as exc:
         if committed and not isinstance(exc, Interrupted):
             raise interrupted_after(tag, committed[0]) from None
