@@ -22,10 +22,9 @@ def run() -> None:
 
 
 def _exit_now(code: object) -> None:
-    """End the process with ``code`` (an int or ``None``) at once, skipping the interpreter's teardown
-    (30-60 ms freeing ~250 modules): atexit handlers run and the standard streams are flushed first.
-    Returns, leaving the exit to Python, when another non-daemon thread runs, ``code`` is a message, or
-    a stream cannot be flushed (Python reports that)."""
+    """End the process with ``code`` (an int or ``None``) at once after the atexit handlers and a flush of the
+    standard streams, skipping the interpreter's teardown (11-19 % of a command's CPU time). Returns, leaving
+    the exit to Python, while another non-daemon thread runs, for a message, or when a flush fails."""
     import atexit
     import os
     import threading

@@ -88,12 +88,10 @@ def adopt(
         raise UsageError(f"{tag!r} is a chart folder; give TAG first (or --detect)")
     from gsvendor.files import project_lock
 
-    def say(line: str) -> None:
-        stderr_console().say("{}", line, soft_wrap=True)
-
     settings = {"repository": repository, "force": force, "partial": partial, "dry_run": dry_run}
     # another gsvendor writing this project (a sync) must not interleave with the adoption
-    with project_lock(root, ctx.obj.lock_timeout, say), show_status(ctx, "inferring the overlays"):
+    lock = project_lock(root, ctx.obj.lock_timeout, lambda line: stderr_console().say("{}", line, soft_wrap=True))
+    with lock, show_status(ctx, "inferring the overlays"):
         result = workflow.adopt(root, tag, source, folders, fetch_options(ctx), **settings)
     if json_output:
         from gsvendor.report import console as report

@@ -125,14 +125,6 @@ def stdout_console() -> Any:
     return open_console(sys.stdout, "stdout")
 
 
-def drop_stdout() -> None:
-    """Point stdout's descriptor at the null device: what is buffered, and the flush at exit, are dropped."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor (closed, a test's StringIO)
-        os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-
-
 def handles_errors(function: F) -> F:
     """Turn :class:`~gsvendor.errors.GsvendorError` into ``error: …`` on stderr and its exit code."""
 
@@ -147,7 +139,10 @@ def handles_errors(function: F) -> F:
                     print_json(stdout_console(), {"ok": False, "error": exc.as_json()})
                     sys.stdout.flush()
                 except OutputError:  # > /dev/full: the error's line is out, its exit code stays; no second error
-                    drop_stdout()
+                    devnull = os.open(os.devnull, os.O_WRONLY)  # stdout's buffer and flush at exit are dropped
+                    with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor (a StringIO)
+                        os.dup2(devnull, sys.stdout.fileno())
+                    os.close(devnull)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: say what state the output is in
             exit_interrupted(getattr(exc, "message", None))

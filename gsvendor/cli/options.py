@@ -1,6 +1,7 @@
 """The parameters the commands share or declare at length, as ``Annotated`` types, and the parser
 that refuses an option given empty."""
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,21 +18,15 @@ def text(*names: str, metavar: str, help: str, kind: Any = str) -> Any:
     option = names[0]
 
     def parse(value: str) -> str:
-        if kind is Path and value.strip() in ("", "."):
-            raise UsageError(
-                f"{option} is empty or '.'; give a file, or leave it out for the default", key=option, value=value
-            )
-        if not value.strip():
-            raise UsageError(f"{option} is empty; leave it out for the default", key=option, value=value)
+        if value.strip() in (("", ".") if kind is Path else ("",)):
+            problem = "is empty or '.'; give a file, or" if kind is Path else "is empty;"
+            raise UsageError(f"{option} {problem} leave it out for the default", key=option, value=value)
         return value
 
     return Annotated[kind | None, typer.Option(*names, help=help, metavar=metavar, parser=parse)]
 
 
-def source(help: str) -> Any:
-    """``--source``/``-s SOURCE``, an upstream source as ``help`` says."""
-    return text("--source", "-s", metavar="SOURCE", help=help)
-
+source = partial(text, "--source", "-s", metavar="SOURCE")  # an upstream source as help= says
 
 ConfigFile = text(
     "--config",
