@@ -110,9 +110,7 @@ def adopt(
                 "problems": result.problems,
             },
         )
-        if result.problems:
-            raise typer.Exit(1)
-        return
+        raise typer.Exit(1 if result.problems else 0)
     for overlay in result.overlays:
         out.say(f"overlays/{{}}.yaml: {len(overlay.operations)} operation(s)", overlay.name)
     for chart, paths in result.deleted.items():

@@ -513,9 +513,7 @@ def generate(
 
         data = {"check": check, "ok": not failed, "charts": [r.spec.name for r in results]}
         print_json(stdout_console(), {**data, "stale" if check else "written": stale})
-        if failed:
-            raise typer.Exit(1)
-        return
+        raise typer.Exit(1 if failed else 0)
     if failed:
         for path in stale:
             stderr_console().say("stale: {}", path)

@@ -44,21 +44,21 @@ CacheDir = text(
 )
 UPSTREAM = "Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
 Source = source(
-    UPSTREAM + "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the GitHub archive of TAG)."
+    help=UPSTREAM + "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the GitHub archive of TAG)."
 )
 PatchSource = source(
-    UPSTREAM
+    help=UPSTREAM
     + "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the configured upstream git URL)."
 )
 LockedSource = source(
-    "Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 must match)."
+    help="Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 must match)."
 )
 GoSource = source(
-    "Read upstream's go.mod from SOURCE (as sync takes it) instead of the lock, which records it "
+    help="Read upstream's go.mod from SOURCE (as sync takes it) instead of the lock, which records it "
     "(no network); a lock without it reads its own source."
 )
 AdoptSource = source(
-    "Upstream source: a .tar.gz, a checkout folder, a tarball URL or a git URL; "
+    help="Upstream source: a .tar.gz, a checkout folder, a tarball URL or a git URL; "
     "with --detect a folder of <name>-<tag>.tar.gz archives or a git URL."
 )
 Tag = text(
