@@ -37,27 +37,21 @@ def _command_index(args: list[str]) -> int | None:
     return next((i for i, arg in enumerate(args) if not arg.startswith("-") and not values[i]), None)
 
 
-def _invoked(args: list[str]) -> str | None:
-    """The command ``args`` name when only global options, spelled as listed, stand before it; else
-    ``None`` (``--help`` lists every command; ``-qc FILE`` hides its value from :func:`_command_index`)."""
+def failed_command(exc: Any, args: list[str]) -> str:
+    """The command path (``gsvendor check-images``) whose --help explains the usage error ``exc``: its
+    context's, else (click raises some without one) the command ``args`` name when only global options,
+    spelled as listed, stand before it (``-qc FILE`` hides its value from :func:`_command_index`), else the group."""
+    if getattr(exc, "ctx", None) is not None:
+        return str(exc.ctx.command_path)
     index = _command_index(args)
     i = 0
     while index is not None and i < index:
         name, equals, _ = args[i].partition("=")
         if name not in GLOBAL_OPTIONS or (equals and not GLOBAL_OPTIONS[name]):
-            return None
+            return "gsvendor"
         i += 1 + int(GLOBAL_OPTIONS[name] and not equals)
-    return args[index] if index is not None and i == index else None
-
-
-def failed_command(exc: Any, args: list[str]) -> str:
-    """The command path (``gsvendor check-images``) whose --help explains the usage error ``exc``: its
-    context's, else (click raises some without one) the command ``args`` invoke, else the group."""
-    ctx = getattr(exc, "ctx", None)
-    if ctx is not None:
-        return str(ctx.command_path)
-    name = _invoked(args)
-    return f"gsvendor {name}" if name in {info.name for info in app.registered_commands} else "gsvendor"
+    named = index is not None and i == index and args[index] in {info.name for info in app.registered_commands}
+    return f"gsvendor {args[index]}" if named else "gsvendor"
 
 
 def flag_value_hint(message: str, args: list[str]) -> str:
@@ -67,13 +61,11 @@ def flag_value_hint(message: str, args: list[str]) -> str:
     import re
 
     extra = re.fullmatch(r"Got unexpected extra argument(?:s|\(s\))? \((.*)\)", message)
-    if extra is None:
-        return message
-    first = extra.group(1).split(" ")[0]
-    for before, word in itertools.pairwise(args):
-        if word == first and before.startswith("-") and before != "--" and "=" not in before:
-            return f"{message}: {before} is a flag and takes no value"
-    return message
+    first = extra.group(1).split(" ")[0] if extra else None
+    flags = [
+        b for b, word in itertools.pairwise(args) if word == first and b.startswith("-") and b != "--" and "=" not in b
+    ]
+    return f"{message}: {flags[0]} is a flag and takes no value" if flags else message
 
 
 def main() -> None:

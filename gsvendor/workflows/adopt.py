@@ -196,10 +196,8 @@ def adopt(
         result = AdoptResult(tag, layout, deleted, generated, problems + left, settings, existing, plain=sorted(plain))
         if dry_run or (result.problems and not partial):
             return result
-        lock_bytes = None
-        if not result.problems:
-            location = lockfile.source_location(snapshot.kind, source, root)
-            lock_bytes = lockfile.render(built, location, Digests())
+        location = lockfile.source_location(snapshot.kind, source, root)
+        lock_bytes = None if result.problems else lockfile.render(built, location, Digests())
         text = config_text(root, repository, charts, deleted, settings)
         _write(root, Path(tmp), stage, text, lock_bytes)
     result.written = True

@@ -36,8 +36,7 @@ def load_optional_config(
     config_path: Path | None, chart_dirs: Sequence[Path], stamps: Path | None = None
 ) -> Config | None:
     """The configuration (``config_path``, which must exist, else the nearest gsvendor.yaml), or ``None``
-    when chart folders are named and no gsvendor.yaml is found. Raises :class:`~gsvendor.errors.ConfigError`.
-    """
+    when chart folders are named and no gsvendor.yaml is found. Raises :class:`~gsvendor.errors.ConfigError`."""
     if config_path is None and chart_dirs:
         try:
             config_path = find_config()
@@ -50,8 +49,7 @@ def render_inputs(
     config: Config | None, chart_dirs: Sequence[Path], helm: str | None
 ) -> tuple[list[ChartTarget], ImagesConfig, str]:
     """The charts to render (``chart_dirs``, default every configured chart's output), the ``images``
-    settings and helm. Raises the domain's errors for helm/ not synced, a missing chart or helm (exit 2).
-    """
+    settings and helm. Raises the domain's errors for helm/ not synced, a missing chart or helm (exit 2)."""
     if not chart_dirs and config is not None:
         vendored = [chart.name for chart in config.charts if chart.render is None]
         if vendored:

@@ -43,8 +43,7 @@ def run(
 ) -> ManifestsRun:
     """Render ``chart_dirs`` (as check-images) and check them; with ``images`` judge the image references
     too. Raises :class:`~gsvendor.errors.UsageError` for ``allow`` without ``images``, and the domain's
-    errors for a missing chart, helm or a bad configuration (all exit 2).
-    """
+    errors for a missing chart, helm or a bad configuration (all exit 2)."""
     if allow is not None and not images:
         raise UsageError("--allow needs --images (it is check-images' policy)")
     charts, settings, helm_path = render_inputs(config, chart_dirs, helm)

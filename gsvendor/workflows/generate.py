@@ -30,8 +30,7 @@ class ChartGeneration:
 
 def plan(config: Config, charts: list[str] | None = None) -> list[ChartGeneration]:
     """Regenerate the charts (``charts``, default all) from the disk, writing nothing. Raises
-    :class:`~gsvendor.errors.ConfigError` for an unknown chart, ``NotSyncedError`` for a missing folder.
-    """
+    :class:`~gsvendor.errors.ConfigError` for an unknown chart, ``NotSyncedError`` for a missing folder."""
     specs = [config.chart(name) for name in dict.fromkeys(charts)] if charts else list(config.charts)
     config.require_outputs([spec.name for spec in specs])
     refuse_unemulated(config)

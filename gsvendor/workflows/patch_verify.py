@@ -65,10 +65,8 @@ def verify_series(
     """Check the patch series (``patches_dir``, default the configured one) against upstream ``tag``
     (default: the pin Dockerfile's KSERVE_VERSION) read from ``source`` (default the tag's archive in
     ``$GSVENDOR_UPSTREAM_DIR`` when there, else the configured git URL): only the files the patches touch.
-
     Raises :class:`ConfigError` (no pin, no series folder), :class:`SourceError` (unreadable source,
-    unknown tag) and :class:`ToolError` (no git), all exit 2.
-    """
+    unknown tag) and :class:`ToolError` (no git), all exit 2."""
     inputs = build_inputs(config)
     label = inputs.patches if patches_dir is None else str(patches_dir)
     folder = config.root / inputs.patches if patches_dir is None else patches_dir

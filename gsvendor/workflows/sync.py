@@ -90,12 +90,10 @@ def sync(
     helm: str | None,
     on_commit: Callable[[str | None], None],
 ) -> SyncResult:
-    """Vendor ``tag`` into the configured destinations with the overlays, atomically.
-
-    ``on_commit`` gets the hand edits' backup folder (project-relative, or ``None``) once the swap
-    passed its point of no return. Raises :class:`HandEditError` (exit 1) naming hand-edited files
-    unless ``force``; source, overlay and definition errors propagate with nothing written.
-    """
+    """Vendor ``tag`` into the configured destinations with the overlays, atomically. ``on_commit`` gets the
+    hand edits' backup folder (project-relative, or ``None``) once the swap passed its point of no return.
+    Raises :class:`HandEditError` (exit 1) naming hand-edited files unless ``force``; source, overlay and
+    definition errors propagate with nothing written."""
     check_tag_syntax(tag)
     config.check_tag(tag)
     overlays = load_overlays(config.overlays_dir, config.stamps)
@@ -131,10 +129,8 @@ def sync(
 def _rebuild_from_lock(
     config: Config, options: FetchOptions, helm: str | None, source: str | None = None, *, remedy: str = ""
 ) -> tuple[lockfile.Lock, Build]:
-    """Rebuild the locked tag from the lock's source, or from ``source`` (the same bytes elsewhere).
-
-    ``remedy``: what to do when the lock's local source is missing (``{tag}``: the lock's tag).
-    """
+    """Rebuild the locked tag from the lock's source, or from ``source`` (the same bytes elsewhere);
+    ``remedy``: what to do when the lock's local source is missing (``{tag}``: the lock's tag)."""
     lock = lockfile.read(config.lock_path, config.stamps)
     local = lock.local_source(config.root)
     if source is None and local is not None and not local.exists():
@@ -201,17 +197,14 @@ def diff(
 ) -> tuple[lockfile.Lock, list[FileDiff]]:
     """The lock and the delta from upstream (``a/``, the lock's tag rebuilt as :func:`verify` does) to
     the disk (``b/``) per file, of ``chart`` or all; a rendered chart's upstream is its rendering without
-    overlays. Raises :class:`~gsvendor.errors.LockError` without a lock, ``ConfigError`` for an unknown chart.
-    """
+    overlays. Raises :class:`~gsvendor.errors.LockError` without a lock, ``ConfigError`` for an unknown chart."""
     names = {config.chart(chart).name} if chart else {c.name for c in config.charts}
     config.require_outputs(sorted(names) if chart else None)
     lock, result = _rebuild_from_lock(config, options, helm, source)
     labels = ("upstream", "vendored")
     dests = [c.spec.dest for c in result.charts]
     diffs = []
-    for built in result.charts:
-        if built.spec.name not in names:
-            continue
+    for built in (c for c in result.charts if c.spec.name in names):
         on_disk = read_tree(config.root, built.spec.dest)
         if dests.count(built.spec.dest) > 1:  # a folder several charts write: only this chart's files
             on_disk = {p: d for p, d in on_disk.items() if p in built.files or p in built.upstream}

@@ -26,8 +26,7 @@ def check(
 ) -> VersionsReport:
     """The report of the pin, every place and (with ``go``) the Go builders; ``progress`` wraps reading
     upstream's go.mod. Raises :class:`ConfigError` without a usable pin (exit 2) and
-    :class:`~gsvendor.errors.SourceError` when go.mod cannot be read.
-    """
+    :class:`~gsvendor.errors.SourceError` when go.mod cannot be read."""
     pin = read_pin(config)
     report = VersionsReport(pin=pin, places=version_places(config, pin))
     if pin.renovate is None:
