@@ -14,17 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from gsvendor.cli import options
-from gsvendor.cli.app import (
-    command,
-    fetch_options,
-    load_config_for,
-    project_guard,
-    show_status,
-    stamps_dir,
-    stderr_console,
-    stdout_console,
-    warn,
-)
+from gsvendor.cli.app import command, console, fetch_options, load_config_for, project_guard, show_status, warn
 from gsvendor.errors import CheckFailed, UsageError, closest
 
 
@@ -88,11 +78,11 @@ def sync(
         raise UsageError(f"--report - writes the report to stdout, which {mixed} would write into: use --report FILE")
 
     def present(result: workflow.SyncResult, upgrade: Any, diffs: list[Any] | None) -> None:
-        out = stdout_console()
+        out = console("stdout")
         if json_output:
             report.print_json(out, report.sync_summary(result))
         else:  # with --report - stdout is the report alone: the summary goes where progress goes
-            report.print_sync(stderr_console() if report_to_stdout else out, result, verbose=verbose)
+            report.print_sync(console("stderr") if report_to_stdout else out, result, verbose=verbose)
         if diffs is not None:
             report.print_diffs(out, diffs)
         if upgrade is not None:
@@ -127,7 +117,7 @@ def sync(
         automatic=dry_run and not json_output and report_file is None,
         guard=project_guard(ctx, config),
         progress=partial(show_status, ctx),
-        note=lambda line: stderr_console().labelled("note:", "", line),
+        note=lambda line: console("stderr").labelled("note:", "", line),
         warn=warn,
         present=present,
     )
@@ -163,7 +153,7 @@ def verify(
     config = load_config_for(ctx)
     with project_guard(ctx, config), show_status(ctx, "rebuilding from the lock"):
         lock, diffs = workflow.verify(config, fetch_options(ctx), helm, source=source)
-    out = stdout_console()
+    out = console("stdout")
     if json_output:
         report.print_json(out, {"tag": lock.tag, "ok": not diffs, "differences": _diffs_json(diffs)})
     else:
@@ -288,7 +278,7 @@ def check_rendered(
             pass
         except OSError as error:
             raise UsageError(f"{path}: not a chart folder ({error.strerror})") from None
-    config = workflow.load_optional_config(ctx.obj.config, chart_dirs, stamps_dir(ctx))
+    config = workflow.load_optional_config(ctx.obj.config, chart_dirs, ctx.obj.stamps)
     # the first that is no chart: a missing one is said here, any other the check names in the order given
     path = next((path for path in chart_dirs if not (path / "Chart.yaml").is_file()), None)
     if path is not None and not path.exists():
@@ -309,9 +299,9 @@ def check_rendered(
     if junit is not None:
         write_junit(junit, f"check-{report}", module.run_cases(result))
     if json_output:
-        print_json(stdout_console(), module.run_json(result))
+        print_json(console("stdout"), module.run_json(result))
     else:
-        module.print_run(stdout_console(), result, verbose=verbose)
+        module.print_run(console("stdout"), result, verbose=verbose)
     if not result.ok:
         raise CheckFailed(module.run_failure(result))
 
@@ -364,7 +354,7 @@ def diff(
     config = load_config_for(ctx)
     with project_guard(ctx, config):
         lock, diffs = workflow.diff(config, fetch_options(ctx), chart, helm, source=source)
-    out = stdout_console()
+    out = console("stdout")
     if json_output:
         listed = {"stat": report.diff_stat(diffs)} if stat else {"files": _diffs_json(diffs)}
         report.print_json(out, {"tag": lock.tag, **listed})
@@ -408,7 +398,7 @@ def patch_verify(
         result = verify_series(config, tag, source, fetch_options(ctx, timeout=timeout, retries=retries), patches)
     if junit is not None:
         write_junit(junit, "patch-verify", report_build.series_cases(result))
-    out = stdout_console()
+    out = console("stdout")
     if json_output:
         report.print_json(out, result.as_json())
     else:
@@ -450,7 +440,7 @@ def versions(
     config = load_config_for(ctx)
     nothing = no_dockerfiles(config)  # also validates dockerfiles/pinDockerfile
     config.require_outputs()
-    out = stdout_console()
+    out = console("stdout")
     if nothing:
         if json_output:
             report.print_json(out, {"checked": False, "note": nothing, "problems": [], "warnings": []})
@@ -512,13 +502,13 @@ def generate(
         from gsvendor.report.console import print_json
 
         data = {"check": check, "ok": not failed, "charts": [r.spec.name for r in results]}
-        print_json(stdout_console(), {**data, "stale" if check else "written": stale})
+        print_json(console("stdout"), {**data, "stale" if check else "written": stale})
         raise typer.Exit(1 if failed else 0)
     if failed:
         for path in stale:
-            stderr_console().say("stale: {}", path)
+            console("stderr").say("stale: {}", path)
         raise CheckFailed(f"generate --check failed: {len(stale)} generated file(s) out of date; run gsvendor generate")
-    out = stdout_console()
+    out = console("stdout")
     for path in stale:
         out.say("wrote {}", path)
     if not ctx.obj.quiet and not stale:

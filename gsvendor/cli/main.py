@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from gsvendor.cli.app import GLOBAL_OPTIONS, app, exit_interrupted, stderr_console
+from gsvendor.cli.app import GLOBAL_OPTIONS, app, console, exit_interrupted
 from gsvendor.errors import GsvendorError
 
 
@@ -94,7 +94,7 @@ def main() -> None:
             exit_interrupted()
         # outside a command: --help or --version into a full disk, an empty option (cli.options.text)
         if isinstance(exc, GsvendorError):
-            stderr_console().errors(exc.problems)
+            console("stderr").errors(exc.problems)
             sys.exit(exc.exit_code)
         # click's usage errors (typer's parser): duck-typed, as typer ships its own copy of click
         if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
@@ -103,7 +103,7 @@ def main() -> None:
             print(exc.format_message())
             sys.exit(0)
         message = flag_value_hint(" ".join(exc.format_message().split()), args)
-        stderr_console().labelled("error:", "red", f"{message} (see: {failed_command(exc, args)} --help)")
+        console("stderr").labelled("error:", "red", f"{message} (see: {failed_command(exc, args)} --help)")
         sys.exit(exc.exit_code)
     if code == 130:  # typer turns a KeyboardInterrupt inside a command into exit code 130
         exit_interrupted()
