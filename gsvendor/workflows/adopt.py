@@ -382,8 +382,7 @@ def _score(tag: str, source: str, snapshot: UpstreamSnapshot, trees: dict[str, d
         for path in set(tree) | set(upstream):
             mine, theirs = tree.get(path, b""), normalize_whitespace(upstream.get(path, b""))
             files += 1
-            if mine == theirs:
-                identical += 1
+            identical += mine == theirs
             a, b = Counter(mine.splitlines()), Counter(theirs.splitlines())
             lines += sum((a & b).values())
             total += max(sum(a.values()), sum(b.values()))

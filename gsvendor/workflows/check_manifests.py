@@ -49,9 +49,7 @@ def run(
     charts, settings, helm_path = render_inputs(config, chart_dirs, helm)
     policy = label_policy(config)
     warm_up()
-    consumers = {CONSUMER: parse_rendered}
-    if images:
-        consumers["images"] = images_consumer(settings, allow)
+    consumers = {CONSUMER: parse_rendered} | ({"images": images_consumer(settings, allow)} if images else {})
     with progress(f"rendering {len(charts)} chart(s)"):
         rendering = render_charts(charts, settings, helm_path, consumers)
     with progress("validating against the CRDs"):

@@ -50,13 +50,11 @@ def dockerfile_copies(config: Any, patches_dir: str) -> bool | None:
     path = config.root / inputs.pin_dockerfile
     if not path.is_file():
         return None
-    wanted = PurePosixPath(patches_dir)
-    for instruction in dockerfile.read(path, inputs.pin_dockerfile).instructions:
-        # args: the sources, then the destination (the exec form COPY ["src", "dest"] read as JSON)
-        sources = instruction.args[:-1] if instruction.name in ("COPY", "ADD") else []
-        if any(PurePosixPath(source.strip("\"'")) == wanted for source in sources):
-            return True
-    return False
+    copies = [i for i in dockerfile.read(path, inputs.pin_dockerfile).instructions if i.name in ("COPY", "ADD")]
+    # args: the sources, then the destination (the exec form COPY ["src", "dest"] read as JSON)
+    return any(
+        PurePosixPath(source.strip("\"'")) == PurePosixPath(patches_dir) for i in copies for source in i.args[:-1]
+    )
 
 
 def verify_series(

@@ -338,10 +338,9 @@ def read_patch_report(path: Path, tag: str) -> dict[str, Any]:
     ``--patch-report`` when it is unreadable, not that JSON, or checked against another tag."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"--patch-report: {path}: cannot read: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"--patch-report: {path}: cannot read: {' '.join(str(exc).split())[:200]}") from None
+    except (OSError, ValueError) as exc:  # a UnicodeDecodeError is a ValueError
+        detail = (exc.strerror or exc) if isinstance(exc, OSError) else " ".join(str(exc).split())[:200]
+        raise UsageError(f"--patch-report: {path}: cannot read: {detail}") from None
     if isinstance(data, dict) and data.get("ok") is False and isinstance(data.get("error"), dict):
         return {"tag": tag, "error": data["error"]}
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
