@@ -314,19 +314,14 @@ ARCHIVE = re.compile(r"^(?P<name>.+?)-(?P<tag>v?\d[0-9A-Za-z.+-]*?)\.(tar\.gz|tg
 
 @dataclass(frozen=True)
 class Match:
-    """How well upstream ``tag`` matches: ``lines`` matched of ``total``, ``identical`` files of ``files``."""
+    """How well upstream ``tag`` at ``source`` matches: ``ratio`` of the lines (0..1), ``identical`` files of
+    ``files``."""
 
     tag: str
     source: str
-    lines: int
-    total: int
+    ratio: float
     identical: int
     files: int
-
-    @property
-    def ratio(self) -> float:
-        """Matched lines as a fraction of all lines (0..1)."""
-        return self.lines / self.total if self.total else 0.0
 
 
 def detect(root: Path, source: str, folders: list[Path], options: FetchOptions, newest: int = 10) -> list[Match]:
@@ -386,4 +381,4 @@ def _score(tag: str, source: str, snapshot: UpstreamSnapshot, trees: dict[str, d
             a, b = Counter(mine.splitlines()), Counter(theirs.splitlines())
             lines += sum((a & b).values())
             total += max(sum(a.values()), sum(b.values()))
-    return Match(tag, source, lines, total, identical, files)
+    return Match(tag, source, lines / total if total else 0.0, identical, files)
