@@ -434,11 +434,10 @@ def versions(
     """
     from gsvendor.report import build as report_build
     from gsvendor.report import console as report
-    from gsvendor.workflows.versions import check as check_versions
-    from gsvendor.workflows.versions import no_dockerfiles
+    from gsvendor.workflows import versions as workflow
 
     config = load_config_for(ctx)
-    nothing = no_dockerfiles(config)  # also validates dockerfiles/pinDockerfile
+    nothing = workflow.no_dockerfiles(config)  # also validates dockerfiles/pinDockerfile
     config.require_outputs()
     out = console("stdout")
     if nothing:
@@ -448,7 +447,7 @@ def versions(
             out.say("[green]ok[/]: {}", nothing)
         return
     with project_guard(ctx, config):  # the spinner only while upstream is read, not when the lock answers
-        result = check_versions(config, source, fetch_options(ctx), go=not no_go, progress=partial(show_status, ctx))
+        result = workflow.check(config, source, fetch_options(ctx), go=not no_go, progress=partial(show_status, ctx))
     if json_output:
         report.print_json(out, result.as_json())
     elif check:
