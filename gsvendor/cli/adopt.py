@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from gsvendor.cli import options
-from gsvendor.cli.app import command, fetch_options, show_status, stderr_console, stdout_console
+from gsvendor.cli.app import command, console, fetch_options, show_status
 
 
 @command(short_help="Write the overlays that reproduce hand-vendored charts.")
@@ -66,7 +66,7 @@ def adopt(
         raise UsageError("adopt needs --source: the upstream archive, checkout or URL to compare with")
     words = list(args or [])
     root = ctx.obj.config.resolve().parent if ctx.obj.config else Path.cwd()
-    out = stdout_console()
+    out = console("stdout")
     if detect:
         with show_status(ctx, "scoring the archives"):
             matches = workflow.detect(root, source, [Path(w) for w in words], fetch_options(ctx), newest)
@@ -88,12 +88,10 @@ def adopt(
         raise UsageError(f"{tag!r} is a chart folder; give TAG first (or --detect)")
     from gsvendor.files import project_lock
 
-    def say(line: str) -> None:
-        stderr_console().say("{}", line, soft_wrap=True)
-
     settings = {"repository": repository, "force": force, "partial": partial, "dry_run": dry_run}
     # another gsvendor writing this project (a sync) must not interleave with the adoption
-    with project_lock(root, ctx.obj.lock_timeout, say), show_status(ctx, "inferring the overlays"):
+    lock = project_lock(root, ctx.obj.lock_timeout, lambda line: console("stderr").say("{}", line, soft_wrap=True))
+    with lock, show_status(ctx, "inferring the overlays"):
         result = workflow.adopt(root, tag, source, folders, fetch_options(ctx), **settings)
     if json_output:
         from gsvendor.report import console as report
@@ -112,9 +110,7 @@ def adopt(
                 "problems": result.problems,
             },
         )
-        if result.problems:
-            raise typer.Exit(1)
-        return
+        raise typer.Exit(1 if result.problems else 0)
     for overlay in result.overlays:
         out.say(f"overlays/{{}}.yaml: {len(overlay.operations)} operation(s)", overlay.name)
     for chart, paths in result.deleted.items():
@@ -129,7 +125,7 @@ def adopt(
     if result.plain:
         out.say("kept in their own overlay file (themes would reorder their operations): {}", ", ".join(result.plain))
     for problem in result.problems:
-        stderr_console().labelled("cannot express:", "yellow", problem)  # one line, as written (no markup read)
+        console("stderr").labelled("cannot express:", "yellow", problem)  # one line, as written (no markup read)
     if result.problems:
         said = "wrote the rest (--partial)" if result.written else "wrote nothing (--partial writes the rest)"
         raise CheckFailed(f"{len(result.problems)} change(s) could not be expressed; {said}")

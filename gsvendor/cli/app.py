@@ -68,6 +68,11 @@ class Globals:
     quiet: bool
     lock_timeout: float
 
+    @property
+    def stamps(self) -> Path | None:
+        """The validation stamps folder in the cache (:func:`gsvendor.yamlio.load_validated`)."""
+        return self.cache_dir / "validated" if self.cache_dir else None
+
 
 def _print_version(value: bool) -> None:
     if value:
@@ -106,31 +111,17 @@ def _globals(
     ctx.obj = Globals(config=config, cache_dir=default_cache_dir(cache_dir), quiet=quiet, lock_timeout=lock_timeout)
 
 
-def stderr_console() -> Any:
-    """The console on stderr (:func:`gsvendor.report.writer.open_console`, which escapes every output)."""
+def console(stream: str) -> Any:
+    """The console on ``stream`` (``"stdout"`` or ``"stderr"``): :func:`gsvendor.report.writer.open_console`,
+    :func:`gsvendor.report.layout.output_width` wide, escaping every output."""
     from gsvendor.report.writer import open_console
 
-    return open_console(sys.stderr, "stderr")
+    return open_console(getattr(sys, stream), stream)
 
 
 def warn(line: str) -> None:
     """``warning: line`` on stderr, in yellow on a terminal."""
-    stderr_console().labelled("warning:", "yellow", line)
-
-
-def stdout_console() -> Any:
-    """The console on stdout, :func:`gsvendor.report.layout.output_width` wide, as on stderr."""
-    from gsvendor.report.writer import open_console
-
-    return open_console(sys.stdout, "stdout")
-
-
-def drop_stdout() -> None:
-    """Point stdout's descriptor at the null device: what is buffered, and the flush at exit, are dropped."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor (closed, a test's StringIO)
-        os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
+    console("stderr").labelled("warning:", "yellow", line)
 
 
 def handles_errors(function: F) -> F:
@@ -141,13 +132,16 @@ def handles_errors(function: F) -> F:
         try:
             return function(*args, **kwargs)
         except GsvendorError as exc:
-            stderr_console().errors(exc.problems)  # one line each, escaped by the writer, no markup read
+            console("stderr").errors(exc.problems)  # one line each, escaped by the writer, no markup read
             if kwargs.get("json_output") and not isinstance(exc, CheckFailed):  # a failed check printed its JSON
                 try:
-                    print_json(stdout_console(), {"ok": False, "error": exc.as_json()})
+                    print_json(console("stdout"), {"ok": False, "error": exc.as_json()})
                     sys.stdout.flush()
                 except OutputError:  # > /dev/full: the error's line is out, its exit code stays; no second error
-                    drop_stdout()
+                    devnull = os.open(os.devnull, os.O_WRONLY)  # stdout's buffer and flush at exit are dropped
+                    with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor (a StringIO)
+                        os.dup2(devnull, sys.stdout.fileno())
+                    os.close(devnull)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt as exc:  # SIGINT, SIGTERM, SIGHUP: say what state the output is in
             exit_interrupted(getattr(exc, "message", None))
@@ -165,19 +159,14 @@ def load_config_for(ctx: typer.Context) -> Any:
     """The configuration: ``--config``, else the nearest gsvendor.yaml (the project root)."""
     from gsvendor.config import load_config
 
-    return load_config(ctx.obj.config, stamps=stamps_dir(ctx))
-
-
-def stamps_dir(ctx: typer.Context) -> Path | None:
-    """The validation stamps folder in the cache (:func:`gsvendor.yamlio.load_validated`)."""
-    return ctx.obj.cache_dir / "validated" if ctx.obj.cache_dir else None
+    return load_config(ctx.obj.config, stamps=ctx.obj.stamps)
 
 
 def project_guard(ctx: typer.Context, config: Any) -> Any:
     """The project lock (:func:`gsvendor.workflows.guard.exclusive`), its lines on stderr."""
     from gsvendor.workflows.guard import exclusive
 
-    return exclusive(config, ctx.obj.lock_timeout, stderr_console().unlabelled)
+    return exclusive(config, ctx.obj.lock_timeout, console("stderr").unlabelled)
 
 
 def fetch_options(ctx: typer.Context, **http: Any) -> Any:
@@ -191,12 +180,12 @@ def show_status(ctx: typer.Context, message: str) -> Any:
     """A spinner on stderr for long work (a no-op when quiet or not a terminal)."""
     if ctx.obj.quiet or not sys.stderr.isatty():
         return contextlib.nullcontext()
-    return stderr_console().status(message)
+    return console("stderr").status(message)
 
 
 def exit_interrupted(message: str | None = None) -> None:
     """Say ``message`` (what state the output is in) and end the process with 130 at once."""
-    stderr_console().unlabelled(message or "interrupted; nothing was left half-written")
+    console("stderr").unlabelled(message or "interrupted; nothing was left half-written")
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(130)  # worker threads (registry lookups, renders) must not keep the process alive

@@ -14,17 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from gsvendor.cli import options
-from gsvendor.cli.app import (
-    command,
-    fetch_options,
-    load_config_for,
-    project_guard,
-    show_status,
-    stamps_dir,
-    stderr_console,
-    stdout_console,
-    warn,
-)
+from gsvendor.cli.app import command, console, fetch_options, load_config_for, project_guard, show_status, warn
 from gsvendor.errors import CheckFailed, UsageError, closest
 
 
@@ -87,24 +77,31 @@ def sync(
         mixed = "--json" if json_output else "--diff"
         raise UsageError(f"--report - writes the report to stdout, which {mixed} would write into: use --report FILE")
 
-    def present(reviewed: workflow.Reviewed) -> None:
-        out = stdout_console()
+    def present(result: workflow.SyncResult, upgrade: Any, diffs: list[Any] | None) -> None:
+        out = console("stdout")
         if json_output:
-            report.print_json(out, report.sync_summary(reviewed.result))
+            report.print_json(out, report.sync_summary(result))
         else:  # with --report - stdout is the report alone: the summary goes where progress goes
-            report.print_sync(stderr_console() if report_to_stdout else out, reviewed.result, verbose=verbose)
-        if reviewed.diffs is not None:
-            report.print_diffs(out, reviewed.diffs)
-        if reviewed.upgrade is not None:
+            report.print_sync(console("stderr") if report_to_stdout else out, result, verbose=verbose)
+        if diffs is not None:
+            report.print_diffs(out, diffs)
+        if upgrade is not None:
             from gsvendor.report.upgrade import markdown
 
-            text = markdown(reviewed.upgrade)
+            text = markdown(upgrade)
             if report_file is None or report_to_stdout:
                 out.out(text, end="", highlight=False)
-            else:
-                _write_report(Path(report_file), text)
-                if not json_output:
-                    out.say("upgrade report: {}", report_file)
+                return
+            path = Path(report_file)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+            except OSError as exc:
+                from gsvendor.errors import write_failure
+
+                raise UsageError(f"--report: {path}: {write_failure(path, exc)}") from None
+            if not json_output:
+                out.say("upgrade report: {}", report_file)
 
     workflow.sync_reviewed(
         config,
@@ -120,21 +117,10 @@ def sync(
         automatic=dry_run and not json_output and report_file is None,
         guard=project_guard(ctx, config),
         progress=partial(show_status, ctx),
-        note=lambda line: stderr_console().labelled("note:", "", line),
+        note=lambda line: console("stderr").labelled("note:", "", line),
         warn=warn,
         present=present,
     )
-
-
-def _write_report(path: Path, text: str) -> None:
-    """Write the report file (its folder is created); exit 2 when it cannot be written."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        from gsvendor.errors import write_failure
-
-        raise UsageError(f"--report: {path}: {write_failure(path, exc)}") from None
 
 
 def _diffs_json(diffs: list[Any]) -> list[dict[str, str]]:
@@ -167,7 +153,7 @@ def verify(
     config = load_config_for(ctx)
     with project_guard(ctx, config), show_status(ctx, "rebuilding from the lock"):
         lock, diffs = workflow.verify(config, fetch_options(ctx), helm, source=source)
-    out = stdout_console()
+    out = console("stdout")
     if json_output:
         report.print_json(out, {"tag": lock.tag, "ok": not diffs, "differences": _diffs_json(diffs)})
     else:
@@ -225,8 +211,9 @@ def check_images(
     """
     from gsvendor.workflows import check_images as workflow
 
-    registry = {"jobs": resolve_jobs, "registry_config": registry_config, "insecure": insecure_registry}
-    run = partial(workflow.run, allow=allow, helm=helm, resolve=resolve, compare_upstream=compare_upstream, **registry)
+    registry = {"resolve": resolve, "compare_upstream": compare_upstream, "jobs": resolve_jobs}
+    registry |= {"registry_config": registry_config, "insecure": insecure_registry}
+    run = partial(workflow.run, allow=allow, helm=helm, registry=registry)
     check_rendered(ctx, chart_dirs, run, "images", json_output, junit, verbose)
 
 
@@ -277,34 +264,31 @@ def check_rendered(
     junit: Path | None,
     verbose: bool,
 ) -> None:
-    """check-``report``: run ``run(config, chart_dirs, progress=…)`` holding the project guard when a chart
-    is the project's, and print its result with ``gsvendor.report.<report>``. Raises
-    :class:`~gsvendor.errors.UsageError` (exit 2) for a missing CHART_DIR (:func:`chart_folder_meant`) or one
-    that cannot be read (a name too long, no permission),
-    :class:`~gsvendor.errors.CheckFailed` (exit 1) when the run is not ok.
-    """
+    """check-``report``: ``run(config, chart_dirs, progress=…)``, holding the project guard when a chart is the
+    project's, printed by ``gsvendor.report.<report>``. Raises :class:`~gsvendor.errors.UsageError` (exit 2)
+    for a CHART_DIR missing (:func:`chart_folder_meant`) or unreadable, :class:`~gsvendor.errors.CheckFailed`
+    (exit 1) when the run is not ok."""
     from gsvendor.workflows import check_images as workflow
 
-    for path in chart_dirs or []:
+    chart_dirs = chart_dirs or []
+    for path in chart_dirs:
         try:  # pathlib's is_file and exists raise any error but a missing one (a name past 255 bytes)
             os.stat(path / "Chart.yaml")
         except (FileNotFoundError, NotADirectoryError):
             pass
         except OSError as error:
             raise UsageError(f"{path}: not a chart folder ({error.strerror})") from None
-    config = workflow.load_optional_config(ctx.obj.config, chart_dirs or [], stamps_dir(ctx))
-    for path in chart_dirs or []:
-        if (path / "Chart.yaml").is_file():
-            continue
-        if not path.exists():
-            raise UsageError(f"{path}: no such chart folder{chart_folder_meant(path, config)}")
-        break  # not a chart: the check names it, in the order given
+    config = workflow.load_optional_config(ctx.obj.config, chart_dirs, ctx.obj.stamps)
+    # the first that is no chart: a missing one is said here, any other the check names in the order given
+    path = next((path for path in chart_dirs if not (path / "Chart.yaml").is_file()), None)
+    if path is not None and not path.exists():
+        raise UsageError(f"{path}: no such chart folder{chart_folder_meant(path, config)}")
     # chart folders inside the project are its output too: a sync may be swapping them, or a
     # killed one left them half swapped (the guard completes it first); so are those of an output
     # folder that is a link to a folder elsewhere (helm -> /data/helm)
     inside = config is not None and (not chart_dirs or any(config.holds(folder) for folder in chart_dirs))
     with project_guard(ctx, config) if inside else contextlib.nullcontext():
-        result = run(config, chart_dirs or [], progress=partial(show_status, ctx))
+        result = run(config, chart_dirs, progress=partial(show_status, ctx))
     # the report modules load once helm has rendered: nothing delays the first render
     import importlib
 
@@ -315,39 +299,29 @@ def check_rendered(
     if junit is not None:
         write_junit(junit, f"check-{report}", module.run_cases(result))
     if json_output:
-        print_json(stdout_console(), module.run_json(result))
+        print_json(console("stdout"), module.run_json(result))
     else:
-        module.print_run(stdout_console(), result, verbose=verbose)
+        module.print_run(console("stdout"), result, verbose=verbose)
     if not result.ok:
         raise CheckFailed(module.run_failure(result))
 
 
 def chart_folder_meant(path: Path, config: Any) -> str:
-    """What to give for a missing CHART_DIR: ``"; did you mean helm/kserve-resources?"`` when it is named
-    (nearly) as a synced configured chart (``check-images kserve-resources``, as ``diff`` takes it), else
-    ``"; give one under helm/, e.g. helm/kserve-crd"`` (the synced chart folders' parent, ``here`` when it is
-    the working folder, and the first of them; folders under several parents are listed), else ``"; give a
-    folder holding a Chart.yaml"``."""
-    if config is None:
+    """What to give for a missing CHART_DIR: ``"; did you mean helm/kserve-resources?"`` when named (nearly)
+    as a synced configured chart, else ``"; give one under helm/, e.g. helm/kserve-crd"`` (``here`` for the
+    working folder; several parents are listed one by one), else ``"; give a folder holding a Chart.yaml"``."""
+    folders = {c.name: config.root / c.dest for c in config.charts if c.render is None} if config else {}
+    relative = {name: os.path.relpath(f) for name, f in folders.items() if (f / "Chart.yaml").is_file()}
+    shown = {name: str(folders[name]) if r.startswith("..") else r for name, r in relative.items()}
+    if not shown:
         return "; give a folder holding a Chart.yaml"
-    folders = {c.name: config.root / c.dest for c in config.charts if c.render is None}
-    synced = [name for name, folder in folders.items() if (folder / "Chart.yaml").is_file()]
-    if not synced:
-        return "; give a folder holding a Chart.yaml"
-
-    def shown(folder: Path) -> str:
-        relative = os.path.relpath(folder)
-        return str(folder) if relative.startswith("..") else relative
-
-    name = closest(path.name, synced)
-    if name is not None:
-        return f"; did you mean {shown(folders[name])}?"
-    first = shown(folders[synced[0]])
-    parents = {os.path.dirname(shown(folders[name])) for name in synced}
-    if len(parents) == 1:
-        parent = parents.pop()
-        return f"; give one {f'under {parent}{os.sep}' if parent else 'here'}, e.g. {first}"
-    return f"; give one of {', '.join(shown(folders[name]) for name in synced)}"
+    if (name := closest(path.name, shown)) is not None:
+        return f"; did you mean {shown[name]}?"
+    parents = {os.path.dirname(folder) for folder in shown.values()}
+    if len(parents) > 1:
+        return f"; give one of {', '.join(shown.values())}"
+    parent = parents.pop()
+    return f"; give one {f'under {parent}{os.sep}' if parent else 'here'}, e.g. {next(iter(shown.values()))}"
 
 
 @command(short_help="Show the delta from upstream to the vendored charts.")
@@ -380,7 +354,7 @@ def diff(
     config = load_config_for(ctx)
     with project_guard(ctx, config):
         lock, diffs = workflow.diff(config, fetch_options(ctx), chart, helm, source=source)
-    out = stdout_console()
+    out = console("stdout")
     if json_output:
         listed = {"stat": report.diff_stat(diffs)} if stat else {"files": _diffs_json(diffs)}
         report.print_json(out, {"tag": lock.tag, **listed})
@@ -424,7 +398,7 @@ def patch_verify(
         result = verify_series(config, tag, source, fetch_options(ctx, timeout=timeout, retries=retries), patches)
     if junit is not None:
         write_junit(junit, "patch-verify", report_build.series_cases(result))
-    out = stdout_console()
+    out = console("stdout")
     if json_output:
         report.print_json(out, result.as_json())
     else:
@@ -460,32 +434,30 @@ def versions(
     """
     from gsvendor.report import build as report_build
     from gsvendor.report import console as report
-    from gsvendor.workflows.versions import check as check_versions
-    from gsvendor.workflows.versions import no_dockerfiles
+    from gsvendor.workflows import versions as workflow
 
     config = load_config_for(ctx)
-    nothing = no_dockerfiles(config)  # also validates dockerfiles/pinDockerfile
+    nothing = workflow.no_dockerfiles(config)  # also validates dockerfiles/pinDockerfile
     config.require_outputs()
-    out = stdout_console()
-    if nothing and json_output:
-        report.print_json(out, {"checked": False, "note": nothing, "problems": [], "warnings": []})
-    elif nothing:
-        out.say("[green]ok[/]: {}", nothing)
+    out = console("stdout")
     if nothing:
+        if json_output:
+            report.print_json(out, {"checked": False, "note": nothing, "problems": [], "warnings": []})
+        else:
+            out.say("[green]ok[/]: {}", nothing)
         return
     with project_guard(ctx, config):  # the spinner only while upstream is read, not when the lock answers
-        result = check_versions(config, source, fetch_options(ctx), go=not no_go, progress=partial(show_status, ctx))
+        result = workflow.check(config, source, fetch_options(ctx), go=not no_go, progress=partial(show_status, ctx))
     if json_output:
         report.print_json(out, result.as_json())
     elif check:
         for warning in result.warnings:
             warn(warning)
-    else:
+    else:  # the table names each place: the error lines count them
         report_build.print_versions(out, result)
-        if result.problems:  # the table names each place: the error lines count them
-            raise CheckFailed(*report_build.versions_failures(result))
     if result.problems:
-        raise CheckFailed(*result.problems)
+        table = not (json_output or check)
+        raise CheckFailed(*(report_build.versions_failures(result) if table else result.problems))
     if check and not json_output:
         out.say("[green]ok[/]: {}", report_build.versions_agree(result))
     elif not json_output:
@@ -529,15 +501,13 @@ def generate(
         from gsvendor.report.console import print_json
 
         data = {"check": check, "ok": not failed, "charts": [r.spec.name for r in results]}
-        print_json(stdout_console(), {**data, "stale" if check else "written": stale})
-        if failed:
-            raise typer.Exit(1)
-        return
+        print_json(console("stdout"), {**data, "stale" if check else "written": stale})
+        raise typer.Exit(1 if failed else 0)
     if failed:
         for path in stale:
-            stderr_console().say("stale: {}", path)
+            console("stderr").say("stale: {}", path)
         raise CheckFailed(f"generate --check failed: {len(stale)} generated file(s) out of date; run gsvendor generate")
-    out = stdout_console()
+    out = console("stdout")
     for path in stale:
         out.say("wrote {}", path)
     if not ctx.obj.quiet and not stale:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from gsvendor.cli.app import GLOBAL_OPTIONS, app, exit_interrupted, stderr_console
+from gsvendor.cli.app import GLOBAL_OPTIONS, app, console, exit_interrupted
 from gsvendor.errors import GsvendorError
 
 
@@ -37,44 +37,21 @@ def _command_index(args: list[str]) -> int | None:
     return next((i for i, arg in enumerate(args) if not arg.startswith("-") and not values[i]), None)
 
 
-def _invoked(args: list[str]) -> str | None:
-    """The command ``args`` name when only global options, spelled as listed, stand before it; else
-    ``None`` (``--help`` lists every command; ``-qc FILE`` hides its value from :func:`_command_index`)."""
+def failed_command(exc: Any, args: list[str]) -> str:
+    """The command path (``gsvendor check-images``) whose --help explains the usage error ``exc``: its
+    context's, else (click raises some without one) the command ``args`` name when only global options,
+    spelled as listed, stand before it (``-qc FILE`` hides its value from :func:`_command_index`), else the group."""
+    if getattr(exc, "ctx", None) is not None:
+        return str(exc.ctx.command_path)
     index = _command_index(args)
     i = 0
     while index is not None and i < index:
         name, equals, _ = args[i].partition("=")
         if name not in GLOBAL_OPTIONS or (equals and not GLOBAL_OPTIONS[name]):
-            return None
+            return "gsvendor"
         i += 1 + int(GLOBAL_OPTIONS[name] and not equals)
-    return args[index] if index is not None and i == index else None
-
-
-def only_the_invoked_command(application: Any, args: list[str]) -> Any:
-    """``application`` with only the command ``args`` invoke registered, when they name one; else itself.
-
-    typer builds every registered command's click parameters on each run (~20 ms for nine commands);
-    a run reads only the one invoked. ``args`` as :func:`global_options_first` returns them.
-    """
-    import copy
-
-    name = _invoked(args)
-    chosen = [info for info in application.registered_commands if info.name == name]
-    if name is None or len(chosen) != 1:
-        return application
-    pruned = copy.copy(application)
-    pruned.registered_commands = chosen
-    return pruned
-
-
-def failed_command(exc: Any, args: list[str]) -> str:
-    """The command path (``gsvendor check-images``) whose --help explains the usage error ``exc``: its
-    context's, else (click raises some without one) the command ``args`` invoke, else the group."""
-    ctx = getattr(exc, "ctx", None)
-    if ctx is not None:
-        return str(ctx.command_path)
-    name = _invoked(args)
-    return f"gsvendor {name}" if name in {info.name for info in app.registered_commands} else "gsvendor"
+    named = index is not None and i == index and args[index] in {info.name for info in app.registered_commands}
+    return f"gsvendor {args[index]}" if named else "gsvendor"
 
 
 def flag_value_hint(message: str, args: list[str]) -> str:
@@ -84,13 +61,11 @@ def flag_value_hint(message: str, args: list[str]) -> str:
     import re
 
     extra = re.fullmatch(r"Got unexpected extra argument(?:s|\(s\))? \((.*)\)", message)
-    if extra is None:
-        return message
-    first = extra.group(1).split(" ")[0]
-    for before, word in itertools.pairwise(args):
-        if word == first and before.startswith("-") and before != "--" and "=" not in before:
-            return f"{message}: {before} is a flag and takes no value"
-    return message
+    first = extra.group(1).split(" ")[0] if extra else None
+    flags = [
+        b for b, word in itertools.pairwise(args) if word == first and b.startswith("-") and b != "--" and "=" not in b
+    ]
+    return f"{message}: {flags[0]} is a flag and takes no value" if flags else message
 
 
 def main() -> None:
@@ -111,8 +86,7 @@ def main() -> None:
     sys.stdout = StrippedLines(sys.stdout)  # type: ignore[assignment]
     try:
         args = global_options_first(sys.argv[1:])
-        command = only_the_invoked_command(app, args)
-        code = command(args=args, prog_name="gsvendor", standalone_mode=False)
+        code = app(args=args, prog_name="gsvendor", standalone_mode=False)
     except KeyboardInterrupt:
         exit_interrupted()
     except Exception as exc:
@@ -120,7 +94,7 @@ def main() -> None:
             exit_interrupted()
         # outside a command: --help or --version into a full disk, an empty option (cli.options.text)
         if isinstance(exc, GsvendorError):
-            stderr_console().errors(exc.problems)
+            console("stderr").errors(exc.problems)
             sys.exit(exc.exit_code)
         # click's usage errors (typer's parser): duck-typed, as typer ships its own copy of click
         if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):
@@ -129,7 +103,7 @@ def main() -> None:
             print(exc.format_message())
             sys.exit(0)
         message = flag_value_hint(" ".join(exc.format_message().split()), args)
-        stderr_console().labelled("error:", "red", f"{message} (see: {failed_command(exc, args)} --help)")
+        console("stderr").labelled("error:", "red", f"{message} (see: {failed_command(exc, args)} --help)")
         sys.exit(exc.exit_code)
     if code == 130:  # typer turns a KeyboardInterrupt inside a command into exit code 130
         exit_interrupted()

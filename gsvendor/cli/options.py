@@ -1,6 +1,7 @@
 """The parameters the commands share or declare at length, as ``Annotated`` types, and the parser
 that refuses an option given empty."""
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,21 +18,15 @@ def text(*names: str, metavar: str, help: str, kind: Any = str) -> Any:
     option = names[0]
 
     def parse(value: str) -> str:
-        if kind is Path and value.strip() in ("", "."):
-            raise UsageError(
-                f"{option} is empty or '.'; give a file, or leave it out for the default", key=option, value=value
-            )
-        if not value.strip():
-            raise UsageError(f"{option} is empty; leave it out for the default", key=option, value=value)
+        if value.strip() in (("", ".") if kind is Path else ("",)):
+            problem = "is empty or '.'; give a file, or" if kind is Path else "is empty;"
+            raise UsageError(f"{option} {problem} leave it out for the default", key=option, value=value)
         return value
 
     return Annotated[kind | None, typer.Option(*names, help=help, metavar=metavar, parser=parse)]
 
 
-def source(help: str) -> Any:
-    """``--source``/``-s SOURCE``, an upstream source as ``help`` says."""
-    return text("--source", "-s", metavar="SOURCE", help=help)
-
+source = partial(text, "--source", "-s", metavar="SOURCE")  # an upstream source as help= says
 
 ConfigFile = text(
     "--config",
@@ -49,21 +44,21 @@ CacheDir = text(
 )
 UPSTREAM = "Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
 Source = source(
-    UPSTREAM + "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the GitHub archive of TAG)."
+    help=UPSTREAM + "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the GitHub archive of TAG)."
 )
 PatchSource = source(
-    UPSTREAM
+    help=UPSTREAM
     + "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the configured upstream git URL)."
 )
 LockedSource = source(
-    "Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 must match)."
+    help="Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 must match)."
 )
 GoSource = source(
-    "Read upstream's go.mod from SOURCE (as sync takes it) instead of the lock, which records it "
+    help="Read upstream's go.mod from SOURCE (as sync takes it) instead of the lock, which records it "
     "(no network); a lock without it reads its own source."
 )
 AdoptSource = source(
-    "Upstream source: a .tar.gz, a checkout folder, a tarball URL or a git URL; "
+    help="Upstream source: a .tar.gz, a checkout folder, a tarball URL or a git URL; "
     "with --detect a folder of <name>-<tag>.tar.gz archives or a git URL."
 )
 Tag = text(

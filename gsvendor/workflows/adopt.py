@@ -86,17 +86,11 @@ def _config(
     charts: list[tuple[str, str]],
     overlays: Path,
     settings: GenerateSettings,
-    deleted: dict[str, list[str]] | None = None,
+    deleted: dict[str, list[str]],
 ) -> Config:
-    specs = tuple(
-        ChartSpec(
-            name=name,
-            upstream_path=f"charts/{name}",
-            dest=dest,
-            exclude=tuple(Selector(path=glob.escape(p)) for p in (deleted or {}).get(name, ())),
-        )
-        for name, dest in charts
-    )
+    """The configuration :func:`config_text` writes, reading the overlays from ``overlays``."""
+    excluded = {name: tuple(Selector(path=glob.escape(p)) for p in paths) for name, paths in deleted.items()}
+    specs = tuple(ChartSpec(name, f"charts/{name}", dest, exclude=excluded.get(name, ())) for name, dest in charts)
     return Config(
         path=root / CONFIG_FILE,
         root=root,
@@ -150,13 +144,10 @@ def adopt(
     partial: bool = False,
     dry_run: bool = False,
 ) -> AdoptResult:
-    """Infer and prove the overlays that make upstream ``tag`` at ``source`` into the charts of
-    ``folders`` (default every chart in ``helm/``), and write gsvendor.yaml, overlays/ and the lock;
-    with problems, only with ``partial``.
-
-    Raises :class:`UsageError` (exit 2), before reading anything, when one of those exists without
-    ``force``; :class:`SourceError` for an unreadable source.
-    """
+    """Infer and prove the overlays that make upstream ``tag`` at ``source`` into the charts of ``folders``
+    (default every chart in ``helm/``), and write gsvendor.yaml, overlays/ and the lock (with problems, only
+    when ``partial``). Raises :class:`UsageError` (exit 2), before reading anything, when one of those exists
+    without ``force``; :class:`SourceError` for an unreadable source."""
     from gsvendor.overlays.engine import load_overlays
     from gsvendor.vendoring import lock as lockfile
     from gsvendor.vendoring.plan import build, chart_files, wanted_for
@@ -173,7 +164,7 @@ def adopt(
             existing = sum(len(o.operations) for o in load_overlays(overlays_dir))
     charts = chart_folders(root, folders)
     trees = {name: read_tree(root, dest) for name, dest in charts}
-    probe = _config(root, repository, charts, overlays_dir, GenerateSettings())
+    probe = _config(root, repository, charts, overlays_dir, GenerateSettings(), {})
     snapshot = fetch_upstream(tag, source, wanted_for(probe), options)
     upstream = {spec.name: chart_files(snapshot, spec) for spec in probe.charts}
     settings, generated = _generated(probe, trees)
@@ -205,10 +196,8 @@ def adopt(
         result = AdoptResult(tag, layout, deleted, generated, problems + left, settings, existing, plain=sorted(plain))
         if dry_run or (result.problems and not partial):
             return result
-        lock_bytes = None
-        if not result.problems:
-            location = lockfile.source_location(snapshot.kind, source, root)
-            lock_bytes = lockfile.render(built, location)
+        location = lockfile.source_location(snapshot.kind, source, root)
+        lock_bytes = None if result.problems else lockfile.render(built, location)
         text = config_text(root, repository, charts, deleted, settings)
         _write(root, Path(tmp), stage, text, lock_bytes)
     result.written = True
@@ -225,6 +214,14 @@ def _stage_overlays(stage: Path, layout: list[OverlayFile]) -> None:
             target.write_bytes(data)
 
 
+_DIFFERENCES = {
+    "added": "sync would add it",
+    "generated": "differs from what generate writes (edit its template or .schema.yaml instead)",
+    "removed": "sync would remove it",
+    "changed": "the overlays inferred do not reproduce it",
+}
+
+
 def _differences(built: Any, trees: dict[str, dict[str, bytes]]) -> list[str]:
     """One line per file whose build differs from the tree."""
     from gsvendor.vendoring.compare import statuses
@@ -232,15 +229,8 @@ def _differences(built: Any, trees: dict[str, dict[str, bytes]]) -> list[str]:
     left = []
     for chart in built.charts:
         for path, status in statuses(trees[chart.spec.name], chart.files):
-            if status == "added":
-                what = "sync would add it"
-            elif path in chart.generated:
-                what = "differs from what generate writes (edit its template or .schema.yaml instead)"
-            elif status == "removed":
-                what = "sync would remove it"
-            else:
-                what = "the overlays inferred do not reproduce it"
-            left.append(f"{chart.spec.dest}/{path}: {what}")
+            what = "generated" if status != "added" and path in chart.generated else status
+            left.append(f"{chart.spec.dest}/{path}: {_DIFFERENCES[what]}")
     return left
 
 
@@ -259,12 +249,10 @@ def config_text(
     old_path = root / CONFIG_FILE
     # a link to a file elsewhere (~/.kube/config) is not carried into the project's gsvendor.yaml
     if old_path.is_file() and not leads_outside(old_path, root):
-        try:
+        with contextlib.suppress(Exception):  # unreadable: written afresh
             old = load_yaml_document(old_path, CONFIG_FILE)  # the YAML limits first
             replaced = ("charts", "overlays", "output", "generate", "lock")
             kept = {k: v for k, v in (old or {}).items() if k not in replaced}
-        except Exception:  # unreadable: written afresh
-            pass
     data: dict[str, Any] = {"upstream": kept.pop("upstream", {"repository": repository})}
     data.update({"output": "helm", "overlays": "overlays", "lock": "gsvendor.lock.yaml"})
     entries: list[Any] = []
@@ -326,19 +314,14 @@ ARCHIVE = re.compile(r"^(?P<name>.+?)-(?P<tag>v?\d[0-9A-Za-z.+-]*?)\.(tar\.gz|tg
 
 @dataclass(frozen=True)
 class Match:
-    """How well upstream ``tag`` matches: ``lines`` matched of ``total``, ``identical`` files of ``files``."""
+    """How well upstream ``tag`` at ``source`` matches: ``ratio`` of the lines (0..1), ``identical`` files of
+    ``files``."""
 
     tag: str
     source: str
-    lines: int
-    total: int
+    ratio: float
     identical: int
     files: int
-
-    @property
-    def ratio(self) -> float:
-        """Matched lines as a fraction of all lines (0..1)."""
-        return self.lines / self.total if self.total else 0.0
 
 
 def detect(root: Path, source: str, folders: list[Path], options: FetchOptions, newest: int = 10) -> list[Match]:
@@ -394,9 +377,8 @@ def _score(tag: str, source: str, snapshot: UpstreamSnapshot, trees: dict[str, d
         for path in set(tree) | set(upstream):
             mine, theirs = tree.get(path, b""), normalize_whitespace(upstream.get(path, b""))
             files += 1
-            if mine == theirs:
-                identical += 1
+            identical += mine == theirs
             a, b = Counter(mine.splitlines()), Counter(theirs.splitlines())
             lines += sum((a & b).values())
             total += max(sum(a.values()), sum(b.values()))
-    return Match(tag, source, lines, total, identical, files)
+    return Match(tag, source, lines / total if total else 0.0, identical, files)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config, find_config, load_config
 from gsvendor.errors import ConfigError
@@ -36,8 +36,7 @@ def load_optional_config(
     config_path: Path | None, chart_dirs: Sequence[Path], stamps: Path | None = None
 ) -> Config | None:
     """The configuration (``config_path``, which must exist, else the nearest gsvendor.yaml), or ``None``
-    when chart folders are named and no gsvendor.yaml is found. Raises :class:`~gsvendor.errors.ConfigError`.
-    """
+    when chart folders are named and no gsvendor.yaml is found. Raises :class:`~gsvendor.errors.ConfigError`."""
     if config_path is None and chart_dirs:
         try:
             config_path = find_config()
@@ -50,8 +49,7 @@ def render_inputs(
     config: Config | None, chart_dirs: Sequence[Path], helm: str | None
 ) -> tuple[list[ChartTarget], ImagesConfig, str]:
     """The charts to render (``chart_dirs``, default every configured chart's output), the ``images``
-    settings and helm. Raises the domain's errors for helm/ not synced, a missing chart or helm (exit 2).
-    """
+    settings and helm. Raises the domain's errors for helm/ not synced, a missing chart or helm (exit 2)."""
     if not chart_dirs and config is not None:
         vendored = [chart.name for chart in config.charts if chart.render is None]
         if vendored:
@@ -67,28 +65,18 @@ def run(
     *,
     allow: Sequence[str] | None = None,
     helm: str | None = None,
-    resolve: bool = False,
-    compare_upstream: bool = False,
-    jobs: int | None = None,
-    registry_config: Path | None = None,
-    insecure: Sequence[str] | None = None,
+    registry: dict[str, Any] | None = None,
     progress: Progress = no_progress,
 ) -> ImagesRun:
     """Render and judge every chart (as :func:`render_inputs`), ``allow`` replacing the configured
-    prefixes. Raises the domain's errors for a missing chart, helm or registry configuration (exit 2)."""
+    prefixes; ``registry``: the keyword arguments of :func:`gsvendor.images.resolve.cli_options`. Raises
+    the domain's errors for a missing chart, helm or registry configuration (exit 2)."""
     charts, settings, helm_path = render_inputs(config, chart_dirs, helm)
     options = None
-    if resolve or compare_upstream or jobs is not None or registry_config is not None or insecure:
+    if registry and any(registry.values()):  # the registry client loads only for a registry option
         from gsvendor.images.resolve import cli_options  # it checks these options (they need --resolve)
 
-        options = cli_options(
-            config,
-            resolve=resolve,
-            compare_upstream=compare_upstream,
-            jobs=jobs,
-            registry_config=registry_config,
-            insecure=list(insecure) if insecure is not None else None,
-        )
+        options = cli_options(config, **registry)
     with progress(f"rendering {len(charts)} chart(s)"):
         result = check_images(charts, settings, helm_path, allow=allow)
     resolved = None

@@ -43,16 +43,13 @@ def run(
 ) -> ManifestsRun:
     """Render ``chart_dirs`` (as check-images) and check them; with ``images`` judge the image references
     too. Raises :class:`~gsvendor.errors.UsageError` for ``allow`` without ``images``, and the domain's
-    errors for a missing chart, helm or a bad configuration (all exit 2).
-    """
+    errors for a missing chart, helm or a bad configuration (all exit 2)."""
     if allow is not None and not images:
         raise UsageError("--allow needs --images (it is check-images' policy)")
     charts, settings, helm_path = render_inputs(config, chart_dirs, helm)
     policy = label_policy(config)
     warm_up()
-    consumers = {CONSUMER: parse_rendered}
-    if images:
-        consumers["images"] = images_consumer(settings, allow)
+    consumers = {CONSUMER: parse_rendered} | ({"images": images_consumer(settings, allow)} if images else {})
     with progress(f"rendering {len(charts)} chart(s)"):
         rendering = render_charts(charts, settings, helm_path, consumers)
     with progress("validating against the CRDs"):

@@ -30,8 +30,7 @@ class ChartGeneration:
 
 def plan(config: Config, charts: list[str] | None = None) -> list[ChartGeneration]:
     """Regenerate the charts (``charts``, default all) from the disk, writing nothing. Raises
-    :class:`~gsvendor.errors.ConfigError` for an unknown chart, ``NotSyncedError`` for a missing folder.
-    """
+    :class:`~gsvendor.errors.ConfigError` for an unknown chart, ``NotSyncedError`` for a missing folder."""
     specs = [config.chart(name) for name in dict.fromkeys(charts)] if charts else list(config.charts)
     config.require_outputs([spec.name for spec in specs])
     refuse_unemulated(config)
@@ -49,13 +48,10 @@ def plan(config: Config, charts: list[str] | None = None) -> list[ChartGeneratio
             )
         except GsvendorError as exc:
             raise type(exc)(f"{spec.dest}: {exc}") from None
-        desired = {}
-        for path in generated_paths(files, generated):
-            # sync writes files after pre-commit's whitespace fixes; do the same here
-            data = generated[path] if exact_readme(config, path) else normalize_whitespace(generated[path])
-            if files.get(path) != data:
-                desired[path] = data
-        results.append(ChartGeneration(spec, desired))
+        changed = generated_paths(files, generated)
+        # sync writes files after pre-commit's whitespace fixes; do the same here
+        fixed = {p: generated[p] if exact_readme(config, p) else normalize_whitespace(generated[p]) for p in changed}
+        results.append(ChartGeneration(spec, {p: data for p, data in fixed.items() if files.get(p) != data}))
     return results
 
 

@@ -15,8 +15,7 @@ from gsvendor.vendoring import journal
 def exclusive(config: Config, timeout: float, say: Callable[[str], None]) -> Iterator[None]:
     """Hold the project lock for the block (waiting ``timeout`` seconds), after finishing an interrupted
     swap; ``say`` gets a line for the user. Raises :class:`~gsvendor.errors.GsvendorError` (exit 2) when
-    the lock is not free in time or the swap cannot be finished or fails :mod:`gsvendor.journal_trust`.
-    """
+    the lock is not free in time or the swap cannot be finished or fails :mod:`gsvendor.journal_trust`."""
     with project_lock(config.lock_path.parent, timeout, say):
         dests = sorted({c.dest for c in config.charts} | {f.dest for f in config.files})
         scope = journal_trust.Scope(tuple(dests), config.lock_path.relative_to(config.root).as_posix())

@@ -50,34 +50,24 @@ def dockerfile_copies(config: Any, patches_dir: str) -> bool | None:
     path = config.root / inputs.pin_dockerfile
     if not path.is_file():
         return None
-    wanted = PurePosixPath(patches_dir)
-    for instruction in dockerfile.read(path, inputs.pin_dockerfile).instructions:
-        # args: the sources, then the destination (the exec form COPY ["src", "dest"] read as JSON)
-        sources = instruction.args[:-1] if instruction.name in ("COPY", "ADD") else []
-        if any(PurePosixPath(source.strip("\"'")) == wanted for source in sources):
-            return True
-    return False
+    copies = [i for i in dockerfile.read(path, inputs.pin_dockerfile).instructions if i.name in ("COPY", "ADD")]
+    # args: the sources, then the destination (the exec form COPY ["src", "dest"] read as JSON)
+    return any(
+        PurePosixPath(source.strip("\"'")) == PurePosixPath(patches_dir) for i in copies for source in i.args[:-1]
+    )
 
 
 def verify_series(
-    config: Any,
-    tag: str | None,
-    source: str | None,
-    options: Any,
-    patches_dir: Path | None = None,
+    config: Any, tag: str | None, source: str | None, options: Any, patches_dir: Path | None = None
 ) -> SeriesReport:
     """Check the patch series (``patches_dir``, default the configured one) against upstream ``tag``
     (default: the pin Dockerfile's KSERVE_VERSION) read from ``source`` (default the tag's archive in
     ``$GSVENDOR_UPSTREAM_DIR`` when there, else the configured git URL): only the files the patches touch.
-
     Raises :class:`ConfigError` (no pin, no series folder), :class:`SourceError` (unreadable source,
-    unknown tag) and :class:`ToolError` (no git), all exit 2.
-    """
+    unknown tag) and :class:`ToolError` (no git), all exit 2."""
     inputs = build_inputs(config)
-    if patches_dir is None:
-        folder, label = config.root / inputs.patches, inputs.patches
-    else:
-        folder, label = patches_dir, str(patches_dir)
+    label = inputs.patches if patches_dir is None else str(patches_dir)
+    folder = config.root / inputs.patches if patches_dir is None else patches_dir
     given = tag is not None
     if tag is None:
         tag = pinned_tag(config, "--tag TAG")

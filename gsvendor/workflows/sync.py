@@ -74,13 +74,6 @@ def pin_warning(config: Config, tag: str) -> str | None:
     )
 
 
-def fetch(
-    config: Config, tag: str, source: str, options: FetchOptions, expected_sha256: str | None = None
-) -> UpstreamSnapshot:
-    """Read the files sync needs from ``source`` at ``tag``."""
-    return fetch_upstream(tag, source, wanted_for(config), options, expected_sha256=expected_sha256)
-
-
 def read_lock_if_any(config: Config) -> lockfile.Lock | None:
     """The lock file when present; a malformed one is an error, a missing one is ``None``."""
     return lockfile.read(config.lock_path, config.stamps) if config.lock_path.exists() else None
@@ -97,19 +90,17 @@ def sync(
     helm: str | None,
     on_commit: Callable[[str | None], None],
 ) -> SyncResult:
-    """Vendor ``tag`` into the configured destinations with the overlays, atomically.
-
-    ``on_commit`` gets the hand edits' backup folder (project-relative, or ``None``) once the swap
-    passed its point of no return. Raises :class:`HandEditError` (exit 1) naming hand-edited files
-    unless ``force``; source, overlay and definition errors propagate with nothing written.
-    """
+    """Vendor ``tag`` into the configured destinations with the overlays, atomically. ``on_commit`` gets the
+    hand edits' backup folder (project-relative, or ``None``) once the swap passed its point of no return.
+    Raises :class:`HandEditError` (exit 1) naming hand-edited files unless ``force``; source, overlay and
+    definition errors propagate with nothing written."""
     check_tag_syntax(tag)
     config.check_tag(tag)
     overlays = load_overlays(config.overlays_dir, config.stamps)
     previous = read_lock_if_any(config)
     # else the tag's archive in $GSVENDOR_UPSTREAM_DIR when there, else the configured archive URL (GitHub's)
     source = source or local_archive(config.repository, tag) or config.archive_url_for(tag)
-    snapshot = fetch(config, tag, source, options)
+    snapshot = fetch_upstream(tag, source, wanted_for(config), options)
     result = _build(config, snapshot, overlays, helm)
     output = result.output()
     lock_bytes = lockfile.render(result, lockfile.source_location(snapshot.kind, source, config.root))
@@ -137,23 +128,18 @@ def sync(
 def _rebuild_from_lock(
     config: Config, options: FetchOptions, helm: str | None, source: str | None = None, *, remedy: str = ""
 ) -> tuple[lockfile.Lock, Build]:
-    """Rebuild the locked tag from the lock's source, or from ``source`` (the same bytes elsewhere).
-
-    ``remedy``: what to do when the lock's local source is missing (``{tag}``: the lock's tag).
-    """
+    """Rebuild the locked tag from the lock's source, or from ``source`` (the same bytes elsewhere);
+    ``remedy``: what to do when the lock's local source is missing (``{tag}``: the lock's tag)."""
     lock = lockfile.read(config.lock_path, config.stamps)
     local = lock.local_source(config.root)
     if source is None and local is not None and not local.exists():
         todo = remedy or "give the same upstream {tag} with --source (its sha256 must be the lock's)"
         missing = f"{config.lock_path.name}: the locked source {lock.location} does not exist here"
         raise UsageError(f"{missing}; {todo.format(tag=lock.tag)}")
-    snapshot = fetch(config, lock.tag, source or lock.source_for(config.root), options, expected_sha256=lock.sha256)
-    if (
-        source is not None
-        and lock.sha256
-        and not snapshot.sha256
-        and not (lock.commit and snapshot.commit == lock.commit)
-    ):
+    location = source or lock.source_for(config.root)
+    snapshot = fetch_upstream(lock.tag, location, wanted_for(config), options, expected_sha256=lock.sha256)
+    same_commit = lock.commit and snapshot.commit == lock.commit
+    if source is not None and lock.sha256 and not snapshot.sha256 and not same_commit:
         raise UsageError(
             f"--source {source}: a {snapshot.kind} has no archive sha256 to compare with the lock's "
             f"{lock.sha256[:12]}…; give the archive itself (a .tar.gz or its URL)"
@@ -179,13 +165,9 @@ def _build(
 def verify(
     config: Config, options: FetchOptions, helm: str | None = None, source: str | None = None
 ) -> tuple[lockfile.Lock, list[FileDiff]]:
-    """Rebuild the lock's tag (from ``source`` when given, checked against the lock's sha256) and
-    compare it with the disk: the lock and the diffs from expected (``a/``) to disk (``b/``), empty
-    when the output is exactly upstream plus the overlays.
-
-    A link or special file in the output is a difference even when its target holds the expected
-    bytes: content comparison misses it, helm packages what it points to, and sync refuses to overwrite it.
-    """
+    """The lock and the diffs from its tag rebuilt (from ``source`` when given, checked against the lock's
+    sha256) to the disk, none when the output is upstream plus the overlays. A link or special file in the
+    output differs even when its target holds the expected bytes: helm packages it, sync refuses it."""
     config.require_outputs()
     lock, result = _rebuild_from_lock(config, options, helm, source)
     output = result.output()
@@ -203,25 +185,18 @@ def verify(
 
 
 def diff(
-    config: Config,
-    options: FetchOptions,
-    chart: str | None = None,
-    helm: str | None = None,
-    source: str | None = None,
+    config: Config, options: FetchOptions, chart: str | None = None, helm: str | None = None, source: str | None = None
 ) -> tuple[lockfile.Lock, list[FileDiff]]:
     """The lock and the delta from upstream (``a/``, the lock's tag rebuilt as :func:`verify` does) to
     the disk (``b/``) per file, of ``chart`` or all; a rendered chart's upstream is its rendering without
-    overlays. Raises :class:`~gsvendor.errors.LockError` without a lock, ``ConfigError`` for an unknown chart.
-    """
+    overlays. Raises :class:`~gsvendor.errors.LockError` without a lock, ``ConfigError`` for an unknown chart."""
     names = {config.chart(chart).name} if chart else {c.name for c in config.charts}
     config.require_outputs(sorted(names) if chart else None)
     lock, result = _rebuild_from_lock(config, options, helm, source)
     labels = ("upstream", "vendored")
     dests = [c.spec.dest for c in result.charts]
     diffs = []
-    for built in result.charts:
-        if built.spec.name not in names:
-            continue
+    for built in (c for c in result.charts if c.spec.name in names):
         on_disk = read_tree(config.root, built.spec.dest)
         if dests.count(built.spec.dest) > 1:  # a folder several charts write: only this chart's files
             on_disk = {p: d for p, d in on_disk.items() if p in built.files or p in built.upstream}
@@ -276,16 +251,6 @@ def _file_diff(dest: str, was: bytes | None, now: bytes | None, labels: tuple[st
     return [FileDiff(dest, status, unified(dest, was, now, labels))]
 
 
-@dataclass
-class Reviewed:
-    """A sync's ``result`` with, when asked and the lock's tag could be rebuilt, the ``upgrade``
-    report's data and the unified ``diffs`` from the lock's tag."""
-
-    result: SyncResult
-    upgrade: Upgrade | None = None
-    diffs: list[FileDiff] | None = None
-
-
 def sync_reviewed(
     config: Config,
     tag: str | None,
@@ -303,18 +268,15 @@ def sync_reviewed(
     progress: Progress,
     note: Callable[[str], None],
     warn: Callable[[str], None],
-    present: Callable[[Reviewed], None],
+    present: Callable[[SyncResult, Upgrade | None, list[FileDiff] | None], None],
 ) -> None:
-    """``gsvendor sync``: :func:`sync` of ``tag`` (default: the pin Dockerfile's) inside ``guard`` (the
-    project lock), then ``present`` of the outcome.
-
-    The upgrade review from the lock's tag: ``report`` (``--report`` or ``--patch-report``, listing
-    ``patch_report``), ``show_diff`` (``--diff``), or ``automatic`` (a dry run's plan: only when the
-    lock is at another tag; when its rebuild fails, ``note`` says why and the sync goes on). ``warn``
-    gets :func:`pin_warning`. A signal after the swap's point of no return, also while presenting,
-    raises :func:`~gsvendor.vendoring.journal.interrupted_after`. Raises :class:`UsageError` for a bad
-    ``patch_report``, and what :func:`sync` and :func:`locked_build` raise.
-    """
+    """``gsvendor sync``: :func:`sync` of ``tag`` (default: the pin Dockerfile's; else ``warn`` gets
+    :func:`pin_warning`) inside ``guard``, then ``present`` of the result, the upgrade and the diffs from the
+    lock's tag (each ``None`` unless made and the lock's tag rebuilt). The review from the lock's tag is made for
+    ``report`` (listing ``patch_report``) or ``show_diff``, or ``automatic``ally when the lock is at another
+    tag (a failed rebuild is a ``note``). A signal after the swap's point of no return raises
+    :func:`~gsvendor.vendoring.journal.interrupted_after`; errors are :func:`read_patch_report`'s,
+    :func:`sync`'s and :func:`locked_build`'s."""
     if tag is None:
         from gsvendor.controller_images.versions import pinned_tag
 
@@ -324,8 +286,7 @@ def sync_reviewed(
     patches = read_patch_report(patch_report, tag) if patch_report is not None else None
     asked = report or show_diff
     automatic = automatic and config.lock_path.is_file()
-    # the swap passed its point of no return (its backup folder): a later signal says so
-    committed: list[str | None] = []
+    committed: list[str | None] = []  # the backup folder, once the swap passed its point of no return
     try:
         with guard:
             old = None
@@ -344,13 +305,11 @@ def sync_reviewed(
                 result = sync(
                     config, tag, source, options, dry_run=dry_run, force=force, helm=helm, on_commit=committed.append
                 )
-        reviewed = Reviewed(result)
-        if old is not None:
-            reviewed.diffs = upgrade_diffs(old, result.build) if show_diff else None
-            if report or automatic:
-                with progress("comparing the builds for the upgrade report"):
-                    reviewed.upgrade = upgrade(config, old, result.build, patches)
-        present(reviewed)
+        review = None
+        if old is not None and (report or automatic):
+            with progress("comparing the builds for the upgrade report"):
+                review = upgrade(config, old, result.build, patches)
+        present(result, review, upgrade_diffs(old, result.build) if old is not None and show_diff else None)
     except KeyboardInterrupt as exc:
         if committed and not isinstance(exc, Interrupted):
             raise interrupted_after(tag, committed[0]) from None
@@ -367,17 +326,13 @@ def sync_reviewed(
 
 def read_patch_report(path: Path, tag: str) -> dict[str, Any]:
     """``gsvendor patch-verify --json`` output for ``tag`` at ``path``: its report, or its error document
-    (``{"ok": false, "error": …}``), which the upgrade report shows as a series not judged.
-
-    Raises :class:`UsageError` (exit 2) naming ``--patch-report`` when it is unreadable, not that
-    JSON, or the series was checked against another tag.
-    """
+    (``{"ok": false, "error": …}``: a series not judged). Raises :class:`UsageError` (exit 2) naming
+    ``--patch-report`` when it is unreadable, not that JSON, or checked against another tag."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UsageError(f"--patch-report: {path}: cannot read: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"--patch-report: {path}: cannot read: {' '.join(str(exc).split())[:200]}") from None
+    except (OSError, ValueError) as exc:  # a UnicodeDecodeError is a ValueError
+        detail = (exc.strerror or exc) if isinstance(exc, OSError) else " ".join(str(exc).split())[:200]
+        raise UsageError(f"--patch-report: {path}: cannot read: {detail}") from None
     if isinstance(data, dict) and data.get("ok") is False and isinstance(data.get("error"), dict):
         return {"tag": tag, "error": data["error"]}
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):

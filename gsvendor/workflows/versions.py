@@ -26,8 +26,7 @@ def check(
 ) -> VersionsReport:
     """The report of the pin, every place and (with ``go``) the Go builders; ``progress`` wraps reading
     upstream's go.mod. Raises :class:`ConfigError` without a usable pin (exit 2) and
-    :class:`~gsvendor.errors.SourceError` when go.mod cannot be read.
-    """
+    :class:`~gsvendor.errors.SourceError` when go.mod cannot be read."""
     pin = read_pin(config)
     report = VersionsReport(pin=pin, places=version_places(config, pin))
     if pin.renovate is None:
@@ -41,21 +40,17 @@ def check(
         return report
     if not go:
         return report
-    if source is None and lock is not None and lock.go_mod is not None:
-        report.go_mod, report.go_source = GoMod(*lock.go_mod), lock.location
-        report.go_from_lock = True
-    elif source is None and lock is None:
+    if source is None and lock is None:
         report.notes.append("Go builders not checked: not synced yet (run gsvendor sync, or give --source)")
         return report
-    else:  # from --source, else the lock's source at the pin (its sha256 checked)
-        location, sha = source, None
-        if not source and lock is not None and lock.tag == pin.value:
-            location, sha = lock.source_for(config.root), lock.sha256
+    if source is None and lock is not None and lock.go_mod is not None:
+        report.go_mod, report.go_source, report.go_from_lock = GoMod(*lock.go_mod), lock.location, True
+    else:  # from --source, else the lock's source (at the pin: checked above) and its sha256
+        location, sha = (source, None) if source or lock is None else (lock.source_for(config.root), lock.sha256)
         location = location or config.archive_url_for(pin.value)
         with progress("reading upstream go.mod"):
             snapshot = fetch_upstream(pin.value, location, Wanted(files=("go.mod",)), options, expected_sha256=sha)
-        data = snapshot.files.get("go.mod")
-        if data is None:
+        if (data := snapshot.files.get("go.mod")) is None:
             raise SourceError(f"{location}: upstream {pin.value} has no go.mod")
         report.go_mod, report.go_source = GoMod(*go_directives(data.decode("utf-8", "replace"))), location
     report.builders = go_builders(config, report.go_mod)

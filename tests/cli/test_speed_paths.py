@@ -433,41 +433,6 @@ def test_generate_parses_values_yaml_once_and_writes_what_two_parses_write(monke
     assert b"| replicas | int | `1` | replicas of the controller |" in shared["README.md"]
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["sync", "--help"],
-        ["verify", "-h"],
-        ["check-images", "--help"],
-        ["sync", "--timeout", "x"],  # a usage error names the option as the full app does
-        ["-q", "generate", "--nope"],
-        ["diff", "a", "b", "c"],
-    ],
-)
-def test_the_app_pruned_to_the_invoked_command_reads_args_as_the_whole_app(args: list[str]) -> None:
-    """Only the invoked command's parameters are built; help, usage errors and exit codes stay the same."""
-    from typer.testing import CliRunner
-
-    from gsvendor.cli.app import app
-    from gsvendor.cli.main import only_the_invoked_command
-
-    pruned = only_the_invoked_command(app, args)
-    assert pruned is not app and len(pruned.registered_commands) == 1
-    assert len(app.registered_commands) > 1  # the app itself is left as it was
-    whole, part = CliRunner().invoke(app, args), CliRunner().invoke(pruned, args)
-    assert (part.exit_code, part.output) == (whole.exit_code, whole.output)
-    assert whole.exit_code in (0, 2) and whole.output
-
-
-@pytest.mark.parametrize("args", [[], ["--help"], ["nosuch"], ["--config", "sync"], ["-c", "x.yaml"]])
-def test_the_app_is_not_pruned_without_a_command_name(args: list[str]) -> None:
-    """``gsvendor --help`` lists every command; an unknown name or an option's value prunes nothing."""
-    from gsvendor.cli.app import app
-    from gsvendor.cli.main import only_the_invoked_command
-
-    assert only_the_invoked_command(app, args) is app
-
-
 @settings(max_examples=500, deadline=None)
 @given(WHITESPACE_BYTES)
 def test_whitespace_normalisation_is_idempotent(parts: list[bytes]) -> None:
