@@ -5,7 +5,6 @@ policy (``manifests.labels``). The renders are check-images', each split by :fun
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -14,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from gsvendor.errors import ConfigError
 from gsvendor.images.documents import CONTENT, CRD_KIND, source_of
-from gsvendor.manifests.crds import CRD, CRDError, CRDSet, chart_file_crds, load_yaml
+from gsvendor.manifests.crds import CRD, CRDError, CRDSet, chart_file_crds
 from gsvendor.manifests.schema import Violation, check
 from gsvendor.yamlio import YamlLimitError, load_all_safe
 
@@ -47,77 +46,22 @@ def label_policy(config: Config | None) -> LabelPolicy:
     return LabelPolicy(required=required, fail=bool(section.get("fail", False)))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Obj:
-    """A rendered object, its ``data`` parsed from ``text`` only when read (most objects are never validated)."""
+    """A rendered object: its header fields, its ``labels`` keys and its parsed YAML ``data`` (a CRD's up to
+    ``spec``)."""
 
     kind: str
     api_version: str
     name: str
-    labels: Mapping[str, Any]
+    labels: set[str]
     source: str | None
-    text: str = field(default="", repr=False)
-    parsed: Any = field(default=None, repr=False)
-
-    @property
-    def data(self) -> Any:
-        """The object as parsed YAML (:func:`gsvendor.yamlio.load_all_safe`)."""
-        if self.parsed is None:
-            self.parsed = next((d for d in load_all_safe(self.text) if isinstance(d, dict)), {})
-        return self.parsed
+    data: dict[str, Any] = field(repr=False)
 
     @property
     def label(self) -> str:
         """``LLMInferenceServiceConfig/kserve-config-llm-template``."""
         return f"{self.kind}/{self.name}"
-
-
-_TOP = re.compile(r"^(kind|apiVersion):[ \t]*(.*?)[ \t]*$", re.M)
-_META = re.compile(r"^metadata:[ \t]*\n((?:[ \t]+\S.*\n?|[ \t]*\n)*)", re.M)
-_PAIR = re.compile(r"""([A-Za-z0-9_./-]+|"[^"\\]*"|'[^']*'):(?:[ \t]+(.*?))?[ \t]*""")
-_SIMPLE = re.compile(r"""[A-Za-z0-9_./-]*|"[^"\\]*"|'[^']*'""")
-
-
-def read_header(chunk: str) -> tuple[str, str, str, dict[str, str]] | None:
-    """``(kind, apiVersion, metadata.name, metadata.labels)`` read from a document's text, or ``None`` when its
-    layout is not the plain one helm's templates write (then the caller parses it)."""
-    found = _TOP.findall(chunk)
-    top = dict(found)
-    meta = _META.search(chunk)
-    if len(found) != 2 or len(top) != 2 or not meta:
-        return None
-    lines = [line for line in meta.group(1).splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    base = len(lines[0]) - len(lines[0].lstrip(" ")) if lines else 0
-    name, labels, inside = "", {}, None
-    for line in lines:
-        indent = len(line) - len(line.lstrip(" "))
-        match = _PAIR.fullmatch(line.strip())
-        if indent == base:
-            inside = None
-            if not match:
-                return None
-            key, value = match.group(1), match.group(2) or ""
-            if key == "name":
-                name = value
-            elif key == "labels":
-                if value not in ("", "{}"):
-                    return None
-                inside = -1
-        elif inside is not None:
-            if inside == -1:
-                inside = indent
-            if indent != inside or not match or not _SIMPLE.fullmatch(match.group(2) or ""):
-                return None
-            labels[_unquote(match.group(1))] = _unquote(match.group(2) or "")
-    values = (top["kind"], top["apiVersion"], name)
-    if not all(values) or not all(_SIMPLE.fullmatch(v) for v in values):
-        return None
-    kind, api_version, name = (_unquote(v) for v in values)
-    return kind, api_version, name, labels
-
-
-def _unquote(text: str) -> str:
-    return text[1:-1] if len(text) > 1 and text[0] == text[-1] and text[0] in "'\"" else text
 
 
 @dataclass
@@ -130,8 +74,8 @@ class Parsed:
 
 
 def parse_rendered(rendered: RenderedVariant) -> Parsed:
-    """The check-manifests consumer of :func:`gsvendor.images.render.render_charts`: every document's header
-    (:func:`read_header`), the document parsed only when validated (CRDs are megabytes)."""
+    """The check-manifests consumer of :func:`gsvendor.images.render.render_charts`: every document parsed, a CRD
+    only up to its ``spec`` (CRDs are megabytes: their schemas are read from ``crds``)."""
     from ruamel.yaml.error import YAMLError
 
     parsed, prefix = Parsed(), f"{rendered.chart.name}/"
@@ -143,14 +87,10 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
         head = chunk
         if CRD_KIND.search(chunk):
             parsed.crds.append((where, chunk))
-            spec = chunk.find("\nspec:")  # a CRD's header precedes its megabytes of schema
+            spec = chunk.find("\nspec:")
             head = chunk[:spec] if spec > 0 else chunk
-        if (header := read_header(head)) is not None:
-            parsed.objects.append(Obj(*header, where, chunk))
-            continue
-        try:  # an unusual CRD header: the fast loader, not megabytes through libyaml
-            loaded = [load_yaml(chunk)] if head is not chunk else load_all_safe(chunk, where)
-            documents = [dict(d) for d in loaded if isinstance(d, Mapping)]
+        try:
+            documents = [dict(d) for d in load_all_safe(head, where) if isinstance(d, Mapping)]
         except (YamlLimitError, YAMLError, ValueError) as exc:  # a limit's message names the document already
             why = str(exc) if isinstance(exc, YamlLimitError) else f"{where}: not YAML: {' '.join(str(exc).split())}"
             parsed.unreadable.append(why)
@@ -158,9 +98,11 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
         for document in documents:
             metadata = document.get("metadata") if isinstance(document.get("metadata"), Mapping) else {}
             labels = metadata.get("labels") if isinstance(metadata.get("labels"), Mapping) else {}
+            # the API server's YAML reads a key true or 2 as the label key "true" or "2"
+            keys = {key if isinstance(key, str) else json.dumps(key, default=str) for key in labels}
             kind, api_version = (str(document.get(key) or "") for key in ("kind", "apiVersion"))
             name = str(metadata.get("name") or "?")
-            parsed.objects.append(Obj(kind, api_version, name, labels, where, parsed=document))
+            parsed.objects.append(Obj(kind, api_version, name, keys, where, document))
     return parsed
 
 

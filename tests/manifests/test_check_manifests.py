@@ -364,27 +364,24 @@ def test_fast_loader_equals_ruamel_on_every_rendered_and_file_crd(synced: Path, 
     assert fast >= 10  # the controller-gen CRDs take the fast path
 
 
-def test_headers_read_from_text_equal_the_parsed_documents(synced: Path, helm: str) -> None:
-    from ruamel.yaml import YAML
+def test_objects_read_label_keys_as_the_api_server_does_and_crds_only_to_their_spec(tmp_path: Path) -> None:
+    from gsvendor.images.render import RenderedVariant
+    from gsvendor.images.variants import ChartTarget, Variant
+    from gsvendor.manifests.check import parse_rendered
 
-    from gsvendor.images.documents import split_documents
-    from gsvendor.images.render import template
-    from gsvendor.manifests.check import read_header
-
-    read = 0
-    for chart, sets in (("kserve-resources", []), ("kserve-runtime-configs", ["kserve.llmisvcConfigs.enabled=true"])):
-        rendered = template(helm, synced / "helm" / chart, set_values=sets)
-        for chunk in split_documents(rendered.manifests):
-            documents = [d for d in YAML(typ="safe").load_all(chunk) if isinstance(d, dict)]
-            header = read_header(chunk)
-            if not documents or header is None:
-                continue
-            meta = documents[0]["metadata"]
-            labels = {k: str(v) for k, v in (meta.get("labels") or {}).items()}
-            assert header == (documents[0]["kind"], documents[0]["apiVersion"], meta["name"], labels)
-            read += 1
-    assert read >= 20
-    assert read_header("kind: X\napiVersion: v1\nmetadata:\n  name: n\n  labels: {a: b}\n") is None  # parsed instead
+    manifests = (
+        "---\n# Source: c/templates/a.yaml\nkind: ConfigMap\napiVersion: v1\n"
+        "metadata:\n  name: a\n  labels: {true: x, 2: y, app: z}\n"
+        "---\n# Source: c/templates/crd.yaml\napiVersion: apiextensions.k8s.io/v1\n"
+        "kind: CustomResourceDefinition\nmetadata:\n  name: xs.x.io\nspec:\n  group: [unclosed\n"
+    )
+    chart = ChartTarget("c", tmp_path, "c")
+    parsed = parse_rendered(RenderedVariant(chart, Variant("default"), manifests))
+    assert [(o.label, o.labels, o.source) for o in parsed.objects] == [
+        ("ConfigMap/a", {"true", "2", "app"}, "c/templates/a.yaml"),
+        ("CustomResourceDefinition/xs.x.io", set(), "c/templates/crd.yaml"),
+    ]
+    assert [source for source, _ in parsed.crds] == ["c/templates/crd.yaml"] and parsed.unreadable == []
 
 
 @pytest.mark.parametrize(
