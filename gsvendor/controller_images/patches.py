@@ -208,25 +208,17 @@ def _hunk_failure(name: str, hunk: Hunk, lines: list[str]) -> HunkFailure:
     start, found = locate(lines, expected, hunk.old_start - 1)
     window = lines[start : start + max(len(expected), 1)]
     # its result is in the file as consecutive lines (lines hold no line feed)
-    done = (
-        bool(hunk.after) and hunk.after != expected and "\n".join(["", *hunk.after, ""]) in "\n".join(["", *lines, ""])
-    )
-    reason = f"hunk {hunk.number} ({gitcmd.readable(hunk.header)}) does not apply"
+    result, text = ("\n".join(["", *part, ""]) for part in (hunk.after, lines))
+    done = bool(hunk.after) and hunk.after != expected and result in text
+    header = gitcmd.readable(hunk.header)
+    reason = f"hunk {hunk.number} ({header}) does not apply"
     if done:
         reason += "; its result is already upstream"
     elif not found and expected:
         reason += f"; none of its lines occur in upstream's file ({len(lines)} lines)"
-    return HunkFailure(
-        file=name,
-        hunk=hunk.number,
-        header=gitcmd.readable(hunk.header),
-        reason=reason,
-        expected_line=hunk.old_start,
-        expected=tuple(gitcmd.readable(line) for line in expected),
-        upstream_line=start + 1 if lines else None,
-        upstream=tuple(gitcmd.readable(line) for line in window),
-        already_upstream=done,
-    )
+    shown, upstream = (tuple(gitcmd.readable(line) for line in part) for part in (expected, window))
+    upstream_line = start + 1 if lines else None
+    return HunkFailure(name, hunk.number, header, reason, hunk.old_start, shown, upstream_line, upstream, done)
 
 
 def _summary(failures: list[HunkFailure]) -> str:
