@@ -25,24 +25,9 @@ class GitTimeout(ToolError):
 
 # git rev-parse --local-env-vars (git 2.39)
 _REPO_VARIABLES = frozenset(
-    {
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-        "GIT_CONFIG",
-        "GIT_CONFIG_PARAMETERS",
-        "GIT_CONFIG_COUNT",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_IMPLICIT_WORK_TREE",
-        "GIT_GRAFT_FILE",
-        "GIT_INDEX_FILE",
-        "GIT_NO_REPLACE_OBJECTS",
-        "GIT_REPLACE_REF_BASE",
-        "GIT_PREFIX",
-        "GIT_INTERNAL_SUPER_PREFIX",
-        "GIT_SHALLOW_FILE",
-        "GIT_COMMON_DIR",
-    }
+    """GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_CONFIG GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT GIT_OBJECT_DIRECTORY GIT_DIR
+    GIT_WORK_TREE GIT_IMPLICIT_WORK_TREE GIT_GRAFT_FILE GIT_INDEX_FILE GIT_NO_REPLACE_OBJECTS GIT_REPLACE_REF_BASE
+    GIT_PREFIX GIT_INTERNAL_SUPER_PREFIX GIT_SHALLOW_FILE GIT_COMMON_DIR""".split()  # noqa: SIM905 (as git lists them)
 )
 
 
@@ -110,11 +95,10 @@ def readable(text: str) -> str:
 
 
 def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL when gsvendor dies (Linux ``prctl(PR_SET_PDEATHSIG)``), so no
-    git outlives it holding the credentials of its URL. Elsewhere a no-op."""
+    """Before exec: SIGKILL when gsvendor dies (Linux only), so no git outlives it holding its URL's credentials."""
     with contextlib.suppress(OSError, AttributeError):
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # prctl(PR_SET_PDEATHSIG = 1, …)
         if os.getppid() == 1:  # the parent already died before the death signal was set
             os._exit(1)

@@ -303,8 +303,7 @@ def apply_overlays(
                 result.skipped.append(f"{overlay.name} {op.label} ({op.crd})")
                 continue
             for name in sorted(crd_variable_names(op.params)):
-                value = crd_variable(name, crd_fields)
-                if value is None:
+                if (value := crd_variable(name, crd_fields)) is None:
                     kind, field_name = name.split(":")[1:]
                     what = f"${{{name}}}: the vendored {kind} CRD has no {field_name}"
                     target = str(op.params.get("file") or op.params.get("glob") or "")
@@ -431,9 +430,7 @@ def _stderr(done: Any) -> str:
 
 
 def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operation, patch: bytes) -> list[str]:
-    """Apply a unified diff (chart-relative paths, ``a/``/``b/`` prefixes allowed) with ``git apply``:
-    :class:`OverlayDefinitionError` for a patch git cannot read (``--numstat``), without a diff or with
-    a path absolute or with ``..``; :class:`OverlayApplyError` when it does not apply."""
+    """Apply a unified diff (chart-relative paths, ``a/``/``b/`` prefixes allowed) with ``git apply``."""
     where = f"overlays/{overlay.path.name}: {op.label}: {op.params['patch']}"
     strip = "-p1" if re.search(rb"^\+\+\+ b/", patch, re.MULTILINE) else "-p0"
     with tempfile.TemporaryDirectory(prefix="gsvendor-patch-") as tmp:
