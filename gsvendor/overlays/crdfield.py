@@ -62,14 +62,12 @@ def values_schema(schema: Any) -> Any:
         return [values_schema(item) for item in schema]
     if not isinstance(schema, Mapping):
         return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if str(key).startswith("x-kubernetes-") or key == "description":
-            continue
-        if key == "properties" and isinstance(value, Mapping):  # field names, not keywords
-            out["properties"] = {str(name): values_schema(field) for name, field in value.items()}
-        else:
-            out[str(key)] = values_schema(value)
+    fields = lambda value: {str(name): values_schema(field) for name, field in value.items()}  # noqa: E731
+    out = {  # properties' keys are field names, not keywords
+        str(key): fields(value) if key == "properties" and isinstance(value, Mapping) else values_schema(value)
+        for key, value in schema.items()
+        if not str(key).startswith("x-kubernetes-") and key != "description"
+    }
     if schema.get("x-kubernetes-int-or-string") and "anyOf" not in out:
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
     if "properties" in out and not schema.get("x-kubernetes-preserve-unknown-fields"):
