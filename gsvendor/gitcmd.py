@@ -1,8 +1,7 @@
-"""git as a child process, run one way by every caller: in its own process group, killed whole (with
-helpers such as ``git-remote-http``) past ``timeout`` or on an interrupt; no prompts; the C locale, whose
-messages callers parse; without the variables a git hook sets to point git at its repository (callers name
-it by ``cwd``). ``isolated`` runs also drop every other ``GIT_*`` variable and the user's and system's git
-configuration (what a clean build sees)."""
+"""git as a child process, run one way by every caller: its own process group, killed whole past ``timeout``
+or on an interrupt; no prompts; the C locale (callers parse its messages); without a git hook's repository
+variables (callers name it by ``cwd``). ``isolated`` runs also drop every other ``GIT_*`` variable and the
+user's and system's git configuration (what a clean build sees)."""
 
 from __future__ import annotations
 
@@ -49,11 +48,10 @@ def run(
     isolated: bool = False,
     track: Callable[[str, int], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``git *args`` in ``cwd`` for at most ``timeout`` seconds; stdout and stderr as text (UTF-8,
-    undecodable bytes kept as surrogates: :func:`readable`); a non-zero exit is the caller's to judge.
-    ``track`` is told ``("+", pid)`` when git started and ``("-", pid)`` when it ended; such a git also
-    gets SIGKILL when gsvendor dies. Raises :class:`ToolError` when git cannot be started,
-    :class:`GitTimeout` when it ran out of time."""
+    """Run ``git *args`` in ``cwd`` for at most ``timeout`` seconds; stdout and stderr as UTF-8 text (other
+    bytes as surrogates: :func:`readable`), a non-zero exit the caller's to judge. ``track`` is told
+    ``("+", pid)`` and ``("-", pid)`` around the run; such a git dies with gsvendor. Raises :class:`ToolError`
+    when git cannot start, :class:`GitTimeout` past ``timeout``."""
     if timeout <= 0:
         raise GitTimeout(args, 0)
     try:

@@ -1,7 +1,6 @@
-"""Conditions on a field of a vendored CRD (an operation's ``crd: {kind: K, field: spec.x, present: false}``,
-a check variant's ``expectFailureWhile``), decided from the CRD, not a version range: ``field`` (dotted, below
-``openAPIV3Schema``) is present when any version of the CRD of ``kind`` declares it; and the values schema
-``${crd:<Kind>:<field>}`` expands to (:func:`values_schema`)."""
+"""Conditions on a field of a vendored CRD (an operation's ``crd: {kind: K, field: spec.x, present: false}``, a
+check variant's ``expectFailureWhile``): ``field`` (dotted, below ``openAPIV3Schema``) is present when any version
+of the CRD of ``kind`` declares it; and the values schema ``${crd:<Kind>:<field>}`` expands to."""
 
 from __future__ import annotations
 

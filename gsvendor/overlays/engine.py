@@ -91,8 +91,7 @@ MATCH_SECONDS = 5.0  # one search over one file; an overlay's pattern over a cha
 
 
 class PatternTimeout(OverlayDefinitionError):
-    """A ``replace`` pattern that did not finish one search in :data:`MATCH_SECONDS` (exit 2: the overlay's
-    pattern is the input at fault, not upstream's text)."""
+    """A ``replace`` pattern over :data:`MATCH_SECONDS` in one search (exit 2: the overlay is at fault)."""
 
 
 @dataclass(frozen=True)
@@ -128,8 +127,7 @@ class Overlay:
 
 @dataclass(frozen=True)
 class AppliedOperation:
-    """What one operation did to one chart: the ``files`` it touched; ``found``: the matches of a
-    ``count: all`` replace (else ``None``)."""
+    """What one operation did to one chart: the ``files`` it touched; ``found``: a ``count: all``'s matches."""
 
     overlay: str
     operation: str

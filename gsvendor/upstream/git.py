@@ -95,8 +95,7 @@ class _Reaper:
             process.wait()
 
     def git(self, *args: str, cwd: str | None = None) -> str:
-        """git's stdout for ``args``, run in the time left, its process group told to the reaper. Raises
-        :class:`SourceError` on failure or timeout, :class:`ToolError` without git."""
+        """git's stdout for ``args`` in the time left; :class:`SourceError` on failure or timeout."""
         rate, window = max(1, int(self.options.min_rate)), max(1, int(self.options.timeout))
         config = ["-c", f"http.lowSpeedLimit={rate}", "-c", f"http.lowSpeedTime={window}", "-c", "protocol.version=2"]
         try:
