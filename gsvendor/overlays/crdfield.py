@@ -98,8 +98,7 @@ def strings(value: Any) -> Iterator[str]:
 
 
 def map_strings(value: Any, change: Callable[[str], str]) -> Any:
-    """A copy of ``value`` (dicts, lists, scalars as loaded from YAML) with ``change`` applied to every
-    string, dict keys included; other scalars as they are."""
+    """A copy of ``value`` (as loaded from YAML) with ``change`` applied to every string, dict keys included."""
     if isinstance(value, dict):
         return {map_strings(k, change): map_strings(v, change) for k, v in value.items()}
     if isinstance(value, list):

@@ -338,14 +338,9 @@ def _text(chart: str, path: str, data: bytes, overlay: Overlay, op: Operation) -
 
 
 def _apply_operation(
-    chart: str,
-    files: dict[str, bytes],
-    overlay: Overlay,
-    op: Operation,
-    params: dict[str, Any],
-    variables: dict[str, str],
+    chart: str, files: dict[str, bytes], overlay: Overlay, op: Operation, params: dict[str, Any], subs: dict[str, str]
 ) -> tuple[list[str], int]:
-    """Apply ``op`` to ``files`` in place: the paths touched and the matches of its ``find``/``anchor``."""
+    """Apply ``op`` (``params`` expanded by ``subs``) to ``files`` in place: the paths touched and the matches."""
     if op.kind == "copy":
         to = params["to"]
         if to.startswith("/") or ".." in to.split("/") or not to.strip("./"):
@@ -354,7 +349,7 @@ def _apply_operation(
             )
         data = params["content"].encode() if "content" in params else overlay.assets[op.params["from"]]
         if "from" in params and params.get("substitute"):
-            data = expand(_text(chart, params["from"], data, overlay, op), variables).encode()
+            data = expand(_text(chart, params["from"], data, overlay, op), subs).encode()
         files[to] = data
         return [to], 0
     if op.kind == "patch":

@@ -1,6 +1,5 @@
-"""Surgical YAML edits: set, merge or delete keys (JSON Pointers, RFC 6901) so that only those lines
-change (a round-trip dump would re-flow the whole file): the text is spliced at the start/end marks
-of the composed ruamel.yaml nodes."""
+"""Surgical YAML edits: set, merge or delete keys (JSON Pointers, RFC 6901) changing only those lines (a dump
+would re-flow the file): the text is spliced at the start/end marks of the composed ruamel.yaml nodes."""
 
 from __future__ import annotations
 

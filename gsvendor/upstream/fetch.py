@@ -22,9 +22,8 @@ from gsvendor.upstream.tarball import read_tarball
 def fetch_upstream(
     tag: str, source: str, wanted: Wanted, options: FetchOptions, *, expected_sha256: str | None = None
 ) -> UpstreamSnapshot:
-    """Read the ``wanted`` files of upstream ``tag`` from ``source`` (path or URL); a URL's archive from the
-    cache when it holds it. Raises :class:`SourceError` for every unreadable, unsafe or mismatching source
-    (an archive not of the lock's ``expected_sha256``)."""
+    """Read the ``wanted`` files of upstream ``tag`` from ``source`` (path or URL; a URL's archive cached). Raises
+    :class:`SourceError` for an unreadable, unsafe or mismatching source (not of the lock's ``expected_sha256``)."""
     kind = classify_source(source)
     if kind == "folder":
         snapshot = read_folder(Path(source), tag, wanted, location=source)

@@ -159,9 +159,8 @@ def _decoded(response: httpx.Response) -> Iterator[bytes]:
 
 
 def download(url: str, tag: str, options: FetchOptions) -> bytes:
-    """Download ``url`` (the tarball of ``tag``); retries 5xx answers, timeouts, too-slow transfers and
-    transport errors with exponential backoff (``options``), not 4xx answers nor a host name that does not
-    resolve. Raises :class:`SourceError`."""
+    """Download ``url`` (the tarball of ``tag``), retrying 5xx answers, timeouts, slow transfers and transport
+    errors (not 4xx nor an unknown host) with exponential backoff (``options``). Raises :class:`SourceError`."""
     import httpx
 
     shown, deadline = public_url(url), time.monotonic() + options.max_time
