@@ -1,8 +1,7 @@
-"""git as a child process, run one way by every caller: in its own process group, killed whole (with
-helpers such as ``git-remote-http``) past ``timeout`` or on an interrupt; no prompts; the C locale, whose
-messages callers parse; without the variables a git hook sets to point git at its repository (callers name
-it by ``cwd``). ``isolated`` runs also drop every other ``GIT_*`` variable and the user's and system's git
-configuration (what a clean build sees)."""
+"""git as a child process, run one way by every caller: its own process group, killed whole past ``timeout``
+or on an interrupt; no prompts; the C locale (callers parse its messages); without a git hook's repository
+variables (callers name it by ``cwd``). ``isolated`` runs also drop every other ``GIT_*`` variable and the
+user's and system's git configuration (what a clean build sees)."""
 
 from __future__ import annotations
 
@@ -25,24 +24,9 @@ class GitTimeout(ToolError):
 
 # git rev-parse --local-env-vars (git 2.39)
 _REPO_VARIABLES = frozenset(
-    {
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-        "GIT_CONFIG",
-        "GIT_CONFIG_PARAMETERS",
-        "GIT_CONFIG_COUNT",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_IMPLICIT_WORK_TREE",
-        "GIT_GRAFT_FILE",
-        "GIT_INDEX_FILE",
-        "GIT_NO_REPLACE_OBJECTS",
-        "GIT_REPLACE_REF_BASE",
-        "GIT_PREFIX",
-        "GIT_INTERNAL_SUPER_PREFIX",
-        "GIT_SHALLOW_FILE",
-        "GIT_COMMON_DIR",
-    }
+    """GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_CONFIG GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT GIT_OBJECT_DIRECTORY GIT_DIR
+    GIT_WORK_TREE GIT_IMPLICIT_WORK_TREE GIT_GRAFT_FILE GIT_INDEX_FILE GIT_NO_REPLACE_OBJECTS GIT_REPLACE_REF_BASE
+    GIT_PREFIX GIT_INTERNAL_SUPER_PREFIX GIT_SHALLOW_FILE GIT_COMMON_DIR""".split()  # noqa: SIM905 (as git lists them)
 )
 
 
@@ -64,11 +48,10 @@ def run(
     isolated: bool = False,
     track: Callable[[str, int], None] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``git *args`` in ``cwd`` for at most ``timeout`` seconds; stdout and stderr as text (UTF-8,
-    undecodable bytes kept as surrogates: :func:`readable`); a non-zero exit is the caller's to judge.
-    ``track`` is told ``("+", pid)`` when git started and ``("-", pid)`` when it ended; such a git also
-    gets SIGKILL when gsvendor dies. Raises :class:`ToolError` when git cannot be started,
-    :class:`GitTimeout` when it ran out of time."""
+    """Run ``git *args`` in ``cwd`` for at most ``timeout`` seconds; stdout and stderr as UTF-8 text (other
+    bytes as surrogates: :func:`readable`), a non-zero exit the caller's to judge. ``track`` is told
+    ``("+", pid)`` and ``("-", pid)`` around the run; such a git dies with gsvendor. Raises :class:`ToolError`
+    when git cannot start, :class:`GitTimeout` past ``timeout``."""
     if timeout <= 0:
         raise GitTimeout(args, 0)
     try:
@@ -110,11 +93,10 @@ def readable(text: str) -> str:
 
 
 def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL when gsvendor dies (Linux ``prctl(PR_SET_PDEATHSIG)``), so no
-    git outlives it holding the credentials of its URL. Elsewhere a no-op."""
+    """Before exec: SIGKILL when gsvendor dies (Linux only), so no git outlives it holding its URL's credentials."""
     with contextlib.suppress(OSError, AttributeError):
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (linux/prctl.h)
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # prctl(PR_SET_PDEATHSIG = 1, …)
         if os.getppid() == 1:  # the parent already died before the death signal was set
             os._exit(1)

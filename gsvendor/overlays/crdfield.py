@@ -1,7 +1,6 @@
-"""Conditions on a field of a vendored CRD (an operation's ``crd: {kind: K, field: spec.x, present: false}``,
-a check variant's ``expectFailureWhile``), decided from the CRD, not a version range: ``field`` (dotted, below
-``openAPIV3Schema``) is present when any version of the CRD of ``kind`` declares it; and the values schema
-``${crd:<Kind>:<field>}`` expands to (:func:`values_schema`)."""
+"""Conditions on a field of a vendored CRD (an operation's ``crd: {kind: K, field: spec.x, present: false}``, a
+check variant's ``expectFailureWhile``): ``field`` (dotted, below ``openAPIV3Schema``) is present when any version
+of the CRD of ``kind`` declares it; and the values schema ``${crd:<Kind>:<field>}`` expands to."""
 
 from __future__ import annotations
 
@@ -62,14 +61,12 @@ def values_schema(schema: Any) -> Any:
         return [values_schema(item) for item in schema]
     if not isinstance(schema, Mapping):
         return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if str(key).startswith("x-kubernetes-") or key == "description":
-            continue
-        if key == "properties" and isinstance(value, Mapping):  # field names, not keywords
-            out["properties"] = {str(name): values_schema(field) for name, field in value.items()}
-        else:
-            out[str(key)] = values_schema(value)
+    fields = lambda value: {str(name): values_schema(field) for name, field in value.items()}  # noqa: E731
+    out = {  # properties' keys are field names, not keywords
+        str(key): fields(value) if key == "properties" and isinstance(value, Mapping) else values_schema(value)
+        for key, value in schema.items()
+        if not str(key).startswith("x-kubernetes-") and key != "description"
+    }
     if schema.get("x-kubernetes-int-or-string") and "anyOf" not in out:
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
     if "properties" in out and not schema.get("x-kubernetes-preserve-unknown-fields"):
@@ -101,8 +98,7 @@ def strings(value: Any) -> Iterator[str]:
 
 
 def map_strings(value: Any, change: Callable[[str], str]) -> Any:
-    """A copy of ``value`` (dicts, lists, scalars as loaded from YAML) with ``change`` applied to every
-    string, dict keys included; other scalars as they are."""
+    """A copy of ``value`` (as loaded from YAML) with ``change`` applied to every string, dict keys included."""
     if isinstance(value, dict):
         return {map_strings(k, change): map_strings(v, change) for k, v in value.items()}
     if isinstance(value, list):

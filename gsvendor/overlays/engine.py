@@ -91,8 +91,7 @@ MATCH_SECONDS = 5.0  # one search over one file; an overlay's pattern over a cha
 
 
 class PatternTimeout(OverlayDefinitionError):
-    """A ``replace`` pattern that did not finish one search in :data:`MATCH_SECONDS` (exit 2: the overlay's
-    pattern is the input at fault, not upstream's text)."""
+    """A ``replace`` pattern over :data:`MATCH_SECONDS` in one search (exit 2: the overlay is at fault)."""
 
 
 @dataclass(frozen=True)
@@ -128,8 +127,7 @@ class Overlay:
 
 @dataclass(frozen=True)
 class AppliedOperation:
-    """What one operation did to one chart: the ``files`` it touched; ``found``: the matches of a
-    ``count: all`` replace (else ``None``)."""
+    """What one operation did to one chart: the ``files`` it touched; ``found``: a ``count: all``'s matches."""
 
     overlay: str
     operation: str
@@ -303,8 +301,7 @@ def apply_overlays(
                 result.skipped.append(f"{overlay.name} {op.label} ({op.crd})")
                 continue
             for name in sorted(crd_variable_names(op.params)):
-                value = crd_variable(name, crd_fields)
-                if value is None:
+                if (value := crd_variable(name, crd_fields)) is None:
                     kind, field_name = name.split(":")[1:]
                     what = f"${{{name}}}: the vendored {kind} CRD has no {field_name}"
                     target = str(op.params.get("file") or op.params.get("glob") or "")
@@ -341,14 +338,9 @@ def _text(chart: str, path: str, data: bytes, overlay: Overlay, op: Operation) -
 
 
 def _apply_operation(
-    chart: str,
-    files: dict[str, bytes],
-    overlay: Overlay,
-    op: Operation,
-    params: dict[str, Any],
-    variables: dict[str, str],
+    chart: str, files: dict[str, bytes], overlay: Overlay, op: Operation, params: dict[str, Any], subs: dict[str, str]
 ) -> tuple[list[str], int]:
-    """Apply ``op`` to ``files`` in place: the paths touched and the matches of its ``find``/``anchor``."""
+    """Apply ``op`` (``params`` expanded by ``subs``) to ``files`` in place: the paths touched and the matches."""
     if op.kind == "copy":
         to = params["to"]
         if to.startswith("/") or ".." in to.split("/") or not to.strip("./"):
@@ -357,7 +349,7 @@ def _apply_operation(
             )
         data = params["content"].encode() if "content" in params else overlay.assets[op.params["from"]]
         if "from" in params and params.get("substitute"):
-            data = expand(_text(chart, params["from"], data, overlay, op), variables).encode()
+            data = expand(_text(chart, params["from"], data, overlay, op), subs).encode()
         files[to] = data
         return [to], 0
     if op.kind == "patch":
@@ -431,9 +423,7 @@ def _stderr(done: Any) -> str:
 
 
 def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Operation, patch: bytes) -> list[str]:
-    """Apply a unified diff (chart-relative paths, ``a/``/``b/`` prefixes allowed) with ``git apply``:
-    :class:`OverlayDefinitionError` for a patch git cannot read (``--numstat``), without a diff or with
-    a path absolute or with ``..``; :class:`OverlayApplyError` when it does not apply."""
+    """Apply a unified diff (chart-relative paths, ``a/``/``b/`` prefixes allowed) with ``git apply``."""
     where = f"overlays/{overlay.path.name}: {op.label}: {op.params['patch']}"
     strip = "-p1" if re.search(rb"^\+\+\+ b/", patch, re.MULTILINE) else "-p0"
     with tempfile.TemporaryDirectory(prefix="gsvendor-patch-") as tmp:

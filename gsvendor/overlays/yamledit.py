@@ -1,13 +1,11 @@
-"""Surgical YAML edits: set, merge or delete keys (JSON Pointers, RFC 6901) so that only those lines
-change (a round-trip dump would re-flow the whole file): the text is spliced at the start/end marks
-of the composed ruamel.yaml nodes."""
+"""Surgical YAML edits: set, merge or delete keys (JSON Pointers, RFC 6901) changing only those lines (a dump
+would re-flow the file): the text is spliced at the start/end marks of the composed ruamel.yaml nodes."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
 import json
-import math
 import re
 from typing import Any
 
@@ -44,9 +42,7 @@ def escape_key(key: str) -> str:
 
 
 def _compose(text: str) -> Any:
-    """The node tree of ``text`` with character marks: libyaml's where they equal ruamel's (not for empty
-    plain scalars, a missing final newline, :func:`~gsvendor.yamlio.libyaml_differs`), else ruamel's.
-    Raises :class:`~gsvendor.yamlio.YamlLimitError` naming :data:`DOCUMENT` over the limits."""
+    """The node tree of ``text`` with character marks: libyaml's where they equal ruamel's, else ruamel's."""
     check_text(text, DOCUMENT, UPSTREAM)
     if text.endswith("\n") and not libyaml_differs(text):
         with contextlib.suppress(Exception):  # else the pure-Python composer decides, and words the error
@@ -134,10 +130,9 @@ def is_plain_safe(value: str) -> bool:
 def render_scalar(value: Any, style: str | None = None) -> str:
     """YAML text of a scalar: a string plain when safe, else double-quoted, or in the quoting ``style``
     (``'"'`` or ``"'"``) an upstream value already had."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return ".nan" if math.isnan(value) else (".inf" if value > 0 else "-.inf")
     if value is None or isinstance(value, (bool, int, float)):  # null, true, false, numbers as JSON writes them
-        return json.dumps(value)
+        text = json.dumps(value)
+        return {"NaN": ".nan", "Infinity": ".inf", "-Infinity": "-.inf"}.get(text, text)
     text = str(value)
     if style == "'" and "\n" not in text:
         return "'" + text.replace("'", "''") + "'"

@@ -22,20 +22,19 @@ from gsvendor.upstream.tarball import read_tarball
 def fetch_upstream(
     tag: str, source: str, wanted: Wanted, options: FetchOptions, *, expected_sha256: str | None = None
 ) -> UpstreamSnapshot:
-    """Read the ``wanted`` files of upstream ``tag`` from ``source`` (path or URL); a URL's archive from the
-    cache when it holds it. Raises :class:`SourceError` for every unreadable, unsafe or mismatching source
-    (an archive not of the lock's ``expected_sha256``)."""
+    """Read the ``wanted`` files of upstream ``tag`` from ``source`` (path or URL; a URL's archive cached). Raises
+    :class:`SourceError` for an unreadable, unsafe or mismatching source (not of the lock's ``expected_sha256``)."""
     kind = classify_source(source)
     if kind == "folder":
         snapshot = read_folder(Path(source), tag, wanted, location=source)
     elif kind == "tarball":
         snapshot = read_tarball(read_archive(Path(source)), tag, wanted, kind="tarball", location=source)
     elif kind == "http":
-        data = _cached(options.cache_dir, tag, source, expected_sha256)
-        data = download(source, tag, options) if data is None else data
+        cache = options.cache_dir
+        data = (_cached(cache, tag, source, expected_sha256) if cache else None) or download(source, tag, options)
         snapshot = read_tarball(data, tag, wanted, kind="http", location=public_url(source))
-        # cached only once it proved to be a readable archive of the tag (no poisoned cache)
-        _store(options.cache_dir, tag, source, data, snapshot.sha256 or "")
+        if cache:  # only once it proved to be a readable archive of the tag (no poisoned cache)
+            _store(cache, tag, source, data, snapshot.sha256 or "")
     else:
         snapshot = read_git(source, tag, wanted, options)
     if expected_sha256 and snapshot.sha256 and snapshot.sha256 != expected_sha256:
@@ -61,10 +60,8 @@ def _index(path: Path) -> dict[str, object]:
     return urls if isinstance(urls, dict) else {}
 
 
-def _cached(cache_dir: Path | None, tag: str, url: str, expected_sha256: str | None) -> bytes | None:
+def _cached(cache_dir: Path, tag: str, url: str, expected_sha256: str | None) -> bytes | None:
     """The intact cached archive of ``url`` at ``tag`` (of ``expected_sha256`` when given), or ``None``."""
-    if cache_dir is None:
-        return None
     folder, index = _cache_paths(cache_dir, tag)
     sha = expected_sha256 or _index(index).get(public_url(url))
     if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
@@ -76,10 +73,8 @@ def _cached(cache_dir: Path | None, tag: str, url: str, expected_sha256: str | N
     return data if hashlib.sha256(data).hexdigest() == sha else None
 
 
-def _store(cache_dir: Path | None, tag: str, url: str, data: bytes, sha: str) -> None:
+def _store(cache_dir: Path, tag: str, url: str, data: bytes, sha: str) -> None:
     """Keep ``data`` (of ``sha``) as ``url``'s archive of ``tag``, recorded without credentials."""
-    if cache_dir is None:
-        return
     folder, index = _cache_paths(cache_dir, tag)
     with contextlib.suppress(OSError):  # a cache that cannot be written only costs a later download
         folder.mkdir(parents=True, exist_ok=True)

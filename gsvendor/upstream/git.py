@@ -95,8 +95,7 @@ class _Reaper:
             process.wait()
 
     def git(self, *args: str, cwd: str | None = None) -> str:
-        """git's stdout for ``args``, run in the time left, its process group told to the reaper. Raises
-        :class:`SourceError` on failure or timeout, :class:`ToolError` without git."""
+        """git's stdout for ``args`` in the time left; :class:`SourceError` on failure or timeout."""
         rate, window = max(1, int(self.options.min_rate)), max(1, int(self.options.timeout))
         config = ["-c", f"http.lowSpeedLimit={rate}", "-c", f"http.lowSpeedTime={window}", "-c", "protocol.version=2"]
         try:
@@ -162,9 +161,8 @@ def remote_tags(url: str, options: FetchOptions) -> list[str]:
 
 
 def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions) -> UpstreamSnapshot:
-    """Read the ``wanted`` files of ``tag`` from the git repository at ``url`` (:func:`read_tree`'s bounds)
-    within ``options``' time and rate; the location carries no credentials (:func:`public_git_url`).
-    Raises :class:`SourceError` when the URL or tag cannot be reached, or on a timeout."""
+    """Read the ``wanted`` files of ``tag`` from the git repository at ``url`` (:func:`read_tree`'s bounds, ``options``'
+    time and rate; location :func:`public_git_url`). :class:`SourceError` when unreachable or out of time."""
     _remove_orphaned_clones()
     with (
         contextlib.closing(_Reaper(url, options)) as reaper,

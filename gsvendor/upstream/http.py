@@ -36,9 +36,8 @@ _DECODINGS = {"gzip": 31, "x-gzip": 31, "deflate": 15}  # Content-Encoding → z
 
 
 class _Watch:
-    """One request's watchdog thread: shuts down the client's ``sockets`` (waking a blocked read) once
-    ``deadline`` passes or the response headers are not all in ``headers_within`` seconds after
-    connecting or sending (a server dripping header bytes never trips a read timeout)."""
+    """A watchdog thread shutting the ``sockets`` down (waking a blocked read) past ``deadline`` or when the
+    headers take over ``headers_within`` s (a server dripping header bytes never trips a read timeout)."""
 
     def __init__(self, deadline: float, late: str, headers_within: float, sockets: set[Any]) -> None:
         self.deadline, self.late, self.headers_within, self.sockets = deadline, late, headers_within, sockets
@@ -126,9 +125,7 @@ def read_bounded(
 
 
 def _decoded(response: httpx.Response) -> Iterator[bytes]:
-    """The body of ``response``, one ``gzip`` or ``deflate`` ``Content-Encoding`` undone in pieces of at most
-    :data:`_PIECE` bytes (httpx inflates a whole read at once, past the caller's size cap); raises
-    :class:`httpx.DecodingError` for other or stacked encodings and a corrupt stream."""
+    """The body, one gzip or deflate coding undone :data:`_PIECE` bytes at a time (httpx inflates a read at once)."""
     import httpx
 
     listed = response.headers.get_list("content-encoding", split_commas=True)
@@ -162,9 +159,8 @@ def _decoded(response: httpx.Response) -> Iterator[bytes]:
 
 
 def download(url: str, tag: str, options: FetchOptions) -> bytes:
-    """Download ``url`` (the tarball of ``tag``); retries 5xx answers, timeouts, too-slow transfers and
-    transport errors with exponential backoff (``options``), not 4xx answers nor a host name that does not
-    resolve. Raises :class:`SourceError`."""
+    """Download ``url`` (the tarball of ``tag``), retrying 5xx answers, timeouts, slow transfers and transport
+    errors (not 4xx nor an unknown host) with exponential backoff (``options``). Raises :class:`SourceError`."""
     import httpx
 
     shown, deadline = public_url(url), time.monotonic() + options.max_time

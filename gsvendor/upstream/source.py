@@ -51,8 +51,7 @@ class FileBudget:
             )
 
     def read(self, path: Path, name: str) -> bytes:
-        """The bytes of ``path`` (shown as ``name``), charged by its size before reading and by what was
-        read after (a file growing meanwhile stops at the limit)."""
+        """The bytes of ``path`` (shown as ``name``), charged before and after reading (a growing file stops)."""
         before = self.total
         self.charge(name, path.stat().st_size)
         self.total = before

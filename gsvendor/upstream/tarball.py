@@ -28,9 +28,8 @@ from gsvendor.upstream.source import (
 _BROKEN = (tarfile.TarError, EOFError, zlib.error, OSError, KeyError, RecursionError, MemoryError)
 
 
-# CPython's tarfile before 3.11.10 / 3.12.6 searches each pax header with a regular expression
-# that takes time quadratic in its runs of digits (CVE-2024-6232): there, the squares of the pax
-# headers' sizes together are bounded (at most ~2 s of searching).
+# CPython's tarfile before 3.11.10 / 3.12.6 searches pax headers in time quadratic in their runs of digits
+# (CVE-2024-6232): there, the squares of the pax headers' sizes together are bounded (at most ~2 s).
 _PAX_QUADRATIC = sys.version_info < (3, 11, 10) or (3, 12) <= sys.version_info < (3, 12, 6)
 _PAX_SQUARES_BUDGET = 2**30
 
