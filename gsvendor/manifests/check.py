@@ -226,6 +226,10 @@ def _validate(obj: Obj, crd: CRD, memo: dict[tuple[str, str, str], list[Violatio
         return [finding("apiVersion", NOT_SERVED, message)]
     key = (crd.name, version, json.dumps(obj.data, sort_keys=True, default=str))
     if key not in memo:  # the version read inside strictly: a strict parse replaces the document
-        schema = lambda: (crd.versions()[version].get("schema") or {}).get("openAPIV3Schema") or {}  # noqa: E731
-        memo[key] = crd.strictly(lambda: check(schema(), obj.data))
+
+        def judged() -> list[Violation]:
+            schema = (crd.versions()[version].get("schema") or {}).get("openAPIV3Schema") or {}
+            return check(schema, obj.data)
+
+        memo[key] = crd.strictly(judged)
     return [finding(v.path, v.problem, v.message) for v in memo[key]]

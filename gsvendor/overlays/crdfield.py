@@ -61,9 +61,10 @@ def values_schema(schema: Any) -> Any:
         return [values_schema(item) for item in schema]
     if not isinstance(schema, Mapping):
         return schema
-    fields = lambda value: {str(name): values_schema(field) for name, field in value.items()}  # noqa: E731
     out = {  # properties' keys are field names, not keywords
-        str(key): fields(value) if key == "properties" and isinstance(value, Mapping) else values_schema(value)
+        str(key): {str(name): values_schema(field) for name, field in value.items()}
+        if key == "properties" and isinstance(value, Mapping)
+        else values_schema(value)
         for key, value in schema.items()
         if not str(key).startswith("x-kubernetes-") and key != "description"
     }
