@@ -24,6 +24,7 @@ from gsvendor.generate.readme.chart import (
     chart_metadata,
     go_join,
 )
+from gsvendor.generate.schema.model import deref
 
 # helm-docs' comment syntax (ASCII: Go's RE2 \s is ASCII whitespace only)
 _VALUES_DESCRIPTION = re.compile(r"^\s*#\s*(.*)\s+--\s*(.*)$", re.ASCII)
@@ -94,26 +95,23 @@ def _node_description(node: goyaml.Node | None) -> Description:
 
 def _remove_ignored(node: goyaml.Node) -> None:
     kept: list[goyaml.Node] = []
-    index = 0
-    while index < len(node.content):
-        child = node.content[index]
+    children = iter(node.content)
+    for child in children:
         if "@ignore" not in child.head_comment:
             _remove_ignored(child)
             kept.append(child)
         elif node.kind == goyaml.MAPPING:
-            index += 1  # drop the value with its key
-        index += 1
+            next(children, None)  # drop the value with its key
     node.content = kept
 
 
 def _jsonable(node: goyaml.Node) -> Any:
     """``convertHelmValuesToJsonable``."""
+    node = deref(node)
     if node.kind == goyaml.MAPPING:
         return {k.value: _jsonable(v) for k, v in node.pairs()}
     if node.kind == goyaml.SEQUENCE:
         return [_jsonable(v) for v in node.content]
-    if node.kind == goyaml.ALIAS and node.alias is not None:
-        return _jsonable(node.alias)
     if node.kind == goyaml.SCALAR:
         try:
             return _scalar(node, "")

@@ -115,8 +115,7 @@ class _Loader:
 
 def _ref_target(schema: Schema) -> str:
     """hvsj's ``ParseRef``: the ``$ref`` resolved against its referrer (file paths absolute)."""
-    ref: str = schema.ref
-    referrer = schema.ref_referrer
+    ref, referrer = schema.ref, schema.ref_referrer
     scheme, base, fragment = _split_ref(ref)
     if referrer is None or scheme not in ("", "file"):
         return ref

@@ -293,9 +293,8 @@ def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
             raise _decode_error(node, "bool")
         return value
     if kind in ("float", "uint"):
-        go_type = "float64" if kind == "float" else "uint64"
         if isinstance(value, bool) or not isinstance(value, int | float) or (kind == "uint" and not 0 <= value < 2**64):
-            raise _decode_error(node, go_type)
+            raise _decode_error(node, "float64" if kind == "float" else "uint64")
         return float(value) if kind == "float" else int(value)
     if kind in ("list", "schemas", "strs"):
         if node.kind != goyaml.SEQUENCE:

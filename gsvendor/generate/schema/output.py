@@ -134,8 +134,7 @@ def _build_schema(
         temp.title, temp.description = config.root_title, config.root_description
         _set_referrer(temp, Referrer(dir=posixpath.dirname(absolute)))
         if config.root_ref:
-            temp.ref = config.root_ref
-            temp.ref_referrer = Referrer(dir=chart_dir)
+            temp.ref, temp.ref_referrer = config.root_ref, Referrer(dir=chart_dir)
         try:
             _k8s_aliases([], temp, url)
         except SchemaError as exc:
