@@ -256,15 +256,6 @@ def _sorted_rows(rows: list[ValueRow], order: str) -> list[ValueRow]:
     return out
 
 
-def sections_of(rows: list[ValueRow], order: str) -> Sections:
-    """``getSectionedValueRows``: named sections in order of first appearance, rows sorted within."""
-    named: dict[str, list[ValueRow]] = {}
-    for row in rows:
-        named.setdefault(row.Section, []).append(row)
-    other = Section("Other Values", _sorted_rows(named.pop("", []), order))
-    return Sections(other, [Section(name, _sorted_rows(items, order)) for name, items in named.items()])
-
-
 def chart_data(
     files: dict[str, bytes], chart_dir: str, parsed: dict[bytes, Any] | None, settings: GenerateSettings
 ) -> ChartData:
@@ -278,8 +269,13 @@ def chart_data(
     data.ChartDirectory = chart_dir
     if settings.ignore_non_descriptions:
         rows = [row for row in rows if row.AutoDescription or row.Description]
-    data.Values = _sorted_rows(rows, settings.helm_docs_sort_order)
-    data.Sections = sections_of(data.Values, settings.helm_docs_sort_order)
+    order = settings.helm_docs_sort_order
+    data.Values = _sorted_rows(rows, order)
+    named: dict[str, list[ValueRow]] = {}  # getSectionedValueRows: sections in order of first appearance
+    for row in data.Values:
+        named.setdefault(row.Section, []).append(row)
+    other = Section("Other Values", _sorted_rows(named.pop("", []), order))
+    data.Sections = Sections(other, [Section(name, _sorted_rows(items, order)) for name, items in named.items()])
     # helm-docs lists the files before it truncates README.md to write it: an old one reads empty
     walked = {go_join(chart_dir, path): b"" if path == "README.md" else data for path, data in files.items()}
     data.Files = Files(walked, chart_dir)

@@ -66,10 +66,7 @@ def load_config(data: bytes) -> SchemaConfig:
         return config
     if root.kind != goyaml.MAPPING:
         raise SchemaError(f"{CONFIG_FILE}: expected a mapping of settings")
-    try:
-        _unique_keys(root)
-    except SchemaError as exc:
-        raise SchemaError(f"{CONFIG_FILE}: {exc}") from None
+    _unique_keys(root, f"{CONFIG_FILE}: ")
     for key, value in root.pairs():
         try:
             if key.value in _CONFIG_KEYS:
@@ -97,14 +94,14 @@ def load_config(data: bytes) -> SchemaConfig:
     return config
 
 
-def _unique_keys(mapping: goyaml.Node) -> None:
-    """Raise yaml.v3's error for a key written twice in ``mapping`` (decoding into a struct checks it)."""
+def _unique_keys(mapping: goyaml.Node, where: str = "") -> None:
+    """Raise yaml.v3's error (after ``where``) for a key written twice in ``mapping`` (a struct decode checks it)."""
     lines: dict[tuple[str, str], int] = {}
     for key, _ in mapping.pairs():
         where = (key.kind, key.value)
         if where in lines:
             quoted = json.dumps(key.value, ensure_ascii=False)
-            raise SchemaError(f"line {key.line}: mapping key {quoted} already defined at line {lines[where]}")
+            raise SchemaError(f"{where}line {key.line}: mapping key {quoted} already defined at line {lines[where]}")
         lines[where] = key.line
 
 

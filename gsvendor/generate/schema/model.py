@@ -121,22 +121,10 @@ class Schema:
     def __init__(self, kind: str = "object", **values: Any) -> None:
         self.__dict__.update(_INITIAL, kind=kind, **values)
 
-    def set_kind(self, kind: str) -> None:
-        """Set the kind; a boolean kind clears every field (as hvsj's ``SetKind``)."""
-        if kind in ("true", "false"):
-            self.__init__(kind)  # type: ignore[misc]
-        else:
-            self.kind = "object"
-
     def is_type(self, name: str) -> bool:
         """``type`` equals ``name`` or lists it."""
         value = self.type
         return name in value if isinstance(value, list) else value == name
-
-    def is_zero(self) -> bool:
-        """No field set and an object kind."""
-        values = zip(FIELDS, _ALL_FIELDS(self.__dict__), strict=True)
-        return self.kind == "object" and all(_is_empty(value, kind) for (_, _, kind), value in values)
 
     def subschemas(self) -> Iterator[tuple[list[str], Schema]]:
         """hvsj's ``Subschemas``: (pointer segments, schema) of every object-kind subschema, in order."""
