@@ -180,51 +180,40 @@ def go_sprint_s(value: Any) -> str:
     return f"%!s({go_type}={go_print(value)})" if go_type else go_print(value)
 
 
-def _rows_from_field(
-    prefix: str, key: goyaml.Node, value: goyaml.Node, described: dict[str, Description], leaves: bool
-) -> list[ValueRow]:
-    """``createValueRowsFromField``."""
-    if value.kind in (goyaml.MAPPING, goyaml.SEQUENCE):
-        return _rows_from_collection(prefix, key, value, described, leaves)
-    if value.kind == goyaml.ALIAS and value.alias is not None:
-        return _rows_from_field(prefix, key, value.alias, described, leaves)
-    auto = _node_description(key)
-    desc = described.get(prefix)
-    if not (leaves or desc is not None or auto.Description):
-        return []
-    if value.tag == goyaml.STR_TAG and auto.NotationType:  # the text as written, or as YAML
-        decoded = dump_node(value) if auto.NotationType == "yaml" else value.value
-    else:
-        decoded = _scalar(value, prefix)
-    return [_row(prefix, decoded, desc or Description(), auto, key.column, key.line)]
-
-
-def _rows_from_collection(
+def _rows(
     prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool
 ) -> list[ValueRow]:
-    """``createValueRowsFromObject`` and ``createValueRowsFromList``."""
+    """``createValueRowsFromField``, ``createValueRowsFromObject`` and ``createValueRowsFromList``."""
+    node = deref(node)
+    desc, auto = described.get(prefix), _node_description(key)
+    documented = desc is not None or bool(auto.Description)
+
+    def row(value: Any) -> ValueRow:
+        return _row(prefix, value, desc or Description(), auto, key.column, key.line)
+
     is_map = node.kind == goyaml.MAPPING
-    desc = described.get(prefix)
-    auto = _node_description(key)
-    rows: list[ValueRow] = []
+    if not is_map and node.kind != goyaml.SEQUENCE:
+        if not (leaves or documented):
+            return []
+        if node.tag == goyaml.STR_TAG and auto.NotationType:  # the text as written, or as YAML
+            return [row(dump_node(node) if auto.NotationType == "yaml" else node.value)]
+        return [row(_scalar(node, prefix))]
     if not node.content:
-        if (prefix or not is_map) and (leaves or desc is not None or auto.Description):
-            rows.append(_row(prefix, {} if is_map else [], desc or Description(), auto, key.column, key.line))
-        return rows
-    if desc is not None or auto.Description:  # the collection's own row, its children's rows only if undescribed
+        return [row({} if is_map else [])] if (prefix or not is_map) and (leaves or documented) else []
+    rows: list[ValueRow] = []
+    if documented:  # the collection's own row, its children's rows only if undescribed
         if auto.NotationType and desc is None:
-            value = dump_node(node) if auto.NotationType == "yaml" else node.value
+            rows.append(row(dump_node(node) if auto.NotationType == "yaml" else node.value))
         else:
-            value = _jsonable(node)
-        rows.append(_row(prefix, value, desc or Description(), auto, key.column, key.line))
+            rows.append(row(_jsonable(node)))
         leaves = False
     if is_map:
         for child_key, child_value in node.pairs():
             name = f'"{child_key.value}"' if "." in child_key.value or " " in child_key.value else child_key.value
-            rows += _rows_from_field(f"{prefix}.{name}" if prefix else name, child_key, child_value, described, leaves)
+            rows += _rows(f"{prefix}.{name}" if prefix else name, child_key, child_value, described, leaves)
     else:
         for index, item in enumerate(node.content):
-            rows += _rows_from_field(f"{prefix}[{index}]", item, item, described, leaves)
+            rows += _rows(f"{prefix}[{index}]", item, item, described, leaves)
     return rows
 
 
@@ -245,7 +234,7 @@ def value_rows(
         return [], described, None
     if root.kind != goyaml.MAPPING:
         raise ReadmeError(f"values.yaml: values file must resolve to a map (was a {root.kind})")
-    return _rows_from_collection("", root, root, described, True), described, document
+    return _rows("", root, root, described, True), described, document
 
 
 def _sorted_rows(rows: list[ValueRow], order: str) -> list[ValueRow]:

@@ -94,14 +94,14 @@ def load_config(data: bytes) -> SchemaConfig:
     return config
 
 
-def _unique_keys(mapping: goyaml.Node, where: str = "") -> None:
-    """Raise yaml.v3's error (after ``where``) for a key written twice in ``mapping`` (a struct decode checks it)."""
+def _unique_keys(mapping: goyaml.Node, prefix: str = "") -> None:
+    """Raise yaml.v3's error (after ``prefix``) for a key written twice in ``mapping`` (a struct decode checks it)."""
     lines: dict[tuple[str, str], int] = {}
     for key, _ in mapping.pairs():
         where = (key.kind, key.value)
         if where in lines:
             quoted = json.dumps(key.value, ensure_ascii=False)
-            raise SchemaError(f"{where}line {key.line}: mapping key {quoted} already defined at line {lines[where]}")
+            raise SchemaError(f"{prefix}line {key.line}: mapping key {quoted} already defined at line {lines[where]}")
         lines[where] = key.line
 
 
