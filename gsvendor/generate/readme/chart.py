@@ -173,18 +173,13 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
 
 
 def _glob_char(pattern: str, token: str) -> Callable[[str], bool]:
-    """The test of one character of a gobwas/glob token: ``?``, a ``[…]`` class, an escape or a literal."""
+    """The test of one character of a gobwas/glob token: ``?``, an escape, a literal or a ``[…]`` class;
+    :class:`ReadmeError` for a class gobwas refuses (``[a``, ``[]``, ``[!]``, ``[z-a]``, ``[a-c-d]``)."""
     if token == "?":
         return lambda c: c != "/"
-    if token.startswith("["):
-        return re.compile(_glob_class(pattern, token), re.DOTALL).fullmatch  # type: ignore[return-value]
-    literal = token[1:] if token.startswith("\\") else token
-    return lambda c: c == literal
-
-
-def _glob_class(pattern: str, token: str) -> str:
-    """One ``[…]`` of a gobwas/glob pattern as a regular-expression class; :class:`ReadmeError` where gobwas
-    refuses it (``[a``, ``[]``, ``[!]``, ``[z-a]``, ``[a-c-d]``)."""
+    if not token.startswith("["):
+        literal = token[1:] if token.startswith("\\") else token
+        return lambda c: c == literal
     negate = token.startswith("[!")
     body = token[1 + negate :]
     if len(body) >= 3 and body[1] == "-":  # a range: both ends taken as they are, with no escapes
@@ -201,7 +196,7 @@ def _glob_class(pattern: str, token: str) -> str:
         if not listed:
             raise ReadmeError(f"glob {pattern!r}: empty [] class")
         chars = "".join(map(re.escape, listed))
-    return "[" + ("^" if negate else "") + chars + "]"
+    return re.compile("[" + ("^" if negate else "") + chars + "]", re.DOTALL).fullmatch  # type: ignore[return-value]
 
 
 class Files:

@@ -176,8 +176,6 @@ def _parse_ptr(fragment: str) -> list[str]:
 
 
 def _bundled_name(schema_id: str, defs: dict[str, Schema]) -> str:
-    if not schema_id:
-        return ""
     if (found := _def_with_id(defs, schema_id)) is not None:
         return found
     base = posixpath.basename(schema_id.rstrip("/")) or "/"
@@ -229,8 +227,7 @@ def _bundle(ptr: list[str], loader: _Loader, root: Any, schema: Any, base_dir: s
 
 
 def _remove_ids(parent: list[str] | None, ptr: list[str], root: Any, schema: Any) -> None:
-    if schema.id:
-        parent = ptr
+    parent = ptr if schema.id else parent
     for path, sub in list(schema.subschemas()):
         _remove_ids(parent, [*ptr, *path], root, sub)
     ref = schema.ref

@@ -146,12 +146,10 @@ def _draft7_refs(schema: Schema, root_path: list[str]) -> None:
 def _ensure_compliant(ptr: list[str], schema: Schema, active: set[int], no_additional: bool, draft: int) -> None:
     if id(schema) in active:
         raise SchemaError(f"{ptr_string(ptr)}: circular reference detected in schema")
-    active.add(id(schema))
-    try:
-        for path, sub in list(schema.subschemas()):
-            _ensure_compliant([*ptr, *path], sub, active, no_additional, draft)
-    finally:
-        active.discard(id(schema))
+    active.add(id(schema))  # the schemas on the path here (an error ends the whole check)
+    for path, sub in list(schema.subschemas()):
+        _ensure_compliant([*ptr, *path], sub, active, no_additional, draft)
+    active.discard(id(schema))
     if schema.kind != "object":
         return
     s: Any = schema
