@@ -110,30 +110,28 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
     # states: ("char", test, next) takes one character; ("star", test, next) any run of them;
     # ("split", [starts]) one of the brace's alternatives; ("match",). Built back to front.
     states: list[tuple[Any, ...]] = [("match",)]
-    # the open braces: each [alternatives so far, tokens of the current alternative]
-    stack: list[tuple[list[list[str]], list[str]]] = [([], [])]
+    # the open braces, each the tokens of its alternatives so far (a brace: the list of its alternatives)
+    stack: list[list[list[Any]]] = [[[]]]
     for token in _GLOB_TOKEN.findall(pattern):
-        alternatives, current = stack[-1]
         if token == "{":
             if len(stack) > _MAX_BRACES:
                 raise ReadmeError(f"glob {shorten(pattern)!r}: braces nested deeper than {_MAX_BRACES}")
-            stack.append(([], []))
+            stack.append([[]])
         elif token == "," and len(stack) > 1:
-            alternatives.append(current)
-            stack[-1] = (alternatives, [])
+            stack[-1].append([])
         elif token == "}" and len(stack) > 1:
-            stack.pop()
-            stack[-1][1].append(("alt", [*alternatives, current]))  # type: ignore[arg-type]
+            alternatives = stack.pop()
+            stack[-1][-1].append(alternatives)
         else:
-            current.append(token)
+            stack[-1][-1].append(token)
     while len(stack) > 1:  # gobwas closes open braces at the end
-        alternatives, current = stack.pop()
-        stack[-1][1].append(("alt", [*alternatives, current]))  # type: ignore[arg-type]
+        alternatives = stack.pop()
+        stack[-1][-1].append(alternatives)
 
     def build(tokens: list[Any], following: int) -> int:
         for token in reversed(tokens):
-            if isinstance(token, tuple):  # a brace: each alternative leads to what follows it
-                states.append(("split", [build(alternative, following) for alternative in token[1]]))
+            if isinstance(token, list):  # a brace: each alternative leads to what follows it
+                states.append(("split", [build(alternative, following) for alternative in token]))
             elif token == "\\":  # a last lone backslash escapes nothing and is dropped
                 continue
             elif token in ("**", "*"):
@@ -146,7 +144,7 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
             following = len(states) - 1
         return following
 
-    start = build(stack[0][1], 0)
+    start = build(stack[0][0], 0)
 
     @functools.cache
     def closure(state: int) -> frozenset[int]:
@@ -202,8 +200,7 @@ def _glob_char(pattern: str, token: str) -> Callable[[str], bool]:
 class Files:
     """The chart's files as helm-docs v1.14.2's templates see them (``.Files.Get "path"`` …): ``walked``
     by the path helm-docs walks them as (``helm/c/Chart.yaml`` for the chart folder ``base`` ``helm/c``).
-    ``Get``, ``GetBytes`` and ``Glob`` join chart-relative names to ``base``; ``Lines`` takes walked paths.
-    """
+    ``Get``, ``GetBytes`` and ``Glob`` join chart-relative names to ``base``; ``Lines`` takes walked paths."""
 
     def __init__(self, walked: dict[str, bytes], base: str = ".") -> None:
         self._base = base

@@ -85,9 +85,9 @@ def key_descriptions(values_text: str) -> dict[str, Description]:
     return out
 
 
-def _node_description(node: goyaml.Node | None) -> Description:
+def _node_description(node: goyaml.Node) -> Description:
     """``getDescriptionFromNode``: a ``# --`` head comment directly above the key."""
-    if node is None or not node.head_comment or _PREFIX_COMMENT not in node.head_comment:
+    if _PREFIX_COMMENT not in node.head_comment:
         return Description()
     key, description = parse_comment(node.head_comment.split("\n"))
     return Description() if key else description

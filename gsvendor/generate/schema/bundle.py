@@ -96,17 +96,15 @@ class _Loader:
             referrer = Referrer(dir=posixpath.dirname(path))
         else:
             raise SchemaError(f'cannot load schema from $ref="{target}", supported schemes: http,https,file')
-        if posixpath.splitext(path)[1] in (".yml", ".yaml", ".kyml", ".kyaml"):
-            try:
-                document = goyaml.parse(data)
-            except goyaml.YAMLError as exc:
-                raise SchemaError(f"parse YAML file: {exc}") from None
+        is_yaml = posixpath.splitext(path)[1] in (".yml", ".yaml", ".kyml", ".kyaml")
+        try:
+            document: Any = goyaml.parse(data) if is_yaml else gojson.loads(data)
+        except (goyaml.YAMLError, gojson.GoJSONError) as exc:
+            raise SchemaError(f"parse {'YAML' if is_yaml else 'JSON'} file: {exc}") from None
+        if is_yaml:
             schema = schema_from_node(document.content[0]) if document and document.content else Schema()
         else:
-            try:
-                schema = schema_from_json(gojson.loads(data))
-            except gojson.GoJSONError as exc:
-                raise SchemaError(f"parse JSON file: {exc}") from None
+            schema = schema_from_json(document)
         if schema is not None:
             _k8s_aliases([], schema, self.k8s_url)
         _set_referrer(schema, referrer)

@@ -72,13 +72,12 @@ def load_config(data: bytes) -> SchemaConfig:
             if key.value in _CONFIG_KEYS:
                 attr, kind = _CONFIG_KEYS[key.value]
                 if kind == "int":
-                    number = _node_scalar(value) if deref(value).kind == goyaml.SCALAR else None
-                    if isinstance(number, bool) or not isinstance(number, int):
+                    decoded = _node_scalar(value) if deref(value).kind == goyaml.SCALAR else None
+                    if isinstance(decoded, bool) or not isinstance(decoded, int):
                         raise _decode_error(deref(value), "int")
-                    setattr(config, attr, number)
                 else:
                     decoded = _node_field(value, kind, key.value)
-                    setattr(config, attr, [] if decoded is None and kind == "strs" else decoded)
+                setattr(config, attr, [] if decoded is None and kind == "strs" else decoded)
             elif key.value == "schemaRoot":
                 node = deref(value)
                 if node.kind != goyaml.MAPPING and not is_null(node):

@@ -54,10 +54,9 @@ def dumps(value: Any, indent: int = 4, *, normalized: bool = True) -> bytes:
     """JSON text of ``value`` with ``indent`` spaces and a final newline: ``normalized``, schemalint's
     (:func:`normalize`, ``<>&`` as they are); else hvsj's ``WriteOutput`` (``json.MarshalIndent`` of
     :meth:`Schema.to_data`, ``<>&`` escaped). Raises :class:`SchemaError` for what JSON cannot hold."""
+    value = normalize(value) if normalized else value
     try:
-        text = gojson.dumps_indent(
-            normalize(value) if normalized else value, " " * indent, escape_html=not normalized, sort_keys=False
-        )
+        text = gojson.dumps_indent(value, " " * indent, escape_html=not normalized, sort_keys=False)
     except gojson.GoJSONError as exc:
         raise SchemaError(str(exc)) from None
     return (text + "\n").encode("utf-8")
@@ -149,8 +148,7 @@ def _build_schema(
     _ensure_compliant([], merged, set(), config.no_additional_properties, config.draft)
     if not config.no_default_global:
         _add_missing_global(merged)
-    merged.schema = SCHEMA_URLS[config.draft]
-    merged.type = "object"
+    merged.schema, merged.type = SCHEMA_URLS[config.draft], "object"
     return merged  # type: ignore[no-any-return]
 
 
