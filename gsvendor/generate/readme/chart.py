@@ -331,8 +331,7 @@ def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) ->
     root = _root(chart_yaml, "Chart.yaml")
     meta = _fields(root, "Chart.yaml")
     data = _struct(ChartData, root, "Chart.yaml", _CHART_KEYS)
-    deprecated = meta.get("deprecated")
-    if deprecated is not None:
+    if (deprecated := meta.get("deprecated")) is not None:
         if deprecated.kind not in (goyaml.SCALAR, goyaml.ALIAS):
             raise ReadmeError(f"Chart.yaml: deprecated: cannot unmarshal !!{deprecated.kind[:3]} into bool")
         value = goyaml.scalar_value(deprecated)

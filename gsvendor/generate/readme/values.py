@@ -166,18 +166,13 @@ def _row(key: str, value: Any, desc: Description, auto: Description, column: int
                 default = "`" + gojson.dumps(value, escape_html=False) + "`"
             except gojson.GoJSONError as exc:
                 raise ReadmeError(f"failed to marshal default value for {key} to json: {exc}") from None
-        elif not default and not auto.Default:
-            default = go_sprint_s(value)
+        elif not default and not auto.Default:  # Go's fmt.Sprintf("%s", value): a scalar as %!s(int=7)
+            go_type = {bool: "bool", int: "int", float: "float64"}.get(type(value))  # ints are int64 (_scalar)
+            default = f"%!s({go_type}={go_print(value)})" if go_type else go_print(value)
     section = desc.Section or auto.Section
     return ValueRow(
         key, value_type, notation, auto.Default, default, auto.Description, description, section, column, line
     )
-
-
-def go_sprint_s(value: Any) -> str:
-    """Go's ``fmt.Sprintf("%s", value)`` of a non-null decoded value: a string as is, a scalar as ``%!s(int=7)``."""
-    go_type = {bool: "bool", int: "int", float: "float64"}.get(type(value))  # ints are int64 (_scalar)
-    return f"%!s({go_type}={go_print(value)})" if go_type else go_print(value)
 
 
 def _rows(

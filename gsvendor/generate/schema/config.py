@@ -59,10 +59,8 @@ def load_config(data: bytes) -> SchemaConfig:
         document = goyaml.parse(data)
     except goyaml.YAMLError as exc:
         raise SchemaError(f"{CONFIG_FILE}: invalid YAML: {exc}") from None
-    if document is None or not document.content:
-        return config
-    root = deref(document.content[0])
-    if root.kind == goyaml.SCALAR and root.short_tag() == goyaml.NULL_TAG:
+    root = deref(document.content[0]) if document is not None and document.content else None
+    if root is None or (root.kind == goyaml.SCALAR and root.short_tag() == goyaml.NULL_TAG):
         return config
     if root.kind != goyaml.MAPPING:
         raise SchemaError(f"{CONFIG_FILE}: expected a mapping of settings")

@@ -303,10 +303,8 @@ def schema_from_node(node: goyaml.Node) -> Schema | None:
     node = deref(node)
     if is_null(node):
         return None
-    if node.kind == goyaml.SCALAR:
-        if node.short_tag() == goyaml.BOOL_TAG:
-            return Schema("true" if _node_scalar(node) else "false")
-        raise _decode_error(node, "Schema")
+    if node.kind == goyaml.SCALAR and node.short_tag() == goyaml.BOOL_TAG:
+        return Schema("true" if _node_scalar(node) else "false")
     if node.kind != goyaml.MAPPING:
         raise _decode_error(node, "Schema")
     schema = Schema()

@@ -93,12 +93,10 @@ def _build_schema(
         raise SchemaError("values flag is required")
     if config.draft not in SCHEMA_URLS:
         raise SchemaError("invalid draft version. Please use one of: 4, 6, 7, 2019, 2020")
-    if config.indent <= 0:
-        raise SchemaError("indentation must be a positive number")
-    if config.indent % 2:
-        raise SchemaError("indentation must be an even number")
-    if config.indent > 64:  # the tool takes any even number; a huge one only fills memory with spaces
-        raise SchemaError("indentation must be at most 64")
+    # past 64: the tool takes any even number, but a huge one only fills memory with spaces
+    if config.indent <= 0 or config.indent % 2 or config.indent > 64:
+        shape = "a positive number" if config.indent <= 0 else "an even number" if config.indent % 2 else "at most 64"
+        raise SchemaError(f"indentation must be {shape}")
     fs = _Files(chart_dir, files, outside, cwd)
     merged: Any = Schema()
     url = functools.partial(_k8s_url, config)  # only a $k8s/ reference needs it
