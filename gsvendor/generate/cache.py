@@ -51,9 +51,12 @@ class GenerateCache:
         """``generate_chart(files, …)``: from the stamp of these inputs, else generated and stamped. Raises
         what :func:`~gsvendor.generate.chart.generate_chart` raises."""
         stamp = None
+        read: Reader = outside or (lambda path: None)
         if self.folder is not None:
-            stamp = stamp_path(self.folder, SALT, self._key(files, chart_dir, project_root, settings))
-            outputs = self._read(stamp, outside, files)
+            inputs = [[path, _digest(files[path])] for path in sorted(files)]
+            where = {"chartDir": chart_dir, "projectRoot": project_root, "settings": dataclasses.asdict(settings)}
+            stamp = stamp_path(self.folder, SALT, json.dumps({"code": self.code, **where, "files": inputs}))
+            outputs = self._read(stamp, read, files)
             if outputs is not None:
                 self.hits += 1
                 with contextlib.suppress(OSError):
@@ -64,22 +67,17 @@ class GenerateCache:
         reads: dict[str, str | None] = {}
 
         def recording(path: str) -> bytes | None:
-            data = outside(path) if outside is not None else None
-            reads[path] = None if data is None else _sha256(data)
+            data = read(path)
+            reads[path] = _digest(data)
             return data
 
         out = generate_chart(
-            files,
-            chart_dir=chart_dir,
-            outside=recording if outside is not None else None,
-            project_root=project_root,
-            settings=settings,
+            files, chart_dir=chart_dir, outside=recording, project_root=project_root, settings=settings
         )
         if stamp is not None:
             made = {path: data for path, data in out.items() if data is not files.get(path)}
             texts = {path: data.decode("utf-8") for path, data in made.items()}  # generated text: always UTF-8
-            sums = {path: _sha256(data) for path, data in made.items()}
-            write_stamp(stamp, {"outputs": texts, "sha256": sums, "reads": reads})
+            write_stamp(stamp, {"outputs": texts, "sha256": {p: _digest(d) for p, d in made.items()}, "reads": reads})
             self._evict()
         return out
 
@@ -106,29 +104,20 @@ class GenerateCache:
         digest.update(f"\0ruamel.yaml {ruamel.yaml.__version__}, {libyaml}".encode())
         return digest.hexdigest()
 
-    def _key(
-        self, files: dict[str, bytes], chart_dir: str, project_root: str | None, settings: GenerateSettings
-    ) -> str:
-        inputs = [[path, _sha256(files[path])] for path in sorted(files)]
-        where = {"chartDir": chart_dir, "projectRoot": project_root}
-        return json.dumps({"code": self.code, **where, "settings": dataclasses.asdict(settings), "files": inputs})
-
-    def _read(self, stamp: Path, outside: Reader | None, files: dict[str, bytes]) -> dict[str, bytes] | None:
+    def _read(self, stamp: Path, read: Reader, files: dict[str, bytes]) -> dict[str, bytes] | None:
         held: Any = read_stamp(stamp)
         try:  # an entry of another shape (damaged, or edited by hand) is a miss
             outputs, sums, reads = (held["data"][name] for name in ("outputs", "sha256", "reads"))
             found = {path: text.encode("utf-8") for path, text in outputs.items()}
-            if outputs.keys() != sums.keys() or any(sums[p] != _sha256(found[p]) for p in found):
+            if outputs.keys() != sums.keys() or any(sums[p] != _digest(found[p]) for p in found):
                 return None
             if not all(_generated_path(path, files) for path in found):  # an entry edited to write elsewhere
                 return None
             recorded = dict(reads.items())
         except (TypeError, KeyError, AttributeError, UnicodeEncodeError):
             return None
-        for path, digest in recorded.items():  # a file outside the chart changed: generate again
-            data = outside(path) if outside is not None else None
-            if (None if data is None else _sha256(data)) != digest:
-                return None
+        if any(_digest(read(path)) != digest for path, digest in recorded.items()):
+            return None  # a file outside the chart changed: generate again
         return found
 
     def _evict(self) -> None:
@@ -145,8 +134,8 @@ class GenerateCache:
                 os.unlink(path)
 
 
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def _digest(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
 
 
 def _generated_path(path: str, files: dict[str, bytes]) -> bool:

@@ -26,8 +26,7 @@ def generate_chart(
     chart's absolute folder; ``project_root``: where Giant Swarm's pre-commit runs the tools (default: the
     chart folder); ``outside`` reads absolute paths outside the chart. Raises
     :class:`~gsvendor.generate.schema.model.SchemaError` or :class:`~gsvendor.generate.readme.chart.ReadmeError`
-    (exit 2) naming the file and key at fault.
-    """
+    (exit 2) naming the file and key at fault."""
     # the generators load here: a run whose charts come from the cache (generate/cache.py) needs none
     from gsvendor.generate.readme.template import render_readme
     from gsvendor.generate.schema.config import CONFIG_FILE as SCHEMA_CONFIG

@@ -110,30 +110,28 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
     # states: ("char", test, next) takes one character; ("star", test, next) any run of them;
     # ("split", [starts]) one of the brace's alternatives; ("match",). Built back to front.
     states: list[tuple[Any, ...]] = [("match",)]
-    # the open braces: each [alternatives so far, tokens of the current alternative]
-    stack: list[tuple[list[list[str]], list[str]]] = [([], [])]
+    # the open braces, each the tokens of its alternatives so far (a brace: the list of its alternatives)
+    stack: list[list[list[Any]]] = [[[]]]
     for token in _GLOB_TOKEN.findall(pattern):
-        alternatives, current = stack[-1]
         if token == "{":
             if len(stack) > _MAX_BRACES:
                 raise ReadmeError(f"glob {shorten(pattern)!r}: braces nested deeper than {_MAX_BRACES}")
-            stack.append(([], []))
+            stack.append([[]])
         elif token == "," and len(stack) > 1:
-            alternatives.append(current)
-            stack[-1] = (alternatives, [])
+            stack[-1].append([])
         elif token == "}" and len(stack) > 1:
-            stack.pop()
-            stack[-1][1].append(("alt", [*alternatives, current]))  # type: ignore[arg-type]
+            alternatives = stack.pop()
+            stack[-1][-1].append(alternatives)
         else:
-            current.append(token)
+            stack[-1][-1].append(token)
     while len(stack) > 1:  # gobwas closes open braces at the end
-        alternatives, current = stack.pop()
-        stack[-1][1].append(("alt", [*alternatives, current]))  # type: ignore[arg-type]
+        alternatives = stack.pop()
+        stack[-1][-1].append(alternatives)
 
     def build(tokens: list[Any], following: int) -> int:
         for token in reversed(tokens):
-            if isinstance(token, tuple):  # a brace: each alternative leads to what follows it
-                states.append(("split", [build(alternative, following) for alternative in token[1]]))
+            if isinstance(token, list):  # a brace: each alternative leads to what follows it
+                states.append(("split", [build(alternative, following) for alternative in token]))
             elif token == "\\":  # a last lone backslash escapes nothing and is dropped
                 continue
             elif token in ("**", "*"):
@@ -146,7 +144,7 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
             following = len(states) - 1
         return following
 
-    start = build(stack[0][1], 0)
+    start = build(stack[0][0], 0)
 
     @functools.cache
     def closure(state: int) -> frozenset[int]:
@@ -173,18 +171,13 @@ def glob_matcher(pattern: str) -> Callable[[str], bool]:
 
 
 def _glob_char(pattern: str, token: str) -> Callable[[str], bool]:
-    """The test of one character of a gobwas/glob token: ``?``, a ``[…]`` class, an escape or a literal."""
+    """The test of one character of a gobwas/glob token: ``?``, an escape, a literal or a ``[…]`` class;
+    :class:`ReadmeError` for a class gobwas refuses (``[a``, ``[]``, ``[!]``, ``[z-a]``, ``[a-c-d]``)."""
     if token == "?":
         return lambda c: c != "/"
-    if token.startswith("["):
-        return re.compile(_glob_class(pattern, token), re.DOTALL).fullmatch  # type: ignore[return-value]
-    literal = token[1:] if token.startswith("\\") else token
-    return lambda c: c == literal
-
-
-def _glob_class(pattern: str, token: str) -> str:
-    """One ``[…]`` of a gobwas/glob pattern as a regular-expression class; :class:`ReadmeError` where gobwas
-    refuses it (``[a``, ``[]``, ``[!]``, ``[z-a]``, ``[a-c-d]``)."""
+    if not token.startswith("["):
+        literal = token[1:] if token.startswith("\\") else token
+        return lambda c: c == literal
     negate = token.startswith("[!")
     body = token[1 + negate :]
     if len(body) >= 3 and body[1] == "-":  # a range: both ends taken as they are, with no escapes
@@ -201,14 +194,13 @@ def _glob_class(pattern: str, token: str) -> str:
         if not listed:
             raise ReadmeError(f"glob {pattern!r}: empty [] class")
         chars = "".join(map(re.escape, listed))
-    return "[" + ("^" if negate else "") + chars + "]"
+    return re.compile("[" + ("^" if negate else "") + chars + "]", re.DOTALL).fullmatch  # type: ignore[return-value]
 
 
 class Files:
     """The chart's files as helm-docs v1.14.2's templates see them (``.Files.Get "path"`` …): ``walked``
     by the path helm-docs walks them as (``helm/c/Chart.yaml`` for the chart folder ``base`` ``helm/c``).
-    ``Get``, ``GetBytes`` and ``Glob`` join chart-relative names to ``base``; ``Lines`` takes walked paths.
-    """
+    ``Get``, ``GetBytes`` and ``Glob`` join chart-relative names to ``base``; ``Lines`` takes walked paths."""
 
     def __init__(self, walked: dict[str, bytes], base: str = ".") -> None:
         self._base = base
@@ -339,8 +331,7 @@ def chart_metadata(chart_yaml: bytes, requirements_yaml: bytes | None = None) ->
     root = _root(chart_yaml, "Chart.yaml")
     meta = _fields(root, "Chart.yaml")
     data = _struct(ChartData, root, "Chart.yaml", _CHART_KEYS)
-    deprecated = meta.get("deprecated")
-    if deprecated is not None:
+    if (deprecated := meta.get("deprecated")) is not None:
         if deprecated.kind not in (goyaml.SCALAR, goyaml.ALIAS):
             raise ReadmeError(f"Chart.yaml: deprecated: cannot unmarshal !!{deprecated.kind[:3]} into bool")
         value = goyaml.scalar_value(deprecated)

@@ -94,14 +94,13 @@ _HTML_HEAD = (
 
 
 def _html_table(rows: list[Any], render: Render, pad: str) -> str:
-    out = _HTML_HEAD
-    for row in rows:
-        out += (
-            f"\n{pad}<tr>\n{pad}\t<td>{go_print(row.Key)}</td>\n{pad}\t<td>{go_print(row.Type)}</td>"
-            f"\n{pad}\t<td>{render('chart.valueDefaultColumnRender', row)}</td>"
-            f"\n{pad}\t<td>{_description(row)}</td>\n{pad}</tr>"
-        )
-    return out + "\n\t</tbody>\n</table>"
+    body = "".join(
+        f"\n{pad}<tr>\n{pad}\t<td>{go_print(row.Key)}</td>\n{pad}\t<td>{go_print(row.Type)}</td>"
+        f"\n{pad}\t<td>{render('chart.valueDefaultColumnRender', row)}</td>"
+        f"\n{pad}\t<td>{_description(row)}</td>\n{pad}</tr>"
+        for row in rows
+    )
+    return _HTML_HEAD + body + "\n\t</tbody>\n</table>"
 
 
 def _values_table_html(d: Any, render: Render) -> str:

@@ -24,6 +24,7 @@ from gsvendor.generate.readme.chart import (
     chart_metadata,
     go_join,
 )
+from gsvendor.generate.schema.model import deref
 
 # helm-docs' comment syntax (ASCII: Go's RE2 \s is ASCII whitespace only)
 _VALUES_DESCRIPTION = re.compile(r"^\s*#\s*(.*)\s+--\s*(.*)$", re.ASCII)
@@ -84,9 +85,9 @@ def key_descriptions(values_text: str) -> dict[str, Description]:
     return out
 
 
-def _node_description(node: goyaml.Node | None) -> Description:
+def _node_description(node: goyaml.Node) -> Description:
     """``getDescriptionFromNode``: a ``# --`` head comment directly above the key."""
-    if node is None or not node.head_comment or _PREFIX_COMMENT not in node.head_comment:
+    if _PREFIX_COMMENT not in node.head_comment:
         return Description()
     key, description = parse_comment(node.head_comment.split("\n"))
     return Description() if key else description
@@ -94,26 +95,23 @@ def _node_description(node: goyaml.Node | None) -> Description:
 
 def _remove_ignored(node: goyaml.Node) -> None:
     kept: list[goyaml.Node] = []
-    index = 0
-    while index < len(node.content):
-        child = node.content[index]
+    children = iter(node.content)
+    for child in children:
         if "@ignore" not in child.head_comment:
             _remove_ignored(child)
             kept.append(child)
         elif node.kind == goyaml.MAPPING:
-            index += 1  # drop the value with its key
-        index += 1
+            next(children, None)  # drop the value with its key
     node.content = kept
 
 
 def _jsonable(node: goyaml.Node) -> Any:
     """``convertHelmValuesToJsonable``."""
+    node = deref(node)
     if node.kind == goyaml.MAPPING:
         return {k.value: _jsonable(v) for k, v in node.pairs()}
     if node.kind == goyaml.SEQUENCE:
         return [_jsonable(v) for v in node.content]
-    if node.kind == goyaml.ALIAS and node.alias is not None:
-        return _jsonable(node.alias)
     if node.kind == goyaml.SCALAR:
         try:
             return _scalar(node, "")
@@ -168,65 +166,49 @@ def _row(key: str, value: Any, desc: Description, auto: Description, column: int
                 default = "`" + gojson.dumps(value, escape_html=False) + "`"
             except gojson.GoJSONError as exc:
                 raise ReadmeError(f"failed to marshal default value for {key} to json: {exc}") from None
-        elif not default and not auto.Default:
-            default = go_sprint_s(value)
+        elif not default and not auto.Default:  # Go's fmt.Sprintf("%s", value): a scalar as %!s(int=7)
+            go_type = {bool: "bool", int: "int", float: "float64"}.get(type(value))  # ints are int64 (_scalar)
+            default = f"%!s({go_type}={go_print(value)})" if go_type else go_print(value)
     section = desc.Section or auto.Section
     return ValueRow(
         key, value_type, notation, auto.Default, default, auto.Description, description, section, column, line
     )
 
 
-def go_sprint_s(value: Any) -> str:
-    """Go's ``fmt.Sprintf("%s", value)`` of a non-null decoded value: a string as is, a scalar as ``%!s(int=7)``."""
-    go_type = {bool: "bool", int: "int", float: "float64"}.get(type(value))  # ints are int64 (_scalar)
-    return f"%!s({go_type}={go_print(value)})" if go_type else go_print(value)
-
-
-def _rows_from_field(
-    prefix: str, key: goyaml.Node, value: goyaml.Node, described: dict[str, Description], leaves: bool
-) -> list[ValueRow]:
-    """``createValueRowsFromField``."""
-    if value.kind in (goyaml.MAPPING, goyaml.SEQUENCE):
-        return _rows_from_collection(prefix, key, value, described, leaves)
-    if value.kind == goyaml.ALIAS and value.alias is not None:
-        return _rows_from_field(prefix, key, value.alias, described, leaves)
-    auto = _node_description(key)
-    desc = described.get(prefix)
-    if not (leaves or desc is not None or auto.Description):
-        return []
-    if value.tag == goyaml.STR_TAG and auto.NotationType:  # the text as written, or as YAML
-        decoded = dump_node(value) if auto.NotationType == "yaml" else value.value
-    else:
-        decoded = _scalar(value, prefix)
-    return [_row(prefix, decoded, desc or Description(), auto, key.column, key.line)]
-
-
-def _rows_from_collection(
+def _rows(
     prefix: str, key: goyaml.Node, node: goyaml.Node, described: dict[str, Description], leaves: bool
 ) -> list[ValueRow]:
-    """``createValueRowsFromObject`` and ``createValueRowsFromList``."""
+    """``createValueRowsFromField``, ``createValueRowsFromObject`` and ``createValueRowsFromList``."""
+    node = deref(node)
+    desc, auto = described.get(prefix), _node_description(key)
+    documented = desc is not None or bool(auto.Description)
+
+    def row(value: Any) -> ValueRow:
+        return _row(prefix, value, desc or Description(), auto, key.column, key.line)
+
     is_map = node.kind == goyaml.MAPPING
-    desc = described.get(prefix)
-    auto = _node_description(key)
-    rows: list[ValueRow] = []
+    if not is_map and node.kind != goyaml.SEQUENCE:
+        if not (leaves or documented):
+            return []
+        if node.tag == goyaml.STR_TAG and auto.NotationType:  # the text as written, or as YAML
+            return [row(dump_node(node) if auto.NotationType == "yaml" else node.value)]
+        return [row(_scalar(node, prefix))]
     if not node.content:
-        if (prefix or not is_map) and (leaves or desc is not None or auto.Description):
-            rows.append(_row(prefix, {} if is_map else [], desc or Description(), auto, key.column, key.line))
-        return rows
-    if desc is not None or auto.Description:  # the collection's own row, its children's rows only if undescribed
+        return [row({} if is_map else [])] if (prefix or not is_map) and (leaves or documented) else []
+    rows: list[ValueRow] = []
+    if documented:  # the collection's own row, its children's rows only if undescribed
         if auto.NotationType and desc is None:
-            value = dump_node(node) if auto.NotationType == "yaml" else node.value
+            rows.append(row(dump_node(node) if auto.NotationType == "yaml" else node.value))
         else:
-            value = _jsonable(node)
-        rows.append(_row(prefix, value, desc or Description(), auto, key.column, key.line))
+            rows.append(row(_jsonable(node)))
         leaves = False
     if is_map:
         for child_key, child_value in node.pairs():
             name = f'"{child_key.value}"' if "." in child_key.value or " " in child_key.value else child_key.value
-            rows += _rows_from_field(f"{prefix}.{name}" if prefix else name, child_key, child_value, described, leaves)
+            rows += _rows(f"{prefix}.{name}" if prefix else name, child_key, child_value, described, leaves)
     else:
         for index, item in enumerate(node.content):
-            rows += _rows_from_field(f"{prefix}[{index}]", item, item, described, leaves)
+            rows += _rows(f"{prefix}[{index}]", item, item, described, leaves)
     return rows
 
 
@@ -247,7 +229,7 @@ def value_rows(
         return [], described, None
     if root.kind != goyaml.MAPPING:
         raise ReadmeError(f"values.yaml: values file must resolve to a map (was a {root.kind})")
-    return _rows_from_collection("", root, root, described, True), described, document
+    return _rows("", root, root, described, True), described, document
 
 
 def _sorted_rows(rows: list[ValueRow], order: str) -> list[ValueRow]:
@@ -256,15 +238,6 @@ def _sorted_rows(rows: list[ValueRow], order: str) -> list[ValueRow]:
     out = list(rows)
     sort_slice_by_key(out, lambda row: (row.LineNumber, row.Column) if order == "file" else row.Key.encode("utf-8"))
     return out
-
-
-def sections_of(rows: list[ValueRow], order: str) -> Sections:
-    """``getSectionedValueRows``: named sections in order of first appearance, rows sorted within."""
-    named: dict[str, list[ValueRow]] = {}
-    for row in rows:
-        named.setdefault(row.Section, []).append(row)
-    other = Section("Other Values", _sorted_rows(named.pop("", []), order))
-    return Sections(other, [Section(name, _sorted_rows(items, order)) for name, items in named.items()])
 
 
 def chart_data(
@@ -280,8 +253,13 @@ def chart_data(
     data.ChartDirectory = chart_dir
     if settings.ignore_non_descriptions:
         rows = [row for row in rows if row.AutoDescription or row.Description]
-    data.Values = _sorted_rows(rows, settings.helm_docs_sort_order)
-    data.Sections = sections_of(data.Values, settings.helm_docs_sort_order)
+    order = settings.helm_docs_sort_order
+    data.Values = _sorted_rows(rows, order)
+    named: dict[str, list[ValueRow]] = {}  # getSectionedValueRows: sections in order of first appearance
+    for row in data.Values:
+        named.setdefault(row.Section, []).append(row)
+    other = Section("Other Values", _sorted_rows(named.pop("", []), order))
+    data.Sections = Sections(other, [Section(name, _sorted_rows(items, order)) for name, items in named.items()])
     # helm-docs lists the files before it truncates README.md to write it: an old one reads empty
     walked = {go_join(chart_dir, path): b"" if path == "README.md" else data for path, data in files.items()}
     data.Files = Files(walked, chart_dir)

@@ -96,17 +96,15 @@ class _Loader:
             referrer = Referrer(dir=posixpath.dirname(path))
         else:
             raise SchemaError(f'cannot load schema from $ref="{target}", supported schemes: http,https,file')
-        if posixpath.splitext(path)[1] in (".yml", ".yaml", ".kyml", ".kyaml"):
-            try:
-                document = goyaml.parse(data)
-            except goyaml.YAMLError as exc:
-                raise SchemaError(f"parse YAML file: {exc}") from None
+        is_yaml = posixpath.splitext(path)[1] in (".yml", ".yaml", ".kyml", ".kyaml")
+        try:
+            document: Any = goyaml.parse(data) if is_yaml else gojson.loads(data)
+        except (goyaml.YAMLError, gojson.GoJSONError) as exc:
+            raise SchemaError(f"parse {'YAML' if is_yaml else 'JSON'} file: {exc}") from None
+        if is_yaml:
             schema = schema_from_node(document.content[0]) if document and document.content else Schema()
         else:
-            try:
-                schema = schema_from_json(gojson.loads(data))
-            except gojson.GoJSONError as exc:
-                raise SchemaError(f"parse JSON file: {exc}") from None
+            schema = schema_from_json(document)
         if schema is not None:
             _k8s_aliases([], schema, self.k8s_url)
         _set_referrer(schema, referrer)
@@ -115,8 +113,7 @@ class _Loader:
 
 def _ref_target(schema: Schema) -> str:
     """hvsj's ``ParseRef``: the ``$ref`` resolved against its referrer (file paths absolute)."""
-    ref: str = schema.ref
-    referrer = schema.ref_referrer
+    ref, referrer = schema.ref, schema.ref_referrer
     scheme, base, fragment = _split_ref(ref)
     if referrer is None or scheme not in ("", "file"):
         return ref
@@ -177,8 +174,6 @@ def _parse_ptr(fragment: str) -> list[str]:
 
 
 def _bundled_name(schema_id: str, defs: dict[str, Schema]) -> str:
-    if not schema_id:
-        return ""
     if (found := _def_with_id(defs, schema_id)) is not None:
         return found
     base = posixpath.basename(schema_id.rstrip("/")) or "/"
@@ -230,8 +225,7 @@ def _bundle(ptr: list[str], loader: _Loader, root: Any, schema: Any, base_dir: s
 
 
 def _remove_ids(parent: list[str] | None, ptr: list[str], root: Any, schema: Any) -> None:
-    if schema.id:
-        parent = ptr
+    parent = ptr if schema.id else parent
     for path, sub in list(schema.subschemas()):
         _remove_ids(parent, [*ptr, *path], root, sub)
     ref = schema.ref

@@ -26,13 +26,6 @@ def cut_schema_comment(line: str) -> str | None:
     return rest.strip() if body.startswith("@schema") and rest[:1].isspace() else None  # not "# @schemafoo"
 
 
-def split_helm_docs_comment(head: str) -> tuple[list[str], list[str]]:
-    """The lines of the last comment group of a key's head comment, split into (before, helm-docs lines)."""
-    lines = head.rpartition("\n\n")[2].split("\n")
-    number = next((number for number, line in enumerate(lines) if _HELM_DOCS_COMMENT.match(line)), len(lines))
-    return lines[:number], lines[number:]
-
-
 def _helm_docs_path(path: str) -> list[str]:
     parts: list[str] = []
     rest = path
@@ -75,9 +68,9 @@ def parse_helm_docs_comment(lines: list[str]) -> tuple[list[str], str]:
 def _comments(key: goyaml.Node | None, value: goyaml.Node, use_helm_docs: bool) -> tuple[list[str], list[str]]:
     """A node's annotation lines (head, line comments, foot) and, with ``use_helm_docs``, its helm-docs lines."""
     head, line, foot = (key.head_comment, key.line_comment, key.foot_comment) if key is not None else ("", "", "")
-    before, helm_docs = split_helm_docs_comment(head) if head else ([], [])
-    if not use_helm_docs:
-        before, helm_docs = before + helm_docs, []
+    lines = head.rpartition("\n\n")[2].split("\n") if head else []  # the head's last comment group
+    split = next((n for n, text in enumerate(lines) if use_helm_docs and _HELM_DOCS_COMMENT.match(text)), len(lines))
+    before, helm_docs = lines[:split], lines[split:]
     line_comments = [comment for comment in (line, value.line_comment) if comment]
     return before + line_comments + (foot.split("\n") if foot else []), helm_docs
 

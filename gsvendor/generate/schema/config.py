@@ -59,29 +59,23 @@ def load_config(data: bytes) -> SchemaConfig:
         document = goyaml.parse(data)
     except goyaml.YAMLError as exc:
         raise SchemaError(f"{CONFIG_FILE}: invalid YAML: {exc}") from None
-    if document is None or not document.content:
-        return config
-    root = deref(document.content[0])
-    if root.kind == goyaml.SCALAR and root.short_tag() == goyaml.NULL_TAG:
+    root = deref(document.content[0]) if document is not None and document.content else None
+    if root is None or (root.kind == goyaml.SCALAR and root.short_tag() == goyaml.NULL_TAG):
         return config
     if root.kind != goyaml.MAPPING:
         raise SchemaError(f"{CONFIG_FILE}: expected a mapping of settings")
-    try:
-        _unique_keys(root)
-    except SchemaError as exc:
-        raise SchemaError(f"{CONFIG_FILE}: {exc}") from None
+    _unique_keys(root, f"{CONFIG_FILE}: ")
     for key, value in root.pairs():
         try:
             if key.value in _CONFIG_KEYS:
                 attr, kind = _CONFIG_KEYS[key.value]
                 if kind == "int":
-                    number = _node_scalar(value) if deref(value).kind == goyaml.SCALAR else None
-                    if isinstance(number, bool) or not isinstance(number, int):
+                    decoded = _node_scalar(value) if deref(value).kind == goyaml.SCALAR else None
+                    if isinstance(decoded, bool) or not isinstance(decoded, int):
                         raise _decode_error(deref(value), "int")
-                    setattr(config, attr, number)
                 else:
                     decoded = _node_field(value, kind, key.value)
-                    setattr(config, attr, [] if decoded is None and kind == "strs" else decoded)
+                setattr(config, attr, [] if decoded is None and kind == "strs" else decoded)
             elif key.value == "schemaRoot":
                 node = deref(value)
                 if node.kind != goyaml.MAPPING and not is_null(node):
@@ -97,14 +91,14 @@ def load_config(data: bytes) -> SchemaConfig:
     return config
 
 
-def _unique_keys(mapping: goyaml.Node) -> None:
-    """Raise yaml.v3's error for a key written twice in ``mapping`` (decoding into a struct checks it)."""
+def _unique_keys(mapping: goyaml.Node, prefix: str = "") -> None:
+    """Raise yaml.v3's error (after ``prefix``) for a key written twice in ``mapping`` (a struct decode checks it)."""
     lines: dict[tuple[str, str], int] = {}
     for key, _ in mapping.pairs():
         where = (key.kind, key.value)
         if where in lines:
             quoted = json.dumps(key.value, ensure_ascii=False)
-            raise SchemaError(f"line {key.line}: mapping key {quoted} already defined at line {lines[where]}")
+            raise SchemaError(f"{prefix}line {key.line}: mapping key {quoted} already defined at line {lines[where]}")
         lines[where] = key.line
 
 

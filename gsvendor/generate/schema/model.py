@@ -121,22 +121,10 @@ class Schema:
     def __init__(self, kind: str = "object", **values: Any) -> None:
         self.__dict__.update(_INITIAL, kind=kind, **values)
 
-    def set_kind(self, kind: str) -> None:
-        """Set the kind; a boolean kind clears every field (as hvsj's ``SetKind``)."""
-        if kind in ("true", "false"):
-            self.__init__(kind)  # type: ignore[misc]
-        else:
-            self.kind = "object"
-
     def is_type(self, name: str) -> bool:
         """``type`` equals ``name`` or lists it."""
         value = self.type
         return name in value if isinstance(value, list) else value == name
-
-    def is_zero(self) -> bool:
-        """No field set and an object kind."""
-        values = zip(FIELDS, _ALL_FIELDS(self.__dict__), strict=True)
-        return self.kind == "object" and all(_is_empty(value, kind) for (_, _, kind), value in values)
 
     def subschemas(self) -> Iterator[tuple[list[str], Schema]]:
         """hvsj's ``Subschemas``: (pointer segments, schema) of every object-kind subschema, in order."""
@@ -293,9 +281,8 @@ def _node_field(node: goyaml.Node, kind: str, name: str) -> Any:
             raise _decode_error(node, "bool")
         return value
     if kind in ("float", "uint"):
-        go_type = "float64" if kind == "float" else "uint64"
         if isinstance(value, bool) or not isinstance(value, int | float) or (kind == "uint" and not 0 <= value < 2**64):
-            raise _decode_error(node, go_type)
+            raise _decode_error(node, "float64" if kind == "float" else "uint64")
         return float(value) if kind == "float" else int(value)
     if kind in ("list", "schemas", "strs"):
         if node.kind != goyaml.SEQUENCE:
@@ -316,10 +303,8 @@ def schema_from_node(node: goyaml.Node) -> Schema | None:
     node = deref(node)
     if is_null(node):
         return None
-    if node.kind == goyaml.SCALAR:
-        if node.short_tag() == goyaml.BOOL_TAG:
-            return Schema("true" if _node_scalar(node) else "false")
-        raise _decode_error(node, "Schema")
+    if node.kind == goyaml.SCALAR and node.short_tag() == goyaml.BOOL_TAG:
+        return Schema("true" if _node_scalar(node) else "false")
     if node.kind != goyaml.MAPPING:
         raise _decode_error(node, "Schema")
     schema = Schema()

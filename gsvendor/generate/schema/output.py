@@ -54,10 +54,9 @@ def dumps(value: Any, indent: int = 4, *, normalized: bool = True) -> bytes:
     """JSON text of ``value`` with ``indent`` spaces and a final newline: ``normalized``, schemalint's
     (:func:`normalize`, ``<>&`` as they are); else hvsj's ``WriteOutput`` (``json.MarshalIndent`` of
     :meth:`Schema.to_data`, ``<>&`` escaped). Raises :class:`SchemaError` for what JSON cannot hold."""
+    value = normalize(value) if normalized else value
     try:
-        text = gojson.dumps_indent(
-            normalize(value) if normalized else value, " " * indent, escape_html=not normalized, sort_keys=False
-        )
+        text = gojson.dumps_indent(value, " " * indent, escape_html=not normalized, sort_keys=False)
     except gojson.GoJSONError as exc:
         raise SchemaError(str(exc)) from None
     return (text + "\n").encode("utf-8")
@@ -94,12 +93,10 @@ def _build_schema(
         raise SchemaError("values flag is required")
     if config.draft not in SCHEMA_URLS:
         raise SchemaError("invalid draft version. Please use one of: 4, 6, 7, 2019, 2020")
-    if config.indent <= 0:
-        raise SchemaError("indentation must be a positive number")
-    if config.indent % 2:
-        raise SchemaError("indentation must be an even number")
-    if config.indent > 64:  # the tool takes any even number; a huge one only fills memory with spaces
-        raise SchemaError("indentation must be at most 64")
+    # past 64: the tool takes any even number, but a huge one only fills memory with spaces
+    if config.indent <= 0 or config.indent % 2 or config.indent > 64:
+        shape = "a positive number" if config.indent <= 0 else "an even number" if config.indent % 2 else "at most 64"
+        raise SchemaError(f"indentation must be {shape}")
     fs = _Files(chart_dir, files, outside, cwd)
     merged: Any = Schema()
     url = functools.partial(_k8s_url, config)  # only a $k8s/ reference needs it
@@ -134,8 +131,7 @@ def _build_schema(
         temp.title, temp.description = config.root_title, config.root_description
         _set_referrer(temp, Referrer(dir=posixpath.dirname(absolute)))
         if config.root_ref:
-            temp.ref = config.root_ref
-            temp.ref_referrer = Referrer(dir=chart_dir)
+            temp.ref, temp.ref_referrer = config.root_ref, Referrer(dir=chart_dir)
         try:
             _k8s_aliases([], temp, url)
         except SchemaError as exc:
@@ -150,8 +146,7 @@ def _build_schema(
     _ensure_compliant([], merged, set(), config.no_additional_properties, config.draft)
     if not config.no_default_global:
         _add_missing_global(merged)
-    merged.schema = SCHEMA_URLS[config.draft]
-    merged.type = "object"
+    merged.schema, merged.type = SCHEMA_URLS[config.draft], "object"
     return merged  # type: ignore[no-any-return]
 
 

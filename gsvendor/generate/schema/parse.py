@@ -91,7 +91,9 @@ def merge_schemas(dest: Schema | None, src: Schema | None) -> Schema | None:
         return src
     if src is None:
         return dest
-    dest.set_kind(src.kind)
+    if src.kind != "object":  # hvsj's SetKind: a boolean kind clears every field
+        dest.__init__(src.kind)  # type: ignore[misc]
+    dest.kind = src.kind
     d, s = dest.__dict__, src.__dict__
     for attr, _, kind in FIELDS:
         value = s[attr]
@@ -144,12 +146,10 @@ def _draft7_refs(schema: Schema, root_path: list[str]) -> None:
 def _ensure_compliant(ptr: list[str], schema: Schema, active: set[int], no_additional: bool, draft: int) -> None:
     if id(schema) in active:
         raise SchemaError(f"{ptr_string(ptr)}: circular reference detected in schema")
-    active.add(id(schema))
-    try:
-        for path, sub in list(schema.subschemas()):
-            _ensure_compliant([*ptr, *path], sub, active, no_additional, draft)
-    finally:
-        active.discard(id(schema))
+    active.add(id(schema))  # the schemas on the path here (an error ends the whole check)
+    for path, sub in list(schema.subschemas()):
+        _ensure_compliant([*ptr, *path], sub, active, no_additional, draft)
+    active.discard(id(schema))
     if schema.kind != "object":
         return
     s: Any = schema
@@ -161,7 +161,7 @@ def _ensure_compliant(ptr: list[str], schema: Schema, active: set[int], no_addit
     if draft <= 7 and s.ref:
         clone: Any = copy.copy(s)  # Go's struct copy: nested schemas shared
         clone.ref = ""
-        if not clone.is_zero():
+        if clone.to_data():  # a field besides $ref is set
             clone.defs = clone.definitions = None
             _draft7_refs(clone, ["allOf", "0"])
             schema.__init__(all_of=[clone, Schema(ref=s.ref)], defs=s.defs, definitions=s.definitions)
