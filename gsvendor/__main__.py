@@ -30,8 +30,7 @@ def _exit_now(code: object) -> None:
     import threading
 
     run_exitfuncs = getattr(atexit, "_run_exitfuncs", None)  # CPython's; elsewhere the normal exit
-    main_thread = threading.main_thread()
-    others = [t for t in threading.enumerate() if t is not main_thread and t.is_alive() and not t.daemon]
+    others = any(t is not threading.main_thread() and t.is_alive() and not t.daemon for t in threading.enumerate())
     if run_exitfuncs is None or not (code is None or isinstance(code, int)) or others:
         return
     run_exitfuncs()

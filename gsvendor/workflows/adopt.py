@@ -4,6 +4,7 @@ build them as ``sync`` does, and write them when every chart comes out byte for 
 from __future__ import annotations
 
 import contextlib
+import functools
 import glob
 import itertools
 import os
@@ -109,7 +110,7 @@ def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[Gene
     """The generate settings that reproduce most generated files of the trees, and those files per chart."""
     from gsvendor.generate.chart import generate_chart, project_reader
 
-    reader = project_reader(config)
+    generate = functools.partial(generate_chart, outside=project_reader(config), project_root=config.root.as_posix())
 
     def found(settings: GenerateSettings) -> dict[str, list[str]]:
         files: dict[str, list[str]] = {}
@@ -117,13 +118,7 @@ def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[Gene
             tree = trees[spec.name]
             given = {p: d for p, d in tree.items() if p not in _GENERATED}
             try:
-                out = generate_chart(
-                    given,
-                    chart_dir=(config.root / spec.dest).as_posix(),
-                    outside=reader,
-                    project_root=config.root.as_posix(),
-                    settings=settings,
-                )
+                out = generate(given, chart_dir=(config.root / spec.dest).as_posix(), settings=settings)
             except GsvendorError:
                 continue
             files[spec.name] = sorted(p for p in set(out) - set(given) if tree.get(p) == out[p])
@@ -198,8 +193,7 @@ def adopt(
             return result
         location = lockfile.source_location(snapshot.kind, source, root)
         lock_bytes = None if result.problems else lockfile.render(built, location)
-        text = config_text(root, repository, charts, deleted, settings)
-        _write(root, Path(tmp), stage, text, lock_bytes)
+        _write(root, Path(tmp), stage, config_text(root, repository, charts, deleted, settings), lock_bytes)
     result.written = True
     return result
 

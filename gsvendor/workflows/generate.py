@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from gsvendor.config import ChartSpec, Config
@@ -35,17 +36,14 @@ def plan(config: Config, charts: list[str] | None = None) -> list[ChartGeneratio
     config.require_outputs([spec.name for spec in specs])
     refuse_unemulated(config)
     results = []
-    generator = GenerateCache(config.stamps)
+    reader, root = project_reader(config), config.root.as_posix()
+    generate = partial(
+        GenerateCache(config.stamps).generate, outside=reader, project_root=root, settings=config.generate
+    )
     for spec in specs:
         files = read_tree(config.root, spec.dest)
         try:
-            generated = generator.generate(
-                files,
-                chart_dir=(config.root / spec.dest).as_posix(),
-                outside=project_reader(config),
-                project_root=config.root.as_posix(),
-                settings=config.generate,
-            )
+            generated = generate(files, chart_dir=(config.root / spec.dest).as_posix())
         except GsvendorError as exc:
             raise type(exc)(f"{spec.dest}: {exc}") from None
         changed = generated_paths(files, generated)
