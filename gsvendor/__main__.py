@@ -35,9 +35,8 @@ def _exit_now(code: object) -> None:
         return
     run_exitfuncs()
     try:
-        for stream in (sys.stdout, sys.stderr):
-            if stream is not None:
-                stream.flush()
+        for stream in filter(None, (sys.stdout, sys.stderr)):
+            stream.flush()
     except Exception:  # OSError, ValueError (closed), OutputError (the CLI's streams): Python's exit reports it
         return
     os._exit(code or 0)

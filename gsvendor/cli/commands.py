@@ -460,8 +460,7 @@ def versions(
     else:  # the table names each place: the error lines count them
         report_build.print_versions(out, result)
     if result.problems:
-        table = not (json_output or check)
-        raise CheckFailed(*(report_build.versions_failures(result) if table else result.problems))
+        raise CheckFailed(*(result.problems if json_output or check else report_build.versions_failures(result)))
     if check and not json_output:
         out.say("[green]ok[/]: {}", report_build.versions_agree(result))
     elif not json_output:

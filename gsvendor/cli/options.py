@@ -11,10 +11,9 @@ from gsvendor.errors import UsageError
 
 
 def text(*names: str, metavar: str, help: str, kind: Any = str) -> Any:
-    """``Annotated[kind | None, typer.Option(*names, …)]`` of an option taking text (``kind``: ``str``,
-    ``list[str]`` or ``Path``) that may not be given empty: an empty value is a mistake (an unset CI
-    variable), not "the default"; nor "." for a ``Path``, the folder typer reads an empty one as.
-    Raises :class:`~gsvendor.errors.UsageError` (exit 2) while the command line is parsed."""
+    """``Annotated[kind | None, typer.Option(*names, …)]`` (``kind``: ``str``, ``list[str]`` or ``Path``) refusing
+    an empty value (an unset CI variable, not "the default") and, for a ``Path``, "." (typer's reading of an empty
+    one): :class:`~gsvendor.errors.UsageError` (exit 2) while the command line is parsed."""
     option = names[0]
 
     def parse(value: str) -> str:

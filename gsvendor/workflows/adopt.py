@@ -30,9 +30,8 @@ _SETTINGS = [GenerateSettings(o, n) for o in ("alphabetical", "file") for n in (
 
 @dataclass
 class AdoptResult:
-    """What adopt inferred: the overlay files, per chart the deleted upstream and the generated files,
-    one line per problem, ``existing``: the operation count of the project's overlays (``None`` without),
-    ``plain``: the charts kept out of the themed files."""
+    """What adopt inferred (per chart: ``deleted`` upstream files, ``generated`` files); ``existing``: the operation
+    count of the project's overlays (``None`` without); ``plain``: the charts kept out of the themed files."""
 
     tag: str
     overlays: list[OverlayFile]
@@ -175,7 +174,12 @@ def adopt(
         for attempt in itertools.count():  # ends: each new attempt keeps one more chart plain
             stage = Path(tmp) / f"attempt-{attempt}"
             layout = arrange(inferences, universes, plain)
-            _stage_overlays(stage, layout)
+            stage.mkdir(parents=True)
+            for overlay in layout:
+                (stage / f"{overlay.name}.yaml").write_text(dump(overlay), encoding="utf-8")
+                for path, data in overlay.assets.items():
+                    (stage / path).parent.mkdir(parents=True, exist_ok=True)
+                    (stage / path).write_bytes(data)
             config = _config(root, repository, charts, stage, settings, deleted)
             try:
                 built = build(config, snapshot, load_overlays(stage))
@@ -196,16 +200,6 @@ def adopt(
         _write(root, Path(tmp), stage, config_text(root, repository, charts, deleted, settings), lock_bytes)
     result.written = True
     return result
-
-
-def _stage_overlays(stage: Path, layout: list[OverlayFile]) -> None:
-    stage.mkdir(parents=True)
-    for overlay in layout:
-        (stage / f"{overlay.name}.yaml").write_text(dump(overlay), encoding="utf-8")
-        for path, data in overlay.assets.items():
-            target = stage / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
 
 
 _DIFFERENCES = {

@@ -36,14 +36,13 @@ def plan(config: Config, charts: list[str] | None = None) -> list[ChartGeneratio
     config.require_outputs([spec.name for spec in specs])
     refuse_unemulated(config)
     results = []
-    reader, root = project_reader(config), config.root.as_posix()
-    generate = partial(
-        GenerateCache(config.stamps).generate, outside=reader, project_root=root, settings=config.generate
-    )
+    generate = partial(GenerateCache(config.stamps).generate, outside=project_reader(config), settings=config.generate)
     for spec in specs:
         files = read_tree(config.root, spec.dest)
         try:
-            generated = generate(files, chart_dir=(config.root / spec.dest).as_posix())
+            generated = generate(
+                files, chart_dir=(config.root / spec.dest).as_posix(), project_root=config.root.as_posix()
+            )
         except GsvendorError as exc:
             raise type(exc)(f"{spec.dest}: {exc}") from None
         changed = generated_paths(files, generated)

@@ -329,8 +329,7 @@ def read_patch_report(path: Path, tag: str) -> dict[str, Any]:
         return {"tag": tag, "error": data["error"]}
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise UsageError(f"--patch-report: {path}: not gsvendor patch-verify --json output (no results list)")
-    checked = data.get("tag")
-    if isinstance(checked, str) and checked != tag:
+    if isinstance(checked := data.get("tag"), str) and checked != tag:
         raise UsageError(
             f"--patch-report: {path}: the series was checked against {checked}, not {tag} "
             f"(gsvendor patch-verify --tag {tag} --json)"
