@@ -30,15 +30,13 @@ def _exit_now(code: object) -> None:
     import threading
 
     run_exitfuncs = getattr(atexit, "_run_exitfuncs", None)  # CPython's; elsewhere the normal exit
-    main_thread = threading.main_thread()
-    others = [t for t in threading.enumerate() if t is not main_thread and t.is_alive() and not t.daemon]
+    others = any(t is not threading.main_thread() and t.is_alive() and not t.daemon for t in threading.enumerate())
     if run_exitfuncs is None or not (code is None or isinstance(code, int)) or others:
         return
     run_exitfuncs()
     try:
-        for stream in (sys.stdout, sys.stderr):
-            if stream is not None:
-                stream.flush()
+        for stream in filter(None, (sys.stdout, sys.stderr)):
+            stream.flush()
     except Exception:  # OSError, ValueError (closed), OutputError (the CLI's streams): Python's exit reports it
         return
     os._exit(code or 0)

@@ -112,8 +112,7 @@ def _globals(
 
 
 def console(stream: str) -> Any:
-    """The console on ``stream`` (``"stdout"`` or ``"stderr"``): :func:`gsvendor.report.writer.open_console`,
-    :func:`gsvendor.report.layout.output_width` wide, escaping every output."""
+    """The console on ``stream`` (``"stdout"`` or ``"stderr"``): :func:`gsvendor.report.writer.open_console`'s."""
     from gsvendor.report.writer import open_console
 
     return open_console(getattr(sys, stream), stream)

@@ -15,7 +15,7 @@ import typer
 
 from gsvendor.cli import options
 from gsvendor.cli.app import command, console, fetch_options, load_config_for, project_guard, show_status, warn
-from gsvendor.errors import CheckFailed, UsageError, closest
+from gsvendor.errors import CheckFailed, ConfigError, UsageError, closest
 
 
 @command(short_help="Vendor upstream TAG's charts with the overlays applied.")
@@ -264,11 +264,10 @@ def check_rendered(
     junit: Path | None,
     verbose: bool,
 ) -> None:
-    """check-``report``: ``run(config, chart_dirs, progress=…)``, holding the project guard when a chart is the
-    project's, printed by ``gsvendor.report.<report>``. Raises :class:`~gsvendor.errors.UsageError` (exit 2)
-    for a CHART_DIR missing (:func:`chart_folder_meant`) or unreadable, :class:`~gsvendor.errors.CheckFailed`
-    (exit 1) when the run is not ok."""
-    from gsvendor.workflows import check_images as workflow
+    """check-``report``: ``run(config, chart_dirs, progress=…)`` (the project guard held for the project's charts),
+    printed by ``gsvendor.report.<report>``. Raises :class:`~gsvendor.errors.UsageError` (exit 2) for a CHART_DIR
+    missing or unreadable, :class:`~gsvendor.errors.CheckFailed` (exit 1) when the run is not ok."""
+    from gsvendor.config import find_config, load_config
 
     chart_dirs = chart_dirs or []
     for path in chart_dirs:
@@ -278,7 +277,12 @@ def check_rendered(
             pass
         except OSError as error:
             raise UsageError(f"{path}: not a chart folder ({error.strerror})") from None
-    config = workflow.load_optional_config(ctx.obj.config, chart_dirs, ctx.obj.stamps)
+    try:  # named chart folders need no gsvendor.yaml
+        found = ctx.obj.config or (find_config() if chart_dirs else None)
+    except ConfigError:
+        config = None
+    else:
+        config = load_config(found, stamps=ctx.obj.stamps)
     # the first that is no chart: a missing one is said here, any other the check names in the order given
     path = next((path for path in chart_dirs if not (path / "Chart.yaml").is_file()), None)
     if path is not None and not path.exists():
@@ -456,8 +460,7 @@ def versions(
     else:  # the table names each place: the error lines count them
         report_build.print_versions(out, result)
     if result.problems:
-        table = not (json_output or check)
-        raise CheckFailed(*(report_build.versions_failures(result) if table else result.problems))
+        raise CheckFailed(*(result.problems if json_output or check else report_build.versions_failures(result)))
     if check and not json_output:
         out.say("[green]ok[/]: {}", report_build.versions_agree(result))
     elif not json_output:

@@ -11,10 +11,9 @@ from gsvendor.errors import UsageError
 
 
 def text(*names: str, metavar: str, help: str, kind: Any = str) -> Any:
-    """``Annotated[kind | None, typer.Option(*names, …)]`` of an option taking text (``kind``: ``str``,
-    ``list[str]`` or ``Path``) that may not be given empty: an empty value is a mistake (an unset CI
-    variable), not "the default"; nor "." for a ``Path``, the folder typer reads an empty one as.
-    Raises :class:`~gsvendor.errors.UsageError` (exit 2) while the command line is parsed."""
+    """``Annotated[kind | None, typer.Option(*names, …)]`` (``kind``: ``str``, ``list[str]`` or ``Path``) refusing
+    an empty value (an unset CI variable, not "the default") and, for a ``Path``, "." (typer's reading of an empty
+    one): :class:`~gsvendor.errors.UsageError` (exit 2) while the command line is parsed."""
     option = names[0]
 
     def parse(value: str) -> str:
@@ -27,29 +26,23 @@ def text(*names: str, metavar: str, help: str, kind: Any = str) -> Any:
 
 
 source = partial(text, "--source", "-s", metavar="SOURCE")  # an upstream source as help= says
+path = partial(text, kind=Path)
+texts = partial(text, kind=list[str])
 
-ConfigFile = text(
+ConfigFile = path(
     "--config",
     "-c",
     metavar="FILE",
     help="Configuration file (default: the nearest gsvendor.yaml in this folder or a parent).",
-    kind=Path,
 )
 # "." would put the cache (and its stamps) in the project
-CacheDir = text(
-    "--cache-dir",
-    metavar="DIR",
-    help="Download cache (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor).",
-    kind=Path,
+CacheDir = path(
+    "--cache-dir", metavar="DIR", help="Download cache (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor)."
 )
 UPSTREAM = "Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
-Source = source(
-    help=UPSTREAM + "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the GitHub archive of TAG)."
-)
-PatchSource = source(
-    help=UPSTREAM
-    + "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else the configured upstream git URL)."
-)
+UPSTREAM += "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else "
+Source = source(help=UPSTREAM + "the GitHub archive of TAG).")
+PatchSource = source(help=UPSTREAM + "the configured upstream git URL).")
 LockedSource = source(
     help="Read upstream here instead of the lock's source: the same bytes elsewhere (the lock's sha256 must match)."
 )
@@ -64,8 +57,8 @@ AdoptSource = source(
 Tag = text(
     "--tag", "-t", metavar="TAG", help="Upstream tag (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc)."
 )
-Patches = text("--patches", metavar="DIR", help="Patch folder (default: patches from gsvendor.yaml).", kind=Path)
-PatchJunit = text("--junit", metavar="FILE", help="Also write JUnit XML, one test per patch.", kind=Path)
+Patches = path("--patches", metavar="DIR", help="Patch folder (default: patches from gsvendor.yaml).")
+PatchJunit = path("--junit", metavar="FILE", help="Also write JUnit XML, one test per patch.")
 Repository = text("--repository", metavar="OWNER/NAME", help="The upstream GitHub repository written to gsvendor.yaml.")
 Helm = text(
     "--helm",
@@ -78,7 +71,7 @@ ChartDirs = Annotated[
     list[Path] | None,
     typer.Argument(metavar="[CHART_DIR]...", help="Chart folders [default: every configured chart's dest]."),
 ]
-RendersJunit = text("--junit", metavar="FILE", help="Write JUnit XML, a test case per chart × variant.", kind=Path)
+RendersJunit = path("--junit", metavar="FILE", help="Write JUnit XML, a test case per chart × variant.")
 Timeout = Annotated[float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1, metavar="SECONDS")]
 Retries = Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10, metavar="N")]
 MaxTime = Annotated[
@@ -96,29 +89,20 @@ Report = text(
     help="Write the Markdown upgrade report from the lock's tag to TAG to this file "
     "(- for stdout, the plan or summary then goes to stderr).",
 )
-PatchReport = text(
-    "--patch-report",
-    metavar="FILE",
-    help="gsvendor patch-verify --json output to list in the upgrade report.",
-    kind=Path,
+PatchReport = path(
+    "--patch-report", metavar="FILE", help="gsvendor patch-verify --json output to list in the upgrade report."
 )
-RegistryConfig = text(
+RegistryConfig = path(
     "--registry-config",
     metavar="FILE",
     help="Docker config.json with registry credentials "
     "[default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json].",
-    kind=Path,
 )
-InsecureRegistry = text(
-    "--insecure-registry", metavar="HOST[:PORT]", help="Ask this registry over plain HTTP, repeatable.", kind=list[str]
+InsecureRegistry = texts(
+    "--insecure-registry", metavar="HOST[:PORT]", help="Ask this registry over plain HTTP, repeatable."
 )
 # an empty prefix would allow every image
-ImagesAllow = text(
-    "--allow",
-    metavar="PREFIX",
-    help="Allowed prefix, repeatable; replaces images.allow of the configuration.",
-    kind=list[str],
+ImagesAllow = texts(
+    "--allow", metavar="PREFIX", help="Allowed prefix, repeatable; replaces images.allow of the configuration."
 )
-ManifestsAllow = text(
-    "--allow", metavar="PREFIX", help="With --images: allowed prefix, repeatable (as check-images).", kind=list[str]
-)
+ManifestsAllow = texts("--allow", metavar="PREFIX", help="With --images: allowed prefix, repeatable (as check-images).")

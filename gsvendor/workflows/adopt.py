@@ -4,6 +4,7 @@ build them as ``sync`` does, and write them when every chart comes out byte for 
 from __future__ import annotations
 
 import contextlib
+import functools
 import glob
 import itertools
 import os
@@ -29,9 +30,8 @@ _SETTINGS = [GenerateSettings(o, n) for o in ("alphabetical", "file") for n in (
 
 @dataclass
 class AdoptResult:
-    """What adopt inferred: the overlay files, per chart the deleted upstream and the generated files,
-    one line per problem, ``existing``: the operation count of the project's overlays (``None`` without),
-    ``plain``: the charts kept out of the themed files."""
+    """What adopt inferred (per chart: ``deleted`` upstream files, ``generated`` files); ``existing``: the operation
+    count of the project's overlays (``None`` without); ``plain``: the charts kept out of the themed files."""
 
     tag: str
     overlays: list[OverlayFile]
@@ -109,7 +109,7 @@ def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[Gene
     """The generate settings that reproduce most generated files of the trees, and those files per chart."""
     from gsvendor.generate.chart import generate_chart, project_reader
 
-    reader = project_reader(config)
+    generate = functools.partial(generate_chart, outside=project_reader(config), project_root=config.root.as_posix())
 
     def found(settings: GenerateSettings) -> dict[str, list[str]]:
         files: dict[str, list[str]] = {}
@@ -117,13 +117,7 @@ def _generated(config: Config, trees: dict[str, dict[str, bytes]]) -> tuple[Gene
             tree = trees[spec.name]
             given = {p: d for p, d in tree.items() if p not in _GENERATED}
             try:
-                out = generate_chart(
-                    given,
-                    chart_dir=(config.root / spec.dest).as_posix(),
-                    outside=reader,
-                    project_root=config.root.as_posix(),
-                    settings=settings,
-                )
+                out = generate(given, chart_dir=(config.root / spec.dest).as_posix(), settings=settings)
             except GsvendorError:
                 continue
             files[spec.name] = sorted(p for p in set(out) - set(given) if tree.get(p) == out[p])
@@ -180,7 +174,12 @@ def adopt(
         for attempt in itertools.count():  # ends: each new attempt keeps one more chart plain
             stage = Path(tmp) / f"attempt-{attempt}"
             layout = arrange(inferences, universes, plain)
-            _stage_overlays(stage, layout)
+            stage.mkdir(parents=True)
+            for overlay in layout:
+                (stage / f"{overlay.name}.yaml").write_text(dump(overlay), encoding="utf-8")
+                for path, data in overlay.assets.items():
+                    (stage / path).parent.mkdir(parents=True, exist_ok=True)
+                    (stage / path).write_bytes(data)
             config = _config(root, repository, charts, stage, settings, deleted)
             try:
                 built = build(config, snapshot, load_overlays(stage))
@@ -198,20 +197,9 @@ def adopt(
             return result
         location = lockfile.source_location(snapshot.kind, source, root)
         lock_bytes = None if result.problems else lockfile.render(built, location)
-        text = config_text(root, repository, charts, deleted, settings)
-        _write(root, Path(tmp), stage, text, lock_bytes)
+        _write(root, Path(tmp), stage, config_text(root, repository, charts, deleted, settings), lock_bytes)
     result.written = True
     return result
-
-
-def _stage_overlays(stage: Path, layout: list[OverlayFile]) -> None:
-    stage.mkdir(parents=True)
-    for overlay in layout:
-        (stage / f"{overlay.name}.yaml").write_text(dump(overlay), encoding="utf-8")
-        for path, data in overlay.assets.items():
-            target = stage / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
 
 
 _DIFFERENCES = {

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gsvendor.config import Config, find_config, load_config
-from gsvendor.errors import ConfigError
+from gsvendor.config import Config
 from gsvendor.images.check import CheckResult, check_images
 from gsvendor.images.render import find_helm
 from gsvendor.images.variants import ChartTarget, ImagesConfig, chart_targets, images_config
@@ -32,28 +31,13 @@ class ImagesRun:
         return self.result.ok and (self.resolved is None or self.resolved.ok)
 
 
-def load_optional_config(
-    config_path: Path | None, chart_dirs: Sequence[Path], stamps: Path | None = None
-) -> Config | None:
-    """The configuration (``config_path``, which must exist, else the nearest gsvendor.yaml), or ``None``
-    when chart folders are named and no gsvendor.yaml is found. Raises :class:`~gsvendor.errors.ConfigError`."""
-    if config_path is None and chart_dirs:
-        try:
-            config_path = find_config()
-        except ConfigError:
-            return None
-    return load_config(config_path, stamps=stamps)
-
-
 def render_inputs(
     config: Config | None, chart_dirs: Sequence[Path], helm: str | None
 ) -> tuple[list[ChartTarget], ImagesConfig, str]:
     """The charts to render (``chart_dirs``, default every configured chart's output), the ``images``
     settings and helm. Raises the domain's errors for helm/ not synced, a missing chart or helm (exit 2)."""
-    if not chart_dirs and config is not None:
-        vendored = [chart.name for chart in config.charts if chart.render is None]
-        if vendored:
-            config.require_outputs(vendored)  # one line naming gsvendor sync, as every command that reads helm/
+    if not chart_dirs and config and (vendored := [c.name for c in config.charts if c.render is None]):
+        config.require_outputs(vendored)  # one line naming gsvendor sync, as every command that reads helm/
     charts = chart_targets(list(chart_dirs), config)
     settings = images_config(config)
     return charts, settings, find_helm(helm, project_root=config.root if config else Path.cwd())
@@ -79,10 +63,9 @@ def run(
         options = cli_options(config, **registry)
     with progress(f"rendering {len(charts)} chart(s)"):
         result = check_images(charts, settings, helm_path, allow=allow)
-    resolved = None
-    if options is not None:
-        from gsvendor.images.resolve import resolve_check
+    if options is None:
+        return ImagesRun(result)
+    from gsvendor.images.resolve import resolve_check
 
-        with progress("asking the registries"):
-            resolved = resolve_check(result, options)
-    return ImagesRun(result, resolved)
+    with progress("asking the registries"):
+        return ImagesRun(result, resolve_check(result, options))

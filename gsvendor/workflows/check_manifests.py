@@ -1,6 +1,5 @@
-"""The check-manifests workflow: render every chart in check-images' variants once, validate the
-custom resources against the project's CRDs, and (with ``images``) run check-images on the same
-rendering."""
+"""The check-manifests workflow: render every chart in check-images' variants once, validate the custom
+resources against the project's CRDs, and (with ``images``) run check-images on the same rendering."""
 
 from __future__ import annotations
 
@@ -41,9 +40,8 @@ def run(
     allow: Sequence[str] | None = None,
     progress: Progress = no_progress,
 ) -> ManifestsRun:
-    """Render ``chart_dirs`` (as check-images) and check them; with ``images`` judge the image references
-    too. Raises :class:`~gsvendor.errors.UsageError` for ``allow`` without ``images``, and the domain's
-    errors for a missing chart, helm or a bad configuration (all exit 2)."""
+    """Render ``chart_dirs`` (as check-images) and check them, with ``images`` the image references too. Raises
+    :class:`~gsvendor.errors.UsageError` for ``allow`` without ``images``, the domain's errors otherwise (exit 2)."""
     if allow is not None and not images:
         raise UsageError("--allow needs --images (it is check-images' policy)")
     charts, settings, helm_path = render_inputs(config, chart_dirs, helm)

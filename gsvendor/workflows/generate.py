@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from gsvendor.config import ChartSpec, Config
@@ -35,16 +36,12 @@ def plan(config: Config, charts: list[str] | None = None) -> list[ChartGeneratio
     config.require_outputs([spec.name for spec in specs])
     refuse_unemulated(config)
     results = []
-    generator = GenerateCache(config.stamps)
+    generate = partial(GenerateCache(config.stamps).generate, outside=project_reader(config), settings=config.generate)
     for spec in specs:
         files = read_tree(config.root, spec.dest)
         try:
-            generated = generator.generate(
-                files,
-                chart_dir=(config.root / spec.dest).as_posix(),
-                outside=project_reader(config),
-                project_root=config.root.as_posix(),
-                settings=config.generate,
+            generated = generate(
+                files, chart_dir=(config.root / spec.dest).as_posix(), project_root=config.root.as_posix()
             )
         except GsvendorError as exc:
             raise type(exc)(f"{spec.dest}: {exc}") from None

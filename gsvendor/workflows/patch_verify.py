@@ -16,9 +16,8 @@ from gsvendor.upstream.source import Wanted, local_archive
 
 
 def _write_tree(files: dict[str, bytes], tree: Path) -> None:
-    """Write upstream's files into ``tree`` and make it a git repository of its own (``git apply``
-    inside another repository would resolve paths against that one), as the image build's clone. The paths
-    are safe to join: every source reader refuses absolute ones, ``..`` and links (gsvendor.upstream)."""
+    """Write upstream's files into ``tree``, a git repository of its own as the image build's clone (``git apply``
+    in another would resolve paths against it); the source readers refused absolute paths, ``..`` and links."""
     tree.mkdir(parents=True, exist_ok=True)
     for rel, data in files.items():
         target = tree / rel

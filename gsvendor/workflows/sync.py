@@ -121,8 +121,7 @@ def sync(
         backup = write_atomically(
             config.root, output, config.lock_path, lock_bytes, backup=edits or None, tag=tag, on_commit=on_commit
         )
-    previous_tag = previous.tag if previous is not None else None
-    return SyncResult(result, changes, old_lock != lock_bytes, dry_run, backup, edits, previous_tag)
+    return SyncResult(result, changes, old_lock != lock_bytes, dry_run, backup, edits, previous and previous.tag)
 
 
 def _rebuild_from_lock(
@@ -147,12 +146,7 @@ def _rebuild_from_lock(
     return lock, _build(config, snapshot, load_overlays(config.overlays_dir, config.stamps), helm)
 
 
-def _build(
-    config: Config,
-    snapshot: UpstreamSnapshot,
-    overlays: Any,
-    helm: str | None,
-) -> Build:
+def _build(config: Config, snapshot: UpstreamSnapshot, overlays: Any, helm: str | None) -> Build:
     """Build ``snapshot`` with ``overlays``, rendering charts vendored rendered with ``helm``."""
     renderer = None
     if any(c.render for c in config.charts):  # helm only for charts vendored rendered
@@ -270,13 +264,11 @@ def sync_reviewed(
     warn: Callable[[str], None],
     present: Callable[[SyncResult, Upgrade | None, list[FileDiff] | None], None],
 ) -> None:
-    """``gsvendor sync``: :func:`sync` of ``tag`` (default: the pin Dockerfile's; else ``warn`` gets
-    :func:`pin_warning`) inside ``guard``, then ``present`` of the result, the upgrade and the diffs from the
-    lock's tag (each ``None`` unless made and the lock's tag rebuilt). The review from the lock's tag is made for
-    ``report`` (listing ``patch_report``) or ``show_diff``, or ``automatic``ally when the lock is at another
-    tag (a failed rebuild is a ``note``). A signal after the swap's point of no return raises
-    :func:`~gsvendor.vendoring.journal.interrupted_after`; errors are :func:`read_patch_report`'s,
-    :func:`sync`'s and :func:`locked_build`'s."""
+    """``gsvendor sync``: :func:`sync` of ``tag`` (default the pin's, else ``warn`` of :func:`pin_warning`) inside
+    ``guard``, then ``present(result, upgrade, diffs)`` from the lock's tag, each ``None`` unless asked (``report``,
+    ``show_diff``) or ``automatic`` with the lock at another tag (a failed rebuild is then a ``note``). Raises
+    :func:`~gsvendor.vendoring.journal.interrupted_after` for a signal after the swap's point of no return, exit 1
+    for an exit-2 error after it, else the errors of :func:`read_patch_report`, :func:`sync`, :func:`locked_build`."""
     if tag is None:
         from gsvendor.controller_images.versions import pinned_tag
 
@@ -337,8 +329,7 @@ def read_patch_report(path: Path, tag: str) -> dict[str, Any]:
         return {"tag": tag, "error": data["error"]}
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise UsageError(f"--patch-report: {path}: not gsvendor patch-verify --json output (no results list)")
-    checked = data.get("tag")
-    if isinstance(checked, str) and checked != tag:
+    if isinstance(checked := data.get("tag"), str) and checked != tag:
         raise UsageError(
             f"--patch-report: {path}: the series was checked against {checked}, not {tag} "
             f"(gsvendor patch-verify --tag {tag} --json)"
