@@ -136,9 +136,6 @@ def read(where: Place, root: Path) -> bytes | None:
     return data
 
 
-# --- the paths of a journal -----------------------------------------------------------------------
-
-
 def _clean(path: object) -> bool:  # relative, with no empty, "." or ".." part ("" and "/a" hold an empty one)
     return isinstance(path, str) and "\x00" not in path and all(p not in ("", ".", "..") for p in path.split("/"))
 

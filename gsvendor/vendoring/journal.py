@@ -296,11 +296,8 @@ def swap(
                         os.fsync(handle.fileno())
                 except OSError as exc:  # name the file, not its staged copy (a full disk)
                     raise OSError(exc.errno, exc.strerror, str(root / rel)) from None
-                plan.append(
-                    Step(
-                        "write", rel, f"{folder}/{index}", state(root / rel), f"file:{hashlib.sha256(data).hexdigest()}"
-                    )
-                )
+                digest = f"file:{hashlib.sha256(data).hexdigest()}"
+                plan.append(Step("write", rel, f"{folder}/{index}", state(root / rel), digest))
             if backup:
                 steps("backup")
                 backup_dir = copy_backup(root, backup)
