@@ -215,13 +215,6 @@ def _in_file(item: Found, path: str) -> Found:
     return Found(item.place, f"{path} {item.obj}", item.path, item.written, joined=item.joined)
 
 
-def _rendered(found: Found | None, rewrites: Rewrites) -> tuple[bool, str | None]:
-    """``(rewritten, rendered)`` of a found reference (``(False, None)`` for none)."""
-    if found is None:
-        return False, None
-    return render(found.written, rewrites.get(found.obj.split(" ", 1)[0], ()))
-
-
 def compare_images(
     old: Mapping[str, bytes],
     new: Mapping[str, bytes],
@@ -234,8 +227,10 @@ def compare_images(
     changes = []
     for where in sorted(set(before) | set(after)):
         was, now = before.get(where), after.get(where)
-        was_rewritten, was_rendered = _rendered(was, rewrites[0])
-        now_rewritten, now_rendered = _rendered(now, rewrites[1])
+        (was_rewritten, was_rendered), (now_rewritten, now_rendered) = (
+            render(found.written, side.get(found.obj.split(" ", 1)[0], ())) if found else (False, None)
+            for found, side in zip((was, now), rewrites, strict=True)
+        )
         if was is not None and now is not None and (was.written, was_rendered) == (now.written, now_rendered):
             continue
         change = "added" if was is None else "removed" if now is None else "changed"
