@@ -1,10 +1,8 @@
-"""Where the swap journal is kept, and which journals are acted on. The journal is gsvendor's own state, never
-the repository's (one a checkout supplied could write and delete files anywhere): it lives in the git folder
-(``<git-dir>/gsvendor/journal.json``) or, outside git, in the user cache (``<cache>/journals/<key>.json``, keyed
-by the project's path, device and inode). :func:`check` proves every path of a journal one
-:mod:`gsvendor.vendoring.journal` could have written for the configured destinations and the lock file, with no
-link on the way below the configured folders (which may be links).
-"""
+"""Where the swap journal is kept, and which journals are acted on. The journal is gsvendor's own state, never the
+repository's (one a checkout supplied could write and delete files anywhere): it lives in the git folder
+(``<git-dir>/gsvendor/journal.json``) or, outside git, in the user cache (``<cache>/journals/<key>.json``, keyed by
+the project's path, device and inode). :func:`check` proves every path of a journal one the swap could have written
+for the configured destinations and the lock file, with no link on the way below the configured folders."""
 
 from __future__ import annotations
 
@@ -134,9 +132,6 @@ def read(where: Place, root: Path) -> bytes | None:
         if _git(where.top, "ls-files", "-z", "--", f":(literal){rel}"):
             raise refused("git tracks it, so a checkout supplied it; remove it from the repository")
     return data
-
-
-# --- the paths of a journal -----------------------------------------------------------------------
 
 
 def _clean(path: object) -> bool:  # relative, with no empty, "." or ".." part ("" and "/a" hold an empty one)

@@ -1,6 +1,5 @@
-"""Comparing two file trees: unified diffs per file, as verify and diff print them: always
-:func:`difflib.unified_diff`'s text, its cost following the change (:func:`matching_blocks`).
-"""
+"""Unified diffs per file between two trees, as verify and diff print them: :func:`difflib.unified_diff`'s text,
+its cost following the change (:func:`matching_blocks`)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,12 @@
 """The swap journal: how ``sync`` replaces files so that any interruption is completed or undone.
 
-**Prepare**: a journal ``preparing`` (kept outside the checkout: :mod:`gsvendor.journal_trust`) names the
-staging folders; files are staged and fsync'd beside their destination (a rename cannot cross a mount point),
-hand edits backed up, and the journal rewritten ``committed`` with every step and the :func:`state` of its path
-before and after. A failure or a signal (SIGINT, SIGTERM, SIGHUP wait while a swap runs) until then undoes it.
-**Apply**: the idempotent steps (the lock file last) run in order; :func:`recover` runs them again after a
-crash, backing up paths edited since, and undoes a ``preparing`` journal.
-
-Test hooks: ``GSVENDOR_TEST_SWAP_STEP=N:SIGNAL`` (``KILL``, ``TERM``, ``INT``) sends the signal just before step
-``N`` (1-based); ``GSVENDOR_TEST_SWAP_TRACE=FILE`` logs each step.
+**Prepare**: a journal ``preparing`` (kept outside the checkout: :mod:`gsvendor.journal_trust`) names the staging
+folders; files are staged and fsync'd beside their destination (a rename cannot cross a mount point), hand edits
+backed up, and the journal rewritten ``committed`` with every step and the :func:`state` of its path before and after.
+A failure or a signal (SIGINT, SIGTERM, SIGHUP wait while a swap runs) until then undoes it. **Apply**: the
+idempotent steps (the lock file last) run in order; :func:`recover` runs them again after a crash, backing up paths
+edited since, and undoes a ``preparing`` journal. Test hooks: ``GSVENDOR_TEST_SWAP_STEP=N:SIGNAL`` (``KILL``,
+``TERM``, ``INT``) sends the signal just before step ``N`` (1-based); ``GSVENDOR_TEST_SWAP_TRACE=FILE`` logs each step.
 """
 
 from __future__ import annotations
@@ -255,8 +253,7 @@ def swap(
     ``unlink``/``rmtree`` steps, run before any write; ``backup``: paths copied first (:func:`copy_backup`);
     ``on_commit(backup)`` runs at the point of no return. Raises :class:`GsvendorError` (nothing changed) when
     preparing fails (a full disk, a mount point in a destination), :class:`StoppedHalfWay` when a step after the
-    commit fails, :class:`Interrupted` on a signal (nothing changed before the commit; else completed).
-    """
+    commit fails, :class:`Interrupted` on a signal (nothing changed before the commit; else completed)."""
     at = journal_trust.place(root)
     with Deferred() as signals:
         steps = _Steps(signals, interruptible=True)
@@ -296,11 +293,8 @@ def swap(
                         os.fsync(handle.fileno())
                 except OSError as exc:  # name the file, not its staged copy (a full disk)
                     raise OSError(exc.errno, exc.strerror, str(root / rel)) from None
-                plan.append(
-                    Step(
-                        "write", rel, f"{folder}/{index}", state(root / rel), f"file:{hashlib.sha256(data).hexdigest()}"
-                    )
-                )
+                digest = f"file:{hashlib.sha256(data).hexdigest()}"
+                plan.append(Step("write", rel, f"{folder}/{index}", state(root / rel), digest))
             if backup:
                 steps("backup")
                 backup_dir = copy_backup(root, backup)
@@ -399,9 +393,7 @@ def remove_strays(root: Path, folders: list[str]) -> None:
     """Remove ``.gsvendor-staging-*`` folders in the project root and beside and in each destination. Safe only
     under the project lock after :func:`recover` (no swap runs)."""
     for place in {root, *((root / f).parent for f in folders), *(root / f for f in folders)}:
-        if place != root and not is_real_dir(place):
-            continue
         with contextlib.suppress(OSError):
-            for stray in place.glob(f"{STAGING_PREFIX}*"):
+            for stray in place.glob(f"{STAGING_PREFIX}*") if place == root or is_real_dir(place) else ():
                 if is_real_dir(stray):
                     shutil.rmtree(stray, ignore_errors=True)

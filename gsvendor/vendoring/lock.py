@@ -1,7 +1,6 @@
 """The lock file (``gsvendor.lock.yaml``), as vendir's ``vendir.lock.yml``: the tag, the source (kind, location,
 archive sha256, upstream commit) and per file the sha256 of the upstream bytes and of the result, written
-byte-identical on re-sync. ``verify`` rebuilds from it; ``sync`` tells a hand edit from its own output by it.
-"""
+byte-identical on re-sync. ``verify`` rebuilds from it; ``sync`` tells a hand edit from its own output by it."""
 
 from __future__ import annotations
 

@@ -175,7 +175,6 @@ def build(
     the whitespace fixes. Raises :class:`SourceError` (missing upstream), the overlays'
     :class:`~gsvendor.errors.OverlayApplyError`, :class:`ToolError` (a rendered chart without ``renderer``) and the
     generators' errors (naming the chart folder)."""
-
     refuse_unemulated(config)
     check_scope(overlays, [c.name for c in config.charts])
     charts = []

@@ -5,8 +5,7 @@ $registry``), read statically from each template's Go text/template tree: the to
 ``$.Values.a.b``, ``$var`` or ``$var.a.b`` (``$var`` last set by ``:=``, or ``=`` at the same block level, to such
 an operand), optionally with ``default "literal"``; anything else is unresolved: a function call, a parenthesized
 pipeline, a variable set in a deeper branch, ``.Values`` under ``range`` or ``with``, a ``replace`` under ``if`` or
-``with``, a non-string.
-"""
+``with``, a non-string."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""What an upgrade changes in the vendored charts, two builds (the lock's tag and the new one) compared per chart
-(pure): the files, values keys and defaults, image references (of the plain YAML: values.yaml, ``files/``,
-``crds/``; judged by the check-images policy as they render after a prefix rewrite :mod:`gsvendor.vendoring.rewrites`
-resolves), CRDs, ClusterRole and Role rules (one line per API group × resource or URL, verbs sorted) and overlay
-operations with their match counts, which :mod:`gsvendor.report.upgrade` renders.
-"""
+"""What an upgrade changes in the vendored charts, the lock's build and the new one compared per chart (pure): files,
+values keys and defaults, image references of the plain YAML (judged as they render after a template's prefix rewrite),
+CRDs, ClusterRole and Role rules and overlay match counts, which :mod:`gsvendor.report.upgrade` renders."""
 
 from __future__ import annotations
 
@@ -218,13 +215,6 @@ def _in_file(item: Found, path: str) -> Found:
     return Found(item.place, f"{path} {item.obj}", item.path, item.written, joined=item.joined)
 
 
-def _rendered(found: Found | None, rewrites: Rewrites) -> tuple[bool, str | None]:
-    """``(rewritten, rendered)`` of a found reference (``(False, None)`` for none)."""
-    if found is None:
-        return False, None
-    return render(found.written, rewrites.get(found.obj.split(" ", 1)[0], ()))
-
-
 def compare_images(
     old: Mapping[str, bytes],
     new: Mapping[str, bytes],
@@ -237,8 +227,10 @@ def compare_images(
     changes = []
     for where in sorted(set(before) | set(after)):
         was, now = before.get(where), after.get(where)
-        was_rewritten, was_rendered = _rendered(was, rewrites[0])
-        now_rewritten, now_rendered = _rendered(now, rewrites[1])
+        (was_rewritten, was_rendered), (now_rewritten, now_rendered) = (
+            render(found.written, side.get(found.obj.split(" ", 1)[0], ())) if found else (False, None)
+            for found, side in zip((was, now), rewrites, strict=True)
+        )
         if was is not None and now is not None and (was.written, was_rendered) == (now.written, now_rendered):
             continue
         change = "added" if was is None else "removed" if now is None else "changed"
@@ -286,12 +278,9 @@ def crd_shapes(files: Mapping[str, bytes]) -> dict[str, CrdShape]:
     return shapes
 
 
-def compare_crds(
-    old: Mapping[str, bytes], new: Mapping[str, bytes], shapes: tuple[Any, Any] | None = None
-) -> list[CrdChange]:
-    """CRDs added or removed, and versions and top-level ``spec`` fields added or removed in the others
-    (``shapes``: :func:`crd_shapes` of ``old`` and ``new`` when known already)."""
-    before, after = shapes or (crd_shapes(old), crd_shapes(new))
+def compare_crds(before: Mapping[str, CrdShape], after: Mapping[str, CrdShape]) -> list[CrdChange]:
+    """CRDs added or removed, and versions and top-level ``spec`` fields added or removed in the others, between
+    two builds' :func:`crd_shapes`."""
     out = []
     for name in sorted(set(before) | set(after)):
         if name not in before:
@@ -397,10 +386,9 @@ def compare_chart(
     chart.added, chart.removed, chart.changed = (
         [p for p, s in diff if s == k] for k in ("added", "removed", "changed")
     )
-    values = compare_values(
+    chart.keys_added, chart.keys_removed, chart.defaults_changed, chart.keys_below = compare_values(
         *((_load_yaml(f["values.yaml"]) or [{}])[0] if "values.yaml" in f else {} for f in (before, after))
     )
-    chart.keys_added, chart.keys_removed, chart.defaults_changed, chart.keys_below = values
     rewrites = render_rewrites(before), render_rewrites(after)
     # a file the same at both tags holds the same images, CRDs and roles: only the others are parsed,
     # and for images those that render otherwise (a rewrite or its values default changed)
@@ -411,7 +399,7 @@ def compare_chart(
     )
     before, after = ({p: data for p, data in f.items() if p in differ} for f in (before, after))
     shapes = crd_shapes(before), crd_shapes(after)
-    chart.crds = compare_crds(before, after, shapes)
+    chart.crds = compare_crds(*shapes)
     chart.rbac = compare_rbac(before, after)
     chart.crd_files = sorted({shape[0] for side in shapes for shape in side.values()})
     chart.overlays = compare_overlays(old, new, overlays)
@@ -429,13 +417,12 @@ def compare_builds(
     if patches is not None:
         upgrade.patches = [dict(p) for p in patches.get("results") or [] if isinstance(p, Mapping)]
         upgrade.patches_tag = str(patches.get("tag")) if patches.get("tag") is not None else None
-        notes = [n for n in patches.get("notes") or [] if isinstance(n, str)]
         error = patches.get("error") if isinstance(patches.get("error"), Mapping) else {}
-        unjudged = [p for p in error.get("problems") or [] if isinstance(p, str)]
         source = patches.get("source")
         where = source.get("location") if isinstance(source, Mapping) else error.get("value")
-        if isinstance(where, str) and where.startswith("/"):  # no path of the machine that ran patch-verify
-            notes = [n.replace(where, PurePosixPath(where).name) for n in notes]
-            unjudged = [n.replace(where, PurePosixPath(where).name) for n in unjudged]
-        upgrade.patches_notes, upgrade.patches_unjudged = notes, unjudged
+        local = isinstance(where, str) and where.startswith("/")  # no path of the machine that ran patch-verify
+        upgrade.patches_notes, upgrade.patches_unjudged = (
+            [n.replace(where, PurePosixPath(where).name) if local else n for n in lines or [] if isinstance(n, str)]
+            for lines in (patches.get("notes"), error.get("problems"))
+        )
     return upgrade

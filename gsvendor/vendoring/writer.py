@@ -41,10 +41,7 @@ def read_destinations(root: Path, output: Output) -> dict[str, dict[str, bytes]]
     """What every destination of ``output`` holds now, in :func:`_trees`' shape (a folder by
     :func:`gsvendor.files.read_tree`; a single file not there: ``{}``). Raises :class:`GsvendorError`."""
     disk = {dest: read_tree(root, dest) for dest in output.folders}
-    for dest in output.files:
-        data = read_file(root, dest)
-        disk[dest] = {} if data is None else {"": data}
-    return disk
+    return disk | {dest: {} if (data := read_file(root, dest)) is None else {"": data} for dest in output.files}
 
 
 def plan_changes(output: Output, disk: dict[str, dict[str, bytes]]) -> list[FileChange]:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from gsvendor.report.upgrade import _crds, _images, _rbac
 from gsvendor.vendoring.rewrites import Replacement
-from gsvendor.vendoring.upgrade import ChartUpgrade, compare_crds, compare_images, compare_rbac, render_rewrites
+from gsvendor.vendoring.upgrade import (
+    ChartUpgrade,
+    compare_crds,
+    compare_images,
+    compare_rbac,
+    crd_shapes,
+    render_rewrites,
+)
 
 ROLE = """\
 apiVersion: rbac.authorization.k8s.io/v1
@@ -128,7 +135,7 @@ def test_crd_changes_are_classified() -> None:
             b"                legacy:\n                  type: string\n", b""
         )
     }
-    [change] = compare_crds(old, new)
+    [change] = compare_crds(crd_shapes(old), crd_shapes(new))
     assert change.classified == (
         "storage version v1 → v2",
         "v1 no longer served",
@@ -155,7 +162,7 @@ def test_crd_changes_are_classified() -> None:
 
 def webhook_section(old: bytes, new: bytes) -> list[str]:
     """The CRD section's conversion-webhook rows (the lines after their heading)."""
-    changes = compare_crds({"templates/crd.yaml": old}, {"templates/crd.yaml": new})
+    changes = compare_crds(*(crd_shapes({"templates/crd.yaml": data}) for data in (old, new)))
     lines = _crds(ChartUpgrade(name="c", dest="helm/c", crds=changes))
     heading = "Reads that need the conversion webhook (`conversion.strategy: Webhook`):"
     return lines[lines.index(heading) + 2 : -1] if heading in lines else []
@@ -194,7 +201,7 @@ def test_no_webhook_row_without_the_webhook_strategy_or_a_version_change() -> No
 
 def test_an_unchanged_crd_is_not_listed() -> None:
     same = {"templates/crd.yaml": crd(mode=OLD_MODE, required="mode")}
-    assert compare_crds(same, dict(same)) == []
+    assert compare_crds(crd_shapes(same), crd_shapes(dict(same))) == []
 
 
 PRESETS = """\
