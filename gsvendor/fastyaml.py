@@ -60,8 +60,7 @@ def _is_item(content: str) -> bool:
 
 
 class _Lines:
-    """A document as lines (indentation, content) with, per line, the next line not deeper (``after``):
-    a node's keys are found without reading its values."""
+    """A document's lines (indentation, content) and, per line, the next one not deeper (``after``)."""
 
     def __init__(self, text: str) -> None:
         if "\t" in text:
@@ -69,12 +68,11 @@ class _Lines:
         raw = text.split("\n")
         stripped = [line.lstrip(" ") for line in raw]
         keep = [i for i, content in enumerate(stripped) if content and content[0] != "#"]
-        self.indents = [len(raw[i]) - len(stripped[i]) for i in keep]
+        self.indents = indents = [len(raw[i]) - len(stripped[i]) for i in keep]
         self.contents = [stripped[i].rstrip(" ") for i in keep]
         self.count = len(self.contents)
         self.after = [self.count] * self.count
         stack: list[int] = []
-        indents = self.indents
         for i, depth in enumerate(indents):
             while stack and indents[stack[-1]] >= depth:
                 self.after[stack.pop()] = i
@@ -119,7 +117,7 @@ class LazyMap(Mapping):  # type: ignore[type-arg]
 
     def __init__(self, lines: _Lines, i: int, end: int, indent: int, first: str | None) -> None:
         self._lines = lines
-        self._entries: dict[Any, tuple[int, int, str, bool]] = {}
+        self._entries: dict[Any, tuple[int, int, str, int]] = {}  # key → its value's lines, inline text, indent
         self._values: dict[Any, Any] = {}
         contents, indents = lines.contents, lines.indents
         j = i
@@ -140,27 +138,20 @@ class LazyMap(Mapping):  # type: ignore[type-arg]
                 start = stop
                 while stop < end and indents[stop] == indent and _is_item(contents[stop]):
                     stop = lines.end(stop + 1, indent)
-                self._entries[name] = (start, stop, "", True)
+                self._entries[name] = (start, stop, "", indent)
             else:
-                self._entries[name] = (j + 1, stop, rest, False)
+                self._entries[name] = (j + 1, stop, rest, indents[j + 1] if j + 1 < stop else indent)
             j = stop
-        self._indent = indent
 
     def __getitem__(self, key: Any) -> Any:
-        if key in self._values:
-            return self._values[key]
-        start, stop, rest, same = self._entries[key]
-        lines = self._lines
-        if rest and (rest[0] in "|>" or stop != start):
-            raise NotSimple("block or multi-line scalar")
-        if same:
-            value = lines.sequence(start, stop, self._indent)
-        elif rest:
-            value = scalar(rest)
-        else:
-            value = lines.node(start, stop, lines.indents[start]) if start < stop else None
-        self._values[key] = value
-        return value
+        if key not in self._values:
+            start, stop, rest, indent = self._entries[key]
+            if rest and (rest[0] in "|>" or stop != start):
+                raise NotSimple("block or multi-line scalar")
+            self._values[key] = (
+                scalar(rest) if rest else self._lines.node(start, stop, indent) if start < stop else None
+            )
+        return self._values[key]
 
     def __contains__(self, key: object) -> bool:
         return key in self._entries

@@ -4,7 +4,6 @@ on is a ``gsoci.azurecr.io/`` reference (manifests, ConfigMap JSON blocks, value
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,7 +16,6 @@ from gsvendor.images.variants import VALUES, ChartTarget, ImagesConfig, Variant
 
 # Statuses of a reference. Templated and empty strings cannot be judged; they are listed, not failed.
 ALLOWED, OFFENDER, INVALID, TEMPLATED, EMPTY = "allowed", "offender", "invalid", "templated", "empty"
-FAILING_STATUSES = frozenset({OFFENDER, INVALID})
 
 
 def matches_prefix(text: str, prefix: str) -> bool:
@@ -78,7 +76,7 @@ class VariantResult:
     @property
     def failing(self) -> list[Checked]:
         """Offenders and invalid references."""
-        return [c for c in self.references if c.status in FAILING_STATUSES]
+        return [c for c in self.references if c.status in (OFFENDER, INVALID)]
 
     @property
     def ok(self) -> bool:
@@ -128,7 +126,7 @@ def images_consumer(settings: ImagesConfig, allow: Sequence[str] | None = None) 
         start = time.perf_counter()
         result = VariantResult(variant=rendered.variant, **rendered.verdict())
         if rendered.rendered:
-            found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered.chunks())
+            found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered.chunks)
             result.references = [judge(item, prefixes) for item in found]
         result.seconds = rendered.seconds + time.perf_counter() - start
         return result
@@ -153,6 +151,5 @@ def check_images(
     """Render every variant of every chart (one per CPU in parallel) and judge every image reference;
     ``allow`` (``--allow``) replaces ``settings.allow``. Raises :class:`~gsvendor.errors.ToolError`
     when helm cannot run."""
-    start = time.perf_counter()
     rendering = render_charts(charts, settings, helm, {"images": images_consumer(settings, allow)})
-    return dataclasses.replace(images_result(rendering, settings, allow), seconds=time.perf_counter() - start)
+    return images_result(rendering, settings, allow)

@@ -185,9 +185,7 @@ def key_lines(node: Any) -> dict[tuple[str | int, ...], int]:
     return lines
 
 
-def values_references(
-    values: Any, filename: str = "values.yaml", lines: Mapping[tuple[str | int, ...], int] | None = None
-) -> list[Found]:
+def values_references(values: Any, filename: str, lines: Mapping[tuple[str | int, ...], int]) -> list[Found]:
     """Image references in a parsed values.yaml: ``image`` and ``…Image`` strings joined with a sibling
     ``tag`` (``…Tag``), ``repository`` strings with sibling ``registry``, ``tag`` and ``digest``; ``line``
     from ``lines`` (:func:`key_lines`). Raises nothing."""
@@ -201,7 +199,7 @@ def values_references(
             written, joined = _joined_repository(node, value)
         else:
             return False
-        found.append(Found("values", filename, here, written, line=(lines or {}).get(keys), joined=joined))
+        found.append(Found("values", filename, here, written, line=lines.get(keys), joined=joined))
         return True
 
     _walk(values, visit)

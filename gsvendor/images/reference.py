@@ -70,9 +70,6 @@ class ImageReference:
         tag = f":{self.tag}" if self.tag is not None else ""
         return self.name + tag + (f"@{self.digest}" if self.digest is not None else "")
 
-    def __str__(self) -> str:
-        return self.normalized
-
 
 def parse(text: str) -> ImageReference:
     """Parse ``text`` (``gsoci.azurecr.io/giantswarm/x:v1@sha256:…``) into an :class:`ImageReference`. Raises

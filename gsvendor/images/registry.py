@@ -126,11 +126,7 @@ class Resolution:
 
 
 class _Unreachable(Exception):
-    """No usable HTTP answer: ``outcome`` ``unreachable`` or ``registry-error``."""
-
-    def __init__(self, outcome: str, detail: str, attempts: int) -> None:
-        super().__init__(detail)
-        self.outcome, self.detail, self.attempts = outcome, detail, attempts
+    """No usable HTTP answer: ``args`` (outcome ``unreachable`` or ``registry-error``, detail, attempts)."""
 
 
 @dataclass(frozen=True)
@@ -164,16 +160,17 @@ def _media_type(response: _Answer) -> str | None:
     return response.headers.get("Content-Type", "").split(";")[0].strip() or None
 
 
+_CONNECTION_CAUSES = (
+    (ConnectionRefusedError, "connection refused"),
+    (socket.gaierror, "DNS: host name does not resolve"),
+    (ConnectionResetError, "connection reset"),
+)
+
+
 def _connection_detail(exc: BaseException) -> str:
     """A short cause of a connection error: refused, DNS, reset, or its message."""
-    for item in causes(exc):
-        if isinstance(item, ConnectionRefusedError):
-            return "connection refused"
-        if isinstance(item, socket.gaierror):
-            return "DNS: host name does not resolve"
-        if isinstance(item, ConnectionResetError):
-            return "connection reset"
-    return one_line(exc)
+    known = (text for item in causes(exc) for kind, text in _CONNECTION_CAUSES if isinstance(item, kind))
+    return next(known, one_line(exc))
 
 
 # key="value" pairs of a Www-Authenticate challenge (RFC 9110 "auth-param", quoted form)
@@ -216,8 +213,7 @@ class Resolver:
             return made
 
     def _send(self, method: str, url: str, headers: dict[str, str], params: dict[str, str] | None = None) -> _Answer:
-        """One request read whole: at most :data:`MAX_ANSWER_BYTES`, headers within ``timeout`` and all
-        within ``3 × timeout`` seconds. Raises httpx's exceptions, :class:`TooSlow`, :class:`_Unreachable`."""
+        """One request read whole: :data:`MAX_ANSWER_BYTES`, headers in ``timeout``, all in ``3 × timeout`` s."""
         client, sockets = self._client()
         try:
             response, body = read_bounded(
@@ -237,8 +233,7 @@ class Resolver:
         return _Answer(response.status_code, response.headers, response.reason_phrase or "", body)
 
     def _token(self, host: str, challenge: str) -> str | None:
-        """A token for a ``Bearer realm=…,service=…,scope=…`` challenge, asked of the realm with the host's
-        Basic credentials if any; ``None`` when refused or not given."""
+        """The realm's token for a ``Bearer realm=…,service=…,scope=…`` challenge; ``None`` when refused."""
         params = dict(_CHALLENGE_PARAM.findall(challenge))
         realm = params.pop("realm", "")
         if not realm:
@@ -258,8 +253,7 @@ class Resolver:
         return token if isinstance(token, str) and token else None
 
     def _request(self, method: str, url: str, target: Target) -> tuple[_Answer, bool]:
-        """Send one request, answering a ``Www-Authenticate`` challenge once; returns the response and
-        whether credentials were sent. Raises httpx's exceptions."""
+        """One request, a ``Www-Authenticate`` challenge answered once: (answer, credentials were sent)."""
         host, basic = target.registry, self.options.credentials.for_host(target.registry)
         headers = {"Accept": ", ".join(MANIFEST_MEDIA_TYPES)}
         if token := self._tokens.get((host, target.repository)):  # from an earlier challenge
@@ -286,8 +280,7 @@ class Resolver:
         return self._send(method, url, headers), basic is not None
 
     def _call(self, method: str, url: str, target: Target) -> tuple[_Answer, bool, int]:
-        """:meth:`_request` retried on a 5xx, 429 or timeout; returns (last response, credentials sent,
-        attempts). Raises :class:`_Unreachable` when no usable answer came."""
+        """:meth:`_request` retried on a 5xx, 429 or timeout: (last answer, credentials sent, attempts)."""
         import httpx
 
         attempts = 0
@@ -375,8 +368,9 @@ class Resolver:
             again = f" after {attempts} attempts" if attempts > 1 else ""
             return done(REGISTRY_ERROR, _describe(response) + again, response)
         except _Unreachable as exc:
-            attempts += exc.attempts
-            return done(exc.outcome, exc.detail)
+            outcome, detail, more = exc.args
+            attempts += more
+            return done(outcome, detail)
         except Exception as exc:  # an answer outside the spec: one outcome, not a crash
             return done(REGISTRY_ERROR, f"{type(exc).__name__}: {one_line(exc)}")
 
@@ -388,9 +382,8 @@ class Resolver:
         """Resolve every target not asked before; return the answers for all of ``targets``."""
         wanted = list(dict.fromkeys(targets))
         new = [t for t in wanted if t not in self._cache]
-        if new:
-            with ThreadPoolExecutor(max(1, min(self.options.jobs, len(new))), thread_name_prefix="resolve") as pool:
-                self._cache.update(zip(new, pool.map(self._resolve, new), strict=True))
+        with ThreadPoolExecutor(max(1, min(self.options.jobs, len(new))), thread_name_prefix="resolve") as pool:
+            self._cache.update(zip(new, pool.map(self._resolve, new), strict=True))
         return {t: self._cache[t] for t in wanted}
 
     def close(self) -> None:

@@ -7,6 +7,7 @@ which helm rejects: every render runs on a temporary copy with a valid version s
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -86,13 +87,8 @@ def _link_or_copy(source: str, target: str) -> None:
 
 
 def chart_size(path: Path) -> int:
-    """Bytes in the files below ``path`` (unreadable ones count 0)."""
-    total = 0
-    for folder, _, files in os.walk(path):
-        for name in files:
-            with suppress(OSError):
-                total += os.stat(os.path.join(folder, name)).st_size
-    return total
+    """Bytes in the files below ``path`` (links to folders not followed)."""
+    return sum(file.stat().st_size for file in path.rglob("*") if file.is_file())
 
 
 @dataclass(frozen=True)
@@ -246,7 +242,6 @@ class RenderedVariant:
     problem: str | None = None
     seconds: float = 0.0
     outputs: dict[str, Any] = field(default_factory=dict)
-    _chunks: list[str] | None = field(default=None, repr=False)
 
     @property
     def rendered(self) -> bool:
@@ -257,11 +252,10 @@ class RenderedVariant:
         """The fields every check's per-variant result repeats from the render."""
         return {name: getattr(self, name) for name in ("chart", "rendered", "error", "expected_failure", "problem")}
 
+    @functools.cached_property
     def chunks(self) -> list[str]:
         """``manifests`` split into YAML documents, once for every consumer."""
-        if self._chunks is None:
-            self._chunks = split_documents(self.manifests)
-        return self._chunks
+        return split_documents(self.manifests)
 
 
 def render_one(
@@ -273,7 +267,7 @@ def render_one(
     flags = {name: getattr(variant, name) for name in ("values_files", "set_values", "set_json")}
     output = template(helm, copy, prepared=True, group=group, **flags)
     result = RenderedVariant(chart=chart, variant=variant)
-    expect = variant.expect_failure
+    expect = variant.expect_failure()
     declared = f"expectFailure /{expect.pattern}/" if expect else ""
     if output.ok:
         result.manifests = output.manifests
@@ -340,12 +334,12 @@ def render_charts(
     ``consumers`` runs on every render in its worker, its result in ``RenderedVariant.outputs[name]``.
     Raises :class:`~gsvendor.errors.ToolError` when helm cannot run."""
     start = time.perf_counter()
-    hooks = dict(consumers or {})
     # Longest first (the CRD charts render megabytes): the pool then finishes close to the longest render.
     order = sorted(range(len(charts)), key=lambda i: -chart_size(charts[i].path))
     futures: list[list[Future[RenderedVariant]]] = [[] for _ in charts]
     values = [ChartValues()] * len(charts)
     renders = Renders()
+    render = functools.partial(render_one, helm, consumers=consumers or {}, group=renders)
     with (
         ExitStack() as held,
         ExitStack() as copies,
@@ -357,13 +351,11 @@ def render_charts(
             prepared: dict[int, Path] = {}
             for i in order:
                 prepared[i] = stacks[i].enter_context(renderable_copy(charts[i].path))
-                futures[i].append(
-                    pool.submit(render_one, helm, charts[i], prepared[i], Variant(DEFAULTS), hooks, renders)
-                )
+                futures[i].append(pool.submit(render, charts[i], prepared[i], Variant(DEFAULTS)))
             for i in order:
                 values[i] = load_values(charts[i])
                 for variant in plan_variants(values[i].data, settings.chart(charts[i].name))[1:]:
-                    futures[i].append(pool.submit(render_one, helm, charts[i], prepared[i], variant, hooks, renders))
+                    futures[i].append(pool.submit(render, charts[i], prepared[i], variant))
             for i in order:  # a chart's copy goes once its renders are done, while the others still render
                 for future in futures[i]:
                     future.result()

@@ -9,24 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gsvendor.errors import UsageError
+from gsvendor.images import registry
 from gsvendor.images.check import ALLOWED, EMPTY, TEMPLATED, CheckResult
 from gsvendor.images.credentials import insecure_hosts, load_credentials
 from gsvendor.images.reference import ImageReference, InvalidReference, parse
-from gsvendor.images.registry import (
-    DEFAULT_JOBS,
-    DIFFERENT,
-    EQUAL,
-    MISSING,
-    NOT_COMPARED,
-    REGISTRY_ERROR,
-    UPSTREAM_MISSING,
-    Mirror,
-    Resolution,
-    ResolveOptions,
-    Resolver,
-    Target,
-    target_of,
-)
+from gsvendor.images.registry import DEFAULT_JOBS, Mirror, Resolution, ResolveOptions, Resolver, Target, target_of
 from gsvendor.images.variants import config_error
 
 if TYPE_CHECKING:
@@ -64,8 +51,7 @@ def cli_options(
     """The command line's :class:`ResolveOptions` (``None`` without ``--resolve``), with ``config``'s
     ``images.mirrors``. Raises :class:`UsageError` for a resolve option without ``--resolve``, ``--compare-upstream``
     without ``images.mirrors``, a bad ``--registry-config`` or ``--insecure-registry``; :class:`ConfigError`
-    ``gsvendor.yaml:line: images.mirrors[0].mirror: …`` for a malformed file, a mirror listed twice or a prefix
-    that is no valid name's in normalized form (``docker.io/kserve/``, not ``kserve/``)."""
+    (``gsvendor.yaml:line: images.mirrors[0].mirror: …``) for a malformed, repeated or non-normalized prefix."""
     if not resolve:
         given = {
             "--compare-upstream": compare_upstream,
@@ -116,7 +102,7 @@ class Comparison:
     @property
     def ok(self) -> bool:
         """Equal, or not compared (the mirror's own lookup failed and reports that)."""
-        return self.outcome in (EQUAL, NOT_COMPARED)
+        return self.outcome in (registry.EQUAL, registry.NOT_COMPARED)
 
 
 @dataclass
@@ -247,16 +233,18 @@ def _compare(
     mine: Resolution, mirror: Mirror, upstream: ImageReference | None, detail: str, answers: Mapping[Target, Resolution]
 ) -> Comparison:
     if upstream is None:
-        return Comparison(mirror, f"upstream-{REGISTRY_ERROR}", detail=detail)
+        return Comparison(mirror, f"upstream-{registry.REGISTRY_ERROR}", detail=detail)
     theirs = answers[target_of(upstream, by_tag=True)]
     if not mine.ok:
-        return Comparison(mirror, NOT_COMPARED, upstream, theirs, f"the mirror did not resolve ({mine.outcome})")
+        return Comparison(
+            mirror, registry.NOT_COMPARED, upstream, theirs, f"the mirror did not resolve ({mine.outcome})"
+        )
     if not theirs.ok:
-        outcome = UPSTREAM_MISSING if theirs.outcome in MISSING else f"upstream-{theirs.outcome}"
+        outcome = registry.UPSTREAM_MISSING if theirs.outcome in registry.MISSING else f"upstream-{theirs.outcome}"
         return Comparison(mirror, outcome, upstream, theirs, f"{theirs.outcome}: {theirs.detail}")
     if theirs.digest == mine.digest:
-        return Comparison(mirror, EQUAL, upstream, theirs)
-    return Comparison(mirror, DIFFERENT, upstream, theirs, f"mirror {mine.digest} ≠ upstream {theirs.digest}")
+        return Comparison(mirror, registry.EQUAL, upstream, theirs)
+    return Comparison(mirror, registry.DIFFERENT, upstream, theirs, f"mirror {mine.digest} ≠ upstream {theirs.digest}")
 
 
 def short_digest(digest: str | None) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,27 +26,21 @@ if TYPE_CHECKING:
 
 DEFAULT_ALLOW: tuple[str, ...] = ("gsoci.azurecr.io/",)
 DEFAULTS, SWITCHES_ON, VALUES = "defaults", "switches-on", "values.yaml"
-RESERVED_VARIANTS = frozenset({DEFAULTS, SWITCHES_ON, VALUES})
 
 
 @dataclass(frozen=True)
 class Variant:
     """One ``helm template`` run of a chart: ``values_files`` (``--values``), ``set_values`` (``--set``, the
     discovered ``switches``), ``set_json`` (``--set-json``: a declared ``set`` keeps its YAML types),
-    ``expect``: gives :attr:`expect_failure`."""
+    ``expect_failure()``: the regex helm's error must match for the variant to fail as declared; ``None``
+    without ``expectFailure`` or while its ``expectFailureWhile`` does not hold."""
 
     name: str
     values_files: tuple[Path, ...] = ()
     set_values: tuple[str, ...] = ()
     set_json: tuple[str, ...] = ()
-    expect: Callable[[], re.Pattern[str] | None] = field(default=lambda: None, compare=False, repr=False)
+    expect_failure: Callable[[], re.Pattern[str] | None] = field(default=lambda: None, compare=False, repr=False)
     switches: tuple[str, ...] = ()
-
-    @property
-    def expect_failure(self) -> re.Pattern[str] | None:
-        """The regex helm's error must match for the variant to fail as declared; ``None`` without
-        ``expectFailure`` or while its ``expectFailureWhile`` does not hold."""
-        return self.expect()
 
 
 @dataclass(frozen=True)
@@ -78,16 +72,14 @@ def images_config(config: Config | None) -> ImagesConfig:
     raw = config.raw.get("images") or {}
     fail = functools.partial(config_error, config)
 
-    def files(entries: Iterable[Any], path: list[Any]) -> tuple[Path, ...]:
-        result = []
+    def files(entries: Sequence[Any], path: list[Any]) -> tuple[Path, ...]:
         for index, entry in enumerate(entries):
             file = config.root / str(entry)
             if not file.is_file():
                 raise fail([*path, index], f"{entry}: no such file (paths are relative to {config.path.name})")
             if leads_outside(file, config.root):
                 raise fail([*path, index], f"{entry}: a link leading outside the project")
-            result.append(file)
-        return tuple(result)
+        return tuple(config.root / str(entry) for entry in entries)
 
     charts: dict[str, ChartImages] = {}
     known = [chart.name for chart in config.charts]
@@ -100,7 +92,7 @@ def images_config(config: Config | None) -> ImagesConfig:
         for index, item in enumerate(entry.get("variants") or []):
             path = [*base, "variants", index]
             variant_name = str(item["name"])
-            if variant_name in RESERVED_VARIANTS:
+            if variant_name in (DEFAULTS, SWITCHES_ON, VALUES):
                 raise fail([*path, "name"], f"{variant_name!r} is reserved (built-in variant)")
             if variant_name in {v.name for v in variants}:
                 raise fail([*path, "name"], f"variant {variant_name!r} is declared twice")
@@ -116,17 +108,11 @@ def images_config(config: Config | None) -> ImagesConfig:
                 raise fail([*path, "set"], f"a value helm cannot take as JSON ({exc})") from None
             values_files = files(item.get("values") or [], [*path, "values"])
             # the condition reads the vendored CRD (0.1 s): decided when a render needs it, not before helm starts
-            expect = functools.cache(functools.partial(_expected, pattern, when, config))
-            variants.append(Variant(variant_name, values_files, set_json=set_json, expect=expect))
-        charts[str(name)] = ChartImages(
-            switch_values=files(entry.get("switchValues") or [], [*base, "switchValues"]), variants=tuple(variants)
-        )
-    allow = tuple(str(prefix) for prefix in raw["allow"]) if "allow" in raw else DEFAULT_ALLOW
-    return ImagesConfig(allow=allow, charts=charts)
-
-
-def _expected(pattern: re.Pattern[str] | None, when: Any, config: Config) -> re.Pattern[str] | None:
-    return pattern if pattern and expect_failure_holds(when, config) else None
+            expect = functools.cache(lambda p=pattern, w=when: p if p and expect_failure_holds(w, config) else None)
+            variants.append(Variant(variant_name, values_files, set_json=set_json, expect_failure=expect))
+        switch_values = files(entry.get("switchValues") or [], [*base, "switchValues"])
+        charts[str(name)] = ChartImages(switch_values, tuple(variants))
+    return ImagesConfig(tuple(str(p) for p in raw["allow"]) if "allow" in raw else DEFAULT_ALLOW, charts)
 
 
 def config_error(config: Config, path: list[Any], message: str) -> ConfigError:
@@ -215,10 +201,6 @@ def discover_switches(values: Any) -> list[str]:
 def plan_variants(values: Any, settings: ChartImages) -> list[Variant]:
     """The variants of one chart: ``defaults``, ``switches-on`` (unless it would render the defaults
     again), then the declared ones."""
-    variants = [Variant(DEFAULTS)]
-    switches = discover_switches(values)
-    if switches or settings.switch_values:
-        on = tuple(f"{path}=true" for path in switches)
-        variants.append(Variant(SWITCHES_ON, settings.switch_values, on, switches=tuple(switches)))
-    variants.extend(settings.variants)
-    return variants
+    switches = tuple(discover_switches(values))
+    on = Variant(SWITCHES_ON, settings.switch_values, tuple(f"{path}=true" for path in switches), switches=switches)
+    return [Variant(DEFAULTS), *([on] if switches or settings.switch_values else []), *settings.variants]

@@ -79,7 +79,7 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
     from ruamel.yaml.error import YAMLError
 
     parsed, prefix = Parsed(), f"{rendered.chart.name}/"
-    for chunk in rendered.chunks() if rendered.rendered else ():
+    for chunk in rendered.chunks if rendered.rendered else ():
         if not CONTENT.search(chunk):
             continue
         source = source_of(chunk)

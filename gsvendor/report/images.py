@@ -42,7 +42,7 @@ def to_json(result: CheckResult, resolved: ResolveReport | None = None) -> dict[
             "name": item.name,
             "ok": item.ok,
             "rendered": item.rendered,
-            "expectFailure": item.variant.expect_failure.pattern if item.variant.expect_failure else None,
+            "expectFailure": getattr(item.variant.expect_failure(), "pattern", None),
             "expectedFailure": item.expected_failure,
             "error": item.error,
             "problem": item.problem,

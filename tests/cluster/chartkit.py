@@ -78,7 +78,7 @@ def chart_variants(project: Path) -> list[ChartVariant]:
     for name in ORDER:
         target = targets[name]
         for variant in plan_variants(load_values(target).data, settings.chart(name)):
-            if variant.expect_failure is None:
+            if variant.expect_failure() is None:
                 found.append(ChartVariant(name, variant))
     return found
 

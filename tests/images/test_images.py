@@ -212,7 +212,7 @@ def test_an_empty_image_with_a_tag_stays_empty():
         "proxy": {"image": {"registry": "quay.io", "repository": "", "tag": "v1"}},
         "jobs": {"defaultJobImage": "", "defaultJobTag": "v1"},
     }
-    found = values_references(values)
+    found = values_references(values, "values.yaml", {})
     assert pairs(found) == [
         ("values.yaml tensorflow.image", ""),
         ("values.yaml proxy.image.repository", ""),
