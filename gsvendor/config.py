@@ -171,9 +171,7 @@ class Config:
         except OSError:
             return ""
         close = closest(folder.name, beside)
-        if close is None:
-            return ""
-        return f" (or is the chart name in {self.path.name} misspelt: {folder.parent / close}/ exists)"
+        return f" (or is the chart name in {self.path.name} misspelt: {folder.parent / close}/ exists)" if close else ""
 
     def archive_url_for(self, tag: str) -> str:
         """The tarball URL of ``tag`` (``archiveUrl`` with ``${repository}`` and ``${tag}`` expanded)."""
@@ -196,10 +194,8 @@ def load_config(path: Path | None = None, stamps: Path | None = None) -> Config:
     """The configuration at ``path``, or the nearest (:func:`find_config`), validated (``stamps``: see
     :func:`load_validated`). Raises :class:`ConfigError` for a missing file, invalid YAML, a schema
     violation or overlapping destinations, naming the file by ``path`` unless found or in this folder."""
-    found = path is None
-    path = find_config() if path is None else path
-    label = path.name if found or path.resolve().parent == Path.cwd().resolve() else str(path)
-    path = path.resolve()
+    label = CONFIG_FILE if path is None else path.name if path.resolve().parent == Path.cwd().resolve() else str(path)
+    path = (path or find_config()).resolve()
     file = load_validated(path, CONFIG_SCHEMA, label, stamps)
     data = file.data
     root = path.parent
@@ -219,25 +215,22 @@ def load_config(path: Path | None = None, stamps: Path | None = None) -> Config:
         render = None
         if "render" in entry:
             r = entry["render"]
+            pattern, values = r.get("fileName", RenderSpec.file_name), r.get("values", {})
             try:  # every placeholder known, braces balanced, and no folder in the name
-                probe = r.get("fileName", "{name}").format(kind="K", kind_lower="k", name="n", namespace="ns")
+                probe = pattern.format(kind="K", kind_lower="k", name="n", namespace="ns")
             except (KeyError, ValueError, IndexError) as exc:
                 raise ConfigError(
-                    f"{where()}: render.fileName: {r.get('fileName')!r} is not a file name pattern "
+                    f"{where()}: render.fileName: {pattern!r} is not a file name pattern "
                     f"({type(exc).__name__}: {exc}; placeholders: {{kind}}, {{kind_lower}}, {{name}}, {{namespace}})"
                 ) from None
             if "/" in probe or probe in (".", ".."):
-                raise ConfigError(f"{where()}: render.fileName: {r.get('fileName')!r} must name a file, not a path")
+                raise ConfigError(f"{where()}: render.fileName: {pattern!r} must name a file, not a path")
             try:  # written for helm as JSON (images/render.py): a date, !!binary or !!set cannot be
-                json.dumps(r.get("values", {}))
+                json.dumps(values)
             except (TypeError, ValueError) as exc:
                 raise ConfigError(f"{where()}: render.values: a value helm cannot take as JSON ({exc})") from None
             render = RenderSpec(
-                release=r.get("release", name),
-                namespace=r.get("namespace", "default"),
-                values=r.get("values", {}),
-                values_files=tuple(r.get("valuesFiles", ())),
-                file_name=r.get("fileName", "{kind_lower}-{name}.yaml"),
+                r.get("release", name), r.get("namespace", "default"), values, tuple(r.get("valuesFiles", ())), pattern
             )
         selectors = {}
         for key in ("include", "exclude"):

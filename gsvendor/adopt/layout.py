@@ -31,13 +31,11 @@ _IMAGE_KEY = re.compile(r"^\s*-?\s*[\w.-]*(image|registry|repository)[\w.-]*\s*:
 
 @dataclass
 class OverlayFile:
-    """One overlay file to write: ``name`` (file stem), its description and operations, and the
-    assets (overlays/-relative path → bytes) its copies read."""
+    """One overlay file to write: ``name`` (file stem; a :data:`THEMES` key or ``80-<chart>``), its operations,
+    and the assets (overlays/-relative path → bytes) its copies read."""
 
     name: str
-    description: str
     operations: list[dict[str, Any]] = field(default_factory=list)
-    charts: list[str] = field(default_factory=list)
     assets: dict[str, bytes] = field(default_factory=dict)
 
 
@@ -170,11 +168,10 @@ def arrange(inferences: list[ChartInference], universes: dict[str, set[str]], pl
                 same[1].append(inference.chart)
             else:
                 bucket.append((params, [inference.chart]))
-    files: list[OverlayFile] = []
-    for name in sorted(entries):
-        description = THEMES.get(name) or f"The changes to {name[3:]} that no theme covers, one operation per change."
-        operations = [_declared(params, charts, all_charts, name in THEMES) for params, charts in entries[name]]
-        files.append(OverlayFile(name, description, operations, [] if name in THEMES else [name[3:]]))
+    files = [
+        OverlayFile(name, [_declared(params, charts, all_charts, name in THEMES) for params, charts in entries[name]])
+        for name in sorted(entries)
+    ]
     copies = _copies(inferences, all_charts)
     return [*files, copies] if copies.operations else files
 
@@ -185,7 +182,7 @@ def _declared(params: dict[str, Any], charts: list[str], all_charts: list[str], 
 
 
 def _copies(inferences: list[ChartInference], all_charts: list[str]) -> OverlayFile:
-    overlay = OverlayFile(name="90-giantswarm-files", description=THEMES["90-giantswarm-files"])
+    overlay = OverlayFile("90-giantswarm-files")
     owners: dict[tuple[str, bytes], list[str]] = {}
     for inference in inferences:
         for path, data in inference.copies.items():
@@ -212,8 +209,10 @@ def dump(overlay: OverlayFile) -> str:
             return LiteralScalarString(value)
         return value
 
-    charts = {"charts": overlay.charts} if overlay.charts else {}
-    return yaml_text({"description": overlay.description, **charts, "operations": styled(overlay.operations)}, 4096)
+    chart = overlay.name[3:]  # of an 80-<chart> file, the one no theme covers
+    about = THEMES.get(overlay.name, f"The changes to {chart} that no theme covers, one operation per change.")
+    charts = {} if overlay.name in THEMES else {"charts": [chart]}
+    return yaml_text({"description": about, **charts, "operations": styled(overlay.operations)}, 4096)
 
 
 def yaml_text(data: Any, width: int = 80, header: str = "") -> str:
