@@ -113,13 +113,8 @@ class Config:
     # validation stamps (load_validated): where the overlays' stamps live too
     stamps: Path | None = field(default=None, compare=False, repr=False)
 
-    def line_of(self, path: list[Any]) -> int | None:
-        """1-based line of the key at ``path`` in the configuration file, if known (for messages)."""
-        return self.source.line_of(path) if self.source is not None else None
-
     def check_tag(self, tag: str) -> None:
-        """Raise :class:`UsageError` unless ``tag`` matches ``upstream.tagPattern``, suggesting the tag meant
-        (``0.20.0`` → ``v0.20.0``)."""
+        """Raise :class:`UsageError` unless ``tag`` matches ``upstream.tagPattern`` (hinting v0.20.0 for 0.20.0)."""
         if re.search(self.tag_pattern, tag):
             return
         candidates = [f"v{tag}", tag.lower(), tag[1:] if tag[:1] in "vV" else tag]
@@ -146,8 +141,7 @@ class Config:
         return any(resolved.is_relative_to(place.resolve()) for place in places)
 
     def require_outputs(self, names: list[str] | None = None) -> None:
-        """Raise :class:`NotSyncedError` when a chart output folder is missing (``helm/kserve-crd/ does not
-        exist: run gsvendor sync``, not a flood of diffs)."""
+        """Raise :class:`NotSyncedError` when a chart output folder is missing (one line, not a flood of diffs)."""
         specs = [self.chart(name) for name in dict.fromkeys(names)] if names else self.charts
         missing = list(dict.fromkeys(f"{s.dest}/" for s in specs if not (self.root / s.dest).is_dir()))
         if not missing:
@@ -320,13 +314,12 @@ def _claim(seen: _Claims, dest: str, owner: str, where: Callable[[], str], *, fo
     """Register ``dest`` (a folder when ``folder``); folders may be shared by charts, nothing else may overlap."""
     path = PurePosixPath(dest)
     for other_path, (other, other_folder) in seen.items():
-        if path == other_path and folder and other_folder:
+        charts = folder and other_folder
+        if path == other_path and charts:
             continue  # charts sharing one folder: their files must not collide (checked when built)
         if path == other_path or path in other_path.parents or other_path in path.parents:
-            hint = ""
-            if folder and other_folder and path != other_path:
-                # vendoring writes a chart's folder whole; generate documents the charts inside it
-                outer = other if other_path in path.parents else owner
-                hint = f" (a chart inside another chart's folder comes with it: list only {outer})"
+            # vendoring writes a chart's folder whole; generate documents the charts inside it
+            outer = other if other_path in path.parents else owner
+            hint = f" (a chart inside another chart's folder comes with it: list only {outer})" if charts else ""
             raise ConfigError(f"{where()}: destination {dest} overlaps {other_path} of {other}{hint}")
     seen[path] = (owner, folder)

@@ -104,9 +104,8 @@ def _normalize_lines(data: bytes) -> bytes:
 def default_cache_dir(explicit: Path | None = None) -> Path:
     """The download and stamps cache: ``explicit`` (``--cache-dir``), else ``$GSVENDOR_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/gsvendor``, else ``~/.cache/gsvendor``."""
-    if explicit is None and os.environ.get("GSVENDOR_CACHE_DIR"):
-        explicit = Path(os.environ["GSVENDOR_CACHE_DIR"])
-    return explicit or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gsvendor"
+    chosen = explicit or os.environ.get("GSVENDOR_CACHE_DIR")
+    return Path(chosen or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gsvendor")
 
 
 @contextlib.contextmanager

@@ -153,7 +153,7 @@ def _scan(text: str, label: str, limits: YamlLimits) -> None:
             if kind in starts:
                 stack.append([1, event.anchor])
                 if len(stack) > limits.max_depth:
-                    line = event.start_mark.line + 1 if event.start_mark else "?"
+                    line = event.start_mark.line + 1
                     raise YamlLimitError(f"{label}:{line}: nested more than {limits.max_depth} levels deep")
                 continue
             if kind is ev.ScalarEvent:

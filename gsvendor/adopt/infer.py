@@ -53,13 +53,13 @@ def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: st
     ops += declared(text_operations(rest, new))  # their text written literally (``${`` as ``$${``)
     if unclosed(ops):
         raise ValueError("its text holds '${' without a closing '}', which an overlay cannot write")
-    if not _reproduces(chart, path, upstream, tree, ops, tag):
-        if path in VALUE_FILES:  # the value edits may interact: text operations alone
-            ops = declared(text_operations(old, new))
-            if _reproduces(chart, path, upstream, tree, ops, tag):
-                return ops
-        raise ValueError("the operations inferred do not reproduce it (a change that needs a regex)")
-    return ops
+    if _reproduces(chart, path, upstream, tree, ops, tag):
+        return ops
+    if path in VALUE_FILES:  # the value edits may interact: text operations alone
+        ops = declared(text_operations(old, new))
+        if _reproduces(chart, path, upstream, tree, ops, tag):
+            return ops
+    raise ValueError("the operations inferred do not reproduce it (a change that needs a regex)")
 
 
 def infer_chart(

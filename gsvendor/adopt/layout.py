@@ -39,18 +39,13 @@ class OverlayFile:
     assets: dict[str, bytes] = field(default_factory=dict)
 
 
-def _added(params: dict[str, Any]) -> str:
-    """The text an operation brings in (what its theme is judged by)."""
-    if params["op"] == "yaml-set":
-        return "\n".join(f"{k}: {v}" for k, v in params["values"].items())
-    return str(params.get("with", params.get("text", "")))
-
-
 def theme(params: dict[str, Any], chart: str) -> str:
     """The overlay file an operation of ``chart`` belongs in: a :data:`THEMES` key, or ``80-<chart>``."""
-    added, file = _added(params), params["file"]
+    file, values = params["file"], params.get("values", {})
+    # judged by the text the operation brings in
+    added = "\n".join(f"{k}: {v}" for k, v in values.items()) or str(params.get("with", params.get("text", "")))
     context = added + str(params.get("find", "")) + str(params.get("anchor", ""))
-    if file == "Chart.yaml" or (params["op"] == "yaml-set" and all(v == "${tag}" for v in params["values"].values())):
+    if file == "Chart.yaml" or (params["op"] == "yaml-set" and all(v == "${tag}" for v in values.values())):
         return "10-chart-metadata"
     if "resource-policy" in added:
         return "30-crd-resource-policy"
@@ -58,7 +53,7 @@ def theme(params: dict[str, Any], chart: str) -> str:
         return "20-helpers-labels"
     if "namespace" in added.lower():
         return "40-namespace"
-    keys = " ".join(params.get("values", {}))
+    keys = " ".join(values)
     if params["op"] != "yaml-delete" and (
         re.search("image|registry", keys, re.IGNORECASE) or (_IMAGE_KEY.search(added) and _REGISTRY.search(added))
     ):
@@ -124,11 +119,9 @@ def _glob_for(files: list[str], universe: set[str]) -> dict[str, Any] | None:
     suffix = suffix[max(0, len(prefix) + len(suffix) - shortest) :]
     glob = f"{prefix}*{suffix}"
     extra = sorted(p for p in universe if fnmatch.fnmatchcase(p, glob) and p not in files)
-    if not extra:
-        return {"glob": glob}
-    if len(extra) < len(files) and not any(c in p for p in extra for c in "*?["):
-        return {"glob": glob, "exclude": extra}
-    return None
+    if extra and (len(extra) >= len(files) or any(c in p for p in extra for c in "*?[")):
+        return None
+    return {"glob": glob, "exclude": extra} if extra else {"glob": glob}
 
 
 def _merge_files(chart: str, ops: list[dict[str, Any]], universe: set[str]) -> list[tuple[str, dict[str, Any]]]:
