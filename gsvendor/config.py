@@ -175,8 +175,7 @@ class Config:
 def find_config() -> Path:
     """The nearest ``gsvendor.yaml`` in the current folder or a parent; raises :class:`ConfigError` if none."""
     here = Path.cwd().resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / CONFIG_FILE
+    for candidate in (folder / CONFIG_FILE for folder in (here, *here.parents)):
         if candidate.exists() or candidate.is_symlink():  # not a regular file: load_config says so
             return candidate
     raise ConfigError(
@@ -198,8 +197,7 @@ def load_config(path: Path | None = None, stamps: Path | None = None) -> Config:
     charts: list[ChartSpec] = []
     seen: _Claims = {}
     for index, entry in enumerate(data["charts"]):
-        if isinstance(entry, str):
-            entry = {"name": entry}
+        entry = {"name": entry} if isinstance(entry, str) else entry
         name = str(entry["name"])
         dest = str(PurePosixPath(entry.get("dest", f"{output}/{name}")))
         # the line is looked up (a round-trip parse) only for a message
@@ -238,12 +236,12 @@ def load_config(path: Path | None = None, stamps: Path | None = None) -> Config:
             selectors[key] = items
         _claim(seen, dest, f"chart {name}", where, folder=True)
         charts.append(ChartSpec(name, str(entry.get("path", f"charts/{name}")), dest, render, **selectors))
-    files = []
-    for index, entry in enumerate(data.get("files", ())):
+    files = [
+        FileSpec(str(PurePosixPath(entry["from"])), str(PurePosixPath(entry["to"]))) for entry in data.get("files", ())
+    ]
+    for index, spec in enumerate(files):
         where = functools.partial(file.where, ["files", index], f": files[{index}]")
-        dest = str(PurePosixPath(entry["to"]))
-        _claim(seen, dest, f"files[{index}]", where, folder=False)
-        files.append(FileSpec(source=str(PurePosixPath(entry["from"])), dest=dest))
+        _claim(seen, spec.dest, f"files[{index}]", where, folder=False)
     lock = str(PurePosixPath(data.get("lock", "gsvendor.lock.yaml")))
     # what gsvendor writes stays in the project even when a planted validation stamp skipped the schema
     for written in (output, lock, *(c.dest for c in charts), *(f.dest for f in files)):

@@ -60,8 +60,7 @@ def leads_outside(path: Path, root: Path) -> bool:
 
 def read_file(root: Path, dest: str) -> bytes | None:
     """The bytes of ``root/dest``, or ``None`` when it is not a file."""
-    path = root / dest
-    return path.read_bytes() if path.is_file() else None
+    return (root / dest).read_bytes() if (root / dest).is_file() else None
 
 
 def normalize_whitespace(data: bytes) -> bytes:
@@ -95,10 +94,8 @@ def _normalize_lines(data: bytes) -> bytes:
         out.append(line[: len(line) - len(eol)].rstrip() + eol)
     text = b"".join(out)
     stripped = text.rstrip(b"\r\n")
-    if not stripped:
-        return b""
     eol = b"\r\n" if text[len(stripped) :].startswith(b"\r\n") else b"\n"
-    return stripped + eol
+    return stripped + eol if stripped else b""
 
 
 def default_cache_dir(explicit: Path | None = None) -> Path:

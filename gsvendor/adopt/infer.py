@@ -77,8 +77,7 @@ def infer_chart(
         elif normalize_whitespace(up) != mine:
             try:
                 ops = file_operations(chart, path, up, mine, tag)
+                result.operations += [{"op": op["op"], "file": path, **op} for op in ops]
             except ValueError as exc:
                 result.problems.append(f"{chart}/{path}: {exc}")
-                continue
-            result.operations += [{"op": op["op"], "file": path, **op} for op in ops]
     return result

@@ -42,7 +42,6 @@ class OverlayFile:
 def theme(params: dict[str, Any], chart: str) -> str:
     """The overlay file an operation of ``chart`` belongs in: a :data:`THEMES` key, or ``80-<chart>``."""
     file, values = params["file"], params.get("values", {})
-    # judged by the text the operation brings in
     added = "\n".join(f"{k}: {v}" for k, v in values.items()) or str(params.get("with", params.get("text", "")))
     context = added + str(params.get("find", "")) + str(params.get("anchor", ""))
     if file == "Chart.yaml" or (params["op"] == "yaml-set" and all(v == "${tag}" for v in values.values())):
@@ -88,8 +87,7 @@ def describe(params: dict[str, Any]) -> str:
     where = params.get("file") or params.get("glob") or params.get("to", "")
     times = f" ({params['count']} times)" if params.get("count", 1) > 1 else ""
     if kind in ("yaml-set", "yaml-delete"):
-        pointers = params.get("values") or params["keys"]
-        keys = [".".join(parse_pointer(k)) for k in pointers]
+        keys = [".".join(parse_pointer(k)) for k in params.get("values") or params["keys"]]
         if kind == "yaml-delete":
             return f"removes {', '.join(keys)} from {where}"
         shown = ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")
@@ -152,9 +150,8 @@ def arrange(inferences: list[ChartInference], universes: dict[str, set[str]], pl
     all_charts = sorted(i.chart for i in inferences)
     entries: dict[str, list[tuple[dict[str, Any], list[str]]]] = {}
     for inference in inferences:
-        for name, params in _merge_files(inference.chart, inference.operations, universes.get(inference.chart, set())):
-            if inference.chart in plain:
-                name = f"80-{inference.chart}"
+        for stem, params in _merge_files(inference.chart, inference.operations, universes.get(inference.chart, set())):
+            name = f"80-{inference.chart}" if inference.chart in plain else stem
             bucket = entries.setdefault(name, [])
             same = next((entry for entry in bucket if entry[0] == params), None)
             if same is not None and name in THEMES:

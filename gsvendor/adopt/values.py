@@ -5,7 +5,6 @@ closer to the tree's; the rest (a renamed key, a comment) is left to text edits.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import partial
 from typing import Any
 
 from gsvendor.adopt.textdiff import hunks
@@ -50,8 +49,7 @@ def value_operations(old: str, new: str, tag: str) -> tuple[list[dict[str, Any]]
     # the changed and added keys first, then the removed ones
     for pointer, value in sorted(_changes(before, after), key=lambda change: change[1] is _DELETE):
         try:
-            edit = yamledit.delete if value is _DELETE else partial(yamledit.set_value, value=value)
-            candidate = edit(text, pointer)
+            candidate = yamledit.delete(text, pointer) if value is _DELETE else yamledit.set_value(text, pointer, value)
         except (yamledit.YamlEditError, ValueError, TypeError):
             continue
         better = distance(candidate, new)
