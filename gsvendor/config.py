@@ -113,13 +113,8 @@ class Config:
     # validation stamps (load_validated): where the overlays' stamps live too
     stamps: Path | None = field(default=None, compare=False, repr=False)
 
-    def line_of(self, path: list[Any]) -> int | None:
-        """1-based line of the key at ``path`` in the configuration file, if known (for messages)."""
-        return self.source.line_of(path) if self.source is not None else None
-
     def check_tag(self, tag: str) -> None:
-        """Raise :class:`UsageError` unless ``tag`` matches ``upstream.tagPattern``, suggesting the tag meant
-        (``0.20.0`` → ``v0.20.0``)."""
+        """Raise :class:`UsageError` unless ``tag`` matches ``upstream.tagPattern`` (hinting v0.20.0 for 0.20.0)."""
         if re.search(self.tag_pattern, tag):
             return
         candidates = [f"v{tag}", tag.lower(), tag[1:] if tag[:1] in "vV" else tag]
@@ -146,8 +141,7 @@ class Config:
         return any(resolved.is_relative_to(place.resolve()) for place in places)
 
     def require_outputs(self, names: list[str] | None = None) -> None:
-        """Raise :class:`NotSyncedError` when a chart output folder is missing (``helm/kserve-crd/ does not
-        exist: run gsvendor sync``, not a flood of diffs)."""
+        """Raise :class:`NotSyncedError` when a chart output folder is missing (one line, not a flood of diffs)."""
         specs = [self.chart(name) for name in dict.fromkeys(names)] if names else self.charts
         missing = list(dict.fromkeys(f"{s.dest}/" for s in specs if not (self.root / s.dest).is_dir()))
         if not missing:
@@ -171,9 +165,7 @@ class Config:
         except OSError:
             return ""
         close = closest(folder.name, beside)
-        if close is None:
-            return ""
-        return f" (or is the chart name in {self.path.name} misspelt: {folder.parent / close}/ exists)"
+        return f" (or is the chart name in {self.path.name} misspelt: {folder.parent / close}/ exists)" if close else ""
 
     def archive_url_for(self, tag: str) -> str:
         """The tarball URL of ``tag`` (``archiveUrl`` with ``${repository}`` and ``${tag}`` expanded)."""
@@ -183,8 +175,7 @@ class Config:
 def find_config() -> Path:
     """The nearest ``gsvendor.yaml`` in the current folder or a parent; raises :class:`ConfigError` if none."""
     here = Path.cwd().resolve()
-    for folder in (here, *here.parents):
-        candidate = folder / CONFIG_FILE
+    for candidate in (folder / CONFIG_FILE for folder in (here, *here.parents)):
         if candidate.exists() or candidate.is_symlink():  # not a regular file: load_config says so
             return candidate
     raise ConfigError(
@@ -196,10 +187,8 @@ def load_config(path: Path | None = None, stamps: Path | None = None) -> Config:
     """The configuration at ``path``, or the nearest (:func:`find_config`), validated (``stamps``: see
     :func:`load_validated`). Raises :class:`ConfigError` for a missing file, invalid YAML, a schema
     violation or overlapping destinations, naming the file by ``path`` unless found or in this folder."""
-    found = path is None
-    path = find_config() if path is None else path
-    label = path.name if found or path.resolve().parent == Path.cwd().resolve() else str(path)
-    path = path.resolve()
+    label = CONFIG_FILE if path is None else path.name if path.resolve().parent == Path.cwd().resolve() else str(path)
+    path = (path or find_config()).resolve()
     file = load_validated(path, CONFIG_SCHEMA, label, stamps)
     data = file.data
     root = path.parent
@@ -208,8 +197,7 @@ def load_config(path: Path | None = None, stamps: Path | None = None) -> Config:
     charts: list[ChartSpec] = []
     seen: _Claims = {}
     for index, entry in enumerate(data["charts"]):
-        if isinstance(entry, str):
-            entry = {"name": entry}
+        entry = {"name": entry} if isinstance(entry, str) else entry
         name = str(entry["name"])
         dest = str(PurePosixPath(entry.get("dest", f"{output}/{name}")))
         # the line is looked up (a round-trip parse) only for a message
@@ -219,25 +207,22 @@ def load_config(path: Path | None = None, stamps: Path | None = None) -> Config:
         render = None
         if "render" in entry:
             r = entry["render"]
+            pattern, values = r.get("fileName", RenderSpec.file_name), r.get("values", {})
             try:  # every placeholder known, braces balanced, and no folder in the name
-                probe = r.get("fileName", "{name}").format(kind="K", kind_lower="k", name="n", namespace="ns")
+                probe = pattern.format(kind="K", kind_lower="k", name="n", namespace="ns")
             except (KeyError, ValueError, IndexError) as exc:
                 raise ConfigError(
-                    f"{where()}: render.fileName: {r.get('fileName')!r} is not a file name pattern "
+                    f"{where()}: render.fileName: {pattern!r} is not a file name pattern "
                     f"({type(exc).__name__}: {exc}; placeholders: {{kind}}, {{kind_lower}}, {{name}}, {{namespace}})"
                 ) from None
             if "/" in probe or probe in (".", ".."):
-                raise ConfigError(f"{where()}: render.fileName: {r.get('fileName')!r} must name a file, not a path")
+                raise ConfigError(f"{where()}: render.fileName: {pattern!r} must name a file, not a path")
             try:  # written for helm as JSON (images/render.py): a date, !!binary or !!set cannot be
-                json.dumps(r.get("values", {}))
+                json.dumps(values)
             except (TypeError, ValueError) as exc:
                 raise ConfigError(f"{where()}: render.values: a value helm cannot take as JSON ({exc})") from None
             render = RenderSpec(
-                release=r.get("release", name),
-                namespace=r.get("namespace", "default"),
-                values=r.get("values", {}),
-                values_files=tuple(r.get("valuesFiles", ())),
-                file_name=r.get("fileName", "{kind_lower}-{name}.yaml"),
+                r.get("release", name), r.get("namespace", "default"), values, tuple(r.get("valuesFiles", ())), pattern
             )
         selectors = {}
         for key in ("include", "exclude"):
@@ -251,12 +236,12 @@ def load_config(path: Path | None = None, stamps: Path | None = None) -> Config:
             selectors[key] = items
         _claim(seen, dest, f"chart {name}", where, folder=True)
         charts.append(ChartSpec(name, str(entry.get("path", f"charts/{name}")), dest, render, **selectors))
-    files = []
-    for index, entry in enumerate(data.get("files", ())):
+    files = [
+        FileSpec(str(PurePosixPath(entry["from"])), str(PurePosixPath(entry["to"]))) for entry in data.get("files", ())
+    ]
+    for index, spec in enumerate(files):
         where = functools.partial(file.where, ["files", index], f": files[{index}]")
-        dest = str(PurePosixPath(entry["to"]))
-        _claim(seen, dest, f"files[{index}]", where, folder=False)
-        files.append(FileSpec(source=str(PurePosixPath(entry["from"])), dest=dest))
+        _claim(seen, spec.dest, f"files[{index}]", where, folder=False)
     lock = str(PurePosixPath(data.get("lock", "gsvendor.lock.yaml")))
     # what gsvendor writes stays in the project even when a planted validation stamp skipped the schema
     for written in (output, lock, *(c.dest for c in charts), *(f.dest for f in files)):
@@ -327,13 +312,12 @@ def _claim(seen: _Claims, dest: str, owner: str, where: Callable[[], str], *, fo
     """Register ``dest`` (a folder when ``folder``); folders may be shared by charts, nothing else may overlap."""
     path = PurePosixPath(dest)
     for other_path, (other, other_folder) in seen.items():
-        if path == other_path and folder and other_folder:
+        charts = folder and other_folder
+        if path == other_path and charts:
             continue  # charts sharing one folder: their files must not collide (checked when built)
         if path == other_path or path in other_path.parents or other_path in path.parents:
-            hint = ""
-            if folder and other_folder and path != other_path:
-                # vendoring writes a chart's folder whole; generate documents the charts inside it
-                outer = other if other_path in path.parents else owner
-                hint = f" (a chart inside another chart's folder comes with it: list only {outer})"
+            # vendoring writes a chart's folder whole; generate documents the charts inside it
+            outer = other if other_path in path.parents else owner
+            hint = f" (a chart inside another chart's folder comes with it: list only {outer})" if charts else ""
             raise ConfigError(f"{where()}: destination {dest} overlaps {other_path} of {other}{hint}")
     seen[path] = (owner, folder)

@@ -53,6 +53,13 @@ _VARIANT = _object(
     },
     "name",
 )
+# a chart's entry: its name alone, or these keys
+_CHART = _object(
+    {"name": _NAME, "path": RELPATH, "dest": RELPATH, "render": _RENDER, "include": _SELECTORS, "exclude": _SELECTORS},
+    "name",
+)
+# check-images, per chart: the values files that switch images on and extra variants
+_IMAGES_CHART = _object({"switchValues": _array(RELPATH), "variants": _array(_VARIANT)})
 _README = _object(
     {
         "sortValuesOrder": {"enum": ["alphabetical", "file"]},
@@ -82,19 +89,13 @@ CONFIG_SCHEMA: dict[str, Any] = {
                 },
                 "repository",
             ),
-            # check-images: allowed registry prefixes; per chart, the switches-on values files and extra variants
+            # check-images: allowed registry prefixes, mirrors, per-chart settings
             "images": _object(
                 {
                     "allow": _array(_TEXT, minItems=1),
                     # check-images --compare-upstream (gsvendor.resolve): a mirror name prefix and its upstream prefix
                     "mirrors": _array(_object({"mirror": _TEXT, "upstream": _TEXT}, "mirror", "upstream")),
-                    "charts": {
-                        "type": "object",
-                        "propertyNames": _NAME,
-                        "additionalProperties": _object(
-                            {"switchValues": _array(RELPATH), "variants": _array(_VARIANT)}
-                        ),
-                    },
+                    "charts": {"type": "object", "propertyNames": _NAME, "additionalProperties": _IMAGES_CHART},
                 }
             ),
             # check-manifests: the label policy (gsvendor.manifests.check.label_policy)
@@ -108,25 +109,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
             "pinDockerfile": RELPATH,
             # the patch series that Dockerfile applies (default DEFAULT_PATCHES)
             "patches": RELPATH,
-            "charts": _array(
-                {
-                    "oneOf": [
-                        _NAME,
-                        _object(
-                            {
-                                "name": _NAME,
-                                "path": RELPATH,
-                                "dest": RELPATH,
-                                "render": _RENDER,
-                                "include": _SELECTORS,
-                                "exclude": _SELECTORS,
-                            },
-                            "name",
-                        ),
-                    ]
-                },
-                minItems=1,
-            ),
+            "charts": _array({"oneOf": [_NAME, _CHART]}, minItems=1),
             "files": _array(_object({"from": RELPATH, "to": RELPATH}, "from", "to")),
             # gsvendor generate: the options Giant Swarm's pipeline runs helm-docs and the schema tools with
             "generate": _object(

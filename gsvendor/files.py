@@ -60,8 +60,7 @@ def leads_outside(path: Path, root: Path) -> bool:
 
 def read_file(root: Path, dest: str) -> bytes | None:
     """The bytes of ``root/dest``, or ``None`` when it is not a file."""
-    path = root / dest
-    return path.read_bytes() if path.is_file() else None
+    return (root / dest).read_bytes() if (root / dest).is_file() else None
 
 
 def normalize_whitespace(data: bytes) -> bytes:
@@ -95,18 +94,15 @@ def _normalize_lines(data: bytes) -> bytes:
         out.append(line[: len(line) - len(eol)].rstrip() + eol)
     text = b"".join(out)
     stripped = text.rstrip(b"\r\n")
-    if not stripped:
-        return b""
     eol = b"\r\n" if text[len(stripped) :].startswith(b"\r\n") else b"\n"
-    return stripped + eol
+    return stripped + eol if stripped else b""
 
 
 def default_cache_dir(explicit: Path | None = None) -> Path:
     """The download and stamps cache: ``explicit`` (``--cache-dir``), else ``$GSVENDOR_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/gsvendor``, else ``~/.cache/gsvendor``."""
-    if explicit is None and os.environ.get("GSVENDOR_CACHE_DIR"):
-        explicit = Path(os.environ["GSVENDOR_CACHE_DIR"])
-    return explicit or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gsvendor"
+    chosen = explicit or os.environ.get("GSVENDOR_CACHE_DIR")
+    return Path(chosen or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gsvendor")
 
 
 @contextlib.contextmanager

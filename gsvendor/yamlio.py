@@ -87,9 +87,7 @@ def _may_exceed(text: str, limits: YamlLimits) -> bool:
     if indent <= 0 or any(c in text for c in "\x85\u2028\u2029") or ("\r" in text and _LONE_CR.search(text)):
         return True
     run = rf"[ \t?:-]{{{indent}}}"  # "\n" first: the regular expression engine then skips to each line
-    if re.match(run, text) or re.search(rf"\n{run}", text):
-        return True
-    return _aliased(text)
+    return bool(re.match(run, text) or re.search(rf"\n{run}", text)) or _aliased(text)
 
 
 def _flow_opens(text: str, most: int) -> int:
@@ -153,7 +151,7 @@ def _scan(text: str, label: str, limits: YamlLimits) -> None:
             if kind in starts:
                 stack.append([1, event.anchor])
                 if len(stack) > limits.max_depth:
-                    line = event.start_mark.line + 1 if event.start_mark else "?"
+                    line = event.start_mark.line + 1
                     raise YamlLimitError(f"{label}:{line}: nested more than {limits.max_depth} levels deep")
                 continue
             if kind is ev.ScalarEvent:

@@ -53,13 +53,13 @@ def file_operations(chart: str, path: str, upstream: bytes, tree: bytes, tag: st
     ops += declared(text_operations(rest, new))  # their text written literally (``${`` as ``$${``)
     if unclosed(ops):
         raise ValueError("its text holds '${' without a closing '}', which an overlay cannot write")
-    if not _reproduces(chart, path, upstream, tree, ops, tag):
-        if path in VALUE_FILES:  # the value edits may interact: text operations alone
-            ops = declared(text_operations(old, new))
-            if _reproduces(chart, path, upstream, tree, ops, tag):
-                return ops
-        raise ValueError("the operations inferred do not reproduce it (a change that needs a regex)")
-    return ops
+    if _reproduces(chart, path, upstream, tree, ops, tag):
+        return ops
+    if path in VALUE_FILES:  # the value edits may interact: text operations alone
+        ops = declared(text_operations(old, new))
+        if _reproduces(chart, path, upstream, tree, ops, tag):
+            return ops
+    raise ValueError("the operations inferred do not reproduce it (a change that needs a regex)")
 
 
 def infer_chart(
@@ -77,8 +77,7 @@ def infer_chart(
         elif normalize_whitespace(up) != mine:
             try:
                 ops = file_operations(chart, path, up, mine, tag)
+                result.operations += [{"op": op["op"], "file": path, **op} for op in ops]
             except ValueError as exc:
                 result.problems.append(f"{chart}/{path}: {exc}")
-                continue
-            result.operations += [{"op": op["op"], "file": path, **op} for op in ops]
     return result

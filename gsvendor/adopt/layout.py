@@ -31,28 +31,20 @@ _IMAGE_KEY = re.compile(r"^\s*-?\s*[\w.-]*(image|registry|repository)[\w.-]*\s*:
 
 @dataclass
 class OverlayFile:
-    """One overlay file to write: ``name`` (file stem), its description and operations, and the
-    assets (overlays/-relative path → bytes) its copies read."""
+    """One overlay file to write: ``name`` (file stem; a :data:`THEMES` key or ``80-<chart>``), its operations,
+    and the assets (overlays/-relative path → bytes) its copies read."""
 
     name: str
-    description: str
     operations: list[dict[str, Any]] = field(default_factory=list)
-    charts: list[str] = field(default_factory=list)
     assets: dict[str, bytes] = field(default_factory=dict)
-
-
-def _added(params: dict[str, Any]) -> str:
-    """The text an operation brings in (what its theme is judged by)."""
-    if params["op"] == "yaml-set":
-        return "\n".join(f"{k}: {v}" for k, v in params["values"].items())
-    return str(params.get("with", params.get("text", "")))
 
 
 def theme(params: dict[str, Any], chart: str) -> str:
     """The overlay file an operation of ``chart`` belongs in: a :data:`THEMES` key, or ``80-<chart>``."""
-    added, file = _added(params), params["file"]
+    file, values = params["file"], params.get("values", {})
+    added = "\n".join(f"{k}: {v}" for k, v in values.items()) or str(params.get("with", params.get("text", "")))
     context = added + str(params.get("find", "")) + str(params.get("anchor", ""))
-    if file == "Chart.yaml" or (params["op"] == "yaml-set" and all(v == "${tag}" for v in params["values"].values())):
+    if file == "Chart.yaml" or (params["op"] == "yaml-set" and all(v == "${tag}" for v in values.values())):
         return "10-chart-metadata"
     if "resource-policy" in added:
         return "30-crd-resource-policy"
@@ -60,7 +52,7 @@ def theme(params: dict[str, Any], chart: str) -> str:
         return "20-helpers-labels"
     if "namespace" in added.lower():
         return "40-namespace"
-    keys = " ".join(params.get("values", {}))
+    keys = " ".join(values)
     if params["op"] != "yaml-delete" and (
         re.search("image|registry", keys, re.IGNORECASE) or (_IMAGE_KEY.search(added) and _REGISTRY.search(added))
     ):
@@ -95,8 +87,7 @@ def describe(params: dict[str, Any]) -> str:
     where = params.get("file") or params.get("glob") or params.get("to", "")
     times = f" ({params['count']} times)" if params.get("count", 1) > 1 else ""
     if kind in ("yaml-set", "yaml-delete"):
-        pointers = params.get("values") or params["keys"]
-        keys = [".".join(parse_pointer(k)) for k in pointers]
+        keys = [".".join(parse_pointer(k)) for k in params.get("values") or params["keys"]]
         if kind == "yaml-delete":
             return f"removes {', '.join(keys)} from {where}"
         shown = ", ".join(keys[:4]) + (f" and {len(keys) - 4} more" if len(keys) > 4 else "")
@@ -126,11 +117,9 @@ def _glob_for(files: list[str], universe: set[str]) -> dict[str, Any] | None:
     suffix = suffix[max(0, len(prefix) + len(suffix) - shortest) :]
     glob = f"{prefix}*{suffix}"
     extra = sorted(p for p in universe if fnmatch.fnmatchcase(p, glob) and p not in files)
-    if not extra:
-        return {"glob": glob}
-    if len(extra) < len(files) and not any(c in p for p in extra for c in "*?["):
-        return {"glob": glob, "exclude": extra}
-    return None
+    if extra and (len(extra) >= len(files) or any(c in p for p in extra for c in "*?[")):
+        return None
+    return {"glob": glob, "exclude": extra} if extra else {"glob": glob}
 
 
 def _merge_files(chart: str, ops: list[dict[str, Any]], universe: set[str]) -> list[tuple[str, dict[str, Any]]]:
@@ -161,20 +150,18 @@ def arrange(inferences: list[ChartInference], universes: dict[str, set[str]], pl
     all_charts = sorted(i.chart for i in inferences)
     entries: dict[str, list[tuple[dict[str, Any], list[str]]]] = {}
     for inference in inferences:
-        for name, params in _merge_files(inference.chart, inference.operations, universes.get(inference.chart, set())):
-            if inference.chart in plain:
-                name = f"80-{inference.chart}"
+        for stem, params in _merge_files(inference.chart, inference.operations, universes.get(inference.chart, set())):
+            name = f"80-{inference.chart}" if inference.chart in plain else stem
             bucket = entries.setdefault(name, [])
             same = next((entry for entry in bucket if entry[0] == params), None)
             if same is not None and name in THEMES:
                 same[1].append(inference.chart)
             else:
                 bucket.append((params, [inference.chart]))
-    files: list[OverlayFile] = []
-    for name in sorted(entries):
-        description = THEMES.get(name) or f"The changes to {name[3:]} that no theme covers, one operation per change."
-        operations = [_declared(params, charts, all_charts, name in THEMES) for params, charts in entries[name]]
-        files.append(OverlayFile(name, description, operations, [] if name in THEMES else [name[3:]]))
+    files = [
+        OverlayFile(name, [_declared(params, charts, all_charts, name in THEMES) for params, charts in entries[name]])
+        for name in sorted(entries)
+    ]
     copies = _copies(inferences, all_charts)
     return [*files, copies] if copies.operations else files
 
@@ -185,7 +172,7 @@ def _declared(params: dict[str, Any], charts: list[str], all_charts: list[str], 
 
 
 def _copies(inferences: list[ChartInference], all_charts: list[str]) -> OverlayFile:
-    overlay = OverlayFile(name="90-giantswarm-files", description=THEMES["90-giantswarm-files"])
+    overlay = OverlayFile("90-giantswarm-files")
     owners: dict[tuple[str, bytes], list[str]] = {}
     for inference in inferences:
         for path, data in inference.copies.items():
@@ -212,8 +199,10 @@ def dump(overlay: OverlayFile) -> str:
             return LiteralScalarString(value)
         return value
 
-    charts = {"charts": overlay.charts} if overlay.charts else {}
-    return yaml_text({"description": overlay.description, **charts, "operations": styled(overlay.operations)}, 4096)
+    chart = overlay.name[3:]  # of an 80-<chart> file, the one no theme covers
+    about = THEMES.get(overlay.name, f"The changes to {chart} that no theme covers, one operation per change.")
+    charts = {} if overlay.name in THEMES else {"charts": [chart]}
+    return yaml_text({"description": about, **charts, "operations": styled(overlay.operations)}, 4096)
 
 
 def yaml_text(data: Any, width: int = 80, header: str = "") -> str:

@@ -101,9 +101,8 @@ def _around(old: list[str], new: list[str], blocks: list[_Hunk], hunk: _Hunk) ->
 
 
 def text_operations(old: str, new: str) -> list[dict[str, Any]]:
-    """Operations turning ``old`` into ``new`` (up to trailing whitespace), in application order, as an
-    overlay writes them without ``file`` (``{"op": "replace", "find": …, "with": …, "count": 3}``, count only
-    above one). Raises :class:`NoAnchor` when a change has no unique anchor within :data:`MAX_CONTEXT` lines."""
+    """Operations turning ``old`` into ``new``, in application order, as overlay dicts without ``file`` (``count``
+    only above one). Raises :class:`NoAnchor` when a change has no unique anchor within :data:`MAX_CONTEXT` lines."""
     old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
     blocks = [_Hunk(*h) for h in hunks(old_lines, new_lines)]
     changes = [(old_lines[h.i1 : h.i2], new_lines[h.j1 : h.j2]) for h in blocks]
@@ -144,14 +143,11 @@ def _replacement(
         if counted := _counted(group, current, {"op": "replace", "find": find, "with": with_}, find):
             return counted
     for total in range(MAX_CONTEXT + 1):  # lines of context, split every way between before and after
-        around = [
-            ("".join(before[len(before) - back :]), "".join(after[: total - back]))
-            for back in range(min(total, len(before)) + 1)
-            if total - back <= len(after)
-        ]
         found = [
             (len(find), find, with_)
-            for head, tail in around
+            for back in range(min(total, len(before)) + 1)
+            if total - back <= len(after)
+            for head, tail in [("".join(before[len(before) - back :]), "".join(after[: total - back]))]
             for find, with_ in _trimmed(head + block + tail, head + added + tail)
             if current.count(find) == 1
         ]

@@ -5,7 +5,6 @@ closer to the tree's; the rest (a renamed key, a comment) is left to text edits.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import partial
 from typing import Any
 
 from gsvendor.adopt.textdiff import hunks
@@ -46,22 +45,18 @@ def value_operations(old: str, new: str, tag: str) -> tuple[list[dict[str, Any]]
     except Exception:  # not YAML: the text operations handle it
         return [], old
     text, score = old, distance(old, new)
-    values: dict[str, Any] = {}
-    keys: list[str] = []
+    kept: dict[str, Any] = {}  # pointer → value or _DELETE
     # the changed and added keys first, then the removed ones
     for pointer, value in sorted(_changes(before, after), key=lambda change: change[1] is _DELETE):
         try:
-            edit = yamledit.delete if value is _DELETE else partial(yamledit.set_value, value=value)
-            candidate = edit(text, pointer)
+            candidate = yamledit.delete(text, pointer) if value is _DELETE else yamledit.set_value(text, pointer, value)
         except (yamledit.YamlEditError, ValueError, TypeError):
             continue
         better = distance(candidate, new)
         if better < score:  # kept only when it brings the text closer to the tree's
-            text, score = candidate, better
-            if value is _DELETE:
-                keys.append(pointer)
-            else:
-                values[pointer] = declared(value, tag)
+            text, score, kept[pointer] = candidate, better, value
+    values = {pointer: declared(value, tag) for pointer, value in kept.items() if value is not _DELETE}
+    keys = [pointer for pointer, value in kept.items() if value is _DELETE]
     ops = [{"op": "yaml-set", "values": values}] if values else []
     return ops + ([{"op": "yaml-delete", "keys": keys}] if keys else []), text
 

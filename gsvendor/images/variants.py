@@ -117,7 +117,7 @@ def images_config(config: Config | None) -> ImagesConfig:
 
 def config_error(config: Config, path: list[Any], message: str) -> ConfigError:
     """``gsvendor.yaml:line: images.charts.x.variants[0].name: message`` for the key at ``path``."""
-    line = config.line_of(path)
+    line = config.source.line_of(path) if config.source else None
     return ConfigError(f"{config.path.name}{f':{line}' if line else ''}: {format_path(path)}: {message}")
 
 

@@ -230,7 +230,7 @@ def test_a_stamped_file_is_loaded_without_jsonschema_and_as_the_round_trip_gives
     second = load_config(config, stamps=stamps)
     assert second.raw == first.raw and second.charts == first.charts
     assert second.source is not None and second.source._document is None  # no round-trip parse yet
-    assert second.line_of(["charts", 1, "dest"]) == 5 == first.line_of(["charts", 1, "dest"])
+    assert second.source.line_of(["charts", 1, "dest"]) == 5 == first.source.line_of(["charts", 1, "dest"])
     probe = (
         "import sys; from pathlib import Path; from gsvendor.config import load_config; "
         f"load_config(Path({str(config)!r}), stamps=Path({str(stamps)!r})); "
