@@ -104,19 +104,10 @@ class StrippedLines:
 
             raise OutputError(f"{self.name}: cannot write the output: {exc.strerror or exc}") from None
 
-    def isatty(self) -> bool:
-        return self.stream.isatty()
-
-    def fileno(self) -> int:
-        return self.stream.fileno()
-
-    @property
-    def buffer(self) -> object:
-        return self.stream.buffer
-
-    @property
-    def encoding(self) -> str:
-        return getattr(self.stream, "encoding", "utf-8")
+    def __getattr__(self, name: str) -> Any:
+        if name in ("isatty", "fileno", "buffer", "encoding"):  # only these: click picks its stream by "errors"
+            return getattr(self.stream, name)
+        raise AttributeError(name)
 
 
 class _Closed:
