@@ -93,10 +93,7 @@ def junit_cases(result: CheckResult) -> list[TestCase]:
 
 
 def print_report(
-    console: Writer,
-    result: CheckResult,
-    verbose: bool = False,
-    resolved: ResolveReport | None = None,
+    console: Writer, result: CheckResult, verbose: bool = False, resolved: ResolveReport | None = None
 ) -> None:
     """A table per chart of the offending and invalid references (every one with ``verbose`` or ``resolved``),
     a row per reference naming its variants; then problems, skipped data and the totals. ``resolved``

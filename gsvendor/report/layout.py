@@ -88,14 +88,10 @@ class StrippedLines:
         except BrokenPipeError:
             # the descriptor to /dev/null: what is still buffered and Python's flush at exit are lost quietly
             self.gone = True
-            try:
+            with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor (a test's StringIO)
                 fd = self.stream.fileno()
-            except (OSError, ValueError, AttributeError):  # no descriptor (a test's StringIO)
-                return
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, fd)
-            finally:
                 os.close(devnull)
         except OSError as exc:
             if self.name == "stderr":  # nowhere to say so: lost, as with 2>&-; the exit codes stay
