@@ -142,9 +142,8 @@ def causes(exc: BaseException) -> list[BaseException]:
     while todo and len(seen) < 20:
         item = todo.pop()
         seen.append(item)
-        for nxt in (item.__cause__, item.__context__, *getattr(item, "args", ())):
-            if isinstance(nxt, BaseException) and nxt not in seen:
-                todo.append(nxt)
+        nested = (item.__cause__, item.__context__, *getattr(item, "args", ()))
+        todo += [nxt for nxt in nested if isinstance(nxt, BaseException) and nxt not in seen]
     return seen
 
 

@@ -17,14 +17,10 @@ def _live(*names: str) -> list[int]:
     return [number for number in numbers if signal.getsignal(number) is not signal.SIG_IGN]
 
 
-# a signal handler that ends the run as Ctrl-C does: raises KeyboardInterrupt
-interrupt = signal.default_int_handler
-
-
 def interrupt_on_termination() -> None:
-    """Make SIGTERM and SIGHUP end the run as Ctrl-C does (:func:`interrupt`), unless ignored."""
+    """Make SIGTERM and SIGHUP end the run as Ctrl-C does (``signal.default_int_handler``), unless ignored."""
     for number in _live("SIGTERM", "SIGHUP"):
-        signal.signal(number, interrupt)
+        signal.signal(number, signal.default_int_handler)
 
 
 class Deferred:

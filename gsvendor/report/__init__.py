@@ -1,7 +1,6 @@
 """Presentation: rich tables and text, JSON and JUnit XML of the results the workflows return.
 
-Computes nothing a check depends on; the phrasing the reports share is here.
-"""
+Computes nothing a check depends on; the phrasing the reports share is here."""
 
 from __future__ import annotations
 

@@ -101,8 +101,7 @@ def _print_sync_details(console: Writer, result: SyncResult) -> None:
     for copy in result.build.copies:
         status = next((c.status for c in result.changes if c.dest == copy.spec.dest and not c.path), None)
         cells = [copy.spec.source, *([copy.spec.dest] if show_dest else [])]
-        cells += ["1", str(int(status == "added")), str(int(status == "changed")), "0", "-"]
-        rows.append(cells)
+        rows.append([*cells, "1", str(int(status == "added")), str(int(status == "changed")), "0", "-"])
     console.table(("chart", *(["destination"] if show_dest else []), *numbers), rows, title=title, right=numbers)
     for chart in result.build.charts:
         console.hanging(f"  {chart.spec.name}: overlays ", ", ".join(chart.overlays) or "-")

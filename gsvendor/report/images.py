@@ -93,10 +93,7 @@ def junit_cases(result: CheckResult) -> list[TestCase]:
 
 
 def print_report(
-    console: Writer,
-    result: CheckResult,
-    verbose: bool = False,
-    resolved: ResolveReport | None = None,
+    console: Writer, result: CheckResult, verbose: bool = False, resolved: ResolveReport | None = None
 ) -> None:
     """A table per chart of the offending and invalid references (every one with ``verbose`` or ``resolved``),
     a row per reference naming its variants; then problems, skipped data and the totals. ``resolved``
@@ -104,31 +101,20 @@ def print_report(
     ok = result.ok and (resolved is None or resolved.ok)
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
-        rows: dict[tuple[str, str, str], list[str]] = {}
-        checked: dict[tuple[str, str, str], Checked] = {}
+        rows: dict[tuple[str, str, str], tuple[Checked, list[str]]] = {}
         for item in items:
             for c in item.references:
                 if c.status in (OFFENDER, INVALID) or verbose or resolved is not None:
-                    key = (c.found.location, c.found.written, c.status)
-                    rows.setdefault(key, []).append(item.name)
-                    checked[key] = c
+                    rows.setdefault((c.found.location, c.found.written, c.status), (c, []))[1].append(item.name)
         if rows:
             # "normalized" only where it differs from "as written": a note line when the width is short
             cells = []
-            for key, variants in rows.items():
-                c = checked[key]
+            for c, variants in rows.values():
                 normalized = "" if c.normalized == c.found.written else c.normalized or c.message or ""
                 extra = resolving.table_cells(resolved, c) if resolved else ()
                 cells.append((", ".join(variants), c.found.location, c.found.written, normalized, c.status, *extra))
             console.table(
-                (
-                    "variant",
-                    "found in",
-                    "as written",
-                    "normalized",
-                    "status",
-                    *(("digest", "resolve") * bool(resolved)),
-                ),
+                ("variant", "found in", "as written", "normalized", "status", *("digest", "resolve") * bool(resolved)),
                 cells,
                 title=f"{chart.name} ({chart.label})",
                 below=("normalized",),
@@ -160,8 +146,8 @@ def print_report(
         resolving.print_report(console, resolved, ok=ok)
 
 
-def failure_message(result: CheckResult, *more: str) -> str:
-    """The one-line reason check-images exits 1 (``more``: further reasons, e.g. ``--resolve``'s)."""
+def failure_message(result: CheckResult, resolved: ResolveReport | None = None) -> str:
+    """The one-line reason check-images exits 1, with ``resolved`` (``--resolve``) its failing lookups too."""
     offenders = sorted(
         {c.reference.name if c.reference else c.found.written for r in result.results for c in r.failing}
     )
@@ -169,7 +155,7 @@ def failure_message(result: CheckResult, *more: str) -> str:
         "check-images",
         listed(f"image(s) outside {', '.join(result.allow)} or invalid", offenders),
         listed("variant(s) with problems", [f"{r.chart.name} {r.name}" for r in result.problems]),
-        *more,
+        resolving.failure_message(resolved) if resolved else "",
     )
 
 
@@ -190,5 +176,4 @@ def run_cases(run: ImagesRun) -> list[TestCase]:
 
 def run_failure(run: ImagesRun) -> str:
     """The one-line failure summary of a run that is not ok."""
-    resolve = resolving.failure_message(run.resolved) if run.resolved and not run.resolved.ok else ""
-    return failure_message(run.result, resolve)
+    return failure_message(run.result, run.resolved)

@@ -88,14 +88,10 @@ class StrippedLines:
         except BrokenPipeError:
             # the descriptor to /dev/null: what is still buffered and Python's flush at exit are lost quietly
             self.gone = True
-            try:
+            with contextlib.suppress(OSError, ValueError, AttributeError):  # no descriptor (a test's StringIO)
                 fd = self.stream.fileno()
-            except (OSError, ValueError, AttributeError):  # no descriptor (a test's StringIO)
-                return
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
                 os.dup2(devnull, fd)
-            finally:
                 os.close(devnull)
         except OSError as exc:
             if self.name == "stderr":  # nowhere to say so: lost, as with 2>&-; the exit codes stay
@@ -104,19 +100,10 @@ class StrippedLines:
 
             raise OutputError(f"{self.name}: cannot write the output: {exc.strerror or exc}") from None
 
-    def isatty(self) -> bool:
-        return self.stream.isatty()
-
-    def fileno(self) -> int:
-        return self.stream.fileno()
-
-    @property
-    def buffer(self) -> object:
-        return self.stream.buffer
-
-    @property
-    def encoding(self) -> str:
-        return getattr(self.stream, "encoding", "utf-8")
+    def __getattr__(self, name: str) -> Any:
+        if name in ("isatty", "fileno", "buffer", "encoding"):  # only these: click picks its stream by "errors"
+            return getattr(self.stream, name)
+        raise AttributeError(name)
 
 
 class _Closed:

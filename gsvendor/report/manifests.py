@@ -46,8 +46,7 @@ def run_json(run: ManifestsRun) -> dict[str, Any]:
         items = [r for r in result.results if r.chart is chart]
         entry: dict[str, Any] = {"name": chart.name, "path": chart.label, "variants": [variant(r) for r in items]}
         if result.policy.required:
-            coverage = {"labelled": sum(r.labelled for r in items), "objects": sum(r.objects for r in items)}
-            entry["labelCoverage"] = coverage
+            entry["labelCoverage"] = {key: sum(getattr(r, key) for r in items) for key in ("labelled", "objects")}
         charts.append(entry)
     data = {
         "ok": result.ok,

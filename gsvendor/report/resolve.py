@@ -61,8 +61,7 @@ def print_report(console: Writer, report: ResolveReport, ok: bool) -> None:
     if report.compare_upstream:
         parts = ", ".join(f"{report.count_comparison(o)} {o}" for o in COMPARISONS if report.count_comparison(o))
         text += f"; mirrors against upstream: {parts or 'no reference under an images.mirrors prefix'}"
-    unjudged = report.templated + report.empty
-    if unjudged:
+    if unjudged := report.templated + report.empty:
         text += f"; {unjudged} templated or empty not resolved"
     if report.not_allowed:
         text += f"; {report.not_allowed} offender(s) or invalid not resolved"
@@ -134,8 +133,7 @@ def junit_cases(report: ResolveReport) -> list[TestCase]:
     cases = []
     for entry in report.references:
         output = [f"{entry.outcome}: {entry.reference.normalized} {entry.resolution.digest or ''}".rstrip()]
-        if entry.comparison is not None:
-            c = entry.comparison
+        if (c := entry.comparison) is not None:
             digest = c.resolution.digest if c.resolution and c.resolution.digest else ""
             output.append(f"mirror {c.outcome}: {_upstream(c)} {digest}".rstrip())
         output += [f"found in {p.chart} {p.variant}: {p.location}" for p in entry.places]

@@ -34,8 +34,7 @@ def code(text: str | None) -> str:
         return "-" if text is None else '`""`'
     text = _one_line(text).replace("|", "\\|")
     longest = max((len(run) for run in re.findall("`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if longest else ""
+    fence, pad = "`" * (longest + 1), " " * bool(longest)
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
@@ -117,10 +116,8 @@ def _images(chart: ChartUpgrade) -> list[str]:
     if not chart.images:
         return [*lines, "No image reference added, removed or changed.", ""]
     added, removed, changed = _image_counts(chart)
-    lines += [
-        f"{added} added, {removed} removed, {changed} changed (after the overlays; allowed: the check-images policy):",
-        "",
-    ]
+    policy = "after the overlays; allowed: the check-images policy"
+    lines += [f"{added} added, {removed} removed, {changed} changed ({policy}):", ""]
     rows = []
     for i in chart.images:
         allowed = ALLOWED.get(i.status, i.status)
@@ -152,15 +149,11 @@ def _crds(chart: ChartUpgrade) -> list[str]:
         rows = []
         for crd in chart.crds:
             name = f"{code(crd.name)}" + (" (new)" if crd.added else " (gone)" if crd.removed else "")
-            cells = [
-                ", ".join(code(x) for x in values) or "-"
-                for values in (crd.versions_added, crd.versions_removed, crd.fields_added, crd.fields_removed)
-            ]
-            rows.append((name, code(crd.file), *cells))
+            changes = (crd.versions_added, crd.versions_removed, crd.fields_added, crd.fields_removed)
+            rows.append((name, code(crd.file), *(", ".join(map(code, values)) or "-" for values in changes)))
         header = ("CRD", "file", "versions added", "versions removed", "spec fields added", "spec fields removed")
         lines += [*table(header, rows), ""]
-    classified = [crd for crd in chart.crds if crd.classified]
-    if classified:
+    if classified := [crd for crd in chart.crds if crd.classified]:
         lines += ["Changes a reviewer should look at (served and stored versions, conversion, `spec` fields):", ""]
         lines += [f"- {code(crd.name)}: " + "; ".join(map(plain, crd.classified)) for crd in classified] + [""]
     if webhook := [f"- {code(crd.name)}: {plain(line)}" for crd in chart.crds for line in crd.webhook]:
@@ -175,7 +168,7 @@ def _rbac(chart: ChartUpgrade) -> list[str]:
     rows = []
     for role in chart.rbac:
         name = f"{role.kind} {code(role.name)}" + (" (new)" if role.new else " (gone)" if role.gone else "")
-        added, removed = (", ".join(code(rule) for rule in rules) or "-" for rules in (role.added, role.removed))
+        added, removed = (", ".join(map(code, rules)) or "-" for rules in (role.added, role.removed))
         rows.append((name, code(role.file), added, removed))
     return [*lines, *table(("role", "file", "rules added", "rules removed"), rows), ""]
 
@@ -218,9 +211,7 @@ def _patches(upgrade: Upgrade) -> list[str]:
         return []
     tag = f" at {upgrade.patches_tag}" if upgrade.patches_tag else ""
     lines = [f"## Carried patches (patch-verify{tag})", ""]
-    lines += [f"**Note:** {code(note)}" for note in upgrade.patches_notes]
-    if upgrade.patches_notes:
-        lines.append("")
+    lines += [*(f"**Note:** {code(note)}" for note in upgrade.patches_notes), ""] if upgrade.patches_notes else []
     if unjudged := upgrade.patches_unjudged:
         return [*lines, "Not judged: patch-verify could not check the series.", "", *_bullets(unjudged), ""]
     if not upgrade.patches:

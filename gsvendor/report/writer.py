@@ -1,7 +1,6 @@
 """The one console every command writes through: :class:`Writer`, rich's ``Console`` escaping every control
 character it prints, never wrapping a number apart from its unit. Give user text as a string: a
-``rich.text.Text`` drops BEL, BS, VT, FF and CR unseen.
-"""
+``rich.text.Text`` drops BEL, BS, VT, FF and CR unseen."""
 
 from __future__ import annotations
 
@@ -122,7 +121,6 @@ class _Cell(Text):
     """A table cell: broken by :func:`wrap_offsets`, then wrapped by rich as any ``Text``."""
 
     def wrap(self, console: Console, width: int, **options: Any) -> Any:
-        """rich's ``Text.wrap`` of :func:`_broken`."""
         return _broken(self, width).wrap(console, width, **options)
 
 
@@ -130,7 +128,6 @@ class _HangingCell(_Cell):
     """A cell whose wrapped lines hang two cells in: a long file name's continuation, not another file."""
 
     def wrap(self, console: Console, width: int, **options: Any) -> Any:
-        """rich's ``Text.wrap`` of each line broken at ``width``, continued two cells in."""
         if width <= _HANG:
             return super().wrap(console, width, **options)
         lines: list[Text] = []
@@ -147,7 +144,6 @@ class Writer(Console):
     """rich's ``Console`` escaping control characters in all it prints, units kept on their line, emoji off."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """rich's ``Console(*args, **kwargs)``, ``emoji=False`` by default."""
         kwargs.setdefault("emoji", False)
         super().__init__(*args, **kwargs)
 

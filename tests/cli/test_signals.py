@@ -6,7 +6,7 @@ import signal
 
 import pytest
 
-from gsvendor.signals import Deferred, interrupt, interrupt_on_termination
+from gsvendor.signals import Deferred, interrupt_on_termination
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def test_an_ignored_signal_stays_ignored(restore_handlers) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     interrupt_on_termination()
     assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
-    assert signal.getsignal(signal.SIGTERM) is interrupt
+    assert signal.getsignal(signal.SIGTERM) is signal.default_int_handler
     with Deferred(redeliver=True) as deferred:
         assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
         signal.raise_signal(signal.SIGHUP)
