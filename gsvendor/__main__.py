@@ -6,7 +6,7 @@ import sys
 def run() -> None:
     """Start the CLI. Ctrl-C, SIGTERM or SIGHUP while it is still importing exits 130 with one line, no
     traceback; a signal ignored at the start stays ignored (``nohup``)."""
-    from gsvendor.signals import interrupt_on_termination
+    from gsvendor.signals import ignore, interrupt_on_termination
 
     interrupt_on_termination()
     try:
@@ -17,6 +17,7 @@ def run() -> None:
         sys.stderr.write("interrupted\n")
         raise SystemExit(130) from None
     except SystemExit as stop:
+        ignore()  # the exit code is decided: a signal during the exit (atexit, flush) must not replace it
         _exit_now(stop.code)
         raise
 

@@ -23,6 +23,13 @@ def interrupt_on_termination() -> None:
         signal.signal(number, signal.default_int_handler)
 
 
+def ignore() -> None:
+    """Ignore SIGINT, SIGTERM and SIGHUP from now on (main thread only): once a command's exit code is decided,
+    a late signal must not turn the exit into a traceback and a death by signal."""
+    for number in _live("SIGINT", "SIGTERM", "SIGHUP"):
+        signal.signal(number, signal.SIG_IGN)
+
+
 class Deferred:
     """A context holding SIGINT, SIGTERM and SIGHUP back while open, their numbers recorded in ``pending`` (in
     arrival order); on close the handlers come back and, with ``redeliver``, each pending signal is raised once."""

@@ -50,3 +50,22 @@ def test_an_ignored_signal_stays_ignored(restore_handlers) -> None:
     assert deferred.pending == []
     with pytest.raises(KeyboardInterrupt):
         signal.raise_signal(signal.SIGTERM)
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_during_the_exit_neither_prints_a_traceback_nor_changes_the_exit_code(name: str) -> None:
+    """A signal arriving once the command is done (here from an atexit handler, as late as it can come) is
+    ignored: the output and exit code are the command's."""
+    import subprocess
+    import sys
+
+    script = (
+        "import atexit, os, signal, sys, time\n"
+        f"atexit.register(lambda: (os.kill(os.getpid(), signal.{name}), time.sleep(0.05)))\n"
+        "sys.argv = ['gsvendor', '--version']\n"
+        "from gsvendor.__main__ import run\n"
+        "run()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("gsvendor ")
