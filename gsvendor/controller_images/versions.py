@@ -238,15 +238,23 @@ class GoBuilder:
 
 def go_builders(config: Config, mod: GoMod) -> list[GoBuilder]:
     """Every stage of every configured Dockerfile whose base image is ``golang`` (any registry), judged; a
-    missing Dockerfile (the version table reports it) and a base that is no image reference are skipped."""
+    missing Dockerfile (the version table reports it) is skipped. A ``golang`` base that is no valid image
+    reference (``golang:1.25.8@sha256:zzz``) fails: docker would refuse to build it."""
     found: list[GoBuilder] = []
     for label in build_inputs(config).dockerfiles:
         path = config.root / label
         for stage in dockerfile.read(path, label).stages if path.is_file() else ():
-            if (image := stage.image) is None or image.repository.rsplit("/", 1)[-1] != "golang":
+            name = stage.name or f"#{stage.index}"
+            if (image := stage.image) is None:
+                last = re.split(r"[@:]", stage.base.rsplit("/", 1)[-1])[0]  # the name before its tag or digest
+                if stage.base_stage is None and last.lower() == "golang":
+                    reason = "not a valid image reference (docker refuses to build it)"
+                    found.append(GoBuilder(label, stage.line, name, stage.base, None, GO_FAIL, reason))
+                continue
+            if image.repository.rsplit("/", 1)[-1] != "golang":
                 continue
             version = image_go_version(image.tag)
-            name, shown = stage.name or f"#{stage.index}", str(version) if version else None
+            shown = str(version) if version else None
             found.append(GoBuilder(label, stage.line, name, stage.base, shown, *judge_go(version, mod)))
     return found
 

@@ -137,8 +137,8 @@ def versions_failures(report: VersionsReport) -> list[str]:
         counted, statuses = "1 place does" if places == 1 else f"{places} places do", "/".join(sorted(set(marked)))
         lines.append(f"{counted} not follow the pin {report.pin.value}: see status {statuses} above")
     if builders := sum(b.status == GO_FAIL for b in report.builders):
-        counted = "1 Go builder is" if builders == 1 else f"{builders} Go builders are"
-        lines.append(f"{counted} older than upstream's Go: see verdict fail above")
+        counted = "1 Go builder fails" if builders == 1 else f"{builders} Go builders fail"
+        lines.append(f"{counted} against upstream's go.mod: see verdict fail above")
     if report.stale_lock is not None:
         lines.append(report.problems[-1])
     return lines

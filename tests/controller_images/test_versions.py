@@ -323,6 +323,21 @@ def test_go_builders_against_go_mod(tmp_path: Path, tarball: Path, go: str, stat
         assert check.stderr == ""
 
 
+@pytest.mark.parametrize("go", ["1.25.8@sha256:zzz", "1.25.8:x"])
+def test_a_golang_base_that_is_no_image_reference_fails_the_go_check(tmp_path: Path, tarball: Path, go: str) -> None:
+    """A builder docker would refuse to pull is a failing row, not a stage left out of the Go table."""
+    project = vendored(make_project(tmp_path / "go", go=go, llmisvc_go="1.25.8"), "v1.0.0")
+    code, data, stderr = run_json(project, "versions", "--source", str(tarball))
+    assert code == 1, stderr
+    assert [(b["file"], b["image"], b["status"]) for b in data["go"]["builders"]] == [
+        ("Dockerfile", f"golang:{go}", "fail"),
+        ("Dockerfile.llmisvc", "golang:1.25.8", "ok"),
+    ]
+    check = run_gsvendor(project, "versions", "--check", "--source", str(tarball))
+    assert check.returncode == 1
+    assert f"error: Dockerfile:5: golang:{go} (builder): not a valid image reference" in check.stderr
+
+
 def test_the_toolchain_line_counts(tmp_path: Path, upstream: Upstream) -> None:
     project = vendored(make_project(tmp_path / "tc", version="v1.1.0", go="1.25.3", llmisvc_go="1.25.9"), "v1.1.0")
     code, data, _ = run_json(project, "versions", "--source", upstream.url)
