@@ -134,7 +134,7 @@ def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:
     # one Text of every styled line: rich's per-print set-up is paid once
     lines = [line for item in diffs for line in item.text.splitlines()]
     if lines:
-        console.print(Text("\n").join(Text(line, diff_line_style(line)) for line in lines))
+        console.print(Text("\n").join(Text(line, diff_line_style(line)) for line in lines), soft_wrap=True)
 
 
 def diff_stat(diffs: Sequence[FileDiff]) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""report.console.print_diffs: piped, the texts byte for byte; on a terminal, what one print per line showed."""
+"""report.console.print_diffs: piped, the texts byte for byte; on a terminal, one unwrapped print per line."""
 
 from __future__ import annotations
 
@@ -31,10 +31,10 @@ def _terminal(width: int) -> tuple[Console, io.StringIO]:
 
 
 def _per_line(console: Console, texts: list[str]) -> None:
-    """How print_diffs rendered a terminal's diff before: one rich print per line."""
+    """A terminal's diff printed one rich print per line, unwrapped (soft wrap: the terminal folds)."""
     for text in texts:
         for line in text.splitlines():
-            console.print(Text(line, style=diff_line_style(line)))
+            console.print(Text(line, style=diff_line_style(line)), soft_wrap=True)
 
 
 def test_piped_diffs_are_the_texts_in_one_write() -> None:
@@ -57,6 +57,16 @@ def test_terminal_diff_is_coloured_per_line() -> None:
         "\x1b[1m--- a\x1b[0m\n\x1b[1m+++ b\x1b[0m\n\x1b[36m@@ -1 +1 @@\x1b[0m\n"
         "\x1b[31m-x\x1b[0m\n\x1b[32m+y\x1b[0m\n z\n"
     )
+
+
+def test_a_terminal_diff_line_wider_than_the_terminal_is_not_broken() -> None:
+    """Each diff line stays one line with its +/-/space prefix (rich wrapping at the width broke a long
+    added line into lines without a prefix, padded with spaces)."""
+    console, buffer = _terminal(20)
+    line = "+  url: https://raw.githubusercontent.com/yannh/kubernetes-json-schema/master/x"
+    print_diffs(console, [FileDiff("p", "changed", f"--- a\n+++ b\n@@ -0,0 +1 @@\n{line}\n")])
+    shown = buffer.getvalue().replace("\x1b[1m", "").replace("\x1b[36m", "").replace("\x1b[32m", "")
+    assert shown.replace("\x1b[0m", "").splitlines() == ["--- a", "+++ b", "@@ -0,0 +1 @@", line]
 
 
 def test_no_diffs_print_nothing_on_a_terminal() -> None:
@@ -112,5 +122,5 @@ def test_the_writer_on_a_terminal_colours_the_diff(monkeypatch: pytest.MonkeyPat
     print_diffs(Writer(file=StrippedLines(ours), width=40, highlight=False), [FileDiff("p", "changed", DIFF)])
     _per_line(Writer(file=StrippedLines(theirs), width=40, highlight=False), [DIFF])  # type: ignore[arg-type]
     assert ours.getvalue() == theirs.getvalue()
-    coloured = "\n\x1b[31m-b: 2  \x1b[0m\n\x1b[32m+b: {{ .Values.b }}     \x1b[0m\x1b[32m# trailing \x1b[0m\n"
+    coloured = "\n\x1b[31m-b: 2  \x1b[0m\n\x1b[32m+b: {{ .Values.b }}     \x1b[0m\x1b[32m# trailing spaces and tabs stay\x1b[0m\n"
     assert coloured in ours.getvalue()  # styled spaces are text, not padding: they stay
