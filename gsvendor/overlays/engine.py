@@ -160,7 +160,7 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
         try:
             data = load_validated(path, OVERLAY_SCHEMA, label, stamps).data
         except ConfigError as exc:
-            raise OverlayDefinitionError(str(exc)) from None
+            raise OverlayDefinitionError(*exc.problems, file=exc.file or label, key=exc.key, value=exc.value) from None
         operations = []
         assets: dict[str, bytes] = {}
         for index, raw in enumerate(data["operations"]):

@@ -207,3 +207,15 @@ def test_malformed_overlays(tmp_path: Path, text: str, message: str) -> None:
     assert error.value.exit_code == 2
     assert str(error.value).startswith("overlays/bad.yaml")
     assert message in str(error.value)
+
+
+def test_each_schema_problem_of_an_overlay_is_its_own_error_line_naming_the_file(tmp_path: Path) -> None:
+    """Two bad operations are two problems (two ``error:`` lines), not one problem holding a line break."""
+    with pytest.raises(OverlayDefinitionError) as error:
+        overlays_from(tmp_path, **{"bad.yaml": "operations:\n  - op: frobnicate\n  - op: replaec\n"})
+    assert [problem.split(": ", 1)[0] for problem in error.value.problems] == [
+        "overlays/bad.yaml:2",
+        "overlays/bad.yaml:3",
+    ]
+    assert all("\n" not in problem for problem in error.value.problems)
+    assert error.value.as_json()["file"] == "overlays/bad.yaml"
