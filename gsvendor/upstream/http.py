@@ -4,12 +4,14 @@ the one fetch with one deadline that the registry lookups of check-images ``--re
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from gsvendor.errors import SourceError, causes
 from gsvendor.upstream.source import MAX_ARCHIVE_BYTES, FetchOptions, limit, one_line, public_url
@@ -196,9 +198,18 @@ def download(url: str, tag: str, options: FetchOptions) -> bytes:
                 break  # the resolver answered the host does not exist: asking again gets the same answer
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, malformed URLs: no retry helps
             raise SourceError(f"{shown}: {type(exc).__name__}: {one_line(exc)}") from None
-    hint = f" (no network here? give a local copy with --source FILE, or put <repo>-{tag}.tar.gz in "
-    hint += "$GSVENDOR_UPSTREAM_DIR)"
+    hint = f" (no network here? give a local copy with --source FILE, or {_upstream_dir_hint(url, tag)})"
     raise SourceError(f"{shown}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}{hint * unreachable}")
+
+
+def _upstream_dir_hint(url: str, tag: str) -> str:
+    """Where :func:`~gsvendor.upstream.source.local_archive` looked for ``tag``'s archive, or how to have it look."""
+    parts = urlsplit(url).path.split("/")  # GitHub's /<owner>/<repo>/archive/refs/tags/<tag>.tar.gz
+    name = f"{parts[2] if len(parts) > 3 and parts[3] == 'archive' else '<repo>'}-{tag}.tar.gz"
+    folder = os.environ.get("GSVENDOR_UPSTREAM_DIR", "").strip()
+    if not folder:
+        return f"put {name} in a folder named by $GSVENDOR_UPSTREAM_DIR"
+    return f"put {name} in $GSVENDOR_UPSTREAM_DIR, {os.path.abspath(folder)}: it is not there"
 
 
 def _stream(url: str, options: FetchOptions, deadline: float) -> bytes:

@@ -117,3 +117,21 @@ def test_a_size_limit_no_number_reads_keeps_the_default(
 
     monkeypatch.setenv("GSVENDOR_MAX_ARCHIVE_MIB", value)
     assert limit("GSVENDOR_MAX_ARCHIVE_MIB", 5) == expected
+
+
+def test_the_offline_hint_names_the_archive_and_the_folder_it_was_looked_for_in(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A failed download says which file $GSVENDOR_UPSTREAM_DIR should hold, and where that folder is."""
+    from gsvendor.upstream.http import _upstream_dir_hint
+
+    github = "https://github.com/kserve/kserve/archive/refs/tags/v0.20.0.tar.gz"
+    monkeypatch.delenv("GSVENDOR_UPSTREAM_DIR", raising=False)
+    assert (
+        _upstream_dir_hint(github, "v0.20.0") == "put kserve-v0.20.0.tar.gz in a folder named by $GSVENDOR_UPSTREAM_DIR"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GSVENDOR_UPSTREAM_DIR", "archives")
+    assert _upstream_dir_hint("http://mirror.example/x.tar.gz", "v1.0.0") == (
+        f"put <repo>-v1.0.0.tar.gz in $GSVENDOR_UPSTREAM_DIR, {tmp_path / 'archives'}: it is not there"
+    )

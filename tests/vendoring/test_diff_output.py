@@ -122,5 +122,6 @@ def test_the_writer_on_a_terminal_colours_the_diff(monkeypatch: pytest.MonkeyPat
     print_diffs(Writer(file=StrippedLines(ours), width=40, highlight=False), [FileDiff("p", "changed", DIFF)])
     _per_line(Writer(file=StrippedLines(theirs), width=40, highlight=False), [DIFF])  # type: ignore[arg-type]
     assert ours.getvalue() == theirs.getvalue()
-    coloured = "\n\x1b[31m-b: 2  \x1b[0m\n\x1b[32m+b: {{ .Values.b }}     \x1b[0m\x1b[32m# trailing spaces and tabs stay\x1b[0m\n"
+    coloured = "\n\x1b[31m-b: 2  \x1b[0m\n\x1b[32m+b: {{ .Values.b }}     \x1b[0m"
+    coloured += "\x1b[32m# trailing spaces and tabs stay\x1b[0m\n"
     assert coloured in ours.getvalue()  # styled spaces are text, not padding: they stay
