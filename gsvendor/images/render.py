@@ -30,6 +30,7 @@ from gsvendor.images.documents import split_documents
 from gsvendor.images.find import key_lines
 from gsvendor.images.variants import DEFAULTS, ChartTarget, ImagesConfig, Variant, discover_switches, plan_variants
 from gsvendor.overlays import yamledit
+from gsvendor.overlays.engine import MATCH_SECONDS
 from gsvendor.signals import Deferred
 from gsvendor.yamlio import invalid_yaml
 from gsvendor.yamlio import load_single_safe as load_single
@@ -275,7 +276,10 @@ def render_one(
     else:
         # helm's advice to pass --debug concerns its own command line, not the check's
         result.error = (output.error or "").removesuffix(" Use --debug flag to render out invalid YAML")
-        result.expected_failure = bool(expect and expect.search(result.error))
+        try:
+            result.expected_failure = bool(expect and expect.search(result.error, timeout=MATCH_SECONDS))
+        except TimeoutError:  # a pattern that backtracks exponentially, like (a+)+$
+            declared += f" did not finish in {MATCH_SECONDS:g} s: write it without nested repetition"
         if not result.expected_failure:
             failed = f"failed, but not as declared ({declared})" if expect else "failed to render"
             result.problem = f"{failed}: {result.error}"

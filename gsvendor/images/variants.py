@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import regex
+
 from gsvendor.errors import ConfigError, UsageError, did_you_mean
 from gsvendor.files import leads_outside
 from gsvendor.overlays.crdfield import expect_failure_holds
@@ -39,7 +41,7 @@ class Variant:
     values_files: tuple[Path, ...] = ()
     set_values: tuple[str, ...] = ()
     set_json: tuple[str, ...] = ()
-    expect_failure: Callable[[], re.Pattern[str] | None] = field(default=lambda: None, compare=False, repr=False)
+    expect_failure: Callable[[], regex.Pattern[str] | None] = field(default=lambda: None, compare=False, repr=False)
     switches: tuple[str, ...] = ()
 
 
@@ -98,8 +100,9 @@ def images_config(config: Config | None) -> ImagesConfig:
                 raise fail([*path, "name"], f"variant {variant_name!r} is declared twice")
             pattern, when = None, item.get("expectFailureWhile")
             try:
-                pattern = re.compile(str(item["expectFailure"])) if "expectFailure" in item else None
-            except re.error as exc:
+                # the regex module: its searches take a time limit (render.py), re's would hold the GIL and signals
+                pattern = regex.compile(str(item["expectFailure"])) if "expectFailure" in item else None
+            except regex.error as exc:
                 if expect_failure_holds(when, config):  # one that cannot apply is not an error
                     raise fail([*path, "expectFailure"], f"not a valid regular expression: {exc}") from None
             try:

@@ -660,6 +660,26 @@ def test_a_failure_with_another_message_or_a_render_that_should_fail_is_exit_1(h
     assert guard_gone["set"] == ["runtime.enabled=true", 'runtime.image="gsoci.azurecr.io/giantswarm/x:1"']
 
 
+def test_an_expect_failure_pattern_that_backtracks_exponentially_is_cut_off_as_a_problem(helm, tmp_path):
+    """The search of helm's message has a time limit: such a pattern is a variant problem (exit 1), not a run
+    that never ends and, holding the interpreter, ignores Ctrl-C."""
+    pattern = "(?:.*?[ a-z]){30}\\d"
+    chart, config = guarded(
+        tmp_path,
+        f"""\
+        - name: backtracking
+          set: {{runtime.enabled: true}}
+          expectFailure: '{pattern}'
+        """,
+    )
+    code, data, _ = check(helm, chart, config=config)
+    assert code == 1
+    assert variant_of(data, "fixture", "backtracking")["problem"].startswith(
+        "failed, but not as declared (expectFailure /(?:.*?[ a-z]){30}\\d/ did not finish in 5 s: write it "
+        "without nested repetition): Error: execution error"
+    )
+
+
 def test_switches_on_without_the_values_it_needs_fails(helm, tmp_path):
     chart, config = guarded(tmp_path, "[]\n", switch_values=False)
     code, data, result = check(helm, chart, config=config)
