@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gsvendor import fastyaml
+from gsvendor.errors import SourceError
 from gsvendor.yamlio import YamlLimitError, check_text, load_plain
 
 FieldLookup = Callable[[str, str], "dict[str, Any] | None"]
@@ -172,9 +173,15 @@ def crd_field_lookup(files: Mapping[str, bytes]) -> FieldLookup:
     def lookup(kind: str, field: str) -> dict[str, Any] | None:
         for path, chunk, crd in crds_of(kind):
             try:
-                schema = field_schema(crd, field)
-            except fastyaml.NotSimple:  # a value beyond fastyaml's subset, met while reading: parse it all
-                schema = field_schema(load_plain(_untemplate(chunk), path), field)
+                try:
+                    schema = field_schema(crd, field)
+                except fastyaml.NotSimple:  # a value beyond fastyaml's subset, met while reading: parse it all
+                    schema = field_schema(load_plain(_untemplate(chunk), path), field)
+            except (AttributeError, TypeError):  # a list or scalar where the CRD schema has a mapping
+                raise SourceError(
+                    f"{path}: the CustomResourceDefinition of {kind} is malformed: its spec.versions[].schema."
+                    f"openAPIV3Schema properties down to {field} are not mappings"
+                ) from None
             if schema is not None:
                 return schema
         return None

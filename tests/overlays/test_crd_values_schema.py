@@ -169,3 +169,23 @@ def test_a_crd_field_variable_stays_one_line_when_the_schema_holds_unicode_line_
     out = crd_variable("crd:Kind:spec.field", lambda kind, field: schema)
     assert out == '{"type": "string", "enum": ["a\\u2028b: 1", "c\\u0085d", "e\\u2029f", "é"]}'
     assert json.loads(out) == schema
+
+
+@pytest.mark.parametrize(
+    "versions", ["abc", "[1]", "[{name: v1, schema: 5}]", "[{name: v1, schema: {openAPIV3Schema: {properties: [a]}}}]"]
+)
+def test_a_crd_whose_versions_are_not_mappings_is_one_error_naming_its_file(versions: str) -> None:
+    """A malformed CRD read for a ``crd:`` condition is a source error naming it, not an AttributeError."""
+    from gsvendor.errors import SourceError
+    from gsvendor.overlays.crdfield import crd_field_lookup
+
+    crd = (
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ws.x.io\n"
+        "spec:\n  group: x.io\n  names:\n    kind: Widget\n    plural: ws\n  scope: Namespaced\n"
+        f"  versions: {versions}\n"
+    )
+    lookup = crd_field_lookup({"crds/w.yaml": crd.encode()})
+    with pytest.raises(SourceError) as error:
+        lookup("Widget", "spec.size")
+    assert str(error.value).startswith("crds/w.yaml: the CustomResourceDefinition of Widget is malformed: ")
+    assert error.value.exit_code == 2
