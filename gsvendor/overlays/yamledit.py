@@ -134,11 +134,17 @@ def render_scalar(value: Any, style: str | None = None) -> str:
         text = json.dumps(value)
         return {"NaN": ".nan", "Infinity": ".inf", "-Infinity": "-.inf"}.get(text, text)
     text = str(value)
-    if style == "'" and "\n" not in text:
+    # YAML also breaks lines at NEL, LS and PS: only a double-quoted escape keeps them
+    breaks = "\n" in text or any(char in text for char in _OTHER_BREAKS)
+    if style == "'" and not breaks:
         return "'" + text.replace("'", "''") + "'"
-    if style == '"' or not is_plain_safe(text):
-        return json.dumps(text, ensure_ascii=False)
+    if style == '"' or breaks or not is_plain_safe(text):
+        quoted = json.dumps(text, ensure_ascii=False)
+        return quoted.replace("\x85", "\\x85").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return text
+
+
+_OTHER_BREAKS = "\x85\u2028\u2029"
 
 
 def render_block(value: dict[Any, Any] | list[Any], indent: int) -> str:

@@ -90,3 +90,14 @@ def test_errors() -> None:
 def test_pointer_escapes() -> None:
     assert yamledit.parse_pointer("/a~1b/c~0d") == ["a/b", "c~d"]
     assert yamledit.parse_pointer("") == []
+
+
+@pytest.mark.parametrize("text", ["a\x85b", "a\u2028b", "x\u2029", "it's\x85"])
+@pytest.mark.parametrize("style", [None, "'", '"'])
+def test_a_value_with_a_yaml_line_break_other_than_newline_is_escaped(text: str, style: str | None) -> None:
+    """NEL, LS and PS are line breaks to YAML: written raw, a quoted value read back folded them into a space."""
+    from ruamel.yaml import YAML
+
+    rendered = yamledit.render_scalar(text, style)
+    assert rendered.startswith('"') and not any(char in rendered for char in "\x85\u2028\u2029")
+    assert YAML(typ="safe").load(f"k: {rendered}\n")["k"] == text
