@@ -56,6 +56,17 @@ class _BoundedTarInfo(tarfile.TarInfo):
                     )
         return super()._proc_member(archive)
 
+    @classmethod
+    def fromtarfile(cls, archive: Any) -> Any:
+        """The next header; an archive ending after a member without tar's end-of-archive blocks is refused
+        (tarfile ends the listing there silently: a tar cut at a member boundary would lose its last files)."""
+        try:
+            return super().fromtarfile(archive)
+        except (tarfile.EmptyHeaderError, tarfile.TruncatedHeaderError):
+            if archive.offset == 0:
+                raise
+            raise _HeaderRefused("truncated: it ends without tar's end-of-archive blocks") from None
+
 
 def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: str) -> UpstreamSnapshot:
     """Read the ``wanted`` files of a GitHub-archive-shaped ``.tar.gz`` held in ``data``. Raises

@@ -147,3 +147,20 @@ def test_a_folder_checkout_must_be_at_its_tag(tmp_path: Path, monkeypatch: pytes
     with pytest.raises(SourceError) as caught:
         read_folder(tmp_path, "v1", wanted, location="up")
     assert str(caught.value) == f"up: the checkout is at {moved[:12]}, but v1 is {head[:12]}"
+
+
+@pytest.mark.parametrize("cut", ["member boundary", "mid header"])
+def test_a_tar_cut_after_a_member_without_its_end_blocks_is_refused(cut: str) -> None:
+    """tarfile ends its listing silently where the archive ends: a tar cut at a member boundary would drop its
+    last files (go.mod here) from the sync."""
+    import gzip
+
+    whole = gzip.decompress(tarball("v0.20.0").read_bytes())
+    members = tarfile.open(fileobj=io.BytesIO(whole), mode="r:")
+    last = members.getmembers()[-1]
+    end = last.offset_data + -(-last.size // 512) * 512  # after the last member's padded data
+    assert whole[end:].strip(b"\0") == b""  # what follows is the end-of-archive blocks
+    cut_at = last.offset if cut == "member boundary" else last.offset + 100
+    with pytest.raises(SourceError) as error:
+        read_tarball(gzip.compress(whole[:cut_at]), "v0.20.0", WANTED, kind="tarball", location="t.tar.gz")
+    assert str(error.value) == "t.tar.gz: truncated: it ends without tar's end-of-archive blocks"
