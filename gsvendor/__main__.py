@@ -9,6 +9,11 @@ def run() -> None:
     from gsvendor.signals import ignore, interrupt_on_termination
 
     interrupt_on_termination()
+    import gc
+
+    # hundreds of thousands of small objects (YAML nodes, schema trees) and few cycles: at the default
+    # threshold (700) the collector runs ~70 times a verify and finds next to nothing
+    gc.set_threshold(50_000)
     try:
         from gsvendor.cli import main
 
