@@ -180,7 +180,7 @@ def build(
     charts = []
     outside = project_reader(config)
     generator = GenerateCache(config.stamps)
-    crd_fields = crd_field_lookup(snapshot.files)  # every chart's CRDs, parsed when a condition asks
+    crd_fields = crd_field_lookup(snapshot.files, config.stamps)  # every chart's CRDs, parsed when a condition asks
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)
         result = apply_overlays(spec.name, upstream, overlays, snapshot.tag, crd_fields)

@@ -189,3 +189,22 @@ def test_a_crd_whose_versions_are_not_mappings_is_one_error_naming_its_file(vers
         lookup("Widget", "spec.size")
     assert str(error.value).startswith("crds/w.yaml: the CustomResourceDefinition of Widget is malformed: ")
     assert error.value.exit_code == 2
+
+
+def test_a_crd_field_answer_is_kept_per_crd_text_and_a_changed_crd_is_read_again(tmp_path: Path) -> None:
+    """The answer of a lookup is kept in the stamps folder under the CRD's text, so an unchanged CRD is
+    not parsed again and a changed one is; a damaged kept answer is read past."""
+    from gsvendor.overlays.crdfield import crd_field_lookup
+
+    stamps = tmp_path / "stamps"
+    mode = {"type": "string", "enum": ["fast", "safe"], "description": "How it runs."}
+    assert crd_field_lookup({"w.yaml": CRD}, stamps)("Widget", "spec.mode") == mode
+    (kept,) = stamps.iterdir()
+    assert json.loads(kept.read_text()) == {"data": {"schema": mode}}
+    kept.write_text('{"data": {"schema": {"type": "integer"}}}')  # what the folder holds is answered
+    assert crd_field_lookup({"w.yaml": CRD}, stamps)("Widget", "spec.mode") == {"type": "integer"}
+    renamed = CRD.replace(b"mode:\n", b"speed:\n")
+    assert crd_field_lookup({"w.yaml": renamed}, stamps)("Widget", "spec.mode") is None
+    assert len(list(stamps.iterdir())) == 2
+    kept.write_text("[damaged")
+    assert crd_field_lookup({"w.yaml": CRD}, stamps)("Widget", "spec.mode") == mode
