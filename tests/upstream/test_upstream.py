@@ -79,6 +79,22 @@ def test_links_inside_the_archive_are_followed() -> None:
     assert files == {"charts/kserve-crd/real.yaml": b"real\n", "charts/kserve-crd/link.yaml": b"real\n"}
 
 
+def test_a_name_listed_twice_reads_as_its_last_member() -> None:
+    """A file read while the archive streams by is kept per member: a later member of the same name (a
+    file, then a hard link) decides the content, as extracting the archive would."""
+    crd = "kserve-1.0.0/charts/kserve-crd"
+    data = make_tar(
+        [
+            (f"{crd}/a.yaml", b"first\n", {}),
+            (f"{crd}/b.yaml", b"b\n", {}),
+            (f"{crd}/a.yaml", b"second\n", {}),
+            (f"{crd}/b.yaml", None, {"type": tarfile.LNKTYPE, "linkname": f"{crd}/a.yaml"}),
+        ]
+    )
+    files = read_tarball(data, "v1.0.0", WANTED, kind="tarball", location="t").files
+    assert files == {"charts/kserve-crd/a.yaml": b"second\n", "charts/kserve-crd/b.yaml": b"second\n"}
+
+
 @pytest.mark.parametrize("data", [b"", b"not a tarball", tarball("v0.20.0").read_bytes()[:5000]])
 def test_corrupt_archives(data: bytes) -> None:
     with pytest.raises(SourceError, match=r"^t\.tar\.gz: (not a readable tar\.gz archive|corrupt member)"):
