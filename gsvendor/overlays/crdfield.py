@@ -174,6 +174,7 @@ def crd_field_lookup(files: Mapping[str, bytes], stamps: Any = None) -> FieldLoo
                     continue
         return found
 
+    @functools.cache  # each operation with a crd: condition asks again
     def lookup(kind: str, field: str) -> dict[str, Any] | None:
         needle = f"kind: {kind}\n".encode()
         held = [f"{p}\0{hashlib.sha256(d).hexdigest()}" for p, d in sorted(files.items()) if needle in d]
