@@ -165,7 +165,8 @@ def project_guard(ctx: typer.Context, config: Any) -> Any:
     """The project lock (:func:`gsvendor.workflows.guard.exclusive`), its lines on stderr."""
     from gsvendor.workflows.guard import exclusive
 
-    return exclusive(config, ctx.obj.lock_timeout, console("stderr").unlabelled)
+    # the console (rich, ~40 ms to import) only when the lock is held by another: renders start sooner
+    return exclusive(config, ctx.obj.lock_timeout, lambda line: console("stderr").unlabelled(line))
 
 
 def fetch_options(ctx: typer.Context, **http: Any) -> Any:

@@ -24,13 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gsvendor.config import MATCH_SECONDS
 from gsvendor.errors import ToolError
 from gsvendor.files import leads_outside
 from gsvendor.images.documents import split_documents
 from gsvendor.images.find import key_lines
 from gsvendor.images.variants import DEFAULTS, ChartTarget, ImagesConfig, Variant, discover_switches, plan_variants
 from gsvendor.overlays import yamledit
-from gsvendor.overlays.engine import MATCH_SECONDS
 from gsvendor.signals import Deferred
 from gsvendor.yamlio import invalid_yaml
 from gsvendor.yamlio import load_single_safe as load_single

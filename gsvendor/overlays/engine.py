@@ -14,6 +14,7 @@ from typing import Any
 import regex
 
 from gsvendor import gitcmd
+from gsvendor.config import MATCH_SECONDS
 from gsvendor.config_schema import CRD_CONDITION_SCHEMA, RELPATH
 from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest, shorten
 from gsvendor.overlays import yamledit
@@ -87,7 +88,6 @@ OVERLAY_SCHEMA: dict[str, Any] = {
 # replace's patterns run on the regex module (re's syntax and templates) with a time limit per search: re has
 # none, and a pattern backtracking exponentially held sync and CI until killed
 _REGEX_FLAGS = regex.MULTILINE | regex.VERSION0
-MATCH_SECONDS = 5.0  # one search over one file; an overlay's pattern over a chart's largest CRD takes milliseconds
 
 
 class PatternTimeout(OverlayDefinitionError):

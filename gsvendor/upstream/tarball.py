@@ -147,9 +147,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         )
     inside = {path[len(top) + 1 :]: member for path, member in by_path.items()}
     chosen = [(rel, member) for rel, member in inside.items() if not member.isdir() and wanted.matches(rel)]
-    for _rel, member in chosen:  # the links' sizes from the headers: refused before anything is read
-        if member not in early:
-            budget.charge(member.name, member.size)
+    # the rest are links (their headers' sizes are 0): read from their targets, charged past the file limit
     files = {rel: early[m] if m in early else _read(archive, m, budget, location) for rel, m in chosen}
     comment = archive.pax_headers.get("comment", "")  # GitHub's archives name their commit there
     commit = comment if re.fullmatch(r"[0-9a-f]{40}", comment) else None

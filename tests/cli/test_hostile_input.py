@@ -402,7 +402,7 @@ def test_check_manifests_refuses_a_vendored_crd_whose_aliases_expand_a_billion_f
 def test_an_overlay_pattern_that_backtracks_exponentially_is_stopped(cli: Cli, project: Path) -> None:
     """``find: '((\\w|\\w)+)+:\\s\\d{40}'`` with ``regex: true`` over kserve-resources' values.yaml
     (keys of words, no value of 40 digits): Python's re backtracked for minutes and sync never ended."""
-    from gsvendor.overlays.engine import MATCH_SECONDS
+    from gsvendor.config import MATCH_SECONDS
 
     (project / "overlays/99-pattern.yaml").write_text(
         "description: a pattern with nested repetition\n"
