@@ -17,8 +17,10 @@ from conftest import require_tool, tool_path
 
 from gsvendor.config import GenerateSettings
 from gsvendor.errors import GsvendorError
+from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.readme.template import render_readme
-from gsvendor.generate.schema.output import generate_schema, normalize_json
+from gsvendor.generate.schema.model import SchemaError
+from gsvendor.generate.schema.output import dumps, generate_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = {
@@ -58,6 +60,16 @@ schemaRoot:
   additionalProperties: false
 """
 PLAIN_SCHEMA = "values: [{dest}/values.yaml]\noutput: {dest}/values.schema.json\n"
+
+
+def normalize_json(data: bytes) -> bytes:
+    """``schemalint normalize`` v2.6.1 of the JSON text ``data`` (any JSON value, as Go reads it): the
+    bytes it writes, 4-space indented. Raises :class:`SchemaError` where the tool exits 1 (not JSON)."""
+    try:
+        value = gojson.loads(data)
+    except gojson.GoJSONError as exc:
+        raise SchemaError(str(exc)) from None
+    return dumps(value, 4)
 
 
 def tool(name: str) -> str:

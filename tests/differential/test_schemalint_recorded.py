@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, require_tool, tool_path
-from diff_tools import tally
+from diff_tools import normalize_json, tally
 
 from gsvendor.generate.schema.model import SchemaError
-from gsvendor.generate.schema.output import normalize_json
 
 FIDELITY = ROOT.parent / "shared" / "fidelity" / "schemalint-v2.6.1"
 

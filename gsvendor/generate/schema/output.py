@@ -62,16 +62,6 @@ def dumps(value: Any, indent: int = 4, *, normalized: bool = True) -> bytes:
     return (text + "\n").encode("utf-8")
 
 
-def normalize_json(data: bytes) -> bytes:
-    """``schemalint normalize`` v2.6.1 of the JSON text ``data`` (any JSON value, as Go reads it): the
-    bytes it writes, 4-space indented. Raises :class:`SchemaError` where the tool exits 1 (not JSON)."""
-    try:
-        value = gojson.loads(data)
-    except gojson.GoJSONError as exc:
-        raise SchemaError(str(exc)) from None
-    return dumps(value, 4)
-
-
 def _k8s_url(config: SchemaConfig) -> str:
     """The base URL ``$ref: $k8s/…`` stands for: the k8sSchemaURL template run with k8sSchemaVersion."""
     if not config.k8s_schema_version:
