@@ -5,9 +5,11 @@ name) and the text read, holding the text's data (``{"data": …}``) when JSON g
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -57,3 +59,27 @@ def write_stamp(stamp: Path | None, data: Any) -> None:
     except OSError:  # a folder (or what else a rename cannot replace) in the stamp's place
         with contextlib.suppress(OSError):
             partial.unlink(missing_ok=True)
+
+
+@functools.cache
+def code_version() -> str:
+    """The sha256 of the code whose results stamps keep (generated files, CRD field answers): every gsvendor
+    module's source, Python's and ruamel.yaml's versions (the YAML emulations read libyaml's events)."""
+    import ruamel.yaml
+
+    from gsvendor import __version__
+
+    package = Path(__file__).resolve().parent
+    # the version too: an install of byte code alone (no .py) still keys on the release
+    digest = hashlib.sha256(f"{sys.version}\0gsvendor {__version__}".encode())
+    for path in sorted(package.rglob("*.py")):
+        digest.update(f"\0{path.relative_to(package).as_posix()}\0".encode())
+        digest.update(path.read_bytes())
+    try:
+        from _ruamel_yaml import get_version_string
+
+        libyaml = f"_ruamel_yaml {get_version_string()}"
+    except ImportError:  # ruamel's pure-Python parser
+        libyaml = "no libyaml"
+    digest.update(f"\0ruamel.yaml {ruamel.yaml.__version__}, {libyaml}".encode())
+    return digest.hexdigest()

@@ -13,13 +13,12 @@ import hashlib
 import json
 import os
 import posixpath
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import GenerateSettings
 from gsvendor.generate.chart import generate_chart
-from gsvendor.stamps import read_stamp, stamp_path, write_stamp
+from gsvendor.stamps import code_version, read_stamp, stamp_path, write_stamp
 
 if TYPE_CHECKING:
     from gsvendor.generate.schema.config import Reader
@@ -83,26 +82,8 @@ class GenerateCache:
 
     @functools.cached_property
     def code(self) -> str:
-        """The sha256 of what generates: every gsvendor module's source, Python's and ruamel.yaml's versions
-        (the YAML emulations read libyaml's events)."""
-        import ruamel.yaml
-
-        from gsvendor import __version__
-
-        package = Path(__file__).resolve().parent.parent
-        # the version too: an install of byte code alone (no .py) still keys on the release
-        digest = hashlib.sha256(f"{sys.version}\0gsvendor {__version__}".encode())
-        for path in sorted(package.rglob("*.py")):
-            digest.update(f"\0{path.relative_to(package).as_posix()}\0".encode())
-            digest.update(path.read_bytes())
-        try:
-            from _ruamel_yaml import get_version_string
-
-            libyaml = f"_ruamel_yaml {get_version_string()}"
-        except ImportError:  # ruamel's pure-Python parser
-            libyaml = "no libyaml"
-        digest.update(f"\0ruamel.yaml {ruamel.yaml.__version__}, {libyaml}".encode())
-        return digest.hexdigest()
+        """:func:`gsvendor.stamps.code_version`, per cache (a test pretends the code changed)."""
+        return code_version()
 
     def _read(self, stamp: Path, read: Reader, files: dict[str, bytes]) -> dict[str, bytes] | None:
         held: Any = read_stamp(stamp)

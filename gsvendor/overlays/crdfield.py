@@ -14,7 +14,7 @@ from typing import Any
 
 from gsvendor import fastyaml
 from gsvendor.errors import SourceError
-from gsvendor.stamps import read_stamp, stamp_path, write_stamp
+from gsvendor.stamps import code_version, read_stamp, stamp_path, write_stamp
 from gsvendor.yamlio import YamlLimitError, check_text, load_plain
 
 FieldLookup = Callable[[str, str], "dict[str, Any] | None"]
@@ -152,9 +152,9 @@ def project_crd_lookup(config: Any) -> FieldLookup:
 
 def crd_field_lookup(files: Mapping[str, bytes], stamps: Any = None) -> FieldLookup:
     """``lookup(kind, field)`` → the field's schema in the CRD of ``kind`` among ``files`` (upstream
-    path → bytes), or ``None``. A CRD is parsed once, on first use; an answer is kept in the folder
-    ``stamps`` (a ``Path``, :mod:`gsvendor.stamps`) keyed by the files holding ``kind``, as a 2 MB CRD
-    costs ~0.1 s to read again."""
+    path → bytes), or ``None``. A CRD is parsed once, on first use; an answer is kept in the folder ``stamps``
+    (a ``Path``, :mod:`gsvendor.stamps`) keyed by the files holding ``kind`` and gsvendor's code, as a 2 MB
+    CRD costs ~0.1 s to read again."""
 
     @functools.cache
     def crds_of(kind: str) -> list[tuple[str, str, Any]]:
@@ -178,14 +178,10 @@ def crd_field_lookup(files: Mapping[str, bytes], stamps: Any = None) -> FieldLoo
     def lookup(kind: str, field: str) -> dict[str, Any] | None:
         needle = f"kind: {kind}\n".encode()
         held = [f"{p}\0{hashlib.sha256(d).hexdigest()}" for p, d in sorted(files.items()) if needle in d]
-        stamp = stamp_path(stamps, f"crd-field\0{kind}\0{field}", "\n".join(held))
+        stamp = stamp_path(stamps, f"crd-field\0{code_version() if stamps else ''}\0{kind}\0{field}", "\n".join(held))
         if (answer := read_stamp(stamp)) and "schema" in answer.get("data", {}):
             return answer["data"]["schema"]
-        schema = _lookup(kind, field)
-        write_stamp(stamp, {"schema": schema})
-        return schema
-
-    def _lookup(kind: str, field: str) -> dict[str, Any] | None:
+        schema = None
         for path, chunk, crd in crds_of(kind):
             try:
                 try:
@@ -198,7 +194,8 @@ def crd_field_lookup(files: Mapping[str, bytes], stamps: Any = None) -> FieldLoo
                     f"openAPIV3Schema properties down to {field} are not mappings"
                 ) from None
             if schema is not None:
-                return schema
-        return None
+                break
+        write_stamp(stamp, {"schema": schema})
+        return schema
 
     return lookup

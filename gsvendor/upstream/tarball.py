@@ -74,14 +74,14 @@ def _normal(name: str) -> str:
 
 
 def _read(archive: tarfile.TarFile, member: tarfile.TarInfo, budget: FileBudget, location: str) -> bytes:
-    """The content of ``member`` (a link's: its target's), at most one byte past the budget's file limit."""
+    """The content of ``member`` (a link's: its target's), at most one byte past the budget's file limit;
+    what its header did not announce is charged to ``budget`` (:class:`SourceError` past a limit)."""
     try:
         handle = archive.extractfile(member)
         content = handle.read(budget.most_member + 1) if handle is not None else b""
     except _BROKEN as exc:
         raise SourceError(f"{location}: corrupt member {one_line(member.name)} ({one_line(exc)})") from None
-    if len(content) > budget.most_member:  # a link to a bigger member
-        budget.charge(member.name, len(content))
+    budget.charge(member.name, max(0, len(content) - member.size))  # a link's content: its header says 0 bytes
     return content
 
 

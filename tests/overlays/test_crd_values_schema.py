@@ -191,9 +191,12 @@ def test_a_crd_whose_versions_are_not_mappings_is_one_error_naming_its_file(vers
     assert error.value.exit_code == 2
 
 
-def test_a_crd_field_answer_is_kept_per_crd_text_and_a_changed_crd_is_read_again(tmp_path: Path) -> None:
-    """The answer of a lookup is kept in the stamps folder under the CRD's text, so an unchanged CRD is
-    not parsed again and a changed one is; a damaged kept answer is read past."""
+def test_a_crd_field_answer_is_kept_per_crd_text_and_a_changed_crd_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The answer of a lookup is kept in the stamps folder under the CRD's text and gsvendor's code, so an
+    unchanged CRD is not parsed again and a changed one (or changed code) is; a damaged answer is read past."""
+    from gsvendor.overlays import crdfield
     from gsvendor.overlays.crdfield import crd_field_lookup
 
     stamps = tmp_path / "stamps"
@@ -208,3 +211,7 @@ def test_a_crd_field_answer_is_kept_per_crd_text_and_a_changed_crd_is_read_again
     assert len(list(stamps.iterdir())) == 2
     kept.write_text("[damaged")
     assert crd_field_lookup({"w.yaml": CRD}, stamps)("Widget", "spec.mode") == mode
+    kept.write_text('{"data": {"schema": {"type": "integer"}}}')
+    monkeypatch.setattr(crdfield, "code_version", lambda: "0" * 64)  # another gsvendor: the answer is made again
+    assert crd_field_lookup({"w.yaml": CRD}, stamps)("Widget", "spec.mode") == mode
+    assert len(list(stamps.iterdir())) == 3

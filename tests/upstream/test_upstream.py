@@ -79,6 +79,19 @@ def test_links_inside_the_archive_are_followed() -> None:
     assert files == {"charts/kserve-crd/real.yaml": b"real\n", "charts/kserve-crd/link.yaml": b"real\n"}
 
 
+def test_hard_links_count_against_the_limit_of_all_wanted_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hard link's header says 0 bytes: 40 links to a 1 MiB member read 41 MiB past a 4 MiB limit
+    on all wanted files, as the links' content went uncounted."""
+    monkeypatch.setenv("GSVENDOR_MAX_TOTAL_MIB", "4")
+    crd = "kserve-1.0.0/charts/kserve-crd"
+    links = [(f"{crd}/l{n}.yaml", None, {"type": tarfile.LNKTYPE, "linkname": f"{crd}/big.yaml"}) for n in range(40)]
+    data = make_tar([(f"{crd}/big.yaml", b"x" * 2**20, {}), *links])
+    with pytest.raises(SourceError) as error:
+        read_tarball(data, "v1.0.0", WANTED, kind="tarball", location="t")
+    assert str(error.value).startswith(f"t: refusing oversized member {crd}/l")
+    assert "4 MiB in all" in str(error.value)
+
+
 def test_a_name_listed_twice_reads_as_its_last_member() -> None:
     """A file read while the archive streams by is kept per member: a later member of the same name (a
     file, then a hard link) decides the content, as extracting the archive would."""
