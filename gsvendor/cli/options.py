@@ -37,7 +37,7 @@ ConfigFile = path(
 )
 # "." would put the cache (and its stamps) in the project
 CacheDir = path(
-    "--cache-dir", metavar="DIR", help="Download cache (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor)."
+    "--cache-dir", metavar="DIR", help="Cache folder (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor)."
 )
 UPSTREAM = "Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
 UPSTREAM += "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else "
