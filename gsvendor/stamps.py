@@ -54,7 +54,9 @@ def write_stamp(stamp: Path | None, data: Any) -> None:
     partial = stamp.with_name(f".{stamp.name}.{os.getpid()}.partial")
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text(held, encoding="ascii")
+        # a new file, never through a link left at the partial's name
+        with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "w") as out:
+            out.write(held)
         os.replace(partial, stamp)
     except OSError:  # a folder (or what else a rename cannot replace) in the stamp's place
         with contextlib.suppress(OSError):

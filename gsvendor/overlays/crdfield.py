@@ -179,8 +179,8 @@ def crd_field_lookup(files: Mapping[str, bytes], stamps: Any = None) -> FieldLoo
         needle = f"kind: {kind}\n".encode()
         held = [f"{p}\0{hashlib.sha256(d).hexdigest()}" for p, d in sorted(files.items()) if needle in d]
         stamp = stamp_path(stamps, f"crd-field\0{code_version() if stamps else ''}\0{kind}\0{field}", "\n".join(held))
-        if (answer := read_stamp(stamp)) and "schema" in answer.get("data", {}):
-            return answer["data"]["schema"]
+        if isinstance(schema := (read_stamp(stamp) or {}).get("data", {}).get("schema", 0), dict | None):
+            return schema  # a schema (or None: no such field); anything else in the stamp is damage
         schema = None
         for path, chunk, crd in crds_of(kind):
             try:

@@ -85,8 +85,7 @@ OVERLAY_SCHEMA: dict[str, Any] = {
 }
 
 
-# replace's patterns run on the regex module (re's syntax and templates) with a time limit per search: re has
-# none, and a pattern backtracking exponentially held sync and CI until killed
+# replace's patterns run on the regex module (re's syntax and templates) for its time limit (MATCH_SECONDS)
 _REGEX_FLAGS = regex.MULTILINE | regex.VERSION0
 
 

@@ -12,7 +12,6 @@ from typing import Any
 from gsvendor.yamlio import UPSTREAM, check_text, libyaml_differs, load_plain
 
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
-_WORD = re.compile(r"[A-Za-z_/][A-Za-z0-9_./-]*")
 _YAML11_SPECIAL = {"y", "yes", "n", "no", "on", "off", "true", "false", "null", "~"}
 # YAML 1.1 ints and floats (binary, octal, hex, sexagesimal, underscores) that 1.2 reads as strings
 _YAML11_NUMBER = re.compile(
@@ -122,8 +121,6 @@ def is_plain_safe(value: str) -> bool:
     # YAML 1.1 (helm's parser) still reads these as booleans or null; 1.2 parsers read strings
     if ": " in value or " #" in value or value.lower() in _YAML11_SPECIAL or _YAML11_NUMBER.fullmatch(value):
         return False
-    if _WORD.fullmatch(value):  # letters, digits and _./- only: a string in any YAML
-        return True
     try:
         return load_plain(f"k: {value}\n") == {"k": value}
     except Exception:

@@ -32,6 +32,7 @@ _BROKEN = (tarfile.TarError, EOFError, zlib.error, OSError, KeyError, RecursionE
 # (CVE-2024-6232): there, the squares of the pax headers' sizes together are bounded (at most ~2 s).
 _PAX_QUADRATIC = sys.version_info < (3, 11, 10) or (3, 12) <= sys.version_info < (3, 12, 6)
 _PAX_SQUARES_BUDGET = 2**30
+_HEADERS_BUDGET = 16 * 1024 * 1024  # the extended headers together: 10,000 long names of 63 KiB took 1.9 GB
 
 
 class _HeaderRefused(Exception):
@@ -45,8 +46,10 @@ class _BoundedTarInfo(tarfile.TarInfo):
         pax = self.type in (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
         if pax or self.type in (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK):
             what = "a pax header" if pax else "a long member name"
-            if self.size > MAX_HEADER_BYTES:
-                raise _HeaderRefused(f"refusing {what} of {self.size} bytes (limit {MAX_HEADER_BYTES // 1024} KiB)")
+            archive._gsvendor_headers = getattr(archive, "_gsvendor_headers", 0) + self.size  # kept in memory
+            if self.size > MAX_HEADER_BYTES or archive._gsvendor_headers > _HEADERS_BUDGET:
+                limits = f"{MAX_HEADER_BYTES // 1024} KiB, {_HEADERS_BUDGET >> 20} MiB in all"
+                raise _HeaderRefused(f"refusing {what} of {self.size} bytes (limits {limits})")
             if pax and _PAX_QUADRATIC:
                 archive._gsvendor_pax_squares = getattr(archive, "_gsvendor_pax_squares", 0) + self.size**2
                 if archive._gsvendor_pax_squares > _PAX_SQUARES_BUDGET:
@@ -77,8 +80,9 @@ def _read(archive: tarfile.TarFile, member: tarfile.TarInfo, budget: FileBudget,
     """The content of ``member`` (a link's: its target's), at most one byte past the budget's file limit;
     what its header did not announce is charged to ``budget`` (:class:`SourceError` past a limit)."""
     try:
-        handle = archive.extractfile(member)
-        content = handle.read(budget.most_member + 1) if handle is not None else b""
+        if (handle := archive.extractfile(member)) is None:  # a link to a folder
+            raise SourceError(f"{location}: refusing {one_line(member.name)}: a link to a folder, not a file")
+        content = handle.read(budget.most_member + 1)
     except _BROKEN as exc:
         raise SourceError(f"{location}: corrupt member {one_line(member.name)} ({one_line(exc)})") from None
     budget.charge(member.name, max(0, len(content) - member.size))  # a link's content: its header says 0 bytes
@@ -108,8 +112,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
                     f"{location}: refusing an archive of more than {MAX_MEMBERS} members or "
                     f"{MAX_ARCHIVE_EXPANDED // 1024**3} GiB"
                 )
-            # a wanted file is read while the stream is at it (kept only once every member passes the
-            # checks below): reading it later would decompress the archive a second time (~20 ms)
+            # a wanted file is read as the stream passes it (read after the listing, it inflated all twice)
             if member.isreg() and wanted.matches(_normal(member.name).partition("/")[2]):
                 budget.charge(member.name, member.size)
                 early[member] = _read(archive, member, budget, location)
@@ -134,6 +137,8 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
                 raise SourceError(
                     f"{location}: refusing link leading outside the archive: {member.name} -> {member.linkname}"
                 )
+        if path in by_path and by_path[path].isdir() != member.isdir():  # the last would hide the other
+            raise SourceError(f"{location}: refusing {one_line(member.name)}: listed as a folder and as a file")
         by_path[path] = member
     tops = sorted({path.split("/", 1)[0] for path in by_path})
     if len(tops) != 1:
@@ -147,8 +152,10 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         )
     inside = {path[len(top) + 1 :]: member for path, member in by_path.items()}
     chosen = [(rel, member) for rel, member in inside.items() if not member.isdir() and wanted.matches(rel)]
-    # the rest are links (their headers' sizes are 0): read from their targets, charged past the file limit
-    files = {rel: early[m] if m in early else _read(archive, m, budget, location) for rel, m in chosen}
+    parents = {rel.rsplit("/", up)[0] for rel in inside for up in range(1, rel.count("/") + 1)}
+    if clash := next((rel for rel, _ in chosen if rel in parents), None):  # a file that holds files
+        raise SourceError(f"{location}: refusing {one_line(clash)}: a file, yet other members are inside it")
+    files = {rel: early[m] if m in early else _read(archive, m, budget, location) for rel, m in chosen}  # or a link
     comment = archive.pax_headers.get("comment", "")  # GitHub's archives name their commit there
     commit = comment if re.fullmatch(r"[0-9a-f]{40}", comment) else None
     folders = frozenset(rel.split("/", 1)[0] for rel, m in inside.items() if rel and ("/" in rel or m.isdir()))

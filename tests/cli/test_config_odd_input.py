@@ -71,6 +71,25 @@ def test_a_stamp_that_cannot_be_replaced_leaves_no_partial_file(tmp_path: Path) 
     assert read_stamp(stamp) is None
 
 
+def test_a_stamp_is_never_written_through_a_link_at_its_partial_name(tmp_path: Path) -> None:
+    """A link left in the cache at the name the stamp is first written to: the file it points at (a
+    chart's values.yaml, say) was overwritten with the stamp's JSON. The link goes, nothing else."""
+    import os
+
+    from gsvendor.stamps import read_stamp, write_stamp
+
+    victim = tmp_path / "values.yaml"
+    victim.write_text("replicas: 1\n")
+    stamp = tmp_path / "stamps" / ("0" * 64)
+    stamp.parent.mkdir()
+    (stamp.parent / f".{stamp.name}.{os.getpid()}.partial").symlink_to(victim)
+    write_stamp(stamp, {"schema": None})
+    assert victim.read_text() == "replicas: 1\n"
+    assert sorted(p.name for p in stamp.parent.iterdir()) == []
+    write_stamp(stamp, {"schema": None})  # the next run writes it
+    assert read_stamp(stamp) == {"data": {"schema": None}}
+
+
 def test_a_chart_name_nested_thousands_deep_is_a_usage_error(cli: Cli, tmp_path: Path) -> None:
     """check-images reads each Chart.yaml's name: one nested 5,000 lists deep loaded (ruamel's
     constructor), then str() of it raised RecursionError, a traceback."""

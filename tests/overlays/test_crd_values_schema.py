@@ -209,8 +209,9 @@ def test_a_crd_field_answer_is_kept_per_crd_text_and_a_changed_crd_is_read_again
     renamed = CRD.replace(b"mode:\n", b"speed:\n")
     assert crd_field_lookup({"w.yaml": renamed}, stamps)("Widget", "spec.mode") is None
     assert len(list(stamps.iterdir())) == 2
-    kept.write_text("[damaged")
-    assert crd_field_lookup({"w.yaml": CRD}, stamps)("Widget", "spec.mode") == mode
+    for damaged in ("[damaged", '{"data": {"schema": "string"}}', '{"data": {"schema": [1]}}', '{"data": {}}'):
+        kept.write_text(damaged)
+        assert crd_field_lookup({"w.yaml": CRD}, stamps)("Widget", "spec.mode") == mode
     kept.write_text('{"data": {"schema": {"type": "integer"}}}')
     monkeypatch.setattr(crdfield, "code_version", lambda: "0" * 64)  # another gsvendor: the answer is made again
     assert crd_field_lookup({"w.yaml": CRD}, stamps)("Widget", "spec.mode") == mode

@@ -16,6 +16,7 @@ from gsvendor.upstream.source import FetchOptions, Wanted, classify_source
 from gsvendor.upstream.tarball import read_tarball
 
 WANTED = Wanted(folders=("charts/kserve-crd",), files=("go.mod",))
+CRD = "kserve-1.0.0/charts/kserve-crd"
 
 
 def make_tar(members: list[tuple[str, bytes | None, dict]]) -> bytes:
@@ -59,6 +60,24 @@ def test_real_archive_reads_only_wanted_files_with_commit_and_sha() -> None:
         ([("kserve-1.0.0/fifo", None, {"type": tarfile.FIFOTYPE})], "refusing device or FIFO member"),
         ([("a-1.0.0/x", b"", {}), ("b-1.0.0/y", b"", {})], "expected one top folder"),
         ([("kserve-0.9.0/go.mod", b"", {})], "archive holds kserve-0.9.0/, not upstream tag v1.0.0"),
+        # one path as a file and a folder: the later member hid the other (a CRD dropped, or a sync stuck
+        # half-way when a file was to replace a folder of templates)
+        (
+            [(f"{CRD}/templates/a.yaml", b"a", {}), (f"{CRD}/templates/a.yaml", None, {"type": tarfile.DIRTYPE})],
+            f"refusing {CRD}/templates/a.yaml: listed as a folder and as a file",
+        ),
+        (
+            [(f"{CRD}/templates/a.yaml", b"a", {}), (f"{CRD}/templates", b"t", {})],
+            "refusing charts/kserve-crd/templates: a file, yet other members are inside it",
+        ),
+        # a link to a folder was read as an empty file (a Chart.yaml without apiVersion or name)
+        (
+            [
+                (f"{CRD}/sub", None, {"type": tarfile.DIRTYPE}),
+                (f"{CRD}/Chart.yaml", None, {"type": tarfile.SYMTYPE, "linkname": "sub"}),
+            ],
+            f"refusing {CRD}/Chart.yaml: a link to a folder, not a file",
+        ),
     ],
 )
 def test_unsafe_or_wrong_archives_are_refused(members: list, message: str) -> None:
@@ -193,3 +212,16 @@ def test_a_tar_cut_after_a_member_without_its_end_blocks_is_refused(cut: str) ->
     with pytest.raises(SourceError) as error:
         read_tarball(gzip.compress(whole[:cut_at]), "v0.20.0", WANTED, kind="tarball", location="t.tar.gz")
     assert str(error.value) == "t.tar.gz: truncated: it ends without tar's end-of-archive blocks"
+
+
+def test_the_extended_headers_of_an_archive_are_bounded_together() -> None:
+    """Each long name is under the 64 KiB limit of one header, yet 10,000 of them took 1.9 GB and 33 s:
+    all extended headers together are refused past 16 MiB, while the listing is read."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.GNU_FORMAT) as archive:
+        for n in range(300):
+            archive.addfile(tarfile.TarInfo(f"kserve-1.0.0/{'a' * 60_000}{n}"), io.BytesIO(b""))
+    with pytest.raises(SourceError) as error:
+        read_tarball(buffer.getvalue(), "v1.0.0", WANTED, kind="tarball", location="t")
+    assert str(error.value).startswith("t: refusing a long member name of ")
+    assert str(error.value).endswith(" bytes (limits 64 KiB, 16 MiB in all)")
