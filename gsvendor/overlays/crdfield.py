@@ -115,8 +115,8 @@ def crd_variable_names(value: Any) -> set[str]:
     return {name for text in strings(value) for esc, name in VARIABLE.findall(text) if not esc and name[:4] == "crd:"}
 
 
-_CRD_KIND = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)
-_DOCUMENT_END = re.compile(r"^---[ \t]*(?:#.*)?$", re.M)
+_CRD_KIND = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*\r?$", re.M)
+_DOCUMENT_END = re.compile(r"^---[ \t]*(?:#.*)?\r?$", re.M)
 _ACTION_LINE = re.compile(r"^[ \t]*\{\{-?.*-?\}\}[ \t]*\n", re.M)
 _ACTION = re.compile(r"\{\{.*?\}\}")
 
@@ -159,7 +159,7 @@ def crd_field_lookup(files: Mapping[str, bytes], stamps: Any = None) -> FieldLoo
     @functools.cache
     def crds_of(kind: str) -> list[tuple[str, str, Any]]:
         found = []
-        needle = f"kind: {kind}\n".encode()
+        needle = kind.encode()  # quoted, CRLF or a blank after it: still found
         for path, data in sorted(files.items()):
             if not path.endswith((".yaml", ".yml")) or needle not in data:
                 continue
@@ -176,7 +176,7 @@ def crd_field_lookup(files: Mapping[str, bytes], stamps: Any = None) -> FieldLoo
 
     @functools.cache  # each operation with a crd: condition asks again
     def lookup(kind: str, field: str) -> dict[str, Any] | None:
-        needle = f"kind: {kind}\n".encode()
+        needle = kind.encode()
         held = [f"{p}\0{hashlib.sha256(d).hexdigest()}" for p, d in sorted(files.items()) if needle in d]
         stamp = stamp_path(stamps, f"crd-field\0{code_version() if stamps else ''}\0{kind}\0{field}", "\n".join(held))
         if isinstance(schema := (read_stamp(stamp) or {}).get("data", {}).get("schema", 0), dict | None):

@@ -216,3 +216,21 @@ def test_a_crd_field_answer_is_kept_per_crd_text_and_a_changed_crd_is_read_again
     monkeypatch.setattr(crdfield, "code_version", lambda: "0" * 64)  # another gsvendor: the answer is made again
     assert crd_field_lookup({"w.yaml": CRD}, stamps)("Widget", "spec.mode") == mode
     assert len(list(stamps.iterdir())) == 3
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        CRD.replace(b"    kind: Widget\n", b'    kind: "Widget"\n'),
+        CRD.replace(b"\n", b"\r\n"),
+        CRD.replace(b"    kind: Widget\n", b"    kind: Widget \n"),
+    ],
+    ids=["quoted", "crlf", "trailing-blank"],
+)
+def test_a_crd_written_otherwise_is_still_found(variant: bytes) -> None:
+    """A CRD whose kind is quoted, with CRLF line ends or a blank after the kind was not found: every field
+    read as absent, so a ``present: false`` operation applied where the field is there."""
+    from gsvendor.overlays.crdfield import crd_field_lookup
+
+    schema = crd_field_lookup({"crds/w.yaml": variant})("Widget", "spec.mode")
+    assert schema == {"description": "How it runs.", "type": "string", "enum": ["fast", "safe"]}
