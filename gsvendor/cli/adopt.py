@@ -70,6 +70,10 @@ def adopt(
     if detect:
         with show_status(ctx, "scoring the archives"):
             matches = workflow.detect(root, source, [Path(w) for w in words], fetch_options(ctx), newest)
+        if json_output:
+            from gsvendor.report.console import print_json
+
+            return print_json(out, {"best": matches[0].tag, "matches": [vars(match) for match in matches]})
         for match in matches:
             out.say(
                 f"{{}}: {match.ratio:.1%} of lines match ({match.identical} of {match.files} files identical): {{}}",

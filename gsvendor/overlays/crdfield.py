@@ -159,9 +159,8 @@ def crd_field_lookup(files: Mapping[str, bytes], stamps: Any = None) -> FieldLoo
     @functools.cache
     def crds_of(kind: str) -> list[tuple[str, str, Any]]:
         found = []
-        needle = kind.encode()  # quoted, CRLF or a blank after it: still found
-        for path, data in sorted(files.items()):
-            if not path.endswith((".yaml", ".yml")) or needle not in data:
+        for path, data in sorted(files.items()):  # the kind's name anywhere: quoted, or before CRLF, it is there
+            if not path.endswith((".yaml", ".yml")) or kind.encode() not in data:
                 continue
             for chunk in _DOCUMENT_END.split(data.decode("utf-8", "replace")):
                 try:
@@ -176,8 +175,7 @@ def crd_field_lookup(files: Mapping[str, bytes], stamps: Any = None) -> FieldLoo
 
     @functools.cache  # each operation with a crd: condition asks again
     def lookup(kind: str, field: str) -> dict[str, Any] | None:
-        needle = kind.encode()
-        held = [f"{p}\0{hashlib.sha256(d).hexdigest()}" for p, d in sorted(files.items()) if needle in d]
+        held = [f"{p}\0{hashlib.sha256(d).hexdigest()}" for p, d in sorted(files.items()) if kind.encode() in d]
         stamp = stamp_path(stamps, f"crd-field\0{code_version() if stamps else ''}\0{kind}\0{field}", "\n".join(held))
         if isinstance(schema := (read_stamp(stamp) or {}).get("data", {}).get("schema", 0), dict | None):
             return schema  # a schema (or None: no such field); anything else in the stamp is damage

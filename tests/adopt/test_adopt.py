@@ -205,6 +205,12 @@ def test_detect_proposes_the_synced_tag(synced: Path, cli: Cli) -> None:
     assert best.startswith(f"best: {TAG} (")
     # the proposed command is whole, with the archive to read, ready to copy
     assert best.endswith(f"; run gsvendor adopt {TAG} --source {tarball(TAG)}")
+    as_json = cli(synced, "adopt", "--detect", "--source", str(UPSTREAM), "--json")  # --json was ignored
+    assert as_json.returncode == 0, as_json.stderr
+    data = json.loads(as_json.stdout)
+    assert data["best"] == TAG == data["matches"][0]["tag"]
+    assert data["matches"][0]["source"] == str(tarball(TAG))
+    assert [m["tag"] for m in data["matches"]] == [line.split(":")[0] for line in result.stdout.splitlines()[:-1]]
 
 
 def test_usage_errors_are_one_line(synced: Path, tmp_path: Path, cli: Cli) -> None:
