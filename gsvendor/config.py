@@ -26,8 +26,7 @@ DEFAULT_TAG_PATTERN = r"^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-
 DEFAULT_DOCKERFILES = ("Dockerfile", "Dockerfile.llmisvc")
 DEFAULT_PIN_DOCKERFILE = "Dockerfile.llmisvc"
 DEFAULT_PATCHES = "patches/llmisvc"
-# one search of an overlay's or check variant's pattern, on the regex module (re has no time limit)
-MATCH_SECONDS = 5.0
+MATCH_SECONDS = 5.0  # one search of an overlay's or check variant's pattern (the regex module; re has no limit)
 _Claims = dict[PurePosixPath, tuple[str, bool]]  # destination → what writes it, whether a folder
 
 

@@ -42,8 +42,8 @@ def read_stamp(stamp: Path | None) -> dict[str, Any] | None:
 
 
 def write_stamp(stamp: Path | None, data: Any) -> None:
-    """Write ``stamp`` holding ``data`` when JSON gives it back exactly (else an empty object), atomically;
-    errors are ignored (a read-only or full cache only costs the next run its parse)."""
+    """Write ``stamp`` holding ``data`` when JSON gives it back exactly (else an empty object), atomically and
+    never through a link at the partial file's name; errors are ignored (a full cache costs the next run a parse)."""
     if stamp is None:
         return
     try:  # exact: the same types, values and key order come back (no date, tuple, infinity, NaN or int key)
@@ -54,7 +54,6 @@ def write_stamp(stamp: Path | None, data: Any) -> None:
     partial = stamp.with_name(f".{stamp.name}.{os.getpid()}.partial")
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
-        # a new file, never through a link left at the partial's name
         with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "w") as out:
             out.write(held)
         os.replace(partial, stamp)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import io
 import posixpath
@@ -152,9 +153,10 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         )
     inside = {path[len(top) + 1 :]: member for path, member in by_path.items()}
     chosen = [(rel, member) for rel, member in inside.items() if not member.isdir() and wanted.matches(rel)]
-    parents = {rel.rsplit("/", up)[0] for rel in inside for up in range(1, rel.count("/") + 1)}
-    if clash := next((rel for rel, _ in chosen if rel in parents), None):  # a file that holds files
-        raise SourceError(f"{location}: refusing {one_line(clash)}: a file, yet other members are inside it")
+    ordered = sorted(inside)  # a file that holds files: the first path after "<file>/" in order is inside it
+    for rel, _ in chosen:
+        if (at := bisect.bisect_left(ordered, f"{rel}/")) < len(ordered) and ordered[at].startswith(f"{rel}/"):
+            raise SourceError(f"{location}: refusing {one_line(rel)}: a file, yet other members are inside it")
     files = {rel: early[m] if m in early else _read(archive, m, budget, location) for rel, m in chosen}  # or a link
     comment = archive.pax_headers.get("comment", "")  # GitHub's archives name their commit there
     commit = comment if re.fullmatch(r"[0-9a-f]{40}", comment) else None

@@ -70,6 +70,10 @@ def test_real_archive_reads_only_wanted_files_with_commit_and_sha() -> None:
             [(f"{CRD}/templates/a.yaml", b"a", {}), (f"{CRD}/templates", b"t", {})],
             "refusing charts/kserve-crd/templates: a file, yet other members are inside it",
         ),
+        (  # deeper, with no folder members, and a name that sorts between the file and what is inside it
+            [(f"{CRD}/t", b"t", {}), (f"{CRD}/t.yaml", b"y", {}), (f"{CRD}/t/a/b.yaml", b"b", {})],
+            "refusing charts/kserve-crd/t: a file, yet other members are inside it",
+        ),
         # a link to a folder was read as an empty file (a Chart.yaml without apiVersion or name)
         (
             [
