@@ -86,7 +86,7 @@ def crd_variable(name: str, lookup: FieldLookup) -> str | None:
     if schema is None:
         return None
     # one line: JSON escapes the C0 controls only, YAML (and Go's yaml.v3) also break at NEL, LS and PS
-    text = json.dumps(values_schema(schema), ensure_ascii=False)
+    text = json.dumps(values_schema(schema), ensure_ascii=False, default=str)  # a date default as the API server
     return text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 

@@ -60,6 +60,11 @@ class _BoundedTarInfo(tarfile.TarInfo):
                     )
         return super()._proc_member(archive)
 
+    def _proc_sparse(self, *_: Any) -> Any:  # the pax forms too: tarfile holds a sparse map in memory, unbounded
+        raise _HeaderRefused("refusing a sparse member (GitHub's archives hold none)")
+
+    _proc_gnusparse_00 = _proc_gnusparse_01 = _proc_gnusparse_10 = _proc_sparse
+
     @classmethod
     def fromtarfile(cls, archive: Any) -> Any:
         """The next header; an archive ending after a member without tar's end-of-archive blocks is refused
@@ -75,19 +80,6 @@ class _BoundedTarInfo(tarfile.TarInfo):
 def _normal(name: str) -> str:
     """A member's path without empty and ``.`` parts (``./a//b`` → ``a/b``)."""
     return "/".join(p for p in name.split("/") if p not in ("", "."))
-
-
-def _read(archive: tarfile.TarFile, member: tarfile.TarInfo, budget: FileBudget, location: str) -> bytes:
-    """The content of ``member`` (a link's: its target's), at most one byte past the budget's file limit;
-    what its header did not announce is charged to ``budget`` (:class:`SourceError` past a limit)."""
-    try:
-        if (handle := archive.extractfile(member)) is None:  # a link to a folder
-            raise SourceError(f"{location}: refusing {one_line(member.name)}: a link to a folder, not a file")
-        content = handle.read(budget.most_member + 1)
-    except _BROKEN as exc:
-        raise SourceError(f"{location}: corrupt member {one_line(member.name)} ({one_line(exc)})") from None
-    budget.charge(member.name, max(0, len(content) - member.size))  # a link's content: its header says 0 bytes
-    return content
 
 
 def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: str) -> UpstreamSnapshot:
@@ -107,7 +99,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         expanded = 0
         for member in archive:  # one header at a time: limits apply before the next member is inflated
             members.append(member)
-            expanded += member.size
+            expanded += abs(member.size)  # a pax header may say a negative size
             if len(members) > MAX_MEMBERS or expanded > MAX_ARCHIVE_EXPANDED:
                 raise SourceError(
                     f"{location}: refusing an archive of more than {MAX_MEMBERS} members or "
@@ -116,7 +108,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
             # a wanted file is read as the stream passes it (read after the listing, it inflated all twice)
             if member.isreg() and wanted.matches(_normal(member.name).partition("/")[2]):
                 budget.charge(member.name, member.size)
-                early[member] = _read(archive, member, budget, location)
+                early[member] = archive.extractfile(member).read()  # type: ignore[union-attr]
     except _HeaderRefused as exc:
         raise SourceError(f"{location}: {exc}") from None
     except _BROKEN as exc:
@@ -157,7 +149,15 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
     for rel, _ in chosen:
         if (at := bisect.bisect_left(ordered, f"{rel}/")) < len(ordered) and ordered[at].startswith(f"{rel}/"):
             raise SourceError(f"{location}: refusing {one_line(rel)}: a file, yet other members are inside it")
-    files = {rel: early[m] if m in early else _read(archive, m, budget, location) for rel, m in chosen}  # or a link
+    files: dict[str, bytes] = {}
+    for rel, target in chosen:  # a link gives a wanted file read already: no seek back, no chain, no loop
+        if target not in early:
+            base = posixpath.dirname(f"{top}/{rel}") if target.issym() else ""
+            target = by_path.get(posixpath.normpath(posixpath.join(base, target.linkname)))  # type: ignore[assignment]
+            if target not in early:
+                raise SourceError(f"{location}: refusing {one_line(f'{top}/{rel}')}: a link, not to a wanted file")
+            budget.charge(f"{top}/{rel}", len(early[target]))
+        files[rel] = early[target]
     comment = archive.pax_headers.get("comment", "")  # GitHub's archives name their commit there
     commit = comment if re.fullmatch(r"[0-9a-f]{40}", comment) else None
     folders = frozenset(rel.split("/", 1)[0] for rel, m in inside.items() if rel and ("/" in rel or m.isdir()))

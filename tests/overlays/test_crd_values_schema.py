@@ -234,3 +234,15 @@ def test_a_crd_written_otherwise_is_still_found(variant: bytes) -> None:
 
     schema = crd_field_lookup({"crds/w.yaml": variant})("Widget", "spec.mode")
     assert schema == {"description": "How it runs.", "type": "string", "enum": ["fast", "safe"]}
+
+
+def test_a_date_in_a_crd_field_schema_is_written_as_its_text() -> None:
+    """A ``default: 2024-01-01`` in the CRD (a date to YAML) stopped the expansion with a TypeError traceback."""
+    import datetime
+
+    from gsvendor.overlays.crdfield import crd_variable
+
+    schema = {"type": "string", "default": datetime.date(2024, 1, 1)}
+    assert (
+        crd_variable("crd:Kind:spec.field", lambda kind, field: schema) == '{"type": "string", "default": "2024-01-01"}'
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import tarfile
 from pathlib import Path
@@ -74,13 +75,29 @@ def test_real_archive_reads_only_wanted_files_with_commit_and_sha() -> None:
             [(f"{CRD}/t", b"t", {}), (f"{CRD}/t.yaml", b"y", {}), (f"{CRD}/t/a/b.yaml", b"b", {})],
             "refusing charts/kserve-crd/t: a file, yet other members are inside it",
         ),
+        # a link is read from the wanted file it names: one elsewhere was read by seeking back in the gzip
+        # stream (40 links across a 3.9 GiB member took minutes), charged only past the size its header gave
+        (
+            [
+                ("kserve-1.0.0/README.md", b"x", {}),
+                (f"{CRD}/r", None, {"type": tarfile.SYMTYPE, "linkname": "../../README.md"}),
+            ],
+            f"refusing {CRD}/r: a link, not to a wanted file",
+        ),
+        (  # a size below zero took 3 GiB off the count of what the archive expands to
+            [
+                (f"{CRD}/d{n}", None, {"type": tarfile.DIRTYPE, "pax_headers": {"size": "-3221225472"}})
+                for n in range(2)
+            ],
+            "refusing an archive of more than",
+        ),
         # a link to a folder was read as an empty file (a Chart.yaml without apiVersion or name)
         (
             [
                 (f"{CRD}/sub", None, {"type": tarfile.DIRTYPE}),
                 (f"{CRD}/Chart.yaml", None, {"type": tarfile.SYMTYPE, "linkname": "sub"}),
             ],
-            f"refusing {CRD}/Chart.yaml: a link to a folder, not a file",
+            f"refusing {CRD}/Chart.yaml: a link, not to a wanted file",
         ),
     ],
 )
@@ -229,3 +246,14 @@ def test_the_extended_headers_of_an_archive_are_bounded_together() -> None:
         read_tarball(buffer.getvalue(), "v1.0.0", WANTED, kind="tarball", location="t")
     assert str(error.value).startswith("t: refusing a long member name of ")
     assert str(error.value).endswith(" bytes (limits 64 KiB, 16 MiB in all)")
+
+
+def test_a_sparse_member_is_refused_before_its_map_is_read() -> None:
+    """tarfile keeps an old GNU sparse member's map in memory, entry by entry: 2 million extension blocks
+    (a 4 MB archive) took 3 GB. GitHub's archives hold no sparse file."""
+    info = tarfile.TarInfo(f"{CRD}/s.yaml")
+    info.type = tarfile.GNUTYPE_SPARSE
+    data = gzip.compress(info.tobuf(format=tarfile.GNU_FORMAT) + b"\0" * 10240)
+    with pytest.raises(SourceError) as error:
+        read_tarball(data, "v1.0.0", WANTED, kind="tarball", location="t")
+    assert str(error.value) == "t: refusing a sparse member (GitHub's archives hold none)"
