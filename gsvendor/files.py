@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
 import re
 import stat
@@ -15,6 +16,11 @@ from gsvendor.errors import GsvendorError
 
 MAX_TREE_FILE_BYTES = 32 * 1024 * 1024  # one file of an output tree, as one upstream file (MAX_MEMBER_BYTES)
 MAX_TREE_BYTES = 256 * 1024 * 1024  # an output tree, as all upstream files together (MAX_TOTAL_BYTES)
+
+
+def sha256(data: bytes) -> str:
+    """Hex sha256 of ``data``: the digest the lock, the journal and the caches record."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def read_tree(root: Path, dest: str) -> dict[str, bytes]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 import os
 import posixpath
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import GenerateSettings
+from gsvendor.files import sha256
 from gsvendor.generate.chart import generate_chart
 from gsvendor.stamps import code_version, read_stamp, stamp_path, write_stamp
 
@@ -110,7 +110,7 @@ class GenerateCache:
 
 
 def _digest(data: bytes | None) -> str | None:
-    return None if data is None else hashlib.sha256(data).hexdigest()
+    return None if data is None else sha256(data)
 
 
 def _generated_path(path: str, files: dict[str, bytes]) -> bool:

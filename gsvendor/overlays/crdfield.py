@@ -5,7 +5,6 @@ of the CRD of ``kind`` declares it; and the values schema ``${crd:<Kind>:<field>
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -14,6 +13,7 @@ from typing import Any
 
 from gsvendor import fastyaml
 from gsvendor.errors import SourceError
+from gsvendor.files import sha256
 from gsvendor.stamps import code_version, read_stamp, stamp_path, write_stamp
 from gsvendor.yamlio import YamlLimitError, check_text, load_plain
 
@@ -175,7 +175,7 @@ def crd_field_lookup(files: Mapping[str, bytes], stamps: Any = None) -> FieldLoo
 
     @functools.cache  # each operation with a crd: condition asks again
     def lookup(kind: str, field: str) -> dict[str, Any] | None:
-        held = [f"{p}\0{hashlib.sha256(d).hexdigest()}" for p, d in sorted(files.items()) if kind.encode() in d]
+        held = [f"{p}\0{sha256(d)}" for p, d in sorted(files.items()) if kind.encode() in d]
         stamp = stamp_path(stamps, f"crd-field\0{code_version() if stamps else ''}\0{kind}\0{field}", "\n".join(held))
         if isinstance(schema := (read_stamp(stamp) or {}).get("data", {}).get("schema", 0), dict | None):
             return schema  # a schema (or None: no such field); anything else in the stamp is damage

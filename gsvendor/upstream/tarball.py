@@ -105,15 +105,15 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
                     f"{location}: refusing an archive of more than {MAX_MEMBERS} members or "
                     f"{MAX_ARCHIVE_EXPANDED // 1024**3} GiB"
                 )
-            # a wanted file is read as the stream passes it (read after the listing, it inflated all twice)
             if member.isreg() and wanted.matches(_normal(member.name).partition("/")[2]):
-                budget.charge(member.name, member.size)
+                budget.charge(member.name, member.size)  # read as the stream passes: after, it inflated twice
                 early[member] = archive.extractfile(member).read()  # type: ignore[union-attr]
     except _HeaderRefused as exc:
         raise SourceError(f"{location}: {exc}") from None
     except _BROKEN as exc:
         raise SourceError(f"{location}: not a readable tar.gz archive ({one_line(exc)})") from None
     by_path: dict[str, tarfile.TarInfo] = {}
+    links: dict[tarfile.TarInfo, str] = {}  # a link → the archive path it names
     for member in members:
         if member.name.startswith("/") or re.match(r"^[A-Za-z]:", member.name):
             raise SourceError(f"{location}: refusing member with an absolute path: {member.name}")
@@ -126,7 +126,8 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
             raise SourceError(f"{location}: refusing device or FIFO member: {member.name}")
         if member.issym() or member.islnk():  # a hard link's target is archive-relative, a symlink's its folder's
             base = posixpath.dirname(path) if member.issym() else ""
-            if not posixpath.normpath(posixpath.join(base, member.linkname)).startswith(path.split("/", 1)[0] + "/"):
+            links[member] = posixpath.normpath(posixpath.join(base, member.linkname))
+            if not links[member].startswith(path.split("/", 1)[0] + "/"):
                 raise SourceError(
                     f"{location}: refusing link leading outside the archive: {member.name} -> {member.linkname}"
                 )
@@ -152,8 +153,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
     files: dict[str, bytes] = {}
     for rel, target in chosen:  # a link gives a wanted file read already: no seek back, no chain, no loop
         if target not in early:
-            base = posixpath.dirname(f"{top}/{rel}") if target.issym() else ""
-            target = by_path.get(posixpath.normpath(posixpath.join(base, target.linkname)))  # type: ignore[assignment]
+            target = by_path.get(links[target])  # type: ignore[assignment]
             if target not in early:
                 raise SourceError(f"{location}: refusing {one_line(f'{top}/{rel}')}: a link, not to a wanted file")
             budget.charge(f"{top}/{rel}", len(early[target]))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
 import shutil
@@ -26,6 +25,7 @@ from pathlib import Path
 
 from gsvendor import journal_trust
 from gsvendor.errors import GsvendorError, Interrupted
+from gsvendor.files import sha256
 from gsvendor.journal_trust import STAGING_PREFIX, Place, Scope
 from gsvendor.signals import Deferred
 from gsvendor.vendoring.backup import copy_backup, fsync_path, is_real_dir, state
@@ -293,7 +293,7 @@ def swap(
                         os.fsync(handle.fileno())
                 except OSError as exc:  # name the file, not its staged copy (a full disk)
                     raise OSError(exc.errno, exc.strerror, str(root / rel)) from None
-                digest = f"file:{hashlib.sha256(data).hexdigest()}"
+                digest = f"file:{sha256(data)}"
                 plan.append(Step("write", rel, f"{folder}/{index}", state(root / rel), digest))
             if backup:
                 steps("backup")

@@ -4,7 +4,6 @@ byte-identical on re-sync. ``verify`` rebuilds from it; ``sync`` tells a hand ed
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -13,17 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from gsvendor.errors import ConfigError, LockError, shorten
+from gsvendor.files import sha256
 from gsvendor.stamps import read_stamp, stamp_path, write_stamp
 from gsvendor.vendoring.plan import Build
 from gsvendor.yamlio import USER_FILE, invalid_yaml, load_plain, read_text
 
 API_VERSION = "gsvendor.giantswarm.io/v1alpha1"
 KIND = "Lock"
-
-
-def sha256(data: bytes) -> str:
-    """Hex sha256 of ``data``."""
-    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gsvendor.errors import GsvendorError
-from gsvendor.files import read_file, read_tree
+from gsvendor.files import read_file, read_tree, sha256
 from gsvendor.vendoring.compare import statuses
 from gsvendor.vendoring.journal import Step, swap
-from gsvendor.vendoring.lock import Lock, sha256
+from gsvendor.vendoring.lock import Lock
 from gsvendor.vendoring.plan import Output
 
 
