@@ -6,21 +6,24 @@ import sys
 def run() -> None:
     """Start the CLI. Ctrl-C, SIGTERM or SIGHUP while it is still importing exits 130 with one line, no
     traceback; a signal ignored at the start stays ignored (``nohup``)."""
-    from gsvendor.signals import ignore, interrupt_on_termination
-
-    interrupt_on_termination()
     import gc
 
     # hundreds of thousands of small objects (YAML nodes, schema trees) and few cycles: at the default
     # threshold (700) the collector runs ~70 times a verify and finds next to nothing
     gc.set_threshold(50_000)
     try:
+        from gsvendor.signals import ignore, interrupt_on_termination
+
+        interrupt_on_termination()
         from gsvendor.cli import main
 
         main()
     except KeyboardInterrupt:  # while importing, or before main() handles it itself: nothing was written yet
+        import os
+
         sys.stderr.write("interrupted\n")
-        raise SystemExit(130) from None
+        sys.stderr.flush()
+        os._exit(130)  # not SystemExit: one inside an import leaves CPython's flag that exits by SIGINT (-2)
     except SystemExit as stop:
         ignore()  # the exit code is decided: a signal during the exit (atexit, flush) must not replace it
         _exit_now(stop.code)
