@@ -40,8 +40,7 @@ _RENDER = _object(
 )
 # A path glob (charts vendored as source) or a {kind, name} glob pair (rendered manifests).
 _SELECTORS = _array(
-    {"oneOf": [_TEXT, _object({"kind": {"type": "string"}, "name": {"type": "string"}}, minProperties=1)]},
-    minItems=1,
+    {"oneOf": [_TEXT, _object({"kind": {"type": "string"}, "name": {"type": "string"}}, minProperties=1)]}, minItems=1
 )
 _VARIANT = _object(
     {

@@ -117,16 +117,17 @@ def read(where: Place, root: Path) -> bytes | None:
     except OSError as exc:
         reason = "a link" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
         raise refused(f"{reason}; remove it by hand") from None
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise refused("not a regular file; remove it by hand")
-            if info.st_size > MAX_BYTES:
-                raise refused(f"{info.st_size} bytes, more than gsvendor writes; remove it by hand")
-            data = handle.read(MAX_BYTES + 1)
-        except OSError as exc:
-            raise GsvendorError(f"{where.label}: cannot read the swap journal: {exc.strerror or exc}") from None
+    try:  # the type first: a folder opens, but Python's file object refuses it with a traceback
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise refused("not a regular file; remove it by hand")
+        if info.st_size > MAX_BYTES:
+            raise refused(f"{info.st_size} bytes, more than gsvendor writes; remove it by hand")
+        data = os.read(fd, MAX_BYTES + 1)
+    except OSError as exc:
+        raise GsvendorError(f"{where.label}: cannot read the swap journal: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
     if where.top is not None and where.path.is_relative_to(where.top):
         rel = where.path.relative_to(where.top).as_posix()
         if _git(where.top, "ls-files", "-z", "--", f":(literal){rel}"):

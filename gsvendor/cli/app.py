@@ -124,13 +124,17 @@ def warn(line: str) -> None:
 
 
 def handles_errors(function: F) -> F:
-    """Turn :class:`~gsvendor.errors.GsvendorError` into ``error: …`` on stderr and its exit code."""
+    """Turn :class:`~gsvendor.errors.GsvendorError` into ``error: …`` on stderr and its exit code, and an
+    ``OSError`` naming a path (a folder where a file belongs) into ``error: PATH: reason``, exit 2."""
 
     @wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return function(*args, **kwargs)
-        except GsvendorError as exc:
+        except (GsvendorError, OSError) as caught:
+            if isinstance(caught, OSError) and not isinstance(name := caught.filename2 or caught.filename, str):
+                raise  # no path to name: a defect, whose traceback says where
+            exc = caught if isinstance(caught, GsvendorError) else GsvendorError(f"{name}: {caught.strerror}")
             console("stderr").errors(exc.problems)  # one line each, escaped by the writer, no markup read
             if kwargs.get("json_output") and not isinstance(exc, CheckFailed):  # a failed check printed its JSON
                 try:
@@ -162,8 +166,8 @@ def load_config_for(ctx: typer.Context) -> Any:
 
 
 def project_guard(ctx: typer.Context, config: Any) -> Any:
-    """The project lock (:func:`gsvendor.workflows.guard.exclusive`), its lines on stderr."""
-    from gsvendor.workflows.guard import exclusive
+    """The project lock (:func:`gsvendor.vendoring.journal.exclusive`), its lines on stderr."""
+    from gsvendor.vendoring.journal import exclusive
 
     # the console (rich, ~40 ms to import) only when the lock is held by another: renders start sooner
     return exclusive(config, ctx.obj.lock_timeout, lambda line: console("stderr").unlabelled(line))

@@ -18,14 +18,15 @@ import os
 import shutil
 import signal
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from itertools import chain
 from pathlib import Path
 
 from gsvendor import journal_trust
+from gsvendor.config import Config
 from gsvendor.errors import GsvendorError, Interrupted
-from gsvendor.files import sha256
+from gsvendor.files import project_lock, sha256
 from gsvendor.journal_trust import STAGING_PREFIX, Place, Scope
 from gsvendor.signals import Deferred
 from gsvendor.vendoring.backup import copy_backup, fsync_path, is_real_dir, state
@@ -397,3 +398,18 @@ def remove_strays(root: Path, folders: list[str]) -> None:
             for stray in place.glob(f"{STAGING_PREFIX}*") if place == root or is_real_dir(place) else ():
                 if is_real_dir(stray):
                     shutil.rmtree(stray, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def exclusive(config: Config, timeout: float, say: Callable[[str], None]) -> Iterator[None]:
+    """One command at a time per project: hold the project lock for the block (waiting ``timeout`` seconds),
+    after finishing an interrupted swap (:func:`recover`); ``say`` gets a line for the user. Raises
+    :class:`GsvendorError` (exit 2) when the lock is not free in time or the swap cannot be finished or fails
+    :mod:`gsvendor.journal_trust`."""
+    with project_lock(config.lock_path.parent, timeout, say):
+        dests = sorted({c.dest for c in config.charts} | {f.dest for f in config.files})
+        scope = Scope(tuple(dests), config.lock_path.relative_to(config.root).as_posix())
+        for line in recover(config.root, scope):
+            say(line)
+        remove_strays(config.root, dests)
+        yield

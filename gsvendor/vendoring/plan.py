@@ -166,10 +166,7 @@ def _normalized(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
 
 
 def build(
-    config: Config,
-    snapshot: UpstreamSnapshot,
-    overlays: list[Overlay],
-    renderer: Renderer | None = None,
+    config: Config, snapshot: UpstreamSnapshot, overlays: list[Overlay], renderer: Renderer | None = None
 ) -> Build:
     """Vendor every configured chart and file of ``snapshot``: ``overlays`` applied, then the generated files, then
     the whitespace fixes. Raises :class:`SourceError` (missing upstream), the overlays'

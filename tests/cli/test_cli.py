@@ -329,3 +329,20 @@ def test_json_error_of_a_file_that_is_not_yaml_names_the_file(cli: Cli, synced: 
     error = json.loads(cli(synced, "verify", "--json").stdout)["error"]
     assert (error["code"], error["file"]) == ("config", "gsvendor.yaml")
     assert error["problems"] == ["gsvendor.yaml:2: invalid YAML: expected ',' or ']', but got '<stream end>'"]
+
+
+def test_a_folder_where_a_file_belongs_is_one_error_line(cli: Cli, synced: Path) -> None:
+    """A folder at the swap journal's place or at a README generate writes: one line naming it, exit 2,
+    no traceback (Python refuses a folder as a file object; os.replace refuses it as a target)."""
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(synced)], check=True)
+    (synced / ".git" / "gsvendor" / "journal.json").mkdir(parents=True)
+    fails_untouched(cli, synced, 2, ["verify"], ".git/gsvendor/journal.json: swap journal not acted on: not a regular")
+    (synced / ".git" / "gsvendor" / "journal.json").rmdir()
+    readme = synced / "helm" / "kserve-crd" / "README.md"
+    readme.unlink()
+    readme.mkdir()
+    result = cli(synced, "generate")
+    assert_one_line_error(result, 2, f"{readme}: Is a directory")
+    assert readme.is_dir() and not [p for p in readme.parent.iterdir() if p.name.startswith(".README.md")]

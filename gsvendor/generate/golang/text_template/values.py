@@ -5,9 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gsvendor.generate.golang import encoding_json as gojson
-from gsvendor.generate.golang.text_template.parse import (
-    NO_VALUE,
-)
+from gsvendor.generate.golang.text_template.parse import NO_VALUE
 
 
 def is_true(value: Any) -> bool:
