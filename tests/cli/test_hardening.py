@@ -154,6 +154,32 @@ def test_oversized_member_is_refused(tmp_path: Path) -> None:
         read_tarball(buffer.getvalue(), "v1.0.0", Wanted(folders=("charts/kserve-crd",)), kind="tarball", location="t")
 
 
+
+def test_more_files_to_vendor_than_the_limit_are_refused_from_an_archive_and_a_folder(tmp_path: Path) -> None:
+    """Each file taken costs time and memory however small: 100,000 empty ones took 73 s and 450 MB."""
+    from gsvendor.errors import SourceError
+    from gsvendor.upstream.source import MAX_WANTED_FILES, Wanted, read_tree
+    from gsvendor.upstream.tarball import read_tarball
+
+    wanted = Wanted(folders=("charts/kserve-crd",))
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as out:
+        for n in range(MAX_WANTED_FILES + 1):
+            out.addfile(tarfile.TarInfo(f"kserve-1.0.0/charts/kserve-crd/f{n}"), io.BytesIO())
+    refused = f"t: refusing more than {MAX_WANTED_FILES} files to vendor"
+    with pytest.raises(SourceError) as error:
+        read_tarball(buffer.getvalue(), "v1.0.0", wanted, kind="tarball", location="t")
+    assert str(error.value) == refused
+    folder = tmp_path / "charts" / "kserve-crd"
+    folder.mkdir(parents=True)
+    for n in range(MAX_WANTED_FILES + 1):
+        (folder / f"f{n}").touch()
+    with pytest.raises(SourceError) as error:
+        read_tree(tmp_path, wanted, "t", "checkout")
+    assert str(error.value) == refused
+    (folder / "f0").unlink()  # at the limit: read
+    assert len(read_tree(tmp_path, wanted, "t", "checkout")) == MAX_WANTED_FILES
+
 def test_credentials_never_reach_the_lock(cli: Cli, project: Path, httpserver) -> None:
     httpserver.expect_request("/k.tar.gz").respond_with_data(tarball("v0.20.0").read_bytes())
     url = httpserver.url_for("/k.tar.gz").replace("http://", "http://user:s3cret@") + "?token=t0psecret&x=1"

@@ -425,6 +425,7 @@ def test_the_limits_table_says_what_the_code_does() -> None:
     assert "2³⁰" in header and tarball._PAX_SQUARES_BUDGET == 2**30
     members = table["members in an archive / their sizes together"][0]
     assert members == f"{source.MAX_MEMBERS:,} / {source.MAX_ARCHIVE_EXPANDED // 1024**3} GiB"
+    assert table["files the configured charts and files take (any source)"][0] == f"{source.MAX_WANTED_FILES:,}"
     assert table["path depth of a member or file"][0] == f"{source.MAX_DEPTH} folders"
     phase = table["HTTP: per request phase (connect, all response headers, each read) / retries"][0]
     assert phase == f"{options.timeout:g} s / {options.retries}"
