@@ -154,7 +154,6 @@ def test_oversized_member_is_refused(tmp_path: Path) -> None:
         read_tarball(buffer.getvalue(), "v1.0.0", Wanted(folders=("charts/kserve-crd",)), kind="tarball", location="t")
 
 
-
 def test_more_files_to_vendor_than_the_limit_are_refused_from_an_archive_and_a_folder(tmp_path: Path) -> None:
     """Each file taken costs time and memory however small: 100,000 empty ones took 73 s and 450 MB."""
     from gsvendor.errors import SourceError
@@ -179,6 +178,7 @@ def test_more_files_to_vendor_than_the_limit_are_refused_from_an_archive_and_a_f
     assert str(error.value) == refused
     (folder / "f0").unlink()  # at the limit: read
     assert len(read_tree(tmp_path, wanted, "t", "checkout")) == MAX_WANTED_FILES
+
 
 def test_credentials_never_reach_the_lock(cli: Cli, project: Path, httpserver) -> None:
     httpserver.expect_request("/k.tar.gz").respond_with_data(tarball("v0.20.0").read_bytes())
