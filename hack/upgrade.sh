@@ -82,6 +82,10 @@ bump_pins() {
 }
 
 mkdir -p build
+# a clone without the lock (helm/ and the lock are git-ignored here): the report starts from the old pin's sync
+if [ ! -f gsvendor.lock.yaml ] && [ "$old" != "$tag" ]; then
+  step "sync $old, the version the report starts from" "$gsvendor" sync "$old"
+fi
 step "pins ($old → $tag in ${pin_files[*]})" bump_pins || { echo "error: cannot bump the pins" >&2; exit 1; }
 if [ -f gsvendor.lock.yaml ]; then
   if step "dry-run report ($report)" "$gsvendor" sync "$tag" --dry-run --report "$report"; then

@@ -66,9 +66,7 @@ def test_make_upgrade_runs_offline_end_to_end(tmp_path: Path) -> None:
         "HTTP_PROXY": "http://127.0.0.1:9",
     }
     env.pop("GSVENDOR_CHART_PROJECT", None)
-    pin(project, OLD)
-    synced = make(project, "sync", f"LOCAL_ARCHIVES={UPSTREAM}", env=env)
-    assert synced.returncode == 0, synced.stdout + synced.stderr
+    pin(project, OLD)  # a fresh clone: no lock, so the script syncs OLD first, for the report to start from
     result = make(project, "upgrade", f"TAG={NEW}", f"LOCAL_ARCHIVES={UPSTREAM}", env=env)
     out = result.stdout
     assert result.returncode == 0, out[-6000:] + result.stderr[-3000:]
@@ -76,13 +74,18 @@ def test_make_upgrade_runs_offline_end_to_end(tmp_path: Path) -> None:
     assert f"\nupgrade {OLD} → {NEW}, offline, from {UPSTREAM}/kserve-{NEW}.tar.gz\n" in out
     # each step's heading names the command it runs; a step that is a script function shows its name alone
     headings = [line for line in out.splitlines() if line.startswith("==> ")]
-    assert headings[0] == f"==> pins ({OLD} → {NEW} in Dockerfile Dockerfile.llmisvc)"
-    assert [h for h in headings if h.startswith("==> sync: ")] == [f"==> sync: {project}/.venv/bin/gsvendor sync {NEW}"]
+    gsvendor = f"{project}/.venv/bin/gsvendor"
+    assert headings[:2] == [
+        f"==> sync {OLD}, the version the report starts from: {gsvendor} sync {OLD}",
+        f"==> pins ({OLD} → {NEW} in Dockerfile Dockerfile.llmisvc)",
+    ]
+    assert [h for h in headings if h.startswith("==> sync: ")] == [f"==> sync: {gsvendor} sync {NEW}"]
     assert headings[-1] == "==> patch-verify"
     summary = out[out.rindex(f"\nupgrade {OLD} → {NEW}: ") + 1 :].splitlines()
     report = f"build/upgrade-report-{NEW}.md"
     assert summary == [
-        f"upgrade {OLD} → {NEW}: 9 step(s) passed, 0 failed, 1 not judged",
+        f"upgrade {OLD} → {NEW}: 10 step(s) passed, 0 failed, 1 not judged",
+        f"  passed       sync {OLD}, the version the report starts from",
         f"  passed       pins ({OLD} → {NEW} in Dockerfile Dockerfile.llmisvc)",
         f"  passed       dry-run report ({report})",
         "  passed       sync",

@@ -207,7 +207,7 @@ def locked_build(config: Config, options: FetchOptions, helm: str | None = None)
     if not config.lock_path.exists():
         raise UsageError(
             f"{config.lock_path.name}: no lock file, so no version to report the upgrade from; "
-            "run gsvendor sync with the current tag first"
+            "sync the tag before the upgrade first (gsvendor sync OLD_TAG, the tag main pins)"
         )
     # sync's --source names the new tag's upstream: the old side can only come from the lock's
     remedy = "the upgrade report rebuilds {tag} from it: sync {tag} again from a copy (--source) first"
@@ -285,6 +285,8 @@ def sync_reviewed(
             if asked or automatic:
                 config.check_tag(tag)
                 locked = read_lock_if_any(config)
+                if report and locked is not None and locked.tag == tag:
+                    warn(f"the lock is at {tag} already: the report compares it with itself; sync the old tag first")
                 if asked or (locked is not None and locked.tag != tag):
                     try:
                         with progress("rebuilding the lock's version"):

@@ -209,8 +209,16 @@ def test_report_to_stdout_is_the_report_alone(cli: Cli, at_v019: Path) -> None:
 
 def test_a_report_needs_a_lock_to_start_from(cli: Cli, project: Path, tmp_path: Path) -> None:
     result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--report", str(tmp_path / "r.md"))
-    assert_one_line_error(result, 2, "gsvendor.lock.yaml: no lock file, so no version to report the upgrade from")
+    assert_one_line_error(result, 2, "no version to report the upgrade from; sync the tag before the upgrade first")
     assert not (project / "helm").exists() and not (tmp_path / "r.md").exists()
+    # a lock at the report's own tag (a sync of the new pin first): a report of no change, and a warning why
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    same = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--report", str(tmp_path / "r.md"))
+    assert same.returncode == 0, same.stderr
+    assert same.stderr.startswith(
+        "warning: the lock is at v0.20.0 already: the report compares it with itself; sync the old tag first\n"
+    )
+    assert (tmp_path / "r.md").read_text(encoding="utf-8").startswith("# Upgrade report: v0.20.0 → v0.20.0")
 
 
 def test_a_report_whose_locked_source_is_gone_says_how_to_get_it_back(cli: Cli, project: Path, tmp_path: Path) -> None:
