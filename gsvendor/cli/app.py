@@ -159,10 +159,14 @@ def command(*, short_help: str) -> Callable[[F], F]:
 
 
 def load_config_for(ctx: typer.Context) -> Any:
-    """The configuration: ``--config``, else the nearest gsvendor.yaml (the project root)."""
+    """The configuration: ``--config``, else the nearest gsvendor.yaml (the project root). A relative
+    ``$GSVENDOR_UPSTREAM_DIR`` is made the root's (the README's ``../shared/upstream``, from any subfolder)."""
     from gsvendor.config import load_config
 
-    return load_config(ctx.obj.config, stamps=ctx.obj.stamps)
+    config = load_config(ctx.obj.config, stamps=ctx.obj.stamps)
+    if (folder := os.environ.get("GSVENDOR_UPSTREAM_DIR", "").strip()) and not os.path.isabs(folder):
+        os.environ["GSVENDOR_UPSTREAM_DIR"] = os.path.normpath(config.root / folder)
+    return config
 
 
 def project_guard(ctx: typer.Context, config: Any) -> Any:

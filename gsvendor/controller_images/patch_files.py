@@ -101,11 +101,8 @@ def _parse_diffs(lines: list[str], start: int) -> tuple[list[FileDiff], str | No
 
 def parse_patch(path: Path) -> PatchFile:
     """Parse the ``git format-patch`` file at ``path``; a malformed one carries its ``problem``. Raises
-    :class:`ConfigError` only when the file cannot be read."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    ``OSError`` only, when the file cannot be read (the CLI's one line naming it)."""
+    data = path.read_bytes()
     # Patches carry source bytes; keep undecodable ones intact for line comparisons.
     lines = data.decode("utf-8", "surrogateescape").split("\n")
     first = _FROM_LINE.match(lines[0])

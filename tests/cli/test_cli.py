@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import socket
+import subprocess
+import sys
 import tarfile
 import time
 from pathlib import Path
@@ -346,3 +348,24 @@ def test_a_folder_where_a_file_belongs_is_one_error_line(cli: Cli, synced: Path)
     result = cli(synced, "generate")
     assert_one_line_error(result, 2, f"{readme}: Is a directory")
     assert readme.is_dir() and not [p for p in readme.parent.iterdir() if p.name.startswith(".README.md")]
+
+
+def test_a_relative_upstream_dir_is_the_project_roots_from_a_subfolder(cli: Cli, synced: Path, tmp_path: Path) -> None:
+    """The README's ``export GSVENDOR_UPSTREAM_DIR=../shared/upstream`` holds from helm/kserve-crd too:
+    the archive is read from there, offline, not looked for below the current folder."""
+    import shutil
+
+    archives = synced.parent / "archives"
+    archives.mkdir()
+    shutil.copy(tarball("v0.19.0"), archives / "kserve-v0.19.0.tar.gz")
+    env = {**cli.env, "GSVENDOR_UPSTREAM_DIR": "../archives", "HTTPS_PROXY": "http://127.0.0.1:9"}
+    result = subprocess.run(
+        [sys.executable, "-m", "gsvendor", "sync", "v0.19.0", "--dry-run", "--json"],
+        cwd=synced / "helm" / "kserve-crd",
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["source"]["location"] == str(archives / "kserve-v0.19.0.tar.gz")
