@@ -199,7 +199,8 @@ def check_images(
 
     With --resolve each allowed reference is looked up in its registry (HEAD of the manifest): exit 1
     when a tag, digest or repository is missing, credentials are refused, or a registry is unreachable;
-    with --compare-upstream also when a mirror's digest differs from its upstream's at the same tag.
+    with --compare-upstream (images.mirrors configured) also when a mirror's digest differs from its
+    upstream's at the same tag.
 
     Examples:
 
@@ -207,7 +208,7 @@ def check_images(
 
       gsvendor check-images ~/src/kserve/charts/kserve-resources --json
 
-      gsvendor check-images --resolve --compare-upstream --junit images.xml
+      gsvendor check-images --resolve --junit images.xml
     """
     from gsvendor.workflows import check_images as workflow
 
@@ -235,7 +236,7 @@ def check_manifests(
     """Fail on any rendered custom resource the API server would reject or prune.
 
     Renders each chart in check-images' variants, collects the CustomResourceDefinitions of the
-    charts (rendered, crds/, files/) and validates every object whose group and kind one defines
+    charts given (rendered, crds/, files/: name the CRD charts too) and validates every object whose group and kind one defines
     against the served version's openAPIV3Schema: unknown fields are pruned unless
     x-kubernetes-preserve-unknown-fields, then type, enum, required, pattern, min/max, format.
     Kinds no CRD defines are counted, not checked. Exit 0 clean, 1 findings or render failures,
@@ -247,7 +248,7 @@ def check_manifests(
 
       gsvendor check-manifests --images --junit manifests.xml
 
-      gsvendor check-manifests helm/kserve-runtime-configs --json
+      gsvendor check-manifests helm/kserve-crd helm/kserve-runtime-configs --json
     """
     from gsvendor.workflows import check_manifests as workflow
 

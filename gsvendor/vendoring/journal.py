@@ -402,10 +402,9 @@ def remove_strays(root: Path, folders: list[str]) -> None:
 
 @contextlib.contextmanager
 def exclusive(config: Config, timeout: float, say: Callable[[str], None]) -> Iterator[None]:
-    """One command at a time per project: hold the project lock for the block (waiting ``timeout`` seconds),
-    after finishing an interrupted swap (:func:`recover`); ``say`` gets a line for the user. Raises
-    :class:`GsvendorError` (exit 2) when the lock is not free in time or the swap cannot be finished or fails
-    :mod:`gsvendor.journal_trust`."""
+    """One command at a time per project: hold the project lock for the block (waiting ``timeout`` s), after
+    finishing an interrupted swap (:func:`recover`); ``say`` gets a line for the user. Raises :class:`GsvendorError`
+    (exit 2) when the lock is not free in time, or the swap cannot be finished or fails :mod:`~.journal_trust`."""
     with project_lock(config.lock_path.parent, timeout, say):
         dests = sorted({c.dest for c in config.charts} | {f.dest for f in config.files})
         scope = Scope(tuple(dests), config.lock_path.relative_to(config.root).as_posix())
