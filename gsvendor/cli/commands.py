@@ -236,10 +236,10 @@ def check_manifests(
     """Fail on any rendered custom resource the API server would reject or prune.
 
     Renders each chart in check-images' variants, collects the CustomResourceDefinitions of the
-    charts given (rendered, crds/, files/: name the CRD charts too) and validates every object whose group and kind one defines
-    against the served version's openAPIV3Schema: unknown fields are pruned unless
-    x-kubernetes-preserve-unknown-fields, then type, enum, required, pattern, min/max, format.
-    Kinds no CRD defines are counted, not checked. Exit 0 clean, 1 findings or render failures,
+    charts given (rendered, crds/, files/: name the CRD charts too) and validates every object
+    whose group and kind one defines against the served version's openAPIV3Schema: unknown fields
+    are pruned unless x-kubernetes-preserve-unknown-fields, then type, enum, required, pattern,
+    min/max, format. Kinds no CRD defines are counted, not checked. Exit 0 clean, 1 findings or render failures,
     2 usage error.
 
     Examples:

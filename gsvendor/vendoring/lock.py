@@ -99,29 +99,19 @@ def render(build: Build, location: str) -> bytes:
             copy.spec.dest: {"source": copy.spec.source, "upstream": sha256(copy.data), "result": sha256(copy.data)}
             for copy in sorted(build.copies, key=lambda c: c.spec.dest)
         }
-    text = _dump(document, libyaml=_plain_everywhere(document))
+    text = _dump(document)
     return ("# Written by `gsvendor sync`; do not edit. `gsvendor verify` rebuilds from it.\n" + text).encode()
 
 
-def _dump(document: dict[str, Any], *, libyaml: bool) -> str:
-    """The lock's YAML text: libyaml's (~5× faster) when the same as ruamel's round-trip dumper's."""
+def _dump(document: dict[str, Any]) -> str:
+    """The lock's YAML text, by ruamel's round-trip dumper."""
     from ruamel.yaml import YAML
-    from ruamel.yaml.representer import SafeRepresenter
 
-    class _Representer(SafeRepresenter):
-        """None as the round-trip dumper writes a mapping value: nothing after the colon."""
-
-    _Representer.add_representer(type(None), lambda r, _: r.represent_scalar("tag:yaml.org,2002:null", ""))
-    yaml = YAML(typ="safe") if libyaml else YAML(typ="rt", pure=True)
-    if libyaml:
-        yaml.Representer = _Representer
-        yaml.sort_base_mapping_type_on_output = False
+    yaml = YAML(typ="rt", pure=True)
     yaml.default_flow_style = False
     yaml.width = 4096
     out = StringIO()
     yaml.dump(document, out)
-    if libyaml:  # libyaml writes an empty value as "key: "; every other string here is plain, never ending in a blank
-        return out.getvalue().replace(": \n", ":\n")
     if "\x85" in out.getvalue():
         # ruamel writes NEL raw inside quotes, where every reader takes it for a line break (a space
         # once folded): such a lock, a path with NEL in it, is written with escapes ("\N"), ASCII only
@@ -129,30 +119,6 @@ def _dump(document: dict[str, Any], *, libyaml: bool) -> str:
         out = StringIO()
         yaml.dump(document, out)
     return out.getvalue()
-
-
-# strings every YAML 1.1 and 1.2 emitter writes plain: path-like, with a letter no number holds;
-# and version numbers with two dots or more (go.mod's go 1.25.8), never a number in YAML 1.2
-_PLAIN = re.compile(r"(?=.*[g-zG-Z])[A-Za-z0-9._/+-]{1,200}|[0-9]{1,9}(?:\.[0-9]{1,9}){2,3}")
-_SPECIAL = re.compile(r"(?i)\.?(y|yes|n|no|on|off|true|false|null|nan|inf)|0[oxb].*")
-_DIGEST = re.compile(r"(?=.*[a-df])(?:[0-9a-f]{40}|[0-9a-f]{64})")  # a letter: never a number
-
-
-def _plain_everywhere(data: Any) -> bool:
-    """Whether every key and scalar is a string written plain in any YAML version, or a ``None`` value."""
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack += item.keys()
-            stack += (value for value in item.values() if value is not None)
-        elif isinstance(item, list):
-            stack += item
-        elif not isinstance(item, str) or not (
-            _DIGEST.fullmatch(item) or (_PLAIN.fullmatch(item) and not _SPECIAL.fullmatch(item))
-        ):
-            return False
-    return True
 
 
 def read(path: Path, stamps: Path | None = None) -> Lock:
