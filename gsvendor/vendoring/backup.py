@@ -63,6 +63,8 @@ def copy_backup(root: Path, paths: list[str]) -> Path:
     and return it once all in it is fsync'd. Raises :class:`OSError` (a partial backup is left)."""
     top = root / BACKUP_FOLDER
     top.mkdir(exist_ok=True)
+    if not is_real_dir(top):  # a link (a checkout can hold one) would take the hand edits out of the project
+        raise OSError(20, "a link or a file, not a folder", str(top))  # ENOTDIR
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     backup_dir = Path(tempfile.mkdtemp(prefix=f"{stamp}-", dir=top))  # unique
     for rel in paths:

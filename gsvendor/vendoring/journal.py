@@ -391,11 +391,11 @@ def _failed(exc: OSError, root: Path) -> str:
 
 
 def remove_strays(root: Path, folders: list[str]) -> None:
-    """Remove ``.gsvendor-staging-*`` folders in the project root and beside and in each destination. Safe only
-    under the project lock after :func:`recover` (no swap runs)."""
+    """Remove ``.gsvendor-staging-<8 hex>`` folders in the project root and beside and in each destination (a
+    user's ``.gsvendor-staging-notes`` stays). Safe only under the project lock after :func:`recover` (no swap runs)."""
     for place in {root, *((root / f).parent for f in folders), *(root / f for f in folders)}:
         with contextlib.suppress(OSError):
-            for stray in place.glob(f"{STAGING_PREFIX}*") if place == root or is_real_dir(place) else ():
+            for stray in place.glob(STAGING_PREFIX + "[0-9a-f]" * 8) if place == root or is_real_dir(place) else ():
                 if is_real_dir(stray):
                     shutil.rmtree(stray, ignore_errors=True)
 

@@ -344,3 +344,39 @@ def test_a_project_in_a_subfolder_or_a_worktree_keeps_its_journal_in_the_git_fol
     other = journal_trust.place(tmp_path / "other")
     assert other.path == top / ".git" / "worktrees" / "other" / "gsvendor" / "journal.json"
     assert other.top == tmp_path / "other"
+
+
+def test_only_folders_named_as_gsvendor_names_its_staging_are_removed_as_strays(checkout: Path, cli: Cli) -> None:
+    """A user's ``.gsvendor-staging-notes`` stays; an interrupted swap's ``.gsvendor-staging-<8 hex>`` goes."""
+    notes = checkout / ".gsvendor-staging-notes"
+    notes.mkdir()
+    (notes / "todo.txt").write_text("keep me\n")
+    (checkout / "helm" / ".gsvendor-staging-x").mkdir()
+    (checkout / "helm" / ".gsvendor-staging-0123abcd").mkdir()
+    (checkout / "helm" / "demo" / "link").unlink()  # the fixture's link: verify would report it
+    result = cli(checkout, "verify")
+    assert result.returncode == 0, result.stderr
+    assert (notes / "todo.txt").read_text() == "keep me\n" and (checkout / "helm" / ".gsvendor-staging-x").is_dir()
+    assert not (checkout / "helm" / ".gsvendor-staging-0123abcd").exists()
+
+
+def test_an_upstream_file_in_a_folder_named_as_staging_is_refused(checkout: Path, cli: Cli) -> None:
+    """Else the next command would remove it from helm/ as an interrupted swap's leftover."""
+    upstream = checkout.parent / "up-1.1.0"
+    (upstream / "charts" / "demo" / ".gsvendor-staging-deadbeef").mkdir()
+    (upstream / "charts" / "demo" / ".gsvendor-staging-deadbeef" / "x.yaml").write_text("kind: A\n")
+    before = snapshot(checkout)
+    result = cli(checkout, "sync", "v1.1.0", "--source", str(upstream))
+    assert_one_line_error(result, 2, "charts/demo/.gsvendor-staging-deadbeef/x.yaml: a name gsvendor keeps for")
+    assert snapshot(checkout) == before
+
+
+def test_a_backup_folder_that_is_a_link_is_refused_and_nothing_changes(checkout: Path, cli: Cli) -> None:
+    """A checkout can hold a ``.gsvendor-backup`` link: the hand edits would be copied where it points."""
+    (checkout / ".gsvendor-backup").symlink_to(checkout.parent / "outside")
+    with (checkout / "helm" / "demo" / "Chart.yaml").open("a") as chart:
+        chart.write("# a hand edit\n")
+    before, outside = snapshot(checkout), snapshot(checkout.parent / "outside")
+    result = cli(checkout, "sync", "v1.1.0", "--source", str(checkout.parent / "up-1.1.0"), "--force")
+    assert_one_line_error(result, 2, ".gsvendor-backup: a link or a file, not a folder")
+    assert snapshot(checkout) == before and snapshot(checkout.parent / "outside") == outside
