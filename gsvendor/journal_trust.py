@@ -59,6 +59,19 @@ def _git(root: Path, *args: str) -> str | None:
     return done.stdout if done.returncode == 0 else None
 
 
+def trusted_cache(cache: Path) -> Path:
+    """``cache`` when git tracks no file in it. Raises :class:`GsvendorError` (exit 2) when it does: a checkout
+    would supply the downloads index, the stamps and the journals gsvendor trusts (a cache in the project)."""
+    absolute = Path(os.path.abspath(cache))
+    top = next((p for p in (absolute, *absolute.parents) if os.path.lexists(p / ".git")), None)
+    if top is not None and absolute.is_dir() and _git(absolute, "ls-files", "-z", "--", "."):
+        raise GsvendorError(
+            f"{cache}: git tracks files in this cache folder, so a checkout could supply them; use a cache "
+            "git ignores (--cache-dir, GSVENDOR_CACHE_DIR)"
+        )
+    return cache
+
+
 def place(root: Path, cache: Path | None = None) -> Place:
     """Where the journal of the project in ``root`` (absolute) is kept; ``cache``: the user cache folder (default:
     :func:`gsvendor.files.default_cache_dir` without ``--cache-dir``, which commands may differ in). A git folder

@@ -107,8 +107,10 @@ def _globals(
     ] = False,
 ) -> None:
     from gsvendor.files import default_cache_dir
+    from gsvendor.journal_trust import trusted_cache
 
-    ctx.obj = Globals(config=config, cache_dir=default_cache_dir(cache_dir), quiet=quiet, lock_timeout=lock_timeout)
+    cache = trusted_cache(default_cache_dir(cache_dir))
+    ctx.obj = Globals(config=config, cache_dir=cache, quiet=quiet, lock_timeout=lock_timeout)
 
 
 def console(stream: str) -> Any:

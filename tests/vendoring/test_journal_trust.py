@@ -380,3 +380,21 @@ def test_a_backup_folder_that_is_a_link_is_refused_and_nothing_changes(checkout:
     result = cli(checkout, "sync", "v1.1.0", "--source", str(checkout.parent / "up-1.1.0"), "--force")
     assert_one_line_error(result, 2, ".gsvendor-backup: a link or a file, not a folder")
     assert snapshot(checkout) == before and snapshot(checkout.parent / "outside") == outside
+
+
+def test_a_cache_folder_git_tracks_files_in_is_refused(checkout: Path, cli: Cli, tmp_path: Path) -> None:
+    """A cache in the checkout (CircleCI's .gsvendor-cache) that a commit fills would supply the downloads
+    index: an archive other than upstream's, taken for the URL's. Untracked, it is used."""
+    cache = checkout / ".gsvendor-cache"
+    cli.env["GSVENDOR_CACHE_DIR"] = str(cache)
+    (checkout / "helm" / "demo" / "link").unlink()  # the fixture's link: verify would report it
+    result = cli(checkout, "verify")
+    assert result.returncode == 0, result.stderr
+    (cache / "v1.0.0").mkdir(parents=True)
+    (cache / "v1.0.0" / "urls.json").write_text("{}")
+    git(checkout, "add", "-f", ".gsvendor-cache/v1.0.0/urls.json")
+    before = snapshot(checkout)
+    for args in (["verify"], ["sync", "v1.1.0", "--source", str(checkout.parent / "up-1.1.0")]):
+        refused = cli(checkout, *args)
+        assert_one_line_error(refused, 2, f"{cache}: git tracks files in this cache folder, so a checkout could")
+    assert snapshot(checkout) == before
