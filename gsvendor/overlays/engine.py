@@ -29,7 +29,7 @@ from gsvendor.overlays.crdfield import (
     map_strings,
     strings,
 )
-from gsvendor.upstream.source import tag_version
+from gsvendor.upstream.source import MAX_MEMBER_BYTES, limit, tag_version
 from gsvendor.yamlio import YamlLimitError, load_validated
 
 # The JSON Schema of an overlay file: OPERATIONS holds each operation's keys, OVERLAY_SCHEMA the whole file
@@ -175,7 +175,11 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
                 asset = folder / params[key]
                 if not asset.is_file() or folder.resolve() not in asset.resolve().parents:
                     raise OverlayDefinitionError(f"{where}: {key}: no file {params[key]} under {folder.name}/")
-                assets[params[key]] = asset.read_bytes()  # unreadable: the CLI's one line naming the file
+                most = limit("GSVENDOR_MAX_MEMBER_MIB", MAX_MEMBER_BYTES)  # as an upstream file (a 2.5 GB one: OOM)
+                with asset.open("rb") as handle:  # unreadable: the CLI's one line naming the file
+                    assets[params[key]] = handle.read(most + 1)
+                if len(assets[params[key]]) > most:
+                    raise OverlayDefinitionError(f"{where}: {key}: {params[key]} is larger than {most >> 20} MiB")
             operations.append(op)
         if data.get("versions"):
             _specifier(data["versions"], f"{label}: versions")
