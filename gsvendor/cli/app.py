@@ -13,7 +13,7 @@ import typer
 
 from gsvendor import __version__
 from gsvendor.cli import options
-from gsvendor.errors import CheckFailed, GsvendorError, OutputError, UsageError
+from gsvendor.errors import CheckFailed, GsvendorError, OutputError
 from gsvendor.report.console import print_json
 
 app = typer.Typer(
@@ -80,12 +80,6 @@ def _print_version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-def _a_number(value: float) -> float:
-    if value != value:  # nan passes click's min=0 and would wait for ever
-        raise UsageError("--lock-timeout: nan is not a number of seconds")
-    return value
-
-
 @app.callback()
 def _globals(
     ctx: typer.Context,
@@ -98,7 +92,7 @@ def _globals(
             help="Seconds to wait for another gsvendor working in the same project before giving up (exit 2).",
             min=0,
             metavar="SECONDS",
-            callback=_a_number,
+            callback=options.finite,
         ),
     ] = 60.0,
     version: Annotated[

@@ -1,6 +1,7 @@
 """The parameters the commands share or declare at length, as ``Annotated`` types, and the parser
 that refuses an option given empty."""
 
+import math
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
@@ -23,6 +24,14 @@ def text(*names: str, metavar: str, help: str, kind: Any = str) -> Any:
         return value
 
     return Annotated[kind | None, typer.Option(*names, help=help, metavar=metavar, parser=parse)]
+
+
+def finite(param: typer.CallbackParam, value: float) -> float:
+    """A number option's ``value`` unless NaN or infinite, which click's ranges let through (``--lock-timeout nan``
+    waited for ever, ``--timeout nan`` failed in the socket). Raises :class:`UsageError` (exit 2)."""
+    if not math.isfinite(value):
+        raise UsageError(f"{param.opts[0]}: {value} is not a number", key=param.opts[0], value=value)
+    return value
 
 
 source = partial(text, "--source", "-s", metavar="SOURCE")  # an upstream source as help= says
@@ -72,15 +81,14 @@ ChartDirs = Annotated[
     typer.Argument(metavar="[CHART_DIR]...", help="Chart folders [default: every configured chart's dest]."),
 ]
 RendersJunit = path("--junit", metavar="FILE", help="Write JUnit XML, a test case per chart × variant.")
-Timeout = Annotated[float, typer.Option(help="HTTP timeout per request, seconds.", min=0.1, metavar="SECONDS")]
+number = partial(typer.Option, callback=finite)
+Timeout = Annotated[float, number(help="HTTP timeout per request, seconds.", min=0.1, metavar="SECONDS")]
 Retries = Annotated[int, typer.Option(help="HTTP retries on 5xx and timeouts.", min=0, max=10, metavar="N")]
 MaxTime = Annotated[
-    float,
-    typer.Option(help="Seconds for the whole fetch: every HTTP attempt, or every git run.", min=1, metavar="SECONDS"),
+    float, number(help="Seconds for the whole fetch: every HTTP attempt, or every git run.", min=1, metavar="SECONDS")
 ]
 MinRate = Annotated[
-    float,
-    typer.Option(help="Bytes/s below which a download is dropped (averaged over --timeout).", min=0, metavar="BYTES/S"),
+    float, number(help="Bytes/s below which a download is dropped (averaged over --timeout).", min=0, metavar="BYTES/S")
 ]
 # a string: "./-" is a file named "-", which a Path would read as "-" (stdout)
 Report = text(

@@ -147,6 +147,9 @@ def test_a_gzip_bomb_is_read_as_a_stream() -> None:
         (("verify", "--config="), "--config is empty"),
         (("--cache-dir=", "verify"), "--cache-dir is empty"),
         (("--lock-timeout", "nan", "verify"), "--lock-timeout: nan is not a number"),
+        (("sync", "v0.20.0", "--timeout", "nan"), "--timeout: nan is not a number"),  # a traceback in the socket
+        (("sync", "v0.20.0", "--max-time", "inf"), "--max-time: inf is not a number"),  # retries for ever
+        (("sync", "v0.20.0", "--min-rate", "nan"), "--min-rate: nan is not a number"),
     ],
 )
 def test_an_empty_global_option_is_one_error_line(cli: Cli, tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
