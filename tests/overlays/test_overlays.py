@@ -167,7 +167,6 @@ def test_copy_from_file_with_substitution(tmp_path: Path) -> None:
     assert files["templates/_h.tpl"] == b'{{- define "kserve-crd.name" -}}${literal}\n'
 
 
-
 def test_a_copied_file_larger_than_an_upstream_file_may_be_is_refused(tmp_path: Path, monkeypatch) -> None:
     """``from:`` is read as an upstream file is, at most GSVENDOR_MAX_MEMBER_MIB (a 2.5 GB file ran out of
     memory); at the limit it is copied."""
@@ -184,6 +183,7 @@ def test_a_copied_file_larger_than_an_upstream_file_may_be_is_refused(tmp_path: 
     with pytest.raises(OverlayDefinitionError) as refused:
         load_overlays(big.parent.parent)
     assert str(refused.value) == "overlays/c.yaml: operations[0] (copy): from: files/big.bin is larger than 1 MiB"
+
 
 def test_patch_operation_with_git_apply(tmp_path: Path) -> None:
     diff = (
