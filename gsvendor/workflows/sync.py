@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gsvendor.config import Config
-from gsvendor.errors import GsvendorError, HandEditError, Interrupted, UsageError
+from gsvendor.errors import ConfigError, GsvendorError, HandEditError, Interrupted, UsageError
 from gsvendor.files import read_file, read_tree
 from gsvendor.overlays.engine import load_overlays
 from gsvendor.upstream.fetch import fetch_upstream
@@ -22,6 +22,7 @@ from gsvendor.vendoring.journal import interrupted_after
 from gsvendor.vendoring.plan import Build, build, wanted_for
 from gsvendor.vendoring.writer import FileChange, foreign, hand_edits, plan_changes, read_destinations, write_atomically
 from gsvendor.workflows import Progress
+from gsvendor.yamlio import read_text
 
 if TYPE_CHECKING:  # the upgrade report's modules load only when a report is made
     from gsvendor.vendoring.upgrade import Upgrade
@@ -322,10 +323,10 @@ def read_patch_report(path: Path, tag: str) -> dict[str, Any]:
     """``gsvendor patch-verify --json`` output for ``tag`` at ``path``: its report, or its error document
     (``{"ok": false, "error": …}``: a series not judged). Raises :class:`UsageError` (exit 2) naming
     ``--patch-report`` when it is unreadable, not that JSON, or checked against another tag."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:  # a UnicodeDecodeError is a ValueError
-        detail = (exc.strerror or exc) if isinstance(exc, OSError) else " ".join(str(exc).split())[:200]
+    try:  # a user file's bounds (16 MiB, regular): /dev/zero took 1.9 GB; deep nesting is a RecursionError
+        data = json.loads(read_text(path, str(path)))
+    except (ConfigError, ValueError, RecursionError) as exc:  # a UnicodeDecodeError is a ValueError
+        detail = " ".join(str(exc).split())[:200] if not isinstance(exc, ConfigError) else str(exc).split(": ", 1)[1]
         raise UsageError(f"--patch-report: {path}: cannot read: {detail}") from None
     if isinstance(data, dict) and data.get("ok") is False and isinstance(data.get("error"), dict):
         return {"tag": tag, "error": data["error"]}

@@ -280,7 +280,12 @@ def test_the_report_lists_the_patches_patch_verify_judged(cli: Cli, at_v019: Pat
         "v0.19.0 (gsvendor patch-verify --tag v0.19.0 --json)",
     )
     missing = cli(at_v019, "sync", "v0.20.0", "--dry-run", "--patch-report", "nosuch.json")
-    assert_one_line_error(missing, 2, "error: --patch-report: nosuch.json: cannot read: No such file or directory")
+    assert_one_line_error(missing, 2, "error: --patch-report: nosuch.json: cannot read: not found")
+    # bounded as a user file is: /dev/zero took 1.9 GB, and deep nesting was a RecursionError traceback
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    for name, reason in ((str(tmp_path / "deep.json"), "maximum recursion depth"), ("/dev/zero", "not a regular file")):
+        refused = cli(at_v019, "sync", "v0.20.0", "--dry-run", "--patch-report", name)
+        assert_one_line_error(refused, 2, f"error: --patch-report: {name}: cannot read: {reason}")
 
 
 def test_a_table_moves_the_cells_that_make_a_row_too_wide_to_a_list_below() -> None:
