@@ -115,11 +115,17 @@ class Config:
     stamps: Path | None = field(default=None, compare=False, repr=False)
 
     def check_tag(self, tag: str) -> None:
-        """Raise :class:`UsageError` unless ``tag`` matches ``upstream.tagPattern`` (hinting v0.20.0 for 0.20.0)."""
-        if re.search(self.tag_pattern, tag):
-            return
-        candidates = [f"v{tag}", tag.lower(), tag[1:] if tag[:1] in "vV" else tag]
-        meant = next((c for c in candidates if c != tag and re.search(self.tag_pattern, c)), None)
+        """Raise :class:`UsageError` unless ``tag`` matches ``upstream.tagPattern`` (hinting v0.20.0 for 0.20.0),
+        or when a search takes :data:`MATCH_SECONDS` (``^(a|a)*$`` ran for ever)."""
+        import regex  # ~12 ms to import: only where a tag is checked
+
+        try:
+            if regex.search(self.tag_pattern, tag, timeout=MATCH_SECONDS):
+                return
+            candidates = [f"v{tag}", tag.lower(), tag[1:] if tag[:1] in "vV" else tag]
+            meant = next((c for c in candidates if c != tag and regex.search(self.tag_pattern, c, timeout=1)), None)
+        except TimeoutError:
+            raise UsageError(f"upstream.tagPattern: {self.tag_pattern!r} took too long on {tag!r}") from None
         hint = f"; did you mean {meant}?" if meant else ""
         wanted = (
             "v<major>.<minor>.<patch>[-<pre-release>]" if self.tag_pattern == DEFAULT_TAG_PATTERN else self.tag_pattern

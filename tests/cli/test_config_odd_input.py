@@ -112,3 +112,16 @@ def test_an_unknown_key_of_a_chart_entry_is_named(cli: Cli, tmp_path: Path) -> N
         "(known here: dest, exclude, include, name, path, render)",
         "error: gsvendor.yaml:5: charts[1]: '' does not match '^[A-Za-z0-9][A-Za-z0-9._-]*$'",
     ]
+
+
+def test_a_tag_pattern_that_backtracks_for_ever_is_stopped_in_time(cli: Cli, tmp_path: Path) -> None:
+    """``upstream.tagPattern`` is searched with the regex limit of overlays (re has none: it ran for ever)."""
+    from conftest import tarball
+
+    (tmp_path / "gsvendor.yaml").write_text(
+        'upstream: {repository: kserve/kserve, tagPattern: "^(a|a)*$"}\ncharts: [kserve-crd]\n'
+    )
+    tag = "a" * 48 + "b"
+    result = cli(tmp_path, "sync", tag, "--source", str(tarball("v0.20.0")), timeout=120)
+    assert_one_line_error(result, 2, f"upstream.tagPattern: '^(a|a)*$' took too long on '{tag}'")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "gsvendor.yaml"]
