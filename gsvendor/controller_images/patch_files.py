@@ -126,10 +126,12 @@ def parse_patch(path: Path) -> PatchFile:
 
 def list_series(folder: Path, label: str) -> list[Path]:
     """The ``*.patch`` files in ``folder`` in the order of the image build's ``/patches/*.patch`` glob: byte
-    order, no hidden files, regular files only. Raises :class:`ConfigError` when ``folder`` is not a folder."""
+    order, no hidden files. Raises :class:`ConfigError` when ``folder`` is not a folder or a patch no regular file."""
     if not folder.is_dir():
         raise ConfigError(f"{label}: no such folder (the patch series)")
-    found = [p for p in folder.iterdir() if p.name.endswith(".patch") and not p.name.startswith(".") and p.is_file()]
+    found = [p for p in folder.iterdir() if p.name.endswith(".patch") and not p.name.startswith(".")]
+    if odd := next((p for p in found if not p.is_file()), None):  # a fifo, a dangling link: was skipped, "ok"
+        raise ConfigError(f"{label}/{odd.name}: not a regular file (the image build applies every *.patch)")
     return sorted(found, key=lambda p: p.name.encode("utf-8", "surrogateescape"))
 
 

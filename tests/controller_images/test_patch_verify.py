@@ -210,6 +210,21 @@ def test_series_order_is_file_name_order(upstream: Upstream, maker: PatchMaker, 
     assert [r["name"] for r in data["results"]] == [earlier.name, later.name]
 
 
+def test_a_patch_that_is_no_regular_file_is_refused(tmp_path: Path) -> None:
+    """A dangling link or a fifo named *.patch was skipped, and an empty series passed."""
+    import os
+
+    from gsvendor.errors import ConfigError
+
+    (tmp_path / "0001-a.patch").symlink_to(tmp_path / "gone")
+    with pytest.raises(ConfigError, match=r"^patches/0001-a.patch: not a regular file \(the image build applies"):
+        list_series(tmp_path, "patches")
+    (tmp_path / "0001-a.patch").unlink()
+    os.mkfifo(tmp_path / "0002-b.patch")
+    with pytest.raises(ConfigError, match=r"^patches/0002-b.patch: not a regular file"):
+        list_series(tmp_path, "patches")
+
+
 def test_a_file_missing_upstream(upstream: Upstream, maker: PatchMaker, project: Path) -> None:
     maker.patch({"pkg/b.go": replace_line(B_GO, "b line 3", "b 3")}, "touch b", series(project), 1)
     code, data, _ = verify(project, upstream, "v4.0.0")
