@@ -270,14 +270,7 @@ def check_rendered(
     missing or unreadable, :class:`~gsvendor.errors.CheckFailed` (exit 1) when the run is not ok."""
     from gsvendor.config import find_config, load_config
 
-    chart_dirs = chart_dirs or []
-    for path in chart_dirs:
-        try:  # pathlib's is_file and exists raise any error but a missing one (a name past 255 bytes)
-            os.stat(path / "Chart.yaml")
-        except (FileNotFoundError, NotADirectoryError):
-            pass
-        except OSError as error:
-            raise UsageError(f"{path}: not a chart folder ({error.strerror})") from None
+    chart_dirs = chart_dirs or []  # a name past 255 bytes: pathlib's OSError, one line by handles_errors
     try:  # named chart folders need no gsvendor.yaml
         found = ctx.obj.config or (find_config() if chart_dirs else None)
     except ConfigError:

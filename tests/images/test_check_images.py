@@ -799,4 +799,4 @@ def test_a_chart_folder_name_past_255_bytes_is_a_usage_error(helm, tmp_path):
     given = tmp_path / ("a" * 300)
     for command in ("check-images", "check-manifests"):
         result = invoke("--config", config, command, given, "--helm", helm)
-        assert (result.exit_code, result.stderr) == (2, f"error: {given}: not a chart folder (File name too long)\n")
+        assert (result.exit_code, result.stderr) == (2, f"error: {given / 'Chart.yaml'}: File name too long\n")
