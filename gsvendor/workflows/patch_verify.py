@@ -100,7 +100,7 @@ def verify_series(
             shown = ", ".join(read[:3]) + (f" and {len(read) - 3} more" if len(read) > 3 else "")
             raise IncompleteSourceError(
                 f"{snapshot.location} holds none of the files the patches touch ({shown}): not the full upstream "
-                f"source tree; give --source a kserve checkout at {tag} or its git URL",
+                f"source tree; give --source (make: PATCH_SOURCE=) a kserve checkout at {tag} or its git URL",
                 value=snapshot.location,
             )
     with tempfile.TemporaryDirectory(prefix="gsvendor-patches-") as tmp:

@@ -431,7 +431,7 @@ def test_a_charts_only_source_is_an_input_error(maker: PatchMaker, project: Path
     assert data["ok"] is False and data["error"]["code"] == "source-incomplete"
     assert data["error"]["problems"] == [
         f"{tarball} holds none of the files the patches touch (pkg/a.go): not the full upstream source tree; "
-        "give --source a kserve checkout at v1.0.0 or its git URL"
+        "give --source (make: PATCH_SOURCE=) a kserve checkout at v1.0.0 or its git URL"
     ]
 
 
@@ -446,7 +446,7 @@ def test_a_link_named_like_the_patched_folder_is_not_a_folder(maker: PatchMaker,
     assert result.returncode == 2, result.stdout + result.stderr
     assert result.stderr == (
         f"error: {folder} holds none of the files the patches touch (pkg/a.go): not the full upstream source "
-        "tree; give --source a kserve checkout at v1.0.0 or its git URL\n"
+        "tree; give --source (make: PATCH_SOURCE=) a kserve checkout at v1.0.0 or its git URL\n"
     )
 
 
