@@ -6,6 +6,7 @@ holds each ``golang`` builder image to upstream's go.mod at the pinned tag (:fun
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath
@@ -61,7 +62,7 @@ def read_pin(config: Config, tag_hint: str | None = None) -> Pin:
     is missing. Raises :class:`ConfigError` (exit 2): missing, unreadable, or no ARG KSERVE_VERSION with a value."""
     label = build_inputs(config).pin_dockerfile
     path = config.root / label
-    if not path.is_file():
+    if not os.path.lexists(path):  # a folder or a fifo in its place: dockerfile.read says "not a regular file"
         instead = f"give the tag ({tag_hint}) or " if tag_hint else ""
         pins = f"its ARG {PIN_ARG} pins the upstream version"
         raise ConfigError(f"{label}: not found; {pins}: {instead}set pinDockerfile in gsvendor.yaml")

@@ -78,6 +78,9 @@ def test_sync_without_tag_or_pin_dockerfile_exits_2(tmp_path: Path, tarball: Pat
     assert result.returncode == 2
     assert "Dockerfile.llmisvc: not found" in result.stderr
     assert "Traceback" not in result.stderr
+    (project / "Dockerfile.llmisvc").mkdir()  # there, but no file: not "not found"
+    result = run_gsvendor(project, "sync", "--source", str(tarball))
+    assert (result.returncode, result.stderr) == (2, "error: Dockerfile.llmisvc: not a regular file\n")
 
 
 def test_sync_without_tag_and_a_pin_without_default_exits_2(tmp_path: Path, tarball: Path) -> None:
