@@ -128,7 +128,7 @@ def read(path: Path, stamps: Path | None = None) -> Lock:
 
     if not path.is_file():
         missing = "no lock file; run `gsvendor sync TAG` first"
-        raise LockError(f"{path.name}: {'not a regular file' if path.exists() else missing}")
+        raise LockError(f"{path.name}: {'not a regular file' if os.path.lexists(path) else missing}")
     try:
         text = read_text(path, path.name)
         stamp = stamp_path(stamps, KIND, text)

@@ -275,6 +275,8 @@ def test_verify_and_diff_without_lock(cli: Cli, project: Path) -> None:
     (project / "helm" / "kserve-runtime-configs").mkdir()
     assert_one_line_error(cli(project, "verify"), 2, "gsvendor.lock.yaml: no lock file; run `gsvendor sync TAG` first")
     assert_one_line_error(cli(project, "diff"), 2, "no lock file")
+    (project / "gsvendor.lock.yaml").symlink_to("gsvendor.lock.yaml")  # a link to itself is there, but no file
+    assert_one_line_error(cli(project, "verify"), 2, "gsvendor.lock.yaml: not a regular file")
 
 
 def test_malformed_lock(cli: Cli, synced: Path) -> None:
