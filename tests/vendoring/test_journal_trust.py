@@ -266,7 +266,7 @@ def test_a_journal_committed_to_the_repository_is_only_reported(
 def test_a_journal_git_tracks_is_refused(tmp_path: Path, cli: Cli) -> None:
     """A ``.git`` file naming a git folder inside the work tree: that folder could come from the
     checkout, so the journal goes to the user cache; with that cache inside the work tree and the
-    journal committed there, it is refused as one a checkout supplied."""
+    journal committed there, the cache is refused, and the journal as one a checkout supplied."""
     project = tmp_path / "small"
     (project / "overlays").mkdir(parents=True)
     (project / "gsvendor.yaml").write_text(SMALL_CONFIG)
@@ -281,11 +281,14 @@ def test_a_journal_git_tracks_is_refused(tmp_path: Path, cli: Cli) -> None:
     where.path.write_text(json.dumps(journal("committed", [["unlink", "helm/demo/values.yaml", None, DIGEST, None]])))
     git(project, "add", "-f", str(where.path))
     before = snapshot(project / "helm")
-    result = cli(project, "verify")
+    result = cli(project, "verify")  # the cache itself is refused first, then the journal in it
     assert result.returncode == 2
-    assert result.stderr == (
-        f"error: {where.label}: swap journal not acted on: git tracks it, so a checkout supplied it; "
-        "remove it from the repository\n"
+    assert result.stderr.startswith(f"error: {cache}: git tracks files in this cache folder, so a checkout could")
+    with pytest.raises(journal_trust.GsvendorError) as refused:
+        journal_trust.read(where, project)
+    assert str(refused.value) == (
+        f"{where.label}: swap journal not acted on: git tracks it, so a checkout supplied it; "
+        "remove it from the repository"
     )
     assert snapshot(project / "helm") == before
 
