@@ -62,11 +62,15 @@ def _git(root: Path, *args: str) -> str | None:
 def trusted_cache(cache: Path) -> Path:
     """``cache`` when git tracks no file in it. Raises :class:`GsvendorError` (exit 2) when it does: a checkout
     would supply the downloads index, the stamps and the journals gsvendor trusts (a cache in the project)."""
-    absolute = Path(os.path.abspath(cache))
-    top = next((p for p in (absolute, *absolute.parents) if os.path.lexists(p / ".git")), None)
-    if top is not None and absolute.is_dir() and _git(absolute, "ls-files", "-z", "--", "."):
+    real = Path(os.path.realpath(cache))  # a link into a checkout is the checkout
+    if not real.is_dir() or not any(os.path.lexists(p / ".git") for p in (real, *real.parents)):
+        return cache
+    # safe.directory: a checkout owned by another user (a CI container) is listed, not taken for no repository
+    listed = _git(real, "-c", "safe.directory=*", "ls-files", "-z", "--", ".")
+    if listed is None or listed:
+        why = "git tracks files in" if listed else "git cannot list what it tracks in"
         raise GsvendorError(
-            f"{cache}: git tracks files in this cache folder, so a checkout could supply them; use a cache "
+            f"{cache}: {why} this cache folder, so a checkout could supply them; use a cache "
             "git ignores (--cache-dir, GSVENDOR_CACHE_DIR)"
         )
     return cache

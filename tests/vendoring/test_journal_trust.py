@@ -400,4 +400,9 @@ def test_a_cache_folder_git_tracks_files_in_is_refused(checkout: Path, cli: Cli,
     for args in (["verify"], ["sync", "v1.1.0", "--source", str(checkout.parent / "up-1.1.0")]):
         refused = cli(checkout, *args)
         assert_one_line_error(refused, 2, f"{cache}: git tracks files in this cache folder, so a checkout could")
+    # reached through a link from outside, or in a checkout git calls of dubious ownership (another user's)
+    (checkout.parent / "cache-link").symlink_to(cache)
+    for name, extra in ((checkout.parent / "cache-link", {}), (cache, {"GIT_TEST_ASSUME_DIFFERENT_OWNER": "1"})):
+        cli.env.update(GSVENDOR_CACHE_DIR=str(name), **extra)
+        assert_one_line_error(cli(checkout, "verify"), 2, f"{name}: git tracks files in this cache folder")
     assert snapshot(checkout) == before
