@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import re
 from collections.abc import Callable
@@ -27,6 +28,19 @@ DEFAULT_DOCKERFILES = ("Dockerfile", "Dockerfile.llmisvc")
 DEFAULT_PIN_DOCKERFILE = "Dockerfile.llmisvc"
 DEFAULT_PATCHES = "patches/llmisvc"
 MATCH_SECONDS = 5.0  # one search of an overlay's or check variant's pattern (the regex module; re has no limit)
+_REPEAT = re.compile(r"\{(\d{1,12})(?:,(\d{1,12}))?\}")  # longer: the regex module's own "repeat count too big"
+
+
+def compile_pattern(text: str, flags: int = 0) -> Any:
+    """``regex.compile(text, flags)`` (the module of every user pattern), refusing repeat counts that multiply past
+    100,000: ``regex`` expands them while compiling (``(a|b){2000000000}`` took 23 GB). Raises ``regex.error``."""
+    import regex  # ~12 ms to import: only where a pattern is used
+
+    if math.prod(max(int(n or 0) for n in bounds) or 1 for bounds in _REPEAT.findall(text)) > 100_000:
+        raise regex.error("its repeat counts multiply past 100000")
+    return regex.compile(text, flags)
+
+
 _Claims = dict[PurePosixPath, tuple[str, bool]]  # destination → what writes it, whether a folder
 
 
@@ -117,13 +131,12 @@ class Config:
     def check_tag(self, tag: str) -> None:
         """Raise :class:`UsageError` unless ``tag`` matches ``upstream.tagPattern`` (hinting v0.20.0 for 0.20.0),
         or when a search takes :data:`MATCH_SECONDS` (``^(a|a)*$`` ran for ever)."""
-        import regex  # ~12 ms to import: only where a tag is checked
-
+        pattern = compile_pattern(self.tag_pattern)
         try:
-            if regex.search(self.tag_pattern, tag, timeout=MATCH_SECONDS):
+            if pattern.search(tag, timeout=MATCH_SECONDS):
                 return
             candidates = [f"v{tag}", tag.lower(), tag[1:] if tag[:1] in "vV" else tag]
-            meant = next((c for c in candidates if c != tag and regex.search(self.tag_pattern, c, timeout=1)), None)
+            meant = next((c for c in candidates if c != tag and pattern.search(c, timeout=1)), None)
         except TimeoutError:
             raise UsageError(f"upstream.tagPattern: {self.tag_pattern!r} took too long on {tag!r}") from None
         hint = f"; did you mean {meant}?" if meant else ""
@@ -263,8 +276,8 @@ def load_config(path: Path | None = None, stamps: Path | None = None) -> Config:
     generate = _generate_settings(data.get("generate", {}), file)
     tag_pattern = str(upstream.get("tagPattern", DEFAULT_TAG_PATTERN))
     try:
-        re.compile(tag_pattern)
-    except re.error as exc:
+        compile_pattern(tag_pattern)
+    except Exception as exc:  # regex.error: its import waits for a pattern
         raise ConfigError(
             f"{file.where(['upstream', 'tagPattern'])}: upstream.tagPattern: {tag_pattern!r} "
             f"is not a regular expression ({exc})"

@@ -1,8 +1,7 @@
 """A fast, lazy loader for the block-style YAML controller-gen writes (CustomResourceDefinitions): the
 2 MB LLMInferenceServiceConfig CRD in 0.03 s, not ruamel's 0.75 s (benchmarks/README.md). Anything outside
 the subset raises :class:`NotSimple` and the caller falls back to ruamel; the result is always what
-ruamel's safe loader gives (tests compare both on every upstream CRD).
-"""
+ruamel's safe loader gives (tests compare both on every upstream CRD)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """Generated files remembered by their inputs: the chart's files, the outside files it reads (``$ref``
 bundling), the ``generate:`` settings and the generating code, hashed into a stamp's name
 (:func:`gsvendor.stamps.stamp_path`). A hit needs the outside files and outputs to keep their recorded
-sha256 and every output path to be one generation writes. Errors are never remembered.
-"""
+sha256 and every output path to be one generation writes. Errors are never remembered."""
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@ parser Docker, containerd and the kubelet use; the patterns below carry the name
 Normalization follows ``ParseNormalizedNamed``: the first path component is a registry host only
 if it contains ``.`` or ``:``, is ``localhost``, or has an upper-case letter; otherwise the
 registry is ``docker.io``, and a single-component name on ``docker.io`` gets ``library/``.
-``index.docker.io`` is the legacy name of ``docker.io``.
-"""
+``index.docker.io`` is the legacy name of ``docker.io``."""
 
 from __future__ import annotations
 

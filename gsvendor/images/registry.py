@@ -5,8 +5,7 @@ The calls (OCI distribution specification v1.1): ``HEAD /v2/<name>/manifests/<re
 (the body has the error code); ``GET /v2/<name>/tags/list?n=1`` after ``MANIFEST_UNKNOWN``, which
 the CNCF registry answers for a missing repository too. ``Www-Authenticate`` challenges are answered
 once: ``Basic`` with the host's credentials, ``Bearer`` with a token from the challenge's realm (the
-Docker token specification: ACR, ghcr.io).
-"""
+Docker token specification: ACR, ghcr.io)."""
 
 from __future__ import annotations
 

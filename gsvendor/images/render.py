@@ -2,8 +2,7 @@
 (:func:`render_charts`), each check a consumer run on every render in the worker that made it.
 
 Giant Swarm's Chart.yaml says ``version: "[[ .Version ]]"`` (the release pipeline fills it in),
-which helm rejects: every render runs on a temporary copy with a valid version substituted.
-"""
+which helm rejects: every render runs on a temporary copy with a valid version substituted."""
 
 from __future__ import annotations
 

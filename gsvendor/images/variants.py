@@ -1,8 +1,7 @@
 """check-images' inputs: the ``images`` section of gsvendor.yaml, the charts to check and the
 variants each is rendered in: ``defaults`` (the chart's own values), ``switches-on`` (every boolean
 ``enabled``/``create…`` key that is false set to true, plus the chart's ``switchValues`` files), and
-each variant the configuration declares.
-"""
+each variant the configuration declares."""
 
 from __future__ import annotations
 
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import regex
 
+from gsvendor.config import compile_pattern
 from gsvendor.errors import ConfigError, UsageError, did_you_mean
 from gsvendor.files import leads_outside
 from gsvendor.overlays.crdfield import expect_failure_holds
@@ -101,7 +101,7 @@ def images_config(config: Config | None) -> ImagesConfig:
             pattern, when = None, item.get("expectFailureWhile")
             try:
                 # the regex module: its searches take a time limit (render.py), re's would hold the GIL and signals
-                pattern = regex.compile(str(item["expectFailure"])) if "expectFailure" in item else None
+                pattern = compile_pattern(str(item["expectFailure"])) if "expectFailure" in item else None
             except regex.error as exc:
                 if expect_failure_holds(when, config):  # one that cannot apply is not an error
                     raise fail([*path, "expectFailure"], f"not a valid regular expression: {exc}") from None

@@ -14,7 +14,7 @@ from typing import Any
 import regex
 
 from gsvendor import gitcmd
-from gsvendor.config import MATCH_SECONDS
+from gsvendor.config import MATCH_SECONDS, compile_pattern
 from gsvendor.config_schema import CRD_CONDITION_SCHEMA, RELPATH
 from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest, shorten
 from gsvendor.overlays import yamledit
@@ -176,10 +176,9 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
                 if not asset.is_file() or folder.resolve() not in asset.resolve().parents:
                     raise OverlayDefinitionError(f"{where}: {key}: no file {params[key]} under {folder.name}/")
                 most = limit("GSVENDOR_MAX_MEMBER_MIB", MAX_MEMBER_BYTES)  # as an upstream file (a 2.5 GB one: OOM)
-                with asset.open("rb") as handle:  # unreadable: the CLI's one line naming the file
-                    assets[params[key]] = handle.read(most + 1)
-                if len(assets[params[key]]) > most:
+                if asset.stat().st_size > most:  # unreadable: the CLI's one line naming the file
                     raise OverlayDefinitionError(f"{where}: {key}: {params[key]} is larger than {most >> 20} MiB")
+                assets[params[key]] = asset.read_bytes()
             operations.append(op)
         if data.get("versions"):
             _specifier(data["versions"], f"{label}: versions")
@@ -209,7 +208,7 @@ def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
             )
     if op.kind == "replace" and params.get("regex") and "${" not in params["find"]:
         try:
-            pattern = regex.compile(params["find"], _REGEX_FLAGS)
+            pattern = compile_pattern(params["find"], _REGEX_FLAGS)
             groups = [int(n) for n in re.findall(r"\\(\d+)", params["with"])]
             if groups and max(groups) > pattern.groups:
                 raise regex.error(f"invalid group reference {max(groups)}")
@@ -395,7 +394,7 @@ def _literal_edit(kind: str, text: str, params: dict[str, Any]) -> tuple[str, in
 
 def _regex_replace(kind: str, text: str, params: dict[str, Any]) -> tuple[str, int]:
     try:
-        pattern = regex.compile(params["find"], _REGEX_FLAGS)
+        pattern = compile_pattern(params["find"], _REGEX_FLAGS)
     except regex.error as exc:
         raise _Mismatch(f"invalid regex {params['find']!r}: {exc}") from None
     try:

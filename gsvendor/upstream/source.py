@@ -11,7 +11,6 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from gsvendor.errors import SourceError, redact, shorten
-from gsvendor.journal_trust import STAGING_PREFIX
 
 # An upstream charts/ tree is a few MiB in a ~0.5 MiB archive; these bound what a hostile source
 # can make us hold or spend. Each can be raised with the environment variable named beside it.
@@ -26,10 +25,10 @@ MAX_HEADER_BYTES = 64 * 1024  # a GNU long name or link, or a pax header: refuse
 
 
 def limit(name: str, default: int) -> int:
-    """A size limit in bytes: ``default``, or the MiB in environment variable ``name`` when set."""
+    """A size limit in bytes: ``default``, or the MiB in environment variable ``name`` when set (at most 1 TiB)."""
     value = os.environ.get(name, "").strip()
     # isascii: isdigit takes "²", which int refuses
-    return int(value) * 1024 * 1024 if value.isascii() and value.isdigit() and int(value) > 0 else default
+    return min(int(value[:8]), 1 << 20) << 20 if value.isascii() and value.isdigit() and int(value[:8]) > 0 else default
 
 
 class FileBudget:
@@ -46,8 +45,6 @@ class FileBudget:
         """Count the file ``name`` and its ``size`` bytes against the limits."""
         self.total += size
         self.files += 1
-        if f"/{STAGING_PREFIX}" in f"/{name}":  # any command would remove it as an interrupted swap's leftover
-            raise SourceError(f"{self.location}: {one_line(name)}: a name gsvendor keeps for its staging folders")
         if self.files > MAX_WANTED_FILES:
             raise SourceError(f"{self.location}: refusing more than {MAX_WANTED_FILES} files to vendor")
         if size > self.most_member or self.total > self.most_total:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import Cli, assert_one_line_error
 
 KNOWN = (
@@ -125,3 +126,23 @@ def test_a_tag_pattern_that_backtracks_for_ever_is_stopped_in_time(cli: Cli, tmp
     result = cli(tmp_path, "sync", tag, "--source", str(tarball("v0.20.0")), timeout=120)
     assert_one_line_error(result, 2, f"upstream.tagPattern: '^(a|a)*$' took too long on '{tag}'")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "gsvendor.yaml"]
+
+
+def test_patterns_whose_repeat_counts_multiply_past_the_limit_are_refused(cli: Cli, tmp_path: Path) -> None:
+    """The regex module expands repeats while compiling: ``(a|b|c){2000000000}`` took 23 GB before any
+    search (and its time limit) began. A tag pattern, an overlay's and a check variant's all compile through
+    one function."""
+    import regex
+    from conftest import tarball
+
+    from gsvendor.config import compile_pattern
+
+    for bomb in ("^v(a|b|c){2000000000}", "((a{1000}){1000}){1000}", "a{1,100001}"):
+        with pytest.raises(regex.error, match="its repeat counts multiply past 100000"):
+            compile_pattern(bomb)
+    assert compile_pattern(r"^v\d{1,9}\.\d{1,9}\.\d{1,9}(-rc\d{1,3})?$").search("v0.20.0")
+    (tmp_path / "gsvendor.yaml").write_text(
+        'upstream: {repository: kserve/kserve, tagPattern: "^v(a|b|c){2000000000}"}\ncharts: [kserve-crd]\n'
+    )
+    result = cli(tmp_path, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
+    assert_one_line_error(result, 2, "upstream.tagPattern: '^v(a|b|c){2000000000}' is not a regular expression")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -363,14 +364,22 @@ def test_only_folders_named_as_gsvendor_names_its_staging_are_removed_as_strays(
     assert not (checkout / "helm" / ".gsvendor-staging-0123abcd").exists()
 
 
-def test_an_upstream_file_in_a_folder_named_as_staging_is_refused(checkout: Path, cli: Cli) -> None:
-    """Else the next command would remove it from helm/ as an interrupted swap's leftover."""
+def test_a_file_to_vendor_in_a_folder_named_as_staging_is_refused(checkout: Path, cli: Cli) -> None:
+    """From upstream or an overlay: else the next command would remove it as an interrupted swap's leftover."""
     upstream = checkout.parent / "up-1.1.0"
     (upstream / "charts" / "demo" / ".gsvendor-staging-deadbeef").mkdir()
     (upstream / "charts" / "demo" / ".gsvendor-staging-deadbeef" / "x.yaml").write_text("kind: A\n")
+    (checkout / "helm" / "demo" / "link").unlink()  # the fixture's link: a hand edit sync would refuse first
     before = snapshot(checkout)
     result = cli(checkout, "sync", "v1.1.0", "--source", str(upstream))
-    assert_one_line_error(result, 2, "charts/demo/.gsvendor-staging-deadbeef/x.yaml: a name gsvendor keeps for")
+    assert_one_line_error(result, 2, "helm/demo/.gsvendor-staging-deadbeef/x.yaml: a name gsvendor keeps for its")
+    assert snapshot(checkout) == before
+    shutil.rmtree(upstream / "charts" / "demo" / ".gsvendor-staging-deadbeef")
+    copy = "operations:\n  - {op: copy, charts: [other], content: x, to: .gsvendor-staging-0000abcd/x}\n"
+    (checkout / "overlays" / "x.yaml").write_text(copy)
+    before = snapshot(checkout)
+    result = cli(checkout, "sync", "v1.1.0", "--source", str(upstream))
+    assert_one_line_error(result, 2, "helm/other/.gsvendor-staging-0000abcd/x: a name gsvendor keeps for its")
     assert snapshot(checkout) == before
 
 

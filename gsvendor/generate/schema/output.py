@@ -1,7 +1,6 @@
 """values.schema.json as helm-values-schema-json v2.5.0 ("hvsj") generates it, optionally normalized
 as schemalint v2.6.1 does. The rules matched, with the hvsj source file of each, are listed in
-docs/generate.md ("Where the plugin's rules live").
-"""
+docs/generate.md ("Where the plugin's rules live")."""
 
 from __future__ import annotations
 
