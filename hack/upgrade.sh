@@ -32,13 +32,17 @@ for file in "${pin_files[@]}"; do
   fi
 done
 old=$(sed -n 's/^ARG KSERVE_VERSION=\([^[:space:]]*\).*/\1/p' Dockerfile.llmisvc | head -n 1)
+if [ -z "$old" ]; then
+  echo "error: Dockerfile.llmisvc: ARG KSERVE_VERSION= holds no tag to upgrade from" >&2
+  exit 2
+fi
+# gsvendor reads an archive the folder holds, and GitHub for one it lacks (the old pin's may be there alone)
 if [ -n "${GSVENDOR_UPSTREAM_DIR:-}" ] && [ -f "$GSVENDOR_UPSTREAM_DIR/kserve-$tag.tar.gz" ]; then
-  export GSVENDOR_UPSTREAM_DIR
   where="offline, from $GSVENDOR_UPSTREAM_DIR/kserve-$tag.tar.gz"
 else
-  unset GSVENDOR_UPSTREAM_DIR
   where="from GitHub (no kserve-$tag.tar.gz in the upstream folder)"
 fi
+[ -z "${GSVENDOR_UPSTREAM_DIR:-}" ] || export GSVENDOR_UPSTREAM_DIR
 echo "upgrade $old → $tag, $where"
 
 passed=()
@@ -84,7 +88,11 @@ bump_pins() {
 mkdir -p build
 # a clone without the lock (helm/ and the lock are git-ignored here): the report starts from the old pin's sync
 if [ ! -f gsvendor.lock.yaml ] && [ "$old" != "$tag" ]; then
-  step "sync $old, the version the report starts from" "$gsvendor" sync "$old"
+  if ! step "sync $old, the version the report starts from" "$gsvendor" sync "$old"; then
+    # stop before the pins move: a run after the fix still knows the version to start from
+    echo "error: the sync of $old failed (above), so the pins stay at $old; fix it and run this again" >&2
+    exit 1
+  fi
 fi
 step "pins ($old → $tag in ${pin_files[*]})" bump_pins || { echo "error: cannot bump the pins" >&2; exit 1; }
 if [ -f gsvendor.lock.yaml ]; then

@@ -120,3 +120,28 @@ def test_make_upgrade_without_a_tag_is_a_usage_error(tmp_path: Path) -> None:
         "",
         "error: give the upstream tag: make upgrade TAG=vX.Y.Z\n",
     )
+
+
+def test_an_upgrade_stops_before_the_pins_move_when_there_is_nothing_to_start_from(tmp_path: Path) -> None:
+    """An empty pin is a usage error; without a lock, an old pin whose sync fails (offline, its archive
+    missing) stops the upgrade with the pins unchanged: a run after the fix still syncs the old pin first,
+    instead of reporting the new tag against itself."""
+    project = copy_repository(tmp_path / "kserve-app")
+    env = {**os.environ, "GSVENDOR_CACHE_DIR": str(tmp_path / "cache"), "HTTPS_PROXY": "http://127.0.0.1:9"}
+    env["GSVENDOR_UPSTREAM_DIR"] = str(tmp_path / "empty")
+    script = [str(project / "hack/upgrade.sh"), NEW]
+    pin(project, "")
+    empty = subprocess.run(script, cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert (empty.returncode, empty.stderr) == (
+        2,
+        "error: Dockerfile.llmisvc: ARG KSERVE_VERSION= holds no tag to upgrade from\n",
+    )
+    pin(project, OLD)
+    failed = subprocess.run(script, cwd=project, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert failed.returncode == 1
+    assert failed.stderr.endswith(
+        f"error: the sync of {OLD} failed (above), so the pins stay at {OLD}; fix it and run this again\n"
+    )
+    for name in ("Dockerfile", "Dockerfile.llmisvc"):
+        assert f"\nARG KSERVE_VERSION={OLD}\n" in (project / name).read_text()
+    assert not (project / "helm").exists() and not (project / "gsvendor.lock.yaml").exists()
