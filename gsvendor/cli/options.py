@@ -63,9 +63,7 @@ AdoptSource = source(
     help="Upstream source: a .tar.gz, a checkout folder, a tarball URL or a git URL; "
     "with --detect a folder of <name>-<tag>.tar.gz archives or a git URL."
 )
-Tag = text(
-    "--tag", "-t", metavar="TAG", help="Upstream tag (default: the KSERVE_VERSION pinned in Dockerfile.llmisvc)."
-)
+Tag = text("--tag", "-t", metavar="TAG", help="Upstream tag (default: Dockerfile.llmisvc's KSERVE_VERSION).")
 Patches = path("--patches", metavar="DIR", help="Patch folder (default: patches from gsvendor.yaml).")
 PatchJunit = path("--junit", metavar="FILE", help="Also write JUnit XML, one test per patch.")
 Repository = text("--repository", metavar="OWNER/NAME", help="The upstream GitHub repository written to gsvendor.yaml.")

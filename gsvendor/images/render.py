@@ -213,9 +213,7 @@ def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, by
             values = [project_root / f for f in settings.values_files]
             for file, given in zip(values, settings.values_files, strict=True):
                 if file.exists() and leads_outside(file, project_root):
-                    raise ToolError(
-                        f"chart {spec.name}: render.valuesFiles: {given}: a link leading outside the project"
-                    )
+                    raise ToolError(f"chart {spec.name}: render.valuesFiles: {given}: a link out of the project")
             if settings.values:
                 inline = Path(tmp) / "inline-values.yaml"
                 inline.write_text(json.dumps(settings.values))  # JSON is YAML

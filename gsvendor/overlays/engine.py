@@ -203,9 +203,7 @@ def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
                     f"{where}: unknown variable ${{{name}}} (known: tag, version, chart, crd:<Kind>:<field>)"
                 )
         if unclosed(value):
-            raise OverlayDefinitionError(
-                f"{where}: '${{' without a closing '}}' in {value!r} (write $${{ for a literal)"
-            )
+            raise OverlayDefinitionError(f"{where}: '${{' without a closing '}}' in {value!r} ($${{ is a literal)")
     if op.kind == "replace" and params.get("regex") and "${" not in params["find"]:
         try:
             pattern = compile_pattern(params["find"], _REGEX_FLAGS)
@@ -248,9 +246,7 @@ def in_range(tag: str, spec: str | None, where: str) -> bool:
     try:
         version = Version(tag_version(tag))
     except InvalidVersion:
-        raise OverlayDefinitionError(
-            f"{where}: limited to versions {spec!r}, but tag {tag!r} is not a version"
-        ) from None
+        raise OverlayDefinitionError(f"{where}: limited to versions {spec!r}: tag {tag!r} is no version") from None
     return _specifier(spec, where).contains(version, prereleases=True)
 
 

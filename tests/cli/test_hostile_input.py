@@ -275,7 +275,7 @@ def test_a_render_values_file_linking_outside_the_project_is_refused(cli: Cli, t
         "  - {name: kserve-crd, dest: crds, render: {fileName: '{name}.yaml', valuesFiles: [values.yaml]}}\n"
     )
     result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
-    assert_one_line_error(result, 2, "chart kserve-crd: render.valuesFiles: values.yaml: a link leading outside")
+    assert_one_line_error(result, 2, "chart kserve-crd: render.valuesFiles: values.yaml: a link out of the project")
 
 
 def test_escape_sequences_in_rendered_text_reach_no_terminal(cli: Cli, project: Path, tmp_path: Path) -> None:
