@@ -55,12 +55,15 @@ class FileBudget:
             )
 
     def read(self, path: Path, name: str) -> bytes:
-        """The bytes of ``path`` (shown as ``name``), charged before and after reading (a growing file stops)."""
-        before = self.total
-        self.charge(name, path.stat().st_size)
+        """The bytes of ``path`` (shown as ``name``), charged before and after reading; a file that grows while it
+        is read is refused (reading up to the limit reserved it all in memory: 3000 MiB failed under ulimit -v)."""
+        before, size = self.total, path.stat().st_size
+        self.charge(name, size)
         self.total, self.files = before, self.files - 1
         with path.open("rb") as handle:
-            content = handle.read(min(self.most_member, self.most_total - before) + 1)
+            content = handle.read(size + 1)
+        if len(content) > size:
+            raise SourceError(f"{self.location}: {one_line(name)} grew while it was read")
         self.charge(name, len(content))
         return content
 

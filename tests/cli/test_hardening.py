@@ -398,3 +398,19 @@ def test_deep_nesting_in_rendered_manifests_is_refused_before_libyaml_and_allowe
     with pytest.raises(YamlLimitError) as refused:
         load_all_safe("[" * 3000 + "]" * 3000)
     assert str(refused.value) == "rendered manifests:1: nested more than 200 levels deep"
+
+
+def test_a_file_read_is_allocated_as_its_size_and_one_that_grows_meanwhile_is_refused(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """The read reserved the whole per-file limit up front (GSVENDOR_MAX_MEMBER_MIB=3000 failed under a 2 GB
+    address-space limit); it reads the size stat gave, and more than that means the file grew meanwhile."""
+    from gsvendor.errors import SourceError
+    from gsvendor.upstream.source import FileBudget
+
+    monkeypatch.setenv("GSVENDOR_MAX_MEMBER_MIB", "3000")
+    (tmp_path / "a.yaml").write_bytes(b"x: 1\n")
+    assert FileBudget("t").read(tmp_path / "a.yaml", "a.yaml") == b"x: 1\n"
+    with pytest.raises(SourceError) as grew:  # procfs: stat says 0 bytes, reading gives more
+        FileBudget("t").read(Path("/proc/self/status"), "status")
+    assert str(grew.value) == "t: status grew while it was read"
