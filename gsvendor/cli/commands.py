@@ -79,29 +79,29 @@ def sync(
 
     def present(result: workflow.SyncResult, upgrade: Any, diffs: list[Any] | None) -> None:
         out = console("stdout")
+        text = None
+        if upgrade is not None:
+            from gsvendor.report.upgrade import markdown
+
+            text, path = markdown(upgrade), Path(report_file or "-")
+            try:  # first: a failure is then the only document on stdout (--json)
+                if report_file is not None and not report_to_stdout:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(text, encoding="utf-8")
+            except OSError as exc:
+                from gsvendor.errors import write_failure
+
+                raise UsageError(f"--report: {path}: {write_failure(path, exc)}") from None
         if json_output:
             report.print_json(out, report.sync_summary(result))
         else:  # with --report - stdout is the report alone: the summary goes where progress goes
             report.print_sync(console("stderr") if report_to_stdout else out, result, verbose=verbose)
         if diffs is not None:
             report.print_diffs(out, diffs)
-        if upgrade is not None:
-            from gsvendor.report.upgrade import markdown
-
-            text = markdown(upgrade)
-            if report_file is None or report_to_stdout:
-                out.out(text, end="", highlight=False)
-                return
-            path = Path(report_file)
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-            except OSError as exc:
-                from gsvendor.errors import write_failure
-
-                raise UsageError(f"--report: {path}: {write_failure(path, exc)}") from None
-            if not json_output:
-                out.say("upgrade report: {}", report_file)
+        if text is not None and (report_file is None or report_to_stdout):
+            out.out(text, end="", highlight=False)
+        elif text is not None and not json_output:
+            out.say("upgrade report: {}", report_file)
 
     workflow.sync_reviewed(
         config,

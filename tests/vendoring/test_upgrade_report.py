@@ -434,3 +434,15 @@ def test_a_patch_verify_error_document_is_a_series_not_judged(tmp_path: Path) ->
         "source tree`\n"
     ) in text
     assert "/home/me" not in text
+
+
+def test_a_report_that_cannot_be_written_leaves_one_json_document(cli: Cli, at_v019: Path, tmp_path: Path) -> None:
+    """--report naming a folder, with --json: the error is the only document on stdout (the summary of the
+    completed sync was printed first, then the error, two documents no JSON reader takes)."""
+    (tmp_path / "folder").mkdir()
+    args = ("sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--report", str(tmp_path / "folder"), "--json")
+    result = cli(at_v019, *args)
+    assert result.returncode == 1, result.stderr
+    document = json.loads(result.stdout)
+    assert document["ok"] is False and document["error"]["problems"][0].startswith(f"--report: {tmp_path / 'folder'}: ")
+    assert "but the sync of v0.20.0 was completed" in document["error"]["problems"][0]
