@@ -15,6 +15,7 @@ import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
 from gsvendor import gitcmd
@@ -23,9 +24,9 @@ from gsvendor.files import default_cache_dir
 
 LEGACY_NAME = ".gsvendor-journal.json"
 STAGING_PREFIX = ".gsvendor-staging-"
+STAGING_NAME = STAGING_PREFIX + "[0-9a-f]" * 8  # a staging folder's whole name (fnmatch): the prefix, a token
 BACKUP_FOLDER = ".gsvendor-backup"
 MAX_BYTES = 16 * 1024 * 1024  # a journal of every file of a large chart set is well below 1 MiB
-_TOKEN = re.compile(r"[0-9a-f]{8}")
 # tempfile.mkdtemp's names: 8 of [a-z0-9_] after the prefix gsvendor gives (UTC time and "-")
 _BACKUP = re.compile(r"\.gsvendor-backup/[0-9]{8}T[0-9]{6}Z-[a-z0-9_]{8}")
 STATE = re.compile(r"absent|other|(file|link|dir):[0-9a-f]{64}")
@@ -183,7 +184,7 @@ def check(
         if not _clean(name):
             raise ValueError(f"staging folder {name!r} is not a clean relative path")
         folder, _, token = name.rpartition("/")
-        if not (token.startswith(STAGING_PREFIX) and _TOKEN.fullmatch(token[len(STAGING_PREFIX) :])):
+        if not fnmatchcase(token, STAGING_NAME):
             raise ValueError(f"{name!r} is not a staging folder gsvendor makes")
         if folder not in places or len(tokens) != 1:
             raise ValueError(f"staging folder {name!r} is not beside a configured destination")

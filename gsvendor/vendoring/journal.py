@@ -28,12 +28,11 @@ from gsvendor import journal_trust
 from gsvendor.config import Config
 from gsvendor.errors import GsvendorError, Interrupted
 from gsvendor.files import project_lock, sha256
-from gsvendor.journal_trust import STAGING_PREFIX, Place, Scope
+from gsvendor.journal_trust import STAGING_NAME, STAGING_PREFIX, Place, Scope
 from gsvendor.signals import Deferred
 from gsvendor.vendoring.backup import copy_backup, fsync_path, is_real_dir, state
 
 _VERSION = 2
-_STRAY = STAGING_PREFIX + "[0-9a-f]" * 8  # a staging folder's name, as swap makes it
 
 
 @dataclass(frozen=True)
@@ -275,7 +274,7 @@ def swap(
         if unwritable is not None:  # the apply phase would stop half-way, the tree mixed until fixed
             where = str(root) if unwritable == "." else unwritable
             raise GsvendorError(f"writing the output failed, nothing changed: {where}: not writable")
-        if odd := next((r for r in staged if any(fnmatchcase(part, _STRAY) for part in r.split("/"))), None):
+        if odd := next((r for r in staged if any(fnmatchcase(part, STAGING_NAME) for part in r.split("/"))), None):
             raise GsvendorError(f"{odd}: a name gsvendor keeps for its staging folders, which any command removes")
         try:
             steps("journal prepare")
@@ -399,7 +398,7 @@ def remove_strays(root: Path, folders: list[str]) -> None:
     user's ``.gsvendor-staging-notes`` stays). Safe only under the project lock after :func:`recover` (no swap runs)."""
     for place in {root, *((root / f).parent for f in folders), *(root / f for f in folders)}:
         with contextlib.suppress(OSError):
-            for stray in place.glob(_STRAY) if place == root or is_real_dir(place) else ():
+            for stray in place.glob(STAGING_NAME) if place == root or is_real_dir(place) else ():
                 if is_real_dir(stray):
                     shutil.rmtree(stray, ignore_errors=True)
 
