@@ -98,7 +98,7 @@ def test_render_values_helm_cannot_take_are_a_config_error(tmp_path: Path, value
 
 
 def test_a_lock_with_nel_in_a_path_reads_back_as_written() -> None:
-    """ruamel writes NEL (U+0085) raw inside quotes and reads it back as a line break (a space)."""
+    """NEL (U+0085) is escaped: written raw inside quotes, every reader takes it for a line break (a space)."""
     from gsvendor.vendoring import lock
     from gsvendor.yamlio import load_plain
 
