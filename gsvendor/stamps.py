@@ -1,6 +1,7 @@
 """Validation stamps: a cache of what reading a user file found, keyed by what the verdict depends on.
 A stamp is a small JSON file named by the sha256 of the stamp version, a salt (a schema's JSON, or a
-name) and the text read, holding the text's data (``{"data": …}``) when JSON gives it back exactly, else ``{}``."""
+name) and the text read, holding the text's data (``{"data": …}``) when JSON gives it back exactly, else ``{}``,
+after a line with the sha256 of that JSON: a stamp damaged or edited since is not read (the text is parsed again)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 MAX_STAMP_BYTES = 16 * 1024 * 1024  # a stamp larger than a user file may be is damage, not data
-STAMP_VERSION = "stamp-v2"  # the key prefix and format of stamps; older stamps are not read
+STAMP_VERSION = "stamp-v3"  # the key prefix and format of stamps; older stamps are not read
 
 
 def stamp_path(stamps: Path | None, salt: str, text: str) -> Path | None:
@@ -32,13 +33,18 @@ def read_stamp(stamp: Path | None) -> dict[str, Any] | None:
         if stamp is None or not stamp.is_file():
             return None
         with stamp.open("rb") as handle:
-            raw = handle.read(MAX_STAMP_BYTES + 1)
-        held = json.loads(raw) if len(raw) <= MAX_STAMP_BYTES else None
+            digest, _, raw = handle.read(MAX_STAMP_BYTES + 1).partition(b"\n")
+        held = json.loads(raw) if hashlib.sha256(raw).hexdigest().encode() == digest else None  # a cut one too
     except (OSError, ValueError, RecursionError):
         return None
     # every stamped document (gsvendor.yaml, an overlay, the lock) is a mapping: other data is damage
     mapping = isinstance(held, dict) and len(held) < 2 and (not held or isinstance(held.get("data"), dict))
     return held if mapping else None
+
+
+def framed(held: str) -> str:
+    """A stamp file's text for the JSON text ``held``: its sha256 (hex), a line break, then ``held``."""
+    return f"{hashlib.sha256(held.encode()).hexdigest()}\n{held}"
 
 
 def write_stamp(stamp: Path | None, data: Any) -> None:
@@ -55,7 +61,7 @@ def write_stamp(stamp: Path | None, data: Any) -> None:
     try:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "w") as out:
-            out.write(held)
+            out.write(framed(held))
         os.replace(partial, stamp)
     except OSError:  # a folder (or what else a rename cannot replace) in the stamp's place
         with contextlib.suppress(OSError):

@@ -43,6 +43,7 @@ def test_an_entry_missing_an_output_is_a_miss(tmp_path: Path) -> None:
     from gsvendor.config import GenerateSettings
     from gsvendor.generate.cache import GenerateCache
     from gsvendor.generate.chart import generate_chart
+    from gsvendor.stamps import framed, read_stamp
 
     chart = upstream_chart("v0.20.0", "kserve-llmisvc-resources")
     files = {**chart, ".schema.yaml": b"values: [values.yaml]\n", "README.md": b"an old README\n"}
@@ -51,9 +52,9 @@ def test_an_entry_missing_an_output_is_a_miss(tmp_path: Path) -> None:
     assert fresh["README.md"] == chart["README.md"]
     GenerateCache(tmp_path).generate(files, **where)
     [entry] = (tmp_path / "generated").iterdir()
-    held = json.loads(entry.read_text())
+    held = read_stamp(entry)
     del held["data"]["outputs"]["README.md"]
-    entry.write_text(json.dumps(held))
+    entry.write_text(framed(json.dumps(held)))
     cache = GenerateCache(tmp_path)
     assert cache.generate(files, **where) == fresh
     assert (cache.hits, cache.misses) == (0, 1)

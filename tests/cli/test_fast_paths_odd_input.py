@@ -4,6 +4,7 @@ lone surrogates, malformed stamps, quoted user text): each answers as the full p
 from __future__ import annotations
 
 import pytest
+from conftest import tarball
 
 
 def test_a_verbatim_copy_of_a_large_file_does_not_make_its_chart_copy_known_clean(tmp_path, cli) -> None:
@@ -54,7 +55,7 @@ def test_a_stamp_whose_data_is_no_mapping_is_no_stamp(tmp_path, content: bytes) 
     other data is damaged, and the file is read again instead of crashing on it."""
     import json
 
-    from gsvendor.stamps import stamp_path
+    from gsvendor.stamps import framed, stamp_path
     from gsvendor.vendoring import lock
     from gsvendor.yamlio import load_validated
 
@@ -62,13 +63,13 @@ def test_a_stamp_whose_data_is_no_mapping_is_no_stamp(tmp_path, content: bytes) 
     file.write_text("a: 1\n")
     stamp = stamp_path(tmp_path / "stamps", json.dumps({"type": "object"}, sort_keys=True), "a: 1\n")
     stamp.parent.mkdir()
-    stamp.write_bytes(content)
+    stamp.write_text(framed(content.decode()))
     assert load_validated(file, {"type": "object"}, "f.yaml", tmp_path / "stamps").data == {"a": 1}
     locked = tmp_path / "gsvendor.lock.yaml"
     text = "kind: Lock\ntag: v0.1.0\nsource: {kind: folder, location: up}\n"
     locked.write_text(text)
     stamp = stamp_path(tmp_path / "stamps", lock.KIND, text)
-    stamp.write_bytes(content)
+    stamp.write_text(framed(content.decode()))
     try:
         got = lock.read(locked, tmp_path / "stamps").tag
     except lock.LockError as exc:
@@ -97,3 +98,18 @@ def test_an_error_line_quotes_user_text_as_given(tmp_path) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("error: ") and odd in result.stderr, result.stderr
     assert len(result.stderr.splitlines()) == 1
+
+
+def test_a_stamp_edited_by_hand_is_read_past(project, cli, tmp_path) -> None:
+    """Every stamp in the cache replaced by ``{"data": {}}`` (the text validated, the data gone): verify
+    read it as gsvendor.yaml's data and crashed with ``KeyError: 'upstream'``. A stamp whose first line is
+    not the sha256 of its JSON is not read; the files are parsed again."""
+    result = cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
+    assert result.returncode == 0, result.stderr
+    stamps = [p for p in (tmp_path / "cache" / "validated").rglob("*") if p.is_file()]
+    assert stamps
+    for stamp in stamps:
+        stamp.write_text('{"data":{}}')
+    result = cli(project, "verify")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert "ok" in result.stdout

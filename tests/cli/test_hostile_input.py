@@ -189,7 +189,7 @@ def test_a_planted_stamp_cannot_send_writes_outside_the_project(tmp_path, monkey
 
     from gsvendor.config import CONFIG_SCHEMA, load_config
     from gsvendor.errors import ConfigError
-    from gsvendor.stamps import stamp_path
+    from gsvendor.stamps import framed, stamp_path
 
     (tmp_path / "overlays").mkdir()
     config = tmp_path / "gsvendor.yaml"
@@ -199,7 +199,7 @@ def test_a_planted_stamp_cannot_send_writes_outside_the_project(tmp_path, monkey
     stamps.mkdir()
     stamp = stamp_path(stamps, json.dumps(CONFIG_SCHEMA, sort_keys=True), text)
     planted = {"upstream": {"repository": "kserve/kserve"}, "output": "../../tmp/x", "charts": ["kserve-crd"]}
-    stamp.write_text(json.dumps({"data": planted}))  # as if a run had validated it
+    stamp.write_text(framed(json.dumps({"data": planted})))  # as if a run had validated it
     monkeypatch.chdir(tmp_path)  # the file is named by its name
     with pytest.raises(ConfigError, match=r"^gsvendor.yaml: '\.\./\.\./tmp/x' must be a relative path inside"):
         load_config(config, stamps=stamps)

@@ -253,8 +253,7 @@ def test_an_unwritable_stamp_folder_costs_only_the_stamp(tmp_path) -> None:
 )
 def test_a_stamp_holds_the_data_when_json_gives_it_back_exactly(tmp_path, text: str, holds_data: bool) -> None:
     """The second load reads the stamp's JSON (no YAML parse); data JSON would change is parsed again."""
-    import json
-
+    from gsvendor.stamps import read_stamp
     from gsvendor.yamlio import load_validated
 
     file = tmp_path / "f.yaml"
@@ -262,8 +261,7 @@ def test_a_stamp_holds_the_data_when_json_gives_it_back_exactly(tmp_path, text: 
     stamps = tmp_path / "stamps"
     first = load_validated(file, {"type": "object"}, "f.yaml", stamps)
     (stamp,) = stamps.iterdir()
-    held = json.loads(stamp.read_text())
-    assert held == ({"data": first.data} if holds_data else {})
+    assert read_stamp(stamp) == ({"data": first.data} if holds_data else {})
     second = load_validated(file, {"type": "object"}, "f.yaml", stamps)
     assert second._document is None
     assert second.data == first.data
@@ -275,23 +273,22 @@ def test_a_stamp_that_is_not_a_data_object_is_no_stamp(tmp_path, content: bytes)
     """An old empty stamp, a torn write or a planted oddity: the file is parsed and validated again."""
     import json
 
-    from gsvendor.stamps import stamp_path
+    from gsvendor.stamps import framed, read_stamp, stamp_path
     from gsvendor.yamlio import load_validated
 
     file = tmp_path / "f.yaml"
     file.write_text("a: 1\n")
     stamp = stamp_path(tmp_path / "stamps", json.dumps({"type": "object"}, sort_keys=True), "a: 1\n")
     stamp.parent.mkdir()
-    stamp.write_bytes(content)
+    stamp.write_text(framed(content.decode()))
     loaded = load_validated(file, {"type": "object"}, "f.yaml", tmp_path / "stamps")
     assert loaded.data == {"a": 1} and loaded._document is not None
-    assert json.loads(stamp.read_text()) == {"data": {"a": 1}}  # written again
+    assert read_stamp(stamp) == {"data": {"a": 1}}  # written again
 
 
 def test_the_lock_is_parsed_once_per_text(tmp_path) -> None:
     """``lock.read`` with a stamps folder keeps the parsed lock; the next read of the same text loads JSON."""
-    import json
-
+    from gsvendor.stamps import read_stamp
     from gsvendor.vendoring import lock
 
     path = tmp_path / "gsvendor.lock.yaml"
@@ -302,7 +299,7 @@ def test_the_lock_is_parsed_once_per_text(tmp_path) -> None:
     stamps = tmp_path / "stamps"
     first = lock.read(path, stamps)
     (stamp,) = stamps.iterdir()
-    assert json.loads(stamp.read_text())["data"]["source"]["sha256"] == "ab" * 32
+    assert read_stamp(stamp)["data"]["source"]["sha256"] == "ab" * 32
     assert lock.read(path, stamps) == first == lock.read(path)
     path.write_text(path.read_text().replace("v0.20.0", "v0.19.0"))
     assert lock.read(path, stamps).tag == "v0.19.0"

@@ -16,7 +16,7 @@ from gsvendor.generate import cache as cache_module
 from gsvendor.generate.cache import GenerateCache
 from gsvendor.generate.chart import generate_chart
 from gsvendor.generate.schema.model import SchemaError
-from gsvendor.stamps import read_stamp
+from gsvendor.stamps import framed, read_stamp
 
 SETTINGS = GenerateSettings(sort_values_order="file")
 SCHEMA_YAML = b"values: [values.yaml]\n"
@@ -112,13 +112,13 @@ def test_a_damaged_entry_is_a_miss(tmp_path: Path) -> None:
     files = chart()
     fresh = run(GenerateCache(tmp_path), files)
     [entry] = entries(tmp_path)
-    held = json.loads(entry.read_text())
+    held = read_stamp(entry)
     held["data"]["outputs"]["README.md"] = held["data"]["outputs"]["README.md"].replace("kserve", "kservf", 1)
-    entry.write_text(json.dumps(held))
+    entry.write_text(framed(json.dumps(held)))
     cache = GenerateCache(tmp_path)
     assert run(cache, files) == fresh and cache.misses == 1
     for damage in ("{", '{"data": {"outputs": 3}}', '{"data": {"outputs": {}, "sha256": {}, "reads": 7}}'):
-        entry.write_text(damage)
+        entry.write_text(framed(damage))
         cache = GenerateCache(tmp_path)
         assert run(cache, files) == fresh and cache.misses == 1, damage
 
@@ -129,10 +129,10 @@ def test_an_entry_naming_a_file_generation_never_writes_is_a_miss(tmp_path: Path
     files = chart()
     fresh = run(GenerateCache(tmp_path), files)
     [entry] = entries(tmp_path)
-    held = json.loads(entry.read_text())
+    held = read_stamp(entry)
     held["data"]["outputs"][path] = "a: 2\n"
     held["data"]["sha256"][path] = hashlib.sha256(b"a: 2\n").hexdigest()
-    entry.write_text(json.dumps(held))
+    entry.write_text(framed(json.dumps(held)))
     cache = GenerateCache(tmp_path)
 
     assert run(cache, files) == fresh and (cache.hits, cache.misses) == (0, 1)

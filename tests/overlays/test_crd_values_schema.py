@@ -198,21 +198,22 @@ def test_a_crd_field_answer_is_kept_per_crd_text_and_a_changed_crd_is_read_again
     unchanged CRD is not parsed again and a changed one (or changed code) is; a damaged answer is read past."""
     from gsvendor.overlays import crdfield
     from gsvendor.overlays.crdfield import crd_field_lookup
+    from gsvendor.stamps import framed, read_stamp
 
     stamps = tmp_path / "stamps"
     mode = {"type": "string", "enum": ["fast", "safe"], "description": "How it runs."}
     assert crd_field_lookup({"w.yaml": CRD}, stamps)("Widget", "spec.mode") == mode
     (kept,) = stamps.iterdir()
-    assert json.loads(kept.read_text()) == {"data": {"schema": mode}}
-    kept.write_text('{"data": {"schema": {"type": "integer"}}}')  # what the folder holds is answered
+    assert read_stamp(kept) == {"data": {"schema": mode}}
+    kept.write_text(framed('{"data": {"schema": {"type": "integer"}}}'))  # what the folder holds is answered
     assert crd_field_lookup({"w.yaml": CRD}, stamps)("Widget", "spec.mode") == {"type": "integer"}
     renamed = CRD.replace(b"mode:\n", b"speed:\n")
     assert crd_field_lookup({"w.yaml": renamed}, stamps)("Widget", "spec.mode") is None
     assert len(list(stamps.iterdir())) == 2
     for damaged in ("[damaged", '{"data": {"schema": "string"}}', '{"data": {"schema": [1]}}', '{"data": {}}'):
-        kept.write_text(damaged)
+        kept.write_text(framed(damaged))
         assert crd_field_lookup({"w.yaml": CRD}, stamps)("Widget", "spec.mode") == mode
-    kept.write_text('{"data": {"schema": {"type": "integer"}}}')
+    kept.write_text(framed('{"data": {"schema": {"type": "integer"}}}'))
     monkeypatch.setattr(crdfield, "code_version", lambda: "0" * 64)  # another gsvendor: the answer is made again
     assert crd_field_lookup({"w.yaml": CRD}, stamps)("Widget", "spec.mode") == mode
     assert len(list(stamps.iterdir())) == 3
