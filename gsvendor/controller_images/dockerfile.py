@@ -61,9 +61,15 @@ class Dockerfile:
     global_args: tuple[Arg, ...]
     stages: tuple[Stage, ...]
 
-    def pin(self, name: str) -> Arg | None:
-        """Where ``name`` is pinned: the last global ARG of that name if it has a default, else the first
-        stage ARG with one; ``None`` when no ARG of that name carries a default."""
+    def pin(self, name: str, label: str = "Dockerfile") -> Arg | None:
+        """Where ``name`` is pinned: the last global ARG of that name if it has a default, else the first stage ARG
+        with one; ``None`` when no ARG of that name carries a default. Raises :class:`ConfigError` naming ``label``
+        when two ARGs of that name give different defaults (the Makefile reads the first, Docker another)."""
+        named = [a for a in (*self.global_args, *(a for s in self.stages for a in s.args)) if a.name == name]
+        pins = {a.line: a.default.strip() for a in named if a.default and a.default.strip()}
+        if len(set(pins.values())) > 1:
+            pinned = ", ".join(f"{value} (line {line})" for line, value in pins.items())
+            raise ConfigError(f"{label}: ARG {name} pins {pinned}: keep one", file=label)
         arg = next((arg for arg in reversed(self.global_args) if arg.name == name), None)
         if arg is not None and arg.default is not None:
             return arg

@@ -66,7 +66,7 @@ def read_pin(config: Config, tag_hint: str | None = None) -> Pin:
         instead = f"give the tag ({tag_hint}) or " if tag_hint else ""
         pins = f"its ARG {PIN_ARG} pins the upstream version"
         raise ConfigError(f"{label}: not found; {pins}: {instead}set pinDockerfile in gsvendor.yaml")
-    arg = dockerfile.read(path, label).pin(PIN_ARG)
+    arg = dockerfile.read(path, label).pin(PIN_ARG, label)
     if arg is None or not (arg.default or "").strip():
         raise ConfigError(f"{label}: no ARG {PIN_ARG}=<tag> (the pinned upstream version)")
     return Pin(file=label, line=arg.line, value=str(arg.default).strip(), renovate=arg.renovate)
@@ -128,7 +128,7 @@ def version_places(config: Config, pin: Pin) -> list[Place]:
             places.append(Place(label, pin.line, key, pin.value, PIN, "the source of truth (Renovate bumps it)"))
         elif not path.is_file():
             places.append(Place(label, None, key, None, MISSING, "file not found"))
-        elif (arg := dockerfile.read(path, label).pin(PIN_ARG)) is None:
+        elif (arg := dockerfile.read(path, label).pin(PIN_ARG, label)) is None:
             places.append(Place(label, None, key, None, MISSING, f"no ARG {PIN_ARG}=<tag>"))
         else:
             places.append(_compare(pin, label, arg.line, key, arg.default))

@@ -304,6 +304,24 @@ def test_a_dockerfile_without_the_arg_is_missing(synced: Path) -> None:
     assert "error: Dockerfile: ARG KSERVE_VERSION: no ARG KSERVE_VERSION=<tag>" in result.stderr
 
 
+def test_two_pins_that_differ_are_an_error_naming_both_lines(synced: Path, tarball: Path) -> None:
+    """A stage ARG with its own default: the Makefile's sed reads the first pin, Docker's global scope the last
+    global one, so make and the images built different tags while versions reported one as the pin."""
+    sync = ["sync", "--dry-run", "--source", str(tarball)]  # the TAG-less sync reads the pin Dockerfile
+    for name, commands in (("Dockerfile.llmisvc", [["versions", "--check"], sync]), ("Dockerfile", [["versions"]])):
+        text = (synced / name).read_text()
+        first = text.splitlines().index("ARG KSERVE_VERSION=v1.0.0") + 1
+        (synced / name).write_text(f"{text}FROM scratch\nARG KSERVE_VERSION=v1.1.0\n")
+        second = len((synced / name).read_text().splitlines())
+        pins = f"v1.0.0 (line {first}), v1.1.0 (line {second})"
+        for args in commands:
+            result = run_gsvendor(synced, *args)
+            assert (result.returncode, result.stdout) == (2, "")
+            assert result.stderr == f"error: {name}: ARG KSERVE_VERSION pins {pins}: keep one\n"
+        (synced / name).write_text(f"{text}FROM scratch\nARG KSERVE_VERSION=v1.0.0\n")  # the same tag twice
+    assert run_gsvendor(synced, "versions", "--check", "--no-go").returncode == 0
+
+
 @pytest.mark.parametrize(
     ("go", "status", "code"),
     [("1.25.7", "fail", 1), ("1.24.9", "fail", 1), ("1.25.8", "ok", 0), ("1.25.10", "ok", 0), ("1.26.0", "warn", 0)],
