@@ -63,8 +63,7 @@ class Dockerfile:
 
     def pin(self, name: str, label: str = "Dockerfile") -> Arg | None:
         """Where ``name`` is pinned: the last global ARG of that name if it has a default, else the first stage ARG
-        with one; ``None`` when no ARG of that name carries a default. Raises :class:`ConfigError` naming ``label``
-        when two ARGs of that name give different defaults (the Makefile reads the first, Docker another)."""
+        with one, else ``None``. Raises :class:`ConfigError` naming ``label`` when two ARGs pin different values."""
         named = [a for a in (*self.global_args, *(a for s in self.stages for a in s.args)) if a.name == name]
         pins = {a.line: a.default.strip() for a in named if a.default and a.default.strip()}
         if len(set(pins.values())) > 1:

@@ -128,6 +128,8 @@ def images_consumer(settings: ImagesConfig, allow: Sequence[str] | None = None) 
         if rendered.rendered:
             found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered.chunks)
             result.references = [judge(item, prefixes) for item in found]
+            unread = (s.reason for s in result.skipped if s.path == "(document)")  # a document whose images go unread
+            result.problem = result.problem or next(unread, None)
         result.seconds = rendered.seconds + time.perf_counter() - start
         return result
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from gsvendor.images.find import Found, Skipped, configmap_references, manifest_references
-from gsvendor.yamlio import load_all_safe as load_all
+from gsvendor.yamlio import invalid_yaml, load_all_safe
 
 CONTENT = re.compile(r"^[ \t]*[^#\s]", re.M)  # a line that is neither blank nor a comment
 CRD_KIND = re.compile(r"^kind:[ \t]*[\"']?CustomResourceDefinition[\"']?[ \t]*$", re.M)
@@ -53,9 +53,9 @@ def scan_manifests(manifests: str, chunks: list[str] | None = None) -> tuple[lis
             continue
         source = source_of(chunk)
         try:
-            parsed = [d for d in load_all(chunk) if isinstance(d, dict)]
+            parsed = [d for d in load_all_safe(chunk) if isinstance(d, dict)]
         except YAMLError as exc:
-            skipped.append(Skipped(source or "?", "(document)", f"not YAML: {' '.join(str(exc).split())}"))
+            skipped.append(Skipped(source or "?", "(document)", invalid_yaml(exc, f"rendered {source or 'document'}")))
             continue
         for document in parsed:
             found.extend(manifest_references(document, source))

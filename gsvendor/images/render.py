@@ -31,8 +31,7 @@ from gsvendor.images.find import key_lines
 from gsvendor.images.variants import DEFAULTS, ChartTarget, ImagesConfig, Variant, discover_switches, plan_variants
 from gsvendor.overlays import yamledit
 from gsvendor.signals import Deferred
-from gsvendor.yamlio import invalid_yaml
-from gsvendor.yamlio import load_single_safe as load_single
+from gsvendor.yamlio import invalid_yaml, load_single_safe
 
 RENDER_VERSION = "0.0.0-gsvendor"
 
@@ -304,7 +303,7 @@ def load_values(chart: ChartTarget) -> ChartValues:
     if not path.is_file():
         return ChartValues()
     try:
-        data, lines = load_single(path.read_text(encoding="utf-8"), key_lines, label)  # the data and key lines at once
+        data, lines = load_single_safe(path.read_text(encoding="utf-8"), key_lines, label)  # data, key lines at once
         discover_switches(data)  # a recursive anchor or absurd nesting shows here, not mid-render
         return ChartValues(data=data, lines=lines)
     except RecursionError:

@@ -15,7 +15,7 @@ from gsvendor.errors import ConfigError
 from gsvendor.images.documents import CONTENT, CRD_KIND, source_of
 from gsvendor.manifests.crds import CRD, CRDError, CRDSet, chart_file_crds
 from gsvendor.manifests.schema import Violation, check
-from gsvendor.yamlio import YamlLimitError, load_all_safe
+from gsvendor.yamlio import YamlLimitError, invalid_yaml, load_all_safe
 
 if TYPE_CHECKING:
     from gsvendor.config import Config
@@ -66,7 +66,7 @@ class Obj:
 
 @dataclass
 class Parsed:
-    """One render split: its objects (CRDs too), its CRD documents as ``(source, text)``, notes on non-YAML."""
+    """One render split: its objects (CRDs too), its CRD documents as ``(source, text)``, why a document is unread."""
 
     objects: list[Obj] = field(default_factory=list)
     crds: list[tuple[str, str]] = field(default_factory=list)
@@ -92,7 +92,7 @@ def parse_rendered(rendered: RenderedVariant) -> Parsed:
         try:
             documents = [dict(d) for d in load_all_safe(head, where) if isinstance(d, Mapping)]
         except (YamlLimitError, YAMLError, ValueError) as exc:  # a limit's message names the document already
-            why = str(exc) if isinstance(exc, YamlLimitError) else f"{where}: not YAML: {' '.join(str(exc).split())}"
+            why = str(exc) if isinstance(exc, YamlLimitError) else invalid_yaml(exc, f"rendered {where}")
             parsed.unreadable.append(why)
             continue
         for document in documents:
@@ -187,12 +187,11 @@ def check_manifests(rendering: Rendering, policy: LabelPolicy) -> ManifestsResul
     crds.add_all(d for chart in rendering.charts for d in chart_file_crds(chart.path, chart.label))
     memo: dict[tuple[str, str, str], list[Violation]] = {}
     results = []
-    notes = list(crds.notes)
     for rendered in rendering.variants:
         item = VariantManifests(variant=rendered.variant.name, **rendered.verdict())
         begin = time.perf_counter()
         split = rendered.outputs[CONSUMER]
-        notes.extend(split.unreadable)
+        item.problem = item.problem or next(iter(split.unreadable), None)  # objects it holds go unchecked
         item.objects = len(split.objects)
         for obj in split.objects:
             missing = [key for key in policy.required if key not in obj.labels]
@@ -206,7 +205,7 @@ def check_manifests(rendering: Rendering, policy: LabelPolicy) -> ManifestsResul
         item.seconds = rendered.seconds + time.perf_counter() - begin
         results.append(item)
     found = sorted(crds.by_name.values(), key=lambda c: c.name)
-    return ManifestsResult(list(rendering.charts), results, found, policy, notes, time.perf_counter() - start)
+    return ManifestsResult(list(rendering.charts), results, found, policy, crds.notes, time.perf_counter() - start)
 
 
 def _validate(obj: Obj, crd: CRD, memo: dict[tuple[str, str, str], list[Violation]]) -> list[Finding]:

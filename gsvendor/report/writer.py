@@ -14,8 +14,7 @@ from rich.markup import escape as markup_escape
 from rich.segment import Segment
 from rich.text import Text
 
-from gsvendor.errors import CONTROL as _CONTROL
-from gsvendor.errors import MAX_LINE_CHARS, escape_controls, escape_line_breaks, redact, shorten
+from gsvendor.errors import CONTROL, MAX_LINE_CHARS, escape_controls, escape_line_breaks, redact, shorten
 from gsvendor.report.layout import COUNT_AFTER, COUNT_BEFORE, UNIT_AFTER, StrippedLines, env_positive, output_width
 
 # rich._wrap's word, but "3.1 s:", "0 invalid," and "Secret 2," are one word and "templates/" is one;
@@ -45,7 +44,7 @@ def one_line(text: str) -> str:
 
 def _safe_text(text: Text, console: Console) -> Text:
     """``text`` with its control characters escaped, its styles kept."""
-    if not _CONTROL.search(text.plain):
+    if not CONTROL.search(text.plain):
         return text
     pieces = [(escape_controls(s.text), s.style) for s in text.render(console, end="") if not s.control]
     return Text.assemble(*pieces, justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap, end=text.end)
@@ -258,7 +257,7 @@ class Writer(Console):
     def _render_buffer(self, buffer: Any) -> str:
         # the net under print(): a renderable built of anything else (a table's cell) is escaped here
         safe = (
-            Segment(escape_controls(s.text), s.style, s.control) if not s.control and _CONTROL.search(s.text) else s
+            Segment(escape_controls(s.text), s.style, s.control) if not s.control and CONTROL.search(s.text) else s
             for s in buffer
         )
         return super()._render_buffer(safe)

@@ -439,6 +439,7 @@ def _ruamel_scan(manifests: str) -> tuple:
 
     from gsvendor.images import documents as docs
     from gsvendor.images.find import Skipped, configmap_references, manifest_references
+    from gsvendor.yamlio import invalid_yaml
 
     found, skipped, documents, crds = [], [], 0, 0
     for chunk in docs.split_documents(manifests):
@@ -455,7 +456,7 @@ def _ruamel_scan(manifests: str) -> tuple:
         try:
             parsed = [d for d in YAML(typ="safe").load_all(chunk) if isinstance(d, dict)]
         except YAMLError as exc:
-            skipped.append(Skipped(source or "?", "(document)", f"not YAML: {' '.join(str(exc).split())}"))
+            skipped.append(Skipped(source or "?", "(document)", invalid_yaml(exc, f"rendered {source or 'document'}")))
             continue
         for document in parsed:
             found.extend(manifest_references(document, source))

@@ -256,6 +256,22 @@ def test_check_images_and_check_manifests_on_one_rendering(synced: Path, cli_mod
     assert data["ok"] and data["images"]["ok"] and data["images"]["summary"]["variantsRendered"] == 10
 
 
+def test_a_document_two_equal_keys_leave_unread_fails_both_checks(tmp_path: Path, cli_module: Cli) -> None:
+    """helm keeps the last of two equal keys, ruamel's loader refuses such a document: both checks passed it
+    unread (check-images: "ok: checked 0 image reference(s)" of a Deployment whose first image was docker.io's)."""
+    (tmp_path / "c/templates").mkdir(parents=True)
+    (tmp_path / "c/Chart.yaml").write_text("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+    images = "          image: docker.io/evil/miner:latest\n          image: gsoci.azurecr.io/ok:1\n"
+    spec = "spec:\n  template:\n    spec:\n      containers:\n        - name: x\n"
+    (tmp_path / "c/templates/d.yaml").write_text(f"apiVersion: apps/v1\nkind: Deployment\n{spec}{images}")
+    problem = 'rendered c/templates/d.yaml:11: invalid YAML: found duplicate key "image" with value'
+    for command in (["check-images", "c", "--allow", "gsoci.azurecr.io/"], ["check-manifests", "c"]):
+        result = cli_module(tmp_path, *command)
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert f"✗ c defaults: {problem}" in result.stdout
+        assert result.stderr == f"error: {command[0]} failed: 1 variant(s) with problems: c defaults\n"
+
+
 def test_counts_per_kind_wrap_between_kinds_at_80_columns(synced: Path, cli_module: Cli) -> None:
     # at 80 columns the lists broke inside an item: "… ClusterRoleBinding" / "6, Certificate 4, …",
     # "… Secret" / "2"; a kind keeps its count, and the list continues under its first item
