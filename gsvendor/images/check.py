@@ -53,8 +53,8 @@ def judge(found: Found, allow: Sequence[str]) -> Checked:
 
 @dataclass
 class VariantResult:
-    """One variant of one chart (or its values.yaml): the render's fields as :class:`RenderedVariant`'s,
-    ``documents`` rendered, ``crds`` of those (not searched)."""
+    """One variant of one chart (or its values.yaml): the render's fields as :class:`RenderedVariant`'s (``problem``
+    also a rendered document not read: its images unchecked), ``documents`` rendered, ``crds`` (not searched)."""
 
     chart: ChartTarget
     variant: Variant
@@ -128,8 +128,7 @@ def images_consumer(settings: ImagesConfig, allow: Sequence[str] | None = None) 
         if rendered.rendered:
             found, result.skipped, result.documents, result.crds = scan_manifests(rendered.manifests, rendered.chunks)
             result.references = [judge(item, prefixes) for item in found]
-            unread = (s.reason for s in result.skipped if s.path == "(document)")  # a document whose images go unread
-            result.problem = result.problem or next(unread, None)
+            result.problem = result.problem or next((s.reason for s in result.skipped if s.path == "(document)"), None)
         result.seconds = rendered.seconds + time.perf_counter() - start
         return result
 

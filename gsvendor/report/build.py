@@ -36,7 +36,8 @@ def print_series(console: Writer, report: SeriesReport) -> None:
         commit = report.source.get("commit")
         where = f" ({report.source['kind']} {report.source['location']}{' @ ' + commit[:12] if commit else ''})"
     title = f"Patch series {report.patches_dir} on upstream {report.tag}{where}"
-    console.table(("#", "patch", "status", "details"), rows, title=title, right=("#",))
+    columns = {"columns": ("#", "patch", "status", "details"), "keep": ("patch", "status"), "below": ("details",)}
+    console.table(rows=rows, title=title, right=("#",), **columns)
     for result in report.results:
         for failure in result.failures:
             if failure.hunk is not None or failure.upstream:  # a bare reason is in the table already
@@ -44,7 +45,7 @@ def print_series(console: Writer, report: SeriesReport) -> None:
 
 
 def _print_failure(console: Console, result: PatchResult, failure: HunkFailure, tag: str) -> None:
-    plain = {"markup": False, "emoji": False}  # no markup read: the writer escapes their control characters
+    plain = {"markup": False, "emoji": False, "soft_wrap": True}  # no markup read, no wrap: a diff as it is
     console.print(f"{result.name}: {failure.file}: {failure.reason}", style="bold", **plain)
     if failure.hunk is None:
         for line in failure.upstream:

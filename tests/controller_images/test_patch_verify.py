@@ -121,6 +121,21 @@ def test_a_conflict_for_people(upstream: Upstream, maker: PatchMaker, project: P
     assert "Traceback" not in result.stderr
 
 
+def test_a_conflict_at_80_columns_keeps_each_diff_line_and_the_status_whole(
+    upstream: Upstream, maker: PatchMaker, project: Path
+) -> None:
+    """The failing hunk's diff was wrapped at the width (a CI log's 100 columns too) and the table's status
+    broke into "does" / "not" / "apply": a diff line, the hunk's heading and the status stay whole."""
+    patch_0001(maker, project)
+    result = run_gsvendor(project, "patch-verify", "--source", upstream.url, "--tag", "v2.0.0", env={"COLUMNS": "80"})
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    expects = ["    --- the patch expects (line 7)", "    +++ upstream v2.0.0 has (line 7)", "    -a line 10"]
+    assert [line for line in lines if line in expects] == expects
+    assert "0001-pkg-patch-a-line-10.patch: pkg/a.go: hunk 1 (@@ -7,7 +7,7 @@ a line 6) does not apply" in lines
+    assert "\n1  0001-pkg-patch-a-line-10.patch  does not apply  " in result.stdout
+
+
 def test_a_patch_upstream_already_carries(upstream: Upstream, maker: PatchMaker, project: Path) -> None:
     patch_0001(maker, project)
     code, data, stderr = verify(project, upstream, "v3.0.0")
