@@ -355,7 +355,7 @@ def diff(
     out = console("stdout")
     if json_output:
         listed = {"stat": report.diff_stat(diffs)} if stat else {"files": _diffs_json(diffs)}
-        report.print_json(out, {"tag": lock.tag, **listed})
+        report.print_json(out, {"ok": True, "tag": lock.tag, **listed})
     elif stat:
         report.print_diff_stat(out, diffs)
     else:

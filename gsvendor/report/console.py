@@ -19,8 +19,7 @@ if TYPE_CHECKING:
 
 def print_json(console: Console, data: Any) -> None:
     """``data`` as indented JSON, unstyled; a mapping gets ``gsvendorVersion`` first (who wrote a stored report)."""
-    if isinstance(data, dict):
-        data = {"gsvendorVersion": __version__, **data}
+    data = {"gsvendorVersion": __version__, **data} if isinstance(data, dict) else data
     console.out(json.dumps(data, indent=2), highlight=False)
 
 
@@ -28,6 +27,7 @@ def sync_summary(result: SyncResult) -> dict[str, Any]:
     """The machine-readable form of a sync result."""
     snapshot = result.build.snapshot
     return {
+        "ok": True,  # a sync that fails prints {"ok": false, "error": …} instead
         "tag": snapshot.tag,
         "source": {key: getattr(snapshot, key) for key in ("kind", "location", "sha256", "commit")},
         "dryRun": result.dry_run,

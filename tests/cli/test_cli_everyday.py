@@ -21,6 +21,7 @@ SYNC = ("sync", "v0.20.0", "--source", str(tarball("v0.20.0")))
 COMMANDS = (
     SYNC,
     (*SYNC, "-v"),
+    (*SYNC, "--json"),
     ("verify",),
     ("verify", "--json"),
     ("diff", "--stat"),
@@ -97,8 +98,9 @@ def test_every_command_fits_a_ci_log(cli: Cli, synced_tree: Path, columns: str |
             assert rows and all(re.fullmatch(r"file helm/\S+, status \w+, \+ \d+, - \d+", row) for row in rows), rows
         assert [line for line in lines if line != line.rstrip()] == [], args
         assert [line for line in result.stdout.splitlines() if line != line.rstrip() and not body] == [], args
-        if "--json" in args:
-            assert json.loads(result.stdout)["gsvendorVersion"] == __version__
+        if "--json" in args:  # every JSON document says whether the command succeeded, as its exit code does
+            data = json.loads(result.stdout)
+            assert (data["gsvendorVersion"], data["ok"]) == (__version__, result.returncode == 0), args
 
 
 def test_success_is_one_summary_line_unless_verbose(cli: Cli, synced_tree: Path) -> None:
