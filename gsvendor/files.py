@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import fcntl
 import hashlib
@@ -9,7 +10,7 @@ import os
 import re
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from gsvendor.errors import GsvendorError
@@ -57,6 +58,21 @@ def read_tree(root: Path, dest: str) -> dict[str, bytes]:
         if total > MAX_TREE_BYTES:
             raise GsvendorError(f"{dest}: its files hold more than {MAX_TREE_BYTES // 1024 // 1024} MiB")
     return files
+
+
+def is_clean_path(path: object) -> bool:
+    """Whether ``path`` is a relative POSIX path with no empty, ``.`` or ``..`` part (``a/``, ``a//b`` and ``/a``
+    hold an empty one): the only kind a swap journal records, so the only kind an output file may have."""
+    return isinstance(path, str) and "\x00" not in path and all(p not in ("", ".", "..") for p in path.split("/"))
+
+
+def holding_files(files: Iterable[str], paths: Iterable[str]) -> str | None:
+    """The first of ``files`` that one of ``paths`` lies below (``a`` and ``a/b``: no tree holds both), or ``None``."""
+    ordered = sorted(paths)  # the first path after "<file>/" in order is inside it when any is
+    for file in files:
+        if (at := bisect.bisect_left(ordered, f"{file}/")) < len(ordered) and ordered[at].startswith(f"{file}/"):
+            return file
+    return None
 
 
 def leads_outside(path: Path, root: Path) -> bool:

@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from gsvendor import gitcmd
 from gsvendor.errors import GsvendorError
-from gsvendor.files import default_cache_dir
+from gsvendor.files import default_cache_dir, is_clean_path
 
 LEGACY_NAME = ".gsvendor-journal.json"
 STAGING_PREFIX = ".gsvendor-staging-"
@@ -153,10 +153,6 @@ def read(where: Place, root: Path) -> bytes | None:
     return data
 
 
-def _clean(path: object) -> bool:  # relative, with no empty, "." or ".." part ("" and "/a" hold an empty one)
-    return isinstance(path, str) and "\x00" not in path and all(p not in ("", ".", "..") for p in path.split("/"))
-
-
 def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(f"{folder}/")
 
@@ -181,7 +177,7 @@ def check(
     tokens = {name.rsplit(STAGING_PREFIX, 1)[-1] for name in staging}
     places = {_parent(t) for t in targets} | set(scope.dests)
     for name in staging:
-        if not _clean(name):
+        if not is_clean_path(name):
             raise ValueError(f"staging folder {name!r} is not a clean relative path")
         folder, _, token = name.rpartition("/")
         if not fnmatchcase(token, STAGING_NAME):
@@ -189,7 +185,7 @@ def check(
         if folder not in places or len(tokens) != 1:
             raise ValueError(f"staging folder {name!r} is not beside a configured destination")
     for name in created:
-        if not _clean(name) or not any(s.startswith(f"{name}/") for s in staging):
+        if not is_clean_path(name) or not any(s.startswith(f"{name}/") for s in staging):
             raise ValueError(f"created folder {name!r} does not hold a staging folder")
     if backup is not None and not (isinstance(backup, str) and _BACKUP.fullmatch(backup)):
         raise ValueError(f"backup {backup!r} is not a backup folder gsvendor makes")
@@ -198,7 +194,7 @@ def check(
             raise ValueError(f"recorded state {str(state)[:80]!r} is not one gsvendor records")
     walks = [(name, _trusted(name, targets), False) for name in (*staging, *created)]
     for kind, path, staged in steps:
-        if not _clean(path):
+        if not is_clean_path(path):
             raise ValueError(f"{kind} {path[:200]!r}: not a clean relative path")
         dest = next((d for d in scope.dests if _inside(path, d)), None)
         if dest is None and not (kind == "write" and path == scope.lock):

@@ -17,6 +17,7 @@ from gsvendor import gitcmd
 from gsvendor.config import MATCH_SECONDS, compile_pattern
 from gsvendor.config_schema import CRD_CONDITION_SCHEMA, RELPATH
 from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest, shorten
+from gsvendor.files import is_clean_path
 from gsvendor.overlays import yamledit
 from gsvendor.overlays.crdfield import (
     CRD_VARIABLE,
@@ -338,9 +339,10 @@ def _apply_operation(
     """Apply ``op`` (``params`` expanded by ``subs``) to ``files`` in place: the paths touched and the matches."""
     if op.kind == "copy":
         to = params["to"]
-        if to.startswith("/") or ".." in to.split("/") or not to.strip("./"):
+        if not is_clean_path(to):  # "templates/" or "a//b" named no file a swap can write
             raise OverlayDefinitionError(
-                f"overlays/{overlay.path.name}: {op.label}: to: {to!r} must be a path inside the chart"
+                f"overlays/{overlay.path.name}: {op.label}: to: {to!r} must be a path inside the chart, with no empty, "
+                "'.' or '..' part"
             )
         data = params["content"].encode() if "content" in params else overlay.assets[op.params["from"]]
         if "from" in params and params.get("substitute"):

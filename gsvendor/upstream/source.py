@@ -100,12 +100,14 @@ def read_tree(root: Path, wanted: Wanted, location: str, what: str) -> dict[str,
 
 
 def check_path(path: str, location: str) -> None:
-    """Raise :class:`SourceError` for a source path deeper than :data:`MAX_DEPTH` or holding control
-    characters (the name shortened; the CLI's writer escapes its control characters)."""
+    """Raise :class:`SourceError` for a source path deeper than :data:`MAX_DEPTH`, holding control characters or a
+    ``.git`` part, as git refuses in trees (the name shortened; the CLI's writer escapes its control characters)."""
     if path.count("/") >= MAX_DEPTH:
         raise SourceError(f"{location}: refusing a path more than {MAX_DEPTH} folders deep: {shorten(path, 120)}")
     if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in path):
         raise SourceError(f"{location}: refusing a name with control characters: {shorten(path, 200)}")
+    if ".git" in path.lower().split("/"):  # a vendored .git/config runs its hooks and fsmonitor on `git status`
+        raise SourceError(f"{location}: refusing a .git folder or file: {shorten(path, 200)}")
 
 
 @dataclass(frozen=True)

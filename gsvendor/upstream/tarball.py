@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import io
 import posixpath
@@ -13,6 +12,7 @@ import zlib
 from typing import Any
 
 from gsvendor.errors import SourceError
+from gsvendor.files import holding_files
 from gsvendor.upstream.source import (
     MAX_ARCHIVE_EXPANDED,
     MAX_HEADER_BYTES,
@@ -146,10 +146,8 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         )
     inside = {path[len(top) + 1 :]: member for path, member in by_path.items()}
     chosen = [(rel, member) for rel, member in inside.items() if not member.isdir() and wanted.matches(rel)]
-    ordered = sorted(inside)  # a file that holds files: the first path after "<file>/" in order is inside it
-    for rel, _ in chosen:
-        if (at := bisect.bisect_left(ordered, f"{rel}/")) < len(ordered) and ordered[at].startswith(f"{rel}/"):
-            raise SourceError(f"{location}: refusing {one_line(rel)}: a file, yet other members are inside it")
+    if (odd := holding_files((rel for rel, _ in chosen), inside)) is not None:
+        raise SourceError(f"{location}: refusing {one_line(odd)}: a file, yet other members are inside it")
     files: dict[str, bytes] = {}
     for rel, target in chosen:  # a link gives a wanted file read already: no seek back, no chain, no loop
         if target not in early:

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gsvendor.config import ChartSpec, Config, FileSpec, Selector
-from gsvendor.errors import ConfigError, GsvendorError, SourceError, ToolError
-from gsvendor.files import normalize_whitespace
+from gsvendor.errors import ConfigError, GsvendorError, OverlayDefinitionError, SourceError, ToolError
+from gsvendor.files import holding_files, normalize_whitespace
 from gsvendor.generate.cache import GenerateCache
 from gsvendor.generate.chart import exact_readme, generated_paths, project_reader, refuse_unemulated
 from gsvendor.overlays.crdfield import crd_field_lookup
@@ -205,6 +205,10 @@ def build(
             files, normalized = _normalized(rendered)
             # "upstream" of a rendered chart: upstream's chart rendered without overlays
             upstream = split_documents(spec, renderer(spec, upstream)) if result.applied else rendered
+        if (odd := holding_files(files, files)) is not None:  # the swap would write it over a folder and stop
+            raise OverlayDefinitionError(
+                f"{spec.dest}/{odd}: a file, yet the chart has files inside it (a copy's to:?)"
+            )
         charts.append(ChartBuild(spec, upstream, files, result.applied, result.skipped, normalized, generated))
     for file_spec in config.files:
         if file_spec.source not in snapshot.files:

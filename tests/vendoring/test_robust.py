@@ -121,6 +121,31 @@ def test_an_interrupted_swap_is_completed_by_the_next_command(small: Path, cli: 
 # --- one sync at a time ---------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("to", "problem"),
+    [
+        ("templates/", "must be a path inside the chart, with no empty, '.' or '..' part"),
+        ("templates/.", "must be a path inside the chart, with no empty, '.' or '..' part"),
+        ("x//y", "must be a path inside the chart, with no empty, '.' or '..' part"),
+        ("templates", "helm/demo/templates: a file, yet the chart has files inside it"),
+        ("Chart.yaml/x", "helm/demo/Chart.yaml: a file, yet the chart has files inside it"),
+    ],
+)
+def test_a_copy_to_no_clean_file_path_is_refused_before_the_swap(small: Path, cli: Cli, to: str, problem: str) -> None:
+    """``to: templates/`` stopped a sync half-way ("Is a directory") and left a journal its own check refused, so
+    no command could finish or undo it; ``x//y`` wrote a file verify then reported as differing. Each is an
+    input error now, nothing written, no journal left."""
+    upstream = str(small.parent / "up-1.0.0")
+    assert cli(small, "sync", "v1.0.0", "--source", upstream).returncode == 0
+    (small / "overlays/copy.yaml").write_text(
+        f"charts: [demo]\noperations:\n  - {{op: copy, content: x, to: '{to}'}}\n"
+    )
+    before = tree(small)
+    result = cli(small, "sync", "v1.0.0", "--source", upstream)
+    assert_one_line_error(result, 2, problem)
+    assert tree(small) == before and not journal_of(small).exists()
+
+
 def test_two_syncs_of_different_tags_started_together(small: Path, cli: Cli) -> None:
     up = {tag: str(small.parent / f"up-{tag[1:]}") for tag in ("v1.0.0", "v1.1.0")}
     expected = {}
@@ -289,6 +314,41 @@ def test_control_characters_in_member_names_never_reach_the_terminal(cli: Cli, s
     (tmp_path / "ctl.tar.gz").write_bytes(archive([member("charts/kserve-crd/\x1b[2Jevil\x07.yaml")]))
     err = bounded(cli, synced, "control characters", "sync", "v0.20.0", "--source", str(tmp_path / "ctl.tar.gz"))
     assert "\x1b" not in err and "\x07" not in err and "\\x1b[2Jevil\\x07" in err
+
+
+@pytest.mark.parametrize("name", [".git/config", ".GIT/hooks/post-checkout", "templates/.git"])
+def test_a_git_folder_or_file_in_a_source_is_refused(cli: Cli, synced: Path, tmp_path: Path, name: str) -> None:
+    """A chart's ``.git/config`` from an archive was vendored: ``git status`` inside the chart ran its fsmonitor
+    command. A ``.git`` part is refused in an archive and in a folder source, as git refuses it in a tree."""
+    fsmonitor = b"[core]\n\tfsmonitor = touch pwned; false\n"
+    (tmp_path / "git.tar.gz").write_bytes(
+        archive([member("charts/kserve-crd/Chart.yaml"), member(f"charts/kserve-crd/{name}", fsmonitor)])
+    )
+    before = tree(synced / "helm")
+    bounded(
+        cli,
+        synced,
+        f"refusing a .git folder or file: kserve-0.20.0/charts/kserve-crd/{name}",
+        "sync",
+        "v0.20.0",
+        "--source",
+        str(tmp_path / "git.tar.gz"),
+    )
+    folder = tmp_path / "up" / "kserve-0.20.0"
+    with tarfile.open(tarball("v0.20.0")) as upstream:
+        upstream.extractall(tmp_path / "up", filter="data")
+    (folder / "charts/kserve-crd" / name).parent.mkdir(parents=True, exist_ok=True)
+    (folder / "charts/kserve-crd" / name).write_bytes(fsmonitor)
+    bounded(
+        cli,
+        synced,
+        f"refusing a .git folder or file: charts/kserve-crd/{name}",
+        "sync",
+        "v0.20.0",
+        "--source",
+        str(folder),
+    )
+    assert tree(synced / "helm") == before
 
 
 def test_an_alias_bomb_in_the_lock_file(cli: Cli, synced: Path) -> None:
