@@ -395,8 +395,17 @@ def _regex_replace(kind: str, text: str, params: dict[str, Any]) -> tuple[str, i
         pattern = compile_pattern(params["find"], _REGEX_FLAGS)
     except regex.error as exc:
         raise _Mismatch(f"invalid regex {params['find']!r}: {exc}") from None
+    most = limit("GSVENDOR_MAX_MEMBER_MIB", MAX_MEMBER_BYTES)  # as an upstream file ("\\1" * 600 of "(?s)(.*)": GBs)
+    room, refs = [most - len(text)], len(re.findall(r"\\(?:\d|g<)", params["with"]))  # each at most the match
+
+    def grown(match: Any) -> str:  # the result's size bounded before it is built
+        room[0] -= len(params["with"]) + (refs - 1) * len(match.group())
+        if room[0] < 0:
+            raise _Mismatch(f"the result could be larger than {most >> 20} MiB (GSVENDOR_MAX_MEMBER_MIB)")
+        return match.expand(params["with"])
+
     try:
-        new, found = pattern.subn(params["with"], text, timeout=MATCH_SECONDS)
+        new, found = pattern.subn(grown, text, timeout=MATCH_SECONDS)
     except (regex.error, IndexError) as exc:  # IndexError: a group the pattern lacks
         raise _Mismatch(f"invalid replacement {params['with']!r}: {exc}") from None
     except TimeoutError:

@@ -351,6 +351,16 @@ def test_a_git_folder_or_file_in_a_source_is_refused(cli: Cli, synced: Path, tmp
     assert tree(synced / "helm") == before
 
 
+def test_a_regex_replacement_that_could_outgrow_a_file_is_refused(cli: Cli, synced: Path) -> None:
+    """``(?s)(.*)`` of a 2 MB CRD replaced by ``\\1`` 3,000 times: a MemoryError traceback (600 times: 2.3 GB and
+    10 s to plan a 1.2 GB file). The result's size is bounded as an upstream file's before it is built."""
+    crd = "templates/serving.kserve.io_inferenceservices.yaml"
+    grow = {"op": "replace", "file": crd, "regex": True, "find": "(?s)(.*)", "with": "\\1" * 3000}
+    (synced / "overlays/99-grow.yaml").write_text(json.dumps({"charts": ["kserve-crd"], "operations": [grow]}))
+    source = ["--source", str(tarball("v0.20.0"))]
+    bounded(cli, synced, "the result could be larger than 32 MiB", "sync", "v0.20.0", "--dry-run", *source, code=1)
+
+
 def test_an_alias_bomb_in_the_lock_file(cli: Cli, synced: Path) -> None:
     levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 12)]
