@@ -61,9 +61,16 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def trusted_cache(cache: Path) -> Path:
-    """``cache`` when git tracks no file in it. Raises :class:`GsvendorError` (exit 2) when it does: a checkout
-    would supply the downloads index, the stamps and the journals gsvendor trusts (a cache in the project)."""
+    """``cache`` when git tracks no file in it and it is this user's, not writable by all. Raises
+    :class:`GsvendorError` (exit 2) otherwise: a checkout or another user would supply the downloads index, the
+    stamps and the journals gsvendor trusts (the stamps hold parsed data: a sync writes what they say)."""
     real = Path(os.path.realpath(cache))  # a link into a checkout is the checkout
+    if real.is_dir() and ((info := os.stat(real)).st_uid != os.getuid() or info.st_mode & stat.S_IWOTH):
+        owner = "writable by every user" if info.st_mode & stat.S_IWOTH else f"owned by user {info.st_uid}"
+        raise GsvendorError(
+            f"{cache}: a cache folder {owner} lets others supply its stamps and journals; chmod o-w, "
+            "chown it or give another (--cache-dir, GSVENDOR_CACHE_DIR)"
+        )
     if not real.is_dir() or not any(os.path.lexists(p / ".git") for p in (real, *real.parents)):
         return cache
     # safe.directory: a checkout owned by another user (a CI container) is listed, not taken for no repository

@@ -415,3 +415,24 @@ def test_a_cache_folder_git_tracks_files_in_is_refused(checkout: Path, cli: Cli,
         cli.env.update(GSVENDOR_CACHE_DIR=str(name), **extra)
         assert_one_line_error(cli(checkout, "verify"), 2, f"{name}: git tracks files in this cache folder")
     assert snapshot(checkout) == before
+
+
+def test_a_cache_folder_another_user_owns_or_every_user_may_write_is_refused(
+    checkout: Path, cli: Cli, tmp_path: Path
+) -> None:
+    """A stamp holds a file's parsed data: one rewritten (its sha256 line with it) in a shared cache under /tmp made
+    sync write ``appVersion: pwned-v0.20.0``. Only this user's cache folder, closed to others, is read."""
+    cache = tmp_path / "shared-cache"
+    cli.env["GSVENDOR_CACHE_DIR"] = str(cache)
+    (checkout / "helm" / "demo" / "link").unlink()  # the fixture's link: verify would report it
+    assert cli(checkout, "verify").returncode == 0
+    before = snapshot(checkout)
+    cache.chmod(0o777)
+    for args in (["verify"], ["sync", "v1.1.0", "--source", str(checkout.parent / "up-1.1.0")]):
+        assert_one_line_error(cli(checkout, *args), 2, f"{cache}: a cache folder writable by every user lets others")
+    cache.chmod(0o775)  # a user's own group (umask 002): not every user
+    assert cli(checkout, "verify").returncode == 0
+    if os.getuid() == 0:  # only root can give a folder away
+        os.chown(cache, os.getuid() + 4242, -1)
+        assert_one_line_error(cli(checkout, "verify"), 2, f"{cache}: a cache folder owned by user {os.getuid() + 4242}")
+    assert snapshot(checkout) == before
