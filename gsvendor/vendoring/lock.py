@@ -72,6 +72,12 @@ def source_location(kind: str, location: str, root: Path) -> str:
 
 def render(build: Build, location: str) -> bytes:
     """The lock file bytes for ``build`` whose source is recorded as ``location``."""
+    text = _dump(document(build, location))
+    return ("# Written by `gsvendor sync`; do not edit. `gsvendor verify` rebuilds from it.\n" + text).encode()
+
+
+def document(build: Build, location: str) -> dict[str, Any]:
+    """The lock's data for ``build`` whose source is recorded as ``location``: what :func:`render` writes."""
     snapshot = build.snapshot
     charts: dict[str, Any] = {}
     for chart in build.charts:
@@ -99,8 +105,7 @@ def render(build: Build, location: str) -> bytes:
             copy.spec.dest: {"source": copy.spec.source, "upstream": sha256(copy.data), "result": sha256(copy.data)}
             for copy in sorted(build.copies, key=lambda c: c.spec.dest)
         }
-    text = _dump(document)
-    return ("# Written by `gsvendor sync`; do not edit. `gsvendor verify` rebuilds from it.\n" + text).encode()
+    return document
 
 
 def _dump(document: dict[str, Any]) -> str:
@@ -133,27 +138,7 @@ def read(path: Path, stamps: Path | None = None) -> Lock:
         else:
             data = load_plain(text, path.name, USER_FILE)
             write_stamp(stamp, data)
-        if not isinstance(data, dict) or not isinstance(data.get("tag"), str) or data.get("kind") != KIND:
-            raise LockError(f"{path.name}: not a gsvendor lock file (kind: {KIND} and a tag expected)")
-        source = data["source"]
-        if not isinstance(source, dict) or not all(isinstance(source.get(k), str) for k in ("kind", "location")):
-            raise LockError(f"{path.name}: source: kind and location must be strings")
-
-        def locked(files: Any, folder: str = "") -> dict[str, str]:
-            return {f"{folder}{p}": str(f["result"]) for p, f in (files or {}).items()}
-
-        charts: dict[str, str] = {}
-        for chart in (data.get("charts") or {}).values():
-            charts.update(locked(chart.get("files"), f"{chart['dest']}/"))
-        recorded = data.get("goMod")
-        go_mod = (recorded.get("go"), recorded.get("toolchain")) if isinstance(recorded, dict) else recorded
-        if go_mod is not None and (not isinstance(go_mod, tuple) or any(not isinstance(v, str | None) for v in go_mod)):
-            raise LockError(f"{path.name}: goMod: expected {{go: …, toolchain: …}}, got {recorded!r}"[:300])
-        sha = source.get("sha256")
-        if sha is not None and not (isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha)):
-            raise LockError(f"{path.name}: source.sha256: {sha!r} is not a sha256 hex digest")
-        files = locked(data.get("files"))
-        return Lock(data["tag"], source["kind"], source["location"], sha, source.get("commit"), charts, files, go_mod)
+        return parse(data, path.name)
     except ConfigError as exc:
         raise LockError(*exc.problems, file=exc.file) from None
     except YAMLError as exc:
@@ -161,3 +146,29 @@ def read(path: Path, stamps: Path | None = None) -> Lock:
     except (KeyError, TypeError, AttributeError, ValueError, UnicodeDecodeError, OSError, RecursionError) as exc:
         detail = shorten(" ".join(str(exc)[:1000].split()))
         raise LockError(f"{path.name}: malformed lock file ({type(exc).__name__}: {detail})", file=path.name) from None
+
+
+def parse(data: Any, label: str) -> Lock:
+    """The :class:`Lock` that a lock file's ``data`` (:func:`document`'s shape) records. Raises :class:`LockError`
+    naming ``label``, and ``KeyError``, ``TypeError`` or ``AttributeError`` for data of another shape."""
+    if not isinstance(data, dict) or not isinstance(data.get("tag"), str) or data.get("kind") != KIND:
+        raise LockError(f"{label}: not a gsvendor lock file (kind: {KIND} and a tag expected)")
+    source = data["source"]
+    if not isinstance(source, dict) or not all(isinstance(source.get(k), str) for k in ("kind", "location")):
+        raise LockError(f"{label}: source: kind and location must be strings")
+
+    def locked(files: Any, folder: str = "") -> dict[str, str]:
+        return {f"{folder}{p}": str(f["result"]) for p, f in (files or {}).items()}
+
+    charts: dict[str, str] = {}
+    for chart in (data.get("charts") or {}).values():
+        charts.update(locked(chart.get("files"), f"{chart['dest']}/"))
+    recorded = data.get("goMod")
+    go_mod = (recorded.get("go"), recorded.get("toolchain")) if isinstance(recorded, dict) else recorded
+    if go_mod is not None and (not isinstance(go_mod, tuple) or any(not isinstance(v, str | None) for v in go_mod)):
+        raise LockError(f"{label}: goMod: expected {{go: …, toolchain: …}}, got {recorded!r}"[:300])
+    sha = source.get("sha256")
+    if sha is not None and not (isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha)):
+        raise LockError(f"{label}: source.sha256: {sha!r} is not a sha256 hex digest")
+    files = locked(data.get("files"))
+    return Lock(data["tag"], source["kind"], source["location"], sha, source.get("commit"), charts, files, go_mod)

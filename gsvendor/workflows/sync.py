@@ -176,6 +176,9 @@ def verify(
     for path in foreign(config.root, output):
         if path not in listed:
             diffs.append(FileDiff(path, "changed", f"Only in actual: {path} (a link or special file, not a file)\n"))
+    if lockfile.parse(lockfile.document(result, lock.location), "") != lock:  # its sha256s are what sync trusts
+        name = config.lock_path.relative_to(config.root).as_posix()
+        diffs.append(FileDiff(name, "changed", f"{name}: its sources or sha256s are not the rebuild's; run sync\n"))
     return lock, diffs
 
 

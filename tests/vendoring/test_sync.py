@@ -236,6 +236,32 @@ def test_hand_edit_fails_verify_and_blocks_sync_until_forced(cli: Cli, project: 
     assert cli(project, "verify").returncode == 0
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda text: (
+            text.replace("result: ", "result: 0", 1)[: text.index("result: ") + 8]
+            + "0" * 63
+            + text[text.index("result: ") + 72 :]
+        ),  # one result sha256 another: sync would take a hand edit for its own
+        lambda text: "\n".join(line for line in text.splitlines() if not line.startswith("  sha256: ")) + "\n",
+        lambda text: text.replace("commit: ", "commit: 0", 1),
+    ],
+    ids=["result-sha256", "no-archive-sha256", "other-commit"],
+)
+def test_verify_fails_on_a_lock_that_does_not_record_the_rebuild(cli: Cli, project: Path, edit) -> None:
+    """A lock edited with the output untouched passed verify: a result sha256 changed, the archive's sha256
+    dropped (then any bytes at the location pass). verify compares the lock's data with the rebuild's."""
+    sync(cli, project, "v0.20.0")
+    lock = project / "gsvendor.lock.yaml"
+    lock.write_text(edit(lock.read_text()))
+    result = cli(project, "verify")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout == "gsvendor.lock.yaml: its sources or sha256s are not the rebuild's; run sync\n"
+    sync(cli, project, "v0.20.0")
+    assert cli(project, "verify").returncode == 0
+
+
 def test_dry_run_prints_plan_and_writes_nothing(cli: Cli, project: Path) -> None:
     before = tree(project)
     result = sync(cli, project, "v0.20.0", "--dry-run")
