@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -104,7 +105,8 @@ def check_path(path: str, location: str) -> None:
     ``.git`` part, as git refuses in trees (the name shortened; the CLI's writer escapes its control characters)."""
     if path.count("/") >= MAX_DEPTH:
         raise SourceError(f"{location}: refusing a path more than {MAX_DEPTH} folders deep: {shorten(path, 120)}")
-    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in path):
+    # format characters too: U+202E reverses what follows, U+200B hides, U+2028 breaks a reviewer's line
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 or unicodedata.category(c) in ("Cf", "Zl", "Zp") for c in path):
         raise SourceError(f"{location}: refusing a name with control characters: {shorten(path, 200)}")
     if ".git" in path.lower().split("/"):  # a vendored .git/config runs its hooks and fsmonitor on `git status`
         raise SourceError(f"{location}: refusing a .git folder or file: {shorten(path, 200)}")

@@ -361,6 +361,22 @@ def test_a_regex_replacement_that_could_outgrow_a_file_is_refused(cli: Cli, sync
     bounded(cli, synced, "the result could be larger than 32 MiB", "sync", "v0.20.0", "--dry-run", *source, code=1)
 
 
+@pytest.mark.parametrize("char", ["\u202e", "\u200b", "\ufeff", "\u2028"])
+def test_a_format_character_in_a_member_name_is_refused(cli: Cli, synced: Path, tmp_path: Path, char: str) -> None:
+    """Vendored silently: U+202E shows ``a\u202elmay.sh`` as ``ahs.yaml`` in a review, U+200B and U+FEFF hide,
+    U+2028 breaks the line a reviewer reads. Refused as control characters are."""
+    (tmp_path / "fmt.tar.gz").write_bytes(archive([member(f"charts/kserve-crd/templates/a{char}lmay.sh")]))
+    bounded(
+        cli,
+        synced,
+        "refusing a name with control characters",
+        "sync",
+        "v0.20.0",
+        "--source",
+        str(tmp_path / "fmt.tar.gz"),
+    )
+
+
 def test_an_alias_bomb_in_the_lock_file(cli: Cli, synced: Path) -> None:
     levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 12)]
