@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gsvendor.images.resolve import ResolveReport
     from gsvendor.report.writer import Writer
     from gsvendor.workflows.check_images import ImagesRun
 
@@ -15,9 +14,10 @@ from gsvendor.report import resolve as resolving
 from gsvendor.report.junit import TestCase
 
 
-def to_json(result: CheckResult, resolved: ResolveReport | None = None) -> dict[str, Any]:
-    """The ``--json`` result: per chart its variants, references and skipped data; with ``resolved``
-    (``--resolve``) each reference's lookup (``null``: not asked) and the lookups' block, ``ok`` including them."""
+def run_json(run: ImagesRun) -> dict[str, Any]:
+    """The JSON document of ``check-images --json``: per chart its variants, references and skipped data; with
+    ``--resolve`` each reference's lookup (``null``: not asked) and the lookups' block, ``ok`` including them."""
+    result, resolved = run.result, run.resolved
 
     def reference(checked: Checked) -> dict[str, Any]:
         found, ref = checked.found, checked.reference
@@ -61,7 +61,7 @@ def to_json(result: CheckResult, resolved: ResolveReport | None = None) -> dict[
         for c in result.charts
     ]
     data = {
-        "ok": result.ok and (resolved is None or resolved.ok),
+        "ok": run.ok,
         "allow": list(result.allow),
         "summary": {
             "charts": len(result.charts),
@@ -92,13 +92,11 @@ def junit_cases(result: CheckResult) -> list[TestCase]:
     return cases
 
 
-def print_report(
-    console: Writer, result: CheckResult, verbose: bool = False, resolved: ResolveReport | None = None
-) -> None:
-    """A table per chart of the offending and invalid references (every one with ``verbose`` or ``resolved``),
-    a row per reference naming its variants; then problems, skipped data and the totals. ``resolved``
-    (``--resolve``): ``digest`` and ``resolve`` columns, then its totals; ``ok:`` only when both pass."""
-    ok = result.ok and (resolved is None or resolved.ok)
+def print_run(console: Writer, run: ImagesRun, verbose: bool = False) -> None:
+    """A table per chart of the offending and invalid references (every one with ``verbose`` or ``--resolve``),
+    a row per reference naming its variants; then problems, skipped data and the totals. With ``--resolve``:
+    ``digest`` and ``resolve`` columns, then the lookups' totals; ``ok:`` only when both pass."""
+    result, resolved, ok = run.result, run.resolved, run.ok
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
         rows: dict[tuple[str, str, str], tuple[Checked, list[str]]] = {}
@@ -146,8 +144,9 @@ def print_report(
         resolving.print_report(console, resolved, ok=ok)
 
 
-def failure_message(result: CheckResult, resolved: ResolveReport | None = None) -> str:
-    """The one-line reason check-images exits 1, with ``resolved`` (``--resolve``) its failing lookups too."""
+def run_failure(run: ImagesRun) -> str:
+    """The one-line reason check-images exits 1, with ``--resolve`` its failing lookups too."""
+    result, resolved = run.result, run.resolved
     offenders = sorted(
         {c.reference.name if c.reference else c.found.written for r in result.results for c in r.failing}
     )
@@ -159,21 +158,6 @@ def failure_message(result: CheckResult, resolved: ResolveReport | None = None) 
     )
 
 
-def print_run(console: Writer, run: ImagesRun, verbose: bool = False) -> None:
-    """The check-images tables, and the --resolve table when the registries were asked."""
-    print_report(console, run.result, verbose=verbose, resolved=run.resolved)
-
-
-def run_json(run: ImagesRun) -> dict[str, Any]:
-    """The JSON document of ``check-images --json`` (with the lookups under --resolve)."""
-    return to_json(run.result, run.resolved)
-
-
 def run_cases(run: ImagesRun) -> list[TestCase]:
     """JUnit test cases: one per chart × variant, then one per looked-up reference."""
     return junit_cases(run.result) + (resolving.junit_cases(run.resolved) if run.resolved else [])
-
-
-def run_failure(run: ImagesRun) -> str:
-    """The one-line failure summary of a run that is not ok."""
-    return failure_message(run.result, run.resolved)
