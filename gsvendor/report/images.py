@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from gsvendor.report.writer import Writer
     from gsvendor.workflows.check_images import ImagesRun
 
-from gsvendor.images.check import ALLOWED, EMPTY, INVALID, OFFENDER, TEMPLATED, Checked, CheckResult
+from gsvendor.images.check import ALLOWED, EMPTY, INVALID, OFFENDER, TEMPLATED, Checked
 from gsvendor.report import failed, listed, ok_prefix
 from gsvendor.report import resolve as resolving
 from gsvendor.report.junit import TestCase
@@ -76,10 +76,10 @@ def run_json(run: ImagesRun) -> dict[str, Any]:
     return {**data, "resolve": resolving.to_json(resolved)} if resolved else data
 
 
-def junit_cases(result: CheckResult) -> list[TestCase]:
-    """One JUnit test case per chart × variant (and per chart's values.yaml)."""
+def run_cases(run: ImagesRun) -> list[TestCase]:
+    """JUnit test cases: one per chart × variant (and per chart's values.yaml), then one per looked-up reference."""
     cases = []
-    for item in result.results:
+    for item in run.result.results:
         failures = [item.problem] if item.problem else []
         for c in item.failing:
             normalized = "" if c.normalized == c.found.written else f" ({c.normalized or c.message})"
@@ -89,7 +89,7 @@ def junit_cases(result: CheckResult) -> list[TestCase]:
         cases.append(
             TestCase(f"check-images.{item.chart.name}", item.name, failures, [], "\n".join(lines), item.seconds)
         )
-    return cases
+    return cases + (resolving.junit_cases(run.resolved) if run.resolved else [])
 
 
 def print_run(console: Writer, run: ImagesRun, verbose: bool = False) -> None:
@@ -156,8 +156,3 @@ def run_failure(run: ImagesRun) -> str:
         listed("variant(s) with problems", [f"{r.chart.name} {r.name}" for r in result.problems]),
         resolving.failure_message(resolved) if resolved else "",
     )
-
-
-def run_cases(run: ImagesRun) -> list[TestCase]:
-    """JUnit test cases: one per chart × variant, then one per looked-up reference."""
-    return junit_cases(run.result) + (resolving.junit_cases(run.resolved) if run.resolved else [])
