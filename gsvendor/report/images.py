@@ -33,9 +33,7 @@ def run_json(run: ImagesRun) -> dict[str, Any]:
             "location": found.location,
             "message": checked.message,
         }
-        if resolved:
-            data["resolve"] = resolving.reference_json(resolved, checked)
-        return data
+        return {**data, "resolve": resolving.reference_json(resolved, checked)} if resolved else data
 
     def variant(item: Any) -> dict[str, Any]:
         return {
