@@ -60,6 +60,13 @@ def read_tree(root: Path, dest: str) -> dict[str, bytes]:
     return files
 
 
+def write_tree(root: Path, files: dict[str, bytes]) -> None:
+    """Write ``files`` (relative POSIX path → bytes) below ``root``, making the folders on their way."""
+    for rel, data in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(data)
+
+
 def is_clean_path(path: object) -> bool:
     """Whether ``path`` is a relative POSIX path with no empty, ``.`` or ``..`` part (``a/``, ``a//b`` and ``/a``
     hold an empty one): the only kind a swap journal records, so the only kind an output file may have."""

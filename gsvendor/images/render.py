@@ -25,7 +25,7 @@ from typing import Any
 
 from gsvendor.config import MATCH_SECONDS
 from gsvendor.errors import ToolError
-from gsvendor.files import leads_outside
+from gsvendor.files import leads_outside, write_tree
 from gsvendor.images.documents import split_documents
 from gsvendor.images.find import key_lines
 from gsvendor.images.variants import DEFAULTS, ChartTarget, ImagesConfig, Variant, discover_switches, plan_variants
@@ -205,10 +205,7 @@ def chart_renderer(helm: str, project_root: Path) -> Callable[[Any, dict[str, by
         settings = spec.render
         with tempfile.TemporaryDirectory(prefix="gsvendor-chart-") as tmp:
             chart = Path(tmp) / spec.name
-            for path, data in files.items():
-                target = chart / path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(data)
+            write_tree(chart, files)
             values = [project_root / f for f in settings.values_files]
             for file, given in zip(values, settings.values_files, strict=True):
                 if file.exists() and leads_outside(file, project_root):

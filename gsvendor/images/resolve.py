@@ -147,8 +147,8 @@ class ResolveReport:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
-    def get(self, normalized: str) -> ReferenceResolution | None:
-        """The entry of a normalized reference, if it was resolved."""
+    def get(self, normalized: str | None) -> ReferenceResolution | None:
+        """The entry of a normalized reference, if it was resolved (``None``: a reference that did not parse)."""
         return next((r for r in self.references if r.reference.normalized == normalized), None)
 
     @property

@@ -17,7 +17,7 @@ from gsvendor import gitcmd
 from gsvendor.config import MATCH_SECONDS, compile_pattern
 from gsvendor.config_schema import CRD_CONDITION_SCHEMA, RELPATH
 from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest, shorten
-from gsvendor.files import is_clean_path
+from gsvendor.files import is_clean_path, write_tree
 from gsvendor.overlays import yamledit
 from gsvendor.overlays.crdfield import (
     CRD_VARIABLE,
@@ -446,9 +446,7 @@ def _apply_patch(chart: str, files: dict[str, bytes], overlay: Overlay, op: Oper
         for path in paths:
             if path.startswith("/") or ".." in path.split("/"):
                 raise OverlayDefinitionError(f"{where}: refusing a path outside the chart: {path}")
-            if path in files:
-                (root / path).parent.mkdir(parents=True, exist_ok=True)
-                (root / path).write_bytes(files[path])
+        write_tree(root, {path: files[path] for path in paths if path in files})
         done = gitcmd.run(["apply", strip, "--whitespace=nowarn", str(patch_file)], root, timeout=300, isolated=True)
         if done.returncode != 0:
             raise _fail(chart, op.params["patch"], overlay, op, f"the patch does not apply: {_stderr(done)}")

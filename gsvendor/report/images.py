@@ -5,19 +5,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gsvendor.images.resolve import ResolveReport
     from gsvendor.report.writer import Writer
     from gsvendor.workflows.check_images import ImagesRun
 
-from gsvendor.images.check import ALLOWED, EMPTY, INVALID, OFFENDER, TEMPLATED, Checked, CheckResult
+from gsvendor.images.check import ALLOWED, EMPTY, INVALID, OFFENDER, TEMPLATED, Checked
 from gsvendor.report import failed, listed, ok_prefix
 from gsvendor.report import resolve as resolving
 from gsvendor.report.junit import TestCase
 
 
-def to_json(result: CheckResult, resolved: ResolveReport | None = None) -> dict[str, Any]:
-    """The ``--json`` result: per chart its variants, references and skipped data; with ``resolved``
-    (``--resolve``) each reference's lookup (``null``: not asked) and the lookups' block, ``ok`` including them."""
+def run_json(run: ImagesRun) -> dict[str, Any]:
+    """The JSON document of ``check-images --json``: per chart its variants, references and skipped data; with
+    ``--resolve`` each reference's lookup (``null``: not asked) and the lookups' block, ``ok`` including them."""
+    result, resolved = run.result, run.resolved
 
     def reference(checked: Checked) -> dict[str, Any]:
         found, ref = checked.found, checked.reference
@@ -33,9 +33,7 @@ def to_json(result: CheckResult, resolved: ResolveReport | None = None) -> dict[
             "location": found.location,
             "message": checked.message,
         }
-        if resolved:
-            data["resolve"] = resolving.reference_json(resolved, checked)
-        return data
+        return {**data, "resolve": resolving.reference_json(resolved, checked)} if resolved else data
 
     def variant(item: Any) -> dict[str, Any]:
         return {
@@ -61,7 +59,7 @@ def to_json(result: CheckResult, resolved: ResolveReport | None = None) -> dict[
         for c in result.charts
     ]
     data = {
-        "ok": result.ok and (resolved is None or resolved.ok),
+        "ok": run.ok,
         "allow": list(result.allow),
         "summary": {
             "charts": len(result.charts),
@@ -76,10 +74,10 @@ def to_json(result: CheckResult, resolved: ResolveReport | None = None) -> dict[
     return {**data, "resolve": resolving.to_json(resolved)} if resolved else data
 
 
-def junit_cases(result: CheckResult) -> list[TestCase]:
-    """One JUnit test case per chart × variant (and per chart's values.yaml)."""
+def run_cases(run: ImagesRun) -> list[TestCase]:
+    """JUnit test cases: one per chart × variant (and per chart's values.yaml), then one per looked-up reference."""
     cases = []
-    for item in result.results:
+    for item in run.result.results:
         failures = [item.problem] if item.problem else []
         for c in item.failing:
             normalized = "" if c.normalized == c.found.written else f" ({c.normalized or c.message})"
@@ -89,16 +87,14 @@ def junit_cases(result: CheckResult) -> list[TestCase]:
         cases.append(
             TestCase(f"check-images.{item.chart.name}", item.name, failures, [], "\n".join(lines), item.seconds)
         )
-    return cases
+    return cases + (resolving.junit_cases(run.resolved) if run.resolved else [])
 
 
-def print_report(
-    console: Writer, result: CheckResult, verbose: bool = False, resolved: ResolveReport | None = None
-) -> None:
-    """A table per chart of the offending and invalid references (every one with ``verbose`` or ``resolved``),
-    a row per reference naming its variants; then problems, skipped data and the totals. ``resolved``
-    (``--resolve``): ``digest`` and ``resolve`` columns, then its totals; ``ok:`` only when both pass."""
-    ok = result.ok and (resolved is None or resolved.ok)
+def print_run(console: Writer, run: ImagesRun, verbose: bool = False) -> None:
+    """A table per chart of the offending and invalid references (every one with ``verbose`` or ``--resolve``),
+    a row per reference naming its variants; then problems, skipped data and the totals. With ``--resolve``:
+    ``digest`` and ``resolve`` columns, then the lookups' totals; ``ok:`` only when both pass."""
+    result, resolved, ok = run.result, run.resolved, run.ok
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
         rows: dict[tuple[str, str, str], tuple[Checked, list[str]]] = {}
@@ -146,8 +142,9 @@ def print_report(
         resolving.print_report(console, resolved, ok=ok)
 
 
-def failure_message(result: CheckResult, resolved: ResolveReport | None = None) -> str:
-    """The one-line reason check-images exits 1, with ``resolved`` (``--resolve``) its failing lookups too."""
+def run_failure(run: ImagesRun) -> str:
+    """The one-line reason check-images exits 1, with ``--resolve`` its failing lookups too."""
+    result, resolved = run.result, run.resolved
     offenders = sorted(
         {c.reference.name if c.reference else c.found.written for r in result.results for c in r.failing}
     )
@@ -157,23 +154,3 @@ def failure_message(result: CheckResult, resolved: ResolveReport | None = None) 
         listed("variant(s) with problems", [f"{r.chart.name} {r.name}" for r in result.problems]),
         resolving.failure_message(resolved) if resolved else "",
     )
-
-
-def print_run(console: Writer, run: ImagesRun, verbose: bool = False) -> None:
-    """The check-images tables, and the --resolve table when the registries were asked."""
-    print_report(console, run.result, verbose=verbose, resolved=run.resolved)
-
-
-def run_json(run: ImagesRun) -> dict[str, Any]:
-    """The JSON document of ``check-images --json`` (with the lookups under --resolve)."""
-    return to_json(run.result, run.resolved)
-
-
-def run_cases(run: ImagesRun) -> list[TestCase]:
-    """JUnit test cases: one per chart × variant, then one per looked-up reference."""
-    return junit_cases(run.result) + (resolving.junit_cases(run.resolved) if run.resolved else [])
-
-
-def run_failure(run: ImagesRun) -> str:
-    """The one-line failure summary of a run that is not ok."""
-    return failure_message(run.result, run.resolved)

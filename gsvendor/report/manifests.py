@@ -65,14 +65,14 @@ def run_json(run: ManifestsRun) -> dict[str, Any]:
         "charts": charts,
     }
     if run.images is not None:
-        data["images"] = images.to_json(run.images)
+        data["images"] = images.run_json(run.images)
         data["ok"] = run.ok
     return data
 
 
 def run_cases(run: ManifestsRun) -> list[TestCase]:
     """JUnit cases: check-images' (``--images``), then one per chart × variant."""
-    cases = images.junit_cases(run.images) if run.images is not None else []
+    cases = images.run_cases(run.images) if run.images is not None else []
     for item in run.result.results:
         failures = [item.problem] if item.problem else []
         failures += [f"{f.obj} {f.path}: {f.problem}: {f.message} ({f.crd} {f.version})" for f in item.findings]
@@ -87,7 +87,7 @@ def print_run(console: Writer, run: ManifestsRun, verbose: bool = False) -> None
     """check-images' report (``--images``); per chart a table of the findings (a row naming its variants), render
     problems, label coverage (``verbose``: also when it does not fail), then the totals."""
     if run.images is not None:
-        images.print_report(console, run.images, verbose=verbose)
+        images.print_run(console, run.images, verbose=verbose)
     result = run.result
     for chart in result.charts:
         items = [r for r in result.results if r.chart is chart]
@@ -150,5 +150,5 @@ def run_failure(run: ManifestsRun) -> str:
         listed("variant(s) with problems", [f"{r.chart.name} {r.variant}" for r in result.problems]),
         f"{len(missing)} object(s) without a required label" if missing else "",
     )
-    theirs = images.failure_message(run.images) if run.images is not None and not run.images.ok else ""
+    theirs = images.run_failure(run.images) if run.images is not None and not run.images.ok else ""
     return "; ".join(part for part in (theirs, "" if result.ok else mine) if part)

@@ -17,19 +17,15 @@ from gsvendor.report.junit import TestCase
 def table_cells(report: ResolveReport, checked: Checked) -> tuple[str, str]:
     """The cells of check-images' ``digest`` and ``resolve`` columns for ``checked``: the resolved digest and
     the outcome (and mirror comparison), or ``-`` and ``not resolved``."""
-    if (entry := _entry(report, checked)) is None:
+    if (entry := report.get(checked.normalized)) is None:
         return ("-", "not resolved")
     mirror = f", mirror {entry.comparison.outcome}" if entry.comparison is not None else ""
     return (short_digest(entry.resolution.digest), entry.outcome + mirror)
 
 
-def _entry(report: ResolveReport, checked: Checked) -> ReferenceResolution | None:
-    return report.get(checked.normalized) if checked.normalized else None
-
-
 def reference_json(report: ResolveReport, checked: Checked) -> dict[str, Any] | None:
     """The ``resolve`` of ``checked`` in check-images' ``--json`` (its lookup, no places), ``None``: not asked."""
-    return _entry_json(entry, places=False) if (entry := _entry(report, checked)) else None
+    return _entry_json(entry, places=False) if (entry := report.get(checked.normalized)) else None
 
 
 def _upstream(comparison: Any) -> str:

@@ -95,8 +95,7 @@ def _values(chart: ChartUpgrade) -> list[str]:
     if chart.keys_added:
         lines += [f"Keys added ({len(chart.keys_added)}):", ""]
         for key in chart.keys_added:
-            lines.append(f"- {code(key)}")
-            lines += _bullets(chart.keys_below.get(key, ()), "  ")
+            lines += [f"- {code(key)}", *_bullets(chart.keys_below.get(key, ()), "  ")]
         lines.append("")
     if chart.keys_removed:
         lines += [f"Keys removed ({len(chart.keys_removed)}):", "", *_bullets(chart.keys_removed), ""]

@@ -132,10 +132,7 @@ def read(path: Path, stamps: Path | None = None) -> Lock:
     try:
         text = read_text(path, path.name)
         stamp = stamp_path(stamps, KIND, text)
-        held = read_stamp(stamp)
-        if held is not None and "data" in held:
-            data = held["data"]
-        else:
+        if (data := (read_stamp(stamp) or {}).get("data")) is None:  # a stamp holds a mapping, if anything
             data = load_plain(text, path.name, USER_FILE)
             write_stamp(stamp, data)
         return parse(data, path.name)

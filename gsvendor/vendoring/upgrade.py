@@ -205,9 +205,8 @@ def references(files: Mapping[str, bytes]) -> dict[str, Found]:
             continue
         for document in _load_yaml(files[path]):
             if isinstance(document, Mapping):
-                found += [_in_file(item, path) for item in manifest_references(document)]
-                if document.get("kind") == "ConfigMap":
-                    found += [_in_file(item, path) for item in configmap_references(document)[0]]
+                in_data = configmap_references(document)[0] if document.get("kind") == "ConfigMap" else []
+                found += [_in_file(item, path) for item in [*manifest_references(document), *in_data]]
     return {f"{item.obj} {item.path}": item for item in found}
 
 

@@ -20,7 +20,7 @@ from gsvendor.adopt.infer import infer_chart
 from gsvendor.adopt.layout import OverlayFile, arrange, dump, yaml_text
 from gsvendor.config import CONFIG_FILE, DEFAULT_ARCHIVE_URL, ChartSpec, Config, GenerateSettings, Selector
 from gsvendor.errors import GsvendorError, OverlayApplyError, OverlayDefinitionError, SourceError, UsageError
-from gsvendor.files import leads_outside, normalize_whitespace, read_tree
+from gsvendor.files import leads_outside, normalize_whitespace, read_tree, write_tree
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted
 
@@ -177,9 +177,7 @@ def adopt(
             stage.mkdir(parents=True)
             for overlay in layout:
                 (stage / f"{overlay.name}.yaml").write_text(dump(overlay), encoding="utf-8")
-                for path, data in overlay.assets.items():
-                    (stage / path).parent.mkdir(parents=True, exist_ok=True)
-                    (stage / path).write_bytes(data)
+                write_tree(stage, overlay.assets)
             config = _config(root, repository, charts, stage, settings, deleted)
             try:
                 built = build(config, snapshot, load_overlays(stage))

@@ -9,12 +9,12 @@ from pathlib import Path
 
 from gsvendor.config import Config
 from gsvendor.errors import UsageError
-from gsvendor.images.check import CheckResult, images_consumer, images_result
+from gsvendor.images.check import images_consumer, images_result
 from gsvendor.images.render import render_charts
 from gsvendor.manifests.check import CONSUMER, ManifestsResult, check_manifests, label_policy, parse_rendered
 from gsvendor.manifests.schema import warm_up
 from gsvendor.workflows import Progress, no_progress
-from gsvendor.workflows.check_images import render_inputs
+from gsvendor.workflows.check_images import ImagesRun, render_inputs
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class ManifestsRun:
     (``--images``)."""
 
     result: ManifestsResult
-    images: CheckResult | None = None
+    images: ImagesRun | None = None
 
     @property
     def ok(self) -> bool:
@@ -53,4 +53,4 @@ def run(
     with progress("validating against the CRDs"):
         result = check_manifests(rendering, policy)
     result.seconds += rendering.seconds
-    return ManifestsRun(result, images_result(rendering, settings, allow) if images else None)
+    return ManifestsRun(result, ImagesRun(images_result(rendering, settings, allow)) if images else None)

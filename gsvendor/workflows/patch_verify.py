@@ -11,6 +11,7 @@ from gsvendor.controller_images.patch_files import PatchFile, list_series, parse
 from gsvendor.controller_images.patches import SeriesReport, apply_series, git_output, run_git
 from gsvendor.controller_images.versions import build_inputs, pinned_tag
 from gsvendor.errors import ConfigError, IncompleteSourceError, ToolError
+from gsvendor.files import write_tree
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import Wanted, local_archive
 
@@ -19,10 +20,7 @@ def _write_tree(files: dict[str, bytes], tree: Path) -> None:
     """Write upstream's files into ``tree``, a git repository of its own as the image build's clone (``git apply``
     in another would resolve paths against it); the source readers refused absolute paths, ``..`` and links."""
     tree.mkdir(parents=True, exist_ok=True)
-    for rel, data in files.items():
-        target = tree / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+    write_tree(tree, files)
     result = run_git(["init", "-q"], tree)
     if result.returncode != 0:
         raise ToolError(f"git init failed: {git_output(result)}")

@@ -171,7 +171,7 @@ def test_junit_failures_read_well_in_circleci(tmp_path):
     # the normalized form is repeated in parentheses only where it differs from the reference as written
     from types import SimpleNamespace as NS
 
-    from gsvendor.report.images import junit_cases
+    from gsvendor.report.images import run_cases
     from gsvendor.report.junit import write_junit
 
     def checked(written: str, normalized: str | None, location: str) -> NS:
@@ -187,7 +187,8 @@ def test_junit_failures_read_well_in_circleci(tmp_path):
     long = NS(chart=NS(name="c"), name="long", failing=[], problem="x" * 300 + "\nsecond line", references=[])
     long.skipped, long.seconds = [], 0.1
     path = tmp_path / "r.xml"
-    write_junit(path, "check-images", junit_cases(NS(results=[item, long])))  # type: ignore[arg-type]
+    run = NS(result=NS(results=[item, long]), resolved=None)
+    write_junit(path, "check-images", run_cases(run))  # type: ignore[arg-type]
     failures = [case.find("failure") for case in ET.parse(path).getroot().iter("testcase")]
     assert failures[0].get("message") == (
         "offender: quay.io/x/y:1 at Deployment/a spec.template.spec.containers[a].image"
