@@ -402,7 +402,7 @@ def patch_verify(
     else:
         report_build.print_series(out, result)
     if not result.ok:
-        raise CheckFailed(*report_build.series_problems(result))
+        raise CheckFailed(*(f"{r.name}: {r.status}: {r.message}" for r in result.results if r.status != "applies"))
     if not json_output:
         out.say("[green]ok[/]: {}", report_build.series_outcome(result).removeprefix("ok: "))
 

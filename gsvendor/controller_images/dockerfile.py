@@ -69,8 +69,7 @@ class Dockerfile:
         if len(set(pins.values())) > 1:
             pinned = ", ".join(f"{value} (line {line})" for line, value in pins.items())
             raise ConfigError(f"{label}: ARG {name} pins {pinned}: keep one", file=label)
-        arg = next((arg for arg in reversed(self.global_args) if arg.name == name), None)
-        if arg is not None and arg.default is not None:
+        if (arg := next((a for a in reversed(self.global_args) if a.name == name), None)) and arg.default is not None:
             return arg
         return next((a for stage in self.stages for a in stage.args if a.name == name and a.default is not None), None)
 

@@ -85,11 +85,6 @@ def _link_or_copy(source: str, target: str) -> None:
         shutil.copy2(source, target)
 
 
-def chart_size(path: Path) -> int:
-    """Bytes in the files below ``path`` (links to folders not followed)."""
-    return sum(file.stat().st_size for file in path.rglob("*") if file.is_file())
-
-
 @dataclass(frozen=True)
 class Rendered:
     """The output of one ``helm template``: ``manifests`` as text, or ``error`` (helm's stderr)."""
@@ -331,8 +326,9 @@ def render_charts(
     ``consumers`` runs on every render in its worker, its result in ``RenderedVariant.outputs[name]``.
     Raises :class:`~gsvendor.errors.ToolError` when helm cannot run."""
     start = time.perf_counter()
-    # Longest first (the CRD charts render megabytes): the pool then finishes close to the longest render.
-    order = sorted(range(len(charts)), key=lambda i: -chart_size(charts[i].path))
+    # Largest chart first (the CRD charts render megabytes): the pool then finishes close to the longest render.
+    sizes = [sum(f.stat().st_size for f in chart.path.rglob("*") if f.is_file()) for chart in charts]
+    order = sorted(range(len(charts)), key=lambda i: -sizes[i])
     futures: list[list[Future[RenderedVariant]]] = [[] for _ in charts]
     values = [ChartValues()] * len(charts)
     renders = Renders()

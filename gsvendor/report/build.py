@@ -73,11 +73,6 @@ def series_outcome(report: SeriesReport) -> str:
     return f"{', '.join(parts)} of {len(report.results)} patch(es) on {report.tag}"
 
 
-def series_problems(report: SeriesReport) -> list[str]:
-    """One line per patch that does not simply apply (for the exit-1 error lines)."""
-    return [f"{r.name}: {r.status}: {r.message}" for r in report.results if r.status != "applies"]
-
-
 def series_cases(report: SeriesReport) -> list[TestCase]:
     """One JUnit test case per patch: an error when malformed, a failure when it does not simply apply."""
     cases = []

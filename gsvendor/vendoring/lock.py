@@ -19,6 +19,7 @@ from gsvendor.yamlio import USER_FILE, invalid_yaml, load_plain, read_text
 
 API_VERSION = "gsvendor.giantswarm.io/v1alpha1"
 KIND = "Lock"
+HEADER = "# Written by `gsvendor sync`; do not edit. `gsvendor verify` rebuilds from it.\n"
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,6 @@ def source_location(kind: str, location: str, root: Path) -> str:
     return Path(os.path.relpath(os.path.abspath(location), os.path.abspath(root))).as_posix()
 
 
-def render(build: Build, location: str) -> bytes:
-    """The lock file bytes for ``build`` whose source is recorded as ``location``."""
-    text = _dump(document(build, location))
-    return ("# Written by `gsvendor sync`; do not edit. `gsvendor verify` rebuilds from it.\n" + text).encode()
-
-
 def document(build: Build, location: str) -> dict[str, Any]:
     """The lock's data for ``build`` whose source is recorded as ``location``: what :func:`render` writes."""
     snapshot = build.snapshot
@@ -108,17 +103,18 @@ def document(build: Build, location: str) -> dict[str, Any]:
     return document
 
 
-def _dump(document: dict[str, Any]) -> str:
-    """The lock's YAML text, block style in insertion order, by libyaml's emitter (ruamel.yaml.clib: ~6x the pure
-    Python one, which also writes NEL raw inside quotes, where every reader takes it for a line break)."""
+def render(data: dict[str, Any]) -> bytes:
+    """The lock file's bytes for ``data`` (:func:`document`'s), block style in insertion order, by libyaml's emitter
+    (ruamel.yaml.clib: ~6x the pure Python one, which also writes NEL raw inside quotes, read as a line break)."""
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="safe", pure=False)
     yaml.default_flow_style, yaml.width, yaml.allow_unicode = False, 4096, True
     yaml.sort_base_mapping_type_on_output = False  # type: ignore[assignment]
     out = StringIO()
-    yaml.dump(document, out)
-    return out.getvalue()
+    out.write(HEADER)
+    yaml.dump(data, out)
+    return out.getvalue().encode()
 
 
 def read(path: Path, stamps: Path | None = None) -> Lock:

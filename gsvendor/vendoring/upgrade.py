@@ -206,12 +206,9 @@ def references(files: Mapping[str, bytes]) -> dict[str, Found]:
         for document in _load_yaml(files[path]):
             if isinstance(document, Mapping):
                 in_data = configmap_references(document)[0] if document.get("kind") == "ConfigMap" else []
-                found += [_in_file(item, path) for item in [*manifest_references(document), *in_data]]
+                for item in [*manifest_references(document), *in_data]:
+                    found.append(Found(item.place, f"{path} {item.obj}", item.path, item.written, joined=item.joined))
     return {f"{item.obj} {item.path}": item for item in found}
-
-
-def _in_file(item: Found, path: str) -> Found:
-    return Found(item.place, f"{path} {item.obj}", item.path, item.written, joined=item.joined)
 
 
 def compare_images(

@@ -194,7 +194,7 @@ def adopt(
         if dry_run or (result.problems and not partial):
             return result
         location = lockfile.source_location(snapshot.kind, source, root)
-        lock_bytes = None if result.problems else lockfile.render(built, location)
+        lock_bytes = None if result.problems else lockfile.render(lockfile.document(built, location))
         _write(root, Path(tmp), stage, config_text(root, repository, charts, deleted, settings), lock_bytes)
     result.written = True
     return result

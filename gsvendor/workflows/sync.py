@@ -104,7 +104,8 @@ def sync(
     snapshot = fetch_upstream(tag, source, wanted_for(config), options)
     result = _build(config, snapshot, overlays, helm)
     output = result.output()
-    lock_bytes = lockfile.render(result, lockfile.source_location(snapshot.kind, source, config.root))
+    location = lockfile.source_location(snapshot.kind, source, config.root)
+    lock_bytes = lockfile.render(lockfile.document(result, location))
     disk = read_destinations(config.root, output)
     changes = plan_changes(output, disk)
     old_lock = config.lock_path.read_bytes() if config.lock_path.is_file() else None

@@ -178,7 +178,10 @@ def test_a_lock_with_go_mod_and_no_commit_is_written_as_plain_block_yaml() -> No
     from gsvendor.vendoring import lock
 
     document = {"source": {"kind": "tarball", "commit": None}, "goMod": {"go": "1.25.8", "toolchain": None}}
-    assert lock._dump(document) == "source:\n  kind: tarball\n  commit: null\ngoMod:\n  go: 1.25.8\n  toolchain: null\n"
+    assert (
+        lock.render(document).decode()
+        == lock.HEADER + "source:\n  kind: tarball\n  commit: null\ngoMod:\n  go: 1.25.8\n  toolchain: null\n"
+    )
 
 
 # --- validation stamps and the libyaml loader of user files -------------------------
