@@ -126,9 +126,9 @@ MAX_LINE_CHARS = 2000  # one printed error line
 # C0 and C1 controls but tab and line feed; Unicode's bidirectional controls (UAX #9), which reorder
 # what a terminal shows ("Trojan Source", CVE-2021-42574); U+2028/U+2029, line breaks to Python
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
-# a URL's user info: "user@", or "user:password@" up to the last "@" whatever the password holds, as
-# URL parsers split it ("host:port/path@x" is cut too: over-redacting is safe, printing a password not)
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)(?:[^/\s'\"]*@|[^/\s@:'\"]*:[^\s'\"]*@)")
+# a URL's user info: "user@", or "user:password@" up to the last "@" whatever the password holds, "/"
+# and "@" too (a ":" followed by a port and "/" is a host's; over-redacting is safe, printing a password not)
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)(?:[^/\s@:'\"]*:(?!\d*(?:[/\s'\"]|$))[^\s'\"]*@|[^/\s'\"]*@)")
 # a URL's query: every value is redacted (a ':' ending it is the message's: ``url?sig=x: HTTP 404``)
 _QUERY = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s?#'\"]*\?)((?:[^\s#'\"]*[^\s#'\":])?)")
 _QUERY_VALUE = re.compile(r"=[^&;]*")

@@ -182,9 +182,8 @@ def fetch_options(ctx: typer.Context, **http: Any) -> Any:
 
 def show_status(ctx: typer.Context, message: str) -> Any:
     """A spinner on stderr for long work (a no-op when quiet or not a terminal)."""
-    if ctx.obj.quiet or not sys.stderr.isatty():
-        return contextlib.nullcontext()
-    return console("stderr").status(message)
+    quiet = ctx.obj.quiet or not sys.stderr.isatty()
+    return contextlib.nullcontext() if quiet else console("stderr").status(message)
 
 
 def exit_interrupted(message: str | None = None) -> None:

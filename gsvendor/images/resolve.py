@@ -29,9 +29,7 @@ def _prefix_problem(prefix: str) -> str | None:
         reference = parse(probe)
     except InvalidReference as exc:
         return f"{prefix!r}: no image name can start with it ({exc})"
-    if reference.name != probe:
-        return f"{prefix!r}: write it normalized, as {reference.name[:-1]!r}"
-    return None
+    return None if reference.name == probe else f"{prefix!r}: write it normalized, as {reference.name[:-1]!r}"
 
 
 def find_mirror(mirrors: Sequence[Mirror], name: str) -> Mirror | None:

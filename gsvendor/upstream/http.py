@@ -193,11 +193,11 @@ def download(url: str, tag: str, options: FetchOptions) -> bytes:
         except httpx.TimeoutException:
             last, unreachable = f"timed out after {options.timeout:g} s (--timeout)", False
         except httpx.TransportError as exc:
-            last, unreachable = f"{type(exc).__name__}: {one_line(exc)}", isinstance(exc, httpx.ConnectError)
+            last, unreachable = f"{type(exc).__name__}: {one_line(exc, url)}", isinstance(exc, httpx.ConnectError)
             if any(isinstance(c, socket.gaierror) and c.errno == socket.EAI_NONAME for c in causes(exc)):
                 break  # the resolver answered the host does not exist: asking again gets the same answer
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # redirect loops, malformed URLs: no retry helps
-            raise SourceError(f"{shown}: {type(exc).__name__}: {one_line(exc)}") from None
+            raise SourceError(f"{shown}: {type(exc).__name__}: {one_line(exc, url)}") from None
     hint = f" (no network here? give a local copy with --source FILE, or {_upstream_dir_hint(url, tag)})"
     raise SourceError(f"{shown}: download failed after {tries} attempt{'s' * (tries > 1)}: {last}{hint * unreachable}")
 

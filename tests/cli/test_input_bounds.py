@@ -286,11 +286,22 @@ def test_query_values_and_passwords_never_reach_the_lock_or_the_cache_index(
         assert not any(secret in text for secret in SECRETS), text
 
 
-def test_a_password_with_a_slash_is_not_printed(cli: Cli, project: Path) -> None:
-    url = "http://user:s3/cr3t@127.0.0.1:9/kserve.tar.gz?access=acc3ss"
-    result = run(cli, project, "sync", "v0.20.0", "--retries", "0", "--source", url)
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://user:s3/cr3t@127.0.0.1:9/kserve.tar.gz?access=acc3ss",
+        # httpx reads "deploy:gh0k3n" as host and port and quotes the port in its InvalidURL message
+        "http://deploy:gh0k3n/xyz@127.0.0.1:9/kserve.tar.gz",
+        # a "/" after an "@" in the password: the user info still ends at the last "@"
+        "http://user:p@ss/w0rd@127.0.0.1:9/kserve.tar.gz",
+    ],
+)
+@pytest.mark.parametrize("json", [[], ["--json"]])
+def test_a_password_with_a_slash_is_not_printed(cli: Cli, project: Path, url: str, json: list[str]) -> None:
+    result = run(cli, project, "sync", "v0.20.0", "--retries", "0", "--source", url, *json)
     assert result.returncode == 2, result.stderr
-    assert not any(secret in result.stdout + result.stderr for secret in SECRETS), result.stderr
+    assert "127.0.0.1:9/kserve.tar.gz" in result.stdout + result.stderr
+    assert not any(secret in result.stdout + result.stderr for secret in (*SECRETS, "gh0k3n", "w0rd")), result.stderr
 
 
 def test_redaction_is_by_rule() -> None:
@@ -478,6 +489,8 @@ def test_a_password_or_user_with_an_at_sign_is_redacted_whole() -> None:
     assert redact("clone 'https://user:pa@ss@host/x.git/' failed") == "clone 'https://host/x.git/' failed"
     assert redact("GET https://to@ken:x@host/a.tar.gz") == "GET https://host/a.tar.gz"
     assert redact("https://u:p/a@b@host/r.git") == "https://host/r.git"
+    assert redact("GET https://user:p@ss/w0rd@host/k.tar.gz: 404") == "GET https://host/k.tar.gz: 404"
+    assert redact("GET https://host:8443/a@b.tar.gz") == "GET https://host:8443/a@b.tar.gz"
     assert redact("mail user@example.com about https://host/a") == "mail user@example.com about https://host/a"
 
 
