@@ -13,7 +13,7 @@ import typer
 
 from gsvendor import __version__
 from gsvendor.cli import options
-from gsvendor.errors import CheckFailed, GsvendorError, OutputError
+from gsvendor.errors import CheckFailed, GsvendorError, OutputError, UsageError
 from gsvendor.report.console import print_json
 
 app = typer.Typer(
@@ -184,6 +184,18 @@ def show_status(ctx: typer.Context, message: str) -> Any:
     """A spinner on stderr for long work (a no-op when quiet or not a terminal)."""
     quiet = ctx.obj.quiet or not sys.stderr.isatty()
     return contextlib.nullcontext() if quiet else console("stderr").status(message)
+
+
+def refuse_overwriting(option: str, path: Path | str | None, head: str) -> None:
+    """Raise :class:`UsageError` (exit 2, before any work) when ``path`` is a file whose start does not match
+    the regex ``head`` (what ``option`` writes): a report replaces an earlier report, never gsvendor.yaml,
+    the lock, a vendored chart's file, a patch or a Dockerfile given by mistake."""
+    import re
+
+    if path is not None and str(path) != "-" and os.path.isfile(path):
+        with contextlib.suppress(OSError), open(path, "rb") as handle:  # unreadable: the write says why
+            if not re.match(head, handle.read(200).decode("utf-8", "replace")):
+                raise UsageError(f"{option} {path}: refusing to overwrite a file that is no report gsvendor wrote")
 
 
 def exit_interrupted(message: str | None = None) -> None:

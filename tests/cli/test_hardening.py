@@ -28,6 +28,32 @@ def sync_fails(cli: Cli, project: Path, code: int, *needles: str, source: str | 
     assert tree(project) == before
 
 
+@pytest.mark.parametrize(
+    ("args", "victim"),
+    [
+        (["sync", "v0.20.0", "--dry-run", "--report"], "gsvendor.yaml"),
+        (["sync", "v0.20.0", "--report"], "gsvendor.lock.yaml"),
+        (["check-images", "--junit"], "helm/kserve-crd/Chart.yaml"),
+        (["check-manifests", "--junit"], "gsvendor.lock.yaml"),
+        (["patch-verify", "--junit"], "gsvendor.yaml"),
+    ],
+)
+def test_a_report_never_overwrites_a_file_it_did_not_write(
+    cli: Cli, synced: Path, args: list[str], victim: str, tmp_path: Path
+) -> None:
+    """``--report``/``--junit`` naming the configuration, the lock or a vendored file by mistake replaced
+    it with the report; a report gsvendor wrote is replaced."""
+    before = tree(synced)
+    source = ["--source", str(tarball("v0.20.0"))] if args[0] == "sync" else []
+    result = cli(synced, *args, victim, *source)
+    assert_one_line_error(result, 2, f"{victim}: refusing to overwrite a file that is no report gsvendor wrote")
+    assert tree(synced) == before
+    chart = _tiny_chart(tmp_path / "x", 'image: "gsoci.azurecr.io/giantswarm/x:1"\n')
+    for _ in range(2):
+        assert cli(tmp_path, "check-images", str(chart), "--junit", "out.xml").returncode == 0
+    assert b"<testsuites" in (tmp_path / "out.xml").read_bytes()
+
+
 @pytest.mark.parametrize("to", ["/tmp/gsvendor-evil", "../../evil", "${chart}/../../../evil"])
 def test_copy_overlay_cannot_write_outside_the_chart(cli: Cli, synced: Path, to: str) -> None:
     (synced / "overlays/95-evil.yaml").write_text(
