@@ -49,9 +49,7 @@ def plain(value: Any) -> Any:
     """``value`` with every :class:`LazyMap` in it read into a dict (raises :class:`NotSimple` as reading does)."""
     if isinstance(value, Mapping):
         return {key: plain(value[key]) for key in value}
-    if isinstance(value, list):
-        return [plain(item) for item in value]
-    return value
+    return [plain(item) for item in value] if isinstance(value, list) else value
 
 
 def _is_item(content: str) -> bool:

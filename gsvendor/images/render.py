@@ -31,7 +31,8 @@ from gsvendor.images.find import key_lines
 from gsvendor.images.variants import DEFAULTS, ChartTarget, ImagesConfig, Variant, discover_switches, plan_variants
 from gsvendor.overlays import yamledit
 from gsvendor.signals import Deferred
-from gsvendor.yamlio import invalid_yaml, load_single_safe
+from gsvendor.upstream.source import limit
+from gsvendor.yamlio import UPSTREAM, invalid_yaml, load_single_safe
 
 RENDER_VERSION = "0.0.0-gsvendor"
 
@@ -141,6 +142,8 @@ def template(
                     if process.returncode is None:  # not run, timed out or interrupted
                         process.kill()
                     group.discard(process)
+            if os.fstat(out.fileno()).st_size > (most := limit("GSVENDOR_MAX_RENDER_MIB", UPSTREAM.max_bytes)):
+                return Rendered("", f"helm template wrote more than {most >> 20} MiB (GSVENDOR_MAX_RENDER_MIB)")
             out.seek(0)
             stdout = io.TextIOWrapper(out).read()  # as text=True reads a pipe: locale encoding, universal newlines
     if process.returncode != 0:

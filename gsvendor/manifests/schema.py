@@ -67,9 +67,7 @@ def drop_nulls(node: Any, value: Any) -> Any:
         subs = {key: _property(node, key) for key in value}
         nullable = {key for key, sub in subs.items() if isinstance(sub, Mapping) and sub.get("nullable")}
         return {key: drop_nulls(subs[key], item) for key, item in value.items() if item is not None or key in nullable}
-    if isinstance(value, list):
-        return [drop_nulls(node.get("items"), item) for item in value]
-    return value
+    return [drop_nulls(node.get("items"), item) for item in value] if isinstance(value, list) else value
 
 
 def translate(node: Any, instance: Any, *, structural: bool = True, root: bool = False) -> dict[str, Any]:

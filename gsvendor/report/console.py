@@ -118,9 +118,7 @@ def diff_line_style(line: str) -> str:
     """The rich style of one unified-diff line: headers bold, hunks cyan, additions green, removals red."""
     if line.startswith(("---", "+++")):
         return "bold"
-    if line.startswith("@@"):
-        return "cyan"
-    return {"+": "green", "-": "red"}.get(line[:1], "")
+    return "cyan" if line.startswith("@@") else {"+": "green", "-": "red"}.get(line[:1], "")
 
 
 def print_diffs(console: Console, diffs: Sequence[FileDiff]) -> None:

@@ -4,6 +4,7 @@ lost user files or overlays, hung, or ended in a traceback."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import tarfile
 from pathlib import Path
@@ -263,6 +264,20 @@ def _tiny_chart(folder: Path, values: str) -> Path:
     (folder / "Chart.yaml").write_text(f"apiVersion: v2\nname: {folder.name}\nversion: 0.1.0\n")
     (folder / "values.yaml").write_text(values)
     return folder
+
+
+def test_helm_output_past_the_render_limit_is_not_read(cli: Cli, tmp_path: Path, monkeypatch) -> None:
+    """A template writing more manifests than a chart can hold (300 MB: 31 s and 0.9 GB) was read whole
+    into memory; past ``GSVENDOR_MAX_RENDER_MIB`` its variant is an error instead."""
+    chart = _tiny_chart(tmp_path / "big", "image: gsoci.azurecr.io/giantswarm/x:1\n")
+    (chart / "templates" / "big.yaml").write_text('data: {{ repeat 1500000 "a" | quote }}\n')
+    monkeypatch.setitem(cli.env, "GSVENDOR_MAX_RENDER_MIB", "1")
+    result = cli(tmp_path, "check-images", str(chart), "--json", timeout=60)
+    assert result.returncode == 1, result.stderr
+    errors = {v["name"]: v["error"] for c in json.loads(result.stdout)["charts"] for v in c["variants"]}
+    assert errors["defaults"] == "helm template wrote more than 1 MiB (GSVENDOR_MAX_RENDER_MIB)"
+    monkeypatch.setitem(cli.env, "GSVENDOR_MAX_RENDER_MIB", "2")
+    assert cli(tmp_path, "check-images", str(chart), timeout=60).returncode == 0
 
 
 def test_check_images_with_a_recursive_alias_in_values(cli: Cli, tmp_path: Path) -> None:
