@@ -1,7 +1,9 @@
 """The typer application: global options, error handling and the helpers every command uses."""
 
 import contextlib
+import errno
 import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -121,14 +123,17 @@ def warn(line: str) -> None:
 
 def handles_errors(function: F) -> F:
     """Turn :class:`~gsvendor.errors.GsvendorError` into ``error: …`` on stderr and its exit code, and an
-    ``OSError`` naming a path (a folder where a file belongs) into ``error: PATH: reason``, exit 2."""
+    ``OSError`` naming a path (a folder where a file belongs, a link loop) into ``error: PATH: reason``, exit 2."""
 
     @wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return function(*args, **kwargs)
-        except (GsvendorError, OSError) as caught:
-            if isinstance(caught, OSError) and not isinstance(name := caught.filename2 or caught.filename, str):
+        except (GsvendorError, OSError, RuntimeError) as caught:
+            name = caught.filename2 or caught.filename if isinstance(caught, OSError) else None
+            if loop := re.fullmatch(r"Symlink loop from '(.*)'", str(caught), re.S):  # Python 3.11's Path.resolve
+                caught, name = OSError(errno.ELOOP, os.strerror(errno.ELOOP)), loop[1]
+            if not isinstance(caught, GsvendorError) and not isinstance(name, str):
                 raise  # no path to name: a defect, whose traceback says where
             exc = caught if isinstance(caught, GsvendorError) else GsvendorError(f"{name}: {caught.strerror}")
             console("stderr").errors(exc.problems)  # one line each, escaped by the writer, no markup read
@@ -190,8 +195,6 @@ def refuse_overwriting(option: str, path: Path | str | None, head: str) -> None:
     """Raise :class:`UsageError` (exit 2, before any work) when ``path`` is a file whose start does not match
     the regex ``head`` (what ``option`` writes): a report replaces an earlier report, never gsvendor.yaml,
     the lock, a vendored chart's file, a patch or a Dockerfile given by mistake."""
-    import re
-
     if path is not None and str(path) != "-" and os.path.isfile(path):
         with contextlib.suppress(OSError), open(path, "rb") as handle:  # unreadable: the write says why
             if not re.match(head, handle.read(200).decode("utf-8", "replace")):

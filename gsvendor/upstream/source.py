@@ -241,7 +241,7 @@ def read_archive(path: Path, most: int | None = None, flags: int = 0) -> bytes:
                     f"{path}: {info.st_size // 1024 // 1024} MiB is larger than an upstream archive can be "
                     f"({most // 1024 // 1024} MiB; GSVENDOR_MAX_ARCHIVE_MIB raises it)"
                 )
-            return handle.read(most + 1)
+            return handle.read(min(most, info.st_size) + 1)  # read(n) reserves n bytes at once
     except OSError as exc:
         raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
 

@@ -221,6 +221,14 @@ def test_a_fifo_as_configuration_does_not_hang(cli: Cli, tmp_path: Path) -> None
     assert_one_line_error(cli(tmp_path, "verify", timeout=30), 2, "gsvendor.yaml: not a regular file")
 
 
+def test_a_link_loop_as_configuration_is_one_error_line(cli: Cli, tmp_path: Path) -> None:
+    """``--config`` naming a link in a loop: Python 3.11's Path.resolve raised RuntimeError, a traceback."""
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    result = cli(tmp_path, "--config", "a", "verify", timeout=30)
+    assert_one_line_error(result, 2, f"error: {tmp_path / 'a'}: Too many levels of symbolic links")
+
+
 def test_alias_bomb_in_configuration(cli: Cli, tmp_path: Path) -> None:
     levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]

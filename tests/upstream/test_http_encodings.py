@@ -119,6 +119,16 @@ def test_a_size_limit_no_number_reads_keeps_the_default(
     assert limit("GSVENDOR_MAX_ARCHIVE_MIB", 5) == expected
 
 
+def test_a_raised_archive_limit_reserves_no_memory_up_front(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``GSVENDOR_MAX_ARCHIVE_MIB=100000`` read a 1-byte archive with ``read(limit + 1)``, which reserves
+    the limit first: a MemoryError traceback."""
+    from gsvendor.upstream.source import read_archive
+
+    monkeypatch.setenv("GSVENDOR_MAX_ARCHIVE_MIB", "100000")
+    (tmp_path / "a.tar.gz").write_bytes(b"x")
+    assert read_archive(tmp_path / "a.tar.gz") == b"x"
+
+
 def test_the_offline_hint_names_the_archive_and_the_folder_it_was_looked_for_in(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
