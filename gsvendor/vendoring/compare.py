@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from itertools import compress, count, islice, pairwise
 from operator import ne
 
+from gsvendor.errors import CONTROL
+
 
 @dataclass(frozen=True)
 class FileDiff:
@@ -32,12 +34,29 @@ def unified(
     if before == after:
         return ""
     if (before and b"\0" in before) or (after and b"\0" in after):
-        return f"Binary files {labels[0]}/{path} and {labels[1]}/{path} differ\n"
+        return f"Binary files {git_quoted(f'{labels[0]}/{path}')} and {git_quoted(f'{labels[1]}/{path}')} differ\n"
     sides = tuple(zip(labels, (before, after), strict=True))
     old, new = ((data or b"").decode("utf-8", "replace").splitlines(keepends=True) for _, data in sides)
-    names = (f"{label}/{path}" if data is not None else "/dev/null" for label, data in sides)
+    names = (git_quoted(f"{label}/{path}") if data is not None else "/dev/null" for label, data in sides)
     lines = unified_lines(old, new, *names, trim_above=trim_above)
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+_C_ESCAPES = {"\a": "a", "\b": "b", "\t": "t", "\n": "n", "\v": "v", "\f": "f", "\r": "r", '"': '"', "\\": "\\"}
+
+
+def git_quoted(name: str) -> str:
+    """``name`` as git writes a path in a diff header (``core.quotePath``, which ``git apply`` and GNU patch
+    read): in double quotes, C escapes and octal UTF-8 bytes, when it holds a control character, a quote or a
+    backslash (a file name's escape sequence reaches no terminal), else as it is."""
+    if not (CONTROL.search(name) or any(c in _C_ESCAPES for c in name)):
+        return name
+
+    def escaped(c: str) -> str:
+        octal = "".join(f"\\{b:03o}" for b in c.encode()) if CONTROL.match(c) else c
+        return f"\\{_C_ESCAPES[c]}" if c in _C_ESCAPES else octal
+
+    return '"' + "".join(map(escaped, name)) + '"'
 
 
 def matching_blocks(

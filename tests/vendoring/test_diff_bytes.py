@@ -98,3 +98,22 @@ def test_a_change_among_lines_ending_alike_prints_difflibs_hunk() -> None:
         *("@@ -1498,7 +1498,7 @@", " x1496a", " x1497a", " x1498a"),
         *("-x1499a", "+changed", " x1500a", " x1501a", " x1502a"),
     ]
+
+
+def test_a_file_name_with_control_characters_is_quoted_as_git_quotes_it(tmp_path) -> None:
+    """A name holding an escape sequence or a bidirectional control was written raw into the ``---``/``+++``
+    header, reaching the terminal; quoted as git quotes it, the diff still applies with ``git apply``."""
+    import subprocess
+
+    name = 'd/x\x1b[31m\u202e"q\\.yaml'
+    text = compare.unified(name, b"a\n", b"b\n", LABELS)
+    assert text.splitlines()[:2] == [
+        '--- "a/d/x\\033[31m\\342\\200\\256\\"q\\\\.yaml"',
+        '+++ "b/d/x\\033[31m\\342\\200\\256\\"q\\\\.yaml"',
+    ]
+    assert compare.unified("d/é.yaml", b"a\n", b"b\n", LABELS).startswith("--- a/d/é.yaml\n+++ b/d/é.yaml\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "d").mkdir()
+    (tmp_path / name).write_bytes(b"a\n")
+    subprocess.run(["git", "apply"], input=text.encode(), cwd=tmp_path, check=True)
+    assert (tmp_path / name).read_bytes() == b"b\n"
