@@ -37,7 +37,7 @@ from gsvendor.yamlio import YamlLimitError, load_validated
 _STRING = {"type": "string"}
 _TEXT = {"type": "string", "minLength": 1}
 _STRINGS = {"type": "array", "items": _STRING, "minItems": 1}
-_TARGET = {"file": _TEXT, "glob": _TEXT, "exclude": _STRINGS}
+_TARGET = {"file": RELPATH, "glob": RELPATH, "exclude": _STRINGS}
 _COMMON = {"description": _STRING, "charts": _STRINGS, "versions": _STRING, "crd": CRD_CONDITION_SCHEMA}
 
 

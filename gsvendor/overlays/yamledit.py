@@ -28,11 +28,11 @@ class YamlEditError(Exception):
 
 def parse_pointer(pointer: str) -> list[str]:
     """Split a JSON Pointer (RFC 6901) into unescaped keys (``""``: the whole document); raises
-    :class:`YamlEditError` when it does not start with ``/``."""
+    :class:`YamlEditError` when it does not start with ``/`` or holds a ``~`` but as ``~0`` or ``~1``."""
     if pointer == "":
         return []
-    if not pointer.startswith("/"):
-        raise YamlEditError(f"{pointer!r} is not a JSON Pointer (it must start with '/')")
+    if not pointer.startswith("/") or re.search("~(?![01])", pointer):
+        raise YamlEditError(f"{pointer!r} is not a JSON Pointer (it starts with '/', and '~' is written ~0)")
     return [part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/")]
 
 

@@ -213,7 +213,14 @@ def test_patch_operation_with_git_apply(tmp_path: Path) -> None:
         ("operations:\n  - op: yaml-sett\n", "'yaml-merge', 'yaml-set']; did you mean yaml-set?"),
         ("operations:\n  - {op: replace, file: x}\n", "'find' is a required property"),
         ("operations:\n  - {op: yaml-set, file: x, values: {a: 1}}\n", "'a' is not a JSON Pointer"),
+        # RFC 6901 escapes only ~0 and ~1: "~2" and a trailing "~" named no key and never applied
+        ("operations:\n  - {op: yaml-set, file: x, values: {/a~2b: 1}}\n", "'/a~2b' is not a JSON Pointer"),
+        ("operations:\n  - {op: yaml-delete, file: x, keys: [/a~]}\n", "'/a~' is not a JSON Pointer"),
         ("operations:\n  - {op: copy, from: nope.txt, to: x}\n", "from: no file nope.txt under overlays/"),
+        # a target outside the chart was looked up upstream and reported as gone (exit 1)
+        ("operations:\n  - {op: replace, file: ../x, find: a, with: b}\n", "file: '../x' must be a relative path"),
+        ("operations:\n  - {op: replace, file: /etc/passwd, find: a, with: b}\n", "'/etc/passwd' must be a relative"),
+        ("operations:\n  - {op: replace, glob: '../*', find: a, with: b}\n", "glob: '../*' must be a relative path"),
         ("versions: '~~1'\noperations:\n  - {op: copy, content: x, to: y}\n", "is not a version range"),
         ("operations:\n  - {op: copy, content: '${nope}', to: y}\n", "unknown variable ${nope}"),
         ("operations: [\n", "invalid YAML"),
