@@ -4,6 +4,7 @@ its cost following the change (:func:`matching_blocks`)."""
 from __future__ import annotations
 
 import difflib
+import re
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,21 +43,16 @@ def unified(
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-_C_ESCAPES = {"\a": "a", "\b": "b", "\t": "t", "\n": "n", "\v": "v", "\f": "f", "\r": "r", '"': '"', "\\": "\\"}
+_C_ESCAPES = {c: "\\" + e for c, e in zip('\a\b\t\n\v\f\r"\\', 'abtnvfr"\\', strict=True)}
+_GIT_QUOTED = re.compile(f'[{CONTROL.pattern[1:-1]}\t\n"\\\\]')  # what core.quotePath escapes, non-ASCII aside
 
 
 def git_quoted(name: str) -> str:
     """``name`` as git writes a path in a diff header (``core.quotePath``, which ``git apply`` and GNU patch
     read): in double quotes, C escapes and octal UTF-8 bytes, when it holds a control character, a quote or a
     backslash (a file name's escape sequence reaches no terminal), else as it is."""
-    if not (CONTROL.search(name) or any(c in _C_ESCAPES for c in name)):
-        return name
-
-    def escaped(c: str) -> str:
-        octal = "".join(f"\\{b:03o}" for b in c.encode()) if CONTROL.match(c) else c
-        return f"\\{_C_ESCAPES[c]}" if c in _C_ESCAPES else octal
-
-    return '"' + "".join(map(escaped, name)) + '"'
+    escaped = _GIT_QUOTED.sub(lambda m: _C_ESCAPES.get(m[0]) or "".join(f"\\{b:03o}" for b in m[0].encode()), name)
+    return name if escaped == name else f'"{escaped}"'
 
 
 def matching_blocks(
