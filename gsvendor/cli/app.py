@@ -18,6 +18,8 @@ from gsvendor.cli import options
 from gsvendor.errors import CheckFailed, GsvendorError, OutputError, UsageError
 from gsvendor.report.console import print_json
 
+REPORT_HEAD = r"<\?xml[^>]*\?>\s*<testsuites|# (Upgrade|Downgrade) report: "  # report.junit's, report.upgrade's
+
 app = typer.Typer(
     name="gsvendor",
     help=(
@@ -191,13 +193,13 @@ def show_status(ctx: typer.Context, message: str) -> Any:
     return contextlib.nullcontext() if quiet else console("stderr").status(message)
 
 
-def refuse_overwriting(option: str, path: Path | str | None, head: str) -> None:
-    """Raise :class:`UsageError` (exit 2, before any work) when ``path`` is a file whose start does not match
-    the regex ``head`` (what ``option`` writes): a report replaces an earlier report, never gsvendor.yaml,
-    the lock, a vendored chart's file, a patch or a Dockerfile given by mistake."""
+def refuse_overwriting(option: str, path: Path | str | None) -> None:
+    """Raise :class:`UsageError` (exit 2, before any work) when ``path`` is a file that does not start as a
+    report (:data:`REPORT_HEAD`): ``option`` replaces an earlier report, never gsvendor.yaml, the lock, a
+    vendored chart's file, a patch or a Dockerfile given by mistake."""
     if path is not None and str(path) != "-" and os.path.isfile(path):
         with contextlib.suppress(OSError), open(path, "rb") as handle:  # unreadable: the write says why
-            if not re.match(head, handle.read(200).decode("utf-8", "replace")):
+            if not re.match(REPORT_HEAD, handle.read(200).decode("utf-8", "replace")):
                 raise UsageError(f"{option} {path}: refusing to overwrite a file that is no report gsvendor wrote")
 
 

@@ -17,8 +17,6 @@ from gsvendor.cli import app, options
 from gsvendor.cli.app import command, console, fetch_options, load_config_for, project_guard, show_status, warn
 from gsvendor.errors import CheckFailed, ConfigError, UsageError, closest
 
-JUNIT_HEAD = r"<\?xml[^>]*\?>\s*<testsuites"  # what report.junit writes, so what --junit may replace
-
 
 @command(short_help="Vendor upstream TAG's charts with the overlays applied.")
 def sync(
@@ -78,7 +76,7 @@ def sync(
     if report_to_stdout and (json_output or show_diff):
         mixed = "--json" if json_output else "--diff"
         raise UsageError(f"--report - writes the report to stdout, which {mixed} would write into: use --report FILE")
-    app.refuse_overwriting("--report", report_file, "# (Upgrade|Downgrade) report: ")
+    app.refuse_overwriting("--report", report_file)
 
     def present(result: workflow.SyncResult, upgrade: Any, diffs: list[Any] | None) -> None:
         out = console("stdout")
@@ -274,7 +272,7 @@ def check_rendered(
     from gsvendor.config import find_config, load_config
 
     chart_dirs = chart_dirs or []  # a name past 255 bytes: pathlib's OSError, one line by handles_errors
-    app.refuse_overwriting("--junit", junit, JUNIT_HEAD)
+    app.refuse_overwriting("--junit", junit)
     try:  # named chart folders need no gsvendor.yaml
         found = ctx.obj.config or (find_config() if chart_dirs else None)
     except ConfigError:
@@ -395,7 +393,7 @@ def patch_verify(
     from gsvendor.report.junit import write_junit
     from gsvendor.workflows.patch_verify import verify_series
 
-    app.refuse_overwriting("--junit", junit, JUNIT_HEAD)
+    app.refuse_overwriting("--junit", junit)
     config = load_config_for(ctx)
     with show_status(ctx, "checking the patch series"):
         result = verify_series(config, tag, source, fetch_options(ctx, timeout=timeout, retries=retries), patches)

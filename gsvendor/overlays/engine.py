@@ -18,18 +18,8 @@ from gsvendor.config import MATCH_SECONDS, compile_pattern
 from gsvendor.config_schema import CRD_CONDITION_SCHEMA, RELPATH
 from gsvendor.errors import ConfigError, OverlayApplyError, OverlayDefinitionError, closest, shorten
 from gsvendor.files import is_clean_path, write_tree
-from gsvendor.overlays import yamledit
-from gsvendor.overlays.crdfield import (
-    CRD_VARIABLE,
-    VARIABLE,
-    CRDCondition,
-    FieldLookup,
-    crd_field_lookup,
-    crd_variable,
-    crd_variable_names,
-    map_strings,
-    strings,
-)
+from gsvendor.overlays import crdfield, yamledit
+from gsvendor.overlays.crdfield import FieldLookup
 from gsvendor.upstream.source import MAX_MEMBER_BYTES, limit, tag_version
 from gsvendor.yamlio import YamlLimitError, load_validated
 
@@ -103,7 +93,7 @@ class Operation:
     index: int
     charts: tuple[str, ...] = ()
     versions: str | None = None
-    crd: CRDCondition | None = None
+    crd: crdfield.CRDCondition | None = None
     description: str = ""
 
     @property
@@ -165,7 +155,7 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
         assets: dict[str, bytes] = {}
         for index, raw in enumerate(data["operations"]):
             params = {k: v for k, v in raw.items() if k not in ("op", "charts", "versions", "crd", "description")}
-            charts, crd = tuple(raw.get("charts", ())), CRDCondition.parse(raw.get("crd"))
+            charts, crd = tuple(raw.get("charts", ())), crdfield.CRDCondition.parse(raw.get("crd"))
             description = " ".join(str(raw.get("description", "")).split())
             op = Operation(raw["op"], params, index, charts, raw.get("versions"), crd, description)
             where = f"{label}: {op.label}"
@@ -190,16 +180,16 @@ def load_overlays(folder: Path, stamps: Path | None = None) -> list[Overlay]:
 
 def unclosed(value: Any) -> bool:
     """Whether a string in ``value`` holds ``${`` that no ``}`` closes (``$${`` is a literal)."""
-    return any("${" in VARIABLE.sub("", text) for text in strings(value))
+    return any("${" in crdfield.VARIABLE.sub("", text) for text in crdfield.strings(value))
 
 
 def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
     """Mistakes that would otherwise only show when the operation runs (and exit 1, not 2)."""
-    for value in strings(params):
+    for value in crdfield.strings(params):
         if not value.isascii() and re.search("[\ud800-\udfff]", value):  # YAML's "\ud800": no UTF-8 holds it
             raise OverlayDefinitionError(f"{where}: {value!r} holds a lone surrogate, which is not UTF-8 text")
-        for escape, name in VARIABLE.findall(value):
-            if not escape and name not in ("tag", "version", "chart") and not CRD_VARIABLE.match(name):
+        for escape, name in crdfield.VARIABLE.findall(value):
+            if not escape and name not in ("tag", "version", "chart") and not crdfield.CRD_VARIABLE.match(name):
                 raise OverlayDefinitionError(
                     f"{where}: unknown variable ${{{name}}} (known: tag, version, chart, crd:<Kind>:<field>)"
                 )
@@ -225,7 +215,9 @@ def _check_params(op: Operation, params: dict[str, Any], where: str) -> None:
 
 def expand(value: Any, variables: dict[str, str]) -> Any:
     """Expand ``${name}`` in every string of ``value``; ``$${`` stays a literal ``${``."""
-    return map_strings(value, partial(VARIABLE.sub, lambda m: "${" + m[2] + "}" if m[1] else variables[m[2]]))
+    return crdfield.map_strings(
+        value, partial(crdfield.VARIABLE.sub, lambda m: "${" + m[2] + "}" if m[1] else variables[m[2]])
+    )
 
 
 def _specifier(spec: str, where: str) -> Any:
@@ -279,7 +271,7 @@ def apply_overlays(
     Raises :class:`OverlayApplyError` naming chart, file, overlay, operation and what it expected."""
     result = ChartOverlayResult(files=dict(files))
     variables = {"tag": tag, "version": tag_version(tag), "chart": chart}
-    crd_fields = crd_fields or crd_field_lookup(files)  # parses a CRD only when a condition or variable asks
+    crd_fields = crd_fields or crdfield.crd_field_lookup(files)  # parses a CRD only when a condition or variable asks
     for overlay in overlays:
         if not matches_chart(chart, overlay.charts):
             continue
@@ -296,8 +288,8 @@ def apply_overlays(
             if op.crd is not None and not op.crd.holds(crd_fields):
                 result.skipped.append(f"{overlay.name} {op.label} ({op.crd})")
                 continue
-            for name in sorted(crd_variable_names(op.params)):
-                if (value := crd_variable(name, crd_fields)) is None:
+            for name in sorted(crdfield.crd_variable_names(op.params)):
+                if (value := crdfield.crd_variable(name, crd_fields)) is None:
                     kind, field_name = name.split(":")[1:]
                     what = f"${{{name}}}: the vendored {kind} CRD has no {field_name}"
                     target = str(op.params.get("file") or op.params.get("glob") or "")

@@ -17,22 +17,14 @@ from pathlib import Path
 
 from gsvendor import gitcmd
 from gsvendor.errors import SourceError, redact, shorten
-from gsvendor.upstream.source import (
-    FetchOptions,
-    UpstreamSnapshot,
-    Wanted,
-    missing_tag,
-    public_url,
-    read_tree,
-    split_userinfo,
-)
+from gsvendor.upstream import source
 
 
 def public_git_url(url: str) -> str:
     """:func:`~gsvendor.upstream.source.public_url` of ``url`` keeping an ``ssh://`` URL's user name
     (``ssh://git@host/…`` names an account, not a secret; the scp form ``git@host:path`` keeps it too)."""
-    parts = split_userinfo(url)
-    shown = public_url(url)
+    parts = source.split_userinfo(url)
+    shown = source.public_url(url)
     user = parts[1].split(":", 1)[0] if parts is not None and parts[0].lower() == "ssh://" else ""
     return f"{shown[:6]}{user}@{shown[6:]}" if user else shown
 
@@ -61,7 +53,7 @@ _OFFLINE = re.compile(r"Could not resolve host|Failed to connect|Connection refu
 class _Reaper:
     """The :data:`_REAPER` process of one git source read (none where it cannot start), and its deadline."""
 
-    def __init__(self, url: str, options: FetchOptions) -> None:
+    def __init__(self, url: str, options: source.FetchOptions) -> None:
         self.url, self.shown, self.options = url, public_git_url(url), options
         self.deadline = time.monotonic() + options.max_time
         try:
@@ -123,7 +115,7 @@ class _Reaper:
             return SourceError(f"{self.shown}: unknown tag {tag}")
         tags = [line.split("refs/tags/", 1)[1].removesuffix("^{}") for line in listed if "\trefs/tags/" in line]
         head = next((line.split()[0] for line in listed if line.endswith("\tHEAD")), None)
-        return missing_tag(self.shown, tag, tags, head, "unknown tag")
+        return source.missing_tag(self.shown, tag, tags, head, "unknown tag")
 
 
 class _UnknownTag(SourceError):
@@ -143,16 +135,15 @@ def _remove_orphaned_clones() -> None:
         match = re.fullmatch(rf"{_TEMP_PREFIX}(\d+)-[A-Za-z0-9_]+", entry.name)
         if not match or not entry.is_dir(follow_symlinks=False):
             continue
-        try:
-            if entry.stat(follow_symlinks=False).st_uid == os.getuid():
-                os.kill(int(match.group(1)), 0)  # raises when its gsvendor no longer runs
-        except (ProcessLookupError, OverflowError):
-            shutil.rmtree(entry.path, ignore_errors=True)
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):  # a clone gone meanwhile, another user's process
+            try:
+                if entry.stat(follow_symlinks=False).st_uid == os.getuid():
+                    os.kill(int(match.group(1)), 0)  # raises when its gsvendor no longer runs
+            except (ProcessLookupError, OverflowError):
+                shutil.rmtree(entry.path, ignore_errors=True)
 
 
-def remote_tags(url: str, options: FetchOptions) -> list[str]:
+def remote_tags(url: str, options: source.FetchOptions) -> list[str]:
     """The tag names of the git repository at ``url`` (``git ls-remote --tags --refs``), in git's order.
     Raises :class:`SourceError` naming the URL without credentials."""
     with contextlib.closing(_Reaper(url, options)) as reaper:
@@ -160,7 +151,7 @@ def remote_tags(url: str, options: FetchOptions) -> list[str]:
     return [line.rsplit("refs/tags/", 1)[-1] for line in listed.splitlines() if "\trefs/tags/" in line]
 
 
-def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions) -> UpstreamSnapshot:
+def read_git(url: str, tag: str, wanted: source.Wanted, options: source.FetchOptions) -> source.UpstreamSnapshot:
     """Read the ``wanted`` files of ``tag`` from the git repository at ``url`` (:func:`read_tree`'s bounds, ``options``'
     time and rate; location :func:`public_git_url`). :class:`SourceError` when unreachable or out of time."""
     _remove_orphaned_clones()
@@ -179,7 +170,9 @@ def read_git(url: str, tag: str, wanted: Wanted, options: FetchOptions) -> Upstr
         reaper.git("sparse-checkout", "set", "--no-cone", *patterns, cwd=tmp)
         reaper.git("checkout", "HEAD", cwd=tmp)
         commit = reaper.git("rev-parse", "HEAD", cwd=tmp).strip()
-        files = read_tree(Path(tmp), wanted, reaper.shown, "repository")
+        files = source.read_tree(Path(tmp), wanted, reaper.shown, "repository")
         # -z: names as they are; git quotes a name with non-ASCII bytes ("p\303\244ckage") otherwise
         folders = frozenset(reaper.git("ls-tree", "-z", "-d", "--name-only", "HEAD", cwd=tmp).split("\0")) - {""}
-    return UpstreamSnapshot(tag=tag, kind="git", location=reaper.shown, files=files, commit=commit, folders=folders)
+    return source.UpstreamSnapshot(
+        tag=tag, kind="git", location=reaper.shown, files=files, commit=commit, folders=folders
+    )

@@ -13,17 +13,7 @@ from typing import Any
 
 from gsvendor.errors import SourceError
 from gsvendor.files import holding_files
-from gsvendor.upstream.source import (
-    MAX_ARCHIVE_EXPANDED,
-    MAX_HEADER_BYTES,
-    MAX_MEMBERS,
-    FileBudget,
-    UpstreamSnapshot,
-    Wanted,
-    check_path,
-    one_line,
-    tag_version,
-)
+from gsvendor.upstream import source
 
 # what tarfile may raise on a broken archive or member
 _BROKEN = (tarfile.TarError, EOFError, zlib.error, OSError, KeyError, RecursionError, MemoryError)
@@ -48,8 +38,8 @@ class _BoundedTarInfo(tarfile.TarInfo):
         if pax or self.type in (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK):
             what = "a pax header" if pax else "a long member name"
             archive._gsvendor_headers = getattr(archive, "_gsvendor_headers", 0) + self.size  # kept in memory
-            if self.size > MAX_HEADER_BYTES or archive._gsvendor_headers > _HEADERS_BUDGET:
-                limits = f"{MAX_HEADER_BYTES // 1024} KiB, {_HEADERS_BUDGET >> 20} MiB in all"
+            if self.size > source.MAX_HEADER_BYTES or archive._gsvendor_headers > _HEADERS_BUDGET:
+                limits = f"{source.MAX_HEADER_BYTES // 1024} KiB, {_HEADERS_BUDGET >> 20} MiB in all"
                 raise _HeaderRefused(f"refusing {what} of {self.size} bytes (limits {limits})")
             if pax and _PAX_QUADRATIC:
                 archive._gsvendor_pax_squares = getattr(archive, "_gsvendor_pax_squares", 0) + self.size**2
@@ -82,11 +72,11 @@ def _normal(name: str) -> str:
     return "/".join(p for p in name.split("/") if p not in ("", "."))
 
 
-def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: str) -> UpstreamSnapshot:
+def read_tarball(data: bytes, tag: str, wanted: source.Wanted, *, kind: str, location: str) -> source.UpstreamSnapshot:
     """Read the ``wanted`` files of a GitHub-archive-shaped ``.tar.gz`` held in ``data``. Raises
     :class:`SourceError` for any member with an absolute path, ``..``, a device or FIFO or a link
     leaving the archive, and unless the one top folder is ``<repo>-<tag without v>``."""
-    budget = FileBudget(location)
+    budget = source.FileBudget(location)
     members: list[tarfile.TarInfo] = []
     early: dict[tarfile.TarInfo, bytes] = {}  # the content of each wanted regular file
     try:
@@ -100,10 +90,10 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
         for member in archive:  # one header at a time: limits apply before the next member is inflated
             members.append(member)
             expanded += abs(member.size)  # a pax header may say a negative size
-            if len(members) > MAX_MEMBERS or expanded > MAX_ARCHIVE_EXPANDED:
+            if len(members) > source.MAX_MEMBERS or expanded > source.MAX_ARCHIVE_EXPANDED:
                 raise SourceError(
-                    f"{location}: refusing an archive of more than {MAX_MEMBERS} members or "
-                    f"{MAX_ARCHIVE_EXPANDED // 1024**3} GiB"
+                    f"{location}: refusing an archive of more than {source.MAX_MEMBERS} members or "
+                    f"{source.MAX_ARCHIVE_EXPANDED // 1024**3} GiB"
                 )
             if member.isreg() and wanted.matches(_normal(member.name).partition("/")[2]):
                 budget.charge(member.name, member.size)  # read as the stream passes: after, it inflated twice
@@ -111,7 +101,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
     except _HeaderRefused as exc:
         raise SourceError(f"{location}: {exc}") from None
     except _BROKEN as exc:
-        raise SourceError(f"{location}: not a readable tar.gz archive ({one_line(exc)})") from None
+        raise SourceError(f"{location}: not a readable tar.gz archive ({source.one_line(exc)})") from None
     by_path: dict[str, tarfile.TarInfo] = {}
     links: dict[tarfile.TarInfo, str] = {}  # a link → the archive path it names
     for member in members:
@@ -121,7 +111,7 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
             raise SourceError(f"{location}: refusing member with '..' in its path: {member.name}")
         if not path:
             continue
-        check_path(path, location)
+        source.check_path(path, location)
         if member.isdev():  # character, block device or FIFO
             raise SourceError(f"{location}: refusing device or FIFO member: {member.name}")
         if member.issym() or member.islnk():  # a hard link's target is archive-relative, a symlink's its folder's
@@ -132,14 +122,14 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
                     f"{location}: refusing link leading outside the archive: {member.name} -> {member.linkname}"
                 )
         if path in by_path and by_path[path].isdir() != member.isdir():  # the last would hide the other
-            raise SourceError(f"{location}: refusing {one_line(member.name)}: listed as a folder and as a file")
+            raise SourceError(f"{location}: refusing {source.one_line(member.name)}: listed as a folder and as a file")
         by_path[path] = member
     tops = sorted({path.split("/", 1)[0] for path in by_path})
     if len(tops) != 1:
         raise SourceError(
             f"{location}: expected one top folder (GitHub archive layout), found {', '.join(tops[:3]) or 'nothing'}"
         )
-    top, version = tops[0], tag_version(tag)
+    top, version = tops[0], source.tag_version(tag)
     if not top.endswith(f"-{version}"):
         raise SourceError(
             f"{location}: archive holds {top}/, not upstream tag {tag} (expected a folder ending in -{version})"
@@ -147,16 +137,18 @@ def read_tarball(data: bytes, tag: str, wanted: Wanted, *, kind: str, location: 
     inside = {path[len(top) + 1 :]: member for path, member in by_path.items()}
     chosen = [(rel, member) for rel, member in inside.items() if not member.isdir() and wanted.matches(rel)]
     if (odd := holding_files((rel for rel, _ in chosen), inside)) is not None:
-        raise SourceError(f"{location}: refusing {one_line(odd)}: a file, yet other members are inside it")
+        raise SourceError(f"{location}: refusing {source.one_line(odd)}: a file, yet other members are inside it")
     files: dict[str, bytes] = {}
     for rel, target in chosen:  # a link gives a wanted file read already: no seek back, no chain, no loop
         if target not in early:
             target = by_path.get(links[target])  # type: ignore[assignment]
             if target not in early:
-                raise SourceError(f"{location}: refusing {one_line(f'{top}/{rel}')}: a link, not to a wanted file")
+                raise SourceError(
+                    f"{location}: refusing {source.one_line(f'{top}/{rel}')}: a link, not to a wanted file"
+                )
             budget.charge(f"{top}/{rel}", len(early[target]))
         files[rel] = early[target]
     comment = archive.pax_headers.get("comment", "")  # GitHub's archives name their commit there
     commit = comment if re.fullmatch(r"[0-9a-f]{40}", comment) else None
     folders = frozenset(rel.split("/", 1)[0] for rel, m in inside.items() if rel and ("/" in rel or m.isdir()))
-    return UpstreamSnapshot(tag, kind, location, files, hashlib.sha256(data).hexdigest(), commit, folders)
+    return source.UpstreamSnapshot(tag, kind, location, files, hashlib.sha256(data).hexdigest(), commit, folders)
