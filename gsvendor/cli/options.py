@@ -46,7 +46,7 @@ ConfigFile = path(
 )
 # "." would put the cache (and its stamps) in the project
 CacheDir = path(
-    "--cache-dir", metavar="DIR", help="Cache folder (default: $GSVENDOR_CACHE_DIR, else $XDG_CACHE_HOME/gsvendor)."
+    "--cache-dir", metavar="DIR", help="Cache (default: $GSVENDOR_CACHE_DIR, else ${XDG_CACHE_HOME:-~/.cache}/gsvendor)"
 )
 UPSTREAM = "Upstream source: a checkout folder, a .tar.gz, an http(s) tarball URL or a git URL "
 UPSTREAM += "(default: kserve-TAG.tar.gz in $GSVENDOR_UPSTREAM_DIR when there, else "
@@ -72,7 +72,7 @@ Helm = text(
     metavar="PATH",
     help="helm binary (for charts vendored rendered) (default: $GSVENDOR_HELM, .tools/bin/helm, PATH).",
 )
-RenderHelm = text("--helm", metavar="PATH", help="The helm binary.")
+RenderHelm = text("--helm", metavar="PATH", help="helm binary (default: $GSVENDOR_HELM, .tools/bin/helm, PATH).")
 Json = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 ChartDirs = Annotated[
     list[Path] | None,

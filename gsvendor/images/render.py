@@ -53,7 +53,7 @@ def find_helm(explicit: str | None = None, project_root: Path | None = None) -> 
             raise ToolError(f"{label}{candidate}: not an executable file")
     if found := shutil.which("helm"):
         return found
-    raise ToolError("helm not found: pass --helm, set GSVENDOR_HELM, or run hack/install-helm.sh")
+    raise ToolError("helm not found: run make tools (.tools/bin/helm), pass --helm or set GSVENDOR_HELM")
 
 
 @contextmanager

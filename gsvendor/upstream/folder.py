@@ -10,14 +10,14 @@ from gsvendor.upstream.source import UpstreamSnapshot, Wanted, missing_tag, one_
 
 
 def read_folder(folder: Path, tag: str, wanted: Wanted, *, location: str) -> UpstreamSnapshot:
-    """Read the ``wanted`` files from a local upstream checkout (:func:`read_tree`'s bounds); in a git
-    checkout ``tag`` must name HEAD, else :class:`SourceError` naming the tag, the tags near it and HEAD."""
+    """Read the ``wanted`` files from a local upstream checkout (an extract when no folder is wanted), in
+    :func:`read_tree`'s bounds; in a git checkout ``tag`` must name HEAD, else :class:`SourceError`."""
     try:
         folder = folder.resolve()
         charts = (folder / "charts").is_dir()
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (pathlib)
         raise SourceError(f"{location}: cannot read: {one_line(exc)}") from None
-    if not charts:
+    if not charts and wanted.folders:
         raise SourceError(f"{location}: no charts/ folder (not an upstream checkout)")
     files = read_tree(folder, wanted, location, "folder")
     try:  # real folders only: a link (pkg -> /etc) is not a folder of the source, as in an archive or in git

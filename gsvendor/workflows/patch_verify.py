@@ -27,10 +27,10 @@ def _write_tree(files: dict[str, bytes], tree: Path) -> None:
 
 
 def _dirty_note(folder: Path, tag: str, patches: list[PatchFile]) -> list[str]:
-    """A note when a folder source is a git checkout with local changes to the patched files: a folder
-    is read as on disk, so they (a patch applied by hand) would be judged as if ``tag`` carried them."""
+    """A note when a folder source is no git checkout (its tag cannot be checked) or one with local changes
+    to the patched files: a folder is read as on disk, so they would be judged as if ``tag`` carried them."""
     if not (folder / ".git").exists():
-        return []
+        return [f"{folder}: not a git checkout, so not checked to be {tag}: judged as {tag} on trust"]
     touched = sorted({path for patch in patches for path in patch.touched})
     status = run_git(["status", "--porcelain", "--untracked-files=all", "--", *touched], folder)
     changed = [line[3:] for line in status.stdout.splitlines() if len(line) > 3]

@@ -504,6 +504,22 @@ def test_undecodable_bytes_reach_json_and_junit(upstream: Upstream, project: Pat
     assert "caf\ufffd" in (ET.parse(junit).getroot().find("testsuite/testcase/failure").text or "")  # type: ignore[union-attr]
 
 
+def test_an_extract_of_the_patched_files_is_a_source_judged_on_trust(
+    upstream: Upstream, maker: PatchMaker, project: Path, tmp_path: Path
+) -> None:
+    """A folder holding only the files the patches touch (no charts/, no .git), as the docs offer for
+    offline use, was refused as "not an upstream checkout"; it is read, and noted as not checked for the tag."""
+    patch_0001(maker, project)
+    upstream.checkout("v1.0.0")
+    extract = tmp_path / "extract"
+    (extract / "pkg").mkdir(parents=True)
+    (extract / "pkg" / "a.go").write_bytes((upstream.path / "pkg" / "a.go").read_bytes())
+    code, data, stderr = run_json(project, "patch-verify", "--source", str(extract), "--tag", "v1.0.0")
+    assert code == 0, stderr
+    assert [r["status"] for r in data["results"]] == ["applies"]
+    assert data["notes"] == [f"{extract}: not a git checkout, so not checked to be v1.0.0: judged as v1.0.0 on trust"]
+
+
 def test_a_folder_with_local_changes_is_noted(upstream: Upstream, maker: PatchMaker, project: Path) -> None:
     patch_0001(maker, project)
     upstream.checkout("v1.0.0")
