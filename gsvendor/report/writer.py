@@ -155,9 +155,8 @@ class Writer(Console):
         super().print(*self._units_kept(safe, options), **options)
 
     def say(self, markup: str, *values: object, **options: Any) -> None:
-        """Print ``markup`` with each ``{}`` filled by :func:`quote` of the next of ``values``; unwrapped but on a
-        terminal (a summary stays one line in a CI log, whose viewer wraps)."""
-        self.print(markup.format(*(quote(value) for value in values)), **{"soft_wrap": not self.is_terminal, **options})
+        """Print ``markup`` with each ``{}`` filled by :func:`quote` of the next of ``values``."""
+        self.print(markup.format(*(quote(value) for value in values)), **options)
 
     def labelled(self, label: str, style: str, text: str) -> None:
         """One unwrapped line ``label text``, ``label`` in ``style``, ``text`` as :func:`one_line` (no markup read)."""
