@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -214,17 +214,25 @@ def _parse_round_trip(text: str, label: str) -> Any:
 
     check_text(text, label, USER_FILE)
     try:
-        return YAML(typ="rt", pure=True).load(text)
+        with constructing():
+            return YAML(typ="rt", pure=True).load(text)
     except RecursionError:
         raise ConfigError(f"{label}: nested too deeply", file=label) from None
     except YAMLError as exc:
         raise ConfigError(invalid_yaml(exc, label), file=label) from None
+
+
+@contextlib.contextmanager
+def constructing() -> Iterator[None]:
+    """Raise ``YAMLError`` for what ruamel raises on a scalar its tag or form cannot construct (2001-02-30,
+    ``!!int abc``, 5000 digits: ``ValueError`` and kin), so every reader words it as invalid YAML."""
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        yield
     except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
-        # a scalar its tag or form cannot construct: 2001-13-45, !!int abc, !!bool x, 5000 digits
         detail = shorten(" ".join(str(exc)[:1000].split()))
-        raise ConfigError(
-            f"{label}: invalid YAML: a value that cannot be read ({type(exc).__name__}: {detail})", file=label
-        ) from None
+        raise YAMLError(f"a value that cannot be read ({type(exc).__name__}: {detail})") from None
 
 
 def load_plain(text: str, label: str = "YAML text", limits: YamlLimits = UPSTREAM) -> Any:
@@ -236,7 +244,8 @@ def load_plain(text: str, label: str = "YAML text", limits: YamlLimits = UPSTREA
     if not libyaml_differs(text):
         with contextlib.suppress(Exception):  # else the pure-Python parser decides, and words the error
             return YAML(typ="safe").load(text)
-    return YAML(typ="safe", pure=True).load(text)
+    with constructing():
+        return YAML(typ="safe", pure=True).load(text)
 
 
 def load_all_safe(text: str, label: str = "rendered manifests") -> list[Any]:
@@ -245,7 +254,8 @@ def load_all_safe(text: str, label: str = "rendered manifests") -> list[Any]:
     from ruamel.yaml import YAML
 
     check_text(text, label)
-    return list(YAML(typ="safe").load_all(text))
+    with constructing():
+        return list(YAML(typ="safe").load_all(text))
 
 
 def load_single_safe(text: str, inspect: Callable[[Any], T], label: str) -> tuple[Any, T]:
@@ -257,7 +267,8 @@ def load_single_safe(text: str, inspect: Callable[[Any], T], label: str) -> tupl
     yaml = YAML(typ="safe")
     node = yaml.compose(text)
     seen = inspect(node)
-    return (None if node is None else yaml.constructor.construct_document(node)), seen
+    with constructing():
+        return (None if node is None else yaml.constructor.construct_document(node)), seen
 
 
 # after a blank, a flow indicator or the colon of a JSON-like key ({"a":!!str 3})

@@ -291,7 +291,7 @@ class ChartValues:
 def load_values(chart: ChartTarget) -> ChartValues:
     """Read ``values.yaml`` of ``chart`` once: the data and the line of every key. A broken file is the
     chart's problem (exit 1, reported in its ``values.yaml`` group), never raised."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from ruamel.yaml.error import YAMLError
 
     path = chart.path / "values.yaml"
     label = f"{chart.label}/values.yaml"
@@ -303,9 +303,9 @@ def load_values(chart: ChartTarget) -> ChartValues:
         return ChartValues(data=data, lines=lines)
     except RecursionError:
         return ChartValues(error=f"{label}: nested too deeply, a recursive alias, or an alias bomb")
-    except MarkedYAMLError as exc:
+    except YAMLError as exc:
         return ChartValues(error=invalid_yaml(exc, label))
-    except (OSError, UnicodeDecodeError, YAMLError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         return ChartValues(error=f"{label}: cannot read: {' '.join(str(exc).split())}")
 
 

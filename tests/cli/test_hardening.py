@@ -288,6 +288,17 @@ def test_helm_output_past_the_render_limit_is_not_read(cli: Cli, tmp_path: Path,
     assert cli(tmp_path, "check-images", str(chart), timeout=60).returncode == 0
 
 
+@pytest.mark.parametrize("value", ["2001-02-30", "!!int abc", "!!float x", "2001-02-03 25:61:61"])
+def test_a_values_scalar_yaml_cannot_construct_is_the_charts_problem(cli: Cli, tmp_path: Path, value: str) -> None:
+    """A values.yaml value whose tag or form ruamel cannot construct (a 30th of February) ended check-images
+    and check-manifests in a ValueError traceback; it is the chart's values.yaml problem (exit 1)."""
+    chart = _tiny_chart(tmp_path / "v", f"image: gsoci.azurecr.io/giantswarm/x:1\nts: {value}\n")
+    result = cli(tmp_path, "check-images", str(chart), timeout=60)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "v/values.yaml: invalid YAML: a value that cannot be read (" in result.stdout
+    assert "Traceback" not in cli(tmp_path, "check-manifests", str(chart), timeout=60).stderr
+
+
 def test_check_images_with_a_recursive_alias_in_values(cli: Cli, tmp_path: Path) -> None:
     """A values.yaml holding an alias inside the node it names is refused as its file's one error
     line (exit 2) before any parse, as an alias bomb is."""
