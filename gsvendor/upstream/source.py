@@ -250,24 +250,23 @@ def one_line(exc: object, url: str = "") -> str:
     """``exc``'s message on one line, without credentials (nor a piece of ``url``'s user info, which a
     parser may quote as a host or port), at most 300 characters (else its type's name)."""
     text = " ".join(str(exc).split())
-    for piece in sorted(re.split(r"[:@/]", (split_userinfo(url) or ("", "", ""))[1]), key=len, reverse=True):
+    for piece in sorted(re.split(r"[:@/?#]", (split_userinfo(url) or ("", "", ""))[1]), key=len, reverse=True):
         text = text.replace(piece, "REDACTED") if len(piece) > 2 else text
     return shorten(redact(text), 300) or type(exc).__name__
 
 
 def split_userinfo(url: str) -> tuple[str, str, str] | None:
     """``(scheme://, userinfo, rest)`` of ``url`` (``userinfo`` ``""`` when none); ``None`` without ``scheme://``.
-    When the authority holds an ``@``, or a ``:`` followed by no port, the user info ends at the last ``@``
-    before the query: a password may hold ``/`` (``user:s3/cr3t@host/…``, ``user:p@ss/w0rd@host``)."""
+    When the authority holds an ``@``, or a ``:`` followed by no port, the user info ends at the last ``@``: a
+    password may hold ``/``, ``#`` or ``?`` (``user:s3/cr3t@host/…``, ``user:p@ss/w0rd@host``, ``u:s#x@host``)."""
     match = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*://)(.*)$", url, re.S)
     if not match:
         return None
     scheme, rest = match.groups()
-    head = re.split(r"[?#]", rest, maxsplit=1)[0]
-    authority = head.split("/", 1)[0]
+    authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
     port = authority.rsplit("]", 1)[-1]  # after an IPv6 literal's bracket
     userinfo = "@" in authority or (":" in port and not port.rsplit(":", 1)[1].isdigit())
-    at = head.rfind("@") if userinfo else -1
+    at = rest.rfind("@") if userinfo else -1
     return (scheme, rest[:at], rest[at + 1 :]) if at >= 0 else (scheme, "", rest)
 
 

@@ -294,6 +294,9 @@ def test_query_values_and_passwords_never_reach_the_lock_or_the_cache_index(
         "http://deploy:gh0k3n/xyz@127.0.0.1:9/kserve.tar.gz",
         # a "/" after an "@" in the password: the user info still ends at the last "@"
         "http://user:p@ss/w0rd@127.0.0.1:9/kserve.tar.gz",
+        # a "#" or "?" in the password: the URL's fragment or query to a parser, which quotes the rest as a port
+        "http://u:h4sh#x@127.0.0.1:9/kserve.tar.gz",
+        "http://u:qu3ry?q@127.0.0.1:9/kserve.tar.gz",
     ],
 )
 @pytest.mark.parametrize("json", [[], ["--json"]])
@@ -301,7 +304,7 @@ def test_a_password_with_a_slash_is_not_printed(cli: Cli, project: Path, url: st
     result = run(cli, project, "sync", "v0.20.0", "--retries", "0", "--source", url, *json)
     assert result.returncode == 2, result.stderr
     assert "127.0.0.1:9/kserve.tar.gz" in result.stdout + result.stderr
-    assert not any(secret in result.stdout + result.stderr for secret in (*SECRETS, "gh0k3n", "w0rd")), result.stderr
+    assert not any(secret in result.stdout + result.stderr for secret in (*SECRETS, "gh0k3n", "w0rd", "h4sh", "qu3ry")), result.stderr
 
 
 def test_redaction_is_by_rule() -> None:
