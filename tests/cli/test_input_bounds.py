@@ -304,7 +304,8 @@ def test_a_password_with_a_slash_is_not_printed(cli: Cli, project: Path, url: st
     result = run(cli, project, "sync", "v0.20.0", "--retries", "0", "--source", url, *json)
     assert result.returncode == 2, result.stderr
     assert "127.0.0.1:9/kserve.tar.gz" in result.stdout + result.stderr
-    assert not any(secret in result.stdout + result.stderr for secret in (*SECRETS, "gh0k3n", "w0rd", "h4sh", "qu3ry")), result.stderr
+    secrets = (*SECRETS, "gh0k3n", "w0rd", "h4sh", "qu3ry")
+    assert not any(secret in result.stdout + result.stderr for secret in secrets), result.stderr
 
 
 def test_redaction_is_by_rule() -> None:
