@@ -160,6 +160,11 @@ class Config:
         resolved = folder.resolve()
         return any(resolved.is_relative_to(place.resolve()) for place in places)
 
+    def writes(self, path: Path) -> bool:
+        """Whether sync writes ``path`` (links followed): the lock, or in the output folder or a chart's ``dest``."""
+        at, places = path.resolve(), [self.root / d for d in (self.output, *(c.dest for c in self.charts))]
+        return at == self.lock_path.resolve() or any(at.is_relative_to(place.resolve()) for place in places)
+
     def require_outputs(self, names: list[str] | None = None) -> None:
         """Raise :class:`NotSyncedError` when a chart output folder is missing (one line, not a flood of diffs)."""
         specs = [self.chart(name) for name in dict.fromkeys(names)] if names else self.charts

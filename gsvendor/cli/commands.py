@@ -77,6 +77,10 @@ def sync(
         mixed = "--json" if json_output else "--diff"
         raise UsageError(f"--report - writes the report to stdout, which {mixed} would write into: use --report FILE")
     app.refuse_overwriting("--report", report_file)
+    if report_file not in (None, "-") and config.writes(Path(report_file)):  # a report there is lost or a hand edit
+        raise UsageError(
+            f"--report {report_file}: sync writes there (the lock, the vendored charts); name another file"
+        )
 
     def present(result: workflow.SyncResult, upgrade: Any, diffs: list[Any] | None) -> None:
         out = console("stdout")

@@ -55,6 +55,18 @@ def test_a_report_never_overwrites_a_file_it_did_not_write(
     assert b"<testsuites" in (tmp_path / "out.xml").read_bytes()
 
 
+@pytest.mark.parametrize(
+    "report", ["helm/kserve-crd/NEW.md", "helm/NEW.md", "./helm/../helm/kserve-resources/templates/x.md"]
+)
+def test_a_report_is_never_written_where_sync_writes(cli: Cli, synced: Path, report: str) -> None:
+    """A report path new inside a chart's output passed the overwrite check and was written after the swap:
+    a file verify then called a hand edit; the output folder and the lock are refused before any work."""
+    before = tree(synced)
+    result = cli(synced, "sync", "v0.20.0", "--source", str(tarball("v0.20.0")), "--report", report)
+    assert_one_line_error(result, 2, f"--report {report}: sync writes there (the lock, the vendored charts)")
+    assert tree(synced) == before
+
+
 @pytest.mark.parametrize("to", ["/tmp/gsvendor-evil", "../../evil", "${chart}/../../../evil"])
 def test_copy_overlay_cannot_write_outside_the_chart(cli: Cli, synced: Path, to: str) -> None:
     (synced / "overlays/95-evil.yaml").write_text(
