@@ -58,12 +58,20 @@ def find_helm(explicit: str | None = None, project_root: Path | None = None) -> 
 
 @contextmanager
 def renderable_copy(chart_dir: Path) -> Iterator[Path]:
-    """A temporary copy of ``chart_dir`` whose Chart.yaml version is valid SemVer (:data:`RENDER_VERSION`)."""
+    """A temporary copy of ``chart_dir`` whose Chart.yaml version is valid SemVer (:data:`RENDER_VERSION`).
+    Raises :class:`ToolError` for a link leading outside the chart (``-> /``: the copy read the whole disk)."""
+
+    def refuse_outside(folder: str, names: list[str]) -> list[str]:
+        for name in names:
+            if os.path.islink(path := os.path.join(folder, name)) and leads_outside(Path(path), chart_dir):
+                raise ToolError(f"{path}: a link to {os.readlink(path)}, outside the chart; remove it")
+        return []
+
     with tempfile.TemporaryDirectory(prefix="gsvendor-render-") as tmp:
         # the folder's own name, also for `.` and `..` (whose `name` is "" and "..")
         copy = Path(tmp) / (os.path.basename(os.path.abspath(chart_dir)) or "chart")
         try:  # hard links cost nothing next to copying megabytes of CRDs
-            shutil.copytree(chart_dir, copy, symlinks=False, copy_function=_link_or_copy)
+            shutil.copytree(chart_dir, copy, symlinks=False, ignore=refuse_outside, copy_function=_link_or_copy)
         except (shutil.Error, OSError) as exc:
             detail = exc.args[0][0][2] if isinstance(exc, shutil.Error) and exc.args and exc.args[0] else exc
             raise ToolError(f"{chart_dir}: cannot copy the chart to render it: {detail}") from None

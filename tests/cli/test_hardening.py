@@ -311,6 +311,19 @@ def test_a_values_scalar_yaml_cannot_construct_is_the_charts_problem(cli: Cli, t
     assert "Traceback" not in cli(tmp_path, "check-manifests", str(chart), timeout=60).stderr
 
 
+@pytest.mark.parametrize("command", ["check-images", "check-manifests"])
+def test_a_link_out_of_the_chart_is_refused_before_rendering(cli: Cli, tmp_path: Path, command: str) -> None:
+    """A chart folder holding a link to / or /etc: the render copy followed it (reading the whole disk,
+    hanging on a device); a link inside the chart is copied as its target."""
+    chart = _tiny_chart(tmp_path / "l", "image: gsoci.azurecr.io/giantswarm/x:1\n")
+    (chart / "notes.txt").write_text("x\n")
+    (chart / "same.txt").symlink_to("notes.txt")
+    assert cli(tmp_path, command, str(chart), timeout=60).returncode == 0
+    (chart / "templates" / "root").symlink_to("/")
+    result = cli(tmp_path, command, str(chart), timeout=60)
+    assert_one_line_error(result, 2, f"error: {chart}/templates/root: a link to /, outside the chart; remove it")
+
+
 def test_check_images_with_a_recursive_alias_in_values(cli: Cli, tmp_path: Path) -> None:
     """A values.yaml holding an alias inside the node it names is refused as its file's one error
     line (exit 2) before any parse, as an alias bomb is."""
