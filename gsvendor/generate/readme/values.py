@@ -11,19 +11,8 @@ from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.golang.sort_slice import sort_slice_by_key
 from gsvendor.generate.golang.text_template.values import go_print
 from gsvendor.generate.golang.yaml_emit import dump_node
-from gsvendor.generate.readme.chart import (
-    VALUES_FILE,
-    ChartData,
-    Description,
-    Files,
-    ReadmeError,
-    Section,
-    Sections,
-    ValueRow,
-    _parse_yaml,
-    chart_metadata,
-    go_join,
-)
+from gsvendor.generate.readme import chart
+from gsvendor.generate.readme.chart import Description, ReadmeError, Section, ValueRow
 from gsvendor.generate.schema.model import deref
 
 # helm-docs' comment syntax (ASCII: Go's RE2 \s is ASCII whitespace only)
@@ -218,7 +207,7 @@ def value_rows(
     """The values table rows of values.yaml (unsorted), the old-style descriptions and the tree (taken
     out of ``parsed``, trees by their bytes: this edits it). A null document is an empty values file, as
     helm reads it (a known difference, see README.md). Raises :class:`ReadmeError` for a non-mapping."""
-    document = parsed.pop(values) if parsed and values in parsed else _parse_yaml(values, "values.yaml")
+    document = parsed.pop(values) if parsed and values in parsed else chart._parse_yaml(values, "values.yaml")
     described = key_descriptions(values.decode("utf-8", "replace"))
     if document is not None:
         _remove_ignored(document)
@@ -242,14 +231,14 @@ def _sorted_rows(rows: list[ValueRow], order: str) -> list[ValueRow]:
 
 def chart_data(
     files: dict[str, bytes], chart_dir: str, parsed: dict[bytes, Any] | None, settings: GenerateSettings
-) -> ChartData:
+) -> chart.ChartData:
     """Everything the templates see for the chart with these ``files`` (chart-relative paths), with
     helm-docs' flags of ``settings``; ``parsed``: as :func:`value_rows`. Raises :class:`ReadmeError`
     without Chart.yaml or for invalid metadata or values."""
     if "Chart.yaml" not in files:
         raise ReadmeError("Chart.yaml is missing")
-    data = chart_metadata(files["Chart.yaml"], files.get("requirements.yaml"))
-    rows, data.ChartValuesDescriptions, data.ChartValues = value_rows(files[VALUES_FILE], parsed)
+    data = chart.chart_metadata(files["Chart.yaml"], files.get("requirements.yaml"))
+    rows, data.ChartValuesDescriptions, data.ChartValues = value_rows(files[chart.VALUES_FILE], parsed)
     data.ChartDirectory = chart_dir
     if settings.ignore_non_descriptions:
         rows = [row for row in rows if row.AutoDescription or row.Description]
@@ -259,8 +248,8 @@ def chart_data(
     for row in data.Values:
         named.setdefault(row.Section, []).append(row)
     other = Section("Other Values", _sorted_rows(named.pop("", []), order))
-    data.Sections = Sections(other, [Section(name, _sorted_rows(items, order)) for name, items in named.items()])
+    data.Sections = chart.Sections(other, [Section(name, _sorted_rows(items, order)) for name, items in named.items()])
     # helm-docs lists the files before it truncates README.md to write it: an old one reads empty
-    walked = {go_join(chart_dir, path): b"" if path == "README.md" else data for path, data in files.items()}
-    data.Files = Files(walked, chart_dir)
+    walked = {chart.go_join(chart_dir, path): b"" if path == "README.md" else data for path, data in files.items()}
+    data.Files = chart.Files(walked, chart_dir)
     return data

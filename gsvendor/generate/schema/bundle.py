@@ -11,19 +11,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
+from gsvendor.generate.schema import model
 from gsvendor.generate.schema.config import CONFIG_FILE, Reader
-from gsvendor.generate.schema.model import (
-    _BY_JSON,
-    Referrer,
-    Schema,
-    SchemaError,
-    _escape,
-    _go_key,
-    _unescape,
-    ptr_string,
-    schema_from_json,
-    schema_from_node,
-)
+from gsvendor.generate.schema.model import Referrer, Schema, SchemaError, ptr_string
 from gsvendor.generate.schema.parse import _k8s_aliases, _set_referrer
 
 
@@ -102,9 +92,9 @@ class _Loader:
         except (goyaml.YAMLError, gojson.GoJSONError) as exc:
             raise SchemaError(f"parse {'YAML' if is_yaml else 'JSON'} file: {exc}") from None
         if is_yaml:
-            schema = schema_from_node(document.content[0]) if document and document.content else Schema()
+            schema = model.schema_from_node(document.content[0]) if document and document.content else Schema()
         else:
-            schema = schema_from_json(document)
+            schema = model.schema_from_json(document)
         if schema is not None:
             _k8s_aliases([], schema, self.k8s_url)
         _set_referrer(schema, referrer)
@@ -135,7 +125,7 @@ def _relative_to(target: str, base_dir: str) -> str:
 def _def_with_id(defs: dict[str, Schema] | None, schema_id: str) -> str | None:
     """The first name (in Go's key order) in ``defs`` of a schema with ``$id`` ``schema_id``."""
     defs = defs or {}
-    return next((name for name in sorted(defs, key=_go_key) if defs[name].id == schema_id), None)
+    return next((name for name in sorted(defs, key=model._go_key) if defs[name].id == schema_id), None)
 
 
 # the keywords hvsj's Ptr.Resolve steps through: a schema, a map of schemas (then a key), a list (then an index)
@@ -152,7 +142,7 @@ def _resolve_ptr(ptr: list[str], schema: Schema | None) -> list[tuple[list[str],
         rest = ptr[offset:]
         if not rest or rest[0] not in _RESOLVED:
             break
-        attr, kind = _BY_JSON[rest[0]]
+        attr, kind = model._BY_JSON[rest[0]]
         value = getattr(schema, attr)
         if kind == "schema":
             schema, offset = value, offset + 1
@@ -170,7 +160,7 @@ def _resolve_ptr(ptr: list[str], schema: Schema | None) -> list[tuple[list[str],
 
 def _parse_ptr(fragment: str) -> list[str]:
     path = fragment.removeprefix("#").removeprefix("/")
-    return [] if not path else [_escape(_unescape(p)) for p in path.split("/")]
+    return [] if not path else [model._escape(model._unescape(p)) for p in path.split("/")]
 
 
 def _bundled_name(schema_id: str, defs: dict[str, Schema]) -> str:
@@ -186,7 +176,7 @@ def _bundled_name(schema_id: str, defs: dict[str, Schema]) -> str:
 
 def _move_defs(root: Any, owner: Any, attr: str) -> None:
     mapping = getattr(owner, attr) or {}
-    for key in [key for key in sorted(mapping, key=_go_key) if mapping[key].id]:
+    for key in [key for key in sorted(mapping, key=model._go_key) if mapping[key].id]:
         sub = mapping.pop(key)
         root.defs[_bundled_name(sub.id, root.defs)] = sub
     if not mapping:
@@ -237,7 +227,7 @@ def _remove_ids(parent: list[str] | None, ptr: list[str], root: Any, schema: Any
     if name is None:
         raise SchemaError(f'{ptr_string([*ptr, "$ref"])}: no $defs found that matches $ref="{ref}"')
     fragment = ref.partition("#")[2]
-    base = ptr_string(["$defs", _escape(name)])
+    base = ptr_string(["$defs", model._escape(name)])
     schema.ref = f"#{base}/{fragment.removeprefix('/')}" if fragment else f"#{base}"
 
 

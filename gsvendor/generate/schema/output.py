@@ -13,17 +13,10 @@ from gsvendor.generate.golang import encoding_json as gojson
 from gsvendor.generate.golang import yaml_v3 as goyaml
 from gsvendor.generate.golang.text_template.exec import Template
 from gsvendor.generate.golang.text_template.parse import TemplateError
+from gsvendor.generate.schema import parse
 from gsvendor.generate.schema.bundle import _Files, _Loader, bundle
 from gsvendor.generate.schema.config import CONFIG_FILE, Reader, SchemaConfig, load_config
 from gsvendor.generate.schema.model import SCHEMA_URLS, Referrer, Schema, SchemaError, _go_key, deref
-from gsvendor.generate.schema.parse import (
-    _add_missing_global,
-    _ensure_compliant,
-    _k8s_aliases,
-    _set_referrer,
-    merge_schemas,
-    parse_properties,
-)
 
 # schemalint's key ranks: these from 11 down to 1, then if, then and else; any other key -1
 _RANKED = ("$id", "$schema", "$ref $defs", "type", "title", "description", "deprecated", "$comment", "enum examples")
@@ -113,28 +106,28 @@ def _build_schema(
                 f"{path}: a sequence of {len(root.content)} items: the plugin panics (index out of range)"
             )
         try:  # a sequence's items read as key, value, key, value … as the plugin does; a scalar has none
-            _, properties, required = parse_properties([], root, config.use_helm_docs)
+            _, properties, required = parse.parse_properties([], root, config.use_helm_docs)
         except SchemaError as exc:
             raise SchemaError(f"{path}: parse schema: {exc}") from None
         temp: Any = Schema(type="object", properties=properties, required=required, id=config.root_id)
         temp.title, temp.description = config.root_title, config.root_description
-        _set_referrer(temp, Referrer(dir=posixpath.dirname(absolute)))
+        parse._set_referrer(temp, Referrer(dir=posixpath.dirname(absolute)))
         if config.root_ref:
             temp.ref, temp.ref_referrer = config.root_ref, Referrer(dir=chart_dir)
         try:
-            _k8s_aliases([], temp, url)
+            parse._k8s_aliases([], temp, url)
         except SchemaError as exc:
             raise SchemaError(f"{path}: {exc}") from None
-        merged = merge_schemas(merged, temp)
+        merged = parse.merge_schemas(merged, temp)
     if config.bundle:
         loader = _Loader(fs, fs.absolute(config.bundle_root or "."), config.local_refs, url)
         bundle(merged, loader, posixpath.dirname(fs.absolute(config.output)), config.bundle_without_id)
     extra = config.root_additional_properties  # set, it wins over noAdditionalProperties
     if extra is not None or config.no_additional_properties:
         merged.additional_properties = Schema("true" if extra else "false")
-    _ensure_compliant([], merged, set(), config.no_additional_properties, config.draft)
+    parse._ensure_compliant([], merged, set(), config.no_additional_properties, config.draft)
     if not config.no_default_global:
-        _add_missing_global(merged)
+        parse._add_missing_global(merged)
     merged.schema, merged.type = SCHEMA_URLS[config.draft], "object"
     return merged  # type: ignore[no-any-return]
 
