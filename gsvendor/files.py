@@ -36,7 +36,10 @@ def read_tree(root: Path, dest: str) -> dict[str, bytes]:
         where = os.path.relpath(exc.filename, root) if exc.filename else dest
         raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}")
 
-    found = [Path(top, name) for top, _, names in os.walk(folder, onerror=unreadable) for name in names]
+    # with the links to folders, which os.walk lists as folders and does not enter: one leading out is refused
+    walk = os.walk(folder, onerror=unreadable)
+    walked = [(top, names + [d for d in dirs if Path(top, d).is_symlink()]) for top, dirs, names in walk]
+    found = [Path(top, name) for top, names in walked for name in names]
     files, total = {}, 0
     for path in sorted(found):
         where = path.relative_to(root).as_posix()
@@ -51,7 +54,7 @@ def read_tree(root: Path, dest: str) -> dict[str, bytes]:
                     raise GsvendorError(f"{where}: larger than {MAX_TREE_FILE_BYTES // 1024 // 1024} MiB")
                 files[path.relative_to(folder).as_posix()] = data = handle.read()
         except OSError as exc:
-            if not path.exists():  # a dangling link: no file
+            if not path.exists() or path.is_dir():  # a dangling link, a link to a folder within: no file
                 continue
             raise GsvendorError(f"{where}: cannot read: {exc.strerror or exc}") from None
         total += len(data)

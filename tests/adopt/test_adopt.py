@@ -483,3 +483,15 @@ def test_descriptions_name_escaped_keys_as_written() -> None:
     assert describe({"op": "yaml-set", "file": "Chart.yaml", "values": {pointer: "keep"}}) == (
         "sets metadata.annotations.helm.sh/resource-policy in Chart.yaml"
     )
+
+
+def test_a_link_to_a_folder_outside_is_refused_as_verify_refuses_it(synced: Path, tmp_path: Path, cli: Cli) -> None:
+    """A chart folder holding a link to / (a folder os.walk lists and does not enter): adopt said the
+    overlays reproduce every file, and verify then failed on it; a link to a folder within is no file."""
+    project = _copy(synced, tmp_path)
+    (project / "helm/kserve-crd/inner").symlink_to("templates")
+    inner = cli(project, "adopt", TAG, "--source", str(tarball(TAG)), "--dry-run")
+    assert inner.returncode == 0, inner.stdout + inner.stderr
+    (project / "helm/kserve-crd/root").symlink_to("/")
+    result = cli(project, "adopt", TAG, "--source", str(tarball(TAG)), "--dry-run")
+    assert_one_line_error(result, 2, "helm/kserve-crd/root: a link to /, outside the project; remove it")
