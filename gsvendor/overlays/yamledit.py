@@ -166,9 +166,7 @@ def render_inline(value: Any) -> str:
     """One-line YAML of a value: scalars, and collections in flow style (``{}``/``[]`` when empty)."""
     if isinstance(value, dict):
         return "{" + ", ".join(f"{render_scalar(k)}: {render_inline(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(render_inline(v) for v in value) + "]"
-    return render_scalar(value)
+    return "[" + ", ".join(map(render_inline, value)) + "]" if isinstance(value, list) else render_scalar(value)
 
 
 _Splice = tuple[int, int, str]  # text[start:end] becomes the string

@@ -75,9 +75,7 @@ def go_equal(a: Any, b: Any) -> bool:
         return False
     if isinstance(a, list):
         return len(a) == len(b) and all(go_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(go_equal(a[k], b[k]) for k in a)
-    return bool(a == b)
+    return a.keys() == b.keys() and all(go_equal(a[k], b[k]) for k in a) if isinstance(a, dict) else bool(a == b)
 
 
 # fields merged recursively; every other schema field is replaced by a set one (cmp.Or)
