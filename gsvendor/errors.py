@@ -123,9 +123,9 @@ class Interrupted(KeyboardInterrupt):
 MAX_SHOWN_CHARS = 200  # a value quoted in an error message; longer ones are cut with "…"
 MAX_LINE_CHARS = 2000  # one printed error line
 
-# C0 and C1 controls but tab and line feed; Unicode's bidirectional controls (UAX #9), which reorder
-# what a terminal shows ("Trojan Source", CVE-2021-42574); U+2028/U+2029, line breaks to Python
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+# C0/C1 controls but tab and line feed; bidirectional controls (UAX #9, "Trojan Source", CVE-2021-42574);
+# U+2028/9, line breaks to Python; a name's undecodable byte as os.fsdecode gives it (0x9b, a CSI: U+DC9B)
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\udc80-\udcff]")
 # a URL's user info: "user@", or "user:password@" up to the last "@" whatever the password holds, "/"
 # and "@" too (a ":" followed by a port and "/" is a host's; over-redacting is safe, printing a password not)
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)(?:[^/\s@:'\"]*:(?!\d*(?:[/\s'\"]|$))[^\s'\"]*@|[^/\s'\"]*@)")

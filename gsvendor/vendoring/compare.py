@@ -51,7 +51,9 @@ def git_quoted(name: str) -> str:
     """``name`` as git writes a path in a diff header (``core.quotePath``, which ``git apply`` and GNU patch
     read): in double quotes, C escapes and octal UTF-8 bytes, when it holds a control character, a quote or a
     backslash (a file name's escape sequence reaches no terminal), else as it is."""
-    escaped = _GIT_QUOTED.sub(lambda m: _C_ESCAPES.get(m[0]) or "".join(f"\\{b:03o}" for b in m[0].encode()), name)
+    escaped = _GIT_QUOTED.sub(
+        lambda m: _C_ESCAPES.get(m[0]) or "".join(f"\\{b:03o}" for b in m[0].encode(errors="surrogateescape")), name
+    )
     return name if escaped == name else f'"{escaped}"'
 
 

@@ -112,6 +112,8 @@ def test_a_file_name_with_control_characters_is_quoted_as_git_quotes_it(tmp_path
         '+++ "b/d/x\\033[31m\\342\\200\\256\\"q\\\\.yaml"',
     ]
     assert compare.unified("d/é.yaml", b"a\n", b"b\n", LABELS).startswith("--- a/d/é.yaml\n+++ b/d/é.yaml\n")
+    # an undecodable byte of a name (0x9b, a terminal's one-byte CSI) as os.fsdecode gives it, octal as git writes it
+    assert compare.git_quoted("a/\udc9bcsi.yaml") == '"a/\\233csi.yaml"'
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / "d").mkdir()
     (tmp_path / name).write_bytes(b"a\n")

@@ -386,6 +386,7 @@ def test_a_file_to_vendor_in_a_folder_named_as_staging_is_refused(checkout: Path
 def test_a_backup_folder_that_is_a_link_is_refused_and_nothing_changes(checkout: Path, cli: Cli) -> None:
     """A checkout can hold a ``.gsvendor-backup`` link: the hand edits would be copied where it points."""
     (checkout / ".gsvendor-backup").symlink_to(checkout.parent / "outside")
+    (checkout / "helm" / "demo" / "link").unlink()  # the fixture's link out of the project: refused first
     with (checkout / "helm" / "demo" / "Chart.yaml").open("a") as chart:
         chart.write("# a hand edit\n")
     before, outside = snapshot(checkout), snapshot(checkout.parent / "outside")
