@@ -208,7 +208,8 @@ def test_a_planted_stamp_cannot_send_writes_outside_the_project(tmp_path, monkey
 @pytest.mark.parametrize(
     "make",
     [
-        lambda path: path.symlink_to("/etc"),  # a link to a folder: helm packages what it points to
+        # a link to a folder (one out of the project is refused, exit 2): helm packages what it points to
+        lambda path: path.symlink_to("../../kserve-resources"),
         lambda path: os.mkfifo(path),  # helm cannot read it
         lambda path: path.symlink_to("../Chart.yaml"),  # a link to a file: compared by content, still no file
     ],
@@ -224,6 +225,15 @@ def test_verify_fails_on_a_link_or_special_file_in_the_output(cli: Cli, project:
     assert result.returncode == 1, (result.stdout, result.stderr)
     assert "verify failed: 1 file(s) differ" in result.stderr and "helm/kserve-crd/templates/odd.yaml" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_verify_refuses_a_link_to_a_folder_out_of_the_project(cli: Cli, project: Path) -> None:
+    """A link to /etc inside helm/ (a folder os.walk lists and does not enter) is refused as a link to a
+    file outside is: exit 2, naming it, before any diff could print a file of the machine."""
+    assert cli(project, "sync", "v0.20.0", "--source", str(tarball("v0.20.0"))).returncode == 0
+    (project / "helm/kserve-crd/templates/odd").symlink_to("/etc")
+    result = cli(project, "verify")
+    assert_one_line_error(result, 2, "helm/kserve-crd/templates/odd: a link to /etc, outside the project; remove it")
 
 
 def test_a_gsvendor_helm_that_is_not_executable_is_named_not_passed_over(
