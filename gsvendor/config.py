@@ -156,9 +156,7 @@ class Config:
     def holds(self, folder: Path) -> bool:
         """Whether ``folder`` (links followed) is in the project root, the output folder or a chart's
         ``dest``, each of which may be a link elsewhere (``helm -> /data/helm``: sync writes through it)."""
-        places = {self.root, *(self.root / d for d in (self.output, *(c.dest for c in self.charts)))}
-        resolved = folder.resolve()
-        return any(resolved.is_relative_to(place.resolve()) for place in places)
+        return folder.resolve().is_relative_to(self.root.resolve()) or self.writes(folder)
 
     def writes(self, path: Path) -> bool:
         """Whether sync writes ``path`` (links followed): the lock, or in the output folder or a chart's ``dest``."""
