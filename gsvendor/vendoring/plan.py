@@ -6,6 +6,7 @@ import fnmatch
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gsvendor.config import ChartSpec, Config, FileSpec, Selector
 from gsvendor.errors import ConfigError, GsvendorError, OverlayDefinitionError, SourceError, ToolError
@@ -16,6 +17,9 @@ from gsvendor.overlays.crdfield import crd_field_lookup
 from gsvendor.overlays.engine import AppliedOperation, Overlay, apply_overlays, check_scope
 from gsvendor.upstream.source import UpstreamSnapshot, Wanted
 from gsvendor.yamlio import check_text
+
+if TYPE_CHECKING:
+    from gsvendor.generate.schema.config import Reader
 
 # (chart spec, chart-relative files) → helm's rendered manifests; raises GsvendorError on failure
 Renderer = Callable[[ChartSpec, dict[str, bytes]], str]
@@ -166,16 +170,21 @@ def _normalized(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
 
 
 def build(
-    config: Config, snapshot: UpstreamSnapshot, overlays: list[Overlay], renderer: Renderer | None = None
+    config: Config,
+    snapshot: UpstreamSnapshot,
+    overlays: list[Overlay],
+    renderer: Renderer | None = None,
+    outside: Reader | None = None,
 ) -> Build:
     """Vendor every configured chart and file of ``snapshot``: ``overlays`` applied, then the generated files, then
-    the whitespace fixes. Raises :class:`SourceError` (missing upstream), the overlays'
+    the whitespace fixes; ``outside`` reads the project files generation asks for (default
+    :func:`~gsvendor.generate.chart.project_reader`). Raises :class:`SourceError` (missing upstream), the overlays'
     :class:`~gsvendor.errors.OverlayApplyError`, :class:`ToolError` (a rendered chart without ``renderer``) and the
     generators' errors (naming the chart folder)."""
     refuse_unemulated(config)
     check_scope(overlays, [c.name for c in config.charts])
     charts = []
-    outside = project_reader(config)
+    outside = outside or project_reader(config)
     generator = GenerateCache(config.stamps)
     crd_fields = crd_field_lookup(snapshot.files, config.stamps)  # every chart's CRDs, parsed when a condition asks
     for spec in config.charts:
