@@ -27,7 +27,7 @@ def generate_chart(
     chart folder); ``outside`` reads absolute paths outside the chart. Raises
     :class:`~gsvendor.generate.schema.model.SchemaError` or :class:`~gsvendor.generate.readme.chart.ReadmeError`
     (exit 2) naming the file and key at fault."""
-    # the generators load here: a run whose charts come from the cache (generate/cache.py) needs none
+    # the generators load here: a run whose build comes from the cache (vendoring/buildcache.py) needs none
     from gsvendor.generate.readme.template import render_readme
     from gsvendor.generate.schema.config import CONFIG_FILE as SCHEMA_CONFIG
     from gsvendor.generate.schema.output import generate_schema

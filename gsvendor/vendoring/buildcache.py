@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -113,8 +114,11 @@ def _store(entry: Path, build: Build, reads: dict[str, str | None]) -> None:
         shutil.rmtree(partial, ignore_errors=True)
         return
     with contextlib.suppress(OSError):
-        kept = sorted((e.stat().st_mtime_ns, e.path) for e in os.scandir(entry.parent) if _DIGEST.fullmatch(e.name))
-        for _, path in kept[: max(0, len(kept) - KEEP)]:
+        found = [(e.stat().st_mtime, e.path, e.name) for e in os.scandir(entry.parent)]
+        kept = sorted(f[:2] for f in found if _DIGEST.fullmatch(f[2]))
+        # and a partial entry an hour old: its run was killed while keeping it
+        old = [(when, path) for when, path, name in found if name.endswith(".partial") and when < time.time() - 3600]
+        for _, path in kept[: max(0, len(kept) - KEEP)] + old:
             shutil.rmtree(path, ignore_errors=True)
 
 

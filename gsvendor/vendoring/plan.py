@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 from gsvendor.config import ChartSpec, Config, FileSpec, Selector
 from gsvendor.errors import ConfigError, GsvendorError, OverlayDefinitionError, SourceError, ToolError
 from gsvendor.files import holding_files, normalize_whitespace
-from gsvendor.generate.cache import GenerateCache
-from gsvendor.generate.chart import exact_readme, generated_paths, project_reader, refuse_unemulated
+from gsvendor.generate.chart import exact_readme, generate_chart, generated_paths, project_reader, refuse_unemulated
 from gsvendor.overlays.crdfield import crd_field_lookup
 from gsvendor.overlays.engine import AppliedOperation, Overlay, apply_overlays, check_scope
 from gsvendor.upstream.source import UpstreamSnapshot, Wanted
@@ -185,13 +184,12 @@ def build(
     check_scope(overlays, [c.name for c in config.charts])
     charts = []
     outside = outside or project_reader(config)
-    generator = GenerateCache(config.stamps)
     crd_fields = crd_field_lookup(snapshot.files, config.stamps)  # every chart's CRDs, parsed when a condition asks
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)
         result = apply_overlays(spec.name, upstream, overlays, snapshot.tag, crd_fields)
         try:
-            overlaid = generator.generate(
+            overlaid = generate_chart(
                 result.files,
                 chart_dir=(config.root / spec.dest).as_posix(),
                 outside=outside,

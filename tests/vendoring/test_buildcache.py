@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 from conftest import TAGS, Cli, tarball, tree
@@ -76,6 +77,7 @@ def test_a_damaged_file_or_a_path_out_of_the_chart_is_a_miss_that_replaces_the_e
 
 
 def test_a_changed_project_file_that_generation_read_is_a_miss(project: Path, tmp_path: Path) -> None:
+    """A miss replaces the entry (same key, other reads); a partial entry an hour old goes with the next keep."""
     config = load_config(project / "gsvendor.yaml", tmp_path / "stamps")
     archive = tarball(TAG).read_bytes()
     shared = project / "shared.json"
@@ -88,14 +90,21 @@ def test_a_changed_project_file_that_generation_read_is_a_miss(project: Path, tm
         return build(config, snapshot, load_overlays(config.overlays_dir), None, outside)  # type: ignore[arg-type]
 
     first = cached_build(config, TAG, str(tarball(TAG)), archive, make)
+    [first_entry] = [p.name for p in (tmp_path / "stamps" / "builds").iterdir()]
     again = cached_build(config, TAG, str(tarball(TAG)), archive, make)
     assert seen == [b"{}"] and again.output() == first.output() and again.snapshot == first.snapshot
+    builds = tmp_path / "stamps" / "builds"
+    killed, running = builds / ".a.1.partial", builds / ".b.2.partial"  # a run killed while keeping; one keeping
+    for partial, age in ((killed, 7200), (running, 60)):
+        partial.mkdir()
+        os.utime(partial, (time.time() - age, time.time() - age))
     shared.write_bytes(b'{"changed": true}')
     cached_build(config, TAG, str(tarball(TAG)), archive, make)
     shared.unlink()
     cached_build(config, TAG, str(tarball(TAG)), archive, make)
     assert seen == [b"{}", b'{"changed": true}', None]
-    assert len(list((tmp_path / "stamps" / "builds").iterdir())) == 1
+    assert sorted(p.name for p in builds.iterdir() if not p.name.startswith(".")) == [first_entry]
+    assert not killed.exists() and running.exists()
 
 
 def _charts(project: Path) -> list[str]:
