@@ -168,9 +168,7 @@ def _build(
         renderer = chart_renderer(find_helm(helm, config.root), config.root)
 
     def make(outside: Reader | None = None) -> Build:
-        snapshot = fetch_upstream(
-            tag, source, wanted_for(config), options, expected_sha256=expected_sha256, archive=archive
-        )
+        snapshot = fetch_upstream(tag, source, wanted_for(config), options, archive=archive)  # of the sha256 checked
         return build(config, snapshot, load_overlays(config.overlays_dir, config.stamps), renderer, outside)
 
     return make() if archive is None or renderer is not None else cached_build(config, tag, source, archive, make)
