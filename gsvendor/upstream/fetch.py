@@ -19,47 +19,28 @@ from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, Wanted, cla
 from gsvendor.upstream.tarball import read_tarball
 
 
-def fetch_archive(tag: str, source: str, options: FetchOptions, expected_sha256: str | None = None) -> bytes | None:
-    """The bytes of ``source`` when it is an archive (a path, or a URL: from the download cache or downloaded),
-    ``None`` for a folder or git source. Raises :class:`SourceError` for an unreadable archive or one not of the
-    lock's ``expected_sha256``."""
+def fetch_upstream(
+    tag: str, source: str, wanted: Wanted, options: FetchOptions, *, expected_sha256: str | None = None
+) -> UpstreamSnapshot:
+    """Read the ``wanted`` files of upstream ``tag`` from ``source`` (path or URL; a URL's archive cached). Raises
+    :class:`SourceError` for an unreadable, unsafe or mismatching source (not of the lock's ``expected_sha256``)."""
     kind = classify_source(source)
-    if kind == "tarball":
-        data = read_archive(Path(source))
+    if kind == "folder":
+        snapshot = read_folder(Path(source), tag, wanted, location=source)
+    elif kind == "tarball":
+        snapshot = read_tarball(read_archive(Path(source)), tag, wanted, kind="tarball", location=source)
     elif kind == "http":
         cache = options.cache_dir
         data = (_cached(cache, tag, source, expected_sha256) if cache else None) or download(source, tag, options)
+        snapshot = read_tarball(data, tag, wanted, kind="http", location=public_url(source))
+        if cache:  # only once it proved to be a readable archive of the tag (no poisoned cache)
+            _store(cache, tag, source, data, snapshot.sha256 or "")
     else:
-        return None
-    if expected_sha256 and (sha := hashlib.sha256(data).hexdigest()) != expected_sha256:
-        location = public_url(source) if kind == "http" else source
-        raise SourceError(f"{location}: archive sha256 {sha} differs from the lock's {expected_sha256}")
-    return data
-
-
-def fetch_upstream(
-    tag: str,
-    source: str,
-    wanted: Wanted,
-    options: FetchOptions,
-    *,
-    expected_sha256: str | None = None,
-    archive: bytes | None = None,
-) -> UpstreamSnapshot:
-    """Read the ``wanted`` files of upstream ``tag`` from ``source`` (path or URL; a URL's archive cached), or of
-    ``archive``, its bytes read by :func:`fetch_archive`. Raises :class:`SourceError` for an unreadable, unsafe or
-    mismatching source (not of the lock's ``expected_sha256``)."""
-    kind = classify_source(source)
-    if kind == "folder":
-        return read_folder(Path(source), tag, wanted, location=source)
-    if kind not in ("tarball", "http"):
-        return read_git(source, tag, wanted, options)
-    data = archive if archive is not None else fetch_archive(tag, source, options, expected_sha256)
-    assert data is not None
-    location = public_url(source) if kind == "http" else source
-    snapshot = read_tarball(data, tag, wanted, kind=kind, location=location)
-    if kind == "http" and options.cache_dir:  # only once it proved to be a readable archive of the tag
-        _store(options.cache_dir, tag, source, data, snapshot.sha256 or "")
+        snapshot = read_git(source, tag, wanted, options)
+    if expected_sha256 and snapshot.sha256 and snapshot.sha256 != expected_sha256:
+        raise SourceError(
+            f"{snapshot.location}: archive sha256 {snapshot.sha256} differs from the lock's {expected_sha256}"
+        )
     return snapshot
 
 

@@ -6,19 +6,15 @@ import fnmatch
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from gsvendor.config import ChartSpec, Config, FileSpec, Selector
 from gsvendor.errors import ConfigError, GsvendorError, OverlayDefinitionError, SourceError, ToolError
-from gsvendor.files import holding_files, normalize_whitespace
+from gsvendor.files import holding_files, normalize_whitespace, sha256
 from gsvendor.generate.chart import exact_readme, generate_chart, generated_paths, project_reader, refuse_unemulated
 from gsvendor.overlays.crdfield import crd_field_lookup
 from gsvendor.overlays.engine import AppliedOperation, Overlay, apply_overlays, check_scope
 from gsvendor.upstream.source import UpstreamSnapshot, Wanted
 from gsvendor.yamlio import check_text
-
-if TYPE_CHECKING:
-    from gsvendor.generate.schema.config import Reader
 
 # (chart spec, chart-relative files) → helm's rendered manifests; raises GsvendorError on failure
 Renderer = Callable[[ChartSpec, dict[str, bytes]], str]
@@ -61,11 +57,13 @@ class Output:
 
 @dataclass
 class Build:
-    """The whole result of vendoring ``snapshot`` (one upstream tag) with the overlays."""
+    """The whole result of vendoring ``snapshot`` (one upstream tag) with the overlays; ``reads``: the project files
+    outside the charts that generation read, absolute path → sha256 (``None``: absent)."""
 
     snapshot: UpstreamSnapshot
     charts: list[ChartBuild]
     copies: list[FileCopy] = field(default_factory=list)
+    reads: dict[str, str | None] = field(default_factory=dict)
 
     def output(self) -> Output:
         """The merged output (charts sharing a destination folder contribute their files to it).
@@ -97,6 +95,11 @@ def chart_files(snapshot: UpstreamSnapshot, spec: ChartSpec) -> dict[str, bytes]
             f"{snapshot.location}: upstream {snapshot.tag} has no {spec.upstream_path}/ (chart {spec.name})"
         )
     return files
+
+
+def vendored_upstream(snapshot: UpstreamSnapshot, spec: ChartSpec) -> dict[str, bytes]:
+    """The ``upstream`` of a chart vendored unrendered: its upstream files that ``include``/``exclude`` select."""
+    return {path: data for path, data in chart_files(snapshot, spec).items() if _wanted(spec, path)}
 
 
 def _wanted(spec: ChartSpec, path: str | None = None, kind: str = "", name: str = "") -> bool:
@@ -169,21 +172,23 @@ def _normalized(files: dict[str, bytes]) -> tuple[dict[str, bytes], list[str]]:
 
 
 def build(
-    config: Config,
-    snapshot: UpstreamSnapshot,
-    overlays: list[Overlay],
-    renderer: Renderer | None = None,
-    outside: Reader | None = None,
+    config: Config, snapshot: UpstreamSnapshot, overlays: list[Overlay], renderer: Renderer | None = None
 ) -> Build:
     """Vendor every configured chart and file of ``snapshot``: ``overlays`` applied, then the generated files, then
-    the whitespace fixes; ``outside`` reads the project files generation asks for (default
-    :func:`~gsvendor.generate.chart.project_reader`). Raises :class:`SourceError` (missing upstream), the overlays'
+    the whitespace fixes. Raises :class:`SourceError` (missing upstream), the overlays'
     :class:`~gsvendor.errors.OverlayApplyError`, :class:`ToolError` (a rendered chart without ``renderer``) and the
     generators' errors (naming the chart folder)."""
     refuse_unemulated(config)
     check_scope(overlays, [c.name for c in config.charts])
     charts = []
-    outside = outside or project_reader(config)
+    reads: dict[str, str | None] = {}
+    project = project_reader(config)
+
+    def outside(path: str) -> bytes | None:  # recorded: a build kept in the cache is stale once one changes
+        data = project(path)
+        reads[path] = None if data is None else sha256(data)
+        return data
+
     crd_fields = crd_field_lookup(snapshot.files, config.stamps)  # every chart's CRDs, parsed when a condition asks
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)
@@ -204,7 +209,7 @@ def build(
             for path in [p for p in generated if p in files and exact_readme(config, p)]:
                 files[path] = overlaid[path]  # generate.readme.whitespace: helm-docs, its bytes as they are
                 normalized = [p for p in normalized if p != path]
-            upstream = {p: d for p, d in upstream.items() if _wanted(spec, p)}
+            upstream = vendored_upstream(snapshot, spec)
         else:
             if renderer is None:
                 raise ToolError(f"chart {spec.name} is vendored rendered, which needs helm")
@@ -220,4 +225,4 @@ def build(
     for file_spec in config.files:
         if file_spec.source not in snapshot.files:
             raise SourceError(f"{snapshot.location}: upstream {snapshot.tag} has no {file_spec.source}")
-    return Build(snapshot, charts, [FileCopy(copied, snapshot.files[copied.source]) for copied in config.files])
+    return Build(snapshot, charts, [FileCopy(copied, snapshot.files[copied.source]) for copied in config.files], reads)

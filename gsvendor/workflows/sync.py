@@ -14,8 +14,8 @@ from gsvendor.config import Config
 from gsvendor.errors import ConfigError, GsvendorError, HandEditError, Interrupted, UsageError
 from gsvendor.files import read_file, read_tree
 from gsvendor.overlays.engine import load_overlays
-from gsvendor.upstream.fetch import fetch_archive, fetch_upstream
-from gsvendor.upstream.source import FetchOptions, direction, local_archive
+from gsvendor.upstream.fetch import fetch_upstream
+from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, direction, local_archive
 from gsvendor.vendoring import lock as lockfile
 from gsvendor.vendoring.buildcache import cached_build
 from gsvendor.vendoring.compare import FileDiff, compare, unified
@@ -26,7 +26,6 @@ from gsvendor.workflows import Progress
 from gsvendor.yamlio import read_text
 
 if TYPE_CHECKING:  # the upgrade report's modules load only when a report is made
-    from gsvendor.generate.schema.config import Reader
     from gsvendor.vendoring.upgrade import Upgrade
 
 # git's ref-name rules are looser; a tag also names cache folders, so keep it to a safe subset
@@ -102,9 +101,10 @@ def sync(
     previous = read_lock_if_any(config)
     # else the tag's archive in $GSVENDOR_UPSTREAM_DIR when there, else the configured archive URL (GitHub's)
     source = source or local_archive(config.repository, tag) or config.archive_url_for(tag)
-    result = _build(config, tag, source, options, helm)
+    snapshot = fetch_upstream(tag, source, wanted_for(config), options)
+    result = _build(config, snapshot, helm)
     output = result.output()
-    location = lockfile.source_location(result.snapshot.kind, source, config.root)
+    location = lockfile.source_location(snapshot.kind, source, config.root)
     lock_bytes = lockfile.render(lockfile.document(result, location))
     disk = read_destinations(config.root, output)
     changes = plan_changes(output, disk)
@@ -138,40 +138,28 @@ def _rebuild_from_lock(
         missing = f"{config.lock_path.name}: the locked source {lock.location} does not exist here"
         raise UsageError(f"{missing}; {todo.format(tag=lock.tag)}")
     location = source or lock.source_for(config.root)
-    result = _build(config, lock.tag, location, options, helm, expected_sha256=lock.sha256)
-    snapshot = result.snapshot
+    snapshot = fetch_upstream(lock.tag, location, wanted_for(config), options, expected_sha256=lock.sha256)
     same_commit = lock.commit and snapshot.commit == lock.commit
     if source is not None and lock.sha256 and not snapshot.sha256 and not same_commit:
         raise UsageError(
             f"--source {source}: a {snapshot.kind} has no archive sha256 to compare with the lock's "
             f"{lock.sha256[:12]}…; give the archive itself (a .tar.gz or its URL)"
         )
-    return lock, result
+    return lock, _build(config, snapshot, helm)
 
 
-def _build(
-    config: Config,
-    tag: str,
-    source: str,
-    options: FetchOptions,
-    helm: str | None,
-    expected_sha256: str | None = None,
-) -> Build:
-    """Build upstream ``tag`` from ``source`` (an archive of the lock's ``expected_sha256`` when given) with the
-    overlays, rendering charts vendored rendered with ``helm``; an archive's build is remembered
-    (:mod:`~gsvendor.vendoring.buildcache`). Raises what fetching and :func:`~gsvendor.vendoring.plan.build` raise."""
-    archive = fetch_archive(tag, source, options, expected_sha256)
+def _build(config: Config, snapshot: UpstreamSnapshot, helm: str | None) -> Build:
+    """Build ``snapshot`` with the overlays, rendering charts vendored rendered with ``helm``; an archive's build
+    is remembered (:mod:`~gsvendor.vendoring.buildcache`)."""
     renderer = None
     if any(c.render for c in config.charts):  # helm only for charts vendored rendered
         from gsvendor.images.render import chart_renderer, find_helm
 
         renderer = chart_renderer(find_helm(helm, config.root), config.root)
-
-    def make(outside: Reader | None = None) -> Build:
-        snapshot = fetch_upstream(tag, source, wanted_for(config), options, archive=archive)  # of the sha256 checked
-        return build(config, snapshot, load_overlays(config.overlays_dir, config.stamps), renderer, outside)
-
-    return make() if archive is None or renderer is not None else cached_build(config, tag, source, archive, make)
+    overlays = load_overlays(config.overlays_dir, config.stamps)
+    if renderer is not None or snapshot.sha256 is None:  # kept: archives' builds, without helm (an input)
+        return build(config, snapshot, overlays, renderer)
+    return cached_build(config, snapshot, overlays)
 
 
 def verify(

@@ -3,6 +3,7 @@ a damaged entry or a path leading out of the chart is a miss that builds again."
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -11,13 +12,7 @@ from pathlib import Path
 
 from conftest import TAGS, Cli, tarball, tree
 
-from gsvendor.config import load_config
-from gsvendor.overlays.engine import load_overlays
 from gsvendor.stamps import framed
-from gsvendor.upstream.fetch import fetch_upstream
-from gsvendor.upstream.source import FetchOptions
-from gsvendor.vendoring.buildcache import cached_build
-from gsvendor.vendoring.plan import Build, build, wanted_for
 
 TAG = TAGS[-1]
 
@@ -33,7 +28,8 @@ def synced(cli: Cli, project: Path) -> tuple[str, dict[str, bytes], bytes]:
 
 def entries(cli: Cli) -> list[Path]:
     """The build cache's entries, in the CLI's cache folder."""
-    return sorted((Path(cli.env["GSVENDOR_CACHE_DIR"]) / "validated" / "builds").iterdir())
+    builds = Path(cli.env["GSVENDOR_CACHE_DIR"]) / "validated" / "builds"
+    return sorted(p for p in builds.iterdir() if not p.name.startswith("."))
 
 
 def test_the_same_inputs_again_read_the_kept_build_and_write_the_same_bytes(cli: Cli, project: Path) -> None:
@@ -69,42 +65,57 @@ def test_a_damaged_file_or_a_path_out_of_the_chart_is_a_miss_that_replaces_the_e
     [entry] = entries(cli)
     assert all(p.name == "index" or _sha(p) == p.name for p in entry.iterdir())
     index = json.loads((entry / "index").read_text().partition("\n")[2])
-    files = index["data"]["charts"][0][2]
+    files = index["data"]["charts"][0][1]
     files["../../outside.txt"] = files.pop("Chart.yaml")
     (entry / "index").write_text(framed(json.dumps(index)))
     assert synced(cli, project) == first
     assert not (project / "outside.txt").exists()
 
 
-def test_a_changed_project_file_that_generation_read_is_a_miss(project: Path, tmp_path: Path) -> None:
-    """A miss replaces the entry (same key, other reads); a partial entry an hour old goes with the next keep."""
-    config = load_config(project / "gsvendor.yaml", tmp_path / "stamps")
-    archive = tarball(TAG).read_bytes()
-    shared = project / "shared.json"
-    shared.write_bytes(b"{}")
-    seen: list[bytes | None] = []
+# kserve-crd's schema bundles a Kubernetes schema from a project folder (localRefs), as a chart may
+_LOCAL_REF = """charts: [kserve-crd]
+operations:
+  - op: copy
+    to: .schema.yaml
+    content: |
+      values: [helm/kserve-crd/values.yaml]
+      output: helm/kserve-crd/values.schema.json
+      bundle: true
+      bundleWithoutID: true
+      k8sSchemaVersion: v1.33.1
+      localRefs: ../../k8s-schemas
+  - op: copy
+    to: values.yaml
+    content: "memory: '1' # @schema $ref: $k8s/quantity.json"
+"""
 
-    def make(outside: object) -> Build:
-        seen.append(outside(str(shared)))  # type: ignore[operator]
-        snapshot = fetch_upstream(TAG, str(tarball(TAG)), wanted_for(config), FetchOptions(), archive=archive)
-        return build(config, snapshot, load_overlays(config.overlays_dir), None, outside)  # type: ignore[arg-type]
 
-    first = cached_build(config, TAG, str(tarball(TAG)), archive, make)
-    [first_entry] = [p.name for p in (tmp_path / "stamps" / "builds").iterdir()]
-    again = cached_build(config, TAG, str(tarball(TAG)), archive, make)
-    assert seen == [b"{}"] and again.output() == first.output() and again.snapshot == first.snapshot
-    builds = tmp_path / "stamps" / "builds"
+def test_a_changed_project_file_that_generation_read_is_a_miss(cli: Cli, project: Path) -> None:
+    """The build records the project files generation read; one changed or gone since makes the entry a miss,
+    replaced (same key); a partial entry an hour old goes with the next keep."""
+    (project / "overlays" / "zz-local-ref.yaml").write_text(_LOCAL_REF)
+    quantity = project / "k8s-schemas/raw.githubusercontent.com/yannh/kubernetes-json-schema/master/v1.33.1"
+    quantity.mkdir(parents=True)
+    quantity /= "quantity.json"
+    quantity.write_text('{"type": "string"}')
+
+    def bundled() -> object:
+        _, written, _ = synced(cli, project)
+        return json.loads(written["kserve-crd/values.schema.json"])["$defs"]
+
+    assert bundled() == {"quantity.json": {"type": "string"}}
+    [entry] = entries(cli)
+    builds = entry.parent
     killed, running = builds / ".a.1.partial", builds / ".b.2.partial"  # a run killed while keeping; one keeping
     for partial, age in ((killed, 7200), (running, 60)):
         partial.mkdir()
         os.utime(partial, (time.time() - age, time.time() - age))
-    shared.write_bytes(b'{"changed": true}')
-    cached_build(config, TAG, str(tarball(TAG)), archive, make)
-    shared.unlink()
-    cached_build(config, TAG, str(tarball(TAG)), archive, make)
-    assert seen == [b"{}", b'{"changed": true}', None]
-    assert sorted(p.name for p in builds.iterdir() if not p.name.startswith(".")) == [first_entry]
-    assert not killed.exists() and running.exists()
+    quantity.write_text('{"type": "string", "pattern": "^[0-9]+$"}')
+    assert bundled() == {"quantity.json": {"type": "string", "pattern": "^[0-9]+$"}}
+    assert entries(cli) == [entry] and not killed.exists() and running.exists()
+    quantity.unlink()
+    result = cli(project, "verify")  # the kept build read a file that is gone: built again, generation's error
+    assert result.returncode == 2 and "quantity.json" in result.stderr, result.stderr
 
 
 def _charts(project: Path) -> list[str]:
@@ -112,6 +123,43 @@ def _charts(project: Path) -> list[str]:
 
 
 def _sha(path: Path) -> str:
-    import hashlib
-
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_kept_build_still_refuses_an_unemulated_file_and_follows_a_repointed_overlay_folder(
+    cli: Cli, project: Path
+) -> None:
+    """A kept build skipped the check of helm-docs' ignore file (verify said ok), and a link to a folder in
+    overlays/ pointed elsewhere gave the old asset: the key is the overlays as loaded, the check runs on a hit."""
+    overlays = project / "overlays"
+    for version in ("v1", "v2"):
+        (overlays / version).mkdir()
+        (overlays / version / "x.yaml").write_text(f"version: {version}\n")
+    (overlays / "current").symlink_to("v1")
+    (overlays / "zz-link.yaml").write_text(
+        "operations:\n  - op: copy\n    charts: [kserve-crd]\n    from: current/x.yaml\n    to: x.yaml\n"
+    )
+    assert synced(cli, project)[1]["kserve-crd/x.yaml"] == b"version: v1\n"
+    (overlays / "current").unlink()
+    (overlays / "current").symlink_to("v2")
+    assert synced(cli, project)[1]["kserve-crd/x.yaml"] == b"version: v2\n"
+    (project / ".helmdocsignore").touch()
+    result = cli(project, "verify")
+    assert result.returncode == 2 and ".helmdocsignore" in result.stderr, result.stderr
+
+
+def test_a_fifo_in_the_overlays_or_the_cache_is_never_waited_on(cli: Cli, project: Path) -> None:
+    """A FIFO no overlay names (the key read every file of overlays/), or one where the cache keeps a folder
+    (``rmtree`` opens it): verify waited for a writer for ever; now it reads no such file and removes it."""
+    first = synced(cli, project)
+    [entry] = entries(cli)
+    os.mkfifo(project / "overlays" / "notes.fifo")
+    shutil.rmtree(entry)
+    os.mkfifo(entry)
+    stale = entry.parent / ".x.1.partial"
+    os.mkfifo(stale)
+    os.utime(stale, (time.time() - 7200, time.time() - 7200))
+    result = cli(project, "verify", timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert entries(cli) == [entry] and entry.is_dir() and not stale.exists()
+    assert synced(cli, project) == first
