@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -79,16 +80,19 @@ def generated_paths(before: dict[str, bytes], after: dict[str, bytes]) -> list[s
     return sorted(p for p in after if before.get(p) != after[p])
 
 
-def project_reader(config: Config) -> Reader:
+def project_reader(config: Config, reads: dict[str, str | None] | None = None) -> Reader:
     """A reader for files outside a chart (``$ref`` bundling, ``localRefs``): project files only;
-    paths inside any chart's output folder read as absent (a build never depends on a previous sync)."""
+    paths inside any chart's output folder read as absent (a build never depends on a previous sync).
+    ``reads`` records each path read: the sha256 of its bytes, ``None`` when absent."""
     root = config.root.resolve()
     outputs = [(config.root / spec.dest).resolve() for spec in config.charts]
 
     def read(path: str) -> bytes | None:
         candidate = Path(path).resolve()
-        if not candidate.is_relative_to(root) or any(candidate.is_relative_to(o) for o in outputs):
-            return None
-        return candidate.read_bytes() if candidate.is_file() else None
+        inside = candidate.is_relative_to(root) and not any(candidate.is_relative_to(o) for o in outputs)
+        data = candidate.read_bytes() if inside and candidate.is_file() else None
+        if reads is not None:
+            reads[path] = None if data is None else hashlib.sha256(data).hexdigest()
+        return data
 
     return read

@@ -123,14 +123,15 @@ def _load(entry: Path, config: Config, snapshot: UpstreamSnapshot) -> Build | No
             for spec, (_, out, skipped, normalized, generated, applied) in zip(config.charts, rows, strict=True)
         ]
         copies = [FileCopy(spec, snapshot.files[spec.source]) for spec in config.files]
-        reads, read = dict(index["data"]["reads"]), project_reader(config)
-        if any((None if (data := read(path)) is None else sha256(data)) != was for path, was in reads.items()):
+        recorded, now = dict(index["data"]["reads"]), {}
+        list(map(project_reader(config, now), recorded))  # records each file's sha256 as it is now
+        if now != recorded:
             return None
     except (TypeError, KeyError, ValueError, AttributeError, OSError, SourceError):  # none, damaged or edited: a miss
         return None
     with contextlib.suppress(OSError):
         os.utime(entry)  # used last: kept longest
-    return Build(snapshot, charts, copies, reads)
+    return Build(snapshot, charts, copies, recorded)
 
 
 def _remove(path: Path) -> None:

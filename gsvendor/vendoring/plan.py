@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from gsvendor.config import ChartSpec, Config, FileSpec, Selector
 from gsvendor.errors import ConfigError, GsvendorError, OverlayDefinitionError, SourceError, ToolError
-from gsvendor.files import holding_files, normalize_whitespace, sha256
+from gsvendor.files import holding_files, normalize_whitespace
 from gsvendor.generate.chart import exact_readme, generate_chart, generated_paths, project_reader, refuse_unemulated
 from gsvendor.overlays.crdfield import crd_field_lookup
 from gsvendor.overlays.engine import AppliedOperation, Overlay, apply_overlays, check_scope
@@ -181,14 +181,8 @@ def build(
     refuse_unemulated(config)
     check_scope(overlays, [c.name for c in config.charts])
     charts = []
-    reads: dict[str, str | None] = {}
-    project = project_reader(config)
-
-    def outside(path: str) -> bytes | None:  # recorded: a build kept in the cache is stale once one changes
-        data = project(path)
-        reads[path] = None if data is None else sha256(data)
-        return data
-
+    reads: dict[str, str | None] = {}  # a build kept in the cache is stale once one of these changes
+    outside = project_reader(config, reads)
     crd_fields = crd_field_lookup(snapshot.files, config.stamps)  # every chart's CRDs, parsed when a condition asks
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)

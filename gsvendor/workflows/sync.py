@@ -98,11 +98,12 @@ def sync(
     definition errors propagate with nothing written."""
     check_tag_syntax(tag)
     config.check_tag(tag)
+    overlays = load_overlays(config.overlays_dir, config.stamps)
     previous = read_lock_if_any(config)
     # else the tag's archive in $GSVENDOR_UPSTREAM_DIR when there, else the configured archive URL (GitHub's)
     source = source or local_archive(config.repository, tag) or config.archive_url_for(tag)
     snapshot = fetch_upstream(tag, source, wanted_for(config), options)
-    result = _build(config, snapshot, helm)
+    result = _build(config, snapshot, overlays, helm)
     output = result.output()
     location = lockfile.source_location(snapshot.kind, source, config.root)
     lock_bytes = lockfile.render(lockfile.document(result, location))
@@ -145,18 +146,17 @@ def _rebuild_from_lock(
             f"--source {source}: a {snapshot.kind} has no archive sha256 to compare with the lock's "
             f"{lock.sha256[:12]}…; give the archive itself (a .tar.gz or its URL)"
         )
-    return lock, _build(config, snapshot, helm)
+    return lock, _build(config, snapshot, load_overlays(config.overlays_dir, config.stamps), helm)
 
 
-def _build(config: Config, snapshot: UpstreamSnapshot, helm: str | None) -> Build:
-    """Build ``snapshot`` with the overlays, rendering charts vendored rendered with ``helm``; an archive's build
+def _build(config: Config, snapshot: UpstreamSnapshot, overlays: Any, helm: str | None) -> Build:
+    """Build ``snapshot`` with ``overlays``, rendering charts vendored rendered with ``helm``; an archive's build
     is remembered (:mod:`~gsvendor.vendoring.buildcache`)."""
     renderer = None
     if any(c.render for c in config.charts):  # helm only for charts vendored rendered
         from gsvendor.images.render import chart_renderer, find_helm
 
         renderer = chart_renderer(find_helm(helm, config.root), config.root)
-    overlays = load_overlays(config.overlays_dir, config.stamps)
     if renderer is not None or snapshot.sha256 is None:  # kept: archives' builds, without helm (an input)
         return build(config, snapshot, overlays, renderer)
     return cached_build(config, snapshot, overlays)
