@@ -85,7 +85,7 @@ def compose_pure(text: str) -> Any:
         return YAML(typ="rt", pure=True).compose(text)
     except YAMLError as exc:
         raise YamlEditError(f"not valid YAML: {' '.join(str(exc).split())}") from None
-    except (AssertionError, ValueError, IndexError, KeyError, TypeError) as exc:  # ruamel's own slips on odd text
+    except (AssertionError, ValueError, IndexError, KeyError, TypeError, NotImplementedError) as exc:  # ruamel's slips
         raise YamlEditError(f"not valid YAML: ruamel cannot compose it ({type(exc).__name__})") from None
 
 

@@ -146,6 +146,7 @@ def _node_keys(node, out: list) -> list:
 @given(YAML_PIECES)
 @example(["|", "\n", "...\n"])  # a root block scalar: libyaml ends it elsewhere
 @example(["# c", "---\n", "|", " ", "# c"])  # ruamel's composer trips on an assertion: a YamlEditError
+@example(["k: ", "# c", "\u2028", "a", "\n", "\x85"])  # ruamel's parser: NotImplementedError moving a comment
 def test_libyaml_composed_marks_are_ruamels(pieces: list[str]) -> None:
     """The YAML editor's nodes have ruamel's character marks, libyaml composing or not."""
     text = "".join(pieces)
