@@ -70,11 +70,8 @@ def write_stamp(stamp: Path | None, data: Any) -> None:
 
 @functools.cache
 def code_version() -> str:
-    """The sha256 of the code whose results the cache keeps (builds, CRD field answers): every gsvendor module's
-    source, Python's and ruamel.yaml's versions (the YAML emulations read libyaml's events), and those of regex and
-    packaging (the overlays' patterns and version ranges)."""
-    import packaging
-    import regex
+    """The sha256 of the code whose results stamps keep (generated files, CRD field answers): every gsvendor
+    module's source, Python's and ruamel.yaml's versions (the YAML emulations read libyaml's events)."""
     import ruamel.yaml
 
     from gsvendor import __version__
@@ -91,7 +88,5 @@ def code_version() -> str:
         libyaml = f"_ruamel_yaml {get_version_string()}"
     except ImportError:  # ruamel's pure-Python parser
         libyaml = "no libyaml"
-    digest.update(
-        f"\0ruamel.yaml {ruamel.yaml.__version__}, {libyaml}, {regex.__version__}, {packaging.__version__}".encode()
-    )
+    digest.update(f"\0ruamel.yaml {ruamel.yaml.__version__}, {libyaml}".encode())
     return digest.hexdigest()

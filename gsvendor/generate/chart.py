@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -28,7 +27,7 @@ def generate_chart(
     chart folder); ``outside`` reads absolute paths outside the chart. Raises
     :class:`~gsvendor.generate.schema.model.SchemaError` or :class:`~gsvendor.generate.readme.chart.ReadmeError`
     (exit 2) naming the file and key at fault."""
-    # the generators load here: a run whose build comes from the cache (vendoring/buildcache.py) needs none
+    # the generators load here: a run whose charts come from the cache (generate/cache.py) needs none
     from gsvendor.generate.readme.template import render_readme
     from gsvendor.generate.schema.config import CONFIG_FILE as SCHEMA_CONFIG
     from gsvendor.generate.schema.output import generate_schema
@@ -80,19 +79,16 @@ def generated_paths(before: dict[str, bytes], after: dict[str, bytes]) -> list[s
     return sorted(p for p in after if before.get(p) != after[p])
 
 
-def project_reader(config: Config, reads: dict[str, str | None] | None = None) -> Reader:
+def project_reader(config: Config) -> Reader:
     """A reader for files outside a chart (``$ref`` bundling, ``localRefs``): project files only;
-    paths inside any chart's output folder read as absent (a build never depends on a previous sync).
-    ``reads`` records each path read: the sha256 of its bytes, ``None`` when absent."""
+    paths inside any chart's output folder read as absent (a build never depends on a previous sync)."""
     root = config.root.resolve()
     outputs = [(config.root / spec.dest).resolve() for spec in config.charts]
 
     def read(path: str) -> bytes | None:
         candidate = Path(path).resolve()
-        inside = candidate.is_relative_to(root) and not any(candidate.is_relative_to(o) for o in outputs)
-        data = candidate.read_bytes() if inside and candidate.is_file() else None
-        if reads is not None:
-            reads[path] = None if data is None else hashlib.sha256(data).hexdigest()
-        return data
+        if not candidate.is_relative_to(root) or any(candidate.is_relative_to(o) for o in outputs):
+            return None
+        return candidate.read_bytes() if candidate.is_file() else None
 
     return read

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from gsvendor.config import ChartSpec, Config, FileSpec, Selector
 from gsvendor.errors import ConfigError, GsvendorError, OverlayDefinitionError, SourceError, ToolError
 from gsvendor.files import holding_files, normalize_whitespace
-from gsvendor.generate.chart import exact_readme, generate_chart, generated_paths, project_reader, refuse_unemulated
+from gsvendor.generate.cache import GenerateCache
+from gsvendor.generate.chart import exact_readme, generated_paths, project_reader, refuse_unemulated
 from gsvendor.overlays.crdfield import crd_field_lookup
 from gsvendor.overlays.engine import AppliedOperation, Overlay, apply_overlays, check_scope
 from gsvendor.upstream.source import UpstreamSnapshot, Wanted
@@ -57,13 +58,11 @@ class Output:
 
 @dataclass
 class Build:
-    """The whole result of vendoring ``snapshot`` (one upstream tag) with the overlays; ``reads``: the project files
-    outside the charts that generation read, absolute path → sha256 (``None``: absent)."""
+    """The whole result of vendoring ``snapshot`` (one upstream tag) with the overlays."""
 
     snapshot: UpstreamSnapshot
     charts: list[ChartBuild]
     copies: list[FileCopy] = field(default_factory=list)
-    reads: dict[str, str | None] = field(default_factory=dict)
 
     def output(self) -> Output:
         """The merged output (charts sharing a destination folder contribute their files to it).
@@ -95,11 +94,6 @@ def chart_files(snapshot: UpstreamSnapshot, spec: ChartSpec) -> dict[str, bytes]
             f"{snapshot.location}: upstream {snapshot.tag} has no {spec.upstream_path}/ (chart {spec.name})"
         )
     return files
-
-
-def vendored_upstream(snapshot: UpstreamSnapshot, spec: ChartSpec) -> dict[str, bytes]:
-    """The ``upstream`` of a chart vendored unrendered: its upstream files that ``include``/``exclude`` select."""
-    return {path: data for path, data in chart_files(snapshot, spec).items() if _wanted(spec, path)}
 
 
 def _wanted(spec: ChartSpec, path: str | None = None, kind: str = "", name: str = "") -> bool:
@@ -181,14 +175,14 @@ def build(
     refuse_unemulated(config)
     check_scope(overlays, [c.name for c in config.charts])
     charts = []
-    reads: dict[str, str | None] = {}  # a build kept in the cache is stale once one of these changes
-    outside = project_reader(config, reads)
+    outside = project_reader(config)
+    generator = GenerateCache(config.stamps)
     crd_fields = crd_field_lookup(snapshot.files, config.stamps)  # every chart's CRDs, parsed when a condition asks
     for spec in config.charts:
         upstream = chart_files(snapshot, spec)
         result = apply_overlays(spec.name, upstream, overlays, snapshot.tag, crd_fields)
         try:
-            overlaid = generate_chart(
+            overlaid = generator.generate(
                 result.files,
                 chart_dir=(config.root / spec.dest).as_posix(),
                 outside=outside,
@@ -203,7 +197,7 @@ def build(
             for path in [p for p in generated if p in files and exact_readme(config, p)]:
                 files[path] = overlaid[path]  # generate.readme.whitespace: helm-docs, its bytes as they are
                 normalized = [p for p in normalized if p != path]
-            upstream = vendored_upstream(snapshot, spec)
+            upstream = {p: d for p, d in upstream.items() if _wanted(spec, p)}
         else:
             if renderer is None:
                 raise ToolError(f"chart {spec.name} is vendored rendered, which needs helm")
@@ -219,4 +213,4 @@ def build(
     for file_spec in config.files:
         if file_spec.source not in snapshot.files:
             raise SourceError(f"{snapshot.location}: upstream {snapshot.tag} has no {file_spec.source}")
-    return Build(snapshot, charts, [FileCopy(copied, snapshot.files[copied.source]) for copied in config.files], reads)
+    return Build(snapshot, charts, [FileCopy(copied, snapshot.files[copied.source]) for copied in config.files])

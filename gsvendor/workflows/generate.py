@@ -11,7 +11,8 @@ from pathlib import Path
 from gsvendor.config import ChartSpec, Config
 from gsvendor.errors import GsvendorError
 from gsvendor.files import normalize_whitespace, read_tree
-from gsvendor.generate.chart import exact_readme, generate_chart, generated_paths, project_reader, refuse_unemulated
+from gsvendor.generate.cache import GenerateCache
+from gsvendor.generate.chart import exact_readme, generated_paths, project_reader, refuse_unemulated
 
 
 @dataclass
@@ -35,7 +36,7 @@ def plan(config: Config, charts: list[str] | None = None) -> list[ChartGeneratio
     config.require_outputs([spec.name for spec in specs])
     refuse_unemulated(config)
     results = []
-    generate = partial(generate_chart, outside=project_reader(config), settings=config.generate)
+    generate = partial(GenerateCache(config.stamps).generate, outside=project_reader(config), settings=config.generate)
     for spec in specs:
         files = read_tree(config.root, spec.dest)
         try:

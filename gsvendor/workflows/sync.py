@@ -17,7 +17,6 @@ from gsvendor.overlays.engine import load_overlays
 from gsvendor.upstream.fetch import fetch_upstream
 from gsvendor.upstream.source import FetchOptions, UpstreamSnapshot, direction, local_archive
 from gsvendor.vendoring import lock as lockfile
-from gsvendor.vendoring.buildcache import cached_build
 from gsvendor.vendoring.compare import FileDiff, compare, unified
 from gsvendor.vendoring.journal import interrupted_after
 from gsvendor.vendoring.plan import Build, build, wanted_for
@@ -150,16 +149,13 @@ def _rebuild_from_lock(
 
 
 def _build(config: Config, snapshot: UpstreamSnapshot, overlays: Any, helm: str | None) -> Build:
-    """Build ``snapshot`` with ``overlays``, rendering charts vendored rendered with ``helm``; an archive's build
-    is remembered (:mod:`~gsvendor.vendoring.buildcache`)."""
+    """Build ``snapshot`` with ``overlays``, rendering charts vendored rendered with ``helm``."""
     renderer = None
     if any(c.render for c in config.charts):  # helm only for charts vendored rendered
         from gsvendor.images.render import chart_renderer, find_helm
 
         renderer = chart_renderer(find_helm(helm, config.root), config.root)
-    if renderer is not None or snapshot.sha256 is None:  # kept: archives' builds, without helm (an input)
-        return build(config, snapshot, overlays, renderer)
-    return cached_build(config, snapshot, overlays)
+    return build(config, snapshot, overlays, renderer)
 
 
 def verify(

@@ -33,6 +33,33 @@ def test_an_unknown_key_is_one_short_line_whatever_its_text(cli: Cli, tmp_path: 
     ]
 
 
+def test_an_entry_missing_an_output_is_a_miss(tmp_path: Path) -> None:
+    """A generated-files entry whose README.md was cut out (its sha256 still recorded) gave the
+    chart's old README.md back on a hit: every output recorded must be there."""
+    import json
+
+    from generate_helpers import upstream_chart
+
+    from gsvendor.config import GenerateSettings
+    from gsvendor.generate.cache import GenerateCache
+    from gsvendor.generate.chart import generate_chart
+    from gsvendor.stamps import framed, read_stamp
+
+    chart = upstream_chart("v0.20.0", "kserve-llmisvc-resources")
+    files = {**chart, ".schema.yaml": b"values: [values.yaml]\n", "README.md": b"an old README\n"}
+    where = {"chart_dir": "/chart", "outside": None, "project_root": None, "settings": GenerateSettings()}
+    fresh = generate_chart(files, chart_dir="/chart")
+    assert fresh["README.md"] == chart["README.md"]
+    GenerateCache(tmp_path).generate(files, **where)
+    [entry] = (tmp_path / "generated").iterdir()
+    held = read_stamp(entry)
+    del held["data"]["outputs"]["README.md"]
+    entry.write_text(framed(json.dumps(held)))
+    cache = GenerateCache(tmp_path)
+    assert cache.generate(files, **where) == fresh
+    assert (cache.hits, cache.misses) == (0, 1)
+
+
 def test_a_stamp_that_cannot_be_replaced_leaves_no_partial_file(tmp_path: Path) -> None:
     """A folder where a stamp goes: the write fails (ignored), and its .partial file goes too (each
     run left one behind, ~50 KB for a generated-files entry, in a folder nothing else cleans)."""
