@@ -128,7 +128,7 @@ def legacy_note(root: Path) -> str | None:
     )
 
 
-def read(where: Place, root: Path) -> bytes | None:
+def read(where: Place) -> bytes | None:
     """The journal's bytes, ``None`` when there is none. Raises :class:`GsvendorError` when it is not a
     regular file, too large, unreadable, or tracked by git."""
 

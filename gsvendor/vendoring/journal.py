@@ -351,7 +351,7 @@ def recover(root: Path, scope: Scope) -> list[str]:
     that cannot be finished."""
     lines = [note] if (note := journal_trust.legacy_note(root)) else []
     where = journal_trust.place(root)
-    data = journal_trust.read(where, root)
+    data = journal_trust.read(where)
     if data is not None:
         journal = Journal.from_json(data, where.label, scope, root)
         with Deferred() as signals:

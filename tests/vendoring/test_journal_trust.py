@@ -286,7 +286,7 @@ def test_a_journal_git_tracks_is_refused(tmp_path: Path, cli: Cli) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith(f"error: {cache}: git tracks files in this cache folder, so a checkout could")
     with pytest.raises(journal_trust.GsvendorError) as refused:
-        journal_trust.read(where, project)
+        journal_trust.read(where)
     assert str(refused.value) == (
         f"{where.label}: swap journal not acted on: git tracks it, so a checkout supplied it; "
         "remove it from the repository"
