@@ -176,7 +176,7 @@ def _glob_char(pattern: str, token: str) -> Callable[[str], bool]:
     if token == "?":
         return lambda c: c != "/"
     if not token.startswith("["):
-        literal = token[1:] if token.startswith("\\") else token
+        literal = token.removeprefix("\\")
         return lambda c: c == literal
     negate = token.startswith("[!")
     body = token[1 + negate :]
