@@ -225,11 +225,14 @@ def _parse_round_trip(text: str, label: str) -> Any:
 @contextlib.contextmanager
 def constructing() -> Iterator[None]:
     """Raise ``YAMLError`` for what ruamel raises on a scalar its tag or form cannot construct (2001-02-30,
-    ``!!int abc``, 5000 digits: ``ValueError`` and kin), so every reader words it as invalid YAML."""
+    ``!!int abc``, 5000 digits: ``ValueError`` and kin) and for its own slips on odd text (an assertion, or
+    ``NotImplementedError`` moving a comment before U+2028), so every reader words it as invalid YAML."""
     from ruamel.yaml.error import YAMLError
 
     try:
         yield
+    except (AssertionError, NotImplementedError) as exc:
+        raise YAMLError(f"ruamel cannot read it ({type(exc).__name__})") from None
     except (ValueError, KeyError, IndexError, TypeError, OverflowError) as exc:
         detail = shorten(" ".join(str(exc)[:1000].split()))
         raise YAMLError(f"a value that cannot be read ({type(exc).__name__}: {detail})") from None

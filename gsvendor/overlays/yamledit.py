@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from gsvendor.yamlio import UPSTREAM, check_text, libyaml_differs, load_plain
+from gsvendor.yamlio import UPSTREAM, check_text, constructing, libyaml_differs, load_plain
 
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
 _YAML11_SPECIAL = {"y", "yes", "n", "no", "on", "off", "true", "false", "null", "~"}
@@ -82,11 +82,10 @@ def compose_pure(text: str) -> Any:
     from ruamel.yaml.error import YAMLError
 
     try:
-        return YAML(typ="rt", pure=True).compose(text)
+        with constructing():  # ruamel's own slips on odd text, as every YAML reader words them
+            return YAML(typ="rt", pure=True).compose(text)
     except YAMLError as exc:
         raise YamlEditError(f"not valid YAML: {' '.join(str(exc).split())}") from None
-    except (AssertionError, ValueError, IndexError, KeyError, TypeError, NotImplementedError) as exc:  # ruamel's slips
-        raise YamlEditError(f"not valid YAML: ruamel cannot compose it ({type(exc).__name__})") from None
 
 
 def _is_mapping(node: Any) -> bool:

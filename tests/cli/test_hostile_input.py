@@ -61,6 +61,18 @@ def test_a_scalar_that_cannot_be_constructed_is_one_config_error(tmp_path: Path,
         load_validated(file, OBJECT, "f.yaml", tmp_path / "stamps")
 
 
+def test_text_ruamels_parser_slips_on_is_one_config_error(tmp_path: Path) -> None:
+    """A comment before a line separator (U+2028) then NEL: ruamel's round-trip parser raised
+    NotImplementedError ("overlap in comment"), a traceback for gsvendor.yaml or an overlay."""
+    from gsvendor.errors import ConfigError
+    from gsvendor.yamlio import load_validated
+
+    file = tmp_path / "f.yaml"
+    file.write_text("k: # c\u2028a\n\x85", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"^f\.yaml: invalid YAML: ruamel cannot read it \(NotImplementedError\)$"):
+        load_validated(file, OBJECT, "f.yaml", tmp_path / "stamps")
+
+
 def test_a_stamps_folder_that_cannot_be_searched_costs_only_the_stamp(tmp_path: Path, monkeypatch) -> None:
     """A stamps folder without search permission (EACCES on stat) is no stamp, not a traceback."""
     from gsvendor.config import load_config
