@@ -193,14 +193,17 @@ def show_status(ctx: typer.Context, message: str) -> Any:
     return contextlib.nullcontext() if quiet else console("stderr").status(message)
 
 
-def refuse_overwriting(option: str, path: Path | str | None) -> None:
+def refuse_overwriting(option: str, path: Path | str | None, config: Any = None) -> None:
     """Raise :class:`UsageError` (exit 2, before any work) when ``path`` is a file that does not start as a
     report (:data:`REPORT_HEAD`): ``option`` replaces an earlier report, never gsvendor.yaml, the lock, a
-    vendored chart's file, a patch or a Dockerfile given by mistake."""
+    vendored chart's file, a patch or a Dockerfile given by mistake; nor is it written where sync writes in
+    ``config``'s project (a :class:`~gsvendor.config.Config`; verify would call it a hand edit)."""
     if path is not None and str(path) != "-" and os.path.isfile(path):
         with contextlib.suppress(OSError), open(path, "rb") as handle:  # unreadable: the write says why
             if not re.match(REPORT_HEAD, handle.read(200).decode("utf-8", "replace")):
                 raise UsageError(f"{option} {path}: refusing to overwrite a file that is no report gsvendor wrote")
+    if path is not None and str(path) != "-" and config is not None and config.writes(Path(path)):
+        raise UsageError(f"{option} {path}: sync writes there (the lock, the vendored charts); name another file")
 
 
 def exit_interrupted(message: str | None = None) -> None:

@@ -76,11 +76,7 @@ def sync(
     if report_to_stdout and (json_output or show_diff):
         mixed = "--json" if json_output else "--diff"
         raise UsageError(f"--report - writes the report to stdout, which {mixed} would write into: use --report FILE")
-    app.refuse_overwriting("--report", report_file)
-    if report_file not in (None, "-") and config.writes(Path(report_file)):  # a report there is lost or a hand edit
-        raise UsageError(
-            f"--report {report_file}: sync writes there (the lock, the vendored charts); name another file"
-        )
+    app.refuse_overwriting("--report", report_file, config)
 
     def present(result: workflow.SyncResult, upgrade: Any, diffs: list[Any] | None) -> None:
         out = console("stdout")
@@ -276,13 +272,13 @@ def check_rendered(
     from gsvendor.config import find_config, load_config
 
     chart_dirs = chart_dirs or []  # a name past 255 bytes: pathlib's OSError, one line by handles_errors
-    app.refuse_overwriting("--junit", junit)
     try:  # named chart folders need no gsvendor.yaml
         found = ctx.obj.config or (find_config() if chart_dirs else None)
     except ConfigError:
         config = None
     else:
         config = load_config(found, stamps=ctx.obj.stamps)
+    app.refuse_overwriting("--junit", junit, config)
     # the first that is no chart: a missing one is said here, any other the check names in the order given
     path = next((path for path in chart_dirs if not (path / "Chart.yaml").is_file()), None)
     if path is not None and not path.exists():
@@ -397,8 +393,8 @@ def patch_verify(
     from gsvendor.report.junit import write_junit
     from gsvendor.workflows.patch_verify import verify_series
 
-    app.refuse_overwriting("--junit", junit)
     config = load_config_for(ctx)
+    app.refuse_overwriting("--junit", junit, config)
     with show_status(ctx, "checking the patch series"):
         result = verify_series(config, tag, source, fetch_options(ctx, timeout=timeout, retries=retries), patches)
     if junit is not None:

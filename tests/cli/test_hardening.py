@@ -67,6 +67,16 @@ def test_a_report_is_never_written_where_sync_writes(cli: Cli, synced: Path, rep
     assert tree(synced) == before
 
 
+@pytest.mark.parametrize("command", ["check-images", "check-manifests"])
+def test_a_junit_report_is_never_written_where_sync_writes(cli: Cli, synced: Path, command: str) -> None:
+    """--junit inside a chart's output was written after the check: verify then failed on it and sync refused it
+    as a hand edit; it is refused before any work, as sync's --report is."""
+    before = tree(synced)
+    result = cli(synced, command, "--junit", "helm/kserve-crd/junit.xml")
+    assert_one_line_error(result, 2, "--junit helm/kserve-crd/junit.xml: sync writes there (the lock, the vendored")
+    assert tree(synced) == before
+
+
 @pytest.mark.parametrize("to", ["/tmp/gsvendor-evil", "../../evil", "${chart}/../../../evil"])
 def test_copy_overlay_cannot_write_outside_the_chart(cli: Cli, synced: Path, to: str) -> None:
     (synced / "overlays/95-evil.yaml").write_text(
