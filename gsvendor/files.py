@@ -70,6 +70,32 @@ def write_tree(root: Path, files: dict[str, bytes]) -> None:
         (root / rel).write_bytes(data)
 
 
+def write_whole(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path``: a regular file (or none) whole or not at all, through a partial file renamed over
+    it (a signal or a full disk keeps the old one; its mode kept); a pipe or device (``>(less)``, /dev/null)
+    without waiting for a reader. Raises OSError (ENXIO: a FIFO nobody reads)."""
+    target = Path(os.path.realpath(path))  # a link to the report: its target is replaced
+    target.parent.mkdir(parents=True, exist_ok=True)
+    regular = not target.exists() or target.is_file()
+    staged = target.with_name(f".{target.name}.{os.getpid()}.partial") if regular else target
+    try:  # never through a link planted at the partial file's name: that link goes
+        fd = os.open(
+            staged, os.O_WRONLY | (os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW if regular else os.O_NONBLOCK), 0o666
+        )
+        os.set_blocking(fd, True)
+        with open(fd, "wb") as handle:
+            handle.write(data)
+        if regular and target.exists():
+            os.chmod(staged, target.stat().st_mode & 0o777)
+        if regular:
+            os.replace(staged, target)
+    except BaseException:
+        if regular:
+            with contextlib.suppress(OSError):
+                os.unlink(staged)
+        raise
+
+
 def is_clean_path(path: object) -> bool:
     """Whether ``path`` is a relative POSIX path with no empty, ``.`` or ``..`` part (``a/``, ``a//b`` and ``/a``
     hold an empty one): the only kind a swap journal records, so the only kind an output file may have."""

@@ -9,10 +9,11 @@ import contextlib
 import functools
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
+
+from gsvendor.files import write_whole
 
 MAX_STAMP_BYTES = 16 * 1024 * 1024  # a stamp larger than a user file may be is damage, not data
 STAMP_VERSION = "stamp-v3"  # the key prefix and format of stamps; older stamps are not read
@@ -57,15 +58,8 @@ def write_stamp(stamp: Path | None, data: Any) -> None:
         held = f'{{"data":{text}}}' if json.loads(text) == data else "{}"
     except (TypeError, ValueError, RecursionError):
         held = "{}"
-    partial = stamp.with_name(f".{stamp.name}.{os.getpid()}.partial")
-    try:
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "w") as out:
-            out.write(framed(held))
-        os.replace(partial, stamp)
-    except OSError:  # a folder (or what else a rename cannot replace) in the stamp's place
-        with contextlib.suppress(OSError):
-            partial.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):  # a folder (or what else a rename cannot replace) in the stamp's place
+        write_whole(stamp, framed(held).encode())
 
 
 @functools.cache

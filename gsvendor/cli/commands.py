@@ -16,6 +16,7 @@ import typer
 from gsvendor.cli import app, options
 from gsvendor.cli.app import command, console, fetch_options, load_config_for, project_guard, show_status, warn
 from gsvendor.errors import CheckFailed, ConfigError, UsageError, closest
+from gsvendor.files import write_whole
 
 
 @command(short_help="Vendor upstream TAG's charts with the overlays applied.")
@@ -87,8 +88,7 @@ def sync(
             text, path = markdown(upgrade), Path(report_file or "-")
             try:  # first: a failure is then the only document on stdout (--json)
                 if report_file is not None and not report_to_stdout:
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(text, encoding="utf-8")
+                    write_whole(path, text.encode())
             except OSError as exc:
                 from gsvendor.errors import write_failure
 

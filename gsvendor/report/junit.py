@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gsvendor.files import write_whole
+
 
 @dataclass
 class TestCase:
@@ -54,8 +56,7 @@ def write_junit(path: Path, suite: str, cases: Iterable[TestCase]) -> None:
             ET.SubElement(node, "system-out").text = _xml(case.output)
     ET.indent(root)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
+        write_whole(path, ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n")
     except OSError as exc:
         from gsvendor.errors import UsageError, write_failure
 

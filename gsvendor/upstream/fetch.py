@@ -8,10 +8,10 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from pathlib import Path
 
 from gsvendor.errors import SourceError
+from gsvendor.files import write_whole
 from gsvendor.upstream.folder import read_folder
 from gsvendor.upstream.git import read_git
 from gsvendor.upstream.http import download, public_url
@@ -80,7 +80,4 @@ def _store(cache_dir: Path, tag: str, url: str, data: bytes, sha: str) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         record = json.dumps({**_index(index), public_url(url): sha}, indent=2, sort_keys=True).encode()
         for path, content in ((folder / f"{sha}.tar.gz", data), (index, record)):
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(content)
-            os.replace(tmp, path)
+            write_whole(path, content)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 
 from gsvendor.config import ChartSpec, Config
 from gsvendor.errors import GsvendorError
-from gsvendor.files import normalize_whitespace, read_tree
+from gsvendor.files import normalize_whitespace, read_tree, write_whole
 from gsvendor.generate.cache import GenerateCache
 from gsvendor.generate.chart import exact_readme, generated_paths, project_reader, refuse_unemulated
 
@@ -52,24 +49,10 @@ def plan(config: Config, charts: list[str] | None = None) -> list[ChartGeneratio
     return results
 
 
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def generate(config: Config, charts: list[str] | None = None, *, check: bool = False) -> list[ChartGeneration]:
     """``gsvendor generate``: rewrite the stale generated files (with ``check``: none), as :func:`plan`."""
     results = plan(config, charts)
     for result in [] if check else results:
         for path, data in result.desired.items():
-            _write(config.root / result.spec.dest / path, data)
+            write_whole(config.root / result.spec.dest / path, data)
     return results

@@ -509,3 +509,36 @@ def test_a_file_read_is_allocated_as_its_size_and_one_that_grows_meanwhile_is_re
     with pytest.raises(SourceError) as grew:  # procfs: stat says 0 bytes, reading gives more
         FileBudget("t").read(Path("/proc/self/status"), "status")
     assert str(grew.value) == "t: status grew while it was read"
+
+
+def test_a_report_is_written_whole_or_not_at_all_and_never_waits_on_a_pipe(cli: Cli, tmp_path: Path) -> None:
+    """--junit was truncated, then written in place: a write cut short (a full disk, a file-size limit, a signal)
+    left half a report where the last whole one was; a FIFO nobody reads blocked the command for ever."""
+    import resource
+    import subprocess
+    import sys
+
+    chart = _tiny_chart(tmp_path / "r", "image: gsoci.azurecr.io/giantswarm/x:1\n")
+    assert cli(tmp_path, "check-images", str(chart), "--junit", "out.xml", timeout=60).returncode == 0
+    whole = (tmp_path / "out.xml").read_bytes()
+
+    def small_files() -> None:
+        default_signals()
+        resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))  # less than the report
+
+    limited = subprocess.run(
+        [sys.executable, "-m", "gsvendor", "check-images", str(chart), "--junit", "out.xml"],
+        cwd=tmp_path,
+        env=cli.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=small_files,
+        check=False,
+    )
+    assert len(whole) > 300 and limited.returncode == 2 and "File too large" in limited.stderr, limited.stderr
+    assert (tmp_path / "out.xml").read_bytes() == whole
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no partial file left
+    os.mkfifo(tmp_path / "pipe")
+    result = cli(tmp_path, "check-images", str(chart), "--junit", "pipe", timeout=60)
+    assert_one_line_error(result, 2, "--junit pipe: cannot write: No such device or address")
